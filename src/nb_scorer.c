@@ -1,0 +1,385 @@
+/*
+ * nb_scorer.c — event models, smoothing and the posterior, see nb_scorer.h.
+ *
+ * Notation: V vocabulary size, N_jc weighted count of token j in class c,
+ * d_jc weighted documents of class c containing j, T_c = sum_j N_jc,
+ * D_c documents of class c, F_j = sum_c N_jc, T = sum_c T_c, x_j the
+ * document's count of token j, n = sum_j x_j, k = distinct tokens.
+ *
+ *  multinomial  log p(x|c) = sum_j x_j log((N_jc + a) / (T_c + aV))
+ *  bernoulli    log p(x|c) = sum_{j in V} log(1 - t_jc)
+ *                            + sum_{j in x} log(t_jc / (1 - t_jc)),
+ *               t_jc = (d_jc + a) / (D_c + 2a)
+ *  complement   score_c    = sum_j x_j log((T + aV - T_c) / (F_j + a - N_jc))
+ *               (Rennie et al. 2003 as scikit-learn's ComplementNB with
+ *               norm=False: no class prior unless there is a single class)
+ *
+ * Every sum over the vocabulary is split into a per-class constant and a
+ * correction for the (token, class) entries of the document's tokens.
+ */
+#include "nb_scorer.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nb_alloc.h"
+#include "nb_hash.h"
+
+/* log v as a pair (f, z): z = 1 marks a zero factor (see nb_scorer.h). */
+typedef struct LogFactor
+{
+	double		f;
+	double		z;
+} LogFactor;
+
+static inline LogFactor
+lf(double v)
+{
+	LogFactor	r;
+
+	if (v > 0)
+	{
+		r.f = log(v);
+		r.z = 0;
+	}
+	else
+	{
+		r.f = 0;
+		r.z = 1;
+	}
+	return r;
+}
+
+void
+nb_index_build(NbIndex *ix, const NbView *v)
+{
+	const char *s;
+	uint64_t	e = 0;
+
+	memset(ix, 0, sizeof(*ix));
+	ix->n_classes = v->n_classes;
+	ix->n_tokens = v->n_tokens;
+	ix->n_entries = v->n_entries;
+	nb_strmap_init(&ix->labels, v->n_classes);
+	nb_strmap_init(&ix->tokens, v->n_tokens);
+	ix->token_start = nb_alloc(sizeof(uint64_t) * ((uint64_t) v->n_tokens + 1));
+	ix->entry_class = nb_alloc(sizeof(uint32_t) * (v->n_entries + 1));
+	ix->entry_count = nb_alloc(sizeof(double) * (v->n_entries + 1));
+	ix->entry_docs = nb_alloc(sizeof(double) * (v->n_entries + 1));
+	ix->class_docs = nb_alloc(sizeof(double) * v->n_classes);
+	ix->class_tokens = nb_alloc_zero(sizeof(double) * v->n_classes);
+	ix->token_total = nb_alloc_zero(sizeof(double) * ((uint64_t) v->n_tokens + 1));
+
+	s = v->labels;
+	for (uint32_t c = 0; c < v->n_classes; c++)
+	{
+		uint32_t	len = nb_read_u32(v->label_len, c);
+
+		/* labels are unique, so ids come out as 0, 1, 2, ... */
+		nb_strmap_intern(&ix->labels, s, len, nb_hash_bytes(s, len, NB_STRING_SEED));
+		ix->class_docs[c] = nb_read_f64(v->class_docs, c);
+		ix->total_docs += ix->class_docs[c];
+		s += len;
+	}
+	s = v->tokens;
+	for (uint32_t k = 0; k < v->n_tokens; k++)
+	{
+		uint32_t	len = nb_read_u32(v->token_len, k);
+		uint32_t	n = nb_read_u32(v->token_entries, k);
+
+		nb_strmap_intern(&ix->tokens, s, len, nb_hash_bytes(s, len, NB_STRING_SEED));
+		ix->token_start[k] = e;
+		for (uint32_t i = 0; i < n; i++, e++)
+		{
+			uint32_t	c = nb_read_u32(v->entry_class, e);
+			double		count = nb_read_f64(v->entry_count, e);
+
+			ix->entry_class[e] = c;
+			ix->entry_count[e] = count;
+			ix->entry_docs[e] = nb_read_f64(v->entry_docs, e);
+			ix->class_tokens[c] += count;
+			ix->token_total[k] += count;
+		}
+		s += len;
+	}
+	ix->token_start[v->n_tokens] = e;
+	for (uint32_t c = 0; c < v->n_classes; c++)
+		ix->total_tokens += ix->class_tokens[c];
+}
+
+void
+nb_index_free(NbIndex *ix)
+{
+	nb_strmap_free(&ix->labels);
+	nb_strmap_free(&ix->tokens);
+	nb_free(ix->token_start);
+	nb_free(ix->entry_class);
+	nb_free(ix->entry_count);
+	nb_free(ix->entry_docs);
+	nb_free(ix->class_docs);
+	nb_free(ix->class_tokens);
+	nb_free(ix->token_total);
+}
+
+int64_t
+nb_index_token(const NbIndex *ix, const char *str, uint32_t len)
+{
+	return nb_strmap_find(&ix->tokens, str, len, nb_hash_bytes(str, len, NB_STRING_SEED));
+}
+
+int64_t
+nb_index_class(const NbIndex *ix, const char *str, uint32_t len)
+{
+	return nb_strmap_find(&ix->labels, str, len, nb_hash_bytes(str, len, NB_STRING_SEED));
+}
+
+/* Log prior per class into base_f; marks classes whose prior is exactly 0. */
+static void
+set_prior(NbScorer *sc, const NbIndex *ix, const NbOptions *o)
+{
+	uint32_t	C = ix->n_classes;
+	double		sum = 0;
+
+	for (uint32_t c = 0; c < C; c++)
+	{
+		switch (o->prior_mode)
+		{
+			case NB_PRIOR_FIT:
+				sc->base_f[c] = log(ix->class_docs[c]) - log(ix->total_docs);
+				break;
+			case NB_PRIOR_UNIFORM:
+				sc->base_f[c] = -log((double) C);
+				break;
+			case NB_PRIOR_GIVEN:
+				sum += o->class_prior[c];
+				break;
+		}
+	}
+	if (o->prior_mode == NB_PRIOR_GIVEN)
+		for (uint32_t c = 0; c < C; c++)
+		{
+			if (o->class_prior[c] > 0)
+				sc->base_f[c] = log(o->class_prior[c]) - log(sum);
+			else
+				sc->excluded[c] = true;
+		}
+}
+
+void
+nb_scorer_build(NbScorer *sc, const NbIndex *ix, const NbOptions *o)
+{
+	uint32_t	C = ix->n_classes;
+	uint64_t	E = ix->n_entries;
+	double		a = o->alpha;
+	double		V = (double) ix->n_tokens;
+	LogFactor	la = lf(a);
+
+	memset(sc, 0, sizeof(*sc));
+	sc->index = ix;
+	sc->kind = o->kind;
+	sc->excluded = nb_alloc_zero(sizeof(bool) * C);
+	sc->base_f = nb_alloc_zero(sizeof(double) * C);
+	sc->base_z = nb_alloc_zero(sizeof(double) * C);
+	sc->occ_f = nb_alloc_zero(sizeof(double) * C);
+	sc->occ_z = nb_alloc_zero(sizeof(double) * C);
+	sc->dist_f = nb_alloc_zero(sizeof(double) * C);
+	sc->dist_z = nb_alloc_zero(sizeof(double) * C);
+	sc->entry_f = nb_alloc(sizeof(double) * (E + 1));
+	sc->entry_z = nb_alloc(sizeof(double) * (E + 1));
+	sc->f = nb_alloc(sizeof(double) * C);
+	sc->z = nb_alloc(sizeof(double) * C);
+
+	if (o->kind != NB_COMPLEMENT || C == 1)
+		set_prior(sc, ix, o);
+
+	switch (o->kind)
+	{
+		case NB_MULTINOMIAL:
+			for (uint32_t c = 0; c < C; c++)
+			{
+				LogFactor	d = lf(ix->class_tokens[c] + a * V);
+
+				sc->occ_f[c] = -d.f;
+				sc->occ_z[c] = -d.z;
+			}
+			for (uint64_t e = 0; e < E; e++)
+			{
+				LogFactor	num = lf(ix->entry_count[e] + a);
+
+				sc->entry_f[e] = num.f - la.f;
+				sc->entry_z[e] = num.z - la.z;
+			}
+			break;
+
+		case NB_BERNOULLI:
+			{
+				/* entries per class, for the absent-token sum over the vocabulary */
+				double	   *nnz = nb_alloc_zero(sizeof(double) * C);
+
+				for (uint64_t e = 0; e < E; e++)
+				{
+					uint32_t	c = ix->entry_class[e];
+					double		Dc = ix->class_docs[c];
+					LogFactor	absent = lf(Dc + a - ix->entry_docs[e]);
+					LogFactor	present = lf(ix->entry_docs[e] + a);
+					LogFactor	absent0 = lf(Dc + a);
+
+					nnz[c] += 1;
+					sc->base_f[c] += absent.f;
+					sc->base_z[c] += absent.z;
+					sc->entry_f[e] = (present.f - absent.f) - (la.f - absent0.f);
+					sc->entry_z[e] = (present.z - absent.z) - (la.z - absent0.z);
+				}
+				for (uint32_t c = 0; c < C; c++)
+				{
+					LogFactor	denom = lf(ix->class_docs[c] + 2 * a);
+					LogFactor	absent0 = lf(ix->class_docs[c] + a);
+
+					sc->base_f[c] += -V * denom.f + (V - nnz[c]) * absent0.f;
+					sc->base_z[c] += -V * denom.z + (V - nnz[c]) * absent0.z;
+					sc->dist_f[c] = -absent0.f;
+					sc->dist_z[c] = -absent0.z;
+				}
+				nb_free(nnz);
+			}
+			break;
+
+		case NB_COMPLEMENT:
+			for (uint32_t c = 0; c < C; c++)
+			{
+				LogFactor	zc = lf(ix->total_tokens + a * V - ix->class_tokens[c]);
+
+				sc->occ_f[c] = zc.f;
+				sc->occ_z[c] = zc.z;
+			}
+			for (uint32_t k = 0; k < ix->n_tokens; k++)
+			{
+				LogFactor	none = lf(ix->token_total[k] + a);
+
+				for (uint64_t e = ix->token_start[k]; e < ix->token_start[k + 1]; e++)
+				{
+					LogFactor	comp = lf(ix->token_total[k] + a - ix->entry_count[e]);
+
+					sc->entry_f[e] = none.f - comp.f;
+					sc->entry_z[e] = none.z - comp.z;
+				}
+			}
+			break;
+	}
+}
+
+void
+nb_scorer_free(NbScorer *sc)
+{
+	nb_free(sc->excluded);
+	nb_free(sc->base_f);
+	nb_free(sc->base_z);
+	nb_free(sc->occ_f);
+	nb_free(sc->occ_z);
+	nb_free(sc->dist_f);
+	nb_free(sc->dist_z);
+	nb_free(sc->entry_f);
+	nb_free(sc->entry_z);
+	nb_free(sc->f);
+	nb_free(sc->z);
+}
+
+static int
+cmp_doc_token(const void *a, const void *b)
+{
+	uint32_t	x = ((const NbDocToken *) a)->token;
+	uint32_t	y = ((const NbDocToken *) b)->token;
+
+	return (x > y) - (x < y);
+}
+
+uint32_t
+nb_doc_normalize(NbDocToken *doc, uint32_t n)
+{
+	uint32_t	out = 0;
+
+	if (n < 2)
+		return n;
+	if (n <= 16)
+	{
+		for (uint32_t i = 1; i < n; i++)
+		{
+			NbDocToken	t = doc[i];
+			uint32_t	j = i;
+
+			while (j > 0 && doc[j - 1].token > t.token)
+			{
+				doc[j] = doc[j - 1];
+				j--;
+			}
+			doc[j] = t;
+		}
+	}
+	else
+		qsort(doc, n, sizeof(NbDocToken), cmp_doc_token);
+
+	for (uint32_t i = 1; i < n; i++)
+	{
+		if (doc[i].token == doc[out].token)
+			doc[out].count += doc[i].count;
+		else
+			doc[++out] = doc[i];
+	}
+	return out + 1;
+}
+
+int64_t
+nb_scorer_score(NbScorer *sc, const NbDocToken *doc, uint32_t n, double *log_post)
+{
+	const NbIndex *ix = sc->index;
+	uint32_t	C = ix->n_classes;
+	double		occurrences = 0;
+	double		zmin = INFINITY;
+	double		fmax = -INFINITY;
+	double		sum = 0;
+	double		lse;
+	int64_t		best = -1;
+	bool		per_occurrence = sc->kind != NB_BERNOULLI;
+
+	for (uint32_t i = 0; i < n; i++)
+		occurrences += doc[i].count;
+	for (uint32_t c = 0; c < C; c++)
+	{
+		sc->f[c] = sc->base_f[c] + occurrences * sc->occ_f[c] + n * sc->dist_f[c];
+		sc->z[c] = sc->base_z[c] + occurrences * sc->occ_z[c] + n * sc->dist_z[c];
+	}
+	for (uint32_t i = 0; i < n; i++)
+	{
+		uint32_t	k = doc[i].token;
+		double		mult = per_occurrence ? doc[i].count : 1.0;
+
+		for (uint64_t e = ix->token_start[k]; e < ix->token_start[k + 1]; e++)
+		{
+			uint32_t	c = ix->entry_class[e];
+
+			sc->f[c] += mult * sc->entry_f[e];
+			sc->z[c] += mult * sc->entry_z[e];
+		}
+	}
+
+	/* the classes with the fewest zero factors share the probability */
+	for (uint32_t c = 0; c < C; c++)
+		if (!sc->excluded[c] && sc->z[c] < zmin)
+			zmin = sc->z[c];
+	if (zmin == INFINITY)
+		return -1;
+	for (uint32_t c = 0; c < C; c++)
+		if (!sc->excluded[c] && sc->z[c] == zmin && sc->f[c] > fmax)
+		{
+			fmax = sc->f[c];
+			best = c;
+		}
+	for (uint32_t c = 0; c < C; c++)
+		if (!sc->excluded[c] && sc->z[c] == zmin)
+			sum += exp(sc->f[c] - fmax);
+	lse = fmax + log(sum);
+	for (uint32_t c = 0; c < C; c++)
+		log_post[c] = (!sc->excluded[c] && sc->z[c] == zmin) ? sc->f[c] - lse : -INFINITY;
+	return best;
+}

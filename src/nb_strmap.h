@@ -1,0 +1,53 @@
+/*
+ * nb_strmap.h — interning of byte strings (tokens, class labels) to dense ids.
+ *
+ * Strings are copied into one growing arena; ids are assigned 0, 1, 2, ...
+ * in first-seen order.  Open addressing with linear probing over a table of
+ * ids; each id keeps its full 64-bit hash so growing never rehashes bytes.
+ */
+#ifndef NB_STRMAP_H
+#define NB_STRMAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Ids and string lengths are 32-bit: a model is at most 1 GB anyway. */
+#define NB_MAX_STRINGS UINT32_C(0x7ffffffe)
+
+typedef struct NbStrMap
+{
+	char	   *arena;
+	size_t		arena_used;
+	size_t		arena_cap;
+	size_t	   *offsets;		/* offsets[id] into arena */
+	uint32_t   *lengths;		/* lengths[id] */
+	uint64_t   *hashes;			/* hashes[id] */
+	uint32_t	count;
+	uint32_t	id_cap;
+	uint32_t   *slots;			/* id + 1, or 0 for an empty slot */
+	uint32_t	slot_mask;		/* number of slots - 1 (a power of two) */
+} NbStrMap;
+
+void		nb_strmap_init(NbStrMap *map, uint32_t expected);
+void		nb_strmap_free(NbStrMap *map);
+
+/* Id of the string, or -1 when absent. */
+int64_t		nb_strmap_find(const NbStrMap *map, const char *str, uint32_t len,
+						   uint64_t hash);
+
+/* Id of the string, adding it when absent. */
+uint32_t	nb_strmap_intern(NbStrMap *map, const char *str, uint32_t len,
+							 uint64_t hash);
+
+static inline const char *
+nb_strmap_str(const NbStrMap *map, uint32_t id, uint32_t *len)
+{
+	*len = map->lengths[id];
+	return map->arena + map->offsets[id];
+}
+
+/* Seed of the string hash; any fixed value works, it is not stored anywhere. */
+#define NB_STRING_SEED UINT64_C(0x6e62632d746f6b31)
+
+#endif

@@ -1,0 +1,19 @@
+/*
+ * pg_jsonb.h — small helpers for building jsonb results.
+ */
+#ifndef PG_JSONB_H
+#define PG_JSONB_H
+
+#include "postgres.h"
+
+#include "utils/jsonb.h"
+
+void		nb_push_key(JsonbParseState **state, const char *s, uint32 len);
+
+/* A float8 value, exactly: shortest round-trip digits, whatever extra_float_digits says. */
+void		nb_push_float8(JsonbParseState **state, double v);
+
+/* key: float8 */
+void		nb_push_pair(JsonbParseState **state, const char *key, double v);
+
+#endif

@@ -1,0 +1,142 @@
+/*
+ * pg_model.c — expanded-object methods and datum access for nb_model.
+ */
+#include "pg_model.h"
+
+#include "mb/pg_wchar.h"
+#include "utils/memutils.h"
+
+PG_MODULE_MAGIC;
+
+static Size nb_expanded_flat_size(ExpandedObjectHeader *eohptr);
+static void nb_expanded_flatten(ExpandedObjectHeader *eohptr, void *result, Size size);
+
+static const ExpandedObjectMethods nb_expanded_methods = {
+	nb_expanded_flat_size,
+	nb_expanded_flatten
+};
+
+NbExpandedModel *
+nb_expanded_create(MemoryContext parent)
+{
+	MemoryContext ctx = AllocSetContextCreate(parent, "nb_model",
+											  ALLOCSET_DEFAULT_SIZES);
+	NbExpandedModel *em = MemoryContextAlloc(ctx, sizeof(NbExpandedModel));
+	MemoryContext old;
+
+	EOH_init_header(&em->hdr, &nb_expanded_methods, ctx);
+	old = MemoryContextSwitchTo(ctx);
+	em->trainer = nb_trainer_create();
+	MemoryContextSwitchTo(old);
+	return em;
+}
+
+NbExpandedModel *
+nb_expanded_owned(Datum d, MemoryContext parent)
+{
+	ExpandedObjectHeader *eoh;
+
+	if (!VARATT_IS_EXTERNAL_EXPANDED_RW(DatumGetPointer(d)))
+		return NULL;
+	eoh = DatumGetEOHP(d);
+	if (eoh->eoh_methods != &nb_expanded_methods ||
+		MemoryContextGetParent(eoh->eoh_context) != parent)
+		return NULL;
+	return (NbExpandedModel *) eoh;
+}
+
+void
+nb_expanded_merge(NbExpandedModel *em, Datum d)
+{
+	NbView		view;
+	struct varlena *flat = nb_model_open(d, &view, ERRCODE_DATA_CORRUPTED);
+	MemoryContext old = MemoryContextSwitchTo(em->hdr.eoh_context);
+
+	nb_trainer_merge_view(em->trainer, &view);
+	MemoryContextSwitchTo(old);
+	if ((Pointer) flat != DatumGetPointer(d))
+		pfree(flat);
+	nb_expanded_check(em);
+}
+
+void
+nb_expanded_check(NbExpandedModel *em)
+{
+	if (em->trainer->overflow)
+		ereport(ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("naive Bayes counts overflowed"),
+				 errdetail("A weighted count exceeded the range of double precision.")));
+}
+
+static Size
+nb_expanded_flat_size(ExpandedObjectHeader *eohptr)
+{
+	NbExpandedModel *em = (NbExpandedModel *) eohptr;
+	size_t		size = nb_trainer_flat_size(em->trainer, MaxAllocSize - VARHDRSZ);
+
+	if (size == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("naive Bayes model is too large"),
+				 errdetail("The serialized model would exceed %zu bytes.",
+						   (size_t) MaxAllocSize)));
+	return size + VARHDRSZ;
+}
+
+static void
+nb_expanded_flatten(ExpandedObjectHeader *eohptr, void *result, Size size)
+{
+	NbExpandedModel *em = (NbExpandedModel *) eohptr;
+
+	SET_VARSIZE(result, size);
+	nb_trainer_write(em->trainer, (unsigned char *) VARDATA(result), size - VARHDRSZ);
+}
+
+static void
+check_strings_encoding(const char *area, const unsigned char *lengths,
+					   uint64 n, const char *what, int sqlstate)
+{
+	for (uint64 i = 0; i < n; i++)
+	{
+		uint32		len = nb_read_u32(lengths, i);
+
+		if (!pg_verify_mbstr(GetDatabaseEncoding(), area, len, true))
+			ereport(ERROR,
+					(errcode(sqlstate),
+					 errmsg("invalid nb_model value"),
+					 errdetail("The %s number %llu is not valid in the database encoding.",
+							   what, (unsigned long long) i)));
+		area += len;
+	}
+}
+
+void
+nb_model_validate_bytes(const char *data, size_t size, NbView *view,
+						int sqlstate, bool check_encoding)
+{
+	NbFormatError error;
+
+	if (!nb_view_open(view, data, size, &error))
+		ereport(ERROR,
+				(errcode(sqlstate),
+				 errmsg("invalid nb_model value"),
+				 errdetail("The value is malformed: %s.", error.message)));
+	if (check_encoding)
+	{
+		check_strings_encoding(view->labels, view->label_len, view->n_classes,
+							   "label", sqlstate);
+		check_strings_encoding(view->tokens, view->token_len, view->n_tokens,
+							   "token", sqlstate);
+	}
+}
+
+struct varlena *
+nb_model_open(Datum d, NbView *view, int sqlstate)
+{
+	struct varlena *flat = PG_DETOAST_DATUM(d);
+
+	nb_model_validate_bytes(VARDATA(flat), VARSIZE(flat) - VARHDRSZ, view,
+							sqlstate, false);
+	return flat;
+}

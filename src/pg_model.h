@@ -1,0 +1,49 @@
+/*
+ * pg_model.h — nb_model datums: the expanded (mutable) form and validated
+ * read access to the flat form.
+ *
+ * The aggregates' transition state is an nb_model, kept as a read/write
+ * expanded object (see utils/expandeddatum.h) that wraps an NbTrainer and is
+ * updated in place from row to row; it is serialized only when it has to
+ * leave the aggregate (result, parallel worker, hash spill, Citus).
+ */
+#ifndef PG_MODEL_H
+#define PG_MODEL_H
+
+#include "postgres.h"
+
+#include "fmgr.h"
+#include "utils/expandeddatum.h"
+
+#include "nb_format.h"
+#include "nb_trainer.h"
+
+typedef struct NbExpandedModel
+{
+	ExpandedObjectHeader hdr;
+	NbTrainer  *trainer;
+} NbExpandedModel;
+
+/* A new empty expanded model in its own context under parent. */
+NbExpandedModel *nb_expanded_create(MemoryContext parent);
+
+/* Is d a read/write expanded model whose context hangs directly off parent? */
+NbExpandedModel *nb_expanded_owned(Datum d, MemoryContext parent);
+
+/* Add every count of the model datum d (flat, toasted or expanded). */
+void		nb_expanded_merge(NbExpandedModel *em, Datum d);
+
+/* Raise an error if training made a count overflow to infinity. */
+void		nb_expanded_check(NbExpandedModel *em);
+
+/*
+ * Detoast a model datum and validate it.  The result view points into the
+ * returned varlena.  On invalid bytes: ERROR with the given SQLSTATE.
+ */
+struct varlena *nb_model_open(Datum d, NbView *view, int sqlstate);
+
+/* Validate raw payload bytes as a model (including their encoding). */
+void		nb_model_validate_bytes(const char *data, size_t size, NbView *view,
+									int sqlstate, bool check_encoding);
+
+#endif

@@ -1,0 +1,189 @@
+/*
+ * pg_train.c — the training aggregates' transition functions and nb_merge.
+ *
+ * The transition state is an nb_model held as a read/write expanded object
+ * in the aggregate's memory context (see pg_model.h), so each row updates it
+ * in place; the executor keeps such a value without copying when the
+ * function returns the same pointer (nodeAgg.c, ExecAggTransReparent).
+ */
+#include "pg_model.h"
+
+#include <math.h>
+
+#include "catalog/pg_type.h"
+#include "tsearch/ts_type.h"
+#include "utils/array.h"
+#include "utils/arrayaccess.h"
+#include "utils/builtins.h"
+#include "utils/float.h"
+
+PG_FUNCTION_INFO_V1(nb_train_array_transfn);
+PG_FUNCTION_INFO_V1(nb_train_tsvector_transfn);
+PG_FUNCTION_INFO_V1(nb_merge);
+
+/*
+ * The state to update for this row: the existing one when we own it, else a
+ * fresh expanded copy of whatever model came in (a flat state, for example
+ * after a strict combine step copied a partial result).
+ */
+static NbExpandedModel *
+state_for_update(FunctionCallInfo fcinfo, MemoryContext aggctx)
+{
+	NbExpandedModel *em;
+
+	if (PG_ARGISNULL(0))
+		return nb_expanded_create(aggctx);
+	em = nb_expanded_owned(PG_GETARG_DATUM(0), aggctx);
+	if (em == NULL)
+	{
+		em = nb_expanded_create(aggctx);
+		nb_expanded_merge(em, PG_GETARG_DATUM(0));
+	}
+	return em;
+}
+
+/*
+ * Common row checks of the training transition functions.  Returns false
+ * when the row adds nothing: NULL label, features or weight, or weight 0.
+ */
+static bool
+row_weight(FunctionCallInfo fcinfo, double *weight)
+{
+	*weight = 1.0;
+	if (PG_NARGS() > 3)
+	{
+		if (PG_ARGISNULL(3))
+			return false;
+		*weight = PG_GETARG_FLOAT8(3);
+		if (isnan(*weight) || isinf(*weight) || *weight < 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("invalid training weight: %s",
+							float8out_internal(*weight)),
+					 errdetail("Weights must be finite and not negative.")));
+	}
+	return !PG_ARGISNULL(1) && !PG_ARGISNULL(2) && *weight > 0;
+}
+
+static void
+begin_doc(NbExpandedModel *em, text *label, double weight)
+{
+	nb_trainer_begin_doc(em->trainer, VARDATA_ANY(label),
+						 VARSIZE_ANY_EXHDR(label), weight);
+}
+
+static Datum
+unchanged_state(FunctionCallInfo fcinfo)
+{
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+}
+
+Datum
+nb_train_array_transfn(PG_FUNCTION_ARGS)
+{
+	MemoryContext aggctx;
+	NbExpandedModel *em;
+	double		weight;
+	text	   *label;
+	ArrayType  *tokens;
+	array_iter	it;
+	int			n;
+	MemoryContext old;
+
+	if (!AggCheckCallContext(fcinfo, &aggctx))
+		elog(ERROR, "nb_train_array_transfn called in non-aggregate context");
+	if (!row_weight(fcinfo, &weight))
+		return unchanged_state(fcinfo);
+
+	/* detoast the inputs in the per-row context, not the state's */
+	em = state_for_update(fcinfo, aggctx);
+	tokens = PG_GETARG_ARRAYTYPE_P(2);
+	label = PG_GETARG_TEXT_PP(1);
+	n = ArrayGetNItems(ARR_NDIM(tokens), ARR_DIMS(tokens));
+	array_iter_setup(&it, (AnyArrayType *) tokens);
+
+	old = MemoryContextSwitchTo(em->hdr.eoh_context);
+	begin_doc(em, label, weight);
+	for (int i = 0; i < n; i++)
+	{
+		bool		isnull;
+		Datum		elem = array_iter_next(&it, &isnull, i, -1, false, TYPALIGN_INT);
+		text	   *tok;
+
+		if (isnull)
+			continue;
+		tok = (text *) DatumGetPointer(elem);
+		nb_trainer_add_token(em->trainer, VARDATA_ANY(tok), VARSIZE_ANY_EXHDR(tok), 1.0);
+	}
+	MemoryContextSwitchTo(old);
+	nb_expanded_check(em);
+	PG_RETURN_DATUM(EOHPGetRWDatum(&em->hdr));
+}
+
+Datum
+nb_train_tsvector_transfn(PG_FUNCTION_ARGS)
+{
+	MemoryContext aggctx;
+	NbExpandedModel *em;
+	double		weight;
+	text	   *label;
+	TSVector	tsv;
+	WordEntry  *entries;
+	char	   *lexemes;
+	MemoryContext old;
+
+	if (!AggCheckCallContext(fcinfo, &aggctx))
+		elog(ERROR, "nb_train_tsvector_transfn called in non-aggregate context");
+	if (!row_weight(fcinfo, &weight))
+		return unchanged_state(fcinfo);
+
+	/* detoast the inputs in the per-row context, not the state's */
+	em = state_for_update(fcinfo, aggctx);
+	tsv = PG_GETARG_TSVECTOR(2);
+	label = PG_GETARG_TEXT_PP(1);
+	entries = ARRPTR(tsv);
+	lexemes = STRPTR(tsv);
+
+	old = MemoryContextSwitchTo(em->hdr.eoh_context);
+	begin_doc(em, label, weight);
+	for (int i = 0; i < tsv->size; i++)
+	{
+		/* once per position; once for a stripped lexeme */
+		int			npos = entries[i].haspos ? POSDATALEN(tsv, &entries[i]) : 0;
+
+		nb_trainer_add_token(em->trainer, lexemes + entries[i].pos, entries[i].len,
+							 npos > 0 ? npos : 1);
+	}
+	MemoryContextSwitchTo(old);
+	nb_expanded_check(em);
+	PG_RETURN_DATUM(EOHPGetRWDatum(&em->hdr));
+}
+
+/*
+ * nb_merge(a, b): the model of the union of the rows of a and b.  NULL is
+ * the empty model.  Inside an aggregate (as the combine function, or as the
+ * transition function of nb_merge(nb_model)) the state is updated in place;
+ * elsewhere a new model is returned and neither input is touched.
+ */
+Datum
+nb_merge(PG_FUNCTION_ARGS)
+{
+	MemoryContext aggctx;
+	NbExpandedModel *em;
+
+	if (PG_ARGISNULL(1))
+		return unchanged_state(fcinfo);
+
+	if (AggCheckCallContext(fcinfo, &aggctx))
+		em = state_for_update(fcinfo, aggctx);
+	else
+	{
+		em = nb_expanded_create(CurrentMemoryContext);
+		if (!PG_ARGISNULL(0))
+			nb_expanded_merge(em, PG_GETARG_DATUM(0));
+	}
+	nb_expanded_merge(em, PG_GETARG_DATUM(1));
+	PG_RETURN_DATUM(EOHPGetRWDatum(&em->hdr));
+}

@@ -1,0 +1,144 @@
+#!/usr/bin/env bash
+# The nbc test command:  bash test/run_all.sh
+# Runs test/setup.sh (packages, data, build, install), then, inside one
+# throwaway PostgreSQL 15 cluster (pg_virtualenv), every suite:
+#   pg_regress   make installcheck (sql/*.sql against expected/*.out)
+#   parity       test/parity/run.sh (nbc against scikit-learn on real data)
+#   unit         the pure-C unit tests, when test/unit/Makefile exists
+# and closes with one line "N passed, N failed".  Exits 1 when a test failed
+# or a suite could not run.
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root"
+
+if [ -z "${NBC_TEST_RESULT:-}" ]; then
+	source test/setup.sh
+	nbc_setup
+	# the suites run in one throwaway cluster; they leave their summary in
+	# $result, printed after pg_virtualenv (whose diagnostics on failure, the
+	# server log and core backtraces, come first) so the count closes the output
+	result=$(mktemp /tmp/nbc-result.XXXXXX)
+	trap 'rm -f "$result"' EXIT
+	rc=0
+	nbc_virtualenv env NBC_TEST_RESULT="$result" bash "$root/test/run_all.sh" || rc=$?
+	echo
+	last=$(tail -n 1 "$result")
+	if [[ $last =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
+		ok=${BASH_REMATCH[1]} bad=${BASH_REMATCH[2]}
+		sed '$d' "$result"
+	else
+		ok=0 bad=0
+		cat "$result"
+	fi
+	if [ "$rc" -ne 0 ] && [ "$bad" -eq 0 ]; then
+		# the cluster or the runner itself failed outside any suite
+		echo "test cluster: exited with status $rc"
+		bad=1
+	fi
+	echo "$ok passed, $bad failed"
+	[ "$bad" -eq 0 ] || exit 1
+	exit 0
+fi
+
+logs=$(mktemp -d /tmp/nbc-tests.XXXXXX)
+trap 'rm -rf "$logs"' EXIT
+
+suites=()     # suite names in run order
+declare -A passed failed note
+
+# record NAME PASSED FAILED [NOTE]
+record() {
+	suites+=("$1")
+	passed[$1]=$2
+	failed[$1]=$3
+	note[$1]=${4:-}
+}
+
+# run_logged LOG CMD...: show the output as it comes, keep it in LOG, return CMD's status
+run_logged() {
+	local log=$1 rc
+	shift
+	set +e
+	"$@" 2>&1 | tee "$log"
+	rc=${PIPESTATUS[0]}
+	set -e
+	return "$rc"
+}
+
+# count_tap NAME LOG RC: a suite that prints "ok ..." / "not ok ..." lines.
+# A suite that ran no test, or failed without a "not ok", counts one failure.
+count_tap() {
+	local name=$1 log=$2 rc=$3 ok bad
+	ok=$(grep -cE '^ok([[:space:]]|$)' "$log" || true)
+	bad=$(grep -cE '^not ok([[:space:]]|$)' "$log" || true)
+	if [ "$rc" -ne 0 ] && [ "$bad" -eq 0 ]; then
+		record "$name" "$ok" 1 "exited with status $rc"
+	elif [ $((ok + bad)) -eq 0 ]; then
+		record "$name" 0 1 "ran no test"
+	else
+		record "$name" "$ok" "$bad"
+	fi
+}
+
+suite_pg_regress() {
+	local log=$logs/pg_regress.log rc=0 ok bad
+	echo
+	echo "=== pg_regress (make installcheck)"
+	rm -rf results regression.diffs regression.out
+	run_logged "$log" make installcheck PG_CONFIG="${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}" || rc=$?
+	# PG15: "test NAME ... ok", "     NAME ... ok" in parallel groups, "... FAILED"
+	ok=$(grep -cE '^(test )?[[:space:]]*[^[:space:]]+[[:space:]]+\.\.\. ok\b' "$log" || true)
+	bad=$(grep -cE '^(test )?[[:space:]]*[^[:space:]]+[[:space:]]+\.\.\. (FAILED|failed)\b' "$log" || true)
+	if [ -s regression.diffs ]; then
+		echo "--- regression.diffs"
+		head -n 2000 regression.diffs
+	fi
+	if [ "$rc" -ne 0 ] && [ "$bad" -eq 0 ]; then
+		record pg_regress "$ok" 1 "make installcheck exited with status $rc"
+	elif [ $((ok + bad)) -eq 0 ]; then
+		record pg_regress 0 1 "ran no test"
+	else
+		record pg_regress "$ok" "$bad"
+	fi
+}
+
+suite_parity() {
+	local log=$logs/parity.log rc=0
+	echo
+	echo "=== parity (test/parity/run.sh)"
+	if [ ! -f test/parity/run.sh ]; then
+		record parity 0 1 "test/parity/run.sh is missing"
+		return
+	fi
+	run_logged "$log" bash test/parity/run.sh || rc=$?
+	count_tap parity "$log" "$rc"
+}
+
+suite_unit() {
+	local log=$logs/unit.log rc=0
+	[ -f test/unit/Makefile ] || return 0
+	echo
+	echo "=== unit (make -C test/unit check)"
+	run_logged "$log" make -C test/unit check || rc=$?
+	count_tap unit "$log" "$rc"
+}
+
+# To add a suite: write suite_NAME (run it, then record or count_tap) and list it here.
+for s in pg_regress parity unit; do
+	"suite_$s"
+done
+
+total_ok=0
+total_bad=0
+{
+	echo "=== summary"
+	for s in "${suites[@]}"; do
+		printf '%-12s %5d passed, %d failed%s\n' "$s" "${passed[$s]}" "${failed[$s]}" \
+			"${note[$s]:+  (${note[$s]})}"
+		total_ok=$((total_ok + passed[$s]))
+		total_bad=$((total_bad + failed[$s]))
+	done
+	echo "$total_ok passed, $total_bad failed"
+} >"$NBC_TEST_RESULT"
+[ "$total_bad" -eq 0 ]
