@@ -30,7 +30,7 @@ nb_strmap_init(NbStrMap *map, uint32_t expected)
 	map->hashes = nb_alloc(sizeof(uint64_t) * map->id_cap);
 	map->arena_cap = 64 + (size_t) map->id_cap * 8;
 	map->arena = nb_alloc(map->arena_cap);
-	map->slots = nb_alloc_zero(sizeof(uint32_t) * nslots);
+	map->slots = nb_alloc_zero(sizeof(uint64_t) * nslots);
 	map->slot_mask = nslots - 1;
 }
 
@@ -45,32 +45,12 @@ nb_strmap_free(NbStrMap *map)
 	memset(map, 0, sizeof(*map));
 }
 
-int64_t
-nb_strmap_find(const NbStrMap *map, const char *str, uint32_t len, uint64_t hash)
-{
-	uint32_t	i = (uint32_t) hash & map->slot_mask;
-
-	for (;;)
-	{
-		uint32_t	slot = map->slots[i];
-		uint32_t	id;
-
-		if (slot == 0)
-			return -1;
-		id = slot - 1;
-		if (map->hashes[id] == hash && map->lengths[id] == len &&
-			memcmp(map->arena + map->offsets[id], str, len) == 0)
-			return id;
-		i = (i + 1) & map->slot_mask;
-	}
-}
-
 static void
 grow_slots(NbStrMap *map)
 {
 	uint32_t	nslots = (map->slot_mask + 1) * 2;
 	uint32_t	mask = nslots - 1;
-	uint32_t   *slots = nb_alloc_zero(sizeof(uint32_t) * nslots);
+	uint64_t   *slots = nb_alloc_zero(sizeof(uint64_t) * nslots);
 
 	for (uint32_t id = 0; id < map->count; id++)
 	{
@@ -78,7 +58,7 @@ grow_slots(NbStrMap *map)
 
 		while (slots[i] != 0)
 			i = (i + 1) & mask;
-		slots[i] = id + 1;
+		slots[i] = (map->hashes[id] >> 32) << 32 | (id + 1);
 	}
 	nb_free(map->slots);
 	map->slots = slots;
@@ -122,7 +102,7 @@ nb_strmap_intern(NbStrMap *map, const char *str, uint32_t len, uint64_t hash)
 		i = (uint32_t) hash & map->slot_mask;
 		while (map->slots[i] != 0)
 			i = (i + 1) & map->slot_mask;
-		map->slots[i] = id + 1;
+		map->slots[i] = (hash >> 32) << 32 | (id + 1);
 	}
 	return id;
 }

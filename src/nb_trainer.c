@@ -127,7 +127,9 @@ void
 nb_trainer_add_token(NbTrainer *t, const char *token, uint32_t len, double count)
 {
 	uint64_t	h = nb_hash_bytes(token, len, NB_STRING_SEED);
-	uint32_t	tok = nb_strmap_intern(&t->tokens, token, len, h);
+	int64_t		found = nb_strmap_find(&t->tokens, token, len, h);
+	uint32_t	tok = found >= 0 ? (uint32_t) found :
+		nb_strmap_intern(&t->tokens, token, len, h);
 	NbPairSlot *s = pair_slot(t, tok, t->doc_class);
 
 	s->count += count * t->doc_weight;
