@@ -1,13 +1,16 @@
 /*
  * pg_predict.c — nb_predict, nb_predict_proba, nb_predict_log_proba.
  *
- * The model is validated and indexed once per call site and query, not once
- * per row: the prepared form hangs off fn_extra, keyed like PostGIS keys
+ * A model is validated and indexed once per call site and query, not once
+ * per row: prepared models hang off fn_extra, keyed like PostGIS keys
  * TOASTed values.  An out-of-line model is recognized by its TOAST pointer
- * without being detoasted; any other model by its size and the checksum in
- * its header (a 64-bit hash of its content, checked when it is prepared).
- * The options are keyed by their bytes; a change of options rebuilds only
- * the per-option tables.
+ * without being detoasted, an inline compressed one by a hash of its
+ * compressed bytes without being decompressed, any other by its size and
+ * the checksum in its header (a 64-bit hash of its content, verified when
+ * it is prepared).  Several models stay prepared at once (least recently
+ * used goes first), so a join with a table of models does not thrash.
+ * Options are keyed by their bytes; a change of options rebuilds only the
+ * per-option tables.
  */
 #include "pg_model.h"
 
@@ -21,32 +24,53 @@
 #include "utils/jsonb.h"
 #include "utils/memutils.h"
 
+#include "nb_hash.h"
 #include "nb_scorer.h"
 #include "pg_jsonb.h"
 #include "pg_options.h"
 
-typedef struct PredictCache
+/* How many models one call site keeps prepared (a join with a table of models). */
+#define NB_CACHED_MODELS 8
+
+typedef enum ModelKeyKind
 {
-	/* the model, keyed by TOAST pointer or by size + checksum */
-	bool		model_valid;
-	bool		by_toast_pointer;
+	KEY_TOAST_POINTER,			/* out-of-line: the TOAST pointer */
+	KEY_COMPRESSED,				/* inline compressed: hash of the compressed bytes */
+	KEY_CHECKSUM				/* plain: size and the checksum in the header */
+} ModelKeyKind;
+
+typedef struct ModelKey
+{
+	ModelKeyKind kind;
 	Oid			toastrelid;
 	Oid			valueid;
 	Size		size;
-	uint64		checksum;
+	uint64		hash;
+} ModelKey;
+
+typedef struct PreparedModel
+{
+	bool		valid;
+	ModelKey	key;
+	uint64		last_used;
 	MemoryContext model_ctx;
 	NbIndex		index;
+	double	   *log_post;
 
-	/* the options, keyed by their bytes (NULL = defaults) */
+	/* the scorer for the last options used, keyed by their bytes (NULL = defaults) */
 	bool		scorer_valid;
 	struct varlena *options;
 	MemoryContext scorer_ctx;
 	NbScorer	scorer;
+} PreparedModel;
 
+typedef struct PredictCache
+{
+	PreparedModel models[NB_CACHED_MODELS];
+	uint64		clock;
 	/* per-row scratch */
 	NbDocToken *doc;
 	uint32		doc_cap;
-	double	   *log_post;
 } PredictCache;
 
 static PredictCache *
@@ -56,70 +80,114 @@ get_cache(FunctionCallInfo fcinfo)
 
 	if (cache == NULL)
 	{
-		cache = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(PredictCache));
-		cache->model_ctx = AllocSetContextCreate(fcinfo->flinfo->fn_mcxt,
-												 "nb_predict model", ALLOCSET_DEFAULT_SIZES);
-		cache->scorer_ctx = AllocSetContextCreate(fcinfo->flinfo->fn_mcxt,
-												  "nb_predict options", ALLOCSET_DEFAULT_SIZES);
+		MemoryContext mcxt = fcinfo->flinfo->fn_mcxt;
+
+		cache = MemoryContextAllocZero(mcxt, sizeof(PredictCache));
+		for (int i = 0; i < NB_CACHED_MODELS; i++)
+		{
+			cache->models[i].model_ctx = AllocSetContextCreate(mcxt, "nb_predict model",
+															   ALLOCSET_DEFAULT_SIZES);
+			cache->models[i].scorer_ctx = AllocSetContextCreate(mcxt, "nb_predict options",
+																ALLOCSET_DEFAULT_SIZES);
+		}
+		cache->doc_cap = 64;
+		cache->doc = MemoryContextAlloc(mcxt, sizeof(NbDocToken) * cache->doc_cap);
 		fcinfo->flinfo->fn_extra = cache;
 	}
 	return cache;
 }
 
-static void
-prepare_model(PredictCache *cache, Datum model)
+static bool
+same_key(const ModelKey *a, const ModelKey *b)
+{
+	if (a->kind != b->kind)
+		return false;
+	if (a->kind == KEY_TOAST_POINTER)
+		return a->toastrelid == b->toastrelid && a->valueid == b->valueid;
+	return a->size == b->size && a->hash == b->hash;
+}
+
+/*
+ * The cache key of a model datum, detoasting only when the key needs the
+ * plain bytes (then *flat is set, else NULL).
+ */
+static ModelKey
+model_key(Datum model, struct varlena **flat)
 {
 	struct varlena *raw = (struct varlena *) DatumGetPointer(model);
-	struct varlena *flat;
-	struct varatt_external toast;
-	uint64		checksum;
-	NbView		view;
-	MemoryContext old;
+	ModelKey	key;
 
+	memset(&key, 0, sizeof(key));
+	*flat = NULL;
 	if (VARATT_IS_EXTERNAL_ONDISK(raw))
 	{
+		struct varatt_external toast;
+
 		VARATT_EXTERNAL_GET_POINTER(toast, raw);
-		if (cache->model_valid && cache->by_toast_pointer &&
-			cache->toastrelid == toast.va_toastrelid &&
-			cache->valueid == toast.va_valueid)
-			return;
-		flat = PG_DETOAST_DATUM(model);
+		key.kind = KEY_TOAST_POINTER;
+		key.toastrelid = toast.va_toastrelid;
+		key.valueid = toast.va_valueid;
+	}
+	else if (VARATT_IS_COMPRESSED(raw))
+	{
+		key.kind = KEY_COMPRESSED;
+		key.size = VARSIZE(raw);
+		key.hash = nb_hash_bytes(raw, VARSIZE(raw), NB_CHECKSUM_SEED);
 	}
 	else
 	{
-		flat = PG_DETOAST_DATUM(model);
-		if (cache->model_valid && !cache->by_toast_pointer &&
-			cache->size == VARSIZE(flat) &&
-			nb_peek_checksum(VARDATA(flat), VARSIZE(flat) - VARHDRSZ, &checksum) &&
-			cache->checksum == checksum)
-			return;
+		*flat = PG_DETOAST_DATUM(model);
+		key.kind = KEY_CHECKSUM;
+		key.size = VARSIZE(*flat);
+		if (!nb_peek_checksum(VARDATA(*flat), VARSIZE(*flat) - VARHDRSZ, &key.hash))
+			key.hash = 0;		/* too short to be valid: validation will say so */
 	}
+	return key;
+}
 
-	cache->model_valid = false;
-	cache->scorer_valid = false;
-	MemoryContextReset(cache->scorer_ctx);
-	MemoryContextReset(cache->model_ctx);
+static PreparedModel *
+prepare_model(PredictCache *cache, Datum model)
+{
+	struct varlena *flat;
+	ModelKey	key = model_key(model, &flat);
+	PreparedModel *pm = NULL;
+	NbView		view;
+	MemoryContext old;
 
+	cache->clock++;
+	for (int i = 0; i < NB_CACHED_MODELS; i++)
+		if (cache->models[i].valid && same_key(&cache->models[i].key, &key))
+		{
+			cache->models[i].last_used = cache->clock;
+			return &cache->models[i];
+		}
+
+	/* a miss: take a free entry, else the least recently used one */
+	for (int i = 0; i < NB_CACHED_MODELS; i++)
+		if (pm == NULL || !cache->models[i].valid ||
+			(pm->valid && cache->models[i].last_used < pm->last_used))
+			pm = &cache->models[i];
+
+	pm->valid = false;
+	pm->scorer_valid = false;
+	MemoryContextReset(pm->scorer_ctx);
+	MemoryContextReset(pm->model_ctx);
+
+	if (flat == NULL)
+		flat = PG_DETOAST_DATUM(model);
 	nb_model_validate_bytes(VARDATA(flat), VARSIZE(flat) - VARHDRSZ, &view,
 							ERRCODE_DATA_CORRUPTED, false);
-	old = MemoryContextSwitchTo(cache->model_ctx);
-	nb_index_build(&cache->index, &view);
-	cache->doc_cap = 64;
-	cache->doc = palloc(sizeof(NbDocToken) * cache->doc_cap);
-	cache->log_post = palloc(sizeof(double) * view.n_classes);
+	old = MemoryContextSwitchTo(pm->model_ctx);
+	nb_index_build(&pm->index, &view);
+	pm->log_post = palloc(sizeof(double) * view.n_classes);
 	MemoryContextSwitchTo(old);
 
-	cache->by_toast_pointer = VARATT_IS_EXTERNAL_ONDISK(raw);
-	if (cache->by_toast_pointer)
-	{
-		cache->toastrelid = toast.va_toastrelid;
-		cache->valueid = toast.va_valueid;
-	}
-	cache->size = VARSIZE(flat);
-	cache->checksum = view.checksum;
-	cache->model_valid = true;
-	if ((Pointer) flat != (Pointer) raw)
+	pm->key = key;
+	pm->last_used = cache->clock;
+	pm->valid = true;
+	if ((Pointer) flat != DatumGetPointer(model))
 		pfree(flat);
+	return pm;
 }
 
 static bool
@@ -132,28 +200,28 @@ same_options(const struct varlena *cached, const struct varlena *given)
 }
 
 static void
-prepare_scorer(PredictCache *cache, Jsonb *options)
+prepare_scorer(PreparedModel *pm, Jsonb *options)
 {
 	NbOptions	opts;
 	MemoryContext old;
 
-	if (cache->scorer_valid && same_options(cache->options, (struct varlena *) options))
+	if (pm->scorer_valid && same_options(pm->options, (struct varlena *) options))
 		return;
-	cache->scorer_valid = false;
-	MemoryContextReset(cache->scorer_ctx);
+	pm->scorer_valid = false;
+	MemoryContextReset(pm->scorer_ctx);
 
-	old = MemoryContextSwitchTo(cache->scorer_ctx);
-	nb_parse_options(options, &cache->index, &opts);
-	nb_scorer_build(&cache->scorer, &cache->index, &opts);
+	old = MemoryContextSwitchTo(pm->scorer_ctx);
+	nb_parse_options(options, &pm->index, &opts);
+	nb_scorer_build(&pm->scorer, &pm->index, &opts);
 	if (options != NULL)
 	{
-		cache->options = palloc(VARSIZE(options));
-		memcpy(cache->options, options, VARSIZE(options));
+		pm->options = palloc(VARSIZE(options));
+		memcpy(pm->options, options, VARSIZE(options));
 	}
 	else
-		cache->options = NULL;
+		pm->options = NULL;
 	MemoryContextSwitchTo(old);
-	cache->scorer_valid = true;
+	pm->scorer_valid = true;
 }
 
 /* Room for n tokens in the document scratch array. */
@@ -167,7 +235,7 @@ reserve_doc(PredictCache *cache, uint32 n)
 }
 
 static uint32
-doc_from_array(PredictCache *cache, ArrayType *tokens)
+doc_from_array(PredictCache *cache, const NbIndex *index, ArrayType *tokens)
 {
 	int			n = ArrayGetNItems(ARR_NDIM(tokens), ARR_DIMS(tokens));
 	uint32		used = 0;
@@ -185,7 +253,7 @@ doc_from_array(PredictCache *cache, ArrayType *tokens)
 		if (isnull)
 			continue;
 		tok = (text *) DatumGetPointer(elem);
-		k = nb_index_token(&cache->index, VARDATA_ANY(tok), VARSIZE_ANY_EXHDR(tok));
+		k = nb_index_token(index, VARDATA_ANY(tok), VARSIZE_ANY_EXHDR(tok));
 		if (k < 0)
 			continue;
 		cache->doc[used].token = (uint32) k;
@@ -196,7 +264,7 @@ doc_from_array(PredictCache *cache, ArrayType *tokens)
 }
 
 static uint32
-doc_from_tsvector(PredictCache *cache, TSVector tsv)
+doc_from_tsvector(PredictCache *cache, const NbIndex *index, TSVector tsv)
 {
 	WordEntry  *entries = ARRPTR(tsv);
 	char	   *lexemes = STRPTR(tsv);
@@ -206,7 +274,7 @@ doc_from_tsvector(PredictCache *cache, TSVector tsv)
 	for (int i = 0; i < tsv->size; i++)
 	{
 		int			npos = entries[i].haspos ? POSDATALEN(tsv, &entries[i]) : 0;
-		int64		k = nb_index_token(&cache->index, lexemes + entries[i].pos,
+		int64		k = nb_index_token(index, lexemes + entries[i].pos,
 									   entries[i].len);
 
 		if (k < 0)
@@ -226,55 +294,56 @@ typedef enum FeatureKind
 } FeatureKind;
 
 /*
- * Score the row: returns the index of the predicted class with
- * cache->log_post filled, or -1 for a NULL result (NULL model or features).
+ * Score the row: returns the index of the predicted class with the prepared
+ * model's log_post filled, or -1 for a NULL result (NULL model or features).
  */
 static int64
-score_row(FunctionCallInfo fcinfo, FeatureKind kind, PredictCache **cache_out)
+score_row(FunctionCallInfo fcinfo, FeatureKind kind, PreparedModel **pm_out)
 {
 	PredictCache *cache;
+	PreparedModel *pm;
 	uint32		n;
 	int64		best;
 
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
 		return -1;
 	cache = get_cache(fcinfo);
-	prepare_model(cache, PG_GETARG_DATUM(0));
-	prepare_scorer(cache, PG_ARGISNULL(2) ? NULL : PG_GETARG_JSONB_P(2));
+	pm = prepare_model(cache, PG_GETARG_DATUM(0));
+	prepare_scorer(pm, PG_ARGISNULL(2) ? NULL : PG_GETARG_JSONB_P(2));
 
 	if (kind == FEATURES_ARRAY)
-		n = doc_from_array(cache, PG_GETARG_ARRAYTYPE_P(1));
+		n = doc_from_array(cache, &pm->index, PG_GETARG_ARRAYTYPE_P(1));
 	else
-		n = doc_from_tsvector(cache, PG_GETARG_TSVECTOR(1));
+		n = doc_from_tsvector(cache, &pm->index, PG_GETARG_TSVECTOR(1));
 
-	best = nb_scorer_score(&cache->scorer, cache->doc, n, cache->log_post);
+	best = nb_scorer_score(&pm->scorer, cache->doc, n, pm->log_post);
 	if (best < 0)
 		elog(ERROR, "every class is excluded by the class prior");
-	*cache_out = cache;
+	*pm_out = pm;
 	return best;
 }
 
 static text *
-class_label(PredictCache *cache, uint32 c)
+class_label(PreparedModel *pm, uint32 c)
 {
 	uint32		len;
-	const char *s = nb_strmap_str(&cache->index.labels, c, &len);
+	const char *s = nb_strmap_str(&pm->index.labels, c, &len);
 
 	return cstring_to_text_with_len(s, len);
 }
 
 static Datum
-posterior_jsonb(PredictCache *cache, bool log_scale)
+posterior_jsonb(PreparedModel *pm, bool log_scale)
 {
 	JsonbParseState *state = NULL;
 	JsonbValue *result;
 
 	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
-	for (uint32 c = 0; c < cache->index.n_classes; c++)
+	for (uint32 c = 0; c < pm->index.n_classes; c++)
 	{
 		uint32		len;
-		const char *s = nb_strmap_str(&cache->index.labels, c, &len);
-		double		lp = cache->log_post[c];
+		const char *s = nb_strmap_str(&pm->index.labels, c, &len);
+		double		lp = pm->log_post[c];
 
 		nb_push_key(&state, s, len);
 		if (!log_scale)
@@ -299,29 +368,29 @@ PG_FUNCTION_INFO_V1(nb_predict_##suffix); \
 Datum \
 nb_predict_##suffix(PG_FUNCTION_ARGS) \
 { \
-	PredictCache *cache; \
-	int64		best = score_row(fcinfo, kind, &cache); \
+	PreparedModel *pm; \
+	int64		best = score_row(fcinfo, kind, &pm); \
 	if (best < 0) \
 		PG_RETURN_NULL(); \
-	PG_RETURN_TEXT_P(class_label(cache, (uint32) best)); \
+	PG_RETURN_TEXT_P(class_label(pm, (uint32) best)); \
 } \
 PG_FUNCTION_INFO_V1(nb_predict_proba_##suffix); \
 Datum \
 nb_predict_proba_##suffix(PG_FUNCTION_ARGS) \
 { \
-	PredictCache *cache; \
-	if (score_row(fcinfo, kind, &cache) < 0) \
+	PreparedModel *pm; \
+	if (score_row(fcinfo, kind, &pm) < 0) \
 		PG_RETURN_NULL(); \
-	return posterior_jsonb(cache, false); \
+	return posterior_jsonb(pm, false); \
 } \
 PG_FUNCTION_INFO_V1(nb_predict_log_proba_##suffix); \
 Datum \
 nb_predict_log_proba_##suffix(PG_FUNCTION_ARGS) \
 { \
-	PredictCache *cache; \
-	if (score_row(fcinfo, kind, &cache) < 0) \
+	PreparedModel *pm; \
+	if (score_row(fcinfo, kind, &pm) < 0) \
 		PG_RETURN_NULL(); \
-	return posterior_jsonb(cache, true); \
+	return posterior_jsonb(pm, true); \
 }
 
 PREDICT_FUNCTIONS(array, FEATURES_ARRAY)
