@@ -34,6 +34,14 @@ positive_finite(double v)
 	return isfinite(v) && v > 0;
 }
 
+uint64_t
+nb_format_checksum(const unsigned char *data, size_t size)
+{
+	uint64_t	seed = nb_hash_bytes(data, 24, NB_CHECKSUM_SEED);
+
+	return nb_hash_bytes(data + NB_HEADER_SIZE, size - NB_HEADER_SIZE, seed);
+}
+
 bool
 nb_peek_checksum(const void *data, size_t size, uint64_t *checksum)
 {
@@ -119,8 +127,7 @@ nb_view_open(NbView *view, const void *data, size_t size, NbFormatError *error)
 		!take(&cursor, &remaining, view->n_entries, 8, &view->entry_docs))
 		FAIL("counts in the header do not fit the value's %zu bytes", size);
 
-	if (nb_hash_bytes(p + NB_HEADER_SIZE, size - NB_HEADER_SIZE, NB_CHECKSUM_SEED) !=
-		view->checksum)
+	if (nb_format_checksum(p, size) != view->checksum)
 		FAIL("checksum mismatch");
 
 	for (uint32_t c = 0; c < view->n_classes; c++)

@@ -13,7 +13,7 @@
  *   8   uint32 C, number of classes (>= 1)
  *   12  uint32 V, number of tokens (vocabulary)
  *   16  uint64 E, number of non-zero (token, class) entries
- *   24  uint64 checksum: nb_hash_bytes of every byte after the header
+ *   24  uint64 checksum: nb_format_checksum, a hash of every other byte
  *   32  float64 docs[C]            weighted documents per class (> 0)
  *       uint32  label_len[C]
  *       uint32  token_len[V]
@@ -72,6 +72,13 @@ typedef struct NbFormatError
  */
 bool		nb_view_open(NbView *view, const void *data, size_t size,
 						 NbFormatError *error);
+
+/*
+ * The checksum of a serialized model of size >= NB_HEADER_SIZE: the hash of
+ * the bytes after the header, seeded with the hash of the header's first 24
+ * bytes, so it covers everything but itself.
+ */
+uint64_t	nb_format_checksum(const unsigned char *data, size_t size);
 
 /* Cheap header peek for cache keys: size and checksum without validation. */
 bool		nb_peek_checksum(const void *data, size_t size, uint64_t *checksum);

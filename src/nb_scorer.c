@@ -26,28 +26,36 @@
 #include "nb_alloc.h"
 #include "nb_hash.h"
 
-/* log v as a pair (f, z): z = 1 marks a zero factor (see nb_scorer.h). */
+/* A logarithm as a pair (f, z) meaning f + z log(alpha), see nb_scorer.h. */
 typedef struct LogFactor
 {
 	double		f;
 	double		z;
 } LogFactor;
 
+/*
+ * log(c + k alpha) for a count c >= 0 and k >= 0.  With alpha > 0 that is an
+ * ordinary logarithm.  With alpha = 0 it is the limit alpha -> 0+: log c
+ * when c > 0, else log k + log alpha (one zero factor, scaled by k: e.g. a
+ * class without tokens has multinomial denominator T_c + alpha V = alpha V).
+ * Negative c can only come from rounding and counts as 0.
+ */
 static inline LogFactor
-lf(double v)
+smoothed(double c, double k, double alpha)
 {
-	LogFactor	r;
+	LogFactor	r = {0, 1};
+	double		v;
 
+	if (c < 0)
+		c = 0;
+	v = alpha > 0 ? c + k * alpha : c;
 	if (v > 0)
-	{
 		r.f = log(v);
-		r.z = 0;
-	}
+	else if (alpha == 0 && k > 0)
+		r.f = log(k);
 	else
-	{
-		r.f = 0;
-		r.z = 1;
-	}
+		return r;				/* empty vocabulary: never multiplied by a count > 0 */
+	r.z = (alpha == 0 && c == 0) ? 1 : 0;
 	return r;
 }
 
@@ -173,7 +181,7 @@ nb_scorer_build(NbScorer *sc, const NbIndex *ix, const NbOptions *o)
 	uint64_t	E = ix->n_entries;
 	double		a = o->alpha;
 	double		V = (double) ix->n_tokens;
-	LogFactor	la = lf(a);
+	LogFactor	la = smoothed(0, 1, a);
 
 	memset(sc, 0, sizeof(*sc));
 	sc->index = ix;
@@ -198,14 +206,14 @@ nb_scorer_build(NbScorer *sc, const NbIndex *ix, const NbOptions *o)
 		case NB_MULTINOMIAL:
 			for (uint32_t c = 0; c < C; c++)
 			{
-				LogFactor	d = lf(ix->class_tokens[c] + a * V);
+				LogFactor	d = smoothed(ix->class_tokens[c], V, a);
 
 				sc->occ_f[c] = -d.f;
 				sc->occ_z[c] = -d.z;
 			}
 			for (uint64_t e = 0; e < E; e++)
 			{
-				LogFactor	num = lf(ix->entry_count[e] + a);
+				LogFactor	num = smoothed(ix->entry_count[e], 1, a);
 
 				sc->entry_f[e] = num.f - la.f;
 				sc->entry_z[e] = num.z - la.z;
@@ -221,9 +229,9 @@ nb_scorer_build(NbScorer *sc, const NbIndex *ix, const NbOptions *o)
 				{
 					uint32_t	c = ix->entry_class[e];
 					double		Dc = ix->class_docs[c];
-					LogFactor	absent = lf(Dc + a - ix->entry_docs[e]);
-					LogFactor	present = lf(ix->entry_docs[e] + a);
-					LogFactor	absent0 = lf(Dc + a);
+					LogFactor	absent = smoothed(Dc - ix->entry_docs[e], 1, a);
+					LogFactor	present = smoothed(ix->entry_docs[e], 1, a);
+					LogFactor	absent0 = smoothed(Dc, 1, a);
 
 					nnz[c] += 1;
 					sc->base_f[c] += absent.f;
@@ -233,8 +241,8 @@ nb_scorer_build(NbScorer *sc, const NbIndex *ix, const NbOptions *o)
 				}
 				for (uint32_t c = 0; c < C; c++)
 				{
-					LogFactor	denom = lf(ix->class_docs[c] + 2 * a);
-					LogFactor	absent0 = lf(ix->class_docs[c] + a);
+					LogFactor	denom = smoothed(ix->class_docs[c], 2, a);
+					LogFactor	absent0 = smoothed(ix->class_docs[c], 1, a);
 
 					sc->base_f[c] += -V * denom.f + (V - nnz[c]) * absent0.f;
 					sc->base_z[c] += -V * denom.z + (V - nnz[c]) * absent0.z;
@@ -248,18 +256,18 @@ nb_scorer_build(NbScorer *sc, const NbIndex *ix, const NbOptions *o)
 		case NB_COMPLEMENT:
 			for (uint32_t c = 0; c < C; c++)
 			{
-				LogFactor	zc = lf(ix->total_tokens + a * V - ix->class_tokens[c]);
+				LogFactor	zc = smoothed(ix->total_tokens - ix->class_tokens[c], V, a);
 
 				sc->occ_f[c] = zc.f;
 				sc->occ_z[c] = zc.z;
 			}
 			for (uint32_t k = 0; k < ix->n_tokens; k++)
 			{
-				LogFactor	none = lf(ix->token_total[k] + a);
+				LogFactor	none = smoothed(ix->token_total[k], 1, a);
 
 				for (uint64_t e = ix->token_start[k]; e < ix->token_start[k + 1]; e++)
 				{
-					LogFactor	comp = lf(ix->token_total[k] + a - ix->entry_count[e]);
+					LogFactor	comp = smoothed(ix->token_total[k] - ix->entry_count[e], 1, a);
 
 					sc->entry_f[e] = none.f - comp.f;
 					sc->entry_z[e] = none.z - comp.z;

@@ -29,8 +29,8 @@ nb_trainer_create(void)
 	nb_strmap_init(&t->classes, 8);
 	t->class_cap = 8;
 	t->class_docs = nb_alloc_zero(sizeof(double) * t->class_cap);
-	nb_strmap_init(&t->tokens, 1024);
-	init_pairs(t, 4096);
+	nb_strmap_init(&t->tokens, 64);
+	init_pairs(t, 256);
 	return t;
 }
 
@@ -333,7 +333,7 @@ nb_trainer_write(const NbTrainer *t, unsigned char *buf, size_t size)
 		nb_write_f64(entry_docs, i, entries[i].docs);
 	}
 
-	u = nb_hash_bytes(buf + NB_HEADER_SIZE, size - NB_HEADER_SIZE, NB_CHECKSUM_SEED);
+	u = nb_format_checksum(buf, size);
 	nb_write_u32(buf + 24, 0, (uint32_t) u);
 	nb_write_u32(buf + 28, 0, (uint32_t) (u >> 32));
 

@@ -11,6 +11,7 @@
 #include "pg_options.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 #include "utils/builtins.h"
 #include "utils/numeric.h"
@@ -27,13 +28,21 @@ option_error(const char *option, const char *detail)
 			 errdetail("%s", detail)));
 }
 
+/*
+ * A JSON number as float8.  Through strtod rather than numeric_float8, so
+ * that a number beyond the range of float8 becomes infinity (rejected by the
+ * range checks with the option's own error) or 0, not a conversion error.
+ */
 static double
 number_value(const JsonbValue *v, const char *option, const char *detail)
 {
+	char	   *digits;
+
 	if (v->type != jbvNumeric)
 		option_error(option, detail);
-	return DatumGetFloat8(DirectFunctionCall1(numeric_float8,
-											  NumericGetDatum(v->val.numeric)));
+	digits = DatumGetCString(DirectFunctionCall1(numeric_out,
+												 NumericGetDatum(v->val.numeric)));
+	return strtod(digits, NULL);
 }
 
 static double *

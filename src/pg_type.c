@@ -8,6 +8,7 @@
 
 #include "common/base64.h"
 #include "libpq/pqformat.h"
+#include "parser/scansup.h"
 #include "utils/memutils.h"
 
 PG_FUNCTION_INFO_V1(nb_model_in);
@@ -29,11 +30,29 @@ model_from_bytes(const char *data, size_t size, int sqlstate)
 	return result;
 }
 
+/*
+ * The base64 text without white space, so that line-wrapped base64 (as
+ * encode(..., 'base64') produces) is accepted too.
+ */
+static char *
+strip_white_space(const char *str, size_t *len)
+{
+	char	   *out = palloc(strlen(str) + 1);
+	size_t		n = 0;
+
+	for (; *str; str++)
+		if (!scanner_isspace(*str))
+			out[n++] = *str;
+	out[n] = '\0';
+	*len = n;
+	return out;
+}
+
 Datum
 nb_model_in(PG_FUNCTION_ARGS)
 {
-	char	   *str = PG_GETARG_CSTRING(0);
-	size_t		len = strlen(str);
+	size_t		len;
+	char	   *str = strip_white_space(PG_GETARG_CSTRING(0), &len);
 	char	   *bytes;
 	int			n;
 

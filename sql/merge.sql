@@ -1,0 +1,121 @@
+--
+-- merge: nb_merge(a, b) is the model of the union of the rows of a and b;
+-- NULL is the empty model.  Counts are integers (or binary fractions), so
+-- merged models must equal the directly trained ones byte for byte.
+--
+CREATE TABLE merge_docs AS
+SELECT i AS id, CASE WHEN i % 3 = 0 THEN 'ham' WHEN i % 3 = 1 THEN 'spam' ELSE 'eggs' END AS label,
+       ARRAY(SELECT 'w' || ((i * j) % 23) FROM generate_series(1, i % 5) AS j) AS tokens
+FROM generate_series(1, 200) AS i;
+
+CREATE TABLE merge_models (name text PRIMARY KEY, m nb_model);
+INSERT INTO merge_models
+SELECT 'all', nb_train(label, tokens) FROM merge_docs UNION ALL
+SELECT 'low', nb_train(label, tokens) FROM merge_docs WHERE id <= 100 UNION ALL
+SELECT 'high', nb_train(label, tokens) FROM merge_docs WHERE id > 100 UNION ALL
+SELECT 'third1', nb_train(label, tokens) FROM merge_docs WHERE id % 3 = 0 UNION ALL
+SELECT 'third2', nb_train(label, tokens) FROM merge_docs WHERE id % 3 = 1 UNION ALL
+SELECT 'third3', nb_train(label, tokens) FROM merge_docs WHERE id % 3 = 2 UNION ALL
+SELECT 'twice', nb_train(label, tokens, 2) FROM merge_docs UNION ALL
+SELECT 'none', NULL;
+CREATE FUNCTION mm(text) RETURNS nb_model LANGUAGE sql STABLE AS
+  $$ SELECT m FROM merge_models WHERE name = $1 $$;
+
+-- halves: the union of two halves is the whole
+SELECT nb_merge(mm('low'), mm('high'))::text = mm('all')::text AS halves;
+-- the thirds hold disjoint classes (id % 3 decides both the class and the third)
+SELECT (SELECT count(*) FROM nb_classes(mm('third1'))) AS classes_in_third,
+       nb_merge(nb_merge(mm('third1'), mm('third2')), mm('third3'))::text = mm('all')::text AS thirds;
+-- commutative and associative
+SELECT nb_merge(mm('low'), mm('high'))::text = nb_merge(mm('high'), mm('low'))::text AS commutative,
+       nb_merge(nb_merge(mm('third1'), mm('third2')), mm('third3'))::text
+         = nb_merge(mm('third1'), nb_merge(mm('third2'), mm('third3')))::text AS associative,
+       nb_merge(mm('third3'), nb_merge(mm('third1'), mm('third2')))::text = mm('all')::text AS any_order;
+-- a model merged with itself counts every row twice: weight 2
+SELECT nb_merge(mm('all'), mm('all'))::text = mm('twice')::text AS self_merge;
+-- counts add: the class documents of the merge are the sums
+SELECT c.label, l.documents AS low, h.documents AS high, c.documents AS merged
+FROM nb_classes(nb_merge(mm('low'), mm('high'))) AS c
+JOIN nb_classes(mm('low')) AS l USING (label) JOIN nb_classes(mm('high')) AS h USING (label)
+ORDER BY c.label COLLATE "C";
+
+-- NULL is the empty model
+SELECT nb_merge(mm('all'), NULL)::text = mm('all')::text AS m_null,
+       nb_merge(NULL, mm('all'))::text = mm('all')::text AS null_m,
+       nb_merge(NULL::nb_model, NULL) IS NULL AS null_null,
+       nb_merge(mm('none'), mm('none')) IS NULL AS none_none;
+
+-- models with nothing in common: disjoint classes and vocabularies
+SELECT nb_merge(a, b)::jsonb
+FROM (SELECT nb_train('a', '{x,x}'::text[]) AS a) s1, (SELECT nb_train('b', '{y}'::text[]) AS b) s2;
+-- a class without tokens merged with the same class with tokens
+SELECT nb_merge(a, b)::jsonb
+FROM (SELECT nb_train('a', '{}'::text[]) AS a) s1, (SELECT nb_train('a', '{y}'::text[]) AS b) s2;
+-- fractional weights: 0.5 + 0.25 documents, 2 * 0.5 + 0.25 tokens
+SELECT nb_merge(a, b)::jsonb
+FROM (SELECT nb_train('a', '{x,x}'::text[], 0.5) AS a) s1,
+     (SELECT nb_train('a', '{x}'::text[], 0.25) AS b) s2;
+
+-- merging leaves its inputs unchanged
+CREATE TABLE merge_before AS SELECT name, m::text AS t FROM merge_models;
+-- every pair of the 8 models (one NULL): 64 merges, 63 non-NULL
+SELECT count(nb_merge(a.m, b.m)) AS merged FROM merge_models a, merge_models b;
+SELECT nb_merge(m, m) IS NOT NULL AS merged, nb_merge(m, m)::text <> m::text AS differs,
+       m::text = (SELECT t FROM merge_before WHERE name = 'all') AS input_unchanged
+FROM merge_models WHERE name = 'all';
+SELECT count(*) AS models, count(*) FILTER (WHERE m::text IS NOT DISTINCT FROM b.t) AS unchanged
+FROM merge_models JOIN merge_before b USING (name);
+
+--
+-- The aggregate nb_merge(nb_model): NULLs skipped, NULL over no rows
+--
+SELECT nb_merge(m)::text = mm('all')::text AS halves
+FROM merge_models WHERE name IN ('low', 'high', 'none');
+SELECT nb_merge(m ORDER BY name DESC)::text = mm('all')::text AS thirds
+FROM merge_models WHERE name LIKE 'third%' OR name = 'none';
+SELECT nb_merge(m) IS NULL AS is_null FROM merge_models WHERE name = 'none';
+SELECT nb_merge(m) IS NULL AS is_null FROM merge_models WHERE false;
+-- one model per row, merged: the whole
+SELECT nb_merge(one)::text = mm('all')::text AS per_row
+FROM (SELECT nb_train(label, tokens) AS one FROM merge_docs GROUP BY id) s;
+-- grouped: per-class models of the halves merged per class
+SELECT label COLLATE "C", nb_merge(m)::text = (SELECT nb_train(label, tokens)::text FROM merge_docs d
+                                      WHERE d.label = s.label) AS same
+FROM (SELECT label, id <= 100 AS half, nb_train(label, tokens) AS m FROM merge_docs GROUP BY 1, 2) s
+GROUP BY label ORDER BY 1;
+
+--
+-- Incremental training: UPDATE with the model of a new batch
+--
+CREATE TABLE merge_store (name text PRIMARY KEY, model nb_model);
+INSERT INTO merge_store SELECT 'm', nb_train(label, tokens) FROM merge_docs WHERE id <= 100;
+-- an empty batch (the subquery is NULL) keeps the model
+UPDATE merge_store
+SET model = nb_merge(model, (SELECT nb_train(label, tokens) FROM merge_docs WHERE id > 1000))
+WHERE name = 'm';
+SELECT model::text = mm('low')::text AS unchanged FROM merge_store;
+-- two batches
+UPDATE merge_store
+SET model = nb_merge(model, (SELECT nb_train(label, tokens) FROM merge_docs WHERE id BETWEEN 101 AND 150))
+WHERE name = 'm';
+UPDATE merge_store
+SET model = nb_merge(model, (SELECT nb_train(label, tokens) FROM merge_docs WHERE id BETWEEN 151 AND 200))
+WHERE name = 'm';
+SELECT model::text = mm('all')::text AS same_as_all FROM merge_store;
+-- starting from NULL (no model yet)
+INSERT INTO merge_store VALUES ('n', NULL);
+UPDATE merge_store SET model = nb_merge(model, (SELECT nb_train(label, tokens) FROM merge_docs))
+WHERE name = 'n';
+SELECT model::text = mm('all')::text AS same_as_all FROM merge_store WHERE name = 'n';
+
+-- one row at a time in PL/pgSQL
+DO $$
+DECLARE
+  m nb_model;
+  r record;
+BEGIN
+  FOR r IN SELECT * FROM merge_docs ORDER BY id LOOP
+    m := nb_merge(m, (SELECT nb_train(r.label, r.tokens)));
+  END LOOP;
+  RAISE NOTICE 'row by row equals all: %', m::text = mm('all')::text;
+END $$;

@@ -1,0 +1,61 @@
+--
+-- setup: the extension installs and uninstalls cleanly; shared helpers.
+--
+-- pg_regress has already run CREATE EXTENSION nbc (--load-extension=nbc).
+-- Every test runs in this same database, in the order of the Makefile.
+--
+
+-- drop and recreate: the script must leave nothing behind and install again
+DROP EXTENSION nbc;
+SELECT count(*) AS leftovers FROM pg_type WHERE typname = 'nb_model';
+SELECT count(*) AS leftovers FROM pg_proc WHERE proname LIKE 'nb\_%';
+CREATE EXTENSION nbc;
+CREATE EXTENSION IF NOT EXISTS nbc;
+
+SELECT extname, extversion, extrelocatable FROM pg_extension WHERE extname = 'nbc';
+
+-- the tests with invalid UTF-8 in type_io assume a UTF8 database
+SELECT getdatabaseencoding();
+
+-- every member object of the extension
+SELECT pg_describe_object(classid, objid, objsubid) COLLATE "C" AS object
+FROM pg_depend
+WHERE refclassid = 'pg_extension'::regclass
+  AND refobjid = (SELECT oid FROM pg_extension WHERE extname = 'nbc')
+  AND deptype = 'e'
+ORDER BY 1;
+
+-- the type: a varlena, TOASTable, with text and binary I/O
+SELECT typlen, typbyval, typstorage, typinput, typoutput, typreceive, typsend
+FROM pg_type WHERE typname = 'nb_model';
+
+-- every function is immutable and parallel safe; the prediction functions,
+-- nb_merge and the transition functions are not strict (NULL handling is theirs)
+SELECT oid::regprocedure::text COLLATE "C" AS function, provolatile, proisstrict, proparallel
+FROM pg_proc
+WHERE pronamespace = 'public'::regnamespace AND proname LIKE 'nb\_%' AND prokind = 'f'
+ORDER BY 1;
+
+-- the cast to jsonb is explicit only
+SELECT castsource::regtype, casttarget::regtype, castcontext, castmethod
+FROM pg_cast WHERE castsource = 'nb_model'::regtype;
+
+-- Shared helper: a flat jsonb object with every number rounded (probabilities
+-- are printed rounded, since their last digits depend on the platform's libm).
+CREATE FUNCTION nbt_round(j jsonb, digits int DEFAULT 12) RETURNS jsonb
+LANGUAGE sql IMMUTABLE STRICT AS $$
+  SELECT coalesce(jsonb_object_agg(key,
+           CASE jsonb_typeof(value)
+             WHEN 'number' THEN to_jsonb(round(value::text::numeric, digits))
+             ELSE value END), '{}'::jsonb)
+  FROM jsonb_each(j)
+$$;
+SELECT nbt_round('{"a": 0.1234567890123456, "b": null, "c": 1}');
+
+-- Shared data: the example of the README, four documents in two classes.
+CREATE TABLE docs (id int PRIMARY KEY, label text, tokens text[]);
+INSERT INTO docs VALUES
+    (1, 'spam', '{win,money,now,money}'),
+    (2, 'spam', '{cheap,money,offer}'),
+    (3, 'ham',  '{meeting,tomorrow,agenda}'),
+    (4, 'ham',  '{lunch,tomorrow,money}');
