@@ -130,10 +130,29 @@ nb_index_free(NbIndex *ix)
 	nb_free(ix->token_total);
 }
 
-int64_t
-nb_index_token(const NbIndex *ix, const char *str, uint32_t len)
+uint32_t
+nb_index_lookup(const NbIndex *ix, const NbTokenRef *tokens, uint32_t n,
+				uint64_t *hash, NbDocToken *doc)
 {
-	return nb_strmap_find(&ix->tokens, str, len, nb_hash_bytes(str, len, NB_STRING_SEED));
+	uint32_t	used = 0;
+
+	for (uint32_t i = 0; i < n; i++)
+	{
+		hash[i] = nb_hash_bytes(tokens[i].str, tokens[i].len, NB_STRING_SEED);
+		nb_strmap_prefetch(&ix->tokens, hash[i]);
+	}
+	for (uint32_t i = 0; i < n; i++)
+	{
+		int64_t		k = nb_strmap_find(&ix->tokens, tokens[i].str, tokens[i].len, hash[i]);
+
+		if (k < 0)
+			continue;
+		__builtin_prefetch(&ix->token_start[k]);
+		doc[used].token = (uint32_t) k;
+		doc[used].count = tokens[i].count;
+		used++;
+	}
+	return used;
 }
 
 int64_t
@@ -351,7 +370,14 @@ nb_scorer_score(NbScorer *sc, const NbDocToken *doc, uint32_t n, double *log_pos
 	bool		per_occurrence = sc->kind != NB_BERNOULLI;
 
 	for (uint32_t i = 0; i < n; i++)
+	{
+		uint64_t	e = ix->token_start[doc[i].token];
+
+		__builtin_prefetch(&ix->entry_class[e]);
+		__builtin_prefetch(&sc->entry_f[e]);
+		__builtin_prefetch(&sc->entry_z[e]);
 		occurrences += doc[i].count;
+	}
 	for (uint32_t c = 0; c < C; c++)
 	{
 		sc->f[c] = sc->base_f[c] + occurrences * sc->occ_f[c] + n * sc->dist_f[c];

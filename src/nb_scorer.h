@@ -21,6 +21,7 @@
 
 #include "nb_format.h"
 #include "nb_strmap.h"
+#include "nb_trainer.h"
 
 typedef enum NbKind
 {
@@ -91,8 +92,13 @@ typedef struct NbScorer
 void		nb_index_build(NbIndex *index, const NbView *view);
 void		nb_index_free(NbIndex *index);
 
-/* Token index of a string, or -1 if it is not in the vocabulary. */
-int64_t		nb_index_token(const NbIndex *index, const char *str, uint32_t len);
+/*
+ * Look up a document's tokens: fills doc with the known ones (index and
+ * count) and returns how many; unknown tokens are skipped.  Lookups are
+ * prefetched as a batch.  hash is scratch space for n hashes.
+ */
+uint32_t	nb_index_lookup(const NbIndex *index, const NbTokenRef *tokens, uint32_t n,
+							uint64_t *hash, NbDocToken *doc);
 
 /* Class index of a label, or -1. */
 int64_t		nb_index_class(const NbIndex *index, const char *str, uint32_t len);

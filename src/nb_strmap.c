@@ -30,7 +30,7 @@ nb_strmap_init(NbStrMap *map, uint32_t expected)
 	map->hashes = nb_alloc(sizeof(uint64_t) * map->id_cap);
 	map->arena_cap = 64 + (size_t) map->id_cap * 8;
 	map->arena = nb_alloc(map->arena_cap);
-	map->slots = nb_alloc_zero(sizeof(uint64_t) * nslots);
+	map->slots = nb_alloc_zero(sizeof(NbStrSlot) * nslots);
 	map->slot_mask = nslots - 1;
 }
 
@@ -45,21 +45,33 @@ nb_strmap_free(NbStrMap *map)
 	memset(map, 0, sizeof(*map));
 }
 
+/* Put id into the first free slot of its probe sequence. */
+static void
+place(const NbStrMap *map, NbStrSlot *slots, uint32_t mask, uint32_t id)
+{
+	uint64_t	hash = map->hashes[id];
+	uint32_t	i = (uint32_t) hash & mask;
+	NbStrSlot  *slot;
+
+	while (slots[i].id1 != 0)
+		i = (i + 1) & mask;
+	slot = &slots[i];
+	slot->id1 = id + 1;
+	slot->tag = (uint32_t) (hash >> 32);
+	slot->len = map->lengths[id];
+	if (slot->len <= NB_SLOT_INLINE)
+		memcpy(slot->bytes, map->arena + map->offsets[id], slot->len);
+}
+
 static void
 grow_slots(NbStrMap *map)
 {
 	uint32_t	nslots = (map->slot_mask + 1) * 2;
 	uint32_t	mask = nslots - 1;
-	uint64_t   *slots = nb_alloc_zero(sizeof(uint64_t) * nslots);
+	NbStrSlot  *slots = nb_alloc_zero(sizeof(NbStrSlot) * nslots);
 
 	for (uint32_t id = 0; id < map->count; id++)
-	{
-		uint32_t	i = (uint32_t) map->hashes[id] & mask;
-
-		while (slots[i] != 0)
-			i = (i + 1) & mask;
-		slots[i] = (map->hashes[id] >> 32) << 32 | (id + 1);
-	}
+		place(map, slots, mask, id);
 	nb_free(map->slots);
 	map->slots = slots;
 	map->slot_mask = mask;
@@ -70,7 +82,6 @@ nb_strmap_intern(NbStrMap *map, const char *str, uint32_t len, uint64_t hash)
 {
 	int64_t		found = nb_strmap_find(map, str, len, hash);
 	uint32_t	id;
-	uint32_t	i;
 
 	if (found >= 0)
 		return (uint32_t) found;
@@ -98,11 +109,6 @@ nb_strmap_intern(NbStrMap *map, const char *str, uint32_t len, uint64_t hash)
 	if ((uint64_t) map->count * 2 > (uint64_t) map->slot_mask + 1)
 		grow_slots(map);
 	else
-	{
-		i = (uint32_t) hash & map->slot_mask;
-		while (map->slots[i] != 0)
-			i = (i + 1) & map->slot_mask;
-		map->slots[i] = (hash >> 32) << 32 | (id + 1);
-	}
+		place(map, map->slots, map->slot_mask, id);
 	return id;
 }

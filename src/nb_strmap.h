@@ -2,8 +2,11 @@
  * nb_strmap.h — interning of byte strings (tokens, class labels) to dense ids.
  *
  * Strings are copied into one growing arena; ids are assigned 0, 1, 2, ...
- * in first-seen order.  Open addressing with linear probing over a table of
- * ids; each id keeps its full 64-bit hash so growing never rehashes bytes.
+ * in first-seen order.  Open addressing with linear probing.  A slot holds
+ * the id, part of the hash, the length and, for strings of up to
+ * NB_SLOT_INLINE bytes (most tokens), a copy of the string: a lookup then
+ * touches a single cache line, which is what makes a large vocabulary fast.
+ * Each id keeps its full 64-bit hash so growing never rehashes bytes.
  */
 #ifndef NB_STRMAP_H
 #define NB_STRMAP_H
@@ -16,6 +19,16 @@
 /* Ids and string lengths are 32-bit: a model is at most 1 GB anyway. */
 #define NB_MAX_STRINGS UINT32_C(0x7ffffffe)
 
+#define NB_SLOT_INLINE 20
+
+typedef struct NbStrSlot
+{
+	uint32_t	id1;			/* id + 1; 0 = empty slot */
+	uint32_t	tag;			/* high 32 bits of the hash */
+	uint32_t	len;
+	char		bytes[NB_SLOT_INLINE];	/* the string, if len <= NB_SLOT_INLINE */
+} NbStrSlot;
+
 typedef struct NbStrMap
 {
 	char	   *arena;
@@ -26,7 +39,7 @@ typedef struct NbStrMap
 	uint64_t   *hashes;			/* hashes[id] */
 	uint32_t	count;
 	uint32_t	id_cap;
-	uint64_t   *slots;			/* high 32 bits of the hash << 32 | (id + 1); 0 = empty */
+	NbStrSlot  *slots;
 	uint32_t	slot_mask;		/* number of slots - 1 (a power of two) */
 } NbStrMap;
 
@@ -35,28 +48,37 @@ void		nb_strmap_free(NbStrMap *map);
 
 /*
  * Id of the string, or -1 when absent.  Inline: it is the hot path of both
- * training and scoring.  Each slot carries part of the hash, so a probe
- * touches the string only when that part matches.
+ * training and scoring.
  */
 static inline int64_t
 nb_strmap_find(const NbStrMap *map, const char *str, uint32_t len, uint64_t hash)
 {
 	uint32_t	i = (uint32_t) hash & map->slot_mask;
-	uint64_t	tag = hash >> 32;
+	uint32_t	tag = (uint32_t) (hash >> 32);
 
 	for (;;)
 	{
-		uint64_t	slot = map->slots[i];
-		uint32_t	id;
+		const NbStrSlot *slot = &map->slots[i];
 
-		if (slot == 0)
+		if (slot->id1 == 0)
 			return -1;
-		id = (uint32_t) slot - 1;
-		if ((slot >> 32) == tag && map->lengths[id] == len &&
-			memcmp(map->arena + map->offsets[id], str, len) == 0)
-			return id;
+		if (slot->tag == tag && slot->len == len &&
+			memcmp(len <= NB_SLOT_INLINE ? slot->bytes :
+				   map->arena + map->offsets[slot->id1 - 1], str, len) == 0)
+			return slot->id1 - 1;
 		i = (i + 1) & map->slot_mask;
 	}
+}
+
+/*
+ * Ask the CPU to fetch the slot a lookup of this hash starts at.  Callers
+ * with many strings to look up prefetch them all first, so that the cache
+ * misses overlap instead of following one another.
+ */
+static inline void
+nb_strmap_prefetch(const NbStrMap *map, uint64_t hash)
+{
+	__builtin_prefetch(&map->slots[(uint32_t) hash & map->slot_mask]);
 }
 
 /* Id of the string, adding it when absent. */

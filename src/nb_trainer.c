@@ -41,6 +41,11 @@ nb_trainer_destroy(NbTrainer *t)
 	nb_strmap_free(&t->tokens);
 	nb_free(t->class_docs);
 	nb_free(t->pairs);
+	if (t->scratch_hash != NULL)
+	{
+		nb_free(t->scratch_hash);
+		nb_free(t->scratch_id);
+	}
 	nb_free(t);
 }
 
@@ -82,11 +87,17 @@ grow_pairs(NbTrainer *t)
 	nb_free(old);
 }
 
+static inline uint64_t
+pair_key(uint32_t token, uint32_t cls)
+{
+	return (uint64_t) token << 32 | cls;
+}
+
 /* The slot of a (token, class) pair, created with zero counts if new. */
 static NbPairSlot *
 pair_slot(NbTrainer *t, uint32_t token, uint32_t cls)
 {
-	uint64_t	key = (uint64_t) token << 32 | cls;
+	uint64_t	key = pair_key(token, cls);
 	uint64_t	j;
 
 	/* keep the load factor at most 1/2 so probes stay short */
@@ -123,23 +134,61 @@ nb_trainer_begin_doc(NbTrainer *t, const char *label, uint32_t len, double weigh
 	t->doc_seq++;
 }
 
-void
-nb_trainer_add_token(NbTrainer *t, const char *token, uint32_t len, double count)
+static void
+reserve_scratch(NbTrainer *t, uint32_t n)
 {
-	uint64_t	h = nb_hash_bytes(token, len, NB_STRING_SEED);
-	int64_t		found = nb_strmap_find(&t->tokens, token, len, h);
-	uint32_t	tok = found >= 0 ? (uint32_t) found :
-		nb_strmap_intern(&t->tokens, token, len, h);
-	NbPairSlot *s = pair_slot(t, tok, t->doc_class);
-
-	s->count += count * t->doc_weight;
-	if (s->last_doc != t->doc_seq)
+	if (n <= t->scratch_cap)
+		return;
+	t->scratch_cap = n > 2 * t->scratch_cap ? n : 2 * t->scratch_cap;
+	if (t->scratch_hash != NULL)
 	{
-		s->docs += t->doc_weight;
-		s->last_doc = t->doc_seq;
+		nb_free(t->scratch_hash);
+		nb_free(t->scratch_id);
 	}
-	if (!isfinite(s->count))
-		t->overflow = true;
+	t->scratch_hash = nb_alloc(sizeof(uint64_t) * t->scratch_cap);
+	t->scratch_id = nb_alloc(sizeof(uint32_t) * t->scratch_cap);
+}
+
+/*
+ * Three passes over the batch, so that the cache misses of each pass
+ * overlap: hash every token and prefetch its vocabulary slot; resolve token
+ * ids and prefetch their (token, class) slots; update the counts.
+ */
+void
+nb_trainer_add_tokens(NbTrainer *t, const NbTokenRef *tokens, uint32_t n)
+{
+	uint64_t   *hash;
+	uint32_t   *id;
+
+	reserve_scratch(t, n);
+	hash = t->scratch_hash;
+	id = t->scratch_id;
+	for (uint32_t i = 0; i < n; i++)
+	{
+		hash[i] = nb_hash_bytes(tokens[i].str, tokens[i].len, NB_STRING_SEED);
+		nb_strmap_prefetch(&t->tokens, hash[i]);
+	}
+	for (uint32_t i = 0; i < n; i++)
+	{
+		int64_t		found = nb_strmap_find(&t->tokens, tokens[i].str, tokens[i].len, hash[i]);
+
+		id[i] = found >= 0 ? (uint32_t) found :
+			nb_strmap_intern(&t->tokens, tokens[i].str, tokens[i].len, hash[i]);
+		__builtin_prefetch(&t->pairs[nb_hash_mix(pair_key(id[i], t->doc_class)) & t->pair_mask]);
+	}
+	for (uint32_t i = 0; i < n; i++)
+	{
+		NbPairSlot *s = pair_slot(t, id[i], t->doc_class);
+
+		s->count += tokens[i].count * t->doc_weight;
+		if (s->last_doc != t->doc_seq)
+		{
+			s->docs += t->doc_weight;
+			s->last_doc = t->doc_seq;
+		}
+		if (!isfinite(s->count))
+			t->overflow = true;
+	}
 }
 
 void

@@ -23,6 +23,14 @@ typedef struct NbPairSlot
 	uint64_t	last_doc;		/* document sequence number that last touched it */
 } NbPairSlot;
 
+/* A token of a document: bytes, length and how many times it occurs. */
+typedef struct NbTokenRef
+{
+	const char *str;
+	uint32_t	len;
+	double		count;
+} NbTokenRef;
+
 typedef struct NbTrainer
 {
 	NbStrMap	classes;
@@ -36,6 +44,10 @@ typedef struct NbTrainer
 	uint32_t	doc_class;
 	double		doc_weight;
 	bool		overflow;		/* some sum stopped being finite */
+	/* scratch for one document's tokens */
+	uint64_t   *scratch_hash;
+	uint32_t   *scratch_id;
+	uint32_t	scratch_cap;
 } NbTrainer;
 
 NbTrainer  *nb_trainer_create(void);
@@ -45,9 +57,11 @@ void		nb_trainer_destroy(NbTrainer *t);
 void		nb_trainer_begin_doc(NbTrainer *t, const char *label, uint32_t len,
 								 double weight);
 
-/* Add `count` occurrences of a token to the current document. */
-void		nb_trainer_add_token(NbTrainer *t, const char *token, uint32_t len,
-								 double count);
+/*
+ * Add a batch of tokens to the current document.  Batches are much faster
+ * than single tokens: all hash lookups of the batch are prefetched first.
+ */
+void		nb_trainer_add_tokens(NbTrainer *t, const NbTokenRef *tokens, uint32_t n);
 
 /* Add every count of a validated serialized model. */
 void		nb_trainer_merge_view(NbTrainer *t, const NbView *view);

@@ -27,6 +27,8 @@ nb_expanded_create(MemoryContext parent)
 	EOH_init_header(&em->hdr, &nb_expanded_methods, ctx);
 	old = MemoryContextSwitchTo(ctx);
 	em->trainer = nb_trainer_create();
+	em->refs = NULL;
+	em->refs_cap = 0;
 	MemoryContextSwitchTo(old);
 	return em;
 }

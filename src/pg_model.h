@@ -22,6 +22,8 @@ typedef struct NbExpandedModel
 {
 	ExpandedObjectHeader hdr;
 	NbTrainer  *trainer;
+	NbTokenRef *refs;			/* scratch: the current row's tokens */
+	uint32		refs_cap;
 } NbExpandedModel;
 
 /* A new empty expanded model in its own context under parent. */

@@ -69,6 +69,8 @@ typedef struct PredictCache
 	PreparedModel models[NB_CACHED_MODELS];
 	uint64		clock;
 	/* per-row scratch */
+	NbTokenRef *refs;
+	uint64	   *hash;
 	NbDocToken *doc;
 	uint32		doc_cap;
 } PredictCache;
@@ -92,6 +94,8 @@ get_cache(FunctionCallInfo fcinfo)
 		}
 		cache->doc_cap = 64;
 		cache->doc = MemoryContextAlloc(mcxt, sizeof(NbDocToken) * cache->doc_cap);
+		cache->refs = MemoryContextAlloc(mcxt, sizeof(NbTokenRef) * cache->doc_cap);
+		cache->hash = MemoryContextAlloc(mcxt, sizeof(uint64) * cache->doc_cap);
 		fcinfo->flinfo->fn_extra = cache;
 	}
 	return cache;
@@ -224,14 +228,25 @@ prepare_scorer(PreparedModel *pm, Jsonb *options)
 	pm->scorer_valid = true;
 }
 
-/* Room for n tokens in the document scratch array. */
+/* Room for n tokens in the per-row scratch arrays. */
 static void
 reserve_doc(PredictCache *cache, uint32 n)
 {
 	if (n <= cache->doc_cap)
 		return;
-	cache->doc = repalloc_huge(cache->doc, sizeof(NbDocToken) * (Size) n);
-	cache->doc_cap = n;
+	cache->doc_cap = Max(n, 2 * cache->doc_cap);
+	cache->doc = repalloc_huge(cache->doc, sizeof(NbDocToken) * (Size) cache->doc_cap);
+	cache->refs = repalloc_huge(cache->refs, sizeof(NbTokenRef) * (Size) cache->doc_cap);
+	cache->hash = repalloc_huge(cache->hash, sizeof(uint64) * (Size) cache->doc_cap);
+}
+
+/* The document's known tokens, sorted by index with duplicates merged. */
+static uint32
+lookup_doc(PredictCache *cache, const NbIndex *index, uint32 n)
+{
+	uint32		used = nb_index_lookup(index, cache->refs, n, cache->hash, cache->doc);
+
+	return nb_doc_normalize(cache->doc, used);
 }
 
 static uint32
@@ -248,19 +263,16 @@ doc_from_array(PredictCache *cache, const NbIndex *index, ArrayType *tokens)
 		bool		isnull;
 		Datum		elem = array_iter_next(&it, &isnull, i, -1, false, TYPALIGN_INT);
 		text	   *tok;
-		int64		k;
 
 		if (isnull)
 			continue;
 		tok = (text *) DatumGetPointer(elem);
-		k = nb_index_token(index, VARDATA_ANY(tok), VARSIZE_ANY_EXHDR(tok));
-		if (k < 0)
-			continue;
-		cache->doc[used].token = (uint32) k;
-		cache->doc[used].count = 1;
+		cache->refs[used].str = VARDATA_ANY(tok);
+		cache->refs[used].len = VARSIZE_ANY_EXHDR(tok);
+		cache->refs[used].count = 1;
 		used++;
 	}
-	return nb_doc_normalize(cache->doc, used);
+	return lookup_doc(cache, index, used);
 }
 
 static uint32
@@ -268,23 +280,18 @@ doc_from_tsvector(PredictCache *cache, const NbIndex *index, TSVector tsv)
 {
 	WordEntry  *entries = ARRPTR(tsv);
 	char	   *lexemes = STRPTR(tsv);
-	uint32		used = 0;
 
 	reserve_doc(cache, tsv->size);
 	for (int i = 0; i < tsv->size; i++)
 	{
+		/* once per position; once for a stripped lexeme */
 		int			npos = entries[i].haspos ? POSDATALEN(tsv, &entries[i]) : 0;
-		int64		k = nb_index_token(index, lexemes + entries[i].pos,
-									   entries[i].len);
 
-		if (k < 0)
-			continue;
-		cache->doc[used].token = (uint32) k;
-		cache->doc[used].count = npos > 0 ? npos : 1;
-		used++;
+		cache->refs[i].str = lexemes + entries[i].pos;
+		cache->refs[i].len = entries[i].len;
+		cache->refs[i].count = npos > 0 ? npos : 1;
 	}
-	/* lexemes are distinct, but sorting by index keeps entry access in order */
-	return nb_doc_normalize(cache->doc, used);
+	return lookup_doc(cache, index, tsv->size);
 }
 
 typedef enum FeatureKind

@@ -72,6 +72,21 @@ begin_doc(NbExpandedModel *em, text *label, double weight)
 						 VARSIZE_ANY_EXHDR(label), weight);
 }
 
+/* Room for n token references, kept with the state (in its context) across rows. */
+static NbTokenRef *
+reserve_refs(NbExpandedModel *em, uint32 n)
+{
+	if (n > em->refs_cap)
+	{
+		if (em->refs != NULL)
+			pfree(em->refs);
+		em->refs_cap = Max(n, 2 * em->refs_cap);
+		em->refs = MemoryContextAllocHuge(em->hdr.eoh_context,
+										  sizeof(NbTokenRef) * (Size) em->refs_cap);
+	}
+	return em->refs;
+}
+
 static Datum
 unchanged_state(FunctionCallInfo fcinfo)
 {
@@ -90,6 +105,8 @@ nb_train_array_transfn(PG_FUNCTION_ARGS)
 	ArrayType  *tokens;
 	array_iter	it;
 	int			n;
+	NbTokenRef *refs;
+	uint32		used = 0;
 	MemoryContext old;
 
 	if (!AggCheckCallContext(fcinfo, &aggctx))
@@ -105,7 +122,7 @@ nb_train_array_transfn(PG_FUNCTION_ARGS)
 	array_iter_setup(&it, (AnyArrayType *) tokens);
 
 	old = MemoryContextSwitchTo(em->hdr.eoh_context);
-	begin_doc(em, label, weight);
+	refs = reserve_refs(em, n);
 	for (int i = 0; i < n; i++)
 	{
 		bool		isnull;
@@ -115,8 +132,13 @@ nb_train_array_transfn(PG_FUNCTION_ARGS)
 		if (isnull)
 			continue;
 		tok = (text *) DatumGetPointer(elem);
-		nb_trainer_add_token(em->trainer, VARDATA_ANY(tok), VARSIZE_ANY_EXHDR(tok), 1.0);
+		refs[used].str = VARDATA_ANY(tok);
+		refs[used].len = VARSIZE_ANY_EXHDR(tok);
+		refs[used].count = 1;
+		used++;
 	}
+	begin_doc(em, label, weight);
+	nb_trainer_add_tokens(em->trainer, refs, used);
 	MemoryContextSwitchTo(old);
 	nb_expanded_check(em);
 	PG_RETURN_DATUM(EOHPGetRWDatum(&em->hdr));
@@ -132,6 +154,7 @@ nb_train_tsvector_transfn(PG_FUNCTION_ARGS)
 	TSVector	tsv;
 	WordEntry  *entries;
 	char	   *lexemes;
+	NbTokenRef *refs;
 	MemoryContext old;
 
 	if (!AggCheckCallContext(fcinfo, &aggctx))
@@ -147,15 +170,18 @@ nb_train_tsvector_transfn(PG_FUNCTION_ARGS)
 	lexemes = STRPTR(tsv);
 
 	old = MemoryContextSwitchTo(em->hdr.eoh_context);
-	begin_doc(em, label, weight);
+	refs = reserve_refs(em, tsv->size);
 	for (int i = 0; i < tsv->size; i++)
 	{
 		/* once per position; once for a stripped lexeme */
 		int			npos = entries[i].haspos ? POSDATALEN(tsv, &entries[i]) : 0;
 
-		nb_trainer_add_token(em->trainer, lexemes + entries[i].pos, entries[i].len,
-							 npos > 0 ? npos : 1);
+		refs[i].str = lexemes + entries[i].pos;
+		refs[i].len = entries[i].len;
+		refs[i].count = npos > 0 ? npos : 1;
 	}
+	begin_doc(em, label, weight);
+	nb_trainer_add_tokens(em->trainer, refs, tsv->size);
 	MemoryContextSwitchTo(old);
 	nb_expanded_check(em);
 	PG_RETURN_DATUM(EOHPGetRWDatum(&em->hdr));
