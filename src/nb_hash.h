@@ -31,6 +31,72 @@ nb_read_le64(const unsigned char *p)
 	memcpy(&v, p, 8);
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
 	v = __builtin_bswap64(v);
+static inline uint32_t
+nb_read_le32(const unsigned char *p)
+{
+	uint32_t	v;
+
+	memcpy(&v, p, 4);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	v = __builtin_bswap32(v);
+#endif
+	return v;
+}
+
+/*
+ * The last up-to-8 bytes of a string as one word, without reading outside
+ * it and without a byte copy (a copy through memory stalls the load that
+ * follows it): overlapping 4- or 8-byte loads, or three single bytes.
+ */
+static inline uint64_t
+nb_tail_word(const unsigned char *p, size_t len, size_t total)
+{
+	if (total >= 8)
+		return nb_read_le64(p + len - 8);
+	if (len >= 4)
+		return (uint64_t) nb_read_le32(p) << 32 | nb_read_le32(p + len - 4);
+	if (len > 0)
+		return (uint64_t) p[0] << 16 | (uint64_t) p[len >> 1] << 8 | p[len - 1];
+	return 0;
+}
+
+/*
+ * The hash of a token or label for the in-memory hash tables.  Never stored,
+ * so unlike nb_hash_bytes it may change; it is tuned for short strings.
+ */
+static inline uint64_t
+nb_hash_token(const char *str, size_t len)
+{
+	const unsigned char *p = (const unsigned char *) str;
+	uint64_t	h = UINT64_C(0x6e62632d746f6b31) ^ (len * NB_P1);
+	size_t		rest = len;
+
+	while (rest > 8)
+	{
+		h = (h ^ nb_read_le64(p)) * NB_P2;
+		h = nb_rotl64(h, 29);
+		p += 8;
+		rest -= 8;
+	}
+	h = (h ^ nb_tail_word(p, rest, len)) * NB_P1;
+	return nb_hash_mix(h);
+}
+
+/* memcmp(a, b, len) == 0, inline for the short strings tokens usually are. */
+static inline int
+nb_bytes_equal(const char *a, const char *b, size_t len)
+{
+	const unsigned char *x = (const unsigned char *) a;
+	const unsigned char *y = (const unsigned char *) b;
+
+	if (len > 16)
+		return memcmp(a, b, len) == 0;
+	if (len > 8)
+		return nb_read_le64(x) == nb_read_le64(y) &&
+			nb_read_le64(x + len - 8) == nb_read_le64(y + len - 8);
+	return nb_tail_word(x, len, len) == nb_tail_word(y, len, len);
+}
+
 #endif
 	return v;
 }
@@ -67,6 +133,72 @@ nb_hash_bytes(const void *data, size_t len, uint64_t seed)
 		h ^= nb_rotl64(nb_read_le64(tail) * NB_P2, 31) * NB_P1;
 	}
 	return nb_hash_mix(h);
+}
+
+static inline uint32_t
+nb_read_le32(const unsigned char *p)
+{
+	uint32_t	v;
+
+	memcpy(&v, p, 4);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	v = __builtin_bswap32(v);
+#endif
+	return v;
+}
+
+/*
+ * The last up-to-8 bytes of a string as one word, without reading outside
+ * it and without a byte copy (a copy through memory stalls the load that
+ * follows it): overlapping 4- or 8-byte loads, or three single bytes.
+ */
+static inline uint64_t
+nb_tail_word(const unsigned char *p, size_t len, size_t total)
+{
+	if (total >= 8)
+		return nb_read_le64(p + len - 8);
+	if (len >= 4)
+		return (uint64_t) nb_read_le32(p) << 32 | nb_read_le32(p + len - 4);
+	if (len > 0)
+		return (uint64_t) p[0] << 16 | (uint64_t) p[len >> 1] << 8 | p[len - 1];
+	return 0;
+}
+
+/*
+ * The hash of a token or label for the in-memory hash tables.  Never stored,
+ * so unlike nb_hash_bytes it may change; it is tuned for short strings.
+ */
+static inline uint64_t
+nb_hash_token(const char *str, size_t len)
+{
+	const unsigned char *p = (const unsigned char *) str;
+	uint64_t	h = UINT64_C(0x6e62632d746f6b31) ^ (len * NB_P1);
+	size_t		rest = len;
+
+	while (rest > 8)
+	{
+		h = (h ^ nb_read_le64(p)) * NB_P2;
+		h = nb_rotl64(h, 29);
+		p += 8;
+		rest -= 8;
+	}
+	h = (h ^ nb_tail_word(p, rest, len)) * NB_P1;
+	return nb_hash_mix(h);
+}
+
+/* memcmp(a, b, len) == 0, inline for the short strings tokens usually are. */
+static inline int
+nb_bytes_equal(const char *a, const char *b, size_t len)
+{
+	const unsigned char *x = (const unsigned char *) a;
+	const unsigned char *y = (const unsigned char *) b;
+
+	if (len > 16)
+		return memcmp(a, b, len) == 0;
+	if (len > 8)
+		return nb_read_le64(x) == nb_read_le64(y) &&
+			nb_read_le64(x + len - 8) == nb_read_le64(y + len - 8);
+	return nb_tail_word(x, len, len) == nb_tail_word(y, len, len);
 }
 
 #endif

@@ -85,7 +85,7 @@ nb_index_build(NbIndex *ix, const NbView *v)
 		uint32_t	len = nb_read_u32(v->label_len, c);
 
 		/* labels are unique, so ids come out as 0, 1, 2, ... */
-		nb_strmap_intern(&ix->labels, s, len, nb_hash_bytes(s, len, NB_STRING_SEED));
+		nb_strmap_intern(&ix->labels, s, len, nb_hash_token(s, len));
 		ix->class_docs[c] = nb_read_f64(v->class_docs, c);
 		ix->total_docs += ix->class_docs[c];
 		s += len;
@@ -96,7 +96,7 @@ nb_index_build(NbIndex *ix, const NbView *v)
 		uint32_t	len = nb_read_u32(v->token_len, k);
 		uint32_t	n = nb_read_u32(v->token_entries, k);
 
-		nb_strmap_intern(&ix->tokens, s, len, nb_hash_bytes(s, len, NB_STRING_SEED));
+		nb_strmap_intern(&ix->tokens, s, len, nb_hash_token(s, len));
 		ix->token_start[k] = e;
 		for (uint32_t i = 0; i < n; i++, e++)
 		{
@@ -138,7 +138,7 @@ nb_index_lookup(const NbIndex *ix, const NbTokenRef *tokens, uint32_t n,
 
 	for (uint32_t i = 0; i < n; i++)
 	{
-		hash[i] = nb_hash_bytes(tokens[i].str, tokens[i].len, NB_STRING_SEED);
+		hash[i] = nb_hash_token(tokens[i].str, tokens[i].len);
 		nb_strmap_prefetch(&ix->tokens, hash[i]);
 	}
 	for (uint32_t i = 0; i < n; i++)
@@ -158,7 +158,7 @@ nb_index_lookup(const NbIndex *ix, const NbTokenRef *tokens, uint32_t n,
 int64_t
 nb_index_class(const NbIndex *ix, const char *str, uint32_t len)
 {
-	return nb_strmap_find(&ix->labels, str, len, nb_hash_bytes(str, len, NB_STRING_SEED));
+	return nb_strmap_find(&ix->labels, str, len, nb_hash_token(str, len));
 }
 
 /* Log prior per class into base_f; marks classes whose prior is exactly 0. */

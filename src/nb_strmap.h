@@ -6,7 +6,8 @@
  * the id, part of the hash, the length and, for strings of up to
  * NB_SLOT_INLINE bytes (most tokens), a copy of the string: a lookup then
  * touches a single cache line, which is what makes a large vocabulary fast.
- * Each id keeps its full 64-bit hash so growing never rehashes bytes.
+ * Each id keeps its full 64-bit hash (nb_hash_token) so growing never
+ * rehashes bytes.
  */
 #ifndef NB_STRMAP_H
 #define NB_STRMAP_H
@@ -15,6 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+
+#include "nb_hash.h"
 
 /* Ids and string lengths are 32-bit: a model is at most 1 GB anyway. */
 #define NB_MAX_STRINGS UINT32_C(0x7ffffffe)
@@ -63,8 +66,8 @@ nb_strmap_find(const NbStrMap *map, const char *str, uint32_t len, uint64_t hash
 		if (slot->id1 == 0)
 			return -1;
 		if (slot->tag == tag && slot->len == len &&
-			memcmp(len <= NB_SLOT_INLINE ? slot->bytes :
-				   map->arena + map->offsets[slot->id1 - 1], str, len) == 0)
+			nb_bytes_equal(len <= NB_SLOT_INLINE ? slot->bytes :
+						   map->arena + map->offsets[slot->id1 - 1], str, len))
 			return slot->id1 - 1;
 		i = (i + 1) & map->slot_mask;
 	}
@@ -91,8 +94,5 @@ nb_strmap_str(const NbStrMap *map, uint32_t id, uint32_t *len)
 	*len = map->lengths[id];
 	return map->arena + map->offsets[id];
 }
-
-/* Seed of the string hash; any fixed value works, it is not stored anywhere. */
-#define NB_STRING_SEED UINT64_C(0x6e62632d746f6b31)
 
 #endif

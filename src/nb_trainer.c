@@ -52,7 +52,7 @@ nb_trainer_destroy(NbTrainer *t)
 static uint32_t
 intern_class(NbTrainer *t, const char *label, uint32_t len)
 {
-	uint64_t	h = nb_hash_bytes(label, len, NB_STRING_SEED);
+	uint64_t	h = nb_hash_token(label, len);
 	uint32_t	c = nb_strmap_intern(&t->classes, label, len, h);
 
 	if (c >= t->class_cap)
@@ -165,7 +165,7 @@ nb_trainer_add_tokens(NbTrainer *t, const NbTokenRef *tokens, uint32_t n)
 	id = t->scratch_id;
 	for (uint32_t i = 0; i < n; i++)
 	{
-		hash[i] = nb_hash_bytes(tokens[i].str, tokens[i].len, NB_STRING_SEED);
+		hash[i] = nb_hash_token(tokens[i].str, tokens[i].len);
 		nb_strmap_prefetch(&t->tokens, hash[i]);
 	}
 	for (uint32_t i = 0; i < n; i++)
@@ -214,7 +214,7 @@ nb_trainer_merge_view(NbTrainer *t, const NbView *v)
 		uint32_t	len = nb_read_u32(v->token_len, k);
 		uint32_t	n = nb_read_u32(v->token_entries, k);
 		uint32_t	tok = nb_strmap_intern(&t->tokens, s,
-										   len, nb_hash_bytes(s, len, NB_STRING_SEED));
+										   len, nb_hash_token(s, len));
 
 		for (uint32_t i = 0; i < n; i++, e++)
 		{
