@@ -78,6 +78,8 @@ nb_index_build(NbIndex *ix, const NbView *v)
 	ix->class_docs = nb_alloc(sizeof(double) * v->n_classes);
 	ix->class_tokens = nb_alloc_zero(sizeof(double) * v->n_classes);
 	ix->token_total = nb_alloc_zero(sizeof(double) * ((uint64_t) v->n_tokens + 1));
+	ix->lookup_mark = nb_alloc_zero(sizeof(uint64_t) * ((uint64_t) v->n_tokens + 1));
+	ix->lookup_seq = 0;
 
 	s = v->labels;
 	for (uint32_t c = 0; c < v->n_classes; c++)
@@ -128,29 +130,61 @@ nb_index_free(NbIndex *ix)
 	nb_free(ix->class_docs);
 	nb_free(ix->class_tokens);
 	nb_free(ix->token_total);
+	nb_free(ix->lookup_mark);
 }
 
 uint32_t
-nb_index_lookup(const NbIndex *ix, const NbTokenRef *tokens, uint32_t n,
-				uint64_t *hash, NbDocToken *doc)
+nb_index_lookup(NbIndex *ix, const NbTokenRef *tokens, uint32_t n,
+				int64_t *scratch, NbDocToken *doc)
 {
 	uint32_t	used = 0;
+	uint64_t	seq;
 
+	/* a new sequence number invalidates every mark; rarely, start over */
+	if (++ix->lookup_seq == 0)
+	{
+		memset(ix->lookup_mark, 0, sizeof(uint64_t) * ix->n_tokens);
+		ix->lookup_seq = 1;
+	}
+	seq = ix->lookup_seq;
+
+	/* three passes, so that the cache misses of each overlap */
 	for (uint32_t i = 0; i < n; i++)
 	{
-		hash[i] = nb_hash_token(tokens[i].str, tokens[i].len);
-		nb_strmap_prefetch(&ix->tokens, hash[i]);
+		uint64_t	h = nb_hash_token(tokens[i].str, tokens[i].len);
+
+		scratch[i] = (int64_t) h;
+		nb_strmap_prefetch(&ix->tokens, h);
 	}
 	for (uint32_t i = 0; i < n; i++)
 	{
-		int64_t		k = nb_strmap_find(&ix->tokens, tokens[i].str, tokens[i].len, hash[i]);
+		int64_t		k = nb_strmap_find(&ix->tokens, tokens[i].str, tokens[i].len,
+									   (uint64_t) scratch[i]);
+
+		scratch[i] = k;
+		if (k >= 0)
+		{
+			__builtin_prefetch(&ix->lookup_mark[k]);
+			__builtin_prefetch(&ix->token_start[k]);
+		}
+	}
+	for (uint32_t i = 0; i < n; i++)
+	{
+		int64_t		k = scratch[i];
+		uint64_t	mark;
 
 		if (k < 0)
 			continue;
-		__builtin_prefetch(&ix->token_start[k]);
-		doc[used].token = (uint32_t) k;
-		doc[used].count = tokens[i].count;
-		used++;
+		mark = ix->lookup_mark[k];
+		if (mark >> 32 == seq)
+			doc[(uint32_t) mark].count += tokens[i].count;
+		else
+		{
+			ix->lookup_mark[k] = seq << 32 | used;
+			doc[used].token = (uint32_t) k;
+			doc[used].count = tokens[i].count;
+			used++;
+		}
 	}
 	return used;
 }
@@ -294,6 +328,17 @@ nb_scorer_build(NbScorer *sc, const NbIndex *ix, const NbOptions *o)
 			}
 			break;
 	}
+	sc->any_entry_z = any_nonzero(sc->entry_z, E);
+}
+
+/* Most scorers have no zero factors in their entries; scoring then skips z. */
+static bool
+any_nonzero(const double *v, uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++)
+		if (v[i] != 0)
+			return true;
+	return false;
 }
 
 void
@@ -310,50 +355,6 @@ nb_scorer_free(NbScorer *sc)
 	nb_free(sc->entry_z);
 	nb_free(sc->f);
 	nb_free(sc->z);
-}
-
-static int
-cmp_doc_token(const void *a, const void *b)
-{
-	uint32_t	x = ((const NbDocToken *) a)->token;
-	uint32_t	y = ((const NbDocToken *) b)->token;
-
-	return (x > y) - (x < y);
-}
-
-uint32_t
-nb_doc_normalize(NbDocToken *doc, uint32_t n)
-{
-	uint32_t	out = 0;
-
-	if (n < 2)
-		return n;
-	if (n <= 16)
-	{
-		for (uint32_t i = 1; i < n; i++)
-		{
-			NbDocToken	t = doc[i];
-			uint32_t	j = i;
-
-			while (j > 0 && doc[j - 1].token > t.token)
-			{
-				doc[j] = doc[j - 1];
-				j--;
-			}
-			doc[j] = t;
-		}
-	}
-	else
-		qsort(doc, n, sizeof(NbDocToken), cmp_doc_token);
-
-	for (uint32_t i = 1; i < n; i++)
-	{
-		if (doc[i].token == doc[out].token)
-			doc[out].count += doc[i].count;
-		else
-			doc[++out] = doc[i];
-	}
-	return out + 1;
 }
 
 int64_t
@@ -375,7 +376,6 @@ nb_scorer_score(NbScorer *sc, const NbDocToken *doc, uint32_t n, double *log_pos
 
 		__builtin_prefetch(&ix->entry_class[e]);
 		__builtin_prefetch(&sc->entry_f[e]);
-		__builtin_prefetch(&sc->entry_z[e]);
 		occurrences += doc[i].count;
 	}
 	for (uint32_t c = 0; c < C; c++)
@@ -388,13 +388,13 @@ nb_scorer_score(NbScorer *sc, const NbDocToken *doc, uint32_t n, double *log_pos
 		uint32_t	k = doc[i].token;
 		double		mult = per_occurrence ? doc[i].count : 1.0;
 
-		for (uint64_t e = ix->token_start[k]; e < ix->token_start[k + 1]; e++)
-		{
-			uint32_t	c = ix->entry_class[e];
+		uint64_t	end = ix->token_start[k + 1];
 
-			sc->f[c] += mult * sc->entry_f[e];
-			sc->z[c] += mult * sc->entry_z[e];
-		}
+		for (uint64_t e = ix->token_start[k]; e < end; e++)
+			sc->f[ix->entry_class[e]] += mult * sc->entry_f[e];
+		if (sc->any_entry_z)
+			for (uint64_t e = ix->token_start[k]; e < end; e++)
+				sc->z[ix->entry_class[e]] += mult * sc->entry_z[e];
 	}
 
 	/* the classes with the fewest zero factors share the probability */

@@ -61,6 +61,9 @@ typedef struct NbIndex
 	double	   *token_total;	/* F_j: count summed over classes */
 	double		total_docs;
 	double		total_tokens;
+	/* lookup scratch: per token, lookup_seq << 32 | position in the document */
+	uint64_t   *lookup_mark;
+	uint32_t	lookup_seq;
 } NbIndex;
 
 /* One occurrence-count of a known token in a document. */
@@ -85,6 +88,7 @@ typedef struct NbScorer
 	 * every class are left out: they cancel in the posterior.
 	 */
 	double	   *entry_f, *entry_z;
+	bool		any_entry_z;	/* some entry_z is not 0 (only possible with alpha = 0) */
 	/* scratch for one document */
 	double	   *f, *z;
 } NbScorer;
@@ -93,12 +97,13 @@ void		nb_index_build(NbIndex *index, const NbView *view);
 void		nb_index_free(NbIndex *index);
 
 /*
- * Look up a document's tokens: fills doc with the known ones (index and
- * count) and returns how many; unknown tokens are skipped.  Lookups are
- * prefetched as a batch.  hash is scratch space for n hashes.
+ * Look up a document's tokens: fills doc with its distinct known tokens
+ * (index and summed count, in order of first occurrence) and returns how
+ * many; unknown tokens are skipped.  Lookups are prefetched as a batch.
+ * scratch has room for n values.
  */
-uint32_t	nb_index_lookup(const NbIndex *index, const NbTokenRef *tokens, uint32_t n,
-							uint64_t *hash, NbDocToken *doc);
+uint32_t	nb_index_lookup(NbIndex *index, const NbTokenRef *tokens, uint32_t n,
+							int64_t *scratch, NbDocToken *doc);
 
 /* Class index of a label, or -1. */
 int64_t		nb_index_class(const NbIndex *index, const char *str, uint32_t len);
@@ -106,11 +111,6 @@ int64_t		nb_index_class(const NbIndex *index, const char *str, uint32_t len);
 void		nb_scorer_build(NbScorer *scorer, const NbIndex *index, const NbOptions *opts);
 void		nb_scorer_free(NbScorer *scorer);
 
-/*
- * Sort a document's tokens by index (in place) and merge duplicates,
- * summing their counts; returns the number of distinct tokens.
- */
-uint32_t	nb_doc_normalize(NbDocToken *doc, uint32_t n);
 
 /*
  * Score a normalized document.  Fills log_post[C] with natural-log posteriors

@@ -70,7 +70,7 @@ typedef struct PredictCache
 	uint64		clock;
 	/* per-row scratch */
 	NbTokenRef *refs;
-	uint64	   *hash;
+	int64	   *scratch;
 	NbDocToken *doc;
 	uint32		doc_cap;
 } PredictCache;
@@ -95,7 +95,7 @@ get_cache(FunctionCallInfo fcinfo)
 		cache->doc_cap = 64;
 		cache->doc = MemoryContextAlloc(mcxt, sizeof(NbDocToken) * cache->doc_cap);
 		cache->refs = MemoryContextAlloc(mcxt, sizeof(NbTokenRef) * cache->doc_cap);
-		cache->hash = MemoryContextAlloc(mcxt, sizeof(uint64) * cache->doc_cap);
+		cache->scratch = MemoryContextAlloc(mcxt, sizeof(int64) * cache->doc_cap);
 		fcinfo->flinfo->fn_extra = cache;
 	}
 	return cache;
@@ -237,20 +237,18 @@ reserve_doc(PredictCache *cache, uint32 n)
 	cache->doc_cap = Max(n, 2 * cache->doc_cap);
 	cache->doc = repalloc_huge(cache->doc, sizeof(NbDocToken) * (Size) cache->doc_cap);
 	cache->refs = repalloc_huge(cache->refs, sizeof(NbTokenRef) * (Size) cache->doc_cap);
-	cache->hash = repalloc_huge(cache->hash, sizeof(uint64) * (Size) cache->doc_cap);
+	cache->scratch = repalloc_huge(cache->scratch, sizeof(int64) * (Size) cache->doc_cap);
 }
 
-/* The document's known tokens, sorted by index with duplicates merged. */
+/* The document's distinct known tokens. */
 static uint32
-lookup_doc(PredictCache *cache, const NbIndex *index, uint32 n)
+lookup_doc(PredictCache *cache, NbIndex *index, uint32 n)
 {
-	uint32		used = nb_index_lookup(index, cache->refs, n, cache->hash, cache->doc);
-
-	return nb_doc_normalize(cache->doc, used);
+	return nb_index_lookup(index, cache->refs, n, cache->scratch, cache->doc);
 }
 
 static uint32
-doc_from_array(PredictCache *cache, const NbIndex *index, ArrayType *tokens)
+doc_from_array(PredictCache *cache, NbIndex *index, ArrayType *tokens)
 {
 	int			n = ArrayGetNItems(ARR_NDIM(tokens), ARR_DIMS(tokens));
 	uint32		used = 0;
@@ -276,7 +274,7 @@ doc_from_array(PredictCache *cache, const NbIndex *index, ArrayType *tokens)
 }
 
 static uint32
-doc_from_tsvector(PredictCache *cache, const NbIndex *index, TSVector tsv)
+doc_from_tsvector(PredictCache *cache, NbIndex *index, TSVector tsv)
 {
 	WordEntry  *entries = ARRPTR(tsv);
 	char	   *lexemes = STRPTR(tsv);
