@@ -195,6 +195,45 @@ nb_index_class(const NbIndex *ix, const char *str, uint32_t len)
 	return nb_strmap_find(&ix->labels, str, len, nb_hash_token(str, len));
 }
 
+/* Most scorers have no zero factors in their entries; scoring then skips z. */
+static bool
+any_nonzero(const double *v, uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++)
+		if (v[i] != 0)
+			return true;
+	return false;
+}
+
+/* Bernoulli log t for t = (d + a) / (D_c + 2a). */
+static LogFactor
+log_present(double d, double Dc, double a)
+{
+	LogFactor	num = smoothed(d, 1, a);
+	LogFactor	den = smoothed(Dc, 2, a);
+	LogFactor	r = {num.f - den.f, num.z - den.z};
+
+	return r;
+}
+
+/*
+ * Bernoulli log(1 - t) for t = (d + a) / (D_c + 2a).  Summed over the whole
+ * vocabulary, so it must be accurate in absolute terms when t is small:
+ * log1p(-t) there, instead of the difference of two large logarithms.
+ */
+static LogFactor
+log_absent(double d, double Dc, double a)
+{
+	LogFactor	num = smoothed(Dc - d, 1, a);
+	LogFactor	den = smoothed(Dc, 2, a);
+	LogFactor	r = {num.f - den.f, num.z - den.z};
+	double		t = (d + a) / (Dc + 2 * a);
+
+	if (num.z == 0 && den.z == 0 && t < 0.5)
+		r.f = log1p(-t);
+	return r;
+}
+
 /* Log prior per class into base_f; marks classes whose prior is exactly 0. */
 static void
 set_prior(NbScorer *sc, const NbIndex *ix, const NbOptions *o)
@@ -249,6 +288,7 @@ nb_scorer_build(NbScorer *sc, const NbIndex *ix, const NbOptions *o)
 	sc->entry_f = nb_alloc(sizeof(double) * (E + 1));
 	sc->entry_z = nb_alloc(sizeof(double) * (E + 1));
 	sc->f = nb_alloc(sizeof(double) * C);
+	sc->fc = nb_alloc(sizeof(double) * C);
 	sc->z = nb_alloc(sizeof(double) * C);
 
 	if (o->kind != NB_COMPLEMENT || C == 1)
@@ -278,29 +318,34 @@ nb_scorer_build(NbScorer *sc, const NbIndex *ix, const NbOptions *o)
 				/* entries per class, for the absent-token sum over the vocabulary */
 				double	   *nnz = nb_alloc_zero(sizeof(double) * C);
 
+				/* a token without entry: log t0 - log(1 - t0), t0 = a / (D_c + 2a) */
+				for (uint32_t c = 0; c < C; c++)
+				{
+					LogFactor	present0 = log_present(0, ix->class_docs[c], a);
+					LogFactor	absent0 = log_absent(0, ix->class_docs[c], a);
+
+					sc->dist_f[c] = present0.f - absent0.f;
+					sc->dist_z[c] = present0.z - absent0.z;
+				}
 				for (uint64_t e = 0; e < E; e++)
 				{
 					uint32_t	c = ix->entry_class[e];
 					double		Dc = ix->class_docs[c];
-					LogFactor	absent = smoothed(Dc - ix->entry_docs[e], 1, a);
-					LogFactor	present = smoothed(ix->entry_docs[e], 1, a);
-					LogFactor	absent0 = smoothed(Dc, 1, a);
+					LogFactor	absent = log_absent(ix->entry_docs[e], Dc, a);
+					LogFactor	present = log_present(ix->entry_docs[e], Dc, a);
 
 					nnz[c] += 1;
 					sc->base_f[c] += absent.f;
 					sc->base_z[c] += absent.z;
-					sc->entry_f[e] = (present.f - absent.f) - (la.f - absent0.f);
-					sc->entry_z[e] = (present.z - absent.z) - (la.z - absent0.z);
+					sc->entry_f[e] = (present.f - absent.f) - sc->dist_f[c];
+					sc->entry_z[e] = (present.z - absent.z) - sc->dist_z[c];
 				}
 				for (uint32_t c = 0; c < C; c++)
 				{
-					LogFactor	denom = smoothed(ix->class_docs[c], 2, a);
-					LogFactor	absent0 = smoothed(ix->class_docs[c], 1, a);
+					LogFactor	absent0 = log_absent(0, ix->class_docs[c], a);
 
-					sc->base_f[c] += -V * denom.f + (V - nnz[c]) * absent0.f;
-					sc->base_z[c] += -V * denom.z + (V - nnz[c]) * absent0.z;
-					sc->dist_f[c] = -absent0.f;
-					sc->dist_z[c] = -absent0.z;
+					sc->base_f[c] += (V - nnz[c]) * absent0.f;
+					sc->base_z[c] += (V - nnz[c]) * absent0.z;
 				}
 				nb_free(nnz);
 			}
@@ -331,16 +376,6 @@ nb_scorer_build(NbScorer *sc, const NbIndex *ix, const NbOptions *o)
 	sc->any_entry_z = any_nonzero(sc->entry_z, E);
 }
 
-/* Most scorers have no zero factors in their entries; scoring then skips z. */
-static bool
-any_nonzero(const double *v, uint64_t n)
-{
-	for (uint64_t i = 0; i < n; i++)
-		if (v[i] != 0)
-			return true;
-	return false;
-}
-
 void
 nb_scorer_free(NbScorer *sc)
 {
@@ -354,6 +389,7 @@ nb_scorer_free(NbScorer *sc)
 	nb_free(sc->entry_f);
 	nb_free(sc->entry_z);
 	nb_free(sc->f);
+	nb_free(sc->fc);
 	nb_free(sc->z);
 }
 
@@ -381,21 +417,37 @@ nb_scorer_score(NbScorer *sc, const NbDocToken *doc, uint32_t n, double *log_pos
 	for (uint32_t c = 0; c < C; c++)
 	{
 		sc->f[c] = sc->base_f[c] + occurrences * sc->occ_f[c] + n * sc->dist_f[c];
+		sc->fc[c] = 0;
 		sc->z[c] = sc->base_z[c] + occurrences * sc->occ_z[c] + n * sc->dist_z[c];
 	}
+
+	/*
+	 * Neumaier's compensated sum: the terms are larger than their total (a
+	 * long document's log-likelihood is a sum of many terms of both signs),
+	 * and plain summation would lose digits against scikit-learn.
+	 */
 	for (uint32_t i = 0; i < n; i++)
 	{
 		uint32_t	k = doc[i].token;
 		double		mult = per_occurrence ? doc[i].count : 1.0;
-
 		uint64_t	end = ix->token_start[k + 1];
 
 		for (uint64_t e = ix->token_start[k]; e < end; e++)
-			sc->f[ix->entry_class[e]] += mult * sc->entry_f[e];
+		{
+			uint32_t	c = ix->entry_class[e];
+			double		term = mult * sc->entry_f[e];
+			double		total = sc->f[c] + term;
+
+			sc->fc[c] += fabs(sc->f[c]) >= fabs(term) ?
+				(sc->f[c] - total) + term : (term - total) + sc->f[c];
+			sc->f[c] = total;
+		}
 		if (sc->any_entry_z)
 			for (uint64_t e = ix->token_start[k]; e < end; e++)
 				sc->z[ix->entry_class[e]] += mult * sc->entry_z[e];
 	}
+	for (uint32_t c = 0; c < C; c++)
+		sc->f[c] += sc->fc[c];
 
 	/* the classes with the fewest zero factors share the probability */
 	for (uint32_t c = 0; c < C; c++)

@@ -89,8 +89,8 @@ typedef struct NbScorer
 	 */
 	double	   *entry_f, *entry_z;
 	bool		any_entry_z;	/* some entry_z is not 0 (only possible with alpha = 0) */
-	/* scratch for one document */
-	double	   *f, *z;
+	/* scratch for one document: score, its rounding compensation, zero factors */
+	double	   *f, *fc, *z;
 } NbScorer;
 
 void		nb_index_build(NbIndex *index, const NbView *view);

@@ -3,9 +3,7 @@
 -- Needs the extension and the SpamAssassin corpus in table
 -- spamassassin(folder, msg_id, label 'ham'|'spam', body, split 'train'|'test');
 -- test/demo.sh sets both up in a throwaway cluster and runs this file with
---   psql -X -v ON_ERROR_STOP=1 --echo-queries -f test/demo.sql
-
-\pset pager off
+--   psql -X -v ON_ERROR_STOP=1 -P pager=off --echo-queries -f test/demo.sql
 
 \echo
 \echo '=============================================================='

@@ -66,12 +66,10 @@ run_logged() {
 	return "$rc"
 }
 
-# count_tap NAME LOG RC: a suite that prints "ok ..." / "not ok ..." lines.
-# A suite that ran no test, or failed without a "not ok", counts one failure.
-count_tap() {
-	local name=$1 log=$2 rc=$3 ok bad
-	ok=$(grep -cE '^ok([[:space:]]|$)' "$log" || true)
-	bad=$(grep -cE '^not ok([[:space:]]|$)' "$log" || true)
+# tally NAME PASSED FAILED RC: record a suite's counts; a suite that ran no
+# test, or exited non-zero without a failed test, counts one failure.
+tally() {
+	local name=$1 ok=$2 bad=$3 rc=$4
 	if [ "$rc" -ne 0 ] && [ "$bad" -eq 0 ]; then
 		record "$name" "$ok" 1 "exited with status $rc"
 	elif [ $((ok + bad)) -eq 0 ]; then
@@ -79,6 +77,14 @@ count_tap() {
 	else
 		record "$name" "$ok" "$bad"
 	fi
+}
+
+# count_tap NAME LOG RC: a suite that prints "ok ..." / "not ok ..." lines.
+count_tap() {
+	local ok bad
+	ok=$(grep -cE '^ok([[:space:]]|$)' "$2" || true)
+	bad=$(grep -cE '^not ok([[:space:]]|$)' "$2" || true)
+	tally "$1" "$ok" "$bad" "$3"
 }
 
 suite_pg_regress() {
@@ -94,13 +100,7 @@ suite_pg_regress() {
 		echo "--- regression.diffs"
 		head -n 2000 regression.diffs
 	fi
-	if [ "$rc" -ne 0 ] && [ "$bad" -eq 0 ]; then
-		record pg_regress "$ok" 1 "make installcheck exited with status $rc"
-	elif [ $((ok + bad)) -eq 0 ]; then
-		record pg_regress 0 1 "ran no test"
-	else
-		record pg_regress "$ok" "$bad"
-	fi
+	tally pg_regress "$ok" "$bad" "$rc"
 }
 
 suite_parity() {

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Prepares a Debian 12 machine with PostgreSQL 15 for the nbc tests and demo:
-#   1. installs the build headers, the scikit-learn peer and the data packages
-#      (skipped quickly when they are all installed already),
+#   1. installs the build headers, the scikit-learn peer, the data packages
+#      and libFuzzer (skipped quickly when all are installed already),
 #   2. fetches the data sets (test/data/fetch_data.sh),
 #   3. builds nbc and installs it into PostgreSQL 15.
 #
@@ -16,7 +16,10 @@ NBC_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 NBC_PG_CONFIG=${NBC_PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
 
 nbc_setup() {
-	local packages=(postgresql-server-dev-15 python3-sklearn python3-pandas python3-psycopg2 weka)
+	# build headers; scikit-learn, the parity peer, and the loaders' driver;
+	# weka for its Reuters data; clang's libFuzzer for the unit suite's fuzz run
+	local packages=(postgresql-server-dev-15 python3-sklearn python3-pandas python3-psycopg2 weka
+		clang libclang-rt-14-dev)
 	local sudo=() missing=() p status
 
 	if [ "$(id -u)" -ne 0 ]; then

@@ -10,25 +10,48 @@ and to_tsvector('english', body)) and exported as they are to Python, so
 both sides see identical token lists.  Count matrices use the training
 vocabulary only (nbc ignores tokens it never saw in training too).
 
+What is compared, per data set, input (text[], tsvector, strip(tsvector))
+and weighting (none, or 0.5 + (hash % 7) / 4 per row):
+  * nb_predict_proba / nb_predict_log_proba of every test document and class
+    against scikit-learn's MultinomialNB / BernoulliNB(binarize=0) /
+    ComplementNB(norm=False), fitted with the same alpha, fit_prior,
+    class_prior and sample_weight, within 1e-9.  The reference is the
+    fitted sklearn model's log posterior with its terms added in long
+    double (see reference_log_proba): sklearn's own float64 predict_log_proba
+    is itself up to ~4e-9 off on long SpamAssassin messages, so it is shown
+    beside each result but is not the yardstick;
+  * nb_predict against sklearn's predict (ties: first class in sorted order);
+  * nb_model_to_jsonb counts, nb_classes, nb_mutual_info (Murphy eq. 3.76
+    in numpy for every token, sklearn.metrics.mutual_info_score for 50, and
+    the order), and nb_merge of two disjoint halves against the whole.
+
 Prints one TAP-style line per check, "ok - ..." or "not ok - ...: detail",
 and closes with "N passed, N failed".  Exits 1 when a check failed.
 
-    parity.py [--quick] [--only SUBSTRING]...
+    parity.py [--only 'DATASET INPUT'...] [--keep] [--no-prepare]
 """
 
 import argparse
 import collections
+import concurrent.futures
 import inspect
 import json
 import math
 import sys
 import time
 
-import numpy as np
-import psycopg2
-import scipy.sparse as sp
-from sklearn.metrics import mutual_info_score
-from sklearn.naive_bayes import BernoulliNB, ComplementNB, MultinomialNB
+try:
+    import numpy as np
+    import pandas as pd
+    import psycopg2
+    import scipy.sparse as sp
+    from sklearn.metrics import mutual_info_score
+    from sklearn.naive_bayes import BernoulliNB, ComplementNB, MultinomialNB
+except ImportError as e:  # report it as a failed check, not a bare traceback
+    print("not ok - parity prerequisites: %s (Debian: python3-sklearn python3-pandas "
+          "python3-psycopg2; run with /usr/bin/python3)" % e)
+    print("0 passed, 1 failed")
+    sys.exit(1)
 
 TOL = 1e-9          # nbc vs scikit-learn and vs the independent MI computation
 MERGE_TOL = 1e-12   # merged model vs the model trained at once
@@ -46,12 +69,18 @@ DATASETS = collections.OrderedDict([
 # The token regexp (applied to lower(body)).  Runs in SQL only.
 TOKEN_RE = r"\w\w+"
 
-# input name -> SQL expression of the per-document features
+# input name -> SQL expression of the per-document features (table alias d)
 INPUTS = collections.OrderedDict([
-    ("text[]", "tokens"),
-    ("tsvector", "tsv"),
-    ("strip(tsvector)", "strip(tsv)"),
+    ("text[]", "d.tokens"),
+    ("tsvector", "d.tsv"),
+    ("strip(tsvector)", "strip(d.tsv)"),    # no positions: each lexeme counts once
 ])
+
+# the combinations (input, weighted) that are trained and checked
+COMBOS = [("text[]", False), ("text[]", True), ("tsvector", False), ("tsvector", True),
+          ("strip(tsvector)", False)]
+# those whose model is also trained in two halves and merged
+MERGE_COMBOS = [("text[]", False), ("text[]", True), ("tsvector", False)]
 
 KINDS = ("multinomial", "bernoulli", "complement")
 
@@ -112,32 +141,50 @@ def prepare_sql(db):
     db.execute("SET client_min_messages = warning")
     db.execute("CREATE EXTENSION IF NOT EXISTS nbc")
     db.execute("DROP TABLE IF EXISTS nbc_parity_models, nbc_parity_docs")
-    db.execute("""CREATE TABLE nbc_parity_docs (
-        ds text, key text, label text NOT NULL, split text NOT NULL,
-        half int NOT NULL, weight float8 NOT NULL, tokens text[] NOT NULL, tsv tsvector NOT NULL,
-        PRIMARY KEY (ds, key))""")
+    # tokenizing is the slow part: let CREATE TABLE AS use a parallel worker
+    for setting in ("parallel_setup_cost = 0", "parallel_tuple_cost = 0",
+                    "min_parallel_table_scan_size = 0"):
+        db.execute("SET " + setting)
+    parts = []
+    args = []
     for ds, spec in DATASETS.items():
         # half: the two disjoint parts for nb_merge; weight: 0.5 + (hash % 7) / 4
-        db.execute("""INSERT INTO nbc_parity_docs
-            SELECT %s, s.key, s.label, s.split,
-                   get_byte(decode(md5(s.key), 'hex'), 0) %% 2,
-                   0.5 + (get_byte(decode(md5(s.key), 'hex'), 1) %% 7) / 4.0,
-                   ARRAY(SELECT m[1] FROM regexp_matches(lower(s.body), %s, 'g') AS m),
-                   to_tsvector('english', s.body)
-            FROM (""" + spec["source"] + """) s""", (ds, TOKEN_RE))
+        parts.append("""SELECT %s::text AS ds, s.key, s.label, s.split,
+                   get_byte(decode(md5(s.key), 'hex'), 0) %% 2 AS half,
+                   0.5 + (get_byte(decode(md5(s.key), 'hex'), 1) %% 7) / 4.0::float8 AS weight,
+                   ARRAY(SELECT m[1] FROM regexp_matches(lower(s.body), %s, 'g') AS m) AS tokens,
+                   to_tsvector('english', s.body) AS tsv
+            FROM (""" + spec["source"] + """) s""")
+        args += [ds, TOKEN_RE]
+    db.execute("CREATE TABLE nbc_parity_docs AS " + " UNION ALL ".join(parts), args)
+    for setting in ("parallel_setup_cost", "parallel_tuple_cost", "min_parallel_table_scan_size"):
+        db.execute("RESET " + setting)
+    db.execute("ALTER TABLE nbc_parity_docs ADD PRIMARY KEY (ds, key)")
     db.execute("ANALYZE nbc_parity_docs")
     db.execute("""CREATE TABLE nbc_parity_models (
         ds text, input text, weighted bool, part text, model nb_model,
         PRIMARY KEY (ds, input, weighted, part))""")
-    for inp, col in INPUTS.items():
-        for weighted in (False, True):
-            args = "label, %s%s" % (col, ", weight" if weighted else "")
-            db.execute("""INSERT INTO nbc_parity_models
-                SELECT ds, %s, %s, 'all', nb_train(""" + args + """)
-                FROM nbc_parity_docs WHERE split = 'train' GROUP BY ds""", (inp, weighted))
-            db.execute("""INSERT INTO nbc_parity_models
-                SELECT ds, %s, %s, 'h' || half, nb_train(""" + args + """)
-                FROM nbc_parity_docs WHERE split = 'train' GROUP BY ds, half""", (inp, weighted))
+    for inp, weighted in COMBOS:
+        args = "d.label, %s%s" % (INPUTS[inp], ", d.weight" if weighted else "")
+        db.execute("""INSERT INTO nbc_parity_models
+            SELECT d.ds, %s, %s, 'all', nb_train(""" + args + """)
+            FROM nbc_parity_docs d WHERE d.split = 'train' GROUP BY d.ds""", (inp, weighted))
+        if (inp, weighted) not in MERGE_COMBOS:
+            continue
+        db.execute("""INSERT INTO nbc_parity_models
+            SELECT d.ds, %s, %s, 'h' || d.half, nb_train(""" + args + """)
+            FROM nbc_parity_docs d WHERE d.split = 'train' GROUP BY d.ds, d.half""", (inp, weighted))
+        # the halves merged: pairwise, and by the aggregate (in the other order)
+        db.execute("""INSERT INTO nbc_parity_models
+            SELECT a.ds, a.input, a.weighted, 'merge2', nb_merge(a.model, b.model)
+            FROM nbc_parity_models a JOIN nbc_parity_models b USING (ds, input, weighted)
+            WHERE a.input = %s AND a.weighted = %s AND a.part = 'h0' AND b.part = 'h1'""",
+                   (inp, weighted))
+        db.execute("""INSERT INTO nbc_parity_models
+            SELECT ds, input, weighted, 'mergeagg', nb_merge(model ORDER BY part DESC)
+            FROM nbc_parity_models
+            WHERE input = %s AND weighted = %s AND part IN ('h0', 'h1')
+            GROUP BY ds, input, weighted""", (inp, weighted))
 
 
 # --------------------------------------------------------------------------
@@ -151,51 +198,62 @@ class Docs:
         self.labels = labels
         self.splits = splits
         self.weights = np.asarray(weights, dtype=np.float64)
-        self.bags = bags  # list of {token: count}
-        train = [i for i, s in enumerate(splits) if s == "train"]
-        test = [i for i, s in enumerate(splits) if s == "test"]
-        self.train, self.test = train, test
-        self.vocab = sorted(set(t for i in train for t in bags[i]))
+        is_train = np.array([s == "train" for s in splits])
+        self.train = np.flatnonzero(is_train)
+        self.test = np.flatnonzero(np.array([s == "test" for s in splits]))
+        # one entry per (document, distinct token)
+        lengths = np.array([len(b) for b in bags], dtype=np.int64)
+        tokens = [t for b in bags for t in b]
+        counts = np.fromiter((c for b in bags for c in b.values()), dtype=np.float64, count=len(tokens))
+        rows = np.repeat(np.arange(len(bags)), lengths)
+        codes, uniques = pd.factorize(pd.Series(tokens, dtype=object), sort=False)
+        in_train = np.zeros(len(uniques), dtype=bool)
+        in_train[codes[is_train[rows]]] = True
+        self.vocab = sorted(uniques[in_train])          # the training vocabulary
         self.col = {t: j for j, t in enumerate(self.vocab)}
-        self.X_train = self._matrix(train)
-        self.X_test = self._matrix(test)
-        self.y_train = np.array([labels[i] for i in train], dtype=object)
-        self.w_train = self.weights[train]
-        self.test_keys = [keys[i] for i in test]
+        col_of_code = np.full(len(uniques), -1, dtype=np.int64)
+        col_of_code[in_train] = pd.Index(self.vocab).get_indexer(uniques[in_train])
+        cols = col_of_code[codes]
+        known = cols >= 0                               # tokens unseen in training are ignored
+        X = sp.csr_matrix((counts[known], (rows[known], cols[known])),
+                          shape=(len(bags), len(self.vocab)))
+        X.sort_indices()
+        self.X_train = X[self.train]
+        self.X_test = X[self.test]
+        self.y_train = np.array([labels[i] for i in self.train], dtype=object)
+        self.w_train = self.weights[self.train]
+        self.test_keys = [keys[i] for i in self.test]
 
-    def _matrix(self, rows):
-        indptr, indices, data = [0], [], []
-        col = self.col
-        for i in rows:
-            items = sorted((col[t], c) for t, c in self.bags[i].items() if t in col)
-            indices.extend(j for j, _ in items)
-            data.extend(c for _, c in items)
-            indptr.append(len(indices))
-        return sp.csr_matrix((np.asarray(data, dtype=np.float64), np.asarray(indices, dtype=np.int64),
-                              np.asarray(indptr, dtype=np.int64)), shape=(len(rows), len(self.vocab)))
+
+SEP = "\x01"   # joins exported tokens; the counts exported alongside catch a token containing it
 
 
 def export_docs(db, ds, inp):
+    """The documents' tokens exactly as SQL has them (strings joined by SEP for speed)."""
     if inp == "text[]":
-        rows = db.query("""SELECT key, label, split, weight, tokens FROM nbc_parity_docs
-                           WHERE ds = %s ORDER BY key""", (ds,))
-        bags = [collections.Counter(r[4]) for r in rows]
+        rows = db.query("""SELECT d.key, d.label, d.split, d.weight,
+                                  array_to_string(d.tokens, %s), cardinality(d.tokens), NULL
+                           FROM nbc_parity_docs d WHERE d.ds = %s ORDER BY d.key""", (SEP, ds))
     else:
-        col = INPUTS[inp]
         # nbc counts a lexeme once per position, once if it has none (stripped)
-        rows = db.query("""SELECT d.key, d.label, d.split, d.weight, u.lx, u.cnt
+        rows = db.query("""SELECT d.key, d.label, d.split, d.weight, u.lx, length(""" + INPUTS[inp] + """), u.cnt
                            FROM nbc_parity_docs d LEFT JOIN LATERAL (
-                               SELECT array_agg(lexeme) AS lx,
-                                      array_agg(coalesce(cardinality(positions), 1)) AS cnt
-                               FROM unnest(""" + col + """)) u ON true
-                           WHERE d.ds = %s ORDER BY d.key""", (ds,))
-        bags = []
-        for r in rows:
-            bag = {}
-            for t, c in zip(r[4] or [], r[5] or []):
-                if t in bag:
-                    raise RuntimeError("duplicate lexeme %r in a tsvector" % t)
-                bag[t] = float(c)
+                               SELECT string_agg(lexeme, %s) AS lx,
+                                      string_agg(coalesce(cardinality(positions), 1)::text, ',') AS cnt
+                               FROM unnest(""" + INPUTS[inp] + """)) u ON true
+                           WHERE d.ds = %s ORDER BY d.key""", (SEP, ds))
+    bags = []
+    for r in rows:
+        toks = r[4].split(SEP) if r[5] else []
+        if len(toks) != r[5]:
+            raise RuntimeError("%s: %d tokens exported for %d (a token contains \\x01?)" % (r[0], len(toks), r[5]))
+        if r[6] is None:
+            bags.append(collections.Counter(toks))
+        else:
+            cnt = [float(c) for c in r[6].split(",")] if r[5] else []
+            bag = dict(zip(toks, cnt))
+            if len(bag) != len(toks):
+                raise RuntimeError("%s: duplicate lexeme in a tsvector" % r[0])
             bags.append(bag)
     return Docs([r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows],
                 [r[3] for r in rows], bags)
@@ -237,18 +295,39 @@ def as_float(v):
     return float(v)
 
 
-def option_sets(ds):
+def option_sets(ds, inp, weighted):
+    """(name, options jsonb or None, (kind, alpha, fit_prior, class_prior list)) per case."""
     cp = DATASETS[ds]["class_prior"]
-    out = [("NULL options (defaults)", None, ("multinomial", 1.0, True, None))]
-    for kind in KINDS:
-        out.append(("%s alpha=1" % kind, {"kind": kind}, (kind, 1.0, True, None)))
-        out.append(("%s alpha=0.1" % kind, {"kind": kind, "alpha": 0.1}, (kind, 0.1, True, None)))
-        out.append(("%s fit_prior=false" % kind, {"kind": kind, "fit_prior": False},
-                    (kind, 1.0, False, None)))
-        out.append(("%s class_prior=%s" % (kind, json.dumps(cp, sort_keys=True)),
-                    {"kind": kind, "class_prior": cp},
-                    (kind, 1.0, True, [cp[c] for c in sorted(cp)])))
-    return out
+    cpl = [cp[c] for c in sorted(cp)]
+    cpname = json.dumps(cp, sort_keys=True)
+
+    def alpha1(kind):
+        return ("%s alpha=1" % kind, {"kind": kind}, (kind, 1.0, True, None))
+
+    def alpha01(kind):
+        return ("%s alpha=0.1" % kind, {"kind": kind, "alpha": 0.1}, (kind, 0.1, True, None))
+
+    def nofit(kind):
+        return ("%s fit_prior=false" % kind, {"kind": kind, "fit_prior": False}, (kind, 1.0, False, None))
+
+    def given(kind):
+        return ("%s class_prior=%s" % (kind, cpname), {"kind": kind, "class_prior": cp}, (kind, 1.0, True, cpl))
+
+    if inp == "text[]" and not weighted:
+        out = [("NULL options (defaults)", None, ("multinomial", 1.0, True, None))]
+        for kind in KINDS:
+            out += [alpha1(kind), alpha01(kind), nofit(kind), given(kind)]
+        # several options at once
+        out.append(("bernoulli alpha=0.1 fit_prior=false",
+                    {"kind": "bernoulli", "alpha": 0.1, "fit_prior": False}, ("bernoulli", 0.1, False, None)))
+        return out
+    if (inp == "text[]" and weighted) or (inp == "tsvector" and not weighted):
+        out = []
+        for kind in KINDS:
+            out += [alpha1(kind), alpha01(kind)]
+        out += [nofit("multinomial"), nofit("bernoulli"), given("multinomial"), given("bernoulli")]
+        return out
+    return [alpha1(kind) for kind in KINDS]
 
 
 def model_sql(ds, inp, weighted, part="all"):
@@ -256,86 +335,257 @@ def model_sql(ds, inp, weighted, part="all"):
             "AND weighted = %s AND part = %s)"), (ds, inp, weighted, part)
 
 
-def run_case(db, docs, ds, inp, weighted, name, opts, skargs, cache):
-    desc = "%s %s%s %s" % (ds, inp, " weighted" if weighted else "", name)
+def query_predictions(db, ds, inp, weighted, opts, part="all"):
+    """{key: (label, proba dict, log-proba dict)} of nbc for every test document."""
     col = INPUTS[inp]
-    msql, margs = model_sql(ds, inp, weighted)
+    msql, margs = model_sql(ds, inp, weighted, part)
     ojson = None if opts is None else json.dumps(opts)
-    t0 = time.time()
-    try:
-        rows = db.query(
-            "SELECT d.key, nb_predict(m, " + col + ", %s::jsonb), "
-            "nb_predict_proba(m, " + col + ", %s::jsonb)::text, "
-            "nb_predict_log_proba(m, " + col + ", %s::jsonb)::text "
-            "FROM nbc_parity_docs d, " + msql + " AS mm(m) "
-            "WHERE d.ds = %s AND d.split = 'test' ORDER BY d.key",
-            (ojson, ojson, ojson) + margs + (ds,))
-    except psycopg2.Error as e:
-        R.check(False, desc + ": query", str(e).strip().splitlines()[0])
-        return
-    t_sql = time.time() - t0
+    rows = db.query(
+        "SELECT d.key, nb_predict(mm.m, " + col + ", %s::jsonb), "
+        "nb_predict_proba(mm.m, " + col + ", %s::jsonb)::text, "
+        "nb_predict_log_proba(mm.m, " + col + ", %s::jsonb)::text "
+        "FROM nbc_parity_docs d, " + msql + " AS mm(m) "
+        "WHERE d.ds = %s AND d.split = 'test'",
+        (ojson, ojson, ojson) + margs + (ds,))
+    return {r[0]: (r[1], parse_json(r[2]), parse_json(r[3])) for r in rows}
 
-    # scikit-learn, fit once per (data, options)
-    ck = (ds, inp, weighted, skargs[0], skargs[1], skargs[2], tuple(skargs[3] or ()))
+
+class Predictions:
+    """nbc's prediction queries, run in order on a second connection in a
+    background thread while this one exports tokens and fits scikit-learn."""
+
+    def __init__(self):
+        self.pool = concurrent.futures.ThreadPoolExecutor(max_workers=1)
+        self.db = None
+        self.futures = {}
+
+    def _run(self, key):
+        if self.db is None:
+            self.db = DB()
+        t0 = time.time()
+        got = query_predictions(self.db, *key)
+        return got, time.time() - t0
+
+    def submit(self, ds, inp, weighted, opts, part="all"):
+        key = (ds, inp, weighted, opts, part)
+        fkey = (ds, inp, weighted, json.dumps(opts, sort_keys=True), part)
+        if fkey not in self.futures:
+            self.futures[fkey] = self.pool.submit(self._run, key)
+
+    def get(self, ds, inp, weighted, opts, part="all"):
+        """(predictions, seconds); raises the query's error."""
+        self.submit(ds, inp, weighted, opts, part)
+        return self.futures[(ds, inp, weighted, json.dumps(opts, sort_keys=True), part)].result()
+
+    def close(self):
+        for f in self.futures.values():
+            f.cancel()
+        self.pool.shutdown(wait=True)
+
+
+def reference_log_proba(est, kind, X):
+    """Log posteriors of scikit-learn's fitted model, summed in extended precision.
+
+    Uses the estimator's own fitted parameters (feature_log_prob_,
+    class_log_prior_) and the formula of its _joint_log_likelihood, but adds
+    the terms in long double (64-bit mantissa) instead of a float64 sparse
+    dot product.  On long documents (log-posteriors around -1e4) sklearn's own
+    float64 rounding reaches a few 1e-9, the size of the tolerance; the
+    reference is good to ~1e-12 there.
+    """
+    LD = np.longdouble
+    flp64 = est.feature_log_prob_
+    flp = flp64.astype(LD)
+    clp = est.class_log_prior_.astype(LD)
+    C = flp.shape[0]
+    X = sp.csr_matrix(X)
+    X.sort_indices()
+    n = X.shape[0]
+    lengths = np.diff(X.indptr)
+    nonempty = lengths > 0
+    starts = X.indptr[:-1][nonempty]
+    jll = np.zeros((n, C), dtype=LD)
+    if kind == "bernoulli":
+        neg = np.log(1 - np.exp(flp64)).astype(LD)   # as BernoulliNB computes it
+        present = (X.data > 0).astype(LD)
+    for c in range(C):
+        if kind == "bernoulli":
+            terms = present * (flp[c, X.indices] - neg[c, X.indices])
+            const = clp[c] + np.sum(neg[c])
+        else:
+            terms = X.data.astype(LD) * flp[c, X.indices]
+            # ComplementNB adds the prior only when there is a single class
+            const = clp[c] if (kind == "multinomial" or C == 1) else LD(0)
+        sums = np.zeros(n, dtype=LD)
+        if terms.size:
+            sums[nonempty] = np.add.reduceat(terms, starts)
+        jll[:, c] = sums + const
+    m = jll.max(axis=1, keepdims=True)
+    lse = m + np.log(np.exp(jll - m).sum(axis=1, keepdims=True))
+    return (jll - lse).astype(np.float64)
+
+
+def sklearn_side(docs, weighted, skargs, cache):
+    ck = (weighted,) + tuple(skargs[:3]) + (tuple(skargs[3] or ()),)
     if ck not in cache:
         est = sk_estimator(*skargs)
         est.fit(docs.X_train, docs.y_train, sample_weight=docs.w_train if weighted else None)
-        cache[ck] = (list(est.classes_), est.predict_proba(docs.X_test),
-                     est.predict_log_proba(docs.X_test), est.predict(docs.X_test))
-    classes, P, LP, PRED = cache[ck]
+        ref = reference_log_proba(est, skargs[0], docs.X_test)
+        cache[ck] = dict(classes=list(est.classes_), P=est.predict_proba(docs.X_test),
+                         LP=est.predict_log_proba(docs.X_test), pred=est.predict(docs.X_test),
+                         ref_lp=ref, ref_p=np.exp(ref))
+    return cache[ck]
 
-    index = {k: i for i, k in enumerate(docs.test_keys)}
-    if len(rows) != len(index) or any(r[0] not in index for r in rows):
-        R.check(False, desc + ": test documents", "nbc returned %d rows for %d test documents"
-                % (len(rows), len(index)))
+
+def run_case(preds, docs, ds, inp, weighted, name, opts, skargs, cache, keep):
+    desc = "%s %s%s %s" % (ds, inp, " weighted" if weighted else "", name)
+    try:
+        got, t_sql = preds.get(ds, inp, weighted, opts)
+    except psycopg2.Error as e:
+        R.check(False, desc + ": query", str(e).strip().splitlines()[0])
         return
-    worst_p = (0.0, None)
-    worst_lp = (0.0, None)
-    bad_shape = []
-    nonfinite_mismatch = []
-    pred_mismatch = []
-    for key, pred, pj, lpj in rows:
-        i = index[key]
-        p, lp = parse_json(pj), parse_json(lpj)
+    keep[json.dumps(opts, sort_keys=True)] = got
+    sk = sklearn_side(docs, weighted, skargs, cache)
+    classes = sk["classes"]
+
+    if sorted(got) != sorted(docs.test_keys):
+        R.check(False, desc + ": test documents", "nbc returned %d rows for %d test documents"
+                % (len(got), len(docs.test_keys)))
+        return
+    worst_p = [0.0, None]
+    worst_lp = [0.0, None]
+    sk_p = sk_lp = 0.0           # sklearn's own outputs vs the exactly summed reference
+    bad_shape, nonfinite, pred_mismatch = [], [], []
+    for i, key in enumerate(docs.test_keys):
+        pred, p, lp = got[key]
         if not isinstance(p, dict) or sorted(p) != classes or not isinstance(lp, dict) or sorted(lp) != classes:
-            bad_shape.append((key, pj, lpj))
+            bad_shape.append((key, p, lp))
             continue
         for c, cls in enumerate(classes):
-            e = abs(as_float(p[cls]) - P[i, c])
+            a, b = as_float(p[cls]), sk["ref_p"][i, c]
+            e = abs(a - b)
             if not e <= worst_p[0]:   # also NaN
-                worst_p = (e if e == e else float("inf"), (key, cls, p[cls], P[i, c]))
-            a, b = as_float(lp[cls]), LP[i, c]
+                worst_p = [e if e == e else float("inf"), (key, cls, p[cls], b, sk["P"][i, c])]
+            sk_p = max(sk_p, abs(sk["P"][i, c] - b))
+            a, b = as_float(lp[cls]), sk["ref_lp"][i, c]
             if math.isfinite(a) and math.isfinite(b):
                 e = abs(a - b)
-                if e > worst_lp[0]:
-                    worst_lp = (e, (key, cls, a, b))
-            elif not (a == b):
-                nonfinite_mismatch.append((key, cls, lp[cls], b))
-        if pred != PRED[i]:
-            pred_mismatch.append((key, pred, PRED[i], dict(zip(classes, LP[i])), lp))
+                if not e <= worst_lp[0]:
+                    worst_lp = [e, (key, cls, lp[cls], b, sk["LP"][i, c])]
+            elif not a == b:
+                nonfinite.append((key, cls, lp[cls], b))
+            if math.isfinite(sk["LP"][i, c]) and math.isfinite(b):
+                sk_lp = max(sk_lp, abs(sk["LP"][i, c] - b))
+        if pred != sk["pred"][i]:
+            gap = sk["ref_lp"][i].max() - sorted(sk["ref_lp"][i])[-2] if len(classes) > 1 else 0.0
+            pred_mismatch.append((key, pred, sk["pred"][i], gap, lp))
 
     if bad_shape:
         R.check(False, desc + ": result shape", "%d documents, e.g. %s: %r / %r"
                 % ((len(bad_shape),) + bad_shape[0]))
         return
+    where = " at doc %s class %s: nbc %r, reference %r (sklearn's own %r)"
     e, w = worst_p
     R.check(e <= TOL, desc + ": nb_predict_proba",
-            "max abs err %s%s" % (fmt(e), "" if w is None else
-                                  " at doc %s class %s: nbc %r sklearn %r" % w))
+            "max abs err %s%s; sklearn.predict_proba vs reference %s"
+            % (fmt(e), "" if w is None or e <= TOL else where % w, fmt(sk_p)))
     e, w = worst_lp
-    detail = "max abs err %s%s" % (fmt(e), "" if w is None else
-                                   " at doc %s class %s: nbc %r sklearn %r" % w)
-    if nonfinite_mismatch:
-        detail += "; %d non-finite mismatches, e.g. doc %s class %s: nbc %r sklearn %r" % (
-            (len(nonfinite_mismatch),) + nonfinite_mismatch[0])
-    R.check(e <= TOL and not nonfinite_mismatch, desc + ": nb_predict_log_proba", detail)
+    detail = "max abs err %s%s; sklearn.predict_log_proba vs reference %s" % (
+        fmt(e), "" if w is None or e <= TOL else where % w, fmt(sk_lp))
+    if nonfinite:
+        detail += "; %d non-finite mismatches, e.g. doc %s class %s: nbc %r reference %r" % (
+            (len(nonfinite),) + nonfinite[0])
+    R.check(e <= TOL and not nonfinite, desc + ": nb_predict_log_proba", detail)
+    if sk_lp > 1e-6 or sk_p > 1e-6:
+        # the reference must be sklearn's model: anything beyond rounding is a bug of this script
+        R.check(False, desc + ": harness reference", "exactly summed reference differs from sklearn "
+                "by %s (log-proba) / %s (proba)" % (fmt(sk_lp), fmt(sk_p)))
     if pred_mismatch:
-        k, a, b, sl, nl = pred_mismatch[0]
+        k, a, b, gap, nl = pred_mismatch[0]
         R.check(False, desc + ": nb_predict",
-                "%d of %d differ, e.g. doc %s: nbc %r sklearn %r (sklearn log-proba %r, nbc %r)"
-                % (len(pred_mismatch), len(rows), k, a, b, sl, nl))
+                "%d of %d differ, e.g. doc %s: nbc %r sklearn %r (reference log-posterior gap %r; nbc log-proba %r)"
+                % (len(pred_mismatch), len(got), k, a, b, gap, nl))
     else:
-        R.check(True, desc + ": nb_predict", "%d docs, sql %.1fs" % (len(rows), t_sql))
+        R.check(True, desc + ": nb_predict", "%d docs, sql %.1fs" % (len(got), t_sql))
+
+
+def check_no_known_tokens(db, docs, ds, cache):
+    """Documents without a known token: exact ties between classes.
+
+    With a uniform prior a multinomial model scores every class the same, and
+    the complement model always does: scikit-learn then predicts the first
+    class in sorted order, nbc the smallest label in byte order (the same for
+    these ASCII labels)."""
+    unseen = "zz" * 20 + "unseen"
+    assert unseen not in docs.col
+    tests = [("empty text[]", "'{}'::text[]"), ("only unseen tokens", "ARRAY[%s, %s]")]
+    cases = [("multinomial fit_prior=false", {"kind": "multinomial", "fit_prior": False},
+              ("multinomial", 1.0, False, None)),
+             ("complement alpha=1", {"kind": "complement"}, ("complement", 1.0, True, None)),
+             ("multinomial alpha=1", {"kind": "multinomial"}, ("multinomial", 1.0, True, None)),
+             ("bernoulli fit_prior=false", {"kind": "bernoulli", "fit_prior": False},
+              ("bernoulli", 1.0, False, None))]
+    msql, margs = model_sql(ds, "text[]", False)
+    for tname, texpr in tests:
+        targs = (unseen, unseen) if "%s" in texpr else ()
+        for cname, opts, skargs in cases:
+            desc = "%s text[] %s, %s: ties and no-evidence posterior" % (ds, tname, cname)
+            o = json.dumps(opts)
+            try:
+                pred, p = db.query("SELECT nb_predict(mm.m, " + texpr + ", %s::jsonb), "
+                                   "nb_predict_proba(mm.m, " + texpr + ", %s::jsonb)::text FROM "
+                                   + msql + " AS mm(m)", targs + (o,) + targs + (o,) + margs)[0]
+            except psycopg2.Error as e:
+                R.check(False, desc, str(e).strip().splitlines()[0])
+                continue
+            p = parse_json(p)
+            est = sk_estimator(*skargs).fit(docs.X_train, docs.y_train)
+            zero = sp.csr_matrix((1, len(docs.vocab)))
+            ref = np.exp(reference_log_proba(est, skargs[0], zero))[0]
+            skpred = est.predict(zero)[0]
+            err = max(abs(as_float(p[c]) - ref[k]) for k, c in enumerate(est.classes_)) \
+                if isinstance(p, dict) and sorted(p) == list(est.classes_) else float("inf")
+            R.check(pred == skpred and err <= TOL, desc, "nbc %r %r, sklearn %r %s, max abs err %s" % (
+                pred, p, skpred, dict(zip(est.classes_, ref.tolist())), fmt(err)))
+
+
+def check_model_counts(db, docs, ds, inp, weighted):
+    """nb_model_to_jsonb of the trained model against the counts of the exported tokens."""
+    desc = "%s %s%s model counts" % (ds, inp, " weighted" if weighted else "")
+    msql, margs = model_sql(ds, inp, weighted)
+    try:
+        m = parse_json(db.query("SELECT nb_model_to_jsonb(" + msql + ")::text", margs)[0][0])
+    except psycopg2.Error as e:
+        R.check(False, desc, str(e).strip().splitlines()[0])
+        return
+    classes = sorted(set(docs.y_train))
+    w = docs.w_train if weighted else np.ones(len(docs.y_train))
+    Xw = sp.diags(w) @ docs.X_train
+    Xb = sp.diags(w) @ (docs.X_train > 0).astype(np.float64)
+    err, worst = 0.0, None
+
+    def cmp(what, a, b):
+        nonlocal err, worst
+        e = abs(a - b)
+        if not e <= err:
+            err, worst = e, (what, a, b)
+
+    if sorted(m.get("classes", {})) != classes or sorted(m.get("tokens", {})) != docs.vocab:
+        R.check(False, desc, "classes %r (expected %r), %d tokens (expected %d)" % (
+            sorted(m.get("classes", {})), classes, len(m.get("tokens", {})), len(docs.vocab)))
+        return
+    for c, cls in enumerate(classes):
+        rows = np.flatnonzero(docs.y_train == cls)
+        cmp("%s documents" % cls, m["classes"][cls]["documents"], float(w[rows].sum()))
+        cmp("%s tokens" % cls, m["classes"][cls]["tokens"], float(Xw[rows].sum()))
+        F = np.asarray(Xw[rows].sum(axis=0)).ravel()
+        D = np.asarray(Xb[rows].sum(axis=0)).ravel()
+        for j, t in enumerate(docs.vocab):
+            e = m["tokens"][t].get(cls)
+            cmp("%r in %s count" % (t, cls), e["count"] if e else 0.0, F[j])
+            cmp("%r in %s documents" % (t, cls), e["documents"] if e else 0.0, D[j])
+    R.check(err <= TOL, desc, "max abs err %s over %d tokens x %d classes%s" % (
+        fmt(err), len(docs.vocab), len(classes), "" if err <= TOL else ", worst %s: nbc %r python %r" % worst))
 
 
 def presence_stats(docs, weighted):
@@ -447,58 +697,60 @@ def check_classes(db, docs, ds, inp, weighted):
         fmt(err), ", ".join("%s %g docs prior %.6f" % (c, got[c][0], got[c][1]) for c in classes)))
 
 
-def check_merge(db, ds, inp, weighted):
-    desc = "%s %s%s nb_merge" % (ds, inp, " weighted" if weighted else "")
-    col = INPUTS[inp]
+def merge_variants():
+    return [("nb_merge(a, b)", "merge2", KINDS), ("aggregate nb_merge(model)", "mergeagg", ("multinomial",))]
+
+
+def check_merge(db, preds, ds, inp, weighted, keep):
+    """Models of two disjoint halves of the training rows, merged, against the whole."""
+    desc = "%s %s%s" % (ds, inp, " weighted" if weighted else "")
     whole, wargs = model_sql(ds, inp, weighted, "all")
-    h0, h0args = model_sql(ds, inp, weighted, "h0")
-    h1, h1args = model_sql(ds, inp, weighted, "h1")
-    agg = ("(SELECT nb_merge(model ORDER BY part DESC) FROM nbc_parity_models WHERE ds = %s AND input = %s "
-           "AND weighted = %s AND part IN ('h0', 'h1'))")
-    sel = []
-    for kind in KINDS:
-        o = "'%s'::jsonb" % json.dumps({"kind": kind})
-        for m in ("w", "mg", "ag"):
-            sel.append("nb_predict_proba(%s, %s, %s)::text" % (m, col, o))
-            sel.append("nb_predict(%s, %s, %s)" % (m, col, o))
-    try:
-        rows = db.query(
-            "SELECT d.key, " + ", ".join(sel) + " FROM nbc_parity_docs d, "
-            "(SELECT " + whole + ", nb_merge(" + h0 + ", " + h1 + "), " + agg + ") AS mm(w, mg, ag) "
-            "WHERE d.ds = %s AND d.split = 'test'",
-            wargs + h0args + h1args + (ds, inp, weighted) + (ds,))
-        cls = db.query(
-            "SELECT (SELECT array_agg(c ORDER BY c.label) FROM nb_classes(" + whole + ") c)::text, "
-            "(SELECT array_agg(c ORDER BY c.label) FROM nb_classes(nb_merge(" + h0 + ", " + h1 + ")) c)::text",
-            wargs + h0args + h1args)
-    except psycopg2.Error as e:
-        R.check(False, desc + ": query", str(e).strip().splitlines()[0])
-        return
-    for name, off in (("nb_merge(a, b)", 1), ("aggregate nb_merge(model)", 2)):
-        err, worst, npred = 0.0, None, 0
-        for r in rows:
-            for k, kind in enumerate(KINDS):
-                base = 1 + 6 * k
-                pw, pm = parse_json(r[base]), parse_json(r[base + 2 * off])
-                if pw is None or pm is None or sorted(pw) != sorted(pm):
-                    err, worst = float("inf"), (r[0], kind, pw, pm)
+    for name, part, kinds in merge_variants():
+        other, oargs = model_sql(ds, inp, weighted, part)
+        try:
+            same, cw, co = db.query(
+                "SELECT nb_model_to_jsonb(" + whole + ") = nb_model_to_jsonb(" + other + "), "
+                "(SELECT array_agg(c ORDER BY c.label) FROM nb_classes(" + whole + ") c)::text, "
+                "(SELECT array_agg(c ORDER BY c.label) FROM nb_classes(" + other + ") c)::text",
+                wargs + oargs + wargs + oargs)[0]
+        except psycopg2.Error as e:
+            R.check(False, "%s %s: query" % (desc, name), str(e).strip().splitlines()[0])
+            continue
+        # counts are integers or sums of multiples of 1/4: exact in any order
+        R.check(bool(same), "%s %s of the two halves: same counts as the whole (nb_model_to_jsonb)"
+                % (desc, name), "" if same else "models differ")
+        R.check(cw == co, "%s %s: nb_classes as the whole" % (desc, name),
+                cw if cw == co else "whole %s merged %s" % (cw, co))
+        for kind in kinds:
+            opts = {"kind": kind}
+            base = keep.get(json.dumps(opts, sort_keys=True))
+            d = "%s %s: predicts as the whole, %s" % (desc, name, kind)
+            if base is None:
+                R.check(False, d, "no predictions of the whole model to compare with")
+                continue
+            try:
+                got, _ = preds.get(ds, inp, weighted, opts, part)
+            except psycopg2.Error as e:
+                R.check(False, d, str(e).strip().splitlines()[0])
+                continue
+            err, worst, nlabel = 0.0, None, 0
+            for key, (pred, p, lp) in base.items():
+                g = got.get(key)
+                if g is None or not isinstance(g[1], dict) or sorted(g[1]) != sorted(p):
+                    err, worst = float("inf"), (key, "-", g, (pred, p, lp))
                     continue
-                for c in pw:
-                    e = abs(as_float(pw[c]) - as_float(pm[c]))
-                    if not e <= err:
-                        err, worst = e, (r[0], kind + " " + c, pw[c], pm[c])
-                if r[base + 1] != r[base + 1 + 2 * off]:
-                    npred += 1
-        R.check(err <= MERGE_TOL and npred == 0,
-                desc + ": %s of the two halves predicts as the whole (3 kinds)" % name,
-                "max abs err %s, %d labels differ over %d docs%s" % (
-                    fmt(err), npred, len(rows),
-                    "" if worst is None or err <= MERGE_TOL else
-                    "; worst doc %s %s: whole %r merged %r" % worst))
-    if cls:
-        # documents are sums of multiples of 1/4: exact in any order
-        R.check(cls[0][0] == cls[0][1], desc + ": nb_classes of the merge equals the whole",
-                "%s" % cls[0][0] if cls[0][0] == cls[0][1] else "whole %s merged %s" % cls[0])
+                nlabel += g[0] != pred
+                for cls in p:
+                    for a, b in ((as_float(p[cls]), as_float(g[1][cls])),
+                                 (as_float(lp[cls]), as_float(g[2][cls]))):
+                        if math.isfinite(a) or math.isfinite(b):
+                            e = abs(a - b)
+                            if not e <= err:
+                                err, worst = (e if e == e else float("inf")), (key, cls, a, b)
+            R.check(err <= MERGE_TOL and nlabel == 0 and len(got) == len(base), d,
+                    "max abs err %s (proba and log-proba), %d labels differ over %d docs%s" % (
+                        fmt(err), nlabel, len(base),
+                        "" if err <= MERGE_TOL else "; worst doc %s class %s: whole %r merged %r" % worst))
 
 
 # --------------------------------------------------------------------------
@@ -506,46 +758,78 @@ def check_merge(db, ds, inp, weighted):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--only", action="append", default=[],
-                    help="run only checks whose data set / input contain this (repeatable)")
+                    help="run only the data sets / inputs whose 'dataset input' contains this (repeatable)")
     ap.add_argument("--no-prepare", action="store_true",
-                    help="reuse nbc_parity_docs / nbc_parity_models from an earlier run")
+                    help="reuse nbc_parity_docs / nbc_parity_models from an earlier run (implies --keep)")
+    ap.add_argument("--keep", action="store_true",
+                    help="keep the tables nbc_parity_docs and nbc_parity_models afterwards")
     args = ap.parse_args()
 
     t_start = time.time()
     db = DB()
     if not args.no_prepare:
         t0 = time.time()
-        prepare_sql(db)
+        try:
+            prepare_sql(db)
+        except psycopg2.Error as e:
+            R.check(False, "build token table and models in SQL", str(e).strip().splitlines()[0])
+            print("%d passed, %d failed" % (R.passed, R.failed))
+            return 1
         R.note("tokens and models built in SQL in %.1fs" % (time.time() - t0))
 
+    def selected(ds, inp):
+        return not args.only or any(o in "%s %s" % (ds, inp) for o in args.only)
+
+    # queue every nbc prediction query now, in the order the checks consume them
+    preds = Predictions()
+    for ds in DATASETS:
+        for inp, weighted in COMBOS:
+            if not selected(ds, inp):
+                continue
+            for name, opts, skargs in option_sets(ds, inp, weighted):
+                preds.submit(ds, inp, weighted, opts)
+            if (inp, weighted) in MERGE_COMBOS:
+                for name, part, kinds in merge_variants():
+                    for kind in kinds:
+                        preds.submit(ds, inp, weighted, {"kind": kind}, part)
+
+    try:
+        run_checks(db, preds, selected)
+    finally:
+        preds.close()
+    if not (args.keep or args.no_prepare):
+        db.execute("DROP TABLE IF EXISTS nbc_parity_models, nbc_parity_docs")
+    R.note("total %.1fs" % (time.time() - t_start))
+    if R.failures:
+        R.note("failed: " + "; ".join(R.failures))
+    print("%d passed, %d failed" % (R.passed, R.failed))
+    return 1 if R.failed else 0
+
+
+def run_checks(db, preds, selected):
     for ds in DATASETS:
         for inp in INPUTS:
-            if args.only and not any(o in "%s %s" % (ds, inp) for o in args.only):
+            if not selected(ds, inp):
                 continue
             t0 = time.time()
             docs = export_docs(db, ds, inp)
             R.note("%s %s: %d train / %d test documents, vocabulary %d, exported in %.1fs" % (
                 ds, inp, len(docs.train), len(docs.test), len(docs.vocab), time.time() - t0))
             cache = {}
-            weighted_opts = (False, True)
-            for weighted in weighted_opts:
+            for weighted in (False, True):
+                if (inp, weighted) not in COMBOS:
+                    continue
+                check_model_counts(db, docs, ds, inp, weighted)
                 check_classes(db, docs, ds, inp, weighted)
-                sets = option_sets(ds)
-                if inp == "strip(tsvector)":
-                    # stripped tsvectors: the default and alpha=1 of each kind
-                    sets = [s for s in sets if s[0] == "NULL options (defaults)" or s[0].endswith("alpha=1")]
-                if weighted:
-                    sets = [s for s in sets if s[0] != "NULL options (defaults)"]
-                for name, opts, skargs in sets:
-                    run_case(db, docs, ds, inp, weighted, name, opts, skargs, cache)
+                keep = {}
+                for name, opts, skargs in option_sets(ds, inp, weighted):
+                    run_case(preds, docs, ds, inp, weighted, name, opts, skargs, cache, keep)
                 if inp != "strip(tsvector)":
                     check_mutual_info(db, docs, ds, inp, weighted)
-                    check_merge(db, ds, inp, weighted)
-    R.note("total %.1fs" % (time.time() - t_start))
-    if R.failures:
-        R.note("failed: " + "; ".join(R.failures))
-    print("%d passed, %d failed" % (R.passed, R.failed))
-    return 1 if R.failed else 0
+                if (inp, weighted) in MERGE_COMBOS:
+                    check_merge(db, preds, ds, inp, weighted, keep)
+            if inp == "text[]":
+                check_no_known_tokens(db, docs, ds, cache)
 
 
 if __name__ == "__main__":
