@@ -159,3 +159,8 @@ SELECT nb_info(nb_train(label, tokens)) - 'bytes' AS info,
        (SELECT count(DISTINCT (tok, label)) FROM train_gen, unnest(tokens) tok) AS entries,
        (SELECT sum(cardinality(tokens)) FROM train_gen) AS tokens
 FROM train_gen;
+
+-- every count finite, but their sum over the classes is not: the model could
+-- not be scored (the prior divides by the total), so it is refused
+SELECT nb_train(l, '{x}'::text[], 1e308) FROM (VALUES ('a'), ('b')) v(l);
+SELECT nb_merge(nb_train('a', '{x}'::text[], 1e308), nb_train('b', '{y}'::text[], 1e308));

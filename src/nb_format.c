@@ -172,5 +172,22 @@ nb_view_open(NbView *view, const void *data, size_t size, NbFormatError *error)
 	if (entry != view->n_entries)
 		FAIL("token entries do not add up to the %llu entries",
 			 (unsigned long long) view->n_entries);
+
+	/* scoring sums counts over classes and tokens: the sums must be finite too */
+	{
+		double		docs = 0;
+		double		count = 0;
+		double		doc_freq = 0;
+
+		for (uint32_t c = 0; c < view->n_classes; c++)
+			docs += nb_read_f64(view->class_docs, c);
+		for (uint64_t e = 0; e < view->n_entries; e++)
+		{
+			count += nb_read_f64(view->entry_count, e);
+			doc_freq += nb_read_f64(view->entry_docs, e);
+		}
+		if (!isfinite(docs) || !isfinite(count) || !isfinite(doc_freq))
+			FAIL("counts add up to more than the range of double precision");
+	}
 	return true;
 }

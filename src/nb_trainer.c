@@ -230,6 +230,26 @@ nb_trainer_merge_view(NbTrainer *t, const NbView *v)
 	nb_free(class_map);
 }
 
+bool
+nb_trainer_sums_finite(const NbTrainer *t)
+{
+	double		docs = 0;
+	double		count = 0;
+	double		doc_freq = 0;
+
+	if (t->overflow)
+		return false;
+	for (uint32_t c = 0; c < t->classes.count; c++)
+		docs += t->class_docs[c];
+	for (uint64_t i = 0; i <= t->pair_mask; i++)
+		if (t->pairs[i].key != NB_EMPTY_KEY)
+		{
+			count += t->pairs[i].count;
+			doc_freq += t->pairs[i].docs;
+		}
+	return isfinite(docs) && isfinite(count) && isfinite(doc_freq);
+}
+
 size_t
 nb_trainer_flat_size(const NbTrainer *t, size_t max_size)
 {

@@ -72,6 +72,12 @@ nb_trainer_is_empty(const NbTrainer *t)
 	return t->classes.count == 0;
 }
 
+/*
+ * Whether the serialized form would be valid as far as magnitudes go: every
+ * count and every sum of counts finite (nb_view_open checks the same).
+ */
+bool		nb_trainer_sums_finite(const NbTrainer *t);
+
 /* Exact size of the serialized form, or 0 if it would exceed max_size. */
 size_t		nb_trainer_flat_size(const NbTrainer *t, size_t max_size);
 

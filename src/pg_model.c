@@ -61,14 +61,20 @@ nb_expanded_merge(NbExpandedModel *em, Datum d)
 	nb_expanded_check(em);
 }
 
+static void
+report_overflow(void)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+			 errmsg("naive Bayes counts overflowed"),
+			 errdetail("A weighted count or a sum of counts exceeded the range of double precision.")));
+}
+
 void
 nb_expanded_check(NbExpandedModel *em)
 {
 	if (em->trainer->overflow)
-		ereport(ERROR,
-				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
-				 errmsg("naive Bayes counts overflowed"),
-				 errdetail("A weighted count exceeded the range of double precision.")));
+		report_overflow();
 }
 
 static Size
@@ -76,6 +82,10 @@ nb_expanded_flat_size(ExpandedObjectHeader *eohptr)
 {
 	NbExpandedModel *em = (NbExpandedModel *) eohptr;
 	size_t		size = nb_trainer_flat_size(em->trainer, MaxAllocSize - VARHDRSZ);
+
+	/* per-row checks catch single counts; sums over the model are checked here */
+	if (!nb_trainer_sums_finite(em->trainer))
+		report_overflow();
 
 	if (size == 0)
 		ereport(ERROR,
