@@ -166,6 +166,15 @@ nb_view_open(NbView *view, const void *data, size_t size, NbFormatError *error)
 				!positive_finite(nb_read_f64(view->entry_docs, entry)))
 				FAIL("entry %llu has a count that is not a positive finite number",
 					 (unsigned long long) entry);
+
+			/*
+			 * Documents containing a token are a subset of the class's
+			 * documents; summing positive weights rounds monotonically, so
+			 * this holds exactly for every value the trainer writes.
+			 */
+			if (nb_read_f64(view->entry_docs, entry) > nb_read_f64(view->class_docs, c))
+				FAIL("entry %llu has more documents than its class",
+					 (unsigned long long) entry);
 			prev_class = c;
 		}
 	}

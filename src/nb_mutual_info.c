@@ -14,13 +14,16 @@
 
 #include "nb_alloc.h"
 
-/* a log(a / b), with 0 log 0 = 0; b <= 0 only through rounding and then a ~ 0 */
+/*
+ * a log(a / b), with 0 log 0 = 0; b <= 0 only through rounding and then
+ * a ~ 0.  As a difference of logarithms: a / b overflows when b is tiny.
+ */
 static double
 xlogx_over(double a, double b)
 {
 	if (a <= 0 || b <= 0)
 		return 0;
-	return a * log(a / b);
+	return a * (log(a) - log(b));
 }
 
 void

@@ -457,15 +457,18 @@ nb_scorer_score(NbScorer *sc, const NbDocToken *doc, uint32_t n, double *log_pos
 		return -1;
 	for (uint32_t c = 0; c < C; c++)
 		if (!sc->excluded[c] && sc->z[c] == zmin && sc->f[c] > fmax)
-		{
 			fmax = sc->f[c];
-			best = c;
-		}
 	for (uint32_t c = 0; c < C; c++)
 		if (!sc->excluded[c] && sc->z[c] == zmin)
 			sum += exp(sc->f[c] - fmax);
 	lse = fmax + log(sum);
+
+	/* the best class is chosen on what is reported, so equal posteriors tie */
 	for (uint32_t c = 0; c < C; c++)
+	{
 		log_post[c] = (!sc->excluded[c] && sc->z[c] == zmin) ? sc->f[c] - lse : -INFINITY;
+		if (log_post[c] != -INFINITY && (best < 0 || log_post[c] > log_post[best]))
+			best = c;
+	}
 	return best;
 }

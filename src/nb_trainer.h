@@ -60,6 +60,8 @@ void		nb_trainer_begin_doc(NbTrainer *t, const char *label, uint32_t len,
 /*
  * Add a batch of tokens to the current document.  Batches are much faster
  * than single tokens: all hash lookups of the batch are prefetched first.
+ * The caller guarantees what the format requires of tokens: no zero bytes
+ * (SQL text has none) and counts >= 1.
  */
 void		nb_trainer_add_tokens(NbTrainer *t, const NbTokenRef *tokens, uint32_t n);
 

@@ -1,0 +1,2171 @@
+/*
+ * test_model.c — unit tests of the pure model code (src/nb_*.c).
+ *
+ *   ./test_model                 run every test
+ *   ./test_model WORD            run the tests whose name contains WORD
+ *   ./test_model --write-corpus DIR
+ *                                write the fuzzer's seed corpus (valid models)
+ *
+ * Prints "ok - name" or "not ok - name: detail" per test, then
+ * "N passed, N failed"; exits 1 if any test failed.
+ */
+#include <errno.h>
+#include <float.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "malloc_alloc.h"
+#include "model_check.h"
+#include "nb_format.h"
+#include "nb_hash.h"
+#include "nb_mutual_info.h"
+#include "nb_scorer.h"
+#include "nb_strmap.h"
+#include "nb_trainer.h"
+#include "raw_model.h"
+
+/* ---------------------------------------------------------------- */
+/* a tiny test framework                                             */
+
+static int n_passed;
+static int n_failed;
+static bool cur_failed;
+static char cur_detail[1024];
+
+static void
+fail_at(int line, const char *fmt, ...)
+{
+	va_list		ap;
+	int			n;
+
+	if (cur_failed)
+		return;
+	cur_failed = true;
+	n = snprintf(cur_detail, sizeof(cur_detail), "line %d: ", line);
+	va_start(ap, fmt);
+	vsnprintf(cur_detail + n, sizeof(cur_detail) - n, fmt, ap);
+	va_end(ap);
+}
+
+/* On failure: record the first failure and leave the test function. */
+#define CHECK(cond, ...) \
+	do { if (!(cond)) { fail_at(__LINE__, __VA_ARGS__); return; } } while (0)
+#define CHECK_NEAR(got, want, tol, what) \
+	do { double g_ = (got), w_ = (want); \
+		 CHECK(fabs(g_ - w_) <= (tol), "%s = %.17g, expected %.17g", what, g_, w_); } while (0)
+
+/* A comment line that does not count as a test. */
+static void
+note(const char *fmt, ...)
+{
+	va_list		ap;
+
+	printf("# ");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+}
+
+typedef void (*TestFn) (void);
+
+static const char *filter;
+
+static void
+run(const char *name, TestFn fn)
+{
+	long		live;
+
+	if (filter != NULL && strstr(name, filter) == NULL)
+		return;
+	cur_failed = false;
+	cur_detail[0] = '\0';
+	live = nb_test_live_blocks();
+	fn();
+	if (!cur_failed && nb_test_live_blocks() != live)
+		fail_at(0, "%ld nb_alloc blocks not freed", nb_test_live_blocks() - live);
+	if (cur_failed)
+	{
+		printf("not ok - %s: %s\n", name, cur_detail);
+		n_failed++;
+	}
+	else
+	{
+		printf("ok - %s\n", name);
+		n_passed++;
+	}
+	fflush(stdout);
+}
+
+/* ---------------------------------------------------------------- */
+/* helpers                                                           */
+
+#define MAX_DOC_TOKENS 64
+
+typedef struct Row
+{
+	const char *label;
+	double		weight;
+	const char *tokens[MAX_DOC_TOKENS]; /* NULL-terminated, each counts once */
+} Row;
+
+/* One token through the batch API. */
+static void
+add_token(NbTrainer *t, const char *str, uint32_t len, double count)
+{
+	NbTokenRef	r;
+
+	r.str = str;
+	r.len = len;
+	r.count = count;
+	nb_trainer_add_tokens(t, &r, 1);
+}
+
+/* A document's tokens as one batch, as the aggregates do. */
+static void
+train_row(NbTrainer *t, const Row *r)
+{
+	NbTokenRef	refs[MAX_DOC_TOKENS];
+	uint32_t	n = 0;
+
+	nb_trainer_begin_doc(t, r->label, (uint32_t) strlen(r->label), r->weight);
+	for (int i = 0; i < MAX_DOC_TOKENS && r->tokens[i] != NULL; i++)
+	{
+		refs[n].str = r->tokens[i];
+		refs[n].len = (uint32_t) strlen(r->tokens[i]);
+		refs[n].count = 1.0;
+		n++;
+	}
+	nb_trainer_add_tokens(t, refs, n);
+}
+
+static NbTrainer *
+train_rows(const Row *rows, int n)
+{
+	NbTrainer  *t = nb_trainer_create();
+
+	for (int i = 0; i < n; i++)
+		train_row(t, &rows[i]);
+	return t;
+}
+
+/* Serialize into a new malloc'ed buffer. */
+static unsigned char *
+serialize(const NbTrainer *t, size_t *size)
+{
+	unsigned char *buf;
+
+	*size = nb_trainer_flat_size(t, SIZE_MAX);
+	buf = malloc(*size);
+	nb_trainer_write(t, buf, *size);
+	return buf;
+}
+
+static unsigned char *
+serialize_rows(const Row *rows, int n, size_t *size)
+{
+	NbTrainer  *t = train_rows(rows, n);
+	unsigned char *buf = serialize(t, size);
+
+	nb_trainer_destroy(t);
+	return buf;
+}
+
+static bool
+open_view(NbView *v, const unsigned char *buf, size_t size, char *why, size_t whylen)
+{
+	NbFormatError e;
+
+	if (nb_view_open(v, buf, size, &e))
+		return true;
+	snprintf(why, whylen, "%s", e.message);
+	return false;
+}
+
+static int64_t
+view_find_class(const NbView *v, const char *label)
+{
+	const char *s = v->labels;
+
+	for (uint32_t c = 0; c < v->n_classes; c++)
+	{
+		uint32_t	len = nb_read_u32(v->label_len, c);
+
+		if (len == strlen(label) && memcmp(s, label, len) == 0)
+			return c;
+		s += len;
+	}
+	return -1;
+}
+
+static int64_t
+view_find_token(const NbView *v, const char *tok)
+{
+	const char *s = v->tokens;
+
+	for (uint32_t k = 0; k < v->n_tokens; k++)
+	{
+		uint32_t	len = nb_read_u32(v->token_len, k);
+
+		if (len == strlen(tok) && memcmp(s, tok, len) == 0)
+			return k;
+		s += len;
+	}
+	return -1;
+}
+
+/* Count and document frequency of (token, label); false if no entry. */
+static bool
+view_entry(const NbView *v, const char *tok, const char *label, double *count, double *docs)
+{
+	int64_t		k = view_find_token(v, tok);
+	int64_t		c = view_find_class(v, label);
+	uint64_t	e = 0;
+
+	if (k < 0 || c < 0)
+		return false;
+	for (int64_t i = 0; i < k; i++)
+		e += nb_read_u32(v->token_entries, i);
+	for (uint32_t i = 0; i < nb_read_u32(v->token_entries, k); i++, e++)
+		if (nb_read_u32(v->entry_class, e) == c)
+		{
+			*count = nb_read_f64(v->entry_count, e);
+			*docs = nb_read_f64(v->entry_docs, e);
+			return true;
+		}
+	return false;
+}
+
+/* Look a document up in an index (one batch, as the server does). */
+static uint32_t
+make_doc(NbIndex *ix, const char *const *tokens, NbDocToken *doc)
+{
+	NbTokenRef	refs[MAX_DOC_TOKENS];
+	int64_t		scratch[MAX_DOC_TOKENS];
+	uint32_t	n = 0;
+
+	for (int i = 0; tokens[i] != NULL; i++)
+	{
+		refs[n].str = tokens[i];
+		refs[n].len = (uint32_t) strlen(tokens[i]);
+		refs[n].count = 1;
+		n++;
+	}
+	return nb_index_lookup(ix, refs, n, scratch, doc);
+}
+
+/*
+ * Posterior of a document (given as tokens) under a model given as rows.
+ * post[] receives probabilities (exp of the log posteriors); returns best.
+ */
+typedef struct Scored
+{
+	int64_t		best;
+	double		post[8];
+	double		logp[8];
+	bool		any_nan;
+} Scored;
+
+static Scored
+score_rows(const Row *rows, int nrows, NbKind kind, double alpha, NbPriorMode pm,
+		   const double *class_prior, const char *const *tokens)
+{
+	size_t		size;
+	unsigned char *buf = serialize_rows(rows, nrows, &size);
+	NbView		v;
+	NbIndex		ix;
+	NbScorer	sc;
+	NbOptions	o = {kind, alpha, pm, class_prior};
+	NbDocToken	doc[MAX_DOC_TOKENS];
+	uint32_t	n;
+	char		why[200];
+	Scored		r;
+
+	memset(&r, 0, sizeof(r));
+	if (!open_view(&v, buf, size, why, sizeof(why)))
+	{
+		fprintf(stderr, "score_rows: model rejected: %s\n", why);
+		abort();
+	}
+	nb_index_build(&ix, &v);
+	nb_scorer_build(&sc, &ix, &o);
+	n = make_doc(&ix, tokens, doc);
+	r.best = nb_scorer_score(&sc, doc, n, r.logp);
+	for (uint32_t c = 0; c < v.n_classes && c < 8; c++)
+	{
+		r.post[c] = r.logp[c] == -INFINITY ? 0 : exp(r.logp[c]);
+		if (isnan(r.logp[c]))
+			r.any_nan = true;
+	}
+	nb_scorer_free(&sc);
+	nb_index_free(&ix);
+	free(buf);
+	return r;
+}
+
+static char *
+hex(const unsigned char *p, size_t n)
+{
+	static char out[4096];
+	size_t		i;
+
+	for (i = 0; i < n && 2 * i + 3 < sizeof(out); i++)
+		sprintf(out + 2 * i, "%02x", p[i]);
+	out[2 * i] = '\0';
+	return out;
+}
+
+/* ---------------------------------------------------------------- */
+/* the toy model of the scorer and mutual-information tests          */
+
+/*
+ * Classes (byte order): 0 = "ham", 1 = "spam".  Tokens: a b c d.
+ *   ham : b c c d
+ *   spam: a a b
+ *   spam: a c
+ * N (count)  a  b  c  d | T_c   D_c      d (docs)  a  b  c  d
+ *   ham      0  1  2  1 |  4     1        ham       0  1  1  1
+ *   spam     3  1  1  0 |  5     2        spam      2  1  1  0
+ * V = 4, D = 3, T = 9, F = (3, 2, 3, 1); fitted prior 1/3, 2/3.
+ */
+static const Row toy[] = {
+	{"ham", 1, {"b", "c", "c", "d"}},
+	{"spam", 1, {"a", "a", "b"}},
+	{"spam", 1, {"a", "c"}},
+};
+#define NTOY 3
+#define HAM 0
+#define SPAM 1
+
+static const char *const doc_acc[] = {"a", "c", "c", NULL};
+static const char *const doc_ad[] = {"a", "d", NULL};
+static const char *const doc_aad[] = {"a", "a", "d", NULL};
+static const char *const doc_da[] = {"d", "a", NULL};
+static const char *const doc_d[] = {"d", NULL};
+static const char *const doc_empty[] = {NULL};
+
+/* ---------------------------------------------------------------- */
+/* string map and hash                                               */
+
+static void
+test_strmap_many(void)
+{
+	NbStrMap	m;
+	char		buf[64];
+	const uint32_t n = 100000;
+
+	nb_strmap_init(&m, 0);
+	for (uint32_t i = 0; i < n; i++)
+	{
+		int			len = snprintf(buf, sizeof(buf), "tok%u", i * 7919u);
+		uint32_t	id = nb_strmap_intern(&m, buf, len, nb_hash_token(buf, len));
+
+		CHECK(id == i, "intern #%u returned id %u", i, id);
+	}
+	CHECK(m.count == n, "count %u", m.count);
+	for (uint32_t i = 0; i < n; i += 13)
+	{
+		int			len = snprintf(buf, sizeof(buf), "tok%u", i * 7919u);
+		uint64_t	h = nb_hash_token(buf, len);
+		uint32_t	slen;
+		const char *s;
+
+		CHECK(nb_strmap_find(&m, buf, len, h) == i, "find %s", buf);
+		CHECK(nb_strmap_intern(&m, buf, len, h) == i, "re-intern %s", buf);
+		s = nb_strmap_str(&m, i, &slen);
+		CHECK(slen == (uint32_t) len && memcmp(s, buf, len) == 0, "nb_strmap_str(%u)", i);
+	}
+	CHECK(m.count == n, "re-interning added strings (count %u)", m.count);
+	for (uint32_t i = 0; i < 1000; i++)
+	{
+		int			len = snprintf(buf, sizeof(buf), "missing%u", i);
+
+		CHECK(nb_strmap_find(&m, buf, len, nb_hash_token(buf, len)) == -1,
+			  "found %s", buf);
+	}
+	/* a prefix of a present string is a different string */
+	CHECK(nb_strmap_find(&m, "tok", 3, nb_hash_token("tok", 3)) == -1,
+		  "found the prefix \"tok\"");
+	CHECK((m.slot_mask + 1) >= 2 * (uint64_t) m.count, "load factor above 1/2");
+	nb_strmap_free(&m);
+}
+
+static void
+test_strmap_binary_and_long(void)
+{
+	NbStrMap	m;
+	static const char bin[] = {'a', '\0', 'b', (char) 0xff};
+	char	   *big = malloc(1 << 20);
+	uint32_t	id_empty,
+				id_bin,
+				id_bin3,
+				id_big,
+				len;
+	const char *s;
+
+	memset(big, 'x', 1 << 20);
+	nb_strmap_init(&m, 4);
+	id_empty = nb_strmap_intern(&m, "", 0, nb_hash_token("", 0));
+	id_bin = nb_strmap_intern(&m, bin, 4, nb_hash_token(bin, 4));
+	id_bin3 = nb_strmap_intern(&m, bin, 3, nb_hash_token(bin, 3));
+	id_big = nb_strmap_intern(&m, big, 1 << 20, nb_hash_token(big, 1 << 20));
+	CHECK(id_empty == 0 && id_bin == 1 && id_bin3 == 2 && id_big == 3, "ids %u %u %u %u",
+		  id_empty, id_bin, id_bin3, id_big);
+	CHECK(nb_strmap_find(&m, "", 0, nb_hash_token("", 0)) == 0, "find empty");
+	CHECK(nb_strmap_find(&m, bin, 4, nb_hash_token(bin, 4)) == 1, "find binary");
+	s = nb_strmap_str(&m, 3, &len);
+	CHECK(len == (1u << 20) && memcmp(s, big, len) == 0, "1 MB string round trip");
+	s = nb_strmap_str(&m, 1, &len);
+	CHECK(len == 4 && memcmp(s, bin, 4) == 0, "binary string round trip");
+	nb_strmap_free(&m);
+	free(big);
+}
+
+/* Every string has the same hash: probing must compare bytes. */
+static void
+test_strmap_collisions(void)
+{
+	NbStrMap	m;
+	char		buf[32];
+
+	nb_strmap_init(&m, 0);
+	for (uint32_t i = 0; i < 2000; i++)
+	{
+		int			len = snprintf(buf, sizeof(buf), "%u", i);
+
+		CHECK(nb_strmap_intern(&m, buf, len, 42) == i, "intern %s", buf);
+	}
+	/* hashes equal in the low 32 bits only */
+	for (uint32_t i = 0; i < 2000; i++)
+	{
+		int			len = snprintf(buf, sizeof(buf), "h%u", i);
+
+		CHECK(nb_strmap_intern(&m, buf, len, (uint64_t) i << 32) == 2000 + i, "intern %s", buf);
+	}
+	for (uint32_t i = 0; i < 2000; i++)
+	{
+		int			len = snprintf(buf, sizeof(buf), "%u", i);
+
+		CHECK(nb_strmap_find(&m, buf, len, 42) == i, "find %s", buf);
+		len = snprintf(buf, sizeof(buf), "h%u", i);
+		CHECK(nb_strmap_find(&m, buf, len, (uint64_t) i << 32) == 2000 + i, "find %s", buf);
+		CHECK(nb_strmap_find(&m, buf, len, 42) == -1, "found %s under the wrong hash", buf);
+	}
+	CHECK(nb_strmap_find(&m, "x", 1, 42) == -1, "found a missing string");
+	nb_strmap_free(&m);
+}
+
+static void
+test_hash(void)
+{
+	/*
+	 * The checksum is part of the stored format: these values must never
+	 * change (they were computed with the first implementation).
+	 */
+	static const struct
+	{
+		const char *s;
+		uint64_t	seed;
+		uint64_t	h;
+	}			golden[] = {
+		{"", 0, UINT64_C(0x0000000000000000)},
+		{"", NB_CHECKSUM_SEED, UINT64_C(0xb5bbaa4f6a88d113)},
+		{"a", 1, UINT64_C(0x7da4fdb9879b54fa)},
+		{"hello world", 1, UINT64_C(0xb2f3b792e113621d)},
+		{"0123456789abcdef0123", NB_CHECKSUM_SEED, UINT64_C(0xa08053a82ebda070)},
+	};
+	unsigned char buf[80];
+	unsigned char shifted[96];
+	uint64_t	hashes[65];
+
+	for (size_t i = 0; i < sizeof(golden) / sizeof(golden[0]); i++)
+	{
+		uint64_t	h = nb_hash_bytes(golden[i].s, strlen(golden[i].s), golden[i].seed);
+
+		CHECK(h == golden[i].h, "nb_hash_bytes(\"%s\", %#llx) = 0x%016llx, expected 0x%016llx",
+			  golden[i].s, (unsigned long long) golden[i].seed, (unsigned long long) h,
+			  (unsigned long long) golden[i].h);
+	}
+	for (int i = 0; i < 80; i++)
+		buf[i] = (unsigned char) (i * 37 + 11);
+	/* deterministic, alignment-independent */
+	for (int off = 0; off < 8; off++)
+	{
+		memcpy(shifted + off, buf, 80);
+		CHECK(nb_hash_bytes(shifted + off, 80, 1) == nb_hash_bytes(buf, 80, 1),
+			  "hash depends on alignment (offset %d)", off);
+	}
+	/* every prefix length gives a different hash, including trailing zero bytes */
+	memset(buf + 40, 0, 40);
+	for (int len = 0; len <= 64; len++)
+	{
+		hashes[len] = nb_hash_bytes(buf, len, 7);
+		CHECK(hashes[len] == nb_hash_bytes(buf, len, 7), "not deterministic");
+		for (int j = 0; j < len; j++)
+			CHECK(hashes[j] != hashes[len], "prefixes %d and %d collide", j, len);
+	}
+	CHECK(nb_hash_bytes(buf, 20, 1) != nb_hash_bytes(buf, 20, 2), "seed ignored");
+	/*
+	 * The format's checksum as nb_format.h defines it: the hash of the bytes
+	 * after the header, seeded with the hash of the header's first 24 bytes.
+	 */
+	for (size_t size = NB_HEADER_SIZE; size <= 80; size += 7)
+	{
+		uint64_t	want = nb_hash_bytes(buf + NB_HEADER_SIZE, size - NB_HEADER_SIZE,
+										 nb_hash_bytes(buf, 24, NB_CHECKSUM_SEED));
+
+		CHECK(nb_format_checksum(buf, size) == want, "nb_format_checksum of %zu bytes", size);
+	}
+	/* a single bit changes the hash, in every position */
+	for (int bit = 0; bit < 8 * 24; bit++)
+	{
+		uint64_t	h0 = nb_hash_bytes(buf, 24, 3);
+
+		buf[bit / 8] ^= (unsigned char) (1 << (bit % 8));
+		CHECK(nb_hash_bytes(buf, 24, 3) != h0, "bit %d ignored", bit);
+		buf[bit / 8] ^= (unsigned char) (1 << (bit % 8));
+	}
+}
+
+/*
+ * nb_hash_token and nb_bytes_equal read strings with overlapping word loads:
+ * every length up to 40 at every alignment, with a difference in every byte.
+ * The strings sit at the very end of an exact-size allocation, so ASan
+ * catches a read past them.
+ */
+static void
+test_token_hash_and_equal(void)
+{
+	for (size_t len = 0; len <= 40; len++)
+		for (size_t off = 0; off < 8; off++)
+		{
+			char	   *a = malloc(off + len);
+			char	   *b = malloc(len ? len : 1);
+			uint64_t	ha;
+
+			for (size_t i = 0; i < len; i++)
+				a[off + i] = b[i] = (char) ('a' + (i * 7) % 26);
+			ha = nb_hash_token(a + off, len);
+			CHECK(ha == nb_hash_token(b, len), "hash of %zu bytes depends on alignment %zu", len, off);
+			CHECK(nb_bytes_equal(a + off, b, len), "equal strings of %zu bytes differ", len);
+			for (size_t i = 0; i < len; i++)
+			{
+				b[i] ^= 0x20;
+				CHECK(!nb_bytes_equal(a + off, b, len), "byte %zu of %zu ignored by nb_bytes_equal", i, len);
+				CHECK(nb_hash_token(b, len) != ha, "byte %zu of %zu ignored by nb_hash_token", i, len);
+				b[i] ^= 0x20;
+			}
+			/* a zero byte more: a different string, a different hash */
+			if (len > 0)
+				CHECK(nb_hash_token(a + off, len - 1) != ha, "length %zu vs %zu collide", len - 1, len);
+			free(a);
+			free(b);
+		}
+}
+
+/* ---------------------------------------------------------------- */
+/* trainer                                                           */
+
+static void
+test_trainer_counts(void)
+{
+	/* weights and repeated tokens: count += weight per occurrence, docs += weight per doc */
+	static const Row rows[] = {
+		{"spam", 1, {"win", "money", "money", "now"}},
+		{"spam", 2, {"money", "cheap"}},
+		{"ham", 0.5, {"meeting", "money", "meeting", "meeting"}},
+		{"ham", 1, {NULL}},
+	};
+	static const struct
+	{
+		const char *tok,
+				   *label;
+		double		count,
+					docs;
+	}			want[] = {
+		{"cheap", "spam", 2, 2},
+		{"meeting", "ham", 1.5, 0.5},
+		{"money", "ham", 0.5, 0.5},
+		{"money", "spam", 4, 3},
+		{"now", "spam", 1, 1},
+		{"win", "spam", 1, 1},
+	};
+	NbTrainer  *t = nb_trainer_create();
+	unsigned char *buf;
+	size_t		size;
+	NbView		v;
+	char		why[200];
+	double		count,
+				docs;
+
+	CHECK(nb_trainer_is_empty(t), "new trainer not empty");
+	for (int i = 0; i < 4; i++)
+		train_row(t, &rows[i]);
+	CHECK(!nb_trainer_is_empty(t), "trainer empty after rows");
+	/* tsvector style: one call with a count of positions */
+	nb_trainer_begin_doc(t, "spam", 4, 2);
+	add_token(t, "x", 1, 3);
+	add_token(t, "x", 1, 1);
+	CHECK(!t->overflow, "overflow flag set");
+	buf = serialize(t, &size);
+	nb_trainer_destroy(t);
+	CHECK(open_view(&v, buf, size, why, sizeof(why)), "rejected: %s", why);
+	CHECK(v.n_classes == 2 && v.n_tokens == 6 && v.n_entries == 7, "C=%u V=%u E=%llu",
+		  v.n_classes, v.n_tokens, (unsigned long long) v.n_entries);
+	CHECK(view_find_class(&v, "ham") == 0 && view_find_class(&v, "spam") == 1, "label order");
+	CHECK(nb_read_f64(v.class_docs, 0) == 1.5 && nb_read_f64(v.class_docs, 1) == 5,
+		  "class docs %g %g", nb_read_f64(v.class_docs, 0), nb_read_f64(v.class_docs, 1));
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+	{
+		CHECK(view_entry(&v, want[i].tok, want[i].label, &count, &docs), "no entry (%s, %s)",
+			  want[i].tok, want[i].label);
+		CHECK(count == want[i].count && docs == want[i].docs, "(%s, %s): count %g docs %g, expected %g %g",
+			  want[i].tok, want[i].label, count, docs, want[i].count, want[i].docs);
+	}
+	CHECK(view_entry(&v, "x", "spam", &count, &docs) && count == 8 && docs == 2,
+		  "(x, spam) count %g docs %g, expected 8 2", count, docs);
+	CHECK(!view_entry(&v, "win", "ham", &count, &docs), "entry (win, ham) exists");
+	free(buf);
+}
+
+/* The trainer's output equals the layout of nb_format.h written by hand. */
+static void
+test_trainer_layout(void)
+{
+	RawModel	m;
+	unsigned char *want,
+			   *got;
+	size_t		wsize,
+				gsize;
+	uint32_t	k;
+
+	got = serialize_rows(toy, NTOY, &gsize);
+	raw_init(&m);
+	raw_add_class(&m, "ham", 3, 1);
+	raw_add_class(&m, "spam", 4, 2);
+	k = raw_add_token(&m, "a", 1);
+	raw_add_entry(&m, k, SPAM, 3, 2);
+	k = raw_add_token(&m, "b", 1);
+	raw_add_entry(&m, k, HAM, 1, 1);
+	raw_add_entry(&m, k, SPAM, 1, 1);
+	k = raw_add_token(&m, "c", 1);
+	raw_add_entry(&m, k, HAM, 2, 1);
+	raw_add_entry(&m, k, SPAM, 1, 1);
+	k = raw_add_token(&m, "d", 1);
+	raw_add_entry(&m, k, HAM, 1, 1);
+	want = raw_serialize(&m, &wsize);
+	raw_free(&m);
+	if (wsize != gsize || memcmp(want, got, wsize) != 0)
+	{
+		note("want %s", hex(want, wsize));
+		note("got  %s", hex(got, gsize));
+	}
+	CHECK(wsize == gsize, "size %zu, expected %zu", gsize, wsize);
+	CHECK(memcmp(want, got, wsize) == 0, "bytes differ from the documented layout");
+	CHECK(wsize == 32 + 2 * 12 + 4 * 8 + 6 * 20 + 7 + 4, "size %zu", wsize);
+	free(want);
+	free(got);
+}
+
+/* Random documents: integer counts and dyadic weights keep every sum exact. */
+#define RAND_ROWS 300
+#define RAND_TOKENS 2500
+
+typedef struct RandRow
+{
+	char		label[8];
+	double		weight;
+	uint32_t	n;
+	uint32_t	tok[MAX_DOC_TOKENS];
+} RandRow;
+
+static void
+rand_rows(RandRow *rows, int n, int nclasses, uint32_t vocab, uint64_t seed, bool empty_docs)
+{
+	static const double weights[] = {1, 1, 1, 2, 0.5, 0.25, 3};
+
+	for (int i = 0; i < n; i++)
+	{
+		RandRow    *r = &rows[i];
+
+		snprintf(r->label, sizeof(r->label), "c%d", (int) (nbt_rand(&seed) % nclasses));
+		r->weight = weights[nbt_rand(&seed) % 7];
+		r->n = empty_docs && nbt_rand(&seed) % 10 == 0 ? 0 :
+			1 + (uint32_t) (nbt_rand(&seed) % (MAX_DOC_TOKENS - 1));
+		for (uint32_t j = 0; j < r->n; j++)
+		{
+			/* Zipf-ish: small ids are frequent */
+			uint64_t	x = nbt_rand(&seed);
+
+			r->tok[j] = (uint32_t) ((x % vocab) * ((x >> 40) % 4 == 0 ? 1 : 0) +
+									(x >> 20) % 30);
+			r->tok[j] %= vocab;
+		}
+	}
+}
+
+/*
+ * batch: 0 = the whole document in one nb_trainer_add_tokens call, 1 = one
+ * call per token, 2 = batches of random sizes (seeded by the row).
+ */
+static int train_batching;
+
+static void
+train_rand(NbTrainer *t, const RandRow *r)
+{
+	char		tok[MAX_DOC_TOKENS][16];
+	NbTokenRef	refs[MAX_DOC_TOKENS];
+	uint64_t	seed = r->n * 31 + r->tok[0];
+	uint32_t	j = 0;
+
+	nb_trainer_begin_doc(t, r->label, (uint32_t) strlen(r->label), r->weight);
+	for (uint32_t i = 0; i < r->n; i++)
+	{
+		refs[i].len = (uint32_t) snprintf(tok[i], sizeof(tok[i]), "t%u", r->tok[i]);
+		refs[i].str = tok[i];
+		refs[i].count = 1.0;
+	}
+	if (train_batching == 0)
+		nb_trainer_add_tokens(t, refs, r->n);
+	else
+		while (j < r->n)
+		{
+			uint32_t	b = train_batching == 1 ? 1 : (uint32_t) (nbt_rand(&seed) % 9);
+
+			if (b > r->n - j)
+				b = r->n - j;
+			nb_trainer_add_tokens(t, refs + j, b);
+			j += b;
+		}
+}
+
+static unsigned char *
+serialize_rand(const RandRow *rows, const int *order, int n, size_t *size)
+{
+	NbTrainer  *t = nb_trainer_create();
+	unsigned char *buf;
+
+	for (int i = 0; i < n; i++)
+		train_rand(t, &rows[order ? order[i] : i]);
+	buf = serialize(t, size);
+	nb_trainer_destroy(t);
+	return buf;
+}
+
+static void
+merge_bytes(NbTrainer *t, const unsigned char *buf, size_t size)
+{
+	NbView		v;
+	NbFormatError e;
+
+	if (!nb_view_open(&v, buf, size, &e))
+	{
+		fprintf(stderr, "merge_bytes: %s\n", e.message);
+		abort();
+	}
+	nb_trainer_merge_view(t, &v);
+}
+
+static void
+test_trainer_merge(void)
+{
+	RandRow    *rows = malloc(sizeof(RandRow) * RAND_ROWS);
+	size_t		s_all,
+				s_a,
+				s_b,
+				s_m;
+	unsigned char *all,
+			   *a,
+			   *b,
+			   *m;
+	NbTrainer  *t;
+	const int	split = 120;
+
+	rand_rows(rows, RAND_ROWS, 5, RAND_TOKENS, 1, true);
+	all = serialize_rand(rows, NULL, RAND_ROWS, &s_all);
+	a = serialize_rand(rows, NULL, split, &s_a);
+	b = serialize_rand(rows + split, NULL, RAND_ROWS - split, &s_b);
+
+	/* merge(A, B) */
+	t = nb_trainer_create();
+	merge_bytes(t, a, s_a);
+	merge_bytes(t, b, s_b);
+	m = serialize(t, &s_m);
+	nb_trainer_destroy(t);
+	CHECK(s_m == s_all && memcmp(m, all, s_all) == 0, "merge(A, B) differs from training on A+B");
+	free(m);
+
+	/* merge(B, A) */
+	t = nb_trainer_create();
+	merge_bytes(t, b, s_b);
+	merge_bytes(t, a, s_a);
+	m = serialize(t, &s_m);
+	nb_trainer_destroy(t);
+	CHECK(s_m == s_all && memcmp(m, all, s_all) == 0, "merge(B, A) differs from training on A+B");
+	free(m);
+
+	/* train A's rows, then merge B's model, then continue with nothing */
+	t = nb_trainer_create();
+	for (int i = 0; i < split; i++)
+		train_rand(t, &rows[i]);
+	merge_bytes(t, b, s_b);
+	m = serialize(t, &s_m);
+	nb_trainer_destroy(t);
+	CHECK(s_m == s_all && memcmp(m, all, s_all) == 0, "rows of A + merge(B) differs");
+	free(m);
+
+	/* merge(B) first, then train A's rows: documents keep their own frequencies */
+	t = nb_trainer_create();
+	merge_bytes(t, b, s_b);
+	for (int i = 0; i < split; i++)
+		train_rand(t, &rows[i]);
+	m = serialize(t, &s_m);
+	nb_trainer_destroy(t);
+	CHECK(s_m == s_all && memcmp(m, all, s_all) == 0, "merge(B) + rows of A differs");
+	free(m);
+
+	/* many small partial models (like parallel workers) */
+	t = nb_trainer_create();
+	for (int i = 0; i < RAND_ROWS; i += 7)
+	{
+		size_t		sp;
+		unsigned char *p = serialize_rand(rows + i, NULL, i + 7 <= RAND_ROWS ? 7 : RAND_ROWS - i, &sp);
+
+		merge_bytes(t, p, sp);
+		free(p);
+	}
+	m = serialize(t, &s_m);
+	nb_trainer_destroy(t);
+	CHECK(s_m == s_all && memcmp(m, all, s_all) == 0, "merge of 43 partial models differs");
+	free(m);
+	free(all);
+	free(a);
+	free(b);
+	free(rows);
+}
+
+static void
+test_trainer_canonical(void)
+{
+	RandRow    *rows = malloc(sizeof(RandRow) * RAND_ROWS);
+	int		   *order = malloc(sizeof(int) * RAND_ROWS);
+	size_t		s0,
+				s1;
+	unsigned char *b0,
+			   *b1;
+	uint64_t	seed = 99;
+	NbView		v;
+	char		why[200];
+
+	rand_rows(rows, RAND_ROWS, 7, RAND_TOKENS, 2, true);
+	b0 = serialize_rand(rows, NULL, RAND_ROWS, &s0);
+	CHECK(open_view(&v, b0, s0, why, sizeof(why)), "rejected: %s", why);
+	/* large enough to grow the pair table and the token map several times */
+	CHECK(v.n_entries > 2048 && v.n_tokens > 1024, "only %llu entries, %u tokens",
+		  (unsigned long long) v.n_entries, v.n_tokens);
+	for (int trial = 0; trial < 5; trial++)
+	{
+		for (int i = 0; i < RAND_ROWS; i++)
+			order[i] = i;
+		for (int i = RAND_ROWS - 1; i > 0; i--)
+		{
+			int			j = (int) (nbt_rand(&seed) % (i + 1));
+			int			x = order[i];
+
+			order[i] = order[j];
+			order[j] = x;
+		}
+		/* also shuffle the tokens inside each document */
+		for (int i = 0; i < RAND_ROWS; i++)
+			for (int j = (int) rows[i].n - 1; j > 0; j--)
+			{
+				int			k = (int) (nbt_rand(&seed) % (j + 1));
+				uint32_t	x = rows[i].tok[j];
+
+				rows[i].tok[j] = rows[i].tok[k];
+				rows[i].tok[k] = x;
+			}
+		b1 = serialize_rand(rows, order, RAND_ROWS, &s1);
+		CHECK(s1 == s0 && memcmp(b0, b1, s0) == 0, "order %d gives different bytes", trial);
+		free(b1);
+	}
+	free(b0);
+	free(rows);
+	free(order);
+}
+
+/*
+ * nb_trainer_add_tokens: one batch per document, one call per token and
+ * random batch sizes (including empty batches) give the same model; a batch
+ * may name a new token several times.
+ */
+static void
+test_trainer_batches(void)
+{
+	RandRow    *rows = malloc(sizeof(RandRow) * RAND_ROWS);
+	size_t		s0,
+				s1;
+	unsigned char *b0,
+			   *b1;
+
+	rand_rows(rows, RAND_ROWS, 4, RAND_TOKENS, 5, true);
+	train_batching = 0;
+	b0 = serialize_rand(rows, NULL, RAND_ROWS, &s0);
+	for (int mode = 1; mode <= 2; mode++)
+	{
+		train_batching = mode;
+		b1 = serialize_rand(rows, NULL, RAND_ROWS, &s1);
+		train_batching = 0;
+		CHECK(s1 == s0 && memcmp(b0, b1, s0) == 0, "batching mode %d gives different bytes", mode);
+		free(b1);
+	}
+	free(b0);
+	free(rows);
+}
+
+/* Byte order of labels and tokens: unsigned, shorter first; "" and binary bytes. */
+static void
+test_trainer_byte_order(void)
+{
+	NbTrainer  *t = nb_trainer_create();
+	unsigned char *buf;
+	size_t		size;
+	NbView		v;
+	char		why[200];
+	static const char *const toks[] = {"\xff", "ab", "", "a", "\xc3\xa9t\xc3\xa9", "B", "a\x01"};
+	static const char *const sorted[] = {"", "B", "a", "a\x01", "ab", "\xc3\xa9t\xc3\xa9", "\xff"};
+	const char *s;
+
+	nb_trainer_begin_doc(t, "\xff", 1, 1);
+	nb_trainer_begin_doc(t, "", 0, 1);
+	for (int i = 0; i < 7; i++)
+		add_token(t, toks[i], (uint32_t) strlen(toks[i]), 1);
+	nb_trainer_begin_doc(t, "Z", 1, 1);
+	buf = serialize(t, &size);
+	nb_trainer_destroy(t);
+	CHECK(open_view(&v, buf, size, why, sizeof(why)), "rejected: %s", why);
+	CHECK(v.n_classes == 3 && nb_read_u32(v.label_len, 0) == 0 &&
+		  memcmp(v.labels, "Z\xff", 2) == 0, "labels not in byte order");
+	s = v.tokens;
+	for (uint32_t k = 0; k < 7; k++)
+	{
+		uint32_t	len = nb_read_u32(v.token_len, k);
+
+		CHECK(len == strlen(sorted[k]) && memcmp(s, sorted[k], len) == 0, "token %u out of order", k);
+		s += len;
+	}
+	free(buf);
+}
+
+/* ---------------------------------------------------------------- */
+/* nb_view_open                                                      */
+
+/* A few valid values: the toy model, a bigger random one, edge shapes. */
+typedef struct Sample
+{
+	const char *name;
+	unsigned char *buf;
+	size_t		size;
+} Sample;
+
+#define NSAMPLES 4
+
+static void
+make_samples(Sample *s)
+{
+	static const Row one_class[] = {{"only", 1, {"x", "y", "x"}}};
+	static const Row no_tokens[] = {{"c", 2, {NULL}}};
+	RandRow    *rows = malloc(sizeof(RandRow) * 12);
+
+	s[0].name = "toy";
+	s[0].buf = serialize_rows(toy, NTOY, &s[0].size);
+	s[1].name = "one class";
+	s[1].buf = serialize_rows(one_class, 1, &s[1].size);
+	s[2].name = "no tokens";
+	s[2].buf = serialize_rows(no_tokens, 1, &s[2].size);
+	rand_rows(rows, 10, 3, 16, 3, true);
+	for (int i = 0; i < 10; i++)
+		rows[i].n %= 6;
+	s[3].name = "random";
+	s[3].buf = serialize_rand(rows, NULL, 10, &s[3].size);
+	free(rows);
+}
+
+static void
+free_samples(Sample *s)
+{
+	for (int i = 0; i < NSAMPLES; i++)
+		free(s[i].buf);
+}
+
+static void
+test_view_accepts_samples(void)
+{
+	Sample		s[NSAMPLES];
+	NbtStats	st = {0};
+	char		err[512];
+
+	make_samples(s);
+	for (int i = 0; i < NSAMPLES; i++)
+	{
+		NbView		v;
+
+		CHECK(open_view(&v, s[i].buf, s[i].size, err, sizeof(err)), "%s rejected: %s", s[i].name, err);
+		CHECK(nbt_check_model(s[i].buf, s[i].size, &v, 1, 0, &st, err, sizeof(err)),
+			  "%s: %s", s[i].name, err);
+	}
+	free_samples(s);
+}
+
+/* Any alignment: values are read with memcpy (UBSan checks the loads). */
+static void
+test_view_unaligned(void)
+{
+	size_t		size;
+	unsigned char *buf = serialize_rows(toy, NTOY, &size);
+	unsigned char *big = malloc(size + 8);
+	NbtStats	st = {0};
+	char		err[512];
+
+	for (int off = 1; off < 8; off++)
+	{
+		NbView		v;
+
+		memcpy(big + off, buf, size);
+		CHECK(open_view(&v, big + off, size, err, sizeof(err)), "offset %d rejected: %s", off, err);
+		CHECK(nbt_check_model(big + off, size, &v, 1, 0, &st, err, sizeof(err)), "offset %d: %s", off, err);
+	}
+	free(buf);
+	free(big);
+}
+
+static void
+test_view_truncations(void)
+{
+	Sample		s[NSAMPLES];
+
+	make_samples(s);
+	for (int i = 0; i < NSAMPLES; i++)
+		for (size_t len = 0; len < s[i].size; len++)
+		{
+			/* a fresh exact-size copy, so ASan sees any read past the end */
+			unsigned char *p = malloc(len ? len : 1);
+			NbView		v;
+			NbFormatError e;
+			bool		accepted;
+
+			memcpy(p, s[i].buf, len);
+			accepted = nb_view_open(&v, p, len, &e);
+			if (!accepted && len >= NB_HEADER_SIZE)
+			{
+				/* and with the checksum made right for the shorter value */
+				nbt_fix_checksum(p, len);
+				accepted = nb_view_open(&v, p, len, &e);
+			}
+			free(p);
+			CHECK(!accepted, "%s truncated to %zu of %zu bytes accepted", s[i].name, len, s[i].size);
+		}
+	free_samples(s);
+}
+
+static void
+test_view_extensions(void)
+{
+	Sample		s[NSAMPLES];
+
+	make_samples(s);
+	for (int i = 0; i < NSAMPLES; i++)
+		for (size_t extra = 1; extra <= 24; extra++)
+			for (int fill = 0; fill < 2; fill++)
+			{
+				size_t		len = s[i].size + extra;
+				unsigned char *p = malloc(len);
+				NbView		v;
+				NbFormatError e;
+
+				memcpy(p, s[i].buf, s[i].size);
+				memset(p + s[i].size, fill ? 'z' : 0, extra);
+				nbt_fix_checksum(p, len);
+				CHECK(!nb_view_open(&v, p, len, &e), "%s + %zu bytes of %s accepted",
+					  s[i].name, extra, fill ? "'z'" : "zero");
+				free(p);
+			}
+	free_samples(s);
+}
+
+static void
+bitflips(bool fix_checksum)
+{
+	Sample		s[NSAMPLES];
+	NbtStats	st = {0};
+	unsigned long accepted = 0,
+				total = 0,
+				bad = 0;
+	char		first[600] = "";
+
+	make_samples(s);
+	for (int i = 0; i < NSAMPLES; i++)
+	{
+		unsigned char *p = malloc(s[i].size);
+
+		for (size_t bit = 0; bit < 8 * s[i].size; bit++)
+		{
+			NbView		v;
+			NbFormatError e;
+			char		err[512];
+
+			if (fix_checksum && bit / 8 >= 24 && bit / 8 < 32)
+				continue;
+			memcpy(p, s[i].buf, s[i].size);
+			p[bit / 8] ^= (unsigned char) (1u << (bit % 8));
+			if (fix_checksum)
+				nbt_fix_checksum(p, s[i].size);
+			total++;
+			if (!nb_view_open(&v, p, s[i].size, &e))
+				continue;
+			accepted++;
+			if (!fix_checksum)
+				note("%s: flip of bit %zu (byte %zu) accepted despite the checksum",
+					 s[i].name, bit, bit / 8);
+			/* an accepted value must be fully usable */
+			if (!nbt_check_model(p, s[i].size, &v, bit, 0, &st, err, sizeof(err)))
+			{
+				if (bad++ == 0)
+				{
+					note("first failing value: %s", hex(p, s[i].size));
+					snprintf(first, sizeof(first), "%s with bit %zu flipped%s: %s", s[i].name, bit,
+							 fix_checksum ? " (checksum fixed)" : "", err);
+				}
+			}
+		}
+		free(p);
+	}
+	free_samples(s);
+	note("%lu of %lu single-bit flips accepted%s; %llu posteriors compared with the reference",
+		 accepted, total, fix_checksum ? " after fixing the checksum" : "",
+		 (unsigned long long) st.ref_compared);
+	CHECK(bad == 0, "%lu accepted values fail the checks; first: %s", bad, first);
+	if (!fix_checksum)
+		CHECK(accepted == 0, "%lu flips accepted despite the checksum", accepted);
+}
+
+static void
+test_view_bitflips(void)
+{
+	bitflips(false);
+}
+
+static void
+test_view_bitflips_checksum_fixed(void)
+{
+	bitflips(true);
+}
+
+/* The toy model as a RawModel, to corrupt. */
+static void
+toy_raw(RawModel *m)
+{
+	uint32_t	k;
+
+	raw_init(m);
+	raw_add_class(m, "ham", 3, 1);
+	raw_add_class(m, "spam", 4, 2);
+	k = raw_add_token(m, "a", 1);
+	raw_add_entry(m, k, SPAM, 3, 2);
+	k = raw_add_token(m, "b", 1);
+	raw_add_entry(m, k, HAM, 1, 1);
+	raw_add_entry(m, k, SPAM, 1, 1);
+	k = raw_add_token(m, "c", 1);
+	raw_add_entry(m, k, HAM, 2, 1);
+	raw_add_entry(m, k, SPAM, 1, 1);
+	k = raw_add_token(m, "d", 1);
+	raw_add_entry(m, k, HAM, 1, 1);
+}
+
+typedef enum
+{
+	C_NONE,
+	C_TOKENS_UNSORTED, C_TOKEN_DUP, C_LABELS_UNSORTED, C_LABEL_DUP,
+	C_CLASS_OUT_OF_RANGE, C_CLASS_HUGE, C_CLASSES_UNSORTED, C_CLASS_DUP,
+	C_COUNT_ZERO, C_COUNT_NEG_ZERO, C_COUNT_NEG, C_COUNT_NAN, C_COUNT_INF,
+	C_EDOCS_ZERO, C_EDOCS_NAN, C_EDOCS_INF,
+	C_CDOCS_ZERO, C_CDOCS_NEG, C_CDOCS_NAN, C_CDOCS_INF, C_CDOCS_NEG_INF,
+	C_TOKEN_NO_ENTRIES, C_TOKEN_TOO_MANY_ENTRIES,
+	C_TOKEN_ZERO_BYTE, C_LABEL_ZERO_BYTE, C_NO_CLASSES, C_TOKEN_EMPTY_DUP,
+	/* header / length patches after writing */
+	P_BAD_MAGIC, P_VERSION, P_FLAGS, P_C_ZERO, P_C_PLUS1, P_C_HUGE, P_V_PLUS1, P_V_HUGE,
+	P_E_ZERO, P_E_PLUS1, P_E_MINUS1, P_E_HUGE, P_E_WRAP4, P_E_WRAP8, P_E_WRAP20,
+	P_LABEL_LEN_HUGE, P_LABEL_LEN_PLUS1, P_LABEL_LEN_MINUS1, P_TOKEN_LEN_PLUS1,
+	P_TOKEN_LEN_MINUS1, P_TOKEN_LEN_HUGE, P_TOKEN_ENTRIES_HUGE, P_TOKEN_ENTRIES_ZERO,
+	P_LABEL_LEN_SHIFT, P_TOKEN_LEN_SHIFT,
+	N_CORRUPTIONS
+} Corruption;
+
+static const char *const corruption_name[] = {
+	"none",
+	"tokens unsorted", "duplicate token", "labels unsorted", "duplicate label",
+	"entry class = C", "entry class 0xffffffff", "entry classes decreasing", "duplicate entry class",
+	"count 0", "count -0.0", "count negative", "count NaN", "count infinite",
+	"entry docs 0", "entry docs NaN", "entry docs infinite",
+	"class docs 0", "class docs negative", "class docs NaN", "class docs infinite", "class docs -infinity",
+	"token with 0 entries", "token with C+1 entries",
+	"zero byte in a token", "zero byte in a label", "no classes", "two empty tokens",
+	"bad magic", "version 2", "flags 1", "header C = 0", "header C + 1", "header C huge",
+	"header V + 1", "header V huge",
+	"header E = 0", "header E + 1", "header E - 1", "header E = 2^64-1",
+	"header E = 2^62 (E*4 wraps)", "header E = 2^61 (E*8 wraps)", "header E * 20 wraps",
+	"label length huge", "label length + 1", "label length - 1", "token length + 1",
+	"token length - 1", "token length huge", "token entries huge", "token entries 0 (kept E)",
+	"label lengths shifted (sum kept)", "token lengths shifted (sum kept)",
+};
+
+static unsigned char *
+corrupted(Corruption c, size_t *size)
+{
+	RawModel	m;
+	unsigned char *p;
+	uint64_t	E = 6;
+	const size_t label_len = 32 + 2 * 8;
+	const size_t token_len = label_len + 2 * 4;
+	const size_t token_entries = token_len + 4 * 4;
+
+	toy_raw(&m);
+	switch (c)
+	{
+		case C_TOKENS_UNSORTED:
+			{
+				RawToken	x = m.t[1];
+
+				m.t[1] = m.t[2];
+				m.t[2] = x;
+			}
+			break;
+		case C_TOKEN_DUP:
+			raw_dup_token(&m, 1);
+			break;
+		case C_LABELS_UNSORTED:
+			{
+				RawClass	x = m.c[0];
+
+				m.c[0] = m.c[1];
+				m.c[1] = x;
+			}
+			break;
+		case C_LABEL_DUP:
+			raw_dup_class(&m, 0);
+			break;
+		case C_CLASS_OUT_OF_RANGE:
+			m.t[0].e[0].cls = 2;
+			break;
+		case C_CLASS_HUGE:
+			m.t[0].e[0].cls = UINT32_MAX;
+			break;
+		case C_CLASSES_UNSORTED:
+			m.t[1].e[0].cls = SPAM;
+			m.t[1].e[1].cls = HAM;
+			break;
+		case C_CLASS_DUP:
+			m.t[1].e[1].cls = HAM;
+			break;
+		case C_COUNT_ZERO:
+			m.t[2].e[1].count = 0;
+			break;
+		case C_COUNT_NEG_ZERO:
+			m.t[2].e[1].count = -0.0;
+			break;
+		case C_COUNT_NEG:
+			m.t[2].e[1].count = -1;
+			break;
+		case C_COUNT_NAN:
+			m.t[2].e[1].count = NAN;
+			break;
+		case C_COUNT_INF:
+			m.t[2].e[1].count = INFINITY;
+			break;
+		case C_EDOCS_ZERO:
+			m.t[3].e[0].docs = 0;
+			break;
+		case C_EDOCS_NAN:
+			m.t[3].e[0].docs = -NAN;
+			break;
+		case C_EDOCS_INF:
+			m.t[3].e[0].docs = INFINITY;
+			break;
+		case C_CDOCS_ZERO:
+			m.c[1].docs = 0;
+			break;
+		case C_CDOCS_NEG:
+			m.c[1].docs = -2;
+			break;
+		case C_CDOCS_NAN:
+			m.c[1].docs = NAN;
+			break;
+		case C_CDOCS_INF:
+			m.c[0].docs = INFINITY;
+			break;
+		case C_CDOCS_NEG_INF:
+			m.c[0].docs = -INFINITY;
+			break;
+		case C_TOKEN_NO_ENTRIES:
+			m.t[0].n = 0;
+			break;
+		case C_TOKEN_TOO_MANY_ENTRIES:
+			raw_add_entry(&m, 1, 2, 1, 1);
+			break;
+		case C_TOKEN_ZERO_BYTE:
+			raw_set_string(&m.t[3].str, (const unsigned char *) "d\0", 2);
+			break;
+		case C_LABEL_ZERO_BYTE:
+			raw_set_string(&m.c[1].label, (const unsigned char *) "sp\0am", 5);
+			break;
+		case C_NO_CLASSES:
+			while (m.nt > 0)
+				raw_del_token(&m, 0);
+			raw_del_class(&m, 1);
+			raw_del_class(&m, 0);
+			break;
+		case C_TOKEN_EMPTY_DUP:
+			raw_set_string(&m.t[0].str, (const unsigned char *) "", 0);
+			raw_set_string(&m.t[1].str, (const unsigned char *) "", 0);
+			break;
+		default:
+			break;
+	}
+	p = raw_serialize(&m, size);
+	raw_free(&m);
+
+	switch (c)
+	{
+		case P_BAD_MAGIC:
+			p[3] = 'N';
+			break;
+		case P_VERSION:
+			p[4] = 2;
+			break;
+		case P_FLAGS:
+			p[6] = 1;
+			break;
+		case P_C_ZERO:
+			nb_write_u32(p + 8, 0, 0);
+			break;
+		case P_C_PLUS1:
+			nb_write_u32(p + 8, 0, 3);
+			break;
+		case P_C_HUGE:
+			nb_write_u32(p + 8, 0, UINT32_MAX);
+			break;
+		case P_V_PLUS1:
+			nb_write_u32(p + 12, 0, 5);
+			break;
+		case P_V_HUGE:
+			nb_write_u32(p + 12, 0, UINT32_MAX);
+			break;
+		case P_E_ZERO:
+		case P_E_PLUS1:
+		case P_E_MINUS1:
+		case P_E_HUGE:
+		case P_E_WRAP4:
+		case P_E_WRAP8:
+		case P_E_WRAP20:
+			E = c == P_E_ZERO ? 0 : c == P_E_PLUS1 ? 7 : c == P_E_MINUS1 ? 5 :
+				c == P_E_HUGE ? UINT64_MAX : c == P_E_WRAP4 ? UINT64_C(1) << 62 :
+				c == P_E_WRAP8 ? (UINT64_C(1) << 61) + 1 :
+				/* 20 * E = 2^64 + 40 */
+				UINT64_C(0xcccccccccccccccc) + 3;
+			nb_write_u32(p + 16, 0, (uint32_t) E);
+			nb_write_u32(p + 20, 0, (uint32_t) (E >> 32));
+			break;
+		case P_LABEL_LEN_HUGE:
+			nb_write_u32(p + label_len, 1, UINT32_MAX);
+			break;
+		case P_LABEL_LEN_PLUS1:
+			nb_write_u32(p + label_len, 1, 5);
+			break;
+		case P_LABEL_LEN_MINUS1:
+			nb_write_u32(p + label_len, 1, 3);
+			break;
+		case P_TOKEN_LEN_PLUS1:
+			nb_write_u32(p + token_len, 3, 2);
+			break;
+		case P_TOKEN_LEN_MINUS1:
+			nb_write_u32(p + token_len, 3, 0);
+			break;
+		case P_TOKEN_LEN_HUGE:
+			nb_write_u32(p + token_len, 0, UINT32_MAX);
+			break;
+		case P_TOKEN_ENTRIES_HUGE:
+			nb_write_u32(p + token_entries, 0, UINT32_MAX);
+			break;
+		case P_TOKEN_ENTRIES_ZERO:
+			nb_write_u32(p + token_entries, 0, 0);
+			break;
+		case P_LABEL_LEN_SHIFT:
+			/* "ham" "spam" read as "hams" "pam": sum kept, order kept, still valid? no: */
+			nb_write_u32(p + label_len, 0, 4);
+			nb_write_u32(p + label_len, 1, 3);
+			break;
+		case P_TOKEN_LEN_SHIFT:
+			/* "a" "b" "c" "d" read as "ab" "" "c" "d": unsorted */
+			nb_write_u32(p + token_len, 0, 2);
+			nb_write_u32(p + token_len, 1, 0);
+			break;
+		default:
+			break;
+	}
+	nbt_fix_checksum(p, *size);
+	return p;
+}
+
+static void
+test_view_corrupt_structure(void)
+{
+	for (int c = 0; c < N_CORRUPTIONS; c++)
+	{
+		size_t		size;
+		unsigned char *p = corrupted((Corruption) c, &size);
+		NbView		v;
+		NbFormatError e;
+		bool		accepted;
+
+		e.message[0] = '\0';
+		accepted = nb_view_open(&v, p, size, &e);
+		if (c == C_NONE)
+		{
+			CHECK(accepted, "the uncorrupted control value is rejected: %s", e.message);
+		}
+		else if (c == P_LABEL_LEN_SHIFT)
+		{
+			/* "hams" < "pam": a different but valid model; it must be usable */
+			NbtStats	st = {0};
+			char		err[512];
+
+			if (accepted && !nbt_check_model(p, size, &v, 1, 0, &st, err, sizeof(err)))
+				CHECK(false, "%s: accepted and then: %s", corruption_name[c], err);
+		}
+		else
+		{
+			if (accepted)
+				note("accepted: %s", hex(p, size));
+			CHECK(!accepted, "%s: accepted", corruption_name[c]);
+			CHECK(e.message[0] != '\0', "%s: no error message", corruption_name[c]);
+		}
+		free(p);
+	}
+}
+
+/* ---------------------------------------------------------------- */
+/* scorer                                                            */
+
+static void
+test_scorer_multinomial(void)
+{
+	/*
+	 * alpha = 1, fitted prior, document a c c (x_a = 1, x_c = 2):
+	 *   theta_jc = (N_jc + 1) / (T_c + 4)
+	 *   ham : a 1/8, c 3/8;  1/3 * 1/8 * (3/8)^2 = 3/512
+	 *   spam: a 4/9, c 2/9;  2/3 * 4/9 * (2/9)^2 = 32/2187
+	 *   P(ham) = 3/512 / (3/512 + 32/2187) = 6561 / 22945
+	 */
+	Scored		r = score_rows(toy, NTOY, NB_MULTINOMIAL, 1, NB_PRIOR_FIT, NULL, doc_acc);
+
+	CHECK_NEAR(r.post[HAM], 6561.0 / 22945, 1e-12, "P(ham)");
+	CHECK_NEAR(r.post[SPAM], 16384.0 / 22945, 1e-12, "P(spam)");
+	CHECK_NEAR(r.logp[HAM], log(6561.0 / 22945), 1e-12, "log P(ham)");
+	CHECK(r.best == SPAM, "best %lld", (long long) r.best);
+
+	/*
+	 * alpha = 0.5: theta = (N + 0.5) / (T_c + 2)
+	 *   ham : a 0.5/6, c 2.5/6: 1/3 * (1/12) * (5/12)^2 = 25/5184
+	 *   spam: a 3.5/7 = 1/2, c 1.5/7 = 3/14: 2/3 * 1/2 * 9/196 = 3/196
+	 *   P(ham) = (25/5184) / (25/5184 + 3/196)
+	 */
+	r = score_rows(toy, NTOY, NB_MULTINOMIAL, 0.5, NB_PRIOR_FIT, NULL, doc_acc);
+	CHECK_NEAR(r.post[HAM], (25.0 / 5184) / (25.0 / 5184 + 3.0 / 196), 1e-12, "P(ham), alpha 0.5");
+
+	/* empty document: the prior */
+	r = score_rows(toy, NTOY, NB_MULTINOMIAL, 1, NB_PRIOR_FIT, NULL, doc_empty);
+	CHECK_NEAR(r.post[HAM], 1.0 / 3, 1e-12, "P(ham | empty doc)");
+}
+
+static void
+test_scorer_bernoulli(void)
+{
+	/*
+	 * alpha = 1: t_jc = (d_jc + 1) / (D_c + 2); document {a, c}: b, d absent.
+	 *   ham  (D=1): t = a 1/3, b 2/3, c 2/3, d 2/3
+	 *         1/3 * 1/3 * (1 - 2/3) * 2/3 * (1 - 2/3) = 2/243
+	 *   spam (D=2): t = a 3/4, b 1/2, c 1/2, d 1/4
+	 *         2/3 * 3/4 * (1 - 1/2) * 1/2 * (1 - 1/4) = 3/32
+	 *   P(ham) = (2/243) / (2/243 + 3/32) = 64 / 793
+	 * Repeating c changes nothing (presence only).
+	 */
+	Scored		r = score_rows(toy, NTOY, NB_BERNOULLI, 1, NB_PRIOR_FIT, NULL, doc_acc);
+
+	CHECK_NEAR(r.post[HAM], 64.0 / 793, 1e-12, "P(ham)");
+	CHECK_NEAR(r.post[SPAM], 729.0 / 793, 1e-12, "P(spam)");
+	CHECK(r.best == SPAM, "best %lld", (long long) r.best);
+
+	/*
+	 * empty document, every token absent:
+	 *   ham : 1/3 * (2/3)(1/3)(1/3)(1/3) = 2/243
+	 *   spam: 2/3 * (1/4)(1/2)(1/2)(3/4) = 1/32
+	 *   P(ham) = (2/243) / (2/243 + 1/32) = 64 / 307
+	 */
+	r = score_rows(toy, NTOY, NB_BERNOULLI, 1, NB_PRIOR_FIT, NULL, doc_empty);
+	CHECK_NEAR(r.post[HAM], 64.0 / 307, 1e-12, "P(ham | empty doc)");
+}
+
+static void
+test_scorer_complement(void)
+{
+	/*
+	 * alpha = 1: score_c = sum_j x_j log((T + aV - T_c) / (F_j + a - N_jc)),
+	 * T + aV = 13, no prior (2 classes).  Document a c c:
+	 *   ham : numerator 13 - 4 = 9; a: 3+1-0 = 4, c: 3+1-2 = 2
+	 *         (9/4) * (9/2)^2 = 729/16
+	 *   spam: numerator 13 - 5 = 8; a: 3+1-3 = 1, c: 3+1-1 = 3
+	 *         8 * (8/3)^2 = 512/9
+	 *   P(ham) = (729/16) / (729/16 + 512/9) = 6561 / 14753
+	 */
+	Scored		r = score_rows(toy, NTOY, NB_COMPLEMENT, 1, NB_PRIOR_FIT, NULL, doc_acc);
+
+	CHECK_NEAR(r.post[HAM], 6561.0 / 14753, 1e-12, "P(ham)");
+	CHECK_NEAR(r.post[SPAM], 8192.0 / 14753, 1e-12, "P(spam)");
+	CHECK(r.best == SPAM, "best %lld", (long long) r.best);
+	/* the class prior is not used: uniform gives the same */
+	r = score_rows(toy, NTOY, NB_COMPLEMENT, 1, NB_PRIOR_UNIFORM, NULL, doc_acc);
+	CHECK_NEAR(r.post[HAM], 6561.0 / 14753, 1e-12, "P(ham), uniform prior");
+}
+
+static void
+test_scorer_priors(void)
+{
+	static const double ham0[] = {0, 1};
+	static const double three_one[] = {3, 1};
+	Scored		r;
+
+	/*
+	 * uniform prior, multinomial alpha = 1, document a c c:
+	 *   ham 1/2 * 1/8 * 9/64, spam 1/2 * 4/9 * 4/81
+	 *   P(ham) = (9/512) / (9/512 + 16/729) = 6561 / 14753
+	 */
+	r = score_rows(toy, NTOY, NB_MULTINOMIAL, 1, NB_PRIOR_UNIFORM, NULL, doc_acc);
+	CHECK_NEAR(r.post[HAM], 6561.0 / 14753, 1e-12, "P(ham), uniform");
+	/* given {ham: 3, spam: 1}: P(ham) = (27/2048) / (27/2048 + 4/729) = 19683 / 27875 */
+	r = score_rows(toy, NTOY, NB_MULTINOMIAL, 1, NB_PRIOR_GIVEN, three_one, doc_acc);
+	CHECK_NEAR(r.post[HAM], 19683.0 / 27875, 1e-12, "P(ham), given 3:1");
+	CHECK(r.best == HAM, "best %lld with prior 3:1", (long long) r.best);
+	/* given {ham: 0}: ham is excluded even where it would win */
+	r = score_rows(toy, NTOY, NB_BERNOULLI, 1, NB_PRIOR_GIVEN, ham0, doc_d);
+	CHECK(r.logp[HAM] == -INFINITY && r.post[SPAM] == 1 && r.best == SPAM,
+		  "prior 0: log P(ham) = %g, P(spam) = %g", r.logp[HAM], r.post[SPAM]);
+	r = score_rows(toy, NTOY, NB_MULTINOMIAL, 0, NB_PRIOR_GIVEN, ham0, doc_d);
+	CHECK(r.logp[HAM] == -INFINITY && r.post[SPAM] == 1 && r.best == SPAM,
+		  "prior 0, alpha 0: log P(ham) = %g, P(spam) = %g", r.logp[HAM], r.post[SPAM]);
+}
+
+static void
+test_scorer_alpha0(void)
+{
+	Scored		r;
+
+	/*
+	 * Multinomial, alpha -> 0: theta_jc = (N_jc + a) / (T_c + 4a).
+	 * a c c: ham has theta_a ~ a/4 (one zero factor), spam none -> spam 1.
+	 */
+	r = score_rows(toy, NTOY, NB_MULTINOMIAL, 0, NB_PRIOR_FIT, NULL, doc_acc);
+	CHECK(r.logp[HAM] == -INFINITY && r.logp[SPAM] == 0 && r.best == SPAM,
+		  "a c c: log P = %g, %g", r.logp[HAM], r.logp[SPAM]);
+	/*
+	 * a d: both have one zero factor; the rest decides:
+	 *   ham : 1/3 * (a/4) * (1/4)   -> 1/48 a
+	 *   spam: 2/3 * (3/5) * (a/5)   -> 2/25 a
+	 *   P(ham) = (1/48) / (1/48 + 2/25) = 25/121
+	 */
+	r = score_rows(toy, NTOY, NB_MULTINOMIAL, 0, NB_PRIOR_FIT, NULL, doc_ad);
+	CHECK_NEAR(r.post[HAM], 25.0 / 121, 1e-12, "a d: P(ham)");
+	CHECK(r.best == SPAM, "a d: best %lld", (long long) r.best);
+	/* a a d: ham has two zero factors, spam one -> spam 1 */
+	r = score_rows(toy, NTOY, NB_MULTINOMIAL, 0, NB_PRIOR_FIT, NULL, doc_aad);
+	CHECK(r.logp[HAM] == -INFINITY && r.post[SPAM] == 1, "a a d: log P(ham) = %g", r.logp[HAM]);
+
+	/*
+	 * Bernoulli, alpha -> 0: t_jc = d_jc / D_c:
+	 *   ham  t = a 0, b 1, c 1, d 1;   spam t = a 1, b 1/2, c 1/2, d 0.
+	 * {a, c}: ham zero factors a, (1 - t_b), (1 - t_d) = 3; spam none -> spam 1.
+	 */
+	r = score_rows(toy, NTOY, NB_BERNOULLI, 0, NB_PRIOR_FIT, NULL, doc_acc);
+	CHECK(r.logp[HAM] == -INFINITY && r.post[SPAM] == 1, "bernoulli {a,c}: log P(ham) = %g", r.logp[HAM]);
+	/*
+	 * {d}: ham: 1 - t_b ~ a/1, 1 - t_c ~ a/1 (2 zero factors), rest 1; prior 1/3
+	 *      spam: 1 - t_a ~ a/2, t_d ~ a/2 (2 zero factors), (1/2)(1/2) for b, c;
+	 *            prior 2/3: 2/3 * 1/2 * 1/2 * 1/2 * 1/2 = 1/24
+	 *   P(ham) = (1/3) / (1/3 + 1/24) = 8/9
+	 */
+	r = score_rows(toy, NTOY, NB_BERNOULLI, 0, NB_PRIOR_FIT, NULL, doc_d);
+	CHECK_NEAR(r.post[HAM], 8.0 / 9, 1e-12, "bernoulli {d}: P(ham)");
+	CHECK(r.best == HAM, "bernoulli {d}: best %lld", (long long) r.best);
+
+	/*
+	 * Complement, alpha -> 0: ham numerator 9 - 4 = 5, spam 9 - 5 = 4.
+	 * a c c: spam's a-denominator F_a - N_a,spam = 0 -> spam's score -> +inf: spam 1.
+	 */
+	r = score_rows(toy, NTOY, NB_COMPLEMENT, 0, NB_PRIOR_FIT, NULL, doc_acc);
+	CHECK(r.logp[HAM] == -INFINITY && r.post[SPAM] == 1, "complement a c c: log P(ham) = %g", r.logp[HAM]);
+	/*
+	 * d a: ham : d: 5 / (1 - 1 = a), a: 5 / 3     -> (25/3) / a
+	 *      spam: d: 4 / 1,         a: 4 / (3 - 3 = a) -> 16 / a
+	 *   P(ham) = (25/3) / (25/3 + 16) = 25/73
+	 */
+	r = score_rows(toy, NTOY, NB_COMPLEMENT, 0, NB_PRIOR_FIT, NULL, doc_da);
+	CHECK_NEAR(r.post[HAM], 25.0 / 73, 1e-12, "complement d a: P(ham)");
+	for (int kind = 0; kind < 3; kind++)
+	{
+		const char *const *docs[] = {doc_acc, doc_ad, doc_aad, doc_d, doc_empty};
+
+		for (int d = 0; d < 5; d++)
+		{
+			r = score_rows(toy, NTOY, (NbKind) kind, 0, NB_PRIOR_FIT, NULL, docs[d]);
+			CHECK(!r.any_nan && fabs(r.post[0] + r.post[1] - 1) < 1e-12,
+				  "kind %d doc %d: P = %g, %g", kind, d, r.post[0], r.post[1]);
+		}
+	}
+}
+
+/*
+ * A class whose documents had no tokens (README: "An empty array is a
+ * document with no tokens: it counts for its class's documents and prior").
+ *   empty: 1 document, no tokens (T = 0);  full: 1 document "x y".
+ * Multinomial, document "x": theta_x,empty = a / (0 + 2a) = 1/2 and
+ * theta_x,full = (1 + a) / (2 + 2a) = 1/2 for EVERY a > 0, so the
+ * posterior is 1/2, 1/2 for every a > 0 and therefore also in the limit
+ * a -> 0 that alpha = 0 is documented to return.
+ */
+static const Row empty_full[] = {
+	{"empty", 1, {NULL}},
+	{"full", 1, {"x", "y"}},
+};
+static const char *const doc_x[] = {"x", NULL};
+
+static void
+test_scorer_alpha0_empty_class_multinomial(void)
+{
+	static const double alphas[] = {1, 0.5, 1e-3, 1e-9, 0};
+	Scored		r;
+
+	for (int i = 0; i < 5; i++)
+	{
+		r = score_rows(empty_full, 2, NB_MULTINOMIAL, alphas[i], NB_PRIOR_FIT, NULL, doc_x);
+		CHECK_NEAR(r.post[0], 0.5, 1e-9,
+				   alphas[i] == 0 ? "alpha=0: P(empty) (theta_x,empty = a/(T_c + aV) loses the 1/V)" :
+				   "alpha>0: P(empty)");
+	}
+}
+
+/*
+ * Complement with the same model, document "x":
+ *   empty: (T + aV - 0) / (F_x + a - 0)   = (2 + 2a) / (1 + a) = 2
+ *   full : (T + aV - 2) / (F_x + a - 1)   = 2a / a            = 2
+ * so 1/2, 1/2 for every a > 0 and in the limit.
+ */
+static void
+test_scorer_alpha0_empty_class_complement(void)
+{
+	static const double alphas[] = {1, 0.5, 1e-3, 1e-9, 0};
+	Scored		r;
+
+	for (int i = 0; i < 5; i++)
+	{
+		r = score_rows(empty_full, 2, NB_COMPLEMENT, alphas[i], NB_PRIOR_FIT, NULL, doc_x);
+		CHECK_NEAR(r.post[0], 0.5, 1e-9,
+				   alphas[i] == 0 ? "alpha=0: P(empty) (numerator T + aV - T_c = aV loses the V)" :
+				   "alpha>0: P(empty)");
+	}
+}
+
+static void
+test_scorer_ties(void)
+{
+	/* symmetric classes: exact ties go to the lowest class index */
+	static const Row sym[] = {
+		{"b", 1, {"t", "u"}},
+		{"a", 1, {"t", "v"}},
+		{"c", 2, {"w"}},
+	};
+	static const char *const doc_t[] = {"t", NULL};
+	static const double equal[] = {1, 1, 1};
+
+	for (int kind = 0; kind < 3; kind++)
+		for (int a = 0; a < 2; a++)
+		{
+			Scored		r = score_rows(sym, 2, (NbKind) kind, a, NB_PRIOR_FIT, NULL, doc_t);
+
+			CHECK(r.best == 0, "kind %d alpha %d: best %lld", kind, a, (long long) r.best);
+			CHECK(r.logp[0] == r.logp[1], "kind %d alpha %d: not an exact tie (%.17g, %.17g)",
+				  kind, a, r.logp[0], r.logp[1]);
+			CHECK_NEAR(r.post[0], 0.5, 1e-12, "P(a)");
+			/* with a third class that is less likely, classes 0 and 1 still tie */
+			r = score_rows(sym, 3, (NbKind) kind, a, NB_PRIOR_GIVEN, equal, doc_t);
+			CHECK(r.best == 0 && r.logp[0] == r.logp[1], "3 classes, kind %d alpha %d: best %lld",
+				  kind, a, (long long) r.best);
+		}
+}
+
+/* Random models, every kind, alpha and prior against the reference implementation. */
+static void
+random_models(bool empty_docs)
+{
+	NbtStats	st = {0};
+	uint64_t	seed = empty_docs ? 1000 : 7;
+
+	for (int iter = 0; iter < 60; iter++)
+	{
+		int			nrows = 1 + (int) (nbt_rand(&seed) % 40);
+		int			nclasses = 1 + (int) (nbt_rand(&seed) % 6);
+		uint32_t	vocab = 1 + (uint32_t) (nbt_rand(&seed) % 200);
+		RandRow    *rows = malloc(sizeof(RandRow) * nrows);
+		size_t		size;
+		unsigned char *buf;
+		NbView		v;
+		char		err[512];
+
+		rand_rows(rows, nrows, nclasses, vocab, nbt_rand(&seed), empty_docs);
+		if (!empty_docs)
+			for (int i = 0; i < nrows; i++)
+				if (rows[i].n == 0)
+					rows[i].n = 1;
+		buf = serialize_rand(rows, NULL, nrows, &size);
+		free(rows);
+		CHECK(open_view(&v, buf, size, err, sizeof(err)), "rejected: %s", err);
+		CHECK(nbt_model_is_nice(&v), "random model not well-conditioned");
+		if (!nbt_check_model(buf, size, &v, iter, 0, &st, err, sizeof(err)))
+		{
+			note("model: %s", hex(buf, size));
+			free(buf);
+			CHECK(false, "model %d: %s", iter, err);
+		}
+		free(buf);
+	}
+	note("%llu documents scored, %llu compared with the reference, %llu mutual-information checks",
+		 (unsigned long long) st.scored, (unsigned long long) st.ref_compared,
+		 (unsigned long long) st.mi_compared);
+	CHECK(st.ref_compared > 1000, "only %llu reference comparisons", (unsigned long long) st.ref_compared);
+}
+
+static void
+test_scorer_random_vs_reference(void)
+{
+	random_models(false);
+}
+
+static void
+test_scorer_random_vs_reference_empty_docs(void)
+{
+	random_models(true);
+}
+
+/*
+ * Weights are any finite positive number (pg_train.c), so sums over
+ * classes can overflow although every stored number is finite and the
+ * trainer's overflow flag stays clear.  Posteriors must still not be NaN.
+ */
+static void
+test_scorer_no_nan_total_docs_overflow(void)
+{
+	/* D_a = D_b = 1e308 (valid), D = 2e308 = inf */
+	static const Row rows[] = {
+		{"a", 1e308, {"x"}},
+		{"b", 1e308, {"y"}},
+	};
+	static const char *const doc[] = {"x", NULL};
+	NbTrainer  *t = train_rows(rows, 2);
+	bool		flagged = t->overflow || !nb_trainer_sums_finite(t);
+	size_t		size;
+	unsigned char *buf = serialize(t, &size);
+	NbView		v;
+	NbFormatError e;
+	bool		valid = nb_view_open(&v, buf, size, &e);
+
+	nb_trainer_destroy(t);
+	free(buf);
+	CHECK(flagged != valid, "trainer says %s, nb_view_open %s the value",
+		  flagged ? "overflow" : "finite", valid ? "accepts" : "rejects");
+	for (int kind = 0; kind < 2; kind++)
+	{
+		Scored		r;
+
+		if (flagged)
+			break;				/* refused: fine */
+		r = score_rows(rows, 2, (NbKind) kind, 1, NB_PRIOR_FIT, NULL, doc);
+		CHECK(!r.any_nan && r.best >= 0, "%s, fit prior: log P = %g, %g, best %lld",
+			  kind ? "bernoulli" : "multinomial", r.logp[0], r.logp[1], (long long) r.best);
+	}
+}
+
+static void
+test_scorer_no_nan_class_tokens_overflow(void)
+{
+	/* T_a = 1e308 + 1e308 = inf although N_xa, N_ya are finite */
+	static const Row rows[] = {
+		{"a", 1e308, {"x", "y"}},
+		{"b", 1, {"z"}},
+	};
+	NbTrainer  *t = train_rows(rows, 2);
+	bool		flagged = t->overflow || !nb_trainer_sums_finite(t);
+	static const char *const docs[][3] = {{NULL}, {"z", NULL}, {"x", NULL}};
+	size_t		size;
+	unsigned char *buf = serialize(t, &size);
+	NbView		v;
+	NbFormatError e;
+	bool		valid = nb_view_open(&v, buf, size, &e);
+
+	nb_trainer_destroy(t);
+	free(buf);
+	CHECK(flagged != valid, "trainer says %s, nb_view_open %s the value",
+		  flagged ? "overflow" : "finite", valid ? "accepts" : "rejects");
+	if (flagged)
+		return;					/* refused: fine */
+	for (int kind = 0; kind < 3; kind++)
+		for (int d = 0; d < 3; d++)
+		{
+			Scored		r = score_rows(rows, 2, (NbKind) kind, 1, NB_PRIOR_FIT, NULL, docs[d]);
+
+			CHECK(!r.any_nan && r.best >= 0, "kind %d, document %d: log P = %g, %g, best %lld",
+				  kind, d, r.logp[0], r.logp[1], (long long) r.best);
+		}
+}
+
+/*
+ * nb_view_open accepts entry docs > class docs (never produced by the
+ * trainer).  Merging such a model with itself overflows entry_docs; the
+ * trainer must then report it (overflow flag or nb_trainer_sums_finite),
+ * or write a valid value.
+ */
+static void
+test_trainer_merge_docs_overflow(void)
+{
+	RawModel	m;
+	unsigned char *p,
+			   *out;
+	size_t		size,
+				osize;
+	NbView		v,
+				v2;
+	NbFormatError e;
+	NbTrainer  *t;
+	bool		overflow;
+	bool		valid;
+
+	raw_init(&m);
+	raw_add_class(&m, "c", 1, 1);
+	raw_add_token(&m, "t", 1);
+	raw_add_entry(&m, 0, 0, 1, 1e308);
+	p = raw_serialize(&m, &size);
+	raw_free(&m);
+	if (!nb_view_open(&v, p, size, &e))
+	{
+		free(p);
+		return;					/* rejected up front: fine */
+	}
+	t = nb_trainer_create();
+	nb_trainer_merge_view(t, &v);
+	nb_trainer_merge_view(t, &v);
+	out = serialize(t, &osize);
+	overflow = t->overflow || !nb_trainer_sums_finite(t);
+	nb_trainer_destroy(t);
+	valid = nb_view_open(&v2, out, osize, &e);
+	free(p);
+	free(out);
+	CHECK(overflow || valid, "no overflow reported but the merged model is invalid: %s", e.message);
+}
+
+/*
+ * nb_index_lookup: unknown tokens skipped, duplicates merged (counts summed)
+ * in order of first occurrence; every call starts afresh, also when its
+ * sequence number wraps around.
+ */
+static void
+test_index_lookup(void)
+{
+	size_t		size;
+	unsigned char *buf = serialize_rows(toy, NTOY, &size);
+	NbView		v;
+	NbIndex		ix;
+	char		why[200];
+	static const char *const words[] = {"zz", "d", "a", "", "d", "aa", "b"};
+	NbTokenRef	refs[200];
+	int64_t		scratch[200];
+	NbDocToken	doc[200];
+	uint32_t	n;
+
+	CHECK(open_view(&v, buf, size, why, sizeof(why)), "rejected: %s", why);
+	nb_index_build(&ix, &v);
+	for (int i = 0; i < 7; i++)
+	{
+		refs[i].str = words[i];
+		refs[i].len = (uint32_t) strlen(words[i]);
+		refs[i].count = i + 1;
+	}
+	for (int round = 0; round < 3; round++)
+	{
+		if (round == 2)
+			ix.lookup_seq = UINT32_MAX; /* the next call wraps around */
+		n = nb_index_lookup(&ix, refs, 7, scratch, doc);
+		if (n != 3 || doc[0].token != 3 || doc[0].count != 7 || doc[1].token != 0 ||
+			doc[1].count != 3 || doc[2].token != 1 || doc[2].count != 7)
+		{
+			nb_index_free(&ix);
+			free(buf);
+			CHECK(false, "round %d: %u tokens: (%u %g) (%u %g) (%u %g), expected (3 7) (0 3) (1 7)",
+				  round, n, doc[0].token, doc[0].count, doc[1].token, doc[1].count,
+				  doc[2].token, doc[2].count);
+		}
+	}
+	CHECK(nb_index_lookup(&ix, refs, 0, scratch, doc) == 0, "empty lookup");
+	CHECK(nb_index_lookup(&ix, refs, 1, scratch, doc) == 0, "unknown token found");
+	/* 200 occurrences of the 4 tokens */
+	for (int i = 0; i < 200; i++)
+	{
+		refs[i].str = i % 4 == 0 ? "c" : i % 4 == 1 ? "a" : i % 4 == 2 ? "d" : "b";
+		refs[i].len = 1;
+		refs[i].count = 1;
+	}
+	n = nb_index_lookup(&ix, refs, 200, scratch, doc);
+	CHECK(n == 4 && doc[0].token == 2 && doc[0].count == 50 && doc[3].token == 1 && doc[3].count == 50,
+		  "200 occurrences: %u tokens, first (%u %g)", n, doc[0].token, doc[0].count);
+	CHECK(nb_index_class(&ix, "spam", 4) == SPAM && nb_index_class(&ix, "ham", 3) == HAM &&
+		  nb_index_class(&ix, "eggs", 4) == -1, "nb_index_class");
+	nb_index_free(&ix);
+	free(buf);
+}
+
+/* ---------------------------------------------------------------- */
+/* mutual information                                                */
+
+static void
+test_mutual_info(void)
+{
+	/*
+	 * Murphy eq. 3.76, theta_jc = d_jc / D_c, pi = (1/3, 2/3):
+	 *   a: theta = (0, 1),  theta_j = 2/3
+	 *      I = 1/3 [1 log(1 / (1/3))] + 2/3 [1 log(1 / (2/3))] = log 3 - 2/3 log 2
+	 *      (a predicts the class perfectly: I = H(class))
+	 *   b: theta = (1, 1/2), theta_j = 2/3
+	 *      I = 1/3 [log(3/2)] + 2/3 [1/2 log(3/4) + 1/2 log(3/2)] = 1/3 log(27/16)
+	 *   c: same document frequencies as b;  d: mirror image of a.
+	 */
+	size_t		size;
+	unsigned char *buf = serialize_rows(toy, NTOY, &size);
+	NbView		v;
+	char		why[200];
+	double		mi[4];
+	uint32_t	order[4];
+	const double ia = log(3) - 2.0 / 3 * log(2);
+	const double ib = log(27.0 / 16) / 3;
+
+	CHECK(open_view(&v, buf, size, why, sizeof(why)), "rejected: %s", why);
+	nb_mutual_info(&v, mi);
+	free(buf);
+	CHECK_NEAR(mi[0], ia, 1e-12, "I(a)");
+	CHECK_NEAR(mi[1], ib, 1e-12, "I(b)");
+	CHECK_NEAR(mi[2], ib, 1e-12, "I(c)");
+	CHECK_NEAR(mi[3], ia, 1e-12, "I(d)");
+	nb_rank_by_mutual_info(mi, 4, order);
+	CHECK((order[0] == 0 || order[0] == 3) && (order[1] == 0 || order[1] == 3) &&
+		  (order[2] == 1 || order[2] == 2) && (order[3] == 1 || order[3] == 2),
+		  "rank %u %u %u %u", order[0], order[1], order[2], order[3]);
+}
+
+static void
+test_mutual_info_weighted(void)
+{
+	/*
+	 * Two classes of 2 documents each (weights), token t in one document of
+	 * class p only: theta = (1/2, 0), pi = (1/2, 1/2), theta_j = 1/4.
+	 *   I = 1/2 [1/2 log(2) + 1/2 log((1/2)/(3/4))] + 1/2 [log(1/(3/4))]
+	 *     = 3/4 log(4/3)
+	 * Token u in every document: I = 0.  Token w: theta = (1, 1/2)... see below.
+	 */
+	static const Row rows[] = {
+		{"p", 1, {"t", "u", "w"}},
+		{"p", 1, {"u", "w"}},
+		{"q", 2, {"u", "w"}},
+	};
+	/* w: p has it in both docs (theta 1), q in its one doc of weight 2 (theta 1): I = 0 */
+	size_t		size;
+	unsigned char *buf = serialize_rows(rows, 3, &size);
+	NbView		v;
+	char		why[200];
+	double		mi[3];
+
+	CHECK(open_view(&v, buf, size, why, sizeof(why)), "rejected: %s", why);
+	nb_mutual_info(&v, mi);
+	free(buf);
+	CHECK_NEAR(mi[0], 0.75 * log(4.0 / 3), 1e-12, "I(t)");
+	CHECK(mi[1] == 0, "I(u) = %g", mi[1]);
+	CHECK(mi[2] == 0, "I(w) = %g", mi[2]);
+}
+
+/*
+ * Weights are any positive finite numbers.  With 1e-300 and 1e10, token x
+ * (only in class a) has theta_x = d_x / D = 1e-310 (subnormal) while
+ * theta_xa = 1: the exact information is pi_a log(1 / theta_x) + ... ~ 7e-308,
+ * tiny and finite, and never more than H(class) <= log 2.
+ */
+static void
+test_mutual_info_extreme_weights(void)
+{
+	static const Row rows[] = {
+		{"a", 1e-300, {"x"}},
+		{"b", 1e10, {"y"}},
+	};
+	size_t		size;
+	unsigned char *buf = serialize_rows(rows, 2, &size);
+	NbView		v;
+	char		why[200];
+	double		mi[2];
+
+	CHECK(open_view(&v, buf, size, why, sizeof(why)), "rejected: %s", why);
+	nb_mutual_info(&v, mi);
+	free(buf);
+	CHECK(isfinite(mi[0]) && mi[0] >= 0 && mi[0] <= log(2), "I(x) = %g (token only in the 1e-300 class)", mi[0]);
+	CHECK(isfinite(mi[1]) && mi[1] >= 0 && mi[1] <= log(2), "I(y) = %g", mi[1]);
+}
+
+static void
+test_mutual_info_rank_ties(void)
+{
+	static const double mi[] = {0.5, 0.7, 0.5, 0, 0.7, 0.5};
+	static const uint32_t want[] = {1, 4, 0, 2, 5, 3};
+	uint32_t	order[6];
+
+	nb_rank_by_mutual_info(mi, 6, order);
+	for (int i = 0; i < 6; i++)
+		CHECK(order[i] == want[i], "position %d: %u, expected %u", i, order[i], want[i]);
+	nb_rank_by_mutual_info(mi, 0, order);
+}
+
+/* ---------------------------------------------------------------- */
+/* seed corpus for the fuzzer                                        */
+
+static int
+write_file(const char *dir, const char *name, const unsigned char *buf, size_t size)
+{
+	char		path[4096];
+	FILE	   *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "wb");
+	if (f == NULL || fwrite(buf, 1, size, f) != size || fclose(f) != 0)
+	{
+		fprintf(stderr, "cannot write %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	printf("%s (%zu bytes)\n", path, size);
+	return 0;
+}
+
+static int
+write_corpus(const char *dir)
+{
+	static const Row one_class[] = {{"only", 1, {"x", "y", "x"}}};
+	static const Row no_tokens[] = {{"c", 2, {NULL}}};
+	static const Row bytes[] = {
+		{"", 1, {"", "\xff", "a\x01", "\xc3\xa9t\xc3\xa9"}},
+		{"\xff\xfe", 0.5, {"a\x01", "\x7f"}},
+	};
+	RandRow    *rows = malloc(sizeof(RandRow) * 30);
+	unsigned char *buf;
+	size_t		size;
+	int			rc = 0;
+
+	mkdir(dir, 0777);
+	buf = serialize_rows(toy, NTOY, &size);
+	rc |= write_file(dir, "toy.nbm", buf, size);
+	free(buf);
+	buf = serialize_rows(one_class, 1, &size);
+	rc |= write_file(dir, "one_class.nbm", buf, size);
+	free(buf);
+	buf = serialize_rows(no_tokens, 1, &size);
+	rc |= write_file(dir, "no_tokens.nbm", buf, size);
+	free(buf);
+	buf = serialize_rows(empty_full, 2, &size);
+	rc |= write_file(dir, "empty_class.nbm", buf, size);
+	free(buf);
+	buf = serialize_rows(bytes, 2, &size);
+	rc |= write_file(dir, "bytes.nbm", buf, size);
+	free(buf);
+	rand_rows(rows, 30, 5, 24, 11, true);
+	for (int i = 0; i < 30; i++)
+		rows[i].n = rows[i].n % 6;
+	buf = serialize_rand(rows, NULL, 30, &size);
+	rc |= write_file(dir, "weighted.nbm", buf, size);
+	free(buf);
+	free(rows);
+	return rc;
+}
+
+/* ---------------------------------------------------------------- */
+
+int
+main(int argc, char **argv)
+{
+	if (argc == 3 && strcmp(argv[1], "--write-corpus") == 0)
+		return write_corpus(argv[2]);
+	if (argc == 2)
+		filter = argv[1];
+
+	run("strmap: intern 100000 strings, growth, find missing", test_strmap_many);
+	run("strmap: empty, binary and 1 MB strings", test_strmap_binary_and_long);
+	run("strmap: colliding hashes", test_strmap_collisions);
+	run("hash: golden values, determinism, alignment, prefixes, bits", test_hash);
+	run("hash: nb_hash_token and nb_bytes_equal at every length and alignment",
+		test_token_hash_and_equal);
+	run("trainer: counts and document frequencies with weights", test_trainer_counts);
+	run("trainer: output matches the documented layout byte for byte", test_trainer_layout);
+	run("trainer: merge of serialized parts equals training on all rows", test_trainer_merge);
+	run("trainer: serialization is canonical (row and token order)", test_trainer_canonical);
+	run("trainer: batch sizes of nb_trainer_add_tokens do not matter", test_trainer_batches);
+	run("trainer: labels and tokens in unsigned byte order, empty and binary strings",
+		test_trainer_byte_order);
+	run("trainer: self-merge that overflows entry docs is reported or valid",
+		test_trainer_merge_docs_overflow);
+	run("view: accepts trainer output and it is fully usable", test_view_accepts_samples);
+	run("view: accepts values at any alignment", test_view_unaligned);
+	run("view: rejects every truncation", test_view_truncations);
+	run("view: rejects trailing bytes", test_view_extensions);
+	run("view: rejects every single-bit flip (checksum)", test_view_bitflips);
+	run("view: single-bit flips with the checksum fixed are rejected or usable",
+		test_view_bitflips_checksum_fixed);
+	run("view: rejects corrupted structure behind a valid checksum", test_view_corrupt_structure);
+	run("scorer: multinomial posteriors by hand (alpha 1, 0.5)", test_scorer_multinomial);
+	run("scorer: bernoulli posteriors by hand (alpha 1)", test_scorer_bernoulli);
+	run("scorer: complement posteriors by hand (alpha 1)", test_scorer_complement);
+	run("scorer: uniform, given and zero class priors", test_scorer_priors);
+	run("scorer: alpha=0 zero factors, fewest win, no NaN", test_scorer_alpha0);
+	run("scorer: multinomial alpha=0 with a class that has no tokens (limit of alpha->0)",
+		test_scorer_alpha0_empty_class_multinomial);
+	run("scorer: complement alpha=0 when the other classes have no tokens (limit of alpha->0)",
+		test_scorer_alpha0_empty_class_complement);
+	run("scorer: exact ties go to the lowest class index", test_scorer_ties);
+	run("scorer: random models vs reference (every class has tokens)",
+		test_scorer_random_vs_reference);
+	run("scorer: random models vs reference (with token-less documents)",
+		test_scorer_random_vs_reference_empty_docs);
+	run("scorer: total documents overflow (weights 1e308): refused, or no NaN",
+		test_scorer_no_nan_total_docs_overflow);
+	run("scorer: a class's token total overflows (weights 1e308): refused, or no NaN",
+		test_scorer_no_nan_class_tokens_overflow);
+	run("scorer: nb_index_lookup skips unknown tokens, merges duplicates, restarts", test_index_lookup);
+	run("mutual info: toy model by hand (Murphy eq. 3.76)", test_mutual_info);
+	run("mutual info: weighted example by hand, zero information", test_mutual_info_weighted);
+	run("mutual info: finite for extreme weights (1e-300 and 1e10)", test_mutual_info_extreme_weights);
+	run("mutual info: rank descending, ties by token index", test_mutual_info_rank_ties);
+
+	printf("%d passed, %d failed\n", n_passed, n_failed);
+	return n_failed ? 1 : 0;
+}
