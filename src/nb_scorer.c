@@ -195,6 +195,21 @@ nb_index_class(const NbIndex *ix, const char *str, uint32_t len)
 	return nb_strmap_find(&ix->labels, str, len, nb_hash_token(str, len));
 }
 
+/*
+ * Neumaier's compensated summation: add term to *sum, keeping the rounding
+ * error in *comp (the true sum is *sum + *comp).  Log-likelihoods are sums
+ * of many terms, larger than their total, and plain summation would lose
+ * digits against scikit-learn.
+ */
+static inline void
+add_compensated(double *sum, double *comp, double term)
+{
+	double		total = *sum + term;
+
+	*comp += fabs(*sum) >= fabs(term) ? (*sum - total) + term : (term - total) + *sum;
+	*sum = total;
+}
+
 /* Most scorers have no zero factors in their entries; scoring then skips z. */
 static bool
 any_nonzero(const double *v, uint64_t n)
@@ -317,6 +332,7 @@ nb_scorer_build(NbScorer *sc, const NbIndex *ix, const NbOptions *o)
 			{
 				/* entries per class, for the absent-token sum over the vocabulary */
 				double	   *nnz = nb_alloc_zero(sizeof(double) * C);
+				double	   *comp = nb_alloc_zero(sizeof(double) * C);
 
 				/* a token without entry: log t0 - log(1 - t0), t0 = a / (D_c + 2a) */
 				for (uint32_t c = 0; c < C; c++)
@@ -335,7 +351,7 @@ nb_scorer_build(NbScorer *sc, const NbIndex *ix, const NbOptions *o)
 					LogFactor	present = log_present(ix->entry_docs[e], Dc, a);
 
 					nnz[c] += 1;
-					sc->base_f[c] += absent.f;
+					add_compensated(&sc->base_f[c], &comp[c], absent.f);
 					sc->base_z[c] += absent.z;
 					sc->entry_f[e] = (present.f - absent.f) - sc->dist_f[c];
 					sc->entry_z[e] = (present.z - absent.z) - sc->dist_z[c];
@@ -344,10 +360,12 @@ nb_scorer_build(NbScorer *sc, const NbIndex *ix, const NbOptions *o)
 				{
 					LogFactor	absent0 = log_absent(0, ix->class_docs[c], a);
 
-					sc->base_f[c] += (V - nnz[c]) * absent0.f;
+					add_compensated(&sc->base_f[c], &comp[c], (V - nnz[c]) * absent0.f);
+					sc->base_f[c] += comp[c];
 					sc->base_z[c] += (V - nnz[c]) * absent0.z;
 				}
 				nb_free(nnz);
+				nb_free(comp);
 			}
 			break;
 
@@ -421,11 +439,6 @@ nb_scorer_score(NbScorer *sc, const NbDocToken *doc, uint32_t n, double *log_pos
 		sc->z[c] = sc->base_z[c] + occurrences * sc->occ_z[c] + n * sc->dist_z[c];
 	}
 
-	/*
-	 * Neumaier's compensated sum: the terms are larger than their total (a
-	 * long document's log-likelihood is a sum of many terms of both signs),
-	 * and plain summation would lose digits against scikit-learn.
-	 */
 	for (uint32_t i = 0; i < n; i++)
 	{
 		uint32_t	k = doc[i].token;
@@ -435,12 +448,8 @@ nb_scorer_score(NbScorer *sc, const NbDocToken *doc, uint32_t n, double *log_pos
 		for (uint64_t e = ix->token_start[k]; e < end; e++)
 		{
 			uint32_t	c = ix->entry_class[e];
-			double		term = mult * sc->entry_f[e];
-			double		total = sc->f[c] + term;
 
-			sc->fc[c] += fabs(sc->f[c]) >= fabs(term) ?
-				(sc->f[c] - total) + term : (term - total) + sc->f[c];
-			sc->f[c] = total;
+			add_compensated(&sc->f[c], &sc->fc[c], mult * sc->entry_f[e]);
 		}
 		if (sc->any_entry_z)
 			for (uint64_t e = ix->token_start[k]; e < end; e++)
