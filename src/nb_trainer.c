@@ -93,17 +93,15 @@ pair_key(uint32_t token, uint32_t cls)
 	return (uint64_t) token << 32 | cls;
 }
 
-/* The slot of a (token, class) pair, created with zero counts if new. */
-static NbPairSlot *
-pair_slot(NbTrainer *t, uint32_t token, uint32_t cls)
+/*
+ * The slot of a (token, class) pair given the key's hash, created with zero
+ * counts if new.  The caller makes sure there is room for one more pair.
+ */
+static inline NbPairSlot *
+find_pair(NbTrainer *t, uint64_t key, uint64_t hash)
 {
-	uint64_t	key = pair_key(token, cls);
-	uint64_t	j;
+	uint64_t	j = hash & t->pair_mask;
 
-	/* keep the load factor at most 1/2 so probes stay short */
-	if ((t->n_pairs + 1) * 2 > t->pair_mask + 1)
-		grow_pairs(t);
-	j = nb_hash_mix(key) & t->pair_mask;
 	for (;;)
 	{
 		NbPairSlot *s = &t->pairs[j];
@@ -121,6 +119,14 @@ pair_slot(NbTrainer *t, uint32_t token, uint32_t cls)
 		}
 		j = (j + 1) & t->pair_mask;
 	}
+}
+
+/* Grow the pair table so that n more pairs keep its load factor at most 1/2. */
+static void
+reserve_pairs(NbTrainer *t, uint64_t n)
+{
+	while ((t->n_pairs + n) * 2 > t->pair_mask + 1)
+		grow_pairs(t);
 }
 
 void
@@ -168,17 +174,20 @@ nb_trainer_add_tokens(NbTrainer *t, const NbTokenRef *tokens, uint32_t n)
 		hash[i] = nb_hash_token(tokens[i].str, tokens[i].len);
 		nb_strmap_prefetch(&t->tokens, hash[i]);
 	}
+	reserve_pairs(t, n);
 	for (uint32_t i = 0; i < n; i++)
 	{
 		int64_t		found = nb_strmap_find(&t->tokens, tokens[i].str, tokens[i].len, hash[i]);
 
 		id[i] = found >= 0 ? (uint32_t) found :
 			nb_strmap_intern(&t->tokens, tokens[i].str, tokens[i].len, hash[i]);
-		__builtin_prefetch(&t->pairs[nb_hash_mix(pair_key(id[i], t->doc_class)) & t->pair_mask]);
+		/* from here on hash[] holds the hash of the (token, class) key */
+		hash[i] = nb_hash_mix(pair_key(id[i], t->doc_class));
+		__builtin_prefetch(&t->pairs[hash[i] & t->pair_mask]);
 	}
 	for (uint32_t i = 0; i < n; i++)
 	{
-		NbPairSlot *s = pair_slot(t, id[i], t->doc_class);
+		NbPairSlot *s = find_pair(t, pair_key(id[i], t->doc_class), hash[i]);
 
 		s->count += tokens[i].count * t->doc_weight;
 		if (s->last_doc != t->doc_seq)
@@ -218,7 +227,11 @@ nb_trainer_merge_view(NbTrainer *t, const NbView *v)
 
 		for (uint32_t i = 0; i < n; i++, e++)
 		{
-			NbPairSlot *slot = pair_slot(t, tok, class_map[nb_read_u32(v->entry_class, e)]);
+			uint64_t	key = pair_key(tok, class_map[nb_read_u32(v->entry_class, e)]);
+			NbPairSlot *slot;
+
+			reserve_pairs(t, 1);
+			slot = find_pair(t, key, nb_hash_mix(key));
 
 			slot->count += nb_read_f64(v->entry_count, e);
 			slot->docs += nb_read_f64(v->entry_docs, e);
