@@ -20,6 +20,13 @@ nb_hash_mix(uint64_t x)
 	return x;
 }
 
+/*
+ * How many elements ahead batched hash-table work prefetches: far enough
+ * for a miss to complete, near enough not to exhaust the outstanding-miss
+ * buffers of the CPU (prefetching a whole batch at once stalls on them).
+ */
+#define NB_PREFETCH_DISTANCE 12
+
 #define NB_P1 UINT64_C(0x9e3779b97f4a7c15)
 #define NB_P2 UINT64_C(0xbf58476d1ce4e5b9)
 

@@ -148,31 +148,41 @@ nb_index_lookup(NbIndex *ix, const NbTokenRef *tokens, uint32_t n,
 	}
 	seq = ix->lookup_seq;
 
-	/* three passes, so that the cache misses of each overlap */
+	/*
+	 * Three passes with software prefetching a fixed distance ahead, so that
+	 * cache misses overlap without flooding the CPU's outstanding-miss slots.
+	 */
+	for (uint32_t i = 0; i < n; i++)
+		scratch[i] = (int64_t) nb_hash_token(tokens[i].str, tokens[i].len);
+	for (uint32_t i = 0; i < n && i < NB_PREFETCH_DISTANCE; i++)
+		nb_strmap_prefetch(&ix->tokens, (uint64_t) scratch[i]);
 	for (uint32_t i = 0; i < n; i++)
 	{
-		uint64_t	h = nb_hash_token(tokens[i].str, tokens[i].len);
+		int64_t		k;
 
-		scratch[i] = (int64_t) h;
-		nb_strmap_prefetch(&ix->tokens, h);
-	}
-	for (uint32_t i = 0; i < n; i++)
-	{
-		int64_t		k = nb_strmap_find(&ix->tokens, tokens[i].str, tokens[i].len,
-									   (uint64_t) scratch[i]);
-
+		if (i + NB_PREFETCH_DISTANCE < n)
+			nb_strmap_prefetch(&ix->tokens, (uint64_t) scratch[i + NB_PREFETCH_DISTANCE]);
+		k = nb_strmap_find(&ix->tokens, tokens[i].str, tokens[i].len, (uint64_t) scratch[i]);
 		scratch[i] = k;
-		if (k >= 0)
-		{
-			__builtin_prefetch(&ix->lookup_mark[k]);
-			__builtin_prefetch(&ix->token_start[k]);
-		}
 	}
+	for (uint32_t i = 0; i < n && i < NB_PREFETCH_DISTANCE; i++)
+		if (scratch[i] >= 0)
+		{
+			__builtin_prefetch(&ix->lookup_mark[scratch[i]]);
+			__builtin_prefetch(&ix->token_start[scratch[i]]);
+		}
 	for (uint32_t i = 0; i < n; i++)
 	{
 		int64_t		k = scratch[i];
 		uint64_t	mark;
 
+		if (i + NB_PREFETCH_DISTANCE < n && scratch[i + NB_PREFETCH_DISTANCE] >= 0)
+		{
+			int64_t		ahead = scratch[i + NB_PREFETCH_DISTANCE];
+
+			__builtin_prefetch(&ix->lookup_mark[ahead]);
+			__builtin_prefetch(&ix->token_start[ahead]);
+		}
 		if (k < 0)
 			continue;
 		mark = ix->lookup_mark[k];

@@ -156,9 +156,9 @@ reserve_scratch(NbTrainer *t, uint32_t n)
 }
 
 /*
- * Three passes over the batch, so that the cache misses of each pass
- * overlap: hash every token and prefetch its vocabulary slot; resolve token
- * ids and prefetch their (token, class) slots; update the counts.
+ * Three passes over the batch: hash every token; resolve token ids; update
+ * the (token, class) counts.  The second and third prefetch the slots they
+ * will need NB_PREFETCH_DISTANCE tokens ahead, so that cache misses overlap.
  */
 void
 nb_trainer_add_tokens(NbTrainer *t, const NbTokenRef *tokens, uint32_t n)
@@ -170,24 +170,31 @@ nb_trainer_add_tokens(NbTrainer *t, const NbTokenRef *tokens, uint32_t n)
 	hash = t->scratch_hash;
 	id = t->scratch_id;
 	for (uint32_t i = 0; i < n; i++)
-	{
 		hash[i] = nb_hash_token(tokens[i].str, tokens[i].len);
-		nb_strmap_prefetch(&t->tokens, hash[i]);
-	}
 	reserve_pairs(t, n);
+	for (uint32_t i = 0; i < n && i < NB_PREFETCH_DISTANCE; i++)
+		nb_strmap_prefetch(&t->tokens, hash[i]);
 	for (uint32_t i = 0; i < n; i++)
 	{
-		int64_t		found = nb_strmap_find(&t->tokens, tokens[i].str, tokens[i].len, hash[i]);
+		int64_t		found;
 
+		if (i + NB_PREFETCH_DISTANCE < n)
+			nb_strmap_prefetch(&t->tokens, hash[i + NB_PREFETCH_DISTANCE]);
+		found = nb_strmap_find(&t->tokens, tokens[i].str, tokens[i].len, hash[i]);
 		id[i] = found >= 0 ? (uint32_t) found :
 			nb_strmap_intern(&t->tokens, tokens[i].str, tokens[i].len, hash[i]);
-		/* from here on hash[] holds the hash of the (token, class) key */
+		/* from here on hash[i] holds the hash of the (token, class) key */
 		hash[i] = nb_hash_mix(pair_key(id[i], t->doc_class));
-		__builtin_prefetch(&t->pairs[hash[i] & t->pair_mask]);
 	}
+	for (uint32_t i = 0; i < n && i < NB_PREFETCH_DISTANCE; i++)
+		__builtin_prefetch(&t->pairs[hash[i] & t->pair_mask]);
 	for (uint32_t i = 0; i < n; i++)
 	{
-		NbPairSlot *s = find_pair(t, pair_key(id[i], t->doc_class), hash[i]);
+		NbPairSlot *s;
+
+		if (i + NB_PREFETCH_DISTANCE < n)
+			__builtin_prefetch(&t->pairs[hash[i + NB_PREFETCH_DISTANCE] & t->pair_mask]);
+		s = find_pair(t, pair_key(id[i], t->doc_class), hash[i]);
 
 		s->count += tokens[i].count * t->doc_weight;
 		if (s->last_doc != t->doc_seq)
