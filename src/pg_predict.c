@@ -19,13 +19,13 @@
 #include "access/detoast.h"
 #include "tsearch/ts_type.h"
 #include "utils/array.h"
-#include "utils/arrayaccess.h"
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
 #include "utils/memutils.h"
 
 #include "nb_hash.h"
 #include "nb_scorer.h"
+#include "pg_features.h"
 #include "pg_jsonb.h"
 #include "pg_options.h"
 
@@ -250,46 +250,15 @@ lookup_doc(PredictCache *cache, NbIndex *index, uint32 n)
 static uint32
 doc_from_array(PredictCache *cache, NbIndex *index, ArrayType *tokens)
 {
-	int			n = ArrayGetNItems(ARR_NDIM(tokens), ARR_DIMS(tokens));
-	uint32		used = 0;
-	array_iter	it;
-
-	reserve_doc(cache, n);
-	array_iter_setup(&it, (AnyArrayType *) tokens);
-	for (int i = 0; i < n; i++)
-	{
-		bool		isnull;
-		Datum		elem = array_iter_next(&it, &isnull, i, -1, false, TYPALIGN_INT);
-		text	   *tok;
-
-		if (isnull)
-			continue;
-		tok = (text *) DatumGetPointer(elem);
-		cache->refs[used].str = VARDATA_ANY(tok);
-		cache->refs[used].len = VARSIZE_ANY_EXHDR(tok);
-		cache->refs[used].count = 1;
-		used++;
-	}
-	return lookup_doc(cache, index, used);
+	reserve_doc(cache, nb_array_size(tokens));
+	return lookup_doc(cache, index, nb_array_tokens(tokens, cache->refs));
 }
 
 static uint32
 doc_from_tsvector(PredictCache *cache, NbIndex *index, TSVector tsv)
 {
-	WordEntry  *entries = ARRPTR(tsv);
-	char	   *lexemes = STRPTR(tsv);
-
 	reserve_doc(cache, tsv->size);
-	for (int i = 0; i < tsv->size; i++)
-	{
-		/* once per position; once for a stripped lexeme */
-		int			npos = entries[i].haspos ? POSDATALEN(tsv, &entries[i]) : 0;
-
-		cache->refs[i].str = lexemes + entries[i].pos;
-		cache->refs[i].len = entries[i].len;
-		cache->refs[i].count = npos > 0 ? npos : 1;
-	}
-	return lookup_doc(cache, index, tsv->size);
+	return lookup_doc(cache, index, nb_tsvector_tokens(tsv, cache->refs));
 }
 
 typedef enum FeatureKind

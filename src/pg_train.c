@@ -7,13 +7,11 @@
  * function returns the same pointer (nodeAgg.c, ExecAggTransReparent).
  */
 #include "pg_model.h"
+#include "pg_features.h"
 
 #include <math.h>
 
 #include "catalog/pg_type.h"
-#include "tsearch/ts_type.h"
-#include "utils/array.h"
-#include "utils/arrayaccess.h"
 #include "utils/builtins.h"
 #include "utils/float.h"
 
@@ -95,96 +93,64 @@ unchanged_state(FunctionCallInfo fcinfo)
 	PG_RETURN_DATUM(PG_GETARG_DATUM(0));
 }
 
-Datum
-nb_train_array_transfn(PG_FUNCTION_ARGS)
+/*
+ * One training row: the document's tokens, from a text[] or a tsvector
+ * argument, added to the state in place.
+ */
+static Datum
+train_row(FunctionCallInfo fcinfo, bool tsvector_features)
 {
 	MemoryContext aggctx;
 	NbExpandedModel *em;
 	double		weight;
 	text	   *label;
-	ArrayType  *tokens;
-	array_iter	it;
-	int			n;
+	ArrayType  *array = NULL;
+	TSVector	tsv = NULL;
 	NbTokenRef *refs;
-	uint32		used = 0;
+	uint32		n;
 	MemoryContext old;
 
 	if (!AggCheckCallContext(fcinfo, &aggctx))
-		elog(ERROR, "nb_train_array_transfn called in non-aggregate context");
+		elog(ERROR, "nb_train_transfn called in non-aggregate context");
 	if (!row_weight(fcinfo, &weight))
 		return unchanged_state(fcinfo);
 
 	/* detoast the inputs in the per-row context, not the state's */
 	em = state_for_update(fcinfo, aggctx);
-	tokens = PG_GETARG_ARRAYTYPE_P(2);
 	label = PG_GETARG_TEXT_PP(1);
-	n = ArrayGetNItems(ARR_NDIM(tokens), ARR_DIMS(tokens));
-	array_iter_setup(&it, (AnyArrayType *) tokens);
+	if (tsvector_features)
+		tsv = PG_GETARG_TSVECTOR(2);
+	else
+		array = PG_GETARG_ARRAYTYPE_P(2);
 
 	old = MemoryContextSwitchTo(em->hdr.eoh_context);
-	refs = reserve_refs(em, n);
-	for (int i = 0; i < n; i++)
+	if (tsvector_features)
 	{
-		bool		isnull;
-		Datum		elem = array_iter_next(&it, &isnull, i, -1, false, TYPALIGN_INT);
-		text	   *tok;
-
-		if (isnull)
-			continue;
-		tok = (text *) DatumGetPointer(elem);
-		refs[used].str = VARDATA_ANY(tok);
-		refs[used].len = VARSIZE_ANY_EXHDR(tok);
-		refs[used].count = 1;
-		used++;
+		refs = reserve_refs(em, tsv->size);
+		n = nb_tsvector_tokens(tsv, refs);
+	}
+	else
+	{
+		refs = reserve_refs(em, nb_array_size(array));
+		n = nb_array_tokens(array, refs);
 	}
 	begin_doc(em, label, weight);
-	nb_trainer_add_tokens(em->trainer, refs, used);
+	nb_trainer_add_tokens(em->trainer, refs, n);
 	MemoryContextSwitchTo(old);
 	nb_expanded_check(em);
 	PG_RETURN_DATUM(EOHPGetRWDatum(&em->hdr));
 }
 
 Datum
+nb_train_array_transfn(PG_FUNCTION_ARGS)
+{
+	return train_row(fcinfo, false);
+}
+
+Datum
 nb_train_tsvector_transfn(PG_FUNCTION_ARGS)
 {
-	MemoryContext aggctx;
-	NbExpandedModel *em;
-	double		weight;
-	text	   *label;
-	TSVector	tsv;
-	WordEntry  *entries;
-	char	   *lexemes;
-	NbTokenRef *refs;
-	MemoryContext old;
-
-	if (!AggCheckCallContext(fcinfo, &aggctx))
-		elog(ERROR, "nb_train_tsvector_transfn called in non-aggregate context");
-	if (!row_weight(fcinfo, &weight))
-		return unchanged_state(fcinfo);
-
-	/* detoast the inputs in the per-row context, not the state's */
-	em = state_for_update(fcinfo, aggctx);
-	tsv = PG_GETARG_TSVECTOR(2);
-	label = PG_GETARG_TEXT_PP(1);
-	entries = ARRPTR(tsv);
-	lexemes = STRPTR(tsv);
-
-	old = MemoryContextSwitchTo(em->hdr.eoh_context);
-	refs = reserve_refs(em, tsv->size);
-	for (int i = 0; i < tsv->size; i++)
-	{
-		/* once per position; once for a stripped lexeme */
-		int			npos = entries[i].haspos ? POSDATALEN(tsv, &entries[i]) : 0;
-
-		refs[i].str = lexemes + entries[i].pos;
-		refs[i].len = entries[i].len;
-		refs[i].count = npos > 0 ? npos : 1;
-	}
-	begin_doc(em, label, weight);
-	nb_trainer_add_tokens(em->trainer, refs, tsv->size);
-	MemoryContextSwitchTo(old);
-	nb_expanded_check(em);
-	PG_RETURN_DATUM(EOHPGetRWDatum(&em->hdr));
+	return train_row(fcinfo, true);
 }
 
 /*
