@@ -47,7 +47,7 @@ nb_peek_checksum(const void *data, size_t size, uint64_t *checksum)
 {
 	if (size < NB_HEADER_SIZE)
 		return false;
-	*checksum = nb_read_u64((const unsigned char *) data + 24);
+	*checksum = nb_read_le64((const unsigned char *) data + 24);
 	return true;
 }
 
@@ -111,8 +111,8 @@ nb_view_open(NbView *view, const void *data, size_t size, NbFormatError *error)
 	view->size = size;
 	view->n_classes = nb_read_u32(p + 8, 0);
 	view->n_tokens = nb_read_u32(p + 12, 0);
-	view->n_entries = nb_read_u64(p + 16);
-	view->checksum = nb_read_u64(p + 24);
+	view->n_entries = nb_read_le64(p + 16);
+	view->checksum = nb_read_le64(p + 24);
 	if (view->n_classes == 0)
 		FAIL("model has no classes");
 

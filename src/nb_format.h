@@ -34,6 +34,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "nb_hash.h"
+
 #define NB_FORMAT_VERSION 1
 #define NB_HEADER_SIZE 32
 #define NB_CHECKSUM_SEED UINT64_C(0x6e62632d6d6f646c)
@@ -130,17 +132,6 @@ nb_write_f64(unsigned char *base, uint64_t i, double v)
 	memcpy(base + i * 8, &u, 8);
 }
 
-static inline uint64_t
-nb_read_u64(const unsigned char *p)
-{
-	uint64_t	v;
-
-	memcpy(&v, p, 8);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	v = __builtin_bswap64(v);
-#endif
-	return v;
-}
 
 /* Byte-order comparison of two strings: memcmp, then shorter first. */
 static inline int

@@ -234,7 +234,7 @@ raw_parse(RawModel *m, const unsigned char *p, size_t size)
 		return false;
 	C = nb_read_u32(p + 8, 0);
 	V = nb_read_u32(p + 12, 0);
-	E = nb_read_u64(p + 16);
+	E = nb_read_le64(p + 16);
 	/* fixed part, without overflow: each count is bounded by the size first */
 	if (C > size / 12 || V > size / 8 || E > size / 20)
 		return false;
