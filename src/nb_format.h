@@ -132,7 +132,6 @@ nb_write_f64(unsigned char *base, uint64_t i, double v)
 	memcpy(base + i * 8, &u, 8);
 }
 
-
 /* Byte-order comparison of two strings: memcmp, then shorter first. */
 static inline int
 nb_strcmp(const char *a, uint32_t alen, const char *b, uint32_t blen)
