@@ -1,6 +1,6 @@
 # nbc: naive Bayes classifiers inside PostgreSQL (PGXS build)
 EXTENSION = nbc
-DATA = sql/nbc--0.1.0.sql
+DATA = sql/nbc--0.1.0.sql sql/nbc--0.1.0--0.2.0.sql
 MODULE_big = nbc
 
 # Pure model code (no PostgreSQL headers) and the PostgreSQL glue.

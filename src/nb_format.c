@@ -51,21 +51,31 @@ nb_peek_checksum(const void *data, size_t size, uint64_t *checksum)
 	return true;
 }
 
-/* Check the string lengths of one area and that the strings are strictly increasing. */
-static bool
-check_strings(const unsigned char *lengths, uint64_t n, const char *area,
-			  size_t area_size, const char *what, NbFormatError *error)
+uint32_t
+nb_position_name(uint32_t position, char *buf)
 {
-	size_t		off = 0;
+	return (uint32_t) snprintf(buf, NB_POSITION_NAME_SIZE, "%lu",
+							   (unsigned long) position + 1);
+}
+
+/*
+ * Check the lengths of n strings starting at *off in an area of area_size
+ * bytes, and that the strings are strictly increasing; advances *off.
+ */
+static bool
+check_strings(const unsigned char *lengths, uint64_t first, uint64_t n,
+			  const char *area, size_t area_size, size_t *off,
+			  const char *what, NbFormatError *error)
+{
 	const char *prev = NULL;
 	uint32_t	prev_len = 0;
 
-	for (uint64_t i = 0; i < n; i++)
+	for (uint64_t i = first; i < first + n; i++)
 	{
 		uint32_t	len = nb_read_u32(lengths, i);
-		const char *s = area + off;
+		const char *s = area + *off;
 
-		if (len > area_size - off)
+		if (len > area_size - *off)
 			FAIL("%s %llu extends past the end of the value", what, (unsigned long long) i);
 		if (memchr(s, '\0', len) != NULL)
 			FAIL("%s %llu contains a zero byte", what, (unsigned long long) i);
@@ -74,11 +84,122 @@ check_strings(const unsigned char *lengths, uint64_t n, const char *area,
 				 what, what, (unsigned long long) i);
 		prev = s;
 		prev_len = len;
-		off += len;
+		*off += len;
 	}
-	if (off != area_size)
-		FAIL("%s lengths do not add up to the %s bytes", what, what);
 	return true;
+}
+
+/* Sum of n string lengths, failing if they exceed limit bytes. */
+static bool
+string_bytes(const unsigned char *lengths, uint64_t n, size_t limit, size_t *total)
+{
+	*total = 0;
+	for (uint64_t i = 0; i < n; i++)
+	{
+		uint32_t	len = nb_read_u32(lengths, i);
+
+		if (len > limit - *total)
+			return false;
+		*total += len;
+	}
+	return true;
+}
+
+/* The version 2 feature arrays; strings are checked with the others. */
+static bool
+take_features(NbView *v, const unsigned char **cursor, size_t *remaining,
+			  NbFormatError *error)
+{
+	uint64_t	fc = (uint64_t) v->n_features * v->n_classes;
+
+	if (!take(cursor, remaining, v->n_features, 4, &v->feature_name_len) ||
+		!take(cursor, remaining, v->n_features, 4, &v->feature_type) ||
+		!take(cursor, remaining, v->n_features, 4, &v->feature_items) ||
+		!take(cursor, remaining, fc, 8, &v->feature_present) ||
+		!take(cursor, remaining, fc, 8, &v->feature_a) ||
+		!take(cursor, remaining, fc, 8, &v->feature_b) ||
+		!take(cursor, remaining, v->n_features, 8, &v->feature_rows) ||
+		!take(cursor, remaining, v->n_features, 8, &v->feature_mean) ||
+		!take(cursor, remaining, v->n_features, 8, &v->feature_m2))
+		FAIL("counts in the header do not fit the value's %zu bytes", v->size);
+	return true;
+}
+
+static bool
+finite_nonnegative(double v)
+{
+	return isfinite(v) && v >= 0;
+}
+
+/* Per-feature statistics of a version 2 model, as NbFeatureType describes. */
+static bool
+check_feature_stats(const NbView *v, NbFormatError *error)
+{
+	uint64_t	items = 0;
+
+	for (uint32_t j = 0; j < v->n_features; j++)
+	{
+		NbFeatureType type = nb_view_feature_type(v, j);
+		uint32_t	n_items = nb_view_feature_items(v, j);
+		double		rows = nb_read_f64(v->feature_rows, j);
+		double		mean = nb_read_f64(v->feature_mean, j);
+		double		m2 = nb_read_f64(v->feature_m2, j);
+
+		if (type < NB_FEATURE_BAG || type > NB_FEATURE_TYPE_MAX)
+			FAIL("feature %u has an unknown type %u", j, (unsigned) type);
+		if (n_items > 0 && type != NB_FEATURE_BAG && type != NB_FEATURE_CATEGORICAL)
+			FAIL("feature %u has items but is neither a bag nor categorical", j);
+		items += n_items;
+		if (type == NB_FEATURE_GAUSSIAN ?
+			!(finite_nonnegative(rows) && isfinite(mean) && finite_nonnegative(m2)) :
+			(rows != 0 || mean != 0 || m2 != 0))
+			FAIL("feature %u has invalid overall statistics", j);
+		for (uint32_t c = 0; c < v->n_classes; c++)
+		{
+			double		present = nb_view_present(v, j, c);
+			double		a = nb_view_a(v, j, c);
+			double		b = nb_view_b(v, j, c);
+			bool		ok;
+
+			if (!finite_nonnegative(present) || present > nb_read_f64(v->class_docs, c))
+				FAIL("feature %u has an invalid row count for class %u", j, c);
+			switch (type)
+			{
+				case NB_FEATURE_GAUSSIAN:
+					ok = present > 0 ? isfinite(a) && finite_nonnegative(b) :
+						a == 0 && b == 0;
+					break;
+				case NB_FEATURE_BOOLEAN:
+					ok = finite_nonnegative(a) && a <= present && b == 0;
+					break;
+				default:
+					ok = a == 0 && b == 0;
+					break;
+			}
+			if (!ok)
+				FAIL("feature %u has invalid statistics for class %u", j, c);
+		}
+	}
+	if (items != v->n_tokens)
+		FAIL("feature items do not add up to the %u items", v->n_tokens);
+	return true;
+}
+
+/* Is name the decimal name of a position in 1..n (no sign, no leading zero)? */
+static bool
+is_position_name(const char *name, uint32_t len, uint32_t n)
+{
+	uint64_t	value = 0;
+
+	if (len == 0 || len >= NB_POSITION_NAME_SIZE || name[0] == '0')
+		return false;
+	for (uint32_t i = 0; i < len; i++)
+	{
+		if (name[i] < '0' || name[i] > '9')
+			return false;
+		value = value * 10 + (uint64_t) (name[i] - '0');
+	}
+	return value <= n;
 }
 
 bool
@@ -87,9 +208,11 @@ nb_view_open(NbView *view, const void *data, size_t size, NbFormatError *error)
 	const unsigned char *p = data;
 	const unsigned char *cursor;
 	size_t		remaining;
-	uint16_t	version;
 	uint16_t	flags;
-	size_t		label_bytes = 0;
+	size_t		label_bytes;
+	size_t		token_bytes;
+	size_t		name_bytes;
+	size_t		off;
 	uint64_t	entry = 0;
 
 	memset(view, 0, sizeof(*view));
@@ -97,14 +220,14 @@ nb_view_open(NbView *view, const void *data, size_t size, NbFormatError *error)
 		FAIL("value is %zu bytes, shorter than the %d-byte header", size, NB_HEADER_SIZE);
 	if (memcmp(p, "NBCM", 4) != 0)
 		FAIL("bad magic number");
-	memcpy(&version, p + 4, 2);
+	memcpy(&view->version, p + 4, 2);
 	memcpy(&flags, p + 6, 2);
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	version = __builtin_bswap16(version);
+	view->version = __builtin_bswap16(view->version);
 	flags = __builtin_bswap16(flags);
 #endif
-	if (version != NB_FORMAT_VERSION)
-		FAIL("unsupported format version %u", (unsigned) version);
+	if (view->version != NB_FORMAT_VERSION && view->version != NB_FORMAT_VERSION_TEXT)
+		FAIL("unsupported format version %u", (unsigned) view->version);
 	if (flags != 0)
 		FAIL("unsupported flags 0x%04x", (unsigned) flags);
 
@@ -113,11 +236,22 @@ nb_view_open(NbView *view, const void *data, size_t size, NbFormatError *error)
 	view->n_tokens = nb_read_u32(p + 12, 0);
 	view->n_entries = nb_read_le64(p + 16);
 	view->checksum = nb_read_le64(p + 24);
+	view->feature_names = "";
 	if (view->n_classes == 0)
 		FAIL("model has no classes");
 
 	cursor = p + NB_HEADER_SIZE;
 	remaining = size - NB_HEADER_SIZE;
+	view->n_features = 1;
+	if (view->version == NB_FORMAT_VERSION)
+	{
+		if (remaining < 8)
+			FAIL("counts in the header do not fit the value's %zu bytes", size);
+		view->n_features = nb_read_u32(cursor, 0);
+		view->vector_len = nb_read_u32(cursor, 1);
+		cursor += 8;
+		remaining -= 8;
+	}
 	if (!take(&cursor, &remaining, view->n_classes, 8, &view->class_docs) ||
 		!take(&cursor, &remaining, view->n_classes, 4, &view->label_len) ||
 		!take(&cursor, &remaining, view->n_tokens, 4, &view->token_len) ||
@@ -126,61 +260,118 @@ nb_view_open(NbView *view, const void *data, size_t size, NbFormatError *error)
 		!take(&cursor, &remaining, view->n_entries, 8, &view->entry_count) ||
 		!take(&cursor, &remaining, view->n_entries, 8, &view->entry_docs))
 		FAIL("counts in the header do not fit the value's %zu bytes", size);
+	if (view->version == NB_FORMAT_VERSION &&
+		!take_features(view, &cursor, &remaining, error))
+		return false;
 
 	if (nb_format_checksum(p, size) != view->checksum)
 		FAIL("checksum mismatch");
 
-	for (uint32_t c = 0; c < view->n_classes; c++)
+	/* the string areas: labels, items and feature names fill the rest exactly */
+	if (!string_bytes(view->label_len, view->n_classes, remaining, &label_bytes))
+		FAIL("labels extend past the end of the value");
+	if (!string_bytes(view->token_len, view->n_tokens, remaining - label_bytes, &token_bytes))
+		FAIL("tokens extend past the end of the value");
+	name_bytes = remaining - label_bytes - token_bytes;
+	if (view->version == NB_FORMAT_VERSION)
 	{
-		uint32_t	len = nb_read_u32(view->label_len, c);
+		size_t		names;
 
-		if (!positive_finite(nb_read_f64(view->class_docs, c)))
-			FAIL("document count of class %u is not a positive finite number", c);
-		if (len > remaining - label_bytes)
-			FAIL("labels extend past the end of the value");
-		label_bytes += len;
+		if (!string_bytes(view->feature_name_len, view->n_features, name_bytes, &names) ||
+			names != name_bytes)
+			FAIL("feature name lengths do not add up to the feature name bytes");
 	}
+	else if (name_bytes != 0)
+		FAIL("token lengths do not add up to the token bytes");
 	view->labels = (const char *) cursor;
 	view->tokens = view->labels + label_bytes;
-	if (!check_strings(view->label_len, view->n_classes, view->labels,
-					   label_bytes, "label", error) ||
-		!check_strings(view->token_len, view->n_tokens, view->tokens,
-					   remaining - label_bytes, "token", error))
+	if (view->version == NB_FORMAT_VERSION)
+		view->feature_names = view->tokens + token_bytes;
+
+	off = 0;
+	if (!check_strings(view->label_len, 0, view->n_classes, view->labels,
+					   label_bytes, &off, "label", error))
+		return false;
+	if (view->version == NB_FORMAT_VERSION)
+	{
+		off = 0;
+		if (!check_strings(view->feature_name_len, 0, view->n_features,
+						   view->feature_names, name_bytes, &off, "feature name", error))
+			return false;
+	}
+	for (uint32_t c = 0; c < view->n_classes; c++)
+		if (!positive_finite(nb_read_f64(view->class_docs, c)))
+			FAIL("document count of class %u is not a positive finite number", c);
+	if (view->version == NB_FORMAT_VERSION && !check_feature_stats(view, error))
 		return false;
 
-	for (uint32_t t = 0; t < view->n_tokens; t++)
+	/* items: sorted within each feature; entries no more than the feature's rows */
+	off = 0;
+	for (uint32_t j = 0, t = 0; j < view->n_features; j++)
 	{
-		uint32_t	n = nb_read_u32(view->token_entries, t);
-		int64_t		prev_class = -1;
+		uint32_t	n_items = nb_view_feature_items(view, j);
 
-		if (n == 0 || n > view->n_classes || n > view->n_entries - entry)
-			FAIL("token %u has an invalid number of entries (%u)", t, n);
-		for (uint32_t k = 0; k < n; k++, entry++)
+		if (!check_strings(view->token_len, t, n_items, view->tokens, token_bytes,
+						   &off, "token", error))
+			return false;
+		for (uint32_t end = t + n_items; t < end; t++)
 		{
-			uint32_t	c = nb_read_u32(view->entry_class, entry);
+			uint32_t	n = nb_read_u32(view->token_entries, t);
+			int64_t		prev_class = -1;
 
-			if (c >= view->n_classes || (int64_t) c <= prev_class)
-				FAIL("entry %llu has an invalid class %u",
-					 (unsigned long long) entry, c);
-			if (!positive_finite(nb_read_f64(view->entry_count, entry)) ||
-				!positive_finite(nb_read_f64(view->entry_docs, entry)))
-				FAIL("entry %llu has a count that is not a positive finite number",
-					 (unsigned long long) entry);
+			if (n == 0 || n > view->n_classes || n > view->n_entries - entry)
+				FAIL("token %u has an invalid number of entries (%u)", t, n);
+			for (uint32_t k = 0; k < n; k++, entry++)
+			{
+				uint32_t	c = nb_read_u32(view->entry_class, entry);
 
-			/*
-			 * Documents containing a token are a subset of the class's
-			 * documents; summing positive weights rounds monotonically, so
-			 * this holds exactly for every value the trainer writes.
-			 */
-			if (nb_read_f64(view->entry_docs, entry) > nb_read_f64(view->class_docs, c))
-				FAIL("entry %llu has more documents than its class",
-					 (unsigned long long) entry);
-			prev_class = c;
+				if (c >= view->n_classes || (int64_t) c <= prev_class)
+					FAIL("entry %llu has an invalid class %u",
+						 (unsigned long long) entry, c);
+				if (!positive_finite(nb_read_f64(view->entry_count, entry)) ||
+					!positive_finite(nb_read_f64(view->entry_docs, entry)))
+					FAIL("entry %llu has a count that is not a positive finite number",
+						 (unsigned long long) entry);
+
+				/*
+				 * Documents containing an item are a subset of the documents
+				 * with its feature; summing positive weights rounds
+				 * monotonically, so this holds exactly for every value the
+				 * trainer writes.
+				 */
+				if (nb_read_f64(view->entry_docs, entry) > nb_view_present(view, j, c))
+					FAIL("entry %llu has more documents than its class",
+						 (unsigned long long) entry);
+				prev_class = c;
+			}
 		}
 	}
 	if (entry != view->n_entries)
 		FAIL("token entries do not add up to the %llu entries",
 			 (unsigned long long) view->n_entries);
+
+	/*
+	 * float8[] positions name Gaussian features "1".."n": names are unique,
+	 * so n Gaussian features with such names are exactly those.
+	 */
+	if (view->vector_len > 0)
+	{
+		uint32_t	found = 0;
+
+		off = 0;
+		for (uint32_t j = 0; j < view->n_features; j++)
+		{
+			uint32_t	len = nb_view_feature_name_len(view, j);
+
+			if (nb_view_feature_type(view, j) == NB_FEATURE_GAUSSIAN &&
+				is_position_name(view->feature_names + off, len, view->vector_len))
+				found++;
+			off += len;
+		}
+		if (found != view->vector_len)
+			FAIL("a position of the %u-element vector is not a Gaussian feature",
+				 view->vector_len);
+	}
 
 	/* scoring sums counts over classes and tokens: the sums must be finite too */
 	{

@@ -6,23 +6,41 @@
  * with memcpy, so the format is identical on every platform and a value may
  * sit at any alignment.
  *
- * Layout of format version 1 (offsets in bytes):
+ * Layout of format version 2 (offsets in bytes):
  *   0   magic "NBCM"
- *   4   uint16 format version (1)
+ *   4   uint16 format version (2)
  *   6   uint16 flags (0; reserved)
  *   8   uint32 C, number of classes (>= 1)
- *   12  uint32 V, number of tokens (vocabulary)
- *   16  uint64 E, number of non-zero (token, class) entries
+ *   12  uint32 V, number of items (bag tokens and categorical values)
+ *   16  uint64 E, number of non-zero (item, class) entries
  *   24  uint64 checksum: nb_format_checksum, a hash of every other byte
- *   32  float64 docs[C]            weighted documents per class (> 0)
+ *   32  uint32 F, number of features (0: the prior only)
+ *   36  uint32 vector length: features "1".."n" came from float8[] rows (0: none)
+ *   40  float64 docs[C]            weighted documents (rows) per class (> 0)
  *       uint32  label_len[C]
  *       uint32  token_len[V]
- *       uint32  token_entries[V]   entries of each token (1..C)
- *       uint32  entry_class[E]     class of each entry, increasing per token
- *       float64 entry_count[E]     weighted token count N_jc (> 0)
+ *       uint32  token_entries[V]   entries of each item (1..C)
+ *       uint32  entry_class[E]     class of each entry, increasing per item
+ *       float64 entry_count[E]     weighted count N_jc (> 0)
  *       float64 entry_docs[E]      weighted document frequency d_jc (> 0)
+ *       uint32  feature_name_len[F]
+ *       uint32  feature_type[F]    NbFeatureType
+ *       uint32  feature_items[F]   items of each feature, in feature order
+ *       float64 feature_present[F*C]  weighted rows of class c with feature j
+ *       float64 feature_a[F*C], feature_b[F*C]  per type, see NbFeatureType
+ *       float64 feature_rows[F], feature_mean[F], feature_m2[F]
+ *                                  Gaussian: unweighted rows, mean and sum of
+ *                                  squared deviations over all classes (the
+ *                                  variance floor uses them); else 0
  *       labels, concatenated, strictly increasing in byte order
- *       tokens, concatenated, strictly increasing in byte order
+ *       items, concatenated, grouped by feature, strictly increasing within one
+ *       feature names, concatenated, strictly increasing in byte order
+ *
+ * Version 1, still read, is version 2 without F, the vector length and the
+ * feature arrays (its body starts at offset 32): a single bag feature named
+ * "" (the one text[] and tsvector rows feed) present in every document.
+ * Models that are only that are still written as version 1.
+ *
  * The canonical order makes equal models byte-identical; nothing refers to
  * an OID or anything else local to one database.
  */
@@ -36,18 +54,45 @@
 
 #include "nb_hash.h"
 
-#define NB_FORMAT_VERSION 1
+#define NB_FORMAT_VERSION 2
+#define NB_FORMAT_VERSION_TEXT 1
 #define NB_HEADER_SIZE 32
 #define NB_CHECKSUM_SEED UINT64_C(0x6e62632d6d6f646c)
+
+/*
+ * Feature types and what feature_a / feature_b hold per (feature, class):
+ *   bag          tokens with counts (text[], tsvector, a jsonb array or
+ *                object); a and b are 0
+ *   categorical  one value per row (a jsonb string); a and b are 0
+ *   gaussian     a real number; a = weighted mean, b = weighted sum of
+ *                squared deviations from it
+ *   boolean      true or false; a = weighted rows that were true, b = 0
+ * Items (entries with counts) belong to bag and categorical features only.
+ */
+typedef enum NbFeatureType
+{
+	NB_FEATURE_BAG = 1,
+	NB_FEATURE_CATEGORICAL = 2,
+	NB_FEATURE_GAUSSIAN = 3,
+	NB_FEATURE_BOOLEAN = 4
+} NbFeatureType;
+
+#define NB_FEATURE_TYPE_MAX NB_FEATURE_BOOLEAN
+
+/* Longest decimal name of a float8[] position (up to 4294967295) plus NUL. */
+#define NB_POSITION_NAME_SIZE 11
 
 /* A validated serialized model; pointers point into the caller's bytes. */
 typedef struct NbView
 {
 	size_t		size;
+	uint16_t	version;
 	uint32_t	n_classes;
 	uint32_t	n_tokens;
 	uint64_t	n_entries;
 	uint64_t	checksum;
+	uint32_t	n_features;
+	uint32_t	vector_len;
 	const unsigned char *class_docs;
 	const unsigned char *label_len;
 	const unsigned char *token_len;
@@ -57,6 +102,17 @@ typedef struct NbView
 	const unsigned char *entry_docs;
 	const char *labels;
 	const char *tokens;
+	/* version 2 only (version 1 has one implicit bag feature, see below) */
+	const unsigned char *feature_name_len;
+	const unsigned char *feature_type;
+	const unsigned char *feature_items;
+	const unsigned char *feature_present;
+	const unsigned char *feature_a;
+	const unsigned char *feature_b;
+	const unsigned char *feature_rows;
+	const unsigned char *feature_mean;
+	const unsigned char *feature_m2;
+	const char *feature_names;
 } NbView;
 
 /* Why a byte string is not a valid model. */
@@ -130,6 +186,47 @@ nb_write_f64(unsigned char *base, uint64_t i, double v)
 	u = __builtin_bswap64(u);
 #endif
 	memcpy(base + i * 8, &u, 8);
+}
+
+/* The name of a float8[] position (0-based) as a feature: "1", "2", ... */
+uint32_t	nb_position_name(uint32_t position, char *buf);
+
+static inline NbFeatureType
+nb_view_feature_type(const NbView *v, uint32_t j)
+{
+	return v->version == 1 ? NB_FEATURE_BAG : (NbFeatureType) nb_read_u32(v->feature_type, j);
+}
+
+static inline uint32_t
+nb_view_feature_items(const NbView *v, uint32_t j)
+{
+	return v->version == 1 ? v->n_tokens : nb_read_u32(v->feature_items, j);
+}
+
+static inline uint32_t
+nb_view_feature_name_len(const NbView *v, uint32_t j)
+{
+	return v->version == 1 ? 0 : nb_read_u32(v->feature_name_len, j);
+}
+
+/* Weighted rows of class c in which feature j is present. */
+static inline double
+nb_view_present(const NbView *v, uint32_t j, uint32_t c)
+{
+	return v->version == 1 ? nb_read_f64(v->class_docs, c) :
+		nb_read_f64(v->feature_present, (uint64_t) j * v->n_classes + c);
+}
+
+static inline double
+nb_view_a(const NbView *v, uint32_t j, uint32_t c)
+{
+	return v->version == 1 ? 0 : nb_read_f64(v->feature_a, (uint64_t) j * v->n_classes + c);
+}
+
+static inline double
+nb_view_b(const NbView *v, uint32_t j, uint32_t c)
+{
+	return v->version == 1 ? 0 : nb_read_f64(v->feature_b, (uint64_t) j * v->n_classes + c);
 }
 
 /* Byte-order comparison of two strings: memcmp, then shorter first. */

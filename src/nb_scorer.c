@@ -16,9 +16,24 @@
  *
  * Every sum over the vocabulary is split into a per-class constant and a
  * correction for the (token, class) entries of the document's tokens.
+ * These are per bag feature: with several bags (jsonb arrays under
+ * different keys) V, T_c, D_c (rows with the bag) are the bag's own.
+ *
+ * Other features (Murphy 3.5; K_j distinct values of feature j, N_jc rows
+ * of class c with feature j, N_jvc those with value v):
+ *  categorical  log((N_jvc + a) / (N_jc + a K_j)); a value never seen in
+ *               training has N_jvc = 0 (the multinomial formula with one
+ *               token of count 1, except that unknown values count)
+ *  boolean      log t_jc or log(1 - t_jc), t_jc = (T_jc + a) / (M_jc + 2a)
+ *  gaussian     -log(2 pi s2)/2 - (x - m)^2 / (2 s2), m the class mean,
+ *               s2 its variance plus var_smoothing times the largest
+ *               variance of any Gaussian feature (scikit-learn's GaussianNB)
+ * A feature missing from the document (or from every training row of a
+ * class, for the counts) contributes nothing but its smoothed estimate.
  */
 #include "nb_scorer.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,27 +77,48 @@ smoothed(double c, double k, double alpha)
 void
 nb_index_build(NbIndex *ix, const NbView *v)
 {
+	uint32_t	C = v->n_classes;
+	uint32_t	F = v->n_features;
+	uint64_t	FC = (uint64_t) F * C;
 	const char *s;
+	const char *name;
+	char	   *key = NULL;
+	size_t		key_cap = 0;
 	uint64_t	e = 0;
+	uint32_t	k = 0;
 
 	memset(ix, 0, sizeof(*ix));
-	ix->n_classes = v->n_classes;
+	ix->n_classes = C;
 	ix->n_tokens = v->n_tokens;
 	ix->n_entries = v->n_entries;
-	nb_strmap_init(&ix->labels, v->n_classes);
+	ix->n_features = F;
+	ix->vector_len = v->vector_len;
+	ix->unnamed_bag = -1;
+	nb_strmap_init(&ix->labels, C);
+	nb_strmap_init(&ix->features, F);
 	nb_strmap_init(&ix->tokens, v->n_tokens);
+	ix->feature_type = nb_alloc(sizeof(NbFeatureType) * (F + 1));
+	ix->feature_items = nb_alloc(sizeof(uint32_t) * (F + 1));
+	ix->position_feature = nb_alloc(sizeof(uint32_t) * ((uint64_t) v->vector_len + 1));
+	ix->present = nb_alloc(sizeof(double) * (FC + 1));
+	ix->stat_a = nb_alloc(sizeof(double) * (FC + 1));
+	ix->stat_b = nb_alloc(sizeof(double) * (FC + 1));
+	ix->feature_tokens = nb_alloc_zero(sizeof(double) * (FC + 1));
+	ix->feature_total = nb_alloc_zero(sizeof(double) * (F + 1));
+	ix->feature_rows = nb_alloc(sizeof(double) * (F + 1));
+	ix->feature_mean = nb_alloc(sizeof(double) * (F + 1));
+	ix->feature_m2 = nb_alloc(sizeof(double) * (F + 1));
 	ix->token_start = nb_alloc(sizeof(uint64_t) * ((uint64_t) v->n_tokens + 1));
 	ix->entry_class = nb_alloc(sizeof(uint32_t) * (v->n_entries + 1));
 	ix->entry_count = nb_alloc(sizeof(double) * (v->n_entries + 1));
 	ix->entry_docs = nb_alloc(sizeof(double) * (v->n_entries + 1));
-	ix->class_docs = nb_alloc(sizeof(double) * v->n_classes);
-	ix->class_tokens = nb_alloc_zero(sizeof(double) * v->n_classes);
+	ix->class_docs = nb_alloc(sizeof(double) * C);
 	ix->token_total = nb_alloc_zero(sizeof(double) * ((uint64_t) v->n_tokens + 1));
 	ix->lookup_mark = nb_alloc_zero(sizeof(uint64_t) * ((uint64_t) v->n_tokens + 1));
 	ix->lookup_seq = 0;
 
 	s = v->labels;
-	for (uint32_t c = 0; c < v->n_classes; c++)
+	for (uint32_t c = 0; c < C; c++)
 	{
 		uint32_t	len = nb_read_u32(v->label_len, c);
 
@@ -92,53 +128,174 @@ nb_index_build(NbIndex *ix, const NbView *v)
 		ix->total_docs += ix->class_docs[c];
 		s += len;
 	}
+
 	s = v->tokens;
-	for (uint32_t k = 0; k < v->n_tokens; k++)
+	name = v->feature_names;
+	for (uint32_t j = 0; j < F; j++)
 	{
-		uint32_t	len = nb_read_u32(v->token_len, k);
-		uint32_t	n = nb_read_u32(v->token_entries, k);
+		uint32_t	name_len = nb_view_feature_name_len(v, j);
+		bool		prefixed;
 
-		nb_strmap_intern(&ix->tokens, s, len, nb_hash_token(s, len));
-		ix->token_start[k] = e;
-		for (uint32_t i = 0; i < n; i++, e++)
+		nb_strmap_intern(&ix->features, name, name_len, nb_hash_token(name, name_len));
+		ix->feature_type[j] = nb_view_feature_type(v, j);
+		ix->feature_items[j] = nb_view_feature_items(v, j);
+		if (ix->feature_type[j] == NB_FEATURE_BAG && name_len == 0)
+			ix->unnamed_bag = j;
+		prefixed = ix->unnamed_bag != (int64_t) j;
+		for (uint32_t c = 0; c < C; c++)
 		{
-			uint32_t	c = nb_read_u32(v->entry_class, e);
-			double		count = nb_read_f64(v->entry_count, e);
+			uint64_t	i = (uint64_t) j * C + c;
 
-			ix->entry_class[e] = c;
-			ix->entry_count[e] = count;
-			ix->entry_docs[e] = nb_read_f64(v->entry_docs, e);
-			ix->class_tokens[c] += count;
-			ix->token_total[k] += count;
+			ix->present[i] = nb_view_present(v, j, c);
+			ix->stat_a[i] = nb_view_a(v, j, c);
+			ix->stat_b[i] = nb_view_b(v, j, c);
 		}
-		s += len;
+		ix->feature_rows[j] = v->version == 1 ? 0 : nb_read_f64(v->feature_rows, j);
+		ix->feature_mean[j] = v->version == 1 ? 0 : nb_read_f64(v->feature_mean, j);
+		ix->feature_m2[j] = v->version == 1 ? 0 : nb_read_f64(v->feature_m2, j);
+
+		for (uint32_t end = k + ix->feature_items[j]; k < end; k++)
+		{
+			uint32_t	len = nb_read_u32(v->token_len, k);
+			uint32_t	n = nb_read_u32(v->token_entries, k);
+			const char *item = s;
+			uint32_t	item_len = len;
+
+			if (prefixed)
+			{
+				if (NB_ITEM_PREFIX + (size_t) len > key_cap)
+				{
+					if (key != NULL)
+						nb_free(key);
+					key_cap = 2 * (NB_ITEM_PREFIX + (size_t) len);
+					key = nb_alloc(key_cap);
+				}
+				key[0] = '\0';
+				nb_write_u32((unsigned char *) key + 1, 0, j);
+				memcpy(key + NB_ITEM_PREFIX, s, len);
+				item = key;
+				item_len = NB_ITEM_PREFIX + len;
+			}
+			/* items are unique, so ids come out as 0, 1, 2, ... */
+			nb_strmap_intern(&ix->tokens, item, item_len, nb_hash_token(item, item_len));
+			ix->token_start[k] = e;
+			for (uint32_t i = 0; i < n; i++, e++)
+			{
+				uint32_t	c = nb_read_u32(v->entry_class, e);
+				double		count = nb_read_f64(v->entry_count, e);
+
+				ix->entry_class[e] = c;
+				ix->entry_count[e] = count;
+				ix->entry_docs[e] = nb_read_f64(v->entry_docs, e);
+				ix->feature_tokens[(uint64_t) j * C + c] += count;
+				ix->token_total[k] += count;
+			}
+			s += len;
+		}
+		for (uint32_t c = 0; c < C; c++)
+			ix->feature_total[j] += ix->feature_tokens[(uint64_t) j * C + c];
+		name += name_len;
 	}
 	ix->token_start[v->n_tokens] = e;
-	for (uint32_t c = 0; c < v->n_classes; c++)
-		ix->total_tokens += ix->class_tokens[c];
+	if (key != NULL)
+		nb_free(key);
+
+	for (uint32_t i = 0; i < v->vector_len; i++)
+	{
+		char		buf[NB_POSITION_NAME_SIZE];
+		uint32_t	len = nb_position_name(i, buf);
+
+		/* validation made sure the feature exists */
+		ix->position_feature[i] = (uint32_t) nb_index_feature(ix, buf, len);
+	}
 }
 
 void
 nb_index_free(NbIndex *ix)
 {
 	nb_strmap_free(&ix->labels);
+	nb_strmap_free(&ix->features);
 	nb_strmap_free(&ix->tokens);
+	nb_free(ix->feature_type);
+	nb_free(ix->feature_items);
+	nb_free(ix->position_feature);
+	nb_free(ix->present);
+	nb_free(ix->stat_a);
+	nb_free(ix->stat_b);
+	nb_free(ix->feature_tokens);
+	nb_free(ix->feature_total);
+	nb_free(ix->feature_rows);
+	nb_free(ix->feature_mean);
+	nb_free(ix->feature_m2);
 	nb_free(ix->token_start);
 	nb_free(ix->entry_class);
 	nb_free(ix->entry_count);
 	nb_free(ix->entry_docs);
 	nb_free(ix->class_docs);
-	nb_free(ix->class_tokens);
 	nb_free(ix->token_total);
 	nb_free(ix->lookup_mark);
 }
 
-uint32_t
-nb_index_lookup(NbIndex *ix, const NbTokenRef *tokens, uint32_t n,
-				int64_t *scratch, NbDocToken *doc)
+int64_t
+nb_index_feature(const NbIndex *ix, const char *name, uint32_t len)
 {
-	uint32_t	used = 0;
-	uint64_t	seq;
+	return nb_strmap_find(&ix->features, name, len, nb_hash_token(name, len));
+}
+
+int64_t
+nb_index_class(const NbIndex *ix, const char *str, uint32_t len)
+{
+	return nb_strmap_find(&ix->labels, str, len, nb_hash_token(str, len));
+}
+
+bool
+nb_index_only_bags(const NbIndex *ix)
+{
+	for (uint32_t j = 0; j < ix->n_features; j++)
+		if (ix->feature_type[j] != NB_FEATURE_BAG)
+			return false;
+	return true;
+}
+
+void
+nb_doc_init(NbDoc *doc, const NbIndex *ix)
+{
+	uint32_t	F = ix->n_features + 1;
+
+	memset(doc, 0, sizeof(*doc));
+	doc->present = nb_alloc_zero(sizeof(bool) * F);
+	doc->present_list = nb_alloc(sizeof(uint32_t) * F);
+	doc->occurrences = nb_alloc(sizeof(double) * F);
+	doc->distinct = nb_alloc(sizeof(double) * F);
+	doc->value = nb_alloc(sizeof(double) * F);
+}
+
+void
+nb_doc_free(NbDoc *doc)
+{
+	if (doc->tokens != NULL)
+		nb_free(doc->tokens);
+	if (doc->scratch != NULL)
+	{
+		nb_free(doc->scratch);
+		nb_free(doc->prefixed);
+	}
+	if (doc->prefix_buf != NULL)
+		nb_free(doc->prefix_buf);
+	nb_free(doc->present);
+	nb_free(doc->present_list);
+	nb_free(doc->occurrences);
+	nb_free(doc->distinct);
+	nb_free(doc->value);
+}
+
+void
+nb_doc_begin(NbIndex *ix, NbDoc *doc)
+{
+	for (uint32_t i = 0; i < doc->n_present; i++)
+		doc->present[doc->present_list[i]] = false;
+	doc->n_present = 0;
+	doc->n_tokens = 0;
 
 	/* a new sequence number invalidates every mark; rarely, start over */
 	if (++ix->lookup_seq == 0)
@@ -146,7 +303,98 @@ nb_index_lookup(NbIndex *ix, const NbTokenRef *tokens, uint32_t n,
 		memset(ix->lookup_mark, 0, sizeof(uint64_t) * ix->n_tokens);
 		ix->lookup_seq = 1;
 	}
-	seq = ix->lookup_seq;
+}
+
+static void
+mark_present(NbDoc *doc, uint32_t feature)
+{
+	if (doc->present[feature])
+		return;
+	doc->present[feature] = true;
+	doc->present_list[doc->n_present++] = feature;
+	doc->occurrences[feature] = 0;
+	doc->distinct[feature] = 0;
+	doc->value[feature] = 0;
+}
+
+void
+nb_doc_add_value(NbDoc *doc, uint32_t feature, double x)
+{
+	mark_present(doc, feature);
+	doc->value[feature] = x;
+}
+
+/* Room for n more tokens of the document, n lookups and n prefixed items. */
+static void
+reserve_doc(NbDoc *doc, uint32_t n)
+{
+	uint64_t	need = (uint64_t) doc->n_tokens + n;
+
+	if (need > doc->tokens_cap)
+	{
+		doc->tokens_cap = need > 2 * (uint64_t) doc->tokens_cap ? (uint32_t) need : 2 * doc->tokens_cap;
+		doc->tokens = doc->tokens == NULL ?
+			nb_alloc(sizeof(NbDocToken) * doc->tokens_cap) :
+			nb_realloc(doc->tokens, sizeof(NbDocToken) * doc->tokens_cap);
+	}
+	if (n > doc->scratch_cap)
+	{
+		if (doc->scratch != NULL)
+		{
+			nb_free(doc->scratch);
+			nb_free(doc->prefixed);
+		}
+		doc->scratch_cap = n > 2 * doc->scratch_cap ? n : 2 * doc->scratch_cap;
+		doc->scratch = nb_alloc(sizeof(int64_t) * doc->scratch_cap);
+		doc->prefixed = nb_alloc(sizeof(NbTokenRef) * doc->scratch_cap);
+	}
+}
+
+/* The item keys of a feature other than the bag "" (see NB_ITEM_PREFIX). */
+static const NbTokenRef *
+prefix_items(NbDoc *doc, uint32_t feature, const NbTokenRef *tokens, uint32_t n)
+{
+	size_t		bytes = 0;
+	char	   *p;
+
+	for (uint32_t i = 0; i < n; i++)
+		bytes += NB_ITEM_PREFIX + tokens[i].len;
+	if (bytes > doc->prefix_buf_cap)
+	{
+		if (doc->prefix_buf != NULL)
+			nb_free(doc->prefix_buf);
+		doc->prefix_buf_cap = bytes > 2 * doc->prefix_buf_cap ? bytes : 2 * doc->prefix_buf_cap;
+		doc->prefix_buf = nb_alloc(doc->prefix_buf_cap);
+	}
+	p = doc->prefix_buf;
+	for (uint32_t i = 0; i < n; i++)
+	{
+		p[0] = '\0';
+		nb_write_u32((unsigned char *) p + 1, 0, feature);
+		memcpy(p + NB_ITEM_PREFIX, tokens[i].str, tokens[i].len);
+		doc->prefixed[i].str = p;
+		doc->prefixed[i].len = NB_ITEM_PREFIX + tokens[i].len;
+		doc->prefixed[i].count = tokens[i].count;
+		p += NB_ITEM_PREFIX + tokens[i].len;
+	}
+	return doc->prefixed;
+}
+
+void
+nb_doc_add_tokens(NbIndex *ix, NbDoc *doc, uint32_t feature,
+				  const NbTokenRef *tokens, uint32_t n)
+{
+	uint64_t	seq = ix->lookup_seq;
+	int64_t    *scratch;
+	bool		categorical = ix->feature_type[feature] == NB_FEATURE_CATEGORICAL;
+
+	mark_present(doc, feature);
+	if (n == 0)
+		return;
+	reserve_doc(doc, n);
+	scratch = doc->scratch;
+	if ((int64_t) feature != ix->unnamed_bag)
+		tokens = prefix_items(doc, feature, tokens, n);
 
 	/*
 	 * Three passes with software prefetching a fixed distance ahead, so that
@@ -183,26 +431,25 @@ nb_index_lookup(NbIndex *ix, const NbTokenRef *tokens, uint32_t n,
 			__builtin_prefetch(&ix->lookup_mark[ahead]);
 			__builtin_prefetch(&ix->token_start[ahead]);
 		}
+		if (categorical)
+			doc->occurrences[feature] += tokens[i].count;
 		if (k < 0)
 			continue;
+		if (!categorical)
+			doc->occurrences[feature] += tokens[i].count;
 		mark = ix->lookup_mark[k];
 		if (mark >> 32 == seq)
-			doc[(uint32_t) mark].count += tokens[i].count;
+			doc->tokens[(uint32_t) mark].count += tokens[i].count;
 		else
 		{
-			ix->lookup_mark[k] = seq << 32 | used;
-			doc[used].token = (uint32_t) k;
-			doc[used].count = tokens[i].count;
-			used++;
+			ix->lookup_mark[k] = seq << 32 | doc->n_tokens;
+			doc->tokens[doc->n_tokens].token = (uint32_t) k;
+			doc->tokens[doc->n_tokens].feature = feature;
+			doc->tokens[doc->n_tokens].count = tokens[i].count;
+			doc->n_tokens++;
+			doc->distinct[feature] += 1;
 		}
 	}
-	return used;
-}
-
-int64_t
-nb_index_class(const NbIndex *ix, const char *str, uint32_t len)
-{
-	return nb_strmap_find(&ix->labels, str, len, nb_hash_token(str, len));
 }
 
 /*
@@ -259,7 +506,7 @@ log_absent(double d, double Dc, double a)
 	return r;
 }
 
-/* Log prior per class into base_f; marks classes whose prior is exactly 0. */
+/* Log prior per class into prior_f; marks classes whose prior is exactly 0. */
 static void
 set_prior(NbScorer *sc, const NbIndex *ix, const NbOptions *o)
 {
@@ -271,10 +518,10 @@ set_prior(NbScorer *sc, const NbIndex *ix, const NbOptions *o)
 		switch (o->prior_mode)
 		{
 			case NB_PRIOR_FIT:
-				sc->base_f[c] = log(ix->class_docs[c]) - log(ix->total_docs);
+				sc->prior_f[c] = log(ix->class_docs[c]) - log(ix->total_docs);
 				break;
 			case NB_PRIOR_UNIFORM:
-				sc->base_f[c] = -log((double) C);
+				sc->prior_f[c] = -log((double) C);
 				break;
 			case NB_PRIOR_GIVEN:
 				sum += o->class_prior[c];
@@ -285,121 +532,275 @@ set_prior(NbScorer *sc, const NbIndex *ix, const NbOptions *o)
 		for (uint32_t c = 0; c < C; c++)
 		{
 			if (o->class_prior[c] > 0)
-				sc->base_f[c] = log(o->class_prior[c]) - log(sum);
+				sc->prior_f[c] = log(o->class_prior[c]) - log(sum);
 			else
 				sc->excluded[c] = true;
 		}
+}
+
+static inline void
+set_factor(double *f, double *z, uint64_t i, LogFactor v)
+{
+	f[i] = v.f;
+	z[i] = v.z;
+}
+
+/* The entries of the items of feature j: [*first, *end). */
+static void
+feature_entries(const NbIndex *ix, uint32_t j, uint32_t first_item,
+				uint64_t *first, uint64_t *end)
+{
+	*first = ix->token_start[first_item];
+	*end = ix->token_start[first_item + ix->feature_items[j]];
+}
+
+/* Multinomial terms, also those of a categorical feature (K_j values). */
+static void
+build_multinomial(NbScorer *sc, const NbIndex *ix, uint32_t j, uint32_t first_item, double a)
+{
+	uint32_t	C = ix->n_classes;
+	double		V = (double) ix->feature_items[j];
+	LogFactor	la = smoothed(0, 1, a);
+	uint64_t	first, end;
+
+	for (uint32_t c = 0; c < C; c++)
+	{
+		LogFactor	d = smoothed(ix->feature_tokens[(uint64_t) j * C + c], V, a);
+		LogFactor	occ = {-d.f, -d.z};
+
+		set_factor(sc->occ_f, sc->occ_z, (uint64_t) j * C + c, occ);
+	}
+	feature_entries(ix, j, first_item, &first, &end);
+	for (uint64_t e = first; e < end; e++)
+	{
+		LogFactor	num = smoothed(ix->entry_count[e], 1, a);
+
+		sc->entry_f[e] = num.f - la.f;
+		sc->entry_z[e] = num.z - la.z;
+	}
+}
+
+static void
+build_bernoulli(NbScorer *sc, const NbIndex *ix, uint32_t j, uint32_t first_item, double a)
+{
+	uint32_t	C = ix->n_classes;
+	uint64_t	jc = (uint64_t) j * C;
+	double		V = (double) ix->feature_items[j];
+	/* entries per class, for the absent-token sum over the vocabulary */
+	double	   *nnz = nb_alloc_zero(sizeof(double) * C);
+	double	   *comp = nb_alloc_zero(sizeof(double) * C);
+	uint64_t	first, end;
+
+	/* a token without entry: log t0 - log(1 - t0), t0 = a / (D_c + 2a) */
+	for (uint32_t c = 0; c < C; c++)
+	{
+		LogFactor	present0 = log_present(0, ix->present[jc + c], a);
+		LogFactor	absent0 = log_absent(0, ix->present[jc + c], a);
+
+		sc->dist_f[jc + c] = present0.f - absent0.f;
+		sc->dist_z[jc + c] = present0.z - absent0.z;
+	}
+	feature_entries(ix, j, first_item, &first, &end);
+	for (uint64_t e = first; e < end; e++)
+	{
+		uint32_t	c = ix->entry_class[e];
+		double		Dc = ix->present[jc + c];
+		LogFactor	absent = log_absent(ix->entry_docs[e], Dc, a);
+		LogFactor	present = log_present(ix->entry_docs[e], Dc, a);
+
+		nnz[c] += 1;
+		add_compensated(&sc->base_f[jc + c], &comp[c], absent.f);
+		sc->base_z[jc + c] += absent.z;
+		sc->entry_f[e] = (present.f - absent.f) - sc->dist_f[jc + c];
+		sc->entry_z[e] = (present.z - absent.z) - sc->dist_z[jc + c];
+	}
+	for (uint32_t c = 0; c < C; c++)
+	{
+		LogFactor	absent0 = log_absent(0, ix->present[jc + c], a);
+
+		add_compensated(&sc->base_f[jc + c], &comp[c], (V - nnz[c]) * absent0.f);
+		sc->base_f[jc + c] += comp[c];
+		sc->base_z[jc + c] += (V - nnz[c]) * absent0.z;
+	}
+	nb_free(nnz);
+	nb_free(comp);
+}
+
+static void
+build_complement(NbScorer *sc, const NbIndex *ix, uint32_t j, uint32_t first_item, double a)
+{
+	uint32_t	C = ix->n_classes;
+	double		V = (double) ix->feature_items[j];
+
+	for (uint32_t c = 0; c < C; c++)
+	{
+		uint64_t	i = (uint64_t) j * C + c;
+
+		set_factor(sc->occ_f, sc->occ_z, i,
+				   smoothed(ix->feature_total[j] - ix->feature_tokens[i], V, a));
+	}
+	for (uint32_t k = first_item; k < first_item + ix->feature_items[j]; k++)
+	{
+		LogFactor	none = smoothed(ix->token_total[k], 1, a);
+
+		for (uint64_t e = ix->token_start[k]; e < ix->token_start[k + 1]; e++)
+		{
+			LogFactor	comp = smoothed(ix->token_total[k] - ix->entry_count[e], 1, a);
+
+			sc->entry_f[e] = none.f - comp.f;
+			sc->entry_z[e] = none.z - comp.z;
+		}
+	}
+}
+
+static void
+build_boolean(NbScorer *sc, const NbIndex *ix, uint32_t j, double a)
+{
+	for (uint32_t c = 0; c < ix->n_classes; c++)
+	{
+		uint64_t	i = (uint64_t) j * ix->n_classes + c;
+
+		set_factor(sc->occ_f, sc->occ_z, i, log_present(ix->stat_a[i], ix->present[i], a));
+		set_factor(sc->dist_f, sc->dist_z, i, log_absent(ix->stat_a[i], ix->present[i], a));
+	}
+}
+
+/*
+ * The variance floor: var_smoothing times the largest variance (over the
+ * rows that have it, each counted once whatever its weight, as in
+ * scikit-learn) of any Gaussian feature.
+ */
+static double
+variance_floor(const NbIndex *ix, double var_smoothing)
+{
+	double		largest = 0;
+
+	for (uint32_t j = 0; j < ix->n_features; j++)
+		if (ix->feature_type[j] == NB_FEATURE_GAUSSIAN && ix->feature_rows[j] > 0)
+		{
+			double		v = ix->feature_m2[j] / ix->feature_rows[j];
+
+			if (v > largest)
+				largest = v;
+		}
+	return var_smoothing * largest;
+}
+
+/*
+ * Per class mean and variance.  A class without a value of the feature
+ * uses the statistics of all classes together; if all variances are 0
+ * (every Gaussian feature constant) the value is scored with variance 1,
+ * which makes the feature the same for every class.
+ */
+static void
+build_gaussian(NbScorer *sc, const NbIndex *ix, uint32_t j, double floor)
+{
+	uint32_t	C = ix->n_classes;
+	uint64_t	jc = (uint64_t) j * C;
+	double		n = 0;
+	double		mean = 0;
+	double		m2 = 0;
+
+	for (uint32_t c = 0; c < C; c++)
+	{
+		double		w = ix->present[jc + c];
+		double		delta = ix->stat_a[jc + c] - mean;
+
+		if (w == 0)
+			continue;
+		mean += delta * (w / (n + w));
+		m2 += ix->stat_b[jc + c] + delta * delta * (n * w / (n + w));
+		n += w;
+	}
+	sc->usable[j] = n > 0;
+	for (uint32_t c = 0; c < C; c++)
+	{
+		double		w = ix->present[jc + c];
+		double		var;
+
+		if (w > 0)
+		{
+			sc->mean[jc + c] = ix->stat_a[jc + c];
+			var = ix->stat_b[jc + c] / w + floor;
+		}
+		else
+		{
+			sc->mean[jc + c] = mean;
+			var = (n > 0 ? m2 / n : 0) + floor;
+		}
+		if (!(var > 0))
+			var = 1;
+		else if (!isfinite(var))
+			var = DBL_MAX;
+		sc->var[jc + c] = var;
+		sc->base_f[jc + c] = -0.5 * log(2 * M_PI * var);
+	}
 }
 
 void
 nb_scorer_build(NbScorer *sc, const NbIndex *ix, const NbOptions *o)
 {
 	uint32_t	C = ix->n_classes;
+	uint32_t	F = ix->n_features;
+	uint64_t	FC = (uint64_t) F * C + 1;
 	uint64_t	E = ix->n_entries;
 	double		a = o->alpha;
-	double		V = (double) ix->n_tokens;
-	LogFactor	la = smoothed(0, 1, a);
+	double		floor = variance_floor(ix, o->var_smoothing);
+	uint32_t	first_item = 0;
 
 	memset(sc, 0, sizeof(*sc));
 	sc->index = ix;
 	sc->kind = o->kind;
 	sc->excluded = nb_alloc_zero(sizeof(bool) * C);
-	sc->base_f = nb_alloc_zero(sizeof(double) * C);
-	sc->base_z = nb_alloc_zero(sizeof(double) * C);
-	sc->occ_f = nb_alloc_zero(sizeof(double) * C);
-	sc->occ_z = nb_alloc_zero(sizeof(double) * C);
-	sc->dist_f = nb_alloc_zero(sizeof(double) * C);
-	sc->dist_z = nb_alloc_zero(sizeof(double) * C);
-	sc->entry_f = nb_alloc(sizeof(double) * (E + 1));
-	sc->entry_z = nb_alloc(sizeof(double) * (E + 1));
+	sc->prior_f = nb_alloc_zero(sizeof(double) * C);
+	sc->base_f = nb_alloc_zero(sizeof(double) * FC);
+	sc->base_z = nb_alloc_zero(sizeof(double) * FC);
+	sc->occ_f = nb_alloc_zero(sizeof(double) * FC);
+	sc->occ_z = nb_alloc_zero(sizeof(double) * FC);
+	sc->dist_f = nb_alloc_zero(sizeof(double) * FC);
+	sc->dist_z = nb_alloc_zero(sizeof(double) * FC);
+	sc->mean = nb_alloc_zero(sizeof(double) * FC);
+	sc->var = nb_alloc_zero(sizeof(double) * FC);
+	sc->per_occurrence = nb_alloc_zero(sizeof(bool) * (F + 1));
+	sc->usable = nb_alloc_zero(sizeof(bool) * (F + 1));
+	sc->entry_f = nb_alloc_zero(sizeof(double) * (E + 1));
+	sc->entry_z = nb_alloc_zero(sizeof(double) * (E + 1));
 	sc->f = nb_alloc(sizeof(double) * C);
 	sc->fc = nb_alloc(sizeof(double) * C);
 	sc->z = nb_alloc(sizeof(double) * C);
 
+	/* complement naive Bayes has no prior (options allow it with bags only) */
 	if (o->kind != NB_COMPLEMENT || C == 1)
 		set_prior(sc, ix, o);
 
-	switch (o->kind)
+	for (uint32_t j = 0; j < F; j++)
 	{
-		case NB_MULTINOMIAL:
-			for (uint32_t c = 0; c < C; c++)
-			{
-				LogFactor	d = smoothed(ix->class_tokens[c], V, a);
-
-				sc->occ_f[c] = -d.f;
-				sc->occ_z[c] = -d.z;
-			}
-			for (uint64_t e = 0; e < E; e++)
-			{
-				LogFactor	num = smoothed(ix->entry_count[e], 1, a);
-
-				sc->entry_f[e] = num.f - la.f;
-				sc->entry_z[e] = num.z - la.z;
-			}
-			break;
-
-		case NB_BERNOULLI:
-			{
-				/* entries per class, for the absent-token sum over the vocabulary */
-				double	   *nnz = nb_alloc_zero(sizeof(double) * C);
-				double	   *comp = nb_alloc_zero(sizeof(double) * C);
-
-				/* a token without entry: log t0 - log(1 - t0), t0 = a / (D_c + 2a) */
-				for (uint32_t c = 0; c < C; c++)
+		sc->usable[j] = true;
+		sc->per_occurrence[j] = true;
+		switch (ix->feature_type[j])
+		{
+			case NB_FEATURE_BAG:
+				if (o->kind == NB_MULTINOMIAL)
+					build_multinomial(sc, ix, j, first_item, a);
+				else if (o->kind == NB_BERNOULLI)
 				{
-					LogFactor	present0 = log_present(0, ix->class_docs[c], a);
-					LogFactor	absent0 = log_absent(0, ix->class_docs[c], a);
-
-					sc->dist_f[c] = present0.f - absent0.f;
-					sc->dist_z[c] = present0.z - absent0.z;
+					sc->per_occurrence[j] = false;
+					build_bernoulli(sc, ix, j, first_item, a);
 				}
-				for (uint64_t e = 0; e < E; e++)
-				{
-					uint32_t	c = ix->entry_class[e];
-					double		Dc = ix->class_docs[c];
-					LogFactor	absent = log_absent(ix->entry_docs[e], Dc, a);
-					LogFactor	present = log_present(ix->entry_docs[e], Dc, a);
-
-					nnz[c] += 1;
-					add_compensated(&sc->base_f[c], &comp[c], absent.f);
-					sc->base_z[c] += absent.z;
-					sc->entry_f[e] = (present.f - absent.f) - sc->dist_f[c];
-					sc->entry_z[e] = (present.z - absent.z) - sc->dist_z[c];
-				}
-				for (uint32_t c = 0; c < C; c++)
-				{
-					LogFactor	absent0 = log_absent(0, ix->class_docs[c], a);
-
-					add_compensated(&sc->base_f[c], &comp[c], (V - nnz[c]) * absent0.f);
-					sc->base_f[c] += comp[c];
-					sc->base_z[c] += (V - nnz[c]) * absent0.z;
-				}
-				nb_free(nnz);
-				nb_free(comp);
-			}
-			break;
-
-		case NB_COMPLEMENT:
-			for (uint32_t c = 0; c < C; c++)
-			{
-				LogFactor	zc = smoothed(ix->total_tokens - ix->class_tokens[c], V, a);
-
-				sc->occ_f[c] = zc.f;
-				sc->occ_z[c] = zc.z;
-			}
-			for (uint32_t k = 0; k < ix->n_tokens; k++)
-			{
-				LogFactor	none = smoothed(ix->token_total[k], 1, a);
-
-				for (uint64_t e = ix->token_start[k]; e < ix->token_start[k + 1]; e++)
-				{
-					LogFactor	comp = smoothed(ix->token_total[k] - ix->entry_count[e], 1, a);
-
-					sc->entry_f[e] = none.f - comp.f;
-					sc->entry_z[e] = none.z - comp.z;
-				}
-			}
-			break;
+				else
+					build_complement(sc, ix, j, first_item, a);
+				break;
+			case NB_FEATURE_CATEGORICAL:
+				build_multinomial(sc, ix, j, first_item, a);
+				break;
+			case NB_FEATURE_BOOLEAN:
+				build_boolean(sc, ix, j, a);
+				break;
+			case NB_FEATURE_GAUSSIAN:
+				build_gaussian(sc, ix, j, floor);
+				break;
+		}
+		first_item += ix->feature_items[j];
 	}
 	sc->any_entry_z = any_nonzero(sc->entry_z, E);
 }
@@ -408,12 +809,17 @@ void
 nb_scorer_free(NbScorer *sc)
 {
 	nb_free(sc->excluded);
+	nb_free(sc->prior_f);
 	nb_free(sc->base_f);
 	nb_free(sc->base_z);
 	nb_free(sc->occ_f);
 	nb_free(sc->occ_z);
 	nb_free(sc->dist_f);
 	nb_free(sc->dist_z);
+	nb_free(sc->mean);
+	nb_free(sc->var);
+	nb_free(sc->per_occurrence);
+	nb_free(sc->usable);
 	nb_free(sc->entry_f);
 	nb_free(sc->entry_z);
 	nb_free(sc->f);
@@ -421,48 +827,106 @@ nb_scorer_free(NbScorer *sc)
 	nb_free(sc->z);
 }
 
-int64_t
-nb_scorer_score(NbScorer *sc, const NbDocToken *doc, uint32_t n, double *log_post)
+/*
+ * A Gaussian term can be as low as -inf (a value far from a mean with a
+ * tiny variance).  Terms are kept at or above this, so that sums stay
+ * finite and a value far from every class cannot produce -inf - -inf.
+ */
+#define NB_MIN_TERM (-1e300)
+
+/* Add feature j's terms for a present feature (everything but its entries). */
+static void
+add_feature(NbScorer *sc, const NbDoc *doc, uint32_t j)
 {
 	const NbIndex *ix = sc->index;
 	uint32_t	C = ix->n_classes;
-	double		occurrences = 0;
+	uint64_t	jc = (uint64_t) j * C;
+
+	switch (ix->feature_type[j])
+	{
+		case NB_FEATURE_BAG:
+		case NB_FEATURE_CATEGORICAL:
+			{
+				double		occ = doc->occurrences[j];
+				double		dist = doc->distinct[j];
+
+				for (uint32_t c = 0; c < C; c++)
+				{
+					add_compensated(&sc->f[c], &sc->fc[c],
+									sc->base_f[jc + c] + occ * sc->occ_f[jc + c] +
+									dist * sc->dist_f[jc + c]);
+					sc->z[c] += sc->base_z[jc + c] + occ * sc->occ_z[jc + c] +
+						dist * sc->dist_z[jc + c];
+				}
+			}
+			break;
+		case NB_FEATURE_BOOLEAN:
+			{
+				const double *tf = doc->value[j] != 0 ? sc->occ_f : sc->dist_f;
+				const double *tz = doc->value[j] != 0 ? sc->occ_z : sc->dist_z;
+
+				for (uint32_t c = 0; c < C; c++)
+				{
+					add_compensated(&sc->f[c], &sc->fc[c], tf[jc + c]);
+					sc->z[c] += tz[jc + c];
+				}
+			}
+			break;
+		case NB_FEATURE_GAUSSIAN:
+			if (!sc->usable[j])
+				break;
+			for (uint32_t c = 0; c < C; c++)
+			{
+				double		d = doc->value[j] - sc->mean[jc + c];
+				double		term = sc->base_f[jc + c] - 0.5 * (d * d / sc->var[jc + c]);
+
+				add_compensated(&sc->f[c], &sc->fc[c], term < NB_MIN_TERM ? NB_MIN_TERM : term);
+			}
+			break;
+	}
+}
+
+int64_t
+nb_scorer_score(NbScorer *sc, const NbDoc *doc, double *log_post)
+{
+	const NbIndex *ix = sc->index;
+	uint32_t	C = ix->n_classes;
 	double		zmin = INFINITY;
 	double		fmax = -INFINITY;
 	double		sum = 0;
 	double		lse;
 	int64_t		best = -1;
-	bool		per_occurrence = sc->kind != NB_BERNOULLI;
 
-	for (uint32_t i = 0; i < n; i++)
+	for (uint32_t i = 0; i < doc->n_tokens; i++)
 	{
-		uint64_t	e = ix->token_start[doc[i].token];
+		uint64_t	e = ix->token_start[doc->tokens[i].token];
 
 		__builtin_prefetch(&ix->entry_class[e]);
 		__builtin_prefetch(&sc->entry_f[e]);
-		occurrences += doc[i].count;
 	}
 	for (uint32_t c = 0; c < C; c++)
 	{
-		sc->f[c] = sc->base_f[c] + occurrences * sc->occ_f[c] + n * sc->dist_f[c];
+		sc->f[c] = sc->prior_f[c];
 		sc->fc[c] = 0;
-		sc->z[c] = sc->base_z[c] + occurrences * sc->occ_z[c] + n * sc->dist_z[c];
+		sc->z[c] = 0;
 	}
+	for (uint32_t i = 0; i < doc->n_present; i++)
+		add_feature(sc, doc, doc->present_list[i]);
 
-	for (uint32_t i = 0; i < n; i++)
+	for (uint32_t i = 0; i < doc->n_tokens; i++)
 	{
-		uint32_t	k = doc[i].token;
-		double		mult = per_occurrence ? doc[i].count : 1.0;
-		uint64_t	end = ix->token_start[k + 1];
+		const NbDocToken *t = &doc->tokens[i];
+		double		mult = sc->per_occurrence[t->feature] ? t->count : 1.0;
+		uint64_t	end = ix->token_start[t->token + 1];
 
-		for (uint64_t e = ix->token_start[k]; e < end; e++)
+		for (uint64_t e = ix->token_start[t->token]; e < end; e++)
 		{
 			uint32_t	c = ix->entry_class[e];
 
 			add_compensated(&sc->f[c], &sc->fc[c], mult * sc->entry_f[e]);
 		}
 		if (sc->any_entry_z)
-			for (uint64_t e = ix->token_start[k]; e < end; e++)
+			for (uint64_t e = ix->token_start[t->token]; e < end; e++)
 				sc->z[ix->entry_class[e]] += mult * sc->entry_z[e];
 	}
 	for (uint32_t c = 0; c < C; c++)

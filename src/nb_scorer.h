@@ -1,11 +1,11 @@
 /*
  * nb_scorer.h — prediction: a model prepared once, scored per document.
  *
- * NbIndex holds a validated model in a form fit for lookups (a token hash
- * and per-token lists of the classes it occurs in).  NbScorer holds, for one
+ * NbIndex holds a validated model in a form fit for lookups (an item hash
+ * and per-item lists of the classes it occurs in).  NbScorer holds, for one
  * set of options, every logarithm that does not depend on the document, so
  * scoring a document costs one hash probe per token plus one addition per
- * (token, class) entry of its tokens, plus O(classes).
+ * (item, class) entry of its items, plus O(classes) per present feature.
  *
  * Zero probabilities (alpha = 0) are tracked exactly instead of as -inf:
  * each score is a pair (f, z) meaning  e^f * alpha^z  as alpha -> 0+, where z
@@ -43,6 +43,7 @@ typedef struct NbOptions
 	double		alpha;
 	NbPriorMode prior_mode;
 	const double *class_prior;	/* per class in model order, >= 0, sum > 0 */
+	double		var_smoothing;	/* >= 0 */
 } NbOptions;
 
 typedef struct NbIndex
@@ -50,40 +51,92 @@ typedef struct NbIndex
 	uint32_t	n_classes;
 	uint32_t	n_tokens;
 	uint64_t	n_entries;
+	uint32_t	n_features;
+	uint32_t	vector_len;
 	NbStrMap	labels;			/* label id = class index */
-	NbStrMap	tokens;			/* token id = token index */
-	uint64_t   *token_start;	/* entries of token k: [token_start[k], token_start[k+1]) */
+	NbStrMap	features;		/* feature id = feature index */
+	/*
+	 * Items keyed as the trainer keys them (NB_ITEM_PREFIX): the bag "" by
+	 * the bare token, other features by prefix and value; id = item index.
+	 */
+	NbStrMap	tokens;
+	int64_t		unnamed_bag;	/* index of the bag feature "", or -1 */
+	NbFeatureType *feature_type;
+	uint32_t   *feature_items;	/* K_j or V_j: items of each feature */
+	uint32_t   *position_feature;	/* feature of each float8[] position */
+	/* per (feature j, class c) at j * n_classes + c, see NbFeatureType */
+	double	   *present;
+	double	   *stat_a;
+	double	   *stat_b;
+	double	   *feature_tokens; /* sum of the entry counts of j's items in c */
+	double	   *feature_total;	/* sum of feature_tokens over classes */
+	double	   *feature_rows;	/* Gaussian: unweighted rows, mean, sum of squares */
+	double	   *feature_mean;
+	double	   *feature_m2;
+	uint64_t   *token_start;	/* entries of item k: [token_start[k], token_start[k+1]) */
 	uint32_t   *entry_class;
 	double	   *entry_count;
 	double	   *entry_docs;
 	double	   *class_docs;
-	double	   *class_tokens;
 	double	   *token_total;	/* F_j: count summed over classes */
 	double		total_docs;
-	double		total_tokens;
-	/* lookup scratch: per token, lookup_seq << 32 | position in the document */
+	/* lookup scratch: per item, lookup_seq << 32 | position in the document */
 	uint64_t   *lookup_mark;
 	uint32_t	lookup_seq;
 } NbIndex;
 
-/* One occurrence-count of a known token in a document. */
+/* A known item of a document and how often it occurs. */
 typedef struct NbDocToken
 {
 	uint32_t	token;
+	uint32_t	feature;
 	double		count;
 } NbDocToken;
+
+/*
+ * One document (row) to score, built with nb_doc_begin and nb_doc_add_*.
+ * A feature that is not added is missing: scoring leaves it out.
+ */
+typedef struct NbDoc
+{
+	NbDocToken *tokens;			/* distinct known items */
+	uint32_t	n_tokens;
+	uint32_t	tokens_cap;
+	int64_t    *scratch;
+	uint32_t	scratch_cap;
+	NbTokenRef *prefixed;		/* items of features other than the bag "" */
+	char	   *prefix_buf;
+	size_t		prefix_buf_cap;
+	/* per feature */
+	bool	   *present;
+	uint32_t   *present_list;
+	uint32_t	n_present;
+	double	   *occurrences;	/* bag: known tokens with repeats; categorical: 1 */
+	double	   *distinct;		/* distinct known items */
+	double	   *value;			/* Gaussian value; boolean 0 or 1 */
+} NbDoc;
 
 typedef struct NbScorer
 {
 	const NbIndex *index;
 	NbKind		kind;
 	bool	   *excluded;		/* class prior is exactly 0 */
-	/* per class: constant part, per token occurrence, per distinct token */
+	double	   *prior_f;		/* per class */
+	/*
+	 * Per (feature, class).  Bag and categorical features: a constant part
+	 * (base), a part per occurrence of a known token (occ) and per distinct
+	 * known token (dist).  Boolean features: occ is the term of true, dist
+	 * the term of false.  Gaussian features: mean, variance and the
+	 * log-normalizer -log(2 pi var)/2 in mean, var and base_f.
+	 */
 	double	   *base_f, *base_z;
 	double	   *occ_f, *occ_z;
 	double	   *dist_f, *dist_z;
+	double	   *mean, *var;
+	bool	   *per_occurrence; /* per feature: entries count per occurrence */
+	bool	   *usable;			/* per feature: Gaussian statistics exist */
 	/*
-	 * Per entry: the difference between the token's term for this class and
+	 * Per entry: the difference between the item's term for this class and
 	 * its term for a class it never occurred in.  Terms that are the same for
 	 * every class are left out: they cancel in the posterior.
 	 */
@@ -96,30 +149,46 @@ typedef struct NbScorer
 void		nb_index_build(NbIndex *index, const NbView *view);
 void		nb_index_free(NbIndex *index);
 
-/*
- * Look up a document's tokens: fills doc with its distinct known tokens
- * (index and summed count, in order of first occurrence) and returns how
- * many; unknown tokens are skipped.  Lookups are prefetched as a batch.
- * scratch has room for n values.
- */
-uint32_t	nb_index_lookup(NbIndex *index, const NbTokenRef *tokens, uint32_t n,
-							int64_t *scratch, NbDocToken *doc);
+/* Index of a feature, or -1. */
+int64_t		nb_index_feature(const NbIndex *index, const char *name, uint32_t len);
 
 /* Class index of a label, or -1. */
 int64_t		nb_index_class(const NbIndex *index, const char *str, uint32_t len);
 
+/* Whether every feature of the model is a bag of tokens. */
+bool		nb_index_only_bags(const NbIndex *index);
+
+void		nb_doc_init(NbDoc *doc, const NbIndex *index);
+void		nb_doc_free(NbDoc *doc);
+
+/* Start a new document: every feature missing. */
+void		nb_doc_begin(NbIndex *index, NbDoc *doc);
+
+/*
+ * Add the tokens of a bag feature, or the value of a categorical one (n =
+ * 1), to the document; unknown tokens are skipped (an unknown categorical
+ * value still counts, see nb_scorer.c).  Lookups are prefetched as a batch.
+ */
+void		nb_doc_add_tokens(NbIndex *index, NbDoc *doc, uint32_t feature,
+							  const NbTokenRef *tokens, uint32_t n);
+
+/* Add the value of a Gaussian feature, or of a boolean one as 0 or 1. */
+void		nb_doc_add_value(NbDoc *doc, uint32_t feature, double x);
+
+/*
+ * Precompute every logarithm of the options.  var_smoothing scales the
+ * Gaussian variance floor; kind applies to bag features.
+ */
 void		nb_scorer_build(NbScorer *scorer, const NbIndex *index, const NbOptions *opts);
 void		nb_scorer_free(NbScorer *scorer);
 
-
 /*
- * Score a normalized document.  Fills log_post[C] with natural-log posteriors
+ * Score a document.  Fills log_post[C] with natural-log posteriors
  * (-INFINITY for probability 0) and returns the index of the most probable
  * class (exact ties: the lowest index, i.e. the first label in byte order).
  * Returns -1 only if every class is excluded, which options validation
  * prevents.
  */
-int64_t		nb_scorer_score(NbScorer *scorer, const NbDocToken *doc, uint32_t n,
-							double *log_post);
+int64_t		nb_scorer_score(NbScorer *scorer, const NbDoc *doc, double *log_post);
 
 #endif

@@ -29,6 +29,10 @@ nb_trainer_create(void)
 	nb_strmap_init(&t->classes, 8);
 	t->class_cap = 8;
 	t->class_docs = nb_alloc_zero(sizeof(double) * t->class_cap);
+	nb_strmap_init(&t->features, 8);
+	t->feature_cap = 8;
+	t->feature = nb_alloc_zero(sizeof(NbTrainerFeature) * t->feature_cap);
+	t->unnamed_bag = -1;
 	nb_strmap_init(&t->tokens, 64);
 	init_pairs(t, 256);
 	return t;
@@ -40,7 +44,17 @@ nb_trainer_destroy(NbTrainer *t)
 	nb_strmap_free(&t->classes);
 	nb_strmap_free(&t->tokens);
 	nb_free(t->class_docs);
+	for (uint32_t j = 0; j < t->features.count; j++)
+		nb_free(t->feature[j].stats);
+	nb_free(t->feature);
+	nb_strmap_free(&t->features);
+	if (t->position_feature != NULL)
+		nb_free(t->position_feature);
 	nb_free(t->pairs);
+	if (t->prefixed != NULL)
+		nb_free(t->prefixed);
+	if (t->prefix_buf != NULL)
+		nb_free(t->prefix_buf);
 	if (t->scratch_hash != NULL)
 	{
 		nb_free(t->scratch_hash);
@@ -62,6 +76,13 @@ intern_class(NbTrainer *t, const char *label, uint32_t len)
 		t->class_cap *= 2;
 		t->class_docs = nb_realloc(t->class_docs, sizeof(double) * t->class_cap);
 		memset(t->class_docs + old, 0, sizeof(double) * (t->class_cap - old));
+		for (uint32_t j = 0; j < t->features.count; j++)
+		{
+			NbTrainerFeature *f = &t->feature[j];
+
+			f->stats = nb_realloc(f->stats, sizeof(NbClassStat) * t->class_cap);
+			memset(f->stats + old, 0, sizeof(NbClassStat) * (t->class_cap - old));
+		}
 	}
 	return c;
 }
@@ -140,6 +161,83 @@ nb_trainer_begin_doc(NbTrainer *t, const char *label, uint32_t len, double weigh
 	t->doc_seq++;
 }
 
+int64_t
+nb_trainer_feature(NbTrainer *t, const char *name, uint32_t len,
+				   NbFeatureType type, NbFeatureType *existing)
+{
+	uint64_t	h = nb_hash_token(name, len);
+	int64_t		found = nb_strmap_find(&t->features, name, len, h);
+	NbTrainerFeature *f;
+	uint32_t	j;
+
+	if (found >= 0)
+	{
+		*existing = t->feature[found].type;
+		return *existing == type ? found : -1;
+	}
+	j = nb_strmap_intern(&t->features, name, len, h);
+	if (j >= t->feature_cap)
+	{
+		t->feature_cap *= 2;
+		t->feature = nb_realloc(t->feature, sizeof(NbTrainerFeature) * t->feature_cap);
+	}
+	f = &t->feature[j];
+	memset(f, 0, sizeof(*f));
+	f->type = type;
+	f->stats = nb_alloc_zero(sizeof(NbClassStat) * t->class_cap);
+	if (type == NB_FEATURE_BAG && len == 0)
+		t->unnamed_bag = j;
+	return j;
+}
+
+/* The current document's statistics of a feature; counts it as present once. */
+static NbClassStat *
+doc_stat(NbTrainer *t, uint32_t feature)
+{
+	NbTrainerFeature *f = &t->feature[feature];
+	NbClassStat *st = &f->stats[t->doc_class];
+
+	if (f->last_doc != t->doc_seq)
+	{
+		f->last_doc = t->doc_seq;
+		st->present += t->doc_weight;
+	}
+	return st;
+}
+
+const uint32_t *
+nb_trainer_vector(NbTrainer *t, uint32_t n, uint32_t *bad)
+{
+	if (t->vector_len != 0 && t->vector_len != n)
+	{
+		*bad = UINT32_MAX;
+		return NULL;
+	}
+	if (t->position_feature == NULL)
+	{
+		uint32_t   *ids = nb_alloc(sizeof(uint32_t) * ((uint64_t) n + 1));
+
+		for (uint32_t i = 0; i < n; i++)
+		{
+			char		name[NB_POSITION_NAME_SIZE];
+			uint32_t	len = nb_position_name(i, name);
+			NbFeatureType existing;
+			int64_t		j = nb_trainer_feature(t, name, len, NB_FEATURE_GAUSSIAN, &existing);
+
+			if (j < 0)
+			{
+				nb_free(ids);
+				*bad = i;
+				return NULL;
+			}
+			ids[i] = (uint32_t) j;
+		}
+		t->position_feature = ids;
+		t->vector_len = n;
+	}
+	return t->position_feature;
+}
+
 static void
 reserve_scratch(NbTrainer *t, uint32_t n)
 {
@@ -160,8 +258,8 @@ reserve_scratch(NbTrainer *t, uint32_t n)
  * the (token, class) counts.  The second and third prefetch the slots they
  * will need NB_PREFETCH_DISTANCE tokens ahead, so that cache misses overlap.
  */
-void
-nb_trainer_add_tokens(NbTrainer *t, const NbTokenRef *tokens, uint32_t n)
+static void
+add_items(NbTrainer *t, const NbTokenRef *tokens, uint32_t n)
 {
 	uint64_t   *hash;
 	uint32_t   *id;
@@ -181,8 +279,14 @@ nb_trainer_add_tokens(NbTrainer *t, const NbTokenRef *tokens, uint32_t n)
 		if (i + NB_PREFETCH_DISTANCE < n)
 			nb_strmap_prefetch(&t->tokens, hash[i + NB_PREFETCH_DISTANCE]);
 		found = nb_strmap_find(&t->tokens, tokens[i].str, tokens[i].len, hash[i]);
-		id[i] = found >= 0 ? (uint32_t) found :
-			nb_strmap_intern(&t->tokens, tokens[i].str, tokens[i].len, hash[i]);
+		if (found >= 0)
+			id[i] = (uint32_t) found;
+		else
+		{
+			id[i] = nb_strmap_intern(&t->tokens, tokens[i].str, tokens[i].len, hash[i]);
+			if (tokens[i].len > 0 && tokens[i].str[0] == '\0')
+				t->prefix_bytes += NB_ITEM_PREFIX;
+		}
 		/* from here on hash[i] holds the hash of the (token, class) key */
 		hash[i] = nb_hash_mix(pair_key(id[i], t->doc_class));
 	}
@@ -207,13 +311,169 @@ nb_trainer_add_tokens(NbTrainer *t, const NbTokenRef *tokens, uint32_t n)
 	}
 }
 
-void
-nb_trainer_merge_view(NbTrainer *t, const NbView *v)
+/*
+ * Item references of a feature other than the bag "": the values behind
+ * the feature's prefix, in scratch space of the trainer.
+ */
+static const NbTokenRef *
+prefixed_items(NbTrainer *t, uint32_t feature, const NbTokenRef *tokens, uint32_t n)
 {
-	uint32_t   *class_map = nb_alloc(sizeof(uint32_t) * v->n_classes);
+	size_t		bytes = 0;
+	char	   *p;
+
+	for (uint32_t i = 0; i < n; i++)
+		bytes += NB_ITEM_PREFIX + tokens[i].len;
+	if (n > t->prefixed_cap)
+	{
+		if (t->prefixed != NULL)
+			nb_free(t->prefixed);
+		t->prefixed_cap = n > 2 * t->prefixed_cap ? n : 2 * t->prefixed_cap;
+		t->prefixed = nb_alloc(sizeof(NbTokenRef) * t->prefixed_cap);
+	}
+	if (bytes > t->prefix_buf_cap)
+	{
+		if (t->prefix_buf != NULL)
+			nb_free(t->prefix_buf);
+		t->prefix_buf_cap = bytes > 2 * t->prefix_buf_cap ? bytes : 2 * t->prefix_buf_cap;
+		t->prefix_buf = nb_alloc(t->prefix_buf_cap);
+	}
+	p = t->prefix_buf;
+	for (uint32_t i = 0; i < n; i++)
+	{
+		p[0] = '\0';
+		nb_write_u32((unsigned char *) p + 1, 0, feature);
+		memcpy(p + NB_ITEM_PREFIX, tokens[i].str, tokens[i].len);
+		t->prefixed[i].str = p;
+		t->prefixed[i].len = NB_ITEM_PREFIX + tokens[i].len;
+		t->prefixed[i].count = tokens[i].count;
+		p += NB_ITEM_PREFIX + tokens[i].len;
+	}
+	return t->prefixed;
+}
+
+void
+nb_trainer_add_tokens(NbTrainer *t, uint32_t feature, const NbTokenRef *tokens, uint32_t n)
+{
+	doc_stat(t, feature);
+	if (n == 0)
+		return;
+	if ((int64_t) feature != t->unnamed_bag)
+		tokens = prefixed_items(t, feature, tokens, n);
+	add_items(t, tokens, n);
+}
+
+bool
+nb_trainer_add_text(NbTrainer *t, const NbTokenRef *tokens, uint32_t n)
+{
+	NbFeatureType existing;
+	int64_t		j = t->unnamed_bag >= 0 ? t->unnamed_bag :
+		nb_trainer_feature(t, "", 0, NB_FEATURE_BAG, &existing);
+
+	if (j < 0)
+		return false;
+	nb_trainer_add_tokens(t, (uint32_t) j, tokens, n);
+	return true;
+}
+
+void
+nb_trainer_add_category(NbTrainer *t, uint32_t feature, const char *value, uint32_t len)
+{
+	NbTokenRef	ref = {value, len, 1.0};
+
+	nb_trainer_add_tokens(t, feature, &ref, 1);
+}
+
+/* Add (n, mean, m2) of a sample to (*n, *mean, *m2): Chan et al.'s parallel update. */
+static void
+merge_moments(double *n, double *mean, double *m2, double nb, double meanb, double m2b)
+{
+	double		total = *n + nb;
+	double		delta = meanb - *mean;
+
+	if (nb == 0)
+		return;
+	*mean += delta * (nb / total);
+	*m2 += m2b + delta * delta * (*n * nb / total);
+	*n = total;
+}
+
+void
+nb_trainer_add_real(NbTrainer *t, uint32_t feature, double x)
+{
+	NbTrainerFeature *f = &t->feature[feature];
+	NbClassStat *st = &f->stats[t->doc_class];
+	double		w = t->doc_weight;
+	double		delta;
+
+	/* weighted West/Welford update of the class; doc_stat adds the weight */
+	doc_stat(t, feature);
+	delta = x - st->a;
+	st->a += delta * (w / st->present);
+	st->b += w * delta * (x - st->a);
+	merge_moments(&f->rows, &f->mean, &f->m2, 1, x, 0);
+	if (!isfinite(st->b) || !isfinite(f->m2))
+		t->overflow = true;
+}
+
+void
+nb_trainer_add_boolean(NbTrainer *t, uint32_t feature, bool x)
+{
+	NbClassStat *st = doc_stat(t, feature);
+
+	if (x)
+		st->a += t->doc_weight;
+}
+
+/* Feature ids of this trainer for the features of a view, or a conflict. */
+static NbMergeStatus
+map_features(NbTrainer *t, const NbView *v, uint32_t *map, uint32_t *conflict)
+{
+	const char *name = v->feature_names;
+
+	if (v->vector_len != 0 && t->vector_len != 0 && v->vector_len != t->vector_len)
+		return NB_MERGE_VECTOR_CONFLICT;
+	for (uint32_t j = 0; j < v->n_features; j++)
+	{
+		uint32_t	len = nb_view_feature_name_len(v, j);
+		int64_t		found = nb_strmap_find(&t->features, name, len, nb_hash_token(name, len));
+
+		if (found >= 0 && t->feature[found].type != nb_view_feature_type(v, j))
+		{
+			*conflict = j;
+			return NB_MERGE_TYPE_CONFLICT;
+		}
+		name += len;
+	}
+	name = v->feature_names;
+	for (uint32_t j = 0; j < v->n_features; j++)
+	{
+		uint32_t	len = nb_view_feature_name_len(v, j);
+		NbFeatureType existing;
+
+		map[j] = (uint32_t) nb_trainer_feature(t, name, len, nb_view_feature_type(v, j), &existing);
+		name += len;
+	}
+	if (v->vector_len != 0)
+		t->vector_len = v->vector_len;
+	return NB_MERGE_OK;
+}
+
+NbMergeStatus
+nb_trainer_merge_view(NbTrainer *t, const NbView *v, uint32_t *conflict)
+{
+	uint32_t   *feature_map = nb_alloc(sizeof(uint32_t) * v->n_features);
+	uint32_t   *class_map;
+	NbMergeStatus status = map_features(t, v, feature_map, conflict);
 	const char *s = v->labels;
 	uint64_t	e = 0;
+	uint32_t	k = 0;
 
+	if (status != NB_MERGE_OK)
+	{
+		nb_free(feature_map);
+		return status;
+	}
+	class_map = nb_alloc(sizeof(uint32_t) * v->n_classes);
 	for (uint32_t c = 0; c < v->n_classes; c++)
 	{
 		uint32_t	len = nb_read_u32(v->label_len, c);
@@ -225,29 +485,69 @@ nb_trainer_merge_view(NbTrainer *t, const NbView *v)
 		s += len;
 	}
 	s = v->tokens;
-	for (uint32_t k = 0; k < v->n_tokens; k++)
+	for (uint32_t j = 0; j < v->n_features; j++)
 	{
-		uint32_t	len = nb_read_u32(v->token_len, k);
-		uint32_t	n = nb_read_u32(v->token_entries, k);
-		uint32_t	tok = nb_strmap_intern(&t->tokens, s,
-										   len, nb_hash_token(s, len));
+		uint32_t	tj = feature_map[j];
+		NbTrainerFeature *f = &t->feature[tj];
+		bool		prefixed = (int64_t) tj != t->unnamed_bag;
 
-		for (uint32_t i = 0; i < n; i++, e++)
+		for (uint32_t c = 0; c < v->n_classes; c++)
 		{
-			uint64_t	key = pair_key(tok, class_map[nb_read_u32(v->entry_class, e)]);
-			NbPairSlot *slot;
+			NbClassStat *st = &f->stats[class_map[c]];
+			double		present = nb_view_present(v, j, c);
 
-			reserve_pairs(t, 1);
-			slot = find_pair(t, key, nb_hash_mix(key));
-
-			slot->count += nb_read_f64(v->entry_count, e);
-			slot->docs += nb_read_f64(v->entry_docs, e);
-			if (!isfinite(slot->count))
+			if (f->type == NB_FEATURE_GAUSSIAN)
+				merge_moments(&st->present, &st->a, &st->b,
+							  present, nb_view_a(v, j, c), nb_view_b(v, j, c));
+			else
+			{
+				st->present += present;
+				st->a += nb_view_a(v, j, c);
+			}
+			if (!isfinite(st->present) || !isfinite(st->b))
 				t->overflow = true;
 		}
-		s += len;
+		if (f->type == NB_FEATURE_GAUSSIAN)
+			merge_moments(&f->rows, &f->mean, &f->m2, nb_read_f64(v->feature_rows, j),
+						  nb_read_f64(v->feature_mean, j), nb_read_f64(v->feature_m2, j));
+
+		for (uint32_t end = k + nb_view_feature_items(v, j); k < end; k++)
+		{
+			uint32_t	len = nb_read_u32(v->token_len, k);
+			uint32_t	n = nb_read_u32(v->token_entries, k);
+			NbTokenRef	ref = {s, len, 1.0};
+			const NbTokenRef *item = prefixed ? prefixed_items(t, tj, &ref, 1) : &ref;
+			uint64_t	h = nb_hash_token(item->str, item->len);
+			int64_t		found = nb_strmap_find(&t->tokens, item->str, item->len, h);
+			uint32_t	tok;
+
+			if (found >= 0)
+				tok = (uint32_t) found;
+			else
+			{
+				tok = nb_strmap_intern(&t->tokens, item->str, item->len, h);
+				if (prefixed)
+					t->prefix_bytes += NB_ITEM_PREFIX;
+			}
+			for (uint32_t i = 0; i < n; i++, e++)
+			{
+				uint64_t	key = pair_key(tok, class_map[nb_read_u32(v->entry_class, e)]);
+				NbPairSlot *slot;
+
+				reserve_pairs(t, 1);
+				slot = find_pair(t, key, nb_hash_mix(key));
+
+				slot->count += nb_read_f64(v->entry_count, e);
+				slot->docs += nb_read_f64(v->entry_docs, e);
+				if (!isfinite(slot->count))
+					t->overflow = true;
+			}
+			s += len;
+		}
 	}
 	nb_free(class_map);
+	nb_free(feature_map);
+	return NB_MERGE_OK;
 }
 
 bool
@@ -270,25 +570,45 @@ nb_trainer_sums_finite(const NbTrainer *t)
 	return isfinite(docs) && isfinite(count) && isfinite(doc_freq);
 }
 
+/*
+ * Whether the model is only the bag "" present in every document: what
+ * text[] and tsvector training makes, written as format version 1.
+ */
+static bool
+is_text_only(const NbTrainer *t)
+{
+	if (t->features.count != 1 || t->unnamed_bag != 0)
+		return false;
+	for (uint32_t c = 0; c < t->classes.count; c++)
+		if (t->feature[0].stats[c].present != t->class_docs[c])
+			return false;
+	return true;
+}
+
 size_t
 nb_trainer_flat_size(const NbTrainer *t, size_t max_size)
 {
 	/* all terms are bounded by memory already allocated, so no overflow in 64 bits */
+	uint64_t	F = t->features.count;
 	uint64_t	size = NB_HEADER_SIZE +
 		(uint64_t) t->classes.count * (8 + 4) +
 		(uint64_t) t->tokens.count * (4 + 4) +
 		t->n_pairs * (4 + 8 + 8) +
-		t->classes.arena_used + t->tokens.arena_used;
+		t->classes.arena_used + t->tokens.arena_used - t->prefix_bytes;
 
+	if (!is_text_only(t))
+		size += 8 + F * (3 * 4 + 3 * 8) + F * t->classes.count * 3 * 8 +
+			t->features.arena_used;
 	return size > max_size ? 0 : (size_t) size;
 }
 
-/* A string with its id, sorted into canonical (byte) order. */
+/* A string with its id, sorted into canonical order: by group, then bytes. */
 typedef struct StrRef
 {
 	const char *str;
 	uint32_t	len;
 	uint32_t	id;
+	uint32_t	group;
 } StrRef;
 
 static int
@@ -297,19 +617,39 @@ cmp_strref(const void *a, const void *b)
 	const StrRef *x = a;
 	const StrRef *y = b;
 
+	if (x->group != y->group)
+		return x->group < y->group ? -1 : 1;
 	return nb_strcmp(x->str, x->len, y->str, y->len);
 }
 
-/* Sort a map's strings; returns the sorted refs and fills rank[id]. */
+/*
+ * Sort a map's strings; returns the sorted refs and fills rank[id].  With
+ * feature_rank, the strings are items: grouped by the rank of their feature
+ * and stripped of their prefix.
+ */
 static StrRef *
-sorted_strings(const NbStrMap *map, uint32_t *rank)
+sorted_strings(const NbStrMap *map, uint32_t *rank, const uint32_t *feature_rank,
+			   uint32_t unnamed_rank)
 {
 	StrRef	   *refs = nb_alloc(sizeof(StrRef) * (map->count ? map->count : 1));
 
 	for (uint32_t i = 0; i < map->count; i++)
 	{
-		refs[i].str = nb_strmap_str(map, i, &refs[i].len);
-		refs[i].id = i;
+		StrRef	   *r = &refs[i];
+
+		r->str = nb_strmap_str(map, i, &r->len);
+		r->id = i;
+		r->group = 0;
+		if (feature_rank != NULL)
+		{
+			r->group = unnamed_rank;
+			if (r->len > 0 && r->str[0] == '\0')
+			{
+				r->group = feature_rank[nb_read_u32((const unsigned char *) r->str + 1, 0)];
+				r->str += NB_ITEM_PREFIX;
+				r->len -= NB_ITEM_PREFIX;
+			}
+		}
 	}
 	qsort(refs, map->count, sizeof(StrRef), cmp_strref);
 	for (uint32_t i = 0; i < map->count; i++)
@@ -333,22 +673,72 @@ cmp_entry(const void *a, const void *b)
 	return (x->cls > y->cls) - (x->cls < y->cls);
 }
 
+/* Write the version 2 feature arrays at p; returns the end. */
+static unsigned char *
+write_features(const NbTrainer *t, const StrRef *features, const StrRef *classes,
+			   const StrRef *tokens, unsigned char *p)
+{
+	uint32_t	C = t->classes.count;
+	uint32_t	F = t->features.count;
+	uint32_t	V = t->tokens.count;
+	unsigned char *name_len = p;
+	unsigned char *type = name_len + (uint64_t) F * 4;
+	unsigned char *items = type + (uint64_t) F * 4;
+	unsigned char *present = items + (uint64_t) F * 4;
+	unsigned char *fa = present + (uint64_t) F * C * 8;
+	unsigned char *fb = fa + (uint64_t) F * C * 8;
+	unsigned char *rows = fb + (uint64_t) F * C * 8;
+	unsigned char *mean = rows + (uint64_t) F * 8;
+	unsigned char *m2 = mean + (uint64_t) F * 8;
+	uint32_t	k = 0;
+
+	for (uint32_t j = 0; j < F; j++)
+	{
+		const NbTrainerFeature *f = &t->feature[features[j].id];
+		uint32_t	n = 0;
+
+		while (k < V && tokens[k].group == j)
+			n++, k++;
+		nb_write_u32(name_len, j, features[j].len);
+		nb_write_u32(type, j, (uint32_t) f->type);
+		nb_write_u32(items, j, n);
+		for (uint32_t c = 0; c < C; c++)
+		{
+			const NbClassStat *st = &f->stats[classes[c].id];
+			uint64_t	i = (uint64_t) j * C + c;
+
+			nb_write_f64(present, i, st->present);
+			nb_write_f64(fa, i, st->a);
+			nb_write_f64(fb, i, st->b);
+		}
+		nb_write_f64(rows, j, f->rows);
+		nb_write_f64(mean, j, f->mean);
+		nb_write_f64(m2, j, f->m2);
+	}
+	return m2 + (uint64_t) F * 8;
+}
+
 void
 nb_trainer_write(const NbTrainer *t, unsigned char *buf, size_t size)
 {
 	uint32_t	C = t->classes.count;
 	uint32_t	V = t->tokens.count;
+	uint32_t	F = t->features.count;
 	uint64_t	E = t->n_pairs;
+	bool		text_only = is_text_only(t);
 	uint32_t   *class_rank = nb_alloc(sizeof(uint32_t) * (C ? C : 1));
 	uint32_t   *token_rank = nb_alloc(sizeof(uint32_t) * (V ? V : 1));
-	StrRef	   *classes = sorted_strings(&t->classes, class_rank);
-	StrRef	   *tokens = sorted_strings(&t->tokens, token_rank);
+	uint32_t   *feature_rank = nb_alloc(sizeof(uint32_t) * (F ? F : 1));
+	StrRef	   *classes = sorted_strings(&t->classes, class_rank, NULL, 0);
+	StrRef	   *features = sorted_strings(&t->features, feature_rank, NULL, 0);
+	StrRef	   *tokens = sorted_strings(&t->tokens, token_rank, feature_rank,
+										t->unnamed_bag >= 0 ? feature_rank[t->unnamed_bag] : 0);
 	uint64_t   *start = nb_alloc_zero(sizeof(uint64_t) * ((uint64_t) V + 1));
 	Entry	   *entries = nb_alloc(sizeof(Entry) * (E ? E : 1));
 	unsigned char *docs, *label_len, *token_len, *token_entries, *entry_class,
 			   *entry_count, *entry_docs;
 	char	   *strings;
-	uint16_t	version = NB_FORMAT_VERSION;
+	uint16_t	version = text_only ? NB_FORMAT_VERSION_TEXT : NB_FORMAT_VERSION;
 	uint16_t	flags = 0;
 	uint64_t	u;
 
@@ -393,6 +783,12 @@ nb_trainer_write(const NbTrainer *t, unsigned char *buf, size_t size)
 	nb_write_u32(buf + 20, 0, (uint32_t) (E >> 32));
 
 	docs = buf + NB_HEADER_SIZE;
+	if (!text_only)
+	{
+		nb_write_u32(docs, 0, F);
+		nb_write_u32(docs, 1, t->vector_len);
+		docs += 8;
+	}
 	label_len = docs + (uint64_t) C * 8;
 	token_len = label_len + (uint64_t) C * 4;
 	token_entries = token_len + (uint64_t) V * 4;
@@ -400,6 +796,9 @@ nb_trainer_write(const NbTrainer *t, unsigned char *buf, size_t size)
 	entry_count = entry_class + E * 4;
 	entry_docs = entry_count + E * 8;
 	strings = (char *) (entry_docs + E * 8);
+	if (!text_only)
+		strings = (char *) write_features(t, features, classes, tokens,
+										  (unsigned char *) strings);
 
 	for (uint32_t c = 0; c < C; c++)
 	{
@@ -415,6 +814,12 @@ nb_trainer_write(const NbTrainer *t, unsigned char *buf, size_t size)
 		memcpy(strings, tokens[k].str, tokens[k].len);
 		strings += tokens[k].len;
 	}
+	if (!text_only)
+		for (uint32_t j = 0; j < F; j++)
+		{
+			memcpy(strings, features[j].str, features[j].len);
+			strings += features[j].len;
+		}
 	for (uint64_t i = 0; i < E; i++)
 	{
 		nb_write_u32(entry_class, i, entries[i].cls);
@@ -428,7 +833,9 @@ nb_trainer_write(const NbTrainer *t, unsigned char *buf, size_t size)
 
 	nb_free(class_rank);
 	nb_free(token_rank);
+	nb_free(feature_rank);
 	nb_free(classes);
+	nb_free(features);
 	nb_free(tokens);
 	nb_free(start);
 	nb_free(entries);

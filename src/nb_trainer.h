@@ -31,12 +31,47 @@ typedef struct NbTokenRef
 	double		count;
 } NbTokenRef;
 
+/* Statistics of one feature in one class (see NbFeatureType). */
+typedef struct NbClassStat
+{
+	double		present;		/* weighted rows with the feature */
+	double		a;
+	double		b;
+} NbClassStat;
+
+typedef struct NbTrainerFeature
+{
+	NbFeatureType type;
+	NbClassStat *stats;			/* per class, class_cap of them */
+	/* Gaussian: unweighted rows, mean and sum of squared deviations */
+	double		rows;
+	double		mean;
+	double		m2;
+	uint64_t	last_doc;		/* document that last counted as having it */
+} NbTrainerFeature;
+
+/*
+ * Items (bag tokens, categorical values) of all features share one string
+ * map.  Those of the bag named "" (what text[] and tsvector rows feed) are
+ * the bare token, the hot path; any other feature's are NB_ITEM_PREFIX bytes
+ * (a zero byte, which no SQL text contains, and the feature id) followed by
+ * the value.
+ */
+#define NB_ITEM_PREFIX 5
+
 typedef struct NbTrainer
 {
 	NbStrMap	classes;
 	double	   *class_docs;
 	uint32_t	class_cap;
+	NbStrMap	features;
+	NbTrainerFeature *feature;
+	uint32_t	feature_cap;
+	int64_t		unnamed_bag;	/* id of the bag feature "", or -1 */
+	uint32_t	vector_len;		/* float8[] rows' length, 0 if none yet */
+	uint32_t   *position_feature;	/* feature ids of the vector_len positions, or NULL */
 	NbStrMap	tokens;
+	uint64_t	prefix_bytes;	/* NB_ITEM_PREFIX times the prefixed items */
 	NbPairSlot *pairs;
 	uint64_t	pair_mask;
 	uint64_t	n_pairs;
@@ -48,7 +83,20 @@ typedef struct NbTrainer
 	uint64_t   *scratch_hash;
 	uint32_t   *scratch_id;
 	uint32_t	scratch_cap;
+	/* scratch for prefixed items */
+	NbTokenRef *prefixed;
+	uint32_t	prefixed_cap;
+	char	   *prefix_buf;
+	size_t		prefix_buf_cap;
 } NbTrainer;
+
+/* Why a merge was refused; nothing has changed then. */
+typedef enum NbMergeStatus
+{
+	NB_MERGE_OK,
+	NB_MERGE_TYPE_CONFLICT,		/* a feature of the view has another type here */
+	NB_MERGE_VECTOR_CONFLICT	/* float8[] rows of different lengths */
+} NbMergeStatus;
 
 NbTrainer  *nb_trainer_create(void);
 void		nb_trainer_destroy(NbTrainer *t);
@@ -58,15 +106,47 @@ void		nb_trainer_begin_doc(NbTrainer *t, const char *label, uint32_t len,
 								 double weight);
 
 /*
- * Add a batch of tokens to the current document.  Batches are much faster
- * than single tokens: all hash lookups of the batch are prefetched first.
- * The caller guarantees what the format requires of tokens: no zero bytes
- * (SQL text has none) and counts >= 1.
+ * Id of the feature with this name, created with the given type if new.
+ * -1 if it exists with another type; *existing is then that type.
  */
-void		nb_trainer_add_tokens(NbTrainer *t, const NbTokenRef *tokens, uint32_t n);
+int64_t		nb_trainer_feature(NbTrainer *t, const char *name, uint32_t len,
+							   NbFeatureType type, NbFeatureType *existing);
 
-/* Add every count of a validated serialized model. */
-void		nb_trainer_merge_view(NbTrainer *t, const NbView *view);
+/*
+ * Add a bag feature's tokens to the current document (the bag counts as
+ * present even with no tokens).  Batches are much faster than single
+ * tokens: all hash lookups of the batch are prefetched first.  The caller
+ * guarantees what the format requires of tokens: no zero bytes (SQL text
+ * has none) and counts > 0.
+ */
+void		nb_trainer_add_tokens(NbTrainer *t, uint32_t feature,
+								  const NbTokenRef *tokens, uint32_t n);
+
+/*
+ * Add tokens to the bag "" (the text[] and tsvector input); false if the
+ * model has a feature "" of another type.
+ */
+bool		nb_trainer_add_text(NbTrainer *t, const NbTokenRef *tokens, uint32_t n);
+
+/* The current document's value of a categorical, Gaussian or boolean feature. */
+void		nb_trainer_add_category(NbTrainer *t, uint32_t feature,
+									const char *value, uint32_t len);
+void		nb_trainer_add_real(NbTrainer *t, uint32_t feature, double x);
+void		nb_trainer_add_boolean(NbTrainer *t, uint32_t feature, bool x);
+
+/*
+ * Feature ids of the n positions of float8[] rows, the Gaussian features
+ * named "1".."n", created when new.  NULL if earlier rows had another
+ * length (*bad is then UINT32_MAX) or if position *bad names a feature of
+ * another type.
+ */
+const uint32_t *nb_trainer_vector(NbTrainer *t, uint32_t n, uint32_t *bad);
+
+/*
+ * Add every count of a validated serialized model.  On a conflict nothing
+ * changes and *feature is the conflicting feature of the view.
+ */
+NbMergeStatus nb_trainer_merge_view(NbTrainer *t, const NbView *view, uint32_t *feature);
 
 static inline bool
 nb_trainer_is_empty(const NbTrainer *t)

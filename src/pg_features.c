@@ -1,9 +1,16 @@
 /*
- * pg_features.c — text[] and tsvector rows as token references.
+ * pg_features.c — a row's features, from text[], tsvector, jsonb or
+ * float8[], in the form the model code takes.
  */
 #include "pg_features.h"
 
+#include <math.h>
+
+#include "catalog/pg_type.h"
 #include "utils/arrayaccess.h"
+#include "utils/builtins.h"
+#include "utils/float.h"
+#include "utils/numeric.h"
 
 uint32
 nb_array_tokens(ArrayType *tokens, NbTokenRef *refs)
@@ -45,4 +52,160 @@ nb_tsvector_tokens(TSVector tsv, NbTokenRef *refs)
 		refs[i].count = npos > 0 ? npos : 1;
 	}
 	return tsv->size;
+}
+
+NbFeatureType
+nb_jsonb_feature_type(enum jbvType type)
+{
+	switch (type)
+	{
+		case jbvString:
+			return NB_FEATURE_CATEGORICAL;
+		case jbvNumeric:
+			return NB_FEATURE_GAUSSIAN;
+		case jbvBool:
+			return NB_FEATURE_BOOLEAN;
+		default:
+			return NB_FEATURE_BAG;
+	}
+}
+
+static double
+numeric_to_double(Numeric num)
+{
+	return DatumGetFloat8(DirectFunctionCall1(numeric_float8, NumericGetDatum(num)));
+}
+
+static void
+feature_error(const char *key, uint32 key_len, const char *detail)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("invalid value for naive Bayes feature \"%.*s\"", (int) key_len, key),
+			 errdetail("%s", detail)));
+}
+
+/* A bag given as an array of strings or an object {token: count}. */
+static void
+visit_bag(const NbJsonbVisitor *v, const char *key, uint32 key_len, JsonbValue *container)
+{
+	JsonbContainer *jc = container->val.binary.data;
+	uint32		n = JsonContainerSize(jc);
+	NbTokenRef *refs = v->reserve(v->arg, n);
+	uint32		used = 0;
+	JsonbIterator *it = JsonbIteratorInit(jc);
+	JsonbIteratorToken tok;
+	JsonbValue	elem;
+	JsonbValue	token;
+
+	while ((tok = JsonbIteratorNext(&it, &elem, true)) != WJB_DONE)
+	{
+		if (tok == WJB_ELEM)
+		{
+			if (elem.type == jbvNull)
+				continue;
+			if (elem.type != jbvString)
+				feature_error(key, key_len, "An array feature is a bag of tokens: its elements must be strings.");
+			refs[used].str = elem.val.string.val;
+			refs[used].len = elem.val.string.len;
+			refs[used].count = 1;
+			used++;
+		}
+		else if (tok == WJB_KEY)
+		{
+			token = elem;
+			tok = JsonbIteratorNext(&it, &elem, true);
+			if (elem.type == jbvNull)
+				continue;
+			if (elem.type != jbvNumeric)
+				feature_error(key, key_len, "An object feature is a bag of tokens: its values must be counts.");
+			refs[used].count = numeric_to_double(elem.val.numeric);
+			if (!(refs[used].count >= 0) || isinf(refs[used].count))
+				feature_error(key, key_len, "Token counts must be finite and not negative.");
+			if (refs[used].count == 0)
+				continue;
+			refs[used].str = token.val.string.val;
+			refs[used].len = token.val.string.len;
+			used++;
+		}
+	}
+	v->bag(v->arg, key, key_len, refs, used);
+}
+
+void
+nb_jsonb_features(Jsonb *features, const NbJsonbVisitor *v)
+{
+	JsonbIterator *it;
+	JsonbIteratorToken tok;
+	JsonbValue	key;
+	JsonbValue	val;
+
+	if (!JB_ROOT_IS_OBJECT(features) || JB_ROOT_IS_SCALAR(features))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("naive Bayes features must be a JSON object"),
+				 errdetail("Keys name features; a value is a string (categorical), a number (Gaussian), a boolean, or an array or object of tokens.")));
+
+	it = JsonbIteratorInit(&features->root);
+	while ((tok = JsonbIteratorNext(&it, &key, true)) != WJB_DONE)
+	{
+		const char *k;
+		uint32		klen;
+
+		if (tok != WJB_KEY)
+			continue;
+		k = key.val.string.val;
+		klen = key.val.string.len;
+		(void) JsonbIteratorNext(&it, &val, true);
+		switch (val.type)
+		{
+			case jbvNull:
+				break;
+			case jbvString:
+				v->category(v->arg, k, klen, val.val.string.val, val.val.string.len);
+				break;
+			case jbvNumeric:
+				{
+					double		x = numeric_to_double(val.val.numeric);
+
+					if (isinf(x))
+						feature_error(k, klen, "Numbers must be within the range of double precision.");
+					v->real(v->arg, k, klen, x);
+				}
+				break;
+			case jbvBool:
+				v->boolean(v->arg, k, klen, val.val.boolean);
+				break;
+			case jbvBinary:
+				visit_bag(v, k, klen, &val);
+				break;
+			default:
+				elog(ERROR, "unexpected jsonb value type %d", (int) val.type);
+		}
+	}
+}
+
+void
+nb_float8_features(ArrayType *array, double **values, bool **nulls, int *n)
+{
+	Datum	   *datums;
+
+	if (ARR_ELEMTYPE(array) != FLOAT8OID)
+		elog(ERROR, "expected a float8[]");
+	deconstruct_array(array, FLOAT8OID, sizeof(float8), FLOAT8PASSBYVAL,
+					  TYPALIGN_DOUBLE, &datums, nulls, n);
+	*values = (double *) palloc(sizeof(double) * (*n + 1));
+	for (int i = 0; i < *n; i++)
+	{
+		double		x = (*nulls)[i] ? 0 : DatumGetFloat8(datums[i]);
+
+		if (isnan(x) || isinf(x))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("invalid naive Bayes feature value: %s", float8out_internal(x)),
+					 errdetail("Element %d of the float8[] is not a finite number; use NULL for a missing value.",
+							   i + 1)));
+		(*values)[i] = x;
+	}
+	pfree(datums);
 }

@@ -9,6 +9,7 @@
 
 #include "tsearch/ts_type.h"
 #include "utils/array.h"
+#include "utils/jsonb.h"
 
 #include "nb_trainer.h"
 
@@ -30,5 +31,40 @@ uint32		nb_array_tokens(ArrayType *tokens, NbTokenRef *refs);
  * has none); returns how many (tsv->size).  The references point into tsv.
  */
 uint32		nb_tsvector_tokens(TSVector tsv, NbTokenRef *refs);
+
+/*
+ * What a jsonb features object holds, key by key (see nb_jsonb_features).
+ * Each callback gets the key; values point into the jsonb.
+ */
+typedef struct NbJsonbVisitor
+{
+	void	   *arg;
+	/* room for n token references, valid until the next call */
+	NbTokenRef *(*reserve) (void *arg, uint32 n);
+	void		(*bag) (void *arg, const char *key, uint32 key_len,
+						const NbTokenRef *tokens, uint32 n);
+	void		(*category) (void *arg, const char *key, uint32 key_len,
+							 const char *value, uint32 len);
+	void		(*real) (void *arg, const char *key, uint32 key_len, double x);
+	void		(*boolean) (void *arg, const char *key, uint32 key_len, bool x);
+} NbJsonbVisitor;
+
+/*
+ * Walk a jsonb features object: string -> category, number -> real,
+ * boolean -> boolean, array of strings -> bag (each element counts once,
+ * null elements are skipped), object {token: count} -> bag with those
+ * counts (null or 0 counts are skipped), null -> nothing (missing).
+ * Anything else is an ERROR (22023) that names the key.
+ */
+void		nb_jsonb_features(Jsonb *features, const NbJsonbVisitor *visitor);
+
+/* The feature type a jsonb value of this type makes (jbvBinary: a bag). */
+NbFeatureType nb_jsonb_feature_type(enum jbvType type);
+
+/*
+ * The elements of a float8[] (NULLs included) and their null flags, for
+ * training and scoring; ERROR (22023) on NaN or infinity.
+ */
+void		nb_float8_features(ArrayType *array, double **values, bool **nulls, int *n);
 
 #endif

@@ -4,7 +4,10 @@
  */
 #include "pg_model.h"
 
+#include <math.h>
+
 #include "funcapi.h"
+#include "lib/stringinfo.h"
 #include "utils/builtins.h"
 #include "utils/tuplestore.h"
 
@@ -29,33 +32,68 @@ string_offsets(const unsigned char *lengths, uint64 n)
 	return off;
 }
 
+/*
+ * The name of a ranked row: the token for the bag "" (text[] and tsvector
+ * input), "key:token" for a token of the bag named key (the namespace
+ * convention of Vowpal Wabbit), the key for any other feature.
+ */
+static text *
+mi_row_name(const NbView *view, const NbMiRow *row, const size_t *token_off,
+			const size_t *name_off)
+{
+	const char *key = view->feature_names + name_off[row->feature];
+	size_t		key_len = name_off[row->feature + 1] - name_off[row->feature];
+	const char *token = view->tokens + token_off[row->item];
+	size_t		token_len = token_off[row->item + 1] - token_off[row->item];
+	StringInfoData buf;
+
+	if (row->whole_feature)
+		return cstring_to_text_with_len(key, key_len);
+	if (key_len == 0)
+		return cstring_to_text_with_len(token, token_len);
+	initStringInfo(&buf);
+	appendBinaryStringInfo(&buf, key, key_len);
+	appendStringInfoChar(&buf, ':');
+	appendBinaryStringInfo(&buf, token, token_len);
+	return cstring_to_text_with_len(buf.data, buf.len);
+}
+
+static size_t *
+feature_name_offsets(const NbView *view)
+{
+	size_t	   *off = palloc(sizeof(size_t) * (view->n_features + 1));
+
+	off[0] = 0;
+	for (uint32 j = 0; j < view->n_features; j++)
+		off[j + 1] = off[j] + nb_view_feature_name_len(view, j);
+	return off;
+}
+
 Datum
 nb_mutual_info_srf(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	NbView		view;
-	double	   *mi;
-	uint32	   *order;
-	size_t	   *off;
+	NbMiRow    *rows;
+	uint64		n;
+	size_t	   *token_off;
+	size_t	   *name_off;
 
 	nb_model_open(PG_GETARG_DATUM(0), &view, ERRCODE_DATA_CORRUPTED);
 	InitMaterializedSRF(fcinfo, 0);
 
-	mi = nb_alloc(sizeof(double) * (view.n_tokens + 1));
-	order = nb_alloc(sizeof(uint32) * (view.n_tokens + 1));
-	nb_mutual_info(&view, mi);
-	nb_rank_by_mutual_info(mi, view.n_tokens, order);
-	off = string_offsets(view.token_len, view.n_tokens);
+	rows = nb_alloc(sizeof(NbMiRow) * (nb_mutual_info_max_rows(&view) + 1));
+	n = nb_mutual_info(&view, rows);
+	token_off = string_offsets(view.token_len, view.n_tokens);
+	name_off = feature_name_offsets(&view);
 
-	for (uint32 i = 0; i < view.n_tokens; i++)
+	for (uint64 i = 0; i < n; i++)
 	{
-		uint32		k = order[i];
 		Datum		values[2];
-		bool		nulls[2] = {false, false};
+		bool		nulls[2] = {false, isnan(rows[i].mi)};
 
-		values[0] = PointerGetDatum(cstring_to_text_with_len(view.tokens + off[k],
-															 off[k + 1] - off[k]));
-		values[1] = Float8GetDatum(mi[k]);
+		values[0] = PointerGetDatum(mi_row_name(&view, &rows[i], token_off, name_off));
+		values[1] = Float8GetDatum(nulls[1] ? 0 : rows[i].mi);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 		pfree(DatumGetPointer(values[0]));
 	}
@@ -72,15 +110,41 @@ total_docs(const NbView *view)
 	return d;
 }
 
-/* Tokens per class: the sum of the class's entry counts. */
+/* Tokens per class: the sum of the entry counts of the bag features' tokens. */
 static double *
 class_tokens(const NbView *view)
 {
 	double	   *t = palloc0(sizeof(double) * view->n_classes);
+	uint64		e = 0;
+	uint32		k = 0;
 
-	for (uint64 e = 0; e < view->n_entries; e++)
-		t[nb_read_u32(view->entry_class, e)] += nb_read_f64(view->entry_count, e);
+	for (uint32 j = 0; j < view->n_features; j++)
+	{
+		bool		bag = nb_view_feature_type(view, j) == NB_FEATURE_BAG;
+
+		for (uint32 end = k + nb_view_feature_items(view, j); k < end; k++)
+			for (uint32 n = nb_read_u32(view->token_entries, k); n > 0; n--, e++)
+				if (bag)
+					t[nb_read_u32(view->entry_class, e)] += nb_read_f64(view->entry_count, e);
+	}
 	return t;
+}
+
+static const char *
+feature_type_name(NbFeatureType type)
+{
+	switch (type)
+	{
+		case NB_FEATURE_BAG:
+			return "bag";
+		case NB_FEATURE_CATEGORICAL:
+			return "categorical";
+		case NB_FEATURE_GAUSSIAN:
+			return "gaussian";
+		case NB_FEATURE_BOOLEAN:
+			return "boolean";
+	}
+	return "unknown";
 }
 
 Datum
@@ -126,21 +190,135 @@ nb_info(PG_FUNCTION_ARGS)
 		T += tokens[c];
 
 	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
-	nb_push_pair(&state, "format_version", NB_FORMAT_VERSION);
+	nb_push_pair(&state, "format_version", view.version);
 	nb_push_pair(&state, "bytes", (double) view.size + VARHDRSZ);
 	nb_push_pair(&state, "classes", view.n_classes);
 	nb_push_pair(&state, "vocabulary", view.n_tokens);
 	nb_push_pair(&state, "entries", (double) view.n_entries);
 	nb_push_pair(&state, "documents", total_docs(&view));
 	nb_push_pair(&state, "tokens", T);
+	if (view.version != NB_FORMAT_VERSION_TEXT)
+	{
+		const char *name = view.feature_names;
+
+		if (view.vector_len > 0)
+			nb_push_pair(&state, "vector_length", view.vector_len);
+		nb_push_key(&state, "features", strlen("features"));
+		pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
+		for (uint32 j = 0; j < view.n_features; j++)
+		{
+			uint32		len = nb_view_feature_name_len(&view, j);
+
+			nb_push_key(&state, name, len);
+			nb_push_string(&state, feature_type_name(nb_view_feature_type(&view, j)));
+			name += len;
+		}
+		pushJsonbValue(&state, WJB_END_OBJECT, NULL);
+	}
 	result = pushJsonbValue(&state, WJB_END_OBJECT, NULL);
 	PG_RETURN_JSONB_P(JsonbValueToJsonb(result));
 }
 
+/* {label: {"count": N_jc, "documents": d_jc}, ...} for item k's entries from *e. */
+static void
+push_entries(JsonbParseState **state, const NbView *view, const size_t *label_off,
+			 uint32 k, uint64 *e)
+{
+	uint32		n = nb_read_u32(view->token_entries, k);
+
+	pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
+	for (uint32 i = 0; i < n; i++, (*e)++)
+	{
+		uint32		c = nb_read_u32(view->entry_class, *e);
+
+		nb_push_key(state, view->labels + label_off[c], label_off[c + 1] - label_off[c]);
+		pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
+		nb_push_pair(state, "count", nb_read_f64(view->entry_count, *e));
+		nb_push_pair(state, "documents", nb_read_f64(view->entry_docs, *e));
+		pushJsonbValue(state, WJB_END_OBJECT, NULL);
+	}
+	pushJsonbValue(state, WJB_END_OBJECT, NULL);
+}
+
+/* {item: entries, ...} for items [first, first + n). */
+static void
+push_items(JsonbParseState **state, const NbView *view, const size_t *label_off,
+		   const size_t *token_off, uint32 first, uint32 n, uint64 *e)
+{
+	pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
+	for (uint32 k = first; k < first + n; k++)
+	{
+		nb_push_key(state, view->tokens + token_off[k], token_off[k + 1] - token_off[k]);
+		push_entries(state, view, label_off, k, e);
+	}
+	pushJsonbValue(state, WJB_END_OBJECT, NULL);
+}
+
+/* One feature of a version 2 model: type, per-class statistics, items. */
+static void
+push_feature(JsonbParseState **state, const NbView *view, uint32 j,
+			 const size_t *label_off, const size_t *token_off, uint32 first, uint64 *e)
+{
+	NbFeatureType type = nb_view_feature_type(view, j);
+	uint32		n_items = nb_view_feature_items(view, j);
+	double	   *tokens = palloc0(sizeof(double) * view->n_classes);
+	uint64		e0 = *e;
+
+	/* a bag's tokens per class, from its entries */
+	for (uint32 k = first; k < first + n_items; k++)
+		for (uint32 n = nb_read_u32(view->token_entries, k); n > 0; n--, e0++)
+			tokens[nb_read_u32(view->entry_class, e0)] += nb_read_f64(view->entry_count, e0);
+
+	pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
+	nb_push_key(state, "type", strlen("type"));
+	nb_push_string(state, feature_type_name(type));
+	if (type == NB_FEATURE_GAUSSIAN)
+	{
+		double		rows = nb_read_f64(view->feature_rows, j);
+
+		nb_push_pair(state, "rows", rows);
+		nb_push_pair(state, "mean", nb_read_f64(view->feature_mean, j));
+		nb_push_pair(state, "variance", rows > 0 ? nb_read_f64(view->feature_m2, j) / rows : 0);
+	}
+	nb_push_key(state, "classes", strlen("classes"));
+	pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
+	for (uint32 c = 0; c < view->n_classes; c++)
+	{
+		double		present = nb_view_present(view, j, c);
+
+		nb_push_key(state, view->labels + label_off[c], label_off[c + 1] - label_off[c]);
+		pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
+		nb_push_pair(state, "documents", present);
+		if (type == NB_FEATURE_BAG)
+			nb_push_pair(state, "tokens", tokens[c]);
+		else if (type == NB_FEATURE_BOOLEAN)
+			nb_push_pair(state, "true", nb_view_a(view, j, c));
+		else if (type == NB_FEATURE_GAUSSIAN && present > 0)
+		{
+			nb_push_pair(state, "mean", nb_view_a(view, j, c));
+			nb_push_pair(state, "variance", nb_view_b(view, j, c) / present);
+		}
+		pushJsonbValue(state, WJB_END_OBJECT, NULL);
+	}
+	pushJsonbValue(state, WJB_END_OBJECT, NULL);
+	if (type == NB_FEATURE_BAG || type == NB_FEATURE_CATEGORICAL)
+	{
+		nb_push_key(state, type == NB_FEATURE_BAG ? "tokens" : "values",
+					type == NB_FEATURE_BAG ? strlen("tokens") : strlen("values"));
+		push_items(state, view, label_off, token_off, first, n_items, e);
+	}
+	pushJsonbValue(state, WJB_END_OBJECT, NULL);
+	pfree(tokens);
+}
+
 /*
+ * Version 1 (text only):
  * {"format_version": 1,
  *  "classes": {label: {"documents": D_c, "tokens": T_c}, ...},
  *  "tokens": {token: {label: {"count": N_jc, "documents": d_jc}, ...}, ...}}
+ * Version 2:
+ * {"format_version": 2, "classes": {label: {"documents": D_c}, ...},
+ *  ["vector_length": n,] "features": {name: push_feature, ...}}
  */
 Datum
 nb_model_to_jsonb(PG_FUNCTION_ARGS)
@@ -150,15 +328,18 @@ nb_model_to_jsonb(PG_FUNCTION_ARGS)
 	JsonbValue *result;
 	double	   *tokens;
 	size_t	   *label_off;
-	const char *token;
+	size_t	   *token_off;
+	bool		v1;
 	uint64		e = 0;
 
 	nb_model_open(PG_GETARG_DATUM(0), &view, ERRCODE_DATA_CORRUPTED);
+	v1 = view.version == NB_FORMAT_VERSION_TEXT;
 	tokens = class_tokens(&view);
 	label_off = string_offsets(view.label_len, view.n_classes);
+	token_off = string_offsets(view.token_len, view.n_tokens);
 
 	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
-	nb_push_pair(&state, "format_version", NB_FORMAT_VERSION);
+	nb_push_pair(&state, "format_version", view.version);
 
 	nb_push_key(&state, "classes", strlen("classes"));
 	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
@@ -167,35 +348,37 @@ nb_model_to_jsonb(PG_FUNCTION_ARGS)
 		nb_push_key(&state, view.labels + label_off[c], label_off[c + 1] - label_off[c]);
 		pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
 		nb_push_pair(&state, "documents", nb_read_f64(view.class_docs, c));
-		nb_push_pair(&state, "tokens", tokens[c]);
+		if (v1)
+			nb_push_pair(&state, "tokens", tokens[c]);
 		pushJsonbValue(&state, WJB_END_OBJECT, NULL);
 	}
 	pushJsonbValue(&state, WJB_END_OBJECT, NULL);
 
-	nb_push_key(&state, "tokens", strlen("tokens"));
-	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
-	token = view.tokens;
-	for (uint32 k = 0; k < view.n_tokens; k++)
+	if (v1)
 	{
-		uint32		len = nb_read_u32(view.token_len, k);
-		uint32		n = nb_read_u32(view.token_entries, k);
+		nb_push_key(&state, "tokens", strlen("tokens"));
+		push_items(&state, &view, label_off, token_off, 0, view.n_tokens, &e);
+	}
+	else
+	{
+		const char *name = view.feature_names;
+		uint32		first = 0;
 
-		nb_push_key(&state, token, len);
+		if (view.vector_len > 0)
+			nb_push_pair(&state, "vector_length", view.vector_len);
+		nb_push_key(&state, "features", strlen("features"));
 		pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
-		for (uint32 i = 0; i < n; i++, e++)
+		for (uint32 j = 0; j < view.n_features; j++)
 		{
-			uint32		c = nb_read_u32(view.entry_class, e);
+			uint32		len = nb_view_feature_name_len(&view, j);
 
-			nb_push_key(&state, view.labels + label_off[c], label_off[c + 1] - label_off[c]);
-			pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
-			nb_push_pair(&state, "count", nb_read_f64(view.entry_count, e));
-			nb_push_pair(&state, "documents", nb_read_f64(view.entry_docs, e));
-			pushJsonbValue(&state, WJB_END_OBJECT, NULL);
+			nb_push_key(&state, name, len);
+			push_feature(&state, &view, j, label_off, token_off, first, &e);
+			first += nb_view_feature_items(&view, j);
+			name += len;
 		}
 		pushJsonbValue(&state, WJB_END_OBJECT, NULL);
-		token += len;
 	}
-	pushJsonbValue(&state, WJB_END_OBJECT, NULL);
 
 	result = pushJsonbValue(&state, WJB_END_OBJECT, NULL);
 	PG_RETURN_JSONB_P(JsonbValueToJsonb(result));

@@ -19,6 +19,17 @@ nb_push_key(JsonbParseState **state, const char *s, uint32 len)
 }
 
 void
+nb_push_string(JsonbParseState **state, const char *s)
+{
+	JsonbValue	jv;
+
+	jv.type = jbvString;
+	jv.val.string.val = (char *) s;
+	jv.val.string.len = strlen(s);
+	pushJsonbValue(state, WJB_VALUE, &jv);
+}
+
+void
 nb_push_float8(JsonbParseState **state, double v)
 {
 	char		buf[DOUBLE_SHORTEST_DECIMAL_LEN];

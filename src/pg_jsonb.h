@@ -10,6 +10,9 @@
 
 void		nb_push_key(JsonbParseState **state, const char *s, uint32 len);
 
+/* A string value (NUL-terminated). */
+void		nb_push_string(JsonbParseState **state, const char *s);
+
 /* A float8 value, exactly: shortest round-trip digits, whatever extra_float_digits says. */
 void		nb_push_float8(JsonbParseState **state, double v);
 

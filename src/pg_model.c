@@ -53,12 +53,54 @@ nb_expanded_merge(NbExpandedModel *em, Datum d)
 	NbView		view;
 	struct varlena *flat = nb_model_open(d, &view, ERRCODE_DATA_CORRUPTED);
 	MemoryContext old = MemoryContextSwitchTo(em->hdr.eoh_context);
+	uint32		conflict;
+	NbMergeStatus status = nb_trainer_merge_view(em->trainer, &view, &conflict);
 
-	nb_trainer_merge_view(em->trainer, &view);
 	MemoryContextSwitchTo(old);
+	if (status == NB_MERGE_TYPE_CONFLICT)
+	{
+		const char *name = view.feature_names;
+		uint32		len = nb_view_feature_name_len(&view, conflict);
+		NbFeatureType theirs = nb_view_feature_type(&view, conflict);
+		NbFeatureType ours = theirs;
+
+		for (uint32 j = 0; j < conflict; j++)
+			name += nb_view_feature_name_len(&view, j);
+		/* the feature exists with another type: this only looks it up */
+		(void) nb_trainer_feature(em->trainer, name, len, theirs, &ours);
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("cannot merge naive Bayes models: feature \"%.*s\" has different types",
+						(int) len, name),
+				 errdetail("It is %s in one model and %s in the other.",
+						   nb_feature_type_name(ours), nb_feature_type_name(theirs))));
+	}
+	if (status == NB_MERGE_VECTOR_CONFLICT)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("cannot merge naive Bayes models trained on float8[] of different lengths"),
+				 errdetail("One model has %u elements per row, the other %u.",
+						   view.vector_len, em->trainer->vector_len)));
 	if ((Pointer) flat != DatumGetPointer(d))
 		pfree(flat);
 	nb_expanded_check(em);
+}
+
+const char *
+nb_feature_type_name(NbFeatureType type)
+{
+	switch (type)
+	{
+		case NB_FEATURE_BAG:
+			return "a bag of tokens";
+		case NB_FEATURE_CATEGORICAL:
+			return "categorical";
+		case NB_FEATURE_GAUSSIAN:
+			return "Gaussian";
+		case NB_FEATURE_BOOLEAN:
+			return "boolean";
+	}
+	return "unknown";
 }
 
 static void
@@ -140,6 +182,9 @@ nb_model_validate_bytes(const char *data, size_t size, NbView *view,
 							   "label", sqlstate);
 		check_strings_encoding(view->tokens, view->token_len, view->n_tokens,
 							   "token", sqlstate);
+		if (view->version != NB_FORMAT_VERSION_TEXT)
+			check_strings_encoding(view->feature_names, view->feature_name_len,
+								   view->n_features, "feature name", sqlstate);
 	}
 }
 

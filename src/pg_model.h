@@ -35,6 +35,9 @@ NbExpandedModel *nb_expanded_owned(Datum d, MemoryContext parent);
 /* Add every count of the model datum d (flat, toasted or expanded). */
 void		nb_expanded_merge(NbExpandedModel *em, Datum d);
 
+/* A feature type in words, for messages: "categorical", "Gaussian", ... */
+const char *nb_feature_type_name(NbFeatureType type);
+
 /* Raise an error if training made a count overflow to infinity. */
 void		nb_expanded_check(NbExpandedModel *em);
 

@@ -7,6 +7,8 @@
  *                false: uniform
  *   class_prior  {label: p} for every class, p >= 0 finite, not all 0;
  *                normalized; takes precedence over fit_prior
+ *   var_smoothing  Gaussian variance floor as a fraction of the largest
+ *                feature variance, 0 <= var_smoothing <= 1e100 (default 1e-9)
  */
 #include "pg_options.h"
 
@@ -116,6 +118,7 @@ nb_parse_options(Jsonb *options, const NbIndex *ix, NbOptions *o)
 	o->alpha = 1.0;
 	o->prior_mode = NB_PRIOR_FIT;
 	o->class_prior = NULL;
+	o->var_smoothing = 1e-9;
 	if (options == NULL)
 		return;
 
@@ -167,12 +170,25 @@ nb_parse_options(Jsonb *options, const NbIndex *ix, NbOptions *o)
 		}
 		else if (strcmp(name, "class_prior") == 0)
 			o->class_prior = parse_class_prior(&val, ix);
+		else if (strcmp(name, "var_smoothing") == 0)
+		{
+			const char *detail = "var_smoothing must be a number from 0 to 1e100.";
+
+			o->var_smoothing = number_value(&val, name, detail);
+			if (!(o->var_smoothing >= 0 && o->var_smoothing <= NB_MAX_ALPHA))
+				option_error(name, detail);
+		}
 		else
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("unrecognized naive Bayes option \"%s\"", name),
-					 errhint("Valid options are kind, alpha, fit_prior and class_prior.")));
+					 errhint("Valid options are kind, alpha, fit_prior, class_prior and var_smoothing.")));
 	}
+	if (o->kind == NB_COMPLEMENT && !nb_index_only_bags(ix))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("complement naive Bayes needs a model of token bags only"),
+				 errdetail("The model has categorical, Gaussian or boolean features.")));
 	if (o->class_prior != NULL)
 		o->prior_mode = NB_PRIOR_GIVEN;
 	else if (!fit_prior)

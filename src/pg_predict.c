@@ -55,6 +55,7 @@ typedef struct PreparedModel
 	uint64		last_used;
 	MemoryContext model_ctx;
 	NbIndex		index;
+	NbDoc		doc;
 	double	   *log_post;
 
 	/* the scorer for the last options used, keyed by their bytes (NULL = defaults) */
@@ -68,11 +69,9 @@ typedef struct PredictCache
 {
 	PreparedModel models[NB_CACHED_MODELS];
 	uint64		clock;
-	/* per-row scratch */
+	/* per-row scratch: the row's tokens */
 	NbTokenRef *refs;
-	int64	   *scratch;
-	NbDocToken *doc;
-	uint32		doc_cap;
+	uint32		refs_cap;
 } PredictCache;
 
 static PredictCache *
@@ -92,10 +91,8 @@ get_cache(FunctionCallInfo fcinfo)
 			cache->models[i].scorer_ctx = AllocSetContextCreate(mcxt, "nb_predict options",
 																ALLOCSET_DEFAULT_SIZES);
 		}
-		cache->doc_cap = 64;
-		cache->doc = MemoryContextAlloc(mcxt, sizeof(NbDocToken) * cache->doc_cap);
-		cache->refs = MemoryContextAlloc(mcxt, sizeof(NbTokenRef) * cache->doc_cap);
-		cache->scratch = MemoryContextAlloc(mcxt, sizeof(int64) * cache->doc_cap);
+		cache->refs_cap = 64;
+		cache->refs = MemoryContextAlloc(mcxt, sizeof(NbTokenRef) * cache->refs_cap);
 		fcinfo->flinfo->fn_extra = cache;
 	}
 	return cache;
@@ -183,6 +180,7 @@ prepare_model(PredictCache *cache, Datum model)
 							ERRCODE_DATA_CORRUPTED, false);
 	old = MemoryContextSwitchTo(pm->model_ctx);
 	nb_index_build(&pm->index, &view);
+	nb_doc_init(&pm->doc, &pm->index);
 	pm->log_post = palloc(sizeof(double) * view.n_classes);
 	MemoryContextSwitchTo(old);
 
@@ -228,43 +226,141 @@ prepare_scorer(PreparedModel *pm, Jsonb *options)
 	pm->scorer_valid = true;
 }
 
-/* Room for n tokens in the per-row scratch arrays. */
+/* Room for n token references in the per-row scratch. */
+static NbTokenRef *
+reserve_refs(PredictCache *cache, uint32 n)
+{
+	if (n > cache->refs_cap)
+	{
+		cache->refs_cap = Max(n, 2 * cache->refs_cap);
+		cache->refs = repalloc_huge(cache->refs, sizeof(NbTokenRef) * (Size) cache->refs_cap);
+	}
+	return cache->refs;
+}
+
+/* Add tokens to the document; its scratch grows in the model's context. */
 static void
-reserve_doc(PredictCache *cache, uint32 n)
+doc_add_tokens(PreparedModel *pm, uint32 feature, const NbTokenRef *refs, uint32 n)
 {
-	if (n <= cache->doc_cap)
-		return;
-	cache->doc_cap = Max(n, 2 * cache->doc_cap);
-	cache->doc = repalloc_huge(cache->doc, sizeof(NbDocToken) * (Size) cache->doc_cap);
-	cache->refs = repalloc_huge(cache->refs, sizeof(NbTokenRef) * (Size) cache->doc_cap);
-	cache->scratch = repalloc_huge(cache->scratch, sizeof(int64) * (Size) cache->doc_cap);
+	MemoryContext old = MemoryContextSwitchTo(pm->model_ctx);
+
+	nb_doc_add_tokens(&pm->index, &pm->doc, feature, refs, n);
+	MemoryContextSwitchTo(old);
 }
 
-/* The document's distinct known tokens. */
-static uint32
-lookup_doc(PredictCache *cache, NbIndex *index, uint32 n)
+/* text[] and tsvector rows are the bag "" (a model without it ignores them). */
+static void
+doc_add_text(PreparedModel *pm, const NbTokenRef *refs, uint32 n)
 {
-	return nb_index_lookup(index, cache->refs, n, cache->scratch, cache->doc);
+	if (pm->index.unnamed_bag >= 0)
+		doc_add_tokens(pm, (uint32) pm->index.unnamed_bag, refs, n);
 }
 
-static uint32
-doc_from_array(PredictCache *cache, NbIndex *index, ArrayType *tokens)
+/* What nb_jsonb_features calls while building a document to score. */
+typedef struct JsonbDocBuilder
 {
-	reserve_doc(cache, nb_array_size(tokens));
-	return lookup_doc(cache, index, nb_array_tokens(tokens, cache->refs));
+	PredictCache *cache;
+	PreparedModel *pm;
+} JsonbDocBuilder;
+
+/*
+ * The model's feature for a key with a value of the given type: -1 if the
+ * model does not know the key (the value is ignored, like an unknown
+ * token), ERROR if the model knows it with another type.
+ */
+static int64
+doc_feature(JsonbDocBuilder *b, const char *key, uint32 key_len, NbFeatureType type)
+{
+	int64		j = nb_index_feature(&b->pm->index, key, key_len);
+
+	if (j >= 0 && b->pm->index.feature_type[j] != type)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("naive Bayes feature \"%.*s\" has the wrong type", (int) key_len, key),
+				 errdetail("The model has it as %s; the value given is %s.",
+						   nb_feature_type_name(b->pm->index.feature_type[j]),
+						   nb_feature_type_name(type))));
+	return j;
 }
 
-static uint32
-doc_from_tsvector(PredictCache *cache, NbIndex *index, TSVector tsv)
+static NbTokenRef *
+doc_reserve(void *arg, uint32 n)
 {
-	reserve_doc(cache, tsv->size);
-	return lookup_doc(cache, index, nb_tsvector_tokens(tsv, cache->refs));
+	return reserve_refs(((JsonbDocBuilder *) arg)->cache, n);
+}
+
+static void
+doc_bag(void *arg, const char *key, uint32 key_len, const NbTokenRef *tokens, uint32 n)
+{
+	JsonbDocBuilder *b = arg;
+	int64		j = doc_feature(b, key, key_len, NB_FEATURE_BAG);
+
+	if (j >= 0)
+		doc_add_tokens(b->pm, (uint32) j, tokens, n);
+}
+
+static void
+doc_category(void *arg, const char *key, uint32 key_len, const char *value, uint32 len)
+{
+	JsonbDocBuilder *b = arg;
+	int64		j = doc_feature(b, key, key_len, NB_FEATURE_CATEGORICAL);
+	NbTokenRef	ref = {value, len, 1.0};
+
+	if (j >= 0)
+		doc_add_tokens(b->pm, (uint32) j, &ref, 1);
+}
+
+static void
+doc_real(void *arg, const char *key, uint32 key_len, double x)
+{
+	JsonbDocBuilder *b = arg;
+	int64		j = doc_feature(b, key, key_len, NB_FEATURE_GAUSSIAN);
+
+	if (j >= 0)
+		nb_doc_add_value(&b->pm->doc, (uint32) j, x);
+}
+
+static void
+doc_boolean(void *arg, const char *key, uint32 key_len, bool x)
+{
+	JsonbDocBuilder *b = arg;
+	int64		j = doc_feature(b, key, key_len, NB_FEATURE_BOOLEAN);
+
+	if (j >= 0)
+		nb_doc_add_value(&b->pm->doc, (uint32) j, x ? 1 : 0);
+}
+
+static void
+doc_from_float8(PreparedModel *pm, ArrayType *array)
+{
+	double	   *values;
+	bool	   *nulls;
+	int			n;
+
+	nb_float8_features(array, &values, &nulls, &n);
+	if (pm->index.vector_len == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("naive Bayes model was not trained on float8[] features"),
+				 errhint("Pass the features as jsonb.")));
+	if ((uint32) n != pm->index.vector_len)
+		ereport(ERROR,
+				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+				 errmsg("naive Bayes float8[] features have %d elements, the model has %u",
+						n, pm->index.vector_len)));
+	for (int i = 0; i < n; i++)
+		if (!nulls[i])
+			nb_doc_add_value(&pm->doc, pm->index.position_feature[i], values[i]);
+	pfree(values);
+	pfree(nulls);
 }
 
 typedef enum FeatureKind
 {
 	FEATURES_ARRAY,
-	FEATURES_TSVECTOR
+	FEATURES_TSVECTOR,
+	FEATURES_JSONB,
+	FEATURES_FLOAT8
 } FeatureKind;
 
 /*
@@ -276,7 +372,6 @@ score_row(FunctionCallInfo fcinfo, FeatureKind kind, PreparedModel **pm_out)
 {
 	PredictCache *cache;
 	PreparedModel *pm;
-	uint32		n;
 	int64		best;
 
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
@@ -285,12 +380,40 @@ score_row(FunctionCallInfo fcinfo, FeatureKind kind, PreparedModel **pm_out)
 	pm = prepare_model(cache, PG_GETARG_DATUM(0));
 	prepare_scorer(pm, PG_ARGISNULL(2) ? NULL : PG_GETARG_JSONB_P(2));
 
-	if (kind == FEATURES_ARRAY)
-		n = doc_from_array(cache, &pm->index, PG_GETARG_ARRAYTYPE_P(1));
-	else
-		n = doc_from_tsvector(cache, &pm->index, PG_GETARG_TSVECTOR(1));
+	nb_doc_begin(&pm->index, &pm->doc);
+	switch (kind)
+	{
+		case FEATURES_ARRAY:
+			{
+				ArrayType  *tokens = PG_GETARG_ARRAYTYPE_P(1);
+				NbTokenRef *refs = reserve_refs(cache, nb_array_size(tokens));
 
-	best = nb_scorer_score(&pm->scorer, cache->doc, n, pm->log_post);
+				doc_add_text(pm, refs, nb_array_tokens(tokens, refs));
+			}
+			break;
+		case FEATURES_TSVECTOR:
+			{
+				TSVector	tsv = PG_GETARG_TSVECTOR(1);
+				NbTokenRef *refs = reserve_refs(cache, tsv->size);
+
+				doc_add_text(pm, refs, nb_tsvector_tokens(tsv, refs));
+			}
+			break;
+		case FEATURES_JSONB:
+			{
+				JsonbDocBuilder builder = {cache, pm};
+				NbJsonbVisitor visitor = {&builder, doc_reserve, doc_bag, doc_category,
+					doc_real, doc_boolean};
+
+				nb_jsonb_features(PG_GETARG_JSONB_P(1), &visitor);
+			}
+			break;
+		case FEATURES_FLOAT8:
+			doc_from_float8(pm, PG_GETARG_ARRAYTYPE_P(1));
+			break;
+	}
+
+	best = nb_scorer_score(&pm->scorer, &pm->doc, pm->log_post);
 	if (best < 0)
 		elog(ERROR, "every class is excluded by the class prior");
 	*pm_out = pm;
@@ -369,3 +492,5 @@ nb_predict_log_proba_##suffix(PG_FUNCTION_ARGS) \
 
 PREDICT_FUNCTIONS(array, FEATURES_ARRAY)
 PREDICT_FUNCTIONS(tsvector, FEATURES_TSVECTOR)
+PREDICT_FUNCTIONS(jsonb, FEATURES_JSONB)
+PREDICT_FUNCTIONS(float8, FEATURES_FLOAT8)

@@ -17,6 +17,8 @@
 
 PG_FUNCTION_INFO_V1(nb_train_array_transfn);
 PG_FUNCTION_INFO_V1(nb_train_tsvector_transfn);
+PG_FUNCTION_INFO_V1(nb_train_jsonb_transfn);
+PG_FUNCTION_INFO_V1(nb_train_float8_transfn);
 PG_FUNCTION_INFO_V1(nb_merge);
 
 /*
@@ -93,6 +95,21 @@ unchanged_state(FunctionCallInfo fcinfo)
 	PG_RETURN_DATUM(PG_GETARG_DATUM(0));
 }
 
+/* Report that feature name already exists with another type than type. */
+static void
+type_conflict(NbExpandedModel *em, const char *name, uint32 len, NbFeatureType type)
+{
+	NbFeatureType existing = type;
+
+	(void) nb_trainer_feature(em->trainer, name, len, type, &existing);
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("naive Bayes feature \"%.*s\" changes type", (int) len, name),
+			 errdetail("It is %s in earlier rows and %s in this one.",
+					   nb_feature_type_name(existing), nb_feature_type_name(type)),
+			 len == 0 ? errhint("text[] and tsvector features are the bag of tokens named \"\".") : 0));
+}
+
 /*
  * One training row: the document's tokens, from a text[] or a tsvector
  * argument, added to the state in place.
@@ -135,9 +152,148 @@ train_row(FunctionCallInfo fcinfo, bool tsvector_features)
 		n = nb_array_tokens(array, refs);
 	}
 	begin_doc(em, label, weight);
-	nb_trainer_add_tokens(em->trainer, refs, n);
+	if (!nb_trainer_add_text(em->trainer, refs, n))
+		type_conflict(em, "", 0, NB_FEATURE_BAG);
 	MemoryContextSwitchTo(old);
 	nb_expanded_check(em);
+	PG_RETURN_DATUM(EOHPGetRWDatum(&em->hdr));
+}
+
+/* Callbacks of nb_jsonb_features that add a row's values to the state. */
+static NbTokenRef *
+train_reserve(void *arg, uint32 n)
+{
+	return reserve_refs((NbExpandedModel *) arg, n);
+}
+
+static uint32
+train_feature(NbExpandedModel *em, const char *key, uint32 key_len, NbFeatureType type)
+{
+	NbFeatureType existing;
+	int64		j = nb_trainer_feature(em->trainer, key, key_len, type, &existing);
+
+	if (j < 0)
+		type_conflict(em, key, key_len, type);
+	return (uint32) j;
+}
+
+static void
+train_bag(void *arg, const char *key, uint32 key_len, const NbTokenRef *tokens, uint32 n)
+{
+	NbExpandedModel *em = arg;
+
+	nb_trainer_add_tokens(em->trainer, train_feature(em, key, key_len, NB_FEATURE_BAG),
+						  tokens, n);
+}
+
+static void
+train_category(void *arg, const char *key, uint32 key_len, const char *value, uint32 len)
+{
+	NbExpandedModel *em = arg;
+
+	nb_trainer_add_category(em->trainer,
+							train_feature(em, key, key_len, NB_FEATURE_CATEGORICAL),
+							value, len);
+}
+
+static void
+train_real(void *arg, const char *key, uint32 key_len, double x)
+{
+	NbExpandedModel *em = arg;
+
+	nb_trainer_add_real(em->trainer, train_feature(em, key, key_len, NB_FEATURE_GAUSSIAN), x);
+}
+
+static void
+train_boolean(void *arg, const char *key, uint32 key_len, bool x)
+{
+	NbExpandedModel *em = arg;
+
+	nb_trainer_add_boolean(em->trainer, train_feature(em, key, key_len, NB_FEATURE_BOOLEAN), x);
+}
+
+/* One training row with jsonb features: every key adds to its own feature. */
+Datum
+nb_train_jsonb_transfn(PG_FUNCTION_ARGS)
+{
+	MemoryContext aggctx;
+	NbExpandedModel *em;
+	double		weight;
+	text	   *label;
+	Jsonb	   *features;
+	MemoryContext old;
+	NbJsonbVisitor visitor = {NULL, train_reserve, train_bag, train_category,
+		train_real, train_boolean};
+
+	if (!AggCheckCallContext(fcinfo, &aggctx))
+		elog(ERROR, "nb_train_transfn called in non-aggregate context");
+	if (!row_weight(fcinfo, &weight))
+		return unchanged_state(fcinfo);
+
+	em = state_for_update(fcinfo, aggctx);
+	label = PG_GETARG_TEXT_PP(1);
+	features = PG_GETARG_JSONB_P(2);
+	visitor.arg = em;
+
+	begin_doc(em, label, weight);
+	old = MemoryContextSwitchTo(em->hdr.eoh_context);
+	nb_jsonb_features(features, &visitor);
+	MemoryContextSwitchTo(old);
+	nb_expanded_check(em);
+	PG_RETURN_DATUM(EOHPGetRWDatum(&em->hdr));
+}
+
+/* One training row with float8[] features: Gaussian features "1".."n". */
+Datum
+nb_train_float8_transfn(PG_FUNCTION_ARGS)
+{
+	MemoryContext aggctx;
+	NbExpandedModel *em;
+	double		weight;
+	text	   *label;
+	double	   *values;
+	bool	   *nulls;
+	int			n;
+	uint32		bad;
+	const uint32 *ids;
+	MemoryContext old;
+
+	if (!AggCheckCallContext(fcinfo, &aggctx))
+		elog(ERROR, "nb_train_transfn called in non-aggregate context");
+	if (!row_weight(fcinfo, &weight))
+		return unchanged_state(fcinfo);
+
+	em = state_for_update(fcinfo, aggctx);
+	label = PG_GETARG_TEXT_PP(1);
+	nb_float8_features(PG_GETARG_ARRAYTYPE_P(2), &values, &nulls, &n);
+	if (n == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("naive Bayes float8[] features must not be empty")));
+
+	old = MemoryContextSwitchTo(em->hdr.eoh_context);
+	ids = nb_trainer_vector(em->trainer, (uint32) n, &bad);
+	MemoryContextSwitchTo(old);
+	if (ids == NULL && bad == UINT32_MAX)
+		ereport(ERROR,
+				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+				 errmsg("naive Bayes float8[] features have %d elements, earlier rows had %u",
+						n, em->trainer->vector_len),
+				 errdetail("Every row must have the same number of elements; use NULL for a missing value.")));
+	if (ids == NULL)
+	{
+		char		name[NB_POSITION_NAME_SIZE];
+
+		type_conflict(em, name, nb_position_name(bad, name), NB_FEATURE_GAUSSIAN);
+	}
+
+	begin_doc(em, label, weight);
+	for (int i = 0; i < n; i++)
+		if (!nulls[i])
+			nb_trainer_add_real(em->trainer, ids[i], values[i]);
+	nb_expanded_check(em);
+	pfree(values);
+	pfree(nulls);
 	PG_RETURN_DATUM(EOHPGetRWDatum(&em->hdr));
 }
 
