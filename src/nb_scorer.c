@@ -767,6 +767,7 @@ nb_scorer_build(NbScorer *sc, const NbIndex *ix, const NbOptions *o)
 	sc->entry_z = nb_alloc_zero(sizeof(double) * (E + 1));
 	sc->f = nb_alloc(sizeof(double) * C);
 	sc->fc = nb_alloc(sizeof(double) * C);
+	sc->term = nb_alloc(sizeof(double) * C);
 	sc->z = nb_alloc(sizeof(double) * C);
 
 	/* complement naive Bayes has no prior (options allow it with bags only) */
@@ -824,13 +825,14 @@ nb_scorer_free(NbScorer *sc)
 	nb_free(sc->entry_z);
 	nb_free(sc->f);
 	nb_free(sc->fc);
+	nb_free(sc->term);
 	nb_free(sc->z);
 }
 
 /*
  * A Gaussian term can be as low as -inf (a value far from a mean with a
  * tiny variance).  Terms are kept at or above this, so that sums stay
- * finite and a value far from every class cannot produce -inf - -inf.
+ * finite and never produce -inf - -inf.
  */
 #define NB_MIN_TERM (-1e300)
 
@@ -873,14 +875,34 @@ add_feature(NbScorer *sc, const NbDoc *doc, uint32_t j)
 			}
 			break;
 		case NB_FEATURE_GAUSSIAN:
-			if (!sc->usable[j])
-				break;
-			for (uint32_t c = 0; c < C; c++)
 			{
-				double		d = doc->value[j] - sc->mean[jc + c];
-				double		term = sc->base_f[jc + c] - 0.5 * (d * d / sc->var[jc + c]);
+				double		best = -INFINITY;
 
-				add_compensated(&sc->f[c], &sc->fc[c], term < NB_MIN_TERM ? NB_MIN_TERM : term);
+				if (!sc->usable[j])
+					break;
+				for (uint32_t c = 0; c < C; c++)
+				{
+					double		d = doc->value[j] - sc->mean[jc + c];
+
+					sc->term[c] = sc->base_f[jc + c] - 0.5 * (d * d / sc->var[jc + c]);
+					if (sc->term[c] > best)
+						best = sc->term[c];
+				}
+
+				/*
+				 * Added relative to the best class, which changes no
+				 * posterior but keeps magnitudes small; a value so far from
+				 * every mean that each term is -inf tells the classes apart
+				 * no more than a missing one.
+				 */
+				if (best == -INFINITY)
+					break;
+				for (uint32_t c = 0; c < C; c++)
+				{
+					double		rel = sc->term[c] - best;
+
+					add_compensated(&sc->f[c], &sc->fc[c], rel < NB_MIN_TERM ? NB_MIN_TERM : rel);
+				}
 			}
 			break;
 	}
@@ -944,12 +966,16 @@ nb_scorer_score(NbScorer *sc, const NbDoc *doc, double *log_post)
 	for (uint32_t c = 0; c < C; c++)
 		if (!sc->excluded[c] && sc->z[c] == zmin)
 			sum += exp(sc->f[c] - fmax);
-	lse = fmax + log(sum);
+	lse = log(sum);
 
-	/* the best class is chosen on what is reported, so equal posteriors tie */
+	/*
+	 * Relative to the largest score first: scores can be far larger in
+	 * magnitude than their differences.  The best class is chosen on what is
+	 * reported, so equal posteriors tie.
+	 */
 	for (uint32_t c = 0; c < C; c++)
 	{
-		log_post[c] = (!sc->excluded[c] && sc->z[c] == zmin) ? sc->f[c] - lse : -INFINITY;
+		log_post[c] = (!sc->excluded[c] && sc->z[c] == zmin) ? (sc->f[c] - fmax) - lse : -INFINITY;
 		if (log_post[c] != -INFINITY && (best < 0 || log_post[c] > log_post[best]))
 			best = c;
 	}

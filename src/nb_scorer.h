@@ -144,6 +144,7 @@ typedef struct NbScorer
 	bool		any_entry_z;	/* some entry_z is not 0 (only possible with alpha = 0) */
 	/* scratch for one document: score, its rounding compensation, zero factors */
 	double	   *f, *fc, *z;
+	double	   *term;			/* one feature's terms */
 } NbScorer;
 
 void		nb_index_build(NbIndex *index, const NbView *view);

@@ -70,10 +70,11 @@ nb_jsonb_feature_type(enum jbvType type)
 	}
 }
 
+/* A JSON number as a double: +-infinity when out of range, for the caller to reject. */
 static double
 numeric_to_double(Numeric num)
 {
-	return DatumGetFloat8(DirectFunctionCall1(numeric_float8, NumericGetDatum(num)));
+	return DatumGetFloat8(DirectFunctionCall1(numeric_float8_no_overflow, NumericGetDatum(num)));
 }
 
 static void
