@@ -242,6 +242,10 @@ SELECT nb_predict(m, '{20}'::float8[]) FROM mx_model;
 SELECT nb_predict(nb_train('a', '{1, 2}'::float8[]), '{1}'::float8[]);
 SELECT nb_predict(nb_train('a', '{1, 2}'::float8[]), '{1, NaN}'::float8[]);
 SELECT nb_predict(m, '7'::jsonb) FROM mx_model;
+SELECT nb_predict(m, ARRAY['sunny']) FROM mx_model;
+-- a model of rows without any feature has the prior only
+SELECT nb_predict_proba(nb_train(label, f), '{"x": 1}'::jsonb), nb_info(nb_train(label, f)) - 'bytes' AS info
+FROM (VALUES ('a', '{}'::jsonb), ('b', '{"x": null}'), ('b', '{}')) t(label, f);
 -- complement naive Bayes is defined for bags of tokens only
 SELECT nb_predict(m, '{"outlook": "sunny"}'::jsonb, '{"kind": "complement"}') FROM mx_model;
 SELECT nb_predict(m, '{"temp": 20}'::jsonb, '{"var_smoothing": -1}') FROM mx_model;

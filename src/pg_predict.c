@@ -248,12 +248,16 @@ doc_add_tokens(PreparedModel *pm, uint32 feature, const NbTokenRef *refs, uint32
 	MemoryContextSwitchTo(old);
 }
 
-/* text[] and tsvector rows are the bag "" (a model without it ignores them). */
+/* text[] and tsvector rows are the bag "". */
 static void
 doc_add_text(PreparedModel *pm, const NbTokenRef *refs, uint32 n)
 {
-	if (pm->index.unnamed_bag >= 0)
-		doc_add_tokens(pm, (uint32) pm->index.unnamed_bag, refs, n);
+	if (pm->index.unnamed_bag < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("naive Bayes model was not trained on text[] or tsvector features"),
+				 errhint("Pass the features as jsonb.")));
+	doc_add_tokens(pm, (uint32) pm->index.unnamed_bag, refs, n);
 }
 
 /* What nb_jsonb_features calls while building a document to score. */
