@@ -8,6 +8,13 @@
 #include <stdint.h>
 #include <string.h>
 
+/*
+ * For the functions of the hot loops (hashing and probing tokens): the
+ * compiler's size heuristics stop inlining them once a file calls them in
+ * several places, which costs a call per token.
+ */
+#define NB_HOT_INLINE static inline __attribute__((always_inline))
+
 /* Finalizer that spreads a 64-bit integer key over all bits. */
 static inline uint64_t
 nb_hash_mix(uint64_t x)
@@ -53,7 +60,7 @@ nb_rotl64(uint64_t x, int r)
  * platform (words are read little-endian).  Inline because hashing tokens
  * is on the hot path of training and scoring.
  */
-static inline uint64_t
+NB_HOT_INLINE uint64_t
 nb_hash_bytes(const void *data, size_t len, uint64_t seed)
 {
 	const unsigned char *p = data;
@@ -109,7 +116,7 @@ nb_tail_word(const unsigned char *p, size_t len, size_t total)
  * The hash of a token or label for the in-memory hash tables.  Never stored,
  * so unlike nb_hash_bytes it may change; it is tuned for short strings.
  */
-static inline uint64_t
+NB_HOT_INLINE uint64_t
 nb_hash_token(const char *str, size_t len)
 {
 	const unsigned char *p = (const unsigned char *) str;

@@ -419,36 +419,48 @@ nb_doc_add_tokens(NbIndex *ix, NbDoc *doc, uint32_t feature,
 			__builtin_prefetch(&ix->lookup_mark[scratch[i]]);
 			__builtin_prefetch(&ix->token_start[scratch[i]]);
 		}
-	for (uint32_t i = 0; i < n; i++)
+	/* in locals: stores through doc would make the compiler reload them */
 	{
-		int64_t		k = scratch[i];
-		uint64_t	mark;
+		NbDocToken *out = doc->tokens;
+		uint32_t	used = doc->n_tokens;
+		uint32_t	first = used;
+		double		occurrences = 0;
+		double		unknown = 0;
 
-		if (i + NB_PREFETCH_DISTANCE < n && scratch[i + NB_PREFETCH_DISTANCE] >= 0)
+		for (uint32_t i = 0; i < n; i++)
 		{
-			int64_t		ahead = scratch[i + NB_PREFETCH_DISTANCE];
+			int64_t		k = scratch[i];
+			uint64_t	mark;
 
-			__builtin_prefetch(&ix->lookup_mark[ahead]);
-			__builtin_prefetch(&ix->token_start[ahead]);
+			if (i + NB_PREFETCH_DISTANCE < n && scratch[i + NB_PREFETCH_DISTANCE] >= 0)
+			{
+				int64_t		ahead = scratch[i + NB_PREFETCH_DISTANCE];
+
+				__builtin_prefetch(&ix->lookup_mark[ahead]);
+				__builtin_prefetch(&ix->token_start[ahead]);
+			}
+			if (k < 0)
+			{
+				unknown += tokens[i].count;
+				continue;
+			}
+			occurrences += tokens[i].count;
+			mark = ix->lookup_mark[k];
+			if (mark >> 32 == seq)
+				out[(uint32_t) mark].count += tokens[i].count;
+			else
+			{
+				ix->lookup_mark[k] = seq << 32 | used;
+				out[used].token = (uint32_t) k;
+				out[used].feature = feature;
+				out[used].count = tokens[i].count;
+				used++;
+			}
 		}
-		if (categorical)
-			doc->occurrences[feature] += tokens[i].count;
-		if (k < 0)
-			continue;
-		if (!categorical)
-			doc->occurrences[feature] += tokens[i].count;
-		mark = ix->lookup_mark[k];
-		if (mark >> 32 == seq)
-			doc->tokens[(uint32_t) mark].count += tokens[i].count;
-		else
-		{
-			ix->lookup_mark[k] = seq << 32 | doc->n_tokens;
-			doc->tokens[doc->n_tokens].token = (uint32_t) k;
-			doc->tokens[doc->n_tokens].feature = feature;
-			doc->tokens[doc->n_tokens].count = tokens[i].count;
-			doc->n_tokens++;
-			doc->distinct[feature] += 1;
-		}
+		doc->n_tokens = used;
+		doc->distinct[feature] += used - first;
+		/* an unknown categorical value still counts (see the header comment) */
+		doc->occurrences[feature] += categorical ? occurrences + unknown : occurrences;
 	}
 }
 

@@ -53,7 +53,7 @@ void		nb_strmap_free(NbStrMap *map);
  * Id of the string, or -1 when absent.  Inline: it is the hot path of both
  * training and scoring.
  */
-static inline int64_t
+NB_HOT_INLINE int64_t
 nb_strmap_find(const NbStrMap *map, const char *str, uint32_t len, uint64_t hash)
 {
 	uint32_t	i = (uint32_t) hash & map->slot_mask;
