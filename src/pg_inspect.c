@@ -43,12 +43,14 @@ mi_row_name(const NbView *view, const NbMiRow *row, const size_t *token_off,
 {
 	const char *key = view->feature_names + name_off[row->feature];
 	size_t		key_len = name_off[row->feature + 1] - name_off[row->feature];
-	const char *token = view->tokens + token_off[row->item];
-	size_t		token_len = token_off[row->item + 1] - token_off[row->item];
+	const char *token;
+	size_t		token_len;
 	StringInfoData buf;
 
 	if (row->whole_feature)
 		return cstring_to_text_with_len(key, key_len);
+	token = view->tokens + token_off[row->item];
+	token_len = token_off[row->item + 1] - token_off[row->item];
 	if (key_len == 0)
 		return cstring_to_text_with_len(token, token_len);
 	initStringInfo(&buf);
