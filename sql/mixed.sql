@@ -207,6 +207,31 @@ SELECT nb_info(nb_train(label, tokens)) -> 'format_version' AS text_only FROM (V
 SELECT nb_info(nb_merge(nb_train(label, tokens), (SELECT m FROM mx_model))) -> 'features' AS merged
 FROM (VALUES ('yes', '{x}'::text[])) t(label, tokens);
 
+-- binary COPY round trip
+COPY mx_model TO '/tmp/nbc_regress_mixed.bin' WITH (FORMAT binary);
+CREATE TABLE mx_copy (m nb_model);
+COPY mx_copy FROM '/tmp/nbc_regress_mixed.bin' WITH (FORMAT binary);
+SELECT c.m::text = m.m::text AS binary_copy_round_trip FROM mx_copy c, mx_model m;
+
+-- crafted version 2 bytes, checksum repaired (nbt_fix from type_io) so that
+-- validation itself must catch them.  Layout of mx_model (C = 2, V = 3,
+-- E = 5, F = 3: outlook, temp, windy): feature_type at byte 200,
+-- feature_present at 224, feature_a at 272, vector length at 36.
+CREATE TABLE mx_ref AS SELECT nb_model_send(m) AS b FROM mx_model;
+SELECT length(b) AS bytes, get_byte(b, 4) AS version, get_byte(b, 200) AS outlook_type,
+       get_byte(b, 204) AS temp_type, get_byte(b, 208) AS windy_type FROM mx_ref;
+SELECT nbt_text(nbt_fix(overlay(b PLACING nbt_le(9, 4) FROM 201)))::nb_model FROM mx_ref;   -- unknown type
+SELECT nbt_text(nbt_fix(overlay(b PLACING nbt_le(2, 4) FROM 205)))::nb_model FROM mx_ref;   -- Gaussian statistics as categorical
+SELECT nbt_text(nbt_fix(overlay(b PLACING nbt_le(3, 4) FROM 201)))::nb_model FROM mx_ref;   -- items on a Gaussian feature
+SELECT nbt_text(nbt_fix(overlay(b PLACING nbt_f64(4) FROM 225)))::nb_model FROM mx_ref;     -- more rows than the class
+SELECT nbt_text(nbt_fix(overlay(b PLACING nbt_f64(-1) FROM 225)))::nb_model FROM mx_ref;    -- negative rows
+SELECT nbt_text(nbt_fix(overlay(b PLACING nbt_f64(5) FROM 305)))::nb_model FROM mx_ref;     -- more true than rows
+SELECT nbt_text(nbt_fix(overlay(b PLACING nbt_le(1, 4) FROM 37)))::nb_model FROM mx_ref;    -- no feature "1"
+SELECT nbt_text(nbt_fix(overlay(b PLACING nbt_le(4, 4) FROM 33)))::nb_model FROM mx_ref;    -- feature count too large
+SELECT nbt_text(nbt_fix(substr(b, 1, length(b) - 1)))::nb_model FROM mx_ref;                -- truncated
+SELECT nbt_text(nbt_fix(b || '\x00'::bytea))::nb_model FROM mx_ref;                         -- trailing byte
+SELECT nbt_text(nbt_fix(b))::nb_model::text = (SELECT m::text FROM mx_model) AS untouched_is_valid FROM mx_ref;
+
 -- errors
 -- a key whose type changes between rows (the message names it)
 SELECT nb_train(label, f) FROM (VALUES ('a', '{"k": "red"}'::jsonb), ('b', '{"k": 1.5}')) t(label, f);
@@ -262,4 +287,4 @@ SELECT nb_classes.* FROM nb_classes((SELECT nb_train(label, f) FROM (VALUES ('a'
 
 DROP VIEW mx_doc, mx_expected, mx_gauss, mx_eps;
 DROP FUNCTION mx_joint;
-DROP TABLE mx_rows, mx_model, mx_cases, mx_bags, mx_vec;
+DROP TABLE mx_rows, mx_model, mx_cases, mx_bags, mx_vec, mx_copy, mx_ref;
