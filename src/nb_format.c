@@ -125,10 +125,20 @@ take_features(NbView *v, const unsigned char **cursor, size_t *remaining,
 	return true;
 }
 
+/*
+ * Zeros must be +0: the trainer writes no -0 there, and a model must come
+ * back from a merge byte for byte.
+ */
 static bool
 finite_nonnegative(double v)
 {
-	return isfinite(v) && v >= 0;
+	return isfinite(v) && v >= 0 && !signbit(v);
+}
+
+static bool
+is_zero(double v)
+{
+	return v == 0 && !signbit(v);
 }
 
 /* Per-feature statistics of a version 2 model, as NbFeatureType describes. */
@@ -150,9 +160,11 @@ check_feature_stats(const NbView *v, NbFormatError *error)
 		if (n_items > 0 && type != NB_FEATURE_BAG && type != NB_FEATURE_CATEGORICAL)
 			FAIL("feature %u has items but is neither a bag nor categorical", j);
 		items += n_items;
+		/* Gaussian rows are counted one by one: 0, or a whole number >= 1 */
 		if (type == NB_FEATURE_GAUSSIAN ?
-			!(finite_nonnegative(rows) && isfinite(mean) && finite_nonnegative(m2)) :
-			(rows != 0 || mean != 0 || m2 != 0))
+			!(finite_nonnegative(rows) && rows == floor(rows) && isfinite(mean) &&
+			  finite_nonnegative(m2) && (rows > 0 || (is_zero(mean) && is_zero(m2)))) :
+			!(is_zero(rows) && is_zero(mean) && is_zero(m2)))
 			FAIL("feature %u has invalid overall statistics", j);
 		for (uint32_t c = 0; c < v->n_classes; c++)
 		{
@@ -167,13 +179,13 @@ check_feature_stats(const NbView *v, NbFormatError *error)
 			{
 				case NB_FEATURE_GAUSSIAN:
 					ok = present > 0 ? isfinite(a) && finite_nonnegative(b) :
-						a == 0 && b == 0;
+						is_zero(a) && is_zero(b);
 					break;
 				case NB_FEATURE_BOOLEAN:
-					ok = finite_nonnegative(a) && a <= present && b == 0;
+					ok = finite_nonnegative(a) && a <= present && is_zero(b);
 					break;
 				default:
-					ok = a == 0 && b == 0;
+					ok = is_zero(a) && is_zero(b);
 					break;
 			}
 			if (!ok)

@@ -215,22 +215,29 @@ nb_trainer_vector(NbTrainer *t, uint32_t n, uint32_t *bad)
 	}
 	if (t->position_feature == NULL)
 	{
-		uint32_t   *ids = nb_alloc(sizeof(uint32_t) * ((uint64_t) n + 1));
+		uint32_t   *ids;
 
+		/* first look for a conflict, so that a refusal changes nothing */
+		for (uint32_t i = 0; i < n; i++)
+		{
+			char		name[NB_POSITION_NAME_SIZE];
+			uint32_t	len = nb_position_name(i, name);
+			int64_t		j = nb_strmap_find(&t->features, name, len, nb_hash_token(name, len));
+
+			if (j >= 0 && t->feature[j].type != NB_FEATURE_GAUSSIAN)
+			{
+				*bad = i;
+				return NULL;
+			}
+		}
+		ids = nb_alloc(sizeof(uint32_t) * ((uint64_t) n + 1));
 		for (uint32_t i = 0; i < n; i++)
 		{
 			char		name[NB_POSITION_NAME_SIZE];
 			uint32_t	len = nb_position_name(i, name);
 			NbFeatureType existing;
-			int64_t		j = nb_trainer_feature(t, name, len, NB_FEATURE_GAUSSIAN, &existing);
 
-			if (j < 0)
-			{
-				nb_free(ids);
-				*bad = i;
-				return NULL;
-			}
-			ids[i] = (uint32_t) j;
+			ids[i] = (uint32_t) nb_trainer_feature(t, name, len, NB_FEATURE_GAUSSIAN, &existing);
 		}
 		t->position_feature = ids;
 		t->vector_len = n;
@@ -392,6 +399,14 @@ merge_moments(double *n, double *mean, double *m2, double nb, double meanb, doub
 
 	if (nb == 0)
 		return;
+	if (*n == 0)
+	{
+		/* exactly the other sample (the formula would compute inf * 0 for huge means) */
+		*n = nb;
+		*mean = meanb;
+		*m2 = m2b;
+		return;
+	}
 	*mean += delta * (nb / total);
 	*m2 += m2b + delta * delta * (*n * nb / total);
 	*n = total;
@@ -411,7 +426,7 @@ nb_trainer_add_real(NbTrainer *t, uint32_t feature, double x)
 	st->a += delta * (w / st->present);
 	st->b += w * delta * (x - st->a);
 	merge_moments(&f->rows, &f->mean, &f->m2, 1, x, 0);
-	if (!isfinite(st->b) || !isfinite(f->m2))
+	if (!isfinite(st->a) || !isfinite(st->b) || !isfinite(f->mean) || !isfinite(f->m2))
 		t->overflow = true;
 }
 
@@ -504,12 +519,16 @@ nb_trainer_merge_view(NbTrainer *t, const NbView *v, uint32_t *conflict)
 				st->present += present;
 				st->a += nb_view_a(v, j, c);
 			}
-			if (!isfinite(st->present) || !isfinite(st->b))
+			if (!isfinite(st->present) || !isfinite(st->a) || !isfinite(st->b))
 				t->overflow = true;
 		}
 		if (f->type == NB_FEATURE_GAUSSIAN)
+		{
 			merge_moments(&f->rows, &f->mean, &f->m2, nb_read_f64(v->feature_rows, j),
 						  nb_read_f64(v->feature_mean, j), nb_read_f64(v->feature_m2, j));
+			if (!isfinite(f->m2) || !isfinite(f->mean))
+				t->overflow = true;
+		}
 
 		for (uint32_t end = k + nb_view_feature_items(v, j); k < end; k++)
 		{
@@ -567,6 +586,17 @@ nb_trainer_sums_finite(const NbTrainer *t)
 			count += t->pairs[i].count;
 			doc_freq += t->pairs[i].docs;
 		}
+	for (uint32_t j = 0; j < t->features.count; j++)
+	{
+		const NbTrainerFeature *f = &t->feature[j];
+
+		if (!isfinite(f->mean) || !isfinite(f->m2))
+			return false;
+		for (uint32_t c = 0; c < t->classes.count; c++)
+			if (!isfinite(f->stats[c].present) || !isfinite(f->stats[c].a) ||
+				!isfinite(f->stats[c].b))
+				return false;
+	}
 	return isfinite(docs) && isfinite(count) && isfinite(doc_freq);
 }
 

@@ -14,15 +14,18 @@
  * Random bytes almost never pass the checksum, so the custom mutator below
  * usually repairs it (and often the header) after mutating, and also edits
  * models structurally (swap, duplicate or drop tokens, labels and entries,
- * special numbers, string edits, scaling) and crosses models over by
- * merging them with the trainer: the checks behind the checksum and the
- * code behind nb_view_open get exercised.
+ * special numbers, string edits, scaling; for version 2 also feature types,
+ * item counts, statistics, names and the vector length) and crosses models
+ * over by merging them with the trainer: the checks behind the checksum and
+ * the code behind nb_view_open get exercised.  Inputs that start with '{'
+ * are also training data with named features (version 2).
  *
  * Environment:
  *   NBC_FUZZ_TOLERATE_KNOWN=1  do not fail on the known bugs listed at
  *       NBT_TOLERATE_KNOWN in model_check.h (lets a long run look for others).
  */
 #include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,10 +56,16 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
  * The input as training data: lines are documents, a line's first byte
  * picks the class and the weight, the rest is tokens separated by spaces or
  * zero bytes (empty tokens included; strings with a zero byte cannot be
- * stored, and the server's text and tsvector values never have one).  Training on all documents, training with one
- * token per call, and merging the serialized halves must give the same bytes
- * (weights are dyadic and counts small, so every sum is exact), and the
- * result must pass every check.
+ * stored, and the server's text and tsvector values never have one).  When
+ * the input starts with '{', lines also get named features (format version
+ * 2): the line's second byte says which: bit 0 the tokens go to the bag
+ * "tags" instead of "", bit 1 a categorical "c" (the first token), bit 2 a
+ * boolean "b", bit 3 a Gaussian "g", bits 4-5 a float8[] of length 2,
+ * bit 6 no text at all.  Training on all documents and training with one
+ * token per call must give the same bytes; merging the serialized halves
+ * too when there is no Gaussian feature (weights are dyadic and counts
+ * small, so every sum is exact; Gaussian means round), and the results
+ * must pass every check.
  */
 static void
 fuzz_training(const uint8_t *data, size_t size)
@@ -77,6 +86,8 @@ fuzz_training(const uint8_t *data, size_t size)
 	unsigned char *out[3] = {NULL, NULL, NULL};
 	size_t		outsize[3];
 	uint32_t	total = 0;
+	bool		mixed = size > 0 && data[0] == '{';
+	bool		gaussian = false;
 
 	half[0] = nb_trainer_create();
 	half[1] = nb_trainer_create();
@@ -108,13 +119,66 @@ fuzz_training(const uint8_t *data, size_t size)
 		if (len <= 1)
 			n = 0;
 		total += n;
-		nb_trainer_begin_doc(all, label, (uint32_t) strlen(label), w);
-		nb_trainer_add_tokens(all, refs, n);
-		nb_trainer_begin_doc(single, label, (uint32_t) strlen(label), w);
-		for (uint32_t i = 0; i < n; i++)
-			nb_trainer_add_tokens(single, refs + i, 1);
-		nb_trainer_begin_doc(half[d % 2], label, (uint32_t) strlen(label), w);
-		nb_trainer_add_tokens(half[d % 2], refs, n);
+		{
+			uint8_t		f = mixed && len > 1 ? line[1] : 0;
+			double		x = len > 2 ? (double) ((int) line[2] - 128) / 4 : 0.5;
+			NbTrainer  *ts[3] = {all, single, half[d % 2]};
+
+			if (f & 8)
+				gaussian = true;
+			if (f & 0x30)
+				gaussian = true;
+			for (int i = 0; i < 3; i++)
+			{
+				NbTrainer  *t = ts[i];
+				NbFeatureType existing;
+
+				nb_trainer_begin_doc(t, label, (uint32_t) strlen(label), w);
+				if (!(f & 64))
+				{
+					int64_t		bag = (f & 1) ? nb_trainer_feature(t, "tags", 4, NB_FEATURE_BAG, &existing) : -1;
+
+					if (t == single)
+						for (uint32_t k = 0; k < n; k++)
+						{
+							if (bag >= 0)
+								nb_trainer_add_tokens(t, (uint32_t) bag, refs + k, 1);
+							else if (!nb_trainer_add_text(t, refs + k, 1))
+								abort();
+						}
+					if (t != single || n == 0)
+					{
+						if (bag >= 0)
+							nb_trainer_add_tokens(t, (uint32_t) bag, refs, n);
+						else if (!nb_trainer_add_text(t, refs, n))
+							abort();
+					}
+				}
+				if (f & 2)
+				{
+					int64_t		c = nb_trainer_feature(t, "c", 1, NB_FEATURE_CATEGORICAL, &existing);
+
+					nb_trainer_add_category(t, (uint32_t) c, n > 0 ? refs[0].str : "", n > 0 ? refs[0].len : 0);
+				}
+				if (f & 4)
+					nb_trainer_add_boolean(t, (uint32_t) nb_trainer_feature(t, "b", 1, NB_FEATURE_BOOLEAN, &existing),
+										   (f & 128) != 0);
+				if (f & 8)
+					nb_trainer_add_real(t, (uint32_t) nb_trainer_feature(t, "g", 1, NB_FEATURE_GAUSSIAN, &existing), x);
+				if (f & 0x30)
+				{
+					uint32_t	bad;
+					const uint32_t *ids = nb_trainer_vector(t, 2, &bad);
+
+					if (ids == NULL)
+						abort();
+					if (f & 0x10)
+						nb_trainer_add_real(t, ids[0], x * 3);
+					if (f & 0x20)
+						nb_trainer_add_real(t, ids[1], -x);
+				}
+			}
+		}
 	}
 	if (ndocs > 0)
 	{
@@ -137,7 +201,15 @@ fuzz_training(const uint8_t *data, size_t size)
 				fprintf(stderr, "fuzz_model: trained model rejected: %s\n", e.message);
 				abort();
 			}
-			nb_trainer_merge_view(merged, &v);
+			{
+				uint32_t	conflict;
+
+				if (nb_trainer_merge_view(merged, &v, &conflict) != NB_MERGE_OK)
+				{
+					fprintf(stderr, "fuzz_model: merge of a half refused\n");
+					abort();
+				}
+			}
 			free(b);
 		}
 		outsize[0] = nb_trainer_flat_size(all, SIZE_MAX);
@@ -153,7 +225,7 @@ fuzz_training(const uint8_t *data, size_t size)
 			fprintf(stderr, "fuzz_model: one token per call trains a different model\n");
 			abort();
 		}
-		if (outsize[2] != outsize[0] || memcmp(out[0], out[2], outsize[0]) != 0)
+		if (!gaussian && (outsize[2] != outsize[0] || memcmp(out[0], out[2], outsize[0]) != 0))
 		{
 			fprintf(stderr, "fuzz_model: merge of the halves differs from training on all\n");
 			abort();
@@ -165,9 +237,22 @@ fuzz_training(const uint8_t *data, size_t size)
 		}
 		if (!nbt_check_model(out[0], outsize[0], &v, size, check_flags, &stats, err, sizeof(err)))
 		{
-			fprintf(stderr, "fuzz_model: trained model (C=%u V=%u) fails: %s\n",
-					v.n_classes, v.n_tokens, err);
+			fprintf(stderr, "fuzz_model: trained model (version %u, C=%u V=%u F=%u) fails: %s\n",
+					v.version, v.n_classes, v.n_tokens, v.n_features, err);
 			abort();
+		}
+		if (gaussian)
+		{
+			if (!nb_view_open(&v, out[2], outsize[2], &e))
+			{
+				fprintf(stderr, "fuzz_model: merged halves rejected: %s\n", e.message);
+				abort();
+			}
+			if (!nbt_check_model(out[2], outsize[2], &v, size, check_flags, &stats, err, sizeof(err)))
+			{
+				fprintf(stderr, "fuzz_model: merged halves fail: %s\n", err);
+				abort();
+			}
 		}
 	}
 	for (int i = 0; i < 3; i++)
@@ -210,8 +295,13 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!nbt_check_model(data, size, &view, view.checksum, check_flags, &stats,
 						 err, sizeof(err)))
 	{
-		fprintf(stderr, "fuzz_model: accepted value (C=%u V=%u E=%llu) fails: %s\n",
-				view.n_classes, view.n_tokens, (unsigned long long) view.n_entries, err);
+		const char *known = nbt_known_bug(data, size, &view, err);
+
+		if (known != NULL && (check_flags & NBT_TOLERATE_KNOWN))
+			return 0;
+		fprintf(stderr, "fuzz_model: accepted value (version %u, C=%u V=%u E=%llu F=%u) fails: %s%s%s\n",
+				view.version, view.n_classes, view.n_tokens, (unsigned long long) view.n_entries,
+				view.n_features, err, known ? "; known src/ bug: " : "", known ? known : "");
 		abort();
 	}
 	return 0;
@@ -312,6 +402,64 @@ fix_string(RawString *s)
 			s->s[i] = 1;
 }
 
+/* The feature statistics of a version 2 model made plausible (order kept). */
+static void
+repair_features(RawModel *m)
+{
+	uint64_t	items = 0;
+
+	for (uint32_t j = 0; j < m->nf; j++)
+	{
+		RawFeature *f = &m->f[j];
+
+		if (f->type < 1 || f->type > NB_FEATURE_TYPE_MAX)
+			f->type = NB_FEATURE_BAG;
+		if (f->type != NB_FEATURE_BAG && f->type != NB_FEATURE_CATEGORICAL)
+			f->items = 0;
+		items += f->items;
+		for (uint32_t c = 0; c < m->nc; c++)
+		{
+			if (!(f->present[c] >= 0) || f->present[c] > m->c[c].docs)
+				f->present[c] = m->c[c].docs;
+			if (f->type == NB_FEATURE_GAUSSIAN)
+			{
+				if (f->present[c] == 0 || !isfinite(f->a[c]))
+					f->a[c] = 0;
+				if (f->present[c] == 0 || !(f->b[c] >= 0) || !isfinite(f->b[c]))
+					f->b[c] = 0;
+			}
+			else
+			{
+				f->b[c] = 0;
+				if (f->type != NB_FEATURE_BOOLEAN || !(f->a[c] >= 0) || f->a[c] > f->present[c])
+					f->a[c] = 0;
+			}
+		}
+		if (f->type == NB_FEATURE_GAUSSIAN)
+		{
+			if (!(f->rows >= 0) || !isfinite(f->rows))
+				f->rows = 0;
+			if (!isfinite(f->mean))
+				f->mean = 0;
+			if (!(f->m2 >= 0) || !isfinite(f->m2))
+				f->m2 = 0;
+		}
+		else
+			f->rows = f->mean = f->m2 = 0;
+	}
+	/* the rest of the items go to the last feature that may have them */
+	if (items != m->nt)
+		for (uint32_t j = m->nf; j-- > 0;)
+			if (m->f[j].type == NB_FEATURE_BAG || m->f[j].type == NB_FEATURE_CATEGORICAL)
+			{
+				if (items < m->nt)
+					m->f[j].items += (uint32_t) (m->nt - items);
+				else if (items - m->nt <= m->f[j].items)
+					m->f[j].items -= (uint32_t) (items - m->nt);
+				break;
+			}
+}
+
 /* Make a raw model valid while keeping as much of it as possible. */
 static void
 repair(RawModel *m)
@@ -328,6 +476,30 @@ repair(RawModel *m)
 	{
 		fix_string(&m->c[c].label);
 		m->c[c].docs = fix_value(m->c[c].docs);
+	}
+	if (m->version != 1)
+	{
+		/* version 2: numbers and strings only; classes and items keep their order */
+		for (uint32_t k = 0; k < m->nt; k++)
+		{
+			RawToken   *t = &m->t[k];
+			uint32_t	n = 0;
+
+			fix_string(&t->str);
+			for (uint32_t i = 0; i < t->n; i++)
+				if (t->e[i].cls < m->nc && (n == 0 || t->e[i].cls > t->e[n - 1].cls))
+				{
+					t->e[n] = t->e[i];
+					t->e[n].count = fix_value(t->e[n].count);
+					t->e[n].docs = fix_value(t->e[n].docs);
+					n++;
+				}
+			t->n = n;
+		}
+		for (uint32_t j = 0; j < m->nf; j++)
+			fix_string(&m->f[j].name);
+		repair_features(m);
+		return;
 	}
 	/* labels: sort, merge duplicates, remember where each old class went */
 	order = malloc(sizeof(uint32_t) * m->nc);
@@ -438,6 +610,115 @@ random_value_field(uint64_t *s, RawModel *m)
 	}
 }
 
+/* A version 2 edit of the features; false if it did not apply. */
+static bool
+edit_feature(RawModel *m, uint64_t *s)
+{
+	RawFeature *f;
+	uint32_t	c;
+
+	if (m->nf == 0 || rnd(s, 8) == 0)
+	{
+		/* a new feature, last (names then often out of order: repair sorts nothing) */
+		static const char *const names[] = {"~", "~g", "~~", "1", "2", "3", ""};
+		uint32_t	type = 1 + (uint32_t) rnd(s, NB_FEATURE_TYPE_MAX);
+		const char *name = names[rnd(s, 7)];
+		uint32_t	j = raw_add_feature(m, name, (uint32_t) strlen(name), type);
+
+		for (c = 0; c < m->nc; c++)
+			if (rnd(s, 2))
+			{
+				m->f[j].present[c] = m->c[c].docs;
+				if (type == NB_FEATURE_BOOLEAN)
+					m->f[j].a[c] = m->c[c].docs / 2;
+				if (type == NB_FEATURE_GAUSSIAN)
+				{
+					m->f[j].a[c] = (double) rnd(s, 64) - 32;
+					m->f[j].b[c] = (double) rnd(s, 64);
+					m->f[j].rows += 1;
+					m->f[j].m2 += 1;
+				}
+			}
+		if (type == NB_FEATURE_BAG || type == NB_FEATURE_CATEGORICAL)
+			for (uint32_t i = (uint32_t) rnd(s, 3); i > 0 && m->nc > 0; i--)
+			{
+				unsigned char v = (unsigned char) ('a' + i);
+				uint32_t	k = raw_add_item(m, j, (const char *) &v, 1);
+
+				c = (uint32_t) rnd(s, m->nc);
+				if (m->f[j].present[c] == 0)
+					m->f[j].present[c] = m->c[c].docs;
+				raw_add_entry(m, k, c, 1 + (double) rnd(s, 3), m->f[j].present[c] < 1 ? m->f[j].present[c] : 1);
+			}
+		return true;
+	}
+	f = &m->f[rnd(s, m->nf)];
+	c = (uint32_t) rnd(s, m->nc ? m->nc : 1);
+	switch (rnd(s, 12))
+	{
+		case 0:
+			f->type = rnd(s, 4) ? 1 + (uint32_t) rnd(s, NB_FEATURE_TYPE_MAX) : special_u32(s, f->type);
+			return true;
+		case 1:
+			f->items = special_u32(s, f->items);
+			return true;
+		case 2:
+			raw_del_feature(m, (uint32_t) (f - m->f));
+			return true;
+		case 3:
+			if (m->nc == 0)
+				return false;
+			f->present[c] = rnd(s, 2) ? special_double(s) : m->c[c].docs;
+			return true;
+		case 4:
+			if (m->nc == 0)
+				return false;
+			f->a[c] = rnd(s, 2) ? special_double(s) : (double) rnd(s, 64) - 32;
+			return true;
+		case 5:
+			if (m->nc == 0)
+				return false;
+			f->b[c] = rnd(s, 2) ? special_double(s) : (double) rnd(s, 64);
+			return true;
+		case 6:
+			*(rnd(s, 3) == 0 ? &f->rows : rnd(s, 2) ? &f->mean : &f->m2) = special_double(s);
+			return true;
+		case 7:
+			m->vector_len = special_u32(s, m->vector_len);
+			return true;
+		case 8:					/* swap two feature names */
+			{
+				RawFeature *g = &m->f[rnd(s, m->nf)];
+				RawString	x = f->name;
+
+				f->name = g->name;
+				g->name = x;
+			}
+			return true;
+		case 9:					/* a feature name edit */
+			{
+				unsigned char buf[16];
+				uint32_t	len = f->name.len < 15 ? f->name.len : 15;
+
+				memcpy(buf, f->name.s, len);
+				if (len > 0 && rnd(s, 2))
+					buf[rnd(s, len)] = (unsigned char) ('0' + rnd(s, 10));
+				else
+					buf[len++] = (unsigned char) rnd(s, 256);
+				raw_set_string(&f->name, buf, len);
+			}
+			return true;
+		case 10:				/* a class loses the feature */
+			if (m->nc == 0)
+				return false;
+			f->present[c] = f->a[c] = f->b[c] = 0;
+			return true;
+		default:				/* version 1 <-> 2 */
+			m->version = m->version == 1 ? 2 : 1;
+			return true;
+	}
+}
+
 /* One structural edit; false if it did not apply. */
 static bool
 edit(RawModel *m, uint64_t *s)
@@ -447,6 +728,8 @@ edit(RawModel *m, uint64_t *s)
 		raw_add_class(m, "c", 1, 1);
 		return true;
 	}
+	if (m->version != 1 && rnd(s, 3) == 0)
+		return edit_feature(m, s);
 	switch (rnd(s, 18))
 	{
 		case 0:					/* swap two tokens */
@@ -656,7 +939,7 @@ fix_header(uint8_t *data, size_t size)
 	if (size < NB_HEADER_SIZE)
 		return;
 	memcpy(data, "NBCM", 4);
-	data[4] = NB_FORMAT_VERSION;
+	data[4] = data[4] == NB_FORMAT_VERSION_TEXT ? NB_FORMAT_VERSION_TEXT : NB_FORMAT_VERSION;
 	data[5] = 0;
 	data[6] = 0;
 	data[7] = 0;
@@ -692,7 +975,10 @@ LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsigned in
 				/* sometimes break a header count on purpose */
 				if (rnd(&s, 16) == 0)
 				{
-					size_t		off = 8 + 4 * rnd(&s, 4);
+					size_t		off = 8 + 4 * rnd(&s, data[4] == NB_FORMAT_VERSION_TEXT ? 4 : 8);
+
+					if (off == 24 || off == 28)
+						off = 32;
 					uint32_t	v;
 
 					memcpy(&v, data + off, 4);
@@ -754,9 +1040,11 @@ LLVMFuzzerCustomCrossOver(const uint8_t *d1, size_t s1, const uint8_t *d2, size_
 	if (nb_view_open(&v1, d1, s1, &e) && nb_view_open(&v2, d2, s2, &e))
 	{
 		NbTrainer  *t = nb_trainer_create();
+		uint32_t	conflict;
 
-		nb_trainer_merge_view(t, &v1);
-		nb_trainer_merge_view(t, &v2);
+		nb_trainer_merge_view(t, &v1, &conflict);
+		/* a conflicting second model: the first alone */
+		(void) nb_trainer_merge_view(t, &v2, &conflict);
 		n = nb_trainer_flat_size(t, max_out);
 		if (n > 0)
 			nb_trainer_write(t, out, n);

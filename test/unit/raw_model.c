@@ -3,6 +3,7 @@
  */
 #include "raw_model.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +39,23 @@ void
 raw_init(RawModel *m)
 {
 	memset(m, 0, sizeof(*m));
+	m->version = NB_FORMAT_VERSION_TEXT;
+}
+
+void
+raw_init_v2(RawModel *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->version = NB_FORMAT_VERSION;
+}
+
+static void
+free_feature(RawFeature *f)
+{
+	free(f->name.s);
+	free(f->present);
+	free(f->a);
+	free(f->b);
 }
 
 void
@@ -50,9 +68,24 @@ raw_free(RawModel *m)
 		free(m->t[i].str.s);
 		free(m->t[i].e);
 	}
+	for (uint32_t j = 0; j < m->nf; j++)
+		free_feature(&m->f[j]);
 	free(m->c);
 	free(m->t);
+	free(m->f);
 	memset(m, 0, sizeof(*m));
+}
+
+/* Per-class arrays of every feature: room for nc classes. */
+static void
+resize_feature_classes(RawModel *m, uint32_t nc)
+{
+	for (uint32_t j = 0; j < m->nf; j++)
+	{
+		m->f[j].present = xrealloc(m->f[j].present, sizeof(double) * nc);
+		m->f[j].a = xrealloc(m->f[j].a, sizeof(double) * nc);
+		m->f[j].b = xrealloc(m->f[j].b, sizeof(double) * nc);
+	}
 }
 
 uint32_t
@@ -62,7 +95,79 @@ raw_add_class(RawModel *m, const char *label, uint32_t len, double docs)
 	memset(&m->c[m->nc], 0, sizeof(RawClass));
 	raw_set_string(&m->c[m->nc].label, (const unsigned char *) label, len);
 	m->c[m->nc].docs = docs;
+	resize_feature_classes(m, m->nc + 1);
+	for (uint32_t j = 0; j < m->nf; j++)
+		m->f[j].present[m->nc] = m->f[j].a[m->nc] = m->f[j].b[m->nc] = 0;
 	return m->nc++;
+}
+
+uint32_t
+raw_add_feature(RawModel *m, const char *name, uint32_t len, uint32_t type)
+{
+	RawFeature *f;
+
+	m->f = xrealloc(m->f, sizeof(RawFeature) * (m->nf + 1));
+	f = &m->f[m->nf];
+	memset(f, 0, sizeof(*f));
+	raw_set_string(&f->name, (const unsigned char *) name, len);
+	f->type = type;
+	f->present = xrealloc(NULL, sizeof(double) * (m->nc ? m->nc : 1));
+	f->a = xrealloc(NULL, sizeof(double) * (m->nc ? m->nc : 1));
+	f->b = xrealloc(NULL, sizeof(double) * (m->nc ? m->nc : 1));
+	for (uint32_t c = 0; c < m->nc; c++)
+		f->present[c] = f->a[c] = f->b[c] = 0;
+	return m->nf++;
+}
+
+uint32_t
+raw_add_item(RawModel *m, uint32_t feature, const char *str, uint32_t len)
+{
+	if (feature + 1 != m->nf)
+	{
+		fprintf(stderr, "raw_add_item: items go to the last feature\n");
+		abort();
+	}
+	m->f[feature].items++;
+	return raw_add_token(m, str, len);
+}
+
+uint32_t
+raw_token_feature(const RawModel *m, uint32_t i)
+{
+	uint64_t	end = 0;
+
+	for (uint32_t j = 0; j < m->nf; j++)
+	{
+		end += m->f[j].items;
+		if (i < end)
+			return j;
+	}
+	return m->nf;
+}
+
+void
+raw_del_feature(RawModel *m, uint32_t j)
+{
+	uint64_t	first = 0,
+				total = 0;
+
+	for (uint32_t k = 0; k < m->nf; k++)
+	{
+		if (k < j)
+			first += m->f[k].items;
+		total += m->f[k].items;
+	}
+	if (total == m->nt)
+		for (uint32_t i = 0; i < m->f[j].items; i++)
+		{
+			free(m->t[first].str.s);
+			free(m->t[first].e);
+			memmove(&m->t[first], &m->t[first + 1], sizeof(RawToken) * (m->nt - first - 1));
+			m->nt--;
+		}
+	free_feature(&m->f[j]);
+	memmove(&m->f[j], &m->f[j + 1], sizeof(RawFeature) * (m->nf - j - 1));
+	m->nf--;
 }
 
 uint32_t
@@ -90,6 +195,7 @@ void
 raw_dup_token(RawModel *m, uint32_t i)
 {
 	RawToken	copy;
+	uint32_t	j = raw_token_feature(m, i);
 
 	copy.str.s = NULL;
 	raw_set_string(&copy.str, m->t[i].str.s, m->t[i].str.len);
@@ -101,15 +207,21 @@ raw_dup_token(RawModel *m, uint32_t i)
 	memmove(&m->t[i + 2], &m->t[i + 1], sizeof(RawToken) * (m->nt - i - 1));
 	m->t[i + 1] = copy;
 	m->nt++;
+	if (j < m->nf)
+		m->f[j].items++;
 }
 
 void
 raw_del_token(RawModel *m, uint32_t i)
 {
+	uint32_t	j = raw_token_feature(m, i);
+
 	free(m->t[i].str.s);
 	free(m->t[i].e);
 	memmove(&m->t[i], &m->t[i + 1], sizeof(RawToken) * (m->nt - i - 1));
 	m->nt--;
+	if (j < m->nf)
+		m->f[j].items--;
 }
 
 void
@@ -123,6 +235,15 @@ raw_dup_class(RawModel *m, uint32_t i)
 	m->c = xrealloc(m->c, sizeof(RawClass) * (m->nc + 1));
 	memmove(&m->c[i + 2], &m->c[i + 1], sizeof(RawClass) * (m->nc - i - 1));
 	m->c[i + 1] = copy;
+	resize_feature_classes(m, m->nc + 1);
+	for (uint32_t j = 0; j < m->nf; j++)
+	{
+		RawFeature *f = &m->f[j];
+
+		memmove(&f->present[i + 1], &f->present[i], sizeof(double) * (m->nc - i));
+		memmove(&f->a[i + 1], &f->a[i], sizeof(double) * (m->nc - i));
+		memmove(&f->b[i + 1], &f->b[i], sizeof(double) * (m->nc - i));
+	}
 	m->nc++;
 }
 
@@ -131,6 +252,14 @@ raw_del_class(RawModel *m, uint32_t i)
 {
 	free(m->c[i].label.s);
 	memmove(&m->c[i], &m->c[i + 1], sizeof(RawClass) * (m->nc - i - 1));
+	for (uint32_t j = 0; j < m->nf; j++)
+	{
+		RawFeature *f = &m->f[j];
+
+		memmove(&f->present[i], &f->present[i + 1], sizeof(double) * (m->nc - i - 1));
+		memmove(&f->a[i], &f->a[i + 1], sizeof(double) * (m->nc - i - 1));
+		memmove(&f->b[i], &f->b[i + 1], sizeof(double) * (m->nc - i - 1));
+	}
 	m->nc--;
 }
 
@@ -144,6 +273,12 @@ raw_entries(const RawModel *m)
 	return E;
 }
 
+static bool
+is_v2(const RawModel *m)
+{
+	return m->version != NB_FORMAT_VERSION_TEXT;
+}
+
 uint64_t
 raw_size(const RawModel *m)
 {
@@ -154,6 +289,12 @@ raw_size(const RawModel *m)
 		size += m->c[i].label.len;
 	for (uint32_t i = 0; i < m->nt; i++)
 		size += m->t[i].str.len;
+	if (is_v2(m))
+	{
+		size += 8 + (uint64_t) m->nf * (3 * 4 + 3 * 8) + (uint64_t) m->nf * m->nc * 3 * 8;
+		for (uint32_t j = 0; j < m->nf; j++)
+			size += m->f[j].name.len;
+	}
 	return size;
 }
 
@@ -163,23 +304,41 @@ raw_write(const RawModel *m, unsigned char *buf)
 {
 	uint64_t	E = raw_entries(m);
 	uint64_t	size = raw_size(m);
-	unsigned char *docs = buf + NB_HEADER_SIZE;
+	uint64_t	F = m->nf;
+	uint64_t	FC = F * m->nc;
+	unsigned char *docs = buf + NB_HEADER_SIZE + (is_v2(m) ? 8 : 0);
 	unsigned char *label_len = docs + (uint64_t) m->nc * 8;
 	unsigned char *token_len = label_len + (uint64_t) m->nc * 4;
 	unsigned char *token_entries = token_len + (uint64_t) m->nt * 4;
 	unsigned char *entry_class = token_entries + (uint64_t) m->nt * 4;
 	unsigned char *entry_count = entry_class + E * 4;
 	unsigned char *entry_docs = entry_count + E * 8;
-	unsigned char *strings = entry_docs + E * 8;
+	unsigned char *fend = entry_docs + E * 8;
+	unsigned char *name_len = fend;
+	unsigned char *type = name_len + F * 4;
+	unsigned char *items = type + F * 4;
+	unsigned char *present = items + F * 4;
+	unsigned char *fa = present + FC * 8;
+	unsigned char *fb = fa + FC * 8;
+	unsigned char *rows = fb + FC * 8;
+	unsigned char *mean = rows + F * 8;
+	unsigned char *m2 = mean + F * 8;
+	unsigned char *strings = is_v2(m) ? m2 + F * 8 : fend;
 	uint64_t	e = 0;
 
 	memset(buf, 0, NB_HEADER_SIZE);
 	memcpy(buf, "NBCM", 4);
-	buf[4] = NB_FORMAT_VERSION;
+	buf[4] = (unsigned char) m->version;
+	buf[5] = (unsigned char) (m->version >> 8);
 	nb_write_u32(buf + 8, 0, m->nc);
 	nb_write_u32(buf + 12, 0, m->nt);
 	nb_write_u32(buf + 16, 0, (uint32_t) E);
 	nb_write_u32(buf + 20, 0, (uint32_t) (E >> 32));
+	if (is_v2(m))
+	{
+		nb_write_u32(buf + NB_HEADER_SIZE, 0, m->nf);
+		nb_write_u32(buf + NB_HEADER_SIZE, 1, m->vector_len);
+	}
 	for (uint32_t c = 0; c < m->nc; c++)
 	{
 		nb_write_f64(docs, c, m->c[c].docs);
@@ -202,6 +361,27 @@ raw_write(const RawModel *m, unsigned char *buf)
 			nb_write_f64(entry_docs, e, m->t[k].e[i].docs);
 		}
 	}
+	if (is_v2(m))
+		for (uint32_t j = 0; j < m->nf; j++)
+		{
+			const RawFeature *f = &m->f[j];
+
+			nb_write_u32(name_len, j, f->name.len);
+			nb_write_u32(type, j, f->type);
+			nb_write_u32(items, j, f->items);
+			for (uint32_t c = 0; c < m->nc; c++)
+			{
+				nb_write_f64(present, (uint64_t) j * m->nc + c, f->present[c]);
+				nb_write_f64(fa, (uint64_t) j * m->nc + c, f->a[c]);
+				nb_write_f64(fb, (uint64_t) j * m->nc + c, f->b[c]);
+			}
+			nb_write_f64(rows, j, f->rows);
+			nb_write_f64(mean, j, f->mean);
+			nb_write_f64(m2, j, f->m2);
+			if (f->name.len)
+				memcpy(strings, f->name.s, f->name.len);
+			strings += f->name.len;
+		}
 	nbt_fix_checksum(buf, (size_t) size);
 }
 
@@ -220,28 +400,45 @@ bool
 raw_parse(RawModel *m, const unsigned char *p, size_t size)
 {
 	uint32_t	C,
-				V;
+				V,
+				F = 0;
 	uint64_t	E,
 				need,
 				esum = 0,
 				slen = 0,
 				e = 0;
+	uint16_t	version;
+	bool		v2;
+	size_t		body = NB_HEADER_SIZE;
 	const unsigned char *docs, *label_len, *token_len, *token_entries,
-			   *entry_class, *entry_count, *entry_docs, *strings;
+			   *entry_class, *entry_count, *entry_docs, *strings,
+			   *name_len = NULL, *type = NULL, *items = NULL, *present = NULL,
+			   *fa = NULL, *fb = NULL, *rows = NULL, *mean = NULL, *m2 = NULL;
 
 	raw_init(m);
 	if (size < NB_HEADER_SIZE)
 		return false;
+	version = (uint16_t) (p[4] | p[5] << 8);
+	v2 = version != NB_FORMAT_VERSION_TEXT;
 	C = nb_read_u32(p + 8, 0);
 	V = nb_read_u32(p + 12, 0);
 	E = nb_read_le64(p + 16);
+	if (v2)
+	{
+		if (size < NB_HEADER_SIZE + 8)
+			return false;
+		F = nb_read_u32(p + NB_HEADER_SIZE, 0);
+		body += 8;
+	}
 	/* fixed part, without overflow: each count is bounded by the size first */
-	if (C > size / 12 || V > size / 8 || E > size / 20)
+	if (C > size / 12 || V > size / 8 || E > size / 20 || F > size / 36 ||
+		(C > 0 && F > size / 24 / C))
 		return false;
-	need = NB_HEADER_SIZE + (uint64_t) C * 12 + (uint64_t) V * 8 + E * 20;
+	need = body + (uint64_t) C * 12 + (uint64_t) V * 8 + E * 20 +
+		(uint64_t) F * 36 + (uint64_t) F * C * 24;
 	if (need > size)
 		return false;
-	docs = p + NB_HEADER_SIZE;
+	docs = p + body;
 	label_len = docs + (uint64_t) C * 8;
 	token_len = label_len + (uint64_t) C * 4;
 	token_entries = token_len + (uint64_t) V * 4;
@@ -249,6 +446,19 @@ raw_parse(RawModel *m, const unsigned char *p, size_t size)
 	entry_count = entry_class + E * 4;
 	entry_docs = entry_count + E * 8;
 	strings = entry_docs + E * 8;
+	if (v2)
+	{
+		name_len = strings;
+		type = name_len + (uint64_t) F * 4;
+		items = type + (uint64_t) F * 4;
+		present = items + (uint64_t) F * 4;
+		fa = present + (uint64_t) F * C * 8;
+		fb = fa + (uint64_t) F * C * 8;
+		rows = fb + (uint64_t) F * C * 8;
+		mean = rows + (uint64_t) F * 8;
+		m2 = mean + (uint64_t) F * 8;
+		strings = m2 + (uint64_t) F * 8;
+	}
 	for (uint32_t c = 0; c < C; c++)
 		slen += nb_read_u32(label_len, c);
 	for (uint32_t k = 0; k < V; k++)
@@ -256,8 +466,13 @@ raw_parse(RawModel *m, const unsigned char *p, size_t size)
 		slen += nb_read_u32(token_len, k);
 		esum += nb_read_u32(token_entries, k);
 	}
+	for (uint32_t j = 0; j < F; j++)
+		slen += nb_read_u32(name_len, j);
 	if (slen != size - need || esum != E)
 		return false;
+	m->version = version;
+	if (v2)
+		m->vector_len = nb_read_u32(p + NB_HEADER_SIZE, 1);
 	for (uint32_t c = 0; c < C; c++)
 	{
 		uint32_t	len = nb_read_u32(label_len, c);
@@ -276,5 +491,53 @@ raw_parse(RawModel *m, const unsigned char *p, size_t size)
 			raw_add_entry(m, k, nb_read_u32(entry_class, e), nb_read_f64(entry_count, e),
 						  nb_read_f64(entry_docs, e));
 	}
+	for (uint32_t j = 0; j < F; j++)
+	{
+		uint32_t	len = nb_read_u32(name_len, j);
+		RawFeature *f;
+
+		raw_add_feature(m, (const char *) strings, len, nb_read_u32(type, j));
+		strings += len;
+		f = &m->f[j];
+		f->items = nb_read_u32(items, j);
+		for (uint32_t c = 0; c < C; c++)
+		{
+			f->present[c] = nb_read_f64(present, (uint64_t) j * C + c);
+			f->a[c] = nb_read_f64(fa, (uint64_t) j * C + c);
+			f->b[c] = nb_read_f64(fb, (uint64_t) j * C + c);
+		}
+		f->rows = nb_read_f64(rows, j);
+		f->mean = nb_read_f64(mean, j);
+		f->m2 = nb_read_f64(m2, j);
+	}
 	return true;
+}
+
+static bool
+negative_zero(double v)
+{
+	return v == 0 && signbit(v);
+}
+
+bool
+raw_has_negative_zero(const RawModel *m)
+{
+	for (uint32_t c = 0; c < m->nc; c++)
+		if (negative_zero(m->c[c].docs))
+			return true;
+	for (uint32_t k = 0; k < m->nt; k++)
+		for (uint32_t i = 0; i < m->t[k].n; i++)
+			if (negative_zero(m->t[k].e[i].count) || negative_zero(m->t[k].e[i].docs))
+				return true;
+	for (uint32_t j = 0; j < m->nf; j++)
+	{
+		const RawFeature *f = &m->f[j];
+
+		if (negative_zero(f->rows) || negative_zero(f->mean) || negative_zero(f->m2))
+			return true;
+		for (uint32_t c = 0; c < m->nc; c++)
+			if (negative_zero(f->present[c]) || negative_zero(f->a[c]) || negative_zero(f->b[c]))
+				return true;
+	}
+	return false;
 }

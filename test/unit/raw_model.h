@@ -7,7 +7,12 @@
  * mutator to make structural changes.  raw_write always produces header
  * counts that match the arrays and a correct checksum; nothing else about
  * the content is checked or fixed (labels may be unsorted, classes out of
- * range, counts NaN, ...).
+ * range, counts NaN, feature items not adding up, ...).
+ *
+ * Format version 1 (version == 1) has no feature arrays: nf must be 0.
+ * Version 2 has nf features; each has per-class arrays of nc numbers, kept
+ * in step by raw_add_class / raw_dup_class / raw_del_class.  Tokens are the
+ * items of all features in order: feature j owns f[j].items of them.
  */
 #ifndef RAW_MODEL_H
 #define RAW_MODEL_H
@@ -42,20 +47,40 @@ typedef struct RawToken
 	RawEntry   *e;
 } RawToken;
 
+typedef struct RawFeature
+{
+	RawString	name;
+	uint32_t	type;			/* NbFeatureType, or anything */
+	uint32_t	items;			/* tokens owned, as written (need not add up) */
+	double	   *present;		/* [nc] */
+	double	   *a;				/* [nc] */
+	double	   *b;				/* [nc] */
+	double		rows;
+	double		mean;
+	double		m2;
+} RawFeature;
+
 typedef struct RawModel
 {
+	uint16_t	version;		/* 1 or 2 (raw_init: 1) */
+	uint32_t	vector_len;		/* version 2 */
 	uint32_t	nc;
 	uint32_t	nt;
+	uint32_t	nf;
 	RawClass   *c;
 	RawToken   *t;
+	RawFeature *f;
 } RawModel;
 
 void		raw_init(RawModel *m);
+/* A version 2 model without classes, tokens or features. */
+void		raw_init_v2(RawModel *m);
 void		raw_free(RawModel *m);
 
 /*
  * Parse a value whose sizes are consistent (header counts fit, string
  * lengths add up, token entry counts add up to E); contents unchecked.
+ * Versions 1 and 2 (any other version number is parsed as version 2).
  */
 bool		raw_parse(RawModel *m, const unsigned char *buf, size_t size);
 
@@ -72,11 +97,22 @@ uint32_t	raw_add_class(RawModel *m, const char *label, uint32_t len, double docs
 uint32_t	raw_add_token(RawModel *m, const char *str, uint32_t len);
 void		raw_add_entry(RawModel *m, uint32_t token, uint32_t cls, double count, double docs);
 
+/* Version 2: a feature with zero statistics and no items (appended last). */
+uint32_t	raw_add_feature(RawModel *m, const char *name, uint32_t len, uint32_t type);
+/* Version 2: a token appended as an item of the LAST feature (feature must be m->nf - 1). */
+uint32_t	raw_add_item(RawModel *m, uint32_t feature, const char *str, uint32_t len);
+/* The feature owning token i by the items counts, or nf if beyond them. */
+uint32_t	raw_token_feature(const RawModel *m, uint32_t i);
+void		raw_del_feature(RawModel *m, uint32_t j);	/* with its items if they add up */
+
 /* Insert a copy of token i (or class i) right after it; remove token i / class i. */
 void		raw_dup_token(RawModel *m, uint32_t i);
 void		raw_del_token(RawModel *m, uint32_t i);
 void		raw_dup_class(RawModel *m, uint32_t i);
 void		raw_del_class(RawModel *m, uint32_t i);
 void		raw_set_string(RawString *s, const unsigned char *bytes, uint32_t len);
+
+/* Whether any number of the model is -0.0. */
+bool		raw_has_negative_zero(const RawModel *m);
 
 #endif

@@ -122,7 +122,8 @@ add_token(NbTrainer *t, const char *str, uint32_t len, double count)
 	r.str = str;
 	r.len = len;
 	r.count = count;
-	nb_trainer_add_tokens(t, &r, 1);
+	if (!nb_trainer_add_text(t, &r, 1))
+		abort();
 }
 
 /* A document's tokens as one batch, as the aggregates do. */
@@ -140,7 +141,8 @@ train_row(NbTrainer *t, const Row *r)
 		refs[n].count = 1.0;
 		n++;
 	}
-	nb_trainer_add_tokens(t, refs, n);
+	if (!nb_trainer_add_text(t, refs, n))
+		abort();
 }
 
 static NbTrainer *
@@ -240,12 +242,11 @@ view_entry(const NbView *v, const char *tok, const char *label, double *count, d
 	return false;
 }
 
-/* Look a document up in an index (one batch, as the server does). */
-static uint32_t
-make_doc(NbIndex *ix, const char *const *tokens, NbDocToken *doc)
+/* A text document (the bag "") in an NbDoc (one batch, as the server does). */
+static void
+make_doc(NbIndex *ix, const char *const *tokens, NbDoc *doc)
 {
 	NbTokenRef	refs[MAX_DOC_TOKENS];
-	int64_t		scratch[MAX_DOC_TOKENS];
 	uint32_t	n = 0;
 
 	for (int i = 0; tokens[i] != NULL; i++)
@@ -255,7 +256,10 @@ make_doc(NbIndex *ix, const char *const *tokens, NbDocToken *doc)
 		refs[n].count = 1;
 		n++;
 	}
-	return nb_index_lookup(ix, refs, n, scratch, doc);
+	nb_doc_begin(ix, doc);
+	if (ix->unnamed_bag < 0)
+		abort();
+	nb_doc_add_tokens(ix, doc, (uint32_t) ix->unnamed_bag, refs, n);
 }
 
 /*
@@ -279,9 +283,8 @@ score_rows(const Row *rows, int nrows, NbKind kind, double alpha, NbPriorMode pm
 	NbView		v;
 	NbIndex		ix;
 	NbScorer	sc;
-	NbOptions	o = {kind, alpha, pm, class_prior};
-	NbDocToken	doc[MAX_DOC_TOKENS];
-	uint32_t	n;
+	NbOptions	o = {kind, alpha, pm, class_prior, 1e-9};
+	NbDoc		doc;
 	char		why[200];
 	Scored		r;
 
@@ -293,8 +296,10 @@ score_rows(const Row *rows, int nrows, NbKind kind, double alpha, NbPriorMode pm
 	}
 	nb_index_build(&ix, &v);
 	nb_scorer_build(&sc, &ix, &o);
-	n = make_doc(&ix, tokens, doc);
-	r.best = nb_scorer_score(&sc, doc, n, r.logp);
+	nb_doc_init(&doc, &ix);
+	make_doc(&ix, tokens, &doc);
+	r.best = nb_scorer_score(&sc, &doc, r.logp);
+	nb_doc_free(&doc);
 	for (uint32_t c = 0; c < v.n_classes && c < 8; c++)
 	{
 		r.post[c] = r.logp[c] == -INFINITY ? 0 : exp(r.logp[c]);
@@ -729,8 +734,9 @@ train_rand(NbTrainer *t, const RandRow *r)
 		refs[i].str = tok[i];
 		refs[i].count = 1.0;
 	}
-	if (train_batching == 0)
-		nb_trainer_add_tokens(t, refs, r->n);
+	/* a text row with no tokens still has the bag "" (as the server adds it) */
+	if (train_batching == 0 || r->n == 0)
+		nb_trainer_add_text(t, refs, r->n);
 	else
 		while (j < r->n)
 		{
@@ -738,7 +744,7 @@ train_rand(NbTrainer *t, const RandRow *r)
 
 			if (b > r->n - j)
 				b = r->n - j;
-			nb_trainer_add_tokens(t, refs + j, b);
+			nb_trainer_add_text(t, refs + j, b);
 			j += b;
 		}
 }
@@ -761,13 +767,18 @@ merge_bytes(NbTrainer *t, const unsigned char *buf, size_t size)
 {
 	NbView		v;
 	NbFormatError e;
+	uint32_t	conflict;
 
 	if (!nb_view_open(&v, buf, size, &e))
 	{
 		fprintf(stderr, "merge_bytes: %s\n", e.message);
 		abort();
 	}
-	nb_trainer_merge_view(t, &v);
+	if (nb_trainer_merge_view(t, &v, &conflict) != NB_MERGE_OK)
+	{
+		fprintf(stderr, "merge_bytes: merge refused\n");
+		abort();
+	}
 }
 
 static void
@@ -972,7 +983,9 @@ typedef struct Sample
 	size_t		size;
 } Sample;
 
-#define NSAMPLES 4
+#define NSAMPLES 8
+
+static unsigned char *v2_model(int which, size_t *size);
 
 static void
 make_samples(Sample *s)
@@ -993,6 +1006,14 @@ make_samples(Sample *s)
 	s[3].name = "random";
 	s[3].buf = serialize_rand(rows, NULL, 10, &s[3].size);
 	free(rows);
+	s[4].name = "mixed v2";
+	s[4].buf = v2_model(3, &s[4].size);
+	s[5].name = "v2 with a vector";
+	s[5].buf = v2_model(0, &s[5].size);
+	s[6].name = "v2 prior only";
+	s[6].buf = v2_model(1, &s[6].size);
+	s[7].name = "v2 random mixed";
+	s[7].buf = v2_model(2, &s[7].size);
 }
 
 static void
@@ -1106,6 +1127,8 @@ bitflips(bool fix_checksum)
 				total = 0,
 				bad = 0;
 	char		first[600] = "";
+	char		first_negzero[600] = "";
+	unsigned long negzero = 0;
 
 	make_samples(s);
 	for (int i = 0; i < NSAMPLES; i++)
@@ -1134,6 +1157,16 @@ bitflips(bool fix_checksum)
 			/* an accepted value must be fully usable */
 			if (!nbt_check_model(p, s[i].size, &v, bit, 0, &st, err, sizeof(err)))
 			{
+				const char *known = nbt_known_bug(p, s[i].size, &v, err);
+
+				if (known != NULL)
+				{
+					/* the known src/ bugs, reported separately below */
+					if (negzero++ == 0)
+						snprintf(first_negzero, sizeof(first_negzero), "%s with bit %zu flipped: %s",
+								 s[i].name, bit, known);
+					continue;
+				}
 				if (bad++ == 0)
 				{
 					note("first failing value: %s", hex(p, s[i].size));
@@ -1149,6 +1182,8 @@ bitflips(bool fix_checksum)
 		 accepted, total, fix_checksum ? " after fixing the checksum" : "",
 		 (unsigned long long) st.ref_compared);
 	CHECK(bad == 0, "%lu accepted values fail the checks; first: %s", bad, first);
+	CHECK(negzero == 0, "%lu accepted values fail because of known src/ bugs; first: %s", negzero,
+		  first_negzero);
 	if (!fix_checksum)
 		CHECK(accepted == 0, "%lu flips accepted despite the checksum", accepted);
 }
@@ -1214,7 +1249,7 @@ static const char *const corruption_name[] = {
 	"class docs 0", "class docs negative", "class docs NaN", "class docs infinite", "class docs -infinity",
 	"token with 0 entries", "token with C+1 entries",
 	"zero byte in a token", "zero byte in a label", "no classes", "two empty tokens",
-	"bad magic", "version 2", "flags 1", "header C = 0", "header C + 1", "header C huge",
+	"bad magic", "version 3", "flags 1", "header C = 0", "header C + 1", "header C huge",
 	"header V + 1", "header V huge",
 	"header E = 0", "header E + 1", "header E - 1", "header E = 2^64-1",
 	"header E = 2^62 (E*4 wraps)", "header E = 2^61 (E*8 wraps)", "header E * 20 wraps",
@@ -1344,7 +1379,7 @@ corrupted(Corruption c, size_t *size)
 			p[3] = 'N';
 			break;
 		case P_VERSION:
-			p[4] = 2;
+			p[4] = 3;
 			break;
 		case P_FLAGS:
 			p[6] = 1;
@@ -1859,6 +1894,7 @@ test_trainer_merge_docs_overflow(void)
 	NbTrainer  *t;
 	bool		overflow;
 	bool		valid;
+	uint32_t	conflict;
 
 	raw_init(&m);
 	raw_add_class(&m, "c", 1, 1);
@@ -1872,8 +1908,8 @@ test_trainer_merge_docs_overflow(void)
 		return;					/* rejected up front: fine */
 	}
 	t = nb_trainer_create();
-	nb_trainer_merge_view(t, &v);
-	nb_trainer_merge_view(t, &v);
+	nb_trainer_merge_view(t, &v, &conflict);
+	nb_trainer_merge_view(t, &v, &conflict);
 	out = serialize(t, &osize);
 	overflow = t->overflow || !nb_trainer_sums_finite(t);
 	nb_trainer_destroy(t);
@@ -1884,9 +1920,9 @@ test_trainer_merge_docs_overflow(void)
 }
 
 /*
- * nb_index_lookup: unknown tokens skipped, duplicates merged (counts summed)
- * in order of first occurrence; every call starts afresh, also when its
- * sequence number wraps around.
+ * NbDoc for the bag "": unknown tokens skipped, duplicates merged (counts
+ * summed) in order of first occurrence; every document starts afresh, also
+ * when the index's sequence number wraps around.
  */
 static void
 test_index_lookup(void)
@@ -1895,15 +1931,17 @@ test_index_lookup(void)
 	unsigned char *buf = serialize_rows(toy, NTOY, &size);
 	NbView		v;
 	NbIndex		ix;
+	NbDoc		doc;
 	char		why[200];
 	static const char *const words[] = {"zz", "d", "a", "", "d", "aa", "b"};
 	NbTokenRef	refs[200];
-	int64_t		scratch[200];
-	NbDocToken	doc[200];
-	uint32_t	n;
+	uint32_t	bag;
 
 	CHECK(open_view(&v, buf, size, why, sizeof(why)), "rejected: %s", why);
+	CHECK(v.version == 1, "text-only model written as version %u", v.version);
 	nb_index_build(&ix, &v);
+	nb_doc_init(&doc, &ix);
+	bag = (uint32_t) ix.unnamed_bag;
 	for (int i = 0; i < 7; i++)
 	{
 		refs[i].str = words[i];
@@ -1913,38 +1951,75 @@ test_index_lookup(void)
 	for (int round = 0; round < 3; round++)
 	{
 		if (round == 2)
-			ix.lookup_seq = UINT32_MAX; /* the next call wraps around */
-		n = nb_index_lookup(&ix, refs, 7, scratch, doc);
-		if (n != 3 || doc[0].token != 3 || doc[0].count != 7 || doc[1].token != 0 ||
-			doc[1].count != 3 || doc[2].token != 1 || doc[2].count != 7)
+			ix.lookup_seq = UINT32_MAX; /* the next document wraps around */
+		nb_doc_begin(&ix, &doc);
+		nb_doc_add_tokens(&ix, &doc, bag, refs, 7);
+		if (doc.n_tokens != 3 || doc.tokens[0].token != 3 || doc.tokens[0].count != 7 ||
+			doc.tokens[1].token != 0 || doc.tokens[1].count != 3 || doc.tokens[2].token != 1 ||
+			doc.tokens[2].count != 7 || doc.occurrences[bag] != 17 || doc.distinct[bag] != 3)
 		{
+			nb_doc_free(&doc);
 			nb_index_free(&ix);
 			free(buf);
 			CHECK(false, "round %d: %u tokens: (%u %g) (%u %g) (%u %g), expected (3 7) (0 3) (1 7)",
-				  round, n, doc[0].token, doc[0].count, doc[1].token, doc[1].count,
-				  doc[2].token, doc[2].count);
+				  round, doc.n_tokens, doc.tokens[0].token, doc.tokens[0].count, doc.tokens[1].token,
+				  doc.tokens[1].count, doc.tokens[2].token, doc.tokens[2].count);
 		}
 	}
-	CHECK(nb_index_lookup(&ix, refs, 0, scratch, doc) == 0, "empty lookup");
-	CHECK(nb_index_lookup(&ix, refs, 1, scratch, doc) == 0, "unknown token found");
-	/* 200 occurrences of the 4 tokens */
+	nb_doc_begin(&ix, &doc);
+	CHECK(doc.n_present == 0 && doc.n_tokens == 0, "nb_doc_begin does not empty the document");
+	nb_doc_add_tokens(&ix, &doc, bag, refs, 0);
+	CHECK(doc.n_tokens == 0 && doc.n_present == 1 && doc.present[bag], "empty bag not present");
+	nb_doc_begin(&ix, &doc);
+	nb_doc_add_tokens(&ix, &doc, bag, refs, 1);
+	CHECK(doc.n_tokens == 0 && doc.occurrences[bag] == 0, "unknown token found");
+	/* 200 occurrences of the 4 tokens, in three batches */
 	for (int i = 0; i < 200; i++)
 	{
 		refs[i].str = i % 4 == 0 ? "c" : i % 4 == 1 ? "a" : i % 4 == 2 ? "d" : "b";
 		refs[i].len = 1;
 		refs[i].count = 1;
 	}
-	n = nb_index_lookup(&ix, refs, 200, scratch, doc);
-	CHECK(n == 4 && doc[0].token == 2 && doc[0].count == 50 && doc[3].token == 1 && doc[3].count == 50,
-		  "200 occurrences: %u tokens, first (%u %g)", n, doc[0].token, doc[0].count);
+	nb_doc_begin(&ix, &doc);
+	nb_doc_add_tokens(&ix, &doc, bag, refs, 3);
+	nb_doc_add_tokens(&ix, &doc, bag, refs + 3, 100);
+	nb_doc_add_tokens(&ix, &doc, bag, refs + 103, 97);
+	CHECK(doc.n_tokens == 4 && doc.tokens[0].token == 2 && doc.tokens[0].count == 50 &&
+		  doc.tokens[3].token == 1 && doc.tokens[3].count == 50 && doc.occurrences[bag] == 200,
+		  "200 occurrences: %u tokens, first (%u %g)", doc.n_tokens, doc.tokens[0].token,
+		  doc.tokens[0].count);
 	CHECK(nb_index_class(&ix, "spam", 4) == SPAM && nb_index_class(&ix, "ham", 3) == HAM &&
 		  nb_index_class(&ix, "eggs", 4) == -1, "nb_index_class");
+	CHECK(nb_index_only_bags(&ix) && ix.n_features == 1 && nb_index_feature(&ix, "", 0) == 0,
+		  "a version 1 model is the one bag \"\"");
+	nb_doc_free(&doc);
 	nb_index_free(&ix);
 	free(buf);
 }
 
 /* ---------------------------------------------------------------- */
 /* mutual information                                                */
+
+/*
+ * nb_mutual_info of a text-only model as one value per token (by item
+ * index); false if the rows are not exactly one per token.
+ */
+static bool
+item_mi(const NbView *v, double *mi)
+{
+	NbMiRow    *rows = malloc(sizeof(NbMiRow) * (nb_mutual_info_max_rows(v) + 1));
+	uint64_t	n = nb_mutual_info(v, rows);
+	bool		ok = n == v->n_tokens;
+
+	for (uint64_t i = 0; i < n && ok; i++)
+	{
+		ok = !rows[i].whole_feature && rows[i].item < v->n_tokens;
+		if (ok)
+			mi[rows[i].item] = rows[i].mi;
+	}
+	free(rows);
+	return ok;
+}
 
 static void
 test_mutual_info(void)
@@ -1963,21 +2038,22 @@ test_mutual_info(void)
 	NbView		v;
 	char		why[200];
 	double		mi[4];
-	uint32_t	order[4];
+	NbMiRow		rows[4];
 	const double ia = log(3) - 2.0 / 3 * log(2);
 	const double ib = log(27.0 / 16) / 3;
 
 	CHECK(open_view(&v, buf, size, why, sizeof(why)), "rejected: %s", why);
-	nb_mutual_info(&v, mi);
+	CHECK(item_mi(&v, mi), "not one row per token");
+	CHECK(nb_mutual_info(&v, rows) == 4, "rows");
 	free(buf);
 	CHECK_NEAR(mi[0], ia, 1e-12, "I(a)");
 	CHECK_NEAR(mi[1], ib, 1e-12, "I(b)");
 	CHECK_NEAR(mi[2], ib, 1e-12, "I(c)");
 	CHECK_NEAR(mi[3], ia, 1e-12, "I(d)");
-	nb_rank_by_mutual_info(mi, 4, order);
-	CHECK((order[0] == 0 || order[0] == 3) && (order[1] == 0 || order[1] == 3) &&
-		  (order[2] == 1 || order[2] == 2) && (order[3] == 1 || order[3] == 2),
-		  "rank %u %u %u %u", order[0], order[1], order[2], order[3]);
+	/* ranked by mi; exact ties (a, d and b, c are mirror images) by token */
+	CHECK((rows[0].item == 0 || rows[0].item == 3) && (rows[1].item == 0 || rows[1].item == 3) &&
+		  (rows[2].item == 1 || rows[2].item == 2) && (rows[3].item == 1 || rows[3].item == 2),
+		  "rank %u %u %u %u", rows[0].item, rows[1].item, rows[2].item, rows[3].item);
 }
 
 static void
@@ -2003,7 +2079,7 @@ test_mutual_info_weighted(void)
 	double		mi[3];
 
 	CHECK(open_view(&v, buf, size, why, sizeof(why)), "rejected: %s", why);
-	nb_mutual_info(&v, mi);
+	CHECK(item_mi(&v, mi), "not one row per token");
 	free(buf);
 	CHECK_NEAR(mi[0], 0.75 * log(4.0 / 3), 1e-12, "I(t)");
 	CHECK(mi[1] == 0, "I(u) = %g", mi[1]);
@@ -2030,23 +2106,1623 @@ test_mutual_info_extreme_weights(void)
 	double		mi[2];
 
 	CHECK(open_view(&v, buf, size, why, sizeof(why)), "rejected: %s", why);
-	nb_mutual_info(&v, mi);
+	CHECK(item_mi(&v, mi), "not one row per token");
 	free(buf);
 	CHECK(isfinite(mi[0]) && mi[0] >= 0 && mi[0] <= log(2), "I(x) = %g (token only in the 1e-300 class)", mi[0]);
 	CHECK(isfinite(mi[1]) && mi[1] >= 0 && mi[1] <= log(2), "I(y) = %g", mi[1]);
 }
 
+/*
+ * Ranking: mi descending, exact ties in model order (feature, then item).
+ * Six tokens in two classes of 2 documents each (theta per class):
+ *   a (1, 0) and e (0, 1): perfect, log 2 each (an exact tie)
+ *   d (1/2, 0): 3/4 log(4/3) (see test_mutual_info_weighted)
+ *   b, c, f (1/2, 1/2): 0 (an exact tie)
+ * expected order: a, e, d, then b, c, f.
+ */
 static void
 test_mutual_info_rank_ties(void)
 {
-	static const double mi[] = {0.5, 0.7, 0.5, 0, 0.7, 0.5};
-	static const uint32_t want[] = {1, 4, 0, 2, 5, 3};
-	uint32_t	order[6];
+	static const Row rows[] = {
+		{"p", 1, {"a", "b", "c", "d", "f"}},
+		{"p", 1, {"a"}},
+		{"q", 1, {"e", "b", "c", "f"}},
+		{"q", 1, {"e"}},
+	};
+	static const char *const want[] = {"a", "e", "d", "b", "c", "f"};
+	size_t		size;
+	unsigned char *buf = serialize_rows(rows, 4, &size);
+	NbView		v;
+	char		why[200];
+	NbMiRow		r[6];
 
-	nb_rank_by_mutual_info(mi, 6, order);
+	CHECK(open_view(&v, buf, size, why, sizeof(why)), "rejected: %s", why);
+	CHECK(nb_mutual_info(&v, r) == 6, "rows");
 	for (int i = 0; i < 6; i++)
-		CHECK(order[i] == want[i], "position %d: %u, expected %u", i, order[i], want[i]);
-	nb_rank_by_mutual_info(mi, 0, order);
+		CHECK(r[i].item == view_find_token(&v, want[i]), "position %d: item %u, expected %s", i,
+			  r[i].item, want[i]);
+	CHECK_NEAR(r[0].mi, log(2), 1e-12, "I(a)");
+	CHECK_NEAR(r[2].mi, 0.75 * log(4.0 / 3), 1e-12, "I(d)");
+	CHECK(r[0].mi == r[1].mi, "I(a) %.17g != I(e) %.17g", r[0].mi, r[1].mi);
+	CHECK(r[3].mi == 0 && r[4].mi == 0 && r[5].mi == 0, "zero information");
+	free(buf);
+}
+
+/* ---------------------------------------------------------------- */
+/* mixed feature types (format version 2)                            */
+
+/*
+ * A row with named features: categorical "color", boolean "flag" (-1:
+ * missing), Gaussian "x" (has_x), bag "tags" (has_tags).
+ */
+typedef struct MixRow
+{
+	const char *label;
+	double		weight;
+	const char *color;
+	int			flag;
+	bool		has_x;
+	double		x;
+	bool		has_tags;
+	const char *tags[4];
+} MixRow;
+
+static int64_t
+feature_id(NbTrainer *t, const char *name, NbFeatureType type)
+{
+	NbFeatureType existing;
+	int64_t		j = nb_trainer_feature(t, name, (uint32_t) strlen(name), type, &existing);
+
+	if (j < 0)
+	{
+		fprintf(stderr, "feature_id: %s has another type\n", name);
+		abort();
+	}
+	return j;
+}
+
+static void
+train_mix(NbTrainer *t, const MixRow *r)
+{
+	nb_trainer_begin_doc(t, r->label, (uint32_t) strlen(r->label), r->weight);
+	if (r->color != NULL)
+		nb_trainer_add_category(t, (uint32_t) feature_id(t, "color", NB_FEATURE_CATEGORICAL),
+								r->color, (uint32_t) strlen(r->color));
+	if (r->flag >= 0)
+		nb_trainer_add_boolean(t, (uint32_t) feature_id(t, "flag", NB_FEATURE_BOOLEAN), r->flag != 0);
+	if (r->has_x)
+		nb_trainer_add_real(t, (uint32_t) feature_id(t, "x", NB_FEATURE_GAUSSIAN), r->x);
+	if (r->has_tags)
+	{
+		NbTokenRef	refs[4];
+		uint32_t	n = 0;
+
+		for (; n < 4 && r->tags[n] != NULL; n++)
+		{
+			refs[n].str = r->tags[n];
+			refs[n].len = (uint32_t) strlen(r->tags[n]);
+			refs[n].count = 1;
+		}
+		nb_trainer_add_tokens(t, (uint32_t) feature_id(t, "tags", NB_FEATURE_BAG), refs, n);
+	}
+}
+
+static unsigned char *
+serialize_mix(const MixRow *rows, int n, size_t *size)
+{
+	NbTrainer  *t = nb_trainer_create();
+	unsigned char *buf;
+
+	for (int i = 0; i < n; i++)
+		train_mix(t, &rows[i]);
+	buf = serialize(t, size);
+	nb_trainer_destroy(t);
+	return buf;
+}
+
+/*
+ * Classes a (3 rows of weights 1, 2, 1) and b (2 rows of weight 1):
+ *   color  a: red (w1), blue (w2);  b: red, -        -> present a 3, b 1
+ *   flag   a: 1 (w1), 0 (w2), -;    b: 1, 1          -> present a 3, b 2; true a 1, b 2
+ *   x      a: 1 (w1), 4 (w2), -;    b: 2, 6          -> a: W 3, mean (1 + 8) / 3 = 3,
+ *            M2 1*(1-3)^2 + 2*(4-3)^2 = 6; b: W 2, mean 4, M2 8; overall (unweighted)
+ *            1, 4, 2, 6: rows 4, mean 13/4, M2 5.0625 + 0.5625 + 1.5625 + 7.5625 = 14.75
+ *   tags   a: {t, u}, {} , -;       b: {t, t}, -     -> present a 3, b 1;
+ *            t: a (1, 1), b (2, 1); u: a (1, 1)
+ * Class docs a 4, b 2.
+ */
+static const MixRow mix[] = {
+	{"a", 1, "red", 1, true, 1, true, {"t", "u"}},
+	{"a", 2, "blue", 0, true, 4, true, {NULL}},
+	{"b", 1, "red", 1, true, 2, true, {"t", "t"}},
+	{"b", 1, NULL, 1, true, 6, false, {NULL}},
+	{"a", 1, NULL, -1, false, 0, false, {NULL}},
+};
+#define NMIX 5
+
+/* The mixed model above written field by field from the documented layout. */
+static void
+mix_raw(RawModel *m)
+{
+	uint32_t	j,
+				k;
+
+	raw_init_v2(m);
+	raw_add_class(m, "a", 1, 4);
+	raw_add_class(m, "b", 1, 2);
+	j = raw_add_feature(m, "color", 5, NB_FEATURE_CATEGORICAL);
+	m->f[j].present[0] = 3;
+	m->f[j].present[1] = 1;
+	k = raw_add_item(m, j, "blue", 4);
+	raw_add_entry(m, k, 0, 2, 2);
+	k = raw_add_item(m, j, "red", 3);
+	raw_add_entry(m, k, 0, 1, 1);
+	raw_add_entry(m, k, 1, 1, 1);
+	j = raw_add_feature(m, "flag", 4, NB_FEATURE_BOOLEAN);
+	m->f[j].present[0] = 3;
+	m->f[j].present[1] = 2;
+	m->f[j].a[0] = 1;
+	m->f[j].a[1] = 2;
+	j = raw_add_feature(m, "tags", 4, NB_FEATURE_BAG);
+	m->f[j].present[0] = 3;
+	m->f[j].present[1] = 1;
+	k = raw_add_item(m, j, "t", 1);
+	raw_add_entry(m, k, 0, 1, 1);
+	raw_add_entry(m, k, 1, 2, 1);
+	k = raw_add_item(m, j, "u", 1);
+	raw_add_entry(m, k, 0, 1, 1);
+	j = raw_add_feature(m, "x", 1, NB_FEATURE_GAUSSIAN);
+	m->f[j].present[0] = 3;
+	m->f[j].present[1] = 2;
+	m->f[j].a[0] = 3;
+	m->f[j].b[0] = 6;
+	m->f[j].a[1] = 4;
+	m->f[j].b[1] = 8;
+	m->f[j].rows = 4;
+	m->f[j].mean = 3.25;
+	m->f[j].m2 = 14.75;
+}
+
+/* Compare two raw models: structure exactly, numbers within rel (0: exactly). */
+static bool
+raw_equal(const RawModel *x, const RawModel *y, double rel, char *why, size_t whylen)
+{
+#define NEAR(p, q) (rel == 0 ? memcmp(&(p), &(q), sizeof(double)) == 0 : \
+					fabs((p) - (q)) <= rel * (fabs(p) + fabs(q)) + 1e-300)
+#define DIFF(...) do { snprintf(why, whylen, __VA_ARGS__); return false; } while (0)
+	if (x->version != y->version || x->vector_len != y->vector_len || x->nc != y->nc ||
+		x->nt != y->nt || x->nf != y->nf)
+		DIFF("version %u/%u, vector %u/%u, C %u/%u, V %u/%u, F %u/%u", x->version, y->version,
+			 x->vector_len, y->vector_len, x->nc, y->nc, x->nt, y->nt, x->nf, y->nf);
+	for (uint32_t c = 0; c < x->nc; c++)
+		if (x->c[c].label.len != y->c[c].label.len ||
+			memcmp(x->c[c].label.s, y->c[c].label.s, x->c[c].label.len) != 0 ||
+			!NEAR(x->c[c].docs, y->c[c].docs))
+			DIFF("class %u: docs %.17g / %.17g", c, x->c[c].docs, y->c[c].docs);
+	for (uint32_t k = 0; k < x->nt; k++)
+	{
+		if (x->t[k].str.len != y->t[k].str.len || x->t[k].n != y->t[k].n ||
+			memcmp(x->t[k].str.s, y->t[k].str.s, x->t[k].str.len) != 0)
+			DIFF("item %u differs", k);
+		for (uint32_t i = 0; i < x->t[k].n; i++)
+			if (x->t[k].e[i].cls != y->t[k].e[i].cls || !NEAR(x->t[k].e[i].count, y->t[k].e[i].count) ||
+				!NEAR(x->t[k].e[i].docs, y->t[k].e[i].docs))
+				DIFF("item %u entry %u: (%u %.17g %.17g) / (%u %.17g %.17g)", k, i, x->t[k].e[i].cls,
+					 x->t[k].e[i].count, x->t[k].e[i].docs, y->t[k].e[i].cls, y->t[k].e[i].count,
+					 y->t[k].e[i].docs);
+	}
+	for (uint32_t j = 0; j < x->nf; j++)
+	{
+		const RawFeature *p = &x->f[j],
+				   *q = &y->f[j];
+
+		if (p->name.len != q->name.len || memcmp(p->name.s, q->name.s, p->name.len) != 0 ||
+			p->type != q->type || p->items != q->items)
+			DIFF("feature %u: name, type %u/%u or items %u/%u", j, p->type, q->type, p->items, q->items);
+		if (!NEAR(p->rows, q->rows) || !NEAR(p->mean, q->mean) || !NEAR(p->m2, q->m2))
+			DIFF("feature %u: rows %.17g/%.17g mean %.17g/%.17g m2 %.17g/%.17g", j, p->rows, q->rows,
+				 p->mean, q->mean, p->m2, q->m2);
+		for (uint32_t c = 0; c < x->nc; c++)
+			if (!NEAR(p->present[c], q->present[c]) || !NEAR(p->a[c], q->a[c]) || !NEAR(p->b[c], q->b[c]))
+				DIFF("feature %u class %u: present %.17g/%.17g a %.17g/%.17g b %.17g/%.17g", j, c,
+					 p->present[c], q->present[c], p->a[c], q->a[c], p->b[c], q->b[c]);
+	}
+	return true;
+#undef NEAR
+#undef DIFF
+}
+
+static void
+test_trainer_mixed_layout(void)
+{
+	size_t		gsize,
+				wsize;
+	unsigned char *got = serialize_mix(mix, NMIX, &gsize);
+	RawModel	want,
+				parsed;
+	unsigned char *wbuf;
+	char		why[300];
+	NbView		v;
+	NbtStats	st = {0};
+	bool		same;
+
+	mix_raw(&want);
+	wbuf = raw_serialize(&want, &wsize);
+	CHECK(raw_parse(&parsed, got, gsize), "trainer output does not parse as the documented layout");
+	same = raw_equal(&parsed, &want, 0, why, sizeof(why));
+	raw_free(&parsed);
+	raw_free(&want);
+	if (!same || wsize != gsize || memcmp(wbuf, got, gsize) != 0)
+	{
+		note("want %s", hex(wbuf, wsize));
+		note("got  %s", hex(got, gsize));
+	}
+	CHECK(same, "trainer output differs from the hand-made model: %s", why);
+	CHECK(wsize == gsize && memcmp(wbuf, got, gsize) == 0, "bytes differ from the documented layout");
+	CHECK(got[4] == 2 && got[5] == 0, "version %u", got[4] | got[5] << 8);
+	CHECK(open_view(&v, got, gsize, why, sizeof(why)), "rejected: %s", why);
+	CHECK(v.n_features == 4 && v.vector_len == 0, "F %u", v.n_features);
+	CHECK(nbt_check_model(got, gsize, &v, 3, 0, &st, why, sizeof(why)), "%s", why);
+	free(got);
+	free(wbuf);
+}
+
+/* Version 1 for text only (the bag "" in every row), version 2 for anything else. */
+static void
+test_trainer_version_choice(void)
+{
+	NbTrainer  *t;
+	unsigned char *buf;
+	size_t		size;
+	NbView		v;
+	char		why[200];
+	static const struct
+	{
+		const char *what;
+		int			variant;
+		uint16_t	version;
+	}			cases[] = {
+		{"text in every row", 0, 1},
+		{"a row without the bag", 1, 2},
+		{"a categorical feature too", 2, 2},
+		{"a named bag only", 3, 2},
+		{"no features at all", 4, 2},
+		{"empty bag in every row", 5, 1},
+		{"text merged from a version 1 model", 6, 1},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+	{
+		int			variant = cases[i].variant;
+
+		t = nb_trainer_create();
+		if (variant == 6)
+		{
+			size_t		s1;
+			unsigned char *b1 = serialize_rows(toy, NTOY, &s1);
+
+			merge_bytes(t, b1, s1);
+			free(b1);
+		}
+		else
+			for (int r = 0; r < NTOY; r++)
+			{
+				Row			row = toy[r];
+
+				if (variant == 5)
+					row.tokens[0] = NULL;
+				if (variant == 4)
+					nb_trainer_begin_doc(t, row.label, (uint32_t) strlen(row.label), 1);
+				else if (variant == 3)
+				{
+					NbTokenRef	ref = {"w", 1, 1};
+
+					nb_trainer_begin_doc(t, row.label, (uint32_t) strlen(row.label), 1);
+					nb_trainer_add_tokens(t, (uint32_t) feature_id(t, "bag", NB_FEATURE_BAG), &ref, 1);
+				}
+				else if (variant == 1 && r == 1)
+					nb_trainer_begin_doc(t, row.label, (uint32_t) strlen(row.label), 1);
+				else
+				{
+					train_row(t, &row);
+					if (variant == 2)
+						nb_trainer_add_category(t, (uint32_t) feature_id(t, "c", NB_FEATURE_CATEGORICAL), "v", 1);
+				}
+			}
+		buf = serialize(t, &size);
+		nb_trainer_destroy(t);
+		CHECK(open_view(&v, buf, size, why, sizeof(why)), "%s: rejected: %s", cases[i].what, why);
+		CHECK(v.version == cases[i].version, "%s: version %u, expected %u", cases[i].what, v.version,
+			  cases[i].version);
+		free(buf);
+	}
+}
+
+/* nb_trainer_add_text with a feature "" of another type; nb_trainer_feature type conflicts. */
+static void
+test_trainer_type_conflicts(void)
+{
+	NbTrainer  *t = nb_trainer_create();
+	NbFeatureType existing = NB_FEATURE_BAG;
+	NbTokenRef	ref = {"tok", 3, 1};
+	unsigned char *before,
+			   *after;
+	size_t		sb,
+				sa;
+	int64_t		j;
+
+	nb_trainer_begin_doc(t, "c", 1, 1);
+	j = nb_trainer_feature(t, "", 0, NB_FEATURE_CATEGORICAL, &existing);
+	CHECK(j == 0, "feature id %lld", (long long) j);
+	nb_trainer_add_category(t, (uint32_t) j, "v", 1);
+	before = serialize(t, &sb);
+	CHECK(!nb_trainer_add_text(t, &ref, 1), "add_text accepted with a categorical feature \"\"");
+	after = serialize(t, &sa);
+	CHECK(sa == sb && memcmp(before, after, sb) == 0, "refused add_text changed the trainer");
+	free(after);
+	CHECK(nb_trainer_feature(t, "", 0, NB_FEATURE_BAG, &existing) == -1 &&
+		  existing == NB_FEATURE_CATEGORICAL, "type conflict not reported (existing %d)", (int) existing);
+	CHECK(nb_trainer_feature(t, "", 0, NB_FEATURE_CATEGORICAL, &existing) == 0, "same type refused");
+	for (int type = NB_FEATURE_BAG; type <= NB_FEATURE_BOOLEAN; type++)
+	{
+		int64_t		k = nb_trainer_feature(t, "g", 1, NB_FEATURE_GAUSSIAN, &existing);
+
+		CHECK(k == 1, "id of g: %lld", (long long) k);
+		k = nb_trainer_feature(t, "g", 1, (NbFeatureType) type, &existing);
+		CHECK(type == NB_FEATURE_GAUSSIAN ? k == 1 : (k == -1 && existing == NB_FEATURE_GAUSSIAN),
+			  "g as type %d: %lld", type, (long long) k);
+	}
+	free(before);
+	nb_trainer_destroy(t);
+}
+
+/* float8[] positions "1".."n", length and type conflicts (trainer unchanged). */
+static void
+test_trainer_vector(void)
+{
+	NbTrainer  *t = nb_trainer_create();
+	const uint32_t *ids;
+	uint32_t	bad = 0;
+	unsigned char *before,
+			   *after,
+			   *buf;
+	size_t		sb,
+				sa,
+				size;
+	NbView		v;
+	char		why[200];
+	NbFeatureType existing;
+
+	nb_trainer_begin_doc(t, "c", 1, 1);
+	ids = nb_trainer_vector(t, 3, &bad);
+	CHECK(ids != NULL && t->vector_len == 3, "first vector refused");
+	for (uint32_t i = 0; i < 3; i++)
+	{
+		char		name[4];
+
+		snprintf(name, sizeof(name), "%u", i + 1);
+		CHECK(nb_trainer_feature(t, name, 1, NB_FEATURE_GAUSSIAN, &existing) == ids[i],
+			  "position %u is not the Gaussian feature \"%s\"", i, name);
+		nb_trainer_add_real(t, ids[i], i * 1.5);
+	}
+	CHECK(nb_trainer_vector(t, 3, &bad) == ids, "second vector of the same length");
+	before = serialize(t, &sb);
+	bad = 0;
+	CHECK(nb_trainer_vector(t, 4, &bad) == NULL && bad == UINT32_MAX, "length 4 after 3: bad %u", bad);
+	CHECK(nb_trainer_vector(t, 2, &bad) == NULL && bad == UINT32_MAX, "length 2 after 3: bad %u", bad);
+	after = serialize(t, &sa);
+	CHECK(sa == sb && memcmp(before, after, sb) == 0, "refused vector changed the trainer");
+	free(after);
+	CHECK(open_view(&v, before, sb, why, sizeof(why)), "rejected: %s", why);
+	CHECK(v.version == 2 && v.vector_len == 3 && v.n_features == 3, "version %u, vector %u, F %u",
+		  v.version, v.vector_len, v.n_features);
+	free(before);
+	nb_trainer_destroy(t);
+
+	/* position 2 exists as a boolean: refused with bad = 1 */
+	t = nb_trainer_create();
+	nb_trainer_begin_doc(t, "c", 1, 1);
+	nb_trainer_add_boolean(t, (uint32_t) feature_id(t, "2", NB_FEATURE_BOOLEAN), true);
+	before = serialize(t, &sb);
+	bad = 0;
+	CHECK(nb_trainer_vector(t, 3, &bad) == NULL && bad == 1, "type conflict at position 2: bad %u", bad);
+	after = serialize(t, &sa);
+	buf = after;
+	size = sa;
+	if (!(sa == sb && memcmp(before, after, sb) == 0))
+	{
+		CHECK(open_view(&v, buf, size, why, sizeof(why)), "rejected after the conflict: %s", why);
+		free(before);
+		free(after);
+		nb_trainer_destroy(t);
+		CHECK(false, "a refused nb_trainer_vector (type conflict at position 2) changed the trainer: "
+			  "%u features now (feature \"1\" was created)", v.n_features);
+	}
+	CHECK(t->vector_len == 0, "vector length %u after a refused vector", t->vector_len);
+	free(before);
+	free(after);
+	nb_trainer_destroy(t);
+}
+
+/* Merges that conflict are refused and change nothing. */
+static void
+test_trainer_merge_conflicts(void)
+{
+	static const MixRow other[] = {{"z", 1, NULL, -1, false, 0, false, {NULL}}};
+	size_t		sm,
+				sb,
+				sa;
+	unsigned char *model = serialize_mix(mix, NMIX, &sm);
+	unsigned char *before,
+			   *after;
+	NbTrainer  *t = nb_trainer_create();
+	NbView		v;
+	char		why[200];
+	uint32_t	conflict = 99,
+				bad;
+	NbMergeStatus st;
+
+	CHECK(open_view(&v, model, sm, why, sizeof(why)), "rejected: %s", why);
+	/* "flag" (feature 1 of the view) is Gaussian here */
+	train_mix(t, &other[0]);
+	nb_trainer_add_real(t, (uint32_t) feature_id(t, "flag", NB_FEATURE_GAUSSIAN), 1);
+	before = serialize(t, &sb);
+	st = nb_trainer_merge_view(t, &v, &conflict);
+	after = serialize(t, &sa);
+	CHECK(st == NB_MERGE_TYPE_CONFLICT && conflict == 1, "status %d, feature %u", (int) st, conflict);
+	CHECK(sa == sb && memcmp(before, after, sb) == 0, "a refused merge changed the trainer");
+	free(before);
+	free(after);
+	nb_trainer_destroy(t);
+
+	/* the text bag "" against a categorical "" */
+	{
+		size_t		st_size;
+		unsigned char *text = serialize_rows(toy, NTOY, &st_size);
+		NbView		tv;
+
+		t = nb_trainer_create();
+		nb_trainer_begin_doc(t, "c", 1, 1);
+		nb_trainer_add_category(t, (uint32_t) feature_id(t, "", NB_FEATURE_CATEGORICAL), "v", 1);
+		before = serialize(t, &sb);
+		CHECK(open_view(&tv, text, st_size, why, sizeof(why)), "rejected: %s", why);
+		st = nb_trainer_merge_view(t, &tv, &conflict);
+		after = serialize(t, &sa);
+		free(text);
+		CHECK(st == NB_MERGE_TYPE_CONFLICT && conflict == 0, "text into categorical \"\": status %d", (int) st);
+		CHECK(sa == sb && memcmp(before, after, sb) == 0, "a refused merge changed the trainer");
+		free(before);
+		free(after);
+		nb_trainer_destroy(t);
+	}
+
+	/* vectors of different lengths */
+	{
+		NbTrainer  *a = nb_trainer_create();
+		size_t		s2;
+		unsigned char *b2;
+		NbView		v2;
+		const uint32_t *ids;
+
+		nb_trainer_begin_doc(a, "c", 1, 1);
+		ids = nb_trainer_vector(a, 2, &bad);
+		nb_trainer_add_real(a, ids[0], 1);
+		nb_trainer_add_real(a, ids[1], 2);
+		b2 = serialize(a, &s2);
+		nb_trainer_destroy(a);
+		CHECK(open_view(&v2, b2, s2, why, sizeof(why)), "rejected: %s", why);
+		t = nb_trainer_create();
+		nb_trainer_begin_doc(t, "d", 1, 1);
+		ids = nb_trainer_vector(t, 3, &bad);
+		nb_trainer_add_real(t, ids[2], 7);
+		before = serialize(t, &sb);
+		st = nb_trainer_merge_view(t, &v2, &conflict);
+		after = serialize(t, &sa);
+		free(b2);
+		CHECK(st == NB_MERGE_VECTOR_CONFLICT, "status %d", (int) st);
+		CHECK(sa == sb && memcmp(before, after, sb) == 0, "a refused merge changed the trainer");
+		free(before);
+		free(after);
+		nb_trainer_destroy(t);
+	}
+	free(model);
+}
+
+/* Random mixed rows: dyadic weights, Gaussian values arbitrary doubles. */
+typedef struct RandMix
+{
+	char		label[4];
+	double		weight;
+	int			color;			/* -1 missing */
+	int			flag;			/* -1 missing */
+	bool		has_x;
+	double		x;
+	bool		has_y;
+	double		y;
+	uint32_t	ntags;			/* UINT32_MAX: missing */
+	uint32_t	tags[6];
+	bool		text;			/* the bag "" */
+	uint32_t	ntext;
+	uint32_t	texttok[6];
+	bool		has_vec;		/* float8[] of length 2 */
+	double		vec[2];
+} RandMix;
+
+static void
+rand_mix(RandMix *rows, int n, int nclasses, uint64_t seed, bool dyadic_x)
+{
+	static const double weights[] = {1, 1, 2, 0.5, 0.25, 3};
+
+	for (int i = 0; i < n; i++)
+	{
+		RandMix    *r = &rows[i];
+
+		memset(r, 0, sizeof(*r));
+		snprintf(r->label, sizeof(r->label), "k%d", (int) (nbt_rand(&seed) % nclasses));
+		r->weight = weights[nbt_rand(&seed) % 6];
+		r->color = nbt_rand(&seed) % 5 == 0 ? -1 : (int) (nbt_rand(&seed) % 7);
+		r->flag = nbt_rand(&seed) % 5 == 0 ? -1 : (int) (nbt_rand(&seed) % 2);
+		/* canonical (byte-identical) comparisons: no Gaussian features, whose means round */
+		r->has_x = nbt_rand(&seed) % 6 != 0 && !dyadic_x;
+		r->x = dyadic_x ? (double) (nbt_rand(&seed) % 64) / 8 :
+			((double) (nbt_rand(&seed) % 1000000) / 7919.0 - 40) * (1 + r->label[1] - '0');
+		r->has_y = nbt_rand(&seed) % 3 != 0 && !dyadic_x;
+		r->y = (double) (nbt_rand(&seed) % 1000) * 1e-2 + 100;
+		r->ntags = nbt_rand(&seed) % 4 == 0 ? UINT32_MAX : (uint32_t) (nbt_rand(&seed) % 7);
+		for (uint32_t k = 0; r->ntags != UINT32_MAX && k < r->ntags; k++)
+			r->tags[k] = (uint32_t) (nbt_rand(&seed) % 12);
+		r->text = nbt_rand(&seed) % 2 == 0;
+		r->ntext = (uint32_t) (nbt_rand(&seed) % 7);
+		for (uint32_t k = 0; k < r->ntext; k++)
+			r->texttok[k] = (uint32_t) (nbt_rand(&seed) % 20);
+		r->has_vec = nbt_rand(&seed) % 4 != 0 && !dyadic_x;
+		r->vec[0] = dyadic_x ? (double) (nbt_rand(&seed) % 16) : (double) (nbt_rand(&seed) % 1000) / 3.0;
+		r->vec[1] = dyadic_x ? -1.5 : (double) (nbt_rand(&seed) % 1000) / 7.0 - 50;
+	}
+}
+
+static void
+train_rand_mix(NbTrainer *t, const RandMix *r)
+{
+	static const char *const colors[] = {"red", "green", "blue", "", "\xc3\xa9", "x y", "z"};
+	char		tok[6][8];
+	NbTokenRef	refs[6];
+
+	nb_trainer_begin_doc(t, r->label, (uint32_t) strlen(r->label), r->weight);
+	if (r->text)
+	{
+		for (uint32_t k = 0; k < r->ntext; k++)
+		{
+			refs[k].len = (uint32_t) snprintf(tok[k], sizeof(tok[k]), "w%u", r->texttok[k]);
+			refs[k].str = tok[k];
+			refs[k].count = 1;
+		}
+		if (!nb_trainer_add_text(t, refs, r->ntext))
+			abort();
+	}
+	if (r->color >= 0)
+		nb_trainer_add_category(t, (uint32_t) feature_id(t, "color", NB_FEATURE_CATEGORICAL),
+								colors[r->color], (uint32_t) strlen(colors[r->color]));
+	if (r->flag >= 0)
+		nb_trainer_add_boolean(t, (uint32_t) feature_id(t, "flag", NB_FEATURE_BOOLEAN), r->flag);
+	if (r->has_x)
+		nb_trainer_add_real(t, (uint32_t) feature_id(t, "x", NB_FEATURE_GAUSSIAN), r->x);
+	if (r->has_y)
+		nb_trainer_add_real(t, (uint32_t) feature_id(t, "y", NB_FEATURE_GAUSSIAN), r->y);
+	if (r->ntags != UINT32_MAX)
+	{
+		for (uint32_t k = 0; k < r->ntags; k++)
+		{
+			refs[k].len = (uint32_t) snprintf(tok[k], sizeof(tok[k]), "t%u", r->tags[k]);
+			refs[k].str = tok[k];
+			refs[k].count = 1 + k % 2;
+		}
+		nb_trainer_add_tokens(t, (uint32_t) feature_id(t, "tags", NB_FEATURE_BAG), refs, r->ntags);
+	}
+	if (r->has_vec)
+	{
+		uint32_t	bad;
+		const uint32_t *ids = nb_trainer_vector(t, 2, &bad);
+
+		if (ids == NULL)
+			abort();
+		nb_trainer_add_real(t, ids[0], r->vec[0]);
+		nb_trainer_add_real(t, ids[1], r->vec[1]);
+	}
+}
+
+static unsigned char *
+serialize_rand_mix(const RandMix *rows, const int *order, int n, size_t *size)
+{
+	NbTrainer  *t = nb_trainer_create();
+	unsigned char *buf;
+
+	for (int i = 0; i < n; i++)
+		train_rand_mix(t, &rows[order ? order[i] : i]);
+	buf = serialize(t, size);
+	nb_trainer_destroy(t);
+	return buf;
+}
+
+/* Merge the models of parts [cut[i], cut[i+1]) as a balanced tree; returns the bytes. */
+static unsigned char *
+merge_tree(const RandMix *rows, const int *cut, int lo, int hi, size_t *size)
+{
+	NbTrainer  *t;
+	unsigned char *a,
+			   *b,
+			   *out;
+	size_t		sa,
+				sb;
+	int			mid;
+
+	if (hi - lo == 1)
+		return serialize_rand_mix(rows + cut[lo], NULL, cut[lo + 1] - cut[lo], size);
+	mid = (lo + hi) / 2;
+	a = merge_tree(rows, cut, lo, mid, &sa);
+	b = merge_tree(rows, cut, mid, hi, &sb);
+	t = nb_trainer_create();
+	merge_bytes(t, b, sb);		/* right first: the order must not matter either */
+	merge_bytes(t, a, sa);
+	out = serialize(t, size);
+	nb_trainer_destroy(t);
+	free(a);
+	free(b);
+	return out;
+}
+
+/*
+ * Row order, merge order and merge tree do not matter: byte-identical
+ * without Gaussian features (dyadic weights: every sum exact), within 1e-12
+ * relative with them (Chan et al.'s merge vs weighted Welford round
+ * differently; the data are well-conditioned: spread not tiny against the
+ * mean).
+ */
+static void
+mixed_merge(bool dyadic)
+{
+	enum
+	{
+		N = 240
+	};
+	RandMix    *rows = malloc(sizeof(RandMix) * N);
+	int		   *order = malloc(sizeof(int) * N);
+	int			cut[9];
+	size_t		s0,
+				s1;
+	unsigned char *b0,
+			   *b1;
+	uint64_t	seed = dyadic ? 5 : 6;
+	RawModel	r0,
+				r1;
+	char		why[300];
+	NbView		v;
+	NbtStats	st = {0};
+
+	rand_mix(rows, N, 4, dyadic ? 21 : 22, dyadic);
+	b0 = serialize_rand_mix(rows, NULL, N, &s0);
+	CHECK(open_view(&v, b0, s0, why, sizeof(why)), "rejected: %s", why);
+	CHECK(v.version == 2 && v.n_features == (dyadic ? 4 : 8) && v.vector_len == (dyadic ? 0 : 2),
+		  "version %u, %u features, vector %u", v.version, v.n_features, v.vector_len);
+	CHECK(nbt_check_model(b0, s0, &v, 1, 0, &st, why, sizeof(why)), "%s", why);
+	CHECK(raw_parse(&r0, b0, s0), "trainer output does not parse");
+	for (int trial = 0; trial < 4; trial++)
+	{
+		bool		same;
+
+		for (int i = 0; i < N; i++)
+			order[i] = i;
+		for (int i = N - 1; i > 0 && trial > 0; i--)
+		{
+			int			j = (int) (nbt_rand(&seed) % (i + 1));
+			int			x = order[i];
+
+			order[i] = order[j];
+			order[j] = x;
+		}
+		if (trial % 2 == 0)
+			b1 = serialize_rand_mix(rows, order, N, &s1);
+		else
+		{
+			/* 8 parts of random sizes, merged as a tree */
+			cut[0] = 0;
+			cut[8] = N;
+			for (int i = 1; i < 8; i++)
+				cut[i] = cut[i - 1] + 1 + (int) (nbt_rand(&seed) % ((N - cut[i - 1]) / 3 + 1));
+			b1 = merge_tree(rows, cut, 0, 8, &s1);
+		}
+		CHECK(raw_parse(&r1, b1, s1), "output does not parse");
+		same = raw_equal(&r1, &r0, dyadic ? 0 : 1e-12, why, sizeof(why));
+		raw_free(&r1);
+		if (dyadic && same)
+			same = s1 == s0 && memcmp(b0, b1, s0) == 0;
+		free(b1);
+		if (!same)
+		{
+			raw_free(&r0);
+			free(b0);
+			free(rows);
+			free(order);
+			CHECK(false, "trial %d (%s) differs: %s", trial, trial % 2 ? "merge tree" : "row order", why);
+		}
+	}
+	raw_free(&r0);
+	free(b0);
+	free(rows);
+	free(order);
+}
+
+static void
+test_trainer_mixed_canonical(void)
+{
+	mixed_merge(true);
+}
+
+static void
+test_trainer_gaussian_merge(void)
+{
+	mixed_merge(false);
+}
+
+/*
+ * Weighted Gaussian statistics against a two-pass long-double computation,
+ * for values with a large offset (1e6 + small), where a naive sum of squares
+ * would lose every digit.
+ */
+static void
+test_trainer_gaussian_welford(void)
+{
+	enum
+	{
+		N = 500
+	};
+	NbTrainer  *t = nb_trainer_create();
+	double		x[N],
+				w[N];
+	long double sw = 0,
+				swx = 0,
+				mean,
+				m2 = 0,
+				umean = 0,
+				um2 = 0;
+	uint64_t	seed = 77;
+	unsigned char *buf;
+	size_t		size;
+	NbView		v;
+	char		why[200];
+	uint32_t	j;
+
+	for (int i = 0; i < N; i++)
+	{
+		x[i] = 1e6 + (double) (nbt_rand(&seed) % 100000) / 9973.0;
+		w[i] = 0.1 + (double) (nbt_rand(&seed) % 50) / 7.0;
+		nb_trainer_begin_doc(t, "c", 1, w[i]);
+		nb_trainer_add_real(t, (uint32_t) feature_id(t, "x", NB_FEATURE_GAUSSIAN), x[i]);
+		sw += w[i];
+		swx += (long double) w[i] * x[i];
+		umean += x[i];
+	}
+	mean = swx / sw;
+	umean /= N;
+	for (int i = 0; i < N; i++)
+	{
+		m2 += w[i] * (x[i] - mean) * (x[i] - mean);
+		um2 += (x[i] - umean) * (x[i] - umean);
+	}
+	CHECK(!t->overflow, "overflow");
+	buf = serialize(t, &size);
+	nb_trainer_destroy(t);
+	CHECK(open_view(&v, buf, size, why, sizeof(why)), "rejected: %s", why);
+	j = 0;
+	CHECK(fabsl(nb_view_present(&v, j, 0) - sw) <= 1e-12 * sw, "weight %.17g vs %.17Lg", nb_view_present(&v, j, 0), sw);
+	CHECK(fabsl(nb_view_a(&v, j, 0) - mean) <= 1e-12 * mean, "mean %.17g vs %.17Lg", nb_view_a(&v, j, 0), mean);
+	CHECK(fabsl(nb_view_b(&v, j, 0) - m2) <= 1e-9 * m2, "M2 %.17g vs %.17Lg", nb_view_b(&v, j, 0), m2);
+	CHECK(nb_read_f64(v.feature_rows, j) == N, "rows %g", nb_read_f64(v.feature_rows, j));
+	CHECK(fabsl(nb_read_f64(v.feature_mean, j) - umean) <= 1e-12 * umean, "overall mean");
+	CHECK(fabsl(nb_read_f64(v.feature_m2, j) - um2) <= 1e-9 * um2, "overall M2 %.17g vs %.17Lg",
+		  nb_read_f64(v.feature_m2, j), um2);
+	free(buf);
+}
+
+/*
+ * A Gaussian feature whose values are large (|x| > 1.3e154, finite, their
+ * variance 0): a single value, and the same model merged into an empty
+ * trainer (what the combine function does).
+ */
+static void
+test_trainer_gaussian_large_values(void)
+{
+	static const double values[] = {1e154, 1e155, -1e200, 1.7e308};
+
+	for (int i = 0; i < 4; i++)
+	{
+		NbTrainer  *t = nb_trainer_create();
+		NbTrainer  *t2;
+		unsigned char *buf;
+		size_t		size;
+		NbView		v;
+		char		why[200];
+		uint32_t	conflict;
+		bool		overflow;
+
+		nb_trainer_begin_doc(t, "c", 1, 1);
+		nb_trainer_add_real(t, (uint32_t) feature_id(t, "x", NB_FEATURE_GAUSSIAN), values[i]);
+		nb_trainer_begin_doc(t, "c", 1, 1);
+		nb_trainer_add_real(t, (uint32_t) feature_id(t, "x", NB_FEATURE_GAUSSIAN), values[i]);
+		overflow = t->overflow || !nb_trainer_sums_finite(t);
+		buf = serialize(t, &size);
+		nb_trainer_destroy(t);
+		if (overflow)
+		{
+			free(buf);
+			CHECK(false, "two rows x = %g (variance 0) report an overflow (merge_moments: 0 * inf)",
+				  values[i]);
+		}
+		CHECK(open_view(&v, buf, size, why, sizeof(why)), "x = %g: rejected: %s", values[i], why);
+		t2 = nb_trainer_create();
+		nb_trainer_merge_view(t2, &v, &conflict);
+		overflow = t2->overflow || !nb_trainer_sums_finite(t2);
+		nb_trainer_destroy(t2);
+		free(buf);
+		CHECK(!overflow, "x = %g: merging the model into an empty trainer reports an overflow", values[i]);
+	}
+}
+
+/* ---------------------------------------------------------------- */
+/* scoring with mixed features, by hand                              */
+
+/*
+ * The scoring model (weights 1):
+ *   class a (3 rows): color red, red, red;  flag 1, 1, 0;  x 1, 3, -;  y 5, 5, 5
+ *   class b (2 rows): color red, blue;      flag 0, -;     x 10, 14;   y 5, 5
+ *   class c (1 row) : color blue;           -              -           -
+ * color: K = 2 (blue, red); N_a = (0, 3), N_b = (1, 1), N_c = (1, 0).
+ * flag: a: 2 of 3 true; b: 0 of 1; c: none.
+ * x: a: mean 2, M2 2 (var 1); b: mean 12, M2 8 (var 4); c: none.
+ *    overall 1, 3, 10, 14: mean 7, M2 36 + 16 + 9 + 49 = 110, variance 27.5.
+ * y: constant 5: variance 0 in every class and overall.
+ * Prior 3/6, 2/6, 1/6.
+ */
+static const MixRow score_rows_mix[] = {
+	{"a", 1, "red", 1, true, 1, false, {NULL}},
+	{"a", 1, "red", 1, true, 3, false, {NULL}},
+	{"a", 1, "red", 0, false, 0, false, {NULL}},
+	{"b", 1, "red", 0, true, 10, false, {NULL}},
+	{"b", 1, "blue", -1, true, 14, false, {NULL}},
+	{"c", 1, "blue", -1, false, 0, false, {NULL}},
+};
+
+/* The document: NULL color / flag < 0 / isnan(x), isnan(y): missing. */
+typedef struct MixDoc
+{
+	const char *color;
+	int			flag;
+	double		x;
+	double		y;
+} MixDoc;
+
+typedef struct MixScored
+{
+	int64_t		best;
+	double		post[4];
+	double		logp[4];
+	bool		any_nan;
+} MixScored;
+
+static MixScored
+score_mix(const MixRow *rows, int nrows, bool with_y, double alpha, double var_smoothing, MixDoc d)
+{
+	NbTrainer  *t = nb_trainer_create();
+	unsigned char *buf;
+	size_t		size;
+	NbView		v;
+	NbIndex		ix;
+	NbScorer	sc;
+	NbDoc		doc;
+	NbOptions	o = {NB_MULTINOMIAL, alpha, NB_PRIOR_FIT, NULL, var_smoothing};
+	NbFormatError e;
+	MixScored	r;
+
+	memset(&r, 0, sizeof(r));
+	for (int i = 0; i < nrows; i++)
+	{
+		train_mix(t, &rows[i]);
+		if (with_y && rows[i].has_x + (rows[i].color != NULL) > 0 && rows[i].label[0] != 'c')
+			nb_trainer_add_real(t, (uint32_t) feature_id(t, "y", NB_FEATURE_GAUSSIAN), 5);
+	}
+	buf = serialize(t, &size);
+	nb_trainer_destroy(t);
+	if (!nb_view_open(&v, buf, size, &e))
+	{
+		fprintf(stderr, "score_mix: %s\n", e.message);
+		abort();
+	}
+	nb_index_build(&ix, &v);
+	nb_scorer_build(&sc, &ix, &o);
+	nb_doc_init(&doc, &ix);
+	nb_doc_begin(&ix, &doc);
+	if (d.color != NULL)
+	{
+		NbTokenRef	ref = {d.color, (uint32_t) strlen(d.color), 1};
+
+		nb_doc_add_tokens(&ix, &doc, (uint32_t) nb_index_feature(&ix, "color", 5), &ref, 1);
+	}
+	if (d.flag >= 0)
+		nb_doc_add_value(&doc, (uint32_t) nb_index_feature(&ix, "flag", 4), d.flag);
+	if (!isnan(d.x))
+		nb_doc_add_value(&doc, (uint32_t) nb_index_feature(&ix, "x", 1), d.x);
+	if (!isnan(d.y))
+		nb_doc_add_value(&doc, (uint32_t) nb_index_feature(&ix, "y", 1), d.y);
+	r.best = nb_scorer_score(&sc, &doc, r.logp);
+	for (uint32_t c = 0; c < v.n_classes && c < 4; c++)
+	{
+		r.post[c] = r.logp[c] == -INFINITY ? 0 : exp(r.logp[c]);
+		r.any_nan |= isnan(r.logp[c]);
+	}
+	nb_doc_free(&doc);
+	nb_scorer_free(&sc);
+	nb_index_free(&ix);
+	free(buf);
+	return r;
+}
+
+/* Posterior of class 0 from unnormalized class probabilities. */
+static double
+share(const double *p, int n, int c)
+{
+	double		s = 0;
+
+	for (int i = 0; i < n; i++)
+		s += p[i];
+	return p[c] / s;
+}
+
+#define MISSING_DOC {NULL, -1, NAN, NAN}
+
+static void
+test_scorer_categorical(void)
+{
+	MixScored	r;
+	MixDoc		d = MISSING_DOC;
+
+	/*
+	 * Classes a, b only (rows 0..4).  Prior 3/5, 2/5; T_a = 3, T_b = 2, K = 2.
+	 * alpha = 1, "blue": a (0 + 1) / (3 + 2) = 1/5, b (1 + 1) / (2 + 2) = 1/2
+	 *   3/5 * 1/5 = 3/25 vs 2/5 * 1/2 = 5/25: P(a) = 3/8
+	 * "green" (never seen): a 1/5, b 1/4: 3/25 vs 1/10: P(a) = 6/11
+	 */
+	d.color = "blue";
+	r = score_mix(score_rows_mix, 5, false, 1, 1e-9, d);
+	CHECK_NEAR(r.post[0], 3.0 / 8, 1e-12, "blue: P(a)");
+	d.color = "green";
+	r = score_mix(score_rows_mix, 5, false, 1, 1e-9, d);
+	CHECK_NEAR(r.post[0], 6.0 / 11, 1e-12, "unseen green: P(a)");
+	/*
+	 * alpha -> 0, "green": a: a/(3 + 2a), b: a/(2 + 2a): one zero factor
+	 * each; 3/5 * 1/3 = 1/5 vs 2/5 * 1/2 = 1/5: P(a) = 1/2.
+	 * "blue": a has a zero factor, b not: P(b) = 1.
+	 */
+	r = score_mix(score_rows_mix, 5, false, 0, 1e-9, d);
+	CHECK(!r.any_nan, "alpha 0: NaN");
+	CHECK_NEAR(r.post[0], 0.5, 1e-12, "alpha 0, unseen green: P(a)");
+	d.color = "blue";
+	r = score_mix(score_rows_mix, 5, false, 0, 1e-9, d);
+	CHECK(r.logp[0] == -INFINITY && r.post[1] == 1 && r.best == 1, "alpha 0, blue: log P(a) %g", r.logp[0]);
+	/*
+	 * With class c (T_c = 1: blue), alpha -> 0, "green": c: a/(1 + 2a);
+	 * prior 3/6, 2/6, 1/6: 1/2 * 1/3, 1/3 * 1/2, 1/6 * 1: each 1/6.
+	 */
+	d.color = "green";
+	r = score_mix(score_rows_mix, 6, false, 0, 1e-9, d);
+	CHECK(!r.any_nan, "3 classes, alpha 0: NaN");
+	CHECK_NEAR(r.post[0], 1.0 / 3, 1e-12, "3 classes, alpha 0, green: P(a)");
+	CHECK_NEAR(r.post[2], 1.0 / 3, 1e-12, "3 classes, alpha 0, green: P(c)");
+}
+
+static void
+test_scorer_boolean(void)
+{
+	MixScored	r;
+	MixDoc		d = MISSING_DOC;
+	double		p[3];
+
+	/*
+	 * t = (T + 1) / (M + 2): a (2 + 1) / (3 + 2) = 3/5, b (0 + 1) / (1 + 2) = 1/3,
+	 * c (no rows with flag) 1/2.  Prior 1/2, 1/3, 1/6.
+	 */
+	d.flag = 1;
+	r = score_mix(score_rows_mix, 6, false, 1, 1e-9, d);
+	p[0] = 0.5 * 0.6, p[1] = 1.0 / 3 / 3, p[2] = 1.0 / 6 * 0.5;
+	CHECK_NEAR(r.post[0], share(p, 3, 0), 1e-12, "flag true: P(a)");
+	CHECK_NEAR(r.post[2], share(p, 3, 2), 1e-12, "flag true: P(c)");
+	d.flag = 0;
+	r = score_mix(score_rows_mix, 6, false, 1, 1e-9, d);
+	p[0] = 0.5 * 0.4, p[1] = 1.0 / 3 * 2 / 3, p[2] = 1.0 / 6 * 0.5;
+	CHECK_NEAR(r.post[0], share(p, 3, 0), 1e-12, "flag false: P(a)");
+	/*
+	 * alpha -> 0: t_a = 2/3, t_b = 0, t_c = a / 2a = 1/2.
+	 * true: b has a zero factor: 1/2 * 2/3 vs 1/6 * 1/2.
+	 */
+	d.flag = 1;
+	r = score_mix(score_rows_mix, 6, false, 0, 1e-9, d);
+	p[0] = 0.5 * 2 / 3, p[1] = 0, p[2] = 1.0 / 6 * 0.5;
+	CHECK(!r.any_nan && r.logp[1] == -INFINITY, "alpha 0, flag true: log P(b) = %g", r.logp[1]);
+	CHECK_NEAR(r.post[0], share(p, 3, 0), 1e-12, "alpha 0, flag true: P(a)");
+	/* false: 1/2 * 1/3, 1/3 * 1, 1/6 * 1/2 */
+	d.flag = 0;
+	r = score_mix(score_rows_mix, 6, false, 0, 1e-9, d);
+	p[0] = 0.5 / 3, p[1] = 1.0 / 3, p[2] = 1.0 / 12;
+	CHECK_NEAR(r.post[1], share(p, 3, 1), 1e-12, "alpha 0, flag false: P(b)");
+}
+
+static double
+log_normal(double x, double mean, double var)
+{
+	return -0.5 * log(2 * M_PI * var) - (x - mean) * (x - mean) / (2 * var);
+}
+
+static void
+test_scorer_gaussian(void)
+{
+	MixScored	r;
+	MixDoc		d = MISSING_DOC;
+	double		p[3];
+	double		floor;
+
+	/*
+	 * Classes a, b: var_smoothing 0.1: floor 0.1 * 27.5 = 2.75;
+	 * a: N(2, 1 + 2.75), b: N(12, 4 + 2.75).  Prior 3/5, 2/5.  x = 5.
+	 */
+	d.x = 5;
+	r = score_mix(score_rows_mix, 5, false, 1, 0.1, d);
+	p[0] = 0.6 * exp(log_normal(5, 2, 3.75));
+	p[1] = 0.4 * exp(log_normal(5, 12, 6.75));
+	CHECK_NEAR(r.post[0], share(p, 2, 0), 1e-12, "x = 5, var_smoothing 0.1: P(a)");
+	/* var_smoothing 1e-9: floor 2.75e-8 */
+	r = score_mix(score_rows_mix, 5, false, 1, 1e-9, d);
+	p[0] = 0.6 * exp(log_normal(5, 2, 1 + 2.75e-8));
+	p[1] = 0.4 * exp(log_normal(5, 12, 4 + 2.75e-8));
+	CHECK_NEAR(r.post[0], share(p, 2, 0), 1e-12, "x = 5, var_smoothing 1e-9: P(a)");
+	/*
+	 * Class c has no x: pooled statistics of a and b (weights 2 and 2):
+	 * mean 7, M2 2 + 8 + 2 * 25 + 2 * 25 = 110, variance 110 / 4 = 27.5.
+	 */
+	floor = 0.1 * 27.5;
+	r = score_mix(score_rows_mix, 6, false, 1, 0.1, d);
+	p[0] = 0.5 * exp(log_normal(5, 2, 1 + floor));
+	p[1] = 1.0 / 3 * exp(log_normal(5, 12, 4 + floor));
+	p[2] = 1.0 / 6 * exp(log_normal(5, 7, 27.5 + floor));
+	CHECK(!r.any_nan, "NaN");
+	CHECK_NEAR(r.post[2], share(p, 3, 2), 1e-12, "class without x: P(c)");
+	CHECK_NEAR(r.post[0], share(p, 3, 0), 1e-12, "class without x: P(a)");
+	/* x and flag together: the product */
+	d.flag = 1;
+	r = score_mix(score_rows_mix, 6, false, 1, 0.1, d);
+	p[0] *= 0.6, p[1] *= 1.0 / 3, p[2] *= 0.5;
+	CHECK_NEAR(r.post[1], share(p, 3, 1), 1e-12, "x and flag: P(b)");
+	/* x and flag and an unseen color: a 1/5, b 1/4, c (0 + 1) / (1 + 2) = 1/3 */
+	d.color = "green";
+	r = score_mix(score_rows_mix, 6, false, 1, 0.1, d);
+	p[0] *= 0.2, p[1] *= 0.25, p[2] *= 1.0 / 3;
+	CHECK_NEAR(r.post[2], share(p, 3, 2), 1e-12, "x, flag, unseen color: P(c)");
+	/* a value far from every class: finite, no NaN */
+	d.color = NULL;
+	d.flag = -1;
+	d.x = 1e300;
+	r = score_mix(score_rows_mix, 6, false, 1, 1e-9, d);
+	CHECK(!r.any_nan && r.best >= 0, "x = 1e300: log P = %g %g %g", r.logp[0], r.logp[1], r.logp[2]);
+	d.x = -1e300;
+	r = score_mix(score_rows_mix, 6, false, 0, 0, d);
+	CHECK(!r.any_nan && r.best >= 0, "x = -1e300, var_smoothing 0: log P = %g %g %g", r.logp[0],
+		  r.logp[1], r.logp[2]);
+}
+
+/* Constant features: variance 0 everywhere. */
+static void
+test_scorer_gaussian_constant(void)
+{
+	static const MixRow constant[] = {
+		{"a", 1, NULL, -1, true, 5, false, {NULL}},
+		{"a", 1, NULL, -1, true, 5, false, {NULL}},
+		{"b", 1, NULL, -1, true, 5, false, {NULL}},
+		{"c", 1, NULL, -1, false, 0, false, {NULL}},
+	};
+	static const double xs[] = {5, 6, -20, 4.5};
+	static const double smoothing[] = {1e-9, 0, 1};
+	MixScored	r;
+	MixDoc		d = MISSING_DOC;
+	double		p[3];
+
+	/* the only Gaussian feature is constant: floor 0, variance 0: left equal for every class */
+	for (int i = 0; i < 4; i++)
+		for (int s = 0; s < 3; s++)
+		{
+			d.x = xs[i];
+			r = score_mix(constant, 4, false, 1, smoothing[s], d);
+			CHECK(!r.any_nan, "x = %g: NaN", xs[i]);
+			CHECK_NEAR(r.post[0], 0.5, 1e-12, "constant x: P(a) is the prior");
+			CHECK_NEAR(r.post[2], 0.25, 1e-12, "constant x: P(c) is the prior");
+		}
+	/*
+	 * y constant 5 in classes a and b of the scoring model, x not: floor
+	 * 1e-9 * 27.5 > 0; y has variance = floor in a and b (mean 5), and
+	 * in class c (no y) pooled variance 0 + floor, mean 5: the same for
+	 * every class, so y leaves the posterior of x alone.
+	 */
+	d.x = 5;
+	d.y = 6;
+	r = score_mix(score_rows_mix, 6, true, 1, 1e-9, d);
+	p[0] = 0.5 * exp(log_normal(5, 2, 1 + 2.75e-8));
+	p[1] = 1.0 / 3 * exp(log_normal(5, 12, 4 + 2.75e-8));
+	p[2] = 1.0 / 6 * exp(log_normal(5, 7, 27.5 + 2.75e-8));
+	CHECK(!r.any_nan, "constant y: NaN");
+	CHECK_NEAR(r.post[0], share(p, 3, 0), 1e-9, "constant y: P(a)");
+	CHECK_NEAR(r.post[2], share(p, 3, 2), 1e-9, "constant y: P(c)");
+	/* only y: the prior */
+	d.x = NAN;
+	r = score_mix(score_rows_mix, 6, true, 0, 1e-9, d);
+	CHECK_NEAR(r.post[0], 0.5, 1e-12, "only constant y: P(a)");
+}
+
+/*
+ * A value far from a constant feature: the feature is the same for every
+ * class (variance 1 everywhere, or the same floor), so the posterior must
+ * stay the prior; only rounding may differ.
+ */
+static void
+test_scorer_gaussian_constant_far_value(void)
+{
+	static const MixRow constant[] = {
+		{"a", 1, NULL, -1, true, 5, false, {NULL}},
+		{"a", 1, NULL, -1, true, 5, false, {NULL}},
+		{"b", 1, NULL, -1, true, 5, false, {NULL}},
+		{"c", 1, NULL, -1, false, 0, false, {NULL}},
+	};
+	static const double xs[] = {-1e6, 1e12, 1e300, -1e300};
+	MixScored	r;
+	MixDoc		d = MISSING_DOC;
+
+	for (int i = 0; i < 4; i++)
+	{
+		d.x = xs[i];
+		r = score_mix(constant, 4, false, 1, 1e-9, d);
+		CHECK(!r.any_nan, "x = %g: NaN", xs[i]);
+		CHECK(fabs(r.post[0] - 0.5) < 1e-9 && fabs(r.post[2] - 0.25) < 1e-9,
+			  "x = %g, constant x (the same term for every class): P = %.17g %.17g %.17g, "
+			  "expected the prior 0.5 0.25 0.25", xs[i], r.post[0], r.post[1], r.post[2]);
+	}
+}
+
+/* Missing features are left out: every subset of features. */
+static void
+test_scorer_missing_features(void)
+{
+	MixScored	r;
+	MixDoc		d = MISSING_DOC;
+
+	/* nothing: the prior */
+	r = score_mix(score_rows_mix, 6, false, 1, 1e-9, d);
+	CHECK_NEAR(r.post[0], 0.5, 1e-12, "no features: P(a)");
+	CHECK_NEAR(r.post[2], 1.0 / 6, 1e-12, "no features: P(c)");
+	for (double alpha = 0; alpha <= 1; alpha += 0.5)
+		for (int mask = 0; mask < 8; mask++)
+		{
+			d.color = mask & 1 ? (mask & 4 ? "blue" : "green") : NULL;
+			d.flag = mask & 2 ? mask & 4 : -1;
+			d.x = mask & 4 ? 3 : NAN;
+			r = score_mix(score_rows_mix, 6, false, alpha, 1e-9, d);
+			CHECK(!r.any_nan && r.best >= 0 &&
+				  fabs(r.post[0] + r.post[1] + r.post[2] - 1) < 1e-12,
+				  "alpha %g, features %d: P = %g %g %g", alpha, mask, r.post[0], r.post[1], r.post[2]);
+		}
+}
+
+/* ---------------------------------------------------------------- */
+/* nb_view_open: version 2 structure                                 */
+
+typedef enum
+{
+	V2_NONE,
+	V2_TYPE_ZERO, V2_TYPE_FIVE, V2_TYPE_HUGE, V2_ITEMS_ON_GAUSSIAN, V2_ITEMS_ON_BOOLEAN,
+	V2_ITEMS_PLUS1, V2_ITEMS_MINUS1, V2_ITEMS_MOVED, V2_NAMES_UNSORTED, V2_NAME_DUP,
+	V2_NAME_ZERO_BYTE, V2_PRESENT_GT_DOCS, V2_PRESENT_NEG, V2_PRESENT_NAN, V2_BOOL_TRUE_GT_PRESENT,
+	V2_BOOL_TRUE_NEG, V2_BOOL_B, V2_GAUSS_M2_NEG, V2_GAUSS_B_NEG, V2_GAUSS_MEAN_NAN,
+	V2_GAUSS_ROWS_NEG, V2_GAUSS_ABSENT_MEAN, V2_CAT_A, V2_BAG_B, V2_CAT_ROWS, V2_ENTRY_DOCS_GT_PRESENT,
+	V2_VECTOR_MISSING, V2_VECTOR_NOT_GAUSSIAN, V2_VECTOR_HUGE, V2_ITEMS_UNSORTED,
+	V2_F_PLUS1, V2_F_HUGE, V2_TRAILING, V2_VERSION1,
+	N_V2_CORRUPTIONS
+} V2Corruption;
+
+static const char *const v2_corruption_name[] = {
+	"none",
+	"feature type 0", "feature type 5", "feature type 0xffffffff", "items on a Gaussian feature",
+	"items on a boolean feature",
+	"feature items + 1", "feature items - 1", "an item moved to the next feature",
+	"feature names unsorted", "duplicate feature name",
+	"zero byte in a feature name", "present > class docs", "present negative", "present NaN",
+	"boolean true > present",
+	"boolean true negative", "boolean b != 0", "Gaussian overall m2 negative", "Gaussian class M2 negative",
+	"Gaussian mean NaN",
+	"Gaussian rows negative", "Gaussian mean without rows", "categorical a != 0", "bag b != 0",
+	"categorical overall rows != 0", "entry docs > feature present",
+	"vector_len 6 (positions missing)", "vector position not Gaussian", "vector_len 0xffffffff",
+	"items unsorted within a feature",
+	"header F + 1", "header F huge", "trailing bytes", "version 1 header on a version 2 body",
+};
+
+/*
+ * A valid version 2 model with every type and a vector of length 2:
+ *   features (byte order): "1" Gaussian, "2" Gaussian, "color" categorical,
+ *   "flag" boolean, "tags" bag; classes "a" (docs 4), "b" (docs 2).
+ */
+static void
+v2_raw(RawModel *m)
+{
+	uint32_t	j,
+				k;
+
+	raw_init_v2(m);
+	m->vector_len = 2;
+	raw_add_class(m, "a", 1, 4);
+	raw_add_class(m, "b", 1, 2);
+	for (int p = 0; p < 2; p++)
+	{
+		j = raw_add_feature(m, p ? "2" : "1", 1, NB_FEATURE_GAUSSIAN);
+		m->f[j].present[0] = 4;
+		m->f[j].present[1] = 2;
+		m->f[j].a[0] = 1.5 + p;
+		m->f[j].b[0] = 2;
+		m->f[j].a[1] = -3;
+		m->f[j].b[1] = 0.5;
+		m->f[j].rows = 6;
+		m->f[j].mean = 0;
+		m->f[j].m2 = 40;
+	}
+	j = raw_add_feature(m, "color", 5, NB_FEATURE_CATEGORICAL);
+	m->f[j].present[0] = 3;
+	m->f[j].present[1] = 1;
+	k = raw_add_item(m, j, "blue", 4);
+	raw_add_entry(m, k, 0, 2, 2);
+	k = raw_add_item(m, j, "red", 3);
+	raw_add_entry(m, k, 0, 1, 1);
+	raw_add_entry(m, k, 1, 1, 1);
+	j = raw_add_feature(m, "flag", 4, NB_FEATURE_BOOLEAN);
+	m->f[j].present[0] = 3;
+	m->f[j].present[1] = 2;
+	m->f[j].a[0] = 1;
+	m->f[j].a[1] = 2;
+	j = raw_add_feature(m, "tags", 4, NB_FEATURE_BAG);
+	m->f[j].present[0] = 3;
+	m->f[j].present[1] = 1;
+	k = raw_add_item(m, j, "t", 1);
+	raw_add_entry(m, k, 0, 1, 1);
+	raw_add_entry(m, k, 1, 2, 1);
+	k = raw_add_item(m, j, "u", 1);
+	raw_add_entry(m, k, 0, 1, 1);
+}
+
+#define F_G1 0
+#define F_G2 1
+#define F_COLOR 2
+#define F_FLAG 3
+#define F_TAGS 4
+
+static unsigned char *
+v2_corrupted(V2Corruption c, size_t *size)
+{
+	RawModel	m;
+	unsigned char *p;
+
+	v2_raw(&m);
+	switch (c)
+	{
+		case V2_TYPE_ZERO:
+			m.f[F_FLAG].type = 0;
+			break;
+		case V2_TYPE_FIVE:
+			m.f[F_FLAG].type = 5;
+			break;
+		case V2_TYPE_HUGE:
+			m.f[F_COLOR].type = UINT32_MAX;
+			break;
+		case V2_ITEMS_ON_GAUSSIAN:
+			/* the categorical feature's items, now Gaussian (statistics otherwise valid) */
+			m.f[F_COLOR].type = NB_FEATURE_GAUSSIAN;
+			break;
+		case V2_ITEMS_ON_BOOLEAN:
+			m.f[F_COLOR].type = NB_FEATURE_BOOLEAN;
+			break;
+		case V2_ITEMS_PLUS1:
+			m.f[F_TAGS].items++;
+			break;
+		case V2_ITEMS_MINUS1:
+			m.f[F_TAGS].items--;
+			break;
+		case V2_ITEMS_MOVED:
+			/* "red" becomes a token of "flag": items on a boolean */
+			m.f[F_COLOR].items--;
+			m.f[F_FLAG].items++;
+			break;
+		case V2_NAMES_UNSORTED:
+			raw_set_string(&m.f[F_FLAG].name, (const unsigned char *) "zzz", 3);
+			break;
+		case V2_NAME_DUP:
+			raw_set_string(&m.f[F_FLAG].name, (const unsigned char *) "color", 5);
+			break;
+		case V2_NAME_ZERO_BYTE:
+			raw_set_string(&m.f[F_FLAG].name, (const unsigned char *) "fl\0g", 4);
+			break;
+		case V2_PRESENT_GT_DOCS:
+			m.f[F_FLAG].present[1] = 2.5;
+			break;
+		case V2_PRESENT_NEG:
+			m.f[F_COLOR].present[1] = -1;
+			break;
+		case V2_PRESENT_NAN:
+			m.f[F_G1].present[0] = NAN;
+			break;
+		case V2_BOOL_TRUE_GT_PRESENT:
+			m.f[F_FLAG].a[0] = 3.5;
+			break;
+		case V2_BOOL_TRUE_NEG:
+			m.f[F_FLAG].a[0] = -1;
+			break;
+		case V2_BOOL_B:
+			m.f[F_FLAG].b[0] = 1;
+			break;
+		case V2_GAUSS_M2_NEG:
+			m.f[F_G2].m2 = -1;
+			break;
+		case V2_GAUSS_B_NEG:
+			m.f[F_G1].b[1] = -0.5;
+			break;
+		case V2_GAUSS_MEAN_NAN:
+			m.f[F_G1].a[0] = NAN;
+			break;
+		case V2_GAUSS_ROWS_NEG:
+			m.f[F_G1].rows = -6;
+			break;
+		case V2_GAUSS_ABSENT_MEAN:
+			m.f[F_G1].present[1] = 0;
+			break;
+		case V2_CAT_A:
+			m.f[F_COLOR].a[0] = 1;
+			break;
+		case V2_BAG_B:
+			m.f[F_TAGS].b[1] = 1;
+			break;
+		case V2_CAT_ROWS:
+			m.f[F_COLOR].rows = 1;
+			break;
+		case V2_ENTRY_DOCS_GT_PRESENT:
+			m.f[F_TAGS].present[1] = 0.5;
+			break;
+		case V2_VECTOR_MISSING:
+			m.vector_len = 6;
+			break;
+		case V2_VECTOR_NOT_GAUSSIAN:
+			m.f[F_G2].type = NB_FEATURE_BOOLEAN;
+			m.f[F_G2].a[0] = m.f[F_G2].a[1] = m.f[F_G2].b[0] = m.f[F_G2].b[1] = 0;
+			m.f[F_G2].rows = m.f[F_G2].mean = m.f[F_G2].m2 = 0;
+			break;
+		case V2_VECTOR_HUGE:
+			m.vector_len = UINT32_MAX;
+			break;
+		case V2_ITEMS_UNSORTED:
+			raw_set_string(&m.t[0].str, (const unsigned char *) "zed", 3);
+			break;
+		default:
+			break;
+	}
+	p = raw_serialize(&m, size);
+	raw_free(&m);
+	switch (c)
+	{
+		case V2_F_PLUS1:
+			nb_write_u32(p + NB_HEADER_SIZE, 0, 6);
+			break;
+		case V2_F_HUGE:
+			nb_write_u32(p + NB_HEADER_SIZE, 0, UINT32_MAX);
+			break;
+		case V2_TRAILING:
+			p = realloc(p, *size + 3);
+			memset(p + *size, 'z', 3);
+			*size += 3;
+			break;
+		case V2_VERSION1:
+			p[4] = 1;
+			break;
+		default:
+			break;
+	}
+	nbt_fix_checksum(p, *size);
+	return p;
+}
+
+static void
+test_view_v2_corrupt_structure(void)
+{
+	for (int c = 0; c < N_V2_CORRUPTIONS; c++)
+	{
+		size_t		size;
+		unsigned char *p = v2_corrupted((V2Corruption) c, &size);
+		NbView		v;
+		NbFormatError e;
+		bool		accepted;
+
+		e.message[0] = '\0';
+		accepted = nb_view_open(&v, p, size, &e);
+		if (c == V2_NONE)
+		{
+			NbtStats	st = {0};
+			char		err[512];
+
+			CHECK(accepted, "the uncorrupted control value is rejected: %s", e.message);
+			CHECK(v.version == 2 && v.n_features == 5 && v.vector_len == 2, "control: F %u", v.n_features);
+			CHECK(nbt_check_model(p, size, &v, 1, 0, &st, err, sizeof(err)), "control: %s", err);
+		}
+		else
+		{
+			if (accepted)
+				note("accepted: %s", hex(p, size));
+			CHECK(!accepted, "%s: accepted", v2_corruption_name[c]);
+			CHECK(e.message[0] != '\0', "%s: no error message", v2_corruption_name[c]);
+		}
+		free(p);
+	}
+}
+
+/* Prior-only (no features), a vector only, zero-feature classes: valid and usable. */
+static void
+test_view_v2_edge_shapes(void)
+{
+	RawModel	m;
+	unsigned char *p;
+	size_t		size;
+	NbView		v;
+	NbtStats	st = {0};
+	char		err[512];
+	uint32_t	j;
+
+	raw_init_v2(&m);
+	raw_add_class(&m, "a", 1, 1);
+	raw_add_class(&m, "b", 1, 3);
+	p = raw_serialize(&m, &size);
+	CHECK(open_view(&v, p, size, err, sizeof(err)), "prior only: rejected: %s", err);
+	CHECK(v.n_features == 0 && v.n_tokens == 0, "prior only: F %u", v.n_features);
+	CHECK(nbt_check_model(p, size, &v, 1, 0, &st, err, sizeof(err)), "prior only: %s", err);
+	free(p);
+
+	/* a Gaussian feature only class b has; a bag no class has */
+	j = raw_add_feature(&m, "g", 1, NB_FEATURE_GAUSSIAN);
+	m.f[j].present[1] = 3;
+	m.f[j].a[1] = 7;
+	m.f[j].b[1] = 0;
+	m.f[j].rows = 2;
+	m.f[j].mean = 7;
+	raw_add_feature(&m, "h", 1, NB_FEATURE_BAG);
+	j = raw_add_feature(&m, "k", 1, NB_FEATURE_CATEGORICAL);
+	m.f[j].present[0] = 1;
+	p = raw_serialize(&m, &size);
+	raw_free(&m);
+	CHECK(open_view(&v, p, size, err, sizeof(err)), "sparse features: rejected: %s", err);
+	CHECK(nbt_check_model(p, size, &v, 1, 0, &st, err, sizeof(err)), "sparse features: %s", err);
+	free(p);
+}
+
+/* Version 2 samples: 0 every type and a vector (raw), 1 prior only, 2 random mixed, 3 the mixed model. */
+static unsigned char *
+v2_model(int which, size_t *size)
+{
+	RawModel	m;
+	unsigned char *p;
+
+	switch (which)
+	{
+		case 0:
+			v2_raw(&m);
+			break;
+		case 1:
+			raw_init_v2(&m);
+			raw_add_class(&m, "a", 1, 1);
+			raw_add_class(&m, "b", 1, 0.5);
+			break;
+		case 2:
+			{
+				RandMix    *rows = malloc(sizeof(RandMix) * 12);
+
+				rand_mix(rows, 12, 3, 31, false);
+				for (int i = 0; i < 12; i++)
+					rows[i].ntags %= 4, rows[i].ntext %= 3;
+				p = serialize_rand_mix(rows, NULL, 12, size);
+				free(rows);
+				return p;
+			}
+		default:
+			return serialize_mix(mix, NMIX, size);
+	}
+	p = raw_serialize(&m, size);
+	raw_free(&m);
+	return p;
+}
+
+/* ---------------------------------------------------------------- */
+/* mutual information of categorical and boolean features            */
+
+static void
+test_mutual_info_mixed(void)
+{
+	/*
+	 * The scoring model, classes a and b (rows 0..4):
+	 *   color: red (a 3, b 1), blue (a 0, b 1); N = 5, columns 3, 2; rows 4, 1
+	 *     I = 3/5 log(3*5 / (4*3)) + 1/5 log(1*5 / (4*2)) + 1/5 log(1*5 / (1*2))
+	 *   flag (rows with it: a 3, b 1): true (a 2, b 0), false (a 1, b 1)
+	 *     N = 4, columns 3, 1; rows 2, 2:
+	 *     I = 2/4 log(2*4 / (2*3)) + 1/4 log(1*4 / (2*3)) + 1/4 log(1*4 / (2*1))
+	 *   x: Gaussian, NaN and last.
+	 */
+	const double icolor = 0.6 * log(15.0 / 12) + 0.2 * log(5.0 / 8) + 0.2 * log(5.0 / 2);
+	const double iflag = 0.5 * log(8.0 / 6) + 0.25 * log(4.0 / 6) + 0.25 * log(2.0);
+	size_t		size;
+	unsigned char *buf = serialize_mix(score_rows_mix, 5, &size);
+	NbView		v;
+	char		why[200];
+	NbMiRow		rows[8];
+	uint64_t	n;
+
+	CHECK(open_view(&v, buf, size, why, sizeof(why)), "rejected: %s", why);
+	CHECK(nb_mutual_info_max_rows(&v) == 2 + 3, "max rows");
+	n = nb_mutual_info(&v, rows);
+	free(buf);
+	/* features in byte order: color 0, flag 1, x 2 */
+	CHECK(n == 3, "%llu rows", (unsigned long long) n);
+	CHECK(icolor > iflag, "hand values out of order");
+	CHECK(rows[0].feature == 0 && rows[0].whole_feature && rows[0].item == 0, "row 0: feature %u", rows[0].feature);
+	CHECK_NEAR(rows[0].mi, icolor, 1e-12, "I(color)");
+	CHECK(rows[1].feature == 1 && rows[1].whole_feature && rows[1].item == 2, "row 1: feature %u item %u",
+		  rows[1].feature, rows[1].item);
+	CHECK_NEAR(rows[1].mi, iflag, 1e-12, "I(flag)");
+	CHECK(rows[2].feature == 2 && rows[2].whole_feature && isnan(rows[2].mi), "row 2: feature %u, mi %g",
+		  rows[2].feature, rows[2].mi);
+}
+
+/* A named bag: Murphy 3.76 with D_c the rows of the class that have the bag. */
+static void
+test_mutual_info_named_bag(void)
+{
+	/*
+	 * The mixed model: tags present a 3 (weights 1, 2), b 1; D = 4, pi = (3/4, 1/4).
+	 *   t: d = (1, 1): theta (1/3, 1), theta_t = 1/2
+	 *      I = 3/4 [1/3 log(2/3) + 2/3 log(4/3)] + 1/4 [log 2]
+	 *   u: d = (1, 0): theta (1/3, 0), theta_u = 1/4
+	 *      I = 3/4 [1/3 log(4/3) + 2/3 log((2/3)/(3/4))] + 1/4 [log(4/3)]
+	 */
+	const double it = 0.75 * (log(2.0 / 3) / 3 + 2.0 / 3 * log(4.0 / 3)) + 0.25 * log(2.0);
+	const double iu = 0.75 * (log(4.0 / 3) / 3 + 2.0 / 3 * log(8.0 / 9)) + 0.25 * log(4.0 / 3);
+	size_t		size;
+	unsigned char *buf = serialize_mix(mix, NMIX, &size);
+	NbView		v;
+	char		why[200];
+	NbMiRow		rows[8];
+	uint64_t	n;
+	bool		seen_t = false,
+				seen_u = false;
+
+	CHECK(open_view(&v, buf, size, why, sizeof(why)), "rejected: %s", why);
+	n = nb_mutual_info(&v, rows);
+	free(buf);
+	/* color, flag, t, u, x */
+	CHECK(n == 5, "%llu rows", (unsigned long long) n);
+	for (uint64_t i = 0; i < n; i++)
+		if (rows[i].feature == 2)
+		{
+			CHECK(!rows[i].whole_feature, "bag row as a whole feature");
+			CHECK_NEAR(rows[i].mi, rows[i].item == 2 ? it : iu, 1e-12, rows[i].item == 2 ? "I(t)" : "I(u)");
+			seen_t |= rows[i].item == 2;
+			seen_u |= rows[i].item == 3;
+		}
+	CHECK(seen_t && seen_u, "bag items missing");
+	CHECK(rows[4].feature == 3 && isnan(rows[4].mi), "Gaussian x not last");
 }
 
 /* ---------------------------------------------------------------- */
@@ -2106,6 +3782,36 @@ write_corpus(const char *dir)
 	rc |= write_file(dir, "weighted.nbm", buf, size);
 	free(buf);
 	free(rows);
+	/* version 2 */
+	{
+		static const char *const names[] = {"v2_vector_all_types.nbm", "v2_prior_only.nbm",
+		"v2_random_mixed.nbm", "v2_mixed.nbm"};
+		static const char training[] =
+			"{\x0f\x90red a b\n"
+			"\x05\x3a" "blue c\n"
+			"\x11\x0b\x70red\n"
+			"\x02\x4a\x88\n"
+			"\x16\x8e\x81x y z\n";
+		RandMix    *mrows = malloc(sizeof(RandMix) * 40);
+
+		for (int i = 0; i < 4; i++)
+		{
+			buf = v2_model(i, &size);
+			rc |= write_file(dir, names[i], buf, size);
+			free(buf);
+		}
+		buf = serialize_mix(score_rows_mix, 6, &size);
+		rc |= write_file(dir, "v2_scoring.nbm", buf, size);
+		free(buf);
+		rand_mix(mrows, 40, 4, 9, false);
+		for (int i = 0; i < 40; i++)
+			mrows[i].ntags %= 3, mrows[i].ntext %= 3;
+		buf = serialize_rand_mix(mrows, NULL, 40, &size);
+		rc |= write_file(dir, "v2_random_vector.nbm", buf, size);
+		free(buf);
+		free(mrows);
+		rc |= write_file(dir, "train_mixed.txt", (const unsigned char *) training, sizeof(training) - 1);
+	}
 	return rc;
 }
 
@@ -2165,6 +3871,41 @@ main(int argc, char **argv)
 	run("mutual info: weighted example by hand, zero information", test_mutual_info_weighted);
 	run("mutual info: finite for extreme weights (1e-300 and 1e10)", test_mutual_info_extreme_weights);
 	run("mutual info: rank descending, ties by token index", test_mutual_info_rank_ties);
+	run("trainer v2: categorical, boolean, Gaussian and named bag match the layout byte for byte",
+		test_trainer_mixed_layout);
+	run("trainer v2: text-only models are version 1, anything else version 2",
+		test_trainer_version_choice);
+	run("trainer v2: type conflicts (nb_trainer_feature -1, add_text false) change nothing",
+		test_trainer_type_conflicts);
+	run("trainer v2: nb_trainer_vector positions, length and type conflicts change nothing",
+		test_trainer_vector);
+	run("trainer v2: conflicting merges (type, vector) are refused and change nothing",
+		test_trainer_merge_conflicts);
+	run("trainer v2: mixed features canonical across row order and merge trees (byte-identical)",
+		test_trainer_mixed_canonical);
+	run("trainer v2: Gaussian merges (Chan) equal training on all rows within 1e-12",
+		test_trainer_gaussian_merge);
+	run("trainer v2: weighted Welford equals a two-pass long-double computation",
+		test_trainer_gaussian_welford);
+	run("trainer v2: Gaussian values beyond 1.3e154 (variance 0) train and merge without overflow",
+		test_trainer_gaussian_large_values);
+	run("scorer v2: categorical by hand, unseen values, alpha 0", test_scorer_categorical);
+	run("scorer v2: boolean by hand, alpha 1 and 0", test_scorer_boolean);
+	run("scorer v2: Gaussian by hand, variance floor, class without values (pooled)",
+		test_scorer_gaussian);
+	run("scorer v2: constant Gaussian features: no NaN, the same for every class",
+		test_scorer_gaussian_constant);
+	run("scorer v2: a far value of a constant feature leaves the prior",
+		test_scorer_gaussian_constant_far_value);
+	run("scorer v2: missing features are left out, every subset, alpha 0..1",
+		test_scorer_missing_features);
+	run("view v2: rejects corrupted feature structure behind a valid checksum",
+		test_view_v2_corrupt_structure);
+	run("view v2: prior-only and sparse feature models are valid and usable",
+		test_view_v2_edge_shapes);
+	run("mutual info v2: categorical and boolean plug-in by hand, Gaussian NaN last",
+		test_mutual_info_mixed);
+	run("mutual info v2: named bag (D_c = rows with the bag) by hand", test_mutual_info_named_bag);
 
 	printf("%d passed, %d failed\n", n_passed, n_failed);
 	return n_failed ? 1 : 0;
