@@ -114,8 +114,6 @@ nb_index_build(NbIndex *ix, const NbView *v)
 	ix->entry_docs = nb_alloc(sizeof(double) * (v->n_entries + 1));
 	ix->class_docs = nb_alloc(sizeof(double) * C);
 	ix->token_total = nb_alloc_zero(sizeof(double) * ((uint64_t) v->n_tokens + 1));
-	ix->lookup_mark = nb_alloc_zero(sizeof(uint64_t) * ((uint64_t) v->n_tokens + 1));
-	ix->lookup_seq = 0;
 
 	s = v->labels;
 	for (uint32_t c = 0; c < C; c++)
@@ -233,7 +231,6 @@ nb_index_free(NbIndex *ix)
 	nb_free(ix->entry_docs);
 	nb_free(ix->class_docs);
 	nb_free(ix->token_total);
-	nb_free(ix->lookup_mark);
 }
 
 int64_t
@@ -263,6 +260,8 @@ nb_doc_init(NbDoc *doc, const NbIndex *ix)
 	uint32_t	F = ix->n_features + 1;
 
 	memset(doc, 0, sizeof(*doc));
+	doc->seen_mask = 63;
+	doc->seen = nb_alloc_zero(sizeof(uint64_t) * (doc->seen_mask + 1));
 	doc->present = nb_alloc_zero(sizeof(bool) * F);
 	doc->present_list = nb_alloc(sizeof(uint32_t) * F);
 	doc->occurrences = nb_alloc(sizeof(double) * F);
@@ -274,7 +273,11 @@ void
 nb_doc_free(NbDoc *doc)
 {
 	if (doc->tokens != NULL)
+	{
 		nb_free(doc->tokens);
+		nb_free(doc->seen_slot);
+	}
+	nb_free(doc->seen);
 	if (doc->scratch != NULL)
 	{
 		nb_free(doc->scratch);
@@ -290,19 +293,18 @@ nb_doc_free(NbDoc *doc)
 }
 
 void
-nb_doc_begin(NbIndex *ix, NbDoc *doc)
+nb_doc_begin(NbDoc *doc)
 {
 	for (uint32_t i = 0; i < doc->n_present; i++)
 		doc->present[doc->present_list[i]] = false;
 	doc->n_present = 0;
+	/* a small table is cleared faster whole than slot by slot */
+	if ((uint64_t) doc->n_tokens * 8 > (uint64_t) doc->seen_mask + 1)
+		memset(doc->seen, 0, sizeof(uint64_t) * ((uint64_t) doc->seen_mask + 1));
+	else
+		for (uint32_t i = 0; i < doc->n_tokens; i++)
+			doc->seen[doc->seen_slot[i]] = 0;
 	doc->n_tokens = 0;
-
-	/* a new sequence number invalidates every mark; rarely, start over */
-	if (++ix->lookup_seq == 0)
-	{
-		memset(ix->lookup_mark, 0, sizeof(uint64_t) * ix->n_tokens);
-		ix->lookup_seq = 1;
-	}
 }
 
 static void
@@ -324,6 +326,13 @@ nb_doc_add_value(NbDoc *doc, uint32_t feature, double x)
 	doc->value[feature] = x;
 }
 
+/* Where an item's probe sequence starts in the table of seen items. */
+static inline uint32_t
+seen_home(const NbDoc *doc, uint32_t item)
+{
+	return (uint32_t) ((item * UINT64_C(0x9e3779b97f4a7c15)) >> 32) & doc->seen_mask;
+}
+
 /* Room for n more tokens of the document, n lookups and n prefixed items. */
 static void
 reserve_doc(NbDoc *doc, uint32_t n)
@@ -333,9 +342,36 @@ reserve_doc(NbDoc *doc, uint32_t n)
 	if (need > doc->tokens_cap)
 	{
 		doc->tokens_cap = need > 2 * (uint64_t) doc->tokens_cap ? (uint32_t) need : 2 * doc->tokens_cap;
-		doc->tokens = doc->tokens == NULL ?
-			nb_alloc(sizeof(NbDocToken) * doc->tokens_cap) :
-			nb_realloc(doc->tokens, sizeof(NbDocToken) * doc->tokens_cap);
+		if (doc->tokens == NULL)
+		{
+			doc->tokens = nb_alloc(sizeof(NbDocToken) * doc->tokens_cap);
+			doc->seen_slot = nb_alloc(sizeof(uint32_t) * doc->tokens_cap);
+		}
+		else
+		{
+			doc->tokens = nb_realloc(doc->tokens, sizeof(NbDocToken) * doc->tokens_cap);
+			doc->seen_slot = nb_realloc(doc->seen_slot, sizeof(uint32_t) * doc->tokens_cap);
+		}
+	}
+	/* the table of seen items at most half full */
+	if (need * 2 > (uint64_t) doc->seen_mask + 1)
+	{
+		uint64_t	slots = (uint64_t) doc->seen_mask + 1;
+
+		while (need * 2 > slots)
+			slots *= 2;
+		nb_free(doc->seen);
+		doc->seen = nb_alloc_zero(sizeof(uint64_t) * slots);
+		doc->seen_mask = (uint32_t) (slots - 1);
+		for (uint32_t i = 0; i < doc->n_tokens; i++)
+		{
+			uint32_t	j = seen_home(doc, doc->tokens[i].token);
+
+			while (doc->seen[j] != 0)
+				j = (j + 1) & doc->seen_mask;
+			doc->seen[j] = ((uint64_t) doc->tokens[i].token + 1) << 32 | i;
+			doc->seen_slot[i] = j;
+		}
 	}
 	if (n > doc->scratch_cap)
 	{
@@ -381,10 +417,9 @@ prefix_items(NbDoc *doc, uint32_t feature, const NbTokenRef *tokens, uint32_t n)
 }
 
 void
-nb_doc_add_tokens(NbIndex *ix, NbDoc *doc, uint32_t feature,
+nb_doc_add_tokens(const NbIndex *ix, NbDoc *doc, uint32_t feature,
 				  const NbTokenRef *tokens, uint32_t n)
 {
-	uint64_t	seq = ix->lookup_seq;
 	int64_t    *scratch;
 	bool		categorical = ix->feature_type[feature] == NB_FEATURE_CATEGORICAL;
 
@@ -397,8 +432,9 @@ nb_doc_add_tokens(NbIndex *ix, NbDoc *doc, uint32_t feature,
 		tokens = prefix_items(doc, feature, tokens, n);
 
 	/*
-	 * Three passes with software prefetching a fixed distance ahead, so that
-	 * cache misses overlap without flooding the CPU's outstanding-miss slots.
+	 * Hash, then probe with software prefetching a fixed distance ahead, so
+	 * that cache misses overlap without flooding the CPU's outstanding-miss
+	 * slots; then add up repeats.
 	 */
 	for (uint32_t i = 0; i < n; i++)
 		scratch[i] = (int64_t) nb_hash_token(tokens[i].str, tokens[i].len);
@@ -411,14 +447,11 @@ nb_doc_add_tokens(NbIndex *ix, NbDoc *doc, uint32_t feature,
 		if (i + NB_PREFETCH_DISTANCE < n)
 			nb_strmap_prefetch(&ix->tokens, (uint64_t) scratch[i + NB_PREFETCH_DISTANCE]);
 		k = nb_strmap_find(&ix->tokens, tokens[i].str, tokens[i].len, (uint64_t) scratch[i]);
+		if (k >= 0)
+			__builtin_prefetch(&ix->token_start[k]);
 		scratch[i] = k;
 	}
-	for (uint32_t i = 0; i < n && i < NB_PREFETCH_DISTANCE; i++)
-		if (scratch[i] >= 0)
-		{
-			__builtin_prefetch(&ix->lookup_mark[scratch[i]]);
-			__builtin_prefetch(&ix->token_start[scratch[i]]);
-		}
+
 	/* in locals: stores through doc would make the compiler reload them */
 	{
 		NbDocToken *out = doc->tokens;
@@ -430,27 +463,25 @@ nb_doc_add_tokens(NbIndex *ix, NbDoc *doc, uint32_t feature,
 		for (uint32_t i = 0; i < n; i++)
 		{
 			int64_t		k = scratch[i];
-			uint64_t	mark;
+			uint64_t	key;
+			uint32_t	j;
 
-			if (i + NB_PREFETCH_DISTANCE < n && scratch[i + NB_PREFETCH_DISTANCE] >= 0)
-			{
-				int64_t		ahead = scratch[i + NB_PREFETCH_DISTANCE];
-
-				__builtin_prefetch(&ix->lookup_mark[ahead]);
-				__builtin_prefetch(&ix->token_start[ahead]);
-			}
 			if (k < 0)
 			{
 				unknown += tokens[i].count;
 				continue;
 			}
 			occurrences += tokens[i].count;
-			mark = ix->lookup_mark[k];
-			if (mark >> 32 == seq)
-				out[(uint32_t) mark].count += tokens[i].count;
+			key = (uint64_t) (k + 1) << 32;
+			j = seen_home(doc, (uint32_t) k);
+			while (doc->seen[j] != 0 && (doc->seen[j] & ~UINT64_C(0xffffffff)) != key)
+				j = (j + 1) & doc->seen_mask;
+			if (doc->seen[j] != 0)
+				out[(uint32_t) doc->seen[j]].count += tokens[i].count;
 			else
 			{
-				ix->lookup_mark[k] = seq << 32 | used;
+				doc->seen[j] = key | used;
+				doc->seen_slot[used] = j;
 				out[used].token = (uint32_t) k;
 				out[used].feature = feature;
 				out[used].count = tokens[i].count;
@@ -587,7 +618,7 @@ build_multinomial(NbScorer *sc, const NbIndex *ix, uint32_t j, uint32_t first_it
 	{
 		LogFactor	num = smoothed(ix->entry_count[e], 1, a);
 
-		sc->entry_f[e] = num.f - la.f;
+		sc->entry[e].f = num.f - la.f;
 		sc->entry_z[e] = num.z - la.z;
 	}
 }
@@ -623,7 +654,7 @@ build_bernoulli(NbScorer *sc, const NbIndex *ix, uint32_t j, uint32_t first_item
 		nnz[c] += 1;
 		add_compensated(&sc->base_f[jc + c], &comp[c], absent.f);
 		sc->base_z[jc + c] += absent.z;
-		sc->entry_f[e] = (present.f - absent.f) - sc->dist_f[jc + c];
+		sc->entry[e].f = (present.f - absent.f) - sc->dist_f[jc + c];
 		sc->entry_z[e] = (present.z - absent.z) - sc->dist_z[jc + c];
 	}
 	for (uint32_t c = 0; c < C; c++)
@@ -659,7 +690,7 @@ build_complement(NbScorer *sc, const NbIndex *ix, uint32_t j, uint32_t first_ite
 		{
 			LogFactor	comp = smoothed(ix->token_total[k] - ix->entry_count[e], 1, a);
 
-			sc->entry_f[e] = none.f - comp.f;
+			sc->entry[e].f = none.f - comp.f;
 			sc->entry_z[e] = none.z - comp.z;
 		}
 	}
@@ -775,7 +806,9 @@ nb_scorer_build(NbScorer *sc, const NbIndex *ix, const NbOptions *o)
 	sc->var = nb_alloc_zero(sizeof(double) * FC);
 	sc->per_occurrence = nb_alloc_zero(sizeof(bool) * (F + 1));
 	sc->usable = nb_alloc_zero(sizeof(bool) * (F + 1));
-	sc->entry_f = nb_alloc_zero(sizeof(double) * (E + 1));
+	sc->entry = nb_alloc_zero(sizeof(NbScoredEntry) * (E + 1));
+	for (uint64_t e = 0; e < E; e++)
+		sc->entry[e].cls = ix->entry_class[e];
 	sc->entry_z = nb_alloc_zero(sizeof(double) * (E + 1));
 	sc->f = nb_alloc(sizeof(double) * C);
 	sc->fc = nb_alloc(sizeof(double) * C);
@@ -816,6 +849,9 @@ nb_scorer_build(NbScorer *sc, const NbIndex *ix, const NbOptions *o)
 		first_item += ix->feature_items[j];
 	}
 	sc->any_entry_z = any_nonzero(sc->entry_z, E);
+	for (uint32_t j = 0; j < F; j++)
+		if (!sc->per_occurrence[j])
+			sc->any_per_document = true;
 }
 
 void
@@ -833,7 +869,7 @@ nb_scorer_free(NbScorer *sc)
 	nb_free(sc->var);
 	nb_free(sc->per_occurrence);
 	nb_free(sc->usable);
-	nb_free(sc->entry_f);
+	nb_free(sc->entry);
 	nb_free(sc->entry_z);
 	nb_free(sc->f);
 	nb_free(sc->fc);
@@ -935,8 +971,7 @@ nb_scorer_score(NbScorer *sc, const NbDoc *doc, double *log_post)
 	{
 		uint64_t	e = ix->token_start[doc->tokens[i].token];
 
-		__builtin_prefetch(&ix->entry_class[e]);
-		__builtin_prefetch(&sc->entry_f[e]);
+		__builtin_prefetch(&sc->entry[e]);
 	}
 	for (uint32_t c = 0; c < C; c++)
 	{
@@ -950,14 +985,14 @@ nb_scorer_score(NbScorer *sc, const NbDoc *doc, double *log_post)
 	for (uint32_t i = 0; i < doc->n_tokens; i++)
 	{
 		const NbDocToken *t = &doc->tokens[i];
-		double		mult = sc->per_occurrence[t->feature] ? t->count : 1.0;
+		double		mult = sc->any_per_document && !sc->per_occurrence[t->feature] ? 1.0 : t->count;
 		uint64_t	end = ix->token_start[t->token + 1];
 
 		for (uint64_t e = ix->token_start[t->token]; e < end; e++)
 		{
-			uint32_t	c = ix->entry_class[e];
+			uint32_t	c = sc->entry[e].cls;
 
-			add_compensated(&sc->f[c], &sc->fc[c], mult * sc->entry_f[e]);
+			add_compensated(&sc->f[c], &sc->fc[c], mult * sc->entry[e].f);
 		}
 		if (sc->any_entry_z)
 			for (uint64_t e = ix->token_start[t->token]; e < end; e++)

@@ -80,9 +80,6 @@ typedef struct NbIndex
 	double	   *class_docs;
 	double	   *token_total;	/* F_j: count summed over classes */
 	double		total_docs;
-	/* lookup scratch: per item, lookup_seq << 32 | position in the document */
-	uint64_t   *lookup_mark;
-	uint32_t	lookup_seq;
 } NbIndex;
 
 /* A known item of a document and how often it occurs. */
@@ -107,6 +104,15 @@ typedef struct NbDoc
 	NbTokenRef *prefixed;		/* items of features other than the bag "" */
 	char	   *prefix_buf;
 	size_t		prefix_buf_cap;
+	/*
+	 * The document's items so far, to add up repeats: an open-addressing
+	 * table of (item + 1) << 32 | position in tokens, small enough to stay
+	 * in the CPU's first-level cache, and the slot of each token (to clear
+	 * them).
+	 */
+	uint64_t   *seen;
+	uint32_t	seen_mask;
+	uint32_t   *seen_slot;
 	/* per feature */
 	bool	   *present;
 	uint32_t   *present_list;
@@ -115,6 +121,12 @@ typedef struct NbDoc
 	double	   *distinct;		/* distinct known items */
 	double	   *value;			/* Gaussian value; boolean 0 or 1 */
 } NbDoc;
+
+typedef struct NbScoredEntry
+{
+	uint32_t	cls;
+	double		f;
+} NbScoredEntry;
 
 typedef struct NbScorer
 {
@@ -134,13 +146,16 @@ typedef struct NbScorer
 	double	   *dist_f, *dist_z;
 	double	   *mean, *var;
 	bool	   *per_occurrence; /* per feature: entries count per occurrence */
+	bool		any_per_document;	/* some per_occurrence is false */
 	bool	   *usable;			/* per feature: Gaussian statistics exist */
 	/*
 	 * Per entry: the difference between the item's term for this class and
 	 * its term for a class it never occurred in.  Terms that are the same for
-	 * every class are left out: they cancel in the posterior.
+	 * every class are left out: they cancel in the posterior.  The class is
+	 * beside f so that scoring an item reads one cache line.
 	 */
-	double	   *entry_f, *entry_z;
+	NbScoredEntry *entry;
+	double	   *entry_z;
 	bool		any_entry_z;	/* some entry_z is not 0 (only possible with alpha = 0) */
 	/* scratch for one document: score, its rounding compensation, zero factors */
 	double	   *f, *fc, *z;
@@ -163,14 +178,14 @@ void		nb_doc_init(NbDoc *doc, const NbIndex *index);
 void		nb_doc_free(NbDoc *doc);
 
 /* Start a new document: every feature missing. */
-void		nb_doc_begin(NbIndex *index, NbDoc *doc);
+void		nb_doc_begin(NbDoc *doc);
 
 /*
  * Add the tokens of a bag feature, or the value of a categorical one (n =
  * 1), to the document; unknown tokens are skipped (an unknown categorical
  * value still counts, see nb_scorer.c).  Lookups are prefetched as a batch.
  */
-void		nb_doc_add_tokens(NbIndex *index, NbDoc *doc, uint32_t feature,
+void		nb_doc_add_tokens(const NbIndex *index, NbDoc *doc, uint32_t feature,
 							  const NbTokenRef *tokens, uint32_t n);
 
 /* Add the value of a Gaussian feature, or of a boolean one as 0 or 1. */

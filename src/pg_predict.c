@@ -384,7 +384,7 @@ score_row(FunctionCallInfo fcinfo, FeatureKind kind, PreparedModel **pm_out)
 	pm = prepare_model(cache, PG_GETARG_DATUM(0));
 	prepare_scorer(pm, PG_ARGISNULL(2) ? NULL : PG_GETARG_JSONB_P(2));
 
-	nb_doc_begin(&pm->index, &pm->doc);
+	nb_doc_begin(&pm->doc);
 	switch (kind)
 	{
 		case FEATURES_ARRAY:

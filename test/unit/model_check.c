@@ -688,7 +688,7 @@ nbt_index_item(NbIndex *ix, uint32_t feature, const char *str, uint32_t len)
 	ref.len = len;
 	ref.count = 1;
 	nb_doc_init(&doc, ix);
-	nb_doc_begin(ix, &doc);
+	nb_doc_begin(&doc);
 	nb_doc_add_tokens(ix, &doc, feature, &ref, 1);
 	if (doc.n_tokens == 0)
 		r = -1;
@@ -703,7 +703,7 @@ nbt_index_item(NbIndex *ix, uint32_t feature, const char *str, uint32_t len)
 void
 nbt_doc_fill(NbIndex *ix, NbDoc *doc, const NbtDoc *d)
 {
-	nb_doc_begin(ix, doc);
+	nb_doc_begin(doc);
 	for (uint32_t j = 0; j < d->n_features; j++)
 	{
 		uint32_t	n = d->first[j + 1] - d->first[j];
@@ -966,10 +966,12 @@ check_index(const NbView *v, const RefModel *m, NbIndex *ix, char *err, size_t e
 			unnamed = j;
 		if (m->type[j] != NB_FEATURE_BAG)
 			only_bags = false;
+		/* sums of doubles: equal to the exact sums up to rounding, in whatever order */
 		for (uint32_t c = 0; c < v->n_classes; c++)
-			if (ix->feature_tokens[(size_t) j * v->n_classes + c] != (double) m->Tc[(size_t) j * v->n_classes + c])
+			if (fabsl(ix->feature_tokens[(size_t) j * v->n_classes + c] - m->Tc[(size_t) j * v->n_classes + c]) >
+				1e-12L * fabsl(m->Tc[(size_t) j * v->n_classes + c]))
 				FAILF("index feature_tokens of feature %u class %u", j, c);
-		if (ix->feature_total[j] != (double) m->Tf[j] && isfinite(ix->feature_total[j]))
+		if (fabsl(ix->feature_total[j] - m->Tf[j]) > 1e-12L * fabsl(m->Tf[j]) && isfinite(ix->feature_total[j]))
 			FAILF("index feature_total of feature %u: %.17g, expected %.17Lg", j, ix->feature_total[j], m->Tf[j]);
 		s += len;
 	}
@@ -1003,7 +1005,7 @@ check_index(const NbView *v, const RefModel *m, NbIndex *ix, char *err, size_t e
 			refs[i].str = item_str(m, k, &refs[i].len);
 			refs[i].count = 1;
 		}
-		nb_doc_begin(ix, &doc);
+		nb_doc_begin(&doc);
 		nb_doc_add_tokens(ix, &doc, j, refs, n);
 		if (doc.n_tokens != n)
 			FAILF("feature %u: %u of its %u items found", j, doc.n_tokens, n);
@@ -1020,7 +1022,7 @@ check_index(const NbView *v, const RefModel *m, NbIndex *ix, char *err, size_t e
 		for (uint32_t j2 = 0; j2 < v->n_features; j2++)
 			if (j2 != j && (m->type[j2] == NB_FEATURE_BAG || m->type[j2] == NB_FEATURE_CATEGORICAL))
 			{
-				nb_doc_begin(ix, &doc);
+				nb_doc_begin(&doc);
 				nb_doc_add_tokens(ix, &doc, j2, refs, n);
 				for (uint32_t i = 0; i < doc.n_tokens; i++)
 					if (doc.tokens[i].token < m->first[j2] || doc.tokens[i].token >= m->first[j2 + 1])

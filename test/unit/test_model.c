@@ -256,7 +256,7 @@ make_doc(NbIndex *ix, const char *const *tokens, NbDoc *doc)
 		refs[n].count = 1;
 		n++;
 	}
-	nb_doc_begin(ix, doc);
+	nb_doc_begin(doc);
 	if (ix->unnamed_bag < 0)
 		abort();
 	nb_doc_add_tokens(ix, doc, (uint32_t) ix->unnamed_bag, refs, n);
@@ -1934,7 +1934,7 @@ test_index_lookup(void)
 	NbDoc		doc;
 	char		why[200];
 	static const char *const words[] = {"zz", "d", "a", "", "d", "aa", "b"};
-	NbTokenRef	refs[200];
+	NbTokenRef	refs[7 + 29 * 7];
 	uint32_t	bag;
 
 	CHECK(open_view(&v, buf, size, why, sizeof(why)), "rejected: %s", why);
@@ -1948,15 +1948,20 @@ test_index_lookup(void)
 		refs[i].len = (uint32_t) strlen(words[i]);
 		refs[i].count = i + 1;
 	}
+	/* round 2 adds the same words 29 more times in a second batch: the table of seen items grows mid-document */
+	for (int i = 7; i < 7 + 29 * 7; i++)
+		refs[i] = refs[i % 7];
 	for (int round = 0; round < 3; round++)
 	{
-		if (round == 2)
-			ix.lookup_seq = UINT32_MAX; /* the next document wraps around */
-		nb_doc_begin(&ix, &doc);
+		double		times = round == 2 ? 30 : 1;
+
+		nb_doc_begin(&doc);
 		nb_doc_add_tokens(&ix, &doc, bag, refs, 7);
-		if (doc.n_tokens != 3 || doc.tokens[0].token != 3 || doc.tokens[0].count != 7 ||
-			doc.tokens[1].token != 0 || doc.tokens[1].count != 3 || doc.tokens[2].token != 1 ||
-			doc.tokens[2].count != 7 || doc.occurrences[bag] != 17 || doc.distinct[bag] != 3)
+		if (round == 2)
+			nb_doc_add_tokens(&ix, &doc, bag, refs + 7, 29 * 7);
+		if (doc.n_tokens != 3 || doc.tokens[0].token != 3 || doc.tokens[0].count != 7 * times ||
+			doc.tokens[1].token != 0 || doc.tokens[1].count != 3 * times || doc.tokens[2].token != 1 ||
+			doc.tokens[2].count != 7 * times || doc.occurrences[bag] != 17 * times || doc.distinct[bag] != 3)
 		{
 			nb_doc_free(&doc);
 			nb_index_free(&ix);
@@ -1966,11 +1971,11 @@ test_index_lookup(void)
 				  doc.tokens[1].count, doc.tokens[2].token, doc.tokens[2].count);
 		}
 	}
-	nb_doc_begin(&ix, &doc);
+	nb_doc_begin(&doc);
 	CHECK(doc.n_present == 0 && doc.n_tokens == 0, "nb_doc_begin does not empty the document");
 	nb_doc_add_tokens(&ix, &doc, bag, refs, 0);
 	CHECK(doc.n_tokens == 0 && doc.n_present == 1 && doc.present[bag], "empty bag not present");
-	nb_doc_begin(&ix, &doc);
+	nb_doc_begin(&doc);
 	nb_doc_add_tokens(&ix, &doc, bag, refs, 1);
 	CHECK(doc.n_tokens == 0 && doc.occurrences[bag] == 0, "unknown token found");
 	/* 200 occurrences of the 4 tokens, in three batches */
@@ -1980,7 +1985,7 @@ test_index_lookup(void)
 		refs[i].len = 1;
 		refs[i].count = 1;
 	}
-	nb_doc_begin(&ix, &doc);
+	nb_doc_begin(&doc);
 	nb_doc_add_tokens(&ix, &doc, bag, refs, 3);
 	nb_doc_add_tokens(&ix, &doc, bag, refs + 3, 100);
 	nb_doc_add_tokens(&ix, &doc, bag, refs + 103, 97);
@@ -3040,7 +3045,7 @@ score_mix(const MixRow *rows, int nrows, bool with_y, double alpha, double var_s
 	nb_index_build(&ix, &v);
 	nb_scorer_build(&sc, &ix, &o);
 	nb_doc_init(&doc, &ix);
-	nb_doc_begin(&ix, &doc);
+	nb_doc_begin(&doc);
 	if (d.color != NULL)
 	{
 		NbTokenRef	ref = {d.color, (uint32_t) strlen(d.color), 1};
