@@ -207,6 +207,13 @@ SELECT nb_info(nb_train(label, tokens)) -> 'format_version' AS text_only FROM (V
 SELECT nb_info(nb_merge(nb_train(label, tokens), (SELECT m FROM mx_model))) -> 'features' AS merged
 FROM (VALUES ('yes', '{x}'::text[])) t(label, tokens);
 
+-- many classes (the class table grows while rows are added) with long values
+SELECT nb_info(nb_train('c' || (i % 40), jsonb_build_object('a', 'v' || (i % 3), 'z', repeat('x', 20000) || (i % 2))))
+       - 'bytes' AS info
+FROM generate_series(1, 400) i;
+SELECT nb_info(nb_train('c' || (i % 40), array_fill(i::float8, ARRAY[5000]))) -> 'classes' AS classes
+FROM generate_series(1, 400) i;
+
 -- binary COPY round trip
 COPY mx_model TO '/tmp/nbc_regress_mixed.bin' WITH (FORMAT binary);
 CREATE TABLE mx_copy (m nb_model);

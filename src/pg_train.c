@@ -65,11 +65,15 @@ row_weight(FunctionCallInfo fcinfo, double *weight)
 	return !PG_ARGISNULL(1) && !PG_ARGISNULL(2) && *weight > 0;
 }
 
+/* Start the row's document; a new class is allocated in the state's context. */
 static void
 begin_doc(NbExpandedModel *em, text *label, double weight)
 {
+	MemoryContext old = MemoryContextSwitchTo(em->hdr.eoh_context);
+
 	nb_trainer_begin_doc(em->trainer, VARDATA_ANY(label),
 						 VARSIZE_ANY_EXHDR(label), weight);
+	MemoryContextSwitchTo(old);
 }
 
 /* Room for n token references, kept with the state (in its context) across rows. */
@@ -166,6 +170,10 @@ train_reserve(void *arg, uint32 n)
 	return reserve_refs((NbExpandedModel *) arg, n);
 }
 
+/*
+ * The feature for a key, created if new; the caller is in the state's
+ * memory context, where the state's allocations belong.
+ */
 static uint32
 train_feature(NbExpandedModel *em, const char *key, uint32 key_len, NbFeatureType type)
 {
@@ -181,35 +189,43 @@ static void
 train_bag(void *arg, const char *key, uint32 key_len, const NbTokenRef *tokens, uint32 n)
 {
 	NbExpandedModel *em = arg;
+	MemoryContext old = MemoryContextSwitchTo(em->hdr.eoh_context);
 
 	nb_trainer_add_tokens(em->trainer, train_feature(em, key, key_len, NB_FEATURE_BAG),
 						  tokens, n);
+	MemoryContextSwitchTo(old);
 }
 
 static void
 train_category(void *arg, const char *key, uint32 key_len, const char *value, uint32 len)
 {
 	NbExpandedModel *em = arg;
+	MemoryContext old = MemoryContextSwitchTo(em->hdr.eoh_context);
 
 	nb_trainer_add_category(em->trainer,
 							train_feature(em, key, key_len, NB_FEATURE_CATEGORICAL),
 							value, len);
+	MemoryContextSwitchTo(old);
 }
 
 static void
 train_real(void *arg, const char *key, uint32 key_len, double x)
 {
 	NbExpandedModel *em = arg;
+	MemoryContext old = MemoryContextSwitchTo(em->hdr.eoh_context);
 
 	nb_trainer_add_real(em->trainer, train_feature(em, key, key_len, NB_FEATURE_GAUSSIAN), x);
+	MemoryContextSwitchTo(old);
 }
 
 static void
 train_boolean(void *arg, const char *key, uint32 key_len, bool x)
 {
 	NbExpandedModel *em = arg;
+	MemoryContext old = MemoryContextSwitchTo(em->hdr.eoh_context);
 
 	nb_trainer_add_boolean(em->trainer, train_feature(em, key, key_len, NB_FEATURE_BOOLEAN), x);
+	MemoryContextSwitchTo(old);
 }
 
 /* One training row with jsonb features: every key adds to its own feature. */
@@ -221,7 +237,6 @@ nb_train_jsonb_transfn(PG_FUNCTION_ARGS)
 	double		weight;
 	text	   *label;
 	Jsonb	   *features;
-	MemoryContext old;
 	NbJsonbVisitor visitor = {NULL, train_reserve, train_bag, train_category,
 		train_real, train_boolean};
 
@@ -236,9 +251,7 @@ nb_train_jsonb_transfn(PG_FUNCTION_ARGS)
 	visitor.arg = em;
 
 	begin_doc(em, label, weight);
-	old = MemoryContextSwitchTo(em->hdr.eoh_context);
 	nb_jsonb_features(features, &visitor);
-	MemoryContextSwitchTo(old);
 	nb_expanded_check(em);
 	PG_RETURN_DATUM(EOHPGetRWDatum(&em->hdr));
 }

@@ -6,39 +6,106 @@
 # Assumes the libpq environment variables (PGHOST, PGPORT, PGUSER, PGPASSWORD,
 # PGDATABASE) point at a database where it may create tables, with nbc
 # installed (make install); it runs CREATE EXTENSION IF NOT EXISTS nbc.
-# Loads SpamAssassin (test/data/load_spamassassin.py, which runs
-# test/data/fetch_data.sh if the corpus is not cached yet) and Reuters Grain
-# (test/data/load_reuters.py, from Debian's weka package), then runs
-# test/parity/parity.py: one "ok - ..." / "not ok - ..." line per check and a
-# closing "N passed, N failed"; exit status 1 if anything failed.
+# Two suites, each printing one "ok - ..." / "not ok - ..." line per check:
+#   parity.py  token bags: loads SpamAssassin (test/data/load_spamassassin.py,
+#              which runs test/data/fetch_data.sh if the corpus is not cached
+#              yet) and Reuters Grain (test/data/load_reuters.py, from
+#              Debian's weka package);
+#   mixed.py   jsonb and float8[] features (categorical, Gaussian, boolean,
+#              missing values): loads test/data/load_mixed.py (scikit-learn's
+#              bundled iris, wine, breast_cancer, digits; Weka's weather,
+#              vote, soybean, credit-g; Debian's dataset-fashion-mnist).
+# Each suite's own closing count becomes a "# ..." comment; the output closes
+# with one "N passed, N failed" over both.  Exit status 1 if anything failed,
+# including a loader or a suite that exited non-zero without a failed check.
 #
-# Needs: python3-sklearn python3-pandas python3-psycopg2 weka npm (test/setup.sh
-# installs them).  NBC_PARITY_SKIP_LOAD=1 reuses already loaded tables;
-# NBC_PYTHON overrides /usr/bin/python3 (the interpreter that sees sklearn).
+# Needs: python3-sklearn python3-pandas python3-psycopg2 weka npm
+# dataset-fashion-mnist (test/setup.sh installs them).
+# NBC_PARITY_SKIP_LOAD=1 reuses already loaded tables; NBC_PARITY_SUITES
+# (default "parity mixed") runs a subset; NBC_MIXED_ARGS passes options to
+# mixed.py (e.g. "--no-fashion"); NBC_PYTHON overrides /usr/bin/python3 (the
+# interpreter that sees sklearn).
 set -uo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 data=$here/../data
 py=${NBC_PYTHON:-/usr/bin/python3}
-
-# fail STEP LOG: report a setup step that failed as one failed check
-fail() {
-	echo "not ok - $1: $(tail -n 3 "$2" | tr '\n' ' ')"
-	echo "0 passed, 1 failed"
-	exit 1
-}
+suites=${NBC_PARITY_SUITES:-parity mixed}
 
 log=$(mktemp /tmp/nbc-parity.XXXXXX)
-trap 'rm -f "$log"' EXIT
+out=$(mktemp /tmp/nbc-parity-out.XXXXXX)
+trap 'rm -f "$log" "$out"' EXIT
 
-psql -X -q -v ON_ERROR_STOP=1 -c 'SET client_min_messages = warning' \
-	-c 'CREATE EXTENSION IF NOT EXISTS nbc' >"$log" 2>&1 || fail "CREATE EXTENSION nbc" "$log"
+# say LINE: print LINE and keep it for the closing count
+say() {
+	echo "$1" | tee -a "$out"
+}
 
-if [ "${NBC_PARITY_SKIP_LOAD:-0}" != 1 ]; then
-	for loader in load_spamassassin.py load_reuters.py; do
-		"$py" "$data/$loader" >"$log" 2>&1 || fail "test/data/$loader" "$log"
+# finish: the closing count over every check line printed so far
+finish() {
+	local ok bad
+	ok=$(grep -cE '^ok([[:space:]]|$)' "$out" || true)
+	bad=$(grep -cE '^not ok([[:space:]]|$)' "$out" || true)
+	echo "$ok passed, $bad failed"
+	[ "$bad" -eq 0 ]
+	exit
+}
+
+# load LOADER [ARGS...]: run a loader; on failure report it as one failed check
+load() {
+	local loader=$1
+	shift
+	if "$py" "$data/$loader" "$@" >"$log" 2>&1; then
 		sed 's/^/# /' "$log"
-	done
+		return 0
+	fi
+	say "not ok - test/data/$loader: $(tail -n 3 "$log" | tr '\n' ' ')"
+	return 1
+}
+
+# run_suite SCRIPT [ARGS...]: run a suite, its closing count turned into a comment
+run_suite() {
+	local script=$1 rc before
+	shift
+	before=$(wc -l <"$out")
+	"$py" "$here/$script" "$@" 2>&1 |
+		sed -u -E "s/^([0-9]+ passed, [0-9]+ failed.*)$/# $script: \1/" | tee -a "$out"
+	rc=${PIPESTATUS[0]}
+	if [ "$rc" -ne 0 ] && ! tail -n +$((before + 1)) "$out" | grep -qE '^not ok([[:space:]]|$)'; then
+		say "not ok - $script exited with status $rc"
+	fi
+}
+
+if ! psql -X -q -v ON_ERROR_STOP=1 -c 'SET client_min_messages = warning' \
+	-c 'CREATE EXTENSION IF NOT EXISTS nbc' >"$log" 2>&1; then
+	say "not ok - CREATE EXTENSION nbc: $(tail -n 3 "$log" | tr '\n' ' ')"
+	finish
 fi
 
-exec "$py" "$here/parity.py" "$@"
+for suite in $suites; do
+	case $suite in
+	parity)
+		loaded=0
+		if [ "${NBC_PARITY_SKIP_LOAD:-0}" = 1 ] ||
+			{ load load_spamassassin.py && load load_reuters.py; }; then
+			loaded=1
+		fi
+		[ "$loaded" = 1 ] && run_suite parity.py "$@"
+		;;
+	mixed)
+		mixed_args=()
+		read -r -a mixed_args <<<"${NBC_MIXED_ARGS:-}"
+		loader_args=()
+		for a in "${mixed_args[@]}"; do
+			[ "$a" = --no-fashion ] && loader_args+=(--no-fashion)
+		done
+		if [ "${NBC_PARITY_SKIP_LOAD:-0}" = 1 ] || load load_mixed.py "${loader_args[@]}"; then
+			run_suite mixed.py "${mixed_args[@]}"
+		fi
+		;;
+	*)
+		say "not ok - NBC_PARITY_SUITES: unknown suite '$suite' (parity, mixed)"
+		;;
+	esac
+done
+finish
