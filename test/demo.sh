@@ -3,8 +3,10 @@
 # Runs test/setup.sh (packages, data, build, install), then, in a throwaway
 # PostgreSQL 15 cluster (pg_virtualenv): CREATE EXTENSION nbc, loads the
 # SpamAssassin corpus into table spamassassin (test/data/load_spamassassin.py)
-# and runs test/demo.sql with psql, echoing every query.  A spam filter is
-# trained and evaluated in SQL.  Exits non-zero if any step fails.
+# and runs test/demo.sql with psql, echoing every query: a spam filter is
+# trained and evaluated in SQL.  Then loads test/data/load_mixed.py's tables
+# and runs test/demo_mixed.sql: mixed jsonb features (Weka's credit-g) and
+# dense float8[] features (Fashion-MNIST).  Exits non-zero if any step fails.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -27,3 +29,10 @@ echo "== loading the SpamAssassin corpus"
 
 echo
 "${psql[@]}" --echo-queries -f test/demo.sql
+
+echo
+echo "== loading scikit-learn's, Weka's and Fashion-MNIST's data sets"
+/usr/bin/python3 test/data/load_mixed.py
+
+echo
+"${psql[@]}" --echo-queries -f test/demo_mixed.sql
