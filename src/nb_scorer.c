@@ -260,8 +260,7 @@ nb_doc_init(NbDoc *doc, const NbIndex *ix)
 	uint32_t	F = ix->n_features + 1;
 
 	memset(doc, 0, sizeof(*doc));
-	doc->seen_mask = 63;
-	doc->seen = nb_alloc_zero(sizeof(uint64_t) * (doc->seen_mask + 1));
+	nb_itemset_init(&doc->items);
 	doc->present = nb_alloc_zero(sizeof(bool) * F);
 	doc->present_list = nb_alloc(sizeof(uint32_t) * F);
 	doc->occurrences = nb_alloc(sizeof(double) * F);
@@ -273,11 +272,8 @@ void
 nb_doc_free(NbDoc *doc)
 {
 	if (doc->tokens != NULL)
-	{
 		nb_free(doc->tokens);
-		nb_free(doc->seen_slot);
-	}
-	nb_free(doc->seen);
+	nb_itemset_free(&doc->items);
 	if (doc->scratch != NULL)
 	{
 		nb_free(doc->scratch);
@@ -298,12 +294,7 @@ nb_doc_begin(NbDoc *doc)
 	for (uint32_t i = 0; i < doc->n_present; i++)
 		doc->present[doc->present_list[i]] = false;
 	doc->n_present = 0;
-	/* a small table is cleared faster whole than slot by slot */
-	if ((uint64_t) doc->n_tokens * 8 > (uint64_t) doc->seen_mask + 1)
-		memset(doc->seen, 0, sizeof(uint64_t) * ((uint64_t) doc->seen_mask + 1));
-	else
-		for (uint32_t i = 0; i < doc->n_tokens; i++)
-			doc->seen[doc->seen_slot[i]] = 0;
+	nb_itemset_clear(&doc->items);
 	doc->n_tokens = 0;
 }
 
@@ -326,13 +317,6 @@ nb_doc_add_value(NbDoc *doc, uint32_t feature, double x)
 	doc->value[feature] = x;
 }
 
-/* Where an item's probe sequence starts in the table of seen items. */
-static inline uint32_t
-seen_home(const NbDoc *doc, uint32_t item)
-{
-	return (uint32_t) ((item * UINT64_C(0x9e3779b97f4a7c15)) >> 32) & doc->seen_mask;
-}
-
 /* Room for n more tokens of the document, n lookups and n prefixed items. */
 static void
 reserve_doc(NbDoc *doc, uint32_t n)
@@ -342,37 +326,11 @@ reserve_doc(NbDoc *doc, uint32_t n)
 	if (need > doc->tokens_cap)
 	{
 		doc->tokens_cap = need > 2 * (uint64_t) doc->tokens_cap ? (uint32_t) need : 2 * doc->tokens_cap;
-		if (doc->tokens == NULL)
-		{
-			doc->tokens = nb_alloc(sizeof(NbDocToken) * doc->tokens_cap);
-			doc->seen_slot = nb_alloc(sizeof(uint32_t) * doc->tokens_cap);
-		}
-		else
-		{
-			doc->tokens = nb_realloc(doc->tokens, sizeof(NbDocToken) * doc->tokens_cap);
-			doc->seen_slot = nb_realloc(doc->seen_slot, sizeof(uint32_t) * doc->tokens_cap);
-		}
+		doc->tokens = doc->tokens == NULL ?
+			nb_alloc(sizeof(NbDocToken) * doc->tokens_cap) :
+			nb_realloc(doc->tokens, sizeof(NbDocToken) * doc->tokens_cap);
 	}
-	/* the table of seen items at most half full */
-	if (need * 2 > (uint64_t) doc->seen_mask + 1)
-	{
-		uint64_t	slots = (uint64_t) doc->seen_mask + 1;
-
-		while (need * 2 > slots)
-			slots *= 2;
-		nb_free(doc->seen);
-		doc->seen = nb_alloc_zero(sizeof(uint64_t) * slots);
-		doc->seen_mask = (uint32_t) (slots - 1);
-		for (uint32_t i = 0; i < doc->n_tokens; i++)
-		{
-			uint32_t	j = seen_home(doc, doc->tokens[i].token);
-
-			while (doc->seen[j] != 0)
-				j = (j + 1) & doc->seen_mask;
-			doc->seen[j] = ((uint64_t) doc->tokens[i].token + 1) << 32 | i;
-			doc->seen_slot[i] = j;
-		}
-	}
+	nb_itemset_reserve(&doc->items, n);
 	if (n > doc->scratch_cap)
 	{
 		if (doc->scratch != NULL)
@@ -463,8 +421,7 @@ nb_doc_add_tokens(const NbIndex *ix, NbDoc *doc, uint32_t feature,
 		for (uint32_t i = 0; i < n; i++)
 		{
 			int64_t		k = scratch[i];
-			uint64_t	key;
-			uint32_t	j;
+			uint32_t	pos = used;
 
 			if (k < 0)
 			{
@@ -472,16 +429,10 @@ nb_doc_add_tokens(const NbIndex *ix, NbDoc *doc, uint32_t feature,
 				continue;
 			}
 			occurrences += tokens[i].count;
-			key = (uint64_t) (k + 1) << 32;
-			j = seen_home(doc, (uint32_t) k);
-			while (doc->seen[j] != 0 && (doc->seen[j] & ~UINT64_C(0xffffffff)) != key)
-				j = (j + 1) & doc->seen_mask;
-			if (doc->seen[j] != 0)
-				out[(uint32_t) doc->seen[j]].count += tokens[i].count;
+			if (!nb_itemset_add(&doc->items, (uint32_t) k, &pos))
+				out[pos].count += tokens[i].count;
 			else
 			{
-				doc->seen[j] = key | used;
-				doc->seen_slot[used] = j;
 				out[used].token = (uint32_t) k;
 				out[used].feature = feature;
 				out[used].count = tokens[i].count;

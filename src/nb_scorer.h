@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "nb_format.h"
+#include "nb_itemset.h"
 #include "nb_strmap.h"
 #include "nb_trainer.h"
 
@@ -104,15 +105,7 @@ typedef struct NbDoc
 	NbTokenRef *prefixed;		/* items of features other than the bag "" */
 	char	   *prefix_buf;
 	size_t		prefix_buf_cap;
-	/*
-	 * The document's items so far, to add up repeats: an open-addressing
-	 * table of (item + 1) << 32 | position in tokens, small enough to stay
-	 * in the CPU's first-level cache, and the slot of each token (to clear
-	 * them).
-	 */
-	uint64_t   *seen;
-	uint32_t	seen_mask;
-	uint32_t   *seen_slot;
+	NbItemSet	items;			/* item -> position in tokens, to add up repeats */
 	/* per feature */
 	bool	   *present;
 	uint32_t   *present_list;

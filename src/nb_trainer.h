@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "nb_format.h"
+#include "nb_itemset.h"
 #include "nb_strmap.h"
 
 typedef struct NbPairSlot
@@ -20,7 +21,6 @@ typedef struct NbPairSlot
 	uint64_t	key;			/* token id << 32 | class id; NB_EMPTY_KEY if free */
 	double		count;			/* weighted occurrences */
 	double		docs;			/* weighted documents containing the token */
-	uint64_t	last_doc;		/* document sequence number that last touched it */
 } NbPairSlot;
 
 /* A token of a document: bytes, length and how many times it occurs. */
@@ -79,10 +79,12 @@ typedef struct NbTrainer
 	uint32_t	doc_class;
 	double		doc_weight;
 	bool		overflow;		/* some sum stopped being finite */
-	/* scratch for one document's tokens */
+	/* scratch for one batch of tokens */
 	uint64_t   *scratch_hash;
 	uint32_t   *scratch_id;
 	uint32_t	scratch_cap;
+	/* the current document's items, each counted once in the document frequency */
+	NbItemSet	doc_items;
 	/* scratch for prefixed items */
 	NbTokenRef *prefixed;
 	uint32_t	prefixed_cap;
