@@ -82,8 +82,7 @@ nb_index_build(NbIndex *ix, const NbView *v)
 	uint64_t	FC = (uint64_t) F * C;
 	const char *s;
 	const char *name;
-	char	   *key = NULL;
-	size_t		key_cap = 0;
+	NbItemKeys	keys = {0};
 	uint64_t	e = 0;
 	uint32_t	k = 0;
 
@@ -156,26 +155,12 @@ nb_index_build(NbIndex *ix, const NbView *v)
 		{
 			uint32_t	len = nb_read_u32(v->token_len, k);
 			uint32_t	n = nb_read_u32(v->token_entries, k);
-			const char *item = s;
-			uint32_t	item_len = len;
+			NbTokenRef	ref = {s, len, 1.0};
+			const NbTokenRef *item = prefixed ? nb_item_keys(&keys, j, &ref, 1) : &ref;
 
-			if (prefixed)
-			{
-				if (NB_ITEM_PREFIX + (size_t) len > key_cap)
-				{
-					if (key != NULL)
-						nb_free(key);
-					key_cap = 2 * (NB_ITEM_PREFIX + (size_t) len);
-					key = nb_alloc(key_cap);
-				}
-				key[0] = '\0';
-				nb_write_u32((unsigned char *) key + 1, 0, j);
-				memcpy(key + NB_ITEM_PREFIX, s, len);
-				item = key;
-				item_len = NB_ITEM_PREFIX + len;
-			}
 			/* items are unique, so ids come out as 0, 1, 2, ... */
-			nb_strmap_intern(&ix->tokens, item, item_len, nb_hash_token(item, item_len));
+			nb_strmap_intern(&ix->tokens, item->str, item->len,
+							 nb_hash_token(item->str, item->len));
 			ix->token_start[k] = e;
 			for (uint32_t i = 0; i < n; i++, e++)
 			{
@@ -195,8 +180,7 @@ nb_index_build(NbIndex *ix, const NbView *v)
 		name += name_len;
 	}
 	ix->token_start[v->n_tokens] = e;
-	if (key != NULL)
-		nb_free(key);
+	nb_item_keys_free(&keys);
 
 	for (uint32_t i = 0; i < v->vector_len; i++)
 	{
@@ -275,12 +259,8 @@ nb_doc_free(NbDoc *doc)
 		nb_free(doc->tokens);
 	nb_itemset_free(&doc->items);
 	if (doc->scratch != NULL)
-	{
 		nb_free(doc->scratch);
-		nb_free(doc->prefixed);
-	}
-	if (doc->prefix_buf != NULL)
-		nb_free(doc->prefix_buf);
+	nb_item_keys_free(&doc->item_keys);
 	nb_free(doc->present);
 	nb_free(doc->present_list);
 	nb_free(doc->occurrences);
@@ -317,7 +297,7 @@ nb_doc_add_value(NbDoc *doc, uint32_t feature, double x)
 	doc->value[feature] = x;
 }
 
-/* Room for n more tokens of the document, n lookups and n prefixed items. */
+/* Room for n more tokens of the document and n lookups. */
 static void
 reserve_doc(NbDoc *doc, uint32_t n)
 {
@@ -334,44 +314,10 @@ reserve_doc(NbDoc *doc, uint32_t n)
 	if (n > doc->scratch_cap)
 	{
 		if (doc->scratch != NULL)
-		{
 			nb_free(doc->scratch);
-			nb_free(doc->prefixed);
-		}
 		doc->scratch_cap = n > 2 * doc->scratch_cap ? n : 2 * doc->scratch_cap;
 		doc->scratch = nb_alloc(sizeof(int64_t) * doc->scratch_cap);
-		doc->prefixed = nb_alloc(sizeof(NbTokenRef) * doc->scratch_cap);
 	}
-}
-
-/* The item keys of a feature other than the bag "" (see NB_ITEM_PREFIX). */
-static const NbTokenRef *
-prefix_items(NbDoc *doc, uint32_t feature, const NbTokenRef *tokens, uint32_t n)
-{
-	size_t		bytes = 0;
-	char	   *p;
-
-	for (uint32_t i = 0; i < n; i++)
-		bytes += NB_ITEM_PREFIX + tokens[i].len;
-	if (bytes > doc->prefix_buf_cap)
-	{
-		if (doc->prefix_buf != NULL)
-			nb_free(doc->prefix_buf);
-		doc->prefix_buf_cap = bytes > 2 * doc->prefix_buf_cap ? bytes : 2 * doc->prefix_buf_cap;
-		doc->prefix_buf = nb_alloc(doc->prefix_buf_cap);
-	}
-	p = doc->prefix_buf;
-	for (uint32_t i = 0; i < n; i++)
-	{
-		p[0] = '\0';
-		nb_write_u32((unsigned char *) p + 1, 0, feature);
-		memcpy(p + NB_ITEM_PREFIX, tokens[i].str, tokens[i].len);
-		doc->prefixed[i].str = p;
-		doc->prefixed[i].len = NB_ITEM_PREFIX + tokens[i].len;
-		doc->prefixed[i].count = tokens[i].count;
-		p += NB_ITEM_PREFIX + tokens[i].len;
-	}
-	return doc->prefixed;
 }
 
 void
@@ -387,7 +333,7 @@ nb_doc_add_tokens(const NbIndex *ix, NbDoc *doc, uint32_t feature,
 	reserve_doc(doc, n);
 	scratch = doc->scratch;
 	if ((int64_t) feature != ix->unnamed_bag)
-		tokens = prefix_items(doc, feature, tokens, n);
+		tokens = nb_item_keys(&doc->item_keys, feature, tokens, n);
 
 	/*
 	 * Hash, then probe with software prefetching a fixed distance ahead, so

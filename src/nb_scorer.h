@@ -102,9 +102,7 @@ typedef struct NbDoc
 	uint32_t	tokens_cap;
 	int64_t    *scratch;
 	uint32_t	scratch_cap;
-	NbTokenRef *prefixed;		/* items of features other than the bag "" */
-	char	   *prefix_buf;
-	size_t		prefix_buf_cap;
+	NbItemKeys	item_keys;		/* items of features other than the bag "" */
 	NbItemSet	items;			/* item -> position in tokens, to add up repeats */
 	/* per feature */
 	bool	   *present;

@@ -52,10 +52,7 @@ nb_trainer_destroy(NbTrainer *t)
 	if (t->position_feature != NULL)
 		nb_free(t->position_feature);
 	nb_free(t->pairs);
-	if (t->prefixed != NULL)
-		nb_free(t->prefixed);
-	if (t->prefix_buf != NULL)
-		nb_free(t->prefix_buf);
+	nb_item_keys_free(&t->item_keys);
 	nb_itemset_free(&t->doc_items);
 	if (t->scratch_hash != NULL)
 	{
@@ -323,44 +320,50 @@ add_items(NbTrainer *t, const NbTokenRef *tokens, uint32_t n)
 	}
 }
 
-/*
- * Item references of a feature other than the bag "": the values behind
- * the feature's prefix, in scratch space of the trainer.
- */
-static const NbTokenRef *
-prefixed_items(NbTrainer *t, uint32_t feature, const NbTokenRef *tokens, uint32_t n)
+const NbTokenRef *
+nb_item_keys(NbItemKeys *keys, uint32_t feature, const NbTokenRef *tokens, uint32_t n)
 {
 	size_t		bytes = 0;
 	char	   *p;
 
 	for (uint32_t i = 0; i < n; i++)
 		bytes += NB_ITEM_PREFIX + tokens[i].len;
-	if (n > t->prefixed_cap)
+	if (n > keys->refs_cap)
 	{
-		if (t->prefixed != NULL)
-			nb_free(t->prefixed);
-		t->prefixed_cap = n > 2 * t->prefixed_cap ? n : 2 * t->prefixed_cap;
-		t->prefixed = nb_alloc(sizeof(NbTokenRef) * t->prefixed_cap);
+		if (keys->refs != NULL)
+			nb_free(keys->refs);
+		keys->refs_cap = n > 2 * keys->refs_cap ? n : 2 * keys->refs_cap;
+		keys->refs = nb_alloc(sizeof(NbTokenRef) * keys->refs_cap);
 	}
-	if (bytes > t->prefix_buf_cap)
+	if (bytes > keys->bytes_cap)
 	{
-		if (t->prefix_buf != NULL)
-			nb_free(t->prefix_buf);
-		t->prefix_buf_cap = bytes > 2 * t->prefix_buf_cap ? bytes : 2 * t->prefix_buf_cap;
-		t->prefix_buf = nb_alloc(t->prefix_buf_cap);
+		if (keys->bytes != NULL)
+			nb_free(keys->bytes);
+		keys->bytes_cap = bytes > 2 * keys->bytes_cap ? bytes : 2 * keys->bytes_cap;
+		keys->bytes = nb_alloc(keys->bytes_cap);
 	}
-	p = t->prefix_buf;
+	p = keys->bytes;
 	for (uint32_t i = 0; i < n; i++)
 	{
 		p[0] = '\0';
 		nb_write_u32((unsigned char *) p + 1, 0, feature);
 		memcpy(p + NB_ITEM_PREFIX, tokens[i].str, tokens[i].len);
-		t->prefixed[i].str = p;
-		t->prefixed[i].len = NB_ITEM_PREFIX + tokens[i].len;
-		t->prefixed[i].count = tokens[i].count;
+		keys->refs[i].str = p;
+		keys->refs[i].len = NB_ITEM_PREFIX + tokens[i].len;
+		keys->refs[i].count = tokens[i].count;
 		p += NB_ITEM_PREFIX + tokens[i].len;
 	}
-	return t->prefixed;
+	return keys->refs;
+}
+
+void
+nb_item_keys_free(NbItemKeys *keys)
+{
+	if (keys->refs != NULL)
+		nb_free(keys->refs);
+	if (keys->bytes != NULL)
+		nb_free(keys->bytes);
+	memset(keys, 0, sizeof(*keys));
 }
 
 void
@@ -370,7 +373,7 @@ nb_trainer_add_tokens(NbTrainer *t, uint32_t feature, const NbTokenRef *tokens, 
 	if (n == 0)
 		return;
 	if ((int64_t) feature != t->unnamed_bag)
-		tokens = prefixed_items(t, feature, tokens, n);
+		tokens = nb_item_keys(&t->item_keys, feature, tokens, n);
 	add_items(t, tokens, n);
 }
 
@@ -540,7 +543,7 @@ nb_trainer_merge_view(NbTrainer *t, const NbView *v, uint32_t *conflict)
 			uint32_t	len = nb_read_u32(v->token_len, k);
 			uint32_t	n = nb_read_u32(v->token_entries, k);
 			NbTokenRef	ref = {s, len, 1.0};
-			const NbTokenRef *item = prefixed ? prefixed_items(t, tj, &ref, 1) : &ref;
+			const NbTokenRef *item = prefixed ? nb_item_keys(&t->item_keys, tj, &ref, 1) : &ref;
 			uint64_t	h = nb_hash_token(item->str, item->len);
 			int64_t		found = nb_strmap_find(&t->tokens, item->str, item->len, h);
 			uint32_t	tok;

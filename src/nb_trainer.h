@@ -59,6 +59,15 @@ typedef struct NbTrainerFeature
  */
 #define NB_ITEM_PREFIX 5
 
+/* Scratch space for the prefixed keys of a batch of items. */
+typedef struct NbItemKeys
+{
+	NbTokenRef *refs;
+	uint32_t	refs_cap;
+	char	   *bytes;
+	size_t		bytes_cap;
+} NbItemKeys;
+
 typedef struct NbTrainer
 {
 	NbStrMap	classes;
@@ -85,12 +94,17 @@ typedef struct NbTrainer
 	uint32_t	scratch_cap;
 	/* the current document's items, each counted once in the document frequency */
 	NbItemSet	doc_items;
-	/* scratch for prefixed items */
-	NbTokenRef *prefixed;
-	uint32_t	prefixed_cap;
-	char	   *prefix_buf;
-	size_t		prefix_buf_cap;
+	NbItemKeys	item_keys;		/* scratch for prefixed items */
 } NbTrainer;
+
+/*
+ * The keys of n items of a feature other than the bag "": NB_ITEM_PREFIX
+ * bytes naming the feature, then the value; in keys's space, valid until
+ * its next use.  nb_item_keys_free releases the space.
+ */
+const NbTokenRef *nb_item_keys(NbItemKeys *keys, uint32_t feature,
+							   const NbTokenRef *tokens, uint32_t n);
+void		nb_item_keys_free(NbItemKeys *keys);
 
 /* Why a merge was refused; nothing has changed then. */
 typedef enum NbMergeStatus
