@@ -53,6 +53,7 @@ import warnings
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "data"))
+from report import Report, fmt  # noqa: E402
 
 try:
     import numpy as np
@@ -79,33 +80,8 @@ _FORCE = "force_alpha" in inspect.signature(CategoricalNB).parameters
 # --------------------------------------------------------------------------
 # reporting (as parity.py)
 
-class Report:
-    def __init__(self):
-        self.passed = 0
-        self.failed = 0
-        self.failures = []
-
-    def check(self, ok, desc, detail=""):
-        if ok:
-            self.passed += 1
-            print("ok - %s%s" % (desc, " (%s)" % detail if detail else ""))
-        else:
-            self.failed += 1
-            self.failures.append(desc)
-            print("not ok - %s: %s" % (desc, detail))
-        sys.stdout.flush()
-
-    def note(self, msg):
-        for line in str(msg).splitlines():
-            print("# " + line)
-        sys.stdout.flush()
-
-
 R = Report()
 
-
-def fmt(x):
-    return "%.3g" % x if x is not None else "n/a"
 
 
 def errline(e):

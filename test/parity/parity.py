@@ -40,6 +40,8 @@ import math
 import sys
 import time
 
+from report import Report, fmt
+
 try:
     import numpy as np
     import pandas as pd
@@ -88,33 +90,8 @@ KINDS = ("multinomial", "bernoulli", "complement")
 # --------------------------------------------------------------------------
 # reporting
 
-class Report:
-    def __init__(self):
-        self.passed = 0
-        self.failed = 0
-        self.failures = []
-
-    def check(self, ok, desc, detail=""):
-        if ok:
-            self.passed += 1
-            print("ok - %s%s" % (desc, " (%s)" % detail if detail else ""))
-        else:
-            self.failed += 1
-            self.failures.append(desc)
-            print("not ok - %s: %s" % (desc, detail))
-        sys.stdout.flush()
-
-    def note(self, msg):
-        for line in str(msg).splitlines():
-            print("# " + line)
-        sys.stdout.flush()
-
-
 R = Report()
 
-
-def fmt(x):
-    return "%.3g" % x if x is not None else "n/a"
 
 
 # --------------------------------------------------------------------------
