@@ -78,10 +78,9 @@ _FORCE = "force_alpha" in inspect.signature(CategoricalNB).parameters
 
 
 # --------------------------------------------------------------------------
-# reporting (as parity.py)
+# reporting (test/parity/report.py)
 
 R = Report()
-
 
 
 def errline(e):
