@@ -258,6 +258,8 @@ SELECT nb_train('a', '{"k": ["x", ["y"]]}'::jsonb);
 SELECT nb_train('a', '{"k": {"x": -1}}'::jsonb);
 SELECT nb_train('a', '{"k": {"x": "many"}}'::jsonb);
 SELECT nb_train('a', '{"k": 1e400}'::jsonb);
+-- values within range whose spread is not: the squared deviations overflow
+SELECT nb_train(l, f) FROM (VALUES ('a', '{"k": 1e308}'::jsonb), ('a', '{"k": -1e308}')) v(l, f);
 -- float8[]: lengths, NaN, infinity, empty, a position used as another type
 SELECT nb_train(label, v) FROM (VALUES ('a', '{1, 2}'::float8[]), ('b', '{1, 2, 3}')) t(label, v);
 SELECT nb_train('a', '{1, NaN}'::float8[]);

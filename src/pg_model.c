@@ -109,7 +109,7 @@ report_overflow(void)
 	ereport(ERROR,
 			(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
 			 errmsg("naive Bayes counts overflowed"),
-			 errdetail("A weighted count or a sum of counts exceeded the range of double precision.")));
+			 errdetail("A weighted count, a sum of counts or a Gaussian feature's spread exceeded the range of double precision.")));
 }
 
 void
