@@ -3871,7 +3871,7 @@ main(int argc, char **argv)
 		test_scorer_no_nan_total_docs_overflow);
 	run("scorer: a class's token total overflows (weights 1e308): refused, or no NaN",
 		test_scorer_no_nan_class_tokens_overflow);
-	run("scorer: nb_index_lookup skips unknown tokens, merges duplicates, restarts", test_index_lookup);
+	run("scorer: nb_doc_add_tokens skips unknown tokens, adds up repeats across batches", test_index_lookup);
 	run("mutual info: toy model by hand (Murphy eq. 3.76)", test_mutual_info);
 	run("mutual info: weighted example by hand, zero information", test_mutual_info_weighted);
 	run("mutual info: finite for extreme weights (1e-300 and 1e10)", test_mutual_info_extreme_weights);
