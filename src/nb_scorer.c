@@ -182,6 +182,8 @@ nb_index_build(NbIndex *ix, const NbView *v)
 	ix->token_start[v->n_tokens] = e;
 	nb_item_keys_free(&keys);
 
+	ix->item_rows = C <= NB_ROW_CLASSES;
+
 	for (uint32_t i = 0; i < v->vector_len; i++)
 	{
 		char		buf[NB_POSITION_NAME_SIZE];
@@ -297,6 +299,22 @@ nb_doc_add_value(NbDoc *doc, uint32_t feature, double x)
 	doc->value[feature] = x;
 }
 
+/*
+ * Fetch the slot where a lookup of this hash starts.  A slot a cache line
+ * wide (NbRowSlot) has its line to itself, and many items sit one slot past
+ * where their lookup starts (linear probing): fetch that line too, so that
+ * they do not cost a second wait for memory.
+ */
+static inline void
+prefetch_slot(const NbIndex *ix, uint64_t hash, const void *slots, size_t stride)
+{
+	uint32_t	i = (uint32_t) hash & ix->tokens.slot_mask;
+
+	__builtin_prefetch((const char *) slots + (size_t) i * stride);
+	if (stride >= 64)
+		__builtin_prefetch((const char *) slots + (size_t) ((i + 1) & ix->tokens.slot_mask) * stride);
+}
+
 /* Room for n more tokens of the document and n lookups. */
 static void
 reserve_doc(NbDoc *doc, uint32_t n)
@@ -320,9 +338,14 @@ reserve_doc(NbDoc *doc, uint32_t n)
 	}
 }
 
-void
-nb_doc_add_tokens(const NbIndex *ix, NbDoc *doc, uint32_t feature,
-				  const NbTokenRef *tokens, uint32_t n)
+/*
+ * nb_doc_add_tokens, looking tokens up in slots stride bytes apart: the
+ * index's item map or a scorer's row slots.  Inline so that each caller's
+ * probe has its stride as a constant.
+ */
+NB_HOT_INLINE void
+add_tokens(const NbIndex *ix, NbDoc *doc, uint32_t feature,
+		   const NbTokenRef *tokens, uint32_t n, const void *slots, size_t stride)
 {
 	int64_t    *scratch;
 	bool		categorical = ix->feature_type[feature] == NB_FEATURE_CATEGORICAL;
@@ -343,17 +366,18 @@ nb_doc_add_tokens(const NbIndex *ix, NbDoc *doc, uint32_t feature,
 	for (uint32_t i = 0; i < n; i++)
 		scratch[i] = (int64_t) nb_hash_token(tokens[i].str, tokens[i].len);
 	for (uint32_t i = 0; i < n && i < NB_PREFETCH_DISTANCE; i++)
-		nb_strmap_prefetch(&ix->tokens, (uint64_t) scratch[i]);
+		prefetch_slot(ix, (uint64_t) scratch[i], slots, stride);
 	for (uint32_t i = 0; i < n; i++)
 	{
-		int64_t		k;
+		int64_t		slot;
 
 		if (i + NB_PREFETCH_DISTANCE < n)
-			nb_strmap_prefetch(&ix->tokens, (uint64_t) scratch[i + NB_PREFETCH_DISTANCE]);
-		k = nb_strmap_find(&ix->tokens, tokens[i].str, tokens[i].len, (uint64_t) scratch[i]);
-		if (k >= 0)
-			__builtin_prefetch(&ix->token_start[k]);
-		scratch[i] = k;
+			prefetch_slot(ix, (uint64_t) scratch[i + NB_PREFETCH_DISTANCE], slots, stride);
+		slot = nb_strmap_find_in(&ix->tokens, slots, stride, tokens[i].str, tokens[i].len,
+								 (uint64_t) scratch[i]);
+		if (slot >= 0 && !ix->item_rows)
+			__builtin_prefetch(&ix->token_start[ix->tokens.slots[slot].id1 - 1]);
+		scratch[i] = slot;
 	}
 
 	/* in locals: stores through doc would make the compiler reload them */
@@ -366,20 +390,23 @@ nb_doc_add_tokens(const NbIndex *ix, NbDoc *doc, uint32_t feature,
 
 		for (uint32_t i = 0; i < n; i++)
 		{
-			int64_t		k = scratch[i];
+			int64_t		slot = scratch[i];
+			uint32_t	k;
 			uint32_t	pos = used;
 
-			if (k < 0)
+			if (slot < 0)
 			{
 				unknown += tokens[i].count;
 				continue;
 			}
+			k = ((const NbStrSlot *) ((const char *) slots + (size_t) slot * stride))->id1 - 1;
 			occurrences += tokens[i].count;
-			if (!nb_itemset_add(&doc->items, (uint32_t) k, &pos))
+			if (!nb_itemset_add(&doc->items, k, &pos))
 				out[pos].count += tokens[i].count;
 			else
 			{
-				out[used].token = (uint32_t) k;
+				out[used].token = k;
+				out[used].slot = (uint32_t) slot;
 				out[used].feature = feature;
 				out[used].count = tokens[i].count;
 				used++;
@@ -390,6 +417,23 @@ nb_doc_add_tokens(const NbIndex *ix, NbDoc *doc, uint32_t feature,
 		/* an unknown categorical value still counts (see the header comment) */
 		doc->occurrences[feature] += categorical ? occurrences + unknown : occurrences;
 	}
+}
+
+void
+nb_doc_add_tokens(const NbIndex *ix, NbDoc *doc, uint32_t feature,
+				  const NbTokenRef *tokens, uint32_t n)
+{
+	add_tokens(ix, doc, feature, tokens, n, ix->tokens.slots, sizeof(NbStrSlot));
+}
+
+void
+nb_scorer_add_tokens(const NbScorer *sc, NbDoc *doc, uint32_t feature,
+					 const NbTokenRef *tokens, uint32_t n)
+{
+	if (sc->row_slots != NULL)
+		add_tokens(sc->index, doc, feature, tokens, n, sc->row_slots, sizeof(NbRowSlot));
+	else
+		add_tokens(sc->index, doc, feature, tokens, n, sc->index->tokens.slots, sizeof(NbStrSlot));
 }
 
 /*
@@ -677,6 +721,37 @@ build_gaussian(NbScorer *sc, const NbIndex *ix, uint32_t j, double floor)
 	}
 }
 
+/* Scatter the entries into rows (see row_slots in nb_scorer.h). */
+static void
+entries_to_rows(NbScorer *sc, const NbIndex *ix)
+{
+	uint32_t	C = ix->n_classes;
+	uint64_t	nslots = (uint64_t) ix->tokens.slot_mask + 1;
+
+	sc->row_slots_block = nb_alloc_zero(sizeof(NbRowSlot) * (nslots + 1));
+	sc->row_slots = (NbRowSlot *) (((uintptr_t) sc->row_slots_block + sizeof(NbRowSlot) - 1) &
+								   ~(uintptr_t) (sizeof(NbRowSlot) - 1));
+	for (uint64_t i = 0; i < nslots; i++)
+		sc->row_slots[i].key = ix->tokens.slots[i];
+	if (sc->any_entry_z)
+		sc->row_z = nb_alloc_zero(sizeof(double) * nslots * C);
+	for (uint32_t k = 0; k < ix->n_tokens; k++)
+	{
+		uint32_t	slot = nb_strmap_slot_of(&ix->tokens, k);
+
+		for (uint64_t e = ix->token_start[k]; e < ix->token_start[k + 1]; e++)
+		{
+			sc->row_slots[slot].f[sc->entry[e].cls] = sc->entry[e].f;
+			if (sc->row_z != NULL)
+				sc->row_z[(uint64_t) slot * C + sc->entry[e].cls] = sc->entry_z[e];
+		}
+	}
+	nb_free(sc->entry);
+	nb_free(sc->entry_z);
+	sc->entry = NULL;
+	sc->entry_z = NULL;
+}
+
 void
 nb_scorer_build(NbScorer *sc, const NbIndex *ix, const NbOptions *o)
 {
@@ -746,6 +821,8 @@ nb_scorer_build(NbScorer *sc, const NbIndex *ix, const NbOptions *o)
 		first_item += ix->feature_items[j];
 	}
 	sc->any_entry_z = any_nonzero(sc->entry_z, E);
+	if (ix->item_rows)
+		entries_to_rows(sc, ix);
 	for (uint32_t j = 0; j < F; j++)
 		if (!sc->per_occurrence[j])
 			sc->any_per_document = true;
@@ -766,8 +843,14 @@ nb_scorer_free(NbScorer *sc)
 	nb_free(sc->var);
 	nb_free(sc->per_occurrence);
 	nb_free(sc->usable);
-	nb_free(sc->entry);
-	nb_free(sc->entry_z);
+	if (sc->row_slots_block != NULL)
+		nb_free(sc->row_slots_block);
+	if (sc->row_z != NULL)
+		nb_free(sc->row_z);
+	if (sc->entry != NULL)
+		nb_free(sc->entry);
+	if (sc->entry_z != NULL)
+		nb_free(sc->entry_z);
 	nb_free(sc->f);
 	nb_free(sc->fc);
 	nb_free(sc->term);
@@ -853,6 +936,63 @@ add_feature(NbScorer *sc, const NbDoc *doc, uint32_t j)
 	}
 }
 
+/* How many times an item's terms count: per occurrence, or once (Bernoulli). */
+static inline double
+item_multiplier(const NbScorer *sc, const NbDocToken *t)
+{
+	return sc->any_per_document && !sc->per_occurrence[t->feature] ? 1.0 : t->count;
+}
+
+/* Add the terms of the document's items, kept as entries. */
+static void
+add_item_entries(NbScorer *sc, const NbDoc *doc)
+{
+	const NbIndex *ix = sc->index;
+
+	for (uint32_t i = 0; i < doc->n_tokens; i++)
+	{
+		const NbDocToken *t = &doc->tokens[i];
+		double		mult = item_multiplier(sc, t);
+		uint64_t	end = ix->token_start[t->token + 1];
+
+		for (uint64_t e = ix->token_start[t->token]; e < end; e++)
+		{
+			uint32_t	c = sc->entry[e].cls;
+
+			add_compensated(&sc->f[c], &sc->fc[c], mult * sc->entry[e].f);
+		}
+		if (sc->any_entry_z)
+			for (uint64_t e = ix->token_start[t->token]; e < end; e++)
+				sc->z[ix->entry_class[e]] += mult * sc->entry_z[e];
+	}
+}
+
+/*
+ * The same with the entries kept as rows: a class without entry adds an
+ * exact 0, so the scores are the same to the bit.
+ */
+static void
+add_item_rows(NbScorer *sc, const NbDoc *doc)
+{
+	uint32_t	C = sc->index->n_classes;
+
+	for (uint32_t i = 0; i < doc->n_tokens; i++)
+	{
+		const NbDocToken *t = &doc->tokens[i];
+		double		mult = item_multiplier(sc, t);
+		const double *row = sc->row_slots[t->slot].f;
+
+		for (uint32_t c = 0; c < C; c++)
+			add_compensated(&sc->f[c], &sc->fc[c], mult * row[c]);
+		if (sc->row_z != NULL)
+		{
+			row = sc->row_z + (uint64_t) t->slot * C;
+			for (uint32_t c = 0; c < C; c++)
+				sc->z[c] += mult * row[c];
+		}
+	}
+}
+
 int64_t
 nb_scorer_score(NbScorer *sc, const NbDoc *doc, double *log_post)
 {
@@ -866,9 +1006,12 @@ nb_scorer_score(NbScorer *sc, const NbDoc *doc, double *log_post)
 
 	for (uint32_t i = 0; i < doc->n_tokens; i++)
 	{
-		uint64_t	e = ix->token_start[doc->tokens[i].token];
+		const NbDocToken *t = &doc->tokens[i];
 
-		__builtin_prefetch(&sc->entry[e]);
+		if (sc->row_slots != NULL)
+			__builtin_prefetch(&sc->row_slots[t->slot]);
+		else
+			__builtin_prefetch(&sc->entry[ix->token_start[t->token]]);
 	}
 	for (uint32_t c = 0; c < C; c++)
 	{
@@ -878,23 +1021,10 @@ nb_scorer_score(NbScorer *sc, const NbDoc *doc, double *log_post)
 	}
 	for (uint32_t i = 0; i < doc->n_present; i++)
 		add_feature(sc, doc, doc->present_list[i]);
-
-	for (uint32_t i = 0; i < doc->n_tokens; i++)
-	{
-		const NbDocToken *t = &doc->tokens[i];
-		double		mult = sc->any_per_document && !sc->per_occurrence[t->feature] ? 1.0 : t->count;
-		uint64_t	end = ix->token_start[t->token + 1];
-
-		for (uint64_t e = ix->token_start[t->token]; e < end; e++)
-		{
-			uint32_t	c = sc->entry[e].cls;
-
-			add_compensated(&sc->f[c], &sc->fc[c], mult * sc->entry[e].f);
-		}
-		if (sc->any_entry_z)
-			for (uint64_t e = ix->token_start[t->token]; e < end; e++)
-				sc->z[ix->entry_class[e]] += mult * sc->entry_z[e];
-	}
+	if (sc->row_slots != NULL)
+		add_item_rows(sc, doc);
+	else
+		add_item_entries(sc, doc);
 	for (uint32_t c = 0; c < C; c++)
 		sc->f[c] += sc->fc[c];
 

@@ -81,12 +81,27 @@ typedef struct NbIndex
 	double	   *class_docs;
 	double	   *token_total;	/* F_j: count summed over classes */
 	double		total_docs;
+	/* scorers keep the terms of items as rows (see NbScorer.row_slots) */
+	bool		item_rows;
 } NbIndex;
+
+/*
+ * Up to this many classes, a scorer keeps each item's terms as a row beside
+ * a copy of its slot of the item map, in one cache line (NbRowSlot).
+ */
+#define NB_ROW_CLASSES 4
+
+typedef struct NbRowSlot
+{
+	NbStrSlot	key;			/* as in NbIndex.tokens, same position */
+	double		f[NB_ROW_CLASSES];	/* the item's terms, 0 for a class without entry */
+} NbRowSlot;
 
 /* A known item of a document and how often it occurs. */
 typedef struct NbDocToken
 {
 	uint32_t	token;
+	uint32_t	slot;			/* the item's slot in NbIndex.tokens */
 	uint32_t	feature;
 	double		count;
 } NbDocToken;
@@ -148,6 +163,18 @@ typedef struct NbScorer
 	NbScoredEntry *entry;
 	double	   *entry_z;
 	bool		any_entry_z;	/* some entry_z is not 0 (only possible with alpha = 0) */
+	/*
+	 * With few classes (NbIndex.item_rows) the entries are kept as rows
+	 * instead, and entry and entry_z are freed: row_slots is the index's
+	 * item map with each item's row in its slot, and nb_scorer_add_tokens
+	 * looks tokens up there.  A token of a large vocabulary then costs one
+	 * cache line from memory instead of three (slot, token_start, entries):
+	 * scoring is bound by how many lines it fetches.  The rows of z, rarely
+	 * needed, are apart: row_z[slot * C + c].
+	 */
+	NbRowSlot  *row_slots;		/* 64-byte aligned inside row_slots_block */
+	void	   *row_slots_block;
+	double	   *row_z;			/* NULL unless any_entry_z */
 	/* scratch for one document: score, its rounding compensation, zero factors */
 	double	   *f, *fc, *z;
 	double	   *term;			/* one feature's terms */
@@ -178,6 +205,13 @@ void		nb_doc_begin(NbDoc *doc);
  */
 void		nb_doc_add_tokens(const NbIndex *index, NbDoc *doc, uint32_t feature,
 							  const NbTokenRef *tokens, uint32_t n);
+
+/*
+ * The same, for a document to be scored by sc: also fetches the scorer's
+ * rows of the tokens ahead of time.  The document is the same either way.
+ */
+void		nb_scorer_add_tokens(const NbScorer *sc, NbDoc *doc, uint32_t feature,
+								 const NbTokenRef *tokens, uint32_t n);
 
 /* Add the value of a Gaussian feature, or of a boolean one as 0 or 1. */
 void		nb_doc_add_value(NbDoc *doc, uint32_t feature, double x);

@@ -112,3 +112,13 @@ nb_strmap_intern(NbStrMap *map, const char *str, uint32_t len, uint64_t hash)
 		place(map, map->slots, map->slot_mask, id);
 	return id;
 }
+
+uint32_t
+nb_strmap_slot_of(const NbStrMap *map, uint32_t id)
+{
+	uint32_t	i = (uint32_t) map->hashes[id] & map->slot_mask;
+
+	while (map->slots[i].id1 != id + 1)
+		i = (i + 1) & map->slot_mask;
+	return i;
+}

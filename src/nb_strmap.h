@@ -50,28 +50,50 @@ void		nb_strmap_init(NbStrMap *map, uint32_t expected);
 void		nb_strmap_free(NbStrMap *map);
 
 /*
- * Id of the string, or -1 when absent.  Inline: it is the hot path of both
- * training and scoring.
+ * The slot holding the string, or -1 when absent, in an array of slots
+ * stride bytes apart, each an NbStrSlot followed by the caller's data, in
+ * the positions map->slots has them (see NbScorer.row_slots).  Inline: it
+ * is the hot path of both training and scoring.
  */
 NB_HOT_INLINE int64_t
-nb_strmap_find(const NbStrMap *map, const char *str, uint32_t len, uint64_t hash)
+nb_strmap_find_in(const NbStrMap *map, const void *slots, size_t stride,
+				  const char *str, uint32_t len, uint64_t hash)
 {
 	uint32_t	i = (uint32_t) hash & map->slot_mask;
 	uint32_t	tag = (uint32_t) (hash >> 32);
 
 	for (;;)
 	{
-		const NbStrSlot *slot = &map->slots[i];
+		const NbStrSlot *slot = (const NbStrSlot *) ((const char *) slots + (size_t) i * stride);
 
 		if (slot->id1 == 0)
 			return -1;
 		if (slot->tag == tag && slot->len == len &&
 			nb_bytes_equal(len <= NB_SLOT_INLINE ? slot->bytes :
 						   map->arena + map->offsets[slot->id1 - 1], str, len))
-			return slot->id1 - 1;
+			return i;
 		i = (i + 1) & map->slot_mask;
 	}
 }
+
+/* The slot of map->slots holding the string, or -1 when absent. */
+NB_HOT_INLINE int64_t
+nb_strmap_find_slot(const NbStrMap *map, const char *str, uint32_t len, uint64_t hash)
+{
+	return nb_strmap_find_in(map, map->slots, sizeof(NbStrSlot), str, len, hash);
+}
+
+/* Id of the string, or -1 when absent. */
+NB_HOT_INLINE int64_t
+nb_strmap_find(const NbStrMap *map, const char *str, uint32_t len, uint64_t hash)
+{
+	int64_t		i = nb_strmap_find_slot(map, str, len, hash);
+
+	return i < 0 ? -1 : (int64_t) map->slots[i].id1 - 1;
+}
+
+/* The slot of an id. */
+uint32_t	nb_strmap_slot_of(const NbStrMap *map, uint32_t id);
 
 /*
  * Ask the CPU to fetch the slot a lookup of this hash starts at.  Callers

@@ -244,7 +244,7 @@ doc_add_tokens(PreparedModel *pm, uint32 feature, const NbTokenRef *refs, uint32
 {
 	MemoryContext old = MemoryContextSwitchTo(pm->model_ctx);
 
-	nb_doc_add_tokens(&pm->index, &pm->doc, feature, refs, n);
+	nb_scorer_add_tokens(&pm->scorer, &pm->doc, feature, refs, n);
 	MemoryContextSwitchTo(old);
 }
 

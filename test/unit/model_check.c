@@ -700,8 +700,18 @@ nbt_index_item(NbIndex *ix, uint32_t feature, const char *str, uint32_t len)
 	return r;
 }
 
+/* Add tokens as nbt_doc_fill does. */
+static void
+doc_add(NbIndex *ix, const NbScorer *sc, NbDoc *doc, uint32_t j, const NbTokenRef *refs, uint32_t n)
+{
+	if (sc != NULL)
+		nb_scorer_add_tokens(sc, doc, j, refs, n);
+	else
+		nb_doc_add_tokens(ix, doc, j, refs, n);
+}
+
 void
-nbt_doc_fill(NbIndex *ix, NbDoc *doc, const NbtDoc *d)
+nbt_doc_fill(NbIndex *ix, const NbScorer *sc, NbDoc *doc, const NbtDoc *d)
 {
 	nb_doc_begin(doc);
 	for (uint32_t j = 0; j < d->n_features; j++)
@@ -717,11 +727,11 @@ nbt_doc_fill(NbIndex *ix, NbDoc *doc, const NbtDoc *d)
 				/* in two batches when long: duplicates merge across batches too */
 				if (n > 3)
 				{
-					nb_doc_add_tokens(ix, doc, j, d->refs + d->first[j], n / 2);
-					nb_doc_add_tokens(ix, doc, j, d->refs + d->first[j] + n / 2, n - n / 2);
+					doc_add(ix, sc, doc, j, d->refs + d->first[j], n / 2);
+					doc_add(ix, sc, doc, j, d->refs + d->first[j] + n / 2, n - n / 2);
 				}
 				else
-					nb_doc_add_tokens(ix, doc, j, d->refs + d->first[j], n);
+					doc_add(ix, sc, doc, j, d->refs + d->first[j], n);
 				break;
 			default:
 				nb_doc_add_value(doc, j, d->value[j]);
@@ -1122,7 +1132,7 @@ check_lookup_doc(const unsigned char *bytes, size_t size, const RefModel *m, NbI
 	/* twice: a second document must not see the marks of the first */
 	for (int round = 0; round < 2; round++)
 	{
-		nbt_doc_fill(ix, &doc, d);
+		nbt_doc_fill(ix, NULL, &doc, d);
 		if (doc.n_tokens != mexp)
 			FAILF("NbDoc has %u distinct items, %u are known (round %d)", doc.n_tokens, mexp, round);
 		for (uint32_t e = 0; e < mexp; e++)
@@ -1224,6 +1234,50 @@ done:
 	return ok;
 }
 
+/*
+ * The document built through the scorer (nb_scorer_add_tokens, which looks
+ * tokens up in its row slots when it has them) is the one built through the
+ * index, and scores the same to the bit.
+ */
+static bool
+same_through_scorer(NbIndex *ix, NbScorer *sc, const NbDoc *built, const NbtDoc *d,
+					char *err, size_t errlen)
+{
+	uint32_t	C = ix->n_classes;
+	double	   *want = xcalloc(C, sizeof(double));
+	double	   *got = xcalloc(C, sizeof(double));
+	NbDoc		doc;
+	bool		ok = true;
+
+	nb_doc_init(&doc, ix);
+	nbt_doc_fill(ix, sc, &doc, d);
+	if (doc.n_tokens != built->n_tokens || doc.n_present != built->n_present)
+		FAILF("doc %s through the scorer: %u items, %u features; through the index %u, %u",
+			  d->name, doc.n_tokens, doc.n_present, built->n_tokens, built->n_present);
+	for (uint32_t i = 0; i < doc.n_tokens; i++)
+		if (doc.tokens[i].token != built->tokens[i].token ||
+			doc.tokens[i].slot != built->tokens[i].slot ||
+			doc.tokens[i].feature != built->tokens[i].feature ||
+			doc.tokens[i].count != built->tokens[i].count)
+			FAILF("doc %s: item %u is (%u, %u, %u, %g) through the scorer, (%u, %u, %u, %g) through the index",
+				  d->name, i, doc.tokens[i].token, doc.tokens[i].slot, doc.tokens[i].feature,
+				  doc.tokens[i].count, built->tokens[i].token, built->tokens[i].slot,
+				  built->tokens[i].feature, built->tokens[i].count);
+	for (uint32_t j = 0; j < ix->n_features; j++)
+		if (doc.present[j] != built->present[j] ||
+			(doc.present[j] && (doc.occurrences[j] != built->occurrences[j] ||
+								doc.distinct[j] != built->distinct[j])))
+			FAILF("doc %s: feature %u differs through the scorer", d->name, j);
+	if (nb_scorer_score(sc, &doc, got) != nb_scorer_score(sc, built, want) ||
+		memcmp(got, want, sizeof(double) * C) != 0)
+		FAILF("doc %s: scores differ through the scorer", d->name);
+done:
+	nb_doc_free(&doc);
+	free(want);
+	free(got);
+	return ok;
+}
+
 static bool
 check_scoring(const NbView *v, RefModel *m, NbIndex *ix, const NbtDoc *docs, int ndocs, int flags,
 			  NbtStats *stats, char *err, size_t errlen)
@@ -1248,7 +1302,7 @@ check_scoring(const NbView *v, RefModel *m, NbIndex *ix, const NbtDoc *docs, int
 	for (int d = 0; d < ndocs; d++)
 	{
 		nb_doc_init(&built[d], ix);
-		nbt_doc_fill(ix, &built[d], &docs[d]);
+		nbt_doc_fill(ix, NULL, &built[d], &docs[d]);
 	}
 	for (uint32_t c = 0; c < C; c++)
 		prior[c] = (c == 0 && C > 1) ? 0 : 1 + c % 3;
@@ -1270,6 +1324,11 @@ check_scoring(const NbView *v, RefModel *m, NbIndex *ix, const NbtDoc *docs, int
 			{
 				bool		ref_ok = nice && ref_likelihood(m, &o[0], &docs[d], lf, lz) == REF_OK;
 
+				if (!same_through_scorer(ix, &sc[0], &built[d], &docs[d], err, errlen))
+				{
+					ok = false;
+					goto done;
+				}
 				for (int pm = 0; pm < 3; pm++)
 				{
 					int64_t		best = nb_scorer_score(&sc[pm], &built[d], lp);

@@ -93,8 +93,11 @@ typedef struct NbtDoc
 	uint32_t	n_refs;
 } NbtDoc;
 
-/* Build doc into an NbDoc (nb_doc_begin first). */
-void		nbt_doc_fill(NbIndex *ix, NbDoc *doc, const NbtDoc *d);
+/*
+ * Build doc into an NbDoc (nb_doc_begin first), its tokens added through
+ * nb_scorer_add_tokens when sc is not NULL, else nb_doc_add_tokens.
+ */
+void		nbt_doc_fill(NbIndex *ix, const NbScorer *sc, NbDoc *doc, const NbtDoc *d);
 
 /*
  * Reference log posterior (dense, long double): prob[c] in [0, 1]; returns
