@@ -340,12 +340,13 @@ reserve_doc(NbDoc *doc, uint32_t n)
 
 /*
  * nb_doc_add_tokens, looking tokens up in slots stride bytes apart: the
- * index's item map or a scorer's row slots.  Inline so that each caller's
+ * index's item map or a scorer's row slots.  Repeats of an item are added
+ * up if merge, else kept as separate items.  Inline so that each caller's
  * probe has its stride as a constant.
  */
 NB_HOT_INLINE void
-add_tokens(const NbIndex *ix, NbDoc *doc, uint32_t feature,
-		   const NbTokenRef *tokens, uint32_t n, const void *slots, size_t stride)
+add_tokens(const NbIndex *ix, NbDoc *doc, uint32_t feature, const NbTokenRef *tokens,
+		   uint32_t n, const void *slots, size_t stride, bool merge)
 {
 	int64_t    *scratch;
 	bool		categorical = ix->feature_type[feature] == NB_FEATURE_CATEGORICAL;
@@ -401,7 +402,7 @@ add_tokens(const NbIndex *ix, NbDoc *doc, uint32_t feature,
 			}
 			k = ((const NbStrSlot *) ((const char *) slots + (size_t) slot * stride))->id1 - 1;
 			occurrences += tokens[i].count;
-			if (!nb_itemset_add(&doc->items, k, &pos))
+			if (merge && !nb_itemset_add(&doc->items, k, &pos))
 				out[pos].count += tokens[i].count;
 			else
 			{
@@ -423,17 +424,23 @@ void
 nb_doc_add_tokens(const NbIndex *ix, NbDoc *doc, uint32_t feature,
 				  const NbTokenRef *tokens, uint32_t n)
 {
-	add_tokens(ix, doc, feature, tokens, n, ix->tokens.slots, sizeof(NbStrSlot));
+	add_tokens(ix, doc, feature, tokens, n, ix->tokens.slots, sizeof(NbStrSlot), true);
 }
 
 void
 nb_scorer_add_tokens(const NbScorer *sc, NbDoc *doc, uint32_t feature,
 					 const NbTokenRef *tokens, uint32_t n)
 {
+	/*
+	 * With rows, adding up repeats (a lookup in doc->items per token) costs
+	 * more than scoring each occurrence of a token from its row in cache.
+	 */
 	if (sc->row_slots != NULL)
-		add_tokens(sc->index, doc, feature, tokens, n, sc->row_slots, sizeof(NbRowSlot));
+		add_tokens(sc->index, doc, feature, tokens, n, sc->row_slots, sizeof(NbRowSlot),
+				   !sc->per_occurrence[feature]);
 	else
-		add_tokens(sc->index, doc, feature, tokens, n, sc->index->tokens.slots, sizeof(NbStrSlot));
+		add_tokens(sc->index, doc, feature, tokens, n, sc->index->tokens.slots,
+				   sizeof(NbStrSlot), true);
 }
 
 /*

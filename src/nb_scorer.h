@@ -112,7 +112,7 @@ typedef struct NbDocToken
  */
 typedef struct NbDoc
 {
-	NbDocToken *tokens;			/* distinct known items */
+	NbDocToken *tokens;			/* known items (on repeats see nb_scorer_add_tokens) */
 	uint32_t	n_tokens;
 	uint32_t	tokens_cap;
 	int64_t    *scratch;
@@ -207,8 +207,11 @@ void		nb_doc_add_tokens(const NbIndex *index, NbDoc *doc, uint32_t feature,
 							  const NbTokenRef *tokens, uint32_t n);
 
 /*
- * The same, for a document to be scored by sc: also fetches the scorer's
- * rows of the tokens ahead of time.  The document is the same either way.
+ * The same, for a document to be scored by sc only: tokens are looked up in
+ * the scorer's row slots when it has them, and then, for a feature whose
+ * items count per occurrence (every kind but Bernoulli), repeats are kept
+ * as separate items instead of being added up, so distinct counts them.
+ * The scores differ from those of nb_doc_add_tokens by rounding only.
  */
 void		nb_scorer_add_tokens(const NbScorer *sc, NbDoc *doc, uint32_t feature,
 								 const NbTokenRef *tokens, uint32_t n);
