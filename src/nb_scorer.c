@@ -377,7 +377,7 @@ add_tokens(const NbIndex *ix, NbDoc *doc, uint32_t feature, const NbTokenRef *to
 		slot = nb_strmap_find_in(&ix->tokens, slots, stride, tokens[i].str, tokens[i].len,
 								 (uint64_t) scratch[i]);
 		if (slot >= 0 && !ix->item_rows)
-			__builtin_prefetch(&ix->token_start[ix->tokens.slots[slot].id1 - 1]);
+			__builtin_prefetch(&ix->token_start[nb_strmap_slot(&ix->tokens, (uint32_t) slot)->id1 - 1]);
 		scratch[i] = slot;
 	}
 
@@ -424,6 +424,7 @@ void
 nb_doc_add_tokens(const NbIndex *ix, NbDoc *doc, uint32_t feature,
 				  const NbTokenRef *tokens, uint32_t n)
 {
+	/* the index's item map has no payload: its slots are NbStrSlots */
 	add_tokens(ix, doc, feature, tokens, n, ix->tokens.slots, sizeof(NbStrSlot), true);
 }
 
@@ -739,7 +740,7 @@ entries_to_rows(NbScorer *sc, const NbIndex *ix)
 	sc->row_slots = (NbRowSlot *) (((uintptr_t) sc->row_slots_block + sizeof(NbRowSlot) - 1) &
 								   ~(uintptr_t) (sizeof(NbRowSlot) - 1));
 	for (uint64_t i = 0; i < nslots; i++)
-		sc->row_slots[i].key = ix->tokens.slots[i];
+		sc->row_slots[i].key = *nb_strmap_slot(&ix->tokens, (uint32_t) i);
 	if (sc->any_entry_z)
 		sc->row_z = nb_alloc_zero(sizeof(double) * nslots * C);
 	for (uint32_t k = 0; k < ix->n_tokens; k++)

@@ -3,6 +3,7 @@
  */
 #include "nb_strmap.h"
 
+#include <stdint.h>
 #include <string.h>
 
 #include "nb_alloc.h"
@@ -18,8 +19,18 @@ slots_for(uint32_t expected)
 	return n;
 }
 
+/* A zeroed slot array of nslots slots, aligned to the slot size. */
+static NbStrSlot *
+alloc_slots(const NbStrMap *map, uint32_t nslots, void **block)
+{
+	size_t		size = map->slot_size;
+
+	*block = nb_alloc_zero(size * ((size_t) nslots + 1));
+	return (NbStrSlot *) (((uintptr_t) *block + size - 1) & ~(uintptr_t) (size - 1));
+}
+
 void
-nb_strmap_init(NbStrMap *map, uint32_t expected)
+nb_strmap_init_payload(NbStrMap *map, uint32_t expected, uint32_t payload)
 {
 	uint32_t	nslots = slots_for(expected);
 
@@ -30,8 +41,15 @@ nb_strmap_init(NbStrMap *map, uint32_t expected)
 	map->hashes = nb_alloc(sizeof(uint64_t) * map->id_cap);
 	map->arena_cap = 64 + (size_t) map->id_cap * 8;
 	map->arena = nb_alloc(map->arena_cap);
-	map->slots = nb_alloc_zero(sizeof(NbStrSlot) * nslots);
+	map->slot_size = sizeof(NbStrSlot) + payload;
+	map->slots = alloc_slots(map, nslots, &map->slots_block);
 	map->slot_mask = nslots - 1;
+}
+
+void
+nb_strmap_init(NbStrMap *map, uint32_t expected)
+{
+	nb_strmap_init_payload(map, expected, 0);
 }
 
 void
@@ -41,38 +59,57 @@ nb_strmap_free(NbStrMap *map)
 	nb_free(map->offsets);
 	nb_free(map->lengths);
 	nb_free(map->hashes);
-	nb_free(map->slots);
+	nb_free(map->slots_block);
 	memset(map, 0, sizeof(*map));
 }
 
-/* Put id into the first free slot of its probe sequence. */
-static void
-place(const NbStrMap *map, NbStrSlot *slots, uint32_t mask, uint32_t id)
+/* The first free slot of the probe sequence of hash in slots of mask. */
+static NbStrSlot *
+free_slot(const NbStrMap *map, NbStrSlot *slots, uint32_t mask, uint64_t hash)
 {
-	uint64_t	hash = map->hashes[id];
 	uint32_t	i = (uint32_t) hash & mask;
-	NbStrSlot  *slot;
 
-	while (slots[i].id1 != 0)
+	for (;;)
+	{
+		NbStrSlot  *slot = (NbStrSlot *) ((char *) slots + (size_t) i * map->slot_size);
+
+		if (slot->id1 == 0)
+			return slot;
 		i = (i + 1) & mask;
-	slot = &slots[i];
+	}
+}
+
+/* Put a new id into the first free slot of its probe sequence. */
+static void
+place(const NbStrMap *map, uint32_t id)
+{
+	NbStrSlot  *slot = free_slot(map, map->slots, map->slot_mask, map->hashes[id]);
+
 	slot->id1 = id + 1;
-	slot->tag = (uint32_t) (hash >> 32);
+	slot->tag = (uint32_t) (map->hashes[id] >> 32);
 	slot->len = map->lengths[id];
 	if (slot->len <= NB_SLOT_INLINE)
 		memcpy(slot->bytes, map->arena + map->offsets[id], slot->len);
 }
 
+/* Double the slots, moving each (with its payload) to its new place. */
 static void
 grow_slots(NbStrMap *map)
 {
 	uint32_t	nslots = (map->slot_mask + 1) * 2;
 	uint32_t	mask = nslots - 1;
-	NbStrSlot  *slots = nb_alloc_zero(sizeof(NbStrSlot) * nslots);
+	void	   *block;
+	NbStrSlot  *slots = alloc_slots(map, nslots, &block);
 
-	for (uint32_t id = 0; id < map->count; id++)
-		place(map, slots, mask, id);
-	nb_free(map->slots);
+	for (uint32_t i = 0; i <= map->slot_mask; i++)
+	{
+		const NbStrSlot *old = nb_strmap_slot(map, i);
+
+		if (old->id1 != 0)
+			memcpy(free_slot(map, slots, mask, map->hashes[old->id1 - 1]), old, map->slot_size);
+	}
+	nb_free(map->slots_block);
+	map->slots_block = block;
 	map->slots = slots;
 	map->slot_mask = mask;
 }
@@ -108,8 +145,7 @@ nb_strmap_intern(NbStrMap *map, const char *str, uint32_t len, uint64_t hash)
 
 	if ((uint64_t) map->count * 2 > (uint64_t) map->slot_mask + 1)
 		grow_slots(map);
-	else
-		place(map, map->slots, map->slot_mask, id);
+	place(map, id);
 	return id;
 }
 
@@ -118,7 +154,7 @@ nb_strmap_slot_of(const NbStrMap *map, uint32_t id)
 {
 	uint32_t	i = (uint32_t) map->hashes[id] & map->slot_mask;
 
-	while (map->slots[i].id1 != id + 1)
+	while (nb_strmap_slot(map, i)->id1 != id + 1)
 		i = (i + 1) & map->slot_mask;
 	return i;
 }

@@ -6,8 +6,10 @@
  * the id, part of the hash, the length and, for strings of up to
  * NB_SLOT_INLINE bytes (most tokens), a copy of the string: a lookup then
  * touches a single cache line, which is what makes a large vocabulary fast.
- * Each id keeps its full 64-bit hash (nb_hash_token) so growing never
- * rehashes bytes.
+ * A map may also keep a few bytes of the caller's per string in the slot,
+ * after the NbStrSlot (the trainer keeps counts there), so that what a
+ * lookup is for is in the line it fetched.  Each id keeps its full 64-bit
+ * hash (nb_hash_token) so growing never rehashes bytes.
  */
 #ifndef NB_STRMAP_H
 #define NB_STRMAP_H
@@ -42,11 +44,34 @@ typedef struct NbStrMap
 	uint64_t   *hashes;			/* hashes[id] */
 	uint32_t	count;
 	uint32_t	id_cap;
-	NbStrSlot  *slots;
+	NbStrSlot  *slots;			/* slot_size bytes apart, see nb_strmap_slot */
+	void	   *slots_block;	/* the allocation slots is aligned in */
+	uint32_t	slot_size;		/* sizeof(NbStrSlot) + the payload */
 	uint32_t	slot_mask;		/* number of slots - 1 (a power of two) */
 } NbStrMap;
 
+/* Room for this many strings without growing; no payload. */
 void		nb_strmap_init(NbStrMap *map, uint32_t expected);
+
+/*
+ * With payload bytes (zeroed) in each slot after its NbStrSlot, which move
+ * with it when the map grows; sizeof(NbStrSlot) + payload must be a power
+ * of two, and slots are aligned to it (to cache lines, up to 64 bytes).
+ */
+void		nb_strmap_init_payload(NbStrMap *map, uint32_t expected, uint32_t payload);
+
+static inline NbStrSlot *
+nb_strmap_slot(const NbStrMap *map, uint32_t i)
+{
+	return (NbStrSlot *) ((char *) map->slots + (size_t) i * map->slot_size);
+}
+
+/* The payload of slot i (see nb_strmap_init_payload). */
+static inline void *
+nb_strmap_payload(const NbStrMap *map, uint32_t i)
+{
+	return nb_strmap_slot(map, i) + 1;
+}
 void		nb_strmap_free(NbStrMap *map);
 
 /*
@@ -80,7 +105,7 @@ nb_strmap_find_in(const NbStrMap *map, const void *slots, size_t stride,
 NB_HOT_INLINE int64_t
 nb_strmap_find_slot(const NbStrMap *map, const char *str, uint32_t len, uint64_t hash)
 {
-	return nb_strmap_find_in(map, map->slots, sizeof(NbStrSlot), str, len, hash);
+	return nb_strmap_find_in(map, map->slots, map->slot_size, str, len, hash);
 }
 
 /* Id of the string, or -1 when absent. */
@@ -89,7 +114,7 @@ nb_strmap_find(const NbStrMap *map, const char *str, uint32_t len, uint64_t hash
 {
 	int64_t		i = nb_strmap_find_slot(map, str, len, hash);
 
-	return i < 0 ? -1 : (int64_t) map->slots[i].id1 - 1;
+	return i < 0 ? -1 : (int64_t) nb_strmap_slot(map, (uint32_t) i)->id1 - 1;
 }
 
 /* The slot of an id. */
@@ -103,10 +128,13 @@ uint32_t	nb_strmap_slot_of(const NbStrMap *map, uint32_t id);
 static inline void
 nb_strmap_prefetch(const NbStrMap *map, uint64_t hash)
 {
-	__builtin_prefetch(&map->slots[(uint32_t) hash & map->slot_mask]);
+	__builtin_prefetch(nb_strmap_slot(map, (uint32_t) hash & map->slot_mask));
 }
 
-/* Id of the string, adding it when absent. */
+/*
+ * Id of the string, adding it when absent (which may move every slot: a
+ * slot number found before is then stale).
+ */
 uint32_t	nb_strmap_intern(NbStrMap *map, const char *str, uint32_t len,
 							 uint64_t hash);
 

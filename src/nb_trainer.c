@@ -33,7 +33,7 @@ nb_trainer_create(void)
 	t->feature_cap = 8;
 	t->feature = nb_alloc_zero(sizeof(NbTrainerFeature) * t->feature_cap);
 	t->unnamed_bag = -1;
-	nb_strmap_init(&t->tokens, 64);
+	nb_strmap_init_payload(&t->tokens, 64, sizeof(NbInlineCounts));
 	nb_itemset_init(&t->doc_items);
 	init_pairs(t, 256);
 	return t;
@@ -133,11 +133,24 @@ find_pair(NbTrainer *t, uint64_t key, uint64_t hash)
 			s->key = key;
 			s->count = 0;
 			s->docs = 0;
-			t->n_pairs++;
+			t->pairs_used++;
+			t->n_entries++;
 			return s;
 		}
 		j = (j + 1) & t->pair_mask;
 	}
+}
+
+/* Add to the counts of a class below NB_INLINE_CLASSES in an item's payload. */
+static inline void
+count_inline(NbTrainer *t, NbInlineCounts *in, uint32_t cls, double count, double docs)
+{
+	if (in->count[cls] == 0)
+		t->n_entries++;
+	in->count[cls] += count;
+	in->docs[cls] += docs;
+	if (!isfinite(in->count[cls]))
+		t->overflow = true;
 }
 
 /*
@@ -148,7 +161,7 @@ find_pair(NbTrainer *t, uint64_t key, uint64_t hash)
 static void
 reserve_pairs(NbTrainer *t, uint64_t n)
 {
-	while ((t->n_pairs + n) * 4 > (t->pair_mask + 1) * 3)
+	while ((t->pairs_used + n) * 4 > (t->pair_mask + 1) * 3)
 		grow_pairs(t);
 }
 
@@ -264,9 +277,10 @@ reserve_scratch(NbTrainer *t, uint32_t n)
 }
 
 /*
- * Three passes over the batch: hash every token; resolve token ids; update
- * the (token, class) counts.  The second and third prefetch the slots they
- * will need NB_PREFETCH_DISTANCE tokens ahead, so that cache misses overlap.
+ * Hash every token of the batch; resolve token ids, prefetching slots
+ * NB_PREFETCH_DISTANCE tokens ahead so that cache misses overlap; count.
+ * A class below NB_INLINE_CLASSES is counted in the slot just found, others
+ * in a third pass over the pair table, prefetched the same way.
  */
 static void
 add_items(NbTrainer *t, const NbTokenRef *tokens, uint32_t n)
@@ -274,6 +288,7 @@ add_items(NbTrainer *t, const NbTokenRef *tokens, uint32_t n)
 	uint64_t   *hash;
 	uint32_t   *id;
 	uint32_t	no_value = 0;
+	bool		in_slot = t->doc_class < NB_INLINE_CLASSES;
 
 	reserve_scratch(t, n);
 	nb_itemset_reserve(&t->doc_items, n);
@@ -281,27 +296,36 @@ add_items(NbTrainer *t, const NbTokenRef *tokens, uint32_t n)
 	id = t->scratch_id;
 	for (uint32_t i = 0; i < n; i++)
 		hash[i] = nb_hash_token(tokens[i].str, tokens[i].len);
-	reserve_pairs(t, n);
 	for (uint32_t i = 0; i < n && i < NB_PREFETCH_DISTANCE; i++)
 		nb_strmap_prefetch(&t->tokens, hash[i]);
 	for (uint32_t i = 0; i < n; i++)
 	{
-		int64_t		found;
+		int64_t		slot;
 
 		if (i + NB_PREFETCH_DISTANCE < n)
 			nb_strmap_prefetch(&t->tokens, hash[i + NB_PREFETCH_DISTANCE]);
-		found = nb_strmap_find(&t->tokens, tokens[i].str, tokens[i].len, hash[i]);
-		if (found >= 0)
-			id[i] = (uint32_t) found;
-		else
+		slot = nb_strmap_find_slot(&t->tokens, tokens[i].str, tokens[i].len, hash[i]);
+		if (slot < 0)
 		{
-			id[i] = nb_strmap_intern(&t->tokens, tokens[i].str, tokens[i].len, hash[i]);
+			uint32_t	k = nb_strmap_intern(&t->tokens, tokens[i].str, tokens[i].len, hash[i]);
+
 			if (tokens[i].len > 0 && tokens[i].str[0] == '\0')
 				t->prefix_bytes += NB_ITEM_PREFIX;
+			slot = nb_strmap_slot_of(&t->tokens, k);
 		}
-		/* from here on hash[i] holds the hash of the (token, class) key */
-		hash[i] = nb_hash_mix(pair_key(id[i], t->doc_class));
+		id[i] = nb_strmap_slot(&t->tokens, (uint32_t) slot)->id1 - 1;
+		if (in_slot)
+			count_inline(t, nb_strmap_payload(&t->tokens, (uint32_t) slot), t->doc_class,
+						 tokens[i].count * t->doc_weight,
+						 nb_itemset_add(&t->doc_items, id[i], &no_value) ? t->doc_weight : 0);
+		else
+			/* from here on hash[i] holds the hash of the (token, class) key */
+			hash[i] = nb_hash_mix(pair_key(id[i], t->doc_class));
 	}
+	if (in_slot)
+		return;
+
+	reserve_pairs(t, n);
 	for (uint32_t i = 0; i < n && i < NB_PREFETCH_DISTANCE; i++)
 		__builtin_prefetch(&t->pairs[hash[i] & t->pair_mask]);
 	for (uint32_t i = 0; i < n; i++)
@@ -558,14 +582,21 @@ nb_trainer_merge_view(NbTrainer *t, const NbView *v, uint32_t *conflict)
 			}
 			for (uint32_t i = 0; i < n; i++, e++)
 			{
-				uint64_t	key = pair_key(tok, class_map[nb_read_u32(v->entry_class, e)]);
+				uint32_t	cls = class_map[nb_read_u32(v->entry_class, e)];
+				double		count = nb_read_f64(v->entry_count, e);
+				double		docs = nb_read_f64(v->entry_docs, e);
 				NbPairSlot *slot;
 
+				if (cls < NB_INLINE_CLASSES)
+				{
+					count_inline(t, nb_strmap_payload(&t->tokens, nb_strmap_slot_of(&t->tokens, tok)),
+								 cls, count, docs);
+					continue;
+				}
 				reserve_pairs(t, 1);
-				slot = find_pair(t, key, nb_hash_mix(key));
-
-				slot->count += nb_read_f64(v->entry_count, e);
-				slot->docs += nb_read_f64(v->entry_docs, e);
+				slot = find_pair(t, pair_key(tok, cls), nb_hash_mix(pair_key(tok, cls)));
+				slot->count += count;
+				slot->docs += docs;
 				if (!isfinite(slot->count))
 					t->overflow = true;
 			}
@@ -577,23 +608,75 @@ nb_trainer_merge_view(NbTrainer *t, const NbView *v, uint32_t *conflict)
 	return NB_MERGE_OK;
 }
 
+/* A non-zero (item, class) pair of the trainer. */
+typedef struct Entry
+{
+	uint32_t	item;
+	uint32_t	cls;
+	double		count;
+	double		docs;
+} Entry;
+
+/*
+ * Step *pos (0 at first) through the entries: the inline counts slot by
+ * slot, then the pair table.  False after the last.
+ */
+static bool
+next_entry(const NbTrainer *t, uint64_t *pos, Entry *e)
+{
+	uint64_t	in_slots = ((uint64_t) t->tokens.slot_mask + 1) * NB_INLINE_CLASSES;
+
+	for (; *pos < in_slots; (*pos)++)
+	{
+		const NbStrSlot *s = nb_strmap_slot(&t->tokens, (uint32_t) (*pos / NB_INLINE_CLASSES));
+		const NbInlineCounts *in = (const NbInlineCounts *) (s + 1);
+		uint32_t	c = (uint32_t) (*pos % NB_INLINE_CLASSES);
+
+		if (s->id1 != 0 && in->count[c] != 0)
+		{
+			e->item = s->id1 - 1;
+			e->cls = c;
+			e->count = in->count[c];
+			e->docs = in->docs[c];
+			(*pos)++;
+			return true;
+		}
+	}
+	for (; *pos - in_slots <= t->pair_mask; (*pos)++)
+	{
+		const NbPairSlot *s = &t->pairs[*pos - in_slots];
+
+		if (s->key != NB_EMPTY_KEY)
+		{
+			e->item = (uint32_t) (s->key >> 32);
+			e->cls = (uint32_t) s->key;
+			e->count = s->count;
+			e->docs = s->docs;
+			(*pos)++;
+			return true;
+		}
+	}
+	return false;
+}
+
 bool
 nb_trainer_sums_finite(const NbTrainer *t)
 {
 	double		docs = 0;
 	double		count = 0;
 	double		doc_freq = 0;
+	uint64_t	pos = 0;
+	Entry		en;
 
 	if (t->overflow)
 		return false;
 	for (uint32_t c = 0; c < t->classes.count; c++)
 		docs += t->class_docs[c];
-	for (uint64_t i = 0; i <= t->pair_mask; i++)
-		if (t->pairs[i].key != NB_EMPTY_KEY)
-		{
-			count += t->pairs[i].count;
-			doc_freq += t->pairs[i].docs;
-		}
+	while (next_entry(t, &pos, &en))
+	{
+		count += en.count;
+		doc_freq += en.docs;
+	}
 	for (uint32_t j = 0; j < t->features.count; j++)
 	{
 		const NbTrainerFeature *f = &t->feature[j];
@@ -631,7 +714,7 @@ nb_trainer_flat_size(const NbTrainer *t, size_t max_size)
 	uint64_t	size = NB_HEADER_SIZE +
 		(uint64_t) t->classes.count * (8 + 4) +
 		(uint64_t) t->tokens.count * (4 + 4) +
-		t->n_pairs * (4 + 8 + 8) +
+		t->n_entries * (4 + 8 + 8) +
 		t->classes.arena_used + t->tokens.arena_used - t->prefix_bytes;
 
 	if (!is_text_only(t))
@@ -695,13 +778,6 @@ sorted_strings(const NbStrMap *map, uint32_t *rank, const uint32_t *feature_rank
 	return refs;
 }
 
-typedef struct Entry
-{
-	uint32_t	cls;
-	double		count;
-	double		docs;
-} Entry;
-
 static int
 cmp_entry(const void *a, const void *b)
 {
@@ -762,7 +838,7 @@ nb_trainer_write(const NbTrainer *t, unsigned char *buf, size_t size)
 	uint32_t	C = t->classes.count;
 	uint32_t	V = t->tokens.count;
 	uint32_t	F = t->features.count;
-	uint64_t	E = t->n_pairs;
+	uint64_t	E = t->n_entries;
 	bool		text_only = is_text_only(t);
 	uint32_t   *class_rank = nb_alloc(sizeof(uint32_t) * (C ? C : 1));
 	uint32_t   *token_rank = nb_alloc(sizeof(uint32_t) * (V ? V : 1));
@@ -779,28 +855,22 @@ nb_trainer_write(const NbTrainer *t, unsigned char *buf, size_t size)
 	uint16_t	version = text_only ? NB_FORMAT_VERSION_TEXT : NB_FORMAT_VERSION;
 	uint16_t	flags = 0;
 	uint64_t	u;
+	uint64_t	pos = 0;
+	Entry		en;
 
-	/* bucket the pairs by token rank (counting sort), then order each bucket by class */
-	for (uint64_t i = 0; i <= t->pair_mask; i++)
-		if (t->pairs[i].key != NB_EMPTY_KEY)
-			start[token_rank[t->pairs[i].key >> 32] + 1]++;
+	/* bucket the entries by token rank (counting sort), then order each bucket by class */
+	while (next_entry(t, &pos, &en))
+		start[token_rank[en.item] + 1]++;
 	for (uint32_t k = 0; k < V; k++)
 		start[k + 1] += start[k];
 	{
 		uint64_t   *fill = nb_alloc(sizeof(uint64_t) * (V ? V : 1));
 
 		memcpy(fill, start, sizeof(uint64_t) * V);
-		for (uint64_t i = 0; i <= t->pair_mask; i++)
+		for (pos = 0; next_entry(t, &pos, &en);)
 		{
-			const NbPairSlot *s = &t->pairs[i];
-			Entry	   *en;
-
-			if (s->key == NB_EMPTY_KEY)
-				continue;
-			en = &entries[fill[token_rank[s->key >> 32]]++];
-			en->cls = class_rank[(uint32_t) s->key];
-			en->count = s->count;
-			en->docs = s->docs;
+			en.cls = class_rank[en.cls];
+			entries[fill[token_rank[en.item]]++] = en;
 		}
 		nb_free(fill);
 	}

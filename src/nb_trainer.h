@@ -2,8 +2,11 @@
  * nb_trainer.h — the mutable model: accumulates counts, merges, serializes.
  *
  * This is the in-memory form behind the aggregates' transition state.
- * Statistics are sparse: one hash slot per non-zero (token, class) pair
- * holding the weighted token count and the weighted document frequency.
+ * Statistics are sparse: per non-zero (token, class) pair, the weighted
+ * token count and the weighted document frequency.  Those of the first
+ * NB_INLINE_CLASSES classes are kept in the token's slot of the item map
+ * (NbInlineCounts), the others in a hash table of pairs: with two classes,
+ * counting a token then fetches one cache line instead of two.
  */
 #ifndef NB_TRAINER_H
 #define NB_TRAINER_H
@@ -22,6 +25,15 @@ typedef struct NbPairSlot
 	double		count;			/* weighted occurrences */
 	double		docs;			/* weighted documents containing the token */
 } NbPairSlot;
+
+#define NB_INLINE_CLASSES 2
+
+/* The payload of an item's slot: counts of classes 0 and 1 (0 if none). */
+typedef struct NbInlineCounts
+{
+	double		count[NB_INLINE_CLASSES];
+	double		docs[NB_INLINE_CLASSES];
+} NbInlineCounts;
 
 /* A token of a document: bytes, length and how many times it occurs. */
 typedef struct NbTokenRef
@@ -79,11 +91,12 @@ typedef struct NbTrainer
 	int64_t		unnamed_bag;	/* id of the bag feature "", or -1 */
 	uint32_t	vector_len;		/* float8[] rows' length, 0 if none yet */
 	uint32_t   *position_feature;	/* feature ids of the vector_len positions, or NULL */
-	NbStrMap	tokens;
+	NbStrMap	tokens;			/* payload NbInlineCounts */
 	uint64_t	prefix_bytes;	/* NB_ITEM_PREFIX times the prefixed items */
-	NbPairSlot *pairs;
+	NbPairSlot *pairs;			/* pairs of the classes from NB_INLINE_CLASSES on */
 	uint64_t	pair_mask;
-	uint64_t	n_pairs;
+	uint64_t	pairs_used;
+	uint64_t	n_entries;		/* non-zero (item, class) pairs, inline or not */
 	uint64_t	doc_seq;		/* current document; 0 means "merged in" */
 	uint32_t	doc_class;
 	double		doc_weight;
