@@ -120,7 +120,7 @@ nb_index_build(NbIndex *ix, const NbView *v)
 		uint32_t	len = nb_read_u32(v->label_len, c);
 
 		/* labels are unique, so ids come out as 0, 1, 2, ... */
-		nb_strmap_intern(&ix->labels, s, len, nb_hash_token(s, len));
+		nb_strmap_add(&ix->labels, s, len, nb_hash_token(s, len));
 		ix->class_docs[c] = nb_read_f64(v->class_docs, c);
 		ix->total_docs += ix->class_docs[c];
 		s += len;
@@ -133,7 +133,7 @@ nb_index_build(NbIndex *ix, const NbView *v)
 		uint32_t	name_len = nb_view_feature_name_len(v, j);
 		bool		prefixed;
 
-		nb_strmap_intern(&ix->features, name, name_len, nb_hash_token(name, name_len));
+		nb_strmap_add(&ix->features, name, name_len, nb_hash_token(name, name_len));
 		ix->feature_type[j] = nb_view_feature_type(v, j);
 		ix->feature_items[j] = nb_view_feature_items(v, j);
 		if (ix->feature_type[j] == NB_FEATURE_BAG && name_len == 0)
@@ -159,8 +159,8 @@ nb_index_build(NbIndex *ix, const NbView *v)
 			const NbTokenRef *item = prefixed ? nb_item_keys(&keys, j, &ref, 1) : &ref;
 
 			/* items are unique, so ids come out as 0, 1, 2, ... */
-			nb_strmap_intern(&ix->tokens, item->str, item->len,
-							 nb_hash_token(item->str, item->len));
+			nb_strmap_add(&ix->tokens, item->str, item->len,
+						  nb_hash_token(item->str, item->len));
 			ix->token_start[k] = e;
 			for (uint32_t i = 0; i < n; i++, e++)
 			{

@@ -118,10 +118,14 @@ uint32_t
 nb_strmap_intern(NbStrMap *map, const char *str, uint32_t len, uint64_t hash)
 {
 	int64_t		found = nb_strmap_find(map, str, len, hash);
-	uint32_t	id;
 
-	if (found >= 0)
-		return (uint32_t) found;
+	return found >= 0 ? (uint32_t) found : nb_strmap_add(map, str, len, hash);
+}
+
+uint32_t
+nb_strmap_add(NbStrMap *map, const char *str, uint32_t len, uint64_t hash)
+{
+	uint32_t	id;
 
 	if (map->count == map->id_cap)
 	{

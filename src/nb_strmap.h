@@ -138,6 +138,9 @@ nb_strmap_prefetch(const NbStrMap *map, uint64_t hash)
 uint32_t	nb_strmap_intern(NbStrMap *map, const char *str, uint32_t len,
 							 uint64_t hash);
 
+/* nb_strmap_intern for a string known to be absent (no lookup first). */
+uint32_t	nb_strmap_add(NbStrMap *map, const char *str, uint32_t len, uint64_t hash);
+
 static inline const char *
 nb_strmap_str(const NbStrMap *map, uint32_t id, uint32_t *len)
 {
