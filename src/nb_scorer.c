@@ -159,8 +159,8 @@ nb_index_build(NbIndex *ix, const NbView *v)
 			const NbTokenRef *item = prefixed ? nb_item_keys(&keys, j, &ref, 1) : &ref;
 
 			/* items are unique, so ids come out as 0, 1, 2, ... */
-			nb_strmap_add(&ix->tokens, item->str, item->len,
-						  nb_hash_token(item->str, item->len));
+			nb_strmap_append(&ix->tokens, item->str, item->len,
+							 nb_hash_token(item->str, item->len));
 			ix->token_start[k] = e;
 			for (uint32_t i = 0; i < n; i++, e++)
 			{
@@ -181,6 +181,7 @@ nb_index_build(NbIndex *ix, const NbView *v)
 	}
 	ix->token_start[v->n_tokens] = e;
 	nb_item_keys_free(&keys);
+	nb_strmap_place_appended(&ix->tokens);
 
 	ix->item_rows = C <= NB_ROW_CLASSES;
 
@@ -745,7 +746,18 @@ entries_to_rows(NbScorer *sc, const NbIndex *ix)
 		sc->row_z = nb_alloc_zero(sizeof(double) * nslots * C);
 	for (uint32_t k = 0; k < ix->n_tokens; k++)
 	{
-		uint32_t	slot = nb_strmap_slot_of(&ix->tokens, k);
+		uint32_t	slot;
+
+		/* the slots are at random: fetch those of later items meanwhile */
+		if (k + NB_PREFETCH_DISTANCE < ix->n_tokens)
+		{
+			uint32_t	ahead = (uint32_t) ix->tokens.hashes[k + NB_PREFETCH_DISTANCE] &
+				ix->tokens.slot_mask;
+
+			__builtin_prefetch(nb_strmap_slot(&ix->tokens, ahead));
+			__builtin_prefetch(&sc->row_slots[ahead]);
+		}
+		slot = nb_strmap_slot_of(&ix->tokens, k);
 
 		for (uint64_t e = ix->token_start[k]; e < ix->token_start[k + 1]; e++)
 		{

@@ -125,6 +125,15 @@ nb_strmap_intern(NbStrMap *map, const char *str, uint32_t len, uint64_t hash)
 uint32_t
 nb_strmap_add(NbStrMap *map, const char *str, uint32_t len, uint64_t hash)
 {
+	uint32_t	id = nb_strmap_append(map, str, len, hash);
+
+	nb_strmap_place_appended(map);
+	return id;
+}
+
+uint32_t
+nb_strmap_append(NbStrMap *map, const char *str, uint32_t len, uint64_t hash)
+{
 	uint32_t	id;
 
 	if (map->count == map->id_cap)
@@ -146,11 +155,22 @@ nb_strmap_add(NbStrMap *map, const char *str, uint32_t len, uint64_t hash)
 	map->lengths[id] = len;
 	map->hashes[id] = hash;
 	map->arena_used += len;
-
-	if ((uint64_t) map->count * 2 > (uint64_t) map->slot_mask + 1)
-		grow_slots(map);
-	place(map, id);
 	return id;
+}
+
+void
+nb_strmap_place_appended(NbStrMap *map)
+{
+	while ((uint64_t) map->count * 2 > (uint64_t) map->slot_mask + 1)
+		grow_slots(map);
+	for (uint32_t id = map->placed; id < map->count; id++)
+	{
+		/* the slots are at random: fetch those of later ids meanwhile */
+		if (id + NB_PREFETCH_DISTANCE < map->count)
+			nb_strmap_prefetch(map, map->hashes[id + NB_PREFETCH_DISTANCE]);
+		place(map, id);
+	}
+	map->placed = map->count;
 }
 
 uint32_t
