@@ -300,20 +300,80 @@ nb_doc_add_value(NbDoc *doc, uint32_t feature, double x)
 	doc->value[feature] = x;
 }
 
-/*
- * Fetch the slot where a lookup of this hash starts.  A slot a cache line
- * wide (NbRowSlot) has its line to itself, and many items sit one slot past
- * where their lookup starts (linear probing): fetch that line too, so that
- * they do not cost a second wait for memory.
- */
-static inline void
-prefetch_slot(const NbIndex *ix, uint64_t hash, const void *slots, size_t stride)
+/* Slot i of the scorer's rows (row_size bytes each). */
+static inline const NbRowKey *
+row_key(const char *rows, size_t row_size, uint64_t i)
 {
-	uint32_t	i = (uint32_t) hash & ix->tokens.slot_mask;
+	return (const NbRowKey *) (rows + i * row_size);
+}
 
-	__builtin_prefetch((const char *) slots + (size_t) i * stride);
-	if (stride >= 64)
-		__builtin_prefetch((const char *) slots + (size_t) ((i + 1) & ix->tokens.slot_mask) * stride);
+/* The terms of the row in slot i: C doubles after its key. */
+static inline const double *
+row_terms(const char *rows, size_t row_size, uint64_t i)
+{
+	return (const double *) (row_key(rows, row_size, i) + 1);
+}
+
+/*
+ * The slot of the string in the scorer's rows, or -1: as
+ * nb_strmap_find_slot, with the string compared through its NbRowKey, and
+ * only if it is longer than 8 bytes also through its item map slot.
+ */
+NB_HOT_INLINE int64_t
+find_row(const NbIndex *ix, const char *rows, size_t row_size,
+		 const char *str, uint32_t len, uint64_t hash)
+{
+	const NbStrMap *map = &ix->tokens;
+	uint32_t	i = (uint32_t) hash & map->slot_mask;
+	uint16_t	tag = (uint16_t) (hash >> 48);
+	uint16_t	len16 = len > UINT16_MAX ? UINT16_MAX : (uint16_t) len;
+	uint64_t	head = nb_row_head(str, len);
+
+	for (;;)
+	{
+		const NbRowKey *key = row_key(rows, row_size, i);
+
+		if (key->id1 == 0)
+			return -1;
+		if (key->tag == tag && key->len == len16 && key->head == head)
+		{
+			const NbStrSlot *slot;
+
+			if (len <= 8)
+				return i;
+			slot = nb_strmap_slot(map, i);
+			if (slot->len == len &&
+				nb_bytes_equal(len <= NB_SLOT_INLINE ? slot->bytes :
+							   map->arena + map->offsets[slot->id1 - 1], str, len))
+				return i;
+		}
+		i = (i + 1) & map->slot_mask;
+	}
+}
+
+/*
+ * Fetch the slot where a lookup of this hash starts.  In rows (row_size not
+ * 0), also fetch the next slot's cache line: many items sit one slot past
+ * where their lookup starts (linear probing), and they should not cost a
+ * second wait for memory.  A token longer than 8 bytes is also compared in
+ * the item map.
+ */
+NB_HOT_INLINE void
+prefetch_slot(const NbIndex *ix, uint64_t hash, uint32_t len, const char *rows,
+			  size_t row_size)
+{
+	uint32_t	mask = ix->tokens.slot_mask;
+	uint32_t	i = (uint32_t) hash & mask;
+
+	if (row_size == 0)
+	{
+		__builtin_prefetch(nb_strmap_slot(&ix->tokens, i));
+		return;
+	}
+	__builtin_prefetch(row_key(rows, row_size, i));
+	__builtin_prefetch(row_key(rows, row_size, (i + 1) & mask));
+	if (len > 8)
+		__builtin_prefetch(nb_strmap_slot(&ix->tokens, i));
 }
 
 /* Room for n more tokens of the document and n lookups. */
@@ -340,14 +400,14 @@ reserve_doc(NbDoc *doc, uint32_t n)
 }
 
 /*
- * nb_doc_add_tokens, looking tokens up in slots stride bytes apart: the
- * index's item map or a scorer's row slots.  Repeats of an item are added
- * up if merge, else kept as separate items.  Inline so that each caller's
- * probe has its stride as a constant.
+ * nb_doc_add_tokens, looking tokens up in the index's item map (row_size
+ * 0) or in a scorer's rows.  Repeats of an item are added up if merge, else
+ * kept as separate items.  Inline so that each caller's probe has its
+ * row_size as a constant.
  */
 NB_HOT_INLINE void
 add_tokens(const NbIndex *ix, NbDoc *doc, uint32_t feature, const NbTokenRef *tokens,
-		   uint32_t n, const void *slots, size_t stride, bool merge)
+		   uint32_t n, const char *rows, size_t row_size, bool merge)
 {
 	int64_t    *scratch;
 	bool		categorical = ix->feature_type[feature] == NB_FEATURE_CATEGORICAL;
@@ -366,19 +426,29 @@ add_tokens(const NbIndex *ix, NbDoc *doc, uint32_t feature, const NbTokenRef *to
 	 * slots; then add up repeats.
 	 */
 	for (uint32_t i = 0; i < n; i++)
+	{
 		scratch[i] = (int64_t) nb_hash_token(tokens[i].str, tokens[i].len);
-	for (uint32_t i = 0; i < n && i < NB_PREFETCH_DISTANCE; i++)
-		prefetch_slot(ix, (uint64_t) scratch[i], slots, stride);
+		if (i < NB_PREFETCH_DISTANCE)
+			prefetch_slot(ix, (uint64_t) scratch[i], tokens[i].len, rows, row_size);
+	}
 	for (uint32_t i = 0; i < n; i++)
 	{
+		uint32_t	ahead = i + NB_PREFETCH_DISTANCE;
 		int64_t		slot;
 
-		if (i + NB_PREFETCH_DISTANCE < n)
-			prefetch_slot(ix, (uint64_t) scratch[i + NB_PREFETCH_DISTANCE], slots, stride);
-		slot = nb_strmap_find_in(&ix->tokens, slots, stride, tokens[i].str, tokens[i].len,
-								 (uint64_t) scratch[i]);
-		if (slot >= 0 && !ix->item_rows)
-			__builtin_prefetch(&ix->token_start[nb_strmap_slot(&ix->tokens, (uint32_t) slot)->id1 - 1]);
+		if (ahead < n)
+			prefetch_slot(ix, (uint64_t) scratch[ahead], tokens[ahead].len, rows, row_size);
+		if (row_size != 0)
+			slot = find_row(ix, rows, row_size, tokens[i].str, tokens[i].len,
+							(uint64_t) scratch[i]);
+		else
+		{
+			/* the index's item map has no payload: its slots are NbStrSlots */
+			slot = nb_strmap_find_sized(&ix->tokens, sizeof(NbStrSlot), tokens[i].str,
+										tokens[i].len, (uint64_t) scratch[i]);
+			if (slot >= 0)
+				__builtin_prefetch(&ix->token_start[nb_strmap_slot(&ix->tokens, (uint32_t) slot)->id1 - 1]);
+		}
 		scratch[i] = slot;
 	}
 
@@ -401,7 +471,8 @@ add_tokens(const NbIndex *ix, NbDoc *doc, uint32_t feature, const NbTokenRef *to
 				unknown += tokens[i].count;
 				continue;
 			}
-			k = ((const NbStrSlot *) ((const char *) slots + (size_t) slot * stride))->id1 - 1;
+			k = (row_size != 0 ? row_key(rows, row_size, (uint64_t) slot)->id1 :
+				 nb_strmap_slot(&ix->tokens, (uint32_t) slot)->id1) - 1;
 			occurrences += tokens[i].count;
 			if (merge && !nb_itemset_add(&doc->items, k, &pos))
 				out[pos].count += tokens[i].count;
@@ -425,8 +496,7 @@ void
 nb_doc_add_tokens(const NbIndex *ix, NbDoc *doc, uint32_t feature,
 				  const NbTokenRef *tokens, uint32_t n)
 {
-	/* the index's item map has no payload: its slots are NbStrSlots */
-	add_tokens(ix, doc, feature, tokens, n, ix->tokens.slots, sizeof(NbStrSlot), true);
+	add_tokens(ix, doc, feature, tokens, n, NULL, 0, true);
 }
 
 void
@@ -437,12 +507,14 @@ nb_scorer_add_tokens(const NbScorer *sc, NbDoc *doc, uint32_t feature,
 	 * With rows, adding up repeats (a lookup in doc->items per token) costs
 	 * more than scoring each occurrence of a token from its row in cache.
 	 */
-	if (sc->row_slots != NULL)
-		add_tokens(sc->index, doc, feature, tokens, n, sc->row_slots, sizeof(NbRowSlot),
-				   !sc->per_occurrence[feature]);
+	bool		merge = !sc->per_occurrence[feature];
+
+	if (sc->rows == NULL)
+		add_tokens(sc->index, doc, feature, tokens, n, NULL, 0, true);
+	else if (sc->row_size == 32)
+		add_tokens(sc->index, doc, feature, tokens, n, sc->rows, 32, merge);
 	else
-		add_tokens(sc->index, doc, feature, tokens, n, sc->index->tokens.slots,
-				   sizeof(NbStrSlot), true);
+		add_tokens(sc->index, doc, feature, tokens, n, sc->rows, 64, merge);
 }
 
 /*
@@ -730,23 +802,25 @@ build_gaussian(NbScorer *sc, const NbIndex *ix, uint32_t j, double floor)
 	}
 }
 
-/* Scatter the entries into rows (see row_slots in nb_scorer.h). */
+/* Scatter the entries into rows (see rows in nb_scorer.h). */
 static void
 entries_to_rows(NbScorer *sc, const NbIndex *ix)
 {
 	uint32_t	C = ix->n_classes;
 	uint64_t	nslots = (uint64_t) ix->tokens.slot_mask + 1;
+	size_t		size = C <= 2 ? 32 : 64;
 
-	sc->row_slots_block = nb_alloc_zero(sizeof(NbRowSlot) * (nslots + 1));
-	sc->row_slots = (NbRowSlot *) (((uintptr_t) sc->row_slots_block + sizeof(NbRowSlot) - 1) &
-								   ~(uintptr_t) (sizeof(NbRowSlot) - 1));
-	for (uint64_t i = 0; i < nslots; i++)
-		sc->row_slots[i].key = *nb_strmap_slot(&ix->tokens, (uint32_t) i);
+	sc->row_size = (uint32_t) size;
+	sc->rows_block = nb_alloc_zero(size * (nslots + 1));
+	sc->rows = (char *) (((uintptr_t) sc->rows_block + size - 1) & ~(uintptr_t) (size - 1));
 	if (sc->any_entry_z)
 		sc->row_z = nb_alloc_zero(sizeof(double) * nslots * C);
 	for (uint32_t k = 0; k < ix->n_tokens; k++)
 	{
 		uint32_t	slot;
+		const NbStrSlot *item;
+		NbRowKey   *key;
+		double	   *terms;
 
 		/* the slots are at random: fetch those of later items meanwhile */
 		if (k + NB_PREFETCH_DISTANCE < ix->n_tokens)
@@ -755,13 +829,19 @@ entries_to_rows(NbScorer *sc, const NbIndex *ix)
 				ix->tokens.slot_mask;
 
 			__builtin_prefetch(nb_strmap_slot(&ix->tokens, ahead));
-			__builtin_prefetch(&sc->row_slots[ahead]);
+			__builtin_prefetch(row_key(sc->rows, size, ahead));
 		}
 		slot = nb_strmap_slot_of(&ix->tokens, k);
-
+		item = nb_strmap_slot(&ix->tokens, slot);
+		key = (NbRowKey *) row_key(sc->rows, size, slot);
+		key->id1 = item->id1;
+		key->tag = (uint16_t) (item->tag >> 16);
+		key->len = item->len > UINT16_MAX ? UINT16_MAX : (uint16_t) item->len;
+		key->head = nb_row_head(ix->tokens.arena + ix->tokens.offsets[k], item->len);
+		terms = (double *) (key + 1);
 		for (uint64_t e = ix->token_start[k]; e < ix->token_start[k + 1]; e++)
 		{
-			sc->row_slots[slot].f[sc->entry[e].cls] = sc->entry[e].f;
+			terms[sc->entry[e].cls] = sc->entry[e].f;
 			if (sc->row_z != NULL)
 				sc->row_z[(uint64_t) slot * C + sc->entry[e].cls] = sc->entry_z[e];
 		}
@@ -863,8 +943,8 @@ nb_scorer_free(NbScorer *sc)
 	nb_free(sc->var);
 	nb_free(sc->per_occurrence);
 	nb_free(sc->usable);
-	if (sc->row_slots_block != NULL)
-		nb_free(sc->row_slots_block);
+	if (sc->rows_block != NULL)
+		nb_free(sc->rows_block);
 	if (sc->row_z != NULL)
 		nb_free(sc->row_z);
 	if (sc->entry != NULL)
@@ -990,15 +1070,20 @@ add_item_entries(NbScorer *sc, const NbDoc *doc)
 /*
  * The same with the entries kept as rows: a class without entry adds an
  * exact 0, so the scores are the same to the bit.  Inline for each number
- * of classes C (a constant there), so that the sums stay in registers
- * instead of going through sc->f and sc->fc for every token.
+ * of classes C (a constant there), with the loops over classes unrolled, so
+ * that the sums stay in registers instead of going through memory for
+ * every token (GCC does not unroll all of them by itself).  The pragma
+ * takes no macro: 6 is NB_ROW_CLASSES.
  */
+_Static_assert(NB_ROW_CLASSES == 6, "the unroll pragmas below need updating");
+
 NB_HOT_INLINE void
-add_item_rows_of(NbScorer *sc, const NbDoc *doc, uint32_t C)
+add_item_rows_of(NbScorer *sc, const NbDoc *doc, uint32_t C, size_t row_size)
 {
 	double		f[NB_ROW_CLASSES];
 	double		fc[NB_ROW_CLASSES];
 
+#pragma GCC unroll 6
 	for (uint32_t c = 0; c < C; c++)
 	{
 		f[c] = sc->f[c];
@@ -1008,17 +1093,20 @@ add_item_rows_of(NbScorer *sc, const NbDoc *doc, uint32_t C)
 	{
 		const NbDocToken *t = &doc->tokens[i];
 		double		mult = item_multiplier(sc, t);
-		const double *row = sc->row_slots[t->slot].f;
+		const double *row = row_terms(sc->rows, row_size, t->slot);
 
+#pragma GCC unroll 6
 		for (uint32_t c = 0; c < C; c++)
 			add_compensated(&f[c], &fc[c], mult * row[c]);
 		if (sc->row_z != NULL)
 		{
 			row = sc->row_z + (uint64_t) t->slot * C;
+#pragma GCC unroll 6
 			for (uint32_t c = 0; c < C; c++)
 				sc->z[c] += mult * row[c];
 		}
 	}
+#pragma GCC unroll 6
 	for (uint32_t c = 0; c < C; c++)
 	{
 		sc->f[c] = f[c];
@@ -1032,19 +1120,22 @@ add_item_rows(NbScorer *sc, const NbDoc *doc)
 	switch (sc->index->n_classes)
 	{
 		case 1:
-			add_item_rows_of(sc, doc, 1);
+			add_item_rows_of(sc, doc, 1, 32);
 			break;
 		case 2:
-			add_item_rows_of(sc, doc, 2);
+			add_item_rows_of(sc, doc, 2, 32);
 			break;
 		case 3:
-			add_item_rows_of(sc, doc, 3);
+			add_item_rows_of(sc, doc, 3, 64);
 			break;
 		case 4:
-			add_item_rows_of(sc, doc, 4);
+			add_item_rows_of(sc, doc, 4, 64);
 			break;
-		default:
-			add_item_rows_of(sc, doc, sc->index->n_classes);
+		case 5:
+			add_item_rows_of(sc, doc, 5, 64);
+			break;
+		default:				/* 6, see NB_ROW_CLASSES */
+			add_item_rows_of(sc, doc, 6, 64);
 			break;
 	}
 }
@@ -1061,7 +1152,7 @@ nb_scorer_score(NbScorer *sc, const NbDoc *doc, double *log_post)
 	int64_t		best = -1;
 
 	/* rows are in cache: looking the token up fetched them */
-	if (sc->row_slots == NULL)
+	if (sc->rows == NULL)
 		for (uint32_t i = 0; i < doc->n_tokens; i++)
 			__builtin_prefetch(&sc->entry[ix->token_start[doc->tokens[i].token]]);
 	for (uint32_t c = 0; c < C; c++)
@@ -1072,7 +1163,7 @@ nb_scorer_score(NbScorer *sc, const NbDoc *doc, double *log_post)
 	}
 	for (uint32_t i = 0; i < doc->n_present; i++)
 		add_feature(sc, doc, doc->present_list[i]);
-	if (sc->row_slots != NULL)
+	if (sc->rows != NULL)
 		add_item_rows(sc, doc);
 	else
 		add_item_entries(sc, doc);

@@ -81,21 +81,41 @@ typedef struct NbIndex
 	double	   *class_docs;
 	double	   *token_total;	/* F_j: count summed over classes */
 	double		total_docs;
-	/* scorers keep the terms of items as rows (see NbScorer.row_slots) */
+	/* scorers keep the terms of items as rows (see NbScorer.rows) */
 	bool		item_rows;
 } NbIndex;
 
 /*
- * Up to this many classes, a scorer keeps each item's terms as a row beside
- * a copy of its slot of the item map, in one cache line (NbRowSlot).
+ * Up to this many classes, a scorer keeps each item's terms as a row after a
+ * compact copy of its key (NbRowKey), both in one slot of 32 bytes (up to 2
+ * classes) or 64 bytes (a cache line).
  */
-#define NB_ROW_CLASSES 4
+#define NB_ROW_CLASSES 6
 
-typedef struct NbRowSlot
+/*
+ * The key of a row: enough of the item's string to tell it from others
+ * without a second cache line when it is at most 8 bytes long (most tokens);
+ * a longer one is compared with its slot of the item map (same position).
+ */
+typedef struct NbRowKey
 {
-	NbStrSlot	key;			/* as in NbIndex.tokens, same position */
-	double		f[NB_ROW_CLASSES];	/* the item's terms, 0 for a class without entry */
-} NbRowSlot;
+	uint32_t	id1;			/* as in NbIndex.tokens; 0 = empty slot */
+	uint16_t	tag;			/* high 16 bits of the hash */
+	uint16_t	len;			/* length, at most UINT16_MAX */
+	uint64_t	head;			/* nb_row_head of the string */
+} NbRowKey;
+
+/*
+ * The first 8 bytes of a string as one word, or for a shorter one a word
+ * that with the length tells it apart from every other string of that length.
+ */
+static inline uint64_t
+nb_row_head(const char *str, uint32_t len)
+{
+	const unsigned char *p = (const unsigned char *) str;
+
+	return len >= 8 ? nb_read_le64(p) : nb_tail_word(p, len, len);
+}
 
 /* A known item of a document and how often it occurs. */
 typedef struct NbDocToken
@@ -165,15 +185,17 @@ typedef struct NbScorer
 	bool		any_entry_z;	/* some entry_z is not 0 (only possible with alpha = 0) */
 	/*
 	 * With few classes (NbIndex.item_rows) the entries are kept as rows
-	 * instead, and entry and entry_z are freed: row_slots is the index's
-	 * item map with each item's row in its slot, and nb_scorer_add_tokens
-	 * looks tokens up there.  A token of a large vocabulary then costs one
-	 * cache line from memory instead of three (slot, token_start, entries):
-	 * scoring is bound by how many lines it fetches.  The rows of z, rarely
-	 * needed, are apart: row_z[slot * C + c].
+	 * instead, and entry and entry_z are freed: rows has a slot for each
+	 * slot of the index's item map, holding the item's NbRowKey and its C
+	 * terms, and nb_scorer_add_tokens looks tokens up there.  A token of a
+	 * large vocabulary then costs one cache line from memory instead of three
+	 * (slot, token_start, entries): scoring is bound by how many lines it
+	 * fetches, and with 2 classes two slots share a line.  The rows of z,
+	 * rarely needed, are apart: row_z[slot * C + c].
 	 */
-	NbRowSlot  *row_slots;		/* 64-byte aligned inside row_slots_block */
-	void	   *row_slots_block;
+	char	   *rows;			/* row_size bytes per slot, aligned inside rows_block */
+	uint32_t	row_size;		/* 32 or 64 (see NB_ROW_CLASSES) */
+	void	   *rows_block;
 	double	   *row_z;			/* NULL unless any_entry_z */
 	/* scratch for one document: score, its rounding compensation, zero factors */
 	double	   *f, *fc, *z;
@@ -208,7 +230,7 @@ void		nb_doc_add_tokens(const NbIndex *index, NbDoc *doc, uint32_t feature,
 
 /*
  * The same, for a document to be scored by sc only: tokens are looked up in
- * the scorer's row slots when it has them, and then, for a feature whose
+ * the scorer's rows when it has them, and then, for a feature whose
  * items count per occurrence (every kind but Bernoulli), repeats are kept
  * as separate items instead of being added up, so distinct counts them.
  * The scores differ from those of nb_doc_add_tokens by rounding only.

@@ -76,21 +76,20 @@ nb_strmap_payload(const NbStrMap *map, uint32_t i)
 void		nb_strmap_free(NbStrMap *map);
 
 /*
- * The slot holding the string, or -1 when absent, in an array of slots
- * stride bytes apart, each an NbStrSlot followed by the caller's data, in
- * the positions map->slots has them (see NbScorer.row_slots).  Inline: it
- * is the hot path of both training and scoring.
+ * The slot holding the string, or -1 when absent; slot_size is
+ * map->slot_size, which a caller that knows it passes as a constant.
+ * Inline: it is the hot path of both training and scoring.
  */
 NB_HOT_INLINE int64_t
-nb_strmap_find_in(const NbStrMap *map, const void *slots, size_t stride,
-				  const char *str, uint32_t len, uint64_t hash)
+nb_strmap_find_sized(const NbStrMap *map, size_t slot_size, const char *str, uint32_t len,
+					 uint64_t hash)
 {
 	uint32_t	i = (uint32_t) hash & map->slot_mask;
 	uint32_t	tag = (uint32_t) (hash >> 32);
 
 	for (;;)
 	{
-		const NbStrSlot *slot = (const NbStrSlot *) ((const char *) slots + (size_t) i * stride);
+		const NbStrSlot *slot = (const NbStrSlot *) ((const char *) map->slots + (size_t) i * slot_size);
 
 		if (slot->id1 == 0)
 			return -1;
@@ -106,7 +105,7 @@ nb_strmap_find_in(const NbStrMap *map, const void *slots, size_t stride,
 NB_HOT_INLINE int64_t
 nb_strmap_find_slot(const NbStrMap *map, const char *str, uint32_t len, uint64_t hash)
 {
-	return nb_strmap_find_in(map, map->slots, map->slot_size, str, len, hash);
+	return nb_strmap_find_sized(map, map->slot_size, str, len, hash);
 }
 
 /* Id of the string, or -1 when absent. */

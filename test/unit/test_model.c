@@ -1924,6 +1924,91 @@ test_trainer_merge_docs_overflow(void)
  * summed) in order of first occurrence; every document starts afresh, also
  * when the index's sequence number wraps around.
  */
+/*
+ * A scorer with rows tells tokens apart by a 16-bit tag, the length and the
+ * first 8 bytes, and compares longer tokens in the item map.  Tokens alike
+ * in all of those but the rest (12 bytes: inline in the item map; 40 bytes:
+ * in its arena), half of them in the model: with this many lookups some
+ * tags collide, and every present token must be found in its own slot,
+ * every absent one not at all, with 32-byte (2 classes) and 64-byte
+ * (5 classes) rows.
+ */
+static void
+test_scorer_rows_alike_tokens(void)
+{
+	enum
+	{
+		N = 60000
+	};
+	static const char *const formats[] = {"longtok-%06d", "a-much-longer-shared-token-prefix-%06d"};
+
+	for (uint32_t C = 2; C <= 5; C += 3)
+	{
+		NbTrainer  *t = nb_trainer_create();
+		size_t		size;
+		unsigned char *buf;
+		NbView		v;
+		NbIndex		ix;
+		NbScorer	sc;
+		NbOptions	o = {0};
+		NbDoc		by_index;
+		NbDoc		by_rows;
+		char		why[200];
+		char		str[64];
+		NbTokenRef	ref = {str, 0, 1};
+		long		wrong = 0;
+
+		for (int i = 0; i < 2 * N; i += 2)
+			for (int f = 0; f < 2; f++)
+			{
+				char		label[2] = {(char) ('a' + i / 2 % C), 0};
+
+				ref.len = (uint32_t) snprintf(str, sizeof(str), formats[f], i);
+				nb_trainer_begin_doc(t, label, 1, 1.0);
+				if (!nb_trainer_add_text(t, &ref, 1))
+					abort();
+			}
+		buf = serialize(t, &size);
+		nb_trainer_destroy(t);
+		CHECK(open_view(&v, buf, size, why, sizeof(why)), "rejected: %s", why);
+		nb_index_build(&ix, &v);
+		o.kind = NB_MULTINOMIAL;
+		o.alpha = 1;
+		o.prior_mode = NB_PRIOR_FIT;
+		nb_scorer_build(&sc, &ix, &o);
+		CHECK(sc.rows != NULL && sc.row_size == (C <= 2 ? 32 : 64), "%u classes: rows of %u bytes",
+			  C, sc.row_size);
+		nb_doc_init(&by_index, &ix);
+		nb_doc_init(&by_rows, &ix);
+		for (int i = 0; i < 2 * N; i++)
+			for (int f = 0; f < 2; f++)
+			{
+				bool		present = i % 2 == 0;
+
+				ref.len = (uint32_t) snprintf(str, sizeof(str), formats[f], i);
+				nb_doc_begin(&by_index);
+				nb_doc_begin(&by_rows);
+				nb_doc_add_tokens(&ix, &by_index, (uint32_t) ix.unnamed_bag, &ref, 1);
+				nb_scorer_add_tokens(&sc, &by_rows, (uint32_t) ix.unnamed_bag, &ref, 1);
+				if (by_index.n_tokens != (present ? 1u : 0u) ||
+					by_rows.n_tokens != by_index.n_tokens ||
+					(present && (by_rows.tokens[0].slot != by_index.tokens[0].slot ||
+								 by_rows.tokens[0].token != by_index.tokens[0].token)))
+				{
+					if (wrong++ == 0)
+						fail_at(__LINE__, "%u classes: %s found %u times through the index, %u through rows",
+								C, str, by_index.n_tokens, by_rows.n_tokens);
+				}
+			}
+		CHECK(wrong == 0, "%u classes: %ld of %d lookups differ", C, wrong, 4 * N);
+		nb_doc_free(&by_index);
+		nb_doc_free(&by_rows);
+		nb_scorer_free(&sc);
+		nb_index_free(&ix);
+		free(buf);
+	}
+}
+
 static void
 test_index_lookup(void)
 {
@@ -3871,6 +3956,8 @@ main(int argc, char **argv)
 		test_scorer_no_nan_total_docs_overflow);
 	run("scorer: a class's token total overflows (weights 1e308): refused, or no NaN",
 		test_scorer_no_nan_class_tokens_overflow);
+	run("scorer: rows tell apart tokens alike in tag, length and first 8 bytes",
+		test_scorer_rows_alike_tokens);
 	run("scorer: nb_doc_add_tokens skips unknown tokens, adds up repeats across batches", test_index_lookup);
 	run("mutual info: toy model by hand (Murphy eq. 3.76)", test_mutual_info);
 	run("mutual info: weighted example by hand, zero information", test_mutual_info_weighted);
