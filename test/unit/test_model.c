@@ -1931,17 +1931,21 @@ test_trainer_merge_docs_overflow(void)
  * in its arena), half of them in the model: with this many lookups some
  * tags collide, and every present token must be found in its own slot,
  * every absent one not at all, with 32-byte (2 classes) and 64-byte
- * (5 classes) rows.
+ * (5 classes) rows.  Also a token longer than a key's length field holds.
  */
 static void
 test_scorer_rows_alike_tokens(void)
 {
 	enum
 	{
-		N = 60000
+		N = 60000,
+		HUGE = 70001
 	};
 	static const char *const formats[] = {"longtok-%06d", "a-much-longer-shared-token-prefix-%06d"};
+	static char huge_bytes[HUGE];
+	NbTokenRef	huge = {huge_bytes, HUGE - 1, 1};
 
+	memset(huge_bytes, 'x', sizeof(huge_bytes));
 	for (uint32_t C = 2; C <= 5; C += 3)
 	{
 		NbTrainer  *t = nb_trainer_create();
@@ -1968,6 +1972,10 @@ test_scorer_rows_alike_tokens(void)
 				if (!nb_trainer_add_text(t, &ref, 1))
 					abort();
 			}
+		/* longer than a row key's length field holds */
+		nb_trainer_begin_doc(t, "a", 1, 1.0);
+		if (!nb_trainer_add_text(t, &huge, 1))
+			abort();
 		buf = serialize(t, &size);
 		nb_trainer_destroy(t);
 		CHECK(open_view(&v, buf, size, why, sizeof(why)), "rejected: %s", why);
@@ -2001,6 +2009,18 @@ test_scorer_rows_alike_tokens(void)
 				}
 			}
 		CHECK(wrong == 0, "%u classes: %ld of %d lookups differ", C, wrong, 4 * N);
+		for (int v = 0; v < 3; v++)
+		{
+			/* the huge token, the same length with another last byte, one byte longer */
+			NbTokenRef	probe = {huge_bytes, HUGE - (v == 2 ? 0 : 1), 1};
+
+			huge_bytes[HUGE - 2] = v == 1 ? 'y' : 'x';
+			nb_doc_begin(&by_rows);
+			nb_scorer_add_tokens(&sc, &by_rows, (uint32_t) ix.unnamed_bag, &probe, 1);
+			CHECK(by_rows.n_tokens == (v == 0 ? 1u : 0u), "%u classes: token of %u bytes (%d) found %u times",
+				  C, probe.len, v, by_rows.n_tokens);
+		}
+		huge_bytes[HUGE - 2] = 'x';
 		nb_doc_free(&by_index);
 		nb_doc_free(&by_rows);
 		nb_scorer_free(&sc);
