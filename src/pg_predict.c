@@ -1,270 +1,60 @@
 /*
  * pg_predict.c — nb_predict, nb_predict_proba, nb_predict_log_proba.
  *
- * A model is validated and indexed once per call site and query, not once
- * per row: prepared models hang off fn_extra, keyed like PostGIS keys
- * TOASTed values.  An out-of-line model is recognized by its TOAST pointer
- * without being detoasted, an inline compressed one by a hash of its
- * compressed bytes without being decompressed, any other by its size and
- * the checksum in its header (a 64-bit hash of its content, verified when
- * it is prepared).  Several models stay prepared at once (least recently
- * used goes first), so a join with a table of models does not thrash.
- * Options are keyed by their bytes; a change of options rebuilds only the
- * per-option tables.
+ * Each row is scored with the model prepared once (see pg_prepared.h): the
+ * row's features go into the prepared model's document, which the scorer
+ * for the options given scores.
  */
 #include "pg_model.h"
 
 #include <math.h>
 
-#include "access/detoast.h"
 #include "tsearch/ts_type.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
 #include "utils/memutils.h"
 
-#include "nb_hash.h"
 #include "nb_scorer.h"
 #include "pg_features.h"
 #include "pg_jsonb.h"
 #include "pg_options.h"
+#include "pg_prepared.h"
 
-/* How many models one call site keeps prepared (a join with a table of models). */
-#define NB_CACHED_MODELS 8
-
-typedef enum ModelKeyKind
+/* A prepared model with the scorer of the row's options. */
+typedef struct RowModel
 {
-	KEY_TOAST_POINTER,			/* out-of-line: the TOAST pointer */
-	KEY_COMPRESSED,				/* inline compressed: hash of the compressed bytes */
-	KEY_CHECKSUM				/* plain: size and the checksum in the header */
-} ModelKeyKind;
-
-typedef struct ModelKey
-{
-	ModelKeyKind kind;
-	Oid			toastrelid;
-	Oid			valueid;
-	Size		size;
-	uint64		hash;
-} ModelKey;
-
-typedef struct PreparedModel
-{
-	bool		valid;
-	ModelKey	key;
-	uint64		last_used;
-	MemoryContext model_ctx;
-	NbIndex		index;
-	NbDoc		doc;
-	double	   *log_post;
-
-	/* the scorer for the last options used, keyed by their bytes (NULL = defaults) */
-	bool		scorer_valid;
-	struct varlena *options;
-	MemoryContext scorer_ctx;
-	NbScorer	scorer;
-} PreparedModel;
-
-typedef struct PredictCache
-{
-	PreparedModel models[NB_CACHED_MODELS];
-	uint64		clock;
-	/* per-row scratch: the row's tokens */
-	NbTokenRef *refs;
-	uint32		refs_cap;
-} PredictCache;
-
-static PredictCache *
-get_cache(FunctionCallInfo fcinfo)
-{
-	PredictCache *cache = fcinfo->flinfo->fn_extra;
-
-	if (cache == NULL)
-	{
-		MemoryContext mcxt = fcinfo->flinfo->fn_mcxt;
-
-		cache = MemoryContextAllocZero(mcxt, sizeof(PredictCache));
-		for (int i = 0; i < NB_CACHED_MODELS; i++)
-		{
-			cache->models[i].model_ctx = AllocSetContextCreate(mcxt, "nb_predict model",
-															   ALLOCSET_DEFAULT_SIZES);
-			cache->models[i].scorer_ctx = AllocSetContextCreate(mcxt, "nb_predict options",
-																ALLOCSET_DEFAULT_SIZES);
-		}
-		cache->refs_cap = 64;
-		cache->refs = MemoryContextAlloc(mcxt, sizeof(NbTokenRef) * cache->refs_cap);
-		fcinfo->flinfo->fn_extra = cache;
-	}
-	return cache;
-}
-
-static bool
-same_key(const ModelKey *a, const ModelKey *b)
-{
-	if (a->kind != b->kind)
-		return false;
-	if (a->kind == KEY_TOAST_POINTER)
-		return a->toastrelid == b->toastrelid && a->valueid == b->valueid;
-	return a->size == b->size && a->hash == b->hash;
-}
-
-/*
- * The cache key of a model datum, detoasting only when the key needs the
- * plain bytes (then *flat is set, else NULL).
- */
-static ModelKey
-model_key(Datum model, struct varlena **flat)
-{
-	struct varlena *raw = (struct varlena *) DatumGetPointer(model);
-	ModelKey	key;
-
-	memset(&key, 0, sizeof(key));
-	*flat = NULL;
-	if (VARATT_IS_EXTERNAL_ONDISK(raw))
-	{
-		struct varatt_external toast;
-
-		VARATT_EXTERNAL_GET_POINTER(toast, raw);
-		key.kind = KEY_TOAST_POINTER;
-		key.toastrelid = toast.va_toastrelid;
-		key.valueid = toast.va_valueid;
-	}
-	else if (VARATT_IS_COMPRESSED(raw))
-	{
-		key.kind = KEY_COMPRESSED;
-		key.size = VARSIZE(raw);
-		key.hash = nb_hash_bytes(raw, VARSIZE(raw), NB_CHECKSUM_SEED);
-	}
-	else
-	{
-		*flat = PG_DETOAST_DATUM(model);
-		key.kind = KEY_CHECKSUM;
-		key.size = VARSIZE(*flat);
-		if (!nb_peek_checksum(VARDATA(*flat), VARSIZE(*flat) - VARHDRSZ, &key.hash))
-			key.hash = 0;		/* too short to be valid: validation will say so */
-	}
-	return key;
-}
-
-static PreparedModel *
-prepare_model(PredictCache *cache, Datum model)
-{
-	struct varlena *flat;
-	ModelKey	key = model_key(model, &flat);
-	PreparedModel *pm = NULL;
-	NbView		view;
-	MemoryContext old;
-
-	cache->clock++;
-	for (int i = 0; i < NB_CACHED_MODELS; i++)
-		if (cache->models[i].valid && same_key(&cache->models[i].key, &key))
-		{
-			cache->models[i].last_used = cache->clock;
-			return &cache->models[i];
-		}
-
-	/* a miss: take a free entry, else the least recently used one */
-	for (int i = 0; i < NB_CACHED_MODELS; i++)
-		if (pm == NULL || !cache->models[i].valid ||
-			(pm->valid && cache->models[i].last_used < pm->last_used))
-			pm = &cache->models[i];
-
-	pm->valid = false;
-	pm->scorer_valid = false;
-	MemoryContextReset(pm->scorer_ctx);
-	MemoryContextReset(pm->model_ctx);
-
-	if (flat == NULL)
-		flat = PG_DETOAST_DATUM(model);
-	nb_model_validate_bytes(VARDATA(flat), VARSIZE(flat) - VARHDRSZ, &view,
-							ERRCODE_DATA_CORRUPTED, false);
-	old = MemoryContextSwitchTo(pm->model_ctx);
-	nb_index_build(&pm->index, &view);
-	nb_doc_init(&pm->doc, &pm->index);
-	pm->log_post = palloc(sizeof(double) * view.n_classes);
-	MemoryContextSwitchTo(old);
-
-	pm->key = key;
-	pm->last_used = cache->clock;
-	pm->valid = true;
-	if ((Pointer) flat != DatumGetPointer(model))
-		pfree(flat);
-	return pm;
-}
-
-static bool
-same_options(const struct varlena *cached, const struct varlena *given)
-{
-	if (cached == NULL || given == NULL)
-		return cached == given;
-	return VARSIZE(cached) == VARSIZE(given) &&
-		memcmp(cached, given, VARSIZE(given)) == 0;
-}
-
-static void
-prepare_scorer(PreparedModel *pm, Jsonb *options)
-{
-	NbOptions	opts;
-	MemoryContext old;
-
-	if (pm->scorer_valid && same_options(pm->options, (struct varlena *) options))
-		return;
-	pm->scorer_valid = false;
-	MemoryContextReset(pm->scorer_ctx);
-
-	old = MemoryContextSwitchTo(pm->scorer_ctx);
-	nb_parse_options(options, &pm->index, &opts);
-	nb_scorer_build(&pm->scorer, &pm->index, &opts);
-	if (options != NULL)
-	{
-		pm->options = palloc(VARSIZE(options));
-		memcpy(pm->options, options, VARSIZE(options));
-	}
-	else
-		pm->options = NULL;
-	MemoryContextSwitchTo(old);
-	pm->scorer_valid = true;
-}
-
-/* Room for n token references in the per-row scratch. */
-static NbTokenRef *
-reserve_refs(PredictCache *cache, uint32 n)
-{
-	if (n > cache->refs_cap)
-	{
-		cache->refs_cap = Max(n, 2 * cache->refs_cap);
-		cache->refs = repalloc_huge(cache->refs, sizeof(NbTokenRef) * (Size) cache->refs_cap);
-	}
-	return cache->refs;
-}
+	NbPrepared *pm;
+	NbScorer   *scorer;
+} RowModel;
 
 /* Add tokens to the document; its scratch grows in the model's context. */
 static void
-doc_add_tokens(PreparedModel *pm, uint32 feature, const NbTokenRef *refs, uint32 n)
+doc_add_tokens(RowModel *m, uint32 feature, const NbTokenRef *refs, uint32 n)
 {
-	MemoryContext old = MemoryContextSwitchTo(pm->model_ctx);
+	MemoryContext old = MemoryContextSwitchTo(m->pm->doc_ctx);
 
-	nb_scorer_add_tokens(&pm->scorer, &pm->doc, feature, refs, n);
+	nb_scorer_add_tokens(m->scorer, &m->pm->doc, feature, refs, n);
 	MemoryContextSwitchTo(old);
 }
 
 /* text[] and tsvector rows are the bag "". */
 static void
-doc_add_text(PreparedModel *pm, const NbTokenRef *refs, uint32 n)
+doc_add_text(RowModel *m, const NbTokenRef *refs, uint32 n)
 {
-	if (pm->index.unnamed_bag < 0)
+	if (m->pm->index.unnamed_bag < 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("naive Bayes model was not trained on text[] or tsvector features"),
 				 errhint("Pass the features as jsonb.")));
-	doc_add_tokens(pm, (uint32) pm->index.unnamed_bag, refs, n);
+	doc_add_tokens(m, (uint32) m->pm->index.unnamed_bag, refs, n);
 }
 
 /* What nb_jsonb_features calls while building a document to score. */
 typedef struct JsonbDocBuilder
 {
-	PredictCache *cache;
-	PreparedModel *pm;
+	FunctionCallInfo fcinfo;
+	RowModel   *m;
 } JsonbDocBuilder;
 
 /*
@@ -275,14 +65,15 @@ typedef struct JsonbDocBuilder
 static int64
 doc_feature(JsonbDocBuilder *b, const char *key, uint32 key_len, NbFeatureType type)
 {
-	int64		j = nb_index_feature(&b->pm->index, key, key_len);
+	const NbIndex *ix = &b->m->pm->index;
+	int64		j = nb_index_feature(ix, key, key_len);
 
-	if (j >= 0 && b->pm->index.feature_type[j] != type)
+	if (j >= 0 && ix->feature_type[j] != type)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("naive Bayes feature \"%.*s\" has the wrong type", (int) key_len, key),
 				 errdetail("The model has it as %s; the value given is %s.",
-						   nb_feature_type_name(b->pm->index.feature_type[j]),
+						   nb_feature_type_name(ix->feature_type[j]),
 						   nb_feature_type_name(type))));
 	return j;
 }
@@ -290,7 +81,7 @@ doc_feature(JsonbDocBuilder *b, const char *key, uint32 key_len, NbFeatureType t
 static NbTokenRef *
 doc_reserve(void *arg, uint32 n)
 {
-	return reserve_refs(((JsonbDocBuilder *) arg)->cache, n);
+	return nb_prepared_refs(((JsonbDocBuilder *) arg)->fcinfo, n);
 }
 
 static void
@@ -300,7 +91,7 @@ doc_bag(void *arg, const char *key, uint32 key_len, const NbTokenRef *tokens, ui
 	int64		j = doc_feature(b, key, key_len, NB_FEATURE_BAG);
 
 	if (j >= 0)
-		doc_add_tokens(b->pm, (uint32) j, tokens, n);
+		doc_add_tokens(b->m, (uint32) j, tokens, n);
 }
 
 static void
@@ -311,7 +102,7 @@ doc_category(void *arg, const char *key, uint32 key_len, const char *value, uint
 	NbTokenRef	ref = {value, len, 1.0};
 
 	if (j >= 0)
-		doc_add_tokens(b->pm, (uint32) j, &ref, 1);
+		doc_add_tokens(b->m, (uint32) j, &ref, 1);
 }
 
 static void
@@ -321,7 +112,7 @@ doc_real(void *arg, const char *key, uint32 key_len, double x)
 	int64		j = doc_feature(b, key, key_len, NB_FEATURE_GAUSSIAN);
 
 	if (j >= 0)
-		nb_doc_add_value(&b->pm->doc, (uint32) j, x);
+		nb_doc_add_value(&b->m->pm->doc, (uint32) j, x);
 }
 
 static void
@@ -331,11 +122,11 @@ doc_boolean(void *arg, const char *key, uint32 key_len, bool x)
 	int64		j = doc_feature(b, key, key_len, NB_FEATURE_BOOLEAN);
 
 	if (j >= 0)
-		nb_doc_add_value(&b->pm->doc, (uint32) j, x ? 1 : 0);
+		nb_doc_add_value(&b->m->pm->doc, (uint32) j, x ? 1 : 0);
 }
 
 static void
-doc_from_float8(PreparedModel *pm, ArrayType *array)
+doc_from_float8(NbPrepared *pm, ArrayType *array)
 {
 	double	   *values;
 	bool	   *nulls;
@@ -372,40 +163,38 @@ typedef enum FeatureKind
  * model's log_post filled, or -1 for a NULL result (NULL model or features).
  */
 static int64
-score_row(FunctionCallInfo fcinfo, FeatureKind kind, PreparedModel **pm_out)
+score_row(FunctionCallInfo fcinfo, FeatureKind kind, NbPrepared **pm_out)
 {
-	PredictCache *cache;
-	PreparedModel *pm;
+	RowModel	m;
 	int64		best;
 
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
 		return -1;
-	cache = get_cache(fcinfo);
-	pm = prepare_model(cache, PG_GETARG_DATUM(0));
-	prepare_scorer(pm, PG_ARGISNULL(2) ? NULL : PG_GETARG_JSONB_P(2));
+	m.pm = nb_prepared_get(fcinfo, PG_GETARG_DATUM(0),
+						   PG_ARGISNULL(2) ? NULL : PG_GETARG_JSONB_P(2), &m.scorer);
 
-	nb_doc_begin(&pm->doc);
+	nb_prepared_begin_row(m.pm);
 	switch (kind)
 	{
 		case FEATURES_ARRAY:
 			{
 				ArrayType  *tokens = PG_GETARG_ARRAYTYPE_P(1);
-				NbTokenRef *refs = reserve_refs(cache, nb_array_size(tokens));
+				NbTokenRef *refs = nb_prepared_refs(fcinfo, nb_array_size(tokens));
 
-				doc_add_text(pm, refs, nb_array_tokens(tokens, refs));
+				doc_add_text(&m, refs, nb_array_tokens(tokens, refs));
 			}
 			break;
 		case FEATURES_TSVECTOR:
 			{
 				TSVector	tsv = PG_GETARG_TSVECTOR(1);
-				NbTokenRef *refs = reserve_refs(cache, tsv->size);
+				NbTokenRef *refs = nb_prepared_refs(fcinfo, tsv->size);
 
-				doc_add_text(pm, refs, nb_tsvector_tokens(tsv, refs));
+				doc_add_text(&m, refs, nb_tsvector_tokens(tsv, refs));
 			}
 			break;
 		case FEATURES_JSONB:
 			{
-				JsonbDocBuilder builder = {cache, pm};
+				JsonbDocBuilder builder = {fcinfo, &m};
 				NbJsonbVisitor visitor = {&builder, doc_reserve, doc_bag, doc_category,
 					doc_real, doc_boolean};
 
@@ -413,19 +202,20 @@ score_row(FunctionCallInfo fcinfo, FeatureKind kind, PreparedModel **pm_out)
 			}
 			break;
 		case FEATURES_FLOAT8:
-			doc_from_float8(pm, PG_GETARG_ARRAYTYPE_P(1));
+			doc_from_float8(m.pm, PG_GETARG_ARRAYTYPE_P(1));
 			break;
 	}
 
-	best = nb_scorer_score(&pm->scorer, &pm->doc, pm->log_post);
+	best = nb_scorer_score(m.scorer, &m.pm->doc, m.pm->log_post);
+	nb_prepared_end_row(m.pm);
 	if (best < 0)
 		elog(ERROR, "every class is excluded by the class prior");
-	*pm_out = pm;
+	*pm_out = m.pm;
 	return best;
 }
 
 static text *
-class_label(PreparedModel *pm, uint32 c)
+class_label(NbPrepared *pm, uint32 c)
 {
 	uint32		len;
 	const char *s = nb_strmap_str(&pm->index.labels, c, &len);
@@ -434,7 +224,7 @@ class_label(PreparedModel *pm, uint32 c)
 }
 
 static Datum
-posterior_jsonb(PreparedModel *pm, bool log_scale)
+posterior_jsonb(NbPrepared *pm, bool log_scale)
 {
 	JsonbParseState *state = NULL;
 	JsonbValue *result;
@@ -469,7 +259,7 @@ PG_FUNCTION_INFO_V1(nb_predict_##suffix); \
 Datum \
 nb_predict_##suffix(PG_FUNCTION_ARGS) \
 { \
-	PreparedModel *pm; \
+	NbPrepared *pm; \
 	int64		best = score_row(fcinfo, kind, &pm); \
 	if (best < 0) \
 		PG_RETURN_NULL(); \
@@ -479,7 +269,7 @@ PG_FUNCTION_INFO_V1(nb_predict_proba_##suffix); \
 Datum \
 nb_predict_proba_##suffix(PG_FUNCTION_ARGS) \
 { \
-	PreparedModel *pm; \
+	NbPrepared *pm; \
 	if (score_row(fcinfo, kind, &pm) < 0) \
 		PG_RETURN_NULL(); \
 	return posterior_jsonb(pm, false); \
@@ -488,7 +278,7 @@ PG_FUNCTION_INFO_V1(nb_predict_log_proba_##suffix); \
 Datum \
 nb_predict_log_proba_##suffix(PG_FUNCTION_ARGS) \
 { \
-	PreparedModel *pm; \
+	NbPrepared *pm; \
 	if (score_row(fcinfo, kind, &pm) < 0) \
 		PG_RETURN_NULL(); \
 	return posterior_jsonb(pm, true); \

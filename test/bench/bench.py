@@ -36,6 +36,7 @@ import gen  # noqa: E402
 SETTINGS = [("jit", "off"), ("work_mem", "256MB"),
             ("max_parallel_workers_per_gather", "0"),
             ("client_min_messages", "warning")]
+ONE_ROW_QUERIES = 50
 T0 = time.perf_counter()
 
 
@@ -378,12 +379,16 @@ def run_comparisons(args, res):
     q = """SELECT count(nb_predict((SELECT model FROM models WHERE name = '%s'), tokens))
            FROM %s"""
     q1 = "SELECT nb_predict((SELECT model FROM models WHERE name = %s), %s::text[])"
+    # every query prepares its model (no model kept prepared between queries)
+    per_query = [("nbc.prepared_model_cache", "0")]
     cases = {}
     for label, name, table in (("10k", "v10k", "q20_small"), ("1M", "v1m", "q20_large")):
         doc = one(cur, "SELECT tokens FROM %s WHERE id = 1" % table)[0]
-        cases["V=%s, 1 document" % label] = query(cur, cur.mogrify(q1, (name, doc)).decode())
-        cases["V=%s, table" % label] = query(cur, q % (name, table))
-        cases["V=%s, Zipf table" % label] = query(cur, q % (name, table.replace("q20", "q20z")))
+        cases["V=%s, 1 document" % label] = with_settings(
+            cur, per_query, query(cur, cur.mogrify(q1, (name, doc)).decode()))
+        cases["V=%s, table" % label] = with_settings(cur, per_query, query(cur, q % (name, table)))
+        cases["V=%s, Zipf table" % label] = with_settings(
+            cur, per_query, query(cur, q % (name, table.replace("q20", "q20z"))))
     t = measure("vocab", cases, reps, warm=[k for k in cases if "table" in k])
     res.add_times("20-token documents (q20[z]_small / q20[z]_large)", t)
     for kind, target in (("table", "<= 1.5"), ("Zipf table", None)):
@@ -396,6 +401,27 @@ def run_comparisons(args, res):
                   (lambda x: x <= 1.5) if target else None)
     res.ratio("one query scoring one 20-token document (includes preparing the model), "
               "vocabulary 1M vs 10k", "1M / 10k", t["V=1M, 1 document"], t["V=10k, 1 document"])
+
+    # 5b. one-row queries: the model prepared by each query, or kept prepared -----
+    doc = one(cur, "SELECT tokens FROM docs LIMIT 1")[0]
+    q1 = cur.mogrify("SELECT nb_predict((SELECT model FROM models WHERE name = 'spam'), %s::text[])",
+                     (doc,)).decode()
+
+    def queries(n):
+        def run():
+            t = time.perf_counter()
+            for _ in range(n):
+                cur.execute(q1)
+                cur.fetchall()
+            return time.perf_counter() - t
+        return run
+    cases = {"prepared by each query": with_settings(cur, per_query, queries(ONE_ROW_QUERIES)),
+             "kept prepared": queries(ONE_ROW_QUERIES)}
+    t = measure("one-row", cases, reps)
+    res.add_times("%d one-row queries (spam model)" % ONE_ROW_QUERIES, t)
+    res.ratio("one-row queries with the 2-class spam model: prepared by each query "
+              "(nbc.prepared_model_cache = 0) vs kept prepared between queries (the default)",
+              "per query / kept", t["prepared by each query"], t["kept prepared"])
 
     # 6. end to end against scikit-learn ---------------------------------------
     def nbc_e2e():
@@ -569,7 +595,12 @@ def report(args, shape, res, checks, sizes, elapsed_data, elapsed):
         "marginal cost per document = (whole table - single) / documents, which includes "
         "reading the document from the table. The tables are large so that the variation "
         "of the large model's preparation (tenths of a second) is small beside the "
-        "difference." % args.q20_docs,
+        "difference. These queries run with nbc.prepared_model_cache = 0, so that each "
+        "prepares its model." % args.q20_docs,
+        "One-row queries: %d queries in a row, each scoring the same document of docs with the "
+        "spam model from the models table, with nbc.prepared_model_cache = 0 (each query "
+        "prepares the model) and with the default (the backend keeps it prepared)."
+        % ONE_ROW_QUERIES,
         "Peak memory: fresh connection; the table is scanned twice first (its shared buffers "
         "are then already counted in the backend's resident set); peak = VmHWM from "
         "/proc/<backend pid>/status after SELECT nb_info(nb_train(...)) minus VmHWM before "

@@ -1,0 +1,67 @@
+/*
+ * pg_prepared.h — models prepared for scoring, kept per call site and
+ * across queries.
+ *
+ * Preparing a model (detoasting, validating, building its hash tables and
+ * per-class logarithms) costs far more than scoring a row with it, so a
+ * prepared model is kept: each call site (FmgrInfo) finds the models of
+ * its recent rows without looking at their bytes again, and the backend
+ * keeps prepared models across queries, keyed by a hash of their stored
+ * bytes, up to nbc.prepared_model_cache kilobytes (least recently used
+ * goes first; a model in use by a running query stays).
+ */
+#ifndef PG_PREPARED_H
+#define PG_PREPARED_H
+
+#include "postgres.h"
+
+#include "fmgr.h"
+#include "lib/ilist.h"
+#include "utils/jsonb.h"
+
+#include "nb_scorer.h"
+
+/* How many option sets one prepared model keeps scorers for. */
+#define NB_SCORERS_PER_MODEL 4
+
+typedef struct NbPreparedScorer
+{
+	MemoryContext ctx;			/* NULL: unused */
+	struct varlena *options;	/* their bytes, NULL for the defaults */
+	uint64		last_used;
+	NbScorer	scorer;
+} NbPreparedScorer;
+
+typedef struct NbPrepared
+{
+	NbIndex		index;
+	NbDoc		doc;			/* the row being scored (grows in doc_ctx) */
+	double	   *log_post;		/* its log posterior per class */
+	MemoryContext ctx;
+	MemoryContext doc_ctx;
+	bool		doc_busy;		/* a row began and did not end (it raised an error) */
+	/* the backend's list: key, users and memory */
+	dlist_node	node;
+	Size		key_size;
+	uint64		key_hash;
+	int			pins;			/* call sites of running queries holding it */
+	Size		bytes;
+	NbPreparedScorer scorers[NB_SCORERS_PER_MODEL];
+} NbPrepared;
+
+/* The model datum prepared for this call site, with a scorer for options (NULL: defaults). */
+NbPrepared *nb_prepared_get(FunctionCallInfo fcinfo, Datum model, Jsonb *options,
+							NbScorer **scorer);
+
+/*
+ * Start scoring a row with pm->doc (fill it in doc_ctx), and end it.  The
+ * model outlives a query that fails halfway through a row: the next row
+ * then starts with a new document rather than one an error left half done.
+ */
+void		nb_prepared_begin_row(NbPrepared *pm);
+void		nb_prepared_end_row(NbPrepared *pm);
+
+/* Room for n token references, per-row scratch of the call site. */
+NbTokenRef *nb_prepared_refs(FunctionCallInfo fcinfo, uint32 n);
+
+#endif
