@@ -34,7 +34,8 @@ SELECT * FROM prep_cached;
 CREATE TABLE prep_options (id int, options jsonb);
 INSERT INTO prep_options VALUES
   (1, NULL), (2, '{"alpha": 0.5}'), (3, '{"kind": "bernoulli"}'), (4, '{"kind": "complement"}'),
-  (5, '{"alpha": 2}'), (6, '{"kind": "bernoulli", "alpha": 0.25}');
+  (5, '{"alpha": 2}'), (6, '{"kind": "bernoulli", "alpha": 0.25}'), (7, '{"fit_prior": false}'),
+  (8, '{"alpha": 3}'), (9, '{"kind": "complement", "alpha": 0.5}'), (10, '{}');
 CREATE TABLE prep_alone AS
   SELECT o.id, nb_predict_proba(p.m, '{w,y}'::text[], o.options) AS proba
   FROM prep_model p, prep_options o WHERE o.id = 1;
@@ -43,6 +44,10 @@ INSERT INTO prep_alone SELECT 3, nb_predict_proba(m, '{w,y}'::text[], '{"kind": 
 INSERT INTO prep_alone SELECT 4, nb_predict_proba(m, '{w,y}'::text[], '{"kind": "complement"}') FROM prep_model;
 INSERT INTO prep_alone SELECT 5, nb_predict_proba(m, '{w,y}'::text[], '{"alpha": 2}') FROM prep_model;
 INSERT INTO prep_alone SELECT 6, nb_predict_proba(m, '{w,y}'::text[], '{"kind": "bernoulli", "alpha": 0.25}') FROM prep_model;
+INSERT INTO prep_alone SELECT 7, nb_predict_proba(m, '{w,y}'::text[], '{"fit_prior": false}') FROM prep_model;
+INSERT INTO prep_alone SELECT 8, nb_predict_proba(m, '{w,y}'::text[], '{"alpha": 3}') FROM prep_model;
+INSERT INTO prep_alone SELECT 9, nb_predict_proba(m, '{w,y}'::text[], '{"kind": "complement", "alpha": 0.5}') FROM prep_model;
+INSERT INTO prep_alone SELECT 10, nb_predict_proba(m, '{w,y}'::text[], '{}') FROM prep_model;
 -- every option set twice, interleaved, in one query
 SELECT count(*) AS rows, count(*) FILTER (WHERE a.proba = together.proba) AS same
 FROM prep_alone a JOIN (

@@ -22,7 +22,7 @@
 #include "nb_scorer.h"
 
 /* How many option sets one prepared model keeps scorers for. */
-#define NB_SCORERS_PER_MODEL 4
+#define NB_SCORERS_PER_MODEL 8
 
 typedef struct NbPreparedScorer
 {
