@@ -1,0 +1,49 @@
+--
+-- upgrade: every released version updates to the current one, and the
+-- result has exactly the objects of a fresh install; stored models keep
+-- their bytes and predictions across the update.
+--
+
+CREATE TABLE upgrade_objects AS
+SELECT pg_describe_object(classid, objid, objsubid) COLLATE "C" AS object
+FROM pg_depend
+WHERE refclassid = 'pg_extension'::regclass
+  AND refobjid = (SELECT oid FROM pg_extension WHERE extname = 'nbc')
+  AND deptype = 'e';
+CREATE TABLE upgrade_models AS
+SELECT nb_train(label, tokens)::text AS model_text FROM docs;
+DROP EXTENSION nbc CASCADE;
+
+CREATE EXTENSION nbc VERSION '0.1.0';
+CREATE TABLE upgrade_kept (m nb_model);
+INSERT INTO upgrade_kept SELECT nb_train(label, tokens) FROM docs;
+ALTER EXTENSION nbc UPDATE TO '0.2.0';
+SELECT extversion FROM pg_extension WHERE extname = 'nbc';
+ALTER EXTENSION nbc UPDATE;
+SELECT extversion = (SELECT default_version FROM pg_available_extensions WHERE name = 'nbc') AS current
+FROM pg_extension WHERE extname = 'nbc';
+
+-- the same objects as a fresh install, none missing and none extra
+(SELECT object FROM upgrade_objects
+ EXCEPT
+ SELECT pg_describe_object(classid, objid, objsubid) COLLATE "C"
+ FROM pg_depend
+ WHERE refclassid = 'pg_extension'::regclass
+   AND refobjid = (SELECT oid FROM pg_extension WHERE extname = 'nbc')
+   AND deptype = 'e')
+UNION ALL
+(SELECT pg_describe_object(classid, objid, objsubid) COLLATE "C"
+ FROM pg_depend
+ WHERE refclassid = 'pg_extension'::regclass
+   AND refobjid = (SELECT oid FROM pg_extension WHERE extname = 'nbc')
+   AND deptype = 'e'
+ EXCEPT
+ SELECT object FROM upgrade_objects);
+
+-- the model stored under 0.1.0 is the model a fresh install trains
+SELECT m::text = (SELECT model_text FROM upgrade_models) AS same_bytes,
+       m = (SELECT nb_train(label, tokens) FROM docs) AS equal,
+       nb_predict(m, ARRAY['money', 'offer']) AS predicted
+FROM upgrade_kept;
+
+DROP TABLE upgrade_objects, upgrade_models, upgrade_kept;
