@@ -22,8 +22,8 @@ prints it (ERROR:, LINE, HINT), after the block's other output.  A block
 preceded by the line `<!-- readme-test: skip (REASON) -->` is not run.
 
 Then the reference section is checked against the catalog: every function
-and aggregate of the extension has an entry with its argument and result
-types and every entry names one that exists, and every setting `nbc.*` is
+and aggregate of the extension has an entry with its arguments (names,
+types, defaults) and result, and every entry names one that exists, and every setting `nbc.*` is
 in the Setting table with its type and default.
 
 Uses the libpq environment (PGHOST, PGPORT, PGUSER, ...); creates and drops
@@ -122,7 +122,7 @@ def segments(block):
 
 def psql(args, script):
     return subprocess.run(["psql", "-X", "-q", "-P", "pager=off"] + args,
-                          input=script, capture_output=True, text=True)
+                          input=script, capture_output=True, text=True, encoding="utf-8")
 
 
 def normalize(lines):
@@ -168,55 +168,18 @@ def split_marked(text):
 
 # ---- the reference section against the catalog
 
-TYPE_ALIASES = {"double precision": "float8", "integer": "int4", "bigint": "int8"}
-
-
-def norm_type(t):
-    t = " ".join(t.split())
-    base, arr = (t[:-2], "[]") if t.endswith("[]") else (t, "")
-    return TYPE_ALIASES.get(base, base) + arr
-
-
-def split_args(s):
-    """Top-level comma split."""
-    out, depth, cur = [], 0, ""
-    for ch in s:
-        if ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-        if ch == "," and depth == 0:
-            out.append(cur)
-            cur = ""
-        else:
-            cur += ch
-    if cur.strip():
-        out.append(cur)
-    return [a.strip() for a in out]
-
-
-def arg_type(a):
-    """The type of one argument: `name type [DEFAULT x]` or `type`."""
-    a = re.sub(r"\s+DEFAULT\s+.*$", "", a)
-    words = a.split()
-    if len(words) > 1 and " ".join(words) not in TYPE_ALIASES:
-        words = words[1:]
-    return norm_type(" ".join(words))
-
-
-def norm_result(r):
-    m = re.match(r"^TABLE\((.*)\)$", r.strip())
-    if m:
-        cols = []
-        for c in split_args(m.group(1)):
-            name, typ = c.split(None, 1)
-            cols.append(f"{name} {norm_type(typ)}")
-        return "TABLE(" + ", ".join(cols) + ")"
-    return norm_type(r)
+def norm_sig(s):
+    """An argument list or result type as the README writes it: float8 for
+    double precision, a default without its cast, single spaces."""
+    s = " ".join(s.split())
+    s = s.replace("double precision", "float8")
+    s = re.sub(r"(DEFAULT [^,()]*?)::[\w.]+(\[\])?", r"\1", s)
+    return s
 
 
 def reference_entries(text):
-    """{(kind, name, (arg types), result)} from the Reference tables."""
+    """{(kind, name, arguments, result)} and {setting: (type, default)} from
+    the Reference section's tables."""
     ref = text.split("\n## Reference", 1)[1].split("\n## ", 1)[0]
     entries, settings = set(), {}
     kind = None
@@ -232,17 +195,16 @@ def reference_entries(text):
         if not m:
             continue
         name, args, result = m.groups()
-        # `f(a, b [, c])` is f(a, b) and f(a, b, c)
+        # `f(a, b [, c])` stands for f(a, b) and f(a, b, c)
         opt = re.match(r"^(.*?)\s*\[,\s*([^\]]+)\]$", args)
         variants = [opt.group(1), opt.group(1) + ", " + opt.group(2)] if opt else [args]
         for v in variants:
-            types = tuple(arg_type(a) for a in split_args(v))
-            entries.add((kind, name, types, norm_result(result)))
+            entries.add((kind, name, norm_sig(v), norm_sig(result)))
     return entries, settings
 
 
 CATALOG = r"""
-SELECT p.prokind, p.proname, oidvectortypes(p.proargtypes), pg_get_function_result(p.oid)
+SELECT p.prokind, p.proname, pg_get_function_arguments(p.oid), pg_get_function_result(p.oid)
 FROM pg_proc p
 JOIN pg_depend d ON d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e'
 JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'nbc'
@@ -257,8 +219,7 @@ def catalog_entries():
     entries = set()
     for line in r.stdout.splitlines():
         kind, name, args, result = line.split("\t")
-        types = tuple(norm_type(a) for a in split_args(args))
-        entries.add((kind, name, types, norm_result(result)))
+        entries.add((kind, name, norm_sig(args), norm_sig(result)))
     return entries
 
 
@@ -297,9 +258,9 @@ def check_settings(settings):
 
 
 def fmt_entry(e):
-    kind, name, types, result = e
+    kind, name, args, result = e
     what = "aggregate" if kind == "a" else "function"
-    return f"{what} {name}({', '.join(types)}) → {result}"
+    return f"{what} {name}({args}) → {result}"
 
 
 def main():
