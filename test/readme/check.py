@@ -18,13 +18,14 @@ prints, line by line (trailing blanks ignored):
     several lines of output.
 
 A block that shows neither must print nothing.  An error shows as psql
-prints it (ERROR:, LINE, HINT), after the block's other output.  A block
-preceded by the line `<!-- readme-test: skip (REASON) -->` is not run.
+prints it (ERROR:, LINE, HINT), after the block's other output.  Every
+statement ends with `;` before the block (or its `-- →` comment) ends.  A
+block preceded by the line `<!-- readme-test: skip (REASON) -->` is not run.
 
-Then the reference section is checked against the catalog: every function
+Then the Reference section is checked against the catalog: every function
 and aggregate of the extension has an entry with its arguments (names,
-types, defaults) and result, and every entry names one that exists, and every setting `nbc.*` is
-in the Setting table with its type and default.
+types, defaults) and result, every entry names one that exists, and every
+setting nbc.* is in the Setting table with its type and default.
 
 Uses the libpq environment (PGHOST, PGPORT, PGUSER, ...); creates and drops
 the database nbc_readme.  Prints one TAP line per block and per reference
@@ -180,6 +181,8 @@ def norm_sig(s):
 def reference_entries(text):
     """{(kind, name, arguments, result)} and {setting: (type, default)} from
     the Reference section's tables."""
+    if "\n## Reference" not in text:
+        return set(), {}
     ref = text.split("\n## Reference", 1)[1].split("\n## ", 1)[0]
     entries, settings = set(), {}
     kind = None
