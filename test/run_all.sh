@@ -5,6 +5,7 @@
 #   pg_regress   make installcheck (sql/*.sql against expected/*.out)
 #   parity       test/parity/run.sh (nbc against scikit-learn on real data)
 #   unit         the pure-C unit tests, when test/unit/Makefile exists
+#   readme       test/readme/check.py (README.md's SQL runs and prints what it shows)
 # and closes with one line "N passed, N failed".  Exits 1 when a test failed
 # or a suite could not run.
 set -euo pipefail
@@ -124,8 +125,16 @@ suite_unit() {
 	count_tap unit "$log" "$rc"
 }
 
+suite_readme() {
+	local log=$logs/readme.log rc=0
+	echo
+	echo "=== readme (test/readme/check.py)"
+	run_logged "$log" /usr/bin/python3 test/readme/check.py || rc=$?
+	count_tap readme "$log" "$rc"
+}
+
 # To add a suite: write suite_NAME (run it, then record or count_tap) and list it here.
-for s in pg_regress parity unit; do
+for s in pg_regress parity unit readme; do
 	"suite_$s"
 done
 
