@@ -1,22 +1,39 @@
 /*
  * pg_prepared.c — models prepared for scoring, see pg_prepared.h.
  *
- * Per call site (fn_extra), models are keyed like PostGIS keys TOASTed
- * values: an out-of-line model by its TOAST pointer, without being
- * detoasted; an inline compressed one by a hash of its compressed bytes,
- * without being decompressed; any other by its size and the checksum in
- * its header (a 64-bit hash of its content, verified when it is prepared).
- * Several models stay at hand at once (least recently used goes first), so
- * a join with a table of models does not thrash.
+ * A prepared model only ever serves a model with exactly the bytes it was
+ * prepared from.  It keeps those bytes as they are stored (compressed if
+ * they are) and is found by comparing them: size, then memcmp.  Different
+ * models of equal size differ within their first 32 bytes almost always
+ * (the header's checksum), so a comparison that fails is cheap; one that
+ * succeeds reads the value once, as a hash of it would.  A hash, even a
+ * keyed one nobody can aim at, would only make a mistake improbable; the
+ * header's checksum is no key at all, since anyone can make two valid
+ * models of equal size and checksum (test/collision/make_pair.py).
  *
- * A TOAST pointer names a value only while the query runs, so across
- * queries the backend keys a prepared model by its stored bytes (fetched,
- * not decompressed) instead.  Call sites pin the models they use until the
- * end of their query (a reset callback on their memory context): the cache
- * can exceed its limit while a query uses more, and shrinks when the
- * query ends.  A model or scorer is built in a context under the current
- * one and moved into the cache only once complete, so an error halfway
- * leaves nothing behind.
+ * Per call site (fn_extra), an out-of-line model is recognized by its TOAST
+ * pointer alone, without being fetched (see same_toast_value for why that
+ * is exact); any other model is compared with the bytes of the prepared
+ * model on every row.  Inline values are small (they fit in a page), so
+ * that costs little; a large value held in memory (computed by the query)
+ * is read once per row, the price of exactness.  Several models stay at
+ * hand at once (least recently used goes first), so a join with a table of
+ * models does not thrash.
+ *
+ * The backend keeps prepared models across queries, found the same way by
+ * their stored bytes (fetched, not decompressed).  Call sites pin the
+ * models they use until the end of their query (a reset callback on their
+ * memory context): the cache can exceed its limit while a query uses more,
+ * and shrinks when the query ends.  A model or scorer is built in a context
+ * under the current one and moved into the cache only once complete, so an
+ * error halfway leaves nothing behind.
+ *
+ * The cache holds at most min(nbc.prepared_model_cache,
+ * nbc.prepared_model_cache_limit): the first is the session's to choose,
+ * the second only a superuser's (or whoever was granted SET on it), so no
+ * user can make an idle backend hold more than the administrator allows.
+ * Like max_parallel_workers_per_gather under max_parallel_workers, a larger
+ * user setting is not refused but capped, whatever order the two are set in.
  */
 #include "pg_prepared.h"
 
@@ -26,33 +43,18 @@
 #include "utils/guc.h"
 #include "utils/memutils.h"
 
-#include "nb_hash.h"
 #include "pg_model.h"
 #include "pg_options.h"
 
 /* How many models one call site keeps at hand (a join with a table of models). */
 #define NB_CALL_SITE_MODELS 8
 
-typedef enum ModelKeyKind
-{
-	KEY_TOAST_POINTER,			/* out-of-line: the TOAST pointer */
-	KEY_COMPRESSED,				/* inline compressed: hash of the compressed bytes */
-	KEY_CHECKSUM				/* plain: size and the checksum in the header */
-} ModelKeyKind;
-
-typedef struct ModelKey
-{
-	ModelKeyKind kind;
-	Oid			toastrelid;
-	Oid			valueid;
-	Size		size;
-	uint64		hash;
-} ModelKey;
-
 typedef struct CallSiteModel
 {
-	ModelKey	key;
 	NbPrepared *pm;				/* pinned; NULL: unused */
+	bool		by_pointer;		/* out-of-line: known by its TOAST pointer */
+	Oid			toastrelid;
+	Oid			valueid;
 	uint64		last_used;
 } CallSiteModel;
 
@@ -66,8 +68,23 @@ typedef struct CallSite
 	uint32		refs_cap;
 } CallSite;
 
-/* nbc.prepared_model_cache, in kilobytes */
-static int	cache_limit_kb = 64 * 1024;
+/* A model value's bytes as stored: a compressed varlena whole, else its payload. */
+typedef struct StoredBytes
+{
+	bool		compressed;
+	const char *data;
+	Size		size;
+} StoredBytes;
+
+/*
+ * nbc.prepared_model_cache and nbc.prepared_model_cache_limit, in
+ * kilobytes.  The ceiling's default leaves room for a few large models
+ * (four times the default cache) while bounding what a backend can hold
+ * idle; an administrator sets it to what the server's memory allows per
+ * connection.
+ */
+static int	cache_kb = 64 * 1024;
+static int	cache_limit_kb = 256 * 1024;
 
 /* the backend's prepared models, most recently looked up first */
 static MemoryContext cache_ctx = NULL;
@@ -77,16 +94,24 @@ static uint64 cache_clock = 0;
 
 void		_PG_init(void);
 
-/* The module's only setting; see pg_model.c for PG_MODULE_MAGIC. */
+/* The module's settings; see pg_model.c for PG_MODULE_MAGIC. */
 void
 _PG_init(void)
 {
 	DefineCustomIntVariable("nbc.prepared_model_cache",
 							"Memory for models kept prepared for scoring between queries.",
-							"Per backend; 0 prepares every model once per query.",
-							&cache_limit_kb,
+							"Per backend; 0 prepares every model once per query. "
+							"At most nbc.prepared_model_cache_limit is used.",
+							&cache_kb,
 							64 * 1024, 0, MAX_KILOBYTES,
 							PGC_USERSET, GUC_UNIT_KB,
+							NULL, NULL, NULL);
+	DefineCustomIntVariable("nbc.prepared_model_cache_limit",
+							"Most memory nbc.prepared_model_cache may use, whatever a session sets it to.",
+							"Per backend.",
+							&cache_limit_kb,
+							256 * 1024, 0, MAX_KILOBYTES,
+							PGC_SUSET, GUC_UNIT_KB,
 							NULL, NULL, NULL);
 	MarkGUCPrefixReserved("nbc");
 }
@@ -94,7 +119,7 @@ _PG_init(void)
 static Size
 cache_limit(void)
 {
-	return (Size) cache_limit_kb * 1024;
+	return (Size) Min(cache_kb, cache_limit_kb) * 1024;
 }
 
 static void
@@ -195,57 +220,57 @@ nb_prepared_refs(FunctionCallInfo fcinfo, uint32 n)
 	return site->refs;
 }
 
-static bool
-same_key(const ModelKey *a, const ModelKey *b)
+static StoredBytes
+stored_bytes(const struct varlena *value)
 {
-	if (a->kind != b->kind)
-		return false;
-	if (a->kind == KEY_TOAST_POINTER)
-		return a->toastrelid == b->toastrelid && a->valueid == b->valueid;
-	return a->size == b->size && a->hash == b->hash;
-}
+	StoredBytes b;
 
-/*
- * The call site's key of a model datum, detoasting only when the key needs
- * the plain bytes (then *flat is set, else NULL).
- */
-static ModelKey
-call_site_key(Datum model, struct varlena **flat)
-{
-	struct varlena *raw = (struct varlena *) DatumGetPointer(model);
-	ModelKey	key;
-
-	memset(&key, 0, sizeof(key));
-	*flat = NULL;
-	if (VARATT_IS_EXTERNAL_ONDISK(raw))
+	Assert(!VARATT_IS_EXTERNAL(value));
+	b.compressed = VARATT_IS_COMPRESSED(value);
+	if (b.compressed)
 	{
-		struct varatt_external toast;
-
-		VARATT_EXTERNAL_GET_POINTER(toast, raw);
-		key.kind = KEY_TOAST_POINTER;
-		key.toastrelid = toast.va_toastrelid;
-		key.valueid = toast.va_valueid;
-	}
-	else if (VARATT_IS_COMPRESSED(raw))
-	{
-		key.kind = KEY_COMPRESSED;
-		key.size = VARSIZE(raw);
-		key.hash = nb_hash_bytes(raw, VARSIZE(raw), NB_CHECKSUM_SEED);
+		b.data = (const char *) value;
+		b.size = VARSIZE(value);
 	}
 	else
 	{
-		*flat = PG_DETOAST_DATUM(model);
-		key.kind = KEY_CHECKSUM;
-		key.size = VARSIZE(*flat);
-		if (!nb_peek_checksum(VARDATA(*flat), VARSIZE(*flat) - VARHDRSZ, &key.hash))
-			key.hash = 0;		/* too short to be valid: validation will say so */
+		b.data = VARDATA_ANY(value);
+		b.size = VARSIZE_ANY_EXHDR(value);
 	}
-	return key;
+	return b;
 }
 
-/* A model of the backend's cache, by its stored bytes (plain or compressed). */
+/* Was pm prepared from exactly these bytes? */
+static bool
+same_bytes(const NbPrepared *pm, const StoredBytes *b)
+{
+	return pm->key_compressed == b->compressed && pm->key_size == b->size &&
+		memcmp(pm->key_bytes, b->data, b->size) == 0;
+}
+
+/*
+ * Does the call site's entry name the value of this TOAST pointer?  A TOAST
+ * value is never changed once written: an update writes a new value.  Its
+ * value id is an OID that GetNewOidWithIndex gives to no new value of the
+ * same TOAST table while chunks with that id are still there (it looks with
+ * SnapshotAny, so dead chunks count too), and chunks go only when VACUUM
+ * finds them dead to every snapshot: never while the query that read the
+ * pointer runs, since its snapshot holds this backend's xmin back.  So
+ * within a query a pointer always names the same bytes.  A call site that
+ * outlives one statement (a PL/pgSQL simple expression lives for its
+ * transaction) could see the id again only after the value was removed and
+ * the 32-bit OID counter went all the way round.
+ */
+static bool
+same_toast_value(const CallSiteModel *entry, const struct varatt_external *toast)
+{
+	return entry->by_pointer && entry->toastrelid == toast->va_toastrelid &&
+		entry->valueid == toast->va_valueid;
+}
+
+/* A model of the backend's cache prepared from these bytes. */
 static NbPrepared *
-find_cached(Size size, uint64 hash)
+find_cached(const StoredBytes *b)
 {
 	dlist_iter	it;
 
@@ -253,7 +278,7 @@ find_cached(Size size, uint64 hash)
 	{
 		NbPrepared *pm = dlist_container(NbPrepared, node, it.cur);
 
-		if (pm->key_size == size && pm->key_hash == hash)
+		if (same_bytes(pm, b))
 			return pm;
 	}
 	return NULL;
@@ -261,26 +286,37 @@ find_cached(Size size, uint64 hash)
 
 /* Prepare the model of the stored bytes and add it to the backend's cache. */
 static NbPrepared *
-build_model(struct varlena *stored, Size size, uint64 hash)
+build_model(const StoredBytes *b)
 {
-	struct varlena *flat = detoast_attr(stored);
+	struct varlena *flat = NULL;
+	const char *data = b->data;
+	Size		size = b->size;
 	MemoryContext ctx = AllocSetContextCreate(CurrentMemoryContext, "nb prepared model",
 											  ALLOCSET_DEFAULT_SIZES);
 	MemoryContext old;
 	NbPrepared *pm;
 	NbView		view;
 
-	nb_model_validate_bytes(VARDATA(flat), VARSIZE(flat) - VARHDRSZ, &view,
-							ERRCODE_DATA_CORRUPTED, false);
+	if (b->compressed)
+	{
+		flat = detoast_attr((struct varlena *) b->data);
+		data = VARDATA(flat);
+		size = VARSIZE(flat) - VARHDRSZ;
+	}
+	nb_model_validate_bytes(data, size, &view, ERRCODE_DATA_CORRUPTED, false);
 	old = MemoryContextSwitchTo(ctx);
 	pm = palloc0(sizeof(NbPrepared));
 	nb_index_build(&pm->index, &view);
 	pm->log_post = palloc(sizeof(double) * view.n_classes);
+	pm->key_compressed = b->compressed;
+	pm->key_size = b->size;
+	pm->key_bytes = palloc(b->size);
+	memcpy(pm->key_bytes, b->data, b->size);
 	pm->doc_ctx = AllocSetContextCreate(ctx, "nb prepared document", ALLOCSET_SMALL_SIZES);
 	MemoryContextSwitchTo(pm->doc_ctx);
 	nb_doc_init(&pm->doc, &pm->index);
 	MemoryContextSwitchTo(old);
-	if (flat != stored)
+	if (flat != NULL)
 		pfree(flat);
 
 	if (cache_ctx == NULL)
@@ -288,8 +324,6 @@ build_model(struct varlena *stored, Size size, uint64 hash)
 										  ALLOCSET_SMALL_SIZES);
 	MemoryContextSetParent(ctx, cache_ctx);
 	pm->ctx = ctx;
-	pm->key_size = size;
-	pm->key_hash = hash;
 	pm->bytes = MemoryContextMemAllocated(ctx, true);
 	cache_bytes += pm->bytes;
 	dlist_push_head(&cache_models, &pm->node);
@@ -297,28 +331,18 @@ build_model(struct varlena *stored, Size size, uint64 hash)
 }
 
 /*
- * The prepared model of a datum the call site has not seen: from the
+ * The prepared model of stored bytes the call site has not seen: from the
  * backend's cache, else built.
  */
 static NbPrepared *
-lookup_model(Datum model, struct varlena *flat)
+lookup_model(const StoredBytes *b)
 {
-	struct varlena *stored = flat != NULL ? flat : (struct varlena *) DatumGetPointer(model);
-	NbPrepared *pm;
-	Size		size;
-	uint64		hash;
+	NbPrepared *pm = find_cached(b);
 
-	if (VARATT_IS_EXTERNAL(stored))
-		stored = detoast_external_attr(stored); /* still compressed if it was */
-	size = VARSIZE_ANY(stored);
-	hash = nb_hash_bytes(stored, size, NB_CHECKSUM_SEED);
-	pm = find_cached(size, hash);
 	if (pm == NULL)
-		pm = build_model(stored, size, hash);
+		pm = build_model(b);
 	else
 		dlist_move_head(&cache_models, &pm->node);
-	if (stored != flat && (Pointer) stored != DatumGetPointer(model))
-		pfree(stored);
 	return pm;
 }
 
@@ -405,21 +429,47 @@ NbPrepared *
 nb_prepared_get(FunctionCallInfo fcinfo, Datum model, Jsonb *options, NbScorer **scorer)
 {
 	CallSite   *site = get_call_site(fcinfo);
-	struct varlena *flat;
-	ModelKey	key = call_site_key(model, &flat);
+	struct varlena *value = (struct varlena *) DatumGetPointer(model);
+	struct varlena *fetched = NULL;
+	bool		by_pointer = VARATT_IS_EXTERNAL_ONDISK(value);
+	struct varatt_external toast;
+	StoredBytes b;
 	CallSiteModel *entry = NULL;
+
+	if (by_pointer)
+		VARATT_EXTERNAL_GET_POINTER(toast, value);
+	else
+	{
+		/* an expanded or indirect value: its flat form */
+		if (VARATT_IS_EXTERNAL(value))
+			value = fetched = detoast_external_attr(value);
+		b = stored_bytes(value);
+	}
 
 	site->clock++;
 	for (int i = 0; i < NB_CALL_SITE_MODELS; i++)
-		if (site->models[i].pm != NULL && same_key(&site->models[i].key, &key))
+	{
+		CallSiteModel *e = &site->models[i];
+
+		if (e->pm != NULL &&
+			(by_pointer ? same_toast_value(e, &toast) :
+			 !e->by_pointer && same_bytes(e->pm, &b)))
 		{
-			entry = &site->models[i];
+			entry = e;
 			break;
 		}
+	}
 	if (entry == NULL)
 	{
-		NbPrepared *pm = lookup_model(model, flat);
+		NbPrepared *pm;
 
+		if (by_pointer)
+		{
+			/* fetched, still compressed if it was */
+			value = fetched = detoast_external_attr(value);
+			b = stored_bytes(value);
+		}
+		pm = lookup_model(&b);
 		/* pin it before anything can trim the cache */
 		pm->pins++;
 		/* a free entry, else the least recently used one */
@@ -430,11 +480,16 @@ nb_prepared_get(FunctionCallInfo fcinfo, Datum model, Jsonb *options, NbScorer *
 		if (entry->pm != NULL)
 			release(entry->pm);
 		entry->pm = pm;
-		entry->key = key;
+		entry->by_pointer = by_pointer;
+		if (by_pointer)
+		{
+			entry->toastrelid = toast.va_toastrelid;
+			entry->valueid = toast.va_valueid;
+		}
 		trim_cache();
 	}
-	if (flat != NULL && (Pointer) flat != DatumGetPointer(model))
-		pfree(flat);
+	if (fetched != NULL)
+		pfree(fetched);
 	entry->last_used = site->clock;
 	*scorer = get_scorer(entry->pm, options);
 	return entry->pm;
