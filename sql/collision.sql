@@ -53,6 +53,26 @@ SELECT coll_score(m) FROM coll_small WHERE id = 2;
 SELECT coll_score(m) FROM coll_small WHERE id = 1;
 COMMIT;
 
+-- models given as constants of the plan (recognized by their address):
+-- literals, and parameters of a custom plan; a generic plan's are compared
+SELECT m::text AS a_text FROM coll_small WHERE id = 1 \gset
+SELECT m::text AS b_text FROM coll_small WHERE id = 2 \gset
+SELECT nb_predict(:'a_text'::nb_model, ARRAY['x']) AS a, nb_predict(:'b_text'::nb_model, ARRAY['x']) AS b
+FROM generate_series(1, 2);
+PREPARE coll_stmt(nb_model) AS SELECT g, nb_predict($1, ARRAY['x']) FROM generate_series(1, 2) g;
+SET plan_cache_mode = force_custom_plan;
+EXECUTE coll_stmt(:'a_text');
+EXECUTE coll_stmt(:'b_text');
+SET plan_cache_mode = force_generic_plan;
+EXECUTE coll_stmt(:'b_text');
+EXECUTE coll_stmt(:'a_text');
+RESET plan_cache_mode;
+DEALLOCATE coll_stmt;
+BEGIN;
+SELECT coll_score(:'a_text');
+SELECT coll_score(:'b_text');
+COMMIT;
+
 -- large (16 kB): a a1..a300, b b1..b200 a1 a2; for {a5}, A: 1 * 2/800
 -- against 1 * 1/702, so a; B has 65 and 140726 documents, so b.  Kept
 -- out of line (by TOAST pointer), compressed inline, and in memory.

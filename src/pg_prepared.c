@@ -13,10 +13,11 @@
  *
  * Per call site (fn_extra), an out-of-line model is recognized by its TOAST
  * pointer alone, without being fetched (see same_toast_value for why that
- * is exact); any other model is compared with the bytes of the prepared
- * model on every row.  Inline values are small (they fit in a page), so
- * that costs little; a large value held in memory (computed by the query)
- * is read once per row, the price of exactness.  Several models stay at
+ * is exact), and a constant of the plan by its address (see
+ * model_arg_is_const); any other model is compared with the bytes of the
+ * prepared model on every row.  Inline values are small (they fit in a
+ * page), so that costs little; a large value held in memory (computed by
+ * the query) is read once per row, the price of exactness.  Several models stay at
  * hand at once (least recently used goes first), so a join with a table of
  * models does not thrash.
  *
@@ -40,6 +41,7 @@
 #include <limits.h>
 
 #include "access/detoast.h"
+#include "nodes/primnodes.h"
 #include "utils/guc.h"
 #include "utils/memutils.h"
 
@@ -55,6 +57,7 @@ typedef struct CallSiteModel
 	bool		by_pointer;		/* out-of-line: known by its TOAST pointer */
 	Oid			toastrelid;
 	Oid			valueid;
+	const struct varlena *constant; /* the plan's constant it serves, if any */
 	uint64		last_used;
 } CallSiteModel;
 
@@ -62,6 +65,7 @@ typedef struct CallSite
 {
 	CallSiteModel models[NB_CALL_SITE_MODELS];
 	uint64		clock;
+	bool		model_is_const; /* see model_arg_is_const */
 	MemoryContextCallback unpin;
 	/* per-row scratch: the row's tokens */
 	NbTokenRef *refs;
@@ -187,6 +191,22 @@ unpin_call_site(void *arg)
 		}
 }
 
+/*
+ * Is the call's model argument a constant of the plan (a literal, or a
+ * parameter that a custom plan folded in)?  The executor then passes the
+ * Const's own value on every row: the same address, holding bytes that do
+ * not change while the plan, and so the call site, exists.
+ */
+static bool
+model_arg_is_const(FmgrInfo *flinfo)
+{
+	Node	   *expr = flinfo->fn_expr;
+
+	return expr != NULL && IsA(expr, FuncExpr) &&
+		list_length(((FuncExpr *) expr)->args) > 0 &&
+		IsA(linitial(((FuncExpr *) expr)->args), Const);
+}
+
 static CallSite *
 get_call_site(FunctionCallInfo fcinfo)
 {
@@ -199,6 +219,7 @@ get_call_site(FunctionCallInfo fcinfo)
 		site = MemoryContextAllocZero(mcxt, sizeof(CallSite));
 		site->refs_cap = 64;
 		site->refs = MemoryContextAlloc(mcxt, sizeof(NbTokenRef) * site->refs_cap);
+		site->model_is_const = model_arg_is_const(fcinfo->flinfo);
 		site->unpin.func = unpin_call_site;
 		site->unpin.arg = site;
 		MemoryContextRegisterResetCallback(mcxt, &site->unpin);
@@ -453,7 +474,7 @@ nb_prepared_get(FunctionCallInfo fcinfo, Datum model, Jsonb *options, NbScorer *
 
 		if (e->pm != NULL &&
 			(by_pointer ? same_toast_value(e, &toast) :
-			 !e->by_pointer && same_bytes(e->pm, &b)))
+			 !e->by_pointer && (e->constant == value || same_bytes(e->pm, &b))))
 		{
 			entry = e;
 			break;
@@ -481,6 +502,8 @@ nb_prepared_get(FunctionCallInfo fcinfo, Datum model, Jsonb *options, NbScorer *
 			release(entry->pm);
 		entry->pm = pm;
 		entry->by_pointer = by_pointer;
+		entry->constant = site->model_is_const && !by_pointer && fetched == NULL ?
+			value : NULL;
 		if (by_pointer)
 		{
 			entry->toastrelid = toast.va_toastrelid;
