@@ -12,14 +12,15 @@
  * models of equal size and checksum (test/collision/make_pair.py).
  *
  * Per call site (fn_extra), an out-of-line model is recognized by its TOAST
- * pointer alone, without being fetched (see same_toast_value for why that
- * is exact), and a constant of the plan by its address (see
+ * pointer alone, without being fetched (see entry_matches for why that is
+ * exact), and a constant of the plan by its address (see
  * model_arg_is_const); any other model is compared with the bytes of the
- * prepared model on every row.  Inline values are small (they fit in a
- * page), so that costs little; a large value held in memory (computed by
- * the query) is read once per row, the price of exactness.  Several models stay at
- * hand at once (least recently used goes first), so a join with a table of
- * models does not thrash.
+ * prepared model on every row, as PostgreSQL's regular expression cache
+ * compares patterns.  Inline values are small (they fit in a page), so that
+ * costs little; a large value held in memory (a model computed by the
+ * query) is read once per row, the price of exactness.  Several models stay
+ * at hand at once (least recently used goes first), so a join with a table
+ * of models does not thrash.
  *
  * The backend keeps prepared models across queries, found the same way by
  * their stored bytes (fetched, not decompressed).  Call sites pin the
@@ -55,15 +56,22 @@ typedef struct CallSiteModel
 {
 	NbPrepared *pm;				/* pinned; NULL: unused */
 	bool		by_pointer;		/* out-of-line: known by its TOAST pointer */
-	Oid			toastrelid;
-	Oid			valueid;
-	const struct varlena *constant; /* the plan's constant it serves, if any */
+	union
+	{
+		struct
+		{
+			Oid			toastrelid;
+			Oid			valueid;
+		}			toast;		/* by_pointer */
+		const struct varlena *constant; /* else the plan's constant it serves, if any */
+	}			id;
 	uint64		last_used;
 } CallSiteModel;
 
 typedef struct CallSite
 {
 	CallSiteModel models[NB_CALL_SITE_MODELS];
+	CallSiteModel *last;		/* the previous row's */
 	uint64		clock;
 	bool		model_is_const; /* see model_arg_is_const */
 	MemoryContextCallback unpin;
@@ -207,24 +215,30 @@ model_arg_is_const(FmgrInfo *flinfo)
 		IsA(linitial(((FuncExpr *) expr)->args), Const);
 }
 
+/* Kept apart from get_call_site, which every row calls. */
+static pg_noinline CallSite *
+new_call_site(FunctionCallInfo fcinfo)
+{
+	MemoryContext mcxt = fcinfo->flinfo->fn_mcxt;
+	CallSite   *site = MemoryContextAllocZero(mcxt, sizeof(CallSite));
+
+	site->refs_cap = 64;
+	site->refs = MemoryContextAlloc(mcxt, sizeof(NbTokenRef) * site->refs_cap);
+	site->model_is_const = model_arg_is_const(fcinfo->flinfo);
+	site->unpin.func = unpin_call_site;
+	site->unpin.arg = site;
+	MemoryContextRegisterResetCallback(mcxt, &site->unpin);
+	fcinfo->flinfo->fn_extra = site;
+	return site;
+}
+
 static CallSite *
 get_call_site(FunctionCallInfo fcinfo)
 {
 	CallSite   *site = fcinfo->flinfo->fn_extra;
 
-	if (site == NULL)
-	{
-		MemoryContext mcxt = fcinfo->flinfo->fn_mcxt;
-
-		site = MemoryContextAllocZero(mcxt, sizeof(CallSite));
-		site->refs_cap = 64;
-		site->refs = MemoryContextAlloc(mcxt, sizeof(NbTokenRef) * site->refs_cap);
-		site->model_is_const = model_arg_is_const(fcinfo->flinfo);
-		site->unpin.func = unpin_call_site;
-		site->unpin.arg = site;
-		MemoryContextRegisterResetCallback(mcxt, &site->unpin);
-		fcinfo->flinfo->fn_extra = site;
-	}
+	if (unlikely(site == NULL))
+		site = new_call_site(fcinfo);
 	return site;
 }
 
@@ -270,23 +284,33 @@ same_bytes(const NbPrepared *pm, const StoredBytes *b)
 }
 
 /*
- * Does the call site's entry name the value of this TOAST pointer?  A TOAST
- * value is never changed once written: an update writes a new value.  Its
- * value id is an OID that GetNewOidWithIndex gives to no new value of the
- * same TOAST table while chunks with that id are still there (it looks with
- * SnapshotAny, so dead chunks count too), and chunks go only when VACUUM
- * finds them dead to every snapshot: never while the query that read the
- * pointer runs, since its snapshot holds this backend's xmin back.  So
- * within a query a pointer always names the same bytes.  A call site that
- * outlives one statement (a PL/pgSQL simple expression lives for its
- * transaction) could see the id again only after the value was removed and
- * the 32-bit OID counter went all the way round.
+ * Is the call site's entry the model of this row?  Found by its TOAST
+ * pointer (out of line), by its address (a constant of the plan), else by
+ * its bytes.
+ *
+ * A TOAST value is never changed once written (an update writes a new
+ * one), and its value id is an OID that GetNewOidWithIndex gives no new
+ * value of the same TOAST table while chunks with that id are still there
+ * (it looks with SnapshotAny, so dead chunks count too).  Chunks go only
+ * when VACUUM finds them dead to every snapshot, which cannot happen while
+ * the query that read the pointer runs (its snapshot holds this backend's
+ * xmin back), or with the whole table's contents (TRUNCATE).  Even then a
+ * new value gets its id from the OID counter, which comes back to the old
+ * one only after 2^32 more OIDs.  So a pointer names the same bytes for as
+ * long as a call site lives (one query, or one transaction for a PL/pgSQL
+ * simple expression), short of that wraparound; PostGIS keys its cache of
+ * prepared geometries the same way.
  */
-static bool
-same_toast_value(const CallSiteModel *entry, const struct varatt_external *toast)
+static inline bool
+entry_matches(const CallSiteModel *entry, bool by_pointer, const struct varatt_external *toast,
+			  const struct varlena *value, const StoredBytes *b)
 {
-	return entry->by_pointer && entry->toastrelid == toast->va_toastrelid &&
-		entry->valueid == toast->va_valueid;
+	if (entry->pm == NULL || entry->by_pointer != by_pointer)
+		return false;
+	if (by_pointer)
+		return entry->id.toast.toastrelid == toast->va_toastrelid &&
+			entry->id.toast.valueid == toast->va_valueid;
+	return entry->id.constant == value || same_bytes(entry->pm, b);
 }
 
 /* A model of the backend's cache prepared from these bytes. */
@@ -454,7 +478,7 @@ nb_prepared_get(FunctionCallInfo fcinfo, Datum model, Jsonb *options, NbScorer *
 	struct varlena *fetched = NULL;
 	bool		by_pointer = VARATT_IS_EXTERNAL_ONDISK(value);
 	struct varatt_external toast;
-	StoredBytes b;
+	StoredBytes b = {false, NULL, 0};
 	CallSiteModel *entry = NULL;
 
 	if (by_pointer)
@@ -468,18 +492,20 @@ nb_prepared_get(FunctionCallInfo fcinfo, Datum model, Jsonb *options, NbScorer *
 	}
 
 	site->clock++;
-	for (int i = 0; i < NB_CALL_SITE_MODELS; i++)
-	{
-		CallSiteModel *e = &site->models[i];
-
-		if (e->pm != NULL &&
-			(by_pointer ? same_toast_value(e, &toast) :
-			 !e->by_pointer && (e->constant == value || same_bytes(e->pm, &b))))
+	/* the previous row's model first: consecutive rows mostly share one */
+	if (site->last != NULL && entry_matches(site->last, by_pointer, &toast, value, &b))
+		entry = site->last;
+	else
+		for (int i = 0; i < NB_CALL_SITE_MODELS; i++)
 		{
-			entry = e;
-			break;
+			CallSiteModel *e = &site->models[i];
+
+			if (e != site->last && entry_matches(e, by_pointer, &toast, value, &b))
+			{
+				entry = e;
+				break;
+			}
 		}
-	}
 	if (entry == NULL)
 	{
 		NbPrepared *pm;
@@ -495,25 +521,34 @@ nb_prepared_get(FunctionCallInfo fcinfo, Datum model, Jsonb *options, NbScorer *
 		pm->pins++;
 		/* a free entry, else the least recently used one */
 		for (int i = 0; i < NB_CALL_SITE_MODELS; i++)
-			if (entry == NULL || site->models[i].pm == NULL ||
-				(entry->pm != NULL && site->models[i].last_used < entry->last_used))
-				entry = &site->models[i];
+		{
+			CallSiteModel *e = &site->models[i];
+
+			if (e->pm == NULL)
+			{
+				entry = e;
+				break;
+			}
+			if (entry == NULL || e->last_used < entry->last_used)
+				entry = e;
+		}
 		if (entry->pm != NULL)
 			release(entry->pm);
 		entry->pm = pm;
 		entry->by_pointer = by_pointer;
-		entry->constant = site->model_is_const && !by_pointer && fetched == NULL ?
-			value : NULL;
 		if (by_pointer)
 		{
-			entry->toastrelid = toast.va_toastrelid;
-			entry->valueid = toast.va_valueid;
+			entry->id.toast.toastrelid = toast.va_toastrelid;
+			entry->id.toast.valueid = toast.va_valueid;
 		}
+		else
+			entry->id.constant = site->model_is_const && fetched == NULL ? value : NULL;
 		trim_cache();
 	}
 	if (fetched != NULL)
 		pfree(fetched);
 	entry->last_used = site->clock;
+	site->last = entry;
 	*scorer = get_scorer(entry->pm, options);
 	return entry->pm;
 }
