@@ -265,6 +265,11 @@ SELECT nb_train(label, v) FROM (VALUES ('a', '{1, 2}'::float8[]), ('b', '{1, 2, 
 SELECT nb_train('a', '{1, NaN}'::float8[]);
 SELECT nb_train('a', '{Infinity}'::float8[]);
 SELECT nb_train('a', '{}'::float8[]);
+SELECT nb_train('a', '{{1, 2}, {3, 4}}'::float8[]);
+SELECT nb_train(label, v) FROM (VALUES ('a', '{1, 2}'::float8[]), ('b', '{{1, 2}}')) t(label, v);
+\set VERBOSITY sqlstate
+SELECT nb_train('a', '{{1, 2}, {3, 4}}'::float8[]);
+\set VERBOSITY default
 SELECT nb_merge(nb_train('a', '{"1": "one"}'::jsonb), nb_train('a', '{1, 2}'::float8[]));
 SELECT nb_merge(nb_train('a', '{1, 2}'::float8[]), nb_train('a', '{1, 2, 3}'::float8[]));
 -- prediction: a value of the wrong type, float8[] of the wrong length or for a jsonb model
@@ -275,6 +280,12 @@ SELECT nb_predict(m, '{"outlook": ["sunny"]}'::jsonb) FROM mx_model;
 SELECT nb_predict(m, '{20}'::float8[]) FROM mx_model;
 SELECT nb_predict(nb_train('a', '{1, 2}'::float8[]), '{1}'::float8[]);
 SELECT nb_predict(nb_train('a', '{1, 2}'::float8[]), '{1, NaN}'::float8[]);
+SELECT nb_predict(nb_train('a', '{1, 2}'::float8[]), '{{1, 2}}'::float8[]);
+SELECT nb_predict_proba(nb_train('a', '{1, 2}'::float8[]), '{{1}, {2}}'::float8[]);
+SELECT nb_predict_log_proba(nb_train('a', '{1, 2}'::float8[]), '{{{1, 2}}}'::float8[]);
+\set VERBOSITY sqlstate
+SELECT nb_predict(nb_train('a', '{1, 2}'::float8[]), '{{1, 2}}'::float8[]);
+\set VERBOSITY default
 SELECT nb_predict(m, '7'::jsonb) FROM mx_model;
 SELECT nb_predict(m, ARRAY['sunny']) FROM mx_model;
 -- a model of rows without any feature has the prior only

@@ -125,6 +125,16 @@ ORDER BY k COLLATE "C", doc::text COLLATE "C";
 -- three classes, all tied: the first of 'b', 'c', 'a' in byte order is 'a'
 SELECT nb_predict(nb_train(l, t), '{}'::text[]) AS predict
 FROM (VALUES ('b', '{p}'::text[]), ('c', '{q}'), ('a', '{r}')) AS v(l, t);
+-- features are a one-dimensional array, or '{}': more dimensions are not flattened
+SELECT nb_predict(m, '{{p,q}}'::text[]) FROM pred_tie;
+SELECT nb_predict_proba(m, '{{p},{q}}'::text[]) FROM pred_tie;
+SELECT nb_predict_log_proba(m, '{{{p}}}'::text[], '{"kind": "bernoulli"}') FROM pred_tie;
+\set VERBOSITY sqlstate
+SELECT nb_predict(m, '{{p,q}}'::text[]) FROM pred_tie;
+\set VERBOSITY default
+SELECT nb_predict_proba(m, '{}'::text[]) AS empty,
+       nb_predict_proba(m, '[0:0]={p}'::text[]) = nb_predict_proba(m, '{p}'::text[]) AS lower_bound_0
+FROM pred_tie;
 
 --
 -- alpha = 0: the limit of the smoothed posterior as alpha -> 0+.  A class

@@ -1,7 +1,8 @@
 --
 -- prepared: models stay prepared for scoring between queries
--- (nbc.prepared_model_cache), keyed by their bytes, so that a changed model
--- is never scored with what was prepared for the old one.
+-- (nbc.prepared_model_cache, bounded by nbc.prepared_model_cache_limit),
+-- found by their bytes, so that a changed model is never scored with what
+-- was prepared for the old one (see also collision).
 --
 -- The prepared models are visible as memory contexts named
 -- 'nb prepared model'.  Parallel workers keep their own: the queries below
@@ -69,6 +70,47 @@ SELECT nb_predict(m, '{w,w}'::text[]) FROM prep_model;
 SELECT * FROM prep_cached;
 RESET nbc.prepared_model_cache;
 SET nbc.prepared_model_cache = -1;
+
+-- the administrator's ceiling: the backend keeps at most
+-- min(nbc.prepared_model_cache, nbc.prepared_model_cache_limit)
+SHOW nbc.prepared_model_cache_limit;
+SELECT nb_predict(m, '{w,w}'::text[]) FROM prep_model;
+SELECT * FROM prep_cached;
+SET nbc.prepared_model_cache_limit = 0;
+SET nbc.prepared_model_cache = '1GB';
+SELECT nb_predict(m, '{w,w}'::text[]) FROM prep_model;
+SELECT * FROM prep_cached;
+RESET nbc.prepared_model_cache_limit;
+SELECT nb_predict(m, '{w,w}'::text[]) FROM prep_model;
+SELECT * FROM prep_cached;
+RESET nbc.prepared_model_cache;
+
+-- a user who is no superuser sets the cache, not the ceiling
+CREATE ROLE regress_nbc_cache_user;
+GRANT SELECT ON prep_model TO regress_nbc_cache_user;
+SET nbc.prepared_model_cache_limit = 0;
+SET ROLE regress_nbc_cache_user;
+SET nbc.prepared_model_cache = '1TB';
+SET nbc.prepared_model_cache_limit = '1TB';
+SELECT set_config('nbc.prepared_model_cache_limit', '1TB', false);
+ALTER ROLE regress_nbc_cache_user SET nbc.prepared_model_cache_limit = '1TB';
+SHOW nbc.prepared_model_cache_limit;
+SELECT nb_predict(m, '{w,w}'::text[]) FROM prep_model;
+RESET ROLE;
+SELECT * FROM prep_cached;
+RESET nbc.prepared_model_cache;
+RESET nbc.prepared_model_cache_limit;
+
+-- nor before the library is loaded (a placeholder): loading it refuses that value
+\c
+SET max_parallel_workers_per_gather = 0;
+SET ROLE regress_nbc_cache_user;
+SET nbc.prepared_model_cache_limit = '1TB';
+SELECT nb_predict(m, '{w,w}'::text[]) FROM prep_model;
+SHOW nbc.prepared_model_cache_limit;
+RESET ROLE;
+REVOKE SELECT ON prep_model FROM regress_nbc_cache_user;
+DROP ROLE regress_nbc_cache_user;
 
 DROP VIEW prep_cached;
 DROP TABLE prep_docs, prep_model, prep_options, prep_alone, prep_mixed;

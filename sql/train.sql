@@ -20,7 +20,7 @@ FROM (VALUES ('a', '{x,x,NULL,y}'::text[]), ('a', '{x}')) AS v(l, t);
 -- the same document twice: count 4, documents 2
 SELECT nb_train(l, t)::jsonb
 FROM (VALUES ('a', '{x,x}'::text[]), ('a', '{x,x}')) AS v(l, t);
--- 2x3 array: x 2, y 2, z 2
+-- a 2x3 array is no bag of its six elements (see below)
 SELECT nb_train('a', '{{x,y,z},{z,y,x}}'::text[])::jsonb;
 -- an empty string is a token (and a label) like any other
 SELECT nb_train(l, t)::jsonb
@@ -105,6 +105,15 @@ SELECT nb_train(l, t, w) FROM (VALUES (NULL, '{x}'::text[], -1::float8)) AS v(l,
 \set VERBOSITY sqlstate
 SELECT nb_train(l, t, w) FROM (VALUES ('a', '{x}'::text[], -1::float8)) AS v(l, t, w);
 \set VERBOSITY default
+-- features are a one-dimensional array, or '{}': more dimensions are not flattened
+SELECT nb_train('a', '{{x,y},{z,w}}'::text[]);
+SELECT nb_train(l, t) FROM (VALUES ('a', '{x,y}'::text[]), ('b', '{{y}}')) AS v(l, t);
+SELECT nb_train(l, t, 2) FROM (VALUES ('a', '{{{x}}}'::text[])) AS v(l, t);
+\set VERBOSITY sqlstate
+SELECT nb_train('a', '{{x,y},{z,w}}'::text[]);
+\set VERBOSITY default
+SELECT nb_train(l, t)::jsonb -> 'classes' AS classes
+FROM (VALUES ('a', '{}'::text[]), ('a', ARRAY[]::text[]), ('b', '[3:4]={x,y}')) AS v(l, t);
 -- sums that leave the range of float8
 SELECT nb_train(l, t, w) FROM (VALUES ('a', '{}'::text[], 1e308::float8), ('a', '{}', 1e308)) AS v(l, t, w);
 SELECT nb_train(l, t, w) FROM (VALUES ('a', '{x,x}'::text[], 1e308::float8)) AS v(l, t, w);

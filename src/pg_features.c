@@ -12,6 +12,16 @@
 #include "utils/float.h"
 #include "utils/numeric.h"
 
+void
+nb_check_feature_array(ArrayType *array)
+{
+	if (ARR_NDIM(array) > 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+				 errmsg("naive Bayes features must be a one-dimensional array"),
+				 errdetail("The array has %d dimensions.", ARR_NDIM(array))));
+}
+
 /*
  * A walk over the flat array's elements as text (varlena, int alignment),
  * without array_iter_next's general case: it is a good part of the work
@@ -195,6 +205,7 @@ nb_float8_features(ArrayType *array, double **values, bool **nulls, int *n)
 
 	if (ARR_ELEMTYPE(array) != FLOAT8OID)
 		elog(ERROR, "expected a float8[]");
+	nb_check_feature_array(array);
 	deconstruct_array(array, FLOAT8OID, sizeof(float8), FLOAT8PASSBYVAL,
 					  TYPALIGN_DOUBLE, &datums, nulls, n);
 	*values = (double *) palloc(sizeof(double) * (*n + 1));

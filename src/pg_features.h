@@ -13,6 +13,13 @@
 
 #include "nb_trainer.h"
 
+/*
+ * A features array (text[] or float8[]) must have one dimension, or none
+ * ('{}'): ERROR (2202E, as for an array of the wrong length) otherwise,
+ * rather than scoring or training on its flattened elements.
+ */
+void		nb_check_feature_array(ArrayType *array);
+
 /* Number of elements of a text[] (NULLs included): room needed by nb_array_tokens. */
 static inline uint32
 nb_array_size(ArrayType *tokens)
@@ -63,7 +70,8 @@ NbFeatureType nb_jsonb_feature_type(enum jbvType type);
 
 /*
  * The elements of a float8[] (NULLs included) and their null flags, for
- * training and scoring; ERROR (22023) on NaN or infinity.
+ * training and scoring; ERROR (22023) on NaN or infinity, or as
+ * nb_check_feature_array says.
  */
 void		nb_float8_features(ArrayType *array, double **values, bool **nulls, int *n);
 

@@ -179,7 +179,10 @@ score_row(FunctionCallInfo fcinfo, FeatureKind kind, NbPrepared **pm_out)
 		case FEATURES_ARRAY:
 			{
 				ArrayType  *tokens = PG_GETARG_ARRAYTYPE_P(1);
-				NbTokenRef *refs = nb_prepared_refs(fcinfo, nb_array_size(tokens));
+				NbTokenRef *refs;
+
+				nb_check_feature_array(tokens);
+				refs = nb_prepared_refs(fcinfo, nb_array_size(tokens));
 
 				doc_add_text(&m, refs, nb_array_tokens(tokens, refs));
 			}

@@ -1,73 +1,102 @@
 /*
  * pg_prepared.c — models prepared for scoring, see pg_prepared.h.
  *
- * Per call site (fn_extra), models are keyed like PostGIS keys TOASTed
- * values: an out-of-line model by its TOAST pointer, without being
- * detoasted; an inline compressed one by a hash of its compressed bytes,
- * without being decompressed; any other by its size and the checksum in
- * its header (a 64-bit hash of its content, verified when it is prepared).
- * Several models stay at hand at once (least recently used goes first), so
- * a join with a table of models does not thrash.
+ * A prepared model only ever serves a model with exactly the bytes it was
+ * prepared from.  It keeps those bytes as they are stored (compressed if
+ * they are) and is found by comparing them: size, then memcmp.  Different
+ * models of equal size differ within their first 32 bytes almost always
+ * (the header's checksum), so a comparison that fails is cheap; one that
+ * succeeds reads the value once, as a hash of it would.  A hash, even a
+ * keyed one nobody can aim at, would only make a mistake improbable; the
+ * header's checksum is no key at all, since anyone can make two valid
+ * models of equal size and checksum (test/collision/make_pair.py).
  *
- * A TOAST pointer names a value only while the query runs, so across
- * queries the backend keys a prepared model by its stored bytes (fetched,
- * not decompressed) instead.  Call sites pin the models they use until the
- * end of their query (a reset callback on their memory context): the cache
- * can exceed its limit while a query uses more, and shrinks when the
- * query ends.  A model or scorer is built in a context under the current
- * one and moved into the cache only once complete, so an error halfway
- * leaves nothing behind.
+ * Per call site (fn_extra), an out-of-line model is recognized by its TOAST
+ * pointer alone, without being fetched (see entry_matches for why that is
+ * exact), and a constant of the plan by its address (see
+ * model_arg_is_const); any other model is compared with the bytes of the
+ * prepared model on every row, as PostgreSQL's regular expression cache
+ * compares patterns.  Inline values are small (they fit in a page), so that
+ * costs little; a large value held in memory (a model computed by the
+ * query) is read once per row, the price of exactness.  Several models stay
+ * at hand at once (least recently used goes first), so a join with a table
+ * of models does not thrash.
+ *
+ * The backend keeps prepared models across queries, found the same way by
+ * their stored bytes (fetched, not decompressed).  Call sites pin the
+ * models they use until the end of their query (a reset callback on their
+ * memory context): the cache can exceed its limit while a query uses more,
+ * and shrinks when the query ends.  A model or scorer is built in a context
+ * under the current one and moved into the cache only once complete, so an
+ * error halfway leaves nothing behind.
+ *
+ * The cache holds at most min(nbc.prepared_model_cache,
+ * nbc.prepared_model_cache_limit): the first is the session's to choose,
+ * the second only a superuser's (or whoever was granted SET on it), so no
+ * user can make an idle backend hold more than the administrator allows.
+ * Like max_parallel_workers_per_gather under max_parallel_workers, a larger
+ * user setting is not refused but capped, whatever order the two are set in.
  */
 #include "pg_prepared.h"
 
 #include <limits.h>
 
 #include "access/detoast.h"
+#include "nodes/primnodes.h"
 #include "utils/guc.h"
 #include "utils/memutils.h"
 
-#include "nb_hash.h"
 #include "pg_model.h"
 #include "pg_options.h"
 
 /* How many models one call site keeps at hand (a join with a table of models). */
 #define NB_CALL_SITE_MODELS 8
 
-typedef enum ModelKeyKind
-{
-	KEY_TOAST_POINTER,			/* out-of-line: the TOAST pointer */
-	KEY_COMPRESSED,				/* inline compressed: hash of the compressed bytes */
-	KEY_CHECKSUM				/* plain: size and the checksum in the header */
-} ModelKeyKind;
-
-typedef struct ModelKey
-{
-	ModelKeyKind kind;
-	Oid			toastrelid;
-	Oid			valueid;
-	Size		size;
-	uint64		hash;
-} ModelKey;
-
 typedef struct CallSiteModel
 {
-	ModelKey	key;
 	NbPrepared *pm;				/* pinned; NULL: unused */
+	bool		by_pointer;		/* out-of-line: known by its TOAST pointer */
+	union
+	{
+		struct
+		{
+			Oid			toastrelid;
+			Oid			valueid;
+		}			toast;		/* by_pointer */
+		const struct varlena *constant; /* else the plan's constant it serves, if any */
+	}			id;
 	uint64		last_used;
 } CallSiteModel;
 
 typedef struct CallSite
 {
 	CallSiteModel models[NB_CALL_SITE_MODELS];
+	CallSiteModel *last;		/* the previous row's */
 	uint64		clock;
+	bool		model_is_const; /* see model_arg_is_const */
 	MemoryContextCallback unpin;
 	/* per-row scratch: the row's tokens */
 	NbTokenRef *refs;
 	uint32		refs_cap;
 } CallSite;
 
-/* nbc.prepared_model_cache, in kilobytes */
-static int	cache_limit_kb = 64 * 1024;
+/* A model value's bytes as stored: a compressed varlena whole, else its payload. */
+typedef struct StoredBytes
+{
+	bool		compressed;
+	const char *data;
+	Size		size;
+} StoredBytes;
+
+/*
+ * nbc.prepared_model_cache and nbc.prepared_model_cache_limit, in
+ * kilobytes.  The ceiling's default leaves room for a few large models
+ * (four times the default cache) while bounding what a backend can hold
+ * idle; an administrator sets it to what the server's memory allows per
+ * connection.
+ */
+static int	cache_kb = 64 * 1024;
+static int	cache_limit_kb = 256 * 1024;
 
 /* the backend's prepared models, most recently looked up first */
 static MemoryContext cache_ctx = NULL;
@@ -77,16 +106,24 @@ static uint64 cache_clock = 0;
 
 void		_PG_init(void);
 
-/* The module's only setting; see pg_model.c for PG_MODULE_MAGIC. */
+/* The module's settings; see pg_model.c for PG_MODULE_MAGIC. */
 void
 _PG_init(void)
 {
 	DefineCustomIntVariable("nbc.prepared_model_cache",
 							"Memory for models kept prepared for scoring between queries.",
-							"Per backend; 0 prepares every model once per query.",
-							&cache_limit_kb,
+							"Per backend; 0 prepares every model once per query. "
+							"At most nbc.prepared_model_cache_limit is used.",
+							&cache_kb,
 							64 * 1024, 0, MAX_KILOBYTES,
 							PGC_USERSET, GUC_UNIT_KB,
+							NULL, NULL, NULL);
+	DefineCustomIntVariable("nbc.prepared_model_cache_limit",
+							"Most memory nbc.prepared_model_cache may use, whatever a session sets it to.",
+							"Per backend.",
+							&cache_limit_kb,
+							256 * 1024, 0, MAX_KILOBYTES,
+							PGC_SUSET, GUC_UNIT_KB,
 							NULL, NULL, NULL);
 	MarkGUCPrefixReserved("nbc");
 }
@@ -94,7 +131,7 @@ _PG_init(void)
 static Size
 cache_limit(void)
 {
-	return (Size) cache_limit_kb * 1024;
+	return (Size) Min(cache_kb, cache_limit_kb) * 1024;
 }
 
 static void
@@ -162,23 +199,46 @@ unpin_call_site(void *arg)
 		}
 }
 
+/*
+ * Is the call's model argument a constant of the plan (a literal, or a
+ * parameter that a custom plan folded in)?  The executor then passes the
+ * Const's own value on every row: the same address, holding bytes that do
+ * not change while the plan, and so the call site, exists.
+ */
+static bool
+model_arg_is_const(FmgrInfo *flinfo)
+{
+	Node	   *expr = flinfo->fn_expr;
+
+	return expr != NULL && IsA(expr, FuncExpr) &&
+		list_length(((FuncExpr *) expr)->args) > 0 &&
+		IsA(linitial(((FuncExpr *) expr)->args), Const);
+}
+
+/* Kept apart from get_call_site, which every row calls. */
+static pg_noinline CallSite *
+new_call_site(FunctionCallInfo fcinfo)
+{
+	MemoryContext mcxt = fcinfo->flinfo->fn_mcxt;
+	CallSite   *site = MemoryContextAllocZero(mcxt, sizeof(CallSite));
+
+	site->refs_cap = 64;
+	site->refs = MemoryContextAlloc(mcxt, sizeof(NbTokenRef) * site->refs_cap);
+	site->model_is_const = model_arg_is_const(fcinfo->flinfo);
+	site->unpin.func = unpin_call_site;
+	site->unpin.arg = site;
+	MemoryContextRegisterResetCallback(mcxt, &site->unpin);
+	fcinfo->flinfo->fn_extra = site;
+	return site;
+}
+
 static CallSite *
 get_call_site(FunctionCallInfo fcinfo)
 {
 	CallSite   *site = fcinfo->flinfo->fn_extra;
 
-	if (site == NULL)
-	{
-		MemoryContext mcxt = fcinfo->flinfo->fn_mcxt;
-
-		site = MemoryContextAllocZero(mcxt, sizeof(CallSite));
-		site->refs_cap = 64;
-		site->refs = MemoryContextAlloc(mcxt, sizeof(NbTokenRef) * site->refs_cap);
-		site->unpin.func = unpin_call_site;
-		site->unpin.arg = site;
-		MemoryContextRegisterResetCallback(mcxt, &site->unpin);
-		fcinfo->flinfo->fn_extra = site;
-	}
+	if (unlikely(site == NULL))
+		site = new_call_site(fcinfo);
 	return site;
 }
 
@@ -195,57 +255,67 @@ nb_prepared_refs(FunctionCallInfo fcinfo, uint32 n)
 	return site->refs;
 }
 
-static bool
-same_key(const ModelKey *a, const ModelKey *b)
+static StoredBytes
+stored_bytes(const struct varlena *value)
 {
-	if (a->kind != b->kind)
-		return false;
-	if (a->kind == KEY_TOAST_POINTER)
-		return a->toastrelid == b->toastrelid && a->valueid == b->valueid;
-	return a->size == b->size && a->hash == b->hash;
-}
+	StoredBytes b;
 
-/*
- * The call site's key of a model datum, detoasting only when the key needs
- * the plain bytes (then *flat is set, else NULL).
- */
-static ModelKey
-call_site_key(Datum model, struct varlena **flat)
-{
-	struct varlena *raw = (struct varlena *) DatumGetPointer(model);
-	ModelKey	key;
-
-	memset(&key, 0, sizeof(key));
-	*flat = NULL;
-	if (VARATT_IS_EXTERNAL_ONDISK(raw))
+	Assert(!VARATT_IS_EXTERNAL(value));
+	b.compressed = VARATT_IS_COMPRESSED(value);
+	if (b.compressed)
 	{
-		struct varatt_external toast;
-
-		VARATT_EXTERNAL_GET_POINTER(toast, raw);
-		key.kind = KEY_TOAST_POINTER;
-		key.toastrelid = toast.va_toastrelid;
-		key.valueid = toast.va_valueid;
-	}
-	else if (VARATT_IS_COMPRESSED(raw))
-	{
-		key.kind = KEY_COMPRESSED;
-		key.size = VARSIZE(raw);
-		key.hash = nb_hash_bytes(raw, VARSIZE(raw), NB_CHECKSUM_SEED);
+		b.data = (const char *) value;
+		b.size = VARSIZE(value);
 	}
 	else
 	{
-		*flat = PG_DETOAST_DATUM(model);
-		key.kind = KEY_CHECKSUM;
-		key.size = VARSIZE(*flat);
-		if (!nb_peek_checksum(VARDATA(*flat), VARSIZE(*flat) - VARHDRSZ, &key.hash))
-			key.hash = 0;		/* too short to be valid: validation will say so */
+		b.data = VARDATA_ANY(value);
+		b.size = VARSIZE_ANY_EXHDR(value);
 	}
-	return key;
+	return b;
 }
 
-/* A model of the backend's cache, by its stored bytes (plain or compressed). */
+/* Was pm prepared from exactly these bytes? */
+static bool
+same_bytes(const NbPrepared *pm, const StoredBytes *b)
+{
+	return pm->key_compressed == b->compressed && pm->key_size == b->size &&
+		memcmp(pm->key_bytes, b->data, b->size) == 0;
+}
+
+/*
+ * Is the call site's entry the model of this row?  Found by its TOAST
+ * pointer (out of line), by its address (a constant of the plan), else by
+ * its bytes.
+ *
+ * A TOAST value is never changed once written (an update writes a new
+ * one), and its value id is an OID that GetNewOidWithIndex gives no new
+ * value of the same TOAST table while chunks with that id are still there
+ * (it looks with SnapshotAny, so dead chunks count too).  Chunks go only
+ * when VACUUM finds them dead to every snapshot, which cannot happen while
+ * the query that read the pointer runs (its snapshot holds this backend's
+ * xmin back), or with the whole table's contents (TRUNCATE).  Even then a
+ * new value gets its id from the OID counter, which comes back to the old
+ * one only after 2^32 more OIDs.  So a pointer names the same bytes for as
+ * long as a call site lives (one query, or one transaction for a PL/pgSQL
+ * simple expression), short of that wraparound; PostGIS keys its cache of
+ * prepared geometries the same way.
+ */
+static inline bool
+entry_matches(const CallSiteModel *entry, bool by_pointer, const struct varatt_external *toast,
+			  const struct varlena *value, const StoredBytes *b)
+{
+	if (entry->pm == NULL || entry->by_pointer != by_pointer)
+		return false;
+	if (by_pointer)
+		return entry->id.toast.toastrelid == toast->va_toastrelid &&
+			entry->id.toast.valueid == toast->va_valueid;
+	return entry->id.constant == value || same_bytes(entry->pm, b);
+}
+
+/* A model of the backend's cache prepared from these bytes. */
 static NbPrepared *
-find_cached(Size size, uint64 hash)
+find_cached(const StoredBytes *b)
 {
 	dlist_iter	it;
 
@@ -253,7 +323,7 @@ find_cached(Size size, uint64 hash)
 	{
 		NbPrepared *pm = dlist_container(NbPrepared, node, it.cur);
 
-		if (pm->key_size == size && pm->key_hash == hash)
+		if (same_bytes(pm, b))
 			return pm;
 	}
 	return NULL;
@@ -261,26 +331,37 @@ find_cached(Size size, uint64 hash)
 
 /* Prepare the model of the stored bytes and add it to the backend's cache. */
 static NbPrepared *
-build_model(struct varlena *stored, Size size, uint64 hash)
+build_model(const StoredBytes *b)
 {
-	struct varlena *flat = detoast_attr(stored);
+	struct varlena *flat = NULL;
+	const char *data = b->data;
+	Size		size = b->size;
 	MemoryContext ctx = AllocSetContextCreate(CurrentMemoryContext, "nb prepared model",
 											  ALLOCSET_DEFAULT_SIZES);
 	MemoryContext old;
 	NbPrepared *pm;
 	NbView		view;
 
-	nb_model_validate_bytes(VARDATA(flat), VARSIZE(flat) - VARHDRSZ, &view,
-							ERRCODE_DATA_CORRUPTED, false);
+	if (b->compressed)
+	{
+		flat = detoast_attr((struct varlena *) b->data);
+		data = VARDATA(flat);
+		size = VARSIZE(flat) - VARHDRSZ;
+	}
+	nb_model_validate_bytes(data, size, &view, ERRCODE_DATA_CORRUPTED, false);
 	old = MemoryContextSwitchTo(ctx);
 	pm = palloc0(sizeof(NbPrepared));
 	nb_index_build(&pm->index, &view);
 	pm->log_post = palloc(sizeof(double) * view.n_classes);
+	pm->key_compressed = b->compressed;
+	pm->key_size = b->size;
+	pm->key_bytes = palloc(b->size);
+	memcpy(pm->key_bytes, b->data, b->size);
 	pm->doc_ctx = AllocSetContextCreate(ctx, "nb prepared document", ALLOCSET_SMALL_SIZES);
 	MemoryContextSwitchTo(pm->doc_ctx);
 	nb_doc_init(&pm->doc, &pm->index);
 	MemoryContextSwitchTo(old);
-	if (flat != stored)
+	if (flat != NULL)
 		pfree(flat);
 
 	if (cache_ctx == NULL)
@@ -288,8 +369,6 @@ build_model(struct varlena *stored, Size size, uint64 hash)
 										  ALLOCSET_SMALL_SIZES);
 	MemoryContextSetParent(ctx, cache_ctx);
 	pm->ctx = ctx;
-	pm->key_size = size;
-	pm->key_hash = hash;
 	pm->bytes = MemoryContextMemAllocated(ctx, true);
 	cache_bytes += pm->bytes;
 	dlist_push_head(&cache_models, &pm->node);
@@ -297,28 +376,18 @@ build_model(struct varlena *stored, Size size, uint64 hash)
 }
 
 /*
- * The prepared model of a datum the call site has not seen: from the
+ * The prepared model of stored bytes the call site has not seen: from the
  * backend's cache, else built.
  */
 static NbPrepared *
-lookup_model(Datum model, struct varlena *flat)
+lookup_model(const StoredBytes *b)
 {
-	struct varlena *stored = flat != NULL ? flat : (struct varlena *) DatumGetPointer(model);
-	NbPrepared *pm;
-	Size		size;
-	uint64		hash;
+	NbPrepared *pm = find_cached(b);
 
-	if (VARATT_IS_EXTERNAL(stored))
-		stored = detoast_external_attr(stored); /* still compressed if it was */
-	size = VARSIZE_ANY(stored);
-	hash = nb_hash_bytes(stored, size, NB_CHECKSUM_SEED);
-	pm = find_cached(size, hash);
 	if (pm == NULL)
-		pm = build_model(stored, size, hash);
+		pm = build_model(b);
 	else
 		dlist_move_head(&cache_models, &pm->node);
-	if (stored != flat && (Pointer) stored != DatumGetPointer(model))
-		pfree(stored);
 	return pm;
 }
 
@@ -405,37 +474,81 @@ NbPrepared *
 nb_prepared_get(FunctionCallInfo fcinfo, Datum model, Jsonb *options, NbScorer **scorer)
 {
 	CallSite   *site = get_call_site(fcinfo);
-	struct varlena *flat;
-	ModelKey	key = call_site_key(model, &flat);
+	struct varlena *value = (struct varlena *) DatumGetPointer(model);
+	struct varlena *fetched = NULL;
+	bool		by_pointer = VARATT_IS_EXTERNAL_ONDISK(value);
+	struct varatt_external toast;
+	StoredBytes b = {false, NULL, 0};
 	CallSiteModel *entry = NULL;
 
+	if (by_pointer)
+		VARATT_EXTERNAL_GET_POINTER(toast, value);
+	else
+	{
+		/* an expanded or indirect value: its flat form */
+		if (VARATT_IS_EXTERNAL(value))
+			value = fetched = detoast_external_attr(value);
+		b = stored_bytes(value);
+	}
+
 	site->clock++;
-	for (int i = 0; i < NB_CALL_SITE_MODELS; i++)
-		if (site->models[i].pm != NULL && same_key(&site->models[i].key, &key))
+	/* the previous row's model first: consecutive rows mostly share one */
+	if (site->last != NULL && entry_matches(site->last, by_pointer, &toast, value, &b))
+		entry = site->last;
+	else
+		for (int i = 0; i < NB_CALL_SITE_MODELS; i++)
 		{
-			entry = &site->models[i];
-			break;
+			CallSiteModel *e = &site->models[i];
+
+			if (e != site->last && entry_matches(e, by_pointer, &toast, value, &b))
+			{
+				entry = e;
+				break;
+			}
 		}
 	if (entry == NULL)
 	{
-		NbPrepared *pm = lookup_model(model, flat);
+		NbPrepared *pm;
 
+		if (by_pointer)
+		{
+			/* fetched, still compressed if it was */
+			value = fetched = detoast_external_attr(value);
+			b = stored_bytes(value);
+		}
+		pm = lookup_model(&b);
 		/* pin it before anything can trim the cache */
 		pm->pins++;
 		/* a free entry, else the least recently used one */
 		for (int i = 0; i < NB_CALL_SITE_MODELS; i++)
-			if (entry == NULL || site->models[i].pm == NULL ||
-				(entry->pm != NULL && site->models[i].last_used < entry->last_used))
-				entry = &site->models[i];
+		{
+			CallSiteModel *e = &site->models[i];
+
+			if (e->pm == NULL)
+			{
+				entry = e;
+				break;
+			}
+			if (entry == NULL || e->last_used < entry->last_used)
+				entry = e;
+		}
 		if (entry->pm != NULL)
 			release(entry->pm);
 		entry->pm = pm;
-		entry->key = key;
+		entry->by_pointer = by_pointer;
+		if (by_pointer)
+		{
+			entry->id.toast.toastrelid = toast.va_toastrelid;
+			entry->id.toast.valueid = toast.va_valueid;
+		}
+		else
+			entry->id.constant = site->model_is_const && fetched == NULL ? value : NULL;
 		trim_cache();
 	}
-	if (flat != NULL && (Pointer) flat != DatumGetPointer(model))
-		pfree(flat);
+	if (fetched != NULL)
+		pfree(fetched);
 	entry->last_used = site->clock;
+	site->last = entry;
 	*scorer = get_scorer(entry->pm, options);
 	return entry->pm;
 }

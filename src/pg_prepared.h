@@ -5,10 +5,11 @@
  * Preparing a model (detoasting, validating, building its hash tables and
  * per-class logarithms) costs far more than scoring a row with it, so a
  * prepared model is kept: each call site (FmgrInfo) finds the models of
- * its recent rows without looking at their bytes again, and the backend
- * keeps prepared models across queries, keyed by a hash of their stored
- * bytes, up to nbc.prepared_model_cache kilobytes (least recently used
- * goes first; a model in use by a running query stays).
+ * its recent rows without preparing them again, and the backend keeps
+ * prepared models across queries, found by their stored bytes, up to
+ * min(nbc.prepared_model_cache, nbc.prepared_model_cache_limit) kilobytes
+ * (least recently used goes first; a model in use by a running query
+ * stays).  A prepared model serves only a model of exactly its bytes.
  */
 #ifndef PG_PREPARED_H
 #define PG_PREPARED_H
@@ -40,10 +41,11 @@ typedef struct NbPrepared
 	MemoryContext ctx;
 	MemoryContext doc_ctx;
 	bool		doc_busy;		/* a row began and did not end (it raised an error) */
-	/* the backend's list: key, users and memory */
+	/* the backend's list: the bytes prepared (as stored), users and memory */
 	dlist_node	node;
+	bool		key_compressed; /* key_bytes: a compressed varlena, else a payload */
 	Size		key_size;
-	uint64		key_hash;
+	char	   *key_bytes;
 	int			pins;			/* call sites of running queries holding it */
 	Size		bytes;
 	NbPreparedScorer scorers[NB_SCORERS_PER_MODEL];

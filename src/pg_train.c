@@ -142,7 +142,10 @@ train_row(FunctionCallInfo fcinfo, bool tsvector_features)
 	if (tsvector_features)
 		tsv = PG_GETARG_TSVECTOR(2);
 	else
+	{
 		array = PG_GETARG_ARRAYTYPE_P(2);
+		nb_check_feature_array(array);
+	}
 
 	old = MemoryContextSwitchTo(em->hdr.eoh_context);
 	if (tsvector_features)
