@@ -257,37 +257,109 @@ posterior_jsonb(NbPrepared *pm, bool log_scale)
 	PG_RETURN_JSONB_P(JsonbValueToJsonb(result));
 }
 
-#define PREDICT_FUNCTIONS(suffix, kind) \
-PG_FUNCTION_INFO_V1(nb_predict_##suffix); \
-Datum \
-nb_predict_##suffix(PG_FUNCTION_ARGS) \
-{ \
-	NbPrepared *pm; \
-	int64		best = score_row(fcinfo, kind, &pm); \
-	if (best < 0) \
-		PG_RETURN_NULL(); \
-	PG_RETURN_TEXT_P(class_label(pm, (uint32) best)); \
-} \
-PG_FUNCTION_INFO_V1(nb_predict_proba_##suffix); \
-Datum \
-nb_predict_proba_##suffix(PG_FUNCTION_ARGS) \
-{ \
-	NbPrepared *pm; \
-	if (score_row(fcinfo, kind, &pm) < 0) \
-		PG_RETURN_NULL(); \
-	return posterior_jsonb(pm, false); \
-} \
-PG_FUNCTION_INFO_V1(nb_predict_log_proba_##suffix); \
-Datum \
-nb_predict_log_proba_##suffix(PG_FUNCTION_ARGS) \
-{ \
-	NbPrepared *pm; \
-	if (score_row(fcinfo, kind, &pm) < 0) \
-		PG_RETURN_NULL(); \
-	return posterior_jsonb(pm, true); \
+/* The label of the most probable class, or NULL (see score_row). */
+static Datum
+predict_label(FunctionCallInfo fcinfo, FeatureKind kind)
+{
+	NbPrepared *pm;
+	int64		best = score_row(fcinfo, kind, &pm);
+
+	if (best < 0)
+		PG_RETURN_NULL();
+	PG_RETURN_TEXT_P(class_label(pm, (uint32) best));
 }
 
-PREDICT_FUNCTIONS(array, FEATURES_ARRAY)
-PREDICT_FUNCTIONS(tsvector, FEATURES_TSVECTOR)
-PREDICT_FUNCTIONS(jsonb, FEATURES_JSONB)
-PREDICT_FUNCTIONS(float8, FEATURES_FLOAT8)
+/* The posterior of every class, or its logarithm, or NULL (see score_row). */
+static Datum
+predict_posterior(FunctionCallInfo fcinfo, FeatureKind kind, bool log_scale)
+{
+	NbPrepared *pm;
+
+	if (score_row(fcinfo, kind, &pm) < 0)
+		PG_RETURN_NULL();
+	return posterior_jsonb(pm, log_scale);
+}
+
+PG_FUNCTION_INFO_V1(nb_predict_array);
+Datum
+nb_predict_array(PG_FUNCTION_ARGS)
+{
+	return predict_label(fcinfo, FEATURES_ARRAY);
+}
+
+PG_FUNCTION_INFO_V1(nb_predict_proba_array);
+Datum
+nb_predict_proba_array(PG_FUNCTION_ARGS)
+{
+	return predict_posterior(fcinfo, FEATURES_ARRAY, false);
+}
+
+PG_FUNCTION_INFO_V1(nb_predict_log_proba_array);
+Datum
+nb_predict_log_proba_array(PG_FUNCTION_ARGS)
+{
+	return predict_posterior(fcinfo, FEATURES_ARRAY, true);
+}
+
+PG_FUNCTION_INFO_V1(nb_predict_tsvector);
+Datum
+nb_predict_tsvector(PG_FUNCTION_ARGS)
+{
+	return predict_label(fcinfo, FEATURES_TSVECTOR);
+}
+
+PG_FUNCTION_INFO_V1(nb_predict_proba_tsvector);
+Datum
+nb_predict_proba_tsvector(PG_FUNCTION_ARGS)
+{
+	return predict_posterior(fcinfo, FEATURES_TSVECTOR, false);
+}
+
+PG_FUNCTION_INFO_V1(nb_predict_log_proba_tsvector);
+Datum
+nb_predict_log_proba_tsvector(PG_FUNCTION_ARGS)
+{
+	return predict_posterior(fcinfo, FEATURES_TSVECTOR, true);
+}
+
+PG_FUNCTION_INFO_V1(nb_predict_jsonb);
+Datum
+nb_predict_jsonb(PG_FUNCTION_ARGS)
+{
+	return predict_label(fcinfo, FEATURES_JSONB);
+}
+
+PG_FUNCTION_INFO_V1(nb_predict_proba_jsonb);
+Datum
+nb_predict_proba_jsonb(PG_FUNCTION_ARGS)
+{
+	return predict_posterior(fcinfo, FEATURES_JSONB, false);
+}
+
+PG_FUNCTION_INFO_V1(nb_predict_log_proba_jsonb);
+Datum
+nb_predict_log_proba_jsonb(PG_FUNCTION_ARGS)
+{
+	return predict_posterior(fcinfo, FEATURES_JSONB, true);
+}
+
+PG_FUNCTION_INFO_V1(nb_predict_float8);
+Datum
+nb_predict_float8(PG_FUNCTION_ARGS)
+{
+	return predict_label(fcinfo, FEATURES_FLOAT8);
+}
+
+PG_FUNCTION_INFO_V1(nb_predict_proba_float8);
+Datum
+nb_predict_proba_float8(PG_FUNCTION_ARGS)
+{
+	return predict_posterior(fcinfo, FEATURES_FLOAT8, false);
+}
+
+PG_FUNCTION_INFO_V1(nb_predict_log_proba_float8);
+Datum
+nb_predict_log_proba_float8(PG_FUNCTION_ARGS)
+{
+	return predict_posterior(fcinfo, FEATURES_FLOAT8, true);
+}
