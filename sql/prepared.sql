@@ -68,7 +68,10 @@ SELECT nb_predict_proba(m, '{"size": "small"}'::jsonb) FROM prep_mixed;
 SELECT nb_predict(m, '{w,w}'::text[]) FROM prep_model;
 SELECT * FROM prep_cached;
 RESET nbc.prepared_model_cache;
+-- only the SQLSTATE: the range message gained units in PostgreSQL 17
+\set VERBOSITY sqlstate
 SET nbc.prepared_model_cache = -1;
+\set VERBOSITY default
 
 DROP VIEW prep_cached;
 DROP TABLE prep_docs, prep_model, prep_options, prep_alone, prep_mixed;
