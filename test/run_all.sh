@@ -5,6 +5,8 @@
 #   pg_regress   make installcheck (sql/*.sql against expected/*.out)
 #   parity       test/parity/run.sh (nbc against scikit-learn on real data)
 #   unit         the pure-C unit tests, when test/unit/Makefile exists
+#   versions     test/versions.sh: pg_regress and a parity subset on the other
+#                PostgreSQL versions (servers from Debian's archive, cached)
 # and closes with one line "N passed, N failed".  Exits 1 when a test failed
 # or a suite could not run.
 set -euo pipefail
@@ -124,8 +126,19 @@ suite_unit() {
 	count_tap unit "$log" "$rc"
 }
 
+suite_versions() {
+	local log=$logs/versions.log rc=0 skipped
+	echo
+	echo "=== versions (test/versions.sh: pg_regress and parity on PostgreSQL 16, 17, 18)"
+	run_logged "$log" bash test/versions.sh || rc=$?
+	count_tap versions "$log" "$rc"
+	# a version that could not be obtained is no failure, but the summary says so
+	skipped=$(sed -n 's/^# !!! SKIPPED PostgreSQL \([0-9]*\):.*/\1/p' "$log" | sort -u | paste -sd, -)
+	[ -z "$skipped" ] || [ -n "${note[versions]:-}" ] || note[versions]="SKIPPED PostgreSQL $skipped"
+}
+
 # To add a suite: write suite_NAME (run it, then record or count_tap) and list it here.
-for s in pg_regress parity unit; do
+for s in pg_regress parity unit versions; do
 	"suite_$s"
 done
 

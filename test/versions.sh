@@ -32,6 +32,9 @@ apt_dir=$cache/apt
 debian=http://deb.debian.org/debian
 
 mkdir -p "$cache"
+# every server here is one this script starts: none of the caller's libpq
+# settings (test/run_all.sh runs it inside its PostgreSQL 15 cluster)
+unset PGHOST PGPORT PGUSER PGDATABASE PGPASSWORD PGSERVICE PGOPTIONS PG_CONFIG
 
 # apt_src ARGS...: apt-get with a private source list of deb-src entries, so
 # the system's apt configuration is left as it is
@@ -289,6 +292,8 @@ test_version() {
 		[ -f "$tree/regression.diffs" ] && head -n 300 "$tree/regression.diffs"
 		say "not ok - pg$v pg_regress"
 	fi
+
+	echo "# unit tests: not run here, they are pure C without the server (test/run_all.sh runs them once)"
 
 	# a short parity subset, with this machine's scikit-learn, over TCP
 	if [ "$parity" != none ]; then
