@@ -73,6 +73,7 @@ obtain_source() {
 		if ! (cd "$work" && apt_src -q source --download-only "postgresql-$v") >>"$log" 2>&1; then
 			why="Debian's archive does not serve the postgresql-$v source package"
 			echo "$why" >"$cache/$v.unavailable"
+			rm -rf "$work"
 			return 1
 		fi
 	fi
