@@ -21,6 +21,7 @@
 # does not fail the run.  Exit status 1 when a check failed.
 #
 # NBC_PG_CACHE         where servers are cached (default /var/cache/nbc-pg)
+# NBC_DEBIAN_MIRROR    the Debian archive to use (default: the one apt uses)
 # NBC_VERSIONS_PARITY  parity.py/mixed.py subset: "mixed" (default: mixed.py
 #                      without Fashion-MNIST, ~1 min) or "none"
 set -uo pipefail
@@ -29,7 +30,11 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cache=${NBC_PG_CACHE:-/var/cache/nbc-pg}
 parity=${NBC_VERSIONS_PARITY:-mixed}
 apt_dir=$cache/apt
-debian=http://deb.debian.org/debian
+# the Debian mirror this machine's apt is configured with (its main archive,
+# not the security one), unless NBC_DEBIAN_MIRROR names another
+debian=${NBC_DEBIAN_MIRROR:-$(apt-get indextargets --format '$(REPO_URI)' 'Identifier: Packages' 2>/dev/null |
+	grep -v -- '-security' | head -n 1)}
+debian=${debian%/}
 
 mkdir -p "$cache"
 # every server here is one this script starts: none of the caller's libpq
@@ -56,6 +61,7 @@ apt_src() {
 obtain_source() {
 	local v=$1 log=$2 prefix=$cache/$1 work tarball
 	[ -x "$prefix/bin/pg_config" ] && [ -f "$prefix/.nbc-complete" ] && return 0
+	[ -n "$debian" ] || { why="apt has no Debian mirror configured"; return 1; }
 	# a version the archive did not serve is asked for again after a day only
 	if [ -n "$(find "$cache/$v.unavailable" -mmin -1440 2>/dev/null)" ]; then
 		why="$(cat "$cache/$v.unavailable") (checked $(date -r "$cache/$v.unavailable" '+%F %R'))"
@@ -103,17 +109,22 @@ obtain_source() {
 # obtain_chroot VERSION SUITE LOG: a minimal SUITE chroot with postgresql-VERSION
 # and what building nbc needs, in $cache/VERSION-root; on failure, sets why
 obtain_chroot() {
-	local v=$1 suite=$2 log=$3 r=$cache/$1-root
+	local v=$1 suite=$2 log=$3 r=$cache/$1-root m
 	[ -f "$r/.nbc-complete" ] && return 0
+	[ -n "$debian" ] || { why="apt has no Debian mirror configured"; return 1; }
 	if ! command -v debootstrap >/dev/null; then
 		if ! DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 install -y -q debootstrap >>"$log" 2>&1; then
 			why="debootstrap could not be installed"
 			return 1
 		fi
 	fi
-	rm -rf "$r"
+	# what an interrupted run left: never remove files through a mount
+	for m in "$r/proc" "$r/dev/shm"; do
+		mountpoint -q "$m" && umount -l "$m"
+	done
+	rm -rf --one-file-system "$r"
 	if ! debootstrap --variant=minbase "$suite" "$r" "$debian" >>"$log" 2>&1; then
-		rm -rf "$r"
+		rm -rf --one-file-system "$r"
 		why="debootstrap of Debian $suite failed (no network?)"
 		return 1
 	fi
@@ -311,7 +322,7 @@ test_version() {
 	fi
 
 	in_server runuser -u postgres -- "$bindir/pg_ctl" stop -D "$data" -m fast >/dev/null 2>&1
-	in_server rm -rf "$data"
+	in_server rm -rf "$data" "$tree"
 	[ -n "$chroot_dir" ] && chroot_umount "$chroot_dir"
 	return 0
 }
