@@ -62,6 +62,7 @@ obtain_source() {
 	local v=$1 log=$2 prefix=$cache/$1 work tarball
 	[ -x "$prefix/bin/pg_config" ] && [ -f "$prefix/.nbc-complete" ] && return 0
 	[ -n "$debian" ] || { why="apt has no Debian mirror configured"; return 1; }
+	: >"$log"
 	# a version the archive did not serve is asked for again after a day only
 	if [ -n "$(find "$cache/$v.unavailable" -mmin -1440 2>/dev/null)" ]; then
 		why="$(cat "$cache/$v.unavailable") (checked $(date -r "$cache/$v.unavailable" '+%F %R'))"
@@ -112,6 +113,7 @@ obtain_chroot() {
 	local v=$1 suite=$2 log=$3 r=$cache/$1-root m
 	[ -f "$r/.nbc-complete" ] && return 0
 	[ -n "$debian" ] || { why="apt has no Debian mirror configured"; return 1; }
+	: >"$log"
 	if ! command -v debootstrap >/dev/null; then
 		if ! DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 install -y -q debootstrap >>"$log" 2>&1; then
 			why="debootstrap could not be installed"
