@@ -146,6 +146,8 @@ obtain_chroot() {
 	touch "$r/.nbc-complete"
 }
 
+# the mounts this run made (/proc and /dev/shm, which parallel query needs, in
+# the chroot), unmounted as soon as they are not needed and on any exit
 mounted=()
 chroot_mount() {
 	local r=$1
@@ -163,7 +165,6 @@ chroot_umount() {
 	done
 	mounted=("${mounted[@]}")
 }
-
 
 # --- running the tests against one server ----------------------------------
 
