@@ -37,6 +37,20 @@ SELECT segment COLLATE "C",
        h.m IS NULL AS is_null
 FROM agg_hashed h FULL JOIN agg_sorted s USING (segment) ORDER BY 1;
 
+-- a Sort above the aggregate copies each model out of the aggregate's state
+-- into the sort's memory, since PostgreSQL 17 a bump context where nbc must
+-- neither pfree nor repalloc (writing the flat form once did): the sorted
+-- models are still those of each segment trained alone
+EXPLAIN (COSTS OFF)
+SELECT segment, m, nb_info(m) ->> 'documents' AS documents
+FROM (SELECT segment, nb_train(label, tokens) AS m FROM agg_docs GROUP BY segment) g
+ORDER BY documents, segment COLLATE "C" OFFSET 0;
+SELECT segment COLLATE "C", documents,
+       m::text = (SELECT nb_train(label, tokens)::text FROM agg_docs d WHERE d.segment = s.segment) AS same_alone
+FROM (SELECT segment, m, nb_info(m) ->> 'documents' AS documents
+      FROM (SELECT segment, nb_train(label, tokens) AS m FROM agg_docs GROUP BY segment) g
+      ORDER BY documents, segment COLLATE "C" OFFSET 0) s;
+
 -- the counts of each segment's model against plain SQL
 SELECT segment COLLATE "C", nb_info(m::nb_model) ->> 'documents' AS documents,
        nb_info(m::nb_model) ->> 'tokens' AS tokens,

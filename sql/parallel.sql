@@ -90,11 +90,24 @@ EXPLAIN (COSTS OFF) SELECT nb_merge(m) FROM par_models;
 SELECT nb_merge(m)::text = (SELECT arr::text FROM par_serial) AS same_model FROM par_models;
 
 -- prediction in parallel workers (the model is an InitPlan parameter passed to
--- the workers): the same labels and probabilities as serially, for all 20000
-EXPLAIN (COSTS OFF)
+-- the workers): the same labels and probabilities as serially, for all 20000.
+-- The plan with each reference to an InitPlan's result written <initplan>:
+-- PostgreSQL 17 changed how EXPLAIN prints them ($0 before, (InitPlan 1).col1
+-- since, and no "Params Evaluated" line)
+CREATE FUNCTION par_plan(query text) RETURNS SETOF text LANGUAGE plpgsql AS $$
+DECLARE
+  line text;
+BEGIN
+  FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || query LOOP
+    CONTINUE WHEN line ~ '^\s*Params Evaluated:';
+    line := regexp_replace(line, '(InitPlan \d+) \(returns \$\d+\)', '\1');
+    RETURN NEXT regexp_replace(line, '\$\d+|\(InitPlan \d+\)\.col\d+', '<initplan>', 'g');
+  END LOOP;
+END $$;
+SELECT par_plan($$
 SELECT count(*) AS same FROM par_docs d JOIN par_pred_serial s USING (id)
 WHERE nb_predict((SELECT arr FROM par_serial), d.tokens) = s.label
-  AND nb_predict_proba((SELECT arr FROM par_serial), d.tokens, '{"kind": "bernoulli"}') = s.proba;
+  AND nb_predict_proba((SELECT arr FROM par_serial), d.tokens, '{"kind": "bernoulli"}') = s.proba$$);
 SELECT count(*) AS same FROM par_docs d JOIN par_pred_serial s USING (id)
 WHERE nb_predict((SELECT arr FROM par_serial), d.tokens) = s.label
   AND nb_predict_proba((SELECT arr FROM par_serial), d.tokens, '{"kind": "bernoulli"}') = s.proba;

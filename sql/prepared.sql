@@ -69,7 +69,10 @@ SELECT nb_predict_proba(m, '{"size": "small"}'::jsonb) FROM prep_mixed;
 SELECT nb_predict(m, '{w,w}'::text[]) FROM prep_model;
 SELECT * FROM prep_cached;
 RESET nbc.prepared_model_cache;
+-- only the SQLSTATE: the range message gained units in PostgreSQL 17
+\set VERBOSITY sqlstate
 SET nbc.prepared_model_cache = -1;
+\set VERBOSITY default
 
 -- the administrator's ceiling: the backend keeps at most
 -- min(nbc.prepared_model_cache, nbc.prepared_model_cache_limit)

@@ -4,7 +4,9 @@
  * The pure code (nb_*.c) never includes postgres.h.  Inside the server these
  * functions are implemented by pg_alloc.c on top of palloc in the current
  * memory context, so an error raised mid-operation frees everything with the
- * context; the standalone unit tests and fuzzers link a malloc version.
+ * context; the caller makes sure that context supports pfree and repalloc
+ * (PostgreSQL 17's bump contexts do not).  The standalone unit tests and
+ * fuzzers link a malloc version.
  * Allocation failure never returns NULL: the server raises an error, the
  * malloc version aborts.
  */

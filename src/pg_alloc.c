@@ -1,6 +1,12 @@
 /*
  * pg_alloc.c — nb_alloc.h on top of palloc in CurrentMemoryContext.
  *
+ * The pure code frees and reallocates what it allocates, so it must run in a
+ * context that allows that: one nbc created (an expanded model's, a prepared
+ * model's, a scratch context) or the executor's context of a function call.
+ * A bump context (PostgreSQL 17 and later) does not, and PostgreSQL may
+ * call nbc's expanded-object methods inside one (see pg_model.c).
+ *
  * "Huge" allocations: a large vocabulary's hash tables may pass the 1 GB
  * palloc limit even though the serialized model cannot.
  */
@@ -34,10 +40,25 @@ advise_huge_pages(void *ptr, size_t size)
 #endif
 }
 
+/*
+ * The context for the pure code's allocations.  A bump context here is a bug
+ * in the glue: raise it before a later nb_free corrupts memory.
+ */
+static MemoryContext
+core_context(void)
+{
+#if PG_VERSION_NUM >= 170000
+	if (IsA(CurrentMemoryContext, BumpContext))
+		elog(ERROR, "nbc core code called in bump memory context \"%s\"",
+			 CurrentMemoryContext->name);
+#endif
+	return CurrentMemoryContext;
+}
+
 void *
 nb_alloc(size_t size)
 {
-	void	   *ptr = MemoryContextAllocHuge(CurrentMemoryContext, size);
+	void	   *ptr = MemoryContextAllocHuge(core_context(), size);
 
 	advise_huge_pages(ptr, size);
 	return ptr;
@@ -46,7 +67,7 @@ nb_alloc(size_t size)
 void *
 nb_alloc_zero(size_t size)
 {
-	void	   *ptr = MemoryContextAllocHuge(CurrentMemoryContext, size);
+	void	   *ptr = MemoryContextAllocHuge(core_context(), size);
 
 	advise_huge_pages(ptr, size);
 	memset(ptr, 0, size);

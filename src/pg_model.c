@@ -119,6 +119,17 @@ nb_expanded_check(NbExpandedModel *em)
 		report_overflow();
 }
 
+/*
+ * PostgreSQL calls the two methods below wherever it copies the value out of
+ * its expanded form: forming a tuple, datumCopy, detoasting, in whatever
+ * memory context the copy goes to.  Since PostgreSQL 17 that can be a bump
+ * context (tuplesort's tuples; in 18 hash aggregation's table too), which
+ * has no pfree or repalloc: a pfree there fails ("pfree called with invalid
+ * pointer") or worse.  So neither method may hand its own scratch memory to
+ * the caller's context: the size is arithmetic only, and writing the flat
+ * form, which sorts the strings and entries in arrays it frees, runs in a
+ * scratch context of its own.
+ */
 static Size
 nb_expanded_flat_size(ExpandedObjectHeader *eohptr)
 {
@@ -142,9 +153,14 @@ static void
 nb_expanded_flatten(ExpandedObjectHeader *eohptr, void *result, Size size)
 {
 	NbExpandedModel *em = (NbExpandedModel *) eohptr;
+	MemoryContext scratch = AllocSetContextCreate(eohptr->eoh_context, "nb_model flatten",
+												  ALLOCSET_DEFAULT_SIZES);
+	MemoryContext old = MemoryContextSwitchTo(scratch);
 
 	SET_VARSIZE(result, size);
 	nb_trainer_write(em->trainer, (unsigned char *) VARDATA(result), size - VARHDRSZ);
+	MemoryContextSwitchTo(old);
+	MemoryContextDelete(scratch);
 }
 
 static void

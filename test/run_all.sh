@@ -6,6 +6,8 @@
 #   parity       test/parity/run.sh (nbc against scikit-learn on real data)
 #   unit         the pure-C unit tests, when test/unit/Makefile exists
 #   readme       test/readme/check.py (README.md's SQL runs and prints what it shows)
+#   versions     test/versions.sh: pg_regress and a parity subset on the other
+#                PostgreSQL versions (servers from Debian's archive, cached)
 # and closes with one line "N passed, N failed".  Exits 1 when a test failed
 # or a suite could not run.
 set -euo pipefail
@@ -133,8 +135,25 @@ suite_readme() {
 	count_tap readme "$log" "$rc"
 }
 
+suite_versions() {
+	local log=$logs/versions.log rc=0 ok bad skipped
+	echo
+	echo "=== versions (test/versions.sh: pg_regress and parity on PostgreSQL 16, 17, 18)"
+	run_logged "$log" bash test/versions.sh || rc=$?
+	ok=$(grep -cE '^ok([[:space:]]|$)' "$log" || true)
+	bad=$(grep -cE '^not ok([[:space:]]|$)' "$log" || true)
+	# a version that could not be obtained is no failure, but the summary says so
+	skipped=$(sed -n 's/^# !!! SKIPPED PostgreSQL \([0-9]*\):.*/\1/p' "$log" | sort -u | paste -sd, -)
+	if [ -n "$skipped" ] && [ "$rc" -eq 0 ] && [ $((ok + bad)) -eq 0 ]; then
+		record versions 0 0 "SKIPPED PostgreSQL $skipped: not obtained"
+		return
+	fi
+	tally versions "$ok" "$bad" "$rc"
+	[ -z "$skipped" ] || [ -n "${note[versions]}" ] || note[versions]="SKIPPED PostgreSQL $skipped: not obtained"
+}
+
 # To add a suite: write suite_NAME (run it, then record or count_tap) and list it here.
-for s in pg_regress parity unit readme; do
+for s in pg_regress parity unit readme versions; do
 	"suite_$s"
 done
 
