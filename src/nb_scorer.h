@@ -21,31 +21,9 @@
 
 #include "nb_format.h"
 #include "nb_itemset.h"
+#include "nb_options.h"
 #include "nb_strmap.h"
 #include "nb_trainer.h"
-
-typedef enum NbKind
-{
-	NB_MULTINOMIAL,
-	NB_BERNOULLI,
-	NB_COMPLEMENT
-} NbKind;
-
-typedef enum NbPriorMode
-{
-	NB_PRIOR_FIT,				/* documents per class / all documents */
-	NB_PRIOR_UNIFORM,
-	NB_PRIOR_GIVEN				/* NbOptions.class_prior */
-} NbPriorMode;
-
-typedef struct NbOptions
-{
-	NbKind		kind;
-	double		alpha;
-	NbPriorMode prior_mode;
-	const double *class_prior;	/* per class in model order, >= 0, sum > 0 */
-	double		var_smoothing;	/* >= 0 */
-} NbOptions;
 
 typedef struct NbIndex
 {

@@ -1,33 +1,59 @@
 /*
- * pg_options.c — parsing and validation of the prediction options.
+ * pg_options.c — the prediction options jsonb, parsed into NbOptions.
  *
- *   kind         "multinomial" (default) | "bernoulli" | "complement"
- *   alpha        Lidstone smoothing, 0 <= alpha <= 1e100 (default 1)
- *   fit_prior    true (default): prior from the training documents;
- *                false: uniform
- *   class_prior  {label: p} for every class, p >= 0 finite, not all 0;
- *                normalized; takes precedence over fit_prior
- *   var_smoothing  Gaussian variance floor as a fraction of the largest
- *                feature variance, 0 <= var_smoothing <= 1e100 (default 1e-9)
+ * What the options mean and the rules they obey are Core's (nb_options.h);
+ * this file reads the JSON and reports a refused value as an error.
  */
 #include "pg_options.h"
 
-#include <math.h>
 #include <stdlib.h>
 
 #include "utils/builtins.h"
 #include "utils/numeric.h"
 
-/* Larger alphas would overflow alpha * vocabulary to infinity. */
-#define NB_MAX_ALPHA 1e100
+#define KIND_DETAIL "Valid kinds are \"multinomial\", \"bernoulli\" and \"complement\"."
+#define ALPHA_DETAIL "It must be a number from 0 to 1e100."
+#define VAR_SMOOTHING_DETAIL "It must be a number from 0 to 1e100."
+#define FIT_PRIOR_DETAIL "It must be true or false."
+#define CLASS_PRIOR_DETAIL "It must be an object mapping every class label to a probability."
+#define PRIOR_SUM_DETAIL "The probabilities must have a positive finite sum."
 
+/* detail: one of the literal *_DETAIL strings above (translatable as they are) */
+#define option_error(option, detail) \
+	ereport(ERROR, \
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE), \
+			 errmsg("invalid value for naive Bayes option \"%s\"", option), \
+			 errdetail(detail)))
+
+/* Report what Core refused; class_prior's per-class refusals are reported where the label is known. */
 static void
-option_error(const char *option, const char *detail)
+check_option(NbOptionStatus status)
 {
-	ereport(ERROR,
-			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-			 errmsg("invalid value for naive Bayes option \"%s\"", option),
-			 errdetail("%s", detail)));
+	switch (status)
+	{
+		case NB_OPTION_OK:
+			return;
+		case NB_OPTION_KIND_UNRECOGNIZED:
+			option_error("kind", KIND_DETAIL);
+			break;
+		case NB_OPTION_ALPHA_OUT_OF_RANGE:
+			option_error("alpha", ALPHA_DETAIL);
+			break;
+		case NB_OPTION_VAR_SMOOTHING_OUT_OF_RANGE:
+			option_error("var_smoothing", VAR_SMOOTHING_DETAIL);
+			break;
+		case NB_OPTION_PRIOR_INVALID:
+		case NB_OPTION_PRIOR_SUM_INVALID:
+			option_error("class_prior", PRIOR_SUM_DETAIL);
+			break;
+		case NB_OPTION_COMPLEMENT_NOT_BAGS:
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("complement naive Bayes needs a model of token bags only"),
+					 errdetail("The model has categorical, Gaussian or boolean features.")));
+			break;
+	}
+	elog(ERROR, "unexpected naive Bayes option status %d", (int) status);
 }
 
 /*
@@ -35,32 +61,31 @@ option_error(const char *option, const char *detail)
  * that a number beyond the range of float8 becomes infinity (rejected by the
  * range checks with the option's own error) or 0, not a conversion error.
  */
-static double
-number_value(const JsonbValue *v, const char *option, const char *detail)
+static bool
+number_value(const JsonbValue *v, double *result)
 {
 	char	   *digits;
 
 	if (v->type != jbvNumeric)
-		option_error(option, detail);
+		return false;
 	digits = DatumGetCString(DirectFunctionCall1(numeric_out,
 												 NumericGetDatum(v->val.numeric)));
-	return strtod(digits, NULL);
+	*result = strtod(digits, NULL);
+	return true;
 }
 
-static double *
-parse_class_prior(const JsonbValue *v, const NbIndex *ix)
+static const double *
+parse_class_prior(const JsonbValue *v, const NbIndex *ix, NbOptions *o)
 {
-	const char *detail = "It must be an object mapping every class label to a probability.";
 	double	   *prior = palloc(sizeof(double) * ix->n_classes);
 	bool	   *seen = palloc0(sizeof(bool) * ix->n_classes);
-	double		sum = 0;
 	JsonbIterator *it;
 	JsonbIteratorToken tok;
 	JsonbValue	key;
 	JsonbValue	val;
 
 	if (v->type != jbvBinary || !JsonContainerIsObject(v->val.binary.data))
-		option_error("class_prior", detail);
+		option_error("class_prior", CLASS_PRIOR_DETAIL);
 	it = JsonbIteratorInit(v->val.binary.data);
 	while ((tok = JsonbIteratorNext(&it, &key, true)) != WJB_DONE)
 	{
@@ -77,8 +102,9 @@ parse_class_prior(const JsonbValue *v, const NbIndex *ix)
 					 errmsg("class_prior names unrecognized class \"%.*s\"",
 							key.val.string.len, key.val.string.val),
 					 errdetail("The model has no class with that label.")));
-		p = number_value(&val, "class_prior", detail);
-		if (!(p >= 0) || isinf(p))
+		if (!number_value(&val, &p))
+			option_error("class_prior", CLASS_PRIOR_DETAIL);
+		if (nb_options_check_prior(p) != NB_OPTION_OK)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("invalid class_prior probability for class \"%.*s\"",
@@ -86,7 +112,6 @@ parse_class_prior(const JsonbValue *v, const NbIndex *ix)
 					 errdetail("Probabilities must be finite and not negative.")));
 		prior[c] = p;
 		seen[c] = true;
-		sum += p;
 	}
 	for (uint32 c = 0; c < ix->n_classes; c++)
 		if (!seen[c])
@@ -97,11 +122,9 @@ parse_class_prior(const JsonbValue *v, const NbIndex *ix)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("class_prior does not name class \"%.*s\"", (int) len, label),
-					 errdetail("class_prior must give a probability for every class.")));
+					 errdetail("It must give a probability for every class.")));
 		}
-	if (!(sum > 0) || isinf(sum))
-		option_error("class_prior", "The probabilities must have a positive finite sum.");
-	pfree(seen);
+	check_option(nb_options_set_class_prior(o, prior, ix->n_classes));
 	return prior;
 }
 
@@ -112,13 +135,8 @@ nb_parse_options(Jsonb *options, const NbIndex *ix, NbOptions *o)
 	JsonbIteratorToken tok;
 	JsonbValue	key;
 	JsonbValue	val;
-	bool		fit_prior = true;
 
-	o->kind = NB_MULTINOMIAL;
-	o->alpha = 1.0;
-	o->prior_mode = NB_PRIOR_FIT;
-	o->class_prior = NULL;
-	o->var_smoothing = 1e-9;
+	nb_options_init(o);
 	if (options == NULL)
 		return;
 
@@ -139,44 +157,33 @@ nb_parse_options(Jsonb *options, const NbIndex *ix, NbOptions *o)
 
 		if (strcmp(name, "kind") == 0)
 		{
-			const char *detail = "Valid kinds are \"multinomial\", \"bernoulli\" and \"complement\".";
-			char	   *kind;
-
 			if (val.type != jbvString)
-				option_error(name, detail);
-			kind = pnstrdup(val.val.string.val, val.val.string.len);
-			if (strcmp(kind, "multinomial") == 0)
-				o->kind = NB_MULTINOMIAL;
-			else if (strcmp(kind, "bernoulli") == 0)
-				o->kind = NB_BERNOULLI;
-			else if (strcmp(kind, "complement") == 0)
-				o->kind = NB_COMPLEMENT;
-			else
-				option_error(name, detail);
+				option_error("kind", KIND_DETAIL);
+			check_option(nb_options_set_kind(o, val.val.string.val, val.val.string.len));
 		}
 		else if (strcmp(name, "alpha") == 0)
 		{
-			const char *detail = "alpha must be a number from 0 to 1e100.";
+			double		alpha;
 
-			o->alpha = number_value(&val, name, detail);
-			if (!(o->alpha >= 0 && o->alpha <= NB_MAX_ALPHA))
-				option_error(name, detail);
+			if (!number_value(&val, &alpha))
+				option_error("alpha", ALPHA_DETAIL);
+			check_option(nb_options_set_alpha(o, alpha));
 		}
 		else if (strcmp(name, "fit_prior") == 0)
 		{
 			if (val.type != jbvBool)
-				option_error(name, "fit_prior must be true or false.");
-			fit_prior = val.val.boolean;
+				option_error("fit_prior", FIT_PRIOR_DETAIL);
+			nb_options_set_fit_prior(o, val.val.boolean);
 		}
 		else if (strcmp(name, "class_prior") == 0)
-			o->class_prior = parse_class_prior(&val, ix);
+			parse_class_prior(&val, ix, o);
 		else if (strcmp(name, "var_smoothing") == 0)
 		{
-			const char *detail = "var_smoothing must be a number from 0 to 1e100.";
+			double		var_smoothing;
 
-			o->var_smoothing = number_value(&val, name, detail);
-			if (!(o->var_smoothing >= 0 && o->var_smoothing <= NB_MAX_ALPHA))
-				option_error(name, detail);
+			if (!number_value(&val, &var_smoothing))
+				option_error("var_smoothing", VAR_SMOOTHING_DETAIL);
+			check_option(nb_options_set_var_smoothing(o, var_smoothing));
 		}
 		else
 			ereport(ERROR,
@@ -184,13 +191,5 @@ nb_parse_options(Jsonb *options, const NbIndex *ix, NbOptions *o)
 					 errmsg("unrecognized naive Bayes option \"%s\"", name),
 					 errhint("Valid options are kind, alpha, fit_prior, class_prior and var_smoothing.")));
 	}
-	if (o->kind == NB_COMPLEMENT && !nb_index_only_bags(ix))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("complement naive Bayes needs a model of token bags only"),
-				 errdetail("The model has categorical, Gaussian or boolean features.")));
-	if (o->class_prior != NULL)
-		o->prior_mode = NB_PRIOR_GIVEN;
-	else if (!fit_prior)
-		o->prior_mode = NB_PRIOR_UNIFORM;
+	check_option(nb_options_check_model(o, nb_index_only_bags(ix)));
 }

@@ -1,0 +1,97 @@
+/*
+ * nb_options.c — the prediction options and the rules they obey.
+ */
+#include "nb_options.h"
+
+#include <math.h>
+#include <string.h>
+
+void
+nb_options_init(NbOptions *o)
+{
+	o->kind = NB_MULTINOMIAL;
+	o->alpha = 1.0;
+	o->prior_mode = NB_PRIOR_FIT;
+	o->class_prior = NULL;
+	o->var_smoothing = 1e-9;
+}
+
+static bool
+is_name(const char *name, size_t len, const char *want)
+{
+	return len == strlen(want) && memcmp(name, want, len) == 0;
+}
+
+NbOptionStatus
+nb_options_set_kind(NbOptions *o, const char *name, size_t len)
+{
+	if (is_name(name, len, "multinomial"))
+		o->kind = NB_MULTINOMIAL;
+	else if (is_name(name, len, "bernoulli"))
+		o->kind = NB_BERNOULLI;
+	else if (is_name(name, len, "complement"))
+		o->kind = NB_COMPLEMENT;
+	else
+		return NB_OPTION_KIND_UNRECOGNIZED;
+	return NB_OPTION_OK;
+}
+
+NbOptionStatus
+nb_options_set_alpha(NbOptions *o, double alpha)
+{
+	/* written so that NaN fails too */
+	if (!(alpha >= 0 && alpha <= NB_MAX_ALPHA))
+		return NB_OPTION_ALPHA_OUT_OF_RANGE;
+	o->alpha = alpha;
+	return NB_OPTION_OK;
+}
+
+NbOptionStatus
+nb_options_set_var_smoothing(NbOptions *o, double var_smoothing)
+{
+	if (!(var_smoothing >= 0 && var_smoothing <= NB_MAX_VAR_SMOOTHING))
+		return NB_OPTION_VAR_SMOOTHING_OUT_OF_RANGE;
+	o->var_smoothing = var_smoothing;
+	return NB_OPTION_OK;
+}
+
+void
+nb_options_set_fit_prior(NbOptions *o, bool fit_prior)
+{
+	if (o->prior_mode != NB_PRIOR_GIVEN)
+		o->prior_mode = fit_prior ? NB_PRIOR_FIT : NB_PRIOR_UNIFORM;
+}
+
+NbOptionStatus
+nb_options_check_prior(double p)
+{
+	if (!(p >= 0) || isinf(p))
+		return NB_OPTION_PRIOR_INVALID;
+	return NB_OPTION_OK;
+}
+
+NbOptionStatus
+nb_options_set_class_prior(NbOptions *o, const double *prior, uint32_t n_classes)
+{
+	double		sum = 0;
+
+	for (uint32_t c = 0; c < n_classes; c++)
+	{
+		if (nb_options_check_prior(prior[c]) != NB_OPTION_OK)
+			return NB_OPTION_PRIOR_INVALID;
+		sum += prior[c];
+	}
+	if (!(sum > 0) || isinf(sum))
+		return NB_OPTION_PRIOR_SUM_INVALID;
+	o->class_prior = prior;
+	o->prior_mode = NB_PRIOR_GIVEN;
+	return NB_OPTION_OK;
+}
+
+NbOptionStatus
+nb_options_check_model(const NbOptions *o, bool only_bags)
+{
+	if (o->kind == NB_COMPLEMENT && !only_bags)
+		return NB_OPTION_COMPLEMENT_NOT_BAGS;
+	return NB_OPTION_OK;
+}
