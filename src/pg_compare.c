@@ -18,6 +18,9 @@
 #include "common/hashfn.h"
 #include "fmgr.h"
 #include "utils/memutils.h"
+#if PG_VERSION_NUM >= 160000
+#include "varatt.h"
+#endif
 
 PG_FUNCTION_INFO_V1(nb_model_eq);
 PG_FUNCTION_INFO_V1(nb_model_ne);
