@@ -131,4 +131,19 @@ rel_drop_cluster() {
 	rm -rf "$dir"
 }
 
+# rel_versions ROOT: the extension's versions from the scripts in ROOT/sql
+# (nbc--V.sql installs V, nbc--A--B.sql updates A to B) into the array
+# versions, oldest first, and nbc.control's default_version into current
+rel_versions() {
+	local root=$1 f
+	current=$(sed -n "s/^default_version[[:space:]]*=[[:space:]]*'\(.*\)'.*/\1/p" "$root/nbc.control")
+	mapfile -t versions < <(
+		for f in "$root"/sql/nbc--*.sql; do
+			f=${f##*/nbc--}
+			f=${f%.sql}
+			sed 's/--/\n/g' <<<"$f"
+		done | sort -uV
+	)
+}
+
 REL_BIN=${REL_BIN:-$(rel_bindir)}
