@@ -79,14 +79,14 @@ rel_as_owner() {
 	fi
 }
 
-# rel_start_cluster DIR: initdb a cluster in DIR/data and start it, with its
-# socket in DIR and no TCP listener, on the first port from
-# NBC_REL_PORT_BASE (default 56040) with no socket or lock in /tmp or DIR.
+# rel_start_cluster DIR [BASE]: initdb a cluster in DIR/data and start it,
+# with its socket in DIR and no TCP listener (so ports only collide on
+# sockets), on the first port from BASE (default NBC_REL_PORT_BASE, else
+# 56040) with no socket or lock in /tmp, /var/run/postgresql or DIR.
 # Exports PGHOST, PGPORT, PGUSER, PGDATABASE for it and unsets PGPASSWORD,
 # PGSERVICE and PGSYSCONFDIR so nothing points elsewhere; sets REL_PGDATA.
 rel_start_cluster() {
-	local dir=$1 port base i
-	base=${NBC_REL_PORT_BASE:-56040}
+	local dir=$1 base=${2:-${NBC_REL_PORT_BASE:-56040}} port i
 	for ((i = 0; i < 100; i++)); do
 		port=$((base + i))
 		[ -e "/tmp/.s.PGSQL.$port" ] || [ -e "/tmp/.s.PGSQL.$port.lock" ] && continue
