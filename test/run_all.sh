@@ -5,6 +5,8 @@
 #   pg_regress   make installcheck (sql/*.sql against expected/*.out)
 #   parity       test/parity/run.sh (nbc against scikit-learn on real data)
 #   unit         the pure-C unit tests, when test/unit/Makefile exists
+#   reliability  test/reliability/run.sh --quick (concurrency, crash, dump,
+#                update path, non-superuser and the other streams' parts)
 # and closes with one line "N passed, N failed".  Exits 1 when a test failed
 # or a suite could not run.
 set -euo pipefail
@@ -124,8 +126,16 @@ suite_unit() {
 	count_tap unit "$log" "$rc"
 }
 
+suite_reliability() {
+	local log=$logs/reliability.log rc=0
+	echo
+	echo "=== reliability (test/reliability/run.sh --quick)"
+	run_logged "$log" bash test/reliability/run.sh --quick || rc=$?
+	count_tap reliability "$log" "$rc"
+}
+
 # To add a suite: write suite_NAME (run it, then record or count_tap) and list it here.
-for s in pg_regress parity unit; do
+for s in pg_regress parity unit reliability; do
 	"suite_$s"
 done
 
