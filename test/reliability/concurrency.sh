@@ -187,7 +187,6 @@ if [ $crash -eq 0 ]; then
 	fi
 	check_models "after the load"
 	[ "$REL_BAD" -eq 0 ] && "$REL_BIN/dropdb" "$db"
-	[ -n "${NBC_REL_KEEP:-}" ] && cp "$work/pgbench.log" /tmp/nbc-rel-pgbench.log
 	rel_finish
 	exit
 fi

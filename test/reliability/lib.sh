@@ -1,8 +1,9 @@
 # Shared helpers of the reliability suite (test/reliability/*.sh source this).
 #
-# TAP:      ok NAME / not_ok NAME [DIAG...] / check NAME CMD... / diag TEXT
+# TAP:      ok NAME / not_ok NAME [DIAG...] / is NAME GOT WANT / diag TEXT
 # Server:   rel_bindir, rel_psql, rel_start_cluster DIR (a throwaway cluster
-#           of our own, for the parts that must kill their server)
+#           of our own, for the parts that must kill their server),
+#           rel_versions (the extension's versions, from sql/)
 #
 # Every check line goes to stdout as "ok - NAME" or "not ok - NAME"; the
 # counts are kept in REL_OK and REL_BAD, and rel_finish prints the closing
@@ -29,17 +30,6 @@ not_ok() {
 
 diag() {
 	printf '%s\n' "$1" | sed 's/^/# /'
-}
-
-# check NAME CMD...: ok when CMD exits 0; otherwise not ok with CMD's output
-check() {
-	local name=$1 out
-	shift
-	if out=$("$@" 2>&1); then
-		ok "$name"
-	else
-		not_ok "$name" "$out"
-	fi
 }
 
 # is NAME GOT WANT: ok when the two strings are equal
@@ -113,11 +103,10 @@ CONF
 	rel_pg_ctl start
 }
 
-# rel_pg_ctl start|stop-immediate|stop: the cluster of rel_start_cluster
+# rel_pg_ctl start|stop-immediate: the cluster of rel_start_cluster
 rel_pg_ctl() {
 	case $1 in
 	start) rel_as_owner "$REL_BIN/pg_ctl" -D "$REL_PGDATA" -l "$REL_PGDATA/server.log" -w -t 120 start >/dev/null ;;
-	stop) rel_as_owner "$REL_BIN/pg_ctl" -D "$REL_PGDATA" -m fast -w stop >/dev/null ;;
 	stop-immediate) rel_as_owner "$REL_BIN/pg_ctl" -D "$REL_PGDATA" -m immediate -w stop >/dev/null ;;
 	esac
 }
