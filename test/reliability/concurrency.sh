@@ -115,7 +115,7 @@ WHERE m.seg = :seg
 SQL
 
 setup_db() {
-	"$REL_BIN/dropdb" --if-exists "$db" && "$REL_BIN/createdb" "$db" &&
+	"$REL_BIN/dropdb" --if-exists "$db" 2>/dev/null && "$REL_BIN/createdb" -T template0 "$db" &&
 		rel_psql -d "$db" <<SQL
 CREATE EXTENSION nbc;
 CREATE SEQUENCE batches;
@@ -251,6 +251,7 @@ for ((round = 1; round <= rounds; round++)); do
 	fi
 	check_models "round $round, after the crash"
 	if out=$(rel_psql -d "$db" <<'SQL' 2>&1
+SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS amcheck;
 SELECT count(bt_index_check(c.oid, true)) FROM pg_class c JOIN pg_am a ON a.oid = c.relam
 WHERE c.relkind = 'i' AND a.amname = 'btree' AND c.relnamespace = 'public'::regnamespace;

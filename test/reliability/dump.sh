@@ -58,7 +58,7 @@ same() {
 for d in "$src" "${targets[@]}"; do
 	"$REL_BIN/dropdb" --if-exists "$d" 2>/dev/null
 done
-if ! out=$("$REL_BIN/createdb" "$src" 2>&1 && rel_psql -d "$src" -v scale=$scale -v vocab=$vocab \
+if ! out=$("$REL_BIN/createdb" -T template0 "$src" 2>&1 && rel_psql -d "$src" -v scale=$scale -v vocab=$vocab \
 	-c 'CREATE EXTENSION nbc' -f "$here/fixture.sql" -f "$here/fixture_mixed.sql" 2>&1); then
 	not_ok "dump: build the source database" "$out"
 	rel_finish
@@ -74,7 +74,7 @@ size=$(rel_psql -d "$src" -c "SELECT pg_size_pretty(sum(length(nb_model_send(m))
 diag "dump: $scale rows, $(grep -c '^model ' <<<"$want") models ($size), from $src"
 
 # pg_dump -Fc, pg_restore into a fresh database
-"$REL_BIN/createdb" nbc_rel_dump_custom
+"$REL_BIN/createdb" -T template0 nbc_rel_dump_custom
 if out=$("$REL_BIN/pg_dump" -Fc -f "$work/src.dump" "$src" 2>&1 &&
 	"$REL_BIN/pg_restore" --exit-on-error -d nbc_rel_dump_custom "$work/src.dump" 2>&1); then
 	same "dump: pg_dump -Fc and pg_restore: models, predictions, arrays, view and index identical" nbc_rel_dump_custom
@@ -83,7 +83,7 @@ else
 fi
 
 # plain pg_dump into psql
-"$REL_BIN/createdb" nbc_rel_dump_plain
+"$REL_BIN/createdb" -T template0 nbc_rel_dump_plain
 if out=$("$REL_BIN/pg_dump" -f "$work/src.sql" "$src" 2>&1 &&
 	rel_psql -1 -d nbc_rel_dump_plain -f "$work/src.sql" 2>&1 >/dev/null); then
 	same "dump: plain pg_dump and psql: models, predictions, arrays, view and index identical" nbc_rel_dump_plain
@@ -92,7 +92,7 @@ else
 fi
 
 # every model as a text literal in an INSERT
-"$REL_BIN/createdb" nbc_rel_dump_inserts
+"$REL_BIN/createdb" -T template0 nbc_rel_dump_inserts
 if out=$("$REL_BIN/pg_dump" --column-inserts -f "$work/inserts.sql" "$src" 2>&1 &&
 	rel_psql -1 -d nbc_rel_dump_inserts -f "$work/inserts.sql" 2>&1 >/dev/null); then
 	same "dump: pg_dump --column-inserts: models, predictions, arrays, view and index identical" nbc_rel_dump_inserts
@@ -101,7 +101,7 @@ else
 fi
 
 # binary COPY of every table into the same schema (nb_model_send/recv)
-"$REL_BIN/createdb" nbc_rel_dump_copy
+"$REL_BIN/createdb" -T template0 nbc_rel_dump_copy
 copy_tables() {
 	local t
 	"$REL_BIN/pg_dump" --schema-only "$src" | rel_psql -d nbc_rel_dump_copy >/dev/null || return 1

@@ -43,7 +43,7 @@ cleanup() {
 }
 cleanup
 if ! out=$(rel_psql -c "CREATE ROLE $owner LOGIN PASSWORD '$pw'" -c "CREATE ROLE $user LOGIN PASSWORD '$pw'" \
-	-c "CREATE DATABASE $db OWNER $owner" 2>&1); then
+	-c "CREATE DATABASE $db OWNER $owner TEMPLATE template0" 2>&1); then
 	not_ok "nonsuper: create the roles and the database" "$out"
 	rel_finish
 	exit

@@ -67,7 +67,7 @@ for d in nbc_rel_up_fresh "${older[@]/#/nbc_rel_up_}"; do
 done
 
 # the reference: a fresh install of the current version, same rows
-if ! out=$("$REL_BIN/createdb" nbc_rel_up_fresh 2>&1 &&
+if ! out=$("$REL_BIN/createdb" -T template0 nbc_rel_up_fresh 2>&1 &&
 	rel_psql -d nbc_rel_up_fresh -v scale=$scale -v vocab=$vocab -c 'CREATE EXTENSION nbc' \
 		-f "$here/fixture.sql" -f "$here/fixture_mixed.sql" 2>&1) ||
 	! fresh_catalog=$(rel_psql -d nbc_rel_up_fresh -f "$here/catalog.sql" 2>&1) ||
@@ -90,7 +90,7 @@ bytes_sql="SELECT string_agg(name || ' ' || coalesce(md5(nb_model_send(m)), 'nul
 for v in "${older[@]}"; do
 	db=nbc_rel_up_${v//./_}
 	dbs+=("$db")
-	if ! out=$("$REL_BIN/createdb" "$db" 2>&1 &&
+	if ! out=$("$REL_BIN/createdb" -T template0 "$db" 2>&1 &&
 		rel_psql -d "$db" -c "CREATE EXTENSION nbc VERSION '$v'" 2>&1); then
 		not_ok "upgrade: CREATE EXTENSION nbc VERSION '$v'" "$out"
 		continue
