@@ -8,8 +8,10 @@
 # the segment's stored model (nb_merge); rebuilders retrain a segment's model
 # from all its rows; some writers roll back; readers score with nb_predict and
 # nb_predict_proba and inspect the models; checkers compare, within one
-# snapshot, a stored model with nb_train over the segment's committed rows and
-# log any difference.  Counts and weights are small integers, so every order
+# snapshot, a stored model with nb_train over the segment's committed rows,
+# and its scores from the preparation the backend kept between queries
+# (nbc.prepared_model_cache) with scores from a fresh preparation, and log any
+# difference.  Counts and weights are small integers, so every order
 # of merging gives the same bits: at the end each stored model must equal
 # nb_train over the committed rows byte for byte (nb_model_send).
 #
@@ -102,16 +104,28 @@ FROM models m JOIN (SELECT * FROM docs WHERE seg = :seg ORDER BY id DESC LIMIT 2
 SELECT nb_info(m), (SELECT count(*) FROM nb_classes(m)), (SELECT max(mutual_info) FROM nb_mutual_info(m))
 FROM models WHERE seg = :seg;
 SQL
-# one statement, one snapshot: the stored model against its committed rows
+# one snapshot: the stored model against its committed rows, and its scores
+# with the prepared model this backend kept between queries (its segment's
+# model changes all the time) against scores of a model prepared afresh
 cat >"$work/checker.sql" <<'SQL'
 \set seg random(1, :segs)
-INSERT INTO mismatches (seg, model_docs, docs)
-SELECT m.seg, m.docs, t.n
+\set k random(1, 1000000000)
+BEGIN ISOLATION LEVEL REPEATABLE READ;
+INSERT INTO mismatches (seg, model_docs, docs, what)
+SELECT m.seg, m.docs, t.n, 'rows'
 FROM models m,
 	LATERAL (SELECT nb_train(label, tokens, weight::float8) AS m, count(*) AS n
 		FROM docs WHERE seg = m.seg) t
 WHERE m.seg = :seg
 	AND (m.docs <> t.n OR nb_model_send(m.m) IS DISTINCT FROM nb_model_send(t.m));
+SELECT coalesce(md5(nb_predict_proba(m, ARRAY['w' || (:k % :vocab), 'w' || ((:k / 5) % :vocab)])::text), 'none') AS kept
+FROM models WHERE seg = :seg \gset
+SET LOCAL nbc.prepared_model_cache = 0;
+INSERT INTO mismatches (seg, model_docs, docs, what)
+SELECT seg, docs, NULL, 'scores'
+FROM models WHERE seg = :seg
+	AND coalesce(md5(nb_predict_proba(m, ARRAY['w' || (:k % :vocab), 'w' || ((:k / 5) % :vocab)])::text), 'none') <> ':kept';
+COMMIT;
 SQL
 
 setup_db() {
@@ -124,7 +138,7 @@ CREATE TABLE docs (id bigserial PRIMARY KEY, batch bigint NOT NULL, seg int NOT 
 CREATE INDEX ON docs (batch);
 CREATE INDEX ON docs (seg, id);
 CREATE TABLE models (seg int PRIMARY KEY, m nb_model, docs bigint NOT NULL DEFAULT 0);
-CREATE TABLE mismatches (seg int, model_docs bigint, docs bigint);
+CREATE TABLE mismatches (seg int, model_docs bigint, docs bigint, what text);
 INSERT INTO models (seg) SELECT generate_series(1, $segs);
 SQL
 }
@@ -153,8 +167,8 @@ SQL
 		not_ok "$tag: $what: every stored model equals nb_train over its committed rows" \
 			"$bad of $n models differ ($docs rows)"
 	fi
-	is "$tag: $what: no checker saw a stored model differ from its rows in its snapshot" \
-		"$(rel_psql -d "$db" -c 'SELECT count(*) FROM mismatches')" 0
+	is "$tag: $what: no checker saw, in its snapshot, a stored model differ from its rows or score differently once kept prepared" \
+		"$(rel_psql -d "$db" -c "SELECT count(*) || ' ' || coalesce(string_agg(DISTINCT what, ','), '') FROM mismatches")" "0 "
 	# the merge of the segments' models is the model of all rows
 	is "$tag: $what: nb_merge over the stored models equals nb_train over all rows" \
 		"$(rel_psql -d "$db" -c "SELECT nb_model_send((SELECT nb_merge(m) FROM models)) = nb_model_send((SELECT nb_train(label, tokens, weight::float8) FROM docs))")" t
