@@ -26,9 +26,12 @@
 #                superuser; what that owner and a plain user can and cannot do
 #   limits       limits.sh: the model size limit at its boundary
 #   memory       memory.sh: peak memory of training, merging, input and output
-#   cancel       cancel.py [--quick]: cancel latency of every long operation
-#   crafted      crafted.* [--quick]: mutated models through every entry point
-#   sqlsmith     sqlsmith.* [--quick]: random queries against nbc objects
+#                (quick: NBC_MEM_SCALE=0.25 unless set)
+#   cancel       cancel.py: cancel latency of every long operation
+#   crafted      crafted.*: mutated models through every entry point
+#   sqlsmith     sqlsmith.*: random queries against nbc objects
+# Our parts are given --quick or --long; the other streams' scripts --quick
+# in quick mode and nothing in long mode (their default is the full run).
 #
 # The server: the libpq environment (PGHOST, PGPORT, PGUSER, PGPASSWORD,
 # PGDATABASE) when any of PGHOST, PGPORT, PGDATABASE or PGSERVICE is set, as a
@@ -97,9 +100,10 @@ run_part() {
 		echo "not ok - $name: ran no check"
 		bad=1
 	fi
-	p_ok[$name]=$ok
-	p_bad[$name]=$bad
-	p_secs[$name]=$((SECONDS - start))
+	# a part may be several scripts (crafted.sh and crafted.py, say)
+	p_ok[$name]=$((${p_ok[$name]:-0} + ok))
+	p_bad[$name]=$((${p_bad[$name]:-0} + bad))
+	p_secs[$name]=$((${p_secs[$name]:-0} + SECONDS - start))
 	total_ok=$((total_ok + ok))
 	total_bad=$((total_bad + bad))
 }
@@ -111,27 +115,25 @@ skip() {
 	p_note[$1]="skipped: $2"
 }
 
-# run_other NAME DESCRIPTION PATTERN [QUICK-ARG]: a script another stream
-# writes, test/reliability/PATTERN, run by its kind (.sh bash, .py python3,
-# else executable); QUICK-ARG passed in quick mode
+# run_other NAME DESCRIPTION PATTERN: the scripts another stream writes,
+# test/reliability/PATTERN (.sh run with bash, .py with python3, other
+# executables directly; anything else, such as .sql or .c, is theirs to
+# use), given --quick in quick mode and no option in long mode (their
+# default is their full run)
 run_other() {
-	local name=$1 what=$2 pattern=$3 quick_arg=${4:-} f found=0 args=()
-	[ "$mode" = quick ] && [ -n "$quick_arg" ] && args=("$quick_arg")
+	local name=$1 what=$2 pattern=$3 f found=0 args=()
+	[ "$mode" = quick ] && args=(--quick)
 	for f in "$here"/$pattern; do
 		[ -f "$f" ] || continue
-		found=1
 		case $f in
 		*.sh) run_part "$name" bash "$f" "${args[@]}" ;;
 		*.py) run_part "$name" "$py" "$f" "${args[@]}" ;;
-		*.sql | *.md | *.txt | *.out | *.log) continue ;;
 		*)
-			if [ -x "$f" ]; then
-				run_part "$name" "$f" "${args[@]}"
-			else
-				skip "$name" "${f##*/} is neither .sh, .py nor executable"
-			fi
+			[ -x "$f" ] || continue
+			run_part "$name" "$f" "${args[@]}"
 			;;
 		esac
+		found=1
 	done
 	[ $found -eq 1 ] || skip "$name" "no test/reliability/$pattern in this tree ($what)"
 }
@@ -142,10 +144,14 @@ part_dump() { run_part dump bash "$here/dump.sh" "--$mode"; }
 part_upgrade() { run_part upgrade bash "$here/upgrade.sh" "--$mode"; }
 part_nonsuper() { run_part nonsuper bash "$here/nonsuper.sh" "--$mode"; }
 part_limits() { run_other limits "model size limit boundary" limits.sh; }
-part_memory() { run_other memory "peak memory report" memory.sh; }
-part_cancel() { run_other cancel "cancel latency" cancel.py --quick; }
-part_crafted() { run_other crafted "mutated models through every entry point" 'crafted*' --quick; }
-part_sqlsmith() { run_other sqlsmith "sqlsmith queries" 'sqlsmith*' --quick; }
+# memory.sh's own knob for smaller models, unless the caller chose a scale
+part_memory() {
+	[ "$mode" = quick ] && export NBC_MEM_SCALE=${NBC_MEM_SCALE:-0.25}
+	run_other memory "peak memory report" memory.sh
+}
+part_cancel() { run_other cancel "cancel latency" cancel.py; }
+part_crafted() { run_other crafted "mutated models through every entry point" 'crafted*'; }
+part_sqlsmith() { run_other sqlsmith "sqlsmith queries" 'sqlsmith*'; }
 
 # the server: the libpq environment, or a throwaway cluster of our own
 own=
