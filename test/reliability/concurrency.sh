@@ -3,9 +3,10 @@
 #
 #   bash test/reliability/concurrency.sh [--quick|--long] [--crash]
 #
-# Writers add documents (a label, a bag of tokens, an integer weight) to a
-# segment and, in the same transaction, merge a model of just those rows into
-# the segment's stored model (nb_merge); rebuilders retrain a segment's model
+# Writers add documents (a label, a bag of tokens, categorical and boolean
+# attributes as jsonb, an integer weight) to a segment and, in the same
+# transaction, merge models of just those rows into the segment's two stored
+# models (nb_merge); rebuilders retrain a segment's model
 # from all its rows; some writers roll back; readers score with nb_predict and
 # nb_predict_proba and inspect the models; checkers compare, within one
 # snapshot, a stored model with nb_train over the segment's committed rows,
@@ -67,14 +68,17 @@ cat >"$work/writer.sql" <<'SQL'
 \set n random(1, 4)
 BEGIN;
 SELECT nextval('batches') AS b \gset
-INSERT INTO docs (batch, seg, label, tokens, weight)
+INSERT INTO docs (batch, seg, label, tokens, attrs, weight)
 SELECT :b, :seg, (ARRAY['spam', 'ham', 'eggs', 'späm'])[1 + (:k + i) % 4],
 	ARRAY(SELECT 'w' || (((:k::bigint + i) * 7919 + j * 104729) % :vocab)
 		FROM generate_series(1, 2 + (:k + i) % 9) j),
+	jsonb_build_object('color', (ARRAY['red', 'green', 'blue', 'grün'])[1 + ((:k::bigint + i) * 7) % 4],
+		'size', (ARRAY['s', 'm', 'l'])[1 + ((:k + i) / 3) % 3], 'ok', (:k + i) % 5 = 0),
 	1 + (:k + i) % 3
 FROM generate_series(1, :n) i;
 UPDATE models
 SET m = nb_merge(m, (SELECT nb_train(label, tokens, weight::float8) FROM docs WHERE batch = :b)),
+	mj = nb_merge(mj, (SELECT nb_train(label, attrs, weight::float8) FROM docs WHERE batch = :b)),
 	docs = docs + (SELECT count(*) FROM docs WHERE batch = :b)
 WHERE seg = :seg;
 COMMIT;
@@ -88,6 +92,7 @@ BEGIN;
 SELECT 1 FROM models WHERE seg = :seg FOR UPDATE;
 UPDATE models
 SET m = (SELECT nb_train(label, tokens, weight::float8) FROM docs WHERE seg = :seg),
+	mj = (SELECT nb_train(label, attrs, weight::float8) FROM docs WHERE seg = :seg),
 	docs = (SELECT count(*) FROM docs WHERE seg = :seg)
 WHERE seg = :seg;
 COMMIT;
@@ -101,7 +106,11 @@ FROM models WHERE seg = :seg;
 SELECT count(*) FILTER (WHERE nb_predict(m.m, d.tokens) = d.label),
 	max(nb_predict_proba(m.m, d.tokens, '{"alpha": 0.5}')::text)
 FROM models m JOIN (SELECT * FROM docs WHERE seg = :seg ORDER BY id DESC LIMIT 20) d USING (seg);
-SELECT nb_info(m), (SELECT count(*) FROM nb_classes(m)), (SELECT max(mutual_info) FROM nb_mutual_info(m))
+SELECT nb_predict(mj, '{"color": "red", "ok": true}'::jsonb), nb_predict_proba(mj, jsonb_build_object('size', 's', 'color', 'grün')),
+	nb_predict_log_proba(mj, '{"color": "violet"}'::jsonb)
+FROM models WHERE seg = :seg;
+SELECT nb_info(m), (SELECT count(*) FROM nb_classes(m)), (SELECT max(mutual_info) FROM nb_mutual_info(m)),
+	mj::jsonb, (SELECT max(mutual_info) FROM nb_mutual_info(mj))
 FROM models WHERE seg = :seg;
 SQL
 # one snapshot: the stored model against its committed rows, and its scores
@@ -114,10 +123,12 @@ BEGIN ISOLATION LEVEL REPEATABLE READ;
 INSERT INTO mismatches (seg, model_docs, docs, what)
 SELECT m.seg, m.docs, t.n, 'rows'
 FROM models m,
-	LATERAL (SELECT nb_train(label, tokens, weight::float8) AS m, count(*) AS n
+	LATERAL (SELECT nb_train(label, tokens, weight::float8) AS m, nb_train(label, attrs, weight::float8) AS mj,
+			count(*) AS n
 		FROM docs WHERE seg = m.seg) t
 WHERE m.seg = :seg
-	AND (m.docs <> t.n OR nb_model_send(m.m) IS DISTINCT FROM nb_model_send(t.m));
+	AND (m.docs <> t.n OR nb_model_send(m.m) IS DISTINCT FROM nb_model_send(t.m)
+		OR nb_model_send(m.mj) IS DISTINCT FROM nb_model_send(t.mj));
 SELECT coalesce(md5(nb_predict_proba(m, ARRAY['w' || (:k % :vocab), 'w' || ((:k / 5) % :vocab)])::text), 'none') AS kept
 FROM models WHERE seg = :seg \gset
 SET LOCAL nbc.prepared_model_cache = 0;
@@ -134,10 +145,12 @@ setup_db() {
 CREATE EXTENSION nbc;
 CREATE SEQUENCE batches;
 CREATE TABLE docs (id bigserial PRIMARY KEY, batch bigint NOT NULL, seg int NOT NULL,
-	label text NOT NULL, tokens text[] NOT NULL, weight int NOT NULL);
+	label text NOT NULL, tokens text[] NOT NULL, attrs jsonb NOT NULL, weight int NOT NULL);
 CREATE INDEX ON docs (batch);
 CREATE INDEX ON docs (seg, id);
-CREATE TABLE models (seg int PRIMARY KEY, m nb_model, docs bigint NOT NULL DEFAULT 0);
+-- per segment, a model of the token bags and one of the categorical and
+-- boolean attributes (integer counts too)
+CREATE TABLE models (seg int PRIMARY KEY, m nb_model, mj nb_model, docs bigint NOT NULL DEFAULT 0);
 CREATE TABLE mismatches (seg int, model_docs bigint, docs bigint, what text);
 INSERT INTO models (seg) SELECT generate_series(1, $segs);
 SQL
@@ -152,33 +165,44 @@ pgbench_cmd=("$REL_BIN/pgbench" -n -c "$clients" -j 2 --random-seed="$seed" -D s
 check_models() {
 	local what=$1 out
 	out=$(rel_psql -d "$db" <<'SQL'
-SELECT count(*) FILTER (WHERE nb_model_send(m.m) IS DISTINCT FROM nb_model_send(t.m) OR m.docs <> t.n),
-	count(*), sum(t.n)
+SELECT count(*) FILTER (WHERE nb_model_send(m.m) IS DISTINCT FROM nb_model_send(t.m)
+		OR nb_model_send(m.mj) IS DISTINCT FROM nb_model_send(t.mj) OR m.docs <> t.n),
+	count(m.m) FILTER (WHERE m.mj IS NOT NULL), sum(t.n)
 FROM models m
-	LEFT JOIN LATERAL (SELECT nb_train(label, tokens, weight::float8) AS m, count(*) AS n
+	LEFT JOIN LATERAL (SELECT nb_train(label, tokens, weight::float8) AS m,
+			nb_train(label, attrs, weight::float8) AS mj, count(*) AS n
 		FROM docs WHERE seg = m.seg) t ON true;
 SQL
 	) || { not_ok "$tag: $what: every stored model equals nb_train over its committed rows" "$out"; return; }
 	local bad n docs
 	IFS='|' read -r bad n docs <<<"$out"
 	if [ "$bad" = 0 ] && [ "$n" = "$segs" ] && [ "${docs:-0}" -gt 0 ]; then
-		ok "$tag: $what: $n stored models equal nb_train over their $docs committed rows, byte for byte"
+		ok "$tag: $what: $n segments' stored models (tokens, jsonb) equal nb_train over their $docs committed rows, byte for byte"
 	else
 		not_ok "$tag: $what: every stored model equals nb_train over its committed rows" \
-			"$bad of $n models differ ($docs rows)"
+			"$bad segments differ, $n of $segs have both models ($docs rows)"
 	fi
 	is "$tag: $what: no checker saw, in its snapshot, a stored model differ from its rows or score differently once kept prepared" \
 		"$(rel_psql -d "$db" -c "SELECT count(*) || ' ' || coalesce(string_agg(DISTINCT what, ','), '') FROM mismatches")" "0 "
 	# the merge of the segments' models is the model of all rows
 	is "$tag: $what: nb_merge over the stored models equals nb_train over all rows" \
-		"$(rel_psql -d "$db" -c "SELECT nb_model_send((SELECT nb_merge(m) FROM models)) = nb_model_send((SELECT nb_train(label, tokens, weight::float8) FROM docs))")" t
+		"$(rel_psql -d "$db" <<'SQL'
+SELECT nb_model_send((SELECT nb_merge(m) FROM models)) = nb_model_send((SELECT nb_train(label, tokens, weight::float8) FROM docs))
+	AND nb_model_send((SELECT nb_merge(mj) FROM models)) = nb_model_send((SELECT nb_train(label, attrs, weight::float8) FROM docs));
+SQL
+		)" t
 	# a probe set scores the same with a stored model and a fresh one
 	is "$tag: $what: predictions of stored and freshly trained models agree" \
 		"$(rel_psql -d "$db" <<'SQL'
 SELECT count(*) FROM models m
-	CROSS JOIN LATERAL (SELECT nb_train(label, tokens, weight::float8) AS f FROM docs WHERE seg = m.seg) t
-	CROSS JOIN (SELECT ARRAY['w' || g, 'w' || (g * 7), 'w' || (g * 13)] AS x FROM generate_series(1, 50) g) p
-WHERE nb_predict_proba(m.m, p.x)::text IS DISTINCT FROM nb_predict_proba(t.f, p.x)::text;
+	CROSS JOIN LATERAL (SELECT nb_train(label, tokens, weight::float8) AS f,
+			nb_train(label, attrs, weight::float8) AS fj
+		FROM docs WHERE seg = m.seg) t
+	CROSS JOIN (SELECT ARRAY['w' || g, 'w' || (g * 7), 'w' || (g * 13)] AS x,
+			jsonb_build_object('color', (ARRAY['red', 'blue', 'grün', 'violet'])[1 + g % 4], 'ok', g % 2 = 0) AS xj
+		FROM generate_series(1, 50) g) p
+WHERE nb_predict_proba(m.m, p.x)::text IS DISTINCT FROM nb_predict_proba(t.f, p.x)::text
+	OR nb_predict_proba(m.mj, p.xj)::text IS DISTINCT FROM nb_predict_proba(t.fj, p.xj)::text;
 SQL
 		)" 0
 }
