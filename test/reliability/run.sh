@@ -70,27 +70,32 @@ declare -A p_ok p_bad p_secs p_note
 total_ok=0
 total_bad=0
 
-# run_part NAME CMD...: run one part's script, pass its TAP lines through,
-# turn the rest into comments, count
-run_part() {
-	local name=$1 out rc start ok bad line
-	shift
-	echo "# === $name: ${*/#$here\//}"
-	out=$(mktemp /tmp/nbc-rel-part.XXXXXX)
-	start=$SECONDS
-	timeout --kill-after=30 "$timeout_s" "$@" </dev/null >"$out" 2>&1
-	rc=$?
+# as_tap: TAP lines and comments as they are, anything else as a comment
+as_tap() {
+	local line
 	while IFS= read -r line; do
 		if [[ $line =~ ^(not\ )?ok([[:space:]]|$) || $line =~ ^# ]]; then
 			echo "$line"
 		else
 			echo "# $line"
 		fi
-	done <"$out"
+	done
+}
+
+# run_part NAME CMD...: run one part's script, show its output as it comes
+# (through as_tap), count its checks
+run_part() {
+	local name=$1 out rc start ok bad
+	shift
+	echo "# === $name: ${*/#$here\//}"
+	out=$(mktemp /tmp/nbc-rel-part.XXXXXX)
+	start=$SECONDS
+	timeout --kill-after=30 "$timeout_s" "$@" </dev/null 2>&1 | tee "$out" | as_tap
+	rc=${PIPESTATUS[0]}
 	ok=$(grep -cE '^ok([[:space:]]|$)' "$out")
 	bad=$(grep -cE '^not ok([[:space:]]|$)' "$out")
 	rm -f "$out"
-	if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+	if [ $rc -eq 124 ] || { [ $rc -eq 137 ] && [ $((SECONDS - start)) -ge "$timeout_s" ]; }; then
 		echo "not ok - $name: timed out after $timeout_s s (a hang?)"
 		bad=$((bad + 1))
 	elif [ $rc -ne 0 ] && [ "$bad" -eq 0 ]; then
