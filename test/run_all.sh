@@ -8,6 +8,8 @@
 #   readme       test/readme/check.py (README.md's SQL runs and prints what it shows)
 #   versions     test/versions.sh: pg_regress and a parity subset on the other
 #                PostgreSQL versions (servers from Debian's archive, cached)
+#   reliability  test/reliability/run.sh --quick (concurrency, crash, dump,
+#                update path, non-superuser and the other streams' parts)
 # and closes with one line "N passed, N failed".  Exits 1 when a test failed
 # or a suite could not run.
 set -euo pipefail
@@ -152,8 +154,16 @@ suite_versions() {
 	[ -z "$skipped" ] || [ -n "${note[versions]}" ] || note[versions]="SKIPPED PostgreSQL $skipped: not obtained"
 }
 
+suite_reliability() {
+	local log=$logs/reliability.log rc=0
+	echo
+	echo "=== reliability (test/reliability/run.sh --quick)"
+	run_logged "$log" bash test/reliability/run.sh --quick || rc=$?
+	count_tap reliability "$log" "$rc"
+}
+
 # To add a suite: write suite_NAME (run it, then record or count_tap) and list it here.
-for s in pg_regress parity unit readme versions; do
+for s in pg_regress parity unit readme reliability versions; do
 	"suite_$s"
 done
 
