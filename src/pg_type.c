@@ -7,12 +7,14 @@
  * form fits in a value: every model nbc accepts can be dumped as text.
  *
  * Big values are encoded and decoded in chunks, with a check for a cancel
- * after each, and straight between the text and the value: no copy of
- * either is made.  Sizes are size_t throughout; PostgreSQL's base64
- * functions take int lengths, which a chunk never exceeds.
+ * after each.  Input decodes straight into the new value; output reads a
+ * big model stored without compression slice by slice.  Sizes are size_t
+ * throughout; PostgreSQL's base64 functions take int lengths, which a chunk
+ * never exceeds.
  */
 #include "pg_model.h"
 
+#include "access/detoast.h"
 #include "common/base64.h"
 #include "libpq/pqformat.h"
 #include "miscadmin.h"
@@ -112,16 +114,47 @@ nb_model_in(PG_FUNCTION_ARGS)
 	PG_RETURN_POINTER(result);
 }
 
+/*
+ * The payload size of a value stored out of line without compression, whose
+ * slices can be fetched one at a time; 0 for any other value.
+ */
+static size_t
+stored_plain_size(struct varlena *value)
+{
+	struct varatt_external pointer;
+
+	if (!VARATT_IS_EXTERNAL_ONDISK(value))
+		return 0;
+	VARATT_EXTERNAL_GET_POINTER(pointer, value);
+	if (VARATT_EXTERNAL_IS_COMPRESSED(pointer))
+		return 0;
+	return VARATT_EXTERNAL_GET_EXTSIZE(pointer);
+}
+
 Datum
 nb_model_out(PG_FUNCTION_ARGS)
 {
-	struct varlena *flat = PG_DETOAST_DATUM(PG_GETARG_DATUM(0));
-	const char *data = VARDATA(flat);
-	size_t		size = VARSIZE(flat) - VARHDRSZ;
+	Datum		d = PG_GETARG_DATUM(0);
+	size_t		size = stored_plain_size((struct varlena *) DatumGetPointer(d));
+	struct varlena *flat = NULL;
+	MemoryContext slices = NULL;
 	size_t		len;
 	size_t		pos = 0;
 	char	   *out;
 
+	/*
+	 * A big model stored without compression (as most are: their counts do
+	 * not compress) is encoded one slice at a time instead of being fetched
+	 * whole, which would double the memory it takes.
+	 */
+	if (size > ENCODE_CHUNK)
+		slices = AllocSetContextCreate(CurrentMemoryContext, "nb_model_out slices",
+									   ALLOCSET_DEFAULT_SIZES);
+	else
+	{
+		flat = PG_DETOAST_DATUM(d);
+		size = VARSIZE(flat) - VARHDRSZ;
+	}
 	/* only a model stored before the limit existed can be larger */
 	if (size > NB_MODEL_MAX_SIZE)
 		ereport(ERROR,
@@ -135,14 +168,27 @@ nb_model_out(PG_FUNCTION_ARGS)
 	for (size_t off = 0; off < size; off += ENCODE_CHUNK)
 	{
 		size_t		n = Min(ENCODE_CHUNK, size - off);
-		int			w = pg_b64_encode((const b64_byte *) (data + off), (int) n, out + pos,
-									  (int) (len - pos));
+		const char *data;
+		int			w;
 
+		if (slices != NULL)
+		{
+			MemoryContext old = MemoryContextSwitchTo(slices);
+
+			MemoryContextReset(slices);
+			data = VARDATA(PG_DETOAST_DATUM_SLICE(d, (int32) off, (int32) n));
+			MemoryContextSwitchTo(old);
+		}
+		else
+			data = VARDATA(flat) + off;
+		w = pg_b64_encode((const b64_byte *) data, (int) n, out + pos, (int) (len - pos));
 		if (w < 0)
 			elog(ERROR, "could not encode nb_model as base64");
 		pos += w;
 		CHECK_FOR_INTERRUPTS();
 	}
+	if (slices != NULL)
+		MemoryContextDelete(slices);
 	out[pos] = '\0';
 	PG_RETURN_CSTRING(out);
 }
