@@ -4,21 +4,30 @@
 #
 #   bash test/reliability/memory.sh          (libpq environment: PGHOST, PGPORT, ...)
 #
-# Runs on the same machine as the server, as a user that may write
-# /proc/<backend>/clear_refs (root or the server's user).  Per operation, in
-# a fresh backend: set up, reset the backend's peak resident memory (writing
-# 5 to clear_refs resets VmHWM to the current VmRSS), run the operation, read
-# VmHWM.  Reports peak minus baseline as a ratio to (result + input) bytes
-# and flags ratios above 3.  Operations that are meant to fail (an over-limit
-# merge) count their input only.
+# Runs on the same machine as the server, as a superuser role (COPY to and
+# from server files) and as a user that may write /proc/<backend>/clear_refs
+# (root or the server's user).  Per operation, in a fresh backend: set up,
+# reset the backend's peak resident memory (writing 5 to clear_refs resets
+# VmHWM to the current VmRSS), run the operation, read VmHWM.  Reports peak
+# minus baseline as a ratio to (result + input) bytes and flags ratios above
+# 3; a refused operation (an over-limit merge) counts its input only.  The
+# operations store what they make as users do: INSERT into a table (storage
+# external, so that compression does not count), and COPY TO and FROM a
+# file for the text form; PostgreSQL's own copies count too.
 #
 # Sizes follow the model size limit (the largest model whose text form fits
 # in a PostgreSQL value, see nb_format.h); NBC_MEM_SCALE=0.25 runs all of
-# them at a quarter of the size.  Needs ~3 GB of free memory at full size.
-# Leaves nothing behind (works in schema nbc_mem, dropped at the end).
+# them at a quarter of the size (the over-limit merge then fits).  Needs
+# ~4 GB of free memory at full size.  Leaves nothing behind (works in schema
+# nbc_mem, dropped at the end).  Always exits 0 unless it cannot set up.
 set -uo pipefail
 
 scale=${NBC_MEM_SCALE:-1}
+# the text form goes through files the server writes and reads (a text value
+# of 1 GB cannot be stored in a table: its row would be too large)
+dir=$(mktemp -d /tmp/nbc-mem.XXXXXX)
+chmod 777 "$dir"
+trap 'rm -rf "$dir"' EXIT
 export PGOPTIONS="${PGOPTIONS:-} -c client_min_messages=warning"
 psql_cmd=(psql -X -q -At -v ON_ERROR_STOP=0)
 
@@ -36,6 +45,9 @@ label_max=$(( $(sz $max_model) - overhead ))
 # two models whose merge exceeds the limit by a little, two whose merge fits
 label_over=$(( $(sz $max_model) / 2 - overhead + 64 ))
 label_fit=$(( $(sz 350000000) - overhead ))
+# one row of many distinct small tokens "t1", "t2", ...: the trainer's hash
+# tables, not the strings, take most of its memory
+n_tokens=$(sz 10000000)
 
 "${psql_cmd[@]}" -v ON_ERROR_STOP=1 <<SQL || { echo "setup failed"; exit 1; }
 CREATE EXTENSION IF NOT EXISTS nbc;
@@ -50,13 +62,14 @@ INSERT INTO nbc_mem.label VALUES
 	('over2', repeat('d', $label_over)),
 	('fit1', repeat('e', $label_fit)),
 	('fit2', repeat('f', $label_fit));
+CREATE TABLE nbc_mem.tokens (a text[]);
+ALTER TABLE nbc_mem.tokens ALTER a SET STORAGE external;
+INSERT INTO nbc_mem.tokens SELECT array_agg('t' || i) FROM generate_series(1, $n_tokens) i;
 CREATE TABLE nbc_mem.model (name text PRIMARY KEY, m nb_model);
 ALTER TABLE nbc_mem.model ALTER m SET STORAGE external;
 INSERT INTO nbc_mem.model SELECT name, nb_train(l, ARRAY['a']) FROM nbc_mem.label
 	WHERE name <> '100mb' GROUP BY name;
-CREATE TABLE nbc_mem.text_form (t text);
-ALTER TABLE nbc_mem.text_form ALTER t SET STORAGE external;
-INSERT INTO nbc_mem.text_form SELECT m::text FROM nbc_mem.model WHERE name = 'max';
+COPY (SELECT m FROM nbc_mem.model WHERE name = 'max') TO '$dir/max.txt';
 SQL
 
 # The size in bytes of a query's single value.
@@ -104,12 +117,19 @@ measure "train, 100 MB label" "$label_100mb" $((label_100mb + overhead)) "$out_t
 	"INSERT INTO r SELECT nb_train(l, ARRAY['a']) FROM nbc_mem.label WHERE name = '100mb';"
 measure "train, largest model" "$label_max" "$(msize max)" "$out_table" \
 	"INSERT INTO r SELECT nb_train(l, ARRAY['a']) FROM nbc_mem.label WHERE name = 'max';"
-text_len=$(bytes "SELECT octet_length(t) FROM nbc_mem.text_form")
-measure "output: largest model::text" "$(msize max)" "$text_len" \
-	"CREATE TEMP TABLE r (t text); ALTER TABLE r ALTER t SET STORAGE external;" \
-	"INSERT INTO r SELECT m::text FROM nbc_mem.model WHERE name = 'max';"
-measure "input: text::nb_model, largest" "$text_len" "$(msize max)" "$out_table" \
-	"INSERT INTO r SELECT t::nb_model FROM nbc_mem.text_form;"
+# the text form as pg_dump writes and restores it: COPY, text format
+# label "x", n tokens: header 32, class 8 + 4, per token 4 + 4, per entry
+# 4 + 8 + 8, the label and the tokens' bytes
+token_bytes=$(bytes "SELECT sum(length('t' || i)) FROM generate_series(1, $n_tokens) i")
+measure "train, $n_tokens small tokens" "$(bytes "SELECT pg_column_size(a) FROM nbc_mem.tokens")" \
+	$(( 32 + 12 + n_tokens * (8 + 20) + 1 + token_bytes )) "$out_table" \
+	"INSERT INTO r SELECT nb_train('x', a) FROM nbc_mem.tokens;"
+text_len=$(( $(stat -c %s "$dir/max.txt") - 1 ))
+measure "output: COPY TO, largest model" "$(msize max)" "$text_len" "" \
+	"COPY (SELECT m FROM nbc_mem.model WHERE name = 'max') TO '$dir/out.txt';"
+rm -f "$dir/out.txt"
+measure "input: COPY FROM, largest model" "$text_len" "$(msize max)" "$out_table" \
+	"COPY r FROM '$dir/max.txt';"
 over_sum=$(( $(msize over1) + $(msize over2) ))
 measure "merge over the limit" "$over_sum" "$(( over_sum - 41 ))" "$out_table" \
 	"INSERT INTO r SELECT nb_merge(a.m, b.m) FROM nbc_mem.model a, nbc_mem.model b WHERE a.name = 'over1' AND b.name = 'over2';"
