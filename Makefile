@@ -10,7 +10,7 @@ GLUE_OBJS = src/pg_alloc.o src/pg_model.o src/pg_type.o src/pg_train.o \
 	src/pg_features.o src/pg_prepared.o src/pg_predict.o src/pg_options.o src/pg_jsonb.o src/pg_inspect.o src/pg_compare.o
 OBJS = $(PURE_OBJS) $(GLUE_OBJS)
 
-REGRESS = setup type_io train aggregate parallel merge predict options prepared collision inspect citus_path mixed compare upgrade
+REGRESS = setup type_io train aggregate parallel merge predict options prepared collision inspect citus_path mixed limits compare upgrade
 REGRESS_OPTS = --inputdir=. --load-extension=nbc
 
 PG_CFLAGS = -Wextra -Wno-unused-parameter -Wno-sign-compare -Wno-missing-field-initializers

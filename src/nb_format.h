@@ -79,6 +79,35 @@ typedef enum NbFeatureType
 
 #define NB_FEATURE_TYPE_MAX NB_FEATURE_BOOLEAN
 
+/*
+ * The size limit of a model.  Every model nbc makes must survive a text dump
+ * and restore, so its text form (base64: 4 characters per 3 bytes, padded,
+ * no line breaks) must fit in one PostgreSQL value, which with its varlena
+ * header and the closing NUL of the C string fits in PostgreSQL's largest
+ * allocation (MaxAllocSize, 1 GB - 1; the glue checks that these agree).
+ * The largest n with nb_base64_len(n) <= L is L / 4 * 3: 805306362 bytes.
+ */
+#define NB_ALLOC_LIMIT UINT64_C(0x3fffffff)
+#define NB_TEXT_OVERHEAD 5		/* varlena header 4 and NUL 1 */
+#define NB_MODEL_MAX_SIZE ((NB_ALLOC_LIMIT - NB_TEXT_OVERHEAD) / 4 * 3)
+
+/* Characters of the base64 form of n bytes. */
+static inline uint64_t
+nb_base64_len(uint64_t n)
+{
+	return (n + 2) / 3 * 4;
+}
+
+/*
+ * Bytes that base64 text of chars characters (a multiple of 4) ending in
+ * padding '=' characters (0, 1 or 2) decodes to.
+ */
+static inline uint64_t
+nb_base64_decoded_len(uint64_t chars, unsigned padding)
+{
+	return chars / 4 * 3 - (chars == 0 ? 0 : padding);
+}
+
 /* Longest decimal name of a float8[] position (up to 4294967295) plus NUL. */
 #define NB_POSITION_NAME_SIZE 11
 

@@ -33,6 +33,7 @@ nb_trainer_create(void)
 	t->feature_cap = 8;
 	t->feature = nb_alloc_zero(sizeof(NbTrainerFeature) * t->feature_cap);
 	t->unnamed_bag = -1;
+	t->size_limit = UINT64_MAX;
 	nb_strmap_init_payload(&t->tokens, 64, sizeof(NbInlineCounts));
 	nb_itemset_init(&t->doc_items);
 	init_pairs(t, 256);
@@ -505,6 +506,15 @@ map_features(NbTrainer *t, const NbView *v, uint32_t *map, uint32_t *conflict)
 	return NB_MERGE_OK;
 }
 
+/* Whether adding more bytes to the serialized form would pass t->size_limit. */
+static bool
+passes_limit(const NbTrainer *t, uint64_t more)
+{
+	uint64_t	size = nb_trainer_min_flat_size(t);
+
+	return size > t->size_limit || more > t->size_limit - size;
+}
+
 NbMergeStatus
 nb_trainer_merge_view(NbTrainer *t, const NbView *v, uint32_t *conflict)
 {
@@ -525,6 +535,13 @@ nb_trainer_merge_view(NbTrainer *t, const NbView *v, uint32_t *conflict)
 	{
 		uint32_t	len = nb_read_u32(v->label_len, c);
 
+		/* a new label adds its docs, its length and its bytes */
+		if (passes_limit(t, 8 + 4 + (uint64_t) len) &&
+			nb_strmap_find(&t->classes, s, len, nb_hash_token(s, len)) < 0)
+		{
+			status = NB_MERGE_TOO_LARGE;
+			goto done;
+		}
 		class_map[c] = intern_class(t, s, len);
 		t->class_docs[class_map[c]] += nb_read_f64(v->class_docs, c);
 		if (!isfinite(t->class_docs[class_map[c]]))
@@ -576,6 +593,12 @@ nb_trainer_merge_view(NbTrainer *t, const NbView *v, uint32_t *conflict)
 				tok = (uint32_t) found;
 			else
 			{
+				/* a new item adds its length, its entry count, its bytes and an entry */
+				if (passes_limit(t, 4 + 4 + (uint64_t) len + (4 + 8 + 8)))
+				{
+					status = NB_MERGE_TOO_LARGE;
+					goto done;
+				}
 				tok = nb_strmap_intern(&t->tokens, item->str, item->len, h);
 				if (prefixed)
 					t->prefix_bytes += NB_ITEM_PREFIX;
@@ -600,12 +623,18 @@ nb_trainer_merge_view(NbTrainer *t, const NbView *v, uint32_t *conflict)
 				if (!isfinite(slot->count))
 					t->overflow = true;
 			}
+			if (passes_limit(t, 0))
+			{
+				status = NB_MERGE_TOO_LARGE;
+				goto done;
+			}
 			s += len;
 		}
 	}
+done:
 	nb_free(class_map);
 	nb_free(feature_map);
-	return NB_MERGE_OK;
+	return status;
 }
 
 /* A non-zero (item, class) pair of the trainer. */
@@ -706,16 +735,22 @@ is_text_only(const NbTrainer *t)
 	return true;
 }
 
-size_t
-nb_trainer_flat_size(const NbTrainer *t, size_t max_size)
+uint64_t
+nb_trainer_min_flat_size(const NbTrainer *t)
 {
 	/* all terms are bounded by memory already allocated, so no overflow in 64 bits */
-	uint64_t	F = t->features.count;
-	uint64_t	size = NB_HEADER_SIZE +
+	return NB_HEADER_SIZE +
 		(uint64_t) t->classes.count * (8 + 4) +
 		(uint64_t) t->tokens.count * (4 + 4) +
 		t->n_entries * (4 + 8 + 8) +
 		t->classes.arena_used + t->tokens.arena_used - t->prefix_bytes;
+}
+
+size_t
+nb_trainer_flat_size(const NbTrainer *t, size_t max_size)
+{
+	uint64_t	F = t->features.count;
+	uint64_t	size = nb_trainer_min_flat_size(t);
 
 	if (!is_text_only(t))
 		size += 8 + F * (3 * 4 + 3 * 8) + F * t->classes.count * 3 * 8 +

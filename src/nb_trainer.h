@@ -101,6 +101,7 @@ typedef struct NbTrainer
 	uint32_t	doc_class;
 	double		doc_weight;
 	bool		overflow;		/* some sum stopped being finite */
+	uint64_t	size_limit;		/* merges refuse to pass this serialized size */
 	/* scratch for one batch of tokens */
 	uint64_t   *scratch_hash;
 	uint32_t   *scratch_id;
@@ -124,7 +125,8 @@ typedef enum NbMergeStatus
 {
 	NB_MERGE_OK,
 	NB_MERGE_TYPE_CONFLICT,		/* a feature of the view has another type here */
-	NB_MERGE_VECTOR_CONFLICT	/* float8[] rows of different lengths */
+	NB_MERGE_VECTOR_CONFLICT,	/* float8[] rows of different lengths */
+	NB_MERGE_TOO_LARGE			/* the result would pass t->size_limit */
 } NbMergeStatus;
 
 NbTrainer  *nb_trainer_create(void);
@@ -173,7 +175,11 @@ const uint32_t *nb_trainer_vector(NbTrainer *t, uint32_t n, uint32_t *bad);
 
 /*
  * Add every count of a validated serialized model.  On a conflict nothing
- * changes and *feature is the conflicting feature of the view.
+ * changes and *feature is the conflicting feature of the view.  A merge
+ * whose result would be larger than t->size_limit (no limit unless the
+ * caller sets one) stops before it copies the string that passes it, or
+ * right after the item whose entries do: the trainer, partly merged, must
+ * then be discarded.
  */
 NbMergeStatus nb_trainer_merge_view(NbTrainer *t, const NbView *view, uint32_t *feature);
 
@@ -188,6 +194,13 @@ nb_trainer_is_empty(const NbTrainer *t)
  * count and every sum of counts finite (nb_view_open checks the same).
  */
 bool		nb_trainer_sums_finite(const NbTrainer *t);
+
+/*
+ * The serialized size without the feature arrays of format version 2: a
+ * lower bound of nb_trainer_flat_size that takes constant time, and grows
+ * with every string and entry added.
+ */
+uint64_t	nb_trainer_min_flat_size(const NbTrainer *t);
 
 /* Exact size of the serialized form, or 0 if it would exceed max_size. */
 size_t		nb_trainer_flat_size(const NbTrainer *t, size_t max_size);

@@ -8,6 +8,10 @@
 
 PG_MODULE_MAGIC;
 
+/* nb_format.h derives the model size limit from these (pure code cannot include them) */
+StaticAssertDecl(NB_ALLOC_LIMIT == MaxAllocSize, "NB_ALLOC_LIMIT is not MaxAllocSize");
+StaticAssertDecl(NB_TEXT_OVERHEAD == VARHDRSZ + 1, "NB_TEXT_OVERHEAD is not a varlena header and a NUL");
+
 static Size nb_expanded_flat_size(ExpandedObjectHeader *eohptr);
 static void nb_expanded_flatten(ExpandedObjectHeader *eohptr, void *result, Size size);
 
@@ -27,6 +31,7 @@ nb_expanded_create(MemoryContext parent)
 	EOH_init_header(&em->hdr, &nb_expanded_methods, ctx);
 	old = MemoryContextSwitchTo(ctx);
 	em->trainer = nb_trainer_create();
+	em->trainer->size_limit = NB_MODEL_MAX_SIZE;
 	em->refs = NULL;
 	em->refs_cap = 0;
 	MemoryContextSwitchTo(old);
@@ -52,11 +57,18 @@ nb_expanded_merge(NbExpandedModel *em, Datum d)
 {
 	NbView		view;
 	struct varlena *flat = nb_model_open(d, &view, ERRCODE_DATA_CORRUPTED);
-	MemoryContext old = MemoryContextSwitchTo(em->hdr.eoh_context);
+	MemoryContext old;
 	uint32		conflict;
-	NbMergeStatus status = nb_trainer_merge_view(em->trainer, &view, &conflict);
+	NbMergeStatus status;
 
+	/* a merged model is at least as large as each part */
+	if (view.size > NB_MODEL_MAX_SIZE)
+		nb_report_too_large(view.size);
+	old = MemoryContextSwitchTo(em->hdr.eoh_context);
+	status = nb_trainer_merge_view(em->trainer, &view, &conflict);
 	MemoryContextSwitchTo(old);
+	if (status == NB_MERGE_TOO_LARGE)
+		nb_report_too_large(0);
 	if (status == NB_MERGE_TYPE_CONFLICT)
 	{
 		const char *name = view.feature_names;
@@ -113,10 +125,26 @@ report_overflow(void)
 }
 
 void
+nb_report_too_large(uint64 size)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+			 size != 0 ?
+			 errmsg("naive Bayes model of %llu bytes exceeds the limit of %llu bytes",
+					(unsigned long long) size, (unsigned long long) NB_MODEL_MAX_SIZE) :
+			 errmsg("naive Bayes model would exceed the limit of %llu bytes",
+					(unsigned long long) NB_MODEL_MAX_SIZE),
+			 errdetail("The text form of a larger model would exceed the 1 GB limit of a value, so it could not be dumped and restored.")));
+}
+
+void
 nb_expanded_check(NbExpandedModel *em)
 {
 	if (em->trainer->overflow)
 		report_overflow();
+	/* refuse as soon as the model passes the limit, long before it is serialized */
+	if (nb_trainer_min_flat_size(em->trainer) > NB_MODEL_MAX_SIZE)
+		nb_report_too_large(0);
 }
 
 /*
@@ -134,18 +162,14 @@ static Size
 nb_expanded_flat_size(ExpandedObjectHeader *eohptr)
 {
 	NbExpandedModel *em = (NbExpandedModel *) eohptr;
-	size_t		size = nb_trainer_flat_size(em->trainer, MaxAllocSize - VARHDRSZ);
+	size_t		size = nb_trainer_flat_size(em->trainer, SIZE_MAX);
 
 	/* per-row checks catch single counts; sums over the model are checked here */
 	if (!nb_trainer_sums_finite(em->trainer))
 		report_overflow();
 
-	if (size == 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("naive Bayes model is too large"),
-				 errdetail("The serialized model would exceed %zu bytes.",
-						   (size_t) MaxAllocSize)));
+	if (size > NB_MODEL_MAX_SIZE)
+		nb_report_too_large(size);
 	return size + VARHDRSZ;
 }
 

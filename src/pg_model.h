@@ -38,7 +38,16 @@ void		nb_expanded_merge(NbExpandedModel *em, Datum d);
 /* A feature type in words, for messages: "categorical", "Gaussian", ... */
 const char *nb_feature_type_name(NbFeatureType type);
 
-/* Raise an error if training made a count overflow to infinity. */
+/*
+ * ERROR: a model of size bytes (0: not known exactly) would pass
+ * NB_MODEL_MAX_SIZE, the limit that keeps every model dumpable.
+ */
+void		nb_report_too_large(uint64 size);
+
+/*
+ * Raise an error if training made a count overflow to infinity, or the
+ * model pass NB_MODEL_MAX_SIZE.
+ */
 void		nb_expanded_check(NbExpandedModel *em);
 
 /*

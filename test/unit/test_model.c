@@ -781,6 +781,113 @@ merge_bytes(NbTrainer *t, const unsigned char *buf, size_t size)
 	}
 }
 
+/* ---------------------------------------------------------------- */
+/* the model size limit (NB_MODEL_MAX_SIZE) and its arithmetic       */
+
+static void
+test_format_size_limit(void)
+{
+	/* by hand: 3 bytes make 4 characters, a partial group is padded to 4 */
+	static const uint64_t enc[][2] = {{0, 0}, {1, 4}, {2, 4}, {3, 4}, {4, 8}, {5, 8}, {6, 8}, {7, 12}};
+	/* characters, padding, bytes */
+	static const uint64_t dec[][3] = {{0, 0, 0}, {4, 0, 3}, {4, 1, 2}, {4, 2, 1}, {8, 1, 5},
+	{UINT64_C(1073741816), 0, UINT64_C(805306362)}};
+
+	for (size_t i = 0; i < sizeof(enc) / sizeof(enc[0]); i++)
+		CHECK(nb_base64_len(enc[i][0]) == enc[i][1], "nb_base64_len(%llu) = %llu",
+			  (unsigned long long) enc[i][0], (unsigned long long) nb_base64_len(enc[i][0]));
+	for (size_t i = 0; i < sizeof(dec) / sizeof(dec[0]); i++)
+		CHECK(nb_base64_decoded_len(dec[i][0], (unsigned) dec[i][1]) == dec[i][2],
+			  "nb_base64_decoded_len(%llu, %llu)", (unsigned long long) dec[i][0],
+			  (unsigned long long) dec[i][1]);
+	for (uint64_t n = 0; n < 3000; n++)
+		CHECK(nb_base64_decoded_len(nb_base64_len(n), (unsigned) ((3 - n % 3) % 3)) == n,
+			  "decoded length of the text of %llu bytes", (unsigned long long) n);
+
+	/*
+	 * MaxAllocSize is 2^30 - 1 = 1073741823; minus the varlena header and
+	 * the NUL leaves 1073741818 characters: 268435454 whole groups of 4
+	 * (1073741816 characters), 805306362 bytes.
+	 */
+	CHECK(NB_ALLOC_LIMIT == UINT64_C(1073741823), "NB_ALLOC_LIMIT");
+	CHECK(NB_MODEL_MAX_SIZE == UINT64_C(805306362), "NB_MODEL_MAX_SIZE = %llu",
+		  (unsigned long long) NB_MODEL_MAX_SIZE);
+	CHECK(nb_base64_len(NB_MODEL_MAX_SIZE) == UINT64_C(1073741816), "text of the largest model");
+	CHECK(nb_base64_len(NB_MODEL_MAX_SIZE) + NB_TEXT_OVERHEAD <= NB_ALLOC_LIMIT,
+		  "the largest model's text value fits");
+	CHECK(nb_base64_len(NB_MODEL_MAX_SIZE + 1) + NB_TEXT_OVERHEAD > NB_ALLOC_LIMIT,
+		  "one byte more does not fit");
+}
+
+/*
+ * Merge the serialized models a, then b, into a trainer limited to limit
+ * bytes; returns the status of b's merge and, when it is fine, the merged
+ * model's size in *size.
+ */
+static NbMergeStatus
+merge_limited(const unsigned char *a, size_t sa, const unsigned char *b, size_t sb,
+			  uint64_t limit, size_t *size)
+{
+	NbTrainer  *t = nb_trainer_create();
+	NbView		va,
+				vb;
+	NbFormatError e;
+	uint32_t	conflict;
+	NbMergeStatus st;
+
+	t->size_limit = limit;
+	if (!nb_view_open(&va, a, sa, &e) || !nb_view_open(&vb, b, sb, &e))
+		abort();
+	st = nb_trainer_merge_view(t, &va, &conflict);
+	if (st == NB_MERGE_OK)
+		st = nb_trainer_merge_view(t, &vb, &conflict);
+	*size = st == NB_MERGE_OK ? nb_trainer_flat_size(t, SIZE_MAX) : 0;
+	nb_trainer_destroy(t);
+	return st;
+}
+
+static void
+test_trainer_merge_size_limit(void)
+{
+	static const Row a_rows[] = {{"a", 1, {"x"}}, {"b", 1, {"y"}}, {"c", 1, {"z"}}};
+	/* what b adds: a label only; a new token; only a new (token, class) entry */
+	static const Row b_rows[][1] = {{{"newlabel", 1, {NULL}}}, {{"a", 1, {"newtoken"}}},
+	{{"c", 1, {"x"}}}};
+	static const char *what[] = {"a new label", "a new token", "a new entry"};
+	size_t		sa;
+	unsigned char *a = serialize_rows(a_rows, 3, &sa);
+	NbTrainer  *t = train_rows(a_rows, 3);
+
+	/* a text-only model has no feature arrays: the lower bound is exact */
+	CHECK(nb_trainer_min_flat_size(t) == sa, "min flat size %llu of a %zu-byte model",
+		  (unsigned long long) nb_trainer_min_flat_size(t), sa);
+	nb_trainer_destroy(t);
+	for (int i = 0; i < 3; i++)
+	{
+		size_t		sb,
+					merged,
+					got;
+		unsigned char *b = serialize_rows(b_rows[i], 1, &sb);
+		NbMergeStatus at,
+					below,
+					first;
+
+		(void) merge_limited(a, sa, b, sb, UINT64_MAX, &merged);
+		at = merge_limited(a, sa, b, sb, merged, &got);
+		CHECK(got == merged || at != NB_MERGE_OK, "%s: %zu bytes under a limit, %zu without",
+			  what[i], got, merged);
+		below = merge_limited(a, sa, b, sb, merged - 1, &got);
+		first = merge_limited(a, sa, a, sa, sa - 1, &got);
+		free(b);
+		CHECK(merged > sa, "%s: merged %zu bytes, a %zu", what[i], merged, sa);
+		CHECK(at == NB_MERGE_OK, "%s: limit = merged size: status %d", what[i], (int) at);
+		CHECK(below == NB_MERGE_TOO_LARGE, "%s: limit one byte below: status %d",
+			  what[i], (int) below);
+		CHECK(first == NB_MERGE_TOO_LARGE, "a part above the limit: status %d", (int) first);
+	}
+	free(a);
+}
+
 static void
 test_trainer_merge(void)
 {
@@ -3950,6 +4057,9 @@ main(int argc, char **argv)
 		test_trainer_byte_order);
 	run("trainer: self-merge that overflows entry docs is reported or valid",
 		test_trainer_merge_docs_overflow);
+	run("format: size limit, base64 lengths (NB_MODEL_MAX_SIZE by hand)", test_format_size_limit);
+	run("trainer: merges stop at size_limit (label, token, entry), not one byte before",
+		test_trainer_merge_size_limit);
 	run("view: accepts trainer output and it is fully usable", test_view_accepts_samples);
 	run("view: accepts values at any alignment", test_view_unaligned);
 	run("view: rejects every truncation", test_view_truncations);

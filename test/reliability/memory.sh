@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# Peak memory of nbc's big operations, against the size of what they make
+# and read.
+#
+#   bash test/reliability/memory.sh          (libpq environment: PGHOST, PGPORT, ...)
+#
+# Runs on the same machine as the server, as a superuser role (COPY to and
+# from server files) and as a user that may write /proc/<backend>/clear_refs
+# (root or the server's user).  Per operation, in a fresh backend: set up,
+# reset the backend's peak resident memory (writing 5 to clear_refs resets
+# VmHWM to the current VmRSS), run the operation, read VmHWM.  Reports peak
+# minus baseline as a ratio to (result + input) bytes and flags ratios above
+# 3; a refused operation (an over-limit merge) counts its input only.  The
+# operations store what they make as users do: INSERT into a table (storage
+# external, so that compression does not count), and COPY TO and FROM a
+# file for the text form; PostgreSQL's own copies count too.
+#
+# Sizes follow the model size limit (the largest model whose text form fits
+# in a PostgreSQL value, see nb_format.h); NBC_MEM_SCALE=0.25 runs all of
+# them at a quarter of the size (the over-limit merge then fits).  Needs
+# ~4 GB of free memory at full size.  Leaves nothing behind (works in schema
+# nbc_mem, dropped at the end).  Always exits 0 unless it cannot set up.
+set -uo pipefail
+
+scale=${NBC_MEM_SCALE:-1}
+# the text form goes through files the server writes and reads (a text value
+# of 1 GB cannot be stored in a table: its row would be too large)
+dir=$(mktemp -d /tmp/nbc-mem.XXXXXX)
+chmod 777 "$dir"
+trap 'rm -rf "$dir"' EXIT
+export PGOPTIONS="${PGOPTIONS:-} -c client_min_messages=warning"
+psql_cmd=(psql -X -q -At -v ON_ERROR_STOP=0)
+
+# The largest serialized model (NB_MODEL_MAX_SIZE in src/nb_format.h).
+max_model=805306362
+# A model of one row, text[] features ARRAY['a'] and a label of L bytes is
+# format version 1 of L + 73 bytes: header 32, class docs 8, label length 4,
+# token length 4, token entries 4, entry class 4, count 8, docs 8, the label
+# and the token "a".
+overhead=73
+sz() { awk -v s="$scale" -v n="$1" 'BEGIN { printf "%d", n * s }'; }
+
+label_100mb=$(sz 100000000)
+label_max=$(( $(sz $max_model) - overhead ))
+# two models whose merge exceeds the limit by a little, two whose merge fits
+label_over=$(( $(sz $max_model) / 2 - overhead + 64 ))
+label_fit=$(( $(sz 350000000) - overhead ))
+# one row of many distinct small tokens "t1", "t2", ...: the trainer's hash
+# tables, not the strings, take most of its memory
+n_tokens=$(sz 10000000)
+
+"${psql_cmd[@]}" -v ON_ERROR_STOP=1 <<SQL || { echo "setup failed"; exit 1; }
+CREATE EXTENSION IF NOT EXISTS nbc;
+DROP SCHEMA IF EXISTS nbc_mem CASCADE;
+CREATE SCHEMA nbc_mem;
+-- labels of distinct bytes, so merged models keep two classes
+CREATE TABLE nbc_mem.label (name text PRIMARY KEY, l text);
+INSERT INTO nbc_mem.label VALUES
+	('100mb', repeat('a', $label_100mb)),
+	('max', repeat('b', $label_max)),
+	('over1', repeat('c', $label_over)),
+	('over2', repeat('d', $label_over)),
+	('fit1', repeat('e', $label_fit)),
+	('fit2', repeat('f', $label_fit));
+CREATE TABLE nbc_mem.tokens (a text[]);
+ALTER TABLE nbc_mem.tokens ALTER a SET STORAGE external;
+INSERT INTO nbc_mem.tokens SELECT array_agg('t' || i) FROM generate_series(1, $n_tokens) i;
+CREATE TABLE nbc_mem.model (name text PRIMARY KEY, m nb_model);
+ALTER TABLE nbc_mem.model ALTER m SET STORAGE external;
+INSERT INTO nbc_mem.model SELECT name, nb_train(l, ARRAY['a']) FROM nbc_mem.label
+	WHERE name <> '100mb' GROUP BY name;
+COPY (SELECT m FROM nbc_mem.model WHERE name = 'max') TO '$dir/max.txt';
+SQL
+
+# The size in bytes of a query's single value.
+bytes() { "${psql_cmd[@]}" -c "$1"; }
+
+flagged=0
+printf '%-34s %10s %10s %10s %7s\n' operation "input MB" "result MB" "peak MB" ratio
+
+# measure NAME INPUT_BYTES RESULT_BYTES SETUP_SQL OPERATION_SQL
+measure() {
+	local name=$1 input=$2 result=$3 setup=$4 op=$5 pid base peak out ratio mark failed=0
+	coproc SESSION { "${psql_cmd[@]}" 2>&1; }
+	echo "SELECT pg_backend_pid();" >&"${SESSION[1]}"
+	read -r pid <&"${SESSION[0]}"
+	echo "$setup" >&"${SESSION[1]}"
+	echo '\echo __ready__' >&"${SESSION[1]}"
+	while read -r out <&"${SESSION[0]}" && [ "$out" != __ready__ ]; do echo "  setup: $out"; done
+	echo 5 >"/proc/$pid/clear_refs"
+	base=$(awk '/^VmHWM/ { print $2 }' "/proc/$pid/status")
+	echo "$op" >&"${SESSION[1]}"
+	echo '\echo __done__' >&"${SESSION[1]}"
+	while read -r out <&"${SESSION[0]}" && [ "$out" != __done__ ]; do
+		echo "  $name: $out"
+		[[ $out == *ERROR:* ]] && failed=1
+	done
+	# a refused operation made nothing
+	if [ "$failed" = 1 ]; then result=0; name="$name (refused)"; fi
+	peak=$(awk '/^VmHWM/ { print $2 }' "/proc/$pid/status")
+	exec {SESSION[1]}>&-
+	wait "$SESSION_PID" 2>/dev/null
+	ratio=$(awk -v p=$(( (peak - base) * 1024 )) -v d=$(( input + result )) 'BEGIN { printf "%.2f", p / d }')
+	mark=""
+	if awk -v r="$ratio" 'BEGIN { exit !(r > 3) }'; then mark="  > 3x"; flagged=$((flagged + 1)); fi
+	printf '%-34s %10.1f %10.1f %10.1f %7s%s\n' "$name" \
+		"$(awk -v b="$input" 'BEGIN { print b / 1e6 }')" "$(awk -v b="$result" 'BEGIN { print b / 1e6 }')" \
+		"$(awk -v b=$(( (peak - base) * 1024 )) 'BEGIN { print b / 1e6 }')" "$ratio" "$mark"
+}
+
+# The merged model of two such models shares the header (32 bytes), the
+# token "a" (1), its length (4) and its entry count (4): 41 bytes less.
+out_table="CREATE TEMP TABLE r (m nb_model); ALTER TABLE r ALTER m SET STORAGE external;"
+msize() { bytes "SELECT octet_length(nb_model_send(m)) FROM nbc_mem.model WHERE name = '$1'"; }
+
+measure "train, 100 MB label" "$label_100mb" $((label_100mb + overhead)) "$out_table" \
+	"INSERT INTO r SELECT nb_train(l, ARRAY['a']) FROM nbc_mem.label WHERE name = '100mb';"
+measure "train, largest model" "$label_max" "$(msize max)" "$out_table" \
+	"INSERT INTO r SELECT nb_train(l, ARRAY['a']) FROM nbc_mem.label WHERE name = 'max';"
+# the text form as pg_dump writes and restores it: COPY, text format
+# label "x", n tokens: header 32, class 8 + 4, per token 4 + 4, per entry
+# 4 + 8 + 8, the label and the tokens' bytes
+token_bytes=$(bytes "SELECT sum(length('t' || i)) FROM generate_series(1, $n_tokens) i")
+measure "train, $n_tokens small tokens" "$(bytes "SELECT pg_column_size(a) FROM nbc_mem.tokens")" \
+	$(( 32 + 12 + n_tokens * (8 + 20) + 1 + token_bytes )) "$out_table" \
+	"INSERT INTO r SELECT nb_train('x', a) FROM nbc_mem.tokens;"
+text_len=$(( $(stat -c %s "$dir/max.txt") - 1 ))
+measure "output: COPY TO, largest model" "$(msize max)" "$text_len" "" \
+	"COPY (SELECT m FROM nbc_mem.model WHERE name = 'max') TO '$dir/out.txt';"
+rm -f "$dir/out.txt"
+measure "input: COPY FROM, largest model" "$text_len" "$(msize max)" "$out_table" \
+	"COPY r FROM '$dir/max.txt';"
+over_sum=$(( $(msize over1) + $(msize over2) ))
+measure "merge over the limit" "$over_sum" "$(( over_sum - 41 ))" "$out_table" \
+	"INSERT INTO r SELECT nb_merge(a.m, b.m) FROM nbc_mem.model a, nbc_mem.model b WHERE a.name = 'over1' AND b.name = 'over2';"
+fit_sum=$(( $(msize fit1) + $(msize fit2) ))
+measure "merge of two that fit" "$fit_sum" "$(( fit_sum - 41 ))" "$out_table" \
+	"INSERT INTO r SELECT nb_merge(a.m, b.m) FROM nbc_mem.model a, nbc_mem.model b WHERE a.name = 'fit1' AND b.name = 'fit2';"
+
+"${psql_cmd[@]}" -c "DROP SCHEMA nbc_mem CASCADE"
+echo "# $flagged operation(s) above 3x (scale $scale)"
