@@ -840,15 +840,17 @@ main(int argc, char **argv)
 		else
 		{
 			Value	   *v = &window[done % WINDOW];
-			Reply		t,
-						b;
+			Reply		t = {0},
+						b = {0};
 
 			if (!get_reply(conn, &t) || !get_reply(conn, &b))
 			{
+				long		lost_values = 0;
+
 				lost = true;
 				printf("# connection lost at value %ld (%s): %s", v->index, v->how,
 					   PQerrorMessage(conn));
-				save_failure(v, "crash", "the connection was lost", &n_fail_use);
+				save_failure(v, "crash", "the connection was lost", &lost_values);
 			}
 			else
 				judge(v, &t, &b);
@@ -877,8 +879,8 @@ main(int argc, char **argv)
 		printf("# rejected because: %s: %ld\n", reasons[i].key, reasons[i].n);
 	for (int i = 0; i < nuse_errors; i++)
 		printf("# accepted, then %s: %ld\n", use_errors[i].key, use_errors[i].n);
-	tap(!lost && n_values == total, "%ld of %ld crafted values sent, the connection survived",
-		n_values, total);
+	tap(!lost && n_values == total, "no crash: the connection survived all %ld values (%ld judged)",
+		total, n_values);
 	tap(n_fail_sqlstate == 0, "every rejection has a specific SQLSTATE (class 22, XX001 or 54000)%s",
 		n_fail_sqlstate ? " — not for some" : "");
 	tap(n_fail_agree == 0, "text input, binary input and nb_view_open agree on every value (%ld disagree)",

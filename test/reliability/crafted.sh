@@ -66,7 +66,7 @@ start=$(date +%s)
 status=$?
 elapsed=$(($(date +%s) - start))
 crash_watch_check 6 "the server log shows no crashed backend" || status=1
-echo "# $count values in $elapsed s"
+echo "# ran for $elapsed s"
 if ls "$faildir"/*.hex >/dev/null 2>&1; then
 	echo "# failing values (hex): $faildir"
 	trap 'rm -f "$work/crafted"' EXIT
