@@ -12,7 +12,8 @@
 # then prints TAP: no crash, specific SQLSTATEs, agreement of the inputs,
 # byte-identical round trips, accepted values usable; and the distribution
 # of outcomes.  Failing values are kept as hex in $CRAFTED_FAILDIR
-# (default: a directory under /tmp, printed).  Exit status 1 if a test failed.
+# (default: a directory under /tmp, printed), and the schema is kept after a
+# failure.  Exit status 1 if a test failed.
 set -uo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -67,6 +68,9 @@ status=$?
 elapsed=$(($(date +%s) - start))
 crash_watch_check 6 "the server log shows no crashed backend" || status=1
 echo "# ran for $elapsed s"
+if [ "$status" -eq 0 ]; then
+	psql -XqAt -c "DROP SCHEMA crafted CASCADE" >/dev/null 2>&1
+fi
 if ls "$faildir"/*.hex >/dev/null 2>&1; then
 	echo "# failing values (hex): $faildir"
 	trap 'rm -f "$work/crafted"' EXIT
