@@ -10,7 +10,9 @@
 # installed): creates the extension if needed and the schema "crafted"
 # (crafted.sql), builds crafted.c with src/nb_format.c (gcc or cc and libpq),
 # then prints TAP: no crash, specific SQLSTATEs, agreement of the inputs,
-# byte-identical round trips, accepted values usable; and the distribution
+# byte-identical round trips, accepted values usable, unvalidated bytes
+# (through a cast from bytea that it creates for the run when it is a
+# superuser) rejected by every function; and the distribution
 # of outcomes.  Failing values are kept as hex in $CRAFTED_FAILDIR
 # (default: a directory under /tmp, printed), and the schema is kept after a
 # failure.  Exit status 1 if a test failed.
@@ -36,7 +38,14 @@ source "$here/crash_watch.sh"
 work=$(mktemp -d /tmp/nbc-crafted.XXXXXX)
 faildir=${CRAFTED_FAILDIR:-$work/failures}
 mkdir -p "$faildir"
-trap 'rm -f "$work/crafted"; rmdir "$faildir" "$work" 2>/dev/null || true' EXIT
+raw=0
+# the work directory stays when it holds failing values
+cleanup() {
+	[ "$raw" = 1 ] && psql -XqAt -c "DROP CAST IF EXISTS (bytea AS nb_model)" >/dev/null 2>&1
+	rm -f "$work/crafted" "$work/build.log" "$work/setup.log"
+	rmdir "$faildir" "$work" 2>/dev/null || true
+}
+trap cleanup EXIT
 
 pg_config=${PG_CONFIG:-pg_config}
 incdir=$("$pg_config" --includedir 2>/dev/null || echo /usr/include/postgresql)
@@ -50,7 +59,6 @@ if ! "$cc" -std=gnu99 -O2 -Wall -Wextra -I"$root/src" -I"$incdir" -o "$work/craf
 	echo "1..1"
 	exit 1
 fi
-rm -f "$work/build.log"
 
 if ! psql -XqAt -v ON_ERROR_STOP=1 -c "CREATE EXTENSION IF NOT EXISTS nbc" \
 	-f "$here/crafted.sql" >"$work/setup.log" 2>&1; then
@@ -59,21 +67,26 @@ if ! psql -XqAt -v ON_ERROR_STOP=1 -c "CREATE EXTENSION IF NOT EXISTS nbc" \
 	echo "1..1"
 	exit 1
 fi
-rm -f "$work/setup.log"
+
+# unvalidated bytes need a binary-coercible cast, which only a superuser can create
+if [ "$(psql -XAtqc "SELECT rolsuper FROM pg_roles WHERE rolname = current_user")" = t ] &&
+	psql -XqAt -v ON_ERROR_STOP=1 -c "DROP CAST IF EXISTS (bytea AS nb_model)" \
+		-c "CREATE CAST (bytea AS nb_model) WITHOUT FUNCTION" >/dev/null 2>&1; then
+	raw=1
+fi
 
 crash_watch_start
 start=$(date +%s)
-"$work/crafted" "$count" "$seed" "$faildir"
+"$work/crafted" "$count" "$seed" "$faildir" "$raw"
 status=$?
 elapsed=$(($(date +%s) - start))
-crash_watch_check 6 "the server log shows no crashed backend" || status=1
+crash_watch_check 7 "the server log shows no crashed backend" || status=1
 echo "# ran for $elapsed s"
 if [ "$status" -eq 0 ]; then
 	psql -XqAt -c "DROP SCHEMA crafted CASCADE" >/dev/null 2>&1
 fi
 if ls "$faildir"/*.hex >/dev/null 2>&1; then
 	echo "# failing values (hex): $faildir"
-	trap 'rm -f "$work/crafted"' EXIT
 fi
-echo "1..6"
+echo "1..7"
 exit "$status"

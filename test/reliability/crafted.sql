@@ -163,3 +163,16 @@ BEGIN
 	RETURN r;
 END
 $$;
+
+/*
+ * The value's bytes as an nb_model without the input functions, the way a
+ * value corrupted on disk reaches nbc's functions.  Needs the cast from
+ * bytea to nb_model WITHOUT FUNCTION that crafted.sh creates for the run
+ * (a superuser's privilege) and drops afterwards.
+ */
+CREATE FUNCTION crafted.use_raw(raw bytea) RETURNS text
+LANGUAGE plpgsql AS $$
+BEGIN
+	RETURN crafted.use(raw::nb_model);
+END
+$$;
