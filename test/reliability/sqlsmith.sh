@@ -17,7 +17,8 @@
 # ran every query, it saw no broken connection, a connection opened before
 # it is still the same backend afterwards (a crashed backend makes the
 # postmaster end every session), and the server log shows no crashed
-# backend.  Prints TAP; exit status 1 if a test failed.
+# backend.  Prints TAP; exit status 1 if a test failed (the database is
+# then kept for a look).
 set -uo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -74,13 +75,31 @@ echo "SELECT pg_backend_pid();" >&"${WATCH[1]}"
 read -r -t 30 pid_before <&"${WATCH[0]}" || pid_before=
 
 start=$(date +%s)
-# the queries go through awk only to be counted: those that call nbc
+# the queries go through awk only to be counted: those that use nbc, and
+# the calls of each of its functions
 timeout "$limit" sqlsmith --target="dbname=$db options='-c role=$role'" --seed="$seed" \
 	--max-queries="$queries" --exclude-catalog --verbose --dump-all-queries \
 	2>"$work/sqlsmith.log" |
 	awk 'BEGIN { RS = ";\n" }
-		/nb_(train|predict|predict_proba|predict_log_proba|merge|info|classes|mutual_info|model_[a-z_]+)[ \t\n]*\(|::[ \t]*nb_model|as nb_model/ { n++ }
-		END { print n + 0 }' >"$work/nbc_queries"
+		{
+			rec = $0
+			hit = rec ~ /::[ \t]*nb_model|as nb_model/
+			while (match(rec, /(^|[^a-z_])nb_[a-z_]+[ \t\n]*\(/)) {
+				name = substr(rec, RSTART, RLENGTH)
+				sub(/^[^n]*/, "", name)
+				sub(/[ \t\n]*\($/, "", name)
+				calls[name]++
+				hit = 1
+				rec = substr(rec, RSTART + RLENGTH)
+			}
+			n += hit
+		}
+		END {
+			printf "%d", n
+			for (f in calls)
+				printf " %s:%d", f, calls[f]
+			print ""
+		}' >"$work/nbc_queries"
 status=${PIPESTATUS[0]}
 elapsed=$(($(date +%s) - start))
 
@@ -120,8 +139,13 @@ else
 	failed=1
 fi
 crash_watch_check 4 "the server log shows no crashed backend" || failed=1
-echo "# $(cat "$work/nbc_queries") of ${ran:-?} queries call nbc's functions or use nb_model; error rate ${rate:-?}"
-echo "# most frequent errors:"
-grep -a -E '^[0-9]+	' "$work/sqlsmith.log" | head -n 8 | sed 's/^/#   /'
+read -r nbc_queries nbc_calls <"$work/nbc_queries"
+echo "# $nbc_queries of ${ran:-?} queries call nbc's functions or use nb_model; error rate ${rate:-?}"
+echo "# calls: ${nbc_calls:-none}"
+echo "# most frequent errors (sqlsmith's last report):"
+awk '/^queries: / { n = 0 } /^[0-9]+\t/ && n < 8 { print "#   " $0; n++ }' "$work/sqlsmith.log" | tail -n 8
+if [ "$failed" -eq 0 ]; then
+	psql -XqAt -d postgres -c "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/dev/null 2>&1
+fi
 echo "1..4"
 exit "$failed"
