@@ -71,8 +71,10 @@ fi
 crash_watch_start
 # a session that must outlive the run: a crash anywhere would end it
 coproc WATCH { psql -XAtq -d "$db" 2>&1; }
-echo "SELECT pg_backend_pid();" >&"${WATCH[1]}"
-read -r -t 30 pid_before <&"${WATCH[0]}" || pid_before=
+# copies of the pipes: bash drops WATCH when psql ends
+exec {watch_w}>&"${WATCH[1]}" {watch_r}<&"${WATCH[0]}"
+echo "SELECT pg_backend_pid();" >&"$watch_w"
+read -r -t 30 pid_before <&"$watch_r" || pid_before=
 
 start=$(date +%s)
 # the queries go through awk only to be counted: those that use nbc, and
@@ -103,9 +105,13 @@ timeout "$limit" sqlsmith --target="dbname=$db options='-c role=$role'" --seed="
 status=${PIPESTATUS[0]}
 elapsed=$(($(date +%s) - start))
 
-echo "SELECT pg_backend_pid();" >&"${WATCH[1]}" 2>/dev/null
-read -r -t 30 pid_after <&"${WATCH[0]}" || pid_after=
-exec {WATCH[1]}>&-
+# the session may be gone, and psql with it: then writing must not kill us
+trap '' PIPE
+pid_after=
+if echo "SELECT pg_backend_pid();" >&"$watch_w" 2>/dev/null; then
+	read -r -t 30 pid_after <&"$watch_r" || pid_after=
+fi
+exec {watch_w}>&- {watch_r}<&-
 
 ran=$(grep -a -o 'queries: [0-9]*' "$work/sqlsmith.log" | tail -n 1 | grep -o '[0-9]*$')
 rate=$(grep -a -o 'error rate: [0-9.]*' "$work/sqlsmith.log" | tail -n 1 | grep -o '[0-9.]*$')
@@ -143,7 +149,9 @@ read -r nbc_queries nbc_calls <"$work/nbc_queries"
 echo "# $nbc_queries of ${ran:-?} queries call nbc's functions or use nb_model; error rate ${rate:-?}"
 echo "# calls: ${nbc_calls:-none}"
 echo "# most frequent errors (sqlsmith's last report):"
-awk '/^queries: / { n = 0 } /^[0-9]+\t/ && n < 8 { print "#   " $0; n++ }' "$work/sqlsmith.log" | tail -n 8
+awk '/^[0-9]+\t/ { if (!inblock) n = 0; inblock = 1; if (n < 8) top[n++] = $0; next }
+	{ inblock = 0 }
+	END { for (i = 0; i < n; i++) print "#   " top[i] }' "$work/sqlsmith.log"
 if [ "$failed" -eq 0 ]; then
 	psql -XqAt -d postgres -c "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/dev/null 2>&1
 fi
