@@ -19,7 +19,7 @@ nbc_setup() {
 	# build headers; scikit-learn, the parity peer, and the loaders' driver;
 	# weka for its Reuters data; clang's libFuzzer for the unit suite's fuzz run
 	local packages=(postgresql-server-dev-15 python3-sklearn python3-pandas python3-psycopg2 weka
-		dataset-fashion-mnist clang libclang-rt-14-dev)
+		dataset-fashion-mnist clang libclang-rt-14-dev sqlsmith)
 	local sudo=() missing=() p status
 
 	if [ "$(id -u)" -ne 0 ]; then

@@ -1,9 +1,10 @@
 #!/bin/sh
-# check.sh — run by `make check`: the unit tests, then a short fuzz run that
-# counts as one more test; prints one summary line for all of them.
+# check.sh — run by `make check`: the unit tests, then short runs of the two
+# fuzzers, each counted as one more test; prints one summary line for all.
 cd "$(dirname "$0")" || exit 2
 MAKE=${MAKE:-make}
 FUZZ_SECONDS=${FUZZ_SECONDS:-20}
+FUZZ_DECODE_SECONDS=${FUZZ_DECODE_SECONDS:-10}
 FUZZ_MAX_LEN=${FUZZ_MAX_LEN:-4096}
 
 out=$(./test_model)
@@ -20,35 +21,43 @@ if [ -z "$passed" ]; then
 	failed=1
 fi
 
-name="fuzz nb_view_open"
-if ! $MAKE -s fuzz_model >fuzz-check.log 2>&1; then
-	echo "not ok - $name: cannot build the fuzzer (clang with libFuzzer: apt-get install clang libclang-rt-14-dev), see test/unit/fuzz-check.log"
-	failed=$((failed + 1))
-else
-	mkdir -p fuzz-work fuzz-artifacts
-	./fuzz_model -max_total_time="$FUZZ_SECONDS" -max_len="$FUZZ_MAX_LEN" \
-		-artifact_prefix=fuzz-artifacts/ -print_final_stats=1 fuzz-work corpus \
-		>>fuzz-check.log 2>&1
+# run_fuzzer NAME TARGET SECONDS WORKDIR LOG: build TARGET, fuzz for SECONDS
+# from corpus/ (new inputs in WORKDIR), count the result as one test.
+run_fuzzer() {
+	name=$1 target=$2 seconds=$3 work=$4 log=$5
+	if ! $MAKE -s "$target" >"$log" 2>&1; then
+		echo "not ok - $name: cannot build the fuzzer (clang with libFuzzer: apt-get install clang libclang-rt-14-dev), see test/unit/$log"
+		failed=$((failed + 1))
+		return
+	fi
+	mkdir -p "$work" fuzz-artifacts
+	./"$target" -max_total_time="$seconds" -max_len="$FUZZ_MAX_LEN" \
+		-artifact_prefix=fuzz-artifacts/ -print_final_stats=1 "$work" corpus \
+		>>"$log" 2>&1
 	fstatus=$?
-	runs=$(sed -n 's/^stat::number_of_executed_units: *\([0-9]*\).*/\1/p' fuzz-check.log | tail -n 1)
+	runs=$(sed -n 's/^stat::number_of_executed_units: *\([0-9]*\).*/\1/p' "$log" | tail -n 1)
 	if [ -z "$runs" ]; then
-		runs=$(sed -n 's/.*#\([0-9][0-9]*\)[[:space:]].*/\1/p' fuzz-check.log | tail -n 1)
+		runs=$(sed -n 's/.*#\([0-9][0-9]*\)[[:space:]].*/\1/p' "$log" | tail -n 1)
 	fi
 	if [ "$fstatus" -eq 0 ]; then
-		echo "ok - $name (${runs:-?} runs in ${FUZZ_SECONDS} s)"
+		echo "ok - $name (${runs:-?} runs in ${seconds} s)"
 		passed=$((passed + 1))
 	else
-		what=$(grep -m 1 -E '^fuzz_model:|ERROR: (AddressSanitizer|libFuzzer|LeakSanitizer)|runtime error' fuzz-check.log)
-		artifact=$(sed -n 's/.*Test unit written to \(.*\)$/\1/p' fuzz-check.log | tail -n 1)
-		echo "not ok - $name: exit status $fstatus after ${runs:-?} runs: ${what:-see test/unit/fuzz-check.log}"
+		what=$(grep -m 1 -E "^$target:|ERROR: (AddressSanitizer|libFuzzer|LeakSanitizer)|runtime error" "$log")
+		artifact=$(sed -n 's/.*Test unit written to \(.*\)$/\1/p' "$log" | tail -n 1)
+		echo "not ok - $name: exit status $fstatus after ${runs:-?} runs: ${what:-see test/unit/$log}"
 		if [ -n "$artifact" ] && [ -f "$artifact" ]; then
 			echo "# input: test/unit/$artifact"
 			echo "# hex: $(od -An -v -tx1 "$artifact" | tr -d ' \n')"
 		fi
-		echo "# full output: test/unit/fuzz-check.log"
+		echo "# full output: test/unit/$log"
 		failed=$((failed + 1))
 	fi
-fi
+}
+
+run_fuzzer "fuzz nb_view_open" fuzz_model "$FUZZ_SECONDS" fuzz-work fuzz-check.log
+run_fuzzer "fuzz the decoder alone (fuzz_decode)" fuzz_decode "$FUZZ_DECODE_SECONDS" \
+	fuzz-decode-work fuzz-decode-check.log
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -1,0 +1,317 @@
+/*
+ * fuzz_decode.c — fast libFuzzer target for the model decoder alone.
+ *
+ * fuzz_model.c uses every accepted value the way the server does (scorers,
+ * mutual information, a dense reference), which makes it thorough but slow
+ * (hundreds of executions per second).  This target only decodes: every
+ * input goes to nb_view_open, and an accepted value is walked through
+ * everything the view exposes (classes, features, items, entries, strings)
+ * while checking that the view keeps the promises nb_format.h makes, then
+ * merged into an empty trainer and re-serialized, which must give the same
+ * bytes.  Any broken promise aborts, and AddressSanitizer catches a read
+ * outside the input (libFuzzer hands it over in a buffer of exactly its
+ * size).
+ *
+ * Random bytes almost never pass the checksum, so the custom mutator
+ * mutates with libFuzzer's own mutations, sometimes also edits one of the
+ * count and length fields, and then usually repairs the checksum: the
+ * mutation then reaches the checks behind it.
+ *
+ * Environment:
+ *   NBC_FUZZ_TOLERATE_KNOWN=1  do not fail on the known bugs listed at
+ *       NBT_TOLERATE_KNOWN in model_check.h.
+ */
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model_check.h"
+#include "nb_format.h"
+#include "nb_trainer.h"
+
+size_t		LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max_size);
+
+static bool tolerate_known;
+
+/* Keeps the walk from being optimized away. */
+static volatile uint64_t sink;
+
+int
+LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	const char *e = getenv("NBC_FUZZ_TOLERATE_KNOWN");
+
+	(void) argc;
+	(void) argv;
+	tolerate_known = e != NULL && e[0] == '1';
+	return 0;
+}
+
+static uint64_t
+bits(double x)
+{
+	uint64_t	u;
+
+	memcpy(&u, &x, 8);
+	return u;
+}
+
+static void
+fail(const NbView *v, const char *what)
+{
+	fprintf(stderr, "fuzz_decode: accepted value (version %u, C=%u V=%u E=%llu F=%u): %s\n",
+			v->version, v->n_classes, v->n_tokens, (unsigned long long) v->n_entries,
+			v->n_features, what);
+	abort();
+}
+
+/* Does [s, s + len) lie inside the input? */
+static bool
+inside(const uint8_t *data, size_t size, const void *s, size_t len)
+{
+	const uint8_t *p = s;
+
+	return p >= data && p <= data + size && len <= (size_t) (data + size - p);
+}
+
+/*
+ * n strings of the lengths at lengths[first..first+n) starting at area:
+ * inside the input, without a zero byte, strictly increasing.  Returns
+ * their total length.
+ */
+static size_t
+walk_strings(const NbView *v, const uint8_t *data, size_t size,
+			 const unsigned char *lengths, uint64_t first, uint64_t n,
+			 const char *area, const char *what)
+{
+	size_t		off = 0;
+	const char *prev = NULL;
+	uint32_t	prev_len = 0;
+	uint64_t	h = 0;
+
+	for (uint64_t i = first; i < first + n; i++)
+	{
+		uint32_t	len = nb_read_u32(lengths, i);
+		const char *s = area + off;
+
+		if (!inside(data, size, s, len))
+			fail(v, what);
+		if (memchr(s, '\0', len) != NULL)
+			fail(v, "a string holds a zero byte");
+		if (prev != NULL && nb_strcmp(prev, prev_len, s, len) >= 0)
+			fail(v, "strings out of order");
+		h ^= nb_hash_bytes(s, len, i);
+		prev = s;
+		prev_len = len;
+		off += len;
+	}
+	sink ^= h;
+	return off;
+}
+
+static void
+walk(const NbView *v, const uint8_t *data, size_t size)
+{
+	double		docs = 0;
+	uint64_t	entry = 0;
+	uint64_t	items = 0;
+	size_t		token_off = 0;
+	size_t		label_bytes;
+	size_t		name_bytes = 0;
+
+	if (v->size != size || v->n_classes == 0 ||
+		(v->version != 1 && v->version != 2) ||
+		(v->version == 1 && (v->n_features != 1 || v->vector_len != 0)))
+		fail(v, "inconsistent header fields");
+
+	/* classes */
+	label_bytes = walk_strings(v, data, size, v->label_len, 0, v->n_classes,
+							   v->labels, "label outside the value");
+	for (uint32_t c = 0; c < v->n_classes; c++)
+	{
+		double		d = nb_read_f64(v->class_docs, c);
+
+		if (!(isfinite(d) && d > 0))
+			fail(v, "a class document count is not positive and finite");
+		docs += d;
+	}
+	if (!isfinite(docs))
+		fail(v, "the document counts add up to infinity");
+	if (v->tokens != v->labels + label_bytes)
+		fail(v, "items do not follow the labels");
+
+	/* features, with their items and entries */
+	if (v->version == 2)
+		name_bytes = walk_strings(v, data, size, v->feature_name_len, 0, v->n_features,
+								  v->feature_names, "feature name outside the value");
+	for (uint32_t j = 0; j < v->n_features; j++)
+	{
+		NbFeatureType type = nb_view_feature_type(v, j);
+		uint32_t	n_items = nb_view_feature_items(v, j);
+
+		if (type < NB_FEATURE_BAG || type > NB_FEATURE_TYPE_MAX)
+			fail(v, "a feature of unknown type");
+		if (n_items > 0 && type != NB_FEATURE_BAG && type != NB_FEATURE_CATEGORICAL)
+			fail(v, "items of a feature that has none");
+		if (n_items > v->n_tokens - items)
+			fail(v, "feature items exceed the items");
+		for (uint32_t c = 0; c < v->n_classes; c++)
+		{
+			double		present = nb_view_present(v, j, c);
+			double		a = nb_view_a(v, j, c);
+			double		b = nb_view_b(v, j, c);
+
+			if (!(present >= 0 && present <= nb_read_f64(v->class_docs, c)))
+				fail(v, "a feature present in more rows than its class has");
+			if (!isfinite(a) || !(b >= 0 && isfinite(b)))
+				fail(v, "a feature statistic is not finite");
+			if (type == NB_FEATURE_BOOLEAN && a > present)
+				fail(v, "a boolean true in more rows than present");
+			sink += bits(present) ^ bits(b);
+		}
+		if (v->version == 2)
+		{
+			double		rows = nb_read_f64(v->feature_rows, j);
+
+			if (!(rows >= 0 && isfinite(rows) && isfinite(nb_read_f64(v->feature_mean, j)) &&
+				  isfinite(nb_read_f64(v->feature_m2, j))))
+				fail(v, "overall feature statistics are not finite");
+		}
+		token_off += walk_strings(v, data, size, v->token_len, items, n_items,
+								  v->tokens + token_off, "item outside the value");
+		for (uint64_t t = items; t < items + n_items; t++)
+		{
+			uint32_t	n = nb_read_u32(v->token_entries, t);
+			int64_t		prev_class = -1;
+
+			if (n == 0 || n > v->n_classes || n > v->n_entries - entry)
+				fail(v, "an item with an invalid number of entries");
+			for (uint32_t k = 0; k < n; k++, entry++)
+			{
+				uint32_t	c = nb_read_u32(v->entry_class, entry);
+				double		count = nb_read_f64(v->entry_count, entry);
+				double		d = nb_read_f64(v->entry_docs, entry);
+
+				if (c >= v->n_classes || (int64_t) c <= prev_class)
+					fail(v, "an entry of an invalid class");
+				if (!(isfinite(count) && count > 0 && isfinite(d) && d > 0))
+					fail(v, "an entry count is not positive and finite");
+				if (d > nb_view_present(v, j, c))
+					fail(v, "an item in more rows than its feature");
+				prev_class = c;
+				sink += c;
+			}
+		}
+		items += n_items;
+	}
+	if (items != v->n_tokens || entry != v->n_entries)
+		fail(v, "items or entries do not add up");
+	if (v->version == 2 && v->feature_names != v->tokens + token_off)
+		fail(v, "feature names do not follow the items");
+	if ((const uint8_t *) (v->version == 2 ? v->feature_names + name_bytes :
+						   v->tokens + token_off) != data + size)
+		fail(v, "the strings do not end at the end of the value");
+	if (nb_format_checksum(data, size) != v->checksum)
+		fail(v, "accepted with a wrong checksum");
+}
+
+/* Merge into an empty trainer and write again: the same bytes. */
+static void
+round_trip(const NbView *v, const uint8_t *data, size_t size)
+{
+	NbTrainer  *t = nb_trainer_create();
+	uint32_t	conflict = UINT32_MAX;
+	unsigned char *out = NULL;
+	const char *err = NULL;
+	size_t		n;
+
+	if (nb_trainer_merge_view(t, v, &conflict) != NB_MERGE_OK)
+		err = "merging a valid model into an empty trainer is refused";
+	else if (t->overflow || !nb_trainer_sums_finite(t))
+		err = "merging one valid model into an empty trainer reports an overflow";
+	else if ((n = nb_trainer_flat_size(t, SIZE_MAX)) != size)
+		err = "round trip: the re-serialized model has another size";
+	else
+	{
+		out = malloc(n);
+		nb_trainer_write(t, out, n);
+		if (memcmp(out, data, size) != 0)
+			err = "round trip: the re-serialized model differs";
+	}
+	free(out);
+	nb_trainer_destroy(t);
+	if (err != NULL)
+	{
+		const char *known = nbt_known_bug(data, size, v, err);
+
+		if (known != NULL)
+		{
+			if (tolerate_known)
+				return;
+			fprintf(stderr, "fuzz_decode: known src/ bug: %s\n", known);
+		}
+		fail(v, err);
+	}
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	NbView		view;
+	NbFormatError error;
+
+	memset(error.message, 'x', sizeof(error.message));
+	if (!nb_view_open(&view, data, size, &error))
+	{
+		if (memchr(error.message, '\0', sizeof(error.message)) == NULL || error.message[0] == '\0')
+		{
+			fprintf(stderr, "fuzz_decode: rejected without a terminated error message\n");
+			abort();
+		}
+		return 0;
+	}
+	walk(&view, data, size);
+	round_trip(&view, data, size);
+	return 0;
+}
+
+/*
+ * Offsets of the count fields in the header (C, V, E low and high words,
+ * and for version 2 F and the vector length).
+ */
+static const size_t count_fields[] = {8, 12, 16, 20, 32, 36};
+
+size_t
+LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsigned int seed)
+{
+	uint64_t	s = seed * UINT64_C(0x9e3779b97f4a7c15) + size;
+	uint64_t	r = nbt_rand(&s);
+	size_t		n = LLVMFuzzerMutate(data, size, max_size);
+
+	if (n < NB_HEADER_SIZE)
+		return n;
+	/* one time in four, nudge a count or a length field by a small amount */
+	if ((r & 3) == 0)
+	{
+		size_t		off;
+		uint32_t	v;
+		int32_t		delta = (int32_t) ((r >> 8) % 5) - 2;
+
+		if ((r >> 4) & 1)
+			off = count_fields[(r >> 16) % (data[4] == NB_FORMAT_VERSION_TEXT ? 4 : 6)];
+		else
+			off = NB_HEADER_SIZE + 4 * ((r >> 16) % ((n - NB_HEADER_SIZE) / 4 + 1));
+		if (off + 4 <= n)
+		{
+			v = nb_read_u32(data + off, 0);
+			nb_write_u32(data + off, 0, v + (uint32_t) (delta == 0 ? 1 : delta));
+		}
+	}
+	/* seven times in eight, a valid checksum so the mutation gets past it */
+	if (((r >> 32) & 7) != 0)
+		nbt_fix_checksum(data, n);
+	return n;
+}
