@@ -10,7 +10,10 @@
 # reset the backend's peak resident memory (writing 5 to clear_refs resets
 # VmHWM to the current VmRSS), run the operation, read VmHWM.  Reports peak
 # minus baseline as a ratio to (result + input) bytes and flags ratios above
-# 3; a refused operation (an over-limit merge) counts its input only.  The
+# 3; a refused operation (an over-limit merge) counts its input only.
+# Prints a TAP line per operation: "ok" within its bound, 3x for all but
+# training a row of very many small tokens, which has its own, larger
+# bound (see below).  The
 # operations store what they make as users do: INSERT into a table (storage
 # external, so that compression does not count), and COPY TO and FROM a
 # file for the text form; PostgreSQL's own copies count too.
@@ -19,7 +22,7 @@
 # in a PostgreSQL value, see nb_format.h); NBC_MEM_SCALE=0.25 runs all of
 # them at a quarter of the size (the over-limit merge then fits).  Needs
 # ~4 GB of free memory at full size.  Leaves nothing behind (works in schema
-# nbc_mem, dropped at the end).  Always exits 0 unless it cannot set up.
+# nbc_mem, dropped at the end).  Exits 1 if an operation passed its bound.
 set -uo pipefail
 
 scale=${NBC_MEM_SCALE:-1}
@@ -76,6 +79,8 @@ SQL
 bytes() { "${psql_cmd[@]}" -c "$1"; }
 
 flagged=0
+bound=3
+tap=()
 printf '%-34s %10s %10s %10s %7s\n' operation "input MB" "result MB" "peak MB" ratio
 
 # measure NAME INPUT_BYTES RESULT_BYTES SETUP_SQL OPERATION_SQL
@@ -103,6 +108,11 @@ measure() {
 	ratio=$(awk -v p=$(( (peak - base) * 1024 )) -v d=$(( input + result )) 'BEGIN { printf "%.2f", p / d }')
 	mark=""
 	if awk -v r="$ratio" 'BEGIN { exit !(r > 3) }'; then mark="  > 3x"; flagged=$((flagged + 1)); fi
+	if awk -v r="$ratio" -v b="$bound" 'BEGIN { exit !(r <= b) }'; then
+		tap+=("ok - memory: $name: ${ratio}x of result + input (bound ${bound}x)")
+	else
+		tap+=("not ok - memory: $name: ${ratio}x of result + input, over its bound of ${bound}x")
+	fi
 	printf '%-34s %10.1f %10.1f %10.1f %7s%s\n' "$name" \
 		"$(awk -v b="$input" 'BEGIN { print b / 1e6 }')" "$(awk -v b="$result" 'BEGIN { print b / 1e6 }')" \
 		"$(awk -v b=$(( (peak - base) * 1024 )) 'BEGIN { print b / 1e6 }')" "$ratio" "$mark"
@@ -121,9 +131,15 @@ measure "train, largest model" "$label_max" "$(msize max)" "$out_table" \
 # label "x", n tokens: header 32, class 8 + 4, per token 4 + 4, per entry
 # 4 + 8 + 8, the label and the tokens' bytes
 token_bytes=$(bytes "SELECT sum(length('t' || i)) FROM generate_series(1, $n_tokens) i")
+# A known miss of the 3x target: the trainer's token hash table (64-byte
+# slots kept at most half full, doubling as it grows, old and new table side
+# by side while it grows) costs ~9x a short token's share of the model.  The
+# bound guards against that getting worse until the table is made compact.
+bound=12
 measure "train, $n_tokens small tokens" "$(bytes "SELECT pg_column_size(a) FROM nbc_mem.tokens")" \
 	$(( 32 + 12 + n_tokens * (8 + 20) + 1 + token_bytes )) "$out_table" \
 	"INSERT INTO r SELECT nb_train('x', a) FROM nbc_mem.tokens;"
+bound=3
 text_len=$(( $(stat -c %s "$dir/max.txt") - 1 ))
 measure "output: COPY TO, largest model" "$(msize max)" "$text_len" "" \
 	"COPY (SELECT m FROM nbc_mem.model WHERE name = 'max') TO '$dir/out.txt';"
@@ -139,3 +155,6 @@ measure "merge of two that fit" "$fit_sum" "$(( fit_sum - 41 ))" "$out_table" \
 
 "${psql_cmd[@]}" -c "DROP SCHEMA nbc_mem CASCADE"
 echo "# $flagged operation(s) above 3x (scale $scale)"
+printf '%s\n' "${tap[@]}"
+! printf '%s\n' "${tap[@]}" | grep -q '^not ok'
+
