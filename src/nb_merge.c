@@ -1,0 +1,868 @@
+/*
+ * nb_merge.c — merging serialized models as sorted runs, see nb_merge.h.
+ *
+ * Two passes.  nb_merger_create merges the small parts (labels, feature
+ * names and the per-class statistics of every feature), then the items of
+ * each feature: a heap of the inputs that have the feature, ordered by
+ * their current item, yields the output items in order, and the plan
+ * records for each the inputs it comes from (one byte each, the last one
+ * flagged).  That gives the exact size.  nb_merger_write replays the plan
+ * without comparing a string again, copying single-source items as they
+ * are and adding up the entries of the others class by class, in input
+ * order.
+ */
+#include "nb_merge.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "nb_alloc.h"
+
+#define NONE UINT32_MAX
+#define PLAN_LAST 0x80
+
+void
+nb_merge_moments(double *n, double *mean, double *m2, double nb, double meanb, double m2b)
+{
+	double		total = *n + nb;
+	double		delta = meanb - *mean;
+
+	if (nb == 0)
+		return;
+	if (*n == 0)
+	{
+		/* exactly the other sample (the formula would compute inf * 0 for huge means) */
+		*n = nb;
+		*mean = meanb;
+		*m2 = m2b;
+		return;
+	}
+	*mean += delta * (nb / total);
+	*m2 += m2b + delta * delta * (*n * nb / total);
+	*n = total;
+}
+
+/* Position of an input in its items: the next item, its first entry and string. */
+typedef struct Cursor
+{
+	uint32_t	item;
+	uint64_t	entry;
+	size_t		off;
+} Cursor;
+
+struct NbMerger
+{
+	const NbView *in;
+	uint32_t	n;
+	/* classes: the union of the labels, in order */
+	uint32_t	C;
+	size_t	   *class_base;		/* [n]: input i's classes start here in class_map */
+	uint32_t   *class_map;		/* input class -> output class */
+	const char **label;
+	uint32_t   *label_len;
+	double	   *class_docs;
+	/* features: the union of the names, in order */
+	uint32_t	F;
+	size_t	   *feature_base;	/* [n]: input i's features start here in feature_map */
+	uint32_t   *feature_map;	/* input feature -> output feature */
+	uint32_t   *feature_src;	/* [F * n]: the input's feature, or NONE */
+	const char **name;
+	uint32_t   *name_len;
+	uint32_t   *type;
+	uint32_t   *items;			/* [F]: output items of each feature */
+	double	   *present;		/* [F * C] */
+	double	   *fa;
+	double	   *fb;
+	double	   *rows;			/* [F] */
+	double	   *mean;
+	double	   *m2;
+	uint32_t	vector_len;
+	bool		text_only;
+	bool		overflow;		/* a class or feature statistic is not finite */
+	/* items */
+	uint64_t	V;
+	uint64_t	E;
+	size_t		label_bytes;
+	size_t		token_bytes;
+	size_t		name_bytes;
+	uint8_t    *plan;			/* per output item its inputs, ascending, last | PLAN_LAST */
+	/* scratch for items with several inputs: per output class */
+	uint64_t   *stamp;
+	uint64_t	stamp_now;
+	double	   *acc_count;
+	double	   *acc_docs;
+	uint32_t   *touched;
+};
+
+static const char *
+feature_name(const NbView *v, uint32_t j, size_t *off)
+{
+	const char *s = v->feature_names + *off;
+
+	*off += nb_view_feature_name_len(v, j);
+	return s;
+}
+
+NbMergeStatus
+nb_merge_check(const NbView *earlier, uint32_t n, const NbView *v, NbMergeConflict *conflict)
+{
+	uint32_t	first = NONE;
+
+	conflict->earlier_vector_len = 0;
+	for (uint32_t i = 0; i < n; i++)
+		if (earlier[i].vector_len != 0)
+			conflict->earlier_vector_len = earlier[i].vector_len;
+	if (v->vector_len != 0 && conflict->earlier_vector_len != 0 &&
+		v->vector_len != conflict->earlier_vector_len)
+		return NB_MERGE_VECTOR_CONFLICT;
+
+	/* both name lists are sorted: walk them side by side */
+	for (uint32_t i = 0; i < n; i++)
+	{
+		const NbView *e = &earlier[i];
+		size_t		voff = 0;
+		size_t		eoff = 0;
+		uint32_t	k = 0;
+		const char *ename = e->n_features > 0 ? feature_name(e, 0, &eoff) : NULL;
+
+		for (uint32_t j = 0; j < v->n_features && j < first && k < e->n_features; j++)
+		{
+			uint32_t	len = nb_view_feature_name_len(v, j);
+			const char *vname = feature_name(v, j, &voff);
+			int			c = -1;
+
+			while (k < e->n_features &&
+				   (c = nb_strcmp(ename, nb_view_feature_name_len(e, k), vname, len)) < 0)
+				if (++k < e->n_features)
+					ename = feature_name(e, k, &eoff);
+			if (c == 0 && nb_view_feature_type(e, k) != nb_view_feature_type(v, j))
+			{
+				first = j;
+				conflict->earlier_type = nb_view_feature_type(e, k);
+			}
+		}
+	}
+	if (first == NONE)
+		return NB_MERGE_OK;
+	conflict->feature = first;
+	return NB_MERGE_TYPE_CONFLICT;
+}
+
+/*
+ * The union of n sorted string lists (lists[i] has count[i] strings, lengths
+ * in len_arrays[i]); maps every input string to its output position and
+ * returns the number of output strings, whose pointers and lengths go to
+ * out / out_len (room for the sum of the counts).  Few strings (labels,
+ * feature names): a linear scan for the smallest head is enough.
+ */
+static uint32_t
+union_strings(uint32_t n, const char *const *areas, const unsigned char *const *len_arrays,
+			  const uint32_t *count, const size_t *base, uint32_t *map,
+			  const char **out, uint32_t *out_len, size_t *bytes)
+{
+	uint32_t   *pos = nb_alloc_zero(sizeof(uint32_t) * n);
+	size_t	   *off = nb_alloc_zero(sizeof(size_t) * n);
+	uint32_t	total = 0;
+
+	*bytes = 0;
+	for (;;)
+	{
+		int64_t		best = -1;
+		const char *bs = NULL;
+		uint32_t	blen = 0;
+
+		for (uint32_t i = 0; i < n; i++)
+		{
+			const char *s;
+			uint32_t	len;
+
+			if (pos[i] >= count[i])
+				continue;
+			s = areas[i] + off[i];
+			len = nb_read_u32(len_arrays[i], pos[i]);
+			if (best < 0 || nb_strcmp(s, len, bs, blen) < 0)
+			{
+				best = i;
+				bs = s;
+				blen = len;
+			}
+		}
+		if (best < 0)
+			break;
+		out[total] = bs;
+		out_len[total] = blen;
+		*bytes += blen;
+		for (uint32_t i = (uint32_t) best; i < n; i++)
+		{
+			uint32_t	len;
+
+			if (pos[i] >= count[i])
+				continue;
+			len = nb_read_u32(len_arrays[i], pos[i]);
+			if (nb_strcmp(areas[i] + off[i], len, bs, blen) != 0)
+				continue;
+			map[base[i] + pos[i]] = total;
+			pos[i]++;
+			off[i] += len;
+		}
+		total++;
+	}
+	nb_free(pos);
+	nb_free(off);
+	return total;
+}
+
+static void
+merge_classes(NbMerger *m)
+{
+	const char **areas = nb_alloc(sizeof(char *) * m->n);
+	const unsigned char **lens = nb_alloc(sizeof(unsigned char *) * m->n);
+	uint32_t   *count = nb_alloc(sizeof(uint32_t) * m->n);
+	size_t		total = 0;
+
+	m->class_base = nb_alloc(sizeof(size_t) * m->n);
+	for (uint32_t i = 0; i < m->n; i++)
+	{
+		areas[i] = m->in[i].labels;
+		lens[i] = m->in[i].label_len;
+		count[i] = m->in[i].n_classes;
+		m->class_base[i] = total;
+		total += count[i];
+	}
+	m->class_map = nb_alloc(sizeof(uint32_t) * total);
+	m->label = nb_alloc(sizeof(char *) * total);
+	m->label_len = nb_alloc(sizeof(uint32_t) * total);
+	m->C = union_strings(m->n, areas, lens, count, m->class_base, m->class_map,
+						 m->label, m->label_len, &m->label_bytes);
+	m->class_docs = nb_alloc_zero(sizeof(double) * m->C);
+	for (uint32_t i = 0; i < m->n; i++)
+		for (uint32_t c = 0; c < count[i]; c++)
+		{
+			double	   *d = &m->class_docs[m->class_map[m->class_base[i] + c]];
+
+			*d += nb_read_f64(m->in[i].class_docs, c);
+			if (!isfinite(*d))
+				m->overflow = true;
+		}
+	nb_free(areas);
+	nb_free(lens);
+	nb_free(count);
+}
+
+/* A version 1 view's one feature: the bag "", lengths from this zero. */
+static const unsigned char zero_len[4];
+
+static void
+merge_features(NbMerger *m)
+{
+	const char **areas = nb_alloc(sizeof(char *) * m->n);
+	const unsigned char **lens = nb_alloc(sizeof(unsigned char *) * m->n);
+	uint32_t   *count = nb_alloc(sizeof(uint32_t) * m->n);
+	size_t		total = 0;
+	uint32_t	C;
+
+	m->feature_base = nb_alloc(sizeof(size_t) * m->n);
+	for (uint32_t i = 0; i < m->n; i++)
+	{
+		const NbView *v = &m->in[i];
+
+		areas[i] = v->feature_names;
+		lens[i] = v->version == NB_FORMAT_VERSION_TEXT ? zero_len : v->feature_name_len;
+		count[i] = v->n_features;
+		m->feature_base[i] = total;
+		total += count[i];
+		if (v->vector_len != 0)
+			m->vector_len = v->vector_len;
+	}
+	m->feature_map = nb_alloc(sizeof(uint32_t) * (total ? total : 1));
+	m->name = nb_alloc(sizeof(char *) * (total ? total : 1));
+	m->name_len = nb_alloc(sizeof(uint32_t) * (total ? total : 1));
+	m->F = union_strings(m->n, areas, lens, count, m->feature_base, m->feature_map,
+						 m->name, m->name_len, &m->name_bytes);
+
+	C = m->C;
+	m->feature_src = nb_alloc(sizeof(uint32_t) * ((size_t) m->F * m->n + 1));
+	memset(m->feature_src, 0xff, sizeof(uint32_t) * ((size_t) m->F * m->n + 1));
+	m->type = nb_alloc(sizeof(uint32_t) * (m->F + 1));
+	m->items = nb_alloc_zero(sizeof(uint32_t) * (m->F + 1));
+	m->present = nb_alloc_zero(sizeof(double) * ((size_t) m->F * C + 1));
+	m->fa = nb_alloc_zero(sizeof(double) * ((size_t) m->F * C + 1));
+	m->fb = nb_alloc_zero(sizeof(double) * ((size_t) m->F * C + 1));
+	m->rows = nb_alloc_zero(sizeof(double) * (m->F + 1));
+	m->mean = nb_alloc_zero(sizeof(double) * (m->F + 1));
+	m->m2 = nb_alloc_zero(sizeof(double) * (m->F + 1));
+
+	/* exactly nb_trainer_merge_view's arithmetic, input after input */
+	for (uint32_t i = 0; i < m->n; i++)
+	{
+		const NbView *v = &m->in[i];
+		const uint32_t *cmap = m->class_map + m->class_base[i];
+
+		for (uint32_t j = 0; j < v->n_features; j++)
+		{
+			uint32_t	f = m->feature_map[m->feature_base[i] + j];
+			NbFeatureType type = nb_view_feature_type(v, j);
+
+			m->feature_src[(size_t) f * m->n + i] = j;
+			m->type[f] = (uint32_t) type;
+			for (uint32_t c = 0; c < v->n_classes; c++)
+			{
+				size_t		k = (size_t) f * C + cmap[c];
+				double		present = nb_view_present(v, j, c);
+
+				if (type == NB_FEATURE_GAUSSIAN)
+					nb_merge_moments(&m->present[k], &m->fa[k], &m->fb[k],
+									 present, nb_view_a(v, j, c), nb_view_b(v, j, c));
+				else
+				{
+					m->present[k] += present;
+					m->fa[k] += nb_view_a(v, j, c);
+				}
+				if (!isfinite(m->present[k]) || !isfinite(m->fa[k]) || !isfinite(m->fb[k]))
+					m->overflow = true;
+			}
+			if (type == NB_FEATURE_GAUSSIAN)
+			{
+				nb_merge_moments(&m->rows[f], &m->mean[f], &m->m2[f],
+								 nb_read_f64(v->feature_rows, j),
+								 nb_read_f64(v->feature_mean, j),
+								 nb_read_f64(v->feature_m2, j));
+				if (!isfinite(m->m2[f]) || !isfinite(m->mean[f]))
+					m->overflow = true;
+			}
+		}
+	}
+
+	/* as the trainer decides: only the bag "" present in every document */
+	m->text_only = m->F == 1 && m->name_len[0] == 0 && m->type[0] == NB_FEATURE_BAG;
+	for (uint32_t c = 0; m->text_only && c < C; c++)
+		if (m->present[c] != m->class_docs[c])
+			m->text_only = false;
+
+	nb_free(areas);
+	nb_free(lens);
+	nb_free(count);
+}
+
+/* The current item of input i as a string. */
+static inline const char *
+item_str(const NbMerger *m, const Cursor *cur, uint32_t i, uint32_t *len)
+{
+	*len = nb_read_u32(m->in[i].token_len, cur[i].item);
+	return m->in[i].tokens + cur[i].off;
+}
+
+/* Does input a's current item come before input b's (ties: lower input first)? */
+static inline bool
+head_less(const NbMerger *m, const Cursor *cur, uint32_t a, uint32_t b)
+{
+	uint32_t	alen;
+	uint32_t	blen;
+	const char *as = item_str(m, cur, a, &alen);
+	const char *bs = item_str(m, cur, b, &blen);
+	int			c = nb_strcmp(as, alen, bs, blen);
+
+	return c < 0 || (c == 0 && a < b);
+}
+
+static void
+sift_down(const NbMerger *m, const Cursor *cur, uint32_t *heap, uint32_t size, uint32_t at)
+{
+	uint32_t	x = heap[at];
+
+	for (;;)
+	{
+		uint32_t	child = 2 * at + 1;
+
+		if (child >= size)
+			break;
+		if (child + 1 < size && head_less(m, cur, heap[child + 1], heap[child]))
+			child++;
+		if (!head_less(m, cur, heap[child], x))
+			break;
+		heap[at] = heap[child];
+		at = child;
+	}
+	heap[at] = x;
+}
+
+/* Step input i past its current item. */
+static inline void
+advance(const NbMerger *m, Cursor *cur, uint32_t i)
+{
+	const NbView *v = &m->in[i];
+
+	cur[i].off += nb_read_u32(v->token_len, cur[i].item);
+	cur[i].entry += nb_read_u32(v->token_entries, cur[i].item);
+	cur[i].item++;
+}
+
+/* Distinct output classes of the entries of an item made of srcs[0..k). */
+static uint32_t
+count_classes(NbMerger *m, const Cursor *cur, const uint32_t *srcs, uint32_t k)
+{
+	uint32_t	distinct = 0;
+
+	m->stamp_now++;
+	for (uint32_t s = 0; s < k; s++)
+	{
+		uint32_t	i = srcs[s];
+		const NbView *v = &m->in[i];
+		const uint32_t *cmap = m->class_map + m->class_base[i];
+		uint32_t	ne = nb_read_u32(v->token_entries, cur[i].item);
+
+		for (uint32_t x = 0; x < ne; x++)
+		{
+			uint32_t	c = cmap[nb_read_u32(v->entry_class, cur[i].entry + x)];
+
+			if (m->stamp[c] != m->stamp_now)
+			{
+				m->stamp[c] = m->stamp_now;
+				distinct++;
+			}
+		}
+	}
+	return distinct;
+}
+
+/* The plan of the items: which inputs make each output item. */
+static void
+plan_items(NbMerger *m)
+{
+	Cursor	   *cur = nb_alloc_zero(sizeof(Cursor) * m->n);
+	uint32_t   *heap = nb_alloc(sizeof(uint32_t) * m->n);
+	uint32_t   *srcs = nb_alloc(sizeof(uint32_t) * m->n);
+	uint32_t   *end = nb_alloc(sizeof(uint32_t) * m->n);
+	uint64_t	cap = 0;
+	uint64_t	p = 0;
+
+	for (uint32_t i = 0; i < m->n; i++)
+		cap += m->in[i].n_tokens;
+	m->plan = nb_alloc(cap ? cap : 1);
+	m->stamp = nb_alloc_zero(sizeof(uint64_t) * (m->C + 1));
+	m->acc_count = nb_alloc(sizeof(double) * (m->C + 1));
+	m->acc_docs = nb_alloc(sizeof(double) * (m->C + 1));
+	m->touched = nb_alloc(sizeof(uint32_t) * (m->C + 1));
+
+	for (uint32_t f = 0; f < m->F; f++)
+	{
+		uint32_t	size = 0;
+		uint32_t	out = 0;
+
+		for (uint32_t i = 0; i < m->n; i++)
+		{
+			uint32_t	j = m->feature_src[(size_t) f * m->n + i];
+
+			if (j != NONE && nb_view_feature_items(&m->in[i], j) > 0)
+				heap[size++] = i;
+		}
+		if (size == 1)
+		{
+			/* one input has items: all of them, as they are */
+			uint32_t	i = heap[0];
+			const NbView *v = &m->in[i];
+			uint32_t	n = nb_view_feature_items(v, m->feature_src[(size_t) f * m->n + i]);
+
+			for (uint32_t x = 0; x < n; x++)
+			{
+				m->plan[p++] = (uint8_t) (i | PLAN_LAST);
+				m->token_bytes += nb_read_u32(v->token_len, cur[i].item);
+				m->E += nb_read_u32(v->token_entries, cur[i].item);
+				advance(m, cur, i);
+			}
+			out = n;
+		}
+		else if (size > 1)
+		{
+			for (uint32_t x = 0; x < size; x++)
+			{
+				uint32_t	i = heap[x];
+
+				end[i] = cur[i].item +
+					nb_view_feature_items(&m->in[i], m->feature_src[(size_t) f * m->n + i]);
+			}
+			for (uint32_t x = size / 2; x-- > 0;)
+				sift_down(m, cur, heap, size, x);
+			while (size > 0)
+			{
+				uint32_t	k = 0;
+				uint32_t	len;
+				const char *s;
+
+				/* pop every input whose current item is the smallest */
+				srcs[k++] = heap[0];
+				s = item_str(m, cur, heap[0], &len);
+				heap[0] = heap[--size];
+				sift_down(m, cur, heap, size, 0);
+				while (size > 0)
+				{
+					uint32_t	tlen;
+					const char *t = item_str(m, cur, heap[0], &tlen);
+
+					if (tlen != len || memcmp(t, s, len) != 0)
+						break;
+					srcs[k++] = heap[0];
+					heap[0] = heap[--size];
+					sift_down(m, cur, heap, size, 0);
+				}
+				m->token_bytes += len;
+				m->E += k == 1 ? nb_read_u32(m->in[srcs[0]].token_entries, cur[srcs[0]].item) :
+					count_classes(m, cur, srcs, k);
+				for (uint32_t x = 0; x < k; x++)
+				{
+					uint32_t	i = srcs[x];
+
+					m->plan[p++] = (uint8_t) (x + 1 == k ? i | PLAN_LAST : i);
+					advance(m, cur, i);
+					if (cur[i].item < end[i])
+					{
+						/* push i back */
+						uint32_t	at = size++;
+
+						while (at > 0 && head_less(m, cur, i, heap[(at - 1) / 2]))
+						{
+							heap[at] = heap[(at - 1) / 2];
+							at = (at - 1) / 2;
+						}
+						heap[at] = i;
+					}
+				}
+				out++;
+			}
+		}
+		m->items[f] = out;
+		m->V += out;
+	}
+	nb_free(cur);
+	nb_free(heap);
+	nb_free(srcs);
+	nb_free(end);
+}
+
+NbMerger *
+nb_merger_create(const NbView *inputs, uint32_t n)
+{
+	NbMerger   *m = nb_alloc_zero(sizeof(NbMerger));
+
+	m->in = inputs;
+	m->n = n;
+	merge_classes(m);
+	merge_features(m);
+	plan_items(m);
+	return m;
+}
+
+size_t
+nb_merger_size(const NbMerger *m, size_t max_size)
+{
+	uint64_t	limit = max_size;
+	uint64_t	size;
+
+	/* every term is bounded by the inputs' sizes but for F * C, checked first */
+	if (m->F > 0 && (uint64_t) m->C > limit / 24 / m->F)
+		return 0;
+	size = NB_HEADER_SIZE + (uint64_t) m->C * (8 + 4) + m->V * (4 + 4) + m->E * (4 + 8 + 8) +
+		m->label_bytes + m->token_bytes;
+	if (!m->text_only)
+		size += 8 + (uint64_t) m->F * (3 * 4 + 3 * 8) + (uint64_t) m->F * m->C * 3 * 8 +
+			m->name_bytes;
+	return size > limit ? 0 : (size_t) size;
+}
+
+void
+nb_merger_destroy(NbMerger *m)
+{
+	nb_free(m->class_base);
+	nb_free(m->class_map);
+	nb_free(m->label);
+	nb_free(m->label_len);
+	nb_free(m->class_docs);
+	nb_free(m->feature_base);
+	nb_free(m->feature_map);
+	nb_free(m->feature_src);
+	nb_free(m->name);
+	nb_free(m->name_len);
+	nb_free(m->type);
+	nb_free(m->items);
+	nb_free(m->present);
+	nb_free(m->fa);
+	nb_free(m->fb);
+	nb_free(m->rows);
+	nb_free(m->mean);
+	nb_free(m->m2);
+	nb_free(m->plan);
+	nb_free(m->stamp);
+	nb_free(m->acc_count);
+	nb_free(m->acc_docs);
+	nb_free(m->touched);
+	nb_free(m);
+}
+
+/* Output arrays of the entries and items, and the running sums of the entries. */
+typedef struct Out
+{
+	unsigned char *token_len;
+	unsigned char *token_entries;
+	unsigned char *entry_class;
+	unsigned char *entry_count;
+	unsigned char *entry_docs;
+	char	   *tokens;
+	uint64_t	k;				/* next item */
+	uint64_t	e;				/* next entry */
+	double		count;
+	double		doc_freq;
+} Out;
+
+/* An item of one input: its entries with their classes mapped. */
+static void
+copy_item(const NbMerger *m, Cursor *cur, uint32_t i, Out *o)
+{
+	const NbView *v = &m->in[i];
+	const uint32_t *cmap = m->class_map + m->class_base[i];
+	uint32_t	len = nb_read_u32(v->token_len, cur[i].item);
+	uint32_t	ne = nb_read_u32(v->token_entries, cur[i].item);
+	uint64_t	e = cur[i].entry;
+
+	nb_write_u32(o->token_len, o->k, len);
+	nb_write_u32(o->token_entries, o->k, ne);
+	memcpy(o->tokens, v->tokens + cur[i].off, len);
+	o->tokens += len;
+	o->k++;
+	for (uint32_t x = 0; x < ne; x++)
+	{
+		nb_write_u32(o->entry_class, o->e + x, cmap[nb_read_u32(v->entry_class, e + x)]);
+		o->count += nb_read_f64(v->entry_count, e + x);
+		o->doc_freq += nb_read_f64(v->entry_docs, e + x);
+	}
+	memcpy(o->entry_count + o->e * 8, v->entry_count + e * 8, (size_t) ne * 8);
+	memcpy(o->entry_docs + o->e * 8, v->entry_docs + e * 8, (size_t) ne * 8);
+	o->e += ne;
+	advance(m, cur, i);
+}
+
+static void
+insertion_sort(uint32_t *a, uint32_t n)
+{
+	for (uint32_t x = 1; x < n; x++)
+	{
+		uint32_t	v = a[x];
+		uint32_t	y = x;
+
+		for (; y > 0 && a[y - 1] > v; y--)
+			a[y] = a[y - 1];
+		a[y] = v;
+	}
+}
+
+/* An item of several inputs srcs[0..k) (ascending): entries added class by class. */
+static void
+sum_item(NbMerger *m, Cursor *cur, const uint32_t *srcs, uint32_t k, Out *o)
+{
+	uint32_t	ntouched = 0;
+	uint32_t	len;
+	const char *s = item_str(m, cur, srcs[0], &len);
+
+	m->stamp_now++;
+	for (uint32_t x = 0; x < k; x++)
+	{
+		uint32_t	i = srcs[x];
+		const NbView *v = &m->in[i];
+		const uint32_t *cmap = m->class_map + m->class_base[i];
+		uint32_t	ne = nb_read_u32(v->token_entries, cur[i].item);
+		uint64_t	e = cur[i].entry;
+
+		for (uint32_t y = 0; y < ne; y++)
+		{
+			uint32_t	c = cmap[nb_read_u32(v->entry_class, e + y)];
+
+			if (m->stamp[c] != m->stamp_now)
+			{
+				m->stamp[c] = m->stamp_now;
+				m->acc_count[c] = 0;
+				m->acc_docs[c] = 0;
+				m->touched[ntouched++] = c;
+			}
+			m->acc_count[c] += nb_read_f64(v->entry_count, e + y);
+			m->acc_docs[c] += nb_read_f64(v->entry_docs, e + y);
+		}
+	}
+	/* classes in order: sort the few, or pick them out of all classes */
+	if (ntouched < m->C / 16)
+		insertion_sort(m->touched, ntouched);
+	else
+	{
+		ntouched = 0;
+		for (uint32_t c = 0; c < m->C; c++)
+			if (m->stamp[c] == m->stamp_now)
+				m->touched[ntouched++] = c;
+	}
+	nb_write_u32(o->token_len, o->k, len);
+	nb_write_u32(o->token_entries, o->k, ntouched);
+	memcpy(o->tokens, s, len);
+	o->tokens += len;
+	o->k++;
+	for (uint32_t y = 0; y < ntouched; y++)
+	{
+		uint32_t	c = m->touched[y];
+
+		nb_write_u32(o->entry_class, o->e, c);
+		nb_write_f64(o->entry_count, o->e, m->acc_count[c]);
+		nb_write_f64(o->entry_docs, o->e, m->acc_docs[c]);
+		o->count += m->acc_count[c];
+		o->doc_freq += m->acc_docs[c];
+		o->e++;
+	}
+	for (uint32_t x = 0; x < k; x++)
+		advance(m, cur, srcs[x]);
+}
+
+bool
+nb_merger_write(NbMerger *m, unsigned char *buf, size_t size, NbView *out)
+{
+	uint32_t	C = m->C;
+	uint32_t	F = m->F;
+	uint64_t	V = m->V;
+	uint64_t	E = m->E;
+	uint16_t	version = m->text_only ? NB_FORMAT_VERSION_TEXT : NB_FORMAT_VERSION;
+	uint16_t	flags = 0;
+	unsigned char *p;
+	char	   *strings;
+	Cursor	   *cur;
+	uint32_t   *srcs;
+	Out			o;
+	uint64_t	plan = 0;
+	double		docs = 0;
+	uint64_t	u;
+
+	memset(out, 0, sizeof(*out));
+	memset(buf, 0, NB_HEADER_SIZE);
+	memcpy(buf, "NBCM", 4);
+	out->version = version;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	version = __builtin_bswap16(version);
+#endif
+	memcpy(buf + 4, &version, 2);
+	memcpy(buf + 6, &flags, 2);
+	nb_write_u32(buf + 8, 0, C);
+	nb_write_u32(buf + 12, 0, (uint32_t) V);
+	nb_write_u32(buf + 16, 0, (uint32_t) E);
+	nb_write_u32(buf + 20, 0, (uint32_t) (E >> 32));
+
+	out->size = size;
+	out->n_classes = C;
+	out->n_tokens = (uint32_t) V;
+	out->n_entries = E;
+	out->n_features = 1;
+	p = buf + NB_HEADER_SIZE;
+	if (!m->text_only)
+	{
+		nb_write_u32(p, 0, F);
+		nb_write_u32(p, 1, m->vector_len);
+		out->n_features = F;
+		out->vector_len = m->vector_len;
+		p += 8;
+	}
+	out->class_docs = p;
+	out->label_len = out->class_docs + (uint64_t) C * 8;
+	out->token_len = out->label_len + (uint64_t) C * 4;
+	out->token_entries = out->token_len + V * 4;
+	out->entry_class = out->token_entries + V * 4;
+	out->entry_count = out->entry_class + E * 4;
+	out->entry_docs = out->entry_count + E * 8;
+	p = (unsigned char *) out->entry_docs + E * 8;
+	out->feature_names = "";
+	if (!m->text_only)
+	{
+		unsigned char *name_len = p;
+		unsigned char *type = name_len + (uint64_t) F * 4;
+		unsigned char *items = type + (uint64_t) F * 4;
+		unsigned char *present = items + (uint64_t) F * 4;
+		unsigned char *fa = present + (uint64_t) F * C * 8;
+		unsigned char *fb = fa + (uint64_t) F * C * 8;
+		unsigned char *rows = fb + (uint64_t) F * C * 8;
+		unsigned char *mean = rows + (uint64_t) F * 8;
+		unsigned char *m2 = mean + (uint64_t) F * 8;
+
+		for (uint32_t j = 0; j < F; j++)
+		{
+			nb_write_u32(name_len, j, m->name_len[j]);
+			nb_write_u32(type, j, m->type[j]);
+			nb_write_u32(items, j, m->items[j]);
+			nb_write_f64(rows, j, m->rows[j]);
+			nb_write_f64(mean, j, m->mean[j]);
+			nb_write_f64(m2, j, m->m2[j]);
+		}
+		for (uint64_t x = 0; x < (uint64_t) F * C; x++)
+		{
+			nb_write_f64(present, x, m->present[x]);
+			nb_write_f64(fa, x, m->fa[x]);
+			nb_write_f64(fb, x, m->fb[x]);
+		}
+		out->feature_name_len = name_len;
+		out->feature_type = type;
+		out->feature_items = items;
+		out->feature_present = present;
+		out->feature_a = fa;
+		out->feature_b = fb;
+		out->feature_rows = rows;
+		out->feature_mean = mean;
+		out->feature_m2 = m2;
+		p = m2 + (uint64_t) F * 8;
+	}
+	strings = (char *) p;
+	out->labels = strings;
+	for (uint32_t c = 0; c < C; c++)
+	{
+		nb_write_f64((unsigned char *) out->class_docs, c, m->class_docs[c]);
+		nb_write_u32((unsigned char *) out->label_len, c, m->label_len[c]);
+		memcpy(strings, m->label[c], m->label_len[c]);
+		strings += m->label_len[c];
+		docs += m->class_docs[c];
+	}
+	out->tokens = strings;
+
+	o.token_len = (unsigned char *) out->token_len;
+	o.token_entries = (unsigned char *) out->token_entries;
+	o.entry_class = (unsigned char *) out->entry_class;
+	o.entry_count = (unsigned char *) out->entry_count;
+	o.entry_docs = (unsigned char *) out->entry_docs;
+	o.tokens = strings;
+	o.k = 0;
+	o.e = 0;
+	o.count = 0;
+	o.doc_freq = 0;
+	cur = nb_alloc_zero(sizeof(Cursor) * m->n);
+	srcs = nb_alloc(sizeof(uint32_t) * m->n);
+	while (o.k < V)
+	{
+		uint32_t	k = 0;
+
+		do
+			srcs[k++] = m->plan[plan] & ~PLAN_LAST;
+		while (!(m->plan[plan++] & PLAN_LAST));
+		if (k == 1)
+			copy_item(m, cur, srcs[0], &o);
+		else
+			sum_item(m, cur, srcs, k, &o);
+	}
+	nb_free(cur);
+	nb_free(srcs);
+	strings = o.tokens;
+	if (!m->text_only)
+	{
+		out->feature_names = strings;
+		for (uint32_t j = 0; j < F; j++)
+		{
+			memcpy(strings, m->name[j], m->name_len[j]);
+			strings += m->name_len[j];
+		}
+	}
+
+	u = nb_format_checksum(buf, size);
+	nb_write_u32(buf + 24, 0, (uint32_t) u);
+	nb_write_u32(buf + 28, 0, (uint32_t) (u >> 32));
+	out->checksum = u;
+
+	/* what nb_view_open checks of magnitudes, summed in the same order */
+	return !m->overflow && isfinite(docs) && isfinite(o.count) && isfinite(o.doc_freq);
+}
