@@ -344,31 +344,69 @@ merge_features(NbMerger *m)
 	nb_free(count);
 }
 
-/* The current item of input i as a string. */
-static inline const char *
-item_str(const NbMerger *m, const Cursor *cur, uint32_t i, uint32_t *len)
+/*
+ * An input's current item in the heap: its first 8 bytes as a big-endian
+ * number (zero-padded) decide most comparisons without touching the rest.
+ */
+typedef struct Head
 {
-	*len = nb_read_u32(m->in[i].token_len, cur[i].item);
-	return m->in[i].tokens + cur[i].off;
+	uint64_t	prefix;
+	const char *s;
+	uint32_t	len;
+	uint32_t	input;
+} Head;
+
+static inline void
+set_head(Head *h, const NbMerger *m, const Cursor *cur, uint32_t i)
+{
+	const char *s = m->in[i].tokens + cur[i].off;
+	uint32_t	len = nb_read_u32(m->in[i].token_len, cur[i].item);
+	uint64_t	p = 0;
+
+	if (len >= 8)
+	{
+		memcpy(&p, s, 8);
+#if !(defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)
+		p = __builtin_bswap64(p);
+#endif
+	}
+	else
+		for (uint32_t b = 0; b < len; b++)
+			p |= (uint64_t) (unsigned char) s[b] << (56 - 8 * b);
+	h->prefix = p;
+	h->s = s;
+	h->len = len;
+	h->input = i;
 }
 
-/* Does input a's current item come before input b's (ties: lower input first)? */
-static inline bool
-head_less(const NbMerger *m, const Cursor *cur, uint32_t a, uint32_t b)
+/*
+ * Byte order of two items.  Items contain no zero byte (nb_view_open checks
+ * that), so equal prefixes with a string of at most 8 bytes leave only the
+ * lengths to compare.
+ */
+static inline int
+head_cmp(const Head *a, const Head *b)
 {
-	uint32_t	alen;
-	uint32_t	blen;
-	const char *as = item_str(m, cur, a, &alen);
-	const char *bs = item_str(m, cur, b, &blen);
-	int			c = nb_strcmp(as, alen, bs, blen);
+	if (a->prefix != b->prefix)
+		return a->prefix < b->prefix ? -1 : 1;
+	if (a->len > 8 && b->len > 8)
+		return nb_strcmp(a->s + 8, a->len - 8, b->s + 8, b->len - 8);
+	return (a->len > b->len) - (a->len < b->len);
+}
 
-	return c < 0 || (c == 0 && a < b);
+/* Heap order: by item, then by input, so equal items come out in input order. */
+static inline bool
+head_less(const Head *a, const Head *b)
+{
+	int			c = head_cmp(a, b);
+
+	return c < 0 || (c == 0 && a->input < b->input);
 }
 
 static void
-sift_down(const NbMerger *m, const Cursor *cur, uint32_t *heap, uint32_t size, uint32_t at)
+sift_down(Head *heap, uint32_t size, uint32_t at)
 {
-	uint32_t	x = heap[at];
+	Head		x = heap[at];
 
 	for (;;)
 	{
@@ -376,12 +414,25 @@ sift_down(const NbMerger *m, const Cursor *cur, uint32_t *heap, uint32_t size, u
 
 		if (child >= size)
 			break;
-		if (child + 1 < size && head_less(m, cur, heap[child + 1], heap[child]))
+		if (child + 1 < size && head_less(&heap[child + 1], &heap[child]))
 			child++;
-		if (!head_less(m, cur, heap[child], x))
+		if (!head_less(&heap[child], &x))
 			break;
 		heap[at] = heap[child];
 		at = child;
+	}
+	heap[at] = x;
+}
+
+static void
+sift_up(Head *heap, uint32_t at)
+{
+	Head		x = heap[at];
+
+	while (at > 0 && head_less(&x, &heap[(at - 1) / 2]))
+	{
+		heap[at] = heap[(at - 1) / 2];
+		at = (at - 1) / 2;
 	}
 	heap[at] = x;
 }
@@ -425,12 +476,35 @@ count_classes(NbMerger *m, const Cursor *cur, const uint32_t *srcs, uint32_t k)
 	return distinct;
 }
 
+/* Record an output item made of input i alone, and step past it. */
+static inline void
+plan_single(NbMerger *m, Cursor *cur, uint32_t i, uint64_t *p)
+{
+	m->plan[(*p)++] = (uint8_t) (i | PLAN_LAST);
+	m->token_bytes += nb_read_u32(m->in[i].token_len, cur[i].item);
+	m->E += nb_read_u32(m->in[i].token_entries, cur[i].item);
+	advance(m, cur, i);
+}
+
+/* Record an output item made of inputs srcs[0..k) (ascending), and step past it. */
+static void
+plan_several(NbMerger *m, Cursor *cur, const uint32_t *srcs, uint32_t k, uint64_t *p)
+{
+	m->token_bytes += nb_read_u32(m->in[srcs[0]].token_len, cur[srcs[0]].item);
+	m->E += count_classes(m, cur, srcs, k);
+	for (uint32_t x = 0; x < k; x++)
+	{
+		m->plan[(*p)++] = (uint8_t) (x + 1 == k ? srcs[x] | PLAN_LAST : srcs[x]);
+		advance(m, cur, srcs[x]);
+	}
+}
+
 /* The plan of the items: which inputs make each output item. */
 static void
 plan_items(NbMerger *m)
 {
 	Cursor	   *cur = nb_alloc_zero(sizeof(Cursor) * m->n);
-	uint32_t   *heap = nb_alloc(sizeof(uint32_t) * m->n);
+	Head	   *heap = nb_alloc(sizeof(Head) * m->n);
 	uint32_t   *srcs = nb_alloc(sizeof(uint32_t) * m->n);
 	uint32_t   *end = nb_alloc(sizeof(uint32_t) * m->n);
 	uint64_t	cap = 0;
@@ -447,91 +521,90 @@ plan_items(NbMerger *m)
 	for (uint32_t f = 0; f < m->F; f++)
 	{
 		uint32_t	size = 0;
-		uint32_t	out = 0;
+		uint64_t	first = p;
+		uint64_t	before = m->V;
 
 		for (uint32_t i = 0; i < m->n; i++)
 		{
 			uint32_t	j = m->feature_src[(size_t) f * m->n + i];
 
 			if (j != NONE && nb_view_feature_items(&m->in[i], j) > 0)
-				heap[size++] = i;
+			{
+				srcs[size++] = i;
+				end[i] = cur[i].item + nb_view_feature_items(&m->in[i], j);
+			}
 		}
 		if (size == 1)
 		{
 			/* one input has items: all of them, as they are */
-			uint32_t	i = heap[0];
-			const NbView *v = &m->in[i];
-			uint32_t	n = nb_view_feature_items(v, m->feature_src[(size_t) f * m->n + i]);
-
-			for (uint32_t x = 0; x < n; x++)
-			{
-				m->plan[p++] = (uint8_t) (i | PLAN_LAST);
-				m->token_bytes += nb_read_u32(v->token_len, cur[i].item);
-				m->E += nb_read_u32(v->token_entries, cur[i].item);
-				advance(m, cur, i);
-			}
-			out = n;
+			while (cur[srcs[0]].item < end[srcs[0]])
+				plan_single(m, cur, srcs[0], &p);
 		}
-		else if (size > 1)
+		else if (size == 2)
+		{
+			/* two inputs, the common case: side by side */
+			uint32_t	a = srcs[0];
+			uint32_t	b = srcs[1];
+			Head		ha;
+			Head		hb;
+
+			while (cur[a].item < end[a] && cur[b].item < end[b])
+			{
+				int			c;
+
+				set_head(&ha, m, cur, a);
+				set_head(&hb, m, cur, b);
+				c = head_cmp(&ha, &hb);
+				if (c < 0)
+					plan_single(m, cur, a, &p);
+				else if (c > 0)
+					plan_single(m, cur, b, &p);
+				else
+					plan_several(m, cur, srcs, 2, &p);
+			}
+			while (cur[a].item < end[a])
+				plan_single(m, cur, a, &p);
+			while (cur[b].item < end[b])
+				plan_single(m, cur, b, &p);
+		}
+		else if (size > 2)
 		{
 			for (uint32_t x = 0; x < size; x++)
-			{
-				uint32_t	i = heap[x];
-
-				end[i] = cur[i].item +
-					nb_view_feature_items(&m->in[i], m->feature_src[(size_t) f * m->n + i]);
-			}
+				set_head(&heap[x], m, cur, srcs[x]);
 			for (uint32_t x = size / 2; x-- > 0;)
-				sift_down(m, cur, heap, size, x);
+				sift_down(heap, size, x);
 			while (size > 0)
 			{
+				Head		top = heap[0];
 				uint32_t	k = 0;
-				uint32_t	len;
-				const char *s;
 
-				/* pop every input whose current item is the smallest */
-				srcs[k++] = heap[0];
-				s = item_str(m, cur, heap[0], &len);
-				heap[0] = heap[--size];
-				sift_down(m, cur, heap, size, 0);
-				while (size > 0)
+				/* pop every input whose current item is the smallest, in input order */
+				do
 				{
-					uint32_t	tlen;
-					const char *t = item_str(m, cur, heap[0], &tlen);
-
-					if (tlen != len || memcmp(t, s, len) != 0)
-						break;
-					srcs[k++] = heap[0];
+					srcs[k++] = heap[0].input;
 					heap[0] = heap[--size];
-					sift_down(m, cur, heap, size, 0);
-				}
-				m->token_bytes += len;
-				m->E += k == 1 ? nb_read_u32(m->in[srcs[0]].token_entries, cur[srcs[0]].item) :
-					count_classes(m, cur, srcs, k);
+					sift_down(heap, size, 0);
+				} while (size > 0 && head_cmp(&heap[0], &top) == 0);
+				if (k == 1)
+					plan_single(m, cur, srcs[0], &p);
+				else
+					plan_several(m, cur, srcs, k, &p);
 				for (uint32_t x = 0; x < k; x++)
 				{
 					uint32_t	i = srcs[x];
 
-					m->plan[p++] = (uint8_t) (x + 1 == k ? i | PLAN_LAST : i);
-					advance(m, cur, i);
 					if (cur[i].item < end[i])
 					{
-						/* push i back */
-						uint32_t	at = size++;
-
-						while (at > 0 && head_less(m, cur, i, heap[(at - 1) / 2]))
-						{
-							heap[at] = heap[(at - 1) / 2];
-							at = (at - 1) / 2;
-						}
-						heap[at] = i;
+						set_head(&heap[size], m, cur, i);
+						sift_up(heap, size++);
 					}
 				}
-				out++;
 			}
 		}
-		m->items[f] = out;
-		m->V += out;
+		/* the feature's output items: one PLAN_LAST each */
+		for (uint64_t x = first; x < p; x++)
+			m->V += (m->plan[x] & PLAN_LAST) != 0;
+		m->items[f] = (uint32_t) (m->V - before);
 	}
 	nb_free(cur);
 	nb_free(heap);
@@ -598,7 +671,7 @@ nb_merger_destroy(NbMerger *m)
 	nb_free(m);
 }
 
-/* Output arrays of the entries and items, and the running sums of the entries. */
+/* Output arrays of the items and entries, and where the next ones go. */
 typedef struct Out
 {
 	unsigned char *token_len;
@@ -609,35 +682,44 @@ typedef struct Out
 	char	   *tokens;
 	uint64_t	k;				/* next item */
 	uint64_t	e;				/* next entry */
-	double		count;
-	double		doc_freq;
 } Out;
 
-/* An item of one input: its entries with their classes mapped. */
+/*
+ * The next r items of input i, which make r output items alone: their
+ * arrays copied as they are, but for the classes, which are mapped unless
+ * the input has every class.
+ */
 static void
-copy_item(const NbMerger *m, Cursor *cur, uint32_t i, Out *o)
+copy_run(const NbMerger *m, Cursor *cur, uint32_t i, uint64_t r, Out *o)
 {
 	const NbView *v = &m->in[i];
 	const uint32_t *cmap = m->class_map + m->class_base[i];
-	uint32_t	len = nb_read_u32(v->token_len, cur[i].item);
-	uint32_t	ne = nb_read_u32(v->token_entries, cur[i].item);
+	uint32_t	k = cur[i].item;
 	uint64_t	e = cur[i].entry;
+	uint64_t	ne = 0;
+	size_t		bytes = 0;
 
-	nb_write_u32(o->token_len, o->k, len);
-	nb_write_u32(o->token_entries, o->k, ne);
-	memcpy(o->tokens, v->tokens + cur[i].off, len);
-	o->tokens += len;
-	o->k++;
-	for (uint32_t x = 0; x < ne; x++)
+	for (uint64_t x = 0; x < r; x++)
 	{
-		nb_write_u32(o->entry_class, o->e + x, cmap[nb_read_u32(v->entry_class, e + x)]);
-		o->count += nb_read_f64(v->entry_count, e + x);
-		o->doc_freq += nb_read_f64(v->entry_docs, e + x);
+		bytes += nb_read_u32(v->token_len, k + x);
+		ne += nb_read_u32(v->token_entries, k + x);
 	}
-	memcpy(o->entry_count + o->e * 8, v->entry_count + e * 8, (size_t) ne * 8);
-	memcpy(o->entry_docs + o->e * 8, v->entry_docs + e * 8, (size_t) ne * 8);
+	memcpy(o->token_len + o->k * 4, v->token_len + (uint64_t) k * 4, r * 4);
+	memcpy(o->token_entries + o->k * 4, v->token_entries + (uint64_t) k * 4, r * 4);
+	memcpy(o->tokens, v->tokens + cur[i].off, bytes);
+	if (v->n_classes == m->C)
+		memcpy(o->entry_class + o->e * 4, v->entry_class + e * 4, ne * 4);
+	else
+		for (uint64_t x = 0; x < ne; x++)
+			nb_write_u32(o->entry_class, o->e + x, cmap[nb_read_u32(v->entry_class, e + x)]);
+	memcpy(o->entry_count + o->e * 8, v->entry_count + e * 8, ne * 8);
+	memcpy(o->entry_docs + o->e * 8, v->entry_docs + e * 8, ne * 8);
+	o->tokens += bytes;
+	o->k += r;
 	o->e += ne;
-	advance(m, cur, i);
+	cur[i].item += (uint32_t) r;
+	cur[i].entry += ne;
+	cur[i].off += bytes;
 }
 
 static void
@@ -659,8 +741,8 @@ static void
 sum_item(NbMerger *m, Cursor *cur, const uint32_t *srcs, uint32_t k, Out *o)
 {
 	uint32_t	ntouched = 0;
-	uint32_t	len;
-	const char *s = item_str(m, cur, srcs[0], &len);
+	uint32_t	len = nb_read_u32(m->in[srcs[0]].token_len, cur[srcs[0]].item);
+	const char *s = m->in[srcs[0]].tokens + cur[srcs[0]].off;
 
 	m->stamp_now++;
 	for (uint32_t x = 0; x < k; x++)
@@ -708,8 +790,6 @@ sum_item(NbMerger *m, Cursor *cur, const uint32_t *srcs, uint32_t k, Out *o)
 		nb_write_u32(o->entry_class, o->e, c);
 		nb_write_f64(o->entry_count, o->e, m->acc_count[c]);
 		nb_write_f64(o->entry_docs, o->e, m->acc_docs[c]);
-		o->count += m->acc_count[c];
-		o->doc_freq += m->acc_docs[c];
 		o->e++;
 	}
 	for (uint32_t x = 0; x < k; x++)
@@ -732,6 +812,8 @@ nb_merger_write(NbMerger *m, unsigned char *buf, size_t size, NbView *out)
 	Out			o;
 	uint64_t	plan = 0;
 	double		docs = 0;
+	double		count = 0;
+	double		doc_freq = 0;
 	uint64_t	u;
 
 	memset(out, 0, sizeof(*out));
@@ -829,21 +911,28 @@ nb_merger_write(NbMerger *m, unsigned char *buf, size_t size, NbView *out)
 	o.tokens = strings;
 	o.k = 0;
 	o.e = 0;
-	o.count = 0;
-	o.doc_freq = 0;
 	cur = nb_alloc_zero(sizeof(Cursor) * m->n);
 	srcs = nb_alloc(sizeof(uint32_t) * m->n);
 	while (o.k < V)
 	{
+		uint8_t		b = m->plan[plan];
 		uint32_t	k = 0;
 
+		if (b & PLAN_LAST)
+		{
+			/* a stretch of items of one input alone */
+			uint64_t	r = 1;
+
+			while (o.k + r < V && m->plan[plan + r] == b)
+				r++;
+			copy_run(m, cur, b & ~PLAN_LAST, r, &o);
+			plan += r;
+			continue;
+		}
 		do
 			srcs[k++] = m->plan[plan] & ~PLAN_LAST;
 		while (!(m->plan[plan++] & PLAN_LAST));
-		if (k == 1)
-			copy_item(m, cur, srcs[0], &o);
-		else
-			sum_item(m, cur, srcs, k, &o);
+		sum_item(m, cur, srcs, k, &o);
 	}
 	nb_free(cur);
 	nb_free(srcs);
@@ -864,5 +953,10 @@ nb_merger_write(NbMerger *m, unsigned char *buf, size_t size, NbView *out)
 	out->checksum = u;
 
 	/* what nb_view_open checks of magnitudes, summed in the same order */
-	return !m->overflow && isfinite(docs) && isfinite(o.count) && isfinite(o.doc_freq);
+	for (uint64_t e = 0; e < E; e++)
+	{
+		count += nb_read_f64(out->entry_count, e);
+		doc_freq += nb_read_f64(out->entry_docs, e);
+	}
+	return !m->overflow && isfinite(docs) && isfinite(count) && isfinite(doc_freq);
 }

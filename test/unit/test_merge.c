@@ -108,7 +108,7 @@ rnd(uint64_t *s, uint64_t n)
 static void
 add_bag(NbTrainer *t, uint32_t feature, uint64_t *s, const Spec *sp, bool text)
 {
-	char		store[16][16];
+	char		store[16][24];
 	NbTokenRef	refs[16];
 	uint32_t	n = (uint32_t) rnd(s, sp->huge ? 2 : 12);
 
@@ -118,7 +118,10 @@ add_bag(NbTrainer *t, uint32_t feature, uint64_t *s, const Spec *sp, bool text)
 		uint64_t	r = rnd(s, (uint64_t) sp->vocab);
 
 		r = r * r / (uint64_t) sp->vocab;
-		refs[i].len = (uint32_t) snprintf(store[i], sizeof(store[i]), "t%d",
+		/* short, exactly 8 bytes, and longer items sharing their first 8 bytes */
+		static const char *const forms[] = {"t%d", "commonpr%d", "commonpr", "comm%d"};
+
+		refs[i].len = (uint32_t) snprintf(store[i], sizeof(store[i]), forms[r % 4],
 										  (int) r + sp->token_off);
 		refs[i].str = store[i];
 		refs[i].count = sp->huge ? 1 : 1 + (double) rnd(s, 3);
