@@ -6,6 +6,8 @@
 #include "mb/pg_wchar.h"
 #include "utils/memutils.h"
 
+#include "nb_alloc.h"
+
 PG_MODULE_MAGIC;
 
 static Size nb_expanded_flat_size(ExpandedObjectHeader *eohptr);
@@ -172,10 +174,14 @@ merge_views(const NbView *views, uint32 n, MemoryContext ctx, NbView *out)
 	NbMerger   *m = nb_merger_create(views, n);
 	size_t		size = nb_merger_size(m, MaxAllocSize - VARHDRSZ);
 	struct varlena *result;
+	MemoryContext old;
 
 	if (size == 0)
 		report_too_large();
-	result = MemoryContextAllocHuge(ctx, size + VARHDRSZ);
+	/* nb_alloc: huge pages for a large result (see pg_alloc.c) */
+	old = MemoryContextSwitchTo(ctx);
+	result = nb_alloc(size + VARHDRSZ);
+	MemoryContextSwitchTo(old);
 	SET_VARSIZE(result, size + VARHDRSZ);
 	if (!nb_merger_write(m, (unsigned char *) VARDATA(result), size, out))
 		report_overflow();
