@@ -1,15 +1,14 @@
 /*
  * nb_merge.c — merging serialized models as sorted runs, see nb_merge.h.
  *
- * Two passes.  nb_merger_create merges the small parts (labels, feature
- * names and the per-class statistics of every feature), then the items of
- * each feature: a heap of the inputs that have the feature, ordered by
- * their current item, yields the output items in order, and the plan
- * records for each the inputs it comes from (one byte each, the last one
- * flagged).  That gives the exact size.  nb_merger_write replays the plan
- * without comparing a string again, copying single-source items as they
- * are and adding up the entries of the others class by class, in input
- * order.
+ * nb_merger_create merges the small parts first (labels, feature names and
+ * the per-class statistics of every feature), then the items of each
+ * feature: two inputs side by side, more through a heap ordered by their
+ * current items.  A stretch of items that one input has alone is copied
+ * with a few memcpy calls; an item of several inputs gets its entries added
+ * up class by class, in input order.  The items go to scratch arrays sized
+ * for all input items (only what is written is touched), which gives the
+ * exact size; nb_merger_write then lays the model out around them.
  */
 #include "nb_merge.h"
 
@@ -19,7 +18,6 @@
 #include "nb_alloc.h"
 
 #define NONE UINT32_MAX
-#define PLAN_LAST 0x80
 
 void
 nb_merge_moments(double *n, double *mean, double *m2, double nb, double meanb, double m2b)
@@ -49,6 +47,20 @@ typedef struct Cursor
 	uint64_t	entry;
 	size_t		off;
 } Cursor;
+
+/* The merged items and entries as they are made, and where the next ones go. */
+typedef struct Out
+{
+	unsigned char *token_len;
+	unsigned char *token_entries;
+	unsigned char *entry_class;
+	unsigned char *entry_count;
+	unsigned char *entry_docs;
+	char	   *tokens_start;
+	char	   *tokens;			/* where the next item's string goes */
+	uint64_t	k;				/* next item */
+	uint64_t	e;				/* next entry */
+} Out;
 
 struct NbMerger
 {
@@ -85,7 +97,7 @@ struct NbMerger
 	size_t		label_bytes;
 	size_t		token_bytes;
 	size_t		name_bytes;
-	uint8_t    *plan;			/* per output item its inputs, ascending, last | PLAN_LAST */
+	Out			out;			/* the items, merged by nb_merger_create */
 	/* scratch for items with several inputs: per output class */
 	uint64_t   *stamp;
 	uint64_t	stamp_now;
@@ -356,11 +368,12 @@ typedef struct Head
 	uint32_t	input;
 } Head;
 
+/* Input i's item number item, whose string starts at off. */
 static inline void
-set_head(Head *h, const NbMerger *m, const Cursor *cur, uint32_t i)
+set_head(Head *h, const NbMerger *m, uint32_t i, uint32_t item, size_t off)
 {
-	const char *s = m->in[i].tokens + cur[i].off;
-	uint32_t	len = nb_read_u32(m->in[i].token_len, cur[i].item);
+	const char *s = m->in[i].tokens + off;
+	uint32_t	len = nb_read_u32(m->in[i].token_len, item);
 	uint64_t	p = 0;
 
 	if (len >= 8)
@@ -424,17 +437,23 @@ sift_down(Head *heap, uint32_t size, uint32_t at)
 	heap[at] = x;
 }
 
-static void
-sift_up(Head *heap, uint32_t at)
-{
-	Head		x = heap[at];
+/*
+ * With many inputs their arrays are too many streams for the hardware
+ * prefetcher: fetch what input i reads next a few items ahead.
+ */
+#define NB_MERGE_AHEAD 16
 
-	while (at > 0 && head_less(&x, &heap[(at - 1) / 2]))
-	{
-		heap[at] = heap[(at - 1) / 2];
-		at = (at - 1) / 2;
-	}
-	heap[at] = x;
+static inline void
+prefetch_input(const NbMerger *m, const Cursor *cur, uint32_t i)
+{
+	const NbView *v = &m->in[i];
+
+	__builtin_prefetch(v->token_len + ((uint64_t) cur[i].item + NB_MERGE_AHEAD) * 4);
+	__builtin_prefetch(v->token_entries + ((uint64_t) cur[i].item + NB_MERGE_AHEAD) * 4);
+	__builtin_prefetch(v->tokens + cur[i].off + NB_MERGE_AHEAD * 8);
+	__builtin_prefetch(v->entry_class + (cur[i].entry + NB_MERGE_AHEAD) * 4);
+	__builtin_prefetch(v->entry_count + (cur[i].entry + NB_MERGE_AHEAD) * 8);
+	__builtin_prefetch(v->entry_docs + (cur[i].entry + NB_MERGE_AHEAD) * 8);
 }
 
 /* Step input i past its current item. */
@@ -448,241 +467,6 @@ advance(const NbMerger *m, Cursor *cur, uint32_t i)
 	cur[i].item++;
 }
 
-/* Distinct output classes of the entries of an item made of srcs[0..k). */
-static uint32_t
-count_classes(NbMerger *m, const Cursor *cur, const uint32_t *srcs, uint32_t k)
-{
-	uint32_t	distinct = 0;
-
-	m->stamp_now++;
-	for (uint32_t s = 0; s < k; s++)
-	{
-		uint32_t	i = srcs[s];
-		const NbView *v = &m->in[i];
-		const uint32_t *cmap = m->class_map + m->class_base[i];
-		uint32_t	ne = nb_read_u32(v->token_entries, cur[i].item);
-
-		for (uint32_t x = 0; x < ne; x++)
-		{
-			uint32_t	c = cmap[nb_read_u32(v->entry_class, cur[i].entry + x)];
-
-			if (m->stamp[c] != m->stamp_now)
-			{
-				m->stamp[c] = m->stamp_now;
-				distinct++;
-			}
-		}
-	}
-	return distinct;
-}
-
-/* Record an output item made of input i alone, and step past it. */
-static inline void
-plan_single(NbMerger *m, Cursor *cur, uint32_t i, uint64_t *p)
-{
-	m->plan[(*p)++] = (uint8_t) (i | PLAN_LAST);
-	m->token_bytes += nb_read_u32(m->in[i].token_len, cur[i].item);
-	m->E += nb_read_u32(m->in[i].token_entries, cur[i].item);
-	advance(m, cur, i);
-}
-
-/* Record an output item made of inputs srcs[0..k) (ascending), and step past it. */
-static void
-plan_several(NbMerger *m, Cursor *cur, const uint32_t *srcs, uint32_t k, uint64_t *p)
-{
-	m->token_bytes += nb_read_u32(m->in[srcs[0]].token_len, cur[srcs[0]].item);
-	m->E += count_classes(m, cur, srcs, k);
-	for (uint32_t x = 0; x < k; x++)
-	{
-		m->plan[(*p)++] = (uint8_t) (x + 1 == k ? srcs[x] | PLAN_LAST : srcs[x]);
-		advance(m, cur, srcs[x]);
-	}
-}
-
-/* The plan of the items: which inputs make each output item. */
-static void
-plan_items(NbMerger *m)
-{
-	Cursor	   *cur = nb_alloc_zero(sizeof(Cursor) * m->n);
-	Head	   *heap = nb_alloc(sizeof(Head) * m->n);
-	uint32_t   *srcs = nb_alloc(sizeof(uint32_t) * m->n);
-	uint32_t   *end = nb_alloc(sizeof(uint32_t) * m->n);
-	uint64_t	cap = 0;
-	uint64_t	p = 0;
-
-	for (uint32_t i = 0; i < m->n; i++)
-		cap += m->in[i].n_tokens;
-	m->plan = nb_alloc(cap ? cap : 1);
-	m->stamp = nb_alloc_zero(sizeof(uint64_t) * (m->C + 1));
-	m->acc_count = nb_alloc(sizeof(double) * (m->C + 1));
-	m->acc_docs = nb_alloc(sizeof(double) * (m->C + 1));
-	m->touched = nb_alloc(sizeof(uint32_t) * (m->C + 1));
-
-	for (uint32_t f = 0; f < m->F; f++)
-	{
-		uint32_t	size = 0;
-		uint64_t	first = p;
-		uint64_t	before = m->V;
-
-		for (uint32_t i = 0; i < m->n; i++)
-		{
-			uint32_t	j = m->feature_src[(size_t) f * m->n + i];
-
-			if (j != NONE && nb_view_feature_items(&m->in[i], j) > 0)
-			{
-				srcs[size++] = i;
-				end[i] = cur[i].item + nb_view_feature_items(&m->in[i], j);
-			}
-		}
-		if (size == 1)
-		{
-			/* one input has items: all of them, as they are */
-			while (cur[srcs[0]].item < end[srcs[0]])
-				plan_single(m, cur, srcs[0], &p);
-		}
-		else if (size == 2)
-		{
-			/* two inputs, the common case: side by side */
-			uint32_t	a = srcs[0];
-			uint32_t	b = srcs[1];
-			Head		ha;
-			Head		hb;
-
-			while (cur[a].item < end[a] && cur[b].item < end[b])
-			{
-				int			c;
-
-				set_head(&ha, m, cur, a);
-				set_head(&hb, m, cur, b);
-				c = head_cmp(&ha, &hb);
-				if (c < 0)
-					plan_single(m, cur, a, &p);
-				else if (c > 0)
-					plan_single(m, cur, b, &p);
-				else
-					plan_several(m, cur, srcs, 2, &p);
-			}
-			while (cur[a].item < end[a])
-				plan_single(m, cur, a, &p);
-			while (cur[b].item < end[b])
-				plan_single(m, cur, b, &p);
-		}
-		else if (size > 2)
-		{
-			for (uint32_t x = 0; x < size; x++)
-				set_head(&heap[x], m, cur, srcs[x]);
-			for (uint32_t x = size / 2; x-- > 0;)
-				sift_down(heap, size, x);
-			while (size > 0)
-			{
-				Head		top = heap[0];
-				uint32_t	k = 0;
-
-				/* pop every input whose current item is the smallest, in input order */
-				do
-				{
-					srcs[k++] = heap[0].input;
-					heap[0] = heap[--size];
-					sift_down(heap, size, 0);
-				} while (size > 0 && head_cmp(&heap[0], &top) == 0);
-				if (k == 1)
-					plan_single(m, cur, srcs[0], &p);
-				else
-					plan_several(m, cur, srcs, k, &p);
-				for (uint32_t x = 0; x < k; x++)
-				{
-					uint32_t	i = srcs[x];
-
-					if (cur[i].item < end[i])
-					{
-						set_head(&heap[size], m, cur, i);
-						sift_up(heap, size++);
-					}
-				}
-			}
-		}
-		/* the feature's output items: one PLAN_LAST each */
-		for (uint64_t x = first; x < p; x++)
-			m->V += (m->plan[x] & PLAN_LAST) != 0;
-		m->items[f] = (uint32_t) (m->V - before);
-	}
-	nb_free(cur);
-	nb_free(heap);
-	nb_free(srcs);
-	nb_free(end);
-}
-
-NbMerger *
-nb_merger_create(const NbView *inputs, uint32_t n)
-{
-	NbMerger   *m = nb_alloc_zero(sizeof(NbMerger));
-
-	m->in = inputs;
-	m->n = n;
-	merge_classes(m);
-	merge_features(m);
-	plan_items(m);
-	return m;
-}
-
-size_t
-nb_merger_size(const NbMerger *m, size_t max_size)
-{
-	uint64_t	limit = max_size;
-	uint64_t	size;
-
-	/* every term is bounded by the inputs' sizes but for F * C, checked first */
-	if (m->F > 0 && (uint64_t) m->C > limit / 24 / m->F)
-		return 0;
-	size = NB_HEADER_SIZE + (uint64_t) m->C * (8 + 4) + m->V * (4 + 4) + m->E * (4 + 8 + 8) +
-		m->label_bytes + m->token_bytes;
-	if (!m->text_only)
-		size += 8 + (uint64_t) m->F * (3 * 4 + 3 * 8) + (uint64_t) m->F * m->C * 3 * 8 +
-			m->name_bytes;
-	return size > limit ? 0 : (size_t) size;
-}
-
-void
-nb_merger_destroy(NbMerger *m)
-{
-	nb_free(m->class_base);
-	nb_free(m->class_map);
-	nb_free(m->label);
-	nb_free(m->label_len);
-	nb_free(m->class_docs);
-	nb_free(m->feature_base);
-	nb_free(m->feature_map);
-	nb_free(m->feature_src);
-	nb_free(m->name);
-	nb_free(m->name_len);
-	nb_free(m->type);
-	nb_free(m->items);
-	nb_free(m->present);
-	nb_free(m->fa);
-	nb_free(m->fb);
-	nb_free(m->rows);
-	nb_free(m->mean);
-	nb_free(m->m2);
-	nb_free(m->plan);
-	nb_free(m->stamp);
-	nb_free(m->acc_count);
-	nb_free(m->acc_docs);
-	nb_free(m->touched);
-	nb_free(m);
-}
-
-/* Output arrays of the items and entries, and where the next ones go. */
-typedef struct Out
-{
-	unsigned char *token_len;
-	unsigned char *token_entries;
-	unsigned char *entry_class;
-	unsigned char *entry_count;
-	unsigned char *entry_docs;
-	char	   *tokens;
-	uint64_t	k;				/* next item */
-	uint64_t	e;				/* next entry */
-} Out;
 
 /*
  * The next r items of input i, which make r output items alone: their
@@ -796,6 +580,219 @@ sum_item(NbMerger *m, Cursor *cur, const uint32_t *srcs, uint32_t k, Out *o)
 		advance(m, cur, srcs[x]);
 }
 
+/* Merge the items of every feature into m->out. */
+static void
+merge_items(NbMerger *m)
+{
+	Cursor	   *cur = nb_alloc_zero(sizeof(Cursor) * m->n);
+	Head	   *heap = nb_alloc(sizeof(Head) * m->n);
+	uint32_t   *srcs = nb_alloc(sizeof(uint32_t) * m->n);
+	uint32_t   *end = nb_alloc(sizeof(uint32_t) * m->n);
+	uint64_t	max_items = 0;
+	uint64_t	max_entries = 0;
+	size_t		max_bytes = 0;
+	Out		   *o = &m->out;
+
+	/*
+	 * Room for every input item: only the part written is ever touched, so
+	 * an overestimate costs address space, not memory.
+	 */
+	for (uint32_t i = 0; i < m->n; i++)
+	{
+		const NbView *v = &m->in[i];
+
+		max_items += v->n_tokens;
+		max_entries += v->n_entries;
+		for (uint32_t k = 0; k < v->n_tokens; k++)
+			max_bytes += nb_read_u32(v->token_len, k);
+	}
+	o->token_len = nb_alloc(max_items * 4 + 1);
+	o->token_entries = nb_alloc(max_items * 4 + 1);
+	o->entry_class = nb_alloc(max_entries * 4 + 1);
+	o->entry_count = nb_alloc(max_entries * 8 + 1);
+	o->entry_docs = nb_alloc(max_entries * 8 + 1);
+	o->tokens_start = nb_alloc(max_bytes + 1);
+	o->tokens = o->tokens_start;
+	o->k = 0;
+	o->e = 0;
+	m->stamp = nb_alloc_zero(sizeof(uint64_t) * (m->C + 1));
+	m->acc_count = nb_alloc(sizeof(double) * (m->C + 1));
+	m->acc_docs = nb_alloc(sizeof(double) * (m->C + 1));
+	m->touched = nb_alloc(sizeof(uint32_t) * (m->C + 1));
+
+	for (uint32_t f = 0; f < m->F; f++)
+	{
+		uint32_t	size = 0;
+		uint64_t	before = o->k;
+
+		for (uint32_t i = 0; i < m->n; i++)
+		{
+			uint32_t	j = m->feature_src[(size_t) f * m->n + i];
+
+			if (j != NONE && nb_view_feature_items(&m->in[i], j) > 0)
+			{
+				srcs[size++] = i;
+				end[i] = cur[i].item + nb_view_feature_items(&m->in[i], j);
+			}
+		}
+		if (size == 1)
+			/* one input has items: all of them, as they are */
+			copy_run(m, cur, srcs[0], end[srcs[0]] - cur[srcs[0]].item, o);
+		else if (size == 2)
+		{
+			/* two inputs, the common case: side by side, stretches of one copied whole */
+			uint32_t	a = srcs[0];
+			uint32_t	b = srcs[1];
+
+			while (cur[a].item < end[a] && cur[b].item < end[b])
+			{
+				Head		ha;
+				Head		hb;
+				int			c;
+				uint32_t	i;
+				uint32_t	k;
+				size_t		off;
+				const Head *other;
+
+				set_head(&ha, m, a, cur[a].item, cur[a].off);
+				set_head(&hb, m, b, cur[b].item, cur[b].off);
+				c = head_cmp(&ha, &hb);
+				if (c == 0)
+				{
+					sum_item(m, cur, srcs, 2, o);
+					continue;
+				}
+				i = c < 0 ? a : b;
+				other = c < 0 ? &hb : &ha;
+				k = cur[i].item + 1;
+				off = cur[i].off + nb_read_u32(m->in[i].token_len, cur[i].item);
+				while (k < end[i])
+				{
+					Head		h;
+
+					set_head(&h, m, i, k, off);
+					if (head_cmp(&h, other) >= 0)
+						break;
+					off += h.len;
+					k++;
+				}
+				copy_run(m, cur, i, k - cur[i].item, o);
+			}
+			if (cur[a].item < end[a])
+				copy_run(m, cur, a, end[a] - cur[a].item, o);
+			if (cur[b].item < end[b])
+				copy_run(m, cur, b, end[b] - cur[b].item, o);
+		}
+		else if (size > 2)
+		{
+			for (uint32_t x = 0; x < size; x++)
+				set_head(&heap[x], m, srcs[x], cur[srcs[x]].item, cur[srcs[x]].off);
+			for (uint32_t x = size / 2; x-- > 0;)
+				sift_down(heap, size, x);
+			while (size > 0)
+			{
+				Head		top = heap[0];
+				uint32_t	k = 0;
+
+				/*
+				 * Take every input whose current item is the smallest, in
+				 * input order; each goes back in with its next item at once
+				 * (one sift instead of a pop and a push), behind this item.
+				 */
+				do
+				{
+					uint32_t	i = heap[0].input;
+
+					srcs[k++] = i;
+					prefetch_input(m, cur, i);
+					if (cur[i].item + 1 < end[i])
+						set_head(&heap[0], m, i, cur[i].item + 1,
+								 cur[i].off + nb_read_u32(m->in[i].token_len, cur[i].item));
+					else
+						heap[0] = heap[--size];
+					sift_down(heap, size, 0);
+				} while (size > 0 && head_cmp(&heap[0], &top) == 0);
+				if (k == 1)
+					copy_run(m, cur, srcs[0], 1, o);
+				else
+					sum_item(m, cur, srcs, k, o);
+			}
+		}
+		m->items[f] = (uint32_t) (o->k - before);
+	}
+	m->V = o->k;
+	m->E = o->e;
+	m->token_bytes = (size_t) (o->tokens - o->tokens_start);
+	nb_free(cur);
+	nb_free(heap);
+	nb_free(srcs);
+	nb_free(end);
+}
+
+NbMerger *
+nb_merger_create(const NbView *inputs, uint32_t n)
+{
+	NbMerger   *m = nb_alloc_zero(sizeof(NbMerger));
+
+	m->in = inputs;
+	m->n = n;
+	merge_classes(m);
+	merge_features(m);
+	merge_items(m);
+	return m;
+}
+
+size_t
+nb_merger_size(const NbMerger *m, size_t max_size)
+{
+	uint64_t	limit = max_size;
+	uint64_t	size;
+
+	/* every term is bounded by the inputs' sizes but for F * C, checked first */
+	if (m->F > 0 && (uint64_t) m->C > limit / 24 / m->F)
+		return 0;
+	size = NB_HEADER_SIZE + (uint64_t) m->C * (8 + 4) + m->V * (4 + 4) + m->E * (4 + 8 + 8) +
+		m->label_bytes + m->token_bytes;
+	if (!m->text_only)
+		size += 8 + (uint64_t) m->F * (3 * 4 + 3 * 8) + (uint64_t) m->F * m->C * 3 * 8 +
+			m->name_bytes;
+	return size > limit ? 0 : (size_t) size;
+}
+
+void
+nb_merger_destroy(NbMerger *m)
+{
+	nb_free(m->class_base);
+	nb_free(m->class_map);
+	nb_free(m->label);
+	nb_free(m->label_len);
+	nb_free(m->class_docs);
+	nb_free(m->feature_base);
+	nb_free(m->feature_map);
+	nb_free(m->feature_src);
+	nb_free(m->name);
+	nb_free(m->name_len);
+	nb_free(m->type);
+	nb_free(m->items);
+	nb_free(m->present);
+	nb_free(m->fa);
+	nb_free(m->fb);
+	nb_free(m->rows);
+	nb_free(m->mean);
+	nb_free(m->m2);
+	nb_free(m->out.token_len);
+	nb_free(m->out.token_entries);
+	nb_free(m->out.entry_class);
+	nb_free(m->out.entry_count);
+	nb_free(m->out.entry_docs);
+	nb_free(m->out.tokens_start);
+	nb_free(m->stamp);
+	nb_free(m->acc_count);
+	nb_free(m->acc_docs);
+	nb_free(m->touched);
+	nb_free(m);
+}
+
 bool
 nb_merger_write(NbMerger *m, unsigned char *buf, size_t size, NbView *out)
 {
@@ -807,10 +804,6 @@ nb_merger_write(NbMerger *m, unsigned char *buf, size_t size, NbView *out)
 	uint16_t	flags = 0;
 	unsigned char *p;
 	char	   *strings;
-	Cursor	   *cur;
-	uint32_t   *srcs;
-	Out			o;
-	uint64_t	plan = 0;
 	double		docs = 0;
 	double		count = 0;
 	double		doc_freq = 0;
@@ -903,40 +896,13 @@ nb_merger_write(NbMerger *m, unsigned char *buf, size_t size, NbView *out)
 	}
 	out->tokens = strings;
 
-	o.token_len = (unsigned char *) out->token_len;
-	o.token_entries = (unsigned char *) out->token_entries;
-	o.entry_class = (unsigned char *) out->entry_class;
-	o.entry_count = (unsigned char *) out->entry_count;
-	o.entry_docs = (unsigned char *) out->entry_docs;
-	o.tokens = strings;
-	o.k = 0;
-	o.e = 0;
-	cur = nb_alloc_zero(sizeof(Cursor) * m->n);
-	srcs = nb_alloc(sizeof(uint32_t) * m->n);
-	while (o.k < V)
-	{
-		uint8_t		b = m->plan[plan];
-		uint32_t	k = 0;
-
-		if (b & PLAN_LAST)
-		{
-			/* a stretch of items of one input alone */
-			uint64_t	r = 1;
-
-			while (o.k + r < V && m->plan[plan + r] == b)
-				r++;
-			copy_run(m, cur, b & ~PLAN_LAST, r, &o);
-			plan += r;
-			continue;
-		}
-		do
-			srcs[k++] = m->plan[plan] & ~PLAN_LAST;
-		while (!(m->plan[plan++] & PLAN_LAST));
-		sum_item(m, cur, srcs, k, &o);
-	}
-	nb_free(cur);
-	nb_free(srcs);
-	strings = o.tokens;
+	memcpy((unsigned char *) out->token_len, m->out.token_len, V * 4);
+	memcpy((unsigned char *) out->token_entries, m->out.token_entries, V * 4);
+	memcpy((unsigned char *) out->entry_class, m->out.entry_class, E * 4);
+	memcpy((unsigned char *) out->entry_count, m->out.entry_count, E * 8);
+	memcpy((unsigned char *) out->entry_docs, m->out.entry_docs, E * 8);
+	memcpy(strings, m->out.tokens_start, m->token_bytes);
+	strings += m->token_bytes;
 	if (!m->text_only)
 	{
 		out->feature_names = strings;
