@@ -467,7 +467,6 @@ advance(const NbMerger *m, Cursor *cur, uint32_t i)
 	cur[i].item++;
 }
 
-
 /*
  * The next r items of input i, which make r output items alone: their
  * arrays copied as they are, but for the classes, which are mapped unless
@@ -599,12 +598,9 @@ merge_items(NbMerger *m)
 	 */
 	for (uint32_t i = 0; i < m->n; i++)
 	{
-		const NbView *v = &m->in[i];
-
-		max_items += v->n_tokens;
-		max_entries += v->n_entries;
-		for (uint32_t k = 0; k < v->n_tokens; k++)
-			max_bytes += nb_read_u32(v->token_len, k);
+		max_items += m->in[i].n_tokens;
+		max_entries += m->in[i].n_entries;
+		max_bytes += m->in[i].size;
 	}
 	o->token_len = nb_alloc(max_items * 4 + 1);
 	o->token_entries = nb_alloc(max_items * 4 + 1);
