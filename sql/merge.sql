@@ -119,3 +119,65 @@ BEGIN
   END LOOP;
   RAISE NOTICE 'row by row equals all: %', m::text = mm('all')::text;
 END $$;
+
+--
+-- Many inputs, every feature type, fractional weights.  The aggregate keeps
+-- up to 16 models flat and merges them at once, then goes on from their
+-- merge; a chain of scalar merges adds one model at a time.  Both add every
+-- count in input order, so even sums that do not add up exactly in binary
+-- (weights of thirds, Gaussian moments) come out the same bytes.
+--
+CREATE TABLE merge_mixed AS
+SELECT i AS id, 'c' || (i % 4) AS label, (i % 7 + 1) / 3.0 AS w,
+       jsonb_build_object('words', jsonb_build_array('w' || (i % 11), 'w' || (i * i % 13)),
+                          'colour', 'v' || (i % 5), 'height', (i * 37 % 101) / 7.0,
+                          'flag', i % 3 = 0) AS f
+FROM generate_series(1, 100) AS i;
+CREATE TABLE merge_parts AS
+SELECT id, nb_train(label, f, w) AS m FROM merge_mixed GROUP BY id;
+DO $$
+DECLARE
+  chained nb_model;
+  agg nb_model;
+  r record;
+BEGIN
+  FOR r IN SELECT m FROM merge_parts ORDER BY id LOOP
+    chained := nb_merge(chained, r.m);
+  END LOOP;
+  SELECT nb_merge(m ORDER BY id) INTO agg FROM merge_parts;
+  RAISE NOTICE 'aggregate of 100 equals the chain of scalar merges: %', agg::text = chained::text;
+  -- what the aggregate does after 16 inputs: go on from their merge
+  SELECT nb_merge(m ORDER BY k) INTO agg
+  FROM (SELECT 0 AS k, nb_merge(m ORDER BY id) AS m FROM merge_parts WHERE id <= 16
+        UNION ALL SELECT id, m FROM merge_parts WHERE id > 16) s;
+  RAISE NOTICE 'merged in two steps equals the chain: %', agg::text = chained::text;
+END $$;
+-- the merge is a model of the same rows: as trained on the union, up to rounding
+WITH merged AS (SELECT nb_merge(m) AS m FROM merge_parts),
+     whole AS (SELECT nb_train(label, f, w) AS m FROM merge_mixed)
+SELECT max(abs((nb_predict_proba(merged.m, f) ->> 'c1')::float8
+               - (nb_predict_proba(whole.m, f) ->> 'c1')::float8)) < 1e-12 AS same_predictions,
+       abs((nb_info(min(merged.m::text)::nb_model) ->> 'documents')::float8
+           - (nb_info(min(whole.m::text)::nb_model) ->> 'documents')::float8) < 1e-12 AS same_documents
+FROM merge_mixed, merged, whole;
+-- the running merge of a window: the state is flattened after every row
+SELECT count(*) AS rows,
+       count(*) FILTER (WHERE r::text = (SELECT nb_merge(p.m ORDER BY p.id) FROM merge_parts p
+                                         WHERE p.id <= s.id)::text) AS same_as_prefix
+FROM (SELECT id, nb_merge(m) OVER (ORDER BY id) AS r FROM merge_parts) s;
+
+-- conflicts are found at the input that brings them, with the same errors as before
+SELECT nb_merge(m ORDER BY k)
+FROM (VALUES (1, (SELECT nb_train('a', '{"x": "s"}'::jsonb))),
+             (2, (SELECT nb_train('b', '{"y": 1}'::jsonb))),
+             (3, (SELECT nb_train('a', '{"x": 2}'::jsonb)))) v(k, m);
+SELECT nb_merge(nb_train('a', '{"x": "s"}'::jsonb), nb_train('a', '{"x": true}'::jsonb));
+SELECT nb_merge(m ORDER BY k)
+FROM (VALUES (1, (SELECT nb_train('a', '{1, 2}'::float8[]))),
+             (2, (SELECT nb_train('a', '{"y": 1}'::jsonb))),
+             (3, (SELECT nb_train('b', '{1, 2, 3}'::float8[])))) v(k, m);
+-- counts that overflow double precision when added
+SELECT nb_merge(m)
+FROM (VALUES ((SELECT nb_train('a', '{x}'::text[], 1e308))),
+             ((SELECT nb_train('a', '{y}'::text[], 1e308)))) v(m);
+SELECT nb_merge(nb_train('a', '{x}'::text[], 1e308), nb_train('a', '{y}'::text[], 1e308));

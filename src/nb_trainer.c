@@ -423,28 +423,6 @@ nb_trainer_add_category(NbTrainer *t, uint32_t feature, const char *value, uint3
 	nb_trainer_add_tokens(t, feature, &ref, 1);
 }
 
-/* Add (n, mean, m2) of a sample to (*n, *mean, *m2): Chan et al.'s parallel update. */
-static void
-merge_moments(double *n, double *mean, double *m2, double nb, double meanb, double m2b)
-{
-	double		total = *n + nb;
-	double		delta = meanb - *mean;
-
-	if (nb == 0)
-		return;
-	if (*n == 0)
-	{
-		/* exactly the other sample (the formula would compute inf * 0 for huge means) */
-		*n = nb;
-		*mean = meanb;
-		*m2 = m2b;
-		return;
-	}
-	*mean += delta * (nb / total);
-	*m2 += m2b + delta * delta * (*n * nb / total);
-	*n = total;
-}
-
 void
 nb_trainer_add_real(NbTrainer *t, uint32_t feature, double x)
 {
@@ -458,7 +436,7 @@ nb_trainer_add_real(NbTrainer *t, uint32_t feature, double x)
 	delta = x - st->a;
 	st->a += delta * (w / st->present);
 	st->b += w * delta * (x - st->a);
-	merge_moments(&f->rows, &f->mean, &f->m2, 1, x, 0);
+	nb_merge_moments(&f->rows, &f->mean, &f->m2, 1, x, 0);
 	if (!isfinite(st->a) || !isfinite(st->b) || !isfinite(f->mean) || !isfinite(f->m2))
 		t->overflow = true;
 }
@@ -561,7 +539,7 @@ nb_trainer_merge_view(NbTrainer *t, const NbView *v, uint32_t *conflict)
 			double		present = nb_view_present(v, j, c);
 
 			if (f->type == NB_FEATURE_GAUSSIAN)
-				merge_moments(&st->present, &st->a, &st->b,
+				nb_merge_moments(&st->present, &st->a, &st->b,
 							  present, nb_view_a(v, j, c), nb_view_b(v, j, c));
 			else
 			{
@@ -573,7 +551,7 @@ nb_trainer_merge_view(NbTrainer *t, const NbView *v, uint32_t *conflict)
 		}
 		if (f->type == NB_FEATURE_GAUSSIAN)
 		{
-			merge_moments(&f->rows, &f->mean, &f->m2, nb_read_f64(v->feature_rows, j),
+			nb_merge_moments(&f->rows, &f->mean, &f->m2, nb_read_f64(v->feature_rows, j),
 						  nb_read_f64(v->feature_mean, j), nb_read_f64(v->feature_m2, j));
 			if (!isfinite(f->m2) || !isfinite(f->mean))
 				t->overflow = true;

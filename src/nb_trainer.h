@@ -17,6 +17,7 @@
 
 #include "nb_format.h"
 #include "nb_itemset.h"
+#include "nb_merge.h"
 #include "nb_strmap.h"
 
 typedef struct NbPairSlot
@@ -119,15 +120,6 @@ typedef struct NbTrainer
 const NbTokenRef *nb_item_keys(NbItemKeys *keys, uint32_t feature,
 							   const NbTokenRef *tokens, uint32_t n);
 void		nb_item_keys_free(NbItemKeys *keys);
-
-/* Why a merge was refused; nothing has changed then. */
-typedef enum NbMergeStatus
-{
-	NB_MERGE_OK,
-	NB_MERGE_TYPE_CONFLICT,		/* a feature of the view has another type here */
-	NB_MERGE_VECTOR_CONFLICT,	/* float8[] rows of different lengths */
-	NB_MERGE_TOO_LARGE			/* the result would pass t->size_limit */
-} NbMergeStatus;
 
 NbTrainer  *nb_trainer_create(void);
 void		nb_trainer_destroy(NbTrainer *t);

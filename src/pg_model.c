@@ -6,6 +6,8 @@
 #include "mb/pg_wchar.h"
 #include "utils/memutils.h"
 
+#include "nb_alloc.h"
+
 PG_MODULE_MAGIC;
 
 /* nb_format.h derives the model size limit from these (pure code cannot include them) */
@@ -20,22 +22,44 @@ static const ExpandedObjectMethods nb_expanded_methods = {
 	nb_expanded_flatten
 };
 
-NbExpandedModel *
-nb_expanded_create(MemoryContext parent)
+/* A trainer in the current context that refuses merges past the size limit. */
+static NbTrainer *
+new_trainer(void)
+{
+	NbTrainer  *t = nb_trainer_create();
+
+	t->size_limit = NB_MODEL_MAX_SIZE;
+	return t;
+}
+
+static NbExpandedModel *
+create_model(MemoryContext parent, bool with_trainer)
 {
 	MemoryContext ctx = AllocSetContextCreate(parent, "nb_model",
 											  ALLOCSET_DEFAULT_SIZES);
-	NbExpandedModel *em = MemoryContextAlloc(ctx, sizeof(NbExpandedModel));
+	NbExpandedModel *em = MemoryContextAllocZero(ctx, sizeof(NbExpandedModel));
 	MemoryContext old;
 
 	EOH_init_header(&em->hdr, &nb_expanded_methods, ctx);
-	old = MemoryContextSwitchTo(ctx);
-	em->trainer = nb_trainer_create();
-	em->trainer->size_limit = NB_MODEL_MAX_SIZE;
-	em->refs = NULL;
-	em->refs_cap = 0;
-	MemoryContextSwitchTo(old);
+	if (with_trainer)
+	{
+		old = MemoryContextSwitchTo(ctx);
+		em->trainer = new_trainer();
+		MemoryContextSwitchTo(old);
+	}
 	return em;
+}
+
+NbExpandedModel *
+nb_expanded_create(MemoryContext parent)
+{
+	return create_model(parent, true);
+}
+
+NbExpandedModel *
+nb_expanded_create_merging(MemoryContext parent)
+{
+	return create_model(parent, false);
 }
 
 NbExpandedModel *
@@ -50,6 +74,36 @@ nb_expanded_owned(Datum d, MemoryContext parent)
 		MemoryContextGetParent(eoh->eoh_context) != parent)
 		return NULL;
 	return (NbExpandedModel *) eoh;
+}
+
+/*
+ * Report that view cannot be merged after the models before it: feature
+ * is of type ours there, or their vectors had earlier_vector_len elements.
+ */
+static void
+report_conflict(NbMergeStatus status, const NbView *view, uint32 feature,
+				NbFeatureType ours, uint32 earlier_vector_len)
+{
+	if (status == NB_MERGE_TYPE_CONFLICT)
+	{
+		const char *name = view->feature_names;
+		uint32		len = nb_view_feature_name_len(view, feature);
+
+		for (uint32 j = 0; j < feature; j++)
+			name += nb_view_feature_name_len(view, j);
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("cannot merge naive Bayes models: feature \"%.*s\" has different types",
+						(int) len, name),
+				 errdetail("It is %s in one model and %s in the other.",
+						   nb_feature_type_name(ours),
+						   nb_feature_type_name(nb_view_feature_type(view, feature)))));
+	}
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("cannot merge naive Bayes models trained on float8[] of different lengths"),
+			 errdetail("One model has %u elements per row, the other %u.",
+					   view->vector_len, earlier_vector_len)));
 }
 
 void
@@ -72,27 +126,17 @@ nb_expanded_merge(NbExpandedModel *em, Datum d)
 	if (status == NB_MERGE_TYPE_CONFLICT)
 	{
 		const char *name = view.feature_names;
-		uint32		len = nb_view_feature_name_len(&view, conflict);
-		NbFeatureType theirs = nb_view_feature_type(&view, conflict);
-		NbFeatureType ours = theirs;
+		NbFeatureType ours = nb_view_feature_type(&view, conflict);
 
 		for (uint32 j = 0; j < conflict; j++)
 			name += nb_view_feature_name_len(&view, j);
 		/* the feature exists with another type: this only looks it up */
-		(void) nb_trainer_feature(em->trainer, name, len, theirs, &ours);
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("cannot merge naive Bayes models: feature \"%.*s\" has different types",
-						(int) len, name),
-				 errdetail("It is %s in one model and %s in the other.",
-						   nb_feature_type_name(ours), nb_feature_type_name(theirs))));
+		(void) nb_trainer_feature(em->trainer, name, nb_view_feature_name_len(&view, conflict),
+								  ours, &ours);
+		report_conflict(status, &view, conflict, ours, 0);
 	}
 	if (status == NB_MERGE_VECTOR_CONFLICT)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("cannot merge naive Bayes models trained on float8[] of different lengths"),
-				 errdetail("One model has %u elements per row, the other %u.",
-						   view.vector_len, em->trainer->vector_len)));
+		report_conflict(status, &view, 0, 0, em->trainer->vector_len);
 	if ((Pointer) flat != DatumGetPointer(d))
 		pfree(flat);
 	nb_expanded_check(em);
@@ -125,6 +169,16 @@ report_overflow(void)
 }
 
 void
+nb_expanded_check(NbExpandedModel *em)
+{
+	if (em->trainer->overflow)
+		report_overflow();
+	/* refuse as soon as the model passes the limit, long before it is serialized */
+	if (nb_trainer_min_flat_size(em->trainer) > NB_MODEL_MAX_SIZE)
+		nb_report_too_large(0);
+}
+
+void
 nb_report_too_large(uint64 size)
 {
 	ereport(ERROR,
@@ -137,14 +191,151 @@ nb_report_too_large(uint64 size)
 			 errdetail("The text form of a larger model would exceed the 1 GB limit of a value, so it could not be dumped and restored.")));
 }
 
-void
-nb_expanded_check(NbExpandedModel *em)
+/*
+ * Merge n validated views into a new flat model allocated in ctx (the
+ * merge's own scratch memory is in the current context); *out describes it.
+ */
+static struct varlena *
+merge_views(const NbView *views, uint32 n, MemoryContext ctx, NbView *out)
 {
-	if (em->trainer->overflow)
-		report_overflow();
-	/* refuse as soon as the model passes the limit, long before it is serialized */
-	if (nb_trainer_min_flat_size(em->trainer) > NB_MODEL_MAX_SIZE)
+	NbMerger   *m = nb_merger_create(views, n);
+	size_t		size = nb_merger_size(m, NB_MODEL_MAX_SIZE);
+	struct varlena *result;
+	MemoryContext old;
+
+	if (size == 0)
 		nb_report_too_large(0);
+	/* nb_alloc: huge pages for a large result (see pg_alloc.c) */
+	old = MemoryContextSwitchTo(ctx);
+	result = nb_alloc(size + VARHDRSZ);
+	MemoryContextSwitchTo(old);
+	SET_VARSIZE(result, size + VARHDRSZ);
+	if (!nb_merger_write(m, (unsigned char *) VARDATA(result), size, out))
+		report_overflow();
+	nb_merger_destroy(m);
+	return result;
+}
+
+/* Merge the inputs of a merging model into one, its flat form. */
+static void
+collapse_inputs(NbExpandedModel *em)
+{
+	MemoryContext old = MemoryContextSwitchTo(em->hdr.eoh_context);
+	NbView		view;
+	struct varlena *merged = merge_views(em->view, em->n_inputs, em->hdr.eoh_context, &view);
+
+	for (uint32 i = 0; i < em->n_inputs; i++)
+		pfree(em->input[i]);
+	em->input[0] = merged;
+	em->view[0] = view;
+	em->n_inputs = 1;
+	em->merged = true;
+	MemoryContextSwitchTo(old);
+}
+
+/*
+ * Keep model datum d as a flat input of a merging model: detoasted into
+ * the model's context (or copied there: a plain datum lives only as long as
+ * its row), validated, checked against the inputs before it.
+ */
+static void
+hold_input(NbExpandedModel *em, Datum d)
+{
+	MemoryContext old = MemoryContextSwitchTo(em->hdr.eoh_context);
+	struct varlena *flat = PG_DETOAST_DATUM(d);
+	NbView	   *view = &em->view[em->n_inputs];
+	NbMergeConflict conflict;
+	NbMergeStatus status;
+
+	if ((Pointer) flat == DatumGetPointer(d))
+	{
+		struct varlena *copy = palloc(VARSIZE(flat));
+
+		memcpy(copy, flat, VARSIZE(flat));
+		flat = copy;
+	}
+	MemoryContextSwitchTo(old);
+	nb_model_validate_bytes(VARDATA(flat), VARSIZE(flat) - VARHDRSZ, view,
+							ERRCODE_DATA_CORRUPTED, false);
+	/* a merged model is at least as large as each part */
+	if (view->size > NB_MODEL_MAX_SIZE)
+		nb_report_too_large(view->size);
+	status = nb_merge_check(em->view, em->n_inputs, view, &conflict);
+	if (status != NB_MERGE_OK)
+		report_conflict(status, view, conflict.feature, conflict.earlier_type,
+						conflict.earlier_vector_len);
+	em->input[em->n_inputs++] = flat;
+	em->merged = false;
+	if (em->n_inputs == NB_MERGE_FANIN)
+		collapse_inputs(em);
+}
+
+void
+nb_expanded_add(NbExpandedModel *em, Datum d)
+{
+	if (em->trainer != NULL)
+		nb_expanded_merge(em, d);
+	else
+		hold_input(em, d);
+}
+
+NbTrainer *
+nb_expanded_trainer(NbExpandedModel *em)
+{
+	if (em->trainer == NULL)
+	{
+		MemoryContext old = MemoryContextSwitchTo(em->hdr.eoh_context);
+		uint32		conflict;
+
+		/*
+		 * The inputs were checked against each other when they came in; only
+		 * their sum can still be too large.
+		 */
+		em->trainer = new_trainer();
+		for (uint32 i = 0; i < em->n_inputs; i++)
+		{
+			if (nb_trainer_merge_view(em->trainer, &em->view[i], &conflict) == NB_MERGE_TOO_LARGE)
+				nb_report_too_large(0);
+			pfree(em->input[i]);
+		}
+		em->n_inputs = 0;
+		em->merged = false;
+		MemoryContextSwitchTo(old);
+		nb_expanded_check(em);
+	}
+	return em->trainer;
+}
+
+struct varlena *
+nb_model_merge(const Datum *d, int n)
+{
+	MemoryContext caller = CurrentMemoryContext;
+	MemoryContext scratch = AllocSetContextCreate(caller, "nb_merge",
+												  ALLOCSET_DEFAULT_SIZES);
+	NbView		views[NB_MERGE_FANIN];
+	NbView		out;
+	struct varlena *result;
+
+	Assert(n >= 1 && n <= NB_MERGE_FANIN);
+	/* detoasted copies and the merge's scratch memory go with scratch */
+	MemoryContextSwitchTo(scratch);
+	for (int i = 0; i < n; i++)
+	{
+		NbMergeConflict conflict;
+		NbMergeStatus status;
+
+		(void) nb_model_open(d[i], &views[i], ERRCODE_DATA_CORRUPTED);
+		if (views[i].size > NB_MODEL_MAX_SIZE)
+			nb_report_too_large(views[i].size);
+		status = nb_merge_check(views, i, &views[i], &conflict);
+		if (status != NB_MERGE_OK)
+			report_conflict(status, &views[i], conflict.feature, conflict.earlier_type,
+							conflict.earlier_vector_len);
+	}
+	result = merge_views(views, n, caller, &out);
+	MemoryContextSwitchTo(caller);
+	MemoryContextDelete(scratch);
+	return result;
 }
 
 /*
@@ -162,12 +353,20 @@ static Size
 nb_expanded_flat_size(ExpandedObjectHeader *eohptr)
 {
 	NbExpandedModel *em = (NbExpandedModel *) eohptr;
-	size_t		size = nb_trainer_flat_size(em->trainer, SIZE_MAX);
+	size_t		size;
 
+	if (em->trainer == NULL)
+	{
+		/* merged once, then kept: the flat form may be asked for many times */
+		if (!em->merged)
+			collapse_inputs(em);
+		return VARSIZE(em->input[0]);
+	}
+
+	size = nb_trainer_flat_size(em->trainer, SIZE_MAX);
 	/* per-row checks catch single counts; sums over the model are checked here */
 	if (!nb_trainer_sums_finite(em->trainer))
 		report_overflow();
-
 	if (size > NB_MODEL_MAX_SIZE)
 		nb_report_too_large(size);
 	return size + VARHDRSZ;
@@ -177,10 +376,20 @@ static void
 nb_expanded_flatten(ExpandedObjectHeader *eohptr, void *result, Size size)
 {
 	NbExpandedModel *em = (NbExpandedModel *) eohptr;
-	MemoryContext scratch = AllocSetContextCreate(eohptr->eoh_context, "nb_model flatten",
-												  ALLOCSET_DEFAULT_SIZES);
-	MemoryContext old = MemoryContextSwitchTo(scratch);
+	MemoryContext scratch;
+	MemoryContext old;
 
+	if (em->trainer == NULL)
+	{
+		if (!em->merged)
+			collapse_inputs(em);
+		Assert(size == VARSIZE(em->input[0]));
+		memcpy(result, em->input[0], size);
+		return;
+	}
+	scratch = AllocSetContextCreate(eohptr->eoh_context, "nb_model flatten",
+									ALLOCSET_DEFAULT_SIZES);
+	old = MemoryContextSwitchTo(scratch);
 	SET_VARSIZE(result, size);
 	nb_trainer_write(em->trainer, (unsigned char *) VARDATA(result), size - VARHDRSZ);
 	MemoryContextSwitchTo(old);

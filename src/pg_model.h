@@ -6,6 +6,11 @@
  * expanded object (see utils/expandeddatum.h) that wraps an NbTrainer and is
  * updated in place from row to row; it is serialized only when it has to
  * leave the aggregate (result, parallel worker, hash spill, Citus).
+ *
+ * Merging (nb_merge and every combine function) needs no trainer: such a
+ * model keeps its inputs flat and validated, merges them as sorted runs
+ * (nb_merge.h) when it is flattened or when NB_MERGE_FANIN have come in,
+ * and becomes a trainer only if rows are added to it.
  */
 #ifndef PG_MODEL_H
 #define PG_MODEL_H
@@ -16,18 +21,46 @@
 #include "utils/expandeddatum.h"
 
 #include "nb_format.h"
+#include "nb_merge.h"
 #include "nb_trainer.h"
+
+/*
+ * Inputs merged at once: more means fewer passes over the merged part,
+ * fewer means less memory for inputs held flat.  32 takes the partial
+ * states of a Citus table's 32 shards (its default) in one merge.
+ */
+#define NB_MERGE_FANIN 32
 
 typedef struct NbExpandedModel
 {
 	ExpandedObjectHeader hdr;
-	NbTrainer  *trainer;
+	NbTrainer  *trainer;		/* NULL while the model only merges flat inputs */
+	/* flat inputs of a merging model, validated, in its context, in order */
+	struct varlena *input[NB_MERGE_FANIN];
+	NbView		view[NB_MERGE_FANIN];	/* view[i] points into input[i] */
+	uint32		n_inputs;
+	bool		merged;			/* input[0] is all inputs merged: the flat form */
 	NbTokenRef *refs;			/* scratch: the current row's tokens */
 	uint32		refs_cap;
 } NbExpandedModel;
 
 /* A new empty expanded model in its own context under parent. */
 NbExpandedModel *nb_expanded_create(MemoryContext parent);
+
+/* The same, for merging flat models: no trainer until rows come. */
+NbExpandedModel *nb_expanded_create_merging(MemoryContext parent);
+
+/*
+ * The trainer of an expanded model, built from the inputs merged so far
+ * if it has none yet: for adding rows.
+ */
+NbTrainer  *nb_expanded_trainer(NbExpandedModel *em);
+
+/* Add the model datum d (flat, toasted or expanded), as flat input if merging. */
+void		nb_expanded_add(NbExpandedModel *em, Datum d);
+
+/* The model of the union of n (1..NB_MERGE_FANIN) model datums, flat, in the current context. */
+struct varlena *nb_model_merge(const Datum *d, int n);
 
 /* Is d a read/write expanded model whose context hangs directly off parent? */
 NbExpandedModel *nb_expanded_owned(Datum d, MemoryContext parent);

@@ -22,9 +22,10 @@ PG_FUNCTION_INFO_V1(nb_train_float8_transfn);
 PG_FUNCTION_INFO_V1(nb_merge);
 
 /*
- * The state to update for this row: the existing one when we own it, else a
- * fresh expanded copy of whatever model came in (a flat state, for example
- * after a strict combine step copied a partial result).
+ * The state to update for this row: the existing one when we own it (with
+ * a trainer: rows are added), else a fresh expanded copy of whatever model
+ * came in (a flat state, for example after a strict combine step copied a
+ * partial result).
  */
 static NbExpandedModel *
 state_for_update(FunctionCallInfo fcinfo, MemoryContext aggctx)
@@ -34,7 +35,9 @@ state_for_update(FunctionCallInfo fcinfo, MemoryContext aggctx)
 	if (PG_ARGISNULL(0))
 		return nb_expanded_create(aggctx);
 	em = nb_expanded_owned(PG_GETARG_DATUM(0), aggctx);
-	if (em == NULL)
+	if (em != NULL)
+		(void) nb_expanded_trainer(em);
+	else
 	{
 		em = nb_expanded_create(aggctx);
 		nb_expanded_merge(em, PG_GETARG_DATUM(0));
@@ -328,26 +331,37 @@ nb_train_tsvector_transfn(PG_FUNCTION_ARGS)
 /*
  * nb_merge(a, b): the model of the union of the rows of a and b.  NULL is
  * the empty model.  Inside an aggregate (as the combine function, or as the
- * transition function of nb_merge(nb_model)) the state is updated in place;
- * elsewhere a new model is returned and neither input is touched.
+ * transition function of nb_merge(nb_model)) the state collects its inputs
+ * and merges them when it is flattened (see pg_model.h); elsewhere a new
+ * flat model is returned.  Neither input is ever changed or returned as the
+ * state itself.
  */
 Datum
 nb_merge(PG_FUNCTION_ARGS)
 {
 	MemoryContext aggctx;
 	NbExpandedModel *em;
+	Datum		both[2];
+	int			n = 0;
 
 	if (PG_ARGISNULL(1))
 		return unchanged_state(fcinfo);
 
 	if (AggCheckCallContext(fcinfo, &aggctx))
-		em = state_for_update(fcinfo, aggctx);
-	else
 	{
-		em = nb_expanded_create(CurrentMemoryContext);
-		if (!PG_ARGISNULL(0))
-			nb_expanded_merge(em, PG_GETARG_DATUM(0));
+		em = PG_ARGISNULL(0) ? NULL : nb_expanded_owned(PG_GETARG_DATUM(0), aggctx);
+		if (em == NULL)
+		{
+			em = nb_expanded_create_merging(aggctx);
+			if (!PG_ARGISNULL(0))
+				nb_expanded_add(em, PG_GETARG_DATUM(0));
+		}
+		nb_expanded_add(em, PG_GETARG_DATUM(1));
+		PG_RETURN_DATUM(EOHPGetRWDatum(&em->hdr));
 	}
-	nb_expanded_merge(em, PG_GETARG_DATUM(1));
-	PG_RETURN_DATUM(EOHPGetRWDatum(&em->hdr));
+
+	if (!PG_ARGISNULL(0))
+		both[n++] = PG_GETARG_DATUM(0);
+	both[n++] = PG_GETARG_DATUM(1);
+	PG_RETURN_POINTER(nb_model_merge(both, n));
 }

@@ -1,25 +1,32 @@
 #!/bin/sh
-# check.sh — run by `make check`: the unit tests, then short runs of the two
-# fuzzers, each counted as one more test; prints one summary line for all.
+# check.sh — run by `make check`: the unit test programs ($UNITS, from the
+# Makefile), then short runs of the two fuzzers, each counted as one more
+# test; prints one summary line for all.
 cd "$(dirname "$0")" || exit 2
 MAKE=${MAKE:-make}
 FUZZ_SECONDS=${FUZZ_SECONDS:-20}
 FUZZ_DECODE_SECONDS=${FUZZ_DECODE_SECONDS:-10}
 FUZZ_MAX_LEN=${FUZZ_MAX_LEN:-4096}
 
-out=$(./test_model)
-status=$?
-summary=$(printf '%s\n' "$out" | tail -n 1)
-printf '%s\n' "$out" | sed '$d'
-passed=$(printf '%s\n' "$summary" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1/p')
-failed=$(printf '%s\n' "$summary" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\2/p')
-if [ -z "$passed" ]; then
-	# the test binary died before its summary (a sanitizer abort, for example)
-	printf '%s\n' "$summary"
-	echo "not ok - unit tests: test_model exited with status $status before its summary"
-	passed=0
-	failed=1
-fi
+passed=0
+failed=0
+for unit in ${UNITS:-test_model}; do
+	out=$(./$unit)
+	status=$?
+	summary=$(printf '%s\n' "$out" | tail -n 1)
+	printf '%s\n' "$out" | sed '$d'
+	p=$(printf '%s\n' "$summary" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1/p')
+	f=$(printf '%s\n' "$summary" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\2/p')
+	if [ -z "$p" ]; then
+		# the test binary died before its summary (a sanitizer abort, for example)
+		printf '%s\n' "$summary"
+		echo "not ok - unit tests: $unit exited with status $status before its summary"
+		p=0
+		f=1
+	fi
+	passed=$((passed + p))
+	failed=$((failed + f))
+done
 
 # run_fuzzer NAME TARGET SECONDS WORKDIR LOG: build TARGET, fuzz for SECONDS
 # from corpus/ (new inputs in WORKDIR), count the result as one test.

@@ -19,6 +19,7 @@
 
 #include "malloc_alloc.h"
 #include "nb_hash.h"
+#include "nb_merge.h"
 #include "nb_mutual_info.h"
 #include "nb_trainer.h"
 #include "raw_model.h"
@@ -1749,6 +1750,58 @@ done:
 	return ok;
 }
 
+/*
+ * Merging flat models (nb_merge.c) must give the trainer's bytes: the model
+ * alone and with itself.  Where one of them finds an overflow and the other
+ * not (they add up the model's totals in different orders), the one that
+ * writes a model must write one that nb_view_open accepts.
+ */
+static bool
+check_flat_merge(const NbView *v, char *err, size_t errlen)
+{
+	bool		ok = true;
+	NbView		views[2] = {*v, *v};
+
+	for (uint32_t n = 1; n <= 2 && ok; n++)
+	{
+		NbTrainer  *t = nb_trainer_create();
+		NbMerger   *m = nb_merger_create(views, n);
+		size_t		msize = nb_merger_size(m, SIZE_MAX);
+		unsigned char *mbytes = malloc(msize);
+		unsigned char *tbytes = NULL;
+		size_t		tsize = 0;
+		uint32_t	conflict;
+		NbView		out;
+		NbView		check;
+		NbFormatError fe;
+		bool		merged;
+		bool		trained;
+
+		for (uint32_t i = 0; i < n; i++)
+			(void) nb_trainer_merge_view(t, v, &conflict);
+		trained = !t->overflow && nb_trainer_sums_finite(t);
+		if (trained)
+		{
+			tsize = nb_trainer_flat_size(t, SIZE_MAX);
+			tbytes = malloc(tsize);
+			nb_trainer_write(t, tbytes, tsize);
+		}
+		merged = nb_merger_write(m, mbytes, msize, &out);
+		if (merged && !nb_view_open(&check, mbytes, msize, &fe))
+			FAILF("flat merge of %u: the merged model is invalid: %s", n, fe.message);
+		if (merged && trained && (msize != tsize || memcmp(mbytes, tbytes, msize) != 0))
+			FAILF("flat merge of %u: %zu bytes differ from the trainer's %zu", n, msize, tsize);
+		if (trained && !merged && nb_view_open(&check, tbytes, tsize, &fe))
+			FAILF("flat merge of %u reports an overflow, the trainer writes a valid model", n);
+done:
+		free(mbytes);
+		free(tbytes);
+		nb_merger_destroy(m);
+		nb_trainer_destroy(t);
+	}
+	return ok;
+}
+
 bool
 nbt_check_model(const unsigned char *bytes, size_t size, const NbView *view,
 				uint64_t seed, int flags, NbtStats *stats, char *err, size_t errlen)
@@ -1789,7 +1842,8 @@ nbt_check_model(const unsigned char *bytes, size_t size, const NbView *view,
 		tdoc_free(&docs[d]);
 	if (ok)
 		ok = check_mutual_info(view, &m, flags, stats, err, errlen) &&
-			check_merge(bytes, size, view, flags, stats, err, errlen);
+			check_merge(bytes, size, view, flags, stats, err, errlen) &&
+			check_flat_merge(view, err, errlen);
 	ref_free(&m);
 	if (ok && nb_test_live_blocks() != live)
 	{

@@ -4,8 +4,8 @@
  * nbt_check_model() takes a value that nb_view_open accepted (format version
  * 1 or 2) and uses it the way the server does: index, documents built with
  * NbDoc, scorers of every kind and smoothing, mutual information, merging
- * into a trainer and re-serializing.  It checks the invariants that must
- * hold for ANY accepted value (no NaN, posteriors sum to 1, the round trip
+ * into a trainer and re-serializing, merging flat (nb_merge.c).  It checks
+ * the invariants that must hold for ANY accepted value (no NaN, posteriors sum to 1, the round trip
  * is byte-identical, conflicting merges change nothing, ...) and, for
  * "well-conditioned" models, compares posteriors and mutual information
  * with a dense, independent long-double implementation of the formulas in

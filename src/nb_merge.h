@@ -1,0 +1,80 @@
+/*
+ * nb_merge.h — merging serialized models without rebuilding them.
+ *
+ * Serialized models are canonical (nb_format.h): labels, feature names and
+ * the items of each feature are sorted, and the entries of an item are
+ * ordered by class.  The model of the union of the rows of several models
+ * is therefore a linear merge of sorted runs; nothing needs hashing.  The
+ * result is byte for byte what merging the same inputs in the same order
+ * into an empty trainer (nb_trainer_merge_view) and writing it
+ * (nb_trainer_write) gives: every sum is formed in input order, and Gaussian
+ * statistics are combined by the one function both use, nb_merge_moments.
+ */
+#ifndef NB_MERGE_H
+#define NB_MERGE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nb_format.h"
+
+/* Why a merge was refused; nothing has changed then. */
+typedef enum NbMergeStatus
+{
+	NB_MERGE_OK,
+	NB_MERGE_TYPE_CONFLICT,		/* a feature of the view has another type here */
+	NB_MERGE_VECTOR_CONFLICT,	/* float8[] rows of different lengths */
+	NB_MERGE_TOO_LARGE			/* the result would pass the trainer's size_limit */
+} NbMergeStatus;
+
+/* Most inputs of one merge (their indexes fit the merge plan's bytes). */
+#define NB_MERGE_MAX_INPUTS 64
+
+/*
+ * Add (n, mean, m2) of a sample to (*n, *mean, *m2): Chan et al.'s parallel
+ * update.  Deliberately not inline: the trainer and the merge must round
+ * alike, so both call this one compiled copy.
+ */
+void		nb_merge_moments(double *n, double *mean, double *m2,
+							 double nb, double meanb, double m2b);
+
+/* What conflicts, for the error message. */
+typedef struct NbMergeConflict
+{
+	uint32_t	feature;		/* the conflicting feature of the new view */
+	NbFeatureType earlier_type; /* its type in the earlier views */
+	uint32_t	earlier_vector_len; /* the earlier views' float8[] length */
+} NbMergeConflict;
+
+/*
+ * Whether view v can be merged after the n views before it (which do not
+ * conflict among themselves), checked as nb_trainer_merge_view would: the
+ * vector length first, then the first feature of v whose type differs.
+ */
+NbMergeStatus nb_merge_check(const NbView *earlier, uint32_t n, const NbView *v,
+							 NbMergeConflict *conflict);
+
+typedef struct NbMerger NbMerger;
+
+/*
+ * Plan the merge of n (1..NB_MERGE_MAX_INPUTS) validated views that
+ * nb_merge_check accepted one after the other.  The views must stay valid
+ * until nb_merger_destroy.
+ */
+NbMerger   *nb_merger_create(const NbView *inputs, uint32_t n);
+
+/* Exact size of the merged model, or 0 if it would exceed max_size. */
+size_t		nb_merger_size(const NbMerger *m, size_t max_size);
+
+/*
+ * Write the merged model into buf of nb_merger_size bytes and describe it
+ * in *out (a view of buf, as nb_view_open would make it).  False, with buf
+ * undefined, if a count or a sum of counts is not finite: the error the
+ * trainer reports as an overflow.
+ */
+bool		nb_merger_write(NbMerger *m, unsigned char *buf, size_t size, NbView *out);
+
+void		nb_merger_destroy(NbMerger *m);
+
+#endif
