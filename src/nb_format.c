@@ -42,15 +42,6 @@ nb_format_checksum(const unsigned char *data, size_t size)
 	return nb_hash_bytes(data + NB_HEADER_SIZE, size - NB_HEADER_SIZE, seed);
 }
 
-bool
-nb_peek_checksum(const void *data, size_t size, uint64_t *checksum)
-{
-	if (size < NB_HEADER_SIZE)
-		return false;
-	*checksum = nb_read_le64((const unsigned char *) data + 24);
-	return true;
-}
-
 uint32_t
 nb_position_name(uint32_t position, char *buf)
 {

@@ -167,9 +167,6 @@ bool		nb_view_open(NbView *view, const void *data, size_t size,
  */
 uint64_t	nb_format_checksum(const unsigned char *data, size_t size);
 
-/* Cheap header peek for cache keys: size and checksum without validation. */
-bool		nb_peek_checksum(const void *data, size_t size, uint64_t *checksum);
-
 static inline uint32_t
 nb_read_u32(const unsigned char *base, uint64_t i)
 {
