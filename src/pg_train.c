@@ -117,6 +117,22 @@ type_conflict(NbExpandedModel *em, const char *name, uint32 len, NbFeatureType t
 			 len == 0 ? errhint("text[] and tsvector features are the bag of tokens named \"\".") : 0));
 }
 
+
+/*
+ * The aggregate's memory context.  The transition functions are SQL-callable
+ * (CREATE AGGREGATE needs them to be), so a direct call is a user's error.
+ */
+static MemoryContext
+aggregate_context(FunctionCallInfo fcinfo)
+{
+	MemoryContext aggctx;
+
+	if (!AggCheckCallContext(fcinfo, &aggctx))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("nb_train_transfn can only be called by the aggregate nb_train")));
+	return aggctx;
+}
 /*
  * One training row: the document's tokens, from a text[] or a tsvector
  * argument, added to the state in place.
@@ -134,8 +150,7 @@ train_row(FunctionCallInfo fcinfo, bool tsvector_features)
 	uint32		n;
 	MemoryContext old;
 
-	if (!AggCheckCallContext(fcinfo, &aggctx))
-		elog(ERROR, "nb_train_transfn called in non-aggregate context");
+	aggctx = aggregate_context(fcinfo);
 	if (!row_weight(fcinfo, &weight))
 		return unchanged_state(fcinfo);
 
@@ -246,8 +261,7 @@ nb_train_jsonb_transfn(PG_FUNCTION_ARGS)
 	NbJsonbVisitor visitor = {NULL, train_reserve, train_bag, train_category,
 		train_real, train_boolean};
 
-	if (!AggCheckCallContext(fcinfo, &aggctx))
-		elog(ERROR, "nb_train_transfn called in non-aggregate context");
+	aggctx = aggregate_context(fcinfo);
 	if (!row_weight(fcinfo, &weight))
 		return unchanged_state(fcinfo);
 
@@ -277,8 +291,7 @@ nb_train_float8_transfn(PG_FUNCTION_ARGS)
 	const uint32 *ids;
 	MemoryContext old;
 
-	if (!AggCheckCallContext(fcinfo, &aggctx))
-		elog(ERROR, "nb_train_transfn called in non-aggregate context");
+	aggctx = aggregate_context(fcinfo);
 	if (!row_weight(fcinfo, &weight))
 		return unchanged_state(fcinfo);
 
