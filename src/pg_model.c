@@ -8,8 +8,6 @@
 
 #include "nb_alloc.h"
 
-PG_MODULE_MAGIC;
-
 /* nb_format.h derives the model size limit from these (pure code cannot include them) */
 StaticAssertDecl(NB_ALLOC_LIMIT == MaxAllocSize, "NB_ALLOC_LIMIT is not MaxAllocSize");
 StaticAssertDecl(NB_TEXT_OVERHEAD == VARHDRSZ + 1, "NB_TEXT_OVERHEAD is not a varlena header and a NUL");

@@ -104,11 +104,8 @@ static dlist_head cache_models = DLIST_STATIC_INIT(cache_models);
 static Size cache_bytes = 0;
 static uint64 cache_clock = 0;
 
-void		_PG_init(void);
-
-/* The module's settings; see pg_model.c for PG_MODULE_MAGIC. */
 void
-_PG_init(void)
+nb_prepared_define_settings(void)
 {
 	DefineCustomIntVariable("nbc.prepared_model_cache",
 							"Memory for models kept prepared for scoring between queries.",
@@ -125,7 +122,6 @@ _PG_init(void)
 							256 * 1024, 0, MAX_KILOBYTES,
 							PGC_SUSET, GUC_UNIT_KB,
 							NULL, NULL, NULL);
-	MarkGUCPrefixReserved("nbc");
 }
 
 static Size

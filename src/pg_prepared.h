@@ -66,4 +66,7 @@ void		nb_prepared_end_row(NbPrepared *pm);
 /* Room for n token references, per-row scratch of the call site. */
 NbTokenRef *nb_prepared_refs(FunctionCallInfo fcinfo, uint32 n);
 
+/* Define nbc.prepared_model_cache and nbc.prepared_model_cache_limit (at load). */
+void		nb_prepared_define_settings(void);
+
 #endif
