@@ -1,6 +1,11 @@
 # nbc: naive Bayes classifiers inside PostgreSQL (PGXS build)
+#
+# Layout: src/ the C (nb_*.c pure model code, pg_*.c PostgreSQL glue, nbc.c
+# the entry point); sql/install/ the extension's install and update scripts;
+# sql/*.sql with expected/*.out the pg_regress tests (REGRESS below); test/
+# every other suite.
 EXTENSION = nbc
-DATA = sql/nbc--0.1.0.sql sql/nbc--0.1.0--0.2.0.sql sql/nbc--0.2.0--0.3.0.sql
+DATA = $(wildcard sql/install/nbc--*.sql)
 MODULE_big = nbc
 
 # Pure model code (no PostgreSQL headers) and the PostgreSQL glue.

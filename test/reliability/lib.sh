@@ -127,7 +127,7 @@ rel_versions() {
 	local root=$1 f
 	current=$(sed -n "s/^default_version[[:space:]]*=[[:space:]]*'\(.*\)'.*/\1/p" "$root/nbc.control")
 	mapfile -t versions < <(
-		for f in "$root"/sql/nbc--*.sql; do
+		for f in "$root"/sql/install/nbc--*.sql; do
 			f=${f##*/nbc--}
 			f=${f%.sql}
 			sed 's/--/\n/g' <<<"$f"

@@ -3,7 +3,7 @@
 #
 #   bash test/reliability/upgrade.sh [--quick|--long]
 #
-# The released versions are read from the scripts in sql/ (nbc--V.sql
+# The released versions are read from the scripts in sql/install/ (nbc--V.sql
 # installs V, nbc--A--B.sql updates A to B); the current one is nbc.control's
 # default_version.  For each older version V, in a fresh database: CREATE
 # EXTENSION nbc VERSION 'V', store models of every kind V can train
@@ -45,7 +45,7 @@ for v in "${versions[@]}"; do
 	[ "$v" = "$current" ] || older+=("$v")
 done
 if [ -z "$current" ] || [ ${#versions[@]} -eq 0 ]; then
-	not_ok "upgrade: find the versions" "default_version '$current', scripts: $(ls "$root"/sql/nbc--*.sql 2>&1)"
+	not_ok "upgrade: find the versions" "default_version '$current', scripts: $(ls "$root"/sql/install/nbc--*.sql 2>&1)"
 	rel_finish
 	exit
 fi
