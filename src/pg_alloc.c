@@ -1,5 +1,6 @@
 /*
- * pg_alloc.c — nb_alloc.h on top of palloc in CurrentMemoryContext.
+ * pg_alloc.c — the server side of the pure code's hooks: nb_alloc.h on top
+ * of palloc in CurrentMemoryContext, nb_interrupt.h on CHECK_FOR_INTERRUPTS.
  *
  * "Huge" allocations: a large vocabulary's hash tables may pass the 1 GB
  * palloc limit even though the serialized model cannot.
@@ -8,9 +9,11 @@
 
 #include <sys/mman.h>
 
+#include "miscadmin.h"
 #include "utils/memutils.h"
 
 #include "nb_alloc.h"
+#include "nb_interrupt.h"
 
 /*
  * Large tables (a big vocabulary's hash tables, the pair table) are probed
@@ -63,4 +66,14 @@ void
 nb_free(void *ptr)
 {
 	pfree(ptr);
+}
+
+/*
+ * A cancel or a timeout raises an error from here, in the middle of a pure
+ * operation: see nb_interrupt.h for why that is safe.
+ */
+void
+nb_interrupt(void)
+{
+	CHECK_FOR_INTERRUPTS();
 }

@@ -7,11 +7,13 @@
 #include <math.h>
 
 #include "funcapi.h"
+#include "miscadmin.h"
 #include "lib/stringinfo.h"
 #include "utils/builtins.h"
 #include "utils/tuplestore.h"
 
 #include "nb_alloc.h"
+#include "nb_interrupt.h"
 #include "nb_mutual_info.h"
 #include "pg_jsonb.h"
 
@@ -28,7 +30,10 @@ string_offsets(const unsigned char *lengths, uint64 n)
 
 	off[0] = 0;
 	for (uint64 i = 0; i < n; i++)
+	{
+		nb_interrupt_at(i);
 		off[i + 1] = off[i] + nb_read_u32(lengths, i);
+	}
 	return off;
 }
 
@@ -94,6 +99,7 @@ nb_mutual_info_srf(PG_FUNCTION_ARGS)
 		Datum		values[2];
 		bool		nulls[2] = {false, isnan(rows[i].mi)};
 
+		CHECK_FOR_INTERRUPTS();
 		values[0] = PointerGetDatum(mi_row_name(&view, &rows[i], token_off, name_off));
 		values[1] = Float8GetDatum(nulls[1] ? 0 : rows[i].mi);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
@@ -124,10 +130,14 @@ class_tokens(const NbView *view)
 	{
 		bool		bag = nb_view_feature_type(view, j) == NB_FEATURE_BAG;
 
+		nb_interrupt_at(j);
 		for (uint32 end = k + nb_view_feature_items(view, j); k < end; k++)
+		{
+			nb_interrupt_at(k);
 			for (uint32 n = nb_read_u32(view->token_entries, k); n > 0; n--, e++)
 				if (bag)
 					t[nb_read_u32(view->entry_class, e)] += nb_read_f64(view->entry_count, e);
+		}
 	}
 	return t;
 }
@@ -250,6 +260,7 @@ push_items(JsonbParseState **state, const NbView *view, const size_t *label_off,
 	pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
 	for (uint32 k = first; k < first + n; k++)
 	{
+		CHECK_FOR_INTERRUPTS();
 		nb_push_key(state, view->tokens + token_off[k], token_off[k + 1] - token_off[k]);
 		push_entries(state, view, label_off, k, e);
 	}
@@ -268,8 +279,11 @@ push_feature(JsonbParseState **state, const NbView *view, uint32 j,
 
 	/* a bag's tokens per class, from its entries */
 	for (uint32 k = first; k < first + n_items; k++)
+	{
+		nb_interrupt_at(k);
 		for (uint32 n = nb_read_u32(view->token_entries, k); n > 0; n--, e0++)
 			tokens[nb_read_u32(view->entry_class, e0)] += nb_read_f64(view->entry_count, e0);
+	}
 
 	pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
 	nb_push_key(state, "type", strlen("type"));

@@ -6,6 +6,8 @@
 #include "mb/pg_wchar.h"
 #include "utils/memutils.h"
 
+#include "nb_interrupt.h"
+
 PG_MODULE_MAGIC;
 
 static Size nb_expanded_flat_size(ExpandedObjectHeader *eohptr);
@@ -155,6 +157,7 @@ check_strings_encoding(const char *area, const unsigned char *lengths,
 	{
 		uint32		len = nb_read_u32(lengths, i);
 
+		nb_interrupt_at(i);
 		if (!pg_verify_mbstr(GetDatabaseEncoding(), area, len, true))
 			ereport(ERROR,
 					(errcode(sqlstate),

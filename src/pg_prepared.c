@@ -27,6 +27,7 @@
 #include "utils/memutils.h"
 
 #include "nb_hash.h"
+#include "nb_interrupt.h"
 #include "pg_model.h"
 #include "pg_options.h"
 
@@ -230,7 +231,7 @@ call_site_key(Datum model, struct varlena **flat)
 	{
 		key.kind = KEY_COMPRESSED;
 		key.size = VARSIZE(raw);
-		key.hash = nb_hash_bytes(raw, VARSIZE(raw), NB_CHECKSUM_SEED);
+		key.hash = nb_hash_bytes_long(raw, VARSIZE(raw), NB_CHECKSUM_SEED);
 	}
 	else
 	{
@@ -311,7 +312,7 @@ lookup_model(Datum model, struct varlena *flat)
 	if (VARATT_IS_EXTERNAL(stored))
 		stored = detoast_external_attr(stored); /* still compressed if it was */
 	size = VARSIZE_ANY(stored);
-	hash = nb_hash_bytes(stored, size, NB_CHECKSUM_SEED);
+	hash = nb_hash_bytes_long(stored, size, NB_CHECKSUM_SEED);
 	pm = find_cached(size, hash);
 	if (pm == NULL)
 		pm = build_model(stored, size, hash);
