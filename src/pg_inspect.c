@@ -178,6 +178,7 @@ nb_classes(PG_FUNCTION_ARGS)
 		Datum		values[3];
 		bool		nulls[3] = {false, false, false};
 
+		CHECK_FOR_INTERRUPTS();
 		values[0] = PointerGetDatum(cstring_to_text_with_len(label, len));
 		values[1] = Float8GetDatum(docs);
 		values[2] = Float8GetDatum(docs / D);
@@ -221,6 +222,7 @@ nb_info(PG_FUNCTION_ARGS)
 		{
 			uint32		len = nb_view_feature_name_len(&view, j);
 
+			CHECK_FOR_INTERRUPTS();
 			nb_push_key(&state, name, len);
 			nb_push_string(&state, feature_type_name(nb_view_feature_type(&view, j)));
 			name += len;
@@ -228,7 +230,7 @@ nb_info(PG_FUNCTION_ARGS)
 		pushJsonbValue(&state, WJB_END_OBJECT, NULL);
 	}
 	result = pushJsonbValue(&state, WJB_END_OBJECT, NULL);
-	PG_RETURN_JSONB_P(JsonbValueToJsonb(result));
+	PG_RETURN_JSONB_P(nb_jsonb_finish(result));
 }
 
 /* {label: {"count": N_jc, "documents": d_jc}, ...} for item k's entries from *e. */
@@ -252,19 +254,63 @@ push_entries(JsonbParseState **state, const NbView *view, const size_t *label_of
 	pushJsonbValue(state, WJB_END_OBJECT, NULL);
 }
 
-/* {item: entries, ...} for items [first, first + n). */
+/* An item as a key of a jsonb object, with its first entry. */
+typedef struct ItemKey
+{
+	const char *str;
+	uint32		len;
+	uint32		item;
+	uint64		entry;
+} ItemKey;
+
+/* The order of jsonb object keys: shorter first, then by bytes. */
+static int
+cmp_item_keys(const void *a, const void *b)
+{
+	const ItemKey *x = a;
+	const ItemKey *y = b;
+
+	if (x->len != y->len)
+		return x->len < y->len ? -1 : 1;
+	return memcmp(x->str, y->str, x->len);
+}
+
+/*
+ * {item: entries, ...} for items [first, first + n).  The keys go in in
+ * jsonb's order, which pushJsonbValue then only checks: it would otherwise
+ * sort a large vocabulary's keys itself, for a second or more, where
+ * nothing can cancel it; nb_sort can be cancelled.
+ */
 static void
 push_items(JsonbParseState **state, const NbView *view, const size_t *label_off,
 		   const size_t *token_off, uint32 first, uint32 n, uint64 *e)
 {
-	pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
-	for (uint32 k = first; k < first + n; k++)
+	ItemKey    *keys = palloc_extended(sizeof(ItemKey) * ((Size) n + 1), MCXT_ALLOC_HUGE);
+
+	for (uint32 i = 0; i < n; i++)
 	{
+		uint32		k = first + i;
+
+		nb_interrupt_at(i);
+		keys[i].str = view->tokens + token_off[k];
+		keys[i].len = token_off[k + 1] - token_off[k];
+		keys[i].item = k;
+		keys[i].entry = *e;
+		*e += nb_read_u32(view->token_entries, k);
+	}
+	nb_sort(keys, n, sizeof(ItemKey), cmp_item_keys);
+
+	pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
+	for (uint32 i = 0; i < n; i++)
+	{
+		uint64		entry = keys[i].entry;
+
 		CHECK_FOR_INTERRUPTS();
-		nb_push_key(state, view->tokens + token_off[k], token_off[k + 1] - token_off[k]);
-		push_entries(state, view, label_off, k, e);
+		nb_push_key(state, keys[i].str, keys[i].len);
+		push_entries(state, view, label_off, keys[i].item, &entry);
 	}
 	pushJsonbValue(state, WJB_END_OBJECT, NULL);
+	pfree(keys);
 }
 
 /* One feature of a version 2 model: type, per-class statistics, items. */
@@ -361,6 +407,7 @@ nb_model_to_jsonb(PG_FUNCTION_ARGS)
 	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
 	for (uint32 c = 0; c < view.n_classes; c++)
 	{
+		CHECK_FOR_INTERRUPTS();
 		nb_push_key(&state, view.labels + label_off[c], label_off[c + 1] - label_off[c]);
 		pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
 		nb_push_pair(&state, "documents", nb_read_f64(view.class_docs, c));
@@ -388,6 +435,7 @@ nb_model_to_jsonb(PG_FUNCTION_ARGS)
 		{
 			uint32		len = nb_view_feature_name_len(&view, j);
 
+			CHECK_FOR_INTERRUPTS();
 			nb_push_key(&state, name, len);
 			push_feature(&state, &view, j, label_off, token_off, first, &e);
 			first += nb_view_feature_items(&view, j);
@@ -397,5 +445,5 @@ nb_model_to_jsonb(PG_FUNCTION_ARGS)
 	}
 
 	result = pushJsonbValue(&state, WJB_END_OBJECT, NULL);
-	PG_RETURN_JSONB_P(JsonbValueToJsonb(result));
+	PG_RETURN_JSONB_P(nb_jsonb_finish(result));
 }

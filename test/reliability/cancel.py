@@ -234,6 +234,8 @@ def main():
             cur.copy_expert("COPY (SELECT m FROM nbc_cancel.models WHERE name = 'ab') "
                             "TO STDOUT (FORMAT binary)", f)
         cur.execute("CREATE TABLE nbc_cancel.models_in (m nb_model)")
+        # not compressed: the receive is measured, not pglz
+        cur.execute("ALTER TABLE nbc_cancel.models_in ALTER m SET STORAGE EXTERNAL")
         ops = [o for o in operations(copy_file) if not args.only or args.only in o[0]]
         results = []
         for name, op, setting in ops:
