@@ -46,13 +46,23 @@ nb_alloc(size_t size)
 	return ptr;
 }
 
+/*
+ * Zeroed in pieces with cancellation points: a large document's item set or
+ * a large vocabulary's tables take hundreds of megabytes.  Allocation can
+ * fail with an error anyway, so a cancel here is nothing new to callers.
+ */
 void *
 nb_alloc_zero(size_t size)
 {
-	void	   *ptr = MemoryContextAllocHuge(CurrentMemoryContext, size);
+	char	   *ptr = MemoryContextAllocHuge(CurrentMemoryContext, size);
 
 	advise_huge_pages(ptr, size);
-	memset(ptr, 0, size);
+	for (size_t off = 0; off < size; off += NB_INTERRUPT_BYTES)
+	{
+		memset(ptr + off, 0, Min(size - off, NB_INTERRUPT_BYTES));
+		if (size - off > NB_INTERRUPT_BYTES)
+			CHECK_FOR_INTERRUPTS();
+	}
 	return ptr;
 }
 
