@@ -4,8 +4,8 @@
  * Every loop whose work grows with an input or a model calls nb_interrupt()
  * at least once per NB_INTERRUPT_EVERY units of work, a unit being about
  * the cost of one token lookup (an entry, an item, 64 bytes hashed or
- * copied), so a cancel is noticed within about
- * a millisecond.  The hot loops pay a counter test, not a call, per unit.
+ * copied), so a cancel is noticed within about a millisecond.  The hot
+ * loops pay a counter test, not a call, per unit.
  *
  * Like nb_alloc.h, the function is provided by whoever links the pure code:
  * in the server pg_alloc.c runs CHECK_FOR_INTERRUPTS(), which may raise an

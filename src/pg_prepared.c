@@ -15,8 +15,8 @@
  * end of their query (a reset callback on their memory context): the cache
  * can exceed its limit while a query uses more, and shrinks when the
  * query ends.  A model or scorer is built in a context under the current
- * one and moved into the cache only once complete, so an error halfway
- * leaves nothing behind.
+ * one and moved into the cache only once complete, so an error halfway (a
+ * cancel, too: preparation checks for interrupts) leaves nothing behind.
  */
 #include "pg_prepared.h"
 
