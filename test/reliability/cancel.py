@@ -184,10 +184,13 @@ def run_op(aconn, cur, op):
     return t0, first, done
 
 
-def no_timeout(cur, aconn):
+def no_timeout(cur, aconn=None):
     """statement_timeout = 0 on both connections.  A timeout that fires just
     as a statement ends cancels the next one instead: then try again."""
-    for run in (lambda sql: cur.execute(sql), lambda sql: aexec(aconn, sql)):
+    runs = [lambda sql: cur.execute(sql)]
+    if aconn is not None:
+        runs.append(lambda sql: aexec(aconn, sql))
+    for run in runs:
         for attempt in range(3):
             try:
                 run("SET statement_timeout = 0")
@@ -257,7 +260,7 @@ def check_after(conn, log):
             except psycopg2.errors.QueryCanceled:
                 pass
             finally:
-                cur.execute("SET statement_timeout = 0")
+                no_timeout(cur)
     after = q(cur, query)
     fresh_conn = connect()
     fcur = fresh_conn.cursor()
