@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "nb_hash.h"
+#include "nb_interrupt.h"
 
 #define FAIL(...) \
 	do { snprintf(error->message, sizeof(error->message), __VA_ARGS__); return false; } while (0)
@@ -39,7 +40,7 @@ nb_format_checksum(const unsigned char *data, size_t size)
 {
 	uint64_t	seed = nb_hash_bytes(data, 24, NB_CHECKSUM_SEED);
 
-	return nb_hash_bytes(data + NB_HEADER_SIZE, size - NB_HEADER_SIZE, seed);
+	return nb_hash_bytes_long(data + NB_HEADER_SIZE, size - NB_HEADER_SIZE, seed);
 }
 
 uint32_t
@@ -60,12 +61,14 @@ check_strings(const unsigned char *lengths, uint64_t first, uint64_t n,
 {
 	const char *prev = NULL;
 	uint32_t	prev_len = 0;
+	uint64_t	work = 0;
 
 	for (uint64_t i = first; i < first + n; i++)
 	{
 		uint32_t	len = nb_read_u32(lengths, i);
 		const char *s = area + *off;
 
+		nb_interrupt_count(&work, 1 + len / 64);
 		if (len > area_size - *off)
 			FAIL("%s %llu extends past the end of the value", what, (unsigned long long) i);
 		if (memchr(s, '\0', len) != NULL)
@@ -89,6 +92,7 @@ string_bytes(const unsigned char *lengths, uint64_t n, size_t limit, size_t *tot
 	{
 		uint32_t	len = nb_read_u32(lengths, i);
 
+		nb_interrupt_at(i);
 		if (len > limit - *total)
 			return false;
 		*total += len;
@@ -137,6 +141,7 @@ static bool
 check_feature_stats(const NbView *v, NbFormatError *error)
 {
 	uint64_t	items = 0;
+	uint64_t	work = 0;
 
 	for (uint32_t j = 0; j < v->n_features; j++)
 	{
@@ -146,6 +151,7 @@ check_feature_stats(const NbView *v, NbFormatError *error)
 		double		mean = nb_read_f64(v->feature_mean, j);
 		double		m2 = nb_read_f64(v->feature_m2, j);
 
+		nb_interrupt_count(&work, 1 + (uint64_t) v->n_classes);
 		if (type < NB_FEATURE_BAG || type > NB_FEATURE_TYPE_MAX)
 			FAIL("feature %u has an unknown type %u", j, (unsigned) type);
 		if (n_items > 0 && type != NB_FEATURE_BAG && type != NB_FEATURE_CATEGORICAL)
@@ -217,6 +223,7 @@ nb_view_open(NbView *view, const void *data, size_t size, NbFormatError *error)
 	size_t		name_bytes;
 	size_t		off;
 	uint64_t	entry = 0;
+	uint64_t	work = 0;
 
 	memset(view, 0, sizeof(*view));
 	if (size < NB_HEADER_SIZE)
@@ -303,8 +310,11 @@ nb_view_open(NbView *view, const void *data, size_t size, NbFormatError *error)
 			return false;
 	}
 	for (uint32_t c = 0; c < view->n_classes; c++)
+	{
+		nb_interrupt_at(c);
 		if (!positive_finite(nb_read_f64(view->class_docs, c)))
 			FAIL("document count of class %u is not a positive finite number", c);
+	}
 	if (view->version == NB_FORMAT_VERSION && !check_feature_stats(view, error))
 		return false;
 
@@ -322,6 +332,7 @@ nb_view_open(NbView *view, const void *data, size_t size, NbFormatError *error)
 			uint32_t	n = nb_read_u32(view->token_entries, t);
 			int64_t		prev_class = -1;
 
+			nb_interrupt_count(&work, 1 + (uint64_t) n);
 			if (n == 0 || n > view->n_classes || n > view->n_entries - entry)
 				FAIL("token %u has an invalid number of entries (%u)", t, n);
 			for (uint32_t k = 0; k < n; k++, entry++)
@@ -366,6 +377,7 @@ nb_view_open(NbView *view, const void *data, size_t size, NbFormatError *error)
 		{
 			uint32_t	len = nb_view_feature_name_len(view, j);
 
+			nb_interrupt_at(j);
 			if (nb_view_feature_type(view, j) == NB_FEATURE_GAUSSIAN &&
 				is_position_name(view->feature_names + off, len, view->vector_len))
 				found++;
@@ -386,6 +398,7 @@ nb_view_open(NbView *view, const void *data, size_t size, NbFormatError *error)
 			docs += nb_read_f64(view->class_docs, c);
 		for (uint64_t e = 0; e < view->n_entries; e++)
 		{
+			nb_interrupt_at(e);
 			count += nb_read_f64(view->entry_count, e);
 			doc_freq += nb_read_f64(view->entry_docs, e);
 		}

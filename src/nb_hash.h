@@ -55,25 +55,24 @@ nb_rotl64(uint64_t x, int r)
 	return (x << r) | (x >> (64 - r));
 }
 
-/*
- * A fast non-cryptographic 64-bit hash over bytes, the same on every
- * platform (words are read little-endian).  Inline because hashing tokens
- * is on the hot path of training and scoring.
- */
+/* nb_hash_bytes over n whole 8-byte words at p, continuing from state h. */
 NB_HOT_INLINE uint64_t
-nb_hash_bytes(const void *data, size_t len, uint64_t seed)
+nb_hash_words(uint64_t h, const unsigned char *p, size_t n)
 {
-	const unsigned char *p = data;
-	uint64_t	h = seed ^ (len * NB_P1);
-	unsigned char tail[8];
-
-	while (len >= 8)
+	for (size_t i = 0; i < n; i++, p += 8)
 	{
 		h ^= nb_rotl64(nb_read_le64(p) * NB_P2, 31) * NB_P1;
 		h = nb_rotl64(h, 27) * 5 + 0x52dce729;
-		p += 8;
-		len -= 8;
 	}
+	return h;
+}
+
+/* nb_hash_bytes's result from state h and the last len bytes at p (len < 8). */
+static inline uint64_t
+nb_hash_tail(uint64_t h, const unsigned char *p, size_t len)
+{
+	unsigned char tail[8];
+
 	if (len > 0)
 	{
 		memset(tail, 0, sizeof(tail));
@@ -81,6 +80,22 @@ nb_hash_bytes(const void *data, size_t len, uint64_t seed)
 		h ^= nb_rotl64(nb_read_le64(tail) * NB_P2, 31) * NB_P1;
 	}
 	return nb_hash_mix(h);
+}
+
+/*
+ * A fast non-cryptographic 64-bit hash over bytes, the same on every
+ * platform (words are read little-endian).  Inline because hashing tokens
+ * is on the hot path of training and scoring.  Split into nb_hash_words and
+ * nb_hash_tail so that long inputs can be hashed in pieces
+ * (nb_hash_bytes_long in nb_interrupt.h).
+ */
+NB_HOT_INLINE uint64_t
+nb_hash_bytes(const void *data, size_t len, uint64_t seed)
+{
+	const unsigned char *p = data;
+	uint64_t	h = nb_hash_words(seed ^ (len * NB_P1), p, len / 8);
+
+	return nb_hash_tail(h, p + len / 8 * 8, len % 8);
 }
 
 static inline uint32_t

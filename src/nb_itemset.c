@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "nb_alloc.h"
+#include "nb_interrupt.h"
 
 #define NB_ITEMSET_MIN_SLOTS 64
 
@@ -57,6 +58,7 @@ resize(NbItemSet *set, uint64_t slots)
 		uint64_t	s = old[old_used[i]];
 		uint32_t	value = (uint32_t) s;
 
+		nb_interrupt_at(i);
 		nb_itemset_add(set, (uint32_t) (s >> 32) - 1, &value);
 	}
 	nb_free(old);

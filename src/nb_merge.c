@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "nb_alloc.h"
+#include "nb_interrupt.h"
 
 #define NONE UINT32_MAX
 
@@ -60,6 +61,7 @@ typedef struct Out
 	char	   *tokens;			/* where the next item's string goes */
 	uint64_t	k;				/* next item */
 	uint64_t	e;				/* next entry */
+	uint64_t	work;			/* units since the last cancellation point */
 } Out;
 
 struct NbMerger
@@ -503,6 +505,7 @@ copy_run(const NbMerger *m, Cursor *cur, uint32_t i, uint64_t r, Out *o)
 	cur[i].item += (uint32_t) r;
 	cur[i].entry += ne;
 	cur[i].off += bytes;
+	nb_interrupt_count(&o->work, r + ne);
 }
 
 static void
@@ -577,6 +580,7 @@ sum_item(NbMerger *m, Cursor *cur, const uint32_t *srcs, uint32_t k, Out *o)
 	}
 	for (uint32_t x = 0; x < k; x++)
 		advance(m, cur, srcs[x]);
+	nb_interrupt_count(&o->work, k + ntouched);
 }
 
 /* Merge the items of every feature into m->out. */
@@ -611,6 +615,7 @@ merge_items(NbMerger *m)
 	o->tokens = o->tokens_start;
 	o->k = 0;
 	o->e = 0;
+	o->work = 0;
 	m->stamp = nb_alloc_zero(sizeof(uint64_t) * (m->C + 1));
 	m->acc_count = nb_alloc(sizeof(double) * (m->C + 1));
 	m->acc_docs = nb_alloc(sizeof(double) * (m->C + 1));
@@ -892,12 +897,12 @@ nb_merger_write(NbMerger *m, unsigned char *buf, size_t size, NbView *out)
 	}
 	out->tokens = strings;
 
-	memcpy((unsigned char *) out->token_len, m->out.token_len, V * 4);
-	memcpy((unsigned char *) out->token_entries, m->out.token_entries, V * 4);
-	memcpy((unsigned char *) out->entry_class, m->out.entry_class, E * 4);
-	memcpy((unsigned char *) out->entry_count, m->out.entry_count, E * 8);
-	memcpy((unsigned char *) out->entry_docs, m->out.entry_docs, E * 8);
-	memcpy(strings, m->out.tokens_start, m->token_bytes);
+	nb_copy((unsigned char *) out->token_len, m->out.token_len, V * 4);
+	nb_copy((unsigned char *) out->token_entries, m->out.token_entries, V * 4);
+	nb_copy((unsigned char *) out->entry_class, m->out.entry_class, E * 4);
+	nb_copy((unsigned char *) out->entry_count, m->out.entry_count, E * 8);
+	nb_copy((unsigned char *) out->entry_docs, m->out.entry_docs, E * 8);
+	nb_copy(strings, m->out.tokens_start, m->token_bytes);
 	strings += m->token_bytes;
 	if (!m->text_only)
 	{
@@ -917,6 +922,7 @@ nb_merger_write(NbMerger *m, unsigned char *buf, size_t size, NbView *out)
 	/* what nb_view_open checks of magnitudes, summed in the same order */
 	for (uint64_t e = 0; e < E; e++)
 	{
+		nb_interrupt_at(e);
 		count += nb_read_f64(out->entry_count, e);
 		doc_freq += nb_read_f64(out->entry_docs, e);
 	}

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 
 #include "nb_alloc.h"
+#include "nb_interrupt.h"
 
 /*
  * a log(a / b), with 0 log 0 = 0; b <= 0 only through rounding and then
@@ -33,6 +34,7 @@ bag_rows(const NbView *v, uint32_t j, uint32_t first, uint64_t *e0, NbMiRow *row
 	double	   *docs = nb_alloc(sizeof(double) * v->n_classes);
 	double		D = 0;
 	uint32_t	n_items = nb_view_feature_items(v, j);
+	uint64_t	work = 0;
 
 	for (uint32_t c = 0; c < v->n_classes; c++)
 	{
@@ -47,6 +49,7 @@ bag_rows(const NbView *v, uint32_t j, uint32_t first, uint64_t *e0, NbMiRow *row
 		double		tj;
 		double		sum = 0;
 
+		nb_interrupt_count(&work, 1 + (uint64_t) n);
 		for (uint32_t i = 0; i < n; i++)
 		{
 			dj += nb_read_f64(v->entry_docs, *e0 + i);
@@ -84,16 +87,21 @@ table_mutual_info(const double *n, uint32_t values, uint32_t classes)
 	double	   *col = nb_alloc_zero(sizeof(double) * classes);
 	double		N = 0;
 	double		sum = 0;
+	uint64_t	work = 0;
 
 	for (uint32_t x = 0; x < values; x++)
+	{
+		nb_interrupt_count(&work, classes);
 		for (uint32_t c = 0; c < classes; c++)
 			col[c] += n[(uint64_t) x * classes + c];
+	}
 	for (uint32_t c = 0; c < classes; c++)
 		N += col[c];
 	for (uint32_t x = 0; x < values && N > 0; x++)
 	{
 		double		row = 0;
 
+		nb_interrupt_count(&work, classes);
 		for (uint32_t c = 0; c < classes; c++)
 			row += n[(uint64_t) x * classes + c];
 		for (uint32_t c = 0; c < classes; c++)
@@ -116,11 +124,13 @@ categorical_mi(const NbView *v, uint32_t j, uint32_t first, uint64_t *e0)
 	uint32_t	K = nb_view_feature_items(v, j);
 	double	   *n = nb_alloc_zero(sizeof(double) * ((uint64_t) K * C + 1));
 	double		mi;
+	uint64_t	work = 0;
 
 	for (uint32_t k = 0; k < K; k++)
 	{
 		uint32_t	entries = nb_read_u32(v->token_entries, first + k);
 
+		nb_interrupt_count(&work, 1 + (uint64_t) entries);
 		for (uint32_t i = 0; i < entries; i++, (*e0)++)
 			n[(uint64_t) k * C + nb_read_u32(v->entry_class, *e0)] =
 				nb_read_f64(v->entry_count, *e0);
@@ -193,6 +203,6 @@ nb_mutual_info(const NbView *v, NbMiRow *rows)
 		}
 		first += nb_view_feature_items(v, j);
 	}
-	qsort(rows, n, sizeof(NbMiRow), cmp_rows);
+	nb_sort(rows, n, sizeof(NbMiRow), cmp_rows);
 	return n;
 }

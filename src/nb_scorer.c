@@ -40,6 +40,7 @@
 
 #include "nb_alloc.h"
 #include "nb_hash.h"
+#include "nb_interrupt.h"
 
 /* A logarithm as a pair (f, z) meaning f + z log(alpha), see nb_scorer.h. */
 typedef struct LogFactor
@@ -85,6 +86,7 @@ nb_index_build(NbIndex *ix, const NbView *v)
 	NbItemKeys	keys = {0};
 	uint64_t	e = 0;
 	uint32_t	k = 0;
+	uint64_t	work = 0;
 
 	memset(ix, 0, sizeof(*ix));
 	ix->n_classes = C;
@@ -119,6 +121,7 @@ nb_index_build(NbIndex *ix, const NbView *v)
 	{
 		uint32_t	len = nb_read_u32(v->label_len, c);
 
+		nb_interrupt_at(c);
 		/* labels are unique, so ids come out as 0, 1, 2, ... */
 		nb_strmap_add(&ix->labels, s, len, nb_hash_token(s, len));
 		ix->class_docs[c] = nb_read_f64(v->class_docs, c);
@@ -133,6 +136,7 @@ nb_index_build(NbIndex *ix, const NbView *v)
 		uint32_t	name_len = nb_view_feature_name_len(v, j);
 		bool		prefixed;
 
+		nb_interrupt_count(&work, 1 + (uint64_t) C);
 		nb_strmap_add(&ix->features, name, name_len, nb_hash_token(name, name_len));
 		ix->feature_type[j] = nb_view_feature_type(v, j);
 		ix->feature_items[j] = nb_view_feature_items(v, j);
@@ -158,6 +162,7 @@ nb_index_build(NbIndex *ix, const NbView *v)
 			NbTokenRef	ref = {s, len, 1.0};
 			const NbTokenRef *item = prefixed ? nb_item_keys(&keys, j, &ref, 1) : &ref;
 
+			nb_interrupt_count(&work, 1 + (uint64_t) n + len / 64);
 			/* items are unique, so ids come out as 0, 1, 2, ... */
 			nb_strmap_append(&ix->tokens, item->str, item->len,
 							 nb_hash_token(item->str, item->len));
@@ -190,6 +195,7 @@ nb_index_build(NbIndex *ix, const NbView *v)
 		char		buf[NB_POSITION_NAME_SIZE];
 		uint32_t	len = nb_position_name(i, buf);
 
+		nb_interrupt_at(i);
 		/* validation made sure the feature exists */
 		ix->position_feature[i] = (uint32_t) nb_index_feature(ix, buf, len);
 	}
@@ -427,6 +433,7 @@ add_tokens(const NbIndex *ix, NbDoc *doc, uint32_t feature, const NbTokenRef *to
 	 */
 	for (uint32_t i = 0; i < n; i++)
 	{
+		nb_interrupt_at(i);
 		scratch[i] = (int64_t) nb_hash_token(tokens[i].str, tokens[i].len);
 		if (i < NB_PREFETCH_DISTANCE)
 			prefetch_slot(ix, (uint64_t) scratch[i], tokens[i].len, rows, row_size);
@@ -436,6 +443,7 @@ add_tokens(const NbIndex *ix, NbDoc *doc, uint32_t feature, const NbTokenRef *to
 		uint32_t	ahead = i + NB_PREFETCH_DISTANCE;
 		int64_t		slot;
 
+		nb_interrupt_at(i);
 		if (ahead < n)
 			prefetch_slot(ix, (uint64_t) scratch[ahead], tokens[ahead].len, rows, row_size);
 		if (row_size != 0)
@@ -466,6 +474,7 @@ add_tokens(const NbIndex *ix, NbDoc *doc, uint32_t feature, const NbTokenRef *to
 			uint32_t	k;
 			uint32_t	pos = used;
 
+			nb_interrupt_at(i);
 			if (slot < 0)
 			{
 				unknown += tokens[i].count;
@@ -537,8 +546,11 @@ static bool
 any_nonzero(const double *v, uint64_t n)
 {
 	for (uint64_t i = 0; i < n; i++)
+	{
+		nb_interrupt_at(i);
 		if (v[i] != 0)
 			return true;
+	}
 	return false;
 }
 
@@ -580,6 +592,7 @@ set_prior(NbScorer *sc, const NbIndex *ix, const NbOptions *o)
 
 	for (uint32_t c = 0; c < C; c++)
 	{
+		nb_interrupt_at(c);
 		switch (o->prior_mode)
 		{
 			case NB_PRIOR_FIT:
@@ -640,6 +653,7 @@ build_multinomial(NbScorer *sc, const NbIndex *ix, uint32_t j, uint32_t first_it
 	{
 		LogFactor	num = smoothed(ix->entry_count[e], 1, a);
 
+		nb_interrupt_at(e);
 		sc->entry[e].f = num.f - la.f;
 		sc->entry_z[e] = num.z - la.z;
 	}
@@ -673,6 +687,7 @@ build_bernoulli(NbScorer *sc, const NbIndex *ix, uint32_t j, uint32_t first_item
 		LogFactor	absent = log_absent(ix->entry_docs[e], Dc, a);
 		LogFactor	present = log_present(ix->entry_docs[e], Dc, a);
 
+		nb_interrupt_at(e);
 		nnz[c] += 1;
 		add_compensated(&sc->base_f[jc + c], &comp[c], absent.f);
 		sc->base_z[jc + c] += absent.z;
@@ -696,6 +711,7 @@ build_complement(NbScorer *sc, const NbIndex *ix, uint32_t j, uint32_t first_ite
 {
 	uint32_t	C = ix->n_classes;
 	double		V = (double) ix->feature_items[j];
+	uint64_t	work = 0;
 
 	for (uint32_t c = 0; c < C; c++)
 	{
@@ -708,6 +724,7 @@ build_complement(NbScorer *sc, const NbIndex *ix, uint32_t j, uint32_t first_ite
 	{
 		LogFactor	none = smoothed(ix->token_total[k], 1, a);
 
+		nb_interrupt_count(&work, 1 + (ix->token_start[k + 1] - ix->token_start[k]));
 		for (uint64_t e = ix->token_start[k]; e < ix->token_start[k + 1]; e++)
 		{
 			LogFactor	comp = smoothed(ix->token_total[k] - ix->entry_count[e], 1, a);
@@ -809,6 +826,7 @@ entries_to_rows(NbScorer *sc, const NbIndex *ix)
 	uint32_t	C = ix->n_classes;
 	uint64_t	nslots = (uint64_t) ix->tokens.slot_mask + 1;
 	size_t		size = C <= 2 ? 32 : 64;
+	uint64_t	work = 0;
 
 	sc->row_size = (uint32_t) size;
 	sc->rows_block = nb_alloc_zero(size * (nslots + 1));
@@ -822,6 +840,7 @@ entries_to_rows(NbScorer *sc, const NbIndex *ix)
 		NbRowKey   *key;
 		double	   *terms;
 
+		nb_interrupt_count(&work, 1 + (ix->token_start[k + 1] - ix->token_start[k]));
 		/* the slots are at random: fetch those of later items meanwhile */
 		if (k + NB_PREFETCH_DISTANCE < ix->n_tokens)
 		{
@@ -862,6 +881,7 @@ nb_scorer_build(NbScorer *sc, const NbIndex *ix, const NbOptions *o)
 	double		a = o->alpha;
 	double		floor = variance_floor(ix, o->var_smoothing);
 	uint32_t	first_item = 0;
+	uint64_t	work = 0;
 
 	memset(sc, 0, sizeof(*sc));
 	sc->index = ix;
@@ -880,7 +900,10 @@ nb_scorer_build(NbScorer *sc, const NbIndex *ix, const NbOptions *o)
 	sc->usable = nb_alloc_zero(sizeof(bool) * (F + 1));
 	sc->entry = nb_alloc_zero(sizeof(NbScoredEntry) * (E + 1));
 	for (uint64_t e = 0; e < E; e++)
+	{
+		nb_interrupt_at(e);
 		sc->entry[e].cls = ix->entry_class[e];
+	}
 	sc->entry_z = nb_alloc_zero(sizeof(double) * (E + 1));
 	sc->f = nb_alloc(sizeof(double) * C);
 	sc->fc = nb_alloc(sizeof(double) * C);
@@ -893,6 +916,7 @@ nb_scorer_build(NbScorer *sc, const NbIndex *ix, const NbOptions *o)
 
 	for (uint32_t j = 0; j < F; j++)
 	{
+		nb_interrupt_count(&work, 1 + (uint64_t) C);
 		sc->usable[j] = true;
 		sc->per_occurrence[j] = true;
 		switch (ix->feature_type[j])
@@ -1048,6 +1072,7 @@ static void
 add_item_entries(NbScorer *sc, const NbDoc *doc)
 {
 	const NbIndex *ix = sc->index;
+	uint64_t	work = 0;
 
 	for (uint32_t i = 0; i < doc->n_tokens; i++)
 	{
@@ -1055,6 +1080,7 @@ add_item_entries(NbScorer *sc, const NbDoc *doc)
 		double		mult = item_multiplier(sc, t);
 		uint64_t	end = ix->token_start[t->token + 1];
 
+		nb_interrupt_count(&work, 1 + (end - ix->token_start[t->token]));
 		for (uint64_t e = ix->token_start[t->token]; e < end; e++)
 		{
 			uint32_t	c = sc->entry[e].cls;
@@ -1095,6 +1121,7 @@ add_item_rows_of(NbScorer *sc, const NbDoc *doc, uint32_t C, size_t row_size)
 		double		mult = item_multiplier(sc, t);
 		const double *row = row_terms(sc->rows, row_size, t->slot);
 
+		nb_interrupt_at(i);
 #pragma GCC unroll 6
 		for (uint32_t c = 0; c < C; c++)
 			add_compensated(&f[c], &fc[c], mult * row[c]);
@@ -1150,6 +1177,7 @@ nb_scorer_score(NbScorer *sc, const NbDoc *doc, double *log_post)
 	double		sum = 0;
 	double		lse;
 	int64_t		best = -1;
+	uint64_t	work = 0;
 
 	/* rows are in cache: looking the token up fetched them */
 	if (sc->rows == NULL)
@@ -1162,7 +1190,10 @@ nb_scorer_score(NbScorer *sc, const NbDoc *doc, double *log_post)
 		sc->z[c] = 0;
 	}
 	for (uint32_t i = 0; i < doc->n_present; i++)
+	{
+		nb_interrupt_count(&work, 1 + (uint64_t) C);
 		add_feature(sc, doc, doc->present_list[i]);
+	}
 	if (sc->rows != NULL)
 		add_item_rows(sc, doc);
 	else

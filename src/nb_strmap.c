@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "nb_alloc.h"
+#include "nb_interrupt.h"
 
 static uint32_t
 slots_for(uint32_t expected)
@@ -105,6 +106,7 @@ grow_slots(NbStrMap *map)
 	{
 		const NbStrSlot *old = nb_strmap_slot(map, i);
 
+		nb_interrupt_at(i);
 		if (old->id1 != 0)
 			memcpy(free_slot(map, slots, mask, map->hashes[old->id1 - 1]), old, map->slot_size);
 	}
@@ -165,6 +167,7 @@ nb_strmap_place_appended(NbStrMap *map)
 		grow_slots(map);
 	for (uint32_t id = map->placed; id < map->count; id++)
 	{
+		nb_interrupt_at(id);
 		/* the slots are at random: fetch those of later ids meanwhile */
 		if (id + NB_PREFETCH_DISTANCE < map->count)
 			nb_strmap_prefetch(map, map->hashes[id + NB_PREFETCH_DISTANCE]);

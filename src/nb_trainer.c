@@ -9,6 +9,7 @@
 
 #include "nb_alloc.h"
 #include "nb_hash.h"
+#include "nb_interrupt.h"
 
 #define NB_EMPTY_KEY UINT64_MAX
 
@@ -17,7 +18,10 @@ init_pairs(NbTrainer *t, uint64_t nslots)
 {
 	t->pairs = nb_alloc(sizeof(NbPairSlot) * nslots);
 	for (uint64_t i = 0; i < nslots; i++)
+	{
+		nb_interrupt_at(i);
 		t->pairs[i].key = NB_EMPTY_KEY;
+	}
 	t->pair_mask = nslots - 1;
 }
 
@@ -98,6 +102,7 @@ grow_pairs(NbTrainer *t)
 	{
 		uint64_t	j;
 
+		nb_interrupt_at(i);
 		if (old[i].key == NB_EMPTY_KEY)
 			continue;
 		j = nb_hash_mix(old[i].key) & t->pair_mask;
@@ -241,6 +246,7 @@ nb_trainer_vector(NbTrainer *t, uint32_t n, uint32_t *bad)
 			uint32_t	len = nb_position_name(i, name);
 			int64_t		j = nb_strmap_find(&t->features, name, len, nb_hash_token(name, len));
 
+			nb_interrupt_at(i);
 			if (j >= 0 && t->feature[j].type != NB_FEATURE_GAUSSIAN)
 			{
 				*bad = i;
@@ -254,6 +260,7 @@ nb_trainer_vector(NbTrainer *t, uint32_t n, uint32_t *bad)
 			uint32_t	len = nb_position_name(i, name);
 			NbFeatureType existing;
 
+			nb_interrupt_at(i);
 			ids[i] = (uint32_t) nb_trainer_feature(t, name, len, NB_FEATURE_GAUSSIAN, &existing);
 		}
 		t->position_feature = ids;
@@ -296,13 +303,17 @@ add_items(NbTrainer *t, const NbTokenRef *tokens, uint32_t n)
 	hash = t->scratch_hash;
 	id = t->scratch_id;
 	for (uint32_t i = 0; i < n; i++)
+	{
+		nb_interrupt_at(i);
 		hash[i] = nb_hash_token(tokens[i].str, tokens[i].len);
+	}
 	for (uint32_t i = 0; i < n && i < NB_PREFETCH_DISTANCE; i++)
 		nb_strmap_prefetch(&t->tokens, hash[i]);
 	for (uint32_t i = 0; i < n; i++)
 	{
 		int64_t		slot;
 
+		nb_interrupt_at(i);
 		if (i + NB_PREFETCH_DISTANCE < n)
 			nb_strmap_prefetch(&t->tokens, hash[i + NB_PREFETCH_DISTANCE]);
 		slot = nb_strmap_find_slot(&t->tokens, tokens[i].str, tokens[i].len, hash[i]);
@@ -333,6 +344,7 @@ add_items(NbTrainer *t, const NbTokenRef *tokens, uint32_t n)
 	{
 		NbPairSlot *s;
 
+		nb_interrupt_at(i);
 		if (i + NB_PREFETCH_DISTANCE < n)
 			__builtin_prefetch(&t->pairs[hash[i + NB_PREFETCH_DISTANCE] & t->pair_mask]);
 		s = find_pair(t, pair_key(id[i], t->doc_class), hash[i]);
@@ -370,6 +382,7 @@ nb_item_keys(NbItemKeys *keys, uint32_t feature, const NbTokenRef *tokens, uint3
 	p = keys->bytes;
 	for (uint32_t i = 0; i < n; i++)
 	{
+		nb_interrupt_at(i);
 		p[0] = '\0';
 		nb_write_u32((unsigned char *) p + 1, 0, feature);
 		memcpy(p + NB_ITEM_PREFIX, tokens[i].str, tokens[i].len);
@@ -463,6 +476,7 @@ map_features(NbTrainer *t, const NbView *v, uint32_t *map, uint32_t *conflict)
 		uint32_t	len = nb_view_feature_name_len(v, j);
 		int64_t		found = nb_strmap_find(&t->features, name, len, nb_hash_token(name, len));
 
+		nb_interrupt_at(j);
 		if (found >= 0 && t->feature[found].type != nb_view_feature_type(v, j))
 		{
 			*conflict = j;
@@ -476,6 +490,7 @@ map_features(NbTrainer *t, const NbView *v, uint32_t *map, uint32_t *conflict)
 		uint32_t	len = nb_view_feature_name_len(v, j);
 		NbFeatureType existing;
 
+		nb_interrupt_at(j);
 		map[j] = (uint32_t) nb_trainer_feature(t, name, len, nb_view_feature_type(v, j), &existing);
 		name += len;
 	}
@@ -502,6 +517,7 @@ nb_trainer_merge_view(NbTrainer *t, const NbView *v, uint32_t *conflict)
 	const char *s = v->labels;
 	uint64_t	e = 0;
 	uint32_t	k = 0;
+	uint64_t	work = 0;
 
 	if (status != NB_MERGE_OK)
 	{
@@ -513,6 +529,7 @@ nb_trainer_merge_view(NbTrainer *t, const NbView *v, uint32_t *conflict)
 	{
 		uint32_t	len = nb_read_u32(v->label_len, c);
 
+		nb_interrupt_at(c);
 		/* a new label adds its docs, its length and its bytes */
 		if (passes_limit(t, 8 + 4 + (uint64_t) len) &&
 			nb_strmap_find(&t->classes, s, len, nb_hash_token(s, len)) < 0)
@@ -533,6 +550,7 @@ nb_trainer_merge_view(NbTrainer *t, const NbView *v, uint32_t *conflict)
 		NbTrainerFeature *f = &t->feature[tj];
 		bool		prefixed = (int64_t) tj != t->unnamed_bag;
 
+		nb_interrupt_count(&work, 1 + (uint64_t) v->n_classes);
 		for (uint32_t c = 0; c < v->n_classes; c++)
 		{
 			NbClassStat *st = &f->stats[class_map[c]];
@@ -567,6 +585,7 @@ nb_trainer_merge_view(NbTrainer *t, const NbView *v, uint32_t *conflict)
 			int64_t		found = nb_strmap_find(&t->tokens, item->str, item->len, h);
 			uint32_t	tok;
 
+			nb_interrupt_count(&work, 1 + (uint64_t) n + len / 64);
 			if (found >= 0)
 				tok = (uint32_t) found;
 			else
@@ -639,6 +658,7 @@ next_entry(const NbTrainer *t, uint64_t *pos, Entry *e)
 		const NbInlineCounts *in = (const NbInlineCounts *) (s + 1);
 		uint32_t	c = (uint32_t) (*pos % NB_INLINE_CLASSES);
 
+		nb_interrupt_at(*pos);
 		if (s->id1 != 0 && in->count[c] != 0)
 		{
 			e->item = s->id1 - 1;
@@ -653,6 +673,7 @@ next_entry(const NbTrainer *t, uint64_t *pos, Entry *e)
 	{
 		const NbPairSlot *s = &t->pairs[*pos - in_slots];
 
+		nb_interrupt_at(*pos);
 		if (s->key != NB_EMPTY_KEY)
 		{
 			e->item = (uint32_t) (s->key >> 32);
@@ -673,6 +694,7 @@ nb_trainer_sums_finite(const NbTrainer *t)
 	double		count = 0;
 	double		doc_freq = 0;
 	uint64_t	pos = 0;
+	uint64_t	work = 0;
 	Entry		en;
 
 	if (t->overflow)
@@ -688,6 +710,7 @@ nb_trainer_sums_finite(const NbTrainer *t)
 	{
 		const NbTrainerFeature *f = &t->feature[j];
 
+		nb_interrupt_count(&work, 1 + (uint64_t) t->classes.count);
 		if (!isfinite(f->mean) || !isfinite(f->m2))
 			return false;
 		for (uint32_t c = 0; c < t->classes.count; c++)
@@ -771,6 +794,7 @@ sorted_strings(const NbStrMap *map, uint32_t *rank, const uint32_t *feature_rank
 	{
 		StrRef	   *r = &refs[i];
 
+		nb_interrupt_at(i);
 		r->str = nb_strmap_str(map, i, &r->len);
 		r->id = i;
 		r->group = 0;
@@ -785,9 +809,12 @@ sorted_strings(const NbStrMap *map, uint32_t *rank, const uint32_t *feature_rank
 			}
 		}
 	}
-	qsort(refs, map->count, sizeof(StrRef), cmp_strref);
+	nb_sort(refs, map->count, sizeof(StrRef), cmp_strref);
 	for (uint32_t i = 0; i < map->count; i++)
+	{
+		nb_interrupt_at(i);
 		rank[refs[i].id] = i;
+	}
 	return refs;
 }
 
@@ -818,12 +845,14 @@ write_features(const NbTrainer *t, const StrRef *features, const StrRef *classes
 	unsigned char *mean = rows + (uint64_t) F * 8;
 	unsigned char *m2 = mean + (uint64_t) F * 8;
 	uint32_t	k = 0;
+	uint64_t	work = 0;
 
 	for (uint32_t j = 0; j < F; j++)
 	{
 		const NbTrainerFeature *f = &t->feature[features[j].id];
 		uint32_t	n = 0;
 
+		nb_interrupt_count(&work, 1 + (uint64_t) C);
 		while (k < V && tokens[k].group == j)
 			n++, k++;
 		nb_write_u32(name_len, j, features[j].len);
@@ -869,13 +898,17 @@ nb_trainer_write(const NbTrainer *t, unsigned char *buf, size_t size)
 	uint16_t	flags = 0;
 	uint64_t	u;
 	uint64_t	pos = 0;
+	uint64_t	work = 0;
 	Entry		en;
 
 	/* bucket the entries by token rank (counting sort), then order each bucket by class */
 	while (next_entry(t, &pos, &en))
 		start[token_rank[en.item] + 1]++;
 	for (uint32_t k = 0; k < V; k++)
+	{
+		nb_interrupt_at(k);
 		start[k + 1] += start[k];
+	}
 	{
 		uint64_t   *fill = nb_alloc(sizeof(uint64_t) * (V ? V : 1));
 
@@ -888,8 +921,12 @@ nb_trainer_write(const NbTrainer *t, unsigned char *buf, size_t size)
 		nb_free(fill);
 	}
 	for (uint32_t k = 0; k < V; k++)
+	{
+		/* at most one entry per class: sort runs of them interruptibly */
+		nb_interrupt_count(&work, 1 + (start[k + 1] - start[k]));
 		if (start[k + 1] - start[k] > 1)
-			qsort(entries + start[k], start[k + 1] - start[k], sizeof(Entry), cmp_entry);
+			nb_sort(entries + start[k], start[k + 1] - start[k], sizeof(Entry), cmp_entry);
+	}
 
 	memset(buf, 0, NB_HEADER_SIZE);
 	memcpy(buf, "NBCM", 4);
@@ -923,6 +960,7 @@ nb_trainer_write(const NbTrainer *t, unsigned char *buf, size_t size)
 
 	for (uint32_t c = 0; c < C; c++)
 	{
+		nb_interrupt_count(&work, 1 + classes[c].len / 64);
 		nb_write_f64(docs, c, t->class_docs[classes[c].id]);
 		nb_write_u32(label_len, c, classes[c].len);
 		memcpy(strings, classes[c].str, classes[c].len);
@@ -930,6 +968,7 @@ nb_trainer_write(const NbTrainer *t, unsigned char *buf, size_t size)
 	}
 	for (uint32_t k = 0; k < V; k++)
 	{
+		nb_interrupt_count(&work, 1 + tokens[k].len / 64);
 		nb_write_u32(token_len, k, tokens[k].len);
 		nb_write_u32(token_entries, k, (uint32_t) (start[k + 1] - start[k]));
 		memcpy(strings, tokens[k].str, tokens[k].len);
@@ -938,11 +977,13 @@ nb_trainer_write(const NbTrainer *t, unsigned char *buf, size_t size)
 	if (!text_only)
 		for (uint32_t j = 0; j < F; j++)
 		{
+			nb_interrupt_count(&work, 1 + features[j].len / 64);
 			memcpy(strings, features[j].str, features[j].len);
 			strings += features[j].len;
 		}
 	for (uint64_t i = 0; i < E; i++)
 	{
+		nb_interrupt_at(i);
 		nb_write_u32(entry_class, i, entries[i].cls);
 		nb_write_f64(entry_count, i, entries[i].count);
 		nb_write_f64(entry_docs, i, entries[i].docs);

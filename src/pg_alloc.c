@@ -1,5 +1,6 @@
 /*
- * pg_alloc.c — nb_alloc.h on top of palloc in CurrentMemoryContext.
+ * pg_alloc.c — the server side of the pure code's hooks: nb_alloc.h on top
+ * of palloc in CurrentMemoryContext, nb_interrupt.h on CHECK_FOR_INTERRUPTS.
  *
  * The pure code frees and reallocates what it allocates, so it must run in a
  * context that allows that: one nbc created (an expanded model's, a prepared
@@ -14,9 +15,11 @@
 
 #include <sys/mman.h>
 
+#include "miscadmin.h"
 #include "utils/memutils.h"
 
 #include "nb_alloc.h"
+#include "nb_interrupt.h"
 
 /*
  * Large tables (a big vocabulary's hash tables, the pair table) are probed
@@ -64,13 +67,23 @@ nb_alloc(size_t size)
 	return ptr;
 }
 
+/*
+ * Zeroed in pieces with cancellation points: a large document's item set or
+ * a large vocabulary's tables take hundreds of megabytes.  Allocation can
+ * fail with an error anyway, so a cancel here is nothing new to callers.
+ */
 void *
 nb_alloc_zero(size_t size)
 {
-	void	   *ptr = MemoryContextAllocHuge(core_context(), size);
+	char	   *ptr = MemoryContextAllocHuge(core_context(), size);
 
 	advise_huge_pages(ptr, size);
-	memset(ptr, 0, size);
+	for (size_t off = 0; off < size; off += NB_INTERRUPT_BYTES)
+	{
+		memset(ptr + off, 0, Min(size - off, NB_INTERRUPT_BYTES));
+		if (size - off > NB_INTERRUPT_BYTES)
+			CHECK_FOR_INTERRUPTS();
+	}
 	return ptr;
 }
 
@@ -84,4 +97,14 @@ void
 nb_free(void *ptr)
 {
 	pfree(ptr);
+}
+
+/*
+ * A cancel or a timeout raises an error from here, in the middle of a pure
+ * operation: see nb_interrupt.h for why that is safe.
+ */
+void
+nb_interrupt(void)
+{
+	CHECK_FOR_INTERRUPTS();
 }

@@ -12,6 +12,8 @@
 #include "utils/float.h"
 #include "utils/numeric.h"
 
+#include "nb_interrupt.h"
+
 void
 nb_check_feature_array(ArrayType *array)
 {
@@ -37,6 +39,7 @@ nb_array_tokens(ArrayType *tokens, NbTokenRef *refs)
 
 	for (uint32 i = 0; i < n; i++)
 	{
+		nb_interrupt_at(i);
 		if (nulls != NULL && !(nulls[i / 8] & (1 << (i % 8))))
 			continue;
 		refs[used].str = VARDATA_ANY(p);
@@ -59,6 +62,7 @@ nb_tsvector_tokens(TSVector tsv, NbTokenRef *refs)
 	{
 		int			npos = entries[i].haspos ? POSDATALEN(tsv, &entries[i]) : 0;
 
+		nb_interrupt_at(i);
 		refs[i].str = lexemes + entries[i].pos;
 		refs[i].len = entries[i].len;
 		refs[i].count = npos > 0 ? npos : 1;
@@ -110,9 +114,11 @@ visit_bag(const NbJsonbVisitor *v, const char *key, uint32 key_len, JsonbValue *
 	JsonbIteratorToken tok;
 	JsonbValue	elem;
 	JsonbValue	token;
+	uint64		elements = 0;
 
 	while ((tok = JsonbIteratorNext(&it, &elem, true)) != WJB_DONE)
 	{
+		nb_interrupt_at(elements++);
 		if (tok == WJB_ELEM)
 		{
 			if (elem.type == jbvNull)
@@ -152,6 +158,7 @@ nb_jsonb_features(Jsonb *features, const NbJsonbVisitor *v)
 	JsonbIteratorToken tok;
 	JsonbValue	key;
 	JsonbValue	val;
+	uint64		keys = 0;
 
 	if (!JB_ROOT_IS_OBJECT(features) || JB_ROOT_IS_SCALAR(features))
 		ereport(ERROR,
@@ -167,6 +174,7 @@ nb_jsonb_features(Jsonb *features, const NbJsonbVisitor *v)
 
 		if (tok != WJB_KEY)
 			continue;
+		nb_interrupt_at(keys++);
 		k = key.val.string.val;
 		klen = key.val.string.len;
 		(void) JsonbIteratorNext(&it, &val, true);
@@ -213,6 +221,7 @@ nb_float8_features(ArrayType *array, double **values, bool **nulls, int *n)
 	{
 		double		x = (*nulls)[i] ? 0 : DatumGetFloat8(datums[i]);
 
+		nb_interrupt_at(i);
 		if (isnan(x) || isinf(x))
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),

@@ -7,11 +7,13 @@
 #include <math.h>
 
 #include "funcapi.h"
+#include "miscadmin.h"
 #include "lib/stringinfo.h"
 #include "utils/builtins.h"
 #include "utils/tuplestore.h"
 
 #include "nb_alloc.h"
+#include "nb_interrupt.h"
 #include "nb_mutual_info.h"
 #include "pg_jsonb.h"
 
@@ -28,7 +30,10 @@ string_offsets(const unsigned char *lengths, uint64 n)
 
 	off[0] = 0;
 	for (uint64 i = 0; i < n; i++)
+	{
+		nb_interrupt_at(i);
 		off[i + 1] = off[i] + nb_read_u32(lengths, i);
+	}
 	return off;
 }
 
@@ -94,6 +99,7 @@ nb_mutual_info_srf(PG_FUNCTION_ARGS)
 		Datum		values[2];
 		bool		nulls[2] = {false, isnan(rows[i].mi)};
 
+		CHECK_FOR_INTERRUPTS();
 		values[0] = PointerGetDatum(mi_row_name(&view, &rows[i], token_off, name_off));
 		values[1] = Float8GetDatum(nulls[1] ? 0 : rows[i].mi);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
@@ -124,10 +130,14 @@ class_tokens(const NbView *view)
 	{
 		bool		bag = nb_view_feature_type(view, j) == NB_FEATURE_BAG;
 
+		nb_interrupt_at(j);
 		for (uint32 end = k + nb_view_feature_items(view, j); k < end; k++)
+		{
+			nb_interrupt_at(k);
 			for (uint32 n = nb_read_u32(view->token_entries, k); n > 0; n--, e++)
 				if (bag)
 					t[nb_read_u32(view->entry_class, e)] += nb_read_f64(view->entry_count, e);
+		}
 	}
 	return t;
 }
@@ -168,6 +178,7 @@ nb_classes(PG_FUNCTION_ARGS)
 		Datum		values[3];
 		bool		nulls[3] = {false, false, false};
 
+		CHECK_FOR_INTERRUPTS();
 		values[0] = PointerGetDatum(cstring_to_text_with_len(label, len));
 		values[1] = Float8GetDatum(docs);
 		values[2] = Float8GetDatum(docs / D);
@@ -211,6 +222,7 @@ nb_info(PG_FUNCTION_ARGS)
 		{
 			uint32		len = nb_view_feature_name_len(&view, j);
 
+			CHECK_FOR_INTERRUPTS();
 			nb_push_key(&state, name, len);
 			nb_push_string(&state, feature_type_name(nb_view_feature_type(&view, j)));
 			name += len;
@@ -218,7 +230,7 @@ nb_info(PG_FUNCTION_ARGS)
 		pushJsonbValue(&state, WJB_END_OBJECT, NULL);
 	}
 	result = pushJsonbValue(&state, WJB_END_OBJECT, NULL);
-	PG_RETURN_JSONB_P(JsonbValueToJsonb(result));
+	PG_RETURN_JSONB_P(nb_jsonb_finish(result));
 }
 
 /* {label: {"count": N_jc, "documents": d_jc}, ...} for item k's entries from *e. */
@@ -242,18 +254,63 @@ push_entries(JsonbParseState **state, const NbView *view, const size_t *label_of
 	pushJsonbValue(state, WJB_END_OBJECT, NULL);
 }
 
-/* {item: entries, ...} for items [first, first + n). */
+/* An item as a key of a jsonb object, with its first entry. */
+typedef struct ItemKey
+{
+	const char *str;
+	uint32		len;
+	uint32		item;
+	uint64		entry;
+} ItemKey;
+
+/* The order of jsonb object keys: shorter first, then by bytes. */
+static int
+cmp_item_keys(const void *a, const void *b)
+{
+	const ItemKey *x = a;
+	const ItemKey *y = b;
+
+	if (x->len != y->len)
+		return x->len < y->len ? -1 : 1;
+	return memcmp(x->str, y->str, x->len);
+}
+
+/*
+ * {item: entries, ...} for items [first, first + n).  The keys go in in
+ * jsonb's order, which pushJsonbValue then only checks: it would otherwise
+ * sort a large vocabulary's keys itself, for a second or more, where
+ * nothing can cancel it; nb_sort can be cancelled.
+ */
 static void
 push_items(JsonbParseState **state, const NbView *view, const size_t *label_off,
 		   const size_t *token_off, uint32 first, uint32 n, uint64 *e)
 {
-	pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
-	for (uint32 k = first; k < first + n; k++)
+	ItemKey    *keys = palloc_extended(sizeof(ItemKey) * ((Size) n + 1), MCXT_ALLOC_HUGE);
+
+	for (uint32 i = 0; i < n; i++)
 	{
-		nb_push_key(state, view->tokens + token_off[k], token_off[k + 1] - token_off[k]);
-		push_entries(state, view, label_off, k, e);
+		uint32		k = first + i;
+
+		nb_interrupt_at(i);
+		keys[i].str = view->tokens + token_off[k];
+		keys[i].len = token_off[k + 1] - token_off[k];
+		keys[i].item = k;
+		keys[i].entry = *e;
+		*e += nb_read_u32(view->token_entries, k);
+	}
+	nb_sort(keys, n, sizeof(ItemKey), cmp_item_keys);
+
+	pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
+	for (uint32 i = 0; i < n; i++)
+	{
+		uint64		entry = keys[i].entry;
+
+		CHECK_FOR_INTERRUPTS();
+		nb_push_key(state, keys[i].str, keys[i].len);
+		push_entries(state, view, label_off, keys[i].item, &entry);
 	}
 	pushJsonbValue(state, WJB_END_OBJECT, NULL);
+	pfree(keys);
 }
 
 /* One feature of a version 2 model: type, per-class statistics, items. */
@@ -268,8 +325,11 @@ push_feature(JsonbParseState **state, const NbView *view, uint32 j,
 
 	/* a bag's tokens per class, from its entries */
 	for (uint32 k = first; k < first + n_items; k++)
+	{
+		nb_interrupt_at(k);
 		for (uint32 n = nb_read_u32(view->token_entries, k); n > 0; n--, e0++)
 			tokens[nb_read_u32(view->entry_class, e0)] += nb_read_f64(view->entry_count, e0);
+	}
 
 	pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
 	nb_push_key(state, "type", strlen("type"));
@@ -347,6 +407,7 @@ nb_model_to_jsonb(PG_FUNCTION_ARGS)
 	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
 	for (uint32 c = 0; c < view.n_classes; c++)
 	{
+		CHECK_FOR_INTERRUPTS();
 		nb_push_key(&state, view.labels + label_off[c], label_off[c + 1] - label_off[c]);
 		pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
 		nb_push_pair(&state, "documents", nb_read_f64(view.class_docs, c));
@@ -374,6 +435,7 @@ nb_model_to_jsonb(PG_FUNCTION_ARGS)
 		{
 			uint32		len = nb_view_feature_name_len(&view, j);
 
+			CHECK_FOR_INTERRUPTS();
 			nb_push_key(&state, name, len);
 			push_feature(&state, &view, j, label_off, token_off, first, &e);
 			first += nb_view_feature_items(&view, j);
@@ -383,5 +445,5 @@ nb_model_to_jsonb(PG_FUNCTION_ARGS)
 	}
 
 	result = pushJsonbValue(&state, WJB_END_OBJECT, NULL);
-	PG_RETURN_JSONB_P(JsonbValueToJsonb(result));
+	PG_RETURN_JSONB_P(nb_jsonb_finish(result));
 }

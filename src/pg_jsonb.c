@@ -4,6 +4,7 @@
 #include "pg_jsonb.h"
 
 #include "common/shortest_dec.h"
+#include "miscadmin.h"
 #include "utils/builtins.h"
 #include "utils/numeric.h"
 
@@ -49,4 +50,104 @@ nb_push_pair(JsonbParseState **state, const char *key, double v)
 {
 	nb_push_key(state, key, strlen(key));
 	nb_push_float8(state, v);
+}
+
+/*
+ * The binary jsonb format (utils/jsonb.h) written directly.  A container is
+ * a header word (count and kind), a JEntry per child (for objects the keys,
+ * then the values), then the children's data in the same order.  A JEntry
+ * holds the child's type and the length of its data, except every
+ * JB_OFFSET_STRIDE'th, which holds the end offset of its data (from the
+ * start of the container's data) instead.  Numbers and containers start at
+ * 4-byte boundaries of the whole value; the padding before them counts as
+ * part of their data.
+ */
+static void
+pad_to_int(StringInfo buf)
+{
+	static const char zeros[3] = {0, 0, 0};
+	int			pad = INTALIGN(buf->len) - buf->len;
+
+	appendBinaryStringInfo(buf, zeros, pad);
+}
+
+static uint32 write_jsonb_value(StringInfo buf, const JsonbValue *v);
+
+/* Write an object's container at the end of buf; returns its JEntry. */
+static uint32
+write_jsonb_object(StringInfo buf, const JsonbValue *v)
+{
+	int			n = v->val.object.nPairs;
+	int			start = buf->len;
+	uint32		header = (uint32) n | JB_FOBJECT;
+	int			entries;
+	int			data;
+
+	pad_to_int(buf);
+	appendBinaryStringInfo(buf, (char *) &header, sizeof(header));
+	entries = buf->len;
+	enlargeStringInfo(buf, sizeof(uint32) * 2 * n);
+	buf->len += sizeof(uint32) * 2 * n;
+	data = buf->len;
+	for (int i = 0; i < 2 * n; i++)
+	{
+		const JsonbPair *pair = &v->val.object.pairs[i % n];
+		uint32		entry;
+		uint32		end;
+
+		CHECK_FOR_INTERRUPTS();
+		entry = write_jsonb_value(buf, i < n ? &pair->key : &pair->value);
+		end = (uint32) (buf->len - data);
+		if (end > JENTRY_OFFLENMASK)
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("total size of jsonb object elements exceeds the maximum of %u bytes",
+							JENTRY_OFFLENMASK)));
+		if (i % JB_OFFSET_STRIDE == 0)
+			entry = (entry & JENTRY_TYPEMASK) | end | JENTRY_HAS_OFF;
+		memcpy(buf->data + entries + sizeof(uint32) * i, &entry, sizeof(entry));
+	}
+	if (buf->len - start > JENTRY_OFFLENMASK)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("total size of jsonb object elements exceeds the maximum of %u bytes",
+						JENTRY_OFFLENMASK)));
+	return JENTRY_ISCONTAINER | (uint32) (buf->len - start);
+}
+
+/* Write a value's data at the end of buf; returns its JEntry (type and length). */
+static uint32
+write_jsonb_value(StringInfo buf, const JsonbValue *v)
+{
+	int			start = buf->len;
+
+	switch (v->type)
+	{
+		case jbvString:
+			appendBinaryStringInfo(buf, v->val.string.val, v->val.string.len);
+			return JENTRY_ISSTRING | (uint32) v->val.string.len;
+		case jbvNumeric:
+			pad_to_int(buf);
+			appendBinaryStringInfo(buf, (char *) v->val.numeric, VARSIZE_ANY(v->val.numeric));
+			return JENTRY_ISNUMERIC | (uint32) (buf->len - start);
+		case jbvObject:
+			return write_jsonb_object(buf, v);
+		default:
+			elog(ERROR, "unexpected jsonb value type %d", (int) v->type);
+	}
+	return 0;
+}
+
+Jsonb *
+nb_jsonb_finish(JsonbValue *root)
+{
+	StringInfoData buf;
+
+	if (root->type != jbvObject)
+		elog(ERROR, "unexpected jsonb root type %d", (int) root->type);
+	initStringInfo(&buf);
+	buf.len = VARHDRSZ;
+	(void) write_jsonb_object(&buf, root);
+	SET_VARSIZE(buf.data, buf.len);
+	return (Jsonb *) buf.data;
 }

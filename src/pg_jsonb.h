@@ -19,4 +19,10 @@ void		nb_push_float8(JsonbParseState **state, double v);
 /* key: float8 */
 void		nb_push_pair(JsonbParseState **state, const char *key, double v);
 
+/*
+ * JsonbValueToJsonb for a tree of objects, strings and numbers, with
+ * cancellation points: the conversion of a large model's tree takes long.
+ */
+Jsonb	   *nb_jsonb_finish(JsonbValue *root);
+
 #endif

@@ -7,6 +7,7 @@
 #include "utils/memutils.h"
 
 #include "nb_alloc.h"
+#include "nb_interrupt.h"
 
 /* nb_format.h derives the model size limit from these (pure code cannot include them) */
 StaticAssertDecl(NB_ALLOC_LIMIT == MaxAllocSize, "NB_ALLOC_LIMIT is not MaxAllocSize");
@@ -402,6 +403,7 @@ check_strings_encoding(const char *area, const unsigned char *lengths,
 	{
 		uint32		len = nb_read_u32(lengths, i);
 
+		nb_interrupt_at(i);
 		if (!pg_verify_mbstr(GetDatabaseEncoding(), area, len, true))
 			ereport(ERROR,
 					(errcode(sqlstate),

@@ -15,6 +15,7 @@
 #include "utils/jsonb.h"
 #include "utils/memutils.h"
 
+#include "nb_interrupt.h"
 #include "nb_scorer.h"
 #include "pg_features.h"
 #include "pg_jsonb.h"
@@ -144,8 +145,11 @@ doc_from_float8(NbPrepared *pm, ArrayType *array)
 				 errmsg("naive Bayes float8[] features have %d elements, the model has %u",
 						n, pm->index.vector_len)));
 	for (int i = 0; i < n; i++)
+	{
+		nb_interrupt_at(i);
 		if (!nulls[i])
 			nb_doc_add_value(&pm->doc, pm->index.position_feature[i], values[i]);
+	}
 	pfree(values);
 	pfree(nulls);
 }

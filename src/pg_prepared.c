@@ -28,7 +28,8 @@
  * memory context): the cache can exceed its limit while a query uses more,
  * and shrinks when the query ends.  A model or scorer is built in a context
  * under the current one and moved into the cache only once complete, so an
- * error halfway leaves nothing behind.
+ * error halfway (a cancel, too: preparation checks for interrupts) leaves
+ * nothing behind.
  *
  * The cache holds at most min(nbc.prepared_model_cache,
  * nbc.prepared_model_cache_limit): the first is the session's to choose,

@@ -15,6 +15,8 @@
 #include "utils/builtins.h"
 #include "utils/float.h"
 
+#include "nb_interrupt.h"
+
 PG_FUNCTION_INFO_V1(nb_train_array_transfn);
 PG_FUNCTION_INFO_V1(nb_train_tsvector_transfn);
 PG_FUNCTION_INFO_V1(nb_train_jsonb_transfn);
@@ -321,8 +323,11 @@ nb_train_float8_transfn(PG_FUNCTION_ARGS)
 
 	begin_doc(em, label, weight);
 	for (int i = 0; i < n; i++)
+	{
+		nb_interrupt_at(i);
 		if (!nulls[i])
 			nb_trainer_add_real(em->trainer, ids[i], values[i]);
+	}
 	nb_expanded_check(em);
 	pfree(values);
 	pfree(nulls);

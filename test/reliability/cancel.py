@@ -1,0 +1,362 @@
+#!/usr/bin/python3
+"""Cancel latency of nbc's long operations.
+
+Builds big inputs (a document of --row-tokens tokens over a vocabulary of
+--vocab tokens, and models trained on it), then runs each long operation
+and cancels it at random points with statement_timeout.  The latency is
+the time from the timeout to the error reaching the client (the first
+bytes of the answer, on an asynchronous connection).  The table also shows
+the time until the backend is ready again ("done"), which adds the
+transaction abort's cleanup: freeing the cancelled query's memory, a few
+hundred milliseconds for gigabytes; COPY, on a synchronous connection, has
+only that one.  It prints a table and one TAP line per operation, then
+checks that the backend still works and that a model prepared after
+cancelled preparations scores exactly like one prepared by a fresh
+backend.
+
+Connects with the libpq environment (PGHOST, PGPORT, PGDATABASE, ...) and
+creates the extension if needed; everything else lives in the schema
+nbc_cancel, dropped at the start and at the end.
+
+The latency lines are a report measured on whatever else the machine is
+doing, so the threshold that counts as a failure is generous: an operation
+is "not ok" when its worst latency exceeds --fail-ms, which is 100 ms by
+default and 1000 ms with --quick (small inputs, for the test command; on a
+busy shared machine a scheduling delay alone can pass 100 ms).  Latencies
+over 100 ms are flagged in the table either way.  A failed check of the
+backend afterwards always fails.
+
+  cancel.py                 1.5M-token models, a 30M-token row (a few minutes)
+  cancel.py --quick         small inputs, in well under a minute
+"""
+import argparse
+import os
+import random
+import select
+import sys
+import tempfile
+import time
+
+import psycopg2
+import psycopg2.errors
+import psycopg2.extensions
+
+TARGET_MS = 100.0
+
+
+def connect():
+    conn = psycopg2.connect("")
+    conn.autocommit = True
+    return conn
+
+
+def q(cur, sql, args=None):
+    cur.execute(sql, args)
+    return cur.fetchall() if cur.description else None
+
+
+def build(cur, vocab, row_tokens, log):
+    """The inputs: one huge row, two big models, their merge, text forms."""
+    t0 = time.monotonic()
+    cur.execute("SET statement_timeout = 0")
+    cur.execute("DROP SCHEMA IF EXISTS nbc_cancel CASCADE")
+    cur.execute("CREATE SCHEMA nbc_cancel")
+    cur.execute("SET search_path = nbc_cancel, public")
+    # uncompressed out-of-line storage: detoasting is a copy, not a decompression
+    cur.execute("CREATE TABLE bigrow (a text[])")
+    cur.execute("ALTER TABLE bigrow ALTER a SET STORAGE EXTERNAL")
+    cur.execute("""INSERT INTO bigrow
+                   SELECT array_agg('tok' || (i %% %s)) FROM generate_series(1, %s) i""",
+                (vocab, row_tokens))
+    cur.execute("CREATE TABLE models (name text PRIMARY KEY, m nb_model)")
+    cur.execute("ALTER TABLE models ALTER m SET STORAGE EXTERNAL")
+    # a: every token; b: half of them shifted, so a merge has new and shared tokens
+    cur.execute("INSERT INTO models SELECT 'a', nb_train('a', a) FROM bigrow")
+    cur.execute("""INSERT INTO models
+                   SELECT 'b', nb_train('b', d) FROM
+                   (SELECT array_agg('tok' || (i %% %s + %s)) d
+                    FROM generate_series(1, %s) i) s""",
+                (vocab, vocab // 2, row_tokens // 4))
+    cur.execute("""INSERT INTO models SELECT 'ab', nb_merge(a.m, b.m)
+                   FROM models a, models b WHERE a.name = 'a' AND b.name = 'b'""")
+    cur.execute("CREATE TABLE mtext (t text)")
+    cur.execute("ALTER TABLE mtext ALTER t SET STORAGE EXTERNAL")
+    cur.execute("INSERT INTO mtext SELECT m::text FROM models WHERE name = 'ab'")
+    info = q(cur, "SELECT nb_info(m) ->> 'vocabulary', nb_info(m) ->> 'bytes' "
+                  "FROM models WHERE name = 'ab'")[0]
+    log("# built in %.1f s: row of %d tokens, merged model of %s tokens, %s bytes"
+        % (time.monotonic() - t0, row_tokens, info[0], info[1]))
+
+
+class CopyIn:
+    """COPY ... FROM STDIN (FORMAT binary) of the big model: binary receive."""
+
+    def __init__(self, path):
+        self.path = path
+
+    def run(self, cur):
+        with open(self.path, "rb") as f:
+            cur.copy_expert("COPY models_in FROM STDIN (FORMAT binary)", f)
+
+
+# name, SQL (or CopyIn), session settings.  Every statement makes nbc do the
+# whole of the operation and returns a small result.
+def operations(copy_file):
+    return [
+        ("nb_train of one huge row",
+         "SELECT nb_info(nb_train('a', a)) ->> 'vocabulary' FROM bigrow", None),
+        ("nb_merge(a, b)",
+         "SELECT nb_info(nb_merge(a.m, b.m)) ->> 'vocabulary' FROM models a, models b "
+         "WHERE a.name = 'a' AND b.name = 'b'", None),
+        ("nb_merge aggregate",
+         "SELECT nb_info(nb_merge(m)) ->> 'vocabulary' FROM models WHERE name IN ('a', 'b')",
+         None),
+        ("model::jsonb", "SELECT jsonb_typeof(m::jsonb) FROM models WHERE name = 'ab'", None),
+        ("model::text", "SELECT length(m::text) FROM models WHERE name = 'ab'", None),
+        ("text input", "SELECT nb_info(t::nb_model) ->> 'bytes' FROM mtext", None),
+        ("binary receive (COPY FROM binary)", CopyIn(copy_file), None),
+        ("nb_info", "SELECT nb_info(m) ->> 'bytes' FROM models WHERE name = 'ab'", None),
+        ("first nb_predict (preparation)",
+         "SELECT nb_predict(m, ARRAY['tok1']) FROM models WHERE name = 'ab'",
+         "SET nbc.prepared_model_cache = 0"),
+        ("nb_predict_proba, other options (scorer)",
+         "SELECT nb_predict_proba(m, ARRAY['tok1'], '{\"alpha\": 0.5}') FROM models "
+         "WHERE name = 'ab'", "SET nbc.prepared_model_cache = 0"),
+        ("nb_mutual_info",
+         "SELECT count(*) FROM nb_mutual_info((SELECT m FROM models WHERE name = 'ab'))",
+         None),
+        ("nb_predict_proba of a huge document",
+         "SELECT nb_predict_proba(m, a) FROM models, bigrow WHERE name = 'ab'", None),
+    ]
+
+
+def wait(aconn, sent):
+    """Poll an async connection until its query is done.  Returns the time
+    the first bytes of the answer arrived (for a cancelled query: the error)
+    and the time it was done (after the backend's cleanup, which frees the
+    query's memory), or raises the query's error with those times attached."""
+    first = None
+    while True:
+        try:
+            state = aconn.poll()
+        except psycopg2.Error as e:
+            e.times = (first or time.monotonic(), time.monotonic())
+            raise
+        if state == psycopg2.extensions.POLL_OK:
+            return first or time.monotonic(), time.monotonic()
+        if state == psycopg2.extensions.POLL_READ:
+            select.select([aconn.fileno()], [], [])
+            if first is None and sent is not None:
+                first = time.monotonic()
+        elif state == psycopg2.extensions.POLL_WRITE:
+            select.select([], [aconn.fileno()], [])
+
+
+def aexec(aconn, sql):
+    cur = aconn.cursor()
+    cur.execute(sql)
+    wait(aconn, None)
+    return cur
+
+
+def run_op(aconn, cur, op):
+    """Run op; returns (time sent, first answer, done)."""
+    if isinstance(op, CopyIn):
+        # COPY needs a synchronous connection: only the time to done is known
+        cur.execute("TRUNCATE models_in")
+        t0 = time.monotonic()
+        try:
+            op.run(cur)
+        except psycopg2.errors.QueryCanceled as e:
+            e.times = (time.monotonic(), time.monotonic())
+            e.sent = t0
+            raise
+        return t0, time.monotonic(), time.monotonic()
+    acur = aconn.cursor()
+    t0 = time.monotonic()
+    acur.execute(op)
+    try:
+        first, done = wait(aconn, t0)
+    except psycopg2.errors.QueryCanceled as e:
+        e.sent = t0
+        raise
+    acur.fetchall()
+    return t0, first, done
+
+
+def no_timeout(cur, aconn=None):
+    """statement_timeout = 0 on both connections.  A timeout that fires just
+    as a statement ends cancels the next one instead: then try again."""
+    runs = [lambda sql: cur.execute(sql)]
+    if aconn is not None:
+        runs.append(lambda sql: aexec(aconn, sql))
+    for run in runs:
+        for attempt in range(3):
+            try:
+                run("SET statement_timeout = 0")
+                break
+            except psycopg2.errors.QueryCanceled:
+                if attempt == 2:
+                    raise
+
+
+def measure(conn, op, setting, cancels, rng):
+    """Latencies in ms to the error and to done, runs that finished before
+    the timeout, run time in s."""
+    aconn = psycopg2.connect("", async_=1)
+    wait(aconn, None)
+    cur = conn.cursor()
+    for c in (cur, None):
+        for sql in ["SET search_path = nbc_cancel, public", "SET statement_timeout = 0"] + \
+                [setting] * bool(setting):
+            if c is None:
+                aexec(aconn, sql)
+            else:
+                c.execute(sql)
+    # warm up (caches, the COPY file), then time an uncancelled run
+    run_op(aconn, cur, op)
+    t0, _, done = run_op(aconn, cur, op)
+    full = done - t0
+    lat = []
+    lat_done = []
+    finished = 0
+    for _ in range(cancels):
+        # a point in the middle 90% of the run, at least 1 ms in
+        delay_ms = max(1, int(full * 1000 * rng.uniform(0.05, 0.95)))
+        for sql in ("SET statement_timeout = %d" % delay_ms,):
+            cur.execute(sql)
+            aexec(aconn, sql)
+        try:
+            run_op(aconn, cur, op)
+            finished += 1
+        except psycopg2.errors.QueryCanceled as e:
+            first, done = e.times
+            lat.append(max(0.0, (first - e.sent) * 1000 - delay_ms))
+            lat_done.append(max(0.0, (done - e.sent) * 1000 - delay_ms))
+        finally:
+            no_timeout(cur, aconn)
+    cur.close()
+    aconn.close()
+    return lat, lat_done, finished, full
+
+
+def check_after(conn, log):
+    """The backend works; a model prepared after cancelled preparations
+    scores exactly like the same model in a fresh backend."""
+    ok = True
+    cur = conn.cursor()
+    cur.execute("SET search_path = nbc_cancel, public")
+    cur.execute("RESET nbc.prepared_model_cache")
+    query = ("SELECT d, nb_predict_proba(m, d)::text FROM models, "
+             "(SELECT ARRAY['tok1','tok2','zzz'] d UNION ALL SELECT ARRAY['tok7','tok7','tok9'] "
+             "UNION ALL SELECT ARRAY['tok11']) docs WHERE name = 'ab' ORDER BY 1")
+    for _ in range(3):
+        # cancel preparations with the cache on, at a few points
+        for delay in (5, 20, 60):
+            try:
+                cur.execute("SET statement_timeout = %d" % delay)
+                cur.execute(query)
+                cur.fetchall()
+            except psycopg2.errors.QueryCanceled:
+                pass
+            finally:
+                no_timeout(cur)
+    after = q(cur, query)
+    fresh_conn = connect()
+    fcur = fresh_conn.cursor()
+    fcur.execute("SET search_path = nbc_cancel, public")
+    fresh = q(fcur, query)
+    fresh_conn.close()
+    if after != fresh:
+        log("# scores after cancels: %r\n# fresh backend: %r" % (after, fresh))
+        ok = False
+    alive = q(cur, "SELECT nb_predict(nb_train(l, t), ARRAY['x']) FROM "
+                   "(VALUES ('p', ARRAY['x']), ('q', ARRAY['y'])) v(l, t)")
+    if alive != [("p",)]:
+        ok = False
+    cur.close()
+    return ok
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--quick", action="store_true",
+                    help="small inputs; only latencies over 1 s count as failures")
+    ap.add_argument("--vocab", type=int, help="distinct tokens of the big models")
+    ap.add_argument("--row-tokens", type=int, help="tokens of the huge row")
+    ap.add_argument("--cancels", type=int, help="cancels per operation")
+    ap.add_argument("--fail-ms", type=float, help="worst latency that still counts as ok")
+    ap.add_argument("--seed", type=int, default=15)
+    ap.add_argument("--only", help="run only operations whose name contains this")
+    args = ap.parse_args()
+    vocab = args.vocab or (150000 if args.quick else 1500000)
+    row_tokens = args.row_tokens or (3000000 if args.quick else 30000000)
+    cancels = args.cancels or (4 if args.quick else 8)
+    fail_ms = args.fail_ms or (1000.0 if args.quick else TARGET_MS)
+    rng = random.Random(args.seed)
+
+    def log(s):
+        print(s, flush=True)
+
+    conn = connect()
+    cur = conn.cursor()
+    cur.execute("CREATE EXTENSION IF NOT EXISTS nbc")
+    build(cur, vocab, row_tokens, log)
+    fd, copy_file = tempfile.mkstemp(suffix=".copy")
+    os.close(fd)
+    try:
+        with open(copy_file, "wb") as f:
+            cur.copy_expert("COPY (SELECT m FROM nbc_cancel.models WHERE name = 'ab') "
+                            "TO STDOUT (FORMAT binary)", f)
+        cur.execute("CREATE TABLE nbc_cancel.models_in (m nb_model)")
+        # not compressed: the receive is measured, not pglz
+        cur.execute("ALTER TABLE nbc_cancel.models_in ALTER m SET STORAGE EXTERNAL")
+        ops = [o for o in operations(copy_file) if not args.only or args.only in o[0]]
+        results = []
+        table = []
+        for name, op, setting in ops:
+            lat, lat_done, finished, full = measure(conn, op, setting, cancels, rng)
+            results.append((name, lat, finished, full))
+            table.append((name, lat, lat_done, full))
+        log("# latency: from the timeout to the error reaching the client; to done: until")
+        log("# the backend is ready again (it first frees the cancelled query's memory)")
+        log("# %-42s %8s %8s %8s %8s %8s" % ("operation", "run ms", "cancels", "max ms",
+                                            "mean ms", "done max"))
+        for name, lat, lat_done, full in table:
+            worst = max(lat) if lat else float("nan")
+            mean = sum(lat) / len(lat) if lat else float("nan")
+            flag = "  over 100 ms" if lat and worst > TARGET_MS else ""
+            log("# %-42s %8.0f %8d %8.1f %8.1f %8.1f%s"
+                % (name, full * 1000, len(lat), worst, mean,
+                   max(lat_done) if lat_done else float("nan"), flag))
+        n = 0
+        failed = 0
+        print("1..%d" % (len(results) + 1))
+        for name, lat, finished, full in results:
+            n += 1
+            if not lat:
+                # every run finished before its timeout: nothing measured
+                print("ok %d - %s: # SKIP no cancel landed (%d runs finished)"
+                      % (n, name, finished))
+                continue
+            worst = max(lat)
+            status = "ok" if worst <= fail_ms else "not ok"
+            failed += status != "ok"
+            print("%s %d - %s: max latency %.1f ms over %d cancels"
+                  % (status, n, name, worst, len(lat)))
+        n += 1
+        ok = check_after(conn, log)
+        failed += not ok
+        print("%s %d - backend works and a model prepared after cancels scores as in a "
+              "fresh backend" % ("ok" if ok else "not ok", n))
+    finally:
+        os.unlink(copy_file)
+        cur.execute("SET statement_timeout = 0")
+        cur.execute("DROP SCHEMA IF EXISTS nbc_cancel CASCADE")
+        conn.close()
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
