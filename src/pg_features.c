@@ -93,14 +93,12 @@ numeric_to_double(Numeric num)
 	return DatumGetFloat8(DirectFunctionCall1(numeric_float8_no_overflow, NumericGetDatum(num)));
 }
 
-static void
-feature_error(const char *key, uint32 key_len, const char *detail)
-{
-	ereport(ERROR,
-			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-			 errmsg("invalid value for naive Bayes feature \"%.*s\"", (int) key_len, key),
-			 errdetail("%s", detail)));
-}
+/* detail: a string literal, so that it is translated as written */
+#define feature_error(key, key_len, detail) \
+	ereport(ERROR, \
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE), \
+			 errmsg("invalid value for naive Bayes feature \"%.*s\"", (int) (key_len), (key)), \
+			 errdetail(detail)))
 
 /* A bag given as an array of strings or an object {token: count}. */
 static void

@@ -142,8 +142,9 @@ doc_from_float8(NbPrepared *pm, ArrayType *array)
 	if ((uint32) n != pm->index.vector_len)
 		ereport(ERROR,
 				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
-				 errmsg("naive Bayes float8[] features have %d elements, the model has %u",
-						n, pm->index.vector_len)));
+				 errmsg("naive Bayes float8[] features do not match the model"),
+				 errdetail("The array has %d elements; the model was trained on %u.",
+						   n, pm->index.vector_len)));
 	for (int i = 0; i < n; i++)
 	{
 		nb_interrupt_at(i);

@@ -116,7 +116,7 @@ type_conflict(NbExpandedModel *em, const char *name, uint32 len, NbFeatureType t
 			 errmsg("naive Bayes feature \"%.*s\" changes type", (int) len, name),
 			 errdetail("It is %s in earlier rows and %s in this one.",
 					   nb_feature_type_name(existing), nb_feature_type_name(type)),
-			 len == 0 ? errhint("text[] and tsvector features are the bag of tokens named \"\".") : 0));
+			 len == 0 ? errhint("The features of text[] and tsvector rows are the bag of tokens named \"\".") : 0));
 }
 
 
@@ -311,9 +311,10 @@ nb_train_float8_transfn(PG_FUNCTION_ARGS)
 	if (ids == NULL && bad == UINT32_MAX)
 		ereport(ERROR,
 				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
-				 errmsg("naive Bayes float8[] features have %d elements, earlier rows had %u",
-						n, em->trainer->vector_len),
-				 errdetail("Every row must have the same number of elements; use NULL for a missing value.")));
+				 errmsg("naive Bayes float8[] features must have the same number of elements in every row"),
+				 errdetail("This row has %d elements; earlier rows had %u.",
+						   n, em->trainer->vector_len),
+				 errhint("Use NULL for a missing value.")));
 	if (ids == NULL)
 	{
 		char		name[NB_POSITION_NAME_SIZE];
