@@ -75,457 +75,6 @@ smoothed(double c, double k, double alpha)
 	return r;
 }
 
-void
-nb_index_build(NbIndex *ix, const NbView *v)
-{
-	uint32_t	C = v->n_classes;
-	uint32_t	F = v->n_features;
-	uint64_t	FC = (uint64_t) F * C;
-	const char *s;
-	const char *name;
-	NbItemKeys	keys = {0};
-	uint64_t	e = 0;
-	uint32_t	k = 0;
-	uint64_t	work = 0;
-
-	memset(ix, 0, sizeof(*ix));
-	ix->n_classes = C;
-	ix->n_tokens = v->n_tokens;
-	ix->n_entries = v->n_entries;
-	ix->n_features = F;
-	ix->vector_len = v->vector_len;
-	ix->unnamed_bag = -1;
-	nb_strmap_init(&ix->labels, C);
-	nb_strmap_init(&ix->features, F);
-	nb_strmap_init(&ix->tokens, v->n_tokens);
-	ix->feature_type = nb_alloc(sizeof(NbFeatureType) * (F + 1));
-	ix->feature_items = nb_alloc(sizeof(uint32_t) * (F + 1));
-	ix->position_feature = nb_alloc(sizeof(uint32_t) * ((uint64_t) v->vector_len + 1));
-	ix->present = nb_alloc(sizeof(double) * (FC + 1));
-	ix->stat_a = nb_alloc(sizeof(double) * (FC + 1));
-	ix->stat_b = nb_alloc(sizeof(double) * (FC + 1));
-	ix->feature_tokens = nb_alloc_zero(sizeof(double) * (FC + 1));
-	ix->feature_total = nb_alloc_zero(sizeof(double) * (F + 1));
-	ix->feature_rows = nb_alloc(sizeof(double) * (F + 1));
-	ix->feature_mean = nb_alloc(sizeof(double) * (F + 1));
-	ix->feature_m2 = nb_alloc(sizeof(double) * (F + 1));
-	ix->token_start = nb_alloc(sizeof(uint64_t) * ((uint64_t) v->n_tokens + 1));
-	ix->entry_class = nb_alloc(sizeof(uint32_t) * (v->n_entries + 1));
-	ix->entry_count = nb_alloc(sizeof(double) * (v->n_entries + 1));
-	ix->entry_docs = nb_alloc(sizeof(double) * (v->n_entries + 1));
-	ix->class_docs = nb_alloc(sizeof(double) * C);
-	ix->token_total = nb_alloc_zero(sizeof(double) * ((uint64_t) v->n_tokens + 1));
-
-	s = v->labels;
-	for (uint32_t c = 0; c < C; c++)
-	{
-		uint32_t	len = nb_read_u32(v->label_len, c);
-
-		nb_interrupt_at(c);
-		/* labels are unique, so ids come out as 0, 1, 2, ... */
-		nb_strmap_add(&ix->labels, s, len, nb_hash_token(s, len));
-		ix->class_docs[c] = nb_read_f64(v->class_docs, c);
-		ix->total_docs += ix->class_docs[c];
-		s += len;
-	}
-
-	s = v->tokens;
-	name = v->feature_names;
-	for (uint32_t j = 0; j < F; j++)
-	{
-		uint32_t	name_len = nb_view_feature_name_len(v, j);
-		bool		prefixed;
-
-		nb_interrupt_count(&work, 1 + (uint64_t) C);
-		nb_strmap_add(&ix->features, name, name_len, nb_hash_token(name, name_len));
-		ix->feature_type[j] = nb_view_feature_type(v, j);
-		ix->feature_items[j] = nb_view_feature_items(v, j);
-		if (ix->feature_type[j] == NB_FEATURE_BAG && name_len == 0)
-			ix->unnamed_bag = j;
-		prefixed = ix->unnamed_bag != (int64_t) j;
-		for (uint32_t c = 0; c < C; c++)
-		{
-			uint64_t	i = (uint64_t) j * C + c;
-
-			ix->present[i] = nb_view_present(v, j, c);
-			ix->stat_a[i] = nb_view_a(v, j, c);
-			ix->stat_b[i] = nb_view_b(v, j, c);
-		}
-		ix->feature_rows[j] = v->version == 1 ? 0 : nb_read_f64(v->feature_rows, j);
-		ix->feature_mean[j] = v->version == 1 ? 0 : nb_read_f64(v->feature_mean, j);
-		ix->feature_m2[j] = v->version == 1 ? 0 : nb_read_f64(v->feature_m2, j);
-
-		for (uint32_t end = k + ix->feature_items[j]; k < end; k++)
-		{
-			uint32_t	len = nb_read_u32(v->token_len, k);
-			uint32_t	n = nb_read_u32(v->token_entries, k);
-			NbTokenRef	ref = {s, len, 1.0};
-			const NbTokenRef *item = prefixed ? nb_item_keys(&keys, j, &ref, 1) : &ref;
-
-			nb_interrupt_count(&work, 1 + (uint64_t) n + len / 64);
-			/* items are unique, so ids come out as 0, 1, 2, ... */
-			nb_strmap_append(&ix->tokens, item->str, item->len,
-							 nb_hash_token(item->str, item->len));
-			ix->token_start[k] = e;
-			for (uint32_t i = 0; i < n; i++, e++)
-			{
-				uint32_t	c = nb_read_u32(v->entry_class, e);
-				double		count = nb_read_f64(v->entry_count, e);
-
-				ix->entry_class[e] = c;
-				ix->entry_count[e] = count;
-				ix->entry_docs[e] = nb_read_f64(v->entry_docs, e);
-				ix->feature_tokens[(uint64_t) j * C + c] += count;
-				ix->token_total[k] += count;
-			}
-			s += len;
-		}
-		for (uint32_t c = 0; c < C; c++)
-			ix->feature_total[j] += ix->feature_tokens[(uint64_t) j * C + c];
-		name += name_len;
-	}
-	ix->token_start[v->n_tokens] = e;
-	nb_item_keys_free(&keys);
-	nb_strmap_place_appended(&ix->tokens);
-
-	ix->item_rows = C <= NB_ROW_CLASSES;
-
-	for (uint32_t i = 0; i < v->vector_len; i++)
-	{
-		char		buf[NB_POSITION_NAME_SIZE];
-		uint32_t	len = nb_position_name(i, buf);
-
-		nb_interrupt_at(i);
-		/* validation made sure the feature exists */
-		ix->position_feature[i] = (uint32_t) nb_index_feature(ix, buf, len);
-	}
-}
-
-void
-nb_index_free(NbIndex *ix)
-{
-	nb_strmap_free(&ix->labels);
-	nb_strmap_free(&ix->features);
-	nb_strmap_free(&ix->tokens);
-	nb_free(ix->feature_type);
-	nb_free(ix->feature_items);
-	nb_free(ix->position_feature);
-	nb_free(ix->present);
-	nb_free(ix->stat_a);
-	nb_free(ix->stat_b);
-	nb_free(ix->feature_tokens);
-	nb_free(ix->feature_total);
-	nb_free(ix->feature_rows);
-	nb_free(ix->feature_mean);
-	nb_free(ix->feature_m2);
-	nb_free(ix->token_start);
-	nb_free(ix->entry_class);
-	nb_free(ix->entry_count);
-	nb_free(ix->entry_docs);
-	nb_free(ix->class_docs);
-	nb_free(ix->token_total);
-}
-
-int64_t
-nb_index_feature(const NbIndex *ix, const char *name, uint32_t len)
-{
-	return nb_strmap_find(&ix->features, name, len, nb_hash_token(name, len));
-}
-
-int64_t
-nb_index_class(const NbIndex *ix, const char *str, uint32_t len)
-{
-	return nb_strmap_find(&ix->labels, str, len, nb_hash_token(str, len));
-}
-
-bool
-nb_index_only_bags(const NbIndex *ix)
-{
-	for (uint32_t j = 0; j < ix->n_features; j++)
-		if (ix->feature_type[j] != NB_FEATURE_BAG)
-			return false;
-	return true;
-}
-
-void
-nb_doc_init(NbDoc *doc, const NbIndex *ix)
-{
-	uint32_t	F = ix->n_features + 1;
-
-	memset(doc, 0, sizeof(*doc));
-	nb_itemset_init(&doc->items);
-	doc->present = nb_alloc_zero(sizeof(bool) * F);
-	doc->present_list = nb_alloc(sizeof(uint32_t) * F);
-	doc->occurrences = nb_alloc(sizeof(double) * F);
-	doc->distinct = nb_alloc(sizeof(double) * F);
-	doc->value = nb_alloc(sizeof(double) * F);
-}
-
-void
-nb_doc_free(NbDoc *doc)
-{
-	if (doc->tokens != NULL)
-		nb_free(doc->tokens);
-	nb_itemset_free(&doc->items);
-	if (doc->scratch != NULL)
-		nb_free(doc->scratch);
-	nb_item_keys_free(&doc->item_keys);
-	nb_free(doc->present);
-	nb_free(doc->present_list);
-	nb_free(doc->occurrences);
-	nb_free(doc->distinct);
-	nb_free(doc->value);
-}
-
-void
-nb_doc_begin(NbDoc *doc)
-{
-	for (uint32_t i = 0; i < doc->n_present; i++)
-		doc->present[doc->present_list[i]] = false;
-	doc->n_present = 0;
-	nb_itemset_clear(&doc->items);
-	doc->n_tokens = 0;
-}
-
-static void
-mark_present(NbDoc *doc, uint32_t feature)
-{
-	if (doc->present[feature])
-		return;
-	doc->present[feature] = true;
-	doc->present_list[doc->n_present++] = feature;
-	doc->occurrences[feature] = 0;
-	doc->distinct[feature] = 0;
-	doc->value[feature] = 0;
-}
-
-void
-nb_doc_add_value(NbDoc *doc, uint32_t feature, double x)
-{
-	mark_present(doc, feature);
-	doc->value[feature] = x;
-}
-
-/* Slot i of the scorer's rows (row_size bytes each). */
-static inline const NbRowKey *
-row_key(const char *rows, size_t row_size, uint64_t i)
-{
-	return (const NbRowKey *) (rows + i * row_size);
-}
-
-/* The terms of the row in slot i: C doubles after its key. */
-static inline const double *
-row_terms(const char *rows, size_t row_size, uint64_t i)
-{
-	return (const double *) (row_key(rows, row_size, i) + 1);
-}
-
-/*
- * The slot of the string in the scorer's rows, or -1: as
- * nb_strmap_find_slot, with the string compared through its NbRowKey, and
- * only if it is longer than 8 bytes also through its item map slot.
- */
-NB_HOT_INLINE int64_t
-find_row(const NbIndex *ix, const char *rows, size_t row_size,
-		 const char *str, uint32_t len, uint64_t hash)
-{
-	const NbStrMap *map = &ix->tokens;
-	uint32_t	i = (uint32_t) hash & map->slot_mask;
-	uint16_t	tag = (uint16_t) (hash >> 48);
-	uint16_t	len16 = len > UINT16_MAX ? UINT16_MAX : (uint16_t) len;
-	uint64_t	head = nb_row_head(str, len);
-
-	for (;;)
-	{
-		const NbRowKey *key = row_key(rows, row_size, i);
-
-		if (key->id1 == 0)
-			return -1;
-		if (key->tag == tag && key->len == len16 && key->head == head)
-		{
-			const NbStrSlot *slot;
-
-			if (len <= 8)
-				return i;
-			slot = nb_strmap_slot(map, i);
-			if (slot->len == len &&
-				nb_bytes_equal(len <= NB_SLOT_INLINE ? slot->bytes :
-							   map->arena + map->offsets[slot->id1 - 1], str, len))
-				return i;
-		}
-		i = (i + 1) & map->slot_mask;
-	}
-}
-
-/*
- * Fetch the slot where a lookup of this hash starts.  In rows (row_size not
- * 0), also fetch the next slot's cache line: many items sit one slot past
- * where their lookup starts (linear probing), and they should not cost a
- * second wait for memory.  A token longer than 8 bytes is also compared in
- * the item map.
- */
-NB_HOT_INLINE void
-prefetch_slot(const NbIndex *ix, uint64_t hash, uint32_t len, const char *rows,
-			  size_t row_size)
-{
-	uint32_t	mask = ix->tokens.slot_mask;
-	uint32_t	i = (uint32_t) hash & mask;
-
-	if (row_size == 0)
-	{
-		__builtin_prefetch(nb_strmap_slot(&ix->tokens, i));
-		return;
-	}
-	__builtin_prefetch(row_key(rows, row_size, i));
-	__builtin_prefetch(row_key(rows, row_size, (i + 1) & mask));
-	if (len > 8)
-		__builtin_prefetch(nb_strmap_slot(&ix->tokens, i));
-}
-
-/* Room for n more tokens of the document and n lookups. */
-static void
-reserve_doc(NbDoc *doc, uint32_t n)
-{
-	uint64_t	need = (uint64_t) doc->n_tokens + n;
-
-	if (need > doc->tokens_cap)
-	{
-		doc->tokens_cap = need > 2 * (uint64_t) doc->tokens_cap ? (uint32_t) need : 2 * doc->tokens_cap;
-		doc->tokens = doc->tokens == NULL ?
-			nb_alloc(sizeof(NbDocToken) * doc->tokens_cap) :
-			nb_realloc(doc->tokens, sizeof(NbDocToken) * doc->tokens_cap);
-	}
-	nb_itemset_reserve(&doc->items, n);
-	if (n > doc->scratch_cap)
-	{
-		if (doc->scratch != NULL)
-			nb_free(doc->scratch);
-		doc->scratch_cap = n > 2 * doc->scratch_cap ? n : 2 * doc->scratch_cap;
-		doc->scratch = nb_alloc(sizeof(int64_t) * doc->scratch_cap);
-	}
-}
-
-/*
- * nb_doc_add_tokens, looking tokens up in the index's item map (row_size
- * 0) or in a scorer's rows.  Repeats of an item are added up if merge, else
- * kept as separate items.  Inline so that each caller's probe has its
- * row_size as a constant.
- */
-NB_HOT_INLINE void
-add_tokens(const NbIndex *ix, NbDoc *doc, uint32_t feature, const NbTokenRef *tokens,
-		   uint32_t n, const char *rows, size_t row_size, bool merge)
-{
-	int64_t    *scratch;
-	bool		categorical = ix->feature_type[feature] == NB_FEATURE_CATEGORICAL;
-
-	mark_present(doc, feature);
-	if (n == 0)
-		return;
-	reserve_doc(doc, n);
-	scratch = doc->scratch;
-	if ((int64_t) feature != ix->unnamed_bag)
-		tokens = nb_item_keys(&doc->item_keys, feature, tokens, n);
-
-	/*
-	 * Hash, then probe with software prefetching a fixed distance ahead, so
-	 * that cache misses overlap without flooding the CPU's outstanding-miss
-	 * slots; then add up repeats.
-	 */
-	for (uint32_t i = 0; i < n; i++)
-	{
-		nb_interrupt_at(i);
-		scratch[i] = (int64_t) nb_hash_token(tokens[i].str, tokens[i].len);
-		if (i < NB_PREFETCH_DISTANCE)
-			prefetch_slot(ix, (uint64_t) scratch[i], tokens[i].len, rows, row_size);
-	}
-	for (uint32_t i = 0; i < n; i++)
-	{
-		uint32_t	ahead = i + NB_PREFETCH_DISTANCE;
-		int64_t		slot;
-
-		nb_interrupt_at(i);
-		if (ahead < n)
-			prefetch_slot(ix, (uint64_t) scratch[ahead], tokens[ahead].len, rows, row_size);
-		if (row_size != 0)
-			slot = find_row(ix, rows, row_size, tokens[i].str, tokens[i].len,
-							(uint64_t) scratch[i]);
-		else
-		{
-			/* the index's item map has no payload: its slots are NbStrSlots */
-			slot = nb_strmap_find_sized(&ix->tokens, sizeof(NbStrSlot), tokens[i].str,
-										tokens[i].len, (uint64_t) scratch[i]);
-			if (slot >= 0)
-				__builtin_prefetch(&ix->token_start[nb_strmap_slot(&ix->tokens, (uint32_t) slot)->id1 - 1]);
-		}
-		scratch[i] = slot;
-	}
-
-	/* in locals: stores through doc would make the compiler reload them */
-	{
-		NbDocToken *out = doc->tokens;
-		uint32_t	used = doc->n_tokens;
-		uint32_t	first = used;
-		double		occurrences = 0;
-		double		unknown = 0;
-
-		for (uint32_t i = 0; i < n; i++)
-		{
-			int64_t		slot = scratch[i];
-			uint32_t	k;
-			uint32_t	pos = used;
-
-			nb_interrupt_at(i);
-			if (slot < 0)
-			{
-				unknown += tokens[i].count;
-				continue;
-			}
-			k = (row_size != 0 ? row_key(rows, row_size, (uint64_t) slot)->id1 :
-				 nb_strmap_slot(&ix->tokens, (uint32_t) slot)->id1) - 1;
-			occurrences += tokens[i].count;
-			if (merge && !nb_itemset_add(&doc->items, k, &pos))
-				out[pos].count += tokens[i].count;
-			else
-			{
-				out[used].token = k;
-				out[used].slot = (uint32_t) slot;
-				out[used].feature = feature;
-				out[used].count = tokens[i].count;
-				used++;
-			}
-		}
-		doc->n_tokens = used;
-		doc->distinct[feature] += used - first;
-		/* an unknown categorical value still counts (see the header comment) */
-		doc->occurrences[feature] += categorical ? occurrences + unknown : occurrences;
-	}
-}
-
-void
-nb_doc_add_tokens(const NbIndex *ix, NbDoc *doc, uint32_t feature,
-				  const NbTokenRef *tokens, uint32_t n)
-{
-	add_tokens(ix, doc, feature, tokens, n, NULL, 0, true);
-}
-
-void
-nb_scorer_add_tokens(const NbScorer *sc, NbDoc *doc, uint32_t feature,
-					 const NbTokenRef *tokens, uint32_t n)
-{
-	/*
-	 * With rows, adding up repeats (a lookup in doc->items per token) costs
-	 * more than scoring each occurrence of a token from its row in cache.
-	 */
-	bool		merge = !sc->per_occurrence[feature];
-
-	if (sc->rows == NULL)
-		add_tokens(sc->index, doc, feature, tokens, n, NULL, 0, true);
-	else if (sc->row_size == 32)
-		add_tokens(sc->index, doc, feature, tokens, n, sc->rows, 32, merge);
-	else
-		add_tokens(sc->index, doc, feature, tokens, n, sc->rows, 64, merge);
-}
-
 /*
  * Neumaier's compensated summation: add term to *sum, keeping the rounding
  * error in *comp (the true sum is *sum + *comp).  Log-likelihoods are sums
@@ -836,6 +385,8 @@ entries_to_rows(NbScorer *sc, const NbIndex *ix)
 	for (uint32_t k = 0; k < ix->n_tokens; k++)
 	{
 		uint32_t	slot;
+		uint32_t	len;
+		const char *str = nb_strmap_str(&ix->tokens, k, &len);
 		const NbStrSlot *item;
 		NbRowKey   *key;
 		double	   *terms;
@@ -844,19 +395,19 @@ entries_to_rows(NbScorer *sc, const NbIndex *ix)
 		/* the slots are at random: fetch those of later items meanwhile */
 		if (k + NB_PREFETCH_DISTANCE < ix->n_tokens)
 		{
-			uint32_t	ahead = (uint32_t) ix->tokens.hashes[k + NB_PREFETCH_DISTANCE] &
-				ix->tokens.slot_mask;
+			uint32_t	ahead = nb_strmap_probe_start(&ix->tokens,
+													  ix->tokens.hashes[k + NB_PREFETCH_DISTANCE]);
 
 			__builtin_prefetch(nb_strmap_slot(&ix->tokens, ahead));
-			__builtin_prefetch(row_key(sc->rows, size, ahead));
+			__builtin_prefetch(nb_row_key(sc->rows, size, ahead));
 		}
 		slot = nb_strmap_slot_of(&ix->tokens, k);
 		item = nb_strmap_slot(&ix->tokens, slot);
-		key = (NbRowKey *) row_key(sc->rows, size, slot);
+		key = (NbRowKey *) nb_row_key(sc->rows, size, slot);
 		key->id1 = item->id1;
 		key->tag = (uint16_t) (item->tag >> 16);
 		key->len = item->len > UINT16_MAX ? UINT16_MAX : (uint16_t) item->len;
-		key->head = nb_row_head(ix->tokens.arena + ix->tokens.offsets[k], item->len);
+		key->head = nb_row_head(str, len);
 		terms = (double *) (key + 1);
 		for (uint64_t e = ix->token_start[k]; e < ix->token_start[k + 1]; e++)
 		{
@@ -979,6 +530,23 @@ nb_scorer_free(NbScorer *sc)
 	nb_free(sc->fc);
 	nb_free(sc->term);
 	nb_free(sc->z);
+}
+
+void
+nb_scorer_add_tokens(const NbScorer *sc, NbDoc *doc, uint32_t feature,
+					 const NbTokenRef *tokens, uint32_t n)
+{
+	/*
+	 * With rows, adding up repeats (a lookup in doc->items per token) costs
+	 * more than scoring each occurrence of a token from its row in cache.
+	 */
+	bool		merge = !sc->per_occurrence[feature];
+
+	if (sc->rows == NULL)
+		nb_doc_add_tokens(sc->index, doc, feature, tokens, n);
+	else
+		nb_doc_add_row_tokens(sc->index, doc, feature, tokens, n, sc->rows, sc->row_size,
+							  merge);
 }
 
 /*
@@ -1119,7 +687,7 @@ add_item_rows_of(NbScorer *sc, const NbDoc *doc, uint32_t C, size_t row_size)
 	{
 		const NbDocToken *t = &doc->tokens[i];
 		double		mult = item_multiplier(sc, t);
-		const double *row = row_terms(sc->rows, row_size, t->slot);
+		const double *row = nb_row_terms(sc->rows, row_size, t->slot);
 
 		nb_interrupt_at(i);
 #pragma GCC unroll 6
