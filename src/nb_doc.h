@@ -57,16 +57,6 @@ void		nb_doc_begin(NbDoc *doc);
 void		nb_doc_add_tokens(const NbIndex *index, NbDoc *doc, uint32_t feature,
 							  const NbTokenRef *tokens, uint32_t n);
 
-/*
- * nb_doc_add_tokens, looking tokens up in rows of row_size bytes (32 or 64)
- * beside the index's item map (see NbRowKey) instead of in the map, and
- * adding up repeats of an item only if merge (else each is a separate
- * item); nb_scorer_add_tokens calls it.
- */
-void		nb_doc_add_row_tokens(const NbIndex *index, NbDoc *doc, uint32_t feature,
-								  const NbTokenRef *tokens, uint32_t n, const char *rows,
-								  uint32_t row_size, bool merge);
-
 /* Add the value of a Gaussian feature, or of a boolean one as 0 or 1. */
 void		nb_doc_add_value(NbDoc *doc, uint32_t feature, double x);
 

@@ -532,23 +532,6 @@ nb_scorer_free(NbScorer *sc)
 	nb_free(sc->z);
 }
 
-void
-nb_scorer_add_tokens(const NbScorer *sc, NbDoc *doc, uint32_t feature,
-					 const NbTokenRef *tokens, uint32_t n)
-{
-	/*
-	 * With rows, adding up repeats (a lookup in doc->items per token) costs
-	 * more than scoring each occurrence of a token from its row in cache.
-	 */
-	bool		merge = !sc->per_occurrence[feature];
-
-	if (sc->rows == NULL)
-		nb_doc_add_tokens(sc->index, doc, feature, tokens, n);
-	else
-		nb_doc_add_row_tokens(sc->index, doc, feature, tokens, n, sc->rows, sc->row_size,
-							  merge);
-}
-
 /*
  * A Gaussian term can be as low as -inf (a value far from a mean with a
  * tiny variance).  Terms are kept at or above this, so that sums stay
