@@ -1,11 +1,11 @@
 /*
- * nb_scorer.h — prediction: a model prepared once, scored per document.
+ * nb_scorer.h — prediction: a scorer built once per model (its vocabulary
+ * index, nb_index.h) and set of options, scoring documents (nb_doc.h).
  *
- * NbIndex holds a validated model in a form fit for lookups (an item hash
- * and per-item lists of the classes it occurs in).  NbScorer holds, for one
- * set of options, every logarithm that does not depend on the document, so
- * scoring a document costs one hash probe per token plus one addition per
- * (item, class) entry of its items, plus O(classes) per present feature.
+ * NbScorer holds, for one set of options, every logarithm that does not
+ * depend on the document, so scoring a document costs one hash probe per
+ * token plus one addition per (item, class) entry of its items, plus
+ * O(classes) per present feature.
  *
  * Zero probabilities (alpha = 0) are tracked exactly instead of as -inf:
  * each score is a pair (f, z) meaning  e^f * alpha^z  as alpha -> 0+, where z
@@ -19,112 +19,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "nb_format.h"
-#include "nb_itemset.h"
+#include "nb_doc.h"
+#include "nb_index.h"
+#include "nb_item.h"
 #include "nb_options.h"
-#include "nb_strmap.h"
-#include "nb_trainer.h"
-
-typedef struct NbIndex
-{
-	uint32_t	n_classes;
-	uint32_t	n_tokens;
-	uint64_t	n_entries;
-	uint32_t	n_features;
-	uint32_t	vector_len;
-	NbStrMap	labels;			/* label id = class index */
-	NbStrMap	features;		/* feature id = feature index */
-	/*
-	 * Items keyed as the trainer keys them (NB_ITEM_PREFIX): the bag "" by
-	 * the bare token, other features by prefix and value; id = item index.
-	 */
-	NbStrMap	tokens;
-	int64_t		unnamed_bag;	/* index of the bag feature "", or -1 */
-	NbFeatureType *feature_type;
-	uint32_t   *feature_items;	/* K_j or V_j: items of each feature */
-	uint32_t   *position_feature;	/* feature of each float8[] position */
-	/* per (feature j, class c) at j * n_classes + c, see NbFeatureType */
-	double	   *present;
-	double	   *stat_a;
-	double	   *stat_b;
-	double	   *feature_tokens; /* sum of the entry counts of j's items in c */
-	double	   *feature_total;	/* sum of feature_tokens over classes */
-	double	   *feature_rows;	/* Gaussian: unweighted rows, mean, sum of squares */
-	double	   *feature_mean;
-	double	   *feature_m2;
-	uint64_t   *token_start;	/* entries of item k: [token_start[k], token_start[k+1]) */
-	uint32_t   *entry_class;
-	double	   *entry_count;
-	double	   *entry_docs;
-	double	   *class_docs;
-	double	   *token_total;	/* F_j: count summed over classes */
-	double		total_docs;
-	/* scorers keep the terms of items as rows (see NbScorer.rows) */
-	bool		item_rows;
-} NbIndex;
-
-/*
- * Up to this many classes, a scorer keeps each item's terms as a row after a
- * compact copy of its key (NbRowKey), both in one slot of 32 bytes (up to 2
- * classes) or 64 bytes (a cache line).
- */
-#define NB_ROW_CLASSES 6
-
-/*
- * The key of a row: enough of the item's string to tell it from others
- * without a second cache line when it is at most 8 bytes long (most tokens);
- * a longer one is compared with its slot of the item map (same position).
- */
-typedef struct NbRowKey
-{
-	uint32_t	id1;			/* as in NbIndex.tokens; 0 = empty slot */
-	uint16_t	tag;			/* high 16 bits of the hash */
-	uint16_t	len;			/* length, at most UINT16_MAX */
-	uint64_t	head;			/* nb_row_head of the string */
-} NbRowKey;
-
-/*
- * The first 8 bytes of a string as one word, or for a shorter one a word
- * that with the length tells it apart from every other string of that length.
- */
-static inline uint64_t
-nb_row_head(const char *str, uint32_t len)
-{
-	const unsigned char *p = (const unsigned char *) str;
-
-	return len >= 8 ? nb_read_le64(p) : nb_tail_word(p, len, len);
-}
-
-/* A known item of a document and how often it occurs. */
-typedef struct NbDocToken
-{
-	uint32_t	token;
-	uint32_t	slot;			/* the item's slot in NbIndex.tokens */
-	uint32_t	feature;
-	double		count;
-} NbDocToken;
-
-/*
- * One document (row) to score, built with nb_doc_begin and nb_doc_add_*.
- * A feature that is not added is missing: scoring leaves it out.
- */
-typedef struct NbDoc
-{
-	NbDocToken *tokens;			/* known items (on repeats see nb_scorer_add_tokens) */
-	uint32_t	n_tokens;
-	uint32_t	tokens_cap;
-	int64_t    *scratch;
-	uint32_t	scratch_cap;
-	NbItemKeys	item_keys;		/* items of features other than the bag "" */
-	NbItemSet	items;			/* item -> position in tokens, to add up repeats */
-	/* per feature */
-	bool	   *present;
-	uint32_t   *present_list;
-	uint32_t	n_present;
-	double	   *occurrences;	/* bag: known tokens with repeats; categorical: 1 */
-	double	   *distinct;		/* distinct known items */
-	double	   *value;			/* Gaussian value; boolean 0 or 1 */
-} NbDoc;
 
 typedef struct NbScoredEntry
 {
@@ -180,44 +78,16 @@ typedef struct NbScorer
 	double	   *term;			/* one feature's terms */
 } NbScorer;
 
-void		nb_index_build(NbIndex *index, const NbView *view);
-void		nb_index_free(NbIndex *index);
-
-/* Index of a feature, or -1. */
-int64_t		nb_index_feature(const NbIndex *index, const char *name, uint32_t len);
-
-/* Class index of a label, or -1. */
-int64_t		nb_index_class(const NbIndex *index, const char *str, uint32_t len);
-
-/* Whether every feature of the model is a bag of tokens. */
-bool		nb_index_only_bags(const NbIndex *index);
-
-void		nb_doc_init(NbDoc *doc, const NbIndex *index);
-void		nb_doc_free(NbDoc *doc);
-
-/* Start a new document: every feature missing. */
-void		nb_doc_begin(NbDoc *doc);
-
 /*
- * Add the tokens of a bag feature, or the value of a categorical one (n =
- * 1), to the document; unknown tokens are skipped (an unknown categorical
- * value still counts, see nb_scorer.c).  Lookups are prefetched as a batch.
- */
-void		nb_doc_add_tokens(const NbIndex *index, NbDoc *doc, uint32_t feature,
-							  const NbTokenRef *tokens, uint32_t n);
-
-/*
- * The same, for a document to be scored by sc only: tokens are looked up in
- * the scorer's rows when it has them, and then, for a feature whose
- * items count per occurrence (every kind but Bernoulli), repeats are kept
- * as separate items instead of being added up, so distinct counts them.
- * The scores differ from those of nb_doc_add_tokens by rounding only.
+ * nb_doc_add_tokens for a document to be scored by sc only: tokens are
+ * looked up in the scorer's rows when it has them, and then, for a feature
+ * whose items count per occurrence (every kind but Bernoulli), repeats are
+ * kept as separate items instead of being added up, so distinct counts
+ * them.  The scores differ from those of nb_doc_add_tokens by rounding only.
+ * Defined in nb_doc.c, where the lookups it inlines are.
  */
 void		nb_scorer_add_tokens(const NbScorer *sc, NbDoc *doc, uint32_t feature,
 								 const NbTokenRef *tokens, uint32_t n);
-
-/* Add the value of a Gaussian feature, or of a boolean one as 0 or 1. */
-void		nb_doc_add_value(NbDoc *doc, uint32_t feature, double x);
 
 /*
  * Precompute every logarithm of the options.  var_smoothing scales the

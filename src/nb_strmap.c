@@ -179,9 +179,9 @@ nb_strmap_place_appended(NbStrMap *map)
 uint32_t
 nb_strmap_slot_of(const NbStrMap *map, uint32_t id)
 {
-	uint32_t	i = (uint32_t) map->hashes[id] & map->slot_mask;
+	uint32_t	i = nb_strmap_probe_start(map, map->hashes[id]);
 
 	while (nb_strmap_slot(map, i)->id1 != id + 1)
-		i = (i + 1) & map->slot_mask;
+		i = nb_strmap_probe_next(map, i);
 	return i;
 }

@@ -76,6 +76,32 @@ nb_strmap_payload(const NbStrMap *map, uint32_t i)
 void		nb_strmap_free(NbStrMap *map);
 
 /*
+ * The probe sequence of a lookup (linear probing): the slot it starts at,
+ * then the slot after i.  A caller that keeps a table of its own beside the
+ * slots (same number, same positions) probes that table along this sequence.
+ */
+static inline uint32_t
+nb_strmap_probe_start(const NbStrMap *map, uint64_t hash)
+{
+	return (uint32_t) hash & map->slot_mask;
+}
+
+static inline uint32_t
+nb_strmap_probe_next(const NbStrMap *map, uint32_t i)
+{
+	return (i + 1) & map->slot_mask;
+}
+
+/* Whether an occupied slot holds the string (its tag already matched). */
+NB_HOT_INLINE bool
+nb_strmap_slot_holds(const NbStrMap *map, const NbStrSlot *slot, const char *str, uint32_t len)
+{
+	return slot->len == len &&
+		nb_bytes_equal(len <= NB_SLOT_INLINE ? slot->bytes :
+					   map->arena + map->offsets[slot->id1 - 1], str, len);
+}
+
+/*
  * The slot holding the string, or -1 when absent; slot_size is
  * map->slot_size, which a caller that knows it passes as a constant.
  * Inline: it is the hot path of both training and scoring.
@@ -84,20 +110,16 @@ NB_HOT_INLINE int64_t
 nb_strmap_find_sized(const NbStrMap *map, size_t slot_size, const char *str, uint32_t len,
 					 uint64_t hash)
 {
-	uint32_t	i = (uint32_t) hash & map->slot_mask;
 	uint32_t	tag = (uint32_t) (hash >> 32);
 
-	for (;;)
+	for (uint32_t i = nb_strmap_probe_start(map, hash);; i = nb_strmap_probe_next(map, i))
 	{
 		const NbStrSlot *slot = (const NbStrSlot *) ((const char *) map->slots + (size_t) i * slot_size);
 
 		if (slot->id1 == 0)
 			return -1;
-		if (slot->tag == tag && slot->len == len &&
-			nb_bytes_equal(len <= NB_SLOT_INLINE ? slot->bytes :
-						   map->arena + map->offsets[slot->id1 - 1], str, len))
+		if (slot->tag == tag && nb_strmap_slot_holds(map, slot, str, len))
 			return i;
-		i = (i + 1) & map->slot_mask;
 	}
 }
 
@@ -128,7 +150,7 @@ uint32_t	nb_strmap_slot_of(const NbStrMap *map, uint32_t id);
 static inline void
 nb_strmap_prefetch(const NbStrMap *map, uint64_t hash)
 {
-	__builtin_prefetch(nb_strmap_slot(map, (uint32_t) hash & map->slot_mask));
+	__builtin_prefetch(nb_strmap_slot(map, nb_strmap_probe_start(map, hash)));
 }
 
 /*

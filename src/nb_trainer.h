@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "nb_format.h"
+#include "nb_item.h"
 #include "nb_itemset.h"
 #include "nb_merge.h"
 #include "nb_strmap.h"
@@ -36,14 +37,6 @@ typedef struct NbInlineCounts
 	double		docs[NB_INLINE_CLASSES];
 } NbInlineCounts;
 
-/* A token of a document: bytes, length and how many times it occurs. */
-typedef struct NbTokenRef
-{
-	const char *str;
-	uint32_t	len;
-	double		count;
-} NbTokenRef;
-
 /* Statistics of one feature in one class (see NbFeatureType). */
 typedef struct NbClassStat
 {
@@ -62,24 +55,6 @@ typedef struct NbTrainerFeature
 	double		m2;
 	uint64_t	last_doc;		/* document that last counted as having it */
 } NbTrainerFeature;
-
-/*
- * Items (bag tokens, categorical values) of all features share one string
- * map.  Those of the bag named "" (what text[] and tsvector rows feed) are
- * the bare token, the hot path; any other feature's are NB_ITEM_PREFIX bytes
- * (a zero byte, which no SQL text contains, and the feature id) followed by
- * the value.
- */
-#define NB_ITEM_PREFIX 5
-
-/* Scratch space for the prefixed keys of a batch of items. */
-typedef struct NbItemKeys
-{
-	NbTokenRef *refs;
-	uint32_t	refs_cap;
-	char	   *bytes;
-	size_t		bytes_cap;
-} NbItemKeys;
 
 typedef struct NbTrainer
 {
@@ -111,15 +86,6 @@ typedef struct NbTrainer
 	NbItemSet	doc_items;
 	NbItemKeys	item_keys;		/* scratch for prefixed items */
 } NbTrainer;
-
-/*
- * The keys of n items of a feature other than the bag "": NB_ITEM_PREFIX
- * bytes naming the feature, then the value; in keys's space, valid until
- * its next use.  nb_item_keys_free releases the space.
- */
-const NbTokenRef *nb_item_keys(NbItemKeys *keys, uint32_t feature,
-							   const NbTokenRef *tokens, uint32_t n);
-void		nb_item_keys_free(NbItemKeys *keys);
 
 NbTrainer  *nb_trainer_create(void);
 void		nb_trainer_destroy(NbTrainer *t);

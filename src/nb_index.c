@@ -1,0 +1,183 @@
+/*
+ * nb_index.c — building the vocabulary index from a view, and its lookups,
+ * see nb_index.h.
+ */
+#include "nb_index.h"
+
+#include <string.h>
+
+#include "nb_alloc.h"
+#include "nb_item.h"
+#include "nb_interrupt.h"
+
+void
+nb_index_build(NbIndex *ix, const NbView *v)
+{
+	uint32_t	C = v->n_classes;
+	uint32_t	F = v->n_features;
+	uint64_t	FC = (uint64_t) F * C;
+	const char *s;
+	const char *name;
+	NbItemKeys	keys = {0};
+	uint64_t	e = 0;
+	uint32_t	k = 0;
+	uint64_t	work = 0;
+
+	memset(ix, 0, sizeof(*ix));
+	ix->n_classes = C;
+	ix->n_tokens = v->n_tokens;
+	ix->n_entries = v->n_entries;
+	ix->n_features = F;
+	ix->vector_len = v->vector_len;
+	ix->unnamed_bag = -1;
+	nb_strmap_init(&ix->labels, C);
+	nb_strmap_init(&ix->features, F);
+	nb_strmap_init(&ix->tokens, v->n_tokens);
+	ix->feature_type = nb_alloc(sizeof(NbFeatureType) * (F + 1));
+	ix->feature_items = nb_alloc(sizeof(uint32_t) * (F + 1));
+	ix->position_feature = nb_alloc(sizeof(uint32_t) * ((uint64_t) v->vector_len + 1));
+	ix->present = nb_alloc(sizeof(double) * (FC + 1));
+	ix->stat_a = nb_alloc(sizeof(double) * (FC + 1));
+	ix->stat_b = nb_alloc(sizeof(double) * (FC + 1));
+	ix->feature_tokens = nb_alloc_zero(sizeof(double) * (FC + 1));
+	ix->feature_total = nb_alloc_zero(sizeof(double) * (F + 1));
+	ix->feature_rows = nb_alloc(sizeof(double) * (F + 1));
+	ix->feature_mean = nb_alloc(sizeof(double) * (F + 1));
+	ix->feature_m2 = nb_alloc(sizeof(double) * (F + 1));
+	ix->token_start = nb_alloc(sizeof(uint64_t) * ((uint64_t) v->n_tokens + 1));
+	ix->entry_class = nb_alloc(sizeof(uint32_t) * (v->n_entries + 1));
+	ix->entry_count = nb_alloc(sizeof(double) * (v->n_entries + 1));
+	ix->entry_docs = nb_alloc(sizeof(double) * (v->n_entries + 1));
+	ix->class_docs = nb_alloc(sizeof(double) * C);
+	ix->token_total = nb_alloc_zero(sizeof(double) * ((uint64_t) v->n_tokens + 1));
+
+	s = v->labels;
+	for (uint32_t c = 0; c < C; c++)
+	{
+		uint32_t	len = nb_read_u32(v->label_len, c);
+
+		nb_interrupt_at(c);
+		/* labels are unique, so ids come out as 0, 1, 2, ... */
+		nb_strmap_add(&ix->labels, s, len, nb_hash_token(s, len));
+		ix->class_docs[c] = nb_read_f64(v->class_docs, c);
+		ix->total_docs += ix->class_docs[c];
+		s += len;
+	}
+
+	s = v->tokens;
+	name = v->feature_names;
+	for (uint32_t j = 0; j < F; j++)
+	{
+		uint32_t	name_len = nb_view_feature_name_len(v, j);
+		bool		prefixed;
+
+		nb_interrupt_count(&work, 1 + (uint64_t) C);
+		nb_strmap_add(&ix->features, name, name_len, nb_hash_token(name, name_len));
+		ix->feature_type[j] = nb_view_feature_type(v, j);
+		ix->feature_items[j] = nb_view_feature_items(v, j);
+		if (ix->feature_type[j] == NB_FEATURE_BAG && name_len == 0)
+			ix->unnamed_bag = j;
+		prefixed = ix->unnamed_bag != (int64_t) j;
+		for (uint32_t c = 0; c < C; c++)
+		{
+			uint64_t	i = (uint64_t) j * C + c;
+
+			ix->present[i] = nb_view_present(v, j, c);
+			ix->stat_a[i] = nb_view_a(v, j, c);
+			ix->stat_b[i] = nb_view_b(v, j, c);
+		}
+		ix->feature_rows[j] = v->version == 1 ? 0 : nb_read_f64(v->feature_rows, j);
+		ix->feature_mean[j] = v->version == 1 ? 0 : nb_read_f64(v->feature_mean, j);
+		ix->feature_m2[j] = v->version == 1 ? 0 : nb_read_f64(v->feature_m2, j);
+
+		for (uint32_t end = k + ix->feature_items[j]; k < end; k++)
+		{
+			uint32_t	len = nb_read_u32(v->token_len, k);
+			uint32_t	n = nb_read_u32(v->token_entries, k);
+			NbTokenRef	ref = {s, len, 1.0};
+			const NbTokenRef *item = prefixed ? nb_item_keys(&keys, j, &ref, 1) : &ref;
+
+			nb_interrupt_count(&work, 1 + (uint64_t) n + len / 64);
+			/* items are unique, so ids come out as 0, 1, 2, ... */
+			nb_strmap_append(&ix->tokens, item->str, item->len,
+							 nb_hash_token(item->str, item->len));
+			ix->token_start[k] = e;
+			for (uint32_t i = 0; i < n; i++, e++)
+			{
+				uint32_t	c = nb_read_u32(v->entry_class, e);
+				double		count = nb_read_f64(v->entry_count, e);
+
+				ix->entry_class[e] = c;
+				ix->entry_count[e] = count;
+				ix->entry_docs[e] = nb_read_f64(v->entry_docs, e);
+				ix->feature_tokens[(uint64_t) j * C + c] += count;
+				ix->token_total[k] += count;
+			}
+			s += len;
+		}
+		for (uint32_t c = 0; c < C; c++)
+			ix->feature_total[j] += ix->feature_tokens[(uint64_t) j * C + c];
+		name += name_len;
+	}
+	ix->token_start[v->n_tokens] = e;
+	nb_item_keys_free(&keys);
+	nb_strmap_place_appended(&ix->tokens);
+
+	ix->item_rows = C <= NB_ROW_CLASSES;
+
+	for (uint32_t i = 0; i < v->vector_len; i++)
+	{
+		char		buf[NB_POSITION_NAME_SIZE];
+		uint32_t	len = nb_position_name(i, buf);
+
+		nb_interrupt_at(i);
+		/* validation made sure the feature exists */
+		ix->position_feature[i] = (uint32_t) nb_index_feature(ix, buf, len);
+	}
+}
+
+void
+nb_index_free(NbIndex *ix)
+{
+	nb_strmap_free(&ix->labels);
+	nb_strmap_free(&ix->features);
+	nb_strmap_free(&ix->tokens);
+	nb_free(ix->feature_type);
+	nb_free(ix->feature_items);
+	nb_free(ix->position_feature);
+	nb_free(ix->present);
+	nb_free(ix->stat_a);
+	nb_free(ix->stat_b);
+	nb_free(ix->feature_tokens);
+	nb_free(ix->feature_total);
+	nb_free(ix->feature_rows);
+	nb_free(ix->feature_mean);
+	nb_free(ix->feature_m2);
+	nb_free(ix->token_start);
+	nb_free(ix->entry_class);
+	nb_free(ix->entry_count);
+	nb_free(ix->entry_docs);
+	nb_free(ix->class_docs);
+	nb_free(ix->token_total);
+}
+
+int64_t
+nb_index_feature(const NbIndex *ix, const char *name, uint32_t len)
+{
+	return nb_strmap_find(&ix->features, name, len, nb_hash_token(name, len));
+}
+
+int64_t
+nb_index_class(const NbIndex *ix, const char *str, uint32_t len)
+{
+	return nb_strmap_find(&ix->labels, str, len, nb_hash_token(str, len));
+}
+
+bool
+nb_index_only_bags(const NbIndex *ix)
+{
+	for (uint32_t j = 0; j < ix->n_features; j++)
+		if (ix->feature_type[j] != NB_FEATURE_BAG)
+			return false;
+	return true;
+}
