@@ -13,6 +13,7 @@
 #include "model_check.h"
 #include "nb_format.h"
 #include "nb_trainer.h"
+#include "raw_model.h"
 
 void
 train_row(NbTrainer *t, const Row *r)
@@ -348,3 +349,32 @@ const MixRow score_rows_mix[] = {
 	{"b", 1, "blue", -1, true, 14, false, {NULL}},
 	{"c", 1, "blue", -1, false, 0, false, {NULL}},
 };
+
+void
+mix_raw_discrete(RawModel *m)
+{
+	uint32_t	j,
+				k;
+
+	j = raw_add_feature(m, "color", 5, NB_FEATURE_CATEGORICAL);
+	m->f[j].present[0] = 3;
+	m->f[j].present[1] = 1;
+	k = raw_add_item(m, j, "blue", 4);
+	raw_add_entry(m, k, 0, 2, 2);
+	k = raw_add_item(m, j, "red", 3);
+	raw_add_entry(m, k, 0, 1, 1);
+	raw_add_entry(m, k, 1, 1, 1);
+	j = raw_add_feature(m, "flag", 4, NB_FEATURE_BOOLEAN);
+	m->f[j].present[0] = 3;
+	m->f[j].present[1] = 2;
+	m->f[j].a[0] = 1;
+	m->f[j].a[1] = 2;
+	j = raw_add_feature(m, "tags", 4, NB_FEATURE_BAG);
+	m->f[j].present[0] = 3;
+	m->f[j].present[1] = 1;
+	k = raw_add_item(m, j, "t", 1);
+	raw_add_entry(m, k, 0, 1, 1);
+	raw_add_entry(m, k, 1, 2, 1);
+	k = raw_add_item(m, j, "u", 1);
+	raw_add_entry(m, k, 0, 1, 1);
+}

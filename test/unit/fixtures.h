@@ -8,10 +8,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdlib.h>
 
 #include "nb_format.h"
 #include "nb_trainer.h"
+#include "raw_model.h"
 
 /* ---------------------------------------------------------------- */
 /* helpers                                                           */
@@ -171,5 +171,12 @@ unsigned char *serialize_rand_mix(const RandMix *rows, const int *order, int n, 
  * Prior 3/6, 2/6, 1/6.
  */
 extern const MixRow score_rows_mix[];
+
+/*
+ * Append the categorical "color", boolean "flag" and bag "tags" features of
+ * the mix rows, field by field from the layout in src/nb_format.h, to m
+ * (version 2, classes a and b).
+ */
+void mix_raw_discrete(RawModel *m);
 
 #endif

@@ -531,6 +531,17 @@ corrupted(Corruption c, size_t *size)
 	return p;
 }
 
+/* A corrupted value (what) must be rejected, with a message. */
+static void
+check_rejected(const char *what, const unsigned char *p, size_t size, bool accepted,
+			   const NbFormatError *e)
+{
+	if (accepted)
+		note("accepted: %s", hex(p, size));
+	CHECK(!accepted, "%s: accepted", what);
+	CHECK(e->message[0] != '\0', "%s: no error message", what);
+}
+
 static void
 test_view_corrupt_structure(void)
 {
@@ -558,12 +569,7 @@ test_view_corrupt_structure(void)
 				CHECK(false, "%s: accepted and then: %s", corruption_name[c], err);
 		}
 		else
-		{
-			if (accepted)
-				note("accepted: %s", hex(p, size));
-			CHECK(!accepted, "%s: accepted", corruption_name[c]);
-			CHECK(e.message[0] != '\0', "%s: no error message", corruption_name[c]);
-		}
+			check_rejected(corruption_name[c], p, size, accepted, &e);
 		free(p);
 	}
 }
@@ -609,8 +615,7 @@ static const char *const v2_corruption_name[] = {
 static void
 v2_raw(RawModel *m)
 {
-	uint32_t	j,
-				k;
+	uint32_t	j;
 
 	raw_init_v2(m);
 	m->vector_len = 2;
@@ -629,27 +634,7 @@ v2_raw(RawModel *m)
 		m->f[j].mean = 0;
 		m->f[j].m2 = 40;
 	}
-	j = raw_add_feature(m, "color", 5, NB_FEATURE_CATEGORICAL);
-	m->f[j].present[0] = 3;
-	m->f[j].present[1] = 1;
-	k = raw_add_item(m, j, "blue", 4);
-	raw_add_entry(m, k, 0, 2, 2);
-	k = raw_add_item(m, j, "red", 3);
-	raw_add_entry(m, k, 0, 1, 1);
-	raw_add_entry(m, k, 1, 1, 1);
-	j = raw_add_feature(m, "flag", 4, NB_FEATURE_BOOLEAN);
-	m->f[j].present[0] = 3;
-	m->f[j].present[1] = 2;
-	m->f[j].a[0] = 1;
-	m->f[j].a[1] = 2;
-	j = raw_add_feature(m, "tags", 4, NB_FEATURE_BAG);
-	m->f[j].present[0] = 3;
-	m->f[j].present[1] = 1;
-	k = raw_add_item(m, j, "t", 1);
-	raw_add_entry(m, k, 0, 1, 1);
-	raw_add_entry(m, k, 1, 2, 1);
-	k = raw_add_item(m, j, "u", 1);
-	raw_add_entry(m, k, 0, 1, 1);
+	mix_raw_discrete(m);
 }
 
 #define F_G1 0
@@ -813,12 +798,7 @@ test_view_v2_corrupt_structure(void)
 			CHECK(nbt_check_model(p, size, &v, 1, 0, &st, err, sizeof(err)), "control: %s", err);
 		}
 		else
-		{
-			if (accepted)
-				note("accepted: %s", hex(p, size));
-			CHECK(!accepted, "%s: accepted", v2_corruption_name[c]);
-			CHECK(e.message[0] != '\0', "%s: no error message", v2_corruption_name[c]);
-		}
+			check_rejected(v2_corruption_name[c], p, size, accepted, &e);
 		free(p);
 	}
 }

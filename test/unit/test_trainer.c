@@ -511,33 +511,12 @@ test_trainer_merge_docs_overflow(void)
 static void
 mix_raw(RawModel *m)
 {
-	uint32_t	j,
-				k;
+	uint32_t	j;
 
 	raw_init_v2(m);
 	raw_add_class(m, "a", 1, 4);
 	raw_add_class(m, "b", 1, 2);
-	j = raw_add_feature(m, "color", 5, NB_FEATURE_CATEGORICAL);
-	m->f[j].present[0] = 3;
-	m->f[j].present[1] = 1;
-	k = raw_add_item(m, j, "blue", 4);
-	raw_add_entry(m, k, 0, 2, 2);
-	k = raw_add_item(m, j, "red", 3);
-	raw_add_entry(m, k, 0, 1, 1);
-	raw_add_entry(m, k, 1, 1, 1);
-	j = raw_add_feature(m, "flag", 4, NB_FEATURE_BOOLEAN);
-	m->f[j].present[0] = 3;
-	m->f[j].present[1] = 2;
-	m->f[j].a[0] = 1;
-	m->f[j].a[1] = 2;
-	j = raw_add_feature(m, "tags", 4, NB_FEATURE_BAG);
-	m->f[j].present[0] = 3;
-	m->f[j].present[1] = 1;
-	k = raw_add_item(m, j, "t", 1);
-	raw_add_entry(m, k, 0, 1, 1);
-	raw_add_entry(m, k, 1, 2, 1);
-	k = raw_add_item(m, j, "u", 1);
-	raw_add_entry(m, k, 0, 1, 1);
+	mix_raw_discrete(m);
 	j = raw_add_feature(m, "x", 1, NB_FEATURE_GAUSSIAN);
 	m->f[j].present[0] = 3;
 	m->f[j].present[1] = 2;
