@@ -14,7 +14,7 @@
 #include "raw_model.h"
 
 /* ---------------------------------------------------------------- */
-/* helpers                                                           */
+/* training rows, serialization and view lookups                    */
 
 #define MAX_DOC_TOKENS 64
 
