@@ -3,6 +3,7 @@
 # Makefile), then short runs of the two fuzzers, each counted as one more
 # test; prints one summary line for all.
 cd "$(dirname "$0")" || exit 2
+: "${UNITS:?set UNITS to the unit test programs (make check does)}"
 MAKE=${MAKE:-make}
 FUZZ_SECONDS=${FUZZ_SECONDS:-20}
 FUZZ_DECODE_SECONDS=${FUZZ_DECODE_SECONDS:-10}
@@ -10,7 +11,7 @@ FUZZ_MAX_LEN=${FUZZ_MAX_LEN:-4096}
 
 passed=0
 failed=0
-for unit in ${UNITS:-test_model}; do
+for unit in $UNITS; do
 	out=$(./$unit)
 	status=$?
 	summary=$(printf '%s\n' "$out" | tail -n 1)

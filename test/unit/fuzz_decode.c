@@ -16,10 +16,6 @@
  * mutates with libFuzzer's own mutations, sometimes also edits one of the
  * count and length fields, and then usually repairs the checksum: the
  * mutation then reaches the checks behind it.
- *
- * Environment:
- *   NBC_FUZZ_TOLERATE_KNOWN=1  do not fail on the known bugs listed at
- *       NBT_TOLERATE_KNOWN in model_check.h.
  */
 #include <math.h>
 #include <stdbool.h>
@@ -34,21 +30,8 @@
 
 size_t		LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max_size);
 
-static bool tolerate_known;
-
 /* Keeps the walk from being optimized away. */
 static volatile uint64_t sink;
-
-int
-LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-	const char *e = getenv("NBC_FUZZ_TOLERATE_KNOWN");
-
-	(void) argc;
-	(void) argv;
-	tolerate_known = e != NULL && e[0] == '1';
-	return 0;
-}
 
 static uint64_t
 bits(double x)
@@ -244,17 +227,7 @@ round_trip(const NbView *v, const uint8_t *data, size_t size)
 	free(out);
 	nb_trainer_destroy(t);
 	if (err != NULL)
-	{
-		const char *known = nbt_known_bug(data, size, v, err);
-
-		if (known != NULL)
-		{
-			if (tolerate_known)
-				return;
-			fprintf(stderr, "fuzz_decode: known src/ bug: %s\n", known);
-		}
 		fail(v, err);
-	}
 }
 
 int

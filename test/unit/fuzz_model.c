@@ -19,10 +19,6 @@
  * over by merging them with the trainer: the checks behind the checksum and
  * the code behind nb_view_open get exercised.  Inputs that start with '{'
  * are also training data with named features (version 2).
- *
- * Environment:
- *   NBC_FUZZ_TOLERATE_KNOWN=1  do not fail on the known bugs listed at
- *       NBT_TOLERATE_KNOWN in model_check.h (lets a long run look for others).
  */
 #include <math.h>
 #include <stdbool.h>
@@ -37,20 +33,6 @@
 #include "raw_model.h"
 
 size_t		LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max_size);
-
-static int	check_flags;
-
-int
-LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-	const char *e = getenv("NBC_FUZZ_TOLERATE_KNOWN");
-
-	(void) argc;
-	(void) argv;
-	if (e != NULL && e[0] == '1')
-		check_flags |= NBT_TOLERATE_KNOWN;
-	return 0;
-}
 
 /*
  * The input as training data: lines are documents, a line's first byte
@@ -235,7 +217,7 @@ fuzz_training(const uint8_t *data, size_t size)
 			fprintf(stderr, "fuzz_model: trained model rejected: %s\n", e.message);
 			abort();
 		}
-		if (!nbt_check_model(out[0], outsize[0], &v, size, check_flags, &stats, err, sizeof(err)))
+		if (!nbt_check_model(out[0], outsize[0], &v, size, 0, &stats, err, sizeof(err)))
 		{
 			fprintf(stderr, "fuzz_model: trained model (version %u, C=%u V=%u F=%u) fails: %s\n",
 					v.version, v.n_classes, v.n_tokens, v.n_features, err);
@@ -248,7 +230,7 @@ fuzz_training(const uint8_t *data, size_t size)
 				fprintf(stderr, "fuzz_model: merged halves rejected: %s\n", e.message);
 				abort();
 			}
-			if (!nbt_check_model(out[2], outsize[2], &v, size, check_flags, &stats, err, sizeof(err)))
+			if (!nbt_check_model(out[2], outsize[2], &v, size, 0, &stats, err, sizeof(err)))
 			{
 				fprintf(stderr, "fuzz_model: merged halves fail: %s\n", err);
 				abort();
@@ -286,16 +268,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		return 0;
 	}
-	if (!nbt_check_model(data, size, &view, view.checksum, check_flags, &stats,
+	if (!nbt_check_model(data, size, &view, view.checksum, 0, &stats,
 						 err, sizeof(err)))
 	{
-		const char *known = nbt_known_bug(data, size, &view, err);
-
-		if (known != NULL && (check_flags & NBT_TOLERATE_KNOWN))
-			return 0;
-		fprintf(stderr, "fuzz_model: accepted value (version %u, C=%u V=%u E=%llu F=%u) fails: %s%s%s\n",
+		fprintf(stderr, "fuzz_model: accepted value (version %u, C=%u V=%u E=%llu F=%u) fails: %s\n",
 				view.version, view.n_classes, view.n_tokens, (unsigned long long) view.n_entries,
-				view.n_features, err, known ? "; known src/ bug: " : "", known ? known : "");
+				view.n_features, err);
 		abort();
 	}
 	return 0;

@@ -1358,19 +1358,6 @@ check_scoring(const NbView *v, RefModel *m, NbIndex *ix, const NbtDoc *docs, int
 					int64_t		rbest = -1;
 
 					stats->scored++;
-					if ((flags & NBT_TOLERATE_KNOWN) && overflowed)
-					{
-						bool		bad = best < 0;
-
-						for (uint32_t c = 0; c < C; c++)
-							bad |= isnan(lp[c]) || lp[c] == INFINITY;
-						if (bad)
-						{
-							/* known bug: a total over the model overflows to infinity */
-							stats->known_tolerated++;
-							continue;
-						}
-					}
 					if (ref_ok)
 					{
 						rbest = ref_combine(m, &o[pm], lf, lz, ref, support);
@@ -1466,12 +1453,6 @@ check_mutual_info(const NbView *v, const RefModel *m, int flags, NbtStats *stats
 		}
 		else
 		{
-			if (r->mi == INFINITY && (flags & NBT_TOLERATE_KNOWN))
-			{
-				/* known bug: log(a / b) overflows when theta_j is subnormal */
-				stats->known_tolerated++;
-				continue;
-			}
 			if (!isfinite(r->mi) || r->mi < 0)
 				FAILF("mutual information of feature %u item %u is %g", r->feature, r->item, r->mi);
 			if (compare && fabsl(r->mi - expect) > 1e-9 * (1 + fabsl(expect)))
@@ -1513,73 +1494,12 @@ write_trainer(const NbTrainer *t, size_t *size)
 }
 
 /*
- * A Gaussian class mean or overall mean this large squares to infinity:
- * merging into an empty trainer computes 0 * inf (known bug, see
- * NBT_TOLERATE_KNOWN).
- */
-static bool
-has_huge_mean(const NbView *v)
-{
-	for (uint32_t j = 0; j < v->n_features; j++)
-		if (nb_view_feature_type(v, j) == NB_FEATURE_GAUSSIAN)
-		{
-			if (!isfinite(nb_read_f64(v->feature_mean, j) * nb_read_f64(v->feature_mean, j)))
-				return true;
-			for (uint32_t c = 0; c < v->n_classes; c++)
-				if (!isfinite(nb_view_a(v, j, c) * nb_view_a(v, j, c)))
-					return true;
-		}
-	return false;
-}
-
-const char *
-nbt_known_bug(const unsigned char *bytes, size_t size, const NbView *view, const char *err)
-{
-	if (strstr(err, "round trip") != NULL && nbt_has_negative_zero(bytes, size))
-		return "-0.0 accepted by nb_view_open, written as +0.0 by the trainer";
-	if ((strstr(err, "reports an overflow") != NULL || strstr(err, "round trip") != NULL ||
-		 strstr(err, "self-merge") != NULL) && has_huge_mean(view))
-		return "Gaussian mean beyond 1.3e154: merge_moments computes 0 * inf";
-	if (strstr(err, "round trip") != NULL || strstr(err, "self-merge") != NULL)
-		for (uint32_t j = 0; j < view->n_features; j++)
-			if (nb_view_feature_type(view, j) == NB_FEATURE_GAUSSIAN &&
-				nb_read_f64(view->feature_rows, j) == 0 &&
-				(nb_read_f64(view->feature_mean, j) != 0 || nb_read_f64(view->feature_m2, j) != 0))
-				return "nb_view_open accepts a Gaussian feature_rows 0 with feature_mean or feature_m2 != 0 "
-					"(merge_moments drops them)";
-	if (strstr(err, "reference") != NULL)
-		for (uint32_t j = 0; j < view->n_features; j++)
-			if (nb_view_feature_type(view, j) == NB_FEATURE_GAUSSIAN &&
-				nb_read_f64(view->feature_rows, j) > 0 &&
-				!isfinite(nb_read_f64(view->feature_m2, j) / nb_read_f64(view->feature_rows, j)))
-				return "variance_floor: feature_m2 / feature_rows overflows (var_smoothing * inf)";
-	if (strstr(err, "nb_trainer_sums_finite is true but the value is invalid") != NULL &&
-		strstr(err, "invalid overall statistics") != NULL)
-		return "nb_trainer_merge_view does not flag an infinite overall Gaussian M2 (feature_m2)";
-	return NULL;
-}
-
-bool
-nbt_has_negative_zero(const unsigned char *bytes, size_t size)
-{
-	RawModel	m;
-	bool		r;
-
-	if (!raw_parse(&m, bytes, size))
-		return false;
-	r = raw_has_negative_zero(&m);
-	raw_free(&m);
-	return r;
-}
-
-/*
  * Merge into trainers: once (round trip must be byte-identical), twice
  * (every count doubles) and into trainers it conflicts with (refused,
  * nothing changes).
  */
 static bool
-check_merge(const unsigned char *bytes, size_t size, const NbView *v, int flags,
-			NbtStats *stats, char *err, size_t errlen)
+check_merge(const unsigned char *bytes, size_t size, const NbView *v, char *err, size_t errlen)
 {
 	bool		ok = true;
 	NbTrainer  *t = nb_trainer_create();
@@ -1599,14 +1519,7 @@ check_merge(const unsigned char *bytes, size_t size, const NbView *v, int flags,
 	if (st != NB_MERGE_OK)
 		FAILF("merging a valid model into an empty trainer: status %d", (int) st);
 	if (t->overflow || !nb_trainer_sums_finite(t))
-	{
-		if ((flags & NBT_TOLERATE_KNOWN) && has_huge_mean(v))
-		{
-			stats->known_tolerated++;
-			goto done;
-		}
 		FAILF("merging one valid model into an empty trainer reports an overflow");
-	}
 	n = nb_trainer_flat_size(t, SIZE_MAX);
 	if (n != size)
 		FAILF("round trip: nb_trainer_flat_size = %zu, value is %zu bytes", n, size);
@@ -1617,17 +1530,10 @@ check_merge(const unsigned char *bytes, size_t size, const NbView *v, int flags,
 	if (memcmp(out, bytes, size) != 0)
 	{
 		size_t		i = 0;
-		bool		negzero = nbt_has_negative_zero(bytes, size);
 
-		if ((flags & NBT_TOLERATE_KNOWN) && negzero)
-		{
-			stats->known_tolerated++;
-			goto done;
-		}
 		while (out[i] == bytes[i])
 			i++;
-		FAILF("round trip: re-serialized model differs at byte %zu%s", i,
-			  negzero ? " (the value holds -0.0, which nb_view_open accepts and the trainer writes as 0)" : "");
+		FAILF("round trip: re-serialized model differs at byte %zu", i);
 	}
 
 	/* the model merged with itself: every sum doubles, means stay */
@@ -1836,7 +1742,7 @@ nbt_check_model(const unsigned char *bytes, size_t size, const NbView *view,
 		tdoc_free(&docs[d]);
 	if (ok)
 		ok = check_mutual_info(view, &m, flags, stats, err, errlen) &&
-			check_merge(bytes, size, view, flags, stats, err, errlen) &&
+			check_merge(bytes, size, view, err, errlen) &&
 			check_flat_merge(view, err, errlen);
 	ref_free(&m);
 	if (ok && nb_test_live_blocks() != live)

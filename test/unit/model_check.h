@@ -37,24 +37,10 @@ typedef struct NbtStats
 	uint64_t	scored;			/* documents scored */
 	uint64_t	ref_compared;	/* posteriors compared with the reference */
 	uint64_t	mi_compared;	/* mutual information compared with the reference */
-	uint64_t	known_tolerated;	/* results of known bugs let through (NBT_TOLERATE_KNOWN) */
 } NbtStats;
 
-/* Flags of nbt_check_model. */
-/*
- * Let through the known bugs reported with these tests, so a long fuzz run
- * can look for others: infinite mutual information when theta_j is
- * subnormal; NaN posteriors when a total over the model overflows double
- * (prevented by nb_view_open since commit 638febd); merging a Gaussian
- * feature whose |mean| > ~1.3e154 into an empty trainer (0 * inf = NaN in
- * merge_moments, reported with these tests); -0.0 in a feature statistic,
- * which nb_view_open accepts but the trainer writes as +0.0; a merge whose
- * overall Gaussian M2 overflows is not flagged; the variance floor when
- * feature_m2 / feature_rows overflows; feature_rows 0 with a mean or M2
- * (all reported with these tests).
- */
-#define NBT_TOLERATE_KNOWN 1
-#define NBT_NO_REFERENCE 2		/* skip the reference comparison */
+/* Flag of nbt_check_model. */
+#define NBT_NO_REFERENCE 1		/* skip the reference comparison */
 
 /*
  * Exercise a validated model.  Returns true when every check passed; else
@@ -63,16 +49,6 @@ typedef struct NbtStats
 bool		nbt_check_model(const unsigned char *bytes, size_t size, const NbView *view,
 							uint64_t seed, int flags, NbtStats *stats,
 							char *err, size_t errlen);
-
-/*
- * The known src/ bug behind a failed nbt_check_model (err), or NULL: see
- * NBT_TOLERATE_KNOWN.
- */
-const char *nbt_known_bug(const unsigned char *bytes, size_t size, const NbView *view,
-						  const char *err);
-
-/* Whether a value that raw_parse can read holds -0.0 in any number. */
-bool		nbt_has_negative_zero(const unsigned char *bytes, size_t size);
 
 /* True if sums over the model are exact in double precision (see model_check.c). */
 bool		nbt_model_is_nice(const NbView *view);

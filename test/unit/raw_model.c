@@ -512,32 +512,3 @@ raw_parse(RawModel *m, const unsigned char *p, size_t size)
 	}
 	return true;
 }
-
-static bool
-negative_zero(double v)
-{
-	return v == 0 && signbit(v);
-}
-
-bool
-raw_has_negative_zero(const RawModel *m)
-{
-	for (uint32_t c = 0; c < m->nc; c++)
-		if (negative_zero(m->c[c].docs))
-			return true;
-	for (uint32_t k = 0; k < m->nt; k++)
-		for (uint32_t i = 0; i < m->t[k].n; i++)
-			if (negative_zero(m->t[k].e[i].count) || negative_zero(m->t[k].e[i].docs))
-				return true;
-	for (uint32_t j = 0; j < m->nf; j++)
-	{
-		const RawFeature *f = &m->f[j];
-
-		if (negative_zero(f->rows) || negative_zero(f->mean) || negative_zero(f->m2))
-			return true;
-		for (uint32_t c = 0; c < m->nc; c++)
-			if (negative_zero(f->present[c]) || negative_zero(f->a[c]) || negative_zero(f->b[c]))
-				return true;
-	}
-	return false;
-}

@@ -112,7 +112,4 @@ void		raw_dup_class(RawModel *m, uint32_t i);
 void		raw_del_class(RawModel *m, uint32_t i);
 void		raw_set_string(RawString *s, const unsigned char *bytes, uint32_t len);
 
-/* Whether any number of the model is -0.0. */
-bool		raw_has_negative_zero(const RawModel *m);
-
 #endif

@@ -12,11 +12,9 @@
  * weights that do not add up exactly (so a different summation order would
  * show), in format versions 1 and 2.
  *
- * Prints "ok - name" or "not ok - name: detail" per test, then
- * "N passed, N failed"; exits 1 if any test failed.
+ * Output: see unit.h.
  */
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,59 +24,7 @@
 #include "nb_format.h"
 #include "nb_merge.h"
 #include "nb_trainer.h"
-
-static int n_passed;
-static int n_failed;
-static bool cur_failed;
-static char cur_detail[1024];
-
-static void
-fail_at(int line, const char *fmt, ...)
-{
-	va_list		ap;
-	int			n;
-
-	if (cur_failed)
-		return;
-	cur_failed = true;
-	n = snprintf(cur_detail, sizeof(cur_detail), "line %d: ", line);
-	va_start(ap, fmt);
-	vsnprintf(cur_detail + n, sizeof(cur_detail) - n, fmt, ap);
-	va_end(ap);
-}
-
-#define CHECK(cond, ...) \
-	do { if (!(cond)) { fail_at(__LINE__, __VA_ARGS__); goto done; } } while (0)
-
-typedef void (*TestFn) (void);
-
-static const char *filter;
-
-static void
-run(const char *name, TestFn fn)
-{
-	long		live;
-
-	if (filter != NULL && strstr(name, filter) == NULL)
-		return;
-	cur_failed = false;
-	cur_detail[0] = '\0';
-	live = nb_test_live_blocks();
-	fn();
-	if (!cur_failed && nb_test_live_blocks() != live)
-		fail_at(0, "%ld nb_alloc blocks not freed", nb_test_live_blocks() - live);
-	if (cur_failed)
-	{
-		printf("not ok - %s: %s\n", name, cur_detail);
-		n_failed++;
-	}
-	else
-	{
-		printf("ok - %s\n", name);
-		n_passed++;
-	}
-	fflush(stdout);
-}
+#include "unit.h"
 
 /* ---------------------------------------------------------------- */
 /* random models                                                     */
@@ -348,42 +294,42 @@ same_as_trainer(unsigned char **bufs, const size_t *sizes, uint32_t n,
 	memset(&got, 0, sizeof(got));
 	memset(&want, 0, sizeof(want));
 	for (uint32_t i = 0; i < n; i++)
-		CHECK(nb_view_open(&v[i], bufs[i], sizes[i], &err), "input %u invalid: %s", i, err.message);
+		CHECK_OR_DONE(nb_view_open(&v[i], bufs[i], sizes[i], &err), "input %u invalid: %s", i, err.message);
 	trainer_path(v, n, &want);
 	merge_path(v, n, &got, &out);
 	if (status != NULL)
 		*status = want.status;
-	CHECK(got.status == want.status, "status %s, trainer %s",
+	CHECK_OR_DONE(got.status == want.status, "status %s, trainer %s",
 		  status_name(got.status), status_name(want.status));
 	if (want.status != NB_MERGE_OK)
 	{
-		CHECK(got.input == want.input, "conflict at input %u, trainer %u", got.input, want.input);
-		CHECK(got.earlier_vector_len == want.earlier_vector_len,
+		CHECK_OR_DONE(got.input == want.input, "conflict at input %u, trainer %u", got.input, want.input);
+		CHECK_OR_DONE(got.earlier_vector_len == want.earlier_vector_len,
 			  "earlier vector length %u, trainer %u", got.earlier_vector_len,
 			  want.earlier_vector_len);
 		if (want.status == NB_MERGE_TYPE_CONFLICT)
-			CHECK(got.feature == want.feature && got.earlier_type == want.earlier_type,
+			CHECK_OR_DONE(got.feature == want.feature && got.earlier_type == want.earlier_type,
 				  "conflict feature %u type %d, trainer %u type %d", got.feature,
 				  (int) got.earlier_type, want.feature, (int) want.earlier_type);
 		ok = true;
 		goto done;
 	}
-	CHECK(got.overflow == want.overflow, "overflow %d, trainer %d", got.overflow, want.overflow);
+	CHECK_OR_DONE(got.overflow == want.overflow, "overflow %d, trainer %d", got.overflow, want.overflow);
 	if (want.overflow)
 	{
 		ok = true;
 		goto done;
 	}
-	CHECK(got.size == want.size, "%zu bytes, trainer %zu", got.size, want.size);
+	CHECK_OR_DONE(got.size == want.size, "%zu bytes, trainer %zu", got.size, want.size);
 	for (size_t b = 0; b < got.size; b++)
-		CHECK(got.bytes[b] == want.bytes[b], "byte %zu of %zu differs (%02x, trainer %02x)",
+		CHECK_OR_DONE(got.bytes[b] == want.bytes[b], "byte %zu of %zu differs (%02x, trainer %02x)",
 			  b, got.size, got.bytes[b], want.bytes[b]);
-	CHECK(nb_view_open(&reopened, got.bytes, got.size, &err), "result invalid: %s", err.message);
+	CHECK_OR_DONE(nb_view_open(&reopened, got.bytes, got.size, &err), "result invalid: %s", err.message);
 	/* a version 1 view's feature_names is some empty string */
 	if (out.version == NB_FORMAT_VERSION_TEXT)
-		CHECK(out.feature_names[0] == '\0', "version 1 feature names not empty");
+		CHECK_OR_DONE(out.feature_names[0] == '\0', "version 1 feature names not empty");
 	out.feature_names = reopened.feature_names;
-	CHECK(memcmp(&reopened, &out, sizeof(NbView)) == 0,
+	CHECK_OR_DONE(memcmp(&reopened, &out, sizeof(NbView)) == 0,
 		  "the merge's view of its result differs from nb_view_open's");
 	if (merged != NULL)
 	{
@@ -409,17 +355,6 @@ free_all(unsigned char **bufs, uint32_t n)
 /* ---------------------------------------------------------------- */
 /* tests                                                             */
 
-/* Add the round of a random test to the recorded failure. */
-static void
-annotate(int round)
-{
-	char		detail[sizeof(cur_detail) + 32];
-
-	snprintf(detail, sizeof(detail), "%s (round %d)", cur_detail, round);
-	cur_failed = false;
-	fail_at(0, "%s", detail);
-}
-
 /* Two models: every pair of specs, both ways, and each one alone. */
 static void
 test_pairs(void)
@@ -444,9 +379,9 @@ test_pairs(void)
 		if (!same_as_trainer(bufs, sizes, 2, NULL, NULL, NULL) ||
 			!same_as_trainer(rev, rsizes, 2, NULL, NULL, NULL) ||
 			!same_as_trainer(bufs, sizes, 1, NULL, NULL, NULL))
-			annotate(round);
+			fail_append(" (round %d)", round);
 		free_all(bufs, 2);
-		if (cur_failed)
+		if (unit_failed())
 			return;
 	}
 }
@@ -473,9 +408,9 @@ test_many(void)
 			bufs[i] = rand_model(&s, &sp, &sizes[i]);
 		}
 		if (!same_as_trainer(bufs, sizes, n, NULL, NULL, NULL))
-			annotate(round);
+			fail_append(" (round %d)", round);
 		free_all(bufs, n);
-		if (cur_failed)
+		if (unit_failed())
 			return;
 	}
 }
@@ -506,7 +441,8 @@ test_steps(void)
 		sp.class_off = (int) rnd(&s, 5);
 		bufs[i] = rand_model(&s, &sp, &sizes[i]);
 	}
-	CHECK(same_as_trainer(bufs, sizes, 16, &first, &first_size, NULL), "%s", cur_detail);
+	if (!same_as_trainer(bufs, sizes, 16, &first, &first_size, NULL))
+		goto done;			/* same_as_trainer recorded the failure */
 	step[0] = first;
 	step_sizes[0] = first_size;
 	for (int i = 0; i < 8; i++)
@@ -514,13 +450,15 @@ test_steps(void)
 		step[i + 1] = bufs[16 + i];
 		step_sizes[i + 1] = sizes[16 + i];
 	}
-	CHECK(same_as_trainer(step, step_sizes, 9, &all, &all_size, NULL), "%s", cur_detail);
+	if (!same_as_trainer(step, step_sizes, 9, &all, &all_size, NULL))
+		goto done;			/* same_as_trainer recorded the failure */
 	{
 		unsigned char *once = NULL;
 		size_t		once_size;
 
-		CHECK(same_as_trainer(bufs, sizes, 24, &once, &once_size, NULL), "%s", cur_detail);
-		CHECK(once_size == all_size && memcmp(once, all, all_size) == 0,
+		if (!same_as_trainer(bufs, sizes, 24, &once, &once_size, NULL))
+			goto done;			/* same_as_trainer recorded the failure */
+		CHECK_OR_DONE(once_size == all_size && memcmp(once, all, all_size) == 0,
 			  "merging in steps differs from merging at once");
 		free(once);
 	}
@@ -560,13 +498,13 @@ test_conflicts(void)
 			bufs[i] = rand_model(&s, &sp, &sizes[i]);
 		}
 		if (!same_as_trainer(bufs, sizes, n, NULL, NULL, &status))
-			annotate(round);
+			fail_append(" (round %d)", round);
 		found[status]++;
 		free_all(bufs, n);
-		if (cur_failed)
+		if (unit_failed())
 			return;
 	}
-	CHECK(found[NB_MERGE_TYPE_CONFLICT] > 10 && found[NB_MERGE_VECTOR_CONFLICT] > 10 &&
+	CHECK_OR_DONE(found[NB_MERGE_TYPE_CONFLICT] > 10 && found[NB_MERGE_VECTOR_CONFLICT] > 10 &&
 		  found[NB_MERGE_OK] > 10, "too few cases: %d ok, %d type, %d vector conflicts",
 		  found[0], found[1], found[2]);
 done:
@@ -606,13 +544,13 @@ test_overflow(void)
 			overflows += o.overflow;
 			free(o.bytes);
 			if (!same_as_trainer(bufs, sizes, 2, NULL, NULL, NULL))
-				annotate(round);
+				fail_append(" (round %d)", round);
 		}
 		free_all(bufs, 2);
-		if (cur_failed)
+		if (unit_failed())
 			return;
 	}
-	CHECK(overflows > 5, "only %d overflows drawn", overflows);
+	CHECK_OR_DONE(overflows > 5, "only %d overflows drawn", overflows);
 done:
 	;
 }
@@ -642,7 +580,7 @@ test_identity(void)
 		}
 		free(merged);
 		free(buf);
-		if (cur_failed)
+		if (unit_failed())
 			return;
 	}
 }
@@ -650,14 +588,12 @@ test_identity(void)
 int
 main(int argc, char **argv)
 {
-	if (argc > 1)
-		filter = argv[1];
+	unit_init(argc, argv);
 	run("merge two models both ways, as the trainer does", test_pairs);
 	run("merge up to 16 models at once, as the trainer does", test_many);
 	run("merge in steps: same bytes as at once", test_steps);
 	run("merge conflicts: same input, feature and types as the trainer", test_conflicts);
 	run("merge overflow: exactly when the trainer overflows", test_overflow);
 	run("merge one model: unchanged; with itself: as the trainer", test_identity);
-	printf("%d passed, %d failed\n", n_passed, n_failed);
-	return n_failed > 0;
+	return unit_done();
 }

@@ -2,26 +2,21 @@
  * test_options.c — unit tests of the prediction options' rules (src/nb_options.c).
  *
  *   ./test_options        run every test
+ *   ./test_options WORD   run the tests whose name contains WORD
  *
- * Prints "ok - name" or "not ok - name: detail" per test, then
- * "N passed, N failed"; exits 1 if any test failed.
+ * Output: see unit.h.
  */
 #include <math.h>
-#include <stdio.h>
-#include <string.h>
 
 #include "nb_options.h"
+#include "unit.h"
 
-static int n_passed;
-static int n_failed;
-
-#define EXPECT(cond) \
-	do { if (!(cond)) { printf("not ok - %s: line %d: %s\n", name, __LINE__, #cond); n_failed++; return; } } while (0)
+/* A failed condition is the detail of the failure. */
+#define EXPECT(cond) CHECK(cond, "%s", #cond)
 
 static void
 test_defaults(void)
 {
-	const char *name = "options: defaults (multinomial, alpha 1, fitted prior, var_smoothing 1e-9)";
 	NbOptions	o;
 
 	nb_options_init(&o);
@@ -30,14 +25,11 @@ test_defaults(void)
 	EXPECT(o.prior_mode == NB_PRIOR_FIT);
 	EXPECT(o.class_prior == NULL);
 	EXPECT(o.var_smoothing == 1e-9);
-	printf("ok - %s\n", name);
-	n_passed++;
 }
 
 static void
 test_kind(void)
 {
-	const char *name = "options: kind names, exact and case-sensitive; refusal changes nothing";
 	NbOptions	o;
 
 	nb_options_init(&o);
@@ -51,14 +43,11 @@ test_kind(void)
 	EXPECT(nb_options_set_kind(&o, "bernoulli\0x", 11) == NB_OPTION_KIND_UNRECOGNIZED);
 	EXPECT(nb_options_set_kind(&o, "", 0) == NB_OPTION_KIND_UNRECOGNIZED);
 	EXPECT(o.kind == NB_MULTINOMIAL);
-	printf("ok - %s\n", name);
-	n_passed++;
 }
 
 static void
 test_ranges(void)
 {
-	const char *name = "options: alpha and var_smoothing in [0, 1e100]; NaN, inf, negative refused";
 	const double bad[] = {-1, -1e-300, NAN, INFINITY, -INFINITY, 1.0000000001e100, 1e101};
 	const double good[] = {0, 1e-300, 0.5, 1, 1e100};
 	NbOptions	o;
@@ -77,14 +66,11 @@ test_ranges(void)
 	}
 	/* -0 is 0 */
 	EXPECT(nb_options_set_alpha(&o, -0.0) == NB_OPTION_OK);
-	printf("ok - %s\n", name);
-	n_passed++;
 }
 
 static void
 test_priors(void)
 {
-	const char *name = "options: class_prior per class and sum rules, precedence over fit_prior in any order";
 	const double ok[] = {0, 3, 1};
 	const double zero_sum[] = {0, 0, 0};
 	const double negative[] = {1, -0.5, 1};
@@ -121,14 +107,11 @@ test_priors(void)
 	EXPECT(o.prior_mode == NB_PRIOR_GIVEN);
 	nb_options_set_fit_prior(&o, true);
 	EXPECT(o.prior_mode == NB_PRIOR_GIVEN);
-	printf("ok - %s\n", name);
-	n_passed++;
 }
 
 static void
 test_model_rules(void)
 {
-	const char *name = "options: complement needs a model of token bags only";
 	NbOptions	o;
 
 	nb_options_init(&o);
@@ -138,18 +121,16 @@ test_model_rules(void)
 	EXPECT(nb_options_set_kind(&o, "complement", 10) == NB_OPTION_OK);
 	EXPECT(nb_options_check_model(&o, true) == NB_OPTION_OK);
 	EXPECT(nb_options_check_model(&o, false) == NB_OPTION_COMPLEMENT_NOT_BAGS);
-	printf("ok - %s\n", name);
-	n_passed++;
 }
 
 int
-main(void)
+main(int argc, char **argv)
 {
-	test_defaults();
-	test_kind();
-	test_ranges();
-	test_priors();
-	test_model_rules();
-	printf("%d passed, %d failed\n", n_passed, n_failed);
-	return n_failed > 0;
+	unit_init(argc, argv);
+	run("options: defaults (multinomial, alpha 1, fitted prior, var_smoothing 1e-9)", test_defaults);
+	run("options: kind names, exact and case-sensitive; refusal changes nothing", test_kind);
+	run("options: alpha and var_smoothing in [0, 1e100]; NaN, inf, negative refused", test_ranges);
+	run("options: class_prior per class and sum rules, precedence over fit_prior in any order", test_priors);
+	run("options: complement needs a model of token bags only", test_model_rules);
+	return unit_done();
 }

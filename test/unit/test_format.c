@@ -1,0 +1,1148 @@
+/*
+ * test_format.c — unit tests of the serialized format and its reader
+ * (src/nb_format.c): size limits, nb_view_open on trainer output,
+ * truncations, bit flips and corrupted structure of versions 1 and 2.
+ *
+ *   ./test_format            run every test
+ *   ./test_format WORD       run the tests whose name contains WORD
+ *   ./test_format --write-corpus DIR
+ *                            write the fuzzer's seed corpus (valid models)
+ *
+ * Output: see unit.h.
+ */
+#include <errno.h>
+#include <float.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "fixtures.h"
+#include "model_check.h"
+#include "nb_format.h"
+#include "raw_model.h"
+#include "unit.h"
+
+/* ---------------------------------------------------------------- */
+/* the model size limit (NB_MODEL_MAX_SIZE) and its arithmetic       */
+
+static void
+test_format_size_limit(void)
+{
+	/* by hand: 3 bytes make 4 characters, a partial group is padded to 4 */
+	static const uint64_t enc[][2] = {{0, 0}, {1, 4}, {2, 4}, {3, 4}, {4, 8}, {5, 8}, {6, 8}, {7, 12}};
+	/* characters, padding, bytes */
+	static const uint64_t dec[][3] = {{0, 0, 0}, {4, 0, 3}, {4, 1, 2}, {4, 2, 1}, {8, 1, 5},
+	{UINT64_C(1073741816), 0, UINT64_C(805306362)}};
+
+	for (size_t i = 0; i < sizeof(enc) / sizeof(enc[0]); i++)
+		CHECK(nb_base64_len(enc[i][0]) == enc[i][1], "nb_base64_len(%llu) = %llu",
+			  (unsigned long long) enc[i][0], (unsigned long long) nb_base64_len(enc[i][0]));
+	for (size_t i = 0; i < sizeof(dec) / sizeof(dec[0]); i++)
+		CHECK(nb_base64_decoded_len(dec[i][0], (unsigned) dec[i][1]) == dec[i][2],
+			  "nb_base64_decoded_len(%llu, %llu)", (unsigned long long) dec[i][0],
+			  (unsigned long long) dec[i][1]);
+	for (uint64_t n = 0; n < 3000; n++)
+		CHECK(nb_base64_decoded_len(nb_base64_len(n), (unsigned) ((3 - n % 3) % 3)) == n,
+			  "decoded length of the text of %llu bytes", (unsigned long long) n);
+
+	/*
+	 * MaxAllocSize is 2^30 - 1 = 1073741823; minus the varlena header and
+	 * the NUL leaves 1073741818 characters: 268435454 whole groups of 4
+	 * (1073741816 characters), 805306362 bytes.
+	 */
+	CHECK(NB_ALLOC_LIMIT == UINT64_C(1073741823), "NB_ALLOC_LIMIT");
+	CHECK(NB_MODEL_MAX_SIZE == UINT64_C(805306362), "NB_MODEL_MAX_SIZE = %llu",
+		  (unsigned long long) NB_MODEL_MAX_SIZE);
+	CHECK(nb_base64_len(NB_MODEL_MAX_SIZE) == UINT64_C(1073741816), "text of the largest model");
+	CHECK(nb_base64_len(NB_MODEL_MAX_SIZE) + NB_TEXT_OVERHEAD <= NB_ALLOC_LIMIT,
+		  "the largest model's text value fits");
+	CHECK(nb_base64_len(NB_MODEL_MAX_SIZE + 1) + NB_TEXT_OVERHEAD > NB_ALLOC_LIMIT,
+		  "one byte more does not fit");
+}
+
+/* ---------------------------------------------------------------- */
+/* nb_view_open                                                      */
+
+/* A few valid values: the toy model, a bigger random one, edge shapes. */
+typedef struct Sample
+{
+	const char *name;
+	unsigned char *buf;
+	size_t		size;
+} Sample;
+
+#define NSAMPLES 8
+
+static unsigned char *v2_model(int which, size_t *size);
+
+static void
+make_samples(Sample *s)
+{
+	static const Row one_class[] = {{"only", 1, {"x", "y", "x"}}};
+	static const Row no_tokens[] = {{"c", 2, {NULL}}};
+	RandRow    *rows = malloc(sizeof(RandRow) * 12);
+
+	s[0].name = "toy";
+	s[0].buf = serialize_rows(toy, NTOY, &s[0].size);
+	s[1].name = "one class";
+	s[1].buf = serialize_rows(one_class, 1, &s[1].size);
+	s[2].name = "no tokens";
+	s[2].buf = serialize_rows(no_tokens, 1, &s[2].size);
+	rand_rows(rows, 10, 3, 16, 3, true);
+	for (int i = 0; i < 10; i++)
+		rows[i].n %= 6;
+	s[3].name = "random";
+	s[3].buf = serialize_rand(rows, NULL, 10, &s[3].size);
+	free(rows);
+	s[4].name = "mixed v2";
+	s[4].buf = v2_model(3, &s[4].size);
+	s[5].name = "v2 with a vector";
+	s[5].buf = v2_model(0, &s[5].size);
+	s[6].name = "v2 prior only";
+	s[6].buf = v2_model(1, &s[6].size);
+	s[7].name = "v2 random mixed";
+	s[7].buf = v2_model(2, &s[7].size);
+}
+
+static void
+free_samples(Sample *s)
+{
+	for (int i = 0; i < NSAMPLES; i++)
+		free(s[i].buf);
+}
+
+static void
+test_view_accepts_samples(void)
+{
+	Sample		s[NSAMPLES];
+	NbtStats	st = {0};
+	char		err[512];
+
+	make_samples(s);
+	for (int i = 0; i < NSAMPLES; i++)
+	{
+		NbView		v;
+
+		CHECK(open_view(&v, s[i].buf, s[i].size, err, sizeof(err)), "%s rejected: %s", s[i].name, err);
+		CHECK(nbt_check_model(s[i].buf, s[i].size, &v, 1, 0, &st, err, sizeof(err)),
+			  "%s: %s", s[i].name, err);
+	}
+	free_samples(s);
+}
+
+/* Any alignment: values are read with memcpy (UBSan checks the loads). */
+static void
+test_view_unaligned(void)
+{
+	size_t		size;
+	unsigned char *buf = serialize_rows(toy, NTOY, &size);
+	unsigned char *big = malloc(size + 8);
+	NbtStats	st = {0};
+	char		err[512];
+
+	for (int off = 1; off < 8; off++)
+	{
+		NbView		v;
+
+		memcpy(big + off, buf, size);
+		CHECK(open_view(&v, big + off, size, err, sizeof(err)), "offset %d rejected: %s", off, err);
+		CHECK(nbt_check_model(big + off, size, &v, 1, 0, &st, err, sizeof(err)), "offset %d: %s", off, err);
+	}
+	free(buf);
+	free(big);
+}
+
+static void
+test_view_truncations(void)
+{
+	Sample		s[NSAMPLES];
+
+	make_samples(s);
+	for (int i = 0; i < NSAMPLES; i++)
+		for (size_t len = 0; len < s[i].size; len++)
+		{
+			/* a fresh exact-size copy, so ASan sees any read past the end */
+			unsigned char *p = malloc(len ? len : 1);
+			NbView		v;
+			NbFormatError e;
+			bool		accepted;
+
+			memcpy(p, s[i].buf, len);
+			accepted = nb_view_open(&v, p, len, &e);
+			if (!accepted && len >= NB_HEADER_SIZE)
+			{
+				/* and with the checksum made right for the shorter value */
+				nbt_fix_checksum(p, len);
+				accepted = nb_view_open(&v, p, len, &e);
+			}
+			free(p);
+			CHECK(!accepted, "%s truncated to %zu of %zu bytes accepted", s[i].name, len, s[i].size);
+		}
+	free_samples(s);
+}
+
+static void
+test_view_extensions(void)
+{
+	Sample		s[NSAMPLES];
+
+	make_samples(s);
+	for (int i = 0; i < NSAMPLES; i++)
+		for (size_t extra = 1; extra <= 24; extra++)
+			for (int fill = 0; fill < 2; fill++)
+			{
+				size_t		len = s[i].size + extra;
+				unsigned char *p = malloc(len);
+				NbView		v;
+				NbFormatError e;
+
+				memcpy(p, s[i].buf, s[i].size);
+				memset(p + s[i].size, fill ? 'z' : 0, extra);
+				nbt_fix_checksum(p, len);
+				CHECK(!nb_view_open(&v, p, len, &e), "%s + %zu bytes of %s accepted",
+					  s[i].name, extra, fill ? "'z'" : "zero");
+				free(p);
+			}
+	free_samples(s);
+}
+
+static void
+bitflips(bool fix_checksum)
+{
+	Sample		s[NSAMPLES];
+	NbtStats	st = {0};
+	unsigned long accepted = 0,
+				total = 0,
+				bad = 0;
+	char		first[600] = "";
+
+	make_samples(s);
+	for (int i = 0; i < NSAMPLES; i++)
+	{
+		unsigned char *p = malloc(s[i].size);
+
+		for (size_t bit = 0; bit < 8 * s[i].size; bit++)
+		{
+			NbView		v;
+			NbFormatError e;
+			char		err[512];
+
+			if (fix_checksum && bit / 8 >= 24 && bit / 8 < 32)
+				continue;
+			memcpy(p, s[i].buf, s[i].size);
+			p[bit / 8] ^= (unsigned char) (1u << (bit % 8));
+			if (fix_checksum)
+				nbt_fix_checksum(p, s[i].size);
+			total++;
+			if (!nb_view_open(&v, p, s[i].size, &e))
+				continue;
+			accepted++;
+			if (!fix_checksum)
+				note("%s: flip of bit %zu (byte %zu) accepted despite the checksum",
+					 s[i].name, bit, bit / 8);
+			/* an accepted value must be fully usable */
+			if (!nbt_check_model(p, s[i].size, &v, bit, 0, &st, err, sizeof(err)) && bad++ == 0)
+			{
+				note("first failing value: %s", hex(p, s[i].size));
+				snprintf(first, sizeof(first), "%s with bit %zu flipped%s: %s", s[i].name, bit,
+						 fix_checksum ? " (checksum fixed)" : "", err);
+			}
+		}
+		free(p);
+	}
+	free_samples(s);
+	note("%lu of %lu single-bit flips accepted%s; %llu posteriors compared with the reference",
+		 accepted, total, fix_checksum ? " after fixing the checksum" : "",
+		 (unsigned long long) st.ref_compared);
+	CHECK(bad == 0, "%lu accepted values fail the checks; first: %s", bad, first);
+	if (!fix_checksum)
+		CHECK(accepted == 0, "%lu flips accepted despite the checksum", accepted);
+}
+
+static void
+test_view_bitflips(void)
+{
+	bitflips(false);
+}
+
+static void
+test_view_bitflips_checksum_fixed(void)
+{
+	bitflips(true);
+}
+
+/* The toy model as a RawModel, to corrupt. */
+static void
+toy_raw(RawModel *m)
+{
+	uint32_t	k;
+
+	raw_init(m);
+	raw_add_class(m, "ham", 3, 1);
+	raw_add_class(m, "spam", 4, 2);
+	k = raw_add_token(m, "a", 1);
+	raw_add_entry(m, k, SPAM, 3, 2);
+	k = raw_add_token(m, "b", 1);
+	raw_add_entry(m, k, HAM, 1, 1);
+	raw_add_entry(m, k, SPAM, 1, 1);
+	k = raw_add_token(m, "c", 1);
+	raw_add_entry(m, k, HAM, 2, 1);
+	raw_add_entry(m, k, SPAM, 1, 1);
+	k = raw_add_token(m, "d", 1);
+	raw_add_entry(m, k, HAM, 1, 1);
+}
+
+typedef enum
+{
+	C_NONE,
+	C_TOKENS_UNSORTED, C_TOKEN_DUP, C_LABELS_UNSORTED, C_LABEL_DUP,
+	C_CLASS_OUT_OF_RANGE, C_CLASS_HUGE, C_CLASSES_UNSORTED, C_CLASS_DUP,
+	C_COUNT_ZERO, C_COUNT_NEG_ZERO, C_COUNT_NEG, C_COUNT_NAN, C_COUNT_INF,
+	C_EDOCS_ZERO, C_EDOCS_NAN, C_EDOCS_INF,
+	C_CDOCS_ZERO, C_CDOCS_NEG, C_CDOCS_NAN, C_CDOCS_INF, C_CDOCS_NEG_INF,
+	C_TOKEN_NO_ENTRIES, C_TOKEN_TOO_MANY_ENTRIES,
+	C_TOKEN_ZERO_BYTE, C_LABEL_ZERO_BYTE, C_NO_CLASSES, C_TOKEN_EMPTY_DUP,
+	/* header / length patches after writing */
+	P_BAD_MAGIC, P_VERSION, P_FLAGS, P_C_ZERO, P_C_PLUS1, P_C_HUGE, P_V_PLUS1, P_V_HUGE,
+	P_E_ZERO, P_E_PLUS1, P_E_MINUS1, P_E_HUGE, P_E_WRAP4, P_E_WRAP8, P_E_WRAP20,
+	P_LABEL_LEN_HUGE, P_LABEL_LEN_PLUS1, P_LABEL_LEN_MINUS1, P_TOKEN_LEN_PLUS1,
+	P_TOKEN_LEN_MINUS1, P_TOKEN_LEN_HUGE, P_TOKEN_ENTRIES_HUGE, P_TOKEN_ENTRIES_ZERO,
+	P_LABEL_LEN_SHIFT, P_TOKEN_LEN_SHIFT,
+	N_CORRUPTIONS
+} Corruption;
+
+static const char *const corruption_name[] = {
+	"none",
+	"tokens unsorted", "duplicate token", "labels unsorted", "duplicate label",
+	"entry class = C", "entry class 0xffffffff", "entry classes decreasing", "duplicate entry class",
+	"count 0", "count -0.0", "count negative", "count NaN", "count infinite",
+	"entry docs 0", "entry docs NaN", "entry docs infinite",
+	"class docs 0", "class docs negative", "class docs NaN", "class docs infinite", "class docs -infinity",
+	"token with 0 entries", "token with C+1 entries",
+	"zero byte in a token", "zero byte in a label", "no classes", "two empty tokens",
+	"bad magic", "version 3", "flags 1", "header C = 0", "header C + 1", "header C huge",
+	"header V + 1", "header V huge",
+	"header E = 0", "header E + 1", "header E - 1", "header E = 2^64-1",
+	"header E = 2^62 (E*4 wraps)", "header E = 2^61 (E*8 wraps)", "header E * 20 wraps",
+	"label length huge", "label length + 1", "label length - 1", "token length + 1",
+	"token length - 1", "token length huge", "token entries huge", "token entries 0 (kept E)",
+	"label lengths shifted (sum kept)", "token lengths shifted (sum kept)",
+};
+
+static unsigned char *
+corrupted(Corruption c, size_t *size)
+{
+	RawModel	m;
+	unsigned char *p;
+	uint64_t	E = 6;
+	const size_t label_len = 32 + 2 * 8;
+	const size_t token_len = label_len + 2 * 4;
+	const size_t token_entries = token_len + 4 * 4;
+
+	toy_raw(&m);
+	switch (c)
+	{
+		case C_TOKENS_UNSORTED:
+			{
+				RawToken	x = m.t[1];
+
+				m.t[1] = m.t[2];
+				m.t[2] = x;
+			}
+			break;
+		case C_TOKEN_DUP:
+			raw_dup_token(&m, 1);
+			break;
+		case C_LABELS_UNSORTED:
+			{
+				RawClass	x = m.c[0];
+
+				m.c[0] = m.c[1];
+				m.c[1] = x;
+			}
+			break;
+		case C_LABEL_DUP:
+			raw_dup_class(&m, 0);
+			break;
+		case C_CLASS_OUT_OF_RANGE:
+			m.t[0].e[0].cls = 2;
+			break;
+		case C_CLASS_HUGE:
+			m.t[0].e[0].cls = UINT32_MAX;
+			break;
+		case C_CLASSES_UNSORTED:
+			m.t[1].e[0].cls = SPAM;
+			m.t[1].e[1].cls = HAM;
+			break;
+		case C_CLASS_DUP:
+			m.t[1].e[1].cls = HAM;
+			break;
+		case C_COUNT_ZERO:
+			m.t[2].e[1].count = 0;
+			break;
+		case C_COUNT_NEG_ZERO:
+			m.t[2].e[1].count = -0.0;
+			break;
+		case C_COUNT_NEG:
+			m.t[2].e[1].count = -1;
+			break;
+		case C_COUNT_NAN:
+			m.t[2].e[1].count = NAN;
+			break;
+		case C_COUNT_INF:
+			m.t[2].e[1].count = INFINITY;
+			break;
+		case C_EDOCS_ZERO:
+			m.t[3].e[0].docs = 0;
+			break;
+		case C_EDOCS_NAN:
+			m.t[3].e[0].docs = -NAN;
+			break;
+		case C_EDOCS_INF:
+			m.t[3].e[0].docs = INFINITY;
+			break;
+		case C_CDOCS_ZERO:
+			m.c[1].docs = 0;
+			break;
+		case C_CDOCS_NEG:
+			m.c[1].docs = -2;
+			break;
+		case C_CDOCS_NAN:
+			m.c[1].docs = NAN;
+			break;
+		case C_CDOCS_INF:
+			m.c[0].docs = INFINITY;
+			break;
+		case C_CDOCS_NEG_INF:
+			m.c[0].docs = -INFINITY;
+			break;
+		case C_TOKEN_NO_ENTRIES:
+			m.t[0].n = 0;
+			break;
+		case C_TOKEN_TOO_MANY_ENTRIES:
+			raw_add_entry(&m, 1, 2, 1, 1);
+			break;
+		case C_TOKEN_ZERO_BYTE:
+			raw_set_string(&m.t[3].str, (const unsigned char *) "d\0", 2);
+			break;
+		case C_LABEL_ZERO_BYTE:
+			raw_set_string(&m.c[1].label, (const unsigned char *) "sp\0am", 5);
+			break;
+		case C_NO_CLASSES:
+			while (m.nt > 0)
+				raw_del_token(&m, 0);
+			raw_del_class(&m, 1);
+			raw_del_class(&m, 0);
+			break;
+		case C_TOKEN_EMPTY_DUP:
+			raw_set_string(&m.t[0].str, (const unsigned char *) "", 0);
+			raw_set_string(&m.t[1].str, (const unsigned char *) "", 0);
+			break;
+		default:
+			break;
+	}
+	p = raw_serialize(&m, size);
+	raw_free(&m);
+
+	switch (c)
+	{
+		case P_BAD_MAGIC:
+			p[3] = 'N';
+			break;
+		case P_VERSION:
+			p[4] = 3;
+			break;
+		case P_FLAGS:
+			p[6] = 1;
+			break;
+		case P_C_ZERO:
+			nb_write_u32(p + 8, 0, 0);
+			break;
+		case P_C_PLUS1:
+			nb_write_u32(p + 8, 0, 3);
+			break;
+		case P_C_HUGE:
+			nb_write_u32(p + 8, 0, UINT32_MAX);
+			break;
+		case P_V_PLUS1:
+			nb_write_u32(p + 12, 0, 5);
+			break;
+		case P_V_HUGE:
+			nb_write_u32(p + 12, 0, UINT32_MAX);
+			break;
+		case P_E_ZERO:
+		case P_E_PLUS1:
+		case P_E_MINUS1:
+		case P_E_HUGE:
+		case P_E_WRAP4:
+		case P_E_WRAP8:
+		case P_E_WRAP20:
+			E = c == P_E_ZERO ? 0 : c == P_E_PLUS1 ? 7 : c == P_E_MINUS1 ? 5 :
+				c == P_E_HUGE ? UINT64_MAX : c == P_E_WRAP4 ? UINT64_C(1) << 62 :
+				c == P_E_WRAP8 ? (UINT64_C(1) << 61) + 1 :
+				/* 20 * E = 2^64 + 40 */
+				UINT64_C(0xcccccccccccccccc) + 3;
+			nb_write_u32(p + 16, 0, (uint32_t) E);
+			nb_write_u32(p + 20, 0, (uint32_t) (E >> 32));
+			break;
+		case P_LABEL_LEN_HUGE:
+			nb_write_u32(p + label_len, 1, UINT32_MAX);
+			break;
+		case P_LABEL_LEN_PLUS1:
+			nb_write_u32(p + label_len, 1, 5);
+			break;
+		case P_LABEL_LEN_MINUS1:
+			nb_write_u32(p + label_len, 1, 3);
+			break;
+		case P_TOKEN_LEN_PLUS1:
+			nb_write_u32(p + token_len, 3, 2);
+			break;
+		case P_TOKEN_LEN_MINUS1:
+			nb_write_u32(p + token_len, 3, 0);
+			break;
+		case P_TOKEN_LEN_HUGE:
+			nb_write_u32(p + token_len, 0, UINT32_MAX);
+			break;
+		case P_TOKEN_ENTRIES_HUGE:
+			nb_write_u32(p + token_entries, 0, UINT32_MAX);
+			break;
+		case P_TOKEN_ENTRIES_ZERO:
+			nb_write_u32(p + token_entries, 0, 0);
+			break;
+		case P_LABEL_LEN_SHIFT:
+			/* "ham" "spam" read as "hams" "pam": sum kept, order kept, still valid? no: */
+			nb_write_u32(p + label_len, 0, 4);
+			nb_write_u32(p + label_len, 1, 3);
+			break;
+		case P_TOKEN_LEN_SHIFT:
+			/* "a" "b" "c" "d" read as "ab" "" "c" "d": unsorted */
+			nb_write_u32(p + token_len, 0, 2);
+			nb_write_u32(p + token_len, 1, 0);
+			break;
+		default:
+			break;
+	}
+	nbt_fix_checksum(p, *size);
+	return p;
+}
+
+/* A corrupted value (what) must be rejected, with a message. */
+static void
+check_rejected(const char *what, const unsigned char *p, size_t size, bool accepted,
+			   const NbFormatError *e)
+{
+	if (accepted)
+		note("accepted: %s", hex(p, size));
+	CHECK(!accepted, "%s: accepted", what);
+	CHECK(e->message[0] != '\0', "%s: no error message", what);
+}
+
+static void
+test_view_corrupt_structure(void)
+{
+	for (int c = 0; c < N_CORRUPTIONS; c++)
+	{
+		size_t		size;
+		unsigned char *p = corrupted((Corruption) c, &size);
+		NbView		v;
+		NbFormatError e;
+		bool		accepted;
+
+		e.message[0] = '\0';
+		accepted = nb_view_open(&v, p, size, &e);
+		if (c == C_NONE)
+		{
+			CHECK(accepted, "the uncorrupted control value is rejected: %s", e.message);
+		}
+		else if (c == P_LABEL_LEN_SHIFT)
+		{
+			/* "hams" < "pam": a different but valid model; it must be usable */
+			NbtStats	st = {0};
+			char		err[512];
+
+			if (accepted && !nbt_check_model(p, size, &v, 1, 0, &st, err, sizeof(err)))
+				CHECK(false, "%s: accepted and then: %s", corruption_name[c], err);
+		}
+		else
+			check_rejected(corruption_name[c], p, size, accepted, &e);
+		free(p);
+	}
+}
+
+/* ---------------------------------------------------------------- */
+/* nb_view_open: version 2 structure                                 */
+
+typedef enum
+{
+	V2_NONE,
+	V2_TYPE_ZERO, V2_TYPE_FIVE, V2_TYPE_HUGE, V2_ITEMS_ON_GAUSSIAN, V2_ITEMS_ON_BOOLEAN,
+	V2_ITEMS_PLUS1, V2_ITEMS_MINUS1, V2_ITEMS_MOVED, V2_NAMES_UNSORTED, V2_NAME_DUP,
+	V2_NAME_ZERO_BYTE, V2_PRESENT_GT_DOCS, V2_PRESENT_NEG, V2_PRESENT_NAN, V2_BOOL_TRUE_GT_PRESENT,
+	V2_BOOL_TRUE_NEG, V2_BOOL_B, V2_GAUSS_M2_NEG, V2_GAUSS_B_NEG, V2_GAUSS_MEAN_NAN,
+	V2_GAUSS_ROWS_NEG, V2_GAUSS_ABSENT_MEAN, V2_CAT_A, V2_BAG_B, V2_CAT_ROWS, V2_ENTRY_DOCS_GT_PRESENT,
+	V2_VECTOR_MISSING, V2_VECTOR_NOT_GAUSSIAN, V2_VECTOR_HUGE, V2_ITEMS_UNSORTED,
+	V2_F_PLUS1, V2_F_HUGE, V2_TRAILING, V2_VERSION1,
+	N_V2_CORRUPTIONS
+} V2Corruption;
+
+static const char *const v2_corruption_name[] = {
+	"none",
+	"feature type 0", "feature type 5", "feature type 0xffffffff", "items on a Gaussian feature",
+	"items on a boolean feature",
+	"feature items + 1", "feature items - 1", "an item moved to the next feature",
+	"feature names unsorted", "duplicate feature name",
+	"zero byte in a feature name", "present > class docs", "present negative", "present NaN",
+	"boolean true > present",
+	"boolean true negative", "boolean b != 0", "Gaussian overall m2 negative", "Gaussian class M2 negative",
+	"Gaussian mean NaN",
+	"Gaussian rows negative", "Gaussian mean without rows", "categorical a != 0", "bag b != 0",
+	"categorical overall rows != 0", "entry docs > feature present",
+	"vector_len 6 (positions missing)", "vector position not Gaussian", "vector_len 0xffffffff",
+	"items unsorted within a feature",
+	"header F + 1", "header F huge", "trailing bytes", "version 1 header on a version 2 body",
+};
+
+/*
+ * A valid version 2 model with every type and a vector of length 2:
+ *   features (byte order): "1" Gaussian, "2" Gaussian, "color" categorical,
+ *   "flag" boolean, "tags" bag; classes "a" (docs 4), "b" (docs 2).
+ */
+static void
+v2_raw(RawModel *m)
+{
+	uint32_t	j;
+
+	raw_init_v2(m);
+	m->vector_len = 2;
+	raw_add_class(m, "a", 1, 4);
+	raw_add_class(m, "b", 1, 2);
+	for (int p = 0; p < 2; p++)
+	{
+		j = raw_add_feature(m, p ? "2" : "1", 1, NB_FEATURE_GAUSSIAN);
+		m->f[j].present[0] = 4;
+		m->f[j].present[1] = 2;
+		m->f[j].a[0] = 1.5 + p;
+		m->f[j].b[0] = 2;
+		m->f[j].a[1] = -3;
+		m->f[j].b[1] = 0.5;
+		m->f[j].rows = 6;
+		m->f[j].mean = 0;
+		m->f[j].m2 = 40;
+	}
+	mix_raw_discrete(m);
+}
+
+#define F_G1 0
+#define F_G2 1
+#define F_COLOR 2
+#define F_FLAG 3
+#define F_TAGS 4
+
+static unsigned char *
+v2_corrupted(V2Corruption c, size_t *size)
+{
+	RawModel	m;
+	unsigned char *p;
+
+	v2_raw(&m);
+	switch (c)
+	{
+		case V2_TYPE_ZERO:
+			m.f[F_FLAG].type = 0;
+			break;
+		case V2_TYPE_FIVE:
+			m.f[F_FLAG].type = 5;
+			break;
+		case V2_TYPE_HUGE:
+			m.f[F_COLOR].type = UINT32_MAX;
+			break;
+		case V2_ITEMS_ON_GAUSSIAN:
+			/* the categorical feature's items, now Gaussian (statistics otherwise valid) */
+			m.f[F_COLOR].type = NB_FEATURE_GAUSSIAN;
+			break;
+		case V2_ITEMS_ON_BOOLEAN:
+			m.f[F_COLOR].type = NB_FEATURE_BOOLEAN;
+			break;
+		case V2_ITEMS_PLUS1:
+			m.f[F_TAGS].items++;
+			break;
+		case V2_ITEMS_MINUS1:
+			m.f[F_TAGS].items--;
+			break;
+		case V2_ITEMS_MOVED:
+			/* "red" becomes a token of "flag": items on a boolean */
+			m.f[F_COLOR].items--;
+			m.f[F_FLAG].items++;
+			break;
+		case V2_NAMES_UNSORTED:
+			raw_set_string(&m.f[F_FLAG].name, (const unsigned char *) "zzz", 3);
+			break;
+		case V2_NAME_DUP:
+			raw_set_string(&m.f[F_FLAG].name, (const unsigned char *) "color", 5);
+			break;
+		case V2_NAME_ZERO_BYTE:
+			raw_set_string(&m.f[F_FLAG].name, (const unsigned char *) "fl\0g", 4);
+			break;
+		case V2_PRESENT_GT_DOCS:
+			m.f[F_FLAG].present[1] = 2.5;
+			break;
+		case V2_PRESENT_NEG:
+			m.f[F_COLOR].present[1] = -1;
+			break;
+		case V2_PRESENT_NAN:
+			m.f[F_G1].present[0] = NAN;
+			break;
+		case V2_BOOL_TRUE_GT_PRESENT:
+			m.f[F_FLAG].a[0] = 3.5;
+			break;
+		case V2_BOOL_TRUE_NEG:
+			m.f[F_FLAG].a[0] = -1;
+			break;
+		case V2_BOOL_B:
+			m.f[F_FLAG].b[0] = 1;
+			break;
+		case V2_GAUSS_M2_NEG:
+			m.f[F_G2].m2 = -1;
+			break;
+		case V2_GAUSS_B_NEG:
+			m.f[F_G1].b[1] = -0.5;
+			break;
+		case V2_GAUSS_MEAN_NAN:
+			m.f[F_G1].a[0] = NAN;
+			break;
+		case V2_GAUSS_ROWS_NEG:
+			m.f[F_G1].rows = -6;
+			break;
+		case V2_GAUSS_ABSENT_MEAN:
+			m.f[F_G1].present[1] = 0;
+			break;
+		case V2_CAT_A:
+			m.f[F_COLOR].a[0] = 1;
+			break;
+		case V2_BAG_B:
+			m.f[F_TAGS].b[1] = 1;
+			break;
+		case V2_CAT_ROWS:
+			m.f[F_COLOR].rows = 1;
+			break;
+		case V2_ENTRY_DOCS_GT_PRESENT:
+			m.f[F_TAGS].present[1] = 0.5;
+			break;
+		case V2_VECTOR_MISSING:
+			m.vector_len = 6;
+			break;
+		case V2_VECTOR_NOT_GAUSSIAN:
+			m.f[F_G2].type = NB_FEATURE_BOOLEAN;
+			m.f[F_G2].a[0] = m.f[F_G2].a[1] = m.f[F_G2].b[0] = m.f[F_G2].b[1] = 0;
+			m.f[F_G2].rows = m.f[F_G2].mean = m.f[F_G2].m2 = 0;
+			break;
+		case V2_VECTOR_HUGE:
+			m.vector_len = UINT32_MAX;
+			break;
+		case V2_ITEMS_UNSORTED:
+			raw_set_string(&m.t[0].str, (const unsigned char *) "zed", 3);
+			break;
+		default:
+			break;
+	}
+	p = raw_serialize(&m, size);
+	raw_free(&m);
+	switch (c)
+	{
+		case V2_F_PLUS1:
+			nb_write_u32(p + NB_HEADER_SIZE, 0, 6);
+			break;
+		case V2_F_HUGE:
+			nb_write_u32(p + NB_HEADER_SIZE, 0, UINT32_MAX);
+			break;
+		case V2_TRAILING:
+			p = realloc(p, *size + 3);
+			memset(p + *size, 'z', 3);
+			*size += 3;
+			break;
+		case V2_VERSION1:
+			p[4] = 1;
+			break;
+		default:
+			break;
+	}
+	nbt_fix_checksum(p, *size);
+	return p;
+}
+
+static void
+test_view_v2_corrupt_structure(void)
+{
+	for (int c = 0; c < N_V2_CORRUPTIONS; c++)
+	{
+		size_t		size;
+		unsigned char *p = v2_corrupted((V2Corruption) c, &size);
+		NbView		v;
+		NbFormatError e;
+		bool		accepted;
+
+		e.message[0] = '\0';
+		accepted = nb_view_open(&v, p, size, &e);
+		if (c == V2_NONE)
+		{
+			NbtStats	st = {0};
+			char		err[512];
+
+			CHECK(accepted, "the uncorrupted control value is rejected: %s", e.message);
+			CHECK(v.version == 2 && v.n_features == 5 && v.vector_len == 2, "control: F %u", v.n_features);
+			CHECK(nbt_check_model(p, size, &v, 1, 0, &st, err, sizeof(err)), "control: %s", err);
+		}
+		else
+			check_rejected(v2_corruption_name[c], p, size, accepted, &e);
+		free(p);
+	}
+}
+
+/* Prior-only (no features), a vector only, zero-feature classes: valid and usable. */
+static void
+test_view_v2_edge_shapes(void)
+{
+	RawModel	m;
+	unsigned char *p;
+	size_t		size;
+	NbView		v;
+	NbtStats	st = {0};
+	char		err[512];
+	uint32_t	j;
+
+	raw_init_v2(&m);
+	raw_add_class(&m, "a", 1, 1);
+	raw_add_class(&m, "b", 1, 3);
+	p = raw_serialize(&m, &size);
+	CHECK(open_view(&v, p, size, err, sizeof(err)), "prior only: rejected: %s", err);
+	CHECK(v.n_features == 0 && v.n_tokens == 0, "prior only: F %u", v.n_features);
+	CHECK(nbt_check_model(p, size, &v, 1, 0, &st, err, sizeof(err)), "prior only: %s", err);
+	free(p);
+
+	/* a Gaussian feature only class b has; a bag no class has */
+	j = raw_add_feature(&m, "g", 1, NB_FEATURE_GAUSSIAN);
+	m.f[j].present[1] = 3;
+	m.f[j].a[1] = 7;
+	m.f[j].b[1] = 0;
+	m.f[j].rows = 2;
+	m.f[j].mean = 7;
+	raw_add_feature(&m, "h", 1, NB_FEATURE_BAG);
+	j = raw_add_feature(&m, "k", 1, NB_FEATURE_CATEGORICAL);
+	m.f[j].present[0] = 1;
+	p = raw_serialize(&m, &size);
+	raw_free(&m);
+	CHECK(open_view(&v, p, size, err, sizeof(err)), "sparse features: rejected: %s", err);
+	CHECK(nbt_check_model(p, size, &v, 1, 0, &st, err, sizeof(err)), "sparse features: %s", err);
+	free(p);
+}
+
+/* Version 2 samples: 0 every type and a vector (raw), 1 prior only, 2 random mixed, 3 the mixed model. */
+/*
+ * A version 2 model of classes a (4 documents) and b (2) with one Gaussian
+ * feature "x": class a's mean a0 and M2 b0, class b's 3 and 1, overall
+ * rows, mean and M2 as given.
+ */
+static void
+gaussian_raw(RawModel *m, double a0, double b0, double rows, double mean, double m2)
+{
+	uint32_t	j;
+
+	raw_init_v2(m);
+	raw_add_class(m, "a", 1, 4);
+	raw_add_class(m, "b", 1, 2);
+	j = raw_add_feature(m, "x", 1, NB_FEATURE_GAUSSIAN);
+	m->f[j].present[0] = 4;
+	m->f[j].present[1] = 2;
+	m->f[j].a[0] = a0;
+	m->f[j].b[0] = b0;
+	m->f[j].a[1] = 3;
+	m->f[j].b[1] = 1;
+	m->f[j].rows = rows;
+	m->f[j].mean = mean;
+	m->f[j].m2 = m2;
+}
+
+/*
+ * A version 1 model of classes a (docs_a documents) and b (1): token "t" has
+ * one entry (class cls, count, docs), token "u" one entry in b.
+ */
+static void
+entry_raw(RawModel *m, double docs_a, uint32_t cls, double count, double docs)
+{
+	uint32_t	k;
+
+	raw_init(m);
+	raw_add_class(m, "a", 1, docs_a);
+	raw_add_class(m, "b", 1, 1);
+	k = raw_add_token(m, "t", 1);
+	raw_add_entry(m, k, cls, count, docs);
+	k = raw_add_token(m, "u", 1);
+	raw_add_entry(m, k, 1, 3, 1);
+}
+
+/*
+ * The inputs behind the bugs that model_check.c once let through by their
+ * error text: each is now rejected by nb_view_open, or valid (the comment
+ * says why) and then passes every check of nbt_check_model.
+ */
+static void
+test_view_once_known_bugs(void)
+{
+	static const struct
+	{
+		const char *name;
+		bool		valid;
+	}			cases[] = {
+		/* a number must be +0 where the trainer writes +0 (nb_format.c, is_zero) */
+		{"-0.0 as a class's M2", false},
+		{"-0.0 as the overall M2", false},
+		{"-0.0 as an entry's document count", false},
+		/* a mean is any finite number, and a merge keeps the sign of a -0.0 mean */
+		{"-0.0 as a class's mean", true},
+		{"-0.0 as the overall mean", true},
+		/* any finite mean: merge_moments no longer squares it (no 0 * inf) */
+		{"class and overall means 1e200", true},
+		{"class and overall means -1e160", true},
+		/* no rows, no statistics */
+		{"feature_rows 0 with a mean", false},
+		{"feature_rows 0 with an M2", false},
+		/* finite: a self-merge doubles M2 to infinity and must say so (checked) */
+		{"overall M2 DBL_MAX with 1 row", true},
+		{"class and overall M2 DBL_MAX", true},
+		/* the totals of a model must be finite */
+		{"class documents adding up to infinity", false},
+		{"entry counts adding up to infinity", false},
+		/* theta_j subnormal: mutual information takes the difference of logarithms */
+		{"a subnormal entry", true},
+		{"a subnormal entry in a class of 1e-300 documents", true},
+	};
+	NbtStats	st = {0};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+	{
+		RawModel	m;
+		unsigned char *buf;
+		size_t		size;
+		NbView		v;
+		NbFormatError e;
+		char		err[512];
+		bool		opened,
+					usable = false;
+
+		switch (i)
+		{
+			case 0:
+				gaussian_raw(&m, 1, -0.0, 6, 1, 4);
+				break;
+			case 1:
+				gaussian_raw(&m, 1, 2, 6, 1, -0.0);
+				break;
+			case 2:
+				entry_raw(&m, 1, 0, 1, -0.0);
+				break;
+			case 3:
+				gaussian_raw(&m, -0.0, 2, 6, 1, 4);
+				break;
+			case 4:
+				gaussian_raw(&m, 1, 2, 6, -0.0, 4);
+				break;
+			case 5:
+				gaussian_raw(&m, 1e200, 2, 6, 1e200, 4);
+				break;
+			case 6:
+				gaussian_raw(&m, -1e160, 2, 6, -1e160, 4);
+				break;
+			case 7:
+				gaussian_raw(&m, 1, 2, 0, 1, 0);
+				break;
+			case 8:
+				gaussian_raw(&m, 1, 2, 0, 0, 3);
+				break;
+			case 9:
+				gaussian_raw(&m, 1, 2, 1, 1, DBL_MAX);
+				break;
+			case 10:
+				gaussian_raw(&m, 1, DBL_MAX, 6, 1, DBL_MAX);
+				break;
+			case 11:
+				entry_raw(&m, 1.5e308, 0, 1, 1);
+				m.c[1].docs = 1.5e308;
+				break;
+			case 12:
+				entry_raw(&m, 1, 0, 1.5e308, 1);
+				m.t[1].e[0].count = 1.5e308;
+				break;
+			case 13:
+				entry_raw(&m, 1, 0, 5e-324, 5e-324);
+				break;
+			default:
+				entry_raw(&m, 1e-300, 0, 5e-324, 5e-324);
+				break;
+		}
+		buf = raw_serialize(&m, &size);
+		raw_free(&m);
+		opened = nb_view_open(&v, buf, size, &e);
+		if (opened)
+			usable = nbt_check_model(buf, size, &v, i, 0, &st, err, sizeof(err));
+		free(buf);
+		CHECK(opened == cases[i].valid, "%s: %s", cases[i].name,
+			  opened ? "accepted" : e.message);
+		CHECK(!opened || usable, "%s: accepted, but %s", cases[i].name, err);
+	}
+}
+
+static unsigned char *
+v2_model(int which, size_t *size)
+{
+	RawModel	m;
+	unsigned char *p;
+
+	switch (which)
+	{
+		case 0:
+			v2_raw(&m);
+			break;
+		case 1:
+			raw_init_v2(&m);
+			raw_add_class(&m, "a", 1, 1);
+			raw_add_class(&m, "b", 1, 0.5);
+			break;
+		case 2:
+			{
+				RandMix    *rows = malloc(sizeof(RandMix) * 12);
+
+				rand_mix(rows, 12, 3, 31, false);
+				for (int i = 0; i < 12; i++)
+					rows[i].ntags %= 4, rows[i].ntext %= 3;
+				p = serialize_rand_mix(rows, NULL, 12, size);
+				free(rows);
+				return p;
+			}
+		default:
+			return serialize_mix(mix, NMIX, size);
+	}
+	p = raw_serialize(&m, size);
+	raw_free(&m);
+	return p;
+}
+
+/* ---------------------------------------------------------------- */
+/* seed corpus for the fuzzer                                        */
+
+static int
+write_file(const char *dir, const char *name, const unsigned char *buf, size_t size)
+{
+	char		path[4096];
+	FILE	   *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "wb");
+	if (f == NULL || fwrite(buf, 1, size, f) != size || fclose(f) != 0)
+	{
+		fprintf(stderr, "cannot write %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	printf("%s (%zu bytes)\n", path, size);
+	return 0;
+}
+
+static int
+write_corpus(const char *dir)
+{
+	static const Row one_class[] = {{"only", 1, {"x", "y", "x"}}};
+	static const Row no_tokens[] = {{"c", 2, {NULL}}};
+	static const Row bytes[] = {
+		{"", 1, {"", "\xff", "a\x01", "\xc3\xa9t\xc3\xa9"}},
+		{"\xff\xfe", 0.5, {"a\x01", "\x7f"}},
+	};
+	RandRow    *rows = malloc(sizeof(RandRow) * 30);
+	unsigned char *buf;
+	size_t		size;
+	int			rc = 0;
+
+	mkdir(dir, 0777);
+	buf = serialize_rows(toy, NTOY, &size);
+	rc |= write_file(dir, "toy.nbm", buf, size);
+	free(buf);
+	buf = serialize_rows(one_class, 1, &size);
+	rc |= write_file(dir, "one_class.nbm", buf, size);
+	free(buf);
+	buf = serialize_rows(no_tokens, 1, &size);
+	rc |= write_file(dir, "no_tokens.nbm", buf, size);
+	free(buf);
+	buf = serialize_rows(empty_full, 2, &size);
+	rc |= write_file(dir, "empty_class.nbm", buf, size);
+	free(buf);
+	buf = serialize_rows(bytes, 2, &size);
+	rc |= write_file(dir, "bytes.nbm", buf, size);
+	free(buf);
+	rand_rows(rows, 30, 5, 24, 11, true);
+	for (int i = 0; i < 30; i++)
+		rows[i].n = rows[i].n % 6;
+	buf = serialize_rand(rows, NULL, 30, &size);
+	rc |= write_file(dir, "weighted.nbm", buf, size);
+	free(buf);
+	free(rows);
+	/* version 2 */
+	{
+		static const char *const names[] = {"v2_vector_all_types.nbm", "v2_prior_only.nbm",
+		"v2_random_mixed.nbm", "v2_mixed.nbm"};
+		static const char training[] =
+			"{\x0f\x90red a b\n"
+			"\x05\x3a" "blue c\n"
+			"\x11\x0b\x70red\n"
+			"\x02\x4a\x88\n"
+			"\x16\x8e\x81x y z\n";
+		RandMix    *mrows = malloc(sizeof(RandMix) * 40);
+
+		for (int i = 0; i < 4; i++)
+		{
+			buf = v2_model(i, &size);
+			rc |= write_file(dir, names[i], buf, size);
+			free(buf);
+		}
+		buf = serialize_mix(score_rows_mix, 6, &size);
+		rc |= write_file(dir, "v2_scoring.nbm", buf, size);
+		free(buf);
+		rand_mix(mrows, 40, 4, 9, false);
+		for (int i = 0; i < 40; i++)
+			mrows[i].ntags %= 3, mrows[i].ntext %= 3;
+		buf = serialize_rand_mix(mrows, NULL, 40, &size);
+		rc |= write_file(dir, "v2_random_vector.nbm", buf, size);
+		free(buf);
+		free(mrows);
+		rc |= write_file(dir, "train_mixed.txt", (const unsigned char *) training, sizeof(training) - 1);
+	}
+	return rc;
+}
+
+/* ---------------------------------------------------------------- */
+
+int
+main(int argc, char **argv)
+{
+	if (argc == 3 && strcmp(argv[1], "--write-corpus") == 0)
+		return write_corpus(argv[2]);
+	unit_init(argc, argv);
+	run("format: size limit, base64 lengths (NB_MODEL_MAX_SIZE by hand)", test_format_size_limit);
+	run("view: accepts trainer output and it is fully usable", test_view_accepts_samples);
+	run("view: accepts values at any alignment", test_view_unaligned);
+	run("view: rejects every truncation", test_view_truncations);
+	run("view: rejects trailing bytes", test_view_extensions);
+	run("view: rejects every single-bit flip (checksum)", test_view_bitflips);
+	run("view: single-bit flips with the checksum fixed are rejected or usable",
+		test_view_bitflips_checksum_fixed);
+	run("view: rejects corrupted structure behind a valid checksum", test_view_corrupt_structure);
+	run("view v2: rejects corrupted feature structure behind a valid checksum",
+		test_view_v2_corrupt_structure);
+	run("view v2: prior-only and sparse feature models are valid and usable",
+		test_view_v2_edge_shapes);
+	run("view: inputs of bugs once tolerated by model_check.c are rejected, or valid and usable",
+		test_view_once_known_bugs);
+	return unit_done();
+}

@@ -1,0 +1,478 @@
+/*
+ * test_interrupt.c — unit tests of cancellation (src/nb_interrupt.h):
+ * every long operation checks for interrupts often enough, and jumping out
+ * at a check leaves its inputs intact.
+ *
+ *   ./test_interrupt         run every test
+ *   ./test_interrupt WORD    run the tests whose name contains WORD
+ *
+ * Output: see unit.h.
+ */
+#include <setjmp.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fixtures.h"
+#include "malloc_alloc.h"
+#include "nb_alloc.h"
+#include "nb_format.h"
+#include "nb_hash.h"
+#include "nb_interrupt.h"
+#include "nb_merge.h"
+#include "nb_mutual_info.h"
+#include "nb_scorer.h"
+#include "nb_trainer.h"
+#include "unit.h"
+
+/* ---------------------------------------------------------------- */
+/* cancellation points (nb_interrupt.h)                              */
+
+/*
+ * Each long operation runs on inputs big enough for many checks: a row of
+ * INT_ROW tokens over INT_VOCAB distinct ones, a model of three classes
+ * (the third counted in the trainer's pair table) with 3 * INT_VOCAB
+ * entries.  An operation is a function that does its whole work from
+ * scratch, frees what it allocated, and returns a digest of its result; its
+ * units are the work it does, in nb_interrupt.h's units.
+ */
+#define INT_VOCAB 60000
+#define INT_ROW (4 * INT_VOCAB)
+
+typedef struct IntFixture
+{
+	char	   *arena;			/* the tokens' bytes */
+	NbTokenRef *row;			/* INT_ROW tokens */
+	NbTrainer  *trainer;		/* trained on the row as classes a, b, c */
+	unsigned char *bytes;		/* its serialized form */
+	size_t		size;
+	NbView		view;
+	NbIndex		index;
+	NbScorer	scorer;			/* multinomial, alpha 1 */
+} IntFixture;
+
+static IntFixture ifx;
+
+static void
+int_train_row(NbTrainer *t)
+{
+	static const char *const labels[] = {"a", "b", "c"};
+
+	for (int c = 0; c < 3; c++)
+	{
+		nb_trainer_begin_doc(t, labels[c], 1, 1.0 + c);
+		/* each class sees the row from another starting point */
+		if (!nb_trainer_add_text(t, ifx.row + c * (INT_ROW / 8), INT_ROW - c * (INT_ROW / 8)))
+			abort();
+	}
+}
+
+static void
+int_fixture_build(void)
+{
+	NbFormatError e;
+	NbOptions	o = {NB_MULTINOMIAL, 1.0, NB_PRIOR_FIT, NULL, 1e-9};
+
+	ifx.arena = malloc((size_t) INT_VOCAB * 8);
+	ifx.row = malloc(sizeof(NbTokenRef) * INT_ROW);
+	for (uint32_t k = 0; k < INT_VOCAB; k++)
+		snprintf(ifx.arena + (size_t) k * 8, 8, "w%06u", k);
+	for (uint32_t i = 0; i < INT_ROW; i++)
+	{
+		ifx.row[i].str = ifx.arena + (size_t) ((i * UINT64_C(7919)) % INT_VOCAB) * 8;
+		ifx.row[i].len = 7;
+		ifx.row[i].count = 1.0;
+	}
+	ifx.trainer = nb_trainer_create();
+	int_train_row(ifx.trainer);
+	ifx.bytes = serialize(ifx.trainer, &ifx.size);
+	if (!nb_view_open(&ifx.view, ifx.bytes, ifx.size, &e))
+		abort();
+	nb_index_build(&ifx.index, &ifx.view);
+	nb_scorer_build(&ifx.scorer, &ifx.index, &o);
+}
+
+static void
+int_fixture_free(void)
+{
+	nb_scorer_free(&ifx.scorer);
+	nb_index_free(&ifx.index);
+	free(ifx.bytes);
+	nb_trainer_destroy(ifx.trainer);
+	free(ifx.row);
+	free(ifx.arena);
+}
+
+static uint64_t
+int_op_train(void)
+{
+	NbTrainer  *t = nb_trainer_create();
+	uint64_t	d;
+
+	int_train_row(t);
+	d = nb_trainer_flat_size(t, SIZE_MAX) ^ t->n_entries << 32;
+	nb_trainer_destroy(t);
+	return d;
+}
+
+/* The fixture's trainer flattened, as the expanded object's methods do. */
+static uint64_t
+int_op_write(void)
+{
+	size_t		size = nb_trainer_flat_size(ifx.trainer, SIZE_MAX);
+	unsigned char *buf = nb_alloc(size);
+	uint64_t	d;
+
+	if (!nb_trainer_sums_finite(ifx.trainer))
+		abort();
+	nb_trainer_write(ifx.trainer, buf, size);
+	d = nb_hash_bytes(buf, size, 1);
+	nb_free(buf);
+	return d;
+}
+
+static uint64_t
+int_op_view(void)
+{
+	NbView		v;
+	NbFormatError e;
+
+	if (!nb_view_open(&v, ifx.bytes, ifx.size, &e))
+		return 0;
+	return v.n_entries ^ v.checksum;
+}
+
+/* The fixture's model merged flat with itself, from two and from three inputs. */
+static uint64_t
+int_flat_merge(uint32_t n)
+{
+	NbView		views[3] = {ifx.view, ifx.view, ifx.view};
+	NbView		out;
+	NbMerger   *m = nb_merger_create(views, n);
+	size_t		size = nb_merger_size(m, SIZE_MAX);
+	unsigned char *buf = nb_alloc(size);
+	uint64_t	d;
+
+	if (!nb_merger_write(m, buf, size, &out))
+		abort();
+	d = nb_hash_bytes(buf, size, 3);
+	nb_free(buf);
+	nb_merger_destroy(m);
+	return d;
+}
+
+static uint64_t
+int_op_flat_merge2(void)
+{
+	return int_flat_merge(2);
+}
+
+static uint64_t
+int_op_flat_merge3(void)
+{
+	return int_flat_merge(3);
+}
+
+static uint64_t
+int_op_merge(void)
+{
+	NbTrainer  *t = nb_trainer_create();
+	uint32_t	conflict;
+	size_t		size;
+	unsigned char *buf;
+	uint64_t	d;
+
+	if (nb_trainer_merge_view(t, &ifx.view, &conflict) != NB_MERGE_OK ||
+		nb_trainer_merge_view(t, &ifx.view, &conflict) != NB_MERGE_OK)
+		abort();
+	size = nb_trainer_flat_size(t, SIZE_MAX);
+	buf = nb_alloc(size);
+	nb_trainer_write(t, buf, size);
+	d = nb_hash_bytes(buf, size, 2);
+	nb_free(buf);
+	nb_trainer_destroy(t);
+	return d;
+}
+
+static uint64_t
+int_op_index(void)
+{
+	NbIndex		ix;
+	uint64_t	d;
+
+	nb_index_build(&ix, &ifx.view);
+	d = ix.token_start[ix.n_tokens] ^ (uint64_t) ix.tokens.count << 32;
+	nb_index_free(&ix);
+	return d;
+}
+
+static uint64_t
+int_op_scorer(NbKind kind)
+{
+	NbOptions	o = {kind, 0.5, NB_PRIOR_FIT, NULL, 1e-9};
+	NbScorer	sc;
+	NbDoc		doc;
+	double		logp[3];
+	uint64_t	d;
+
+	nb_scorer_build(&sc, &ifx.index, &o);
+	nb_doc_init(&doc, &ifx.index);
+	nb_scorer_add_tokens(&sc, &doc, (uint32_t) ifx.index.unnamed_bag, ifx.row, 50);
+	nb_scorer_score(&sc, &doc, logp);
+	d = nb_hash_bytes(logp, sizeof(logp), 3);
+	nb_doc_free(&doc);
+	nb_scorer_free(&sc);
+	return d;
+}
+
+static uint64_t
+int_op_multinomial(void)
+{
+	return int_op_scorer(NB_MULTINOMIAL);
+}
+
+static uint64_t
+int_op_bernoulli(void)
+{
+	return int_op_scorer(NB_BERNOULLI);
+}
+
+static uint64_t
+int_op_complement(void)
+{
+	return int_op_scorer(NB_COMPLEMENT);
+}
+
+/* A document of the whole row, with the fixture's scorer (by index and by rows). */
+static uint64_t
+int_op_score(void)
+{
+	NbDoc		doc;
+	double		logp[3];
+	uint64_t	d;
+
+	nb_doc_init(&doc, &ifx.index);
+	nb_scorer_add_tokens(&ifx.scorer, &doc, (uint32_t) ifx.index.unnamed_bag, ifx.row, INT_ROW);
+	nb_scorer_score(&ifx.scorer, &doc, logp);
+	d = nb_hash_bytes(logp, sizeof(logp), 4);
+	nb_doc_begin(&doc);
+	nb_doc_add_tokens(&ifx.index, &doc, (uint32_t) ifx.index.unnamed_bag, ifx.row, INT_ROW);
+	d ^= doc.n_tokens;
+	nb_doc_free(&doc);
+	return d;
+}
+
+static uint64_t
+int_op_mutual_info(void)
+{
+	NbMiRow    *rows = nb_alloc(sizeof(NbMiRow) * (nb_mutual_info_max_rows(&ifx.view) + 1));
+	uint64_t	n = nb_mutual_info(&ifx.view, rows);
+	uint64_t	d = 5;
+
+	/* field by field: the padding of NbMiRow is not part of the result */
+	for (uint64_t r = 0; r < n; r++)
+	{
+		d = nb_hash_bytes(&rows[r].feature, sizeof(rows[r].feature), d);
+		d = nb_hash_bytes(&rows[r].item, sizeof(rows[r].item), d);
+		d = nb_hash_bytes(&rows[r].whole_feature, sizeof(rows[r].whole_feature), d);
+		d = nb_hash_bytes(&rows[r].mi, sizeof(rows[r].mi), d);
+	}
+
+	nb_free(rows);
+	return d;
+}
+
+static int
+int_cmp_u64(const void *a, const void *b)
+{
+	uint64_t	x = *(const uint64_t *) a;
+	uint64_t	y = *(const uint64_t *) b;
+
+	return (x > y) - (x < y);
+}
+
+/* nb_sort of INT_ROW numbers with repeats, against qsort. */
+static uint64_t
+int_op_sort(void)
+{
+	uint64_t   *v = nb_alloc(sizeof(uint64_t) * INT_ROW);
+	uint64_t   *w = nb_alloc(sizeof(uint64_t) * INT_ROW);
+	uint64_t	d;
+
+	for (uint32_t i = 0; i < INT_ROW; i++)
+		v[i] = w[i] = nb_hash_mix(i) % (INT_ROW / 3);
+	nb_sort(v, INT_ROW, sizeof(uint64_t), int_cmp_u64);
+	qsort(w, INT_ROW, sizeof(uint64_t), int_cmp_u64);
+	d = memcmp(v, w, sizeof(uint64_t) * INT_ROW) == 0 ? nb_hash_bytes(v, sizeof(uint64_t) * INT_ROW, 6) : 0;
+	nb_free(w);
+	nb_free(v);
+	return d;
+}
+
+#define INT_HASH_BYTES (32 * 1024 * 1024 + 5)
+
+static uint64_t
+int_op_hash(void)
+{
+	unsigned char *buf = nb_alloc(INT_HASH_BYTES);
+	uint64_t	d;
+
+	for (size_t i = 0; i < INT_HASH_BYTES; i++)
+		buf[i] = (unsigned char) (i * 131 >> 7);
+	d = nb_hash_bytes_long(buf, INT_HASH_BYTES, 7);
+	if (d != nb_hash_bytes(buf, INT_HASH_BYTES, 7))
+		d = 0;
+	nb_free(buf);
+	return d;
+}
+
+typedef struct IntOp
+{
+	const char *name;
+	uint64_t	(*fn) (void);
+	uint64_t	units;			/* work of one run, set by int_units */
+} IntOp;
+
+static IntOp int_ops[] = {
+	{"train a huge row", int_op_train, 0},
+	{"flatten a trainer", int_op_write, 0},
+	{"validate a model", int_op_view, 0},
+	{"merge a model twice", int_op_merge, 0},
+	{"build an index", int_op_index, 0},
+	{"build a multinomial scorer", int_op_multinomial, 0},
+	{"build a Bernoulli scorer", int_op_bernoulli, 0},
+	{"build a complement scorer", int_op_complement, 0},
+	{"score a huge document", int_op_score, 0},
+	{"mutual information", int_op_mutual_info, 0},
+	{"nb_sort", int_op_sort, 0},
+	{"nb_hash_bytes_long", int_op_hash, 0},
+	{"merge flat models, two inputs", int_op_flat_merge2, 0},
+	{"merge flat models, three inputs", int_op_flat_merge3, 0},
+};
+
+#define N_INT_OPS (sizeof(int_ops) / sizeof(int_ops[0]))
+
+/* A lower bound of each operation's work: tokens, entries, items or bytes / 64. */
+static void
+int_units(void)
+{
+	uint64_t	E = ifx.view.n_entries;
+	uint64_t	V = ifx.view.n_tokens;
+
+	int_ops[0].units = INT_ROW * 3 - 3 * (INT_ROW / 8);
+	int_ops[1].units = V + E;
+	int_ops[2].units = E;
+	int_ops[3].units = 2 * E;
+	int_ops[4].units = E;
+	int_ops[5].units = E;
+	int_ops[6].units = E;
+	int_ops[7].units = E;
+	int_ops[8].units = 2 * (uint64_t) INT_ROW;
+	int_ops[9].units = V + E;
+	int_ops[10].units = INT_ROW;
+	int_ops[11].units = INT_HASH_BYTES / 64;
+	int_ops[12].units = 2 * E;
+	int_ops[13].units = 3 * E;
+}
+
+static void
+test_interrupt_every_operation_checks(void)
+{
+	int_fixture_build();
+	int_units();
+	for (size_t i = 0; i < N_INT_OPS; i++)
+	{
+		long		before = nb_test_interrupts();
+		uint64_t	want = int_ops[i].units / (4 * NB_INTERRUPT_EVERY);
+		long		calls;
+
+		int_ops[i].fn();
+		calls = nb_test_interrupts() - before;
+		note("%s: %ld checks for %llu units", int_ops[i].name, calls,
+			 (unsigned long long) int_ops[i].units);
+		if (want < 2 || calls < (long) want || calls > (long) (int_ops[i].units / 64 + 64))
+		{
+			int_fixture_free();
+			CHECK(want >= 2, "%s: too little work to test", int_ops[i].name);
+			CHECK(calls >= (long) want, "%s: %ld checks for %llu units, expected at least %llu",
+				  int_ops[i].name, calls, (unsigned long long) int_ops[i].units,
+				  (unsigned long long) want);
+			CHECK(false, "%s: %ld checks for %llu units: not a check per work unit",
+				  int_ops[i].name, calls, (unsigned long long) int_ops[i].units);
+		}
+	}
+	int_fixture_free();
+}
+
+static jmp_buf int_env;
+static long int_jump_at;
+
+static void
+int_jump(long calls)
+{
+	if (calls == int_jump_at)
+		longjmp(int_env, 1);
+}
+
+/*
+ * Jump out at the first, a middle and the last check of each operation,
+ * free what was allocated since it started (as an error frees the memory
+ * context); the fixture it read must be intact and the next run give the
+ * same result.  ASan sees any use of freed memory and any leak.
+ */
+static void
+test_interrupt_jump_out(void)
+{
+	static size_t i;
+	static int	k;
+	static uint64_t want;
+	static long calls;
+	static unsigned long mark;
+	static const char *failure;
+
+	failure = NULL;
+	int_fixture_build();
+	for (i = 0; i < N_INT_OPS && failure == NULL; i++)
+	{
+		long		before = nb_test_interrupts();
+
+		want = int_ops[i].fn();
+		calls = nb_test_interrupts() - before;
+		if (want == 0 || calls < 2)
+			failure = "no result or fewer than 2 checks";
+		for (k = 0; k < 3 && failure == NULL; k++)
+		{
+			int_jump_at = nb_test_interrupts() + (k == 0 ? 1 : k == 1 ? (calls + 1) / 2 : calls);
+			mark = nb_test_alloc_mark();
+			nb_test_on_interrupt(int_jump);
+			if (setjmp(int_env) == 0)
+			{
+				int_ops[i].fn();
+				failure = "ran to the end without jumping";
+			}
+			nb_test_on_interrupt(NULL);
+			nb_test_free_since(mark);
+			if (failure == NULL && int_op_view() != (ifx.view.n_entries ^ ifx.view.checksum))
+				failure = "the model read is no longer valid";
+			if (failure == NULL && int_ops[i].fn() != want)
+				failure = "a run after the jump gives another result";
+		}
+	}
+	int_fixture_free();
+	CHECK(failure == NULL, "%s (jump %d): %s", int_ops[i - 1].name, k, failure);
+}
+
+/* ---------------------------------------------------------------- */
+
+int
+main(int argc, char **argv)
+{
+	unit_init(argc, argv);
+	run("interrupts: every long operation checks once per NB_INTERRUPT_EVERY units or so",
+		test_interrupt_every_operation_checks);
+	run("interrupts: jumping out at a check, the inputs stay intact and the next run is the same",
+		test_interrupt_jump_out);
+	return unit_done();
+}

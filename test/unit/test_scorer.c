@@ -1,0 +1,1023 @@
+/*
+ * test_scorer.c — unit tests of the scorer (src/nb_scorer.c): the
+ * vocabulary index, documents and posteriors of every kind and feature type,
+ * by hand and against model_check.c's reference.
+ *
+ *   ./test_scorer            run every test
+ *   ./test_scorer WORD       run the tests whose name contains WORD
+ *
+ * Output: see unit.h.
+ */
+#include <math.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fixtures.h"
+#include "model_check.h"
+#include "nb_format.h"
+#include "nb_scorer.h"
+#include "nb_trainer.h"
+#include "unit.h"
+
+/* A text document (the bag "") in an NbDoc (one batch, as the server does). */
+static void
+make_doc(NbIndex *ix, const char *const *tokens, NbDoc *doc)
+{
+	NbTokenRef	refs[MAX_DOC_TOKENS];
+	uint32_t	n = 0;
+
+	for (int i = 0; tokens[i] != NULL; i++)
+	{
+		refs[n].str = tokens[i];
+		refs[n].len = (uint32_t) strlen(tokens[i]);
+		refs[n].count = 1;
+		n++;
+	}
+	nb_doc_begin(doc);
+	if (ix->unnamed_bag < 0)
+		abort();
+	nb_doc_add_tokens(ix, doc, (uint32_t) ix->unnamed_bag, refs, n);
+}
+
+/*
+ * Posterior of a document (given as tokens) under a model given as rows.
+ * post[] receives probabilities (exp of the log posteriors); returns best.
+ */
+typedef struct Scored
+{
+	int64_t		best;
+	double		post[8];
+	double		logp[8];
+	bool		any_nan;
+} Scored;
+
+static Scored
+score_rows(const Row *rows, int nrows, NbKind kind, double alpha, NbPriorMode pm,
+		   const double *class_prior, const char *const *tokens)
+{
+	size_t		size;
+	unsigned char *buf = serialize_rows(rows, nrows, &size);
+	NbView		v;
+	NbIndex		ix;
+	NbScorer	sc;
+	NbOptions	o = {kind, alpha, pm, class_prior, 1e-9};
+	NbDoc		doc;
+	char		why[200];
+	Scored		r;
+
+	memset(&r, 0, sizeof(r));
+	if (!open_view(&v, buf, size, why, sizeof(why)))
+	{
+		fprintf(stderr, "score_rows: model rejected: %s\n", why);
+		abort();
+	}
+	nb_index_build(&ix, &v);
+	nb_scorer_build(&sc, &ix, &o);
+	nb_doc_init(&doc, &ix);
+	make_doc(&ix, tokens, &doc);
+	r.best = nb_scorer_score(&sc, &doc, r.logp);
+	nb_doc_free(&doc);
+	for (uint32_t c = 0; c < v.n_classes && c < 8; c++)
+	{
+		r.post[c] = r.logp[c] == -INFINITY ? 0 : exp(r.logp[c]);
+		if (isnan(r.logp[c]))
+			r.any_nan = true;
+	}
+	nb_scorer_free(&sc);
+	nb_index_free(&ix);
+	free(buf);
+	return r;
+}
+
+static const char *const doc_acc[] = {"a", "c", "c", NULL};
+static const char *const doc_ad[] = {"a", "d", NULL};
+static const char *const doc_aad[] = {"a", "a", "d", NULL};
+static const char *const doc_da[] = {"d", "a", NULL};
+static const char *const doc_d[] = {"d", NULL};
+static const char *const doc_empty[] = {NULL};
+
+/* ---------------------------------------------------------------- */
+/* scorer                                                            */
+
+static void
+test_scorer_multinomial(void)
+{
+	/*
+	 * alpha = 1, fitted prior, document a c c (x_a = 1, x_c = 2):
+	 *   theta_jc = (N_jc + 1) / (T_c + 4)
+	 *   ham : a 1/8, c 3/8;  1/3 * 1/8 * (3/8)^2 = 3/512
+	 *   spam: a 4/9, c 2/9;  2/3 * 4/9 * (2/9)^2 = 32/2187
+	 *   P(ham) = 3/512 / (3/512 + 32/2187) = 6561 / 22945
+	 */
+	Scored		r = score_rows(toy, NTOY, NB_MULTINOMIAL, 1, NB_PRIOR_FIT, NULL, doc_acc);
+
+	CHECK_NEAR(r.post[HAM], 6561.0 / 22945, 1e-12, "P(ham)");
+	CHECK_NEAR(r.post[SPAM], 16384.0 / 22945, 1e-12, "P(spam)");
+	CHECK_NEAR(r.logp[HAM], log(6561.0 / 22945), 1e-12, "log P(ham)");
+	CHECK(r.best == SPAM, "best %lld", (long long) r.best);
+
+	/*
+	 * alpha = 0.5: theta = (N + 0.5) / (T_c + 2)
+	 *   ham : a 0.5/6, c 2.5/6: 1/3 * (1/12) * (5/12)^2 = 25/5184
+	 *   spam: a 3.5/7 = 1/2, c 1.5/7 = 3/14: 2/3 * 1/2 * 9/196 = 3/196
+	 *   P(ham) = (25/5184) / (25/5184 + 3/196)
+	 */
+	r = score_rows(toy, NTOY, NB_MULTINOMIAL, 0.5, NB_PRIOR_FIT, NULL, doc_acc);
+	CHECK_NEAR(r.post[HAM], (25.0 / 5184) / (25.0 / 5184 + 3.0 / 196), 1e-12, "P(ham), alpha 0.5");
+
+	/* empty document: the prior */
+	r = score_rows(toy, NTOY, NB_MULTINOMIAL, 1, NB_PRIOR_FIT, NULL, doc_empty);
+	CHECK_NEAR(r.post[HAM], 1.0 / 3, 1e-12, "P(ham | empty doc)");
+}
+
+static void
+test_scorer_bernoulli(void)
+{
+	/*
+	 * alpha = 1: t_jc = (d_jc + 1) / (D_c + 2); document {a, c}: b, d absent.
+	 *   ham  (D=1): t = a 1/3, b 2/3, c 2/3, d 2/3
+	 *         1/3 * 1/3 * (1 - 2/3) * 2/3 * (1 - 2/3) = 2/243
+	 *   spam (D=2): t = a 3/4, b 1/2, c 1/2, d 1/4
+	 *         2/3 * 3/4 * (1 - 1/2) * 1/2 * (1 - 1/4) = 3/32
+	 *   P(ham) = (2/243) / (2/243 + 3/32) = 64 / 793
+	 * Repeating c changes nothing (presence only).
+	 */
+	Scored		r = score_rows(toy, NTOY, NB_BERNOULLI, 1, NB_PRIOR_FIT, NULL, doc_acc);
+
+	CHECK_NEAR(r.post[HAM], 64.0 / 793, 1e-12, "P(ham)");
+	CHECK_NEAR(r.post[SPAM], 729.0 / 793, 1e-12, "P(spam)");
+	CHECK(r.best == SPAM, "best %lld", (long long) r.best);
+
+	/*
+	 * empty document, every token absent:
+	 *   ham : 1/3 * (2/3)(1/3)(1/3)(1/3) = 2/243
+	 *   spam: 2/3 * (1/4)(1/2)(1/2)(3/4) = 1/32
+	 *   P(ham) = (2/243) / (2/243 + 1/32) = 64 / 307
+	 */
+	r = score_rows(toy, NTOY, NB_BERNOULLI, 1, NB_PRIOR_FIT, NULL, doc_empty);
+	CHECK_NEAR(r.post[HAM], 64.0 / 307, 1e-12, "P(ham | empty doc)");
+}
+
+static void
+test_scorer_complement(void)
+{
+	/*
+	 * alpha = 1: score_c = sum_j x_j log((T + aV - T_c) / (F_j + a - N_jc)),
+	 * T + aV = 13, no prior (2 classes).  Document a c c:
+	 *   ham : numerator 13 - 4 = 9; a: 3+1-0 = 4, c: 3+1-2 = 2
+	 *         (9/4) * (9/2)^2 = 729/16
+	 *   spam: numerator 13 - 5 = 8; a: 3+1-3 = 1, c: 3+1-1 = 3
+	 *         8 * (8/3)^2 = 512/9
+	 *   P(ham) = (729/16) / (729/16 + 512/9) = 6561 / 14753
+	 */
+	Scored		r = score_rows(toy, NTOY, NB_COMPLEMENT, 1, NB_PRIOR_FIT, NULL, doc_acc);
+
+	CHECK_NEAR(r.post[HAM], 6561.0 / 14753, 1e-12, "P(ham)");
+	CHECK_NEAR(r.post[SPAM], 8192.0 / 14753, 1e-12, "P(spam)");
+	CHECK(r.best == SPAM, "best %lld", (long long) r.best);
+	/* the class prior is not used: uniform gives the same */
+	r = score_rows(toy, NTOY, NB_COMPLEMENT, 1, NB_PRIOR_UNIFORM, NULL, doc_acc);
+	CHECK_NEAR(r.post[HAM], 6561.0 / 14753, 1e-12, "P(ham), uniform prior");
+}
+
+static void
+test_scorer_priors(void)
+{
+	static const double ham0[] = {0, 1};
+	static const double three_one[] = {3, 1};
+	Scored		r;
+
+	/*
+	 * uniform prior, multinomial alpha = 1, document a c c:
+	 *   ham 1/2 * 1/8 * 9/64, spam 1/2 * 4/9 * 4/81
+	 *   P(ham) = (9/512) / (9/512 + 16/729) = 6561 / 14753
+	 */
+	r = score_rows(toy, NTOY, NB_MULTINOMIAL, 1, NB_PRIOR_UNIFORM, NULL, doc_acc);
+	CHECK_NEAR(r.post[HAM], 6561.0 / 14753, 1e-12, "P(ham), uniform");
+	/* given {ham: 3, spam: 1}: P(ham) = (27/2048) / (27/2048 + 4/729) = 19683 / 27875 */
+	r = score_rows(toy, NTOY, NB_MULTINOMIAL, 1, NB_PRIOR_GIVEN, three_one, doc_acc);
+	CHECK_NEAR(r.post[HAM], 19683.0 / 27875, 1e-12, "P(ham), given 3:1");
+	CHECK(r.best == HAM, "best %lld with prior 3:1", (long long) r.best);
+	/* given {ham: 0}: ham is excluded even where it would win */
+	r = score_rows(toy, NTOY, NB_BERNOULLI, 1, NB_PRIOR_GIVEN, ham0, doc_d);
+	CHECK(r.logp[HAM] == -INFINITY && r.post[SPAM] == 1 && r.best == SPAM,
+		  "prior 0: log P(ham) = %g, P(spam) = %g", r.logp[HAM], r.post[SPAM]);
+	r = score_rows(toy, NTOY, NB_MULTINOMIAL, 0, NB_PRIOR_GIVEN, ham0, doc_d);
+	CHECK(r.logp[HAM] == -INFINITY && r.post[SPAM] == 1 && r.best == SPAM,
+		  "prior 0, alpha 0: log P(ham) = %g, P(spam) = %g", r.logp[HAM], r.post[SPAM]);
+}
+
+static void
+test_scorer_alpha0(void)
+{
+	Scored		r;
+
+	/*
+	 * Multinomial, alpha -> 0: theta_jc = (N_jc + a) / (T_c + 4a).
+	 * a c c: ham has theta_a ~ a/4 (one zero factor), spam none -> spam 1.
+	 */
+	r = score_rows(toy, NTOY, NB_MULTINOMIAL, 0, NB_PRIOR_FIT, NULL, doc_acc);
+	CHECK(r.logp[HAM] == -INFINITY && r.logp[SPAM] == 0 && r.best == SPAM,
+		  "a c c: log P = %g, %g", r.logp[HAM], r.logp[SPAM]);
+	/*
+	 * a d: both have one zero factor; the rest decides:
+	 *   ham : 1/3 * (a/4) * (1/4)   -> 1/48 a
+	 *   spam: 2/3 * (3/5) * (a/5)   -> 2/25 a
+	 *   P(ham) = (1/48) / (1/48 + 2/25) = 25/121
+	 */
+	r = score_rows(toy, NTOY, NB_MULTINOMIAL, 0, NB_PRIOR_FIT, NULL, doc_ad);
+	CHECK_NEAR(r.post[HAM], 25.0 / 121, 1e-12, "a d: P(ham)");
+	CHECK(r.best == SPAM, "a d: best %lld", (long long) r.best);
+	/* a a d: ham has two zero factors, spam one -> spam 1 */
+	r = score_rows(toy, NTOY, NB_MULTINOMIAL, 0, NB_PRIOR_FIT, NULL, doc_aad);
+	CHECK(r.logp[HAM] == -INFINITY && r.post[SPAM] == 1, "a a d: log P(ham) = %g", r.logp[HAM]);
+
+	/*
+	 * Bernoulli, alpha -> 0: t_jc = d_jc / D_c:
+	 *   ham  t = a 0, b 1, c 1, d 1;   spam t = a 1, b 1/2, c 1/2, d 0.
+	 * {a, c}: ham zero factors a, (1 - t_b), (1 - t_d) = 3; spam none -> spam 1.
+	 */
+	r = score_rows(toy, NTOY, NB_BERNOULLI, 0, NB_PRIOR_FIT, NULL, doc_acc);
+	CHECK(r.logp[HAM] == -INFINITY && r.post[SPAM] == 1, "bernoulli {a,c}: log P(ham) = %g", r.logp[HAM]);
+	/*
+	 * {d}: ham: 1 - t_b ~ a/1, 1 - t_c ~ a/1 (2 zero factors), rest 1; prior 1/3
+	 *      spam: 1 - t_a ~ a/2, t_d ~ a/2 (2 zero factors), (1/2)(1/2) for b, c;
+	 *            prior 2/3: 2/3 * 1/2 * 1/2 * 1/2 * 1/2 = 1/24
+	 *   P(ham) = (1/3) / (1/3 + 1/24) = 8/9
+	 */
+	r = score_rows(toy, NTOY, NB_BERNOULLI, 0, NB_PRIOR_FIT, NULL, doc_d);
+	CHECK_NEAR(r.post[HAM], 8.0 / 9, 1e-12, "bernoulli {d}: P(ham)");
+	CHECK(r.best == HAM, "bernoulli {d}: best %lld", (long long) r.best);
+
+	/*
+	 * Complement, alpha -> 0: ham numerator 9 - 4 = 5, spam 9 - 5 = 4.
+	 * a c c: spam's a-denominator F_a - N_a,spam = 0 -> spam's score -> +inf: spam 1.
+	 */
+	r = score_rows(toy, NTOY, NB_COMPLEMENT, 0, NB_PRIOR_FIT, NULL, doc_acc);
+	CHECK(r.logp[HAM] == -INFINITY && r.post[SPAM] == 1, "complement a c c: log P(ham) = %g", r.logp[HAM]);
+	/*
+	 * d a: ham : d: 5 / (1 - 1 = a), a: 5 / 3     -> (25/3) / a
+	 *      spam: d: 4 / 1,         a: 4 / (3 - 3 = a) -> 16 / a
+	 *   P(ham) = (25/3) / (25/3 + 16) = 25/73
+	 */
+	r = score_rows(toy, NTOY, NB_COMPLEMENT, 0, NB_PRIOR_FIT, NULL, doc_da);
+	CHECK_NEAR(r.post[HAM], 25.0 / 73, 1e-12, "complement d a: P(ham)");
+	for (int kind = 0; kind < 3; kind++)
+	{
+		const char *const *docs[] = {doc_acc, doc_ad, doc_aad, doc_d, doc_empty};
+
+		for (int d = 0; d < 5; d++)
+		{
+			r = score_rows(toy, NTOY, (NbKind) kind, 0, NB_PRIOR_FIT, NULL, docs[d]);
+			CHECK(!r.any_nan && fabs(r.post[0] + r.post[1] - 1) < 1e-12,
+				  "kind %d doc %d: P = %g, %g", kind, d, r.post[0], r.post[1]);
+		}
+	}
+}
+
+static const char *const doc_x[] = {"x", NULL};
+
+static void
+test_scorer_alpha0_empty_class_multinomial(void)
+{
+	static const double alphas[] = {1, 0.5, 1e-3, 1e-9, 0};
+	Scored		r;
+
+	for (int i = 0; i < 5; i++)
+	{
+		r = score_rows(empty_full, 2, NB_MULTINOMIAL, alphas[i], NB_PRIOR_FIT, NULL, doc_x);
+		CHECK_NEAR(r.post[0], 0.5, 1e-9,
+				   alphas[i] == 0 ? "alpha=0: P(empty) (theta_x,empty = a/(T_c + aV) loses the 1/V)" :
+				   "alpha>0: P(empty)");
+	}
+}
+
+/*
+ * Complement with the same model, document "x":
+ *   empty: (T + aV - 0) / (F_x + a - 0)   = (2 + 2a) / (1 + a) = 2
+ *   full : (T + aV - 2) / (F_x + a - 1)   = 2a / a            = 2
+ * so 1/2, 1/2 for every a > 0 and in the limit.
+ */
+static void
+test_scorer_alpha0_empty_class_complement(void)
+{
+	static const double alphas[] = {1, 0.5, 1e-3, 1e-9, 0};
+	Scored		r;
+
+	for (int i = 0; i < 5; i++)
+	{
+		r = score_rows(empty_full, 2, NB_COMPLEMENT, alphas[i], NB_PRIOR_FIT, NULL, doc_x);
+		CHECK_NEAR(r.post[0], 0.5, 1e-9,
+				   alphas[i] == 0 ? "alpha=0: P(empty) (numerator T + aV - T_c = aV loses the V)" :
+				   "alpha>0: P(empty)");
+	}
+}
+
+static void
+test_scorer_ties(void)
+{
+	/* symmetric classes: exact ties go to the lowest class index */
+	static const Row sym[] = {
+		{"b", 1, {"t", "u"}},
+		{"a", 1, {"t", "v"}},
+		{"c", 2, {"w"}},
+	};
+	static const char *const doc_t[] = {"t", NULL};
+	static const double equal[] = {1, 1, 1};
+
+	for (int kind = 0; kind < 3; kind++)
+		for (int a = 0; a < 2; a++)
+		{
+			Scored		r = score_rows(sym, 2, (NbKind) kind, a, NB_PRIOR_FIT, NULL, doc_t);
+
+			CHECK(r.best == 0, "kind %d alpha %d: best %lld", kind, a, (long long) r.best);
+			CHECK(r.logp[0] == r.logp[1], "kind %d alpha %d: not an exact tie (%.17g, %.17g)",
+				  kind, a, r.logp[0], r.logp[1]);
+			CHECK_NEAR(r.post[0], 0.5, 1e-12, "P(a)");
+			/* with a third class that is less likely, classes 0 and 1 still tie */
+			r = score_rows(sym, 3, (NbKind) kind, a, NB_PRIOR_GIVEN, equal, doc_t);
+			CHECK(r.best == 0 && r.logp[0] == r.logp[1], "3 classes, kind %d alpha %d: best %lld",
+				  kind, a, (long long) r.best);
+		}
+}
+
+/* Random models, every kind, alpha and prior against the reference implementation. */
+static void
+random_models(bool empty_docs)
+{
+	NbtStats	st = {0};
+	uint64_t	seed = empty_docs ? 1000 : 7;
+
+	for (int iter = 0; iter < 60; iter++)
+	{
+		int			nrows = 1 + (int) (nbt_rand(&seed) % 40);
+		int			nclasses = 1 + (int) (nbt_rand(&seed) % 6);
+		uint32_t	vocab = 1 + (uint32_t) (nbt_rand(&seed) % 200);
+		RandRow    *rows = malloc(sizeof(RandRow) * nrows);
+		size_t		size;
+		unsigned char *buf;
+		NbView		v;
+		char		err[512];
+
+		rand_rows(rows, nrows, nclasses, vocab, nbt_rand(&seed), empty_docs);
+		if (!empty_docs)
+			for (int i = 0; i < nrows; i++)
+				if (rows[i].n == 0)
+					rows[i].n = 1;
+		buf = serialize_rand(rows, NULL, nrows, &size);
+		free(rows);
+		CHECK(open_view(&v, buf, size, err, sizeof(err)), "rejected: %s", err);
+		CHECK(nbt_model_is_nice(&v), "random model not well-conditioned");
+		if (!nbt_check_model(buf, size, &v, iter, 0, &st, err, sizeof(err)))
+		{
+			note("model: %s", hex(buf, size));
+			free(buf);
+			CHECK(false, "model %d: %s", iter, err);
+		}
+		free(buf);
+	}
+	note("%llu documents scored, %llu compared with the reference, %llu mutual-information checks",
+		 (unsigned long long) st.scored, (unsigned long long) st.ref_compared,
+		 (unsigned long long) st.mi_compared);
+	CHECK(st.ref_compared > 1000, "only %llu reference comparisons", (unsigned long long) st.ref_compared);
+}
+
+static void
+test_scorer_random_vs_reference(void)
+{
+	random_models(false);
+}
+
+static void
+test_scorer_random_vs_reference_empty_docs(void)
+{
+	random_models(true);
+}
+
+/*
+ * Weights are any finite positive number (pg_train.c), so sums over
+ * classes can overflow although every stored number is finite and the
+ * trainer's overflow flag stays clear.  Posteriors must still not be NaN.
+ */
+static void
+test_scorer_no_nan_total_docs_overflow(void)
+{
+	/* D_a = D_b = 1e308 (valid), D = 2e308 = inf */
+	static const Row rows[] = {
+		{"a", 1e308, {"x"}},
+		{"b", 1e308, {"y"}},
+	};
+	static const char *const doc[] = {"x", NULL};
+	NbTrainer  *t = train_rows(rows, 2);
+	bool		flagged = t->overflow || !nb_trainer_sums_finite(t);
+	size_t		size;
+	unsigned char *buf = serialize(t, &size);
+	NbView		v;
+	NbFormatError e;
+	bool		valid = nb_view_open(&v, buf, size, &e);
+
+	nb_trainer_destroy(t);
+	free(buf);
+	CHECK(flagged != valid, "trainer says %s, nb_view_open %s the value",
+		  flagged ? "overflow" : "finite", valid ? "accepts" : "rejects");
+	for (int kind = 0; kind < 2; kind++)
+	{
+		Scored		r;
+
+		if (flagged)
+			break;				/* refused: fine */
+		r = score_rows(rows, 2, (NbKind) kind, 1, NB_PRIOR_FIT, NULL, doc);
+		CHECK(!r.any_nan && r.best >= 0, "%s, fit prior: log P = %g, %g, best %lld",
+			  kind ? "bernoulli" : "multinomial", r.logp[0], r.logp[1], (long long) r.best);
+	}
+}
+
+static void
+test_scorer_no_nan_class_tokens_overflow(void)
+{
+	/* T_a = 1e308 + 1e308 = inf although N_xa, N_ya are finite */
+	static const Row rows[] = {
+		{"a", 1e308, {"x", "y"}},
+		{"b", 1, {"z"}},
+	};
+	NbTrainer  *t = train_rows(rows, 2);
+	bool		flagged = t->overflow || !nb_trainer_sums_finite(t);
+	static const char *const docs[][3] = {{NULL}, {"z", NULL}, {"x", NULL}};
+	size_t		size;
+	unsigned char *buf = serialize(t, &size);
+	NbView		v;
+	NbFormatError e;
+	bool		valid = nb_view_open(&v, buf, size, &e);
+
+	nb_trainer_destroy(t);
+	free(buf);
+	CHECK(flagged != valid, "trainer says %s, nb_view_open %s the value",
+		  flagged ? "overflow" : "finite", valid ? "accepts" : "rejects");
+	if (flagged)
+		return;					/* refused: fine */
+	for (int kind = 0; kind < 3; kind++)
+		for (int d = 0; d < 3; d++)
+		{
+			Scored		r = score_rows(rows, 2, (NbKind) kind, 1, NB_PRIOR_FIT, NULL, docs[d]);
+
+			CHECK(!r.any_nan && r.best >= 0, "kind %d, document %d: log P = %g, %g, best %lld",
+				  kind, d, r.logp[0], r.logp[1], (long long) r.best);
+		}
+}
+
+/*
+ * NbDoc for the bag "": unknown tokens skipped, duplicates merged (counts
+ * summed) in order of first occurrence; every document starts afresh, also
+ * when the index's sequence number wraps around.
+ */
+/*
+ * A scorer with rows tells tokens apart by a 16-bit tag, the length and the
+ * first 8 bytes, and compares longer tokens in the item map.  Tokens alike
+ * in all of those but the rest (12 bytes: inline in the item map; 40 bytes:
+ * in its arena), half of them in the model: with this many lookups some
+ * tags collide, and every present token must be found in its own slot,
+ * every absent one not at all, with 32-byte (2 classes) and 64-byte
+ * (5 classes) rows.  Also a token longer than a key's length field holds.
+ */
+static void
+test_scorer_rows_alike_tokens(void)
+{
+	enum
+	{
+		N = 60000,
+		HUGE = 70001
+	};
+	static const char *const formats[] = {"longtok-%06d", "a-much-longer-shared-token-prefix-%06d"};
+	static char huge_bytes[HUGE];
+	NbTokenRef	huge = {huge_bytes, HUGE - 1, 1};
+
+	memset(huge_bytes, 'x', sizeof(huge_bytes));
+	for (uint32_t C = 2; C <= 5; C += 3)
+	{
+		NbTrainer  *t = nb_trainer_create();
+		size_t		size;
+		unsigned char *buf;
+		NbView		v;
+		NbIndex		ix;
+		NbScorer	sc;
+		NbOptions	o = {0};
+		NbDoc		by_index;
+		NbDoc		by_rows;
+		char		why[200];
+		char		str[64];
+		NbTokenRef	ref = {str, 0, 1};
+		long		wrong = 0;
+
+		for (int i = 0; i < 2 * N; i += 2)
+			for (int f = 0; f < 2; f++)
+			{
+				char		label[2] = {(char) ('a' + i / 2 % C), 0};
+
+				ref.len = (uint32_t) snprintf(str, sizeof(str), formats[f], i);
+				nb_trainer_begin_doc(t, label, 1, 1.0);
+				if (!nb_trainer_add_text(t, &ref, 1))
+					abort();
+			}
+		/* longer than a row key's length field holds */
+		nb_trainer_begin_doc(t, "a", 1, 1.0);
+		if (!nb_trainer_add_text(t, &huge, 1))
+			abort();
+		buf = serialize(t, &size);
+		nb_trainer_destroy(t);
+		CHECK(open_view(&v, buf, size, why, sizeof(why)), "rejected: %s", why);
+		nb_index_build(&ix, &v);
+		o.kind = NB_MULTINOMIAL;
+		o.alpha = 1;
+		o.prior_mode = NB_PRIOR_FIT;
+		nb_scorer_build(&sc, &ix, &o);
+		CHECK(sc.rows != NULL && sc.row_size == (C <= 2 ? 32 : 64), "%u classes: rows of %u bytes",
+			  C, sc.row_size);
+		nb_doc_init(&by_index, &ix);
+		nb_doc_init(&by_rows, &ix);
+		for (int i = 0; i < 2 * N; i++)
+			for (int f = 0; f < 2; f++)
+			{
+				bool		present = i % 2 == 0;
+
+				ref.len = (uint32_t) snprintf(str, sizeof(str), formats[f], i);
+				nb_doc_begin(&by_index);
+				nb_doc_begin(&by_rows);
+				nb_doc_add_tokens(&ix, &by_index, (uint32_t) ix.unnamed_bag, &ref, 1);
+				nb_scorer_add_tokens(&sc, &by_rows, (uint32_t) ix.unnamed_bag, &ref, 1);
+				if (by_index.n_tokens != (present ? 1u : 0u) ||
+					by_rows.n_tokens != by_index.n_tokens ||
+					(present && (by_rows.tokens[0].slot != by_index.tokens[0].slot ||
+								 by_rows.tokens[0].token != by_index.tokens[0].token)))
+				{
+					if (wrong++ == 0)
+						fail_at(__LINE__, "%u classes: %s found %u times through the index, %u through rows",
+								C, str, by_index.n_tokens, by_rows.n_tokens);
+				}
+			}
+		CHECK(wrong == 0, "%u classes: %ld of %d lookups differ", C, wrong, 4 * N);
+		for (int v = 0; v < 3; v++)
+		{
+			/* the huge token, the same length with another last byte, one byte longer */
+			NbTokenRef	probe = {huge_bytes, HUGE - (v == 2 ? 0 : 1), 1};
+
+			huge_bytes[HUGE - 2] = v == 1 ? 'y' : 'x';
+			nb_doc_begin(&by_rows);
+			nb_scorer_add_tokens(&sc, &by_rows, (uint32_t) ix.unnamed_bag, &probe, 1);
+			CHECK(by_rows.n_tokens == (v == 0 ? 1u : 0u), "%u classes: token of %u bytes (%d) found %u times",
+				  C, probe.len, v, by_rows.n_tokens);
+		}
+		huge_bytes[HUGE - 2] = 'x';
+		nb_doc_free(&by_index);
+		nb_doc_free(&by_rows);
+		nb_scorer_free(&sc);
+		nb_index_free(&ix);
+		free(buf);
+	}
+}
+
+static void
+test_index_lookup(void)
+{
+	size_t		size;
+	unsigned char *buf = serialize_rows(toy, NTOY, &size);
+	NbView		v;
+	NbIndex		ix;
+	NbDoc		doc;
+	char		why[200];
+	static const char *const words[] = {"zz", "d", "a", "", "d", "aa", "b"};
+	NbTokenRef	refs[7 + 29 * 7];
+	uint32_t	bag;
+
+	CHECK(open_view(&v, buf, size, why, sizeof(why)), "rejected: %s", why);
+	CHECK(v.version == 1, "text-only model written as version %u", v.version);
+	nb_index_build(&ix, &v);
+	nb_doc_init(&doc, &ix);
+	bag = (uint32_t) ix.unnamed_bag;
+	for (int i = 0; i < 7; i++)
+	{
+		refs[i].str = words[i];
+		refs[i].len = (uint32_t) strlen(words[i]);
+		refs[i].count = i + 1;
+	}
+	/* round 2 adds the same words 29 more times in a second batch: the table of seen items grows mid-document */
+	for (int i = 7; i < 7 + 29 * 7; i++)
+		refs[i] = refs[i % 7];
+	for (int round = 0; round < 3; round++)
+	{
+		double		times = round == 2 ? 30 : 1;
+
+		nb_doc_begin(&doc);
+		nb_doc_add_tokens(&ix, &doc, bag, refs, 7);
+		if (round == 2)
+			nb_doc_add_tokens(&ix, &doc, bag, refs + 7, 29 * 7);
+		if (doc.n_tokens != 3 || doc.tokens[0].token != 3 || doc.tokens[0].count != 7 * times ||
+			doc.tokens[1].token != 0 || doc.tokens[1].count != 3 * times || doc.tokens[2].token != 1 ||
+			doc.tokens[2].count != 7 * times || doc.occurrences[bag] != 17 * times || doc.distinct[bag] != 3)
+		{
+			nb_doc_free(&doc);
+			nb_index_free(&ix);
+			free(buf);
+			CHECK(false, "round %d: %u tokens: (%u %g) (%u %g) (%u %g), expected (3 7) (0 3) (1 7)",
+				  round, doc.n_tokens, doc.tokens[0].token, doc.tokens[0].count, doc.tokens[1].token,
+				  doc.tokens[1].count, doc.tokens[2].token, doc.tokens[2].count);
+		}
+	}
+	nb_doc_begin(&doc);
+	CHECK(doc.n_present == 0 && doc.n_tokens == 0, "nb_doc_begin does not empty the document");
+	nb_doc_add_tokens(&ix, &doc, bag, refs, 0);
+	CHECK(doc.n_tokens == 0 && doc.n_present == 1 && doc.present[bag], "empty bag not present");
+	nb_doc_begin(&doc);
+	nb_doc_add_tokens(&ix, &doc, bag, refs, 1);
+	CHECK(doc.n_tokens == 0 && doc.occurrences[bag] == 0, "unknown token found");
+	/* 200 occurrences of the 4 tokens, in three batches */
+	for (int i = 0; i < 200; i++)
+	{
+		refs[i].str = i % 4 == 0 ? "c" : i % 4 == 1 ? "a" : i % 4 == 2 ? "d" : "b";
+		refs[i].len = 1;
+		refs[i].count = 1;
+	}
+	nb_doc_begin(&doc);
+	nb_doc_add_tokens(&ix, &doc, bag, refs, 3);
+	nb_doc_add_tokens(&ix, &doc, bag, refs + 3, 100);
+	nb_doc_add_tokens(&ix, &doc, bag, refs + 103, 97);
+	CHECK(doc.n_tokens == 4 && doc.tokens[0].token == 2 && doc.tokens[0].count == 50 &&
+		  doc.tokens[3].token == 1 && doc.tokens[3].count == 50 && doc.occurrences[bag] == 200,
+		  "200 occurrences: %u tokens, first (%u %g)", doc.n_tokens, doc.tokens[0].token,
+		  doc.tokens[0].count);
+	CHECK(nb_index_class(&ix, "spam", 4) == SPAM && nb_index_class(&ix, "ham", 3) == HAM &&
+		  nb_index_class(&ix, "eggs", 4) == -1, "nb_index_class");
+	CHECK(nb_index_only_bags(&ix) && ix.n_features == 1 && nb_index_feature(&ix, "", 0) == 0,
+		  "a version 1 model is the one bag \"\"");
+	nb_doc_free(&doc);
+	nb_index_free(&ix);
+	free(buf);
+}
+
+/* The document: NULL color / flag < 0 / isnan(x), isnan(y): missing. */
+typedef struct MixDoc
+{
+	const char *color;
+	int			flag;
+	double		x;
+	double		y;
+} MixDoc;
+
+typedef struct MixScored
+{
+	int64_t		best;
+	double		post[4];
+	double		logp[4];
+	bool		any_nan;
+} MixScored;
+
+static MixScored
+score_mix(const MixRow *rows, int nrows, bool with_y, double alpha, double var_smoothing, MixDoc d)
+{
+	NbTrainer  *t = nb_trainer_create();
+	unsigned char *buf;
+	size_t		size;
+	NbView		v;
+	NbIndex		ix;
+	NbScorer	sc;
+	NbDoc		doc;
+	NbOptions	o = {NB_MULTINOMIAL, alpha, NB_PRIOR_FIT, NULL, var_smoothing};
+	NbFormatError e;
+	MixScored	r;
+
+	memset(&r, 0, sizeof(r));
+	for (int i = 0; i < nrows; i++)
+	{
+		train_mix(t, &rows[i]);
+		if (with_y && rows[i].has_x + (rows[i].color != NULL) > 0 && rows[i].label[0] != 'c')
+			nb_trainer_add_real(t, (uint32_t) feature_id(t, "y", NB_FEATURE_GAUSSIAN), 5);
+	}
+	buf = serialize(t, &size);
+	nb_trainer_destroy(t);
+	if (!nb_view_open(&v, buf, size, &e))
+	{
+		fprintf(stderr, "score_mix: %s\n", e.message);
+		abort();
+	}
+	nb_index_build(&ix, &v);
+	nb_scorer_build(&sc, &ix, &o);
+	nb_doc_init(&doc, &ix);
+	nb_doc_begin(&doc);
+	if (d.color != NULL)
+	{
+		NbTokenRef	ref = {d.color, (uint32_t) strlen(d.color), 1};
+
+		nb_doc_add_tokens(&ix, &doc, (uint32_t) nb_index_feature(&ix, "color", 5), &ref, 1);
+	}
+	if (d.flag >= 0)
+		nb_doc_add_value(&doc, (uint32_t) nb_index_feature(&ix, "flag", 4), d.flag);
+	if (!isnan(d.x))
+		nb_doc_add_value(&doc, (uint32_t) nb_index_feature(&ix, "x", 1), d.x);
+	if (!isnan(d.y))
+		nb_doc_add_value(&doc, (uint32_t) nb_index_feature(&ix, "y", 1), d.y);
+	r.best = nb_scorer_score(&sc, &doc, r.logp);
+	for (uint32_t c = 0; c < v.n_classes && c < 4; c++)
+	{
+		r.post[c] = r.logp[c] == -INFINITY ? 0 : exp(r.logp[c]);
+		r.any_nan |= isnan(r.logp[c]);
+	}
+	nb_doc_free(&doc);
+	nb_scorer_free(&sc);
+	nb_index_free(&ix);
+	free(buf);
+	return r;
+}
+
+/* Posterior of class 0 from unnormalized class probabilities. */
+static double
+share(const double *p, int n, int c)
+{
+	double		s = 0;
+
+	for (int i = 0; i < n; i++)
+		s += p[i];
+	return p[c] / s;
+}
+
+#define MISSING_DOC {NULL, -1, NAN, NAN}
+
+static void
+test_scorer_categorical(void)
+{
+	MixScored	r;
+	MixDoc		d = MISSING_DOC;
+
+	/*
+	 * Classes a, b only (rows 0..4).  Prior 3/5, 2/5; T_a = 3, T_b = 2, K = 2.
+	 * alpha = 1, "blue": a (0 + 1) / (3 + 2) = 1/5, b (1 + 1) / (2 + 2) = 1/2
+	 *   3/5 * 1/5 = 3/25 vs 2/5 * 1/2 = 5/25: P(a) = 3/8
+	 * "green" (never seen): a 1/5, b 1/4: 3/25 vs 1/10: P(a) = 6/11
+	 */
+	d.color = "blue";
+	r = score_mix(score_rows_mix, 5, false, 1, 1e-9, d);
+	CHECK_NEAR(r.post[0], 3.0 / 8, 1e-12, "blue: P(a)");
+	d.color = "green";
+	r = score_mix(score_rows_mix, 5, false, 1, 1e-9, d);
+	CHECK_NEAR(r.post[0], 6.0 / 11, 1e-12, "unseen green: P(a)");
+	/*
+	 * alpha -> 0, "green": a: a/(3 + 2a), b: a/(2 + 2a): one zero factor
+	 * each; 3/5 * 1/3 = 1/5 vs 2/5 * 1/2 = 1/5: P(a) = 1/2.
+	 * "blue": a has a zero factor, b not: P(b) = 1.
+	 */
+	r = score_mix(score_rows_mix, 5, false, 0, 1e-9, d);
+	CHECK(!r.any_nan, "alpha 0: NaN");
+	CHECK_NEAR(r.post[0], 0.5, 1e-12, "alpha 0, unseen green: P(a)");
+	d.color = "blue";
+	r = score_mix(score_rows_mix, 5, false, 0, 1e-9, d);
+	CHECK(r.logp[0] == -INFINITY && r.post[1] == 1 && r.best == 1, "alpha 0, blue: log P(a) %g", r.logp[0]);
+	/*
+	 * With class c (T_c = 1: blue), alpha -> 0, "green": c: a/(1 + 2a);
+	 * prior 3/6, 2/6, 1/6: 1/2 * 1/3, 1/3 * 1/2, 1/6 * 1: each 1/6.
+	 */
+	d.color = "green";
+	r = score_mix(score_rows_mix, 6, false, 0, 1e-9, d);
+	CHECK(!r.any_nan, "3 classes, alpha 0: NaN");
+	CHECK_NEAR(r.post[0], 1.0 / 3, 1e-12, "3 classes, alpha 0, green: P(a)");
+	CHECK_NEAR(r.post[2], 1.0 / 3, 1e-12, "3 classes, alpha 0, green: P(c)");
+}
+
+static void
+test_scorer_boolean(void)
+{
+	MixScored	r;
+	MixDoc		d = MISSING_DOC;
+	double		p[3];
+
+	/*
+	 * t = (T + 1) / (M + 2): a (2 + 1) / (3 + 2) = 3/5, b (0 + 1) / (1 + 2) = 1/3,
+	 * c (no rows with flag) 1/2.  Prior 1/2, 1/3, 1/6.
+	 */
+	d.flag = 1;
+	r = score_mix(score_rows_mix, 6, false, 1, 1e-9, d);
+	p[0] = 0.5 * 0.6, p[1] = 1.0 / 3 / 3, p[2] = 1.0 / 6 * 0.5;
+	CHECK_NEAR(r.post[0], share(p, 3, 0), 1e-12, "flag true: P(a)");
+	CHECK_NEAR(r.post[2], share(p, 3, 2), 1e-12, "flag true: P(c)");
+	d.flag = 0;
+	r = score_mix(score_rows_mix, 6, false, 1, 1e-9, d);
+	p[0] = 0.5 * 0.4, p[1] = 1.0 / 3 * 2 / 3, p[2] = 1.0 / 6 * 0.5;
+	CHECK_NEAR(r.post[0], share(p, 3, 0), 1e-12, "flag false: P(a)");
+	/*
+	 * alpha -> 0: t_a = 2/3, t_b = 0, t_c = a / 2a = 1/2.
+	 * true: b has a zero factor: 1/2 * 2/3 vs 1/6 * 1/2.
+	 */
+	d.flag = 1;
+	r = score_mix(score_rows_mix, 6, false, 0, 1e-9, d);
+	p[0] = 0.5 * 2 / 3, p[1] = 0, p[2] = 1.0 / 6 * 0.5;
+	CHECK(!r.any_nan && r.logp[1] == -INFINITY, "alpha 0, flag true: log P(b) = %g", r.logp[1]);
+	CHECK_NEAR(r.post[0], share(p, 3, 0), 1e-12, "alpha 0, flag true: P(a)");
+	/* false: 1/2 * 1/3, 1/3 * 1, 1/6 * 1/2 */
+	d.flag = 0;
+	r = score_mix(score_rows_mix, 6, false, 0, 1e-9, d);
+	p[0] = 0.5 / 3, p[1] = 1.0 / 3, p[2] = 1.0 / 12;
+	CHECK_NEAR(r.post[1], share(p, 3, 1), 1e-12, "alpha 0, flag false: P(b)");
+}
+
+static double
+log_normal(double x, double mean, double var)
+{
+	return -0.5 * log(2 * M_PI * var) - (x - mean) * (x - mean) / (2 * var);
+}
+
+static void
+test_scorer_gaussian(void)
+{
+	MixScored	r;
+	MixDoc		d = MISSING_DOC;
+	double		p[3];
+	double		floor;
+
+	/*
+	 * Classes a, b: var_smoothing 0.1: floor 0.1 * 27.5 = 2.75;
+	 * a: N(2, 1 + 2.75), b: N(12, 4 + 2.75).  Prior 3/5, 2/5.  x = 5.
+	 */
+	d.x = 5;
+	r = score_mix(score_rows_mix, 5, false, 1, 0.1, d);
+	p[0] = 0.6 * exp(log_normal(5, 2, 3.75));
+	p[1] = 0.4 * exp(log_normal(5, 12, 6.75));
+	CHECK_NEAR(r.post[0], share(p, 2, 0), 1e-12, "x = 5, var_smoothing 0.1: P(a)");
+	/* var_smoothing 1e-9: floor 2.75e-8 */
+	r = score_mix(score_rows_mix, 5, false, 1, 1e-9, d);
+	p[0] = 0.6 * exp(log_normal(5, 2, 1 + 2.75e-8));
+	p[1] = 0.4 * exp(log_normal(5, 12, 4 + 2.75e-8));
+	CHECK_NEAR(r.post[0], share(p, 2, 0), 1e-12, "x = 5, var_smoothing 1e-9: P(a)");
+	/*
+	 * Class c has no x: pooled statistics of a and b (weights 2 and 2):
+	 * mean 7, M2 2 + 8 + 2 * 25 + 2 * 25 = 110, variance 110 / 4 = 27.5.
+	 */
+	floor = 0.1 * 27.5;
+	r = score_mix(score_rows_mix, 6, false, 1, 0.1, d);
+	p[0] = 0.5 * exp(log_normal(5, 2, 1 + floor));
+	p[1] = 1.0 / 3 * exp(log_normal(5, 12, 4 + floor));
+	p[2] = 1.0 / 6 * exp(log_normal(5, 7, 27.5 + floor));
+	CHECK(!r.any_nan, "NaN");
+	CHECK_NEAR(r.post[2], share(p, 3, 2), 1e-12, "class without x: P(c)");
+	CHECK_NEAR(r.post[0], share(p, 3, 0), 1e-12, "class without x: P(a)");
+	/* x and flag together: the product */
+	d.flag = 1;
+	r = score_mix(score_rows_mix, 6, false, 1, 0.1, d);
+	p[0] *= 0.6, p[1] *= 1.0 / 3, p[2] *= 0.5;
+	CHECK_NEAR(r.post[1], share(p, 3, 1), 1e-12, "x and flag: P(b)");
+	/* x and flag and an unseen color: a 1/5, b 1/4, c (0 + 1) / (1 + 2) = 1/3 */
+	d.color = "green";
+	r = score_mix(score_rows_mix, 6, false, 1, 0.1, d);
+	p[0] *= 0.2, p[1] *= 0.25, p[2] *= 1.0 / 3;
+	CHECK_NEAR(r.post[2], share(p, 3, 2), 1e-12, "x, flag, unseen color: P(c)");
+	/* a value far from every class: finite, no NaN */
+	d.color = NULL;
+	d.flag = -1;
+	d.x = 1e300;
+	r = score_mix(score_rows_mix, 6, false, 1, 1e-9, d);
+	CHECK(!r.any_nan && r.best >= 0, "x = 1e300: log P = %g %g %g", r.logp[0], r.logp[1], r.logp[2]);
+	d.x = -1e300;
+	r = score_mix(score_rows_mix, 6, false, 0, 0, d);
+	CHECK(!r.any_nan && r.best >= 0, "x = -1e300, var_smoothing 0: log P = %g %g %g", r.logp[0],
+		  r.logp[1], r.logp[2]);
+}
+
+/* Constant features: variance 0 everywhere. */
+static void
+test_scorer_gaussian_constant(void)
+{
+	static const MixRow constant[] = {
+		{"a", 1, NULL, -1, true, 5, false, {NULL}},
+		{"a", 1, NULL, -1, true, 5, false, {NULL}},
+		{"b", 1, NULL, -1, true, 5, false, {NULL}},
+		{"c", 1, NULL, -1, false, 0, false, {NULL}},
+	};
+	static const double xs[] = {5, 6, -20, 4.5};
+	static const double smoothing[] = {1e-9, 0, 1};
+	MixScored	r;
+	MixDoc		d = MISSING_DOC;
+	double		p[3];
+
+	/* the only Gaussian feature is constant: floor 0, variance 0: left equal for every class */
+	for (int i = 0; i < 4; i++)
+		for (int s = 0; s < 3; s++)
+		{
+			d.x = xs[i];
+			r = score_mix(constant, 4, false, 1, smoothing[s], d);
+			CHECK(!r.any_nan, "x = %g: NaN", xs[i]);
+			CHECK_NEAR(r.post[0], 0.5, 1e-12, "constant x: P(a) is the prior");
+			CHECK_NEAR(r.post[2], 0.25, 1e-12, "constant x: P(c) is the prior");
+		}
+	/*
+	 * y constant 5 in classes a and b of the scoring model, x not: floor
+	 * 1e-9 * 27.5 > 0; y has variance = floor in a and b (mean 5), and
+	 * in class c (no y) pooled variance 0 + floor, mean 5: the same for
+	 * every class, so y leaves the posterior of x alone.
+	 */
+	d.x = 5;
+	d.y = 6;
+	r = score_mix(score_rows_mix, 6, true, 1, 1e-9, d);
+	p[0] = 0.5 * exp(log_normal(5, 2, 1 + 2.75e-8));
+	p[1] = 1.0 / 3 * exp(log_normal(5, 12, 4 + 2.75e-8));
+	p[2] = 1.0 / 6 * exp(log_normal(5, 7, 27.5 + 2.75e-8));
+	CHECK(!r.any_nan, "constant y: NaN");
+	CHECK_NEAR(r.post[0], share(p, 3, 0), 1e-9, "constant y: P(a)");
+	CHECK_NEAR(r.post[2], share(p, 3, 2), 1e-9, "constant y: P(c)");
+	/* only y: the prior */
+	d.x = NAN;
+	r = score_mix(score_rows_mix, 6, true, 0, 1e-9, d);
+	CHECK_NEAR(r.post[0], 0.5, 1e-12, "only constant y: P(a)");
+}
+
+/*
+ * A value far from a constant feature: the feature is the same for every
+ * class (variance 1 everywhere, or the same floor), so the posterior must
+ * stay the prior; only rounding may differ.
+ */
+static void
+test_scorer_gaussian_constant_far_value(void)
+{
+	static const MixRow constant[] = {
+		{"a", 1, NULL, -1, true, 5, false, {NULL}},
+		{"a", 1, NULL, -1, true, 5, false, {NULL}},
+		{"b", 1, NULL, -1, true, 5, false, {NULL}},
+		{"c", 1, NULL, -1, false, 0, false, {NULL}},
+	};
+	static const double xs[] = {-1e6, 1e12, 1e300, -1e300};
+	MixScored	r;
+	MixDoc		d = MISSING_DOC;
+
+	for (int i = 0; i < 4; i++)
+	{
+		d.x = xs[i];
+		r = score_mix(constant, 4, false, 1, 1e-9, d);
+		CHECK(!r.any_nan, "x = %g: NaN", xs[i]);
+		CHECK(fabs(r.post[0] - 0.5) < 1e-9 && fabs(r.post[2] - 0.25) < 1e-9,
+			  "x = %g, constant x (the same term for every class): P = %.17g %.17g %.17g, "
+			  "expected the prior 0.5 0.25 0.25", xs[i], r.post[0], r.post[1], r.post[2]);
+	}
+}
+
+/* Missing features are left out: every subset of features. */
+static void
+test_scorer_missing_features(void)
+{
+	MixScored	r;
+	MixDoc		d = MISSING_DOC;
+
+	/* nothing: the prior */
+	r = score_mix(score_rows_mix, 6, false, 1, 1e-9, d);
+	CHECK_NEAR(r.post[0], 0.5, 1e-12, "no features: P(a)");
+	CHECK_NEAR(r.post[2], 1.0 / 6, 1e-12, "no features: P(c)");
+	for (double alpha = 0; alpha <= 1; alpha += 0.5)
+		for (int mask = 0; mask < 8; mask++)
+		{
+			d.color = mask & 1 ? (mask & 4 ? "blue" : "green") : NULL;
+			d.flag = mask & 2 ? mask & 4 : -1;
+			d.x = mask & 4 ? 3 : NAN;
+			r = score_mix(score_rows_mix, 6, false, alpha, 1e-9, d);
+			CHECK(!r.any_nan && r.best >= 0 &&
+				  fabs(r.post[0] + r.post[1] + r.post[2] - 1) < 1e-12,
+				  "alpha %g, features %d: P = %g %g %g", alpha, mask, r.post[0], r.post[1], r.post[2]);
+		}
+}
+
+/* ---------------------------------------------------------------- */
+
+int
+main(int argc, char **argv)
+{
+	unit_init(argc, argv);
+	run("scorer: multinomial posteriors by hand (alpha 1, 0.5)", test_scorer_multinomial);
+	run("scorer: bernoulli posteriors by hand (alpha 1)", test_scorer_bernoulli);
+	run("scorer: complement posteriors by hand (alpha 1)", test_scorer_complement);
+	run("scorer: uniform, given and zero class priors", test_scorer_priors);
+	run("scorer: alpha=0 zero factors, fewest win, no NaN", test_scorer_alpha0);
+	run("scorer: multinomial alpha=0 with a class that has no tokens (limit of alpha->0)",
+		test_scorer_alpha0_empty_class_multinomial);
+	run("scorer: complement alpha=0 when the other classes have no tokens (limit of alpha->0)",
+		test_scorer_alpha0_empty_class_complement);
+	run("scorer: exact ties go to the lowest class index", test_scorer_ties);
+	run("scorer: random models vs reference (every class has tokens)",
+		test_scorer_random_vs_reference);
+	run("scorer: random models vs reference (with token-less documents)",
+		test_scorer_random_vs_reference_empty_docs);
+	run("scorer: total documents overflow (weights 1e308): refused, or no NaN",
+		test_scorer_no_nan_total_docs_overflow);
+	run("scorer: a class's token total overflows (weights 1e308): refused, or no NaN",
+		test_scorer_no_nan_class_tokens_overflow);
+	run("scorer: rows tell apart tokens alike in tag, length and first 8 bytes",
+		test_scorer_rows_alike_tokens);
+	run("scorer: nb_doc_add_tokens skips unknown tokens, adds up repeats across batches", test_index_lookup);
+	run("scorer v2: categorical by hand, unseen values, alpha 0", test_scorer_categorical);
+	run("scorer v2: boolean by hand, alpha 1 and 0", test_scorer_boolean);
+	run("scorer v2: Gaussian by hand, variance floor, class without values (pooled)",
+		test_scorer_gaussian);
+	run("scorer v2: constant Gaussian features: no NaN, the same for every class",
+		test_scorer_gaussian_constant);
+	run("scorer v2: a far value of a constant feature leaves the prior",
+		test_scorer_gaussian_constant_far_value);
+	run("scorer v2: missing features are left out, every subset, alpha 0..1",
+		test_scorer_missing_features);
+	return unit_done();
+}

@@ -1,0 +1,253 @@
+/*
+ * test_strmap.c — unit tests of the string map and the hashes
+ * (src/nb_strmap.c, src/nb_hash.h, the checksum of src/nb_format.c).
+ *
+ *   ./test_strmap            run every test
+ *   ./test_strmap WORD       run the tests whose name contains WORD
+ *
+ * Output: see unit.h.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nb_format.h"
+#include "nb_hash.h"
+#include "nb_strmap.h"
+#include "unit.h"
+
+/* ---------------------------------------------------------------- */
+/* string map and hash                                               */
+
+static void
+test_strmap_many(void)
+{
+	NbStrMap	m;
+	char		buf[64];
+	const uint32_t n = 100000;
+
+	nb_strmap_init(&m, 0);
+	for (uint32_t i = 0; i < n; i++)
+	{
+		int			len = snprintf(buf, sizeof(buf), "tok%u", i * 7919u);
+		uint32_t	id = nb_strmap_intern(&m, buf, len, nb_hash_token(buf, len));
+
+		CHECK(id == i, "intern #%u returned id %u", i, id);
+	}
+	CHECK(m.count == n, "count %u", m.count);
+	for (uint32_t i = 0; i < n; i += 13)
+	{
+		int			len = snprintf(buf, sizeof(buf), "tok%u", i * 7919u);
+		uint64_t	h = nb_hash_token(buf, len);
+		uint32_t	slen;
+		const char *s;
+
+		CHECK(nb_strmap_find(&m, buf, len, h) == i, "find %s", buf);
+		CHECK(nb_strmap_intern(&m, buf, len, h) == i, "re-intern %s", buf);
+		s = nb_strmap_str(&m, i, &slen);
+		CHECK(slen == (uint32_t) len && memcmp(s, buf, len) == 0, "nb_strmap_str(%u)", i);
+	}
+	CHECK(m.count == n, "re-interning added strings (count %u)", m.count);
+	for (uint32_t i = 0; i < 1000; i++)
+	{
+		int			len = snprintf(buf, sizeof(buf), "missing%u", i);
+
+		CHECK(nb_strmap_find(&m, buf, len, nb_hash_token(buf, len)) == -1,
+			  "found %s", buf);
+	}
+	/* a prefix of a present string is a different string */
+	CHECK(nb_strmap_find(&m, "tok", 3, nb_hash_token("tok", 3)) == -1,
+		  "found the prefix \"tok\"");
+	CHECK((m.slot_mask + 1) >= 2 * (uint64_t) m.count, "load factor above 1/2");
+	nb_strmap_free(&m);
+}
+
+static void
+test_strmap_binary_and_long(void)
+{
+	NbStrMap	m;
+	static const char bin[] = {'a', '\0', 'b', (char) 0xff};
+	char	   *big = malloc(1 << 20);
+	uint32_t	id_empty,
+				id_bin,
+				id_bin3,
+				id_big,
+				len;
+	const char *s;
+
+	memset(big, 'x', 1 << 20);
+	nb_strmap_init(&m, 4);
+	id_empty = nb_strmap_intern(&m, "", 0, nb_hash_token("", 0));
+	id_bin = nb_strmap_intern(&m, bin, 4, nb_hash_token(bin, 4));
+	id_bin3 = nb_strmap_intern(&m, bin, 3, nb_hash_token(bin, 3));
+	id_big = nb_strmap_intern(&m, big, 1 << 20, nb_hash_token(big, 1 << 20));
+	CHECK(id_empty == 0 && id_bin == 1 && id_bin3 == 2 && id_big == 3, "ids %u %u %u %u",
+		  id_empty, id_bin, id_bin3, id_big);
+	CHECK(nb_strmap_find(&m, "", 0, nb_hash_token("", 0)) == 0, "find empty");
+	CHECK(nb_strmap_find(&m, bin, 4, nb_hash_token(bin, 4)) == 1, "find binary");
+	s = nb_strmap_str(&m, 3, &len);
+	CHECK(len == (1u << 20) && memcmp(s, big, len) == 0, "1 MB string round trip");
+	s = nb_strmap_str(&m, 1, &len);
+	CHECK(len == 4 && memcmp(s, bin, 4) == 0, "binary string round trip");
+	nb_strmap_free(&m);
+	free(big);
+}
+
+/* Every string has the same hash: probing must compare bytes. */
+static void
+test_strmap_collisions(void)
+{
+	NbStrMap	m;
+	char		buf[32];
+
+	nb_strmap_init(&m, 0);
+	for (uint32_t i = 0; i < 2000; i++)
+	{
+		int			len = snprintf(buf, sizeof(buf), "%u", i);
+
+		CHECK(nb_strmap_intern(&m, buf, len, 42) == i, "intern %s", buf);
+	}
+	/* hashes equal in the low 32 bits only */
+	for (uint32_t i = 0; i < 2000; i++)
+	{
+		int			len = snprintf(buf, sizeof(buf), "h%u", i);
+
+		CHECK(nb_strmap_intern(&m, buf, len, (uint64_t) i << 32) == 2000 + i, "intern %s", buf);
+	}
+	for (uint32_t i = 0; i < 2000; i++)
+	{
+		int			len = snprintf(buf, sizeof(buf), "%u", i);
+
+		CHECK(nb_strmap_find(&m, buf, len, 42) == i, "find %s", buf);
+		len = snprintf(buf, sizeof(buf), "h%u", i);
+		CHECK(nb_strmap_find(&m, buf, len, (uint64_t) i << 32) == 2000 + i, "find %s", buf);
+		CHECK(nb_strmap_find(&m, buf, len, 42) == -1, "found %s under the wrong hash", buf);
+	}
+	CHECK(nb_strmap_find(&m, "x", 1, 42) == -1, "found a missing string");
+	nb_strmap_free(&m);
+}
+
+static void
+test_hash(void)
+{
+	/*
+	 * The checksum is part of the stored format: these values must never
+	 * change (they were computed with the first implementation).
+	 */
+	static const struct
+	{
+		const char *s;
+		uint64_t	seed;
+		uint64_t	h;
+	}			golden[] = {
+		{"", 0, UINT64_C(0x0000000000000000)},
+		{"", NB_CHECKSUM_SEED, UINT64_C(0xb5bbaa4f6a88d113)},
+		{"a", 1, UINT64_C(0x7da4fdb9879b54fa)},
+		{"hello world", 1, UINT64_C(0xb2f3b792e113621d)},
+		{"0123456789abcdef0123", NB_CHECKSUM_SEED, UINT64_C(0xa08053a82ebda070)},
+	};
+	unsigned char buf[80];
+	unsigned char shifted[96];
+	uint64_t	hashes[65];
+
+	for (size_t i = 0; i < sizeof(golden) / sizeof(golden[0]); i++)
+	{
+		uint64_t	h = nb_hash_bytes(golden[i].s, strlen(golden[i].s), golden[i].seed);
+
+		CHECK(h == golden[i].h, "nb_hash_bytes(\"%s\", %#llx) = 0x%016llx, expected 0x%016llx",
+			  golden[i].s, (unsigned long long) golden[i].seed, (unsigned long long) h,
+			  (unsigned long long) golden[i].h);
+	}
+	for (int i = 0; i < 80; i++)
+		buf[i] = (unsigned char) (i * 37 + 11);
+	/* deterministic, alignment-independent */
+	for (int off = 0; off < 8; off++)
+	{
+		memcpy(shifted + off, buf, 80);
+		CHECK(nb_hash_bytes(shifted + off, 80, 1) == nb_hash_bytes(buf, 80, 1),
+			  "hash depends on alignment (offset %d)", off);
+	}
+	/* every prefix length gives a different hash, including trailing zero bytes */
+	memset(buf + 40, 0, 40);
+	for (int len = 0; len <= 64; len++)
+	{
+		hashes[len] = nb_hash_bytes(buf, len, 7);
+		CHECK(hashes[len] == nb_hash_bytes(buf, len, 7), "not deterministic");
+		for (int j = 0; j < len; j++)
+			CHECK(hashes[j] != hashes[len], "prefixes %d and %d collide", j, len);
+	}
+	CHECK(nb_hash_bytes(buf, 20, 1) != nb_hash_bytes(buf, 20, 2), "seed ignored");
+	/*
+	 * The format's checksum as nb_format.h defines it: the hash of the bytes
+	 * after the header, seeded with the hash of the header's first 24 bytes.
+	 */
+	for (size_t size = NB_HEADER_SIZE; size <= 80; size += 7)
+	{
+		uint64_t	want = nb_hash_bytes(buf + NB_HEADER_SIZE, size - NB_HEADER_SIZE,
+										 nb_hash_bytes(buf, 24, NB_CHECKSUM_SEED));
+
+		CHECK(nb_format_checksum(buf, size) == want, "nb_format_checksum of %zu bytes", size);
+	}
+	/* a single bit changes the hash, in every position */
+	for (int bit = 0; bit < 8 * 24; bit++)
+	{
+		uint64_t	h0 = nb_hash_bytes(buf, 24, 3);
+
+		buf[bit / 8] ^= (unsigned char) (1 << (bit % 8));
+		CHECK(nb_hash_bytes(buf, 24, 3) != h0, "bit %d ignored", bit);
+		buf[bit / 8] ^= (unsigned char) (1 << (bit % 8));
+	}
+}
+
+/*
+ * nb_hash_token and nb_bytes_equal read strings with overlapping word loads:
+ * every length up to 40 at every alignment, with a difference in every byte.
+ * The strings sit at the very end of an exact-size allocation, so ASan
+ * catches a read past them.
+ */
+static void
+test_token_hash_and_equal(void)
+{
+	for (size_t len = 0; len <= 40; len++)
+		for (size_t off = 0; off < 8; off++)
+		{
+			char	   *a = malloc(off + len);
+			char	   *b = malloc(len ? len : 1);
+			uint64_t	ha;
+
+			for (size_t i = 0; i < len; i++)
+				a[off + i] = b[i] = (char) ('a' + (i * 7) % 26);
+			ha = nb_hash_token(a + off, len);
+			CHECK(ha == nb_hash_token(b, len), "hash of %zu bytes depends on alignment %zu", len, off);
+			CHECK(nb_bytes_equal(a + off, b, len), "equal strings of %zu bytes differ", len);
+			for (size_t i = 0; i < len; i++)
+			{
+				b[i] ^= 0x20;
+				CHECK(!nb_bytes_equal(a + off, b, len), "byte %zu of %zu ignored by nb_bytes_equal", i, len);
+				CHECK(nb_hash_token(b, len) != ha, "byte %zu of %zu ignored by nb_hash_token", i, len);
+				b[i] ^= 0x20;
+			}
+			/* a zero byte more: a different string, a different hash */
+			if (len > 0)
+				CHECK(nb_hash_token(a + off, len - 1) != ha, "length %zu vs %zu collide", len - 1, len);
+			free(a);
+			free(b);
+		}
+}
+
+/* ---------------------------------------------------------------- */
+
+int
+main(int argc, char **argv)
+{
+	unit_init(argc, argv);
+	run("strmap: intern 100000 strings, growth, find missing", test_strmap_many);
+	run("strmap: empty, binary and 1 MB strings", test_strmap_binary_and_long);
+	run("strmap: colliding hashes", test_strmap_collisions);
+	run("hash: golden values, determinism, alignment, prefixes, bits", test_hash);
+	run("hash: nb_hash_token and nb_bytes_equal at every length and alignment",
+		test_token_hash_and_equal);
+	return unit_done();
+}

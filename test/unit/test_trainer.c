@@ -1,0 +1,1137 @@
+/*
+ * test_trainer.c — unit tests of the trainer (src/nb_trainer.c): counts,
+ * the documented layout byte for byte, canonical output, merges, conflicts,
+ * size limits and Gaussian statistics.
+ *
+ *   ./test_trainer           run every test
+ *   ./test_trainer WORD      run the tests whose name contains WORD
+ *
+ * Output: see unit.h.
+ */
+#include <math.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fixtures.h"
+#include "model_check.h"
+#include "nb_format.h"
+#include "nb_merge.h"
+#include "nb_trainer.h"
+#include "raw_model.h"
+#include "unit.h"
+
+/* One token through the batch API. */
+static void
+add_token(NbTrainer *t, const char *str, uint32_t len, double count)
+{
+	NbTokenRef	r;
+
+	r.str = str;
+	r.len = len;
+	r.count = count;
+	if (!nb_trainer_add_text(t, &r, 1))
+		abort();
+}
+
+static int64_t
+view_find_class(const NbView *v, const char *label)
+{
+	const char *s = v->labels;
+
+	for (uint32_t c = 0; c < v->n_classes; c++)
+	{
+		uint32_t	len = nb_read_u32(v->label_len, c);
+
+		if (len == strlen(label) && memcmp(s, label, len) == 0)
+			return c;
+		s += len;
+	}
+	return -1;
+}
+
+/* Count and document frequency of (token, label); false if no entry. */
+static bool
+view_entry(const NbView *v, const char *tok, const char *label, double *count, double *docs)
+{
+	int64_t		k = view_find_token(v, tok);
+	int64_t		c = view_find_class(v, label);
+	uint64_t	e = 0;
+
+	if (k < 0 || c < 0)
+		return false;
+	for (int64_t i = 0; i < k; i++)
+		e += nb_read_u32(v->token_entries, i);
+	for (uint32_t i = 0; i < nb_read_u32(v->token_entries, k); i++, e++)
+		if (nb_read_u32(v->entry_class, e) == c)
+		{
+			*count = nb_read_f64(v->entry_count, e);
+			*docs = nb_read_f64(v->entry_docs, e);
+			return true;
+		}
+	return false;
+}
+
+/* ---------------------------------------------------------------- */
+/* trainer                                                           */
+
+static void
+test_trainer_counts(void)
+{
+	/* weights and repeated tokens: count += weight per occurrence, docs += weight per doc */
+	static const Row rows[] = {
+		{"spam", 1, {"win", "money", "money", "now"}},
+		{"spam", 2, {"money", "cheap"}},
+		{"ham", 0.5, {"meeting", "money", "meeting", "meeting"}},
+		{"ham", 1, {NULL}},
+	};
+	static const struct
+	{
+		const char *tok,
+				   *label;
+		double		count,
+					docs;
+	}			want[] = {
+		{"cheap", "spam", 2, 2},
+		{"meeting", "ham", 1.5, 0.5},
+		{"money", "ham", 0.5, 0.5},
+		{"money", "spam", 4, 3},
+		{"now", "spam", 1, 1},
+		{"win", "spam", 1, 1},
+	};
+	NbTrainer  *t = nb_trainer_create();
+	unsigned char *buf;
+	size_t		size;
+	NbView		v;
+	char		why[200];
+	double		count,
+				docs;
+
+	CHECK(nb_trainer_is_empty(t), "new trainer not empty");
+	for (int i = 0; i < 4; i++)
+		train_row(t, &rows[i]);
+	CHECK(!nb_trainer_is_empty(t), "trainer empty after rows");
+	/* tsvector style: one call with a count of positions */
+	nb_trainer_begin_doc(t, "spam", 4, 2);
+	add_token(t, "x", 1, 3);
+	add_token(t, "x", 1, 1);
+	CHECK(!t->overflow, "overflow flag set");
+	buf = serialize(t, &size);
+	nb_trainer_destroy(t);
+	CHECK(open_view(&v, buf, size, why, sizeof(why)), "rejected: %s", why);
+	CHECK(v.n_classes == 2 && v.n_tokens == 6 && v.n_entries == 7, "C=%u V=%u E=%llu",
+		  v.n_classes, v.n_tokens, (unsigned long long) v.n_entries);
+	CHECK(view_find_class(&v, "ham") == 0 && view_find_class(&v, "spam") == 1, "label order");
+	CHECK(nb_read_f64(v.class_docs, 0) == 1.5 && nb_read_f64(v.class_docs, 1) == 5,
+		  "class docs %g %g", nb_read_f64(v.class_docs, 0), nb_read_f64(v.class_docs, 1));
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+	{
+		CHECK(view_entry(&v, want[i].tok, want[i].label, &count, &docs), "no entry (%s, %s)",
+			  want[i].tok, want[i].label);
+		CHECK(count == want[i].count && docs == want[i].docs, "(%s, %s): count %g docs %g, expected %g %g",
+			  want[i].tok, want[i].label, count, docs, want[i].count, want[i].docs);
+	}
+	CHECK(view_entry(&v, "x", "spam", &count, &docs) && count == 8 && docs == 2,
+		  "(x, spam) count %g docs %g, expected 8 2", count, docs);
+	CHECK(!view_entry(&v, "win", "ham", &count, &docs), "entry (win, ham) exists");
+	free(buf);
+}
+
+/* The trainer's output equals the layout of nb_format.h written by hand. */
+static void
+test_trainer_layout(void)
+{
+	RawModel	m;
+	unsigned char *want,
+			   *got;
+	size_t		wsize,
+				gsize;
+	uint32_t	k;
+
+	got = serialize_rows(toy, NTOY, &gsize);
+	raw_init(&m);
+	raw_add_class(&m, "ham", 3, 1);
+	raw_add_class(&m, "spam", 4, 2);
+	k = raw_add_token(&m, "a", 1);
+	raw_add_entry(&m, k, SPAM, 3, 2);
+	k = raw_add_token(&m, "b", 1);
+	raw_add_entry(&m, k, HAM, 1, 1);
+	raw_add_entry(&m, k, SPAM, 1, 1);
+	k = raw_add_token(&m, "c", 1);
+	raw_add_entry(&m, k, HAM, 2, 1);
+	raw_add_entry(&m, k, SPAM, 1, 1);
+	k = raw_add_token(&m, "d", 1);
+	raw_add_entry(&m, k, HAM, 1, 1);
+	want = raw_serialize(&m, &wsize);
+	raw_free(&m);
+	if (wsize != gsize || memcmp(want, got, wsize) != 0)
+	{
+		note("want %s", hex(want, wsize));
+		note("got  %s", hex(got, gsize));
+	}
+	CHECK(wsize == gsize, "size %zu, expected %zu", gsize, wsize);
+	CHECK(memcmp(want, got, wsize) == 0, "bytes differ from the documented layout");
+	CHECK(wsize == 32 + 2 * 12 + 4 * 8 + 6 * 20 + 7 + 4, "size %zu", wsize);
+	free(want);
+	free(got);
+}
+
+/* Random documents: integer counts and dyadic weights keep every sum exact. */
+#define RAND_ROWS 300
+#define RAND_TOKENS 2500
+
+static void
+merge_bytes(NbTrainer *t, const unsigned char *buf, size_t size)
+{
+	NbView		v;
+	NbFormatError e;
+	uint32_t	conflict;
+
+	if (!nb_view_open(&v, buf, size, &e))
+	{
+		fprintf(stderr, "merge_bytes: %s\n", e.message);
+		abort();
+	}
+	if (nb_trainer_merge_view(t, &v, &conflict) != NB_MERGE_OK)
+	{
+		fprintf(stderr, "merge_bytes: merge refused\n");
+		abort();
+	}
+}
+
+/*
+ * Merge the serialized models a, then b, into a trainer limited to limit
+ * bytes; returns the status of b's merge and, when it is fine, the merged
+ * model's size in *size.
+ */
+static NbMergeStatus
+merge_limited(const unsigned char *a, size_t sa, const unsigned char *b, size_t sb,
+			  uint64_t limit, size_t *size)
+{
+	NbTrainer  *t = nb_trainer_create();
+	NbView		va,
+				vb;
+	NbFormatError e;
+	uint32_t	conflict;
+	NbMergeStatus st;
+
+	t->size_limit = limit;
+	if (!nb_view_open(&va, a, sa, &e) || !nb_view_open(&vb, b, sb, &e))
+		abort();
+	st = nb_trainer_merge_view(t, &va, &conflict);
+	if (st == NB_MERGE_OK)
+		st = nb_trainer_merge_view(t, &vb, &conflict);
+	*size = st == NB_MERGE_OK ? nb_trainer_flat_size(t, SIZE_MAX) : 0;
+	nb_trainer_destroy(t);
+	return st;
+}
+
+static void
+test_trainer_merge_size_limit(void)
+{
+	static const Row a_rows[] = {{"a", 1, {"x"}}, {"b", 1, {"y"}}, {"c", 1, {"z"}}};
+	/* what b adds: a label only; a new token; only a new (token, class) entry */
+	static const Row b_rows[][1] = {{{"newlabel", 1, {NULL}}}, {{"a", 1, {"newtoken"}}},
+	{{"c", 1, {"x"}}}};
+	static const char *what[] = {"a new label", "a new token", "a new entry"};
+	size_t		sa;
+	unsigned char *a = serialize_rows(a_rows, 3, &sa);
+	NbTrainer  *t = train_rows(a_rows, 3);
+
+	/* a text-only model has no feature arrays: the lower bound is exact */
+	CHECK(nb_trainer_min_flat_size(t) == sa, "min flat size %llu of a %zu-byte model",
+		  (unsigned long long) nb_trainer_min_flat_size(t), sa);
+	nb_trainer_destroy(t);
+	for (int i = 0; i < 3; i++)
+	{
+		size_t		sb,
+					merged,
+					got;
+		unsigned char *b = serialize_rows(b_rows[i], 1, &sb);
+		NbMergeStatus at,
+					below,
+					first;
+
+		(void) merge_limited(a, sa, b, sb, UINT64_MAX, &merged);
+		at = merge_limited(a, sa, b, sb, merged, &got);
+		CHECK(got == merged || at != NB_MERGE_OK, "%s: %zu bytes under a limit, %zu without",
+			  what[i], got, merged);
+		below = merge_limited(a, sa, b, sb, merged - 1, &got);
+		first = merge_limited(a, sa, a, sa, sa - 1, &got);
+		free(b);
+		CHECK(merged > sa, "%s: merged %zu bytes, a %zu", what[i], merged, sa);
+		CHECK(at == NB_MERGE_OK, "%s: limit = merged size: status %d", what[i], (int) at);
+		CHECK(below == NB_MERGE_TOO_LARGE, "%s: limit one byte below: status %d",
+			  what[i], (int) below);
+		CHECK(first == NB_MERGE_TOO_LARGE, "a part above the limit: status %d", (int) first);
+	}
+	free(a);
+}
+
+static void
+test_trainer_merge(void)
+{
+	RandRow    *rows = malloc(sizeof(RandRow) * RAND_ROWS);
+	size_t		s_all,
+				s_a,
+				s_b,
+				s_m;
+	unsigned char *all,
+			   *a,
+			   *b,
+			   *m;
+	NbTrainer  *t;
+	const int	split = 120;
+
+	rand_rows(rows, RAND_ROWS, 5, RAND_TOKENS, 1, true);
+	all = serialize_rand(rows, NULL, RAND_ROWS, &s_all);
+	a = serialize_rand(rows, NULL, split, &s_a);
+	b = serialize_rand(rows + split, NULL, RAND_ROWS - split, &s_b);
+
+	/* merge(A, B) */
+	t = nb_trainer_create();
+	merge_bytes(t, a, s_a);
+	merge_bytes(t, b, s_b);
+	m = serialize(t, &s_m);
+	nb_trainer_destroy(t);
+	CHECK(s_m == s_all && memcmp(m, all, s_all) == 0, "merge(A, B) differs from training on A+B");
+	free(m);
+
+	/* merge(B, A) */
+	t = nb_trainer_create();
+	merge_bytes(t, b, s_b);
+	merge_bytes(t, a, s_a);
+	m = serialize(t, &s_m);
+	nb_trainer_destroy(t);
+	CHECK(s_m == s_all && memcmp(m, all, s_all) == 0, "merge(B, A) differs from training on A+B");
+	free(m);
+
+	/* train A's rows, then merge B's model, then continue with nothing */
+	t = nb_trainer_create();
+	for (int i = 0; i < split; i++)
+		train_rand(t, &rows[i]);
+	merge_bytes(t, b, s_b);
+	m = serialize(t, &s_m);
+	nb_trainer_destroy(t);
+	CHECK(s_m == s_all && memcmp(m, all, s_all) == 0, "rows of A + merge(B) differs");
+	free(m);
+
+	/* merge(B) first, then train A's rows: documents keep their own frequencies */
+	t = nb_trainer_create();
+	merge_bytes(t, b, s_b);
+	for (int i = 0; i < split; i++)
+		train_rand(t, &rows[i]);
+	m = serialize(t, &s_m);
+	nb_trainer_destroy(t);
+	CHECK(s_m == s_all && memcmp(m, all, s_all) == 0, "merge(B) + rows of A differs");
+	free(m);
+
+	/* many small partial models (like parallel workers) */
+	t = nb_trainer_create();
+	for (int i = 0; i < RAND_ROWS; i += 7)
+	{
+		size_t		sp;
+		unsigned char *p = serialize_rand(rows + i, NULL, i + 7 <= RAND_ROWS ? 7 : RAND_ROWS - i, &sp);
+
+		merge_bytes(t, p, sp);
+		free(p);
+	}
+	m = serialize(t, &s_m);
+	nb_trainer_destroy(t);
+	CHECK(s_m == s_all && memcmp(m, all, s_all) == 0, "merge of 43 partial models differs");
+	free(m);
+	free(all);
+	free(a);
+	free(b);
+	free(rows);
+}
+
+static void
+test_trainer_canonical(void)
+{
+	RandRow    *rows = malloc(sizeof(RandRow) * RAND_ROWS);
+	int		   *order = malloc(sizeof(int) * RAND_ROWS);
+	size_t		s0,
+				s1;
+	unsigned char *b0,
+			   *b1;
+	uint64_t	seed = 99;
+	NbView		v;
+	char		why[200];
+
+	rand_rows(rows, RAND_ROWS, 7, RAND_TOKENS, 2, true);
+	b0 = serialize_rand(rows, NULL, RAND_ROWS, &s0);
+	CHECK(open_view(&v, b0, s0, why, sizeof(why)), "rejected: %s", why);
+	/* large enough to grow the pair table and the token map several times */
+	CHECK(v.n_entries > 2048 && v.n_tokens > 1024, "only %llu entries, %u tokens",
+		  (unsigned long long) v.n_entries, v.n_tokens);
+	for (int trial = 0; trial < 5; trial++)
+	{
+		for (int i = 0; i < RAND_ROWS; i++)
+			order[i] = i;
+		for (int i = RAND_ROWS - 1; i > 0; i--)
+		{
+			int			j = (int) (nbt_rand(&seed) % (i + 1));
+			int			x = order[i];
+
+			order[i] = order[j];
+			order[j] = x;
+		}
+		/* also shuffle the tokens inside each document */
+		for (int i = 0; i < RAND_ROWS; i++)
+			for (int j = (int) rows[i].n - 1; j > 0; j--)
+			{
+				int			k = (int) (nbt_rand(&seed) % (j + 1));
+				uint32_t	x = rows[i].tok[j];
+
+				rows[i].tok[j] = rows[i].tok[k];
+				rows[i].tok[k] = x;
+			}
+		b1 = serialize_rand(rows, order, RAND_ROWS, &s1);
+		CHECK(s1 == s0 && memcmp(b0, b1, s0) == 0, "order %d gives different bytes", trial);
+		free(b1);
+	}
+	free(b0);
+	free(rows);
+	free(order);
+}
+
+/*
+ * nb_trainer_add_tokens: one batch per document, one call per token and
+ * random batch sizes (including empty batches) give the same model; a batch
+ * may name a new token several times.
+ */
+static void
+test_trainer_batches(void)
+{
+	RandRow    *rows = malloc(sizeof(RandRow) * RAND_ROWS);
+	size_t		s0,
+				s1;
+	unsigned char *b0,
+			   *b1;
+
+	rand_rows(rows, RAND_ROWS, 4, RAND_TOKENS, 5, true);
+	train_batching = 0;
+	b0 = serialize_rand(rows, NULL, RAND_ROWS, &s0);
+	for (int mode = 1; mode <= 2; mode++)
+	{
+		train_batching = mode;
+		b1 = serialize_rand(rows, NULL, RAND_ROWS, &s1);
+		train_batching = 0;
+		CHECK(s1 == s0 && memcmp(b0, b1, s0) == 0, "batching mode %d gives different bytes", mode);
+		free(b1);
+	}
+	free(b0);
+	free(rows);
+}
+
+/* Byte order of labels and tokens: unsigned, shorter first; "" and binary bytes. */
+static void
+test_trainer_byte_order(void)
+{
+	NbTrainer  *t = nb_trainer_create();
+	unsigned char *buf;
+	size_t		size;
+	NbView		v;
+	char		why[200];
+	static const char *const toks[] = {"\xff", "ab", "", "a", "\xc3\xa9t\xc3\xa9", "B", "a\x01"};
+	static const char *const sorted[] = {"", "B", "a", "a\x01", "ab", "\xc3\xa9t\xc3\xa9", "\xff"};
+	const char *s;
+
+	nb_trainer_begin_doc(t, "\xff", 1, 1);
+	nb_trainer_begin_doc(t, "", 0, 1);
+	for (int i = 0; i < 7; i++)
+		add_token(t, toks[i], (uint32_t) strlen(toks[i]), 1);
+	nb_trainer_begin_doc(t, "Z", 1, 1);
+	buf = serialize(t, &size);
+	nb_trainer_destroy(t);
+	CHECK(open_view(&v, buf, size, why, sizeof(why)), "rejected: %s", why);
+	CHECK(v.n_classes == 3 && nb_read_u32(v.label_len, 0) == 0 &&
+		  memcmp(v.labels, "Z\xff", 2) == 0, "labels not in byte order");
+	s = v.tokens;
+	for (uint32_t k = 0; k < 7; k++)
+	{
+		uint32_t	len = nb_read_u32(v.token_len, k);
+
+		CHECK(len == strlen(sorted[k]) && memcmp(s, sorted[k], len) == 0, "token %u out of order", k);
+		s += len;
+	}
+	free(buf);
+}
+
+/*
+ * nb_view_open accepts entry docs > class docs (never produced by the
+ * trainer).  Merging such a model with itself overflows entry_docs; the
+ * trainer must then report it (overflow flag or nb_trainer_sums_finite),
+ * or write a valid value.
+ */
+static void
+test_trainer_merge_docs_overflow(void)
+{
+	RawModel	m;
+	unsigned char *p,
+			   *out;
+	size_t		size,
+				osize;
+	NbView		v,
+				v2;
+	NbFormatError e;
+	NbTrainer  *t;
+	bool		overflow;
+	bool		valid;
+	uint32_t	conflict;
+
+	raw_init(&m);
+	raw_add_class(&m, "c", 1, 1);
+	raw_add_token(&m, "t", 1);
+	raw_add_entry(&m, 0, 0, 1, 1e308);
+	p = raw_serialize(&m, &size);
+	raw_free(&m);
+	if (!nb_view_open(&v, p, size, &e))
+	{
+		free(p);
+		return;					/* rejected up front: fine */
+	}
+	t = nb_trainer_create();
+	nb_trainer_merge_view(t, &v, &conflict);
+	nb_trainer_merge_view(t, &v, &conflict);
+	out = serialize(t, &osize);
+	overflow = t->overflow || !nb_trainer_sums_finite(t);
+	nb_trainer_destroy(t);
+	valid = nb_view_open(&v2, out, osize, &e);
+	free(p);
+	free(out);
+	CHECK(overflow || valid, "no overflow reported but the merged model is invalid: %s", e.message);
+}
+
+/* The mixed model above written field by field from the documented layout. */
+static void
+mix_raw(RawModel *m)
+{
+	uint32_t	j;
+
+	raw_init_v2(m);
+	raw_add_class(m, "a", 1, 4);
+	raw_add_class(m, "b", 1, 2);
+	mix_raw_discrete(m);
+	j = raw_add_feature(m, "x", 1, NB_FEATURE_GAUSSIAN);
+	m->f[j].present[0] = 3;
+	m->f[j].present[1] = 2;
+	m->f[j].a[0] = 3;
+	m->f[j].b[0] = 6;
+	m->f[j].a[1] = 4;
+	m->f[j].b[1] = 8;
+	m->f[j].rows = 4;
+	m->f[j].mean = 3.25;
+	m->f[j].m2 = 14.75;
+}
+
+/* Compare two raw models: structure exactly, numbers within rel (0: exactly). */
+static bool
+raw_equal(const RawModel *x, const RawModel *y, double rel, char *why, size_t whylen)
+{
+#define NEAR(p, q) (rel == 0 ? memcmp(&(p), &(q), sizeof(double)) == 0 : \
+					fabs((p) - (q)) <= rel * (fabs(p) + fabs(q)) + 1e-300)
+#define DIFF(...) do { snprintf(why, whylen, __VA_ARGS__); return false; } while (0)
+	if (x->version != y->version || x->vector_len != y->vector_len || x->nc != y->nc ||
+		x->nt != y->nt || x->nf != y->nf)
+		DIFF("version %u/%u, vector %u/%u, C %u/%u, V %u/%u, F %u/%u", x->version, y->version,
+			 x->vector_len, y->vector_len, x->nc, y->nc, x->nt, y->nt, x->nf, y->nf);
+	for (uint32_t c = 0; c < x->nc; c++)
+		if (x->c[c].label.len != y->c[c].label.len ||
+			memcmp(x->c[c].label.s, y->c[c].label.s, x->c[c].label.len) != 0 ||
+			!NEAR(x->c[c].docs, y->c[c].docs))
+			DIFF("class %u: docs %.17g / %.17g", c, x->c[c].docs, y->c[c].docs);
+	for (uint32_t k = 0; k < x->nt; k++)
+	{
+		if (x->t[k].str.len != y->t[k].str.len || x->t[k].n != y->t[k].n ||
+			memcmp(x->t[k].str.s, y->t[k].str.s, x->t[k].str.len) != 0)
+			DIFF("item %u differs", k);
+		for (uint32_t i = 0; i < x->t[k].n; i++)
+			if (x->t[k].e[i].cls != y->t[k].e[i].cls || !NEAR(x->t[k].e[i].count, y->t[k].e[i].count) ||
+				!NEAR(x->t[k].e[i].docs, y->t[k].e[i].docs))
+				DIFF("item %u entry %u: (%u %.17g %.17g) / (%u %.17g %.17g)", k, i, x->t[k].e[i].cls,
+					 x->t[k].e[i].count, x->t[k].e[i].docs, y->t[k].e[i].cls, y->t[k].e[i].count,
+					 y->t[k].e[i].docs);
+	}
+	for (uint32_t j = 0; j < x->nf; j++)
+	{
+		const RawFeature *p = &x->f[j],
+				   *q = &y->f[j];
+
+		if (p->name.len != q->name.len || memcmp(p->name.s, q->name.s, p->name.len) != 0 ||
+			p->type != q->type || p->items != q->items)
+			DIFF("feature %u: name, type %u/%u or items %u/%u", j, p->type, q->type, p->items, q->items);
+		if (!NEAR(p->rows, q->rows) || !NEAR(p->mean, q->mean) || !NEAR(p->m2, q->m2))
+			DIFF("feature %u: rows %.17g/%.17g mean %.17g/%.17g m2 %.17g/%.17g", j, p->rows, q->rows,
+				 p->mean, q->mean, p->m2, q->m2);
+		for (uint32_t c = 0; c < x->nc; c++)
+			if (!NEAR(p->present[c], q->present[c]) || !NEAR(p->a[c], q->a[c]) || !NEAR(p->b[c], q->b[c]))
+				DIFF("feature %u class %u: present %.17g/%.17g a %.17g/%.17g b %.17g/%.17g", j, c,
+					 p->present[c], q->present[c], p->a[c], q->a[c], p->b[c], q->b[c]);
+	}
+	return true;
+#undef NEAR
+#undef DIFF
+}
+
+static void
+test_trainer_mixed_layout(void)
+{
+	size_t		gsize,
+				wsize;
+	unsigned char *got = serialize_mix(mix, NMIX, &gsize);
+	RawModel	want,
+				parsed;
+	unsigned char *wbuf;
+	char		why[300];
+	NbView		v;
+	NbtStats	st = {0};
+	bool		same;
+
+	mix_raw(&want);
+	wbuf = raw_serialize(&want, &wsize);
+	CHECK(raw_parse(&parsed, got, gsize), "trainer output does not parse as the documented layout");
+	same = raw_equal(&parsed, &want, 0, why, sizeof(why));
+	raw_free(&parsed);
+	raw_free(&want);
+	if (!same || wsize != gsize || memcmp(wbuf, got, gsize) != 0)
+	{
+		note("want %s", hex(wbuf, wsize));
+		note("got  %s", hex(got, gsize));
+	}
+	CHECK(same, "trainer output differs from the hand-made model: %s", why);
+	CHECK(wsize == gsize && memcmp(wbuf, got, gsize) == 0, "bytes differ from the documented layout");
+	CHECK(got[4] == 2 && got[5] == 0, "version %u", got[4] | got[5] << 8);
+	CHECK(open_view(&v, got, gsize, why, sizeof(why)), "rejected: %s", why);
+	CHECK(v.n_features == 4 && v.vector_len == 0, "F %u", v.n_features);
+	CHECK(nbt_check_model(got, gsize, &v, 3, 0, &st, why, sizeof(why)), "%s", why);
+	free(got);
+	free(wbuf);
+}
+
+/* Version 1 for text only (the bag "" in every row), version 2 for anything else. */
+static void
+test_trainer_version_choice(void)
+{
+	NbTrainer  *t;
+	unsigned char *buf;
+	size_t		size;
+	NbView		v;
+	char		why[200];
+	static const struct
+	{
+		const char *what;
+		int			variant;
+		uint16_t	version;
+	}			cases[] = {
+		{"text in every row", 0, 1},
+		{"a row without the bag", 1, 2},
+		{"a categorical feature too", 2, 2},
+		{"a named bag only", 3, 2},
+		{"no features at all", 4, 2},
+		{"empty bag in every row", 5, 1},
+		{"text merged from a version 1 model", 6, 1},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+	{
+		int			variant = cases[i].variant;
+
+		t = nb_trainer_create();
+		if (variant == 6)
+		{
+			size_t		s1;
+			unsigned char *b1 = serialize_rows(toy, NTOY, &s1);
+
+			merge_bytes(t, b1, s1);
+			free(b1);
+		}
+		else
+			for (int r = 0; r < NTOY; r++)
+			{
+				Row			row = toy[r];
+
+				if (variant == 5)
+					row.tokens[0] = NULL;
+				if (variant == 4)
+					nb_trainer_begin_doc(t, row.label, (uint32_t) strlen(row.label), 1);
+				else if (variant == 3)
+				{
+					NbTokenRef	ref = {"w", 1, 1};
+
+					nb_trainer_begin_doc(t, row.label, (uint32_t) strlen(row.label), 1);
+					nb_trainer_add_tokens(t, (uint32_t) feature_id(t, "bag", NB_FEATURE_BAG), &ref, 1);
+				}
+				else if (variant == 1 && r == 1)
+					nb_trainer_begin_doc(t, row.label, (uint32_t) strlen(row.label), 1);
+				else
+				{
+					train_row(t, &row);
+					if (variant == 2)
+						nb_trainer_add_category(t, (uint32_t) feature_id(t, "c", NB_FEATURE_CATEGORICAL), "v", 1);
+				}
+			}
+		buf = serialize(t, &size);
+		nb_trainer_destroy(t);
+		CHECK(open_view(&v, buf, size, why, sizeof(why)), "%s: rejected: %s", cases[i].what, why);
+		CHECK(v.version == cases[i].version, "%s: version %u, expected %u", cases[i].what, v.version,
+			  cases[i].version);
+		free(buf);
+	}
+}
+
+/* nb_trainer_add_text with a feature "" of another type; nb_trainer_feature type conflicts. */
+static void
+test_trainer_type_conflicts(void)
+{
+	NbTrainer  *t = nb_trainer_create();
+	NbFeatureType existing = NB_FEATURE_BAG;
+	NbTokenRef	ref = {"tok", 3, 1};
+	unsigned char *before,
+			   *after;
+	size_t		sb,
+				sa;
+	int64_t		j;
+
+	nb_trainer_begin_doc(t, "c", 1, 1);
+	j = nb_trainer_feature(t, "", 0, NB_FEATURE_CATEGORICAL, &existing);
+	CHECK(j == 0, "feature id %lld", (long long) j);
+	nb_trainer_add_category(t, (uint32_t) j, "v", 1);
+	before = serialize(t, &sb);
+	CHECK(!nb_trainer_add_text(t, &ref, 1), "add_text accepted with a categorical feature \"\"");
+	after = serialize(t, &sa);
+	CHECK(sa == sb && memcmp(before, after, sb) == 0, "refused add_text changed the trainer");
+	free(after);
+	CHECK(nb_trainer_feature(t, "", 0, NB_FEATURE_BAG, &existing) == -1 &&
+		  existing == NB_FEATURE_CATEGORICAL, "type conflict not reported (existing %d)", (int) existing);
+	CHECK(nb_trainer_feature(t, "", 0, NB_FEATURE_CATEGORICAL, &existing) == 0, "same type refused");
+	for (int type = NB_FEATURE_BAG; type <= NB_FEATURE_BOOLEAN; type++)
+	{
+		int64_t		k = nb_trainer_feature(t, "g", 1, NB_FEATURE_GAUSSIAN, &existing);
+
+		CHECK(k == 1, "id of g: %lld", (long long) k);
+		k = nb_trainer_feature(t, "g", 1, (NbFeatureType) type, &existing);
+		CHECK(type == NB_FEATURE_GAUSSIAN ? k == 1 : (k == -1 && existing == NB_FEATURE_GAUSSIAN),
+			  "g as type %d: %lld", type, (long long) k);
+	}
+	free(before);
+	nb_trainer_destroy(t);
+}
+
+/* float8[] positions "1".."n", length and type conflicts (trainer unchanged). */
+static void
+test_trainer_vector(void)
+{
+	NbTrainer  *t = nb_trainer_create();
+	const uint32_t *ids;
+	uint32_t	bad = 0;
+	unsigned char *before,
+			   *after,
+			   *buf;
+	size_t		sb,
+				sa,
+				size;
+	NbView		v;
+	char		why[200];
+	NbFeatureType existing;
+
+	nb_trainer_begin_doc(t, "c", 1, 1);
+	ids = nb_trainer_vector(t, 3, &bad);
+	CHECK(ids != NULL && t->vector_len == 3, "first vector refused");
+	for (uint32_t i = 0; i < 3; i++)
+	{
+		char		name[4];
+
+		snprintf(name, sizeof(name), "%u", i + 1);
+		CHECK(nb_trainer_feature(t, name, 1, NB_FEATURE_GAUSSIAN, &existing) == ids[i],
+			  "position %u is not the Gaussian feature \"%s\"", i, name);
+		nb_trainer_add_real(t, ids[i], i * 1.5);
+	}
+	CHECK(nb_trainer_vector(t, 3, &bad) == ids, "second vector of the same length");
+	before = serialize(t, &sb);
+	bad = 0;
+	CHECK(nb_trainer_vector(t, 4, &bad) == NULL && bad == UINT32_MAX, "length 4 after 3: bad %u", bad);
+	CHECK(nb_trainer_vector(t, 2, &bad) == NULL && bad == UINT32_MAX, "length 2 after 3: bad %u", bad);
+	after = serialize(t, &sa);
+	CHECK(sa == sb && memcmp(before, after, sb) == 0, "refused vector changed the trainer");
+	free(after);
+	CHECK(open_view(&v, before, sb, why, sizeof(why)), "rejected: %s", why);
+	CHECK(v.version == 2 && v.vector_len == 3 && v.n_features == 3, "version %u, vector %u, F %u",
+		  v.version, v.vector_len, v.n_features);
+	free(before);
+	nb_trainer_destroy(t);
+
+	/* position 2 exists as a boolean: refused with bad = 1 */
+	t = nb_trainer_create();
+	nb_trainer_begin_doc(t, "c", 1, 1);
+	nb_trainer_add_boolean(t, (uint32_t) feature_id(t, "2", NB_FEATURE_BOOLEAN), true);
+	before = serialize(t, &sb);
+	bad = 0;
+	CHECK(nb_trainer_vector(t, 3, &bad) == NULL && bad == 1, "type conflict at position 2: bad %u", bad);
+	after = serialize(t, &sa);
+	buf = after;
+	size = sa;
+	if (!(sa == sb && memcmp(before, after, sb) == 0))
+	{
+		CHECK(open_view(&v, buf, size, why, sizeof(why)), "rejected after the conflict: %s", why);
+		free(before);
+		free(after);
+		nb_trainer_destroy(t);
+		CHECK(false, "a refused nb_trainer_vector (type conflict at position 2) changed the trainer: "
+			  "%u features now (feature \"1\" was created)", v.n_features);
+	}
+	CHECK(t->vector_len == 0, "vector length %u after a refused vector", t->vector_len);
+	free(before);
+	free(after);
+	nb_trainer_destroy(t);
+}
+
+/* Merges that conflict are refused and change nothing. */
+static void
+test_trainer_merge_conflicts(void)
+{
+	static const MixRow other[] = {{"z", 1, NULL, -1, false, 0, false, {NULL}}};
+	size_t		sm,
+				sb,
+				sa;
+	unsigned char *model = serialize_mix(mix, NMIX, &sm);
+	unsigned char *before,
+			   *after;
+	NbTrainer  *t = nb_trainer_create();
+	NbView		v;
+	char		why[200];
+	uint32_t	conflict = 99,
+				bad;
+	NbMergeStatus st;
+
+	CHECK(open_view(&v, model, sm, why, sizeof(why)), "rejected: %s", why);
+	/* "flag" (feature 1 of the view) is Gaussian here */
+	train_mix(t, &other[0]);
+	nb_trainer_add_real(t, (uint32_t) feature_id(t, "flag", NB_FEATURE_GAUSSIAN), 1);
+	before = serialize(t, &sb);
+	st = nb_trainer_merge_view(t, &v, &conflict);
+	after = serialize(t, &sa);
+	CHECK(st == NB_MERGE_TYPE_CONFLICT && conflict == 1, "status %d, feature %u", (int) st, conflict);
+	CHECK(sa == sb && memcmp(before, after, sb) == 0, "a refused merge changed the trainer");
+	free(before);
+	free(after);
+	nb_trainer_destroy(t);
+
+	/* the text bag "" against a categorical "" */
+	{
+		size_t		st_size;
+		unsigned char *text = serialize_rows(toy, NTOY, &st_size);
+		NbView		tv;
+
+		t = nb_trainer_create();
+		nb_trainer_begin_doc(t, "c", 1, 1);
+		nb_trainer_add_category(t, (uint32_t) feature_id(t, "", NB_FEATURE_CATEGORICAL), "v", 1);
+		before = serialize(t, &sb);
+		CHECK(open_view(&tv, text, st_size, why, sizeof(why)), "rejected: %s", why);
+		st = nb_trainer_merge_view(t, &tv, &conflict);
+		after = serialize(t, &sa);
+		free(text);
+		CHECK(st == NB_MERGE_TYPE_CONFLICT && conflict == 0, "text into categorical \"\": status %d", (int) st);
+		CHECK(sa == sb && memcmp(before, after, sb) == 0, "a refused merge changed the trainer");
+		free(before);
+		free(after);
+		nb_trainer_destroy(t);
+	}
+
+	/* vectors of different lengths */
+	{
+		NbTrainer  *a = nb_trainer_create();
+		size_t		s2;
+		unsigned char *b2;
+		NbView		v2;
+		const uint32_t *ids;
+
+		nb_trainer_begin_doc(a, "c", 1, 1);
+		ids = nb_trainer_vector(a, 2, &bad);
+		nb_trainer_add_real(a, ids[0], 1);
+		nb_trainer_add_real(a, ids[1], 2);
+		b2 = serialize(a, &s2);
+		nb_trainer_destroy(a);
+		CHECK(open_view(&v2, b2, s2, why, sizeof(why)), "rejected: %s", why);
+		t = nb_trainer_create();
+		nb_trainer_begin_doc(t, "d", 1, 1);
+		ids = nb_trainer_vector(t, 3, &bad);
+		nb_trainer_add_real(t, ids[2], 7);
+		before = serialize(t, &sb);
+		st = nb_trainer_merge_view(t, &v2, &conflict);
+		after = serialize(t, &sa);
+		free(b2);
+		CHECK(st == NB_MERGE_VECTOR_CONFLICT, "status %d", (int) st);
+		CHECK(sa == sb && memcmp(before, after, sb) == 0, "a refused merge changed the trainer");
+		free(before);
+		free(after);
+		nb_trainer_destroy(t);
+	}
+	free(model);
+}
+
+/* Merge the models of parts [cut[i], cut[i+1]) as a balanced tree; returns the bytes. */
+static unsigned char *
+merge_tree(const RandMix *rows, const int *cut, int lo, int hi, size_t *size)
+{
+	NbTrainer  *t;
+	unsigned char *a,
+			   *b,
+			   *out;
+	size_t		sa,
+				sb;
+	int			mid;
+
+	if (hi - lo == 1)
+		return serialize_rand_mix(rows + cut[lo], NULL, cut[lo + 1] - cut[lo], size);
+	mid = (lo + hi) / 2;
+	a = merge_tree(rows, cut, lo, mid, &sa);
+	b = merge_tree(rows, cut, mid, hi, &sb);
+	t = nb_trainer_create();
+	merge_bytes(t, b, sb);		/* right first: the order must not matter either */
+	merge_bytes(t, a, sa);
+	out = serialize(t, size);
+	nb_trainer_destroy(t);
+	free(a);
+	free(b);
+	return out;
+}
+
+/*
+ * Row order, merge order and merge tree do not matter: byte-identical
+ * without Gaussian features (dyadic weights: every sum exact), within 1e-12
+ * relative with them (Chan et al.'s merge vs weighted Welford round
+ * differently; the data are well-conditioned: spread not tiny against the
+ * mean).
+ */
+static void
+mixed_merge(bool dyadic)
+{
+	enum
+	{
+		N = 240
+	};
+	RandMix    *rows = malloc(sizeof(RandMix) * N);
+	int		   *order = malloc(sizeof(int) * N);
+	int			cut[9];
+	size_t		s0,
+				s1;
+	unsigned char *b0,
+			   *b1;
+	uint64_t	seed = dyadic ? 5 : 6;
+	RawModel	r0,
+				r1;
+	char		why[300];
+	NbView		v;
+	NbtStats	st = {0};
+
+	rand_mix(rows, N, 4, dyadic ? 21 : 22, dyadic);
+	b0 = serialize_rand_mix(rows, NULL, N, &s0);
+	CHECK(open_view(&v, b0, s0, why, sizeof(why)), "rejected: %s", why);
+	CHECK(v.version == 2 && v.n_features == (dyadic ? 4 : 8) && v.vector_len == (dyadic ? 0 : 2),
+		  "version %u, %u features, vector %u", v.version, v.n_features, v.vector_len);
+	CHECK(nbt_check_model(b0, s0, &v, 1, 0, &st, why, sizeof(why)), "%s", why);
+	CHECK(raw_parse(&r0, b0, s0), "trainer output does not parse");
+	for (int trial = 0; trial < 4; trial++)
+	{
+		bool		same;
+
+		for (int i = 0; i < N; i++)
+			order[i] = i;
+		for (int i = N - 1; i > 0 && trial > 0; i--)
+		{
+			int			j = (int) (nbt_rand(&seed) % (i + 1));
+			int			x = order[i];
+
+			order[i] = order[j];
+			order[j] = x;
+		}
+		if (trial % 2 == 0)
+			b1 = serialize_rand_mix(rows, order, N, &s1);
+		else
+		{
+			/* 8 parts of random sizes, merged as a tree */
+			cut[0] = 0;
+			cut[8] = N;
+			for (int i = 1; i < 8; i++)
+				cut[i] = cut[i - 1] + 1 + (int) (nbt_rand(&seed) % ((N - cut[i - 1]) / 3 + 1));
+			b1 = merge_tree(rows, cut, 0, 8, &s1);
+		}
+		CHECK(raw_parse(&r1, b1, s1), "output does not parse");
+		same = raw_equal(&r1, &r0, dyadic ? 0 : 1e-12, why, sizeof(why));
+		raw_free(&r1);
+		if (dyadic && same)
+			same = s1 == s0 && memcmp(b0, b1, s0) == 0;
+		free(b1);
+		if (!same)
+		{
+			raw_free(&r0);
+			free(b0);
+			free(rows);
+			free(order);
+			CHECK(false, "trial %d (%s) differs: %s", trial, trial % 2 ? "merge tree" : "row order", why);
+		}
+	}
+	raw_free(&r0);
+	free(b0);
+	free(rows);
+	free(order);
+}
+
+static void
+test_trainer_mixed_canonical(void)
+{
+	mixed_merge(true);
+}
+
+static void
+test_trainer_gaussian_merge(void)
+{
+	mixed_merge(false);
+}
+
+/*
+ * Weighted Gaussian statistics against a two-pass long-double computation,
+ * for values with a large offset (1e6 + small), where a naive sum of squares
+ * would lose every digit.
+ */
+static void
+test_trainer_gaussian_welford(void)
+{
+	enum
+	{
+		N = 500
+	};
+	NbTrainer  *t = nb_trainer_create();
+	double		x[N],
+				w[N];
+	long double sw = 0,
+				swx = 0,
+				mean,
+				m2 = 0,
+				umean = 0,
+				um2 = 0;
+	uint64_t	seed = 77;
+	unsigned char *buf;
+	size_t		size;
+	NbView		v;
+	char		why[200];
+	uint32_t	j;
+
+	for (int i = 0; i < N; i++)
+	{
+		x[i] = 1e6 + (double) (nbt_rand(&seed) % 100000) / 9973.0;
+		w[i] = 0.1 + (double) (nbt_rand(&seed) % 50) / 7.0;
+		nb_trainer_begin_doc(t, "c", 1, w[i]);
+		nb_trainer_add_real(t, (uint32_t) feature_id(t, "x", NB_FEATURE_GAUSSIAN), x[i]);
+		sw += w[i];
+		swx += (long double) w[i] * x[i];
+		umean += x[i];
+	}
+	mean = swx / sw;
+	umean /= N;
+	for (int i = 0; i < N; i++)
+	{
+		m2 += w[i] * (x[i] - mean) * (x[i] - mean);
+		um2 += (x[i] - umean) * (x[i] - umean);
+	}
+	CHECK(!t->overflow, "overflow");
+	buf = serialize(t, &size);
+	nb_trainer_destroy(t);
+	CHECK(open_view(&v, buf, size, why, sizeof(why)), "rejected: %s", why);
+	j = 0;
+	CHECK(fabsl(nb_view_present(&v, j, 0) - sw) <= 1e-12 * sw, "weight %.17g vs %.17Lg", nb_view_present(&v, j, 0), sw);
+	CHECK(fabsl(nb_view_a(&v, j, 0) - mean) <= 1e-12 * mean, "mean %.17g vs %.17Lg", nb_view_a(&v, j, 0), mean);
+	CHECK(fabsl(nb_view_b(&v, j, 0) - m2) <= 1e-9 * m2, "M2 %.17g vs %.17Lg", nb_view_b(&v, j, 0), m2);
+	CHECK(nb_read_f64(v.feature_rows, j) == N, "rows %g", nb_read_f64(v.feature_rows, j));
+	CHECK(fabsl(nb_read_f64(v.feature_mean, j) - umean) <= 1e-12 * umean, "overall mean");
+	CHECK(fabsl(nb_read_f64(v.feature_m2, j) - um2) <= 1e-9 * um2, "overall M2 %.17g vs %.17Lg",
+		  nb_read_f64(v.feature_m2, j), um2);
+	free(buf);
+}
+
+/*
+ * A Gaussian feature whose values are large (|x| > 1.3e154, finite, their
+ * variance 0): a single value, and the same model merged into an empty
+ * trainer (what the combine function does).
+ */
+static void
+test_trainer_gaussian_large_values(void)
+{
+	static const double values[] = {1e154, 1e155, -1e200, 1.7e308};
+
+	for (int i = 0; i < 4; i++)
+	{
+		NbTrainer  *t = nb_trainer_create();
+		NbTrainer  *t2;
+		unsigned char *buf;
+		size_t		size;
+		NbView		v;
+		char		why[200];
+		uint32_t	conflict;
+		bool		overflow;
+
+		nb_trainer_begin_doc(t, "c", 1, 1);
+		nb_trainer_add_real(t, (uint32_t) feature_id(t, "x", NB_FEATURE_GAUSSIAN), values[i]);
+		nb_trainer_begin_doc(t, "c", 1, 1);
+		nb_trainer_add_real(t, (uint32_t) feature_id(t, "x", NB_FEATURE_GAUSSIAN), values[i]);
+		overflow = t->overflow || !nb_trainer_sums_finite(t);
+		buf = serialize(t, &size);
+		nb_trainer_destroy(t);
+		if (overflow)
+		{
+			free(buf);
+			CHECK(false, "two rows x = %g (variance 0) report an overflow (merge_moments: 0 * inf)",
+				  values[i]);
+		}
+		CHECK(open_view(&v, buf, size, why, sizeof(why)), "x = %g: rejected: %s", values[i], why);
+		t2 = nb_trainer_create();
+		nb_trainer_merge_view(t2, &v, &conflict);
+		overflow = t2->overflow || !nb_trainer_sums_finite(t2);
+		nb_trainer_destroy(t2);
+		free(buf);
+		CHECK(!overflow, "x = %g: merging the model into an empty trainer reports an overflow", values[i]);
+	}
+}
+
+/* ---------------------------------------------------------------- */
+
+int
+main(int argc, char **argv)
+{
+	unit_init(argc, argv);
+	run("trainer: counts and document frequencies with weights", test_trainer_counts);
+	run("trainer: output matches the documented layout byte for byte", test_trainer_layout);
+	run("trainer: merge of serialized parts equals training on all rows", test_trainer_merge);
+	run("trainer: serialization is canonical (row and token order)", test_trainer_canonical);
+	run("trainer: batch sizes of nb_trainer_add_tokens do not matter", test_trainer_batches);
+	run("trainer: labels and tokens in unsigned byte order, empty and binary strings",
+		test_trainer_byte_order);
+	run("trainer: self-merge that overflows entry docs is reported or valid",
+		test_trainer_merge_docs_overflow);
+	run("trainer: merges stop at size_limit (label, token, entry), not one byte before",
+		test_trainer_merge_size_limit);
+	run("trainer v2: categorical, boolean, Gaussian and named bag match the layout byte for byte",
+		test_trainer_mixed_layout);
+	run("trainer v2: text-only models are version 1, anything else version 2",
+		test_trainer_version_choice);
+	run("trainer v2: type conflicts (nb_trainer_feature -1, add_text false) change nothing",
+		test_trainer_type_conflicts);
+	run("trainer v2: nb_trainer_vector positions, length and type conflicts change nothing",
+		test_trainer_vector);
+	run("trainer v2: conflicting merges (type, vector) are refused and change nothing",
+		test_trainer_merge_conflicts);
+	run("trainer v2: mixed features canonical across row order and merge trees (byte-identical)",
+		test_trainer_mixed_canonical);
+	run("trainer v2: Gaussian merges (Chan) equal training on all rows within 1e-12",
+		test_trainer_gaussian_merge);
+	run("trainer v2: weighted Welford equals a two-pass long-double computation",
+		test_trainer_gaussian_welford);
+	run("trainer v2: Gaussian values beyond 1.3e154 (variance 0) train and merge without overflow",
+		test_trainer_gaussian_large_values);
+	return unit_done();
+}
