@@ -144,6 +144,83 @@ typedef struct NbView
 	const char *feature_names;
 } NbView;
 
+/*
+ * The shape of a model to be written: its counts and the bytes of its three
+ * string areas.  text_only is the single bag "" present in every row, which
+ * is written as version 1 (n_features, vector_len and name_bytes are then
+ * ignored); anything else is version 2.
+ */
+typedef struct NbFormatShape
+{
+	uint32_t	n_classes;
+	uint32_t	n_tokens;
+	uint64_t	n_entries;
+	uint32_t	n_features;
+	uint32_t	vector_len;
+	uint64_t	label_bytes;
+	uint64_t	token_bytes;
+	uint64_t	name_bytes;
+	bool		text_only;
+} NbFormatShape;
+
+/*
+ * Where each section of a model being written goes, in the caller's buffer.
+ * The feature sections are NULL in version 1.  The writer fills every array
+ * and string area (strings concatenated in order from the area's start),
+ * then calls nb_format_finish.
+ */
+typedef struct NbFormatWriter
+{
+	unsigned char *buf;
+	size_t		size;
+	NbFormatShape shape;
+	unsigned char *class_docs;
+	unsigned char *label_len;
+	unsigned char *token_len;
+	unsigned char *token_entries;
+	unsigned char *entry_class;
+	unsigned char *entry_count;
+	unsigned char *entry_docs;
+	unsigned char *feature_name_len;
+	unsigned char *feature_type;
+	unsigned char *feature_items;
+	unsigned char *feature_present;
+	unsigned char *feature_a;
+	unsigned char *feature_b;
+	unsigned char *feature_rows;
+	unsigned char *feature_mean;
+	unsigned char *feature_m2;
+	char	   *labels;
+	char	   *tokens;
+	char	   *feature_names;
+} NbFormatWriter;
+
+/*
+ * Exact size of a model of this shape, or 0 if it is more than max_size.
+ * Every count but the product of features and classes must be bounded by
+ * memory the caller holds (so that the sum cannot overflow 64 bits).
+ */
+size_t		nb_format_size(const NbFormatShape *shape, size_t max_size);
+
+/*
+ * Write the header of a model of this shape into buf of nb_format_size
+ * bytes (all but the checksum) and point *w at its sections.
+ */
+void		nb_format_begin(NbFormatWriter *w, const NbFormatShape *shape,
+							unsigned char *buf, size_t size);
+
+/*
+ * Set the checksum of a filled model.  With view non-NULL, describe the
+ * model there as nb_view_open would, without validating it.
+ */
+void		nb_format_finish(const NbFormatWriter *w, NbView *view);
+
+/*
+ * Whether the sums scoring forms over a view (documents over classes, counts
+ * and document frequencies over entries, in view order) are finite.
+ */
+bool		nb_view_sums_finite(const NbView *view);
+
 /* Why a byte string is not a valid model. */
 typedef struct NbFormatError
 {
