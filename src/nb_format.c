@@ -16,6 +16,30 @@
 #define FAIL(...) \
 	do { snprintf(error->message, sizeof(error->message), __VA_ARGS__); return false; } while (0)
 
+static const unsigned char zeros[8];
+static const unsigned char bag_type[4] = {NB_FEATURE_BAG, 0, 0, 0};
+
+/*
+ * Point a version 1 view's feature arrays at what that version implies: one
+ * bag named "" whose items are all V (the header's count) and that is
+ * present in every document (its rows are the class documents).  Its a and
+ * b stay NULL (nb_view_a reads 0), its overall statistics are 0.
+ */
+static void
+imply_text_only(NbView *view, const unsigned char *header)
+{
+	view->n_features = 1;
+	view->vector_len = 0;
+	view->feature_names = "";
+	view->feature_name_len = zeros;
+	view->feature_type = bag_type;
+	view->feature_items = header + 12;
+	view->feature_present = view->class_docs;
+	view->feature_rows = zeros;
+	view->feature_mean = zeros;
+	view->feature_m2 = zeros;
+}
+
 /* Claim n items of width w from the remaining bytes; false if they do not fit. */
 static bool
 take(const unsigned char **cursor, size_t *remaining, uint64_t n, size_t w,
@@ -246,7 +270,6 @@ nb_view_open(NbView *view, const void *data, size_t size, NbFormatError *error)
 	view->n_tokens = nb_read_u32(p + 12, 0);
 	view->n_entries = nb_read_le64(p + 16);
 	view->checksum = nb_read_le64(p + 24);
-	view->feature_names = "";
 	if (view->n_classes == 0)
 		FAIL("model has no classes");
 
@@ -273,6 +296,8 @@ nb_view_open(NbView *view, const void *data, size_t size, NbFormatError *error)
 	if (view->version == NB_FORMAT_VERSION &&
 		!take_features(view, &cursor, &remaining, error))
 		return false;
+	if (view->version == NB_FORMAT_VERSION_TEXT)
+		imply_text_only(view, p);
 
 	if (nb_format_checksum(p, size) != view->checksum)
 		FAIL("checksum mismatch");
@@ -511,8 +536,8 @@ nb_format_finish(const NbFormatWriter *w, NbView *view)
 	view->n_tokens = w->shape.n_tokens;
 	view->n_entries = w->shape.n_entries;
 	view->checksum = u;
-	view->n_features = w->shape.text_only ? 1 : w->shape.n_features;
-	view->vector_len = w->shape.text_only ? 0 : w->shape.vector_len;
+	view->n_features = w->shape.n_features;
+	view->vector_len = w->shape.vector_len;
 	view->class_docs = w->class_docs;
 	view->label_len = w->label_len;
 	view->token_len = w->token_len;
@@ -522,7 +547,7 @@ nb_format_finish(const NbFormatWriter *w, NbView *view)
 	view->entry_docs = w->entry_docs;
 	view->labels = w->labels;
 	view->tokens = w->tokens;
-	view->feature_names = w->shape.text_only ? "" : w->feature_names;
+	view->feature_names = w->feature_names;
 	view->feature_name_len = w->feature_name_len;
 	view->feature_type = w->feature_type;
 	view->feature_items = w->feature_items;
@@ -532,4 +557,6 @@ nb_format_finish(const NbFormatWriter *w, NbView *view)
 	view->feature_rows = w->feature_rows;
 	view->feature_mean = w->feature_mean;
 	view->feature_m2 = w->feature_m2;
+	if (w->shape.text_only)
+		imply_text_only(view, w->buf);
 }

@@ -108,15 +108,6 @@ struct NbMerger
 	uint32_t   *touched;
 };
 
-static const char *
-feature_name(const NbView *v, uint32_t j, size_t *off)
-{
-	const char *s = v->feature_names + *off;
-
-	*off += nb_view_feature_name_len(v, j);
-	return s;
-}
-
 NbMergeStatus
 nb_merge_check(const NbView *earlier, uint32_t n, const NbView *v, NbMergeConflict *conflict)
 {
@@ -134,21 +125,22 @@ nb_merge_check(const NbView *earlier, uint32_t n, const NbView *v, NbMergeConfli
 	for (uint32_t i = 0; i < n; i++)
 	{
 		const NbView *e = &earlier[i];
-		size_t		voff = 0;
-		size_t		eoff = 0;
+		NbStringIter enames = nb_view_feature_names(e);
+		NbStringIter vnames = nb_view_feature_names(v);
+		const char *ename;
+		uint32_t	elen;
+		const char *vname;
+		uint32_t	vlen;
 		uint32_t	k = 0;
-		const char *ename = e->n_features > 0 ? feature_name(e, 0, &eoff) : NULL;
+		bool		more = nb_string_next(&enames, &ename, &elen);
 
-		for (uint32_t j = 0; j < v->n_features && j < first && k < e->n_features; j++)
+		for (uint32_t j = 0; j < first && more && nb_string_next(&vnames, &vname, &vlen); j++)
 		{
-			uint32_t	len = nb_view_feature_name_len(v, j);
-			const char *vname = feature_name(v, j, &voff);
 			int			c = -1;
 
-			while (k < e->n_features &&
-				   (c = nb_strcmp(ename, nb_view_feature_name_len(e, k), vname, len)) < 0)
-				if (++k < e->n_features)
-					ename = feature_name(e, k, &eoff);
+			while (more && (c = nb_strcmp(ename, elen, vname, vlen)) < 0)
+				if ((more = nb_string_next(&enames, &ename, &elen)))
+					k++;
 			if (c == 0 && nb_view_feature_type(e, k) != nb_view_feature_type(v, j))
 			{
 				first = j;
@@ -263,9 +255,6 @@ merge_classes(NbMerger *m)
 	nb_free(count);
 }
 
-/* A version 1 view's one feature: the bag "", lengths from this zero. */
-static const unsigned char zero_len[4];
-
 static void
 merge_features(NbMerger *m)
 {
@@ -281,7 +270,7 @@ merge_features(NbMerger *m)
 		const NbView *v = &m->in[i];
 
 		areas[i] = v->feature_names;
-		lens[i] = v->version == NB_FORMAT_VERSION_TEXT ? zero_len : v->feature_name_len;
+		lens[i] = v->feature_name_len;
 		count[i] = v->n_features;
 		m->feature_base[i] = total;
 		total += count[i];

@@ -467,13 +467,14 @@ nb_trainer_add_boolean(NbTrainer *t, uint32_t feature, bool x)
 static NbMergeStatus
 map_features(NbTrainer *t, const NbView *v, uint32_t *map, uint32_t *conflict)
 {
-	const char *name = v->feature_names;
+	NbStringIter names = nb_view_feature_names(v);
+	const char *name;
+	uint32_t	len;
 
 	if (v->vector_len != 0 && t->vector_len != 0 && v->vector_len != t->vector_len)
 		return NB_MERGE_VECTOR_CONFLICT;
-	for (uint32_t j = 0; j < v->n_features; j++)
+	for (uint32_t j = 0; nb_string_next(&names, &name, &len); j++)
 	{
-		uint32_t	len = nb_view_feature_name_len(v, j);
 		int64_t		found = nb_strmap_find(&t->features, name, len, nb_hash_token(name, len));
 
 		nb_interrupt_at(j);
@@ -482,17 +483,14 @@ map_features(NbTrainer *t, const NbView *v, uint32_t *map, uint32_t *conflict)
 			*conflict = j;
 			return NB_MERGE_TYPE_CONFLICT;
 		}
-		name += len;
 	}
-	name = v->feature_names;
-	for (uint32_t j = 0; j < v->n_features; j++)
+	names = nb_view_feature_names(v);
+	for (uint32_t j = 0; nb_string_next(&names, &name, &len); j++)
 	{
-		uint32_t	len = nb_view_feature_name_len(v, j);
 		NbFeatureType existing;
 
 		nb_interrupt_at(j);
 		map[j] = (uint32_t) nb_trainer_feature(t, name, len, nb_view_feature_type(v, j), &existing);
-		name += len;
 	}
 	if (v->vector_len != 0)
 		t->vector_len = v->vector_len;
