@@ -152,6 +152,16 @@ feature_type_name(NbFeatureType type)
 	return "unknown";
 }
 
+/* Open the "features" object of a version 2 model, after its vector length. */
+static void
+begin_features(JsonbParseState **state, const NbView *view)
+{
+	if (view->vector_len > 0)
+		nb_push_pair(state, "vector_length", view->vector_len);
+	nb_push_key(state, "features", strlen("features"));
+	pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
+}
+
 Datum
 nb_classes(PG_FUNCTION_ARGS)
 {
@@ -208,10 +218,7 @@ nb_info(PG_FUNCTION_ARGS)
 		NbFeatureIter it = nb_view_features(&view);
 		NbFeature	f;
 
-		if (view.vector_len > 0)
-			nb_push_pair(&state, "vector_length", view.vector_len);
-		nb_push_key(&state, "features", strlen("features"));
-		pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
+		begin_features(&state, &view);
 		while (nb_feature_next(&it, &f))
 		{
 			CHECK_FOR_INTERRUPTS();
@@ -422,10 +429,7 @@ nb_model_to_jsonb(PG_FUNCTION_ARGS)
 		NbFeatureIter it = nb_view_features(&view);
 		NbFeature	f;
 
-		if (view.vector_len > 0)
-			nb_push_pair(&state, "vector_length", view.vector_len);
-		nb_push_key(&state, "features", strlen("features"));
-		pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
+		begin_features(&state, &view);
 		while (nb_feature_next(&it, &f))
 		{
 			CHECK_FOR_INTERRUPTS();
