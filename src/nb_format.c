@@ -1,7 +1,8 @@
 /*
- * nb_format.c — validation of serialized models, see nb_format.h.
+ * nb_format.c — the layout and validation of serialized models, see
+ * nb_format.h.
  *
- * Everything here treats the input as hostile: sizes are checked against
+ * Validation treats the input as hostile: sizes are checked against
  * the remaining length before any multiplication could overflow, and no
  * allocation is made, so a crafted value can only ever produce an error.
  */

@@ -1,5 +1,8 @@
 /*
- * nb_format.h — the serialized nb_model: layout, validation, read access.
+ * nb_format.h — the serialized nb_model: layout, writing, validation, read
+ * access.  This module is the only one that knows where a section starts:
+ * writers fill the sections nb_format_begin lays out, readers walk a view
+ * with the accessors and iterators below.
  *
  * The same bytes are the on-disk varlena payload, the binary send/recv form
  * and (base64-encoded) the text form.  Every number is little-endian and read

@@ -8,7 +8,7 @@
  * with a few memcpy calls; an item of several inputs gets its entries added
  * up class by class, in input order.  The items go to scratch arrays sized
  * for all input items (only what is written is touched), which gives the
- * exact size; nb_merger_write then lays the model out around them.
+ * exact size; nb_merger_write then fills nb_format's layout with them.
  */
 #include "nb_merge.h"
 
