@@ -1,7 +1,8 @@
 /*
- * nb_format.c — validation of serialized models, see nb_format.h.
+ * nb_format.c — the layout and validation of serialized models, see
+ * nb_format.h.
  *
- * Everything here treats the input as hostile: sizes are checked against
+ * Validation treats the input as hostile: sizes are checked against
  * the remaining length before any multiplication could overflow, and no
  * allocation is made, so a crafted value can only ever produce an error.
  */
@@ -15,6 +16,30 @@
 
 #define FAIL(...) \
 	do { snprintf(error->message, sizeof(error->message), __VA_ARGS__); return false; } while (0)
+
+static const unsigned char zeros[8];
+static const unsigned char bag_type[4] = {NB_FEATURE_BAG, 0, 0, 0};
+
+/*
+ * Point a version 1 view's feature arrays at what that version implies: one
+ * bag named "" whose items are all V (the header's count) and that is
+ * present in every document (its rows are the class documents).  Its a and
+ * b stay NULL (nb_view_a reads 0), its overall statistics are 0.
+ */
+static void
+imply_text_only(NbView *view, const unsigned char *header)
+{
+	view->n_features = 1;
+	view->vector_len = 0;
+	view->feature_names = "";
+	view->feature_name_len = zeros;
+	view->feature_type = bag_type;
+	view->feature_items = header + 12;
+	view->feature_present = view->class_docs;
+	view->feature_rows = zeros;
+	view->feature_mean = zeros;
+	view->feature_m2 = zeros;
+}
 
 /* Claim n items of width w from the remaining bytes; false if they do not fit. */
 static bool
@@ -246,7 +271,6 @@ nb_view_open(NbView *view, const void *data, size_t size, NbFormatError *error)
 	view->n_tokens = nb_read_u32(p + 12, 0);
 	view->n_entries = nb_read_le64(p + 16);
 	view->checksum = nb_read_le64(p + 24);
-	view->feature_names = "";
 	if (view->n_classes == 0)
 		FAIL("model has no classes");
 
@@ -273,6 +297,8 @@ nb_view_open(NbView *view, const void *data, size_t size, NbFormatError *error)
 	if (view->version == NB_FORMAT_VERSION &&
 		!take_features(view, &cursor, &remaining, error))
 		return false;
+	if (view->version == NB_FORMAT_VERSION_TEXT)
+		imply_text_only(view, p);
 
 	if (nb_format_checksum(p, size) != view->checksum)
 		FAIL("checksum mismatch");
@@ -388,22 +414,166 @@ nb_view_open(NbView *view, const void *data, size_t size, NbFormatError *error)
 				 view->vector_len);
 	}
 
-	/* scoring sums counts over classes and tokens: the sums must be finite too */
+	/*
+	 * One model, one byte string: the bag "" alone, present in every
+	 * document, is what version 1 holds, and writers make it version 1.
+	 */
+	if (view->version != NB_FORMAT_VERSION_TEXT && view->n_features == 1 &&
+		nb_view_feature_name_len(view, 0) == 0 && nb_view_feature_type(view, 0) == NB_FEATURE_BAG)
 	{
-		double		docs = 0;
-		double		count = 0;
-		double		doc_freq = 0;
+		bool		everywhere = true;
 
 		for (uint32_t c = 0; c < view->n_classes; c++)
-			docs += nb_read_f64(view->class_docs, c);
-		for (uint64_t e = 0; e < view->n_entries; e++)
-		{
-			nb_interrupt_at(e);
-			count += nb_read_f64(view->entry_count, e);
-			doc_freq += nb_read_f64(view->entry_docs, e);
-		}
-		if (!isfinite(docs) || !isfinite(count) || !isfinite(doc_freq))
-			FAIL("counts add up to more than the range of double precision");
+			if (nb_view_present(view, 0, c) != nb_read_f64(view->class_docs, c))
+				everywhere = false;
+		if (everywhere)
+			FAIL("a model of the bag \"\" alone, present in every document, must be format version 1");
 	}
+
+	/* scoring sums counts over classes and tokens: the sums must be finite too */
+	if (!nb_view_sums_finite(view))
+		FAIL("counts add up to more than the range of double precision");
 	return true;
+}
+
+bool
+nb_view_sums_finite(const NbView *view)
+{
+	double		docs = 0;
+	double		count = 0;
+	double		doc_freq = 0;
+
+	for (uint32_t c = 0; c < view->n_classes; c++)
+		docs += nb_read_f64(view->class_docs, c);
+	for (uint64_t e = 0; e < view->n_entries; e++)
+	{
+		nb_interrupt_at(e);
+		count += nb_read_f64(view->entry_count, e);
+		doc_freq += nb_read_f64(view->entry_docs, e);
+	}
+	return isfinite(docs) && isfinite(count) && isfinite(doc_freq);
+}
+
+/* Bytes of the per-feature arrays of version 2 (no overflow: checked by the caller). */
+#define FEATURE_BYTES(F, C) \
+	(8 + (uint64_t) (F) * (3 * 4 + 3 * 8) + (uint64_t) (F) * (C) * 3 * 8)
+
+size_t
+nb_format_size(const NbFormatShape *s, size_t max_size)
+{
+	uint64_t	limit = max_size;
+	uint64_t	size;
+
+	/* every term is bounded by the caller's memory but for F * C, checked first */
+	if (!s->text_only && s->n_features > 0 &&
+		(uint64_t) s->n_classes > limit / 24 / s->n_features)
+		return 0;
+	size = NB_HEADER_SIZE + (uint64_t) s->n_classes * (8 + 4) +
+		(uint64_t) s->n_tokens * (4 + 4) + s->n_entries * (4 + 8 + 8) +
+		s->label_bytes + s->token_bytes;
+	if (!s->text_only)
+		size += FEATURE_BYTES(s->n_features, s->n_classes) + s->name_bytes;
+	return size > limit ? 0 : (size_t) size;
+}
+
+void
+nb_format_begin(NbFormatWriter *w, const NbFormatShape *s, unsigned char *buf, size_t size)
+{
+	uint32_t	C = s->n_classes;
+	uint64_t	V = s->n_tokens;
+	uint64_t	E = s->n_entries;
+	uint16_t	version = s->text_only ? NB_FORMAT_VERSION_TEXT : NB_FORMAT_VERSION;
+	uint16_t	flags = 0;
+	unsigned char *p;
+
+	memset(w, 0, sizeof(*w));
+	w->buf = buf;
+	w->size = size;
+	w->shape = *s;
+	memset(buf, 0, NB_HEADER_SIZE);
+	memcpy(buf, "NBCM", 4);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	version = __builtin_bswap16(version);
+#endif
+	memcpy(buf + 4, &version, 2);
+	memcpy(buf + 6, &flags, 2);
+	nb_write_u32(buf + 8, 0, C);
+	nb_write_u32(buf + 12, 0, (uint32_t) V);
+	nb_write_u32(buf + 16, 0, (uint32_t) E);
+	nb_write_u32(buf + 20, 0, (uint32_t) (E >> 32));
+
+	p = buf + NB_HEADER_SIZE;
+	if (!s->text_only)
+	{
+		nb_write_u32(p, 0, s->n_features);
+		nb_write_u32(p, 1, s->vector_len);
+		p += 8;
+	}
+	w->class_docs = p;
+	w->label_len = w->class_docs + (uint64_t) C * 8;
+	w->token_len = w->label_len + (uint64_t) C * 4;
+	w->token_entries = w->token_len + V * 4;
+	w->entry_class = w->token_entries + V * 4;
+	w->entry_count = w->entry_class + E * 4;
+	w->entry_docs = w->entry_count + E * 8;
+	p = w->entry_docs + E * 8;
+	if (!s->text_only)
+	{
+		uint64_t	F = s->n_features;
+
+		w->feature_name_len = p;
+		w->feature_type = w->feature_name_len + F * 4;
+		w->feature_items = w->feature_type + F * 4;
+		w->feature_present = w->feature_items + F * 4;
+		w->feature_a = w->feature_present + F * C * 8;
+		w->feature_b = w->feature_a + F * C * 8;
+		w->feature_rows = w->feature_b + F * C * 8;
+		w->feature_mean = w->feature_rows + F * 8;
+		w->feature_m2 = w->feature_mean + F * 8;
+		p = w->feature_m2 + F * 8;
+	}
+	w->labels = (char *) p;
+	w->tokens = w->labels + s->label_bytes;
+	w->feature_names = s->text_only ? NULL : w->tokens + s->token_bytes;
+}
+
+void
+nb_format_finish(const NbFormatWriter *w, NbView *view)
+{
+	uint64_t	u = nb_format_checksum(w->buf, w->size);
+
+	nb_write_u32(w->buf + 24, 0, (uint32_t) u);
+	nb_write_u32(w->buf + 28, 0, (uint32_t) (u >> 32));
+	if (view == NULL)
+		return;
+	memset(view, 0, sizeof(*view));
+	view->size = w->size;
+	view->version = w->shape.text_only ? NB_FORMAT_VERSION_TEXT : NB_FORMAT_VERSION;
+	view->n_classes = w->shape.n_classes;
+	view->n_tokens = w->shape.n_tokens;
+	view->n_entries = w->shape.n_entries;
+	view->checksum = u;
+	view->n_features = w->shape.n_features;
+	view->vector_len = w->shape.vector_len;
+	view->class_docs = w->class_docs;
+	view->label_len = w->label_len;
+	view->token_len = w->token_len;
+	view->token_entries = w->token_entries;
+	view->entry_class = w->entry_class;
+	view->entry_count = w->entry_count;
+	view->entry_docs = w->entry_docs;
+	view->labels = w->labels;
+	view->tokens = w->tokens;
+	view->feature_names = w->feature_names;
+	view->feature_name_len = w->feature_name_len;
+	view->feature_type = w->feature_type;
+	view->feature_items = w->feature_items;
+	view->feature_present = w->feature_present;
+	view->feature_a = w->feature_a;
+	view->feature_b = w->feature_b;
+	view->feature_rows = w->feature_rows;
+	view->feature_mean = w->feature_mean;
+	view->feature_m2 = w->feature_m2;
+	if (w->shape.text_only)
+		imply_text_only(view, w->buf);
 }

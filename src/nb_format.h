@@ -1,5 +1,8 @@
 /*
- * nb_format.h — the serialized nb_model: layout, validation, read access.
+ * nb_format.h — the serialized nb_model: layout, writing, validation, read
+ * access.  This module is the only one that knows where a section starts:
+ * writers fill the sections nb_format_begin lays out, readers walk a view
+ * with the accessors and iterators below.
  *
  * The same bytes are the on-disk varlena payload, the binary send/recv form
  * and (base64-encoded) the text form.  Every number is little-endian and read
@@ -131,7 +134,7 @@ typedef struct NbView
 	const unsigned char *entry_docs;
 	const char *labels;
 	const char *tokens;
-	/* version 2 only (version 1 has one implicit bag feature, see below) */
+	/* version 1 has one implicit bag feature: see nb_view_feature_type */
 	const unsigned char *feature_name_len;
 	const unsigned char *feature_type;
 	const unsigned char *feature_items;
@@ -143,6 +146,83 @@ typedef struct NbView
 	const unsigned char *feature_m2;
 	const char *feature_names;
 } NbView;
+
+/*
+ * The shape of a model to be written: its counts and the bytes of its three
+ * string areas.  text_only is the single bag "" present in every row, which
+ * is written as version 1 (n_features, vector_len and name_bytes are then
+ * ignored); anything else is version 2.
+ */
+typedef struct NbFormatShape
+{
+	uint32_t	n_classes;
+	uint32_t	n_tokens;
+	uint64_t	n_entries;
+	uint32_t	n_features;
+	uint32_t	vector_len;
+	uint64_t	label_bytes;
+	uint64_t	token_bytes;
+	uint64_t	name_bytes;
+	bool		text_only;
+} NbFormatShape;
+
+/*
+ * Where each section of a model being written goes, in the caller's buffer.
+ * The feature sections are NULL in version 1.  The writer fills every array
+ * and string area (strings concatenated in order from the area's start),
+ * then calls nb_format_finish.
+ */
+typedef struct NbFormatWriter
+{
+	unsigned char *buf;
+	size_t		size;
+	NbFormatShape shape;
+	unsigned char *class_docs;
+	unsigned char *label_len;
+	unsigned char *token_len;
+	unsigned char *token_entries;
+	unsigned char *entry_class;
+	unsigned char *entry_count;
+	unsigned char *entry_docs;
+	unsigned char *feature_name_len;
+	unsigned char *feature_type;
+	unsigned char *feature_items;
+	unsigned char *feature_present;
+	unsigned char *feature_a;
+	unsigned char *feature_b;
+	unsigned char *feature_rows;
+	unsigned char *feature_mean;
+	unsigned char *feature_m2;
+	char	   *labels;
+	char	   *tokens;
+	char	   *feature_names;
+} NbFormatWriter;
+
+/*
+ * Exact size of a model of this shape, or 0 if it is more than max_size.
+ * Every count but the product of features and classes must be bounded by
+ * memory the caller holds (so that the sum cannot overflow 64 bits).
+ */
+size_t		nb_format_size(const NbFormatShape *shape, size_t max_size);
+
+/*
+ * Write the header of a model of this shape into buf of nb_format_size
+ * bytes (all but the checksum) and point *w at its sections.
+ */
+void		nb_format_begin(NbFormatWriter *w, const NbFormatShape *shape,
+							unsigned char *buf, size_t size);
+
+/*
+ * Set the checksum of a filled model.  With view non-NULL, describe the
+ * model there as nb_view_open would, without validating it.
+ */
+void		nb_format_finish(const NbFormatWriter *w, NbView *view);
+
+/*
+ * Whether the sums scoring forms over a view (documents over classes, counts
+ * and document frequencies over entries, in view order) are finite.
+ */
+bool		nb_view_sums_finite(const NbView *view);
 
 /* Why a byte string is not a valid model. */
 typedef struct NbFormatError
@@ -217,42 +297,167 @@ nb_write_f64(unsigned char *base, uint64_t i, double v)
 /* The name of a float8[] position (0-based) as a feature: "1", "2", ... */
 uint32_t	nb_position_name(uint32_t position, char *buf);
 
+/*
+ * Per-feature access.  nb_view_open points a version 1 view's feature
+ * arrays at what that version implies (one bag named "", with items all
+ * the model's items, present in every document), so these hold for both
+ * versions.  Only feature_a and feature_b stay NULL there: a bag's are 0.
+ */
 static inline NbFeatureType
 nb_view_feature_type(const NbView *v, uint32_t j)
 {
-	return v->version == 1 ? NB_FEATURE_BAG : (NbFeatureType) nb_read_u32(v->feature_type, j);
+	return (NbFeatureType) nb_read_u32(v->feature_type, j);
 }
 
 static inline uint32_t
 nb_view_feature_items(const NbView *v, uint32_t j)
 {
-	return v->version == 1 ? v->n_tokens : nb_read_u32(v->feature_items, j);
+	return nb_read_u32(v->feature_items, j);
 }
 
 static inline uint32_t
 nb_view_feature_name_len(const NbView *v, uint32_t j)
 {
-	return v->version == 1 ? 0 : nb_read_u32(v->feature_name_len, j);
+	return nb_read_u32(v->feature_name_len, j);
 }
 
 /* Weighted rows of class c in which feature j is present. */
 static inline double
 nb_view_present(const NbView *v, uint32_t j, uint32_t c)
 {
-	return v->version == 1 ? nb_read_f64(v->class_docs, c) :
-		nb_read_f64(v->feature_present, (uint64_t) j * v->n_classes + c);
+	return nb_read_f64(v->feature_present, (uint64_t) j * v->n_classes + c);
 }
 
 static inline double
 nb_view_a(const NbView *v, uint32_t j, uint32_t c)
 {
-	return v->version == 1 ? 0 : nb_read_f64(v->feature_a, (uint64_t) j * v->n_classes + c);
+	return v->feature_a == NULL ? 0 : nb_read_f64(v->feature_a, (uint64_t) j * v->n_classes + c);
 }
 
 static inline double
 nb_view_b(const NbView *v, uint32_t j, uint32_t c)
 {
-	return v->version == 1 ? 0 : nb_read_f64(v->feature_b, (uint64_t) j * v->n_classes + c);
+	return v->feature_b == NULL ? 0 : nb_read_f64(v->feature_b, (uint64_t) j * v->n_classes + c);
+}
+
+/*
+ * A walk over one of a view's string areas (labels, items, feature names):
+ * nb_string_next yields each string in order as a pointer and a length.
+ */
+typedef struct NbStringIter
+{
+	const unsigned char *lengths;
+	const char *next;
+	uint64_t	i;
+	uint64_t	end;
+} NbStringIter;
+
+/* The strings first .. first + n - 1 of an area whose string first starts at start. */
+static inline NbStringIter
+nb_string_iter(const unsigned char *lengths, const char *start, uint64_t first, uint64_t n)
+{
+	NbStringIter it = {lengths, start, first, first + n};
+
+	return it;
+}
+
+static inline NbStringIter
+nb_view_labels(const NbView *v)
+{
+	return nb_string_iter(v->label_len, v->labels, 0, v->n_classes);
+}
+
+/* All items, feature after feature. */
+static inline NbStringIter
+nb_view_items(const NbView *v)
+{
+	return nb_string_iter(v->token_len, v->tokens, 0, v->n_tokens);
+}
+
+static inline NbStringIter
+nb_view_feature_names(const NbView *v)
+{
+	return nb_string_iter(v->feature_name_len, v->feature_names, 0, v->n_features);
+}
+
+static inline bool
+nb_string_next(NbStringIter *it, const char **str, uint32_t *len)
+{
+	if (it->i >= it->end)
+		return false;
+	*len = nb_read_u32(it->lengths, it->i++);
+	*str = it->next;
+	it->next += *len;
+	return true;
+}
+
+/* The name of feature j (a walk over the names before it). */
+static inline const char *
+nb_view_feature_name(const NbView *v, uint32_t j, uint32_t *len)
+{
+	NbStringIter it = nb_string_iter(v->feature_name_len, v->feature_names, 0, j + 1);
+	const char *name = v->feature_names;
+
+	while (nb_string_next(&it, &name, len))
+		;
+	return name;
+}
+
+/*
+ * A walk over a view's features: name, type and the range of its items
+ * (first_item .. first_item + n_items - 1), whose strings
+ * nb_feature_items walks.
+ */
+typedef struct NbFeature
+{
+	uint32_t	index;
+	const char *name;
+	uint32_t	name_len;
+	NbFeatureType type;
+	uint32_t	first_item;
+	uint32_t	n_items;
+	const char *first_item_str; /* where item first_item's string starts */
+} NbFeature;
+
+typedef struct NbFeatureIter
+{
+	const NbView *view;
+	NbStringIter names;
+	uint32_t	j;
+	uint32_t	item;
+	const char *item_str;
+} NbFeatureIter;
+
+static inline NbFeatureIter
+nb_view_features(const NbView *v)
+{
+	NbFeatureIter it = {v, nb_view_feature_names(v), 0, 0, v->tokens};
+
+	return it;
+}
+
+static inline bool
+nb_feature_next(NbFeatureIter *it, NbFeature *f)
+{
+	if (!nb_string_next(&it->names, &f->name, &f->name_len))
+		return false;
+	f->index = it->j;
+	f->type = nb_view_feature_type(it->view, it->j);
+	f->first_item = it->item;
+	f->n_items = nb_view_feature_items(it->view, it->j);
+	f->first_item_str = it->item_str;
+	for (uint32_t k = 0; k < f->n_items; k++)
+		it->item_str += nb_read_u32(it->view->token_len, (uint64_t) it->item + k);
+	it->item += f->n_items;
+	it->j++;
+	return true;
+}
+
+/* The items of a feature the iterator yielded. */
+static inline NbStringIter
+nb_feature_items(const NbView *v, const NbFeature *f)
+{
+	return nb_string_iter(v->token_len, f->first_item_str, f->first_item, f->n_items);
 }
 
 /* Byte-order comparison of two strings: memcmp, then shorter first. */

@@ -8,7 +8,7 @@
  * with a few memcpy calls; an item of several inputs gets its entries added
  * up class by class, in input order.  The items go to scratch arrays sized
  * for all input items (only what is written is touched), which gives the
- * exact size; nb_merger_write then lays the model out around them.
+ * exact size; nb_merger_write then fills nb_format's layout with them.
  */
 #include "nb_merge.h"
 
@@ -108,15 +108,6 @@ struct NbMerger
 	uint32_t   *touched;
 };
 
-static const char *
-feature_name(const NbView *v, uint32_t j, size_t *off)
-{
-	const char *s = v->feature_names + *off;
-
-	*off += nb_view_feature_name_len(v, j);
-	return s;
-}
-
 NbMergeStatus
 nb_merge_check(const NbView *earlier, uint32_t n, const NbView *v, NbMergeConflict *conflict)
 {
@@ -134,21 +125,22 @@ nb_merge_check(const NbView *earlier, uint32_t n, const NbView *v, NbMergeConfli
 	for (uint32_t i = 0; i < n; i++)
 	{
 		const NbView *e = &earlier[i];
-		size_t		voff = 0;
-		size_t		eoff = 0;
+		NbStringIter enames = nb_view_feature_names(e);
+		NbStringIter vnames = nb_view_feature_names(v);
+		const char *ename;
+		uint32_t	elen;
+		const char *vname;
+		uint32_t	vlen;
 		uint32_t	k = 0;
-		const char *ename = e->n_features > 0 ? feature_name(e, 0, &eoff) : NULL;
+		bool		more = nb_string_next(&enames, &ename, &elen);
 
-		for (uint32_t j = 0; j < v->n_features && j < first && k < e->n_features; j++)
+		for (uint32_t j = 0; j < first && more && nb_string_next(&vnames, &vname, &vlen); j++)
 		{
-			uint32_t	len = nb_view_feature_name_len(v, j);
-			const char *vname = feature_name(v, j, &voff);
 			int			c = -1;
 
-			while (k < e->n_features &&
-				   (c = nb_strcmp(ename, nb_view_feature_name_len(e, k), vname, len)) < 0)
-				if (++k < e->n_features)
-					ename = feature_name(e, k, &eoff);
+			while (more && (c = nb_strcmp(ename, elen, vname, vlen)) < 0)
+				if ((more = nb_string_next(&enames, &ename, &elen)))
+					k++;
 			if (c == 0 && nb_view_feature_type(e, k) != nb_view_feature_type(v, j))
 			{
 				first = j;
@@ -263,9 +255,6 @@ merge_classes(NbMerger *m)
 	nb_free(count);
 }
 
-/* A version 1 view's one feature: the bag "", lengths from this zero. */
-static const unsigned char zero_len[4];
-
 static void
 merge_features(NbMerger *m)
 {
@@ -281,7 +270,7 @@ merge_features(NbMerger *m)
 		const NbView *v = &m->in[i];
 
 		areas[i] = v->feature_names;
-		lens[i] = v->version == NB_FORMAT_VERSION_TEXT ? zero_len : v->feature_name_len;
+		lens[i] = v->feature_name_len;
 		count[i] = v->n_features;
 		m->feature_base[i] = total;
 		total += count[i];
@@ -743,21 +732,29 @@ nb_merger_create(const NbView *inputs, uint32_t n)
 	return m;
 }
 
+static NbFormatShape
+merger_shape(const NbMerger *m)
+{
+	NbFormatShape s;
+
+	s.n_classes = m->C;
+	s.n_tokens = (uint32_t) m->V;
+	s.n_entries = m->E;
+	s.n_features = m->F;
+	s.vector_len = m->vector_len;
+	s.label_bytes = m->label_bytes;
+	s.token_bytes = m->token_bytes;
+	s.name_bytes = m->name_bytes;
+	s.text_only = m->text_only;
+	return s;
+}
+
 size_t
 nb_merger_size(const NbMerger *m, size_t max_size)
 {
-	uint64_t	limit = max_size;
-	uint64_t	size;
+	NbFormatShape s = merger_shape(m);
 
-	/* every term is bounded by the inputs' sizes but for F * C, checked first */
-	if (m->F > 0 && (uint64_t) m->C > limit / 24 / m->F)
-		return 0;
-	size = NB_HEADER_SIZE + (uint64_t) m->C * (8 + 4) + m->V * (4 + 4) + m->E * (4 + 8 + 8) +
-		m->label_bytes + m->token_bytes;
-	if (!m->text_only)
-		size += 8 + (uint64_t) m->F * (3 * 4 + 3 * 8) + (uint64_t) m->F * m->C * 3 * 8 +
-			m->name_bytes;
-	return size > limit ? 0 : (size_t) size;
+	return nb_format_size(&s, max_size);
 }
 
 void
@@ -797,134 +794,51 @@ nb_merger_destroy(NbMerger *m)
 bool
 nb_merger_write(NbMerger *m, unsigned char *buf, size_t size, NbView *out)
 {
-	uint32_t	C = m->C;
-	uint32_t	F = m->F;
-	uint64_t	V = m->V;
-	uint64_t	E = m->E;
-	uint16_t	version = m->text_only ? NB_FORMAT_VERSION_TEXT : NB_FORMAT_VERSION;
-	uint16_t	flags = 0;
-	unsigned char *p;
+	NbFormatShape shape = merger_shape(m);
+	NbFormatWriter w;
 	char	   *strings;
-	double		docs = 0;
-	double		count = 0;
-	double		doc_freq = 0;
-	uint64_t	u;
 
-	memset(out, 0, sizeof(*out));
-	memset(buf, 0, NB_HEADER_SIZE);
-	memcpy(buf, "NBCM", 4);
-	out->version = version;
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	version = __builtin_bswap16(version);
-#endif
-	memcpy(buf + 4, &version, 2);
-	memcpy(buf + 6, &flags, 2);
-	nb_write_u32(buf + 8, 0, C);
-	nb_write_u32(buf + 12, 0, (uint32_t) V);
-	nb_write_u32(buf + 16, 0, (uint32_t) E);
-	nb_write_u32(buf + 20, 0, (uint32_t) (E >> 32));
-
-	out->size = size;
-	out->n_classes = C;
-	out->n_tokens = (uint32_t) V;
-	out->n_entries = E;
-	out->n_features = 1;
-	p = buf + NB_HEADER_SIZE;
+	nb_format_begin(&w, &shape, buf, size);
 	if (!m->text_only)
 	{
-		nb_write_u32(p, 0, F);
-		nb_write_u32(p, 1, m->vector_len);
-		out->n_features = F;
-		out->vector_len = m->vector_len;
-		p += 8;
-	}
-	out->class_docs = p;
-	out->label_len = out->class_docs + (uint64_t) C * 8;
-	out->token_len = out->label_len + (uint64_t) C * 4;
-	out->token_entries = out->token_len + V * 4;
-	out->entry_class = out->token_entries + V * 4;
-	out->entry_count = out->entry_class + E * 4;
-	out->entry_docs = out->entry_count + E * 8;
-	p = (unsigned char *) out->entry_docs + E * 8;
-	out->feature_names = "";
-	if (!m->text_only)
-	{
-		unsigned char *name_len = p;
-		unsigned char *type = name_len + (uint64_t) F * 4;
-		unsigned char *items = type + (uint64_t) F * 4;
-		unsigned char *present = items + (uint64_t) F * 4;
-		unsigned char *fa = present + (uint64_t) F * C * 8;
-		unsigned char *fb = fa + (uint64_t) F * C * 8;
-		unsigned char *rows = fb + (uint64_t) F * C * 8;
-		unsigned char *mean = rows + (uint64_t) F * 8;
-		unsigned char *m2 = mean + (uint64_t) F * 8;
-
-		for (uint32_t j = 0; j < F; j++)
+		for (uint32_t j = 0; j < m->F; j++)
 		{
-			nb_write_u32(name_len, j, m->name_len[j]);
-			nb_write_u32(type, j, m->type[j]);
-			nb_write_u32(items, j, m->items[j]);
-			nb_write_f64(rows, j, m->rows[j]);
-			nb_write_f64(mean, j, m->mean[j]);
-			nb_write_f64(m2, j, m->m2[j]);
+			nb_write_u32(w.feature_name_len, j, m->name_len[j]);
+			nb_write_u32(w.feature_type, j, m->type[j]);
+			nb_write_u32(w.feature_items, j, m->items[j]);
+			nb_write_f64(w.feature_rows, j, m->rows[j]);
+			nb_write_f64(w.feature_mean, j, m->mean[j]);
+			nb_write_f64(w.feature_m2, j, m->m2[j]);
 		}
-		for (uint64_t x = 0; x < (uint64_t) F * C; x++)
+		for (uint64_t x = 0; x < (uint64_t) m->F * m->C; x++)
 		{
-			nb_write_f64(present, x, m->present[x]);
-			nb_write_f64(fa, x, m->fa[x]);
-			nb_write_f64(fb, x, m->fb[x]);
+			nb_write_f64(w.feature_present, x, m->present[x]);
+			nb_write_f64(w.feature_a, x, m->fa[x]);
+			nb_write_f64(w.feature_b, x, m->fb[x]);
 		}
-		out->feature_name_len = name_len;
-		out->feature_type = type;
-		out->feature_items = items;
-		out->feature_present = present;
-		out->feature_a = fa;
-		out->feature_b = fb;
-		out->feature_rows = rows;
-		out->feature_mean = mean;
-		out->feature_m2 = m2;
-		p = m2 + (uint64_t) F * 8;
-	}
-	strings = (char *) p;
-	out->labels = strings;
-	for (uint32_t c = 0; c < C; c++)
-	{
-		nb_write_f64((unsigned char *) out->class_docs, c, m->class_docs[c]);
-		nb_write_u32((unsigned char *) out->label_len, c, m->label_len[c]);
-		memcpy(strings, m->label[c], m->label_len[c]);
-		strings += m->label_len[c];
-		docs += m->class_docs[c];
-	}
-	out->tokens = strings;
-
-	nb_copy((unsigned char *) out->token_len, m->out.token_len, V * 4);
-	nb_copy((unsigned char *) out->token_entries, m->out.token_entries, V * 4);
-	nb_copy((unsigned char *) out->entry_class, m->out.entry_class, E * 4);
-	nb_copy((unsigned char *) out->entry_count, m->out.entry_count, E * 8);
-	nb_copy((unsigned char *) out->entry_docs, m->out.entry_docs, E * 8);
-	nb_copy(strings, m->out.tokens_start, m->token_bytes);
-	strings += m->token_bytes;
-	if (!m->text_only)
-	{
-		out->feature_names = strings;
-		for (uint32_t j = 0; j < F; j++)
+		strings = w.feature_names;
+		for (uint32_t j = 0; j < m->F; j++)
 		{
 			memcpy(strings, m->name[j], m->name_len[j]);
 			strings += m->name_len[j];
 		}
 	}
-
-	u = nb_format_checksum(buf, size);
-	nb_write_u32(buf + 24, 0, (uint32_t) u);
-	nb_write_u32(buf + 28, 0, (uint32_t) (u >> 32));
-	out->checksum = u;
+	strings = w.labels;
+	for (uint32_t c = 0; c < m->C; c++)
+	{
+		nb_write_f64(w.class_docs, c, m->class_docs[c]);
+		nb_write_u32(w.label_len, c, m->label_len[c]);
+		memcpy(strings, m->label[c], m->label_len[c]);
+		strings += m->label_len[c];
+	}
+	nb_copy(w.token_len, m->out.token_len, m->V * 4);
+	nb_copy(w.token_entries, m->out.token_entries, m->V * 4);
+	nb_copy(w.entry_class, m->out.entry_class, m->E * 4);
+	nb_copy(w.entry_count, m->out.entry_count, m->E * 8);
+	nb_copy(w.entry_docs, m->out.entry_docs, m->E * 8);
+	nb_copy(w.tokens, m->out.tokens_start, m->token_bytes);
+	nb_format_finish(&w, out);
 
 	/* what nb_view_open checks of magnitudes, summed in the same order */
-	for (uint64_t e = 0; e < E; e++)
-	{
-		nb_interrupt_at(e);
-		count += nb_read_f64(out->entry_count, e);
-		doc_freq += nb_read_f64(out->entry_docs, e);
-	}
-	return !m->overflow && isfinite(docs) && isfinite(count) && isfinite(doc_freq);
+	return !m->overflow && nb_view_sums_finite(out);
 }

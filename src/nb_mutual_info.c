@@ -179,11 +179,14 @@ nb_mutual_info(const NbView *v, NbMiRow *rows)
 {
 	uint64_t	n = 0;
 	uint64_t	e0 = 0;
-	uint32_t	first = 0;
+	NbFeatureIter it = nb_view_features(v);
+	NbFeature	f;
 
-	for (uint32_t j = 0; j < v->n_features; j++)
+	while (nb_feature_next(&it, &f))
 	{
-		NbFeatureType type = nb_view_feature_type(v, j);
+		NbFeatureType type = f.type;
+		uint32_t	j = f.index;
+		uint32_t	first = f.first_item;
 		NbMiRow    *r = &rows[n];
 
 		if (type == NB_FEATURE_BAG)
@@ -201,7 +204,6 @@ nb_mutual_info(const NbView *v, NbMiRow *rows)
 				r->mi = NAN;
 			n++;
 		}
-		first += nb_view_feature_items(v, j);
 	}
 	nb_sort(rows, n, sizeof(NbMiRow), cmp_rows);
 	return n;

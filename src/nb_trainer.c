@@ -420,13 +420,14 @@ nb_trainer_add_boolean(NbTrainer *t, uint32_t feature, bool x)
 static NbMergeStatus
 map_features(NbTrainer *t, const NbView *v, uint32_t *map, uint32_t *conflict)
 {
-	const char *name = v->feature_names;
+	NbStringIter names = nb_view_feature_names(v);
+	const char *name;
+	uint32_t	len;
 
 	if (v->vector_len != 0 && t->vector_len != 0 && v->vector_len != t->vector_len)
 		return NB_MERGE_VECTOR_CONFLICT;
-	for (uint32_t j = 0; j < v->n_features; j++)
+	for (uint32_t j = 0; nb_string_next(&names, &name, &len); j++)
 	{
-		uint32_t	len = nb_view_feature_name_len(v, j);
 		int64_t		found = nb_strmap_find(&t->features, name, len, nb_hash_token(name, len));
 
 		nb_interrupt_at(j);
@@ -435,17 +436,14 @@ map_features(NbTrainer *t, const NbView *v, uint32_t *map, uint32_t *conflict)
 			*conflict = j;
 			return NB_MERGE_TYPE_CONFLICT;
 		}
-		name += len;
 	}
-	name = v->feature_names;
-	for (uint32_t j = 0; j < v->n_features; j++)
+	names = nb_view_feature_names(v);
+	for (uint32_t j = 0; nb_string_next(&names, &name, &len); j++)
 	{
-		uint32_t	len = nb_view_feature_name_len(v, j);
 		NbFeatureType existing;
 
 		nb_interrupt_at(j);
 		map[j] = (uint32_t) nb_trainer_feature(t, name, len, nb_view_feature_type(v, j), &existing);
-		name += len;
 	}
 	if (v->vector_len != 0)
 		t->vector_len = v->vector_len;
@@ -689,27 +687,39 @@ is_text_only(const NbTrainer *t)
 	return true;
 }
 
+/* The trainer's model as nb_format lays it out. */
+static NbFormatShape
+trainer_shape(const NbTrainer *t, bool text_only)
+{
+	NbFormatShape s;
+
+	s.n_classes = t->classes.count;
+	s.n_tokens = t->tokens.count;
+	s.n_entries = t->n_entries;
+	s.n_features = t->features.count;
+	s.vector_len = t->vector_len;
+	s.label_bytes = t->classes.arena_used;
+	s.token_bytes = t->tokens.arena_used - t->prefix_bytes;
+	s.name_bytes = t->features.arena_used;
+	s.text_only = text_only;
+	return s;
+}
+
 uint64_t
 nb_trainer_min_flat_size(const NbTrainer *t)
 {
-	/* all terms are bounded by memory already allocated, so no overflow in 64 bits */
-	return NB_HEADER_SIZE +
-		(uint64_t) t->classes.count * (8 + 4) +
-		(uint64_t) t->tokens.count * (4 + 4) +
-		t->n_entries * (4 + 8 + 8) +
-		t->classes.arena_used + t->tokens.arena_used - t->prefix_bytes;
+	/* the version 1 layout: no feature arrays; every term is bounded by allocated memory */
+	NbFormatShape s = trainer_shape(t, true);
+
+	return nb_format_size(&s, SIZE_MAX);
 }
 
 size_t
 nb_trainer_flat_size(const NbTrainer *t, size_t max_size)
 {
-	uint64_t	F = t->features.count;
-	uint64_t	size = nb_trainer_min_flat_size(t);
+	NbFormatShape s = trainer_shape(t, is_text_only(t));
 
-	if (!is_text_only(t))
-		size += 8 + F * (3 * 4 + 3 * 8) + F * t->classes.count * 3 * 8 +
-			t->features.arena_used;
-	return size > max_size ? 0 : (size_t) size;
+	return nb_format_size(&s, max_size);
 }
 
 /* A string with its id, sorted into canonical order: by group, then bytes. */
@@ -780,23 +790,14 @@ cmp_entry(const void *a, const void *b)
 	return (x->cls > y->cls) - (x->cls < y->cls);
 }
 
-/* Write the version 2 feature arrays at p; returns the end. */
-static unsigned char *
+/* Fill the version 2 feature arrays. */
+static void
 write_features(const NbTrainer *t, const StrRef *features, const StrRef *classes,
-			   const StrRef *tokens, unsigned char *p)
+			   const StrRef *tokens, const NbFormatWriter *w)
 {
 	uint32_t	C = t->classes.count;
 	uint32_t	F = t->features.count;
 	uint32_t	V = t->tokens.count;
-	unsigned char *name_len = p;
-	unsigned char *type = name_len + (uint64_t) F * 4;
-	unsigned char *items = type + (uint64_t) F * 4;
-	unsigned char *present = items + (uint64_t) F * 4;
-	unsigned char *fa = present + (uint64_t) F * C * 8;
-	unsigned char *fb = fa + (uint64_t) F * C * 8;
-	unsigned char *rows = fb + (uint64_t) F * C * 8;
-	unsigned char *mean = rows + (uint64_t) F * 8;
-	unsigned char *m2 = mean + (uint64_t) F * 8;
 	uint32_t	k = 0;
 	uint64_t	work = 0;
 
@@ -808,23 +809,22 @@ write_features(const NbTrainer *t, const StrRef *features, const StrRef *classes
 		nb_interrupt_count(&work, 1 + (uint64_t) C);
 		while (k < V && tokens[k].group == j)
 			n++, k++;
-		nb_write_u32(name_len, j, features[j].len);
-		nb_write_u32(type, j, (uint32_t) f->type);
-		nb_write_u32(items, j, n);
+		nb_write_u32(w->feature_name_len, j, features[j].len);
+		nb_write_u32(w->feature_type, j, (uint32_t) f->type);
+		nb_write_u32(w->feature_items, j, n);
 		for (uint32_t c = 0; c < C; c++)
 		{
 			const NbClassStat *st = &f->stats[classes[c].id];
 			uint64_t	i = (uint64_t) j * C + c;
 
-			nb_write_f64(present, i, st->present);
-			nb_write_f64(fa, i, st->a);
-			nb_write_f64(fb, i, st->b);
+			nb_write_f64(w->feature_present, i, st->present);
+			nb_write_f64(w->feature_a, i, st->a);
+			nb_write_f64(w->feature_b, i, st->b);
 		}
-		nb_write_f64(rows, j, f->rows);
-		nb_write_f64(mean, j, f->mean);
-		nb_write_f64(m2, j, f->m2);
+		nb_write_f64(w->feature_rows, j, f->rows);
+		nb_write_f64(w->feature_mean, j, f->mean);
+		nb_write_f64(w->feature_m2, j, f->m2);
 	}
-	return m2 + (uint64_t) F * 8;
 }
 
 void
@@ -844,12 +844,9 @@ nb_trainer_write(const NbTrainer *t, unsigned char *buf, size_t size)
 										t->unnamed_bag >= 0 ? feature_rank[t->unnamed_bag] : 0);
 	uint64_t   *start = nb_alloc_zero(sizeof(uint64_t) * ((uint64_t) V + 1));
 	Entry	   *entries = nb_alloc(sizeof(Entry) * (E ? E : 1));
-	unsigned char *docs, *label_len, *token_len, *token_entries, *entry_class,
-			   *entry_count, *entry_docs;
+	NbFormatShape shape = trainer_shape(t, text_only);
+	NbFormatWriter w;
 	char	   *strings;
-	uint16_t	version = text_only ? NB_FORMAT_VERSION_TEXT : NB_FORMAT_VERSION;
-	uint16_t	flags = 0;
-	uint64_t	u;
 	uint64_t	pos = 0;
 	uint64_t	work = 0;
 	Entry		en;
@@ -881,49 +878,24 @@ nb_trainer_write(const NbTrainer *t, unsigned char *buf, size_t size)
 			nb_sort(entries + start[k], start[k + 1] - start[k], sizeof(Entry), cmp_entry);
 	}
 
-	memset(buf, 0, NB_HEADER_SIZE);
-	memcpy(buf, "NBCM", 4);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	version = __builtin_bswap16(version);
-#endif
-	memcpy(buf + 4, &version, 2);
-	memcpy(buf + 6, &flags, 2);
-	nb_write_u32(buf + 8, 0, C);
-	nb_write_u32(buf + 12, 0, V);
-	nb_write_u32(buf + 16, 0, (uint32_t) E);
-	nb_write_u32(buf + 20, 0, (uint32_t) (E >> 32));
-
-	docs = buf + NB_HEADER_SIZE;
+	nb_format_begin(&w, &shape, buf, size);
 	if (!text_only)
-	{
-		nb_write_u32(docs, 0, F);
-		nb_write_u32(docs, 1, t->vector_len);
-		docs += 8;
-	}
-	label_len = docs + (uint64_t) C * 8;
-	token_len = label_len + (uint64_t) C * 4;
-	token_entries = token_len + (uint64_t) V * 4;
-	entry_class = token_entries + (uint64_t) V * 4;
-	entry_count = entry_class + E * 4;
-	entry_docs = entry_count + E * 8;
-	strings = (char *) (entry_docs + E * 8);
-	if (!text_only)
-		strings = (char *) write_features(t, features, classes, tokens,
-										  (unsigned char *) strings);
+		write_features(t, features, classes, tokens, &w);
 
+	strings = w.labels;
 	for (uint32_t c = 0; c < C; c++)
 	{
 		nb_interrupt_count(&work, 1 + classes[c].len / 64);
-		nb_write_f64(docs, c, t->class_docs[classes[c].id]);
-		nb_write_u32(label_len, c, classes[c].len);
+		nb_write_f64(w.class_docs, c, t->class_docs[classes[c].id]);
+		nb_write_u32(w.label_len, c, classes[c].len);
 		memcpy(strings, classes[c].str, classes[c].len);
 		strings += classes[c].len;
 	}
 	for (uint32_t k = 0; k < V; k++)
 	{
 		nb_interrupt_count(&work, 1 + tokens[k].len / 64);
-		nb_write_u32(token_len, k, tokens[k].len);
-		nb_write_u32(token_entries, k, (uint32_t) (start[k + 1] - start[k]));
+		nb_write_u32(w.token_len, k, tokens[k].len);
+		nb_write_u32(w.token_entries, k, (uint32_t) (start[k + 1] - start[k]));
 		memcpy(strings, tokens[k].str, tokens[k].len);
 		strings += tokens[k].len;
 	}
@@ -937,14 +909,11 @@ nb_trainer_write(const NbTrainer *t, unsigned char *buf, size_t size)
 	for (uint64_t i = 0; i < E; i++)
 	{
 		nb_interrupt_at(i);
-		nb_write_u32(entry_class, i, entries[i].cls);
-		nb_write_f64(entry_count, i, entries[i].count);
-		nb_write_f64(entry_docs, i, entries[i].docs);
+		nb_write_u32(w.entry_class, i, entries[i].cls);
+		nb_write_f64(w.entry_count, i, entries[i].count);
+		nb_write_f64(w.entry_docs, i, entries[i].docs);
 	}
-
-	u = nb_format_checksum(buf, size);
-	nb_write_u32(buf + 24, 0, (uint32_t) u);
-	nb_write_u32(buf + 28, 0, (uint32_t) (u >> 32));
+	nb_format_finish(&w, NULL);
 
 	nb_free(class_rank);
 	nb_free(token_rank);

@@ -22,19 +22,22 @@ PG_FUNCTION_INFO_V1(nb_classes);
 PG_FUNCTION_INFO_V1(nb_info);
 PG_FUNCTION_INFO_V1(nb_model_to_jsonb);
 
-/* Offsets of each string of an area, so strings can be reached by index. */
-static size_t *
-string_offsets(const unsigned char *lengths, uint64 n)
+/* Where each string of an area starts, so strings can be reached by index. */
+static const char **
+string_starts(NbStringIter it, uint64 n)
 {
-	size_t	   *off = palloc_extended(sizeof(size_t) * (n + 1), MCXT_ALLOC_HUGE);
+	const char **start = palloc_extended(sizeof(char *) * (n + 1), MCXT_ALLOC_HUGE);
+	const char *str;
+	uint32		len;
+	uint64		i = 0;
 
-	off[0] = 0;
-	for (uint64 i = 0; i < n; i++)
+	start[0] = it.next;
+	for (; nb_string_next(&it, &str, &len); i++)
 	{
 		nb_interrupt_at(i);
-		off[i + 1] = off[i] + nb_read_u32(lengths, i);
+		start[i + 1] = str + len;
 	}
-	return off;
+	return start;
 }
 
 /*
@@ -43,19 +46,19 @@ string_offsets(const unsigned char *lengths, uint64 n)
  * convention of Vowpal Wabbit), the key for any other feature.
  */
 static text *
-mi_row_name(const NbView *view, const NbMiRow *row, const size_t *token_off,
-			const size_t *name_off)
+mi_row_name(const NbMiRow *row, const char *const *token_start,
+			const char *const *name_start)
 {
-	const char *key = view->feature_names + name_off[row->feature];
-	size_t		key_len = name_off[row->feature + 1] - name_off[row->feature];
+	const char *key = name_start[row->feature];
+	size_t		key_len = name_start[row->feature + 1] - key;
 	const char *token;
 	size_t		token_len;
 	StringInfoData buf;
 
 	if (row->whole_feature)
 		return cstring_to_text_with_len(key, key_len);
-	token = view->tokens + token_off[row->item];
-	token_len = token_off[row->item + 1] - token_off[row->item];
+	token = token_start[row->item];
+	token_len = token_start[row->item + 1] - token;
 	if (key_len == 0)
 		return cstring_to_text_with_len(token, token_len);
 	initStringInfo(&buf);
@@ -65,17 +68,6 @@ mi_row_name(const NbView *view, const NbMiRow *row, const size_t *token_off,
 	return cstring_to_text_with_len(buf.data, buf.len);
 }
 
-static size_t *
-feature_name_offsets(const NbView *view)
-{
-	size_t	   *off = palloc(sizeof(size_t) * (view->n_features + 1));
-
-	off[0] = 0;
-	for (uint32 j = 0; j < view->n_features; j++)
-		off[j + 1] = off[j] + nb_view_feature_name_len(view, j);
-	return off;
-}
-
 Datum
 nb_mutual_info_srf(PG_FUNCTION_ARGS)
 {
@@ -83,16 +75,16 @@ nb_mutual_info_srf(PG_FUNCTION_ARGS)
 	NbView		view;
 	NbMiRow    *rows;
 	uint64		n;
-	size_t	   *token_off;
-	size_t	   *name_off;
+	const char **token_start;
+	const char **name_start;
 
 	nb_model_open(PG_GETARG_DATUM(0), &view, ERRCODE_DATA_CORRUPTED);
 	InitMaterializedSRF(fcinfo, 0);
 
 	rows = nb_alloc(sizeof(NbMiRow) * (nb_mutual_info_max_rows(&view) + 1));
 	n = nb_mutual_info(&view, rows);
-	token_off = string_offsets(view.token_len, view.n_tokens);
-	name_off = feature_name_offsets(&view);
+	token_start = string_starts(nb_view_items(&view), view.n_tokens);
+	name_start = string_starts(nb_view_feature_names(&view), view.n_features);
 
 	for (uint64 i = 0; i < n; i++)
 	{
@@ -100,7 +92,7 @@ nb_mutual_info_srf(PG_FUNCTION_ARGS)
 		bool		nulls[2] = {false, isnan(rows[i].mi)};
 
 		CHECK_FOR_INTERRUPTS();
-		values[0] = PointerGetDatum(mi_row_name(&view, &rows[i], token_off, name_off));
+		values[0] = PointerGetDatum(mi_row_name(&rows[i], token_start, name_start));
 		values[1] = Float8GetDatum(nulls[1] ? 0 : rows[i].mi);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 		pfree(DatumGetPointer(values[0]));
@@ -124,14 +116,15 @@ class_tokens(const NbView *view)
 {
 	double	   *t = palloc0(sizeof(double) * view->n_classes);
 	uint64		e = 0;
-	uint32		k = 0;
+	NbFeatureIter it = nb_view_features(view);
+	NbFeature	f;
 
-	for (uint32 j = 0; j < view->n_features; j++)
+	while (nb_feature_next(&it, &f))
 	{
-		bool		bag = nb_view_feature_type(view, j) == NB_FEATURE_BAG;
+		bool		bag = f.type == NB_FEATURE_BAG;
 
-		nb_interrupt_at(j);
-		for (uint32 end = k + nb_view_feature_items(view, j); k < end; k++)
+		nb_interrupt_at(f.index);
+		for (uint32 k = f.first_item; k < f.first_item + f.n_items; k++)
 		{
 			nb_interrupt_at(k);
 			for (uint32 n = nb_read_u32(view->token_entries, k); n > 0; n--, e++)
@@ -159,21 +152,32 @@ feature_type_name(NbFeatureType type)
 	return "unknown";
 }
 
+/* Open the "features" object of a version 2 model, after its vector length. */
+static void
+begin_features(JsonbParseState **state, const NbView *view)
+{
+	if (view->vector_len > 0)
+		nb_push_pair(state, "vector_length", view->vector_len);
+	nb_push_key(state, "features", strlen("features"));
+	pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
+}
+
 Datum
 nb_classes(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	NbView		view;
 	double		D;
+	NbStringIter labels;
 	const char *label;
+	uint32		len;
 
 	nb_model_open(PG_GETARG_DATUM(0), &view, ERRCODE_DATA_CORRUPTED);
 	InitMaterializedSRF(fcinfo, 0);
 	D = total_docs(&view);
-	label = view.labels;
-	for (uint32 c = 0; c < view.n_classes; c++)
+	labels = nb_view_labels(&view);
+	for (uint32 c = 0; nb_string_next(&labels, &label, &len); c++)
 	{
-		uint32		len = nb_read_u32(view.label_len, c);
 		double		docs = nb_read_f64(view.class_docs, c);
 		Datum		values[3];
 		bool		nulls[3] = {false, false, false};
@@ -183,7 +187,6 @@ nb_classes(PG_FUNCTION_ARGS)
 		values[1] = Float8GetDatum(docs);
 		values[2] = Float8GetDatum(docs / D);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
-		label += len;
 	}
 	return (Datum) 0;
 }
@@ -212,20 +215,15 @@ nb_info(PG_FUNCTION_ARGS)
 	nb_push_pair(&state, "tokens", T);
 	if (view.version != NB_FORMAT_VERSION_TEXT)
 	{
-		const char *name = view.feature_names;
+		NbFeatureIter it = nb_view_features(&view);
+		NbFeature	f;
 
-		if (view.vector_len > 0)
-			nb_push_pair(&state, "vector_length", view.vector_len);
-		nb_push_key(&state, "features", strlen("features"));
-		pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
-		for (uint32 j = 0; j < view.n_features; j++)
+		begin_features(&state, &view);
+		while (nb_feature_next(&it, &f))
 		{
-			uint32		len = nb_view_feature_name_len(&view, j);
-
 			CHECK_FOR_INTERRUPTS();
-			nb_push_key(&state, name, len);
-			nb_push_string(&state, feature_type_name(nb_view_feature_type(&view, j)));
-			name += len;
+			nb_push_key(&state, f.name, f.name_len);
+			nb_push_string(&state, feature_type_name(f.type));
 		}
 		pushJsonbValue(&state, WJB_END_OBJECT, NULL);
 	}
@@ -235,7 +233,7 @@ nb_info(PG_FUNCTION_ARGS)
 
 /* {label: {"count": N_jc, "documents": d_jc}, ...} for item k's entries from *e. */
 static void
-push_entries(JsonbParseState **state, const NbView *view, const size_t *label_off,
+push_entries(JsonbParseState **state, const NbView *view, const char *const *label_start,
 			 uint32 k, uint64 *e)
 {
 	uint32		n = nb_read_u32(view->token_entries, k);
@@ -245,7 +243,7 @@ push_entries(JsonbParseState **state, const NbView *view, const size_t *label_of
 	{
 		uint32		c = nb_read_u32(view->entry_class, *e);
 
-		nb_push_key(state, view->labels + label_off[c], label_off[c + 1] - label_off[c]);
+		nb_push_key(state, label_start[c], label_start[c + 1] - label_start[c]);
 		pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
 		nb_push_pair(state, "count", nb_read_f64(view->entry_count, *e));
 		nb_push_pair(state, "documents", nb_read_f64(view->entry_docs, *e));
@@ -276,24 +274,25 @@ cmp_item_keys(const void *a, const void *b)
 }
 
 /*
- * {item: entries, ...} for items [first, first + n).  The keys go in in
+ * {item: entries, ...} for the items of feature f.  The keys go in in
  * jsonb's order, which pushJsonbValue then only checks: it would otherwise
  * sort a large vocabulary's keys itself, for a second or more, where
  * nothing can cancel it; nb_sort can be cancelled.
  */
 static void
-push_items(JsonbParseState **state, const NbView *view, const size_t *label_off,
-		   const size_t *token_off, uint32 first, uint32 n, uint64 *e)
+push_items(JsonbParseState **state, const NbView *view, const char *const *label_start,
+		   const NbFeature *f, uint64 *e)
 {
+	uint32		n = f->n_items;
 	ItemKey    *keys = palloc_extended(sizeof(ItemKey) * ((Size) n + 1), MCXT_ALLOC_HUGE);
+	NbStringIter items = nb_feature_items(view, f);
 
 	for (uint32 i = 0; i < n; i++)
 	{
-		uint32		k = first + i;
+		uint32		k = f->first_item + i;
 
 		nb_interrupt_at(i);
-		keys[i].str = view->tokens + token_off[k];
-		keys[i].len = token_off[k + 1] - token_off[k];
+		nb_string_next(&items, &keys[i].str, &keys[i].len);
 		keys[i].item = k;
 		keys[i].entry = *e;
 		*e += nb_read_u32(view->token_entries, k);
@@ -307,7 +306,7 @@ push_items(JsonbParseState **state, const NbView *view, const size_t *label_off,
 
 		CHECK_FOR_INTERRUPTS();
 		nb_push_key(state, keys[i].str, keys[i].len);
-		push_entries(state, view, label_off, keys[i].item, &entry);
+		push_entries(state, view, label_start, keys[i].item, &entry);
 	}
 	pushJsonbValue(state, WJB_END_OBJECT, NULL);
 	pfree(keys);
@@ -315,16 +314,16 @@ push_items(JsonbParseState **state, const NbView *view, const size_t *label_off,
 
 /* One feature of a version 2 model: type, per-class statistics, items. */
 static void
-push_feature(JsonbParseState **state, const NbView *view, uint32 j,
-			 const size_t *label_off, const size_t *token_off, uint32 first, uint64 *e)
+push_feature(JsonbParseState **state, const NbView *view, const NbFeature *f,
+			 const char *const *label_start, uint64 *e)
 {
-	NbFeatureType type = nb_view_feature_type(view, j);
-	uint32		n_items = nb_view_feature_items(view, j);
+	NbFeatureType type = f->type;
+	uint32		j = f->index;
 	double	   *tokens = palloc0(sizeof(double) * view->n_classes);
 	uint64		e0 = *e;
 
 	/* a bag's tokens per class, from its entries */
-	for (uint32 k = first; k < first + n_items; k++)
+	for (uint32 k = f->first_item; k < f->first_item + f->n_items; k++)
 	{
 		nb_interrupt_at(k);
 		for (uint32 n = nb_read_u32(view->token_entries, k); n > 0; n--, e0++)
@@ -348,7 +347,7 @@ push_feature(JsonbParseState **state, const NbView *view, uint32 j,
 	{
 		double		present = nb_view_present(view, j, c);
 
-		nb_push_key(state, view->labels + label_off[c], label_off[c + 1] - label_off[c]);
+		nb_push_key(state, label_start[c], label_start[c + 1] - label_start[c]);
 		pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
 		nb_push_pair(state, "documents", present);
 		if (type == NB_FEATURE_BAG)
@@ -367,7 +366,7 @@ push_feature(JsonbParseState **state, const NbView *view, uint32 j,
 	{
 		nb_push_key(state, type == NB_FEATURE_BAG ? "tokens" : "values",
 					type == NB_FEATURE_BAG ? strlen("tokens") : strlen("values"));
-		push_items(state, view, label_off, token_off, first, n_items, e);
+		push_items(state, view, label_start, f, e);
 	}
 	pushJsonbValue(state, WJB_END_OBJECT, NULL);
 	pfree(tokens);
@@ -389,16 +388,14 @@ nb_model_to_jsonb(PG_FUNCTION_ARGS)
 	JsonbParseState *state = NULL;
 	JsonbValue *result;
 	double	   *tokens;
-	size_t	   *label_off;
-	size_t	   *token_off;
+	const char **label_start;
 	bool		v1;
 	uint64		e = 0;
 
 	nb_model_open(PG_GETARG_DATUM(0), &view, ERRCODE_DATA_CORRUPTED);
 	v1 = view.version == NB_FORMAT_VERSION_TEXT;
 	tokens = class_tokens(&view);
-	label_off = string_offsets(view.label_len, view.n_classes);
-	token_off = string_offsets(view.token_len, view.n_tokens);
+	label_start = string_starts(nb_view_labels(&view), view.n_classes);
 
 	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
 	nb_push_pair(&state, "format_version", view.version);
@@ -408,7 +405,7 @@ nb_model_to_jsonb(PG_FUNCTION_ARGS)
 	for (uint32 c = 0; c < view.n_classes; c++)
 	{
 		CHECK_FOR_INTERRUPTS();
-		nb_push_key(&state, view.labels + label_off[c], label_off[c + 1] - label_off[c]);
+		nb_push_key(&state, label_start[c], label_start[c + 1] - label_start[c]);
 		pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
 		nb_push_pair(&state, "documents", nb_read_f64(view.class_docs, c));
 		if (v1)
@@ -419,27 +416,25 @@ nb_model_to_jsonb(PG_FUNCTION_ARGS)
 
 	if (v1)
 	{
+		NbFeatureIter it = nb_view_features(&view);
+		NbFeature	bag;
+
+		/* the one feature, the bag "": its items are the model's tokens */
+		nb_feature_next(&it, &bag);
 		nb_push_key(&state, "tokens", strlen("tokens"));
-		push_items(&state, &view, label_off, token_off, 0, view.n_tokens, &e);
+		push_items(&state, &view, label_start, &bag, &e);
 	}
 	else
 	{
-		const char *name = view.feature_names;
-		uint32		first = 0;
+		NbFeatureIter it = nb_view_features(&view);
+		NbFeature	f;
 
-		if (view.vector_len > 0)
-			nb_push_pair(&state, "vector_length", view.vector_len);
-		nb_push_key(&state, "features", strlen("features"));
-		pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
-		for (uint32 j = 0; j < view.n_features; j++)
+		begin_features(&state, &view);
+		while (nb_feature_next(&it, &f))
 		{
-			uint32		len = nb_view_feature_name_len(&view, j);
-
 			CHECK_FOR_INTERRUPTS();
-			nb_push_key(&state, name, len);
-			push_feature(&state, &view, j, label_off, token_off, first, &e);
-			first += nb_view_feature_items(&view, j);
-			name += len;
+			nb_push_key(&state, f.name, f.name_len);
+			push_feature(&state, &view, &f, label_start, &e);
 		}
 		pushJsonbValue(&state, WJB_END_OBJECT, NULL);
 	}

@@ -85,11 +85,9 @@ report_conflict(NbMergeStatus status, const NbView *view, uint32 feature,
 {
 	if (status == NB_MERGE_TYPE_CONFLICT)
 	{
-		const char *name = view->feature_names;
-		uint32		len = nb_view_feature_name_len(view, feature);
+		uint32		len;
+		const char *name = nb_view_feature_name(view, feature, &len);
 
-		for (uint32 j = 0; j < feature; j++)
-			name += nb_view_feature_name_len(view, j);
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("cannot merge naive Bayes models: feature \"%.*s\" has different types",
@@ -124,14 +122,12 @@ nb_expanded_merge(NbExpandedModel *em, Datum d)
 		nb_report_too_large(0);
 	if (status == NB_MERGE_TYPE_CONFLICT)
 	{
-		const char *name = view.feature_names;
+		uint32		len;
+		const char *name = nb_view_feature_name(&view, conflict, &len);
 		NbFeatureType ours = nb_view_feature_type(&view, conflict);
 
-		for (uint32 j = 0; j < conflict; j++)
-			name += nb_view_feature_name_len(&view, j);
 		/* the feature exists with another type: this only looks it up */
-		(void) nb_trainer_feature(em->trainer, name, nb_view_feature_name_len(&view, conflict),
-								  ours, &ours);
+		(void) nb_trainer_feature(em->trainer, name, len, ours, &ours);
 		report_conflict(status, &view, conflict, ours, 0);
 	}
 	if (status == NB_MERGE_VECTOR_CONFLICT)
@@ -396,21 +392,20 @@ nb_expanded_flatten(ExpandedObjectHeader *eohptr, void *result, Size size)
 }
 
 static void
-check_strings_encoding(const char *area, const unsigned char *lengths,
-					   uint64 n, const char *what, int sqlstate)
+check_strings_encoding(NbStringIter it, const char *what, int sqlstate)
 {
-	for (uint64 i = 0; i < n; i++)
-	{
-		uint32		len = nb_read_u32(lengths, i);
+	const char *str;
+	uint32		len;
 
+	for (uint64 i = 0; nb_string_next(&it, &str, &len); i++)
+	{
 		nb_interrupt_at(i);
-		if (!pg_verify_mbstr(GetDatabaseEncoding(), area, len, true))
+		if (!pg_verify_mbstr(GetDatabaseEncoding(), str, len, true))
 			ereport(ERROR,
 					(errcode(sqlstate),
 					 errmsg("invalid nb_model value"),
 					 errdetail("The %s number %llu is not valid in the database encoding.",
 							   what, (unsigned long long) i)));
-		area += len;
 	}
 }
 
@@ -427,13 +422,9 @@ nb_model_validate_bytes(const char *data, size_t size, NbView *view,
 				 errdetail("The value is malformed: %s.", error.message)));
 	if (check_encoding)
 	{
-		check_strings_encoding(view->labels, view->label_len, view->n_classes,
-							   "label", sqlstate);
-		check_strings_encoding(view->tokens, view->token_len, view->n_tokens,
-							   "token", sqlstate);
-		if (view->version != NB_FORMAT_VERSION_TEXT)
-			check_strings_encoding(view->feature_names, view->feature_name_len,
-								   view->n_features, "feature name", sqlstate);
+		check_strings_encoding(nb_view_labels(view), "label", sqlstate);
+		check_strings_encoding(nb_view_items(view), "token", sqlstate);
+		check_strings_encoding(nb_view_feature_names(view), "feature name", sqlstate);
 	}
 }
 

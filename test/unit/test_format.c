@@ -1123,6 +1123,45 @@ write_corpus(const char *dir)
 
 /* ---------------------------------------------------------------- */
 
+/*
+ * One model, one byte string: version 2 holding only the bag "" present in
+ * every document is what version 1 says, and is rejected; the same bag
+ * missing from some document is version 2's to say, and is valid.
+ */
+static void
+test_view_text_only_is_version_1(void)
+{
+	for (int everywhere = 0; everywhere <= 1; everywhere++)
+	{
+		RawModel	m;
+		uint32_t	t;
+		size_t		size;
+		unsigned char *bytes;
+		NbView		v;
+		NbFormatError e;
+		bool		ok;
+
+		raw_init_v2(&m);
+		raw_add_class(&m, "ham", 3, 2);
+		raw_add_class(&m, "spam", 4, 3);
+		raw_add_feature(&m, "", 0, NB_FEATURE_BAG);
+		t = raw_add_item(&m, 0, "money", 5);
+		raw_add_entry(&m, t, 0, 1, 1);
+		raw_add_entry(&m, t, 1, 4, 2);
+		m.f[0].present[0] = everywhere ? 2 : 1;
+		m.f[0].present[1] = 3;
+		bytes = raw_serialize(&m, &size);
+		ok = nb_view_open(&v, bytes, size, &e);
+		free(bytes);
+		raw_free(&m);
+		if (everywhere)
+			CHECK(!ok && strstr(e.message, "must be format version 1") != NULL,
+				  "version 2 text-only model: %s", ok ? "accepted" : e.message);
+		else
+			CHECK(ok, "version 2 bag \"\" missing from a document rejected: %s", e.message);
+	}
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1142,6 +1181,8 @@ main(int argc, char **argv)
 		test_view_v2_corrupt_structure);
 	run("view v2: prior-only and sparse feature models are valid and usable",
 		test_view_v2_edge_shapes);
+	run("view v2: a text-only model must be version 1 (one model, one byte string)",
+		test_view_text_only_is_version_1);
 	run("view: inputs of bugs once tolerated by model_check.c are rejected, or valid and usable",
 		test_view_once_known_bugs);
 	return unit_done();
