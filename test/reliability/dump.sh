@@ -20,14 +20,7 @@ set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 source "$here/lib.sh"
 
-mode=quick
-for a in "$@"; do
-	case $a in
-	--quick) mode=quick ;;
-	--long) mode=long ;;
-	*) echo "usage: $0 [--quick|--long]" >&2; exit 2 ;;
-	esac
-done
+rel_mode "$@"
 if [ "$mode" = quick ]; then
 	scale=3000 vocab=2000
 else

@@ -136,3 +136,16 @@ rel_versions() {
 }
 
 REL_BIN=${REL_BIN:-$(rel_bindir)}
+
+# rel_mode ARGS...: set mode to quick (the default) or long from --quick /
+# --long, the only arguments a part takes; anything else is a usage error.
+rel_mode() {
+	mode=quick
+	for a in "$@"; do
+		case $a in
+		--quick) mode=quick ;;
+		--long) mode=long ;;
+		*) echo "usage: $0 [--quick|--long]" >&2; exit 2 ;;
+		esac
+	done
+}

@@ -25,14 +25,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
 source "$here/lib.sh"
 
-mode=quick
-for a in "$@"; do
-	case $a in
-	--quick) mode=quick ;;
-	--long) mode=long ;;
-	*) echo "usage: $0 [--quick|--long]" >&2; exit 2 ;;
-	esac
-done
+rel_mode "$@"
 if [ "$mode" = quick ]; then
 	scale=1500 vocab=1000
 else
