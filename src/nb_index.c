@@ -86,9 +86,9 @@ nb_index_build(NbIndex *ix, const NbView *v)
 			ix->stat_a[i] = nb_view_a(v, j, c);
 			ix->stat_b[i] = nb_view_b(v, j, c);
 		}
-		ix->feature_rows[j] = v->version == 1 ? 0 : nb_read_f64(v->feature_rows, j);
-		ix->feature_mean[j] = v->version == 1 ? 0 : nb_read_f64(v->feature_mean, j);
-		ix->feature_m2[j] = v->version == 1 ? 0 : nb_read_f64(v->feature_m2, j);
+		ix->feature_rows[j] = nb_read_f64(v->feature_rows, j);
+		ix->feature_mean[j] = nb_read_f64(v->feature_mean, j);
+		ix->feature_m2[j] = nb_read_f64(v->feature_m2, j);
 
 		for (uint32_t end = k + ix->feature_items[j]; k < end; k++)
 		{
