@@ -9,10 +9,8 @@ DATA = $(wildcard sql/install/nbc--*.sql)
 MODULE_big = nbc
 
 # Pure model code (no PostgreSQL headers) and the PostgreSQL glue.
-PURE_OBJS = src/nb_strmap.o src/nb_itemset.o src/nb_item.o src/nb_trainer.o src/nb_format.o src/nb_options.o src/nb_merge.o \
-	src/nb_index.o src/nb_doc.o src/nb_scorer.o src/nb_mutual_info.o src/nb_interrupt.o
-GLUE_OBJS = src/nbc.o src/pg_alloc.o src/pg_model.o src/pg_type.o src/pg_train.o \
-	src/pg_features.o src/pg_prepared.o src/pg_predict.o src/pg_options.o src/pg_jsonb.o src/pg_inspect.o src/pg_compare.o
+PURE_OBJS = $(patsubst %.c,%.o,$(sort $(wildcard src/nb_*.c)))
+GLUE_OBJS = src/nbc.o $(patsubst %.c,%.o,$(sort $(wildcard src/pg_*.c)))
 OBJS = $(PURE_OBJS) $(GLUE_OBJS)
 
 REGRESS = setup type_io train aggregate parallel merge predict options prepared collision inspect citus_path mixed limits compare upgrade
