@@ -35,6 +35,14 @@ SELECT m -> 'roc_auc' -> 'classes' -> 'p' AS roc_auc, m -> 'average_precision' -
 FROM (SELECT nb_metrics(a, jsonb_build_object('p', s, 'n', 1 - s)) AS m
       FROM (VALUES ('p', 0.5), ('n', 0.5), ('p', 0.5), ('n', 0.2)) AS v (a, s)) AS q;
 
+-- two classes: the macro AUC is sklearn's binary roc_auc_score, the AUC of the
+-- second class (b).  The classes' AUCs differ when probabilities round to 1
+-- and tie there: b's scores 1, 1, 0.4, 0.7 give (1/2 + 2)/4 = 0.625, a's
+-- distinct 1e-20, 1e-30, 0.6, 0.3 give 3/4
+SELECT nb_metrics(a, p::jsonb) -> 'roc_auc' AS roc_auc
+FROM (VALUES ('a', '{"a": 1e-20, "b": 1}'), ('b', '{"a": 1e-30, "b": 1}'),
+             ('a', '{"a": 0.6, "b": 0.4}'), ('b', '{"a": 0.3, "b": 0.7}')) AS v (a, p);
+
 -- a class named by the probabilities but never actual or predicted: not a
 -- report class (sklearn's labels=None); its AUC and AP are undefined (null),
 -- and the macro averages leave it out.  Log loss by hand over the classes

@@ -553,7 +553,14 @@ nb_metrics_compute(const NbMetrics *m, NbMetricsResult *r)
 				ap_n++;
 			}
 		}
-		if (auc_n > 0)
+		/*
+		 * Two classes: sklearn's binary roc_auc_score, the AUC of the class
+		 * last in order (its positive label).  The other class's AUC is the
+		 * same but where probabilities round to 0 or 1 and tie there.
+		 */
+		if (K == 2)
+			r->roc_auc_macro = r->cls[r->order[1]].roc_auc;
+		else if (auc_n > 0)
 			r->roc_auc_macro = auc_sum / auc_n;
 		if (ap_n > 0)
 			r->average_precision_macro = ap_sum / ap_n;

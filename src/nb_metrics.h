@@ -20,7 +20,9 @@
  *     class's probability as the score, ties as sklearn's roc_curve and
  *     precision_recall_curve (one threshold per distinct score).  NAN for a
  *     class without positive or (AUC) negative weight; the macro averages
- *     are over the classes where they are defined.
+ *     are over the classes where they are defined, except the AUC's of two
+ *     classes: the AUC of the second class in byte order, as sklearn's
+ *     binary roc_auc_score (its positive label is the greater one).
  *
  * Rows with probabilities are kept whole (for AUC and average precision):
  * the state holds 4 bytes per row (the actual class), 8 more with weights,
