@@ -53,17 +53,37 @@ cmp_rows(const void *a, const void *b)
 	return x->item < y->item ? -1 : x->item > y->item;
 }
 
-/* The contribution of a term: c1's less c2's, infinite where their zero factors differ. */
-static double
-contribution(Pair p)
+/* A row's contribution before zero factors are settled (see settle_zero_factors). */
+static void
+set_contribution(NbExplainRow *row, Pair p)
 {
-	double		dz = p.z1 - p.z2;
+	row->contribution = p.f1 - p.f2;
+	row->zero_factors = p.z1 - p.z2;
+}
 
-	if (dz > 0)
-		return -INFINITY;
-	if (dz < 0)
-		return INFINITY;
-	return p.f1 - p.f2;
+/*
+ * With zero factors (alpha = 0): if c1 and c2 both keep a positive
+ * probability, their zero factors are as many and the posterior odds are
+ * the ratio of the rest (nb_scorer.h): each row's finite part, as set.
+ * Else c2's probability is 0, the odds infinite, and a row with more zero
+ * factors for c2 than for c1 contributes +infinity (fewer: -infinity).
+ */
+static void
+settle_zero_factors(const NbScorer *sc, uint32_t c1, uint32_t c2, NbExplainRow *rows, uint64_t n)
+{
+	double		dz = 0;
+
+	for (uint64_t i = 0; i < n; i++)
+		if (rows[i].part != NB_EXPLAIN_PRIOR)
+			dz += rows[i].zero_factors;
+	if (dz == 0 && !sc->excluded[c1] && !sc->excluded[c2])
+		return;
+	for (uint64_t i = 0; i < n; i++)
+	{
+		nb_interrupt_at(i);
+		if (rows[i].zero_factors != 0)
+			rows[i].contribution = rows[i].zero_factors > 0 ? -INFINITY : INFINITY;
+	}
 }
 
 /*
@@ -133,7 +153,7 @@ item_row(const NbScorer *sc, Scratch *s, const ItemRef *it, uint32_t entries,
 {
 	uint32_t	j = it->feature;
 	double		w = nb_scorer_item_weight(sc, j, it->count);
-	NbExplainRow row = {NB_EXPLAIN_ITEM, j, it->token, it->count, 0};
+	NbExplainRow row = {NB_EXPLAIN_ITEM, j, it->token, it->count, 0, 0};
 	Pair		p;
 
 	nb_scorer_item_terms(sc, it->token, s->f, s->z);
@@ -157,7 +177,7 @@ item_row(const NbScorer *sc, Scratch *s, const ItemRef *it, uint32_t entries,
 		s->absent[j].f2 += af;
 		s->absent[j].z2 += az;
 	}
-	row.contribution = contribution(p);
+	set_contribution(&row, p);
 	return row;
 }
 
@@ -182,7 +202,7 @@ feature_row(const NbScorer *sc, const NbDoc *doc, Scratch *s, uint32_t j,
 	{
 		nb_scorer_value_terms(sc, j, doc->value[j], s->f, s->z);
 		row->part = NB_EXPLAIN_VALUE;
-		row->contribution = contribution(pair_of(s, c1, c2));
+		set_contribution(row, pair_of(s, c1, c2));
 		return true;
 	}
 	unknown = doc->occurrences[j] - s->item_occ[j];
@@ -198,7 +218,7 @@ feature_row(const NbScorer *sc, const NbDoc *doc, Scratch *s, uint32_t j,
 	else if (unknown == 0 && p.f1 == 0 && p.z1 == 0 && p.f2 == 0 && p.z2 == 0)
 		return false;
 	row->part = type == NB_FEATURE_BAG ? NB_EXPLAIN_ABSENT : NB_EXPLAIN_VALUE;
-	row->contribution = contribution(p);
+	set_contribution(row, p);
 	return true;
 }
 
@@ -227,7 +247,7 @@ nb_explain(const NbScorer *sc, const NbDoc *doc, uint32_t c1, uint32_t c2, NbExp
 	rows[out].part = NB_EXPLAIN_PRIOR;
 	rows[out].feature = rows[out].item = 0;
 	rows[out].count = 0;
-	rows[out].contribution = contribution(prior);
+	set_contribution(&rows[out], prior);
 	out++;
 
 	/* the document may list an item once per occurrence (nb_scorer_add_tokens) */
@@ -255,6 +275,7 @@ nb_explain(const NbScorer *sc, const NbDoc *doc, uint32_t c1, uint32_t c2, NbExp
 		if (feature_row(sc, doc, &s, doc->present_list[p], c1, c2, &rows[out]))
 			out++;
 	}
+	settle_zero_factors(sc, c1, c2, rows, out);
 	nb_sort(rows, out, sizeof(NbExplainRow), cmp_rows);
 
 	nb_free(items);

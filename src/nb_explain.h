@@ -17,9 +17,13 @@
  * as the formula reads, and the bag's "absent" row the rest: the base less
  * the log(1 - t) of the present items, log t = -log(1 + e^-u).
  *
- * With alpha = 0 a term can hold zero factors (see nb_scorer.h): a part
- * with more zero factors for c1 than for c2 contributes -infinity, fewer
- * +infinity, as in the limit alpha -> 0+.
+ * With alpha = 0 a term can hold zero factors (see nb_scorer.h).  While c1
+ * and c2 both have a positive probability their zero factors are as many,
+ * and the posterior odds are those of the remaining factors: each part
+ * contributes its remaining factors.  When c2's probability is 0 (more
+ * zero factors, or a class_prior of 0) the odds are infinite, and a part
+ * with more zero factors for c2 than for c1 contributes +infinity (fewer:
+ * -infinity), as in the limit alpha -> 0+.
  */
 #ifndef NB_EXPLAIN_H
 #define NB_EXPLAIN_H
@@ -44,6 +48,7 @@ typedef struct NbExplainRow
 	uint32_t	item;			/* NB_EXPLAIN_ITEM: the index's item */
 	double		count;			/* NB_EXPLAIN_ITEM: its occurrences */
 	double		contribution;	/* nats, to log p(c1|x) - log p(c2|x) */
+	double		zero_factors;	/* c1's less c2's (alpha = 0) */
 } NbExplainRow;
 
 /* Room for the rows of a document: the prior, a row per present feature and per item. */
