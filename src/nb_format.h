@@ -55,6 +55,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "nb_feature_type.h"
 #include "nb_hash.h"
 
 #define NB_FORMAT_VERSION 2
@@ -63,24 +64,11 @@
 #define NB_CHECKSUM_SEED UINT64_C(0x6e62632d6d6f646c)
 
 /*
- * Feature types and what feature_a / feature_b hold per (feature, class):
- *   bag          tokens with counts (text[], tsvector, a jsonb array or
- *                object); a and b are 0
- *   categorical  one value per row (a jsonb string); a and b are 0
- *   gaussian     a real number; a = weighted mean, b = weighted sum of
- *                squared deviations from it
- *   boolean      true or false; a = weighted rows that were true, b = 0
- * Items (entries with counts) belong to bag and categorical features only.
+ * Feature types (nb_feature_type.h) and what feature_a / feature_b hold per
+ * (feature, class): see NbFeatureStats.  Items (entries with counts) belong
+ * to the types that have them: bags (tokens with counts: text[], tsvector, a
+ * jsonb array or object) and categorical features (one jsonb string per row).
  */
-typedef enum NbFeatureType
-{
-	NB_FEATURE_BAG = 1,
-	NB_FEATURE_CATEGORICAL = 2,
-	NB_FEATURE_GAUSSIAN = 3,
-	NB_FEATURE_BOOLEAN = 4
-} NbFeatureType;
-
-#define NB_FEATURE_TYPE_MAX NB_FEATURE_BOOLEAN
 
 /*
  * The size limit of a model.  Every model nbc makes must survive a text dump

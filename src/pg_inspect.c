@@ -135,23 +135,6 @@ class_tokens(const NbView *view)
 	return t;
 }
 
-static const char *
-feature_type_name(NbFeatureType type)
-{
-	switch (type)
-	{
-		case NB_FEATURE_BAG:
-			return "bag";
-		case NB_FEATURE_CATEGORICAL:
-			return "categorical";
-		case NB_FEATURE_GAUSSIAN:
-			return "gaussian";
-		case NB_FEATURE_BOOLEAN:
-			return "boolean";
-	}
-	return "unknown";
-}
-
 /* Open the "features" object of a version 2 model, after its vector length. */
 static void
 begin_features(JsonbParseState **state, const NbView *view)
@@ -223,7 +206,7 @@ nb_info(PG_FUNCTION_ARGS)
 		{
 			CHECK_FOR_INTERRUPTS();
 			nb_push_key(&state, f.name, f.name_len);
-			nb_push_string(&state, feature_type_name(f.type));
+			nb_push_string(&state, nb_feature_type(f.type)->name);
 		}
 		pushJsonbValue(&state, WJB_END_OBJECT, NULL);
 	}
@@ -318,6 +301,7 @@ push_feature(JsonbParseState **state, const NbView *view, const NbFeature *f,
 			 const char *const *label_start, uint64 *e)
 {
 	NbFeatureType type = f->type;
+	const NbFeatureTypeInfo *info = nb_feature_type(type);
 	uint32		j = f->index;
 	double	   *tokens = palloc0(sizeof(double) * view->n_classes);
 	uint64		e0 = *e;
@@ -332,8 +316,8 @@ push_feature(JsonbParseState **state, const NbView *view, const NbFeature *f,
 
 	pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
 	nb_push_key(state, "type", strlen("type"));
-	nb_push_string(state, feature_type_name(type));
-	if (type == NB_FEATURE_GAUSSIAN)
+	nb_push_string(state, info->name);
+	if (info->stats == NB_STATS_MOMENTS)
 	{
 		double		rows = nb_read_f64(view->feature_rows, j);
 
@@ -352,9 +336,9 @@ push_feature(JsonbParseState **state, const NbView *view, const NbFeature *f,
 		nb_push_pair(state, "documents", present);
 		if (type == NB_FEATURE_BAG)
 			nb_push_pair(state, "tokens", tokens[c]);
-		else if (type == NB_FEATURE_BOOLEAN)
+		else if (info->stats == NB_STATS_TRUE_ROWS)
 			nb_push_pair(state, "true", nb_view_a(view, j, c));
-		else if (type == NB_FEATURE_GAUSSIAN && present > 0)
+		else if (info->stats == NB_STATS_MOMENTS && present > 0)
 		{
 			nb_push_pair(state, "mean", nb_view_a(view, j, c));
 			nb_push_pair(state, "variance", nb_view_b(view, j, c) / present);
@@ -362,10 +346,9 @@ push_feature(JsonbParseState **state, const NbView *view, const NbFeature *f,
 		pushJsonbValue(state, WJB_END_OBJECT, NULL);
 	}
 	pushJsonbValue(state, WJB_END_OBJECT, NULL);
-	if (type == NB_FEATURE_BAG || type == NB_FEATURE_CATEGORICAL)
+	if (info->items != NULL)
 	{
-		nb_push_key(state, type == NB_FEATURE_BAG ? "tokens" : "values",
-					type == NB_FEATURE_BAG ? strlen("tokens") : strlen("values"));
+		nb_push_key(state, info->items, strlen(info->items));
 		push_items(state, view, label_start, f, e);
 	}
 	pushJsonbValue(state, WJB_END_OBJECT, NULL);
