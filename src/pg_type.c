@@ -86,13 +86,20 @@ nb_model_in(PG_FUNCTION_ARGS)
 	struct varlena *result;
 	NbView		view;
 
-	/* count the characters first, so that the value is allocated once, at its size */
+	/*
+	 * Count the characters first, so that the value is allocated once, at its
+	 * size; a cancel is checked once per chunk of text.
+	 */
 	for (const char *s = str; *s; s++)
+	{
 		if (!scanner_isspace(*s))
 		{
 			padding = *s == '=' ? padding + 1 : 0;
 			chars++;
 		}
+		if ((s - str) % DECODE_CHUNK == DECODE_CHUNK - 1)
+			CHECK_FOR_INTERRUPTS();
+	}
 	if (chars % 4 != 0 || padding > 2)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
