@@ -135,6 +135,8 @@ COMMENT ON FUNCTION nb_feature_log_prob(nb_model, jsonb) IS 'smoothed log probab
 
 
 -- Smaller models: nb_prune.
-
+CREATE FUNCTION nb_prune(model nb_model, options jsonb) RETURNS nb_model
+	AS 'MODULE_PATHNAME', 'nb_prune' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION nb_prune(nb_model, jsonb) IS 'the model trained on the same rows without the tokens and features that options top_k, min_documents and max_document_fraction leave out';
 
 
