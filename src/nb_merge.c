@@ -313,18 +313,12 @@ merge_features(NbMerger *m)
 				size_t		k = (size_t) f * C + cmap[c];
 				double		present = nb_view_present(v, j, c);
 
-				if (type == NB_FEATURE_GAUSSIAN)
-					nb_merge_moments(&m->present[k], &m->fa[k], &m->fb[k],
+				nb_feature_stats_add(type, &m->present[k], &m->fa[k], &m->fb[k],
 									 present, nb_view_a(v, j, c), nb_view_b(v, j, c));
-				else
-				{
-					m->present[k] += present;
-					m->fa[k] += nb_view_a(v, j, c);
-				}
 				if (!isfinite(m->present[k]) || !isfinite(m->fa[k]) || !isfinite(m->fb[k]))
 					m->overflow = true;
 			}
-			if (type == NB_FEATURE_GAUSSIAN)
+			if (nb_feature_type(type)->stats == NB_STATS_MOMENTS)
 			{
 				nb_merge_moments(&m->rows[f], &m->mean[f], &m->m2[f],
 								 nb_read_f64(v->feature_rows, j),

@@ -7,11 +7,13 @@
  * token plus one addition per (item, class) entry of its items, plus
  * O(classes) per present feature.
  *
- * Zero probabilities (alpha = 0) are tracked exactly instead of as -inf:
- * each score is a pair (f, z) meaning  e^f * alpha^z  as alpha -> 0+, where z
- * counts zero factors.  The posterior is the limit of the smoothed posterior:
- * the classes with the smallest z share the probability in proportion to
- * e^f.  With alpha > 0 every z is 0 and this is the ordinary posterior.
+ * Zero probabilities (a pseudo-count of 0: alpha = 0, or 1 under the map
+ * estimator) are tracked exactly instead of as -inf: each score is a pair
+ * (f, z) meaning  e^f * eps^z  as eps -> 0+, every pseudo-count of 0 taken
+ * as eps, where z counts zero factors.  The posterior is the limit of the
+ * smoothed posterior: the classes with the smallest z share the probability
+ * in proportion to e^f.  With positive pseudo-counts every z is 0 and this
+ * is the ordinary posterior.
  */
 #ifndef NB_SCORER_H
 #define NB_SCORER_H
@@ -74,6 +76,15 @@ typedef struct NbScorer
 	uint32_t	row_size;		/* 32 or 64 (see NB_ROW_CLASSES) */
 	void	   *rows_block;
 	double	   *row_z;			/* NULL unless any_entry_z */
+	/*
+	 * Complement with norm only (else NULL): each known item k of bag j
+	 * adds x_k * norm_u[k] * norm_scale[j * C + c] to class c besides its
+	 * entries, a term that is a product of an item and a class factor.
+	 * norm_g is scratch per feature.
+	 */
+	double	   *norm_u;
+	double	   *norm_scale;
+	double	   *norm_g;
 	/* scratch for one document: score, its rounding compensation, zero factors */
 	double	   *f, *fc, *z;
 	double	   *term, *term_z;	/* one feature's terms */
@@ -101,8 +112,10 @@ void		nb_scorer_add_tokens(const NbScorer *sc, NbDoc *doc, uint32_t feature,
 								 const NbTokenRef *tokens, uint32_t n);
 
 /*
- * Precompute every logarithm of the options.  var_smoothing scales the
- * Gaussian variance floor; kind applies to bag features.
+ * Precompute every logarithm of the options, which passed
+ * nb_options_check_set.  var_smoothing scales the Gaussian variance floor;
+ * kind applies to bag features; the estimator's pseudo-counts
+ * (nb_options_pseudo) smooth every count.
  */
 void		nb_scorer_build(NbScorer *scorer, const NbIndex *index, const NbOptions *opts);
 void		nb_scorer_free(NbScorer *scorer);

@@ -76,8 +76,8 @@ doc_feature(JsonbDocBuilder *b, const char *key, uint32 key_len, NbFeatureType t
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("naive Bayes feature \"%.*s\" has the wrong type", (int) key_len, key),
 				 errdetail("The model has it as %s; the value given is %s.",
-						   nb_feature_type_name(ix->feature_type[j]),
-						   nb_feature_type_name(type))));
+						   nb_feature_type(ix->feature_type[j])->prose,
+						   nb_feature_type(type)->prose)));
 	return j;
 }
 

@@ -115,7 +115,7 @@ type_conflict(NbExpandedModel *em, const char *name, uint32 len, NbFeatureType t
 			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 			 errmsg("naive Bayes feature \"%.*s\" changes type", (int) len, name),
 			 errdetail("It is %s in earlier rows and %s in this one.",
-					   nb_feature_type_name(existing), nb_feature_type_name(type)),
+					   nb_feature_type(existing)->prose, nb_feature_type(type)->prose),
 			 len == 0 ? errhint("The features of text[] and tsvector rows are the bag of tokens named \"\".") : 0));
 }
 

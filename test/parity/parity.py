@@ -14,9 +14,11 @@ What is compared, per data set, input (text[], tsvector, strip(tsvector))
 and weighting (none, or 0.5 + (hash % 7) / 4 per row):
   * nb_predict_proba / nb_predict_log_proba of every test document and class
     against scikit-learn's MultinomialNB / BernoulliNB(binarize=0) /
-    ComplementNB(norm=False), fitted with the same alpha, fit_prior,
-    class_prior and sample_weight, within 1e-9.  The reference is the
-    fitted sklearn model's log posterior with its terms added in long
+    ComplementNB(norm=False, and norm=True for the option norm), fitted with
+    the same alpha, fit_prior, class_prior and sample_weight, within 1e-9;
+    also the options estimator, beta and class_alpha where scikit-learn has
+    the same estimator (estimator_sets).  The reference is the fitted
+    sklearn model's log posterior with its terms added in long
     double (see reference_log_proba): sklearn's own float64 predict_log_proba
     is itself up to ~4e-9 off on long SpamAssassin messages, so it is shown
     beside each result but is not the yardstick;
@@ -252,7 +254,7 @@ def export_docs(db, ds, inp):
 _FORCE_ALPHA = "force_alpha" in inspect.signature(MultinomialNB).parameters
 
 
-def sk_estimator(kind, alpha, fit_prior, class_prior):
+def sk_estimator(kind, alpha, fit_prior, class_prior, norm=False):
     kw = dict(alpha=alpha, fit_prior=fit_prior, class_prior=class_prior)
     if _FORCE_ALPHA:
         kw["force_alpha"] = True
@@ -261,7 +263,7 @@ def sk_estimator(kind, alpha, fit_prior, class_prior):
     if kind == "bernoulli":
         return BernoulliNB(binarize=0.0, **kw)   # presence: count > 0
     if kind == "complement":
-        return ComplementNB(norm=False, **kw)
+        return ComplementNB(norm=norm, **kw)
     raise ValueError(kind)
 
 
@@ -285,8 +287,35 @@ def as_float(v):
     return float(v)
 
 
+def estimator_sets(weighted_or_tsvector):
+    """The options of issue #12 that scikit-learn has an estimator for: the
+    posterior mode with alpha is Lidstone smoothing with alpha - 1 (computed
+    here as Python computes it), Beta(b, b) is alpha b, class_alpha 0 is the
+    fitted prior, norm is ComplementNB(norm=True)."""
+    out = [("complement norm=true", {"kind": "complement", "norm": True},
+            ("complement", 1.0, True, None, True)),
+           ("bernoulli estimator=map alpha=2", {"kind": "bernoulli", "estimator": "map", "alpha": 2},
+            ("bernoulli", 2.0 - 1, True, None))]
+    if weighted_or_tsvector:
+        return out
+    return out + [
+        ("multinomial estimator=map alpha=2", {"estimator": "map", "alpha": 2}, ("multinomial", 2.0 - 1, True, None)),
+        ("multinomial estimator=map alpha=1.1", {"estimator": "map", "alpha": 1.1},
+         ("multinomial", 1.1 - 1, True, None)),
+        ("bernoulli beta=[0.5, 0.5]", {"kind": "bernoulli", "beta": [0.5, 0.5]}, ("bernoulli", 0.5, True, None)),
+        ("complement estimator=map alpha=2", {"kind": "complement", "estimator": "map", "alpha": 2},
+         ("complement", 2.0 - 1, True, None)),
+        ("complement norm=true alpha=0.1", {"kind": "complement", "norm": True, "alpha": 0.1},
+         ("complement", 0.1, True, None, True)),
+        ("complement norm=true estimator=map alpha=1.5",
+         {"kind": "complement", "norm": True, "estimator": "map", "alpha": 1.5},
+         ("complement", 1.5 - 1, True, None, True)),
+        ("multinomial class_alpha=0", {"class_alpha": 0}, ("multinomial", 1.0, True, None)),
+    ]
+
+
 def option_sets(ds, inp, weighted):
-    """(name, options jsonb or None, (kind, alpha, fit_prior, class_prior list)) per case."""
+    """(name, options jsonb or None, (kind, alpha, fit_prior, class_prior list[, norm])) per case."""
     cp = DATASETS[ds]["class_prior"]
     cpl = [cp[c] for c in sorted(cp)]
     cpname = json.dumps(cp, sort_keys=True)
@@ -310,13 +339,13 @@ def option_sets(ds, inp, weighted):
         # several options at once
         out.append(("bernoulli alpha=0.1 fit_prior=false",
                     {"kind": "bernoulli", "alpha": 0.1, "fit_prior": False}, ("bernoulli", 0.1, False, None)))
-        return out
+        return out + estimator_sets(False)
     if (inp == "text[]" and weighted) or (inp == "tsvector" and not weighted):
         out = []
         for kind in KINDS:
             out += [alpha1(kind), alpha01(kind)]
         out += [nofit("multinomial"), nofit("bernoulli"), given("multinomial"), given("bernoulli")]
-        return out
+        return out + estimator_sets(True)
     return [alpha1(kind) for kind in KINDS]
 
 
@@ -416,7 +445,7 @@ def reference_log_proba(est, kind, X):
 
 
 def sklearn_side(docs, weighted, skargs, cache):
-    ck = (weighted,) + tuple(skargs[:3]) + (tuple(skargs[3] or ()),)
+    ck = (weighted,) + tuple(skargs[:3]) + (tuple(skargs[3] or ()),) + tuple(skargs[4:])
     if ck not in cache:
         est = sk_estimator(*skargs)
         est.fit(docs.X_train, docs.y_train, sample_weight=docs.w_train if weighted else None)
