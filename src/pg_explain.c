@@ -150,7 +150,7 @@ put_explain_row(ReturnSetInfo *rsinfo, const NbPrepared *pm, const NbRowCategori
 			break;
 		case NB_EXPLAIN_ABSENT:
 			values[0] = PointerGetDatum(feature_name(ix, j));
-			nulls[1] = true;
+			values[1] = PointerGetDatum(number_text(row->count));
 			break;
 	}
 	values[2] = Float8GetDatum(row->contribution);
