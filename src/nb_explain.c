@@ -5,7 +5,6 @@
 #include "nb_explain.h"
 
 #include <math.h>
-#include <string.h>
 
 #include "nb_alloc.h"
 #include "nb_interrupt.h"
