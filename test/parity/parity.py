@@ -34,8 +34,9 @@ and weighting (none, or 0.5 + (hash % 7) / 4 per row):
     the runner-up) within 1e-9 relative; for some documents every row
     against the fitted estimator's parameters: a token's x_j times the
     difference of feature_log_prob_ (Bernoulli: once), the prior's
-    class_log_prior_ (complement: 0), Bernoulli's absent tokens
-    sum_j log(1 - exp(feature_log_prob_)) over the tokens not in the document.
+    class_log_prior_ (complement: 0), Bernoulli's absent tokens (value: how
+    many) sum_j log(1 - exp(feature_log_prob_)) over the tokens not in the
+    document.
 
 Prints one TAP-style line per check, "ok - ..." or "not ok - ...: detail",
 and closes with "N passed, N failed".  Exits 1 when a check failed.
@@ -895,7 +896,7 @@ def check_explain(db, docs, ds, inp, weighted):
             if kind == "bernoulli":
                 absent = np.ones(len(docs.vocab), dtype=bool)
                 absent[x.indices] = False
-                want[("", None)] = float(np.sum(neg[c1, absent] - neg[c2, absent]))
+                want[("", "%g" % absent.sum())] = float(np.sum(neg[c1, absent] - neg[c2, absent]))
             seen = 0
             for feature, value, contribution in parse_json(rows):
                 nrows += 1
