@@ -211,7 +211,7 @@ jsonb_number(Numeric num)
 		uint64		scale = 10000;
 
 		memcpy(&d, data + first + i * sizeof(int16), sizeof(int16));
-		if (d < 0 || d > 9999 || digits > (PG_UINT64_MAX - 9999) / 10000)
+		if (d < 0 || d > 9999)
 			goto slow;
 		/* the last digit without its trailing zeros, so that 17 digits fit */
 		if (i == ndigits - 1 && d != 0)
@@ -221,6 +221,8 @@ jsonb_number(Numeric num)
 				scale /= 10;
 				zeros++;
 			}
+		if (digits > (PG_UINT64_MAX - (uint64) d) / scale)
+			goto slow;
 		digits = digits * scale + (uint64) d;
 	}
 	return nb_decimal_to_double(digits, 4 * (weight - (ndigits - 1)) + zeros);
