@@ -82,6 +82,14 @@ SELECT nb_metrics(a, p) IS NULL AS all_null FROM (VALUES (NULL::text, 'x'), ('x'
 -- the averages sklearn's zero_division value 0
 SELECT nb_metrics(a, p, 0) FROM (VALUES ('x', 'y')) AS v (a, p);
 
+-- as a window function: the final function leaves the state as it was, so the
+-- running accuracy is 1, 1/2, 2/3; over the frame of rows 2 and 3 (both y)
+-- neither class has both positive and negative rows: AUC null
+SELECT i, nb_metrics(a, p) OVER (ORDER BY i) ->> 'accuracy' AS running_accuracy,
+       nb_metrics(a, j) OVER (ORDER BY i ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) -> 'roc_auc' AS roc_auc
+FROM (VALUES (1, 'x', 'x', '{"x": 0.9, "y": 0.1}'::jsonb), (2, 'y', 'x', '{"x": 0.6, "y": 0.4}'),
+             (3, 'y', 'y', '{"x": 0.2, "y": 0.8}')) AS v (i, a, p, j);
+
 -- errors
 SELECT nb_metrics('x', 'x', -1);
 SELECT nb_metrics('x', 'x', 'NaN');

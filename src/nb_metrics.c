@@ -234,35 +234,45 @@ nb_metrics_merge(NbMetrics *dst, const NbMetrics *src)
 }
 
 /*
- * Clinger's fast path in extended precision: with a long double of at
- * least 64 bits of mantissa, digits (< 2^64) and 10^k for k <= 27 (5^27 <
- * 2^64) are exact, so their quotient is rounded once, to the long double
- * q nearest the exact value.  Rounding q to double then gives the double
+ * Clinger's fast path: a significand of at most 2^53 and 10^k for k <= 22
+ * are exact doubles, so their quotient is rounded once, correctly.  The
+ * same in extended precision for the rest: with a long double of at least
+ * 64 bits of mantissa, digits (< 2^64) and 10^k for k <= 27 (5^27 < 2^64)
+ * are exact, so their quotient is rounded once, to the long double q
+ * nearest the exact value.  Rounding q to double then gives the double
  * nearest the exact value, unless q lies exactly halfway between two
  * doubles: midpoints are long doubles, so rounding to q never crosses one,
  * and only landing on one can mislead the second rounding.  Then, and
- * outside the fast path, strtod decides.
+ * outside both paths, strtod decides.
  */
 #define FAST_POWERS 28
+
+/* 10^k, exact doubles up to k = 22 */
+static const double exact_powers[] = {
+	1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14,
+	1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22
+};
+
+#if LDBL_MANT_DIG >= 64
+/* 10^k, exact long doubles: each needs at most 64 bits */
+static const long double exact_long_powers[FAST_POWERS] = {
+	1e0L, 1e1L, 1e2L, 1e3L, 1e4L, 1e5L, 1e6L, 1e7L, 1e8L, 1e9L, 1e10L, 1e11L, 1e12L, 1e13L,
+	1e14L, 1e15L, 1e16L, 1e17L, 1e18L, 1e19L, 1e20L, 1e21L, 1e22L, 1e23L, 1e24L, 1e25L,
+	1e26L, 1e27L
+};
+#endif
 
 double
 nb_decimal_to_double(uint64_t digits, int32_t exp10)
 {
 	char		text[48];
 
+	if (digits <= (UINT64_C(1) << 53) && exp10 <= 0 && exp10 >= -22)
+		return (double) digits / exact_powers[-exp10];
 #if LDBL_MANT_DIG >= 64
-	/* exact: each needs at most 64 bits */
-	static const long double powers[FAST_POWERS] = {
-		1e0L, 1e1L, 1e2L, 1e3L, 1e4L, 1e5L, 1e6L, 1e7L, 1e8L, 1e9L, 1e10L, 1e11L, 1e12L, 1e13L,
-		1e14L, 1e15L, 1e16L, 1e17L, 1e18L, 1e19L, 1e20L, 1e21L, 1e22L, 1e23L, 1e24L, 1e25L,
-		1e26L, 1e27L
-	};
-
-	if (digits == 0)
-		return 0.0;
 	if (exp10 <= 0 && exp10 > -FAST_POWERS)
 	{
-		long double q = (long double) digits / powers[-exp10];
+		long double q = (long double) digits / exact_long_powers[-exp10];
 		double		d = (double) q;
 
 		if (d >= DBL_MIN && d <= DBL_MAX)
