@@ -89,11 +89,11 @@ nb_mutual_info_srf(PG_FUNCTION_ARGS)
 	for (uint64 i = 0; i < n; i++)
 	{
 		Datum		values[2];
-		bool		nulls[2] = {false, isnan(rows[i].mi)};
+		bool		nulls[2] = {false, false};
 
 		CHECK_FOR_INTERRUPTS();
 		values[0] = PointerGetDatum(mi_row_name(&rows[i], token_start, name_start));
-		values[1] = Float8GetDatum(nulls[1] ? 0 : rows[i].mi);
+		values[1] = Float8GetDatum(rows[i].mi);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 		pfree(DatumGetPointer(values[0]));
 	}

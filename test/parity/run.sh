@@ -22,7 +22,7 @@
 # with one "N passed, N failed" over both.  Exit status 1 if anything failed,
 # including a loader or a suite that exited non-zero without a failed check.
 #
-# Needs: python3-sklearn python3-pandas python3-psycopg2 weka npm
+# Needs: python3-sklearn python3-pandas python3-psycopg2 python3-mpmath weka npm
 # dataset-fashion-mnist (test/setup.sh installs them).
 # NBC_PARITY_SKIP_LOAD=1 reuses already loaded tables; NBC_PARITY_SUITES
 # (default "parity mixed metrics") runs a subset; NBC_MIXED_ARGS passes options to
