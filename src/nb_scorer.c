@@ -209,13 +209,35 @@ feature_entries(const NbIndex *ix, uint32_t j, uint32_t first_item,
 	*end = ix->token_start[first_item + ix->feature_items[j]];
 }
 
+/*
+ * The part of item k's term that every class shares (nb_scorer_item_shared):
+ * multinomial and categorical log alpha, the numerator of a class without
+ * the item; complement -log(F_j + a), the denominator of a class without it.
+ */
+static LogFactor
+item_shared(const NbIndex *ix, NbKind kind, uint32_t j, uint32_t k, double a)
+{
+	LogFactor	zero = {0, 0};
+
+	if (ix->feature_type[j] == NB_FEATURE_CATEGORICAL || kind == NB_MULTINOMIAL)
+		return smoothed(0, 1, a);
+	if (kind == NB_COMPLEMENT)
+	{
+		LogFactor	none = smoothed(ix->token_total[k], 1, a);
+		LogFactor	r = {-none.f, -none.z};
+
+		return r;
+	}
+	return zero;
+}
+
 /* Multinomial terms, also those of a categorical feature (K_j values). */
 static void
 build_multinomial(NbScorer *sc, const NbIndex *ix, uint32_t j, uint32_t first_item, double a)
 {
 	uint32_t	C = ix->n_classes;
 	double		V = (double) ix->feature_items[j];
-	LogFactor	la = smoothed(0, 1, a);
+	LogFactor	la = item_shared(ix, NB_MULTINOMIAL, j, first_item, a);
 	uint64_t	first, end;
 
 	for (uint32_t c = 0; c < C; c++)
@@ -300,15 +322,15 @@ build_complement(NbScorer *sc, const NbIndex *ix, uint32_t j, uint32_t first_ite
 	}
 	for (uint32_t k = first_item; k < first_item + ix->feature_items[j]; k++)
 	{
-		LogFactor	none = smoothed(ix->token_total[k], 1, a);
+		LogFactor	shared = item_shared(ix, NB_COMPLEMENT, j, k, a);
 
 		nb_interrupt_count(&work, 1 + (ix->token_start[k + 1] - ix->token_start[k]));
 		for (uint64_t e = ix->token_start[k]; e < ix->token_start[k + 1]; e++)
 		{
 			LogFactor	comp = smoothed(ix->token_total[k] - ix->entry_count[e], 1, a);
 
-			sc->entry[e].f = none.f - comp.f;
-			sc->entry_z[e] = none.z - comp.z;
+			sc->entry[e].f = -comp.f - shared.f;
+			sc->entry_z[e] = -comp.z - shared.z;
 		}
 	}
 }
@@ -518,6 +540,7 @@ nb_scorer_build(NbScorer *sc, const NbIndex *ix, const NbOptions *o)
 	memset(sc, 0, sizeof(*sc));
 	sc->index = ix;
 	sc->kind = o->kind;
+	sc->alpha = a;
 	sc->excluded = nb_alloc_zero(sizeof(bool) * C);
 	sc->prior_f = nb_alloc_zero(sizeof(double) * C);
 	sc->base_f = nb_alloc_zero(sizeof(double) * FC);
@@ -540,6 +563,7 @@ nb_scorer_build(NbScorer *sc, const NbIndex *ix, const NbOptions *o)
 	sc->f = nb_alloc(sizeof(double) * C);
 	sc->fc = nb_alloc(sizeof(double) * C);
 	sc->term = nb_alloc(sizeof(double) * C);
+	sc->term_z = nb_alloc(sizeof(double) * C);
 	sc->z = nb_alloc(sizeof(double) * C);
 	if (o->norm)
 	{
@@ -620,6 +644,7 @@ nb_scorer_free(NbScorer *sc)
 	nb_free(sc->f);
 	nb_free(sc->fc);
 	nb_free(sc->term);
+	nb_free(sc->term_z);
 	nb_free(sc->z);
 	if (sc->norm_u != NULL)
 	{
@@ -636,75 +661,84 @@ nb_scorer_free(NbScorer *sc)
  */
 #define NB_MIN_TERM (-1e300)
 
-/* Add feature j's terms for a present feature (everything but its entries). */
+void
+nb_scorer_count_terms(const NbScorer *sc, uint32_t j, double base_weight, double occ,
+					  double dist, double *f, double *z)
+{
+	uint32_t	C = sc->index->n_classes;
+	uint64_t	jc = (uint64_t) j * C;
+
+	for (uint32_t c = 0; c < C; c++)
+	{
+		f[c] = base_weight * sc->base_f[jc + c] + occ * sc->occ_f[jc + c] +
+			dist * sc->dist_f[jc + c];
+		z[c] = base_weight * sc->base_z[jc + c] + occ * sc->occ_z[jc + c] +
+			dist * sc->dist_z[jc + c];
+	}
+}
+
+void
+nb_scorer_value_terms(const NbScorer *sc, uint32_t j, double x, double *f, double *z)
+{
+	uint32_t	C = sc->index->n_classes;
+	uint64_t	jc = (uint64_t) j * C;
+	double		best = -INFINITY;
+
+	if (sc->index->feature_type[j] == NB_FEATURE_BOOLEAN)
+	{
+		const double *tf = x != 0 ? sc->occ_f : sc->dist_f;
+		const double *tz = x != 0 ? sc->occ_z : sc->dist_z;
+
+		for (uint32_t c = 0; c < C; c++)
+		{
+			f[c] = tf[jc + c];
+			z[c] = tz[jc + c];
+		}
+		return;
+	}
+	for (uint32_t c = 0; c < C; c++)
+	{
+		z[c] = 0;
+		f[c] = 0;
+		if (sc->usable[j])
+		{
+			double		d = x - sc->mean[jc + c];
+
+			f[c] = sc->base_f[jc + c] - 0.5 * (d * d / sc->var[jc + c]);
+			if (f[c] > best)
+				best = f[c];
+		}
+	}
+
+	/*
+	 * Relative to the best class, which changes no posterior but keeps
+	 * magnitudes small; a value so far from every mean that each term is
+	 * -inf tells the classes apart no more than a missing one.
+	 */
+	for (uint32_t c = 0; c < C; c++)
+	{
+		double		rel = best == -INFINITY ? 0 : f[c] - best;
+
+		f[c] = rel < NB_MIN_TERM ? NB_MIN_TERM : rel;
+	}
+}
+
+/* Add feature j's terms for a present feature (everything but its items' terms). */
 static void
 add_feature(NbScorer *sc, const NbDoc *doc, uint32_t j)
 {
-	const NbIndex *ix = sc->index;
-	uint32_t	C = ix->n_classes;
-	uint64_t	jc = (uint64_t) j * C;
+	uint32_t	C = sc->index->n_classes;
 
-	switch (ix->feature_type[j])
+	if (sc->index->feature_type[j] == NB_FEATURE_BAG ||
+		sc->index->feature_type[j] == NB_FEATURE_CATEGORICAL)
+		nb_scorer_count_terms(sc, j, 1, doc->occurrences[j], doc->distinct[j],
+							  sc->term, sc->term_z);
+	else
+		nb_scorer_value_terms(sc, j, doc->value[j], sc->term, sc->term_z);
+	for (uint32_t c = 0; c < C; c++)
 	{
-		case NB_FEATURE_BAG:
-		case NB_FEATURE_CATEGORICAL:
-			{
-				double		occ = doc->occurrences[j];
-				double		dist = doc->distinct[j];
-
-				for (uint32_t c = 0; c < C; c++)
-				{
-					add_compensated(&sc->f[c], &sc->fc[c],
-									sc->base_f[jc + c] + occ * sc->occ_f[jc + c] +
-									dist * sc->dist_f[jc + c]);
-					sc->z[c] += sc->base_z[jc + c] + occ * sc->occ_z[jc + c] +
-						dist * sc->dist_z[jc + c];
-				}
-			}
-			break;
-		case NB_FEATURE_BOOLEAN:
-			{
-				const double *tf = doc->value[j] != 0 ? sc->occ_f : sc->dist_f;
-				const double *tz = doc->value[j] != 0 ? sc->occ_z : sc->dist_z;
-
-				for (uint32_t c = 0; c < C; c++)
-				{
-					add_compensated(&sc->f[c], &sc->fc[c], tf[jc + c]);
-					sc->z[c] += tz[jc + c];
-				}
-			}
-			break;
-		case NB_FEATURE_GAUSSIAN:
-			{
-				double		best = -INFINITY;
-
-				if (!sc->usable[j])
-					break;
-				for (uint32_t c = 0; c < C; c++)
-				{
-					double		d = doc->value[j] - sc->mean[jc + c];
-
-					sc->term[c] = sc->base_f[jc + c] - 0.5 * (d * d / sc->var[jc + c]);
-					if (sc->term[c] > best)
-						best = sc->term[c];
-				}
-
-				/*
-				 * Added relative to the best class, which changes no
-				 * posterior but keeps magnitudes small; a value so far from
-				 * every mean that each term is -inf tells the classes apart
-				 * no more than a missing one.
-				 */
-				if (best == -INFINITY)
-					break;
-				for (uint32_t c = 0; c < C; c++)
-				{
-					double		rel = sc->term[c] - best;
-
-					add_compensated(&sc->f[c], &sc->fc[c], rel < NB_MIN_TERM ? NB_MIN_TERM : rel);
-				}
-			}
-			break;
+		add_compensated(&sc->f[c], &sc->fc[c], sc->term[c]);
+		sc->z[c] += sc->term_z[c];
 	}
 }
 
@@ -712,7 +746,7 @@ add_feature(NbScorer *sc, const NbDoc *doc, uint32_t j)
 static inline double
 item_multiplier(const NbScorer *sc, const NbDocToken *t)
 {
-	return sc->any_per_document && !sc->per_occurrence[t->feature] ? 1.0 : t->count;
+	return sc->any_per_document ? nb_scorer_item_weight(sc, t->feature, t->count) : t->count;
 }
 
 /* Add the terms of the document's items, kept as entries. */
@@ -902,4 +936,40 @@ nb_scorer_score(NbScorer *sc, const NbDoc *doc, double *log_post)
 			best = c;
 	}
 	return best;
+}
+
+void
+nb_scorer_item_terms(const NbScorer *sc, uint32_t k, double *f, double *z)
+{
+	const NbIndex *ix = sc->index;
+	uint32_t	C = ix->n_classes;
+
+	if (sc->rows != NULL)
+	{
+		uint32_t	slot = nb_strmap_slot_of(&ix->tokens, k);
+		const double *row = nb_row_terms(sc->rows, sc->row_size, slot);
+
+		for (uint32_t c = 0; c < C; c++)
+		{
+			f[c] = row[c];
+			z[c] = sc->row_z != NULL ? sc->row_z[(uint64_t) slot * C + c] : 0;
+		}
+		return;
+	}
+	for (uint32_t c = 0; c < C; c++)
+		f[c] = z[c] = 0;
+	for (uint64_t e = ix->token_start[k]; e < ix->token_start[k + 1]; e++)
+	{
+		f[sc->entry[e].cls] = sc->entry[e].f;
+		z[sc->entry[e].cls] = sc->entry_z[e];
+	}
+}
+
+void
+nb_scorer_item_shared(const NbScorer *sc, uint32_t j, uint32_t k, double *f, double *z)
+{
+	LogFactor	r = item_shared(sc->index, sc->kind, j, k, sc->alpha);
+
+	*f = r.f;
+	*z = r.z;
 }
