@@ -108,7 +108,7 @@ CREATE FUNCTION nb_metrics_rows(metrics jsonb)
 -- every combination of its values (scikit-learn's param_grid), an array is
 -- the concatenation of its elements' lists.
 CREATE FUNCTION nb_grid_options(grid jsonb) RETURNS SETOF jsonb
-LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
+LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE ROWS 20
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
@@ -193,6 +193,9 @@ LANGUAGE plpgsql STABLE
 -- The extension is relocatable: its own objects are named through the schema
 -- it is in (found at run time), everything else resolves in pg_catalog only.
 SET search_path = pg_catalog, pg_temp
+-- The work is in nbc's functions, which JIT cannot speed up; the scoring
+-- query's estimated cost would have it spend seconds compiling.
+SET jit = off
 AS $$
 DECLARE
 	ext text;
@@ -289,9 +292,9 @@ BEGIN
 		'WITH f AS (SELECT fold, %1$s.nb_train(actual, features) AS model FROM (%2$s) r GROUP BY fold), '
 		'     w AS (SELECT %1$s.nb_merge(model) AS model FROM f) '
 		'SELECT array_agg(f.fold ORDER BY f.fold) AS folds, '
-		'       array_agg((SELECT %1$s.nb_merge(o.model) FROM f o WHERE o.fold IS DISTINCT FROM f.fold) ORDER BY f.fold) AS models, '
+		'       array_agg(%1$s.nb_subtract(w.model, f.model) ORDER BY f.fold) AS models, '
 		'       (SELECT model FROM w) AS whole '
-		'FROM f WHERE f.fold IS NOT NULL',
+		'FROM f, w WHERE f.fold IS NOT NULL',
 		ext, rows_sql) INTO trained;
 	IF trained.folds IS NULL THEN
 		RAISE EXCEPTION 'relation "%" has no rows to cross-validate', rel
