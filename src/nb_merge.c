@@ -93,6 +93,12 @@ struct NbMerger
 	uint32_t	vector_len;
 	bool		text_only;
 	bool		overflow;		/* a class or feature statistic is not finite */
+	/* document lengths (version 3): per output (feature, class) a run of bins */
+	bool		lengths;
+	uint64_t	H;
+	uint32_t   *length_pairs;	/* [F * C] */
+	double	   *length_value;
+	double	   *length_weight;
 	/* items */
 	uint64_t	V;
 	uint64_t	E;
@@ -341,6 +347,14 @@ merge_features(NbMerger *m)
 	for (uint32_t c = 0; m->text_only && c < C; c++)
 		if (m->present[c] != m->class_docs[c])
 			m->text_only = false;
+
+	/* lengths are kept if there is a bag and no input has bags without them */
+	for (uint32_t f = 0; f < m->F; f++)
+		if (m->type[f] == NB_FEATURE_BAG)
+			m->lengths = true;
+	for (uint32_t i = 0; i < m->n; i++)
+		if (!nb_view_has_lengths(&m->in[i]) && nb_view_has_bag(&m->in[i]))
+			m->lengths = false;
 
 	nb_free(areas);
 	nb_free(lens);
@@ -719,6 +733,130 @@ merge_items(NbMerger *m)
 	nb_free(end);
 }
 
+/* A bin of one input's histogram, for the runs of one output (feature, class). */
+typedef struct LengthBin
+{
+	double		length;
+	double		weight;
+	uint32_t	input;
+} LengthBin;
+
+/* By length, then input: equal lengths are added up in input order. */
+static int
+cmp_bin(const void *a, const void *b)
+{
+	const LengthBin *x = a;
+	const LengthBin *y = b;
+
+	if (x->length != y->length)
+		return x->length < y->length ? -1 : 1;
+	return (x->input > y->input) - (x->input < y->input);
+}
+
+/*
+ * Merge the length histograms: for each output (feature, class), the bins
+ * of every input that has them, equal lengths added up in input order (as
+ * nb_trainer_merge_view adds them).  The sums are checked as the trainer
+ * checks them (nb_trainer_sums_finite).
+ */
+static void
+merge_lengths(NbMerger *m)
+{
+	uint32_t	C = m->C;
+	uint64_t	total = 0;
+	uint64_t  **start = nb_alloc(sizeof(uint64_t *) * m->n);
+	uint32_t   *in_class = nb_alloc(sizeof(uint32_t) * ((size_t) m->n * C + 1));
+	LengthBin  *bins;
+	double		rows = 0;
+	double		tokens = 0;
+	uint64_t	work = 0;
+
+	/* where each input's runs start, and its class of each output class */
+	memset(in_class, 0xff, sizeof(uint32_t) * ((size_t) m->n * C + 1));
+	for (uint32_t i = 0; i < m->n; i++)
+	{
+		const NbView *v = &m->in[i];
+		uint64_t	fc = (uint64_t) v->n_features * v->n_classes;
+
+		start[i] = nb_alloc(sizeof(uint64_t) * (fc + 1));
+		start[i][0] = 0;
+		for (uint64_t x = 0; x < fc; x++)
+		{
+			nb_interrupt_at(x);
+			start[i][x + 1] = start[i][x] +
+				(nb_view_has_lengths(v) ? nb_read_u32(v->length_pairs, x) : 0);
+		}
+		for (uint32_t c = 0; c < v->n_classes; c++)
+			in_class[(size_t) i * C + m->class_map[m->class_base[i] + c]] = c;
+		total += v->n_lengths;
+	}
+	m->length_pairs = nb_alloc_zero(sizeof(uint32_t) * ((size_t) m->F * C + 1));
+	m->length_value = nb_alloc(sizeof(double) * (total + 1));
+	m->length_weight = nb_alloc(sizeof(double) * (total + 1));
+	bins = nb_alloc(sizeof(LengthBin) * (total + 1));
+	for (uint32_t f = 0; f < m->F; f++)
+	{
+		if (m->type[f] != NB_FEATURE_BAG)
+			continue;
+		for (uint32_t c = 0; c < C; c++)
+		{
+			uint64_t	nb = 0;
+			uint32_t	inputs = 0;
+			uint64_t	first = m->H;
+
+			for (uint32_t i = 0; i < m->n; i++)
+			{
+				uint32_t	j = m->feature_src[(size_t) f * m->n + i];
+				uint32_t	ci = in_class[(size_t) i * C + c];
+				const NbView *v = &m->in[i];
+				uint64_t	from;
+				uint64_t	to;
+
+				if (j == NONE || ci == NONE)
+					continue;
+				from = start[i][(uint64_t) j * v->n_classes + ci];
+				to = start[i][(uint64_t) j * v->n_classes + ci + 1];
+				inputs += to > from;
+				for (uint64_t h = from; h < to; h++, nb++)
+				{
+					bins[nb].length = nb_read_f64(v->length_value, h);
+					bins[nb].weight = nb_read_f64(v->length_weight, h);
+					bins[nb].input = i;
+				}
+			}
+			nb_interrupt_count(&work, 1 + nb);
+			if (inputs > 1)
+				nb_sort(bins, nb, sizeof(LengthBin), cmp_bin);
+			for (uint64_t b = 0; b < nb; b++)
+			{
+				if (m->H > first && m->length_value[m->H - 1] == bins[b].length)
+					m->length_weight[m->H - 1] += bins[b].weight;
+				else
+				{
+					m->length_value[m->H] = bins[b].length;
+					m->length_weight[m->H] = bins[b].weight;
+					m->H++;
+				}
+			}
+			m->length_pairs[(size_t) f * C + c] = (uint32_t) (m->H - first);
+			for (uint64_t h = first; h < m->H; h++)
+			{
+				if (!isfinite(m->length_weight[h]))
+					m->overflow = true;
+				rows += m->length_weight[h];
+				tokens += m->length_weight[h] * m->length_value[h];
+			}
+		}
+	}
+	if (!isfinite(rows) || !isfinite(tokens))
+		m->overflow = true;
+	for (uint32_t i = 0; i < m->n; i++)
+		nb_free(start[i]);
+	nb_free(start);
+	nb_free(in_class);
+	nb_free(bins);
+}
+
 NbMerger *
 nb_merger_create(const NbView *inputs, uint32_t n)
 {
@@ -728,6 +866,8 @@ nb_merger_create(const NbView *inputs, uint32_t n)
 	m->n = n;
 	merge_classes(m);
 	merge_features(m);
+	if (m->lengths)
+		merge_lengths(m);
 	merge_items(m);
 	return m;
 }
@@ -746,6 +886,8 @@ merger_shape(const NbMerger *m)
 	s.token_bytes = m->token_bytes;
 	s.name_bytes = m->name_bytes;
 	s.text_only = m->text_only;
+	s.lengths = m->lengths;
+	s.n_lengths = m->H;
 	return s;
 }
 
@@ -788,6 +930,12 @@ nb_merger_destroy(NbMerger *m)
 	nb_free(m->acc_count);
 	nb_free(m->acc_docs);
 	nb_free(m->touched);
+	if (m->lengths)
+	{
+		nb_free(m->length_pairs);
+		nb_free(m->length_value);
+		nb_free(m->length_weight);
+	}
 	nb_free(m);
 }
 
@@ -799,7 +947,17 @@ nb_merger_write(NbMerger *m, unsigned char *buf, size_t size, NbView *out)
 	char	   *strings;
 
 	nb_format_begin(&w, &shape, buf, size);
-	if (!m->text_only)
+	if (m->lengths)
+	{
+		for (uint64_t x = 0; x < (uint64_t) m->F * m->C; x++)
+			nb_write_u32(w.length_pairs, x, m->length_pairs[x]);
+		for (uint64_t h = 0; h < m->H; h++)
+		{
+			nb_write_f64(w.length_value, h, m->length_value[h]);
+			nb_write_f64(w.length_weight, h, m->length_weight[h]);
+		}
+	}
+	if (!m->text_only || m->lengths)
 	{
 		for (uint32_t j = 0; j < m->F; j++)
 		{
