@@ -248,19 +248,20 @@ check_feature_stats(const NbView *v, NbFormatError *error)
 	for (uint32_t j = 0; j < v->n_features; j++)
 	{
 		NbFeatureType type = nb_view_feature_type(v, j);
+		const NbFeatureTypeInfo *info = nb_feature_type_info((uint32_t) type);
 		uint32_t	n_items = nb_view_feature_items(v, j);
 		double		rows = nb_read_f64(v->feature_rows, j);
 		double		mean = nb_read_f64(v->feature_mean, j);
 		double		m2 = nb_read_f64(v->feature_m2, j);
 
 		nb_interrupt_count(&work, 1 + (uint64_t) v->n_classes);
-		if (type < NB_FEATURE_BAG || type > NB_FEATURE_TYPE_MAX)
+		if (info == NULL)
 			FAIL("feature %u has an unknown type %u", j, (unsigned) type);
-		if (n_items > 0 && type != NB_FEATURE_BAG && type != NB_FEATURE_CATEGORICAL)
+		if (n_items > 0 && info->items == NULL)
 			FAIL("feature %u has items but is neither a bag nor categorical", j);
 		items += n_items;
 		/* Gaussian rows are counted one by one: 0, or a whole number >= 1 */
-		if (type == NB_FEATURE_GAUSSIAN ?
+		if (info->stats == NB_STATS_MOMENTS ?
 			!(finite_nonnegative(rows) && rows == floor(rows) && isfinite(mean) &&
 			  finite_nonnegative(m2) && (rows > 0 || (is_zero(mean) && is_zero(m2)))) :
 			!(is_zero(rows) && is_zero(mean) && is_zero(m2)))
@@ -274,15 +275,16 @@ check_feature_stats(const NbView *v, NbFormatError *error)
 
 			if (!finite_nonnegative(present) || present > nb_read_f64(v->class_docs, c))
 				FAIL("feature %u has an invalid row count for class %u", j, c);
-			switch (type)
+			switch (info->stats)
 			{
-				case NB_FEATURE_GAUSSIAN:
+				case NB_STATS_MOMENTS:
 					ok = present > 0 ? isfinite(a) && finite_nonnegative(b) :
 						is_zero(a) && is_zero(b);
 					break;
-				case NB_FEATURE_BOOLEAN:
+				case NB_STATS_TRUE_ROWS:
 					ok = finite_nonnegative(a) && a <= present && is_zero(b);
 					break;
+				case NB_STATS_NONE:
 				default:
 					ok = is_zero(a) && is_zero(b);
 					break;
@@ -296,9 +298,8 @@ check_feature_stats(const NbView *v, NbFormatError *error)
 	return true;
 }
 
-/* Is name the decimal name of a position in 1..n (no sign, no leading zero)? */
-static bool
-is_position_name(const char *name, uint32_t len, uint32_t n)
+bool
+nb_is_position_name(const char *name, uint32_t len, uint32_t n)
 {
 	uint64_t	value = 0;
 
@@ -490,7 +491,7 @@ nb_view_open(NbView *view, const void *data, size_t size, NbFormatError *error)
 
 			nb_interrupt_at(j);
 			if (nb_view_feature_type(view, j) == NB_FEATURE_GAUSSIAN &&
-				is_position_name(view->feature_names + off, len, view->vector_len))
+				nb_is_position_name(view->feature_names + off, len, view->vector_len))
 				found++;
 			off += len;
 		}

@@ -71,6 +71,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "nb_feature_type.h"
 #include "nb_hash.h"
 
 #define NB_FORMAT_VERSION 3		/* with document lengths */
@@ -80,24 +81,11 @@
 #define NB_CHECKSUM_SEED UINT64_C(0x6e62632d6d6f646c)
 
 /*
- * Feature types and what feature_a / feature_b hold per (feature, class):
- *   bag          tokens with counts (text[], tsvector, a jsonb array or
- *                object); a and b are 0
- *   categorical  one value per row (a jsonb string); a and b are 0
- *   gaussian     a real number; a = weighted mean, b = weighted sum of
- *                squared deviations from it
- *   boolean      true or false; a = weighted rows that were true, b = 0
- * Items (entries with counts) belong to bag and categorical features only.
+ * Feature types (nb_feature_type.h) and what feature_a / feature_b hold per
+ * (feature, class): see NbFeatureStats.  Items (entries with counts) belong
+ * to the types that have them: bags (tokens with counts: text[], tsvector, a
+ * jsonb array or object) and categorical features (one jsonb string per row).
  */
-typedef enum NbFeatureType
-{
-	NB_FEATURE_BAG = 1,
-	NB_FEATURE_CATEGORICAL = 2,
-	NB_FEATURE_GAUSSIAN = 3,
-	NB_FEATURE_BOOLEAN = 4
-} NbFeatureType;
-
-#define NB_FEATURE_TYPE_MAX NB_FEATURE_BOOLEAN
 
 /*
  * The size limit of a model.  Every model nbc makes must survive a text dump
@@ -329,6 +317,9 @@ nb_write_f64(unsigned char *base, uint64_t i, double v)
 /* The name of a float8[] position (0-based) as a feature: "1", "2", ... */
 uint32_t	nb_position_name(uint32_t position, char *buf);
 
+/* Is name the decimal name of a position in 1..n (no sign, no leading zero)? */
+bool		nb_is_position_name(const char *name, uint32_t len, uint32_t n);
+
 /*
  * Per-feature access.  nb_view_open points a version 1 view's feature
  * arrays at what that version implies (one bag named "", with items all
@@ -455,7 +446,8 @@ nb_view_feature_name(const NbView *v, uint32_t j, uint32_t *len)
 /*
  * A walk over a view's features: name, type and the range of its items
  * (first_item .. first_item + n_items - 1), whose strings
- * nb_feature_items walks.
+ * nb_feature_items walks and whose entries (from first_entry on)
+ * nb_feature_item_iter walks with them.
  */
 typedef struct NbFeature
 {
@@ -466,6 +458,7 @@ typedef struct NbFeature
 	uint32_t	first_item;
 	uint32_t	n_items;
 	const char *first_item_str; /* where item first_item's string starts */
+	uint64_t	first_entry;	/* item first_item's first entry */
 } NbFeature;
 
 typedef struct NbFeatureIter
@@ -475,12 +468,13 @@ typedef struct NbFeatureIter
 	uint32_t	j;
 	uint32_t	item;
 	const char *item_str;
+	uint64_t	entry;
 } NbFeatureIter;
 
 static inline NbFeatureIter
 nb_view_features(const NbView *v)
 {
-	NbFeatureIter it = {v, nb_view_feature_names(v), 0, 0, v->tokens};
+	NbFeatureIter it = {v, nb_view_feature_names(v), 0, 0, v->tokens, 0};
 
 	return it;
 }
@@ -495,8 +489,12 @@ nb_feature_next(NbFeatureIter *it, NbFeature *f)
 	f->first_item = it->item;
 	f->n_items = nb_view_feature_items(it->view, it->j);
 	f->first_item_str = it->item_str;
+	f->first_entry = it->entry;
 	for (uint32_t k = 0; k < f->n_items; k++)
+	{
 		it->item_str += nb_read_u32(it->view->token_len, (uint64_t) it->item + k);
+		it->entry += nb_read_u32(it->view->token_entries, (uint64_t) it->item + k);
+	}
 	it->item += f->n_items;
 	it->j++;
 	return true;
@@ -507,6 +505,64 @@ static inline NbStringIter
 nb_feature_items(const NbView *v, const NbFeature *f)
 {
 	return nb_string_iter(v->token_len, f->first_item_str, f->first_item, f->n_items);
+}
+
+/*
+ * A walk over the items of a feature with their entries: item index is
+ * among all the view's items; its entries are first_entry ..
+ * first_entry + n_entries - 1, each read with nb_view_entry.
+ */
+typedef struct NbItem
+{
+	uint32_t	index;
+	const char *str;
+	uint32_t	len;
+	uint64_t	first_entry;
+	uint32_t	n_entries;
+} NbItem;
+
+typedef struct NbItemIter
+{
+	const NbView *view;
+	NbStringIter strings;
+	uint64_t	entry;
+} NbItemIter;
+
+static inline NbItemIter
+nb_feature_item_iter(const NbView *v, const NbFeature *f)
+{
+	NbItemIter	it = {v, nb_feature_items(v, f), f->first_entry};
+
+	return it;
+}
+
+static inline bool
+nb_item_next(NbItemIter *it, NbItem *item)
+{
+	item->index = (uint32_t) it->strings.i;
+	if (!nb_string_next(&it->strings, &item->str, &item->len))
+		return false;
+	item->first_entry = it->entry;
+	item->n_entries = nb_read_u32(it->view->token_entries, item->index);
+	it->entry += item->n_entries;
+	return true;
+}
+
+/* One (item, class) entry: the class, weighted count N_jc and document frequency d_jc. */
+typedef struct NbEntry
+{
+	uint32_t	cls;
+	double		count;
+	double		docs;
+} NbEntry;
+
+static inline NbEntry
+nb_view_entry(const NbView *v, uint64_t e)
+{
+	NbEntry		en = {nb_read_u32(v->entry_class, e), nb_read_f64(v->entry_count, e),
+	nb_read_f64(v->entry_docs, e)};
+
+	return en;
 }
 
 /* Byte-order comparison of two strings: memcmp, then shorter first. */

@@ -646,18 +646,12 @@ nb_trainer_merge_view(NbTrainer *t, const NbView *v, uint32_t *conflict)
 			NbClassStat *st = &f->stats[class_map[c]];
 			double		present = nb_view_present(v, j, c);
 
-			if (f->type == NB_FEATURE_GAUSSIAN)
-				nb_merge_moments(&st->present, &st->a, &st->b,
-							  present, nb_view_a(v, j, c), nb_view_b(v, j, c));
-			else
-			{
-				st->present += present;
-				st->a += nb_view_a(v, j, c);
-			}
+			nb_feature_stats_add(f->type, &st->present, &st->a, &st->b,
+								 present, nb_view_a(v, j, c), nb_view_b(v, j, c));
 			if (!isfinite(st->present) || !isfinite(st->a) || !isfinite(st->b))
 				t->overflow = true;
 		}
-		if (f->type == NB_FEATURE_GAUSSIAN)
+		if (nb_feature_type(f->type)->stats == NB_STATS_MOMENTS)
 		{
 			nb_merge_moments(&f->rows, &f->mean, &f->m2, nb_read_f64(v->feature_rows, j),
 						  nb_read_f64(v->feature_mean, j), nb_read_f64(v->feature_m2, j));

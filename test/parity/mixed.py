@@ -61,6 +61,7 @@ try:
     from scipy.special import logsumexp
     from sklearn.metrics import mutual_info_score
     from sklearn.naive_bayes import BernoulliNB, CategoricalNB, GaussianNB
+    import mpmath as mp
     import load_mixed
 except ImportError as e:  # report it as a failed check, not a bare traceback
     print("not ok - mixed parity prerequisites: %s (Debian: python3-sklearn python3-psycopg2; "
@@ -71,6 +72,7 @@ except ImportError as e:  # report it as a failed check, not a bare traceback
 TOL = 1e-9           # nbc vs the references
 MERGE_TOL = 1e-12    # merged / parallel model vs the model trained at once
 HARNESS_TOL = 1e-6   # sklearn's own float64 output vs the long double reference
+GAUSS_MI_TOL = 1e-6  # Gaussian mutual information vs the mpmath quadrature, relative
 LD = np.longdouble
 
 SK_SETS = load_mixed.SKLEARN_SETS
@@ -868,7 +870,7 @@ class Suite:
 
     # ------------------------------------------------------------------
     def mutual_info(self):
-        """7. nb_mutual_info: categorical and boolean features vs mutual_info_score; Gaussian NULL."""
+        """7. nb_mutual_info: categorical and boolean features vs mutual_info_score; Gaussian vs mpmath."""
         specs = [("vote", "vote j all", "j", False), ("soybean", "soybean j all", "j", False),
                  ("vote", "vote j_miss all", "j_miss", False), ("credit_g", "credit_g j_bool", "j_bool", False),
                  ("credit_g", "credit_g j_miss all", "j_miss", False),
@@ -900,7 +902,6 @@ class Suite:
                                                     sorted(set(names) - set(kinds))[:5])))
             vals = dict(got)
             err, worst, harness = 0.0, None, 0.0
-            bad_null = []
             labels = np.array([r.label for r in train], dtype=object)
             w = np.array([r.weight for r in train]) if weighted else np.ones(len(train))
             nk = {"cat": 0, "bern": 0, "gauss": 0}
@@ -909,8 +910,6 @@ class Suite:
                 if k not in vals:
                     continue
                 if kind == "gauss":
-                    if vals[k] is not None:
-                        bad_null.append((k, vals[k]))
                     continue
                 pres = [n for n, f in enumerate(feats) if f.get(k) is not None]
                 v = [str(feats[n][k]) for n in pres]
@@ -933,9 +932,66 @@ class Suite:
                         nk["cat"], nk["bern"], fmt(err), "" if err <= TOL else
                         ", worst %r: nbc %r reference %r" % worst))
             if nk["gauss"]:
-                R.check(not bad_null, desc + ": Gaussian features have NULL mutual_info",
-                        "%d Gaussian features" % nk["gauss"] if not bad_null else
-                        "%d non-NULL, e.g. %r" % (len(bad_null), bad_null[0]))
+                gauss = [k for k, kind in kinds.items() if kind == "gauss"]
+                floor = gaussian_floor(feats, gauss)
+                gerr, gworst = 0.0, None
+                for k in sorted(gauss):
+                    pres = [n for n, f in enumerate(feats) if f.get(k) is not None]
+                    ref = gaussian_mi_ref(labels[pres], [float(feats[n][k]) for n in pres], w[pres], floor)
+                    e = rel_err(vals.get(k), ref)
+                    if not e <= gerr:
+                        gerr, gworst = e, (k, vals.get(k), ref)
+                R.check(gerr <= GAUSS_MI_TOL, desc + ": Gaussian features vs mpmath quadrature of H(X)",
+                        "%d Gaussian features, max rel err %s%s" % (
+                            nk["gauss"], fmt(gerr), "" if gerr <= GAUSS_MI_TOL else
+                            ", worst %r: nbc %r reference %r" % gworst))
+
+    def gaussian_mutual_info(self):
+        """7b. nb_mutual_info of synthetic Gaussian features vs mpmath (1e-6 relative)."""
+        if not self.selected("nb_mutual_info gaussian synthetic"):
+            return
+        rng = np.random.default_rng(11)
+        n = 40
+        cases = [
+            ("well separated", ["a"] * n + ["b"] * n,
+             np.concatenate([rng.normal(0, 1, n), rng.normal(25, 1, n)]), None),
+            ("overlapping", ["a"] * n + ["b"] * n,
+             np.concatenate([rng.normal(0, 1, n), rng.normal(0.4, 1.2, n)]), None),
+            ("nearly identical", ["a"] * n + ["b"] * n,
+             np.concatenate([rng.normal(0, 1, n), rng.normal(0, 1, n)]), None),
+            ("very different variances", ["a"] * n + ["b"] * n,
+             np.concatenate([rng.normal(0, 1e-3, n), rng.normal(0, 10, n)]), None),
+            ("three classes, unequal priors, weighted", ["a"] * n + ["b"] * (n // 4) + ["c"] * (2 * n),
+             np.concatenate([rng.normal(-1, 0.5, n), rng.normal(3, 2, n // 4), rng.normal(0, 1, 2 * n)]),
+             rng.uniform(0.1, 3, n + n // 4 + 2 * n)),
+            ("constant classes (variance = the floor)", ["a"] * 5 + ["b"] * 7,
+             np.array([1.0] * 5 + [2.0] * 7), None),
+            ("constant classes at 1e12 (deviation below the resolution of x)", ["a"] * 5 + ["b"] * 7,
+             np.array([1e12 + 1] * 5 + [1e12 + 2] * 7), None),
+            ("one constant class inside a wide one", ["a"] * 5 + ["b"] * n,
+             np.concatenate([[0.5] * 5, rng.normal(0, 3, n)]), None),
+            ("one class", ["a"] * n, rng.normal(0, 1, n), None),
+        ]
+        err, worst = 0.0, None
+        for name, labels, x, w in cases:
+            labels = np.array(labels, dtype=object)
+            wts = np.ones(len(x)) if w is None else w
+            try:
+                got = self.db.query(
+                    "SELECT mutual_info FROM nb_mutual_info((SELECT nb_train(l, jsonb_build_object('x', x), w) "
+                    "FROM unnest(%s::text[], %s::float8[], %s::float8[]) AS u(l, x, w)))",
+                    (list(labels), [float(v) for v in x], [float(v) for v in wts]))[0][0]
+            except psycopg2.Error as e:
+                R.check(False, "nb_mutual_info gaussian synthetic %s: query" % name, errline(e))
+                continue
+            floor = gaussian_floor([{"x": float(v)} for v in x], ["x"])
+            ref = gaussian_mi_ref(labels, [float(v) for v in x], wts, floor)
+            e = rel_err(got, ref)
+            if not e <= err:
+                err, worst = e, (name, got, ref)
+        R.check(err <= GAUSS_MI_TOL, "nb_mutual_info gaussian synthetic: %d cases vs mpmath quadrature of H(X)"
+                % len(cases), "max rel err %s%s" % (fmt(err), "" if err <= GAUSS_MI_TOL else
+                                                    ", worst %r: nbc %r reference %r" % worst))
 
     # ------------------------------------------------------------------
     def merge(self):
@@ -1128,6 +1184,61 @@ def plan_workers(plan):
     return out
 
 
+def gaussian_floor(feats, gauss):
+    """var_smoothing 1e-9 times the largest unweighted variance of a Gaussian feature."""
+    largest = 0.0
+    for k in gauss:
+        v = np.array([float(f[k]) for f in feats if f.get(k) is not None], dtype=LD)
+        if len(v):
+            largest = max(largest, float(np.mean((v - v.mean()) ** 2)))
+    return 1e-9 * largest
+
+
+def gaussian_mi_ref(labels, x, w, floor):
+    """Mutual information (nats) of the class and a Gaussian feature under the
+    class-conditional normals a model fits (weighted mean, weighted population
+    variance + floor, prior = weighted rows with the feature), by a formula
+    other than nbc's: H(X) - sum_c pi_c log(2 pi e s2_c) / 2, with H(X) the
+    entropy of the mixture integrated by mpmath (tanh-sinh, 40 digits) over
+    pieces split at every mean +- 1, 2, 4, 8, 16 and 40 deviations."""
+    mp.mp.dps = 40
+    classes = []
+    W = mp.mpf(0)
+    for c in sorted(set(labels)):
+        idx = [n for n, l in enumerate(labels) if l == c]
+        wc = [mp.mpf(float(w[n])) for n in idx]
+        xc = [mp.mpf(x[n]) for n in idx]
+        sw = mp.fsum(wc)
+        mean = mp.fsum(a * b for a, b in zip(wc, xc)) / sw
+        var = mp.fsum(a * (b - mean) ** 2 for a, b in zip(wc, xc)) / sw + mp.mpf(floor)
+        if var <= 0:
+            var = mp.mpf(1)
+        classes.append((sw, mean, var))
+        W += sw
+    if len(classes) < 2:
+        return 0.0
+    ps = [(sw / W, m, v) for sw, m, v in classes]
+
+    def density(t):
+        return mp.fsum(p * mp.exp(-(t - m) ** 2 / (2 * v)) / mp.sqrt(2 * mp.pi * v) for p, m, v in ps)
+
+    def f(t):
+        q = density(t)
+        return -q * mp.log(q) if q > 0 else mp.mpf(0)
+
+    pts = sorted(set(m + k * mp.sqrt(v) for _, m, v in ps
+                     for k in (-40, -16, -8, -4, -2, -1, 0, 1, 2, 4, 8, 16, 40)))
+    h = mp.fsum(mp.quad(f, [a, b]) for a, b in zip(pts, pts[1:]))
+    return float(h - mp.fsum(p * mp.log(2 * mp.pi * mp.e * v) / 2 for p, m, v in ps))
+
+
+def rel_err(got, ref):
+    """|got - ref| relative to ref (absolute below 1e-300); inf for NULL."""
+    if got is None:
+        return float("inf")
+    return abs(got - ref) / max(abs(ref), 1e-300) if ref != 0 else abs(got)
+
+
 def plugin_mi(labels, values, w):
     """Plug-in mutual information (nats) from weighted counts."""
     ls = {l: n for n, l in enumerate(sorted(set(labels)))}
@@ -1160,7 +1271,7 @@ def main():
         print("%d passed, %d failed" % (R.passed, R.failed))
         return 1
     sections = [suite.fashion, suite.gaussian, suite.categorical, suite.booleans_and_mixed, suite.missing,
-                suite.mutual_info, suite.merge]
+                suite.mutual_info, suite.gaussian_mutual_info, suite.merge]
     try:
         for sec in sections:
             t0 = time.time()

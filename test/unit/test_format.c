@@ -1334,6 +1334,67 @@ test_view_v3_lengths(void)
 	free(bytes);
 }
 
+/*
+ * The feature, item and entry iterators walk the mixed fixture in storage
+ * order: color's values blue, red; tags' tokens t, u (the features by
+ * name: color, flag, tags, x), each item with its entries.
+ */
+static void
+test_view_item_iterators(void)
+{
+	size_t		size;
+	unsigned char *buf = serialize_mix(mix, NMIX, &size);
+	NbView		v;
+	char		why[160];
+	NbFeatureIter it;
+	NbFeature	f;
+	NbItemIter	items;
+	NbItem		item;
+	uint64_t	entries = 0;
+	uint32_t	next_item = 0;
+	static const char *const want[] = {"blue", "red", "t", "u"};
+	static const uint32_t want_entries[] = {1, 2, 2, 1};
+
+	CHECK_OR_DONE(open_view(&v, buf, size, why, sizeof(why)), "not a model: %s", why);
+	it = nb_view_features(&v);
+	while (nb_feature_next(&it, &f))
+	{
+		CHECK_OR_DONE(f.first_entry == entries, "feature %u starts at entry %llu, not %llu",
+					  f.index, (unsigned long long) f.first_entry, (unsigned long long) entries);
+		items = nb_feature_item_iter(&v, &f);
+		while (nb_item_next(&items, &item))
+		{
+			CHECK_OR_DONE(next_item < 4 && item.index == next_item, "item %u out of order", item.index);
+			CHECK_OR_DONE(item.len == strlen(want[next_item]) &&
+						  memcmp(item.str, want[next_item], item.len) == 0,
+						  "item %u is %.*s", item.index, (int) item.len, item.str);
+			CHECK_OR_DONE(item.first_entry == entries && item.n_entries == want_entries[next_item],
+						  "item %u has entries %llu + %u", item.index,
+						  (unsigned long long) item.first_entry, item.n_entries);
+			for (uint32_t i = 0; i < item.n_entries; i++)
+			{
+				NbEntry		en = nb_view_entry(&v, item.first_entry + i);
+
+				CHECK_OR_DONE(en.cls == nb_read_u32(v.entry_class, item.first_entry + i) &&
+							  en.count == nb_read_f64(v.entry_count, item.first_entry + i) &&
+							  en.docs == nb_read_f64(v.entry_docs, item.first_entry + i),
+							  "entry %llu read wrong", (unsigned long long) (item.first_entry + i));
+			}
+			entries += item.n_entries;
+			next_item++;
+		}
+	}
+	CHECK_OR_DONE(next_item == v.n_tokens && entries == v.n_entries,
+				  "walked %u items and %llu entries of %u and %llu", next_item,
+				  (unsigned long long) entries, v.n_tokens, (unsigned long long) v.n_entries);
+	/* t: a (count 1), b (count 2) */
+	CHECK_OR_DONE(nb_view_entry(&v, 3).cls == 0 && nb_view_entry(&v, 3).count == 1 &&
+				  nb_view_entry(&v, 4).cls == 1 && nb_view_entry(&v, 4).count == 2,
+				  "the entries of token t are not a: 1, b: 2");
+done:
+	free(buf);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1343,6 +1404,7 @@ main(int argc, char **argv)
 	run("format: size limit, base64 lengths (NB_MODEL_MAX_SIZE by hand)", test_format_size_limit);
 	run("view: accepts trainer output and it is fully usable", test_view_accepts_samples);
 	run("view: accepts values at any alignment", test_view_unaligned);
+	run("view: feature, item and entry iterators walk the model in order", test_view_item_iterators);
 	run("view: rejects every truncation", test_view_truncations);
 	run("view: rejects trailing bytes", test_view_extensions);
 	run("view: rejects every single-bit flip (checksum)", test_view_bitflips);
