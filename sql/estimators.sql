@@ -171,6 +171,12 @@ FROM est_model, nb_feature_log_prob(m, '{"estimator": "map", "alpha": 2.5}') AS 
 JOIN est_counts e ON e.label = f.label AND e.token = f.value
 JOIN est_classes c ON c.label = f.label;
 
+-- with beta, Bernoulli's (d + b1) / (D_c + b1 + b0)
+SELECT max(abs(f.log_prob - ln((e.d + 0.5) / (c.docs + 3.5)))) < 1e-12 AS beta_log_prob
+FROM est_model, nb_feature_log_prob(m, '{"kind": "bernoulli", "beta": [0.5, 3]}') AS f
+JOIN est_counts e ON e.label = f.label AND e.token = f.value
+JOIN est_classes c ON c.label = f.label;
+
 -- mixed features: beta for a boolean, map for a categorical
 CREATE TABLE est_mix (label text, windy bool, outlook text);
 INSERT INTO est_mix VALUES ('play', true, 'sunny'), ('play', false, 'sunny'), ('play', false, 'overcast'),
