@@ -204,3 +204,21 @@ FROM (SELECT g.options, avg((s.m ->> 'accuracy')::float8) AS accuracy
       GROUP BY g.n, g.options) r
 JOIN nb_cross_validate('cv_docs', 'label', 'tokens', fold_column => 'fold',
                        grid => '{"kind": ["multinomial", "bernoulli"]}') c USING (options);
+
+-- the extension is relocatable: the functions name its objects through the
+-- schema it is in, whatever the caller's search_path holds (a decoy there is
+-- never called)
+CREATE TABLE cv_before AS SELECT * FROM nb_cross_validate('cv_docs', 'label', 'tokens', 3);
+CREATE SCHEMA cv_elsewhere;
+ALTER EXTENSION nbc SET SCHEMA cv_elsewhere;
+SET search_path = public;
+CREATE FUNCTION public.nb_grid_options(jsonb) RETURNS SETOF jsonb LANGUAGE sql
+AS $$ SELECT (1 / 0)::text::jsonb $$;
+SELECT count(*) AS option_sets,
+       count(*) FILTER (WHERE (b.*) IS NOT DISTINCT FROM (e.*)) AS identical
+FROM cv_before b FULL JOIN cv_elsewhere.nb_cross_validate('cv_docs', 'label', 'tokens', 3) e USING (options);
+SELECT cv_elsewhere.nb_grid_default(cv_elsewhere.nb_train(label, tokens)) -> 1 AS complement FROM cv_docs;
+DROP FUNCTION public.nb_grid_options(jsonb);
+RESET search_path;
+ALTER EXTENSION nbc SET SCHEMA public;
+DROP SCHEMA cv_elsewhere;
