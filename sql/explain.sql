@@ -253,7 +253,8 @@ FROM nb_explain((SELECT m FROM ex_mx_model),
 -- a categorical value never seen in training gets a / (N_jc + a K_j)
 SELECT feature, value, abs(contribution - (ln(1.0 / (3 + 3)) - ln(1.0 / (3 + 3)))) < 1e-12 AS by_hand
 FROM nb_explain((SELECT m FROM ex_mx_model), '{"outlook": "snowy"}'::jsonb) WHERE feature IS NOT NULL;
--- Bernoulli bag under a key: its absent row is named by the key, value NULL
+-- Bernoulli bag under a key: its absent row is named by the key, value the number of its
+-- vocabulary tokens the row lacks (hot, wet, warm: 3)
 SELECT * FROM nb_explain((SELECT m FROM ex_mx_model), '{"tags": ["dry"], "windy": false}'::jsonb,
                          '{"kind": "bernoulli"}');
 -- the sum identity with jsonb features: every training row and a few more, every option

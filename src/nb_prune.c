@@ -230,10 +230,17 @@ nb_pruner_create(const NbView *v, const NbPruneOptions *o)
 	return p;
 }
 
+/*
+ * Every field not set here is zero: a format feature the pruner does not
+ * know of (a statistic of whole rows) is left out rather than copied, as
+ * the pruned rows would not have it.
+ */
 static NbFormatShape
 pruner_shape(const NbPruner *p)
 {
 	NbFormatShape s;
+
+	memset(&s, 0, sizeof(s));
 
 	s.n_classes = p->v->n_classes;
 	s.n_tokens = p->V;

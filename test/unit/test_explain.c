@@ -184,6 +184,7 @@ test_toy_by_hand(void)
 				CHECK((r != NULL) == (kind == NB_BERNOULLI), "absent row");
 				if (r != NULL)
 				{
+					CHECK(r->count == 2, "absent: %g tokens, not c and d", r->count);
 					want = 0;
 					for (int j = 2; j < 4; j++)
 						want += toy_log_prob(kind, c1, j, a, false) - toy_log_prob(kind, c2, j, a, false);
