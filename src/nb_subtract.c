@@ -701,6 +701,110 @@ subtract_items(Sub *s)
 }
 
 /* ---------------------------------------------------------------- */
+/* document lengths                                                   */
+
+/* Refuse a bin of feature f's histogram in a's class c. */
+static bool
+refuse_length(Sub *s, uint32_t f, uint32_t c, double length, NbSubtractStatus status,
+			  double x, double y)
+{
+	about_feature(s, f);
+	about_class(s, c);
+	s->err->length = length;
+	return refuse_count(s, status, NB_COUNT_LENGTH_ROWS, x, y);
+}
+
+/*
+ * The remaining document length histograms, if the result keeps them: it
+ * has a bag, and neither a nor b has bags without lengths.  Walks a's and
+ * b's runs of each (feature, class) side by side, in a's order, which is
+ * the output's; a bin that reaches zero is dropped, one that remains must
+ * belong to a remaining class and feature and fit in its rows.
+ */
+static bool
+subtract_lengths(Sub *s)
+{
+	const NbView *a = s->a;
+	const NbView *b = s->b;
+	NbPlan	   *p = s->p;
+	bool		bag = false;
+	uint64_t   *b_start;
+	uint64_t	ha = 0;
+	uint64_t	work = 0;
+
+	for (uint32_t f = 0; f < a->n_features; f++)
+		if (s->feature_out[f] != NB_NONE && nb_view_feature_type(a, f) == NB_FEATURE_BAG)
+			bag = true;
+	if (!bag || !nb_view_has_lengths(a) || (!nb_view_has_lengths(b) && nb_view_has_bag(b)))
+		return true;
+	nb_plan_alloc_lengths(p, a->n_lengths);
+	b_start = nb_alloc(sizeof(uint64_t) * ((size_t) b->n_features * b->n_classes + 1));
+	b_start[0] = 0;
+	for (uint64_t x = 0; x < (uint64_t) b->n_features * b->n_classes; x++)
+	{
+		nb_interrupt_at(x);
+		b_start[x + 1] = b_start[x] +
+			(nb_view_has_lengths(b) ? nb_read_u32(b->length_pairs, x) : 0);
+	}
+	for (uint32_t f = 0; f < a->n_features; f++)
+		for (uint32_t c = 0; c < a->n_classes; c++)
+		{
+			uint32_t	j = s->a_feature_b[f];
+			uint32_t	cb = s->a_class_b[c];
+			uint64_t	a_end = ha + nb_view_length_pairs(a, f, c);
+			uint64_t	hb = 0;
+			uint64_t	b_end = 0;
+			size_t		k = (size_t) f * a->n_classes + c;
+			uint64_t	first = p->H;
+
+			nb_interrupt_count(&work, 1 + (a_end - ha));
+			if (j != NB_NONE && cb != NB_NONE)
+			{
+				hb = b_start[(uint64_t) j * b->n_classes + cb];
+				b_end = b_start[(uint64_t) j * b->n_classes + cb + 1];
+			}
+			while (ha < a_end || hb < b_end)
+			{
+				double		la = ha < a_end ? nb_read_f64(a->length_value, ha) : INFINITY;
+				double		lb = hb < b_end ? nb_read_f64(b->length_value, hb) : INFINITY;
+				double		wa = la <= lb ? nb_read_f64(a->length_weight, ha) : 0;
+				double		wb = lb <= la ? nb_read_f64(b->length_weight, hb) : 0;
+				double		length = la <= lb ? la : lb;
+				double		r;
+
+				ha += la <= lb;
+				hb += lb <= la;
+				if (!sub_count(wa, wb, &r))
+				{
+					if (!refuse_length(s, f, c, length, NB_SUBTRACT_NEGATIVE, wa, wb))
+						goto done;
+					continue;
+				}
+				if (r == 0)
+					continue;
+				if (s->feature_out[f] == NB_NONE || s->class_out[c] == NB_NONE ||
+					!within(&r, s->present[k], nb_view_present(a, f, c)))
+				{
+					if (!refuse_length(s, f, c, length, NB_SUBTRACT_MISMATCH, wa, wb))
+						goto done;
+					continue;
+				}
+				p->length_value[p->H] = length;
+				p->length_weight[p->H] = r;
+				p->H++;
+			}
+			if (s->feature_out[f] != NB_NONE && s->class_out[c] != NB_NONE)
+				p->length_pairs[(size_t) s->feature_out[f] * p->C + s->class_out[c]] =
+					(uint32_t) (p->H - first);
+		}
+	nb_free(b_start);
+	return true;
+done:
+	nb_free(b_start);
+	return false;
+}
+
+/* ---------------------------------------------------------------- */
 /* the plan                                                           */
 
 /* The remaining classes' and features' strings and statistics, in output order. */
@@ -818,7 +922,7 @@ nb_subtraction_create(const NbView *a, const NbView *b, NbSubtractError *err)
 		nb_plan_alloc_classes(s.p, s.p->C);
 		nb_plan_alloc_features(s.p, s.p->F);
 		nb_plan_alloc_stats(s.p);
-		ok = subtract_items(&s);
+		ok = subtract_items(&s) && subtract_lengths(&s);
 		if (ok && s.mismatch.status != NB_SUBTRACT_OK)
 		{
 			*err = s.mismatch;
