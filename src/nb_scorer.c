@@ -954,14 +954,27 @@ nb_scorer_item_terms(const NbScorer *sc, uint32_t k, double *f, double *z)
 			f[c] = row[c];
 			z[c] = sc->row_z != NULL ? sc->row_z[(uint64_t) slot * C + c] : 0;
 		}
-		return;
 	}
-	for (uint32_t c = 0; c < C; c++)
-		f[c] = z[c] = 0;
-	for (uint64_t e = ix->token_start[k]; e < ix->token_start[k + 1]; e++)
+	else
 	{
-		f[sc->entry[e].cls] = sc->entry[e].f;
-		z[sc->entry[e].cls] = sc->entry_z[e];
+		for (uint32_t c = 0; c < C; c++)
+			f[c] = z[c] = 0;
+		for (uint64_t e = ix->token_start[k]; e < ix->token_start[k + 1]; e++)
+		{
+			f[sc->entry[e].cls] = sc->entry[e].f;
+			z[sc->entry[e].cls] = sc->entry_z[e];
+		}
+	}
+	if (sc->norm_u != NULL)
+	{
+		/* the product term of complement with norm (see NbScorer.norm_u): k's feature first */
+		uint32_t	j = 0;
+		uint64_t	end = ix->feature_items[0];
+
+		while (k >= end)
+			end += ix->feature_items[++j];
+		for (uint32_t c = 0; c < C; c++)
+			f[c] += sc->norm_u[k] * sc->norm_scale[(uint64_t) j * C + c];
 	}
 }
 
@@ -970,6 +983,9 @@ nb_scorer_item_shared(const NbScorer *sc, uint32_t j, uint32_t k, double *f, dou
 {
 	LogFactor	r = item_shared(sc->index, sc->kind, j, k, sc->alpha);
 
+	/* with norm the complement's -log(F_j + a) is divided per class: in the item terms */
+	if (sc->norm_u != NULL)
+		r.f = r.z = 0;
 	*f = r.f;
 	*z = r.z;
 }

@@ -153,7 +153,10 @@ void		nb_scorer_count_terms(const NbScorer *scorer, uint32_t feature, double bas
 void		nb_scorer_value_terms(const NbScorer *scorer, uint32_t feature, double x,
 								  double *f, double *z);
 
-/* Item k's own terms: 0 for a class it never occurred in. */
+/*
+ * Item k's own terms: 0 for a class it never occurred in, but for
+ * complement with norm its product term (norm_u) in every class.
+ */
 void		nb_scorer_item_terms(const NbScorer *scorer, uint32_t item, double *f, double *z);
 
 /*
@@ -162,7 +165,8 @@ void		nb_scorer_item_terms(const NbScorer *scorer, uint32_t item, double *f, dou
  * its term in class c is this plus the count terms of one occurrence and
  * one distinct item plus its item terms.  0 for a feature scored per
  * document, whose item terms are the log-odds of presence against absence
- * (Bernoulli: log t - log(1 - t), the feature's base holding log(1 - t)).
+ * (Bernoulli: log t - log(1 - t), the feature's base holding log(1 - t)),
+ * and for complement with norm, where it is divided per class.
  */
 void		nb_scorer_item_shared(const NbScorer *scorer, uint32_t feature, uint32_t item,
 								  double *f, double *z);

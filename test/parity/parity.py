@@ -841,8 +841,8 @@ def check_merge(db, preds, ds, inp, weighted, keep):
                         "" if err <= MERGE_TOL else "; worst doc %s class %s: whole %r merged %r" % worst))
 
 
-def fitted(docs, weighted, kind, alpha, fit_prior=True, class_prior=None):
-    est = sk_estimator(kind, alpha, fit_prior, class_prior)
+def fitted(docs, weighted, kind, alpha, fit_prior=True, class_prior=None, norm=False):
+    est = sk_estimator(kind, alpha, fit_prior, class_prior, norm)
     est.fit(docs.X_train, docs.y_train, sample_weight=docs.w_train if weighted else None)
     return est
 
@@ -850,50 +850,54 @@ def fitted(docs, weighted, kind, alpha, fit_prior=True, class_prior=None):
 def check_feature_log_prob(db, docs, ds, inp, weighted):
     """nb_feature_log_prob: every (token, class) against feature_log_prob_."""
     msql, margs = model_sql(ds, inp, weighted)
-    for kind in KINDS:
-        for alpha in (1.0, 0.1):
-            desc = "%s %s%s nb_feature_log_prob %s alpha=%g vs feature_log_prob_" % (
-                ds, inp, " weighted" if weighted else "", kind, alpha)
-            try:
-                rows = db.query("SELECT f.feature, f.value, f.label, f.log_prob FROM nb_feature_log_prob("
-                                + msql + ", %s::jsonb) f",
-                                margs + (json.dumps({"kind": kind, "alpha": alpha}),))
-            except psycopg2.Error as e:
-                R.check(False, desc, str(e).strip().splitlines()[0])
+    # (kind, alpha, norm): norm=True is ComplementNB(norm=True)'s normalized weights
+    cases = [(kind, alpha, False) for kind in KINDS for alpha in (1.0, 0.1)]
+    for kind, alpha, norm in cases + [("complement", 1.0, True), ("complement", 0.1, True)]:
+        opts = dict({"kind": kind, "alpha": alpha}, **({"norm": True} if norm else {}))
+        desc = "%s %s%s nb_feature_log_prob %s alpha=%g%s vs feature_log_prob_" % (
+            ds, inp, " weighted" if weighted else "", kind, alpha, " norm=true" if norm else "")
+        try:
+            rows = db.query("SELECT f.feature, f.value, f.label, f.log_prob FROM nb_feature_log_prob("
+                            + msql + ", %s::jsonb) f",
+                            margs + (json.dumps(opts),))
+        except psycopg2.Error as e:
+            R.check(False, desc, str(e).strip().splitlines()[0])
+            continue
+        est = fitted(docs, weighted, kind, alpha, norm=norm)
+        ci = {c: k for k, c in enumerate(est.classes_)}
+        flp = est.feature_log_prob_
+        harness = ""
+        if kind == "complement":
+            # ComplementNB computes (F_j + alpha) - N_jc, which for a token of one class
+            # with a large count F_j = N_jc rounds alpha (0.1 + 12345 - 12345 is
+            # 0.10000000000036): its feature_log_prob_ is off by up to ~4e-12 there.  The
+            # reference is its own fitted counts with the difference taken first.
+            comp = (est.feature_all_.astype(np.longdouble) - est.feature_count_) + alpha
+            exact = -np.log(comp / comp.sum(axis=1, keepdims=True))
+            if norm:
+                exact = exact / exact.sum(axis=1, keepdims=True)
+            off = float(np.max(np.abs(exact - flp)))
+            harness = "; feature_log_prob_ itself differs by %s" % fmt(off)
+            if off > 1e-9:
+                R.check(False, desc + ": harness reference", "exact complement weights differ from "
+                        "feature_log_prob_ by %s" % fmt(off))
+            flp = exact.astype(np.float64)
+        err, worst, bad = 0.0, None, 0
+        seen = set()
+        for feature, value, label, lp in rows:
+            j = docs.col.get(value)
+            if feature != "" or j is None or label not in ci:
+                bad += 1
                 continue
-            est = fitted(docs, weighted, kind, alpha)
-            ci = {c: k for k, c in enumerate(est.classes_)}
-            flp = est.feature_log_prob_
-            harness = ""
-            if kind == "complement":
-                # ComplementNB computes (F_j + alpha) - N_jc, which for a token of one class
-                # with a large count F_j = N_jc rounds alpha (0.1 + 12345 - 12345 is
-                # 0.10000000000036): its feature_log_prob_ is off by up to ~4e-12 there.  The
-                # reference is its own fitted counts with the difference taken first.
-                comp = (est.feature_all_.astype(np.longdouble) - est.feature_count_) + alpha
-                exact = -np.log(comp / comp.sum(axis=1, keepdims=True))
-                off = float(np.max(np.abs(exact - flp)))
-                harness = "; feature_log_prob_ itself differs by %s" % fmt(off)
-                if off > 1e-9:
-                    R.check(False, desc + ": harness reference", "exact complement weights differ from "
-                            "feature_log_prob_ by %s" % fmt(off))
-                flp = exact.astype(np.float64)
-            err, worst, bad = 0.0, None, 0
-            seen = set()
-            for feature, value, label, lp in rows:
-                j = docs.col.get(value)
-                if feature != "" or j is None or label not in ci:
-                    bad += 1
-                    continue
-                seen.add((j, label))
-                e = abs(lp - flp[ci[label], j])
-                if not e <= err:
-                    err, worst = e, (value, label, lp, flp[ci[label], j])
-            complete = len(seen) == len(rows) == flp.size
-            R.check(err <= FLP_TOL and bad == 0 and complete, desc,
-                    "%d rows for %d tokens x %d classes, %d not in the vocabulary; max abs err %s%s%s" % (
-                        len(rows), len(docs.vocab), len(ci), bad, fmt(err),
-                        "" if err <= FLP_TOL else ", worst %r %s: nbc %r sklearn %r" % worst, harness))
+            seen.add((j, label))
+            e = abs(lp - flp[ci[label], j])
+            if not e <= err:
+                err, worst = e, (value, label, lp, flp[ci[label], j])
+        complete = len(seen) == len(rows) == flp.size
+        R.check(err <= FLP_TOL and bad == 0 and complete, desc,
+                "%d rows for %d tokens x %d classes, %d not in the vocabulary; max abs err %s%s%s" % (
+                    len(rows), len(docs.vocab), len(ci), bad, fmt(err),
+                    "" if err <= FLP_TOL else ", worst %r %s: nbc %r sklearn %r" % worst, harness))
 
 
 def log_odds(lp, pred):
@@ -913,13 +917,14 @@ def check_explain(db, docs, ds, inp, weighted):
     row_of = {k: docs.test[n] for n, k in enumerate(docs.test_keys)}
     X = sp.csr_matrix(docs.X_test)
     test_pos = {k: n for n, k in enumerate(docs.test_keys)}
-    for kind, alpha, fit_prior in (("multinomial", 1.0, True), ("bernoulli", 1.0, True),
-                                   ("complement", 1.0, True), ("multinomial", 0.1, False),
-                                   ("bernoulli", 0.1, False)):
-        opts = {"kind": kind, "alpha": alpha, "fit_prior": fit_prior}
+    for kind, alpha, fit_prior, norm in (("multinomial", 1.0, True, False), ("bernoulli", 1.0, True, False),
+                                         ("complement", 1.0, True, False), ("multinomial", 0.1, False, False),
+                                         ("bernoulli", 0.1, False, False), ("complement", 1.0, True, True)):
+        opts = dict({"kind": kind, "alpha": alpha, "fit_prior": fit_prior}, **({"norm": True} if norm else {}))
         o = json.dumps(opts)
-        desc = "%s %s%s nb_explain %s alpha=%g%s" % (ds, inp, " weighted" if weighted else "", kind, alpha,
-                                                     "" if fit_prior else " fit_prior=false")
+        desc = "%s %s%s nb_explain %s alpha=%g%s%s" % (ds, inp, " weighted" if weighted else "", kind, alpha,
+                                                       "" if fit_prior else " fit_prior=false",
+                                                       " norm=true" if norm else "")
         try:
             got = db.query(
                 "SELECT d.key, nb_predict(mm.m, " + col + ", %s::jsonb), "
@@ -943,7 +948,7 @@ def check_explain(db, docs, ds, inp, weighted):
                 "%d documents, max error %s (relative where the log odds exceed 1)%s" % (
                     len(got), fmt(err), "" if err <= TOL else ", worst doc %s: sum %r log odds %r" % worst))
 
-        est = fitted(docs, weighted, kind, alpha, fit_prior)
+        est = fitted(docs, weighted, kind, alpha, fit_prior, norm=norm)
         ci = {c: k for k, c in enumerate(est.classes_)}
         flp = est.feature_log_prob_
         neg = np.log(1 - np.exp(flp)) if kind == "bernoulli" else None
