@@ -221,9 +221,8 @@ check_feature_stats(const NbView *v, NbFormatError *error)
 	return true;
 }
 
-/* Is name the decimal name of a position in 1..n (no sign, no leading zero)? */
-static bool
-is_position_name(const char *name, uint32_t len, uint32_t n)
+bool
+nb_is_position_name(const char *name, uint32_t len, uint32_t n)
 {
 	uint64_t	value = 0;
 
@@ -407,7 +406,7 @@ nb_view_open(NbView *view, const void *data, size_t size, NbFormatError *error)
 
 			nb_interrupt_at(j);
 			if (nb_view_feature_type(view, j) == NB_FEATURE_GAUSSIAN &&
-				is_position_name(view->feature_names + off, len, view->vector_len))
+				nb_is_position_name(view->feature_names + off, len, view->vector_len))
 				found++;
 			off += len;
 		}

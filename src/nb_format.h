@@ -285,6 +285,9 @@ nb_write_f64(unsigned char *base, uint64_t i, double v)
 /* The name of a float8[] position (0-based) as a feature: "1", "2", ... */
 uint32_t	nb_position_name(uint32_t position, char *buf);
 
+/* Is name the decimal name of a position in 1..n (no sign, no leading zero)? */
+bool		nb_is_position_name(const char *name, uint32_t len, uint32_t n);
+
 /*
  * Per-feature access.  nb_view_open points a version 1 view's feature
  * arrays at what that version implies (one bag named "", with items all

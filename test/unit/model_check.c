@@ -1336,6 +1336,7 @@ check_scoring(const NbView *v, RefModel *m, NbIndex *ix, const NbtDoc *docs, int
 			/* one scorer per prior mode; the reference likelihood is shared */
 			for (nbuilt = 0; nbuilt < 3; nbuilt++)
 			{
+				nb_options_init(&o[nbuilt]);
 				o[nbuilt].kind = (NbKind) kind;
 				o[nbuilt].alpha = alphas[ai];
 				o[nbuilt].prior_mode = (NbPriorMode) nbuilt;

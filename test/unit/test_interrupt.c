@@ -73,7 +73,8 @@ static void
 int_fixture_build(void)
 {
 	NbFormatError e;
-	NbOptions	o = {NB_MULTINOMIAL, 1.0, NB_PRIOR_FIT, NULL, 1e-9};
+	NbOptions	o = {.kind = NB_MULTINOMIAL, .alpha = 1.0, .prior_mode = NB_PRIOR_FIT, .class_prior = NULL,
+		.var_smoothing = 1e-9};
 
 	ifx.arena = malloc((size_t) INT_VOCAB * 8);
 	ifx.row = malloc(sizeof(NbTokenRef) * INT_ROW);
@@ -211,7 +212,8 @@ int_op_index(void)
 static uint64_t
 int_op_scorer(NbKind kind)
 {
-	NbOptions	o = {kind, 0.5, NB_PRIOR_FIT, NULL, 1e-9};
+	NbOptions	o = {.kind = kind, .alpha = 0.5, .prior_mode = NB_PRIOR_FIT, .class_prior = NULL,
+		.var_smoothing = 1e-9};
 	NbScorer	sc;
 	NbDoc		doc;
 	double		logp[3];
