@@ -9,9 +9,9 @@
  * with memcpy, so the format is identical on every platform and a value may
  * sit at any alignment.
  *
- * Layout of format version 2 (offsets in bytes):
+ * Layout of format version 3 (offsets in bytes):
  *   0   magic "NBCM"
- *   4   uint16 format version (2)
+ *   4   uint16 format version (3)
  *   6   uint16 flags (0; reserved)
  *   8   uint32 C, number of classes (>= 1)
  *   12  uint32 V, number of items (bag tokens and categorical values)
@@ -19,7 +19,8 @@
  *   24  uint64 checksum: nb_format_checksum, a hash of every other byte
  *   32  uint32 F, number of features (0: the prior only)
  *   36  uint32 vector length: features "1".."n" came from float8[] rows (0: none)
- *   40  float64 docs[C]            weighted documents (rows) per class (> 0)
+ *   40  uint64 H, number of (document length, weight) pairs
+ *   48  float64 docs[C]            weighted documents (rows) per class (> 0)
  *       uint32  label_len[C]
  *       uint32  token_len[V]
  *       uint32  token_entries[V]   entries of each item (1..C)
@@ -35,14 +36,29 @@
  *                                  Gaussian: unweighted rows, mean and sum of
  *                                  squared deviations over all classes (the
  *                                  variance floor uses them); else 0
+ *       uint32  length_pairs[F*C]  pairs of each (feature, class): 0 unless a bag
+ *       float64 length[H]          document lengths (a row's token counts of
+ *                                  the bag added up; > 0), in (feature,
+ *                                  class) order, strictly increasing in one
+ *       float64 length_weight[H]   weighted rows of that class with that
+ *                                  length of the bag (> 0, <= feature_present)
  *       labels, concatenated, strictly increasing in byte order
  *       items, concatenated, grouped by feature, strictly increasing within one
  *       feature names, concatenated, strictly increasing in byte order
  *
- * Version 1, still read, is version 2 without F, the vector length and the
- * feature arrays (its body starts at offset 32): a single bag feature named
- * "" (the one text[] and tsvector rows feed) present in every document.
- * Models that are only that are still written as version 1.
+ * The length histogram (what kind "dcm" fits, nb_dcm.h) leaves out rows
+ * whose bag is empty: they tell nothing about burstiness.
+ *
+ * Version 2 is version 3 without H and the three length arrays (its body
+ * starts at offset 40).  Version 1 is version 2 without F, the vector length
+ * and the feature arrays (its body starts at offset 32): a single bag
+ * feature named "" (the one text[] and tsvector rows feed) present in every
+ * document.  Both are still read, and still written for what they can hold
+ * exactly: a model without bag features is version 2 (it has no lengths to
+ * keep), and a model whose document lengths are unknown, because it merged a
+ * version 1 or 2 model with bag features, is version 1 if it is the bag ""
+ * alone present in every document, else version 2.  Every other model with
+ * a bag feature is version 3.
  *
  * The canonical order makes equal models byte-identical; nothing refers to
  * an OID or anything else local to one database.
@@ -58,7 +74,8 @@
 #include "nb_feature_type.h"
 #include "nb_hash.h"
 
-#define NB_FORMAT_VERSION 2
+#define NB_FORMAT_VERSION 3		/* with document lengths */
+#define NB_FORMAT_VERSION_FEATURES 2
 #define NB_FORMAT_VERSION_TEXT 1
 #define NB_HEADER_SIZE 32
 #define NB_CHECKSUM_SEED UINT64_C(0x6e62632d6d6f646c)
@@ -133,12 +150,18 @@ typedef struct NbView
 	const unsigned char *feature_mean;
 	const unsigned char *feature_m2;
 	const char *feature_names;
+	/* version 3 only (else NULL and 0): see nb_view_has_lengths */
+	uint64_t	n_lengths;
+	const unsigned char *length_pairs;
+	const unsigned char *length_value;
+	const unsigned char *length_weight;
 } NbView;
 
 /*
  * The shape of a model to be written: its counts and the bytes of its three
- * string areas.  text_only is the single bag "" present in every row, which
- * is written as version 1 (n_features, vector_len and name_bytes are then
+ * string areas.  With lengths, it is version 3 with n_lengths pairs.
+ * Without, text_only is the single bag "" present in every row, which is
+ * written as version 1 (n_features, vector_len and name_bytes are then
  * ignored); anything else is version 2.
  */
 typedef struct NbFormatShape
@@ -152,11 +175,14 @@ typedef struct NbFormatShape
 	uint64_t	token_bytes;
 	uint64_t	name_bytes;
 	bool		text_only;
+	bool		lengths;
+	uint64_t	n_lengths;
 } NbFormatShape;
 
 /*
  * Where each section of a model being written goes, in the caller's buffer.
- * The feature sections are NULL in version 1.  The writer fills every array
+ * The feature sections are NULL in version 1, the length sections unless
+ * version 3.  The writer fills every array
  * and string area (strings concatenated in order from the area's start),
  * then calls nb_format_finish.
  */
@@ -181,6 +207,9 @@ typedef struct NbFormatWriter
 	unsigned char *feature_rows;
 	unsigned char *feature_mean;
 	unsigned char *feature_m2;
+	unsigned char *length_pairs;
+	unsigned char *length_value;
+	unsigned char *length_weight;
 	char	   *labels;
 	char	   *tokens;
 	char	   *feature_names;
@@ -190,6 +219,7 @@ typedef struct NbFormatWriter
  * Exact size of a model of this shape, or 0 if it is more than max_size.
  * Every count but the product of features and classes must be bounded by
  * memory the caller holds (so that the sum cannot overflow 64 bits).
+ * n_lengths is 0 unless shape->lengths.
  */
 size_t		nb_format_size(const NbFormatShape *shape, size_t max_size);
 
@@ -222,7 +252,9 @@ typedef struct NbFormatError
  * Validate bytes as a model and fill *view.  Checks magic, version, every
  * count against the actual length (no arithmetic can overflow), the
  * checksum, ordering and uniqueness of labels and tokens, entry classes,
- * and that every number is finite and positive.  Strings must not contain
+ * the length histograms (runs that add up to H, lengths strictly increasing
+ * in each, bags only, weights no more than the rows with the bag, sums
+ * finite), and that every number is finite and positive.  Strings must not contain
  * NUL bytes; their character encoding is the caller's business.
  */
 bool		nb_view_open(NbView *view, const void *data, size_t size,
@@ -330,6 +362,23 @@ nb_view_b(const NbView *v, uint32_t j, uint32_t c)
 {
 	return v->feature_b == NULL ? 0 : nb_read_f64(v->feature_b, (uint64_t) j * v->n_classes + c);
 }
+
+/* Whether the view keeps the document lengths of its bags (version 3). */
+static inline bool
+nb_view_has_lengths(const NbView *v)
+{
+	return v->length_pairs != NULL;
+}
+
+/* Pairs of the length histogram of feature j in class c (version 3). */
+static inline uint32_t
+nb_view_length_pairs(const NbView *v, uint32_t j, uint32_t c)
+{
+	return nb_read_u32(v->length_pairs, (uint64_t) j * v->n_classes + c);
+}
+
+/* Whether the view has a bag feature. */
+bool		nb_view_has_bag(const NbView *v);
 
 /*
  * A walk over one of a view's string areas (labels, items, feature names):

@@ -152,6 +152,7 @@ merge_features(NbMerger *m)
 	uint32_t   *count = nb_alloc(sizeof(uint32_t) * m->n);
 	size_t		total = 0;
 	uint32_t	C;
+	bool		keep_lengths = false;
 
 	m->feature_base = nb_alloc(sizeof(size_t) * m->n);
 	for (uint32_t i = 0; i < m->n; i++)
@@ -211,6 +212,22 @@ merge_features(NbMerger *m)
 	}
 
 	m->p.text_only = nb_plan_is_text_only(&m->p);
+
+	/* lengths are kept if there is a bag and no input has bags without them */
+	for (uint32_t f = 0; f < m->p.F; f++)
+		if (m->p.type[f] == NB_FEATURE_BAG)
+			keep_lengths = true;
+	for (uint32_t i = 0; i < m->n; i++)
+		if (!nb_view_has_lengths(&m->in[i]) && nb_view_has_bag(&m->in[i]))
+			keep_lengths = false;
+	if (keep_lengths)
+	{
+		uint64_t	pairs = 0;
+
+		for (uint32_t i = 0; i < m->n; i++)
+			pairs += m->in[i].n_lengths;
+		nb_plan_alloc_lengths(&m->p, pairs);
+	}
 
 	nb_free(areas);
 	nb_free(lens);
@@ -481,6 +498,128 @@ merge_items(NbMerger *m)
 	nb_free(end);
 }
 
+/* A bin of one input's histogram, for the runs of one output (feature, class). */
+typedef struct LengthBin
+{
+	double		length;
+	double		weight;
+	uint32_t	input;
+} LengthBin;
+
+/* By length, then input: equal lengths are added up in input order. */
+static int
+cmp_bin(const void *a, const void *b)
+{
+	const LengthBin *x = a;
+	const LengthBin *y = b;
+
+	if (x->length != y->length)
+		return x->length < y->length ? -1 : 1;
+	return (x->input > y->input) - (x->input < y->input);
+}
+
+/*
+ * Merge the length histograms: for each output (feature, class), the bins
+ * of every input that has them, equal lengths added up in input order (as
+ * nb_trainer_merge_view adds them).  The sums are checked as the trainer
+ * checks them (nb_trainer_sums_finite).
+ */
+static void
+merge_lengths(NbMerger *m)
+{
+	NbPlan	   *p = &m->p;
+	uint32_t	C = p->C;
+	uint64_t	total = 0;
+	uint64_t  **start = nb_alloc(sizeof(uint64_t *) * m->n);
+	uint32_t   *in_class = nb_alloc(sizeof(uint32_t) * ((size_t) m->n * C + 1));
+	LengthBin  *bins;
+	double		rows = 0;
+	double		tokens = 0;
+	uint64_t	work = 0;
+
+	/* where each input's runs start, and its class of each output class */
+	memset(in_class, 0xff, sizeof(uint32_t) * ((size_t) m->n * C + 1));
+	for (uint32_t i = 0; i < m->n; i++)
+	{
+		const NbView *v = &m->in[i];
+		uint64_t	fc = (uint64_t) v->n_features * v->n_classes;
+
+		start[i] = nb_alloc(sizeof(uint64_t) * (fc + 1));
+		start[i][0] = 0;
+		for (uint64_t x = 0; x < fc; x++)
+		{
+			nb_interrupt_at(x);
+			start[i][x + 1] = start[i][x] +
+				(nb_view_has_lengths(v) ? nb_read_u32(v->length_pairs, x) : 0);
+		}
+		for (uint32_t c = 0; c < v->n_classes; c++)
+			in_class[(size_t) i * C + m->class_map[m->class_base[i] + c]] = c;
+		total += v->n_lengths;
+	}
+	bins = nb_alloc(sizeof(LengthBin) * (total + 1));
+	for (uint32_t f = 0; f < p->F; f++)
+	{
+		if (p->type[f] != NB_FEATURE_BAG)
+			continue;
+		for (uint32_t c = 0; c < C; c++)
+		{
+			uint64_t	nb = 0;
+			uint32_t	inputs = 0;
+			uint64_t	first = p->H;
+
+			for (uint32_t i = 0; i < m->n; i++)
+			{
+				uint32_t	j = m->feature_src[(size_t) f * m->n + i];
+				uint32_t	ci = in_class[(size_t) i * C + c];
+				const NbView *v = &m->in[i];
+				uint64_t	from;
+				uint64_t	to;
+
+				if (j == NB_NONE || ci == NB_NONE)
+					continue;
+				from = start[i][(uint64_t) j * v->n_classes + ci];
+				to = start[i][(uint64_t) j * v->n_classes + ci + 1];
+				inputs += to > from;
+				for (uint64_t h = from; h < to; h++, nb++)
+				{
+					bins[nb].length = nb_read_f64(v->length_value, h);
+					bins[nb].weight = nb_read_f64(v->length_weight, h);
+					bins[nb].input = i;
+				}
+			}
+			nb_interrupt_count(&work, 1 + nb);
+			if (inputs > 1)
+				nb_sort(bins, nb, sizeof(LengthBin), cmp_bin);
+			for (uint64_t b = 0; b < nb; b++)
+			{
+				if (p->H > first && p->length_value[p->H - 1] == bins[b].length)
+					p->length_weight[p->H - 1] += bins[b].weight;
+				else
+				{
+					p->length_value[p->H] = bins[b].length;
+					p->length_weight[p->H] = bins[b].weight;
+					p->H++;
+				}
+			}
+			p->length_pairs[(size_t) f * C + c] = (uint32_t) (p->H - first);
+			for (uint64_t h = first; h < p->H; h++)
+			{
+				if (!isfinite(p->length_weight[h]))
+					m->overflow = true;
+				rows += p->length_weight[h];
+				tokens += p->length_weight[h] * p->length_value[h];
+			}
+		}
+	}
+	if (!isfinite(rows) || !isfinite(tokens))
+		m->overflow = true;
+	for (uint32_t i = 0; i < m->n; i++)
+		nb_free(start[i]);
+	nb_free(start);
+	nb_free(in_class);
+	nb_free(bins);
+}
+
 NbMerger *
 nb_merger_create(const NbView *inputs, uint32_t n)
 {
@@ -490,6 +629,8 @@ nb_merger_create(const NbView *inputs, uint32_t n)
 	m->n = n;
 	merge_classes(m);
 	merge_features(m);
+	if (m->p.lengths)
+		merge_lengths(m);
 	merge_items(m);
 	return m;
 }

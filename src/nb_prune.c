@@ -9,6 +9,13 @@
  * Removing a whole feature removes its statistics and nothing else.  So
  * the pruned model is the input with those parts left out, written in the
  * same canonical order, and is byte for byte the model of the pruned rows.
+ *
+ * Document lengths (format version 3) are the exception: dropping some of
+ * a bag's tokens shortens the documents by amounts the histogram does not
+ * tell, so the pruned model then has no lengths (it is written as versions
+ * 1 and 2 write a model whose lengths are unknown).  Dropping whole
+ * features, or tokens of categorical features only, keeps the histograms
+ * of the bags that remain.
  */
 #include "nb_prune.h"
 
@@ -39,6 +46,8 @@ struct NbPruner
 	uint64_t	token_bytes;
 	uint64_t	name_bytes;
 	bool		text_only;
+	bool		lengths;		/* written with the kept bags' lengths */
+	uint64_t	H;				/* length pairs written */
 };
 
 /* 2^53: every integer up to it is a double */
@@ -216,6 +225,38 @@ nb_pruner_create(const NbView *v, const NbPruneOptions *o)
 		}
 	}
 
+	/* lengths stay exact while no bag that remains loses a token */
+	p->lengths = nb_view_has_lengths(v);
+	it = nb_view_features(v);
+	while (p->lengths && nb_feature_next(&it, &f))
+	{
+		bool		bag = f.type == NB_FEATURE_BAG && p->fate[f.index] != FEATURE_DROP;
+
+		if (!bag)
+			continue;
+		for (uint32_t k = f.first_item; k < f.first_item + f.n_items; k++)
+		{
+			nb_interrupt_count(&work, 1);
+			if (!p->keep_item[k])
+				p->lengths = false;
+		}
+		for (uint32_t c = 0; c < v->n_classes; c++)
+			p->H += nb_view_length_pairs(v, f.index, c);
+	}
+	if (p->lengths)
+	{
+		/* version 3 needs a bag: without one left, the model is version 2 */
+		bool		bag = false;
+
+		it = nb_view_features(v);
+		while (nb_feature_next(&it, &f))
+			if (f.type == NB_FEATURE_BAG && p->fate[f.index] != FEATURE_DROP)
+				bag = true;
+		p->lengths = bag;
+	}
+	if (!p->lengths)
+		p->H = 0;
+
 	/* as the trainer decides: only the bag "" present in every document is version 1 */
 	p->text_only = false;
 	it = nb_view_features(v);
@@ -230,10 +271,17 @@ nb_pruner_create(const NbView *v, const NbPruneOptions *o)
 	return p;
 }
 
+/*
+ * Every field not set here is zero: a format feature the pruner does not
+ * know of (a statistic of whole rows) is left out rather than copied, as
+ * the pruned rows would not have it.
+ */
 static NbFormatShape
 pruner_shape(const NbPruner *p)
 {
 	NbFormatShape s;
+
+	memset(&s, 0, sizeof(s));
 
 	s.n_classes = p->v->n_classes;
 	s.n_tokens = p->V;
@@ -244,6 +292,8 @@ pruner_shape(const NbPruner *p)
 	s.token_bytes = p->token_bytes;
 	s.name_bytes = p->name_bytes;
 	s.text_only = p->text_only;
+	s.lengths = p->lengths;
+	s.n_lengths = p->H;
 	return s;
 }
 
@@ -271,6 +321,8 @@ nb_pruner_write(const NbPruner *p, unsigned char *buf, size_t size, NbView *out)
 	char	   *names;
 	char	   *tokens;
 	uint64_t	work = 0;
+	uint64_t	h = 0;			/* next length pair read */
+	uint64_t	ho = 0;			/* next length pair written */
 
 	nb_format_begin(&w, &shape, buf, size);
 	for (uint32_t c = 0; c < C; c++)
@@ -311,8 +363,25 @@ nb_pruner_write(const NbPruner *p, unsigned char *buf, size_t size, NbView *out)
 			}
 			e += n;
 		}
-		if (fate == FEATURE_DROP || p->text_only)
+		if (fate == FEATURE_DROP || (p->text_only && !p->lengths))
+		{
+			for (uint32_t c = 0; nb_view_has_lengths(v) && c < C; c++)
+				h += nb_view_length_pairs(v, f.index, c);
 			continue;
+		}
+		for (uint32_t c = 0; nb_view_has_lengths(v) && c < C; c++)
+		{
+			uint32_t	n = nb_view_length_pairs(v, f.index, c);
+
+			if (p->lengths)
+			{
+				nb_write_u32(w.length_pairs, (uint64_t) j * C + c, n);
+				memcpy(w.length_value + ho * 8, v->length_value + h * 8, (size_t) n * 8);
+				memcpy(w.length_weight + ho * 8, v->length_weight + h * 8, (size_t) n * 8);
+				ho += n;
+			}
+			h += n;
+		}
 		nb_write_u32(w.feature_name_len, j, f.name_len);
 		nb_write_u32(w.feature_type, j, (uint32_t) f.type);
 		nb_write_u32(w.feature_items, j, items_written);

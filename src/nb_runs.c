@@ -55,6 +55,15 @@ nb_plan_alloc_stats(NbPlan *p)
 	p->m2 = nb_alloc_zero(sizeof(double) * ((size_t) p->F + 1));
 }
 
+void
+nb_plan_alloc_lengths(NbPlan *p, uint64_t max_pairs)
+{
+	p->lengths = true;
+	p->length_pairs = nb_alloc_zero(sizeof(uint32_t) * ((size_t) p->F * p->C + 1));
+	p->length_value = nb_alloc(sizeof(double) * (max_pairs + 1));
+	p->length_weight = nb_alloc(sizeof(double) * (max_pairs + 1));
+}
+
 bool
 nb_plan_is_text_only(const NbPlan *p)
 {
@@ -80,6 +89,8 @@ plan_shape(const NbPlan *p)
 	s.token_bytes = p->token_bytes;
 	s.name_bytes = p->name_bytes;
 	s.text_only = p->text_only;
+	s.lengths = p->lengths;
+	s.n_lengths = p->H;
 	return s;
 }
 
@@ -99,7 +110,17 @@ nb_plan_write(const NbPlan *p, unsigned char *buf, size_t size, NbView *out)
 	char	   *strings;
 
 	nb_format_begin(&w, &shape, buf, size);
-	if (!p->text_only)
+	if (p->lengths)
+	{
+		for (uint64_t x = 0; x < (uint64_t) p->F * p->C; x++)
+			nb_write_u32(w.length_pairs, x, p->length_pairs[x]);
+		for (uint64_t h = 0; h < p->H; h++)
+		{
+			nb_write_f64(w.length_value, h, p->length_value[h]);
+			nb_write_f64(w.length_weight, h, p->length_weight[h]);
+		}
+	}
+	if (!p->text_only || p->lengths)
 	{
 		for (uint32_t j = 0; j < p->F; j++)
 		{
@@ -162,6 +183,12 @@ nb_plan_free(NbPlan *p)
 	nb_free(p->out.entry_count);
 	nb_free(p->out.entry_docs);
 	nb_free(p->out.tokens_start);
+	if (p->lengths)
+	{
+		nb_free(p->length_pairs);
+		nb_free(p->length_value);
+		nb_free(p->length_weight);
+	}
 }
 
 uint32_t

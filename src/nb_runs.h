@@ -74,6 +74,16 @@ typedef struct NbPlan
 	size_t		token_bytes;
 	size_t		name_bytes;
 	NbRunOut	out;
+	/*
+	 * Document lengths (format version 3), if lengths: per feature f and
+	 * class c at f * C + c a run of pairs, H in all.  Without, a model with
+	 * a bag is written as versions 1 or 2 write it: its lengths unknown.
+	 */
+	bool		lengths;
+	uint64_t	H;
+	uint32_t   *length_pairs;
+	double	   *length_value;
+	double	   *length_weight;
 } NbPlan;
 
 /*
@@ -104,7 +114,13 @@ size_t		nb_plan_size(const NbPlan *p, size_t max_size);
 /* Write the planned model into buf of nb_plan_size bytes; *out describes it. */
 void		nb_plan_write(const NbPlan *p, unsigned char *buf, size_t size, NbView *out);
 
-/* Free what nb_run_out_alloc and the three nb_plan_alloc_* allocated. */
+/*
+ * Allocate the length arrays of p (with p->F and p->C set): room for
+ * max_pairs pairs; sets p->lengths.
+ */
+void		nb_plan_alloc_lengths(NbPlan *p, uint64_t max_pairs);
+
+/* Free what nb_run_out_alloc and the nb_plan_alloc_* allocated. */
 void		nb_plan_free(NbPlan *p);
 
 /*

@@ -178,7 +178,8 @@ around(double x, int k)
  * a first or b first, are taken: a mean that gives the merged mean, then
  * the sum of squares that the update's own terms for that mean give back
  * (m2 = m2_a + (m2b + d^2 (na nb / n)) a first; m2b + (m2_a + d^2 (nb na
- * / n)) b first).  False if the result is not finite.
+ * / n)) b first).  A sum of squares within the tolerance of m2 is 0, as a
+ * count would be.  False if the result is not finite.
  */
 static bool
 unmerge_moments(double n, double *mean, double *m2, double na, double nb,
@@ -204,6 +205,8 @@ unmerge_moments(double n, double *mean, double *m2, double na, double nb,
 				continue;
 			q0 = a_first ? *m2 - (m2b + dm * dm * (na * nb / n)) :
 				(*m2 - m2b) - dm * dm * (nb * na / n);
+			if (q0 <= NB_SUBTRACT_TOLERANCE * *m2)
+				q0 = 0;
 			for (int kq = 0; kq <= NB_UNMERGE_ULPS; kq++)
 			{
 				double		q = around(q0, kq);
@@ -218,7 +221,7 @@ unmerge_moments(double n, double *mean, double *m2, double na, double nb,
 		}
 	}
 	*mean = ma;
-	*m2 = qa > 0 ? qa : 0;
+	*m2 = qa > NB_SUBTRACT_TOLERANCE * *m2 ? qa : 0;
 	return true;
 }
 
@@ -342,48 +345,25 @@ subtract_stats(Sub *s, uint32_t f, uint32_t j, uint32_t c)
 		ab = nb_view_a(b, j, cb);
 		bb = nb_view_b(b, j, cb);
 	}
+	about_feature(s, f);
+	about_class(s, c);
 	if (!sub_count(pa, pb, &s->present[k]))
-	{
-		about_feature(s, f);
-		about_class(s, c);
 		return refuse_count(s, NB_SUBTRACT_NEGATIVE, NB_COUNT_ROWS, pa, pb);
-	}
+	if (stats == NB_STATS_TRUE_ROWS && !sub_count(nb_view_a(a, f, c), ab, &s->fa[k]))
+		return refuse_count(s, NB_SUBTRACT_NEGATIVE, NB_COUNT_TRUE, nb_view_a(a, f, c), ab);
 	if (!within(&s->present[k], s->docs[c], nb_read_f64(a->class_docs, c)))
-	{
-		about_feature(s, f);
-		about_class(s, c);
 		return refuse_count(s, NB_SUBTRACT_MISMATCH, NB_COUNT_ROWS, pa, pb);
-	}
+	if (stats == NB_STATS_TRUE_ROWS && !within(&s->fa[k], s->present[k], pa))
+		return refuse_count(s, NB_SUBTRACT_MISMATCH, NB_COUNT_TRUE, nb_view_a(a, f, c), ab);
 	if (s->present[k] == 0)
 	{
 		s->fa[k] = 0;
 		s->fb[k] = 0;
-		return true;
-	}
-	if (stats == NB_STATS_TRUE_ROWS)
-	{
-		double		x = s->fa[k];
-
-		if (!sub_count(x, ab, &s->fa[k]))
-		{
-			about_feature(s, f);
-		about_class(s, c);
-			return refuse_count(s, NB_SUBTRACT_NEGATIVE, NB_COUNT_TRUE, x, ab);
-		}
-		if (!within(&s->fa[k], s->present[k], pa))
-		{
-			about_feature(s, f);
-		about_class(s, c);
-			return refuse_count(s, NB_SUBTRACT_MISMATCH, NB_COUNT_TRUE, x, ab);
-		}
 	}
 	else if (stats == NB_STATS_MOMENTS && pb > 0 &&
 			 !unmerge_moments(pa, &s->fa[k], &s->fb[k], s->present[k], pb, ab, bb))
-	{
-		about_feature(s, f);
-		about_class(s, c);
 		return refuse_count(s, NB_SUBTRACT_MISMATCH, NB_COUNT_ROWS, pa, pb);
-	}
+	memset(s->err, 0, sizeof(*s->err));
 	return true;
 }
 
@@ -571,12 +551,13 @@ copy_checked(Sub *s, uint32_t f, NbCursor *cur, uint32_t r)
 			uint32_t	c = nb_read_u32(a->entry_class, from.entry + y);
 			double		docs = nb_read_f64(o->entry_docs, e + y);
 
-			if (!entry_fits(s, f, c, &docs))
-				return refuse_entry(s, f, a->tokens + from.off,
+			if (entry_fits(s, f, c, &docs))
+				nb_write_f64(o->entry_docs, e + y, docs);
+			else
+				(void) refuse_entry(s, f, a->tokens + from.off,
 									nb_read_u32(a->token_len, from.item), c,
 									NB_SUBTRACT_MISMATCH, NB_COUNT_ITEM_DOCUMENTS,
 									nb_read_f64(a->entry_docs, from.entry + y), 0);
-			nb_write_f64(o->entry_docs, e + y, docs);
 		}
 		e += ne;
 		nb_cursor_advance(a, &from);
@@ -628,8 +609,11 @@ subtract_item(Sub *s, uint32_t f, NbCursor *ca, NbCursor *cb)
 				continue;
 		}
 		if (!entry_fits(s, f, c, &docs))
-			return refuse_entry(s, f, str, len, c, NB_SUBTRACT_MISMATCH,
+		{
+			(void) refuse_entry(s, f, str, len, c, NB_SUBTRACT_MISMATCH,
 								NB_COUNT_ITEM_DOCUMENTS, nb_read_f64(a->entry_docs, ea), 0);
+			continue;
+		}
 		nb_write_u32(o->entry_class, o->e + written, s->class_out[c]);
 		nb_write_f64(o->entry_count, o->e + written, count);
 		nb_write_f64(o->entry_docs, o->e + written, docs);
@@ -714,6 +698,110 @@ subtract_items(Sub *s)
 	s->p->E = o->e;
 	s->p->token_bytes = (size_t) (o->tokens - o->tokens_start);
 	return true;
+}
+
+/* ---------------------------------------------------------------- */
+/* document lengths                                                   */
+
+/* Refuse a bin of feature f's histogram in a's class c. */
+static bool
+refuse_length(Sub *s, uint32_t f, uint32_t c, double length, NbSubtractStatus status,
+			  double x, double y)
+{
+	about_feature(s, f);
+	about_class(s, c);
+	s->err->length = length;
+	return refuse_count(s, status, NB_COUNT_LENGTH_ROWS, x, y);
+}
+
+/*
+ * The remaining document length histograms, if the result keeps them: it
+ * has a bag, and neither a nor b has bags without lengths.  Walks a's and
+ * b's runs of each (feature, class) side by side, in a's order, which is
+ * the output's; a bin that reaches zero is dropped, one that remains must
+ * belong to a remaining class and feature and fit in its rows.
+ */
+static bool
+subtract_lengths(Sub *s)
+{
+	const NbView *a = s->a;
+	const NbView *b = s->b;
+	NbPlan	   *p = s->p;
+	bool		bag = false;
+	uint64_t   *b_start;
+	uint64_t	ha = 0;
+	uint64_t	work = 0;
+
+	for (uint32_t f = 0; f < a->n_features; f++)
+		if (s->feature_out[f] != NB_NONE && nb_view_feature_type(a, f) == NB_FEATURE_BAG)
+			bag = true;
+	if (!bag || !nb_view_has_lengths(a) || (!nb_view_has_lengths(b) && nb_view_has_bag(b)))
+		return true;
+	nb_plan_alloc_lengths(p, a->n_lengths);
+	b_start = nb_alloc(sizeof(uint64_t) * ((size_t) b->n_features * b->n_classes + 1));
+	b_start[0] = 0;
+	for (uint64_t x = 0; x < (uint64_t) b->n_features * b->n_classes; x++)
+	{
+		nb_interrupt_at(x);
+		b_start[x + 1] = b_start[x] +
+			(nb_view_has_lengths(b) ? nb_read_u32(b->length_pairs, x) : 0);
+	}
+	for (uint32_t f = 0; f < a->n_features; f++)
+		for (uint32_t c = 0; c < a->n_classes; c++)
+		{
+			uint32_t	j = s->a_feature_b[f];
+			uint32_t	cb = s->a_class_b[c];
+			uint64_t	a_end = ha + nb_view_length_pairs(a, f, c);
+			uint64_t	hb = 0;
+			uint64_t	b_end = 0;
+			size_t		k = (size_t) f * a->n_classes + c;
+			uint64_t	first = p->H;
+
+			nb_interrupt_count(&work, 1 + (a_end - ha));
+			if (j != NB_NONE && cb != NB_NONE)
+			{
+				hb = b_start[(uint64_t) j * b->n_classes + cb];
+				b_end = b_start[(uint64_t) j * b->n_classes + cb + 1];
+			}
+			while (ha < a_end || hb < b_end)
+			{
+				double		la = ha < a_end ? nb_read_f64(a->length_value, ha) : INFINITY;
+				double		lb = hb < b_end ? nb_read_f64(b->length_value, hb) : INFINITY;
+				double		wa = la <= lb ? nb_read_f64(a->length_weight, ha) : 0;
+				double		wb = lb <= la ? nb_read_f64(b->length_weight, hb) : 0;
+				double		length = la <= lb ? la : lb;
+				double		r;
+
+				ha += la <= lb;
+				hb += lb <= la;
+				if (!sub_count(wa, wb, &r))
+				{
+					if (!refuse_length(s, f, c, length, NB_SUBTRACT_NEGATIVE, wa, wb))
+						goto done;
+					continue;
+				}
+				if (r == 0)
+					continue;
+				if (s->feature_out[f] == NB_NONE || s->class_out[c] == NB_NONE ||
+					!within(&r, s->present[k], nb_view_present(a, f, c)))
+				{
+					if (!refuse_length(s, f, c, length, NB_SUBTRACT_MISMATCH, wa, wb))
+						goto done;
+					continue;
+				}
+				p->length_value[p->H] = length;
+				p->length_weight[p->H] = r;
+				p->H++;
+			}
+			if (s->feature_out[f] != NB_NONE && s->class_out[c] != NB_NONE)
+				p->length_pairs[(size_t) s->feature_out[f] * p->C + s->class_out[c]] =
+					(uint32_t) (p->H - first);
+		}
+	nb_free(b_start);
+	return true;
+done:
+	nb_free(b_start);
+	return false;
 }
 
 /* ---------------------------------------------------------------- */
@@ -834,7 +922,7 @@ nb_subtraction_create(const NbView *a, const NbView *b, NbSubtractError *err)
 		nb_plan_alloc_classes(s.p, s.p->C);
 		nb_plan_alloc_features(s.p, s.p->F);
 		nb_plan_alloc_stats(s.p);
-		ok = subtract_items(&s);
+		ok = subtract_items(&s) && subtract_lengths(&s);
 		if (ok && s.mismatch.status != NB_SUBTRACT_OK)
 		{
 			*err = s.mismatch;

@@ -19,6 +19,10 @@
  * that much of the bound's minuend is set to the bound.  Anything more is
  * refused: the rows of b are then not among the rows of a.
  *
+ * The document length histograms of bags (format version 3) subtract bin by
+ * bin like counts.  If a's or b's bags have no lengths (versions 1 and 2),
+ * the result has none either: its lengths are unknown.
+ *
  * Gaussian means and sums of squared deviations are no counts: they come
  * from the inverse update to within rounding (relative error a few units in
  * the last place times the ratio of the rows before to the rows left), and
@@ -65,7 +69,8 @@ typedef enum NbSubtractCount
 	NB_COUNT_TRUE,				/* rows of a class in which a boolean feature is true */
 	NB_COUNT_VALUES,			/* values of a Gaussian feature, over all classes */
 	NB_COUNT_OCCURRENCES,		/* occurrences of an item in a class */
-	NB_COUNT_ITEM_DOCUMENTS		/* documents of a class with an item */
+	NB_COUNT_ITEM_DOCUMENTS,	/* documents of a class with an item */
+	NB_COUNT_LENGTH_ROWS		/* rows of a class whose bag has a length */
 } NbSubtractCount;
 
 /*
@@ -88,6 +93,7 @@ typedef struct NbSubtractError
 	uint32_t	vector_b;
 	double		minuend;
 	double		subtrahend;
+	double		length;			/* NB_COUNT_LENGTH_ROWS: the document length */
 } NbSubtractError;
 
 typedef struct NbSubtraction NbSubtraction;

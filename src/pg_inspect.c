@@ -6,6 +6,7 @@
 
 #include <math.h>
 
+#include "common/shortest_dec.h"
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "lib/stringinfo.h"
@@ -143,7 +144,59 @@ class_tokens(const NbView *view)
 	return t;
 }
 
-/* Open the "features" object of a version 2 model, after its vector length. */
+/*
+ * Whether a model is the bag "" alone, present in every document: what
+ * text[] and tsvector rows train, shown in the compact form of version 1
+ * whatever its version.
+ */
+static bool
+text_only(const NbView *view)
+{
+	if (view->n_features != 1 || nb_view_feature_name_len(view, 0) != 0 ||
+		nb_view_feature_type(view, 0) != NB_FEATURE_BAG)
+		return false;
+	for (uint32 c = 0; c < view->n_classes; c++)
+		if (nb_view_present(view, 0, c) != nb_read_f64(view->class_docs, c))
+			return false;
+	return true;
+}
+
+/*
+ * "lengths": {length: weight, ...}, the document length histogram of bag j
+ * in class c starting at pair *h (version 3); advances *h.
+ */
+static void
+push_lengths(JsonbParseState **state, const NbView *view, uint32 j, uint32 c, uint64 *h)
+{
+	nb_push_key(state, "lengths", strlen("lengths"));
+	pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
+	for (uint64 end = *h + nb_view_length_pairs(view, j, c); *h < end; (*h)++)
+	{
+		/* the key is kept by reference until the value is built */
+		char	   *key = palloc(DOUBLE_SHORTEST_DECIMAL_LEN);
+
+		CHECK_FOR_INTERRUPTS();
+		nb_push_key(state, key, double_to_shortest_decimal_buf(nb_read_f64(view->length_value, *h), key));
+		nb_push_float8(state, nb_read_f64(view->length_weight, *h));
+	}
+	pushJsonbValue(state, WJB_END_OBJECT, NULL);
+}
+
+/* The first pair of feature j's histograms (version 3). */
+static uint64
+first_length(const NbView *view, uint32 j)
+{
+	uint64		h = 0;
+
+	for (uint64 x = 0; x < (uint64) j * view->n_classes; x++)
+	{
+		CHECK_FOR_INTERRUPTS();
+		h += nb_read_u32(view->length_pairs, x);
+	}
+	return h;
+}
+
+/* Open the "features" object of a version 2 or 3 model, after its vector length. */
 static void
 begin_features(JsonbParseState **state, const NbView *view)
 {
@@ -204,6 +257,8 @@ nb_info(PG_FUNCTION_ARGS)
 	nb_push_pair(&state, "entries", (double) view.n_entries);
 	nb_push_pair(&state, "documents", total_docs(&view));
 	nb_push_pair(&state, "tokens", T);
+	if (nb_view_has_lengths(&view))
+		nb_push_pair(&state, "length_pairs", (double) view.n_lengths);
 	if (view.version != NB_FORMAT_VERSION_TEXT)
 	{
 		NbFeatureIter it = nb_view_features(&view);
@@ -282,7 +337,7 @@ push_items(JsonbParseState **state, const NbView *view, const char *const *label
 	pfree(keys);
 }
 
-/* One feature of a version 2 model: type, per-class statistics, items. */
+/* One feature of a version 2 or 3 model: type, per-class statistics, items. */
 static void
 push_feature(JsonbParseState **state, const NbView *view, const NbFeature *f,
 			 const char *const *label_start)
@@ -291,6 +346,7 @@ push_feature(JsonbParseState **state, const NbView *view, const NbFeature *f,
 	const NbFeatureTypeInfo *info = nb_feature_type(type);
 	uint32		j = f->index;
 	double	   *tokens = palloc0(sizeof(double) * view->n_classes);
+	uint64		h = nb_view_has_lengths(view) ? first_length(view, j) : 0;
 
 	if (type == NB_FEATURE_BAG)
 		add_feature_tokens(view, f, tokens);
@@ -316,7 +372,11 @@ push_feature(JsonbParseState **state, const NbView *view, const NbFeature *f,
 		pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
 		nb_push_pair(state, "documents", present);
 		if (type == NB_FEATURE_BAG)
+		{
 			nb_push_pair(state, "tokens", tokens[c]);
+			if (nb_view_has_lengths(view))
+				push_lengths(state, view, j, c, &h);
+		}
 		else if (info->stats == NB_STATS_TRUE_ROWS)
 			nb_push_pair(state, "true", nb_view_a(view, j, c));
 		else if (info->stats == NB_STATS_MOMENTS && present > 0)
@@ -337,13 +397,15 @@ push_feature(JsonbParseState **state, const NbView *view, const NbFeature *f,
 }
 
 /*
- * Version 1 (text only):
+ * Text only (the bag "" alone, present in every document; version 1, or 3
+ * with "lengths" per class):
  * {"format_version": 1,
- *  "classes": {label: {"documents": D_c, "tokens": T_c}, ...},
+ *  "classes": {label: {"documents": D_c, "tokens": T_c[, "lengths": {n: w, ...}]}, ...},
  *  "tokens": {token: {label: {"count": N_jc, "documents": d_jc}, ...}, ...}}
- * Version 2:
+ * Otherwise:
  * {"format_version": 2, "classes": {label: {"documents": D_c}, ...},
  *  ["vector_length": n,] "features": {name: push_feature, ...}}
+ * where version 3 gives each bag's classes their "lengths".
  */
 Datum
 nb_model_to_jsonb(PG_FUNCTION_ARGS)
@@ -354,9 +416,10 @@ nb_model_to_jsonb(PG_FUNCTION_ARGS)
 	double	   *tokens;
 	const char **label_start;
 	bool		v1;
+	uint64		h = 0;
 
 	nb_model_open(PG_GETARG_DATUM(0), &view, ERRCODE_DATA_CORRUPTED);
-	v1 = view.version == NB_FORMAT_VERSION_TEXT;
+	v1 = text_only(&view);
 	tokens = class_tokens(&view);
 	label_start = string_starts(nb_view_labels(&view), view.n_classes);
 
@@ -373,6 +436,8 @@ nb_model_to_jsonb(PG_FUNCTION_ARGS)
 		nb_push_pair(&state, "documents", nb_read_f64(view.class_docs, c));
 		if (v1)
 			nb_push_pair(&state, "tokens", tokens[c]);
+		if (v1 && nb_view_has_lengths(&view))
+			push_lengths(&state, &view, 0, c, &h);
 		pushJsonbValue(&state, WJB_END_OBJECT, NULL);
 	}
 	pushJsonbValue(&state, WJB_END_OBJECT, NULL);

@@ -423,6 +423,11 @@ count_words(const NbSubtractError *e)
 							 (int) e->label_len, e->label, (int) e->item_len, e->item, items,
 							 (int) e->feature_len, e->feature);
 			break;
+		case NB_COUNT_LENGTH_ROWS:
+			appendStringInfo(&s, "rows of class \"%.*s\" with %s tokens in feature \"%.*s\"",
+							 (int) e->label_len, e->label, float8out_internal(e->length),
+							 (int) e->feature_len, e->feature);
+			break;
 	}
 	return s.data;
 }

@@ -697,6 +697,74 @@ def check_mutual_info(db, docs, ds, inp, weighted):
             "max abs err %s%s" % (fmt(err), "" if worst is None else ", worst %r: nbc %r sklearn %r" % worst))
 
 
+PRUNE_OPTIONS = [{"top_k": 1000}, {"min_documents": 5, "max_document_fraction": 0.3},
+                 {"top_k": 200, "min_documents": 3}]
+
+
+def check_prune(db, docs, ds, inp, weighted):
+    """nb_prune: the kept tokens are the ones the options select, computed here from the
+    training columns (document frequencies; top_k: the k highest Murphy eq. 3.76
+    values), and the pruned model's probabilities equal scikit-learn fitted on
+    CountVectorizer columns restricted to the kept tokens."""
+    msql, margs = model_sql(ds, inp, weighted)
+    classes, Nc, njc = presence_stats(docs, weighted)
+    df = njc.sum(axis=0)
+    D = Nc.sum()
+    mi = murphy_mi(Nc, njc)
+    for n, opts in enumerate(PRUNE_OPTIONS):
+        desc = "%s %s%s nb_prune %s" % (ds, inp, " weighted" if weighted else "", json.dumps(opts))
+        part = "prune%d" % n
+        try:
+            db.execute("DELETE FROM nbc_parity_models WHERE ds = %s AND input = %s AND weighted = %s "
+                       "AND part = %s", (ds, inp, weighted, part))
+            db.execute("INSERT INTO nbc_parity_models SELECT %s, %s, %s, %s, nb_prune(" + msql +
+                       ", %s::jsonb)", (ds, inp, weighted, part) + margs + (json.dumps(opts),))
+            kept = [r[0] for r in db.query("SELECT feature FROM nb_mutual_info(" + msql + ")",
+                                           model_sql(ds, inp, weighted, part)[1])]
+        except psycopg2.Error as e:
+            R.check(False, desc + ": query", str(e).strip().splitlines()[0])
+            continue
+        ok = np.ones(len(docs.vocab), dtype=bool)
+        if "min_documents" in opts:
+            ok &= df >= opts["min_documents"]
+        if "max_document_fraction" in opts:
+            ok &= df <= opts["max_document_fraction"] * D
+        cols = np.array(sorted(docs.col[t] for t in kept if t in docs.col), dtype=np.int64)
+        if "top_k" in opts:
+            k = min(opts["top_k"], int(ok.sum()))
+            got_mi = mi[cols] if len(cols) else np.zeros(0)
+            dropped = np.setdiff1d(np.flatnonzero(ok), cols)
+            sel_ok = (len(cols) == k and bool(ok[cols].all()) and
+                      (len(dropped) == 0 or got_mi.min() >= mi[dropped].max() - 1e-12))
+            R.check(sel_ok, desc + ": kept the %d tokens of highest mutual information" % k,
+                    "%d kept, %d in the document filters, lowest kept %s, highest dropped %s" % (
+                        len(cols), int(ok[cols].sum()) if len(cols) else 0,
+                        fmt(got_mi.min()) if len(cols) else "-",
+                        fmt(mi[dropped].max()) if len(dropped) else "-"))
+        else:
+            want = set(np.array(docs.vocab, dtype=object)[ok])
+            R.check(set(kept) == want, desc + ": kept the tokens within the document frequencies",
+                    "%d kept, %d expected; %d missing, %d extra" % (
+                        len(kept), len(want), len(want - set(kept)), len(set(kept) - want)))
+        for kind in KINDS:
+            est = sk_estimator(kind, 1.0, True, None)
+            Xtr = docs.X_train[:, cols]
+            est.fit(Xtr, docs.y_train, sample_weight=docs.w_train if weighted else None)
+            ref = np.exp(reference_log_proba(est, kind, docs.X_test[:, cols]))
+            try:
+                got = query_predictions(db, ds, inp, weighted, {"kind": kind}, part)
+            except psycopg2.Error as e:
+                R.check(False, desc + " %s: predictions" % kind, str(e).strip().splitlines()[0])
+                continue
+            err = 0.0
+            for i, key in enumerate(docs.test_keys):
+                p = got[key][1]
+                err = max(err, max(abs(p[c] - ref[i, j]) for j, c in enumerate(est.classes_)))
+            R.check(err <= TOL, desc + " %s: probabilities vs scikit-learn on the kept columns" % kind,
+                    "%d tokens kept of %d, %d test documents, max abs err %s" % (
+                        len(cols), len(docs.vocab), len(docs.test_keys), fmt(err)))
+
+
 def check_classes(db, docs, ds, inp, weighted):
     desc = "%s %s%s nb_classes" % (ds, inp, " weighted" if weighted else "")
     msql, margs = model_sql(ds, inp, weighted)
@@ -1004,6 +1072,8 @@ def run_checks(db, preds, selected):
                     run_case(preds, docs, ds, inp, weighted, name, opts, skargs, cache, keep)
                 if inp != "strip(tsvector)":
                     check_mutual_info(db, docs, ds, inp, weighted)
+                if inp == "text[]":
+                    check_prune(db, docs, ds, inp, weighted)
                 if (inp, weighted) in MERGE_COMBOS:
                     check_merge(db, preds, ds, inp, weighted, keep)
                 if (inp, weighted) in EXPLAIN_COMBOS:

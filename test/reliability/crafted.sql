@@ -11,7 +11,7 @@ SET search_path = crafted, public;
 
 CREATE TABLE crafted.seed (id int PRIMARY KEY, kind text NOT NULL, m nb_model NOT NULL);
 
--- text-only models (format version 1)
+-- text-only models (format version 3; version 1 before it)
 INSERT INTO crafted.seed
 SELECT 1, 'v1 two classes, text[]', nb_train(l, t)
 FROM (VALUES ('ham', ARRAY['hello', 'world', 'hello']), ('spam', ARRAY['buy', 'now', 'hello']),
@@ -33,7 +33,7 @@ INSERT INTO crafted.seed
 SELECT 6, 'v1 no tokens', nb_train(l, ARRAY[]::text[])
 FROM (VALUES ('a'), ('b'), ('b')) v(l);
 
--- mixed models (format version 2): bags, categorical, Gaussian, boolean, float8[]
+-- mixed models (format version 3): bags, categorical, Gaussian, boolean, float8[]
 INSERT INTO crafted.seed
 SELECT 7, 'v2 bag, categorical, Gaussian, boolean', nb_train(l, f)
 FROM (VALUES ('yes', '{"tags": ["a", "b"], "color": "red", "x": 1.5, "flag": true}'::jsonb),

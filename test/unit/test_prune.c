@@ -24,6 +24,7 @@
 #include "nb_mutual_info.h"
 #include "nb_prune.h"
 #include "nb_trainer.h"
+#include "raw_model.h"
 #include "unit.h"
 
 #define NROWS 60
@@ -205,8 +206,37 @@ doc_freq(const PRow *rows, int n, bool b, int k, double *D)
 }
 
 /*
+ * A model as it is without its document lengths (the form of versions 1
+ * and 2): what pruning a bag's tokens leaves, since the rows' lengths
+ * without them are unknown.
+ */
+static unsigned char *
+without_lengths(const unsigned char *buf, size_t size, size_t *out_size)
+{
+	RawModel	m;
+	NbView		v;
+	NbFormatError e;
+	unsigned char *out;
+
+	if (!raw_parse(&m, buf, size))
+		abort();
+	raw_set_version(&m, NB_FORMAT_VERSION_FEATURES);
+	out = raw_serialize(&m, out_size);
+	if (!nb_view_open(&v, out, *out_size, &e))
+	{
+		/* the bag "" alone, present in every row: version 1 */
+		free(out);
+		raw_set_version(&m, NB_FORMAT_VERSION_TEXT);
+		out = raw_serialize(&m, out_size);
+	}
+	raw_free(&m);
+	return out;
+}
+
+/*
  * The pruned model against the rows trained without what d leaves out:
- * equal bytes, and a valid, usable model (model_check.c).
+ * equal bytes (without the lengths if a bag lost tokens, which it must
+ * have then), and a valid, usable model (model_check.c).
  */
 static bool
 same_as_retrained(const PRow *rows, int n, bool text_only, const NbPruneOptions *o, const Drop *d,
@@ -221,10 +251,38 @@ same_as_retrained(const PRow *rows, int n, bool text_only, const NbPruneOptions 
 	unsigned char *want = train_prows(rows, n, d, text_only, &rsize);
 	bool		ok = pruned != NULL;
 	NbView		v;
+	NbView		fv;
 	NbtStats	stats = {0};
 
+	if (ok && pruned[4] != NB_FORMAT_VERSION && open_view(&fv, full, size, why, whylen) &&
+		nb_view_has_lengths(&fv))
+	{
+		unsigned char *stripped = without_lengths(want, rsize, &rsize);
+		uint64_t	bag_items = 0;
+
+		free(want);
+		want = stripped;
+		/* lengths go only with a bag's tokens: the pruned rows have fewer */
+		for (uint32_t j = 0; j < fv.n_features; j++)
+			if (nb_view_feature_type(&fv, j) == NB_FEATURE_BAG)
+				bag_items += nb_view_feature_items(&fv, j);
+		if (!open_view(&v, pruned, psize, why, whylen))
+			ok = false;
+		else
+			for (uint32_t j = 0; j < v.n_features; j++)
+				if (nb_view_feature_type(&v, j) == NB_FEATURE_BAG)
+					bag_items -= nb_view_feature_items(&v, j);
+		if (ok && bag_items == 0)
+		{
+			ok = false;
+			snprintf(why, whylen, "lengths dropped, but no bag lost a token");
+		}
+	}
 	if (!ok)
-		snprintf(why, whylen, "pruning failed");
+	{
+		if (pruned == NULL)
+			snprintf(why, whylen, "pruning failed");
+	}
 	else if (psize != rsize || memcmp(pruned, want, psize) != 0)
 	{
 		ok = false;
