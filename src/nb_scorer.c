@@ -939,7 +939,7 @@ nb_scorer_score(NbScorer *sc, const NbDoc *doc, double *log_post)
 }
 
 void
-nb_scorer_item_terms(const NbScorer *sc, uint32_t k, double *f, double *z)
+nb_scorer_item_terms(const NbScorer *sc, uint32_t j, uint32_t k, double *f, double *z)
 {
 	const NbIndex *ix = sc->index;
 	uint32_t	C = ix->n_classes;
@@ -965,17 +965,10 @@ nb_scorer_item_terms(const NbScorer *sc, uint32_t k, double *f, double *z)
 			z[sc->entry[e].cls] = sc->entry_z[e];
 		}
 	}
+	/* the product add_norm_products adds per occurrence */
 	if (sc->norm_u != NULL)
-	{
-		/* the product term of complement with norm (see NbScorer.norm_u): k's feature first */
-		uint32_t	j = 0;
-		uint64_t	end = ix->feature_items[0];
-
-		while (k >= end)
-			end += ix->feature_items[++j];
 		for (uint32_t c = 0; c < C; c++)
 			f[c] += sc->norm_u[k] * sc->norm_scale[(uint64_t) j * C + c];
-	}
 }
 
 void
@@ -983,7 +976,7 @@ nb_scorer_item_shared(const NbScorer *sc, uint32_t j, uint32_t k, double *f, dou
 {
 	LogFactor	r = item_shared(sc->index, sc->kind, j, k, sc->alpha);
 
-	/* with norm the complement's -log(F_j + a) is divided per class: in the item terms */
+	/* normalized complement weights keep it in the item terms (norm_u) */
 	if (sc->norm_u != NULL)
 		r.f = r.z = 0;
 	*f = r.f;

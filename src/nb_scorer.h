@@ -154,10 +154,12 @@ void		nb_scorer_value_terms(const NbScorer *scorer, uint32_t feature, double x,
 								  double *f, double *z);
 
 /*
- * Item k's own terms: 0 for a class it never occurred in, but for
- * complement with norm its product term (norm_u) in every class.
+ * Item k's own terms (k of feature j): 0 for a class it never occurred in,
+ * but for normalized complement weights the part of -log(F_k + a) that
+ * each class scales differently (norm_u, added by scoring apart).
  */
-void		nb_scorer_item_terms(const NbScorer *scorer, uint32_t item, double *f, double *z);
+void		nb_scorer_item_terms(const NbScorer *scorer, uint32_t feature, uint32_t item,
+								 double *f, double *z);
 
 /*
  * The part of the term of item k (of feature j, a bag or categorical one)
@@ -166,7 +168,7 @@ void		nb_scorer_item_terms(const NbScorer *scorer, uint32_t item, double *f, dou
  * one distinct item plus its item terms.  0 for a feature scored per
  * document, whose item terms are the log-odds of presence against absence
  * (Bernoulli: log t - log(1 - t), the feature's base holding log(1 - t)),
- * and for complement with norm, where it is divided per class.
+ * and for normalized complement weights, whose item terms hold it.
  */
 void		nb_scorer_item_shared(const NbScorer *scorer, uint32_t feature, uint32_t item,
 								  double *f, double *z);
