@@ -320,7 +320,8 @@ nb_item_log_prob(const NbScorer *sc, uint32_t j, uint32_t k, double *log_prob)
 		double		lf = (f[c] + g[c]) + shared_f;
 		double		lz = (z[c] + gz[c]) + shared_z;
 
-		if (!sc->per_occurrence[j])
+		/* a bag scored per document (Bernoulli; not the DCM, which adds up repeats) */
+		if (!sc->per_occurrence[j] && sc->dcm_s == NULL)
 		{
 			double		af,
 						az;

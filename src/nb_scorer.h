@@ -85,6 +85,19 @@ typedef struct NbScorer
 	double	   *norm_u;
 	double	   *norm_scale;
 	double	   *norm_g;
+	/*
+	 * Kind dcm only (else NULL): per bag feature j and class c at j * C + c
+	 * the DCM's s (nb_dcm.h), the sum of its parameters beta.  dist_f holds
+	 * log beta0 (the parameter of a token the class never saw), an entry or
+	 * row log(beta / beta0); a present bag adds log Gamma(s) - log Gamma(s
+	 * + n) for its n known occurrences, and a known token occurring x != 1
+	 * times log Gamma(beta + x) - log Gamma(beta + 1).  Repeats are added up
+	 * (the feature is not scored per occurrence).  dcm_iterations holds the
+	 * fits' iterations, summed, and dcm_unconverged how many hit the cap.
+	 */
+	double	   *dcm_s;
+	uint64_t	dcm_iterations;
+	uint32_t	dcm_unconverged;
 	/* scratch for one document: score, its rounding compensation, zero factors */
 	double	   *f, *fc, *z;
 	double	   *term, *term_z;	/* one feature's terms */

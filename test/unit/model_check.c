@@ -399,6 +399,9 @@ ref_likelihood(RefModel *m, const NbOptions *o, const NbtDoc *doc, long double *
 									ok = ref_add_ratio(&lf[c], &lz[c], m->x[k], m->Tf[j] - m->Tc[jc], K,
 													   m->Fk[k] - N, 1, alpha);
 								break;
+							case NB_DCM:
+								/* not here: test_dcm.c and test/parity/dcm.py check it */
+								return REF_UNDEFINED;
 						}
 						if (!ok)
 							return REF_UNDEFINED;
