@@ -4,7 +4,6 @@
  */
 #include "pg_model.h"
 
-
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
 #include "utils/memutils.h"
