@@ -5,10 +5,10 @@
  * this file reads the JSON and reports a refused value as an error.
  */
 #include "pg_options.h"
-#include "pg_jsonb.h"
-
 
 #include "utils/builtins.h"
+
+#include "pg_jsonb.h"
 
 #define KIND_DETAIL "Valid kinds are \"multinomial\", \"bernoulli\", \"complement\" and \"dcm\"."
 #define ALPHA_DETAIL "It must be a number from 0 to 1e100."
