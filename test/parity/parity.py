@@ -27,8 +27,9 @@ and weighting (none, or 0.5 + (hash % 7) / 4 per row):
     in numpy for every token, sklearn.metrics.mutual_info_score for 50, and
     the order), and nb_merge of two disjoint halves against the whole;
   * nb_feature_log_prob against the fitted estimator's feature_log_prob_,
-    every token and class, within 1e-12 (FLP_TOL); for ComplementNB against
-    its fitted counts without its rounding (see check_feature_log_prob);
+    every token and class, within 1e-12 (FLP_TOL; relative for the
+    normalized complement weights of norm); for ComplementNB against its
+    fitted counts without its rounding (see check_feature_log_prob);
   * nb_explain: for every test document and kind, the contributions sum to
     the log posterior odds of nb_predict_log_proba (predicted class against
     the runner-up) within 1e-9 relative; for some documents every row
@@ -850,54 +851,55 @@ def fitted(docs, weighted, kind, alpha, fit_prior=True, class_prior=None, norm=F
 def check_feature_log_prob(db, docs, ds, inp, weighted):
     """nb_feature_log_prob: every (token, class) against feature_log_prob_."""
     msql, margs = model_sql(ds, inp, weighted)
-    # (kind, alpha, norm): norm=True is ComplementNB(norm=True)'s normalized weights
-    cases = [(kind, alpha, False) for kind in KINDS for alpha in (1.0, 0.1)]
-    for kind, alpha, norm in cases + [("complement", 1.0, True), ("complement", 0.1, True)]:
-        opts = dict({"kind": kind, "alpha": alpha}, **({"norm": True} if norm else {}))
-        desc = "%s %s%s nb_feature_log_prob %s alpha=%g%s vs feature_log_prob_" % (
-            ds, inp, " weighted" if weighted else "", kind, alpha, " norm=true" if norm else "")
-        try:
-            rows = db.query("SELECT f.feature, f.value, f.label, f.log_prob FROM nb_feature_log_prob("
-                            + msql + ", %s::jsonb) f",
-                            margs + (json.dumps(opts),))
-        except psycopg2.Error as e:
-            R.check(False, desc, str(e).strip().splitlines()[0])
-            continue
-        est = fitted(docs, weighted, kind, alpha, norm=norm)
-        ci = {c: k for k, c in enumerate(est.classes_)}
-        flp = est.feature_log_prob_
-        harness = ""
-        if kind == "complement":
-            # ComplementNB computes (F_j + alpha) - N_jc, which for a token of one class
-            # with a large count F_j = N_jc rounds alpha (0.1 + 12345 - 12345 is
-            # 0.10000000000036): its feature_log_prob_ is off by up to ~4e-12 there.  The
-            # reference is its own fitted counts with the difference taken first.
-            comp = (est.feature_all_.astype(np.longdouble) - est.feature_count_) + alpha
-            exact = -np.log(comp / comp.sum(axis=1, keepdims=True))
+    for kind, norm in [(k, False) for k in KINDS] + [("complement", True)]:
+        for alpha in (1.0, 0.1):
+            opts = {"kind": kind, "alpha": alpha}
             if norm:
-                exact = exact / exact.sum(axis=1, keepdims=True)
-            off = float(np.max(np.abs(exact - flp)))
-            harness = "; feature_log_prob_ itself differs by %s" % fmt(off)
-            if off > 1e-9:
-                R.check(False, desc + ": harness reference", "exact complement weights differ from "
-                        "feature_log_prob_ by %s" % fmt(off))
-            flp = exact.astype(np.float64)
-        err, worst, bad = 0.0, None, 0
-        seen = set()
-        for feature, value, label, lp in rows:
-            j = docs.col.get(value)
-            if feature != "" or j is None or label not in ci:
-                bad += 1
+                opts["norm"] = True
+            desc = "%s %s%s nb_feature_log_prob %s%s alpha=%g vs feature_log_prob_" % (
+                ds, inp, " weighted" if weighted else "", kind, " norm=true" if norm else "", alpha)
+            try:
+                rows = db.query("SELECT f.feature, f.value, f.label, f.log_prob FROM nb_feature_log_prob("
+                                + msql + ", %s::jsonb) f", margs + (json.dumps(opts),))
+            except psycopg2.Error as e:
+                R.check(False, desc, str(e).strip().splitlines()[0])
                 continue
-            seen.add((j, label))
-            e = abs(lp - flp[ci[label], j])
-            if not e <= err:
-                err, worst = e, (value, label, lp, flp[ci[label], j])
-        complete = len(seen) == len(rows) == flp.size
-        R.check(err <= FLP_TOL and bad == 0 and complete, desc,
-                "%d rows for %d tokens x %d classes, %d not in the vocabulary; max abs err %s%s%s" % (
-                    len(rows), len(docs.vocab), len(ci), bad, fmt(err),
-                    "" if err <= FLP_TOL else ", worst %r %s: nbc %r sklearn %r" % worst, harness))
+            est = fitted(docs, weighted, kind, alpha, norm=norm)
+            ci = {c: k for k, c in enumerate(est.classes_)}
+            flp = est.feature_log_prob_
+            harness = ""
+            if kind == "complement":
+                # ComplementNB computes (F_j + alpha) - N_jc, which for a token of one class
+                # with a large count F_j = N_jc rounds alpha (0.1 + 12345 - 12345 is
+                # 0.10000000000036): its feature_log_prob_ is off by up to ~4e-12 there.  The
+                # reference is its own fitted counts with the difference taken first.
+                comp = (est.feature_all_.astype(np.longdouble) - est.feature_count_) + alpha
+                exact = -np.log(comp / comp.sum(axis=1, keepdims=True))
+                if norm:
+                    exact = exact / exact.sum(axis=1, keepdims=True)
+                off = float(np.max(np.abs(exact - flp)))
+                harness = "; feature_log_prob_ itself differs by %s" % fmt(off)
+                if off > 1e-9:
+                    R.check(False, desc + ": harness reference", "exact complement weights differ from "
+                            "feature_log_prob_ by %s" % fmt(off))
+                flp = exact.astype(np.float64)
+            err, worst, bad = 0.0, None, 0
+            seen = set()
+            for feature, value, label, lp in rows:
+                j = docs.col.get(value)
+                if feature != "" or j is None or label not in ci:
+                    bad += 1
+                    continue
+                seen.add((j, label))
+                # normalized weights are about 1/V: compared relatively
+                e = abs(lp - flp[ci[label], j]) / (abs(flp[ci[label], j]) if norm else 1.0)
+                if not e <= err:
+                    err, worst = e, (value, label, lp, flp[ci[label], j])
+            complete = len(seen) == len(rows) == flp.size
+            R.check(err <= FLP_TOL and bad == 0 and complete, desc,
+                    "%d rows for %d tokens x %d classes, %d not in the vocabulary; max %s err %s%s%s" % (
+                        len(rows), len(docs.vocab), len(ci), bad, "relative" if norm else "abs", fmt(err),
+                        "" if err <= FLP_TOL else ", worst %r %s: nbc %r sklearn %r" % worst, harness))
 
 
 def log_odds(lp, pred):
@@ -920,11 +922,13 @@ def check_explain(db, docs, ds, inp, weighted):
     for kind, alpha, fit_prior, norm in (("multinomial", 1.0, True, False), ("bernoulli", 1.0, True, False),
                                          ("complement", 1.0, True, False), ("multinomial", 0.1, False, False),
                                          ("bernoulli", 0.1, False, False), ("complement", 1.0, True, True)):
-        opts = dict({"kind": kind, "alpha": alpha, "fit_prior": fit_prior}, **({"norm": True} if norm else {}))
+        opts = {"kind": kind, "alpha": alpha, "fit_prior": fit_prior}
+        if norm:
+            opts["norm"] = True
         o = json.dumps(opts)
-        desc = "%s %s%s nb_explain %s alpha=%g%s%s" % (ds, inp, " weighted" if weighted else "", kind, alpha,
-                                                       "" if fit_prior else " fit_prior=false",
-                                                       " norm=true" if norm else "")
+        desc = "%s %s%s nb_explain %s%s alpha=%g%s" % (ds, inp, " weighted" if weighted else "", kind,
+                                                       " norm=true" if norm else "", alpha,
+                                                       "" if fit_prior else " fit_prior=false")
         try:
             got = db.query(
                 "SELECT d.key, nb_predict(mm.m, " + col + ", %s::jsonb), "

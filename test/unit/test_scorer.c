@@ -1376,7 +1376,7 @@ test_scorer_norm_random(void)
 				nb_scorer_count_terms(&sc, j, 1, doc.occurrences[j], doc.distinct[j], sum, gz);
 				for (uint32_t i = 0; i < doc.n_tokens; i++)
 				{
-					nb_scorer_item_terms(&sc, doc.tokens[i].token, f, z);
+					nb_scorer_item_terms(&sc, j, doc.tokens[i].token, f, z);
 					for (int c = 0; c < Cseen; c++)
 						sum[c] += nb_scorer_item_weight(&sc, j, doc.tokens[i].count) * f[c];
 				}
