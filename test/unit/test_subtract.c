@@ -357,7 +357,34 @@ test_identity_real(void)
 	identity_rounds(false, 1e-12, 12);
 }
 
-/* Text-only models (format version 1), unweighted and weighted. */
+/* The model rewritten as an earlier format version (raw_set_version). */
+static void
+as_version(Model *m, uint16_t version)
+{
+	RawModel	r;
+
+	raw_init(&r);
+	if (!raw_parse(&r, m->bytes, m->size))
+		fail_at(__LINE__, "raw_parse refused a model");
+	raw_set_version(&r, version);
+	free(m->bytes);
+	m->bytes = raw_serialize(&r, &m->size);
+	raw_free(&r);
+}
+
+static void
+as_version_1(Model *m)
+{
+	as_version(m, NB_FORMAT_VERSION_TEXT);
+}
+
+static void
+as_version_2(Model *m)
+{
+	as_version(m, NB_FORMAT_VERSION_FEATURES);
+}
+
+/* Text-only models (formats version 3 and 1), unweighted and weighted. */
 static void
 test_identity_text(void)
 {
@@ -378,9 +405,17 @@ test_identity_text(void)
 			order[i] = i;
 		a.bytes = serialize_rand(rows, order, k, &a.size);
 		b.bytes = serialize_rand(rows, order + k, n - k, &b.size);
-		if (open_model(&a, &v) && v.version != NB_FORMAT_VERSION_TEXT)
-			fail_at(__LINE__, "not a version 1 model");
-		check_identity(&a, &b, round % 2 == 0 ? 0 : 1e-12, round);
+		/* every other round as version 1, which has no document lengths */
+		if (round % 2 == 1)
+		{
+			as_version_1(&a);
+			as_version_1(&b);
+		}
+		if (open_model(&a, &v) && (v.n_features != 1 || nb_view_feature_name_len(&v, 0) != 0 ||
+								   v.version != (round % 2 == 1 ? NB_FORMAT_VERSION_TEXT :
+												 NB_FORMAT_VERSION)))
+			fail_at(__LINE__, "not a model of the bag \"\" alone in version %d", round % 2 == 1 ? 1 : 3);
+		check_identity(&a, &b, round % 4 < 2 ? 0 : 1e-12, round);
 		model_free(&a);
 		model_free(&b);
 	}
@@ -648,8 +683,15 @@ test_refusals(void)
 	b = model_rows(more_tags, 1);
 	expect_named(&a, &b, NB_SUBTRACT_NEGATIVE, NB_COUNT_OCCURRENCES, "b", "tags", "t");
 	model_free(&b);
-	/* b's first row has "u" where a's had "t" and "u": "t" outnumbers the rows left with tags */
+	/*
+	 * b's first row has "u" where a's had "t" and "u": a's rows have no
+	 * bag of length 1; in version 2, which has no lengths, "t" outnumbers
+	 * the rows left with tags
+	 */
 	b = model_rows(outnumbered, 1);
+	expect_named(&a, &b, NB_SUBTRACT_NEGATIVE, NB_COUNT_LENGTH_ROWS, "a", "tags", NULL);
+	as_version_2(&a);
+	as_version_2(&b);
 	expect_named(&a, &b, NB_SUBTRACT_MISMATCH, NB_COUNT_ITEM_DOCUMENTS, "a", "tags", "t");
 	model_free(&b);
 	model_free(&a);
@@ -796,7 +838,7 @@ main(int argc, char **argv)
 	unit_init(argc, argv);
 	run("subtract: merge(a, b) - b = a byte for byte, every feature type", test_identity_exact);
 	run("subtract: merge(a, b) - b = a within 1e-12, real values", test_identity_real);
-	run("subtract: text-only models (format version 1)", test_identity_text);
+	run("subtract: text-only models (format versions 3 and 1)", test_identity_text);
 	run("subtract: folds out of the whole are the other folds", test_folds);
 	run("subtract: the tolerance, relative to the minuend", test_tolerance);
 	run("subtract: refusals name the class, feature and item", test_refusals);
