@@ -44,7 +44,7 @@ train_rows(const Row *rows, int n)
 }
 
 unsigned char *
-serialize(const NbTrainer *t, size_t *size)
+serialize(NbTrainer *t, size_t *size)
 {
 	unsigned char *buf;
 

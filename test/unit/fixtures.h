@@ -31,7 +31,7 @@ void train_row(NbTrainer *t, const Row *r);
 NbTrainer *train_rows(const Row *rows, int n);
 
 /* Serialize into a new malloc'ed buffer. */
-unsigned char *serialize(const NbTrainer *t, size_t *size);
+unsigned char *serialize(NbTrainer *t, size_t *size);
 
 unsigned char *serialize_rows(const Row *rows, int n, size_t *size);
 

@@ -1483,7 +1483,7 @@ done:
 }
 
 static unsigned char *
-write_trainer(const NbTrainer *t, size_t *size)
+write_trainer(NbTrainer *t, size_t *size)
 {
 	unsigned char *b;
 
