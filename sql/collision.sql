@@ -3,20 +3,20 @@
 -- one of the same size and header checksum.
 --
 -- Each pair is a model A trained here and a model B made from it: A with its
--- bytes 33..48 (the document counts of classes a and b) replaced by what
---   python3 test/collision/make_pair.py "<A as text>"
+-- bytes 49..64 (the document counts of classes a and b) replaced by what
+--   python3 test/collision/make_pair.py "<A as text>" [ratio]
 -- prints, which keeps A's size and checksum.  By hand (multinomial, alpha 1,
 -- see the comments below) A predicts a and B predicts b.
 --
 SET max_parallel_workers_per_gather = 0;
 
 -- small: a {x,x,y}, b {y,z}; for {x}, A: 1 * 3/6 against 1 * 1/5, so a;
--- B has 88 and 24544.1 documents: 88 * 3/6 against 24544.1 * 1/5, so b
+-- B has 9 and 380.03 documents: 9 * 3/6 against 380.03 * 1/5, so b
 CREATE TABLE coll_small (id int, m nb_model);
 INSERT INTO coll_small SELECT 1, nb_train(l, t::text[])
   FROM (VALUES ('a', '{x,x,y}'), ('b', '{y,z}')) v(l, t);
 INSERT INTO coll_small SELECT 2, translate(encode(overlay(decode(m::text, 'base64')
-  PLACING '\x0000000000005640044842cf07f8d740' FROM 33), 'base64'), E'\n', '')::nb_model
+  PLACING '\x00000000000022403d3d74d084c07740' FROM 49), 'base64'), E'\n', '')::nb_model
   FROM coll_small WHERE id = 1;
 -- two models of one size and checksum
 SELECT count(DISTINCT m::text) AS models,
@@ -74,7 +74,7 @@ SELECT coll_score(:'b_text');
 COMMIT;
 
 -- large (16 kB): a a1..a300, b b1..b200 a1 a2; for {a5}, A: 1 * 2/800
--- against 1 * 1/702, so a; B has 65 and 140726 documents, so b.  Kept
+-- against 1 * 1/702, so a; B (ratio 2) has 1291 and 47732.4 documents, so b.  Kept
 -- out of line (by TOAST pointer), compressed inline, and in memory.
 CREATE TABLE coll_large (id int, m nb_model);
 ALTER TABLE coll_large ALTER m SET STORAGE EXTERNAL;
@@ -83,7 +83,7 @@ INSERT INTO coll_large SELECT 1, nb_train(l, t) FROM (
   UNION ALL
   SELECT 'b', array_agg('b' || g) || ARRAY['a1', 'a2'] FROM generate_series(1, 200) g) v(l, t);
 INSERT INTO coll_large SELECT 2, translate(encode(overlay(decode(m::text, 'base64')
-  PLACING '\x0000000000405040fcf14a1aac4d0141' FROM 33), 'base64'), E'\n', '')::nb_model
+  PLACING '\x00000000002c9440621aca538c4ee740' FROM 49), 'base64'), E'\n', '')::nb_model
   FROM coll_large WHERE id = 1;
 CREATE TABLE coll_large_main (id int, m nb_model);
 ALTER TABLE coll_large_main ALTER m SET STORAGE MAIN;

@@ -92,7 +92,7 @@ SELECT label, sum(weight) AS sql_documents FROM insp_gen GROUP BY label ORDER BY
 SELECT sum(prior) AS total_prior FROM nb_classes((SELECT m FROM insp_gen_model));
 
 --
--- nb_info: {format_version, bytes, classes, vocabulary, entries, documents, tokens}
+-- nb_info: {format_version, bytes, classes, vocabulary, entries, documents, tokens[, length_pairs]}
 --   insp_model: 2 classes, 4 tokens, 5 entries (w/b, x/a, y/a, y/b, z/a), 3 documents, 8 tokens
 --   bytes = 4 + 32 + 2 * 12 + 4 * 8 + 5 * 20 + 2 + 4 = 198
 --

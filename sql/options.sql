@@ -31,7 +31,7 @@ SELECT nb_predict(m, '{x}'::text[], 'true') FROM opt_model;
 SELECT nb_predict(m, '{x}'::text[], '{"Kind": "bernoulli"}') FROM opt_model;
 SELECT nb_predict(m, '{x}'::text[], '{"smoothing": 1}') FROM opt_model;
 SELECT nb_predict(m, '{x}'::text[], '{"": 1}') FROM opt_model;
-SELECT nb_predict(m, '{x}'::text[], '{"alpha": 1, "norm": true}') FROM opt_model;
+SELECT nb_predict(m, '{x}'::text[], '{"alpha": 1, "normalize": true}') FROM opt_model;
 
 -- kind: not a string, unknown, wrong case
 SELECT nb_predict(m, '{x}'::text[], '{"kind": 1}') FROM opt_model;

@@ -125,7 +125,7 @@ string_bytes(const unsigned char *lengths, uint64_t n, size_t limit, size_t *tot
 	return true;
 }
 
-/* The version 2 feature arrays; strings are checked with the others. */
+/* The feature arrays of versions 2 and 3; strings are checked with the others. */
 static bool
 take_features(NbView *v, const unsigned char **cursor, size_t *remaining,
 			  NbFormatError *error)
@@ -142,6 +142,83 @@ take_features(NbView *v, const unsigned char **cursor, size_t *remaining,
 		!take(cursor, remaining, v->n_features, 8, &v->feature_mean) ||
 		!take(cursor, remaining, v->n_features, 8, &v->feature_m2))
 		FAIL("counts in the header do not fit the value's %zu bytes", v->size);
+	if (v->version == NB_FORMAT_VERSION &&
+		(!take(cursor, remaining, fc, 4, &v->length_pairs) ||
+		 !take(cursor, remaining, v->n_lengths, 8, &v->length_value) ||
+		 !take(cursor, remaining, v->n_lengths, 8, &v->length_weight)))
+		FAIL("counts in the header do not fit the value's %zu bytes", v->size);
+	return true;
+}
+
+bool
+nb_view_has_bag(const NbView *v)
+{
+	for (uint32_t j = 0; j < v->n_features; j++)
+	{
+		nb_interrupt_at(j);
+		if (nb_view_feature_type(v, j) == NB_FEATURE_BAG)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The length histograms of a version 3 model: a run of pairs per (feature,
+ * class), bags only, adding up to H; in a run, lengths positive, finite and
+ * strictly increasing, weights positive and no more than the weighted rows
+ * with the bag (a bin sums some of the rows that feature_present sums, in
+ * the same order, and rounding is monotonic), and the sums the fit forms
+ * finite.  Only bags have lengths, and a model without a bag is version 2.
+ */
+static bool
+check_lengths(const NbView *v, NbFormatError *error)
+{
+	uint64_t	h = 0;
+	uint64_t	work = 0;
+
+	if (!nb_view_has_bag(v))
+		FAIL("a model without bag features must be format version 2");
+	for (uint32_t j = 0; j < v->n_features; j++)
+	{
+		bool		bag = nb_view_feature_type(v, j) == NB_FEATURE_BAG;
+
+		for (uint32_t c = 0; c < v->n_classes; c++)
+		{
+			uint32_t	n = nb_view_length_pairs(v, j, c);
+			double		present = nb_view_present(v, j, c);
+			double		prev = 0;
+			double		rows = 0;
+			double		tokens = 0;
+
+			nb_interrupt_count(&work, 1 + (uint64_t) n);
+			if (n > 0 && !bag)
+				FAIL("feature %u has document lengths but is not a bag", j);
+			if (n > v->n_lengths - h)
+				FAIL("document length pairs add up to more than the %llu pairs",
+					 (unsigned long long) v->n_lengths);
+			for (uint64_t end = h + n; h < end; h++)
+			{
+				double		len = nb_read_f64(v->length_value, h);
+				double		w = nb_read_f64(v->length_weight, h);
+
+				if (!positive_finite(len) || len <= prev)
+					FAIL("document lengths of feature %u in class %u are not positive and strictly increasing",
+						 j, c);
+				if (!positive_finite(w) || w > present)
+					FAIL("document length %llu has an invalid weight",
+						 (unsigned long long) h);
+				rows += w;
+				tokens += w * len;
+				prev = len;
+			}
+			if (!isfinite(rows) || !isfinite(tokens))
+				FAIL("document lengths of feature %u in class %u add up to more than the range of double precision",
+					 j, c);
+		}
+	}
+	if (h != v->n_lengths)
+		FAIL("document length pairs do not add up to the %llu pairs",
+			 (unsigned long long) v->n_lengths);
 	return true;
 }
 
@@ -161,7 +238,7 @@ is_zero(double v)
 	return v == 0 && !signbit(v);
 }
 
-/* Per-feature statistics of a version 2 model, as NbFeatureType describes. */
+/* Per-feature statistics of a version 2 or 3 model, as NbFeatureType describes. */
 static bool
 check_feature_stats(const NbView *v, NbFormatError *error)
 {
@@ -171,19 +248,20 @@ check_feature_stats(const NbView *v, NbFormatError *error)
 	for (uint32_t j = 0; j < v->n_features; j++)
 	{
 		NbFeatureType type = nb_view_feature_type(v, j);
+		const NbFeatureTypeInfo *info = nb_feature_type_info((uint32_t) type);
 		uint32_t	n_items = nb_view_feature_items(v, j);
 		double		rows = nb_read_f64(v->feature_rows, j);
 		double		mean = nb_read_f64(v->feature_mean, j);
 		double		m2 = nb_read_f64(v->feature_m2, j);
 
 		nb_interrupt_count(&work, 1 + (uint64_t) v->n_classes);
-		if (type < NB_FEATURE_BAG || type > NB_FEATURE_TYPE_MAX)
+		if (info == NULL)
 			FAIL("feature %u has an unknown type %u", j, (unsigned) type);
-		if (n_items > 0 && type != NB_FEATURE_BAG && type != NB_FEATURE_CATEGORICAL)
+		if (n_items > 0 && info->items == NULL)
 			FAIL("feature %u has items but is neither a bag nor categorical", j);
 		items += n_items;
 		/* Gaussian rows are counted one by one: 0, or a whole number >= 1 */
-		if (type == NB_FEATURE_GAUSSIAN ?
+		if (info->stats == NB_STATS_MOMENTS ?
 			!(finite_nonnegative(rows) && rows == floor(rows) && isfinite(mean) &&
 			  finite_nonnegative(m2) && (rows > 0 || (is_zero(mean) && is_zero(m2)))) :
 			!(is_zero(rows) && is_zero(mean) && is_zero(m2)))
@@ -197,15 +275,16 @@ check_feature_stats(const NbView *v, NbFormatError *error)
 
 			if (!finite_nonnegative(present) || present > nb_read_f64(v->class_docs, c))
 				FAIL("feature %u has an invalid row count for class %u", j, c);
-			switch (type)
+			switch (info->stats)
 			{
-				case NB_FEATURE_GAUSSIAN:
+				case NB_STATS_MOMENTS:
 					ok = present > 0 ? isfinite(a) && finite_nonnegative(b) :
 						is_zero(a) && is_zero(b);
 					break;
-				case NB_FEATURE_BOOLEAN:
+				case NB_STATS_TRUE_ROWS:
 					ok = finite_nonnegative(a) && a <= present && is_zero(b);
 					break;
+				case NB_STATS_NONE:
 				default:
 					ok = is_zero(a) && is_zero(b);
 					break;
@@ -219,9 +298,8 @@ check_feature_stats(const NbView *v, NbFormatError *error)
 	return true;
 }
 
-/* Is name the decimal name of a position in 1..n (no sign, no leading zero)? */
-static bool
-is_position_name(const char *name, uint32_t len, uint32_t n)
+bool
+nb_is_position_name(const char *name, uint32_t len, uint32_t n)
 {
 	uint64_t	value = 0;
 
@@ -249,6 +327,7 @@ nb_view_open(NbView *view, const void *data, size_t size, NbFormatError *error)
 	size_t		off;
 	uint64_t	entry = 0;
 	uint64_t	work = 0;
+	bool		features;
 
 	memset(view, 0, sizeof(*view));
 	if (size < NB_HEADER_SIZE)
@@ -261,10 +340,12 @@ nb_view_open(NbView *view, const void *data, size_t size, NbFormatError *error)
 	view->version = __builtin_bswap16(view->version);
 	flags = __builtin_bswap16(flags);
 #endif
-	if (view->version != NB_FORMAT_VERSION && view->version != NB_FORMAT_VERSION_TEXT)
+	if (view->version != NB_FORMAT_VERSION && view->version != NB_FORMAT_VERSION_FEATURES &&
+		view->version != NB_FORMAT_VERSION_TEXT)
 		FAIL("unsupported format version %u", (unsigned) view->version);
 	if (flags != 0)
 		FAIL("unsupported flags 0x%04x", (unsigned) flags);
+	features = view->version != NB_FORMAT_VERSION_TEXT;
 
 	view->size = size;
 	view->n_classes = nb_read_u32(p + 8, 0);
@@ -277,14 +358,18 @@ nb_view_open(NbView *view, const void *data, size_t size, NbFormatError *error)
 	cursor = p + NB_HEADER_SIZE;
 	remaining = size - NB_HEADER_SIZE;
 	view->n_features = 1;
-	if (view->version == NB_FORMAT_VERSION)
+	if (features)
 	{
-		if (remaining < 8)
+		size_t		counts = view->version == NB_FORMAT_VERSION ? 16 : 8;
+
+		if (remaining < counts)
 			FAIL("counts in the header do not fit the value's %zu bytes", size);
 		view->n_features = nb_read_u32(cursor, 0);
 		view->vector_len = nb_read_u32(cursor, 1);
-		cursor += 8;
-		remaining -= 8;
+		if (view->version == NB_FORMAT_VERSION)
+			view->n_lengths = nb_read_le64(cursor + 8);
+		cursor += counts;
+		remaining -= counts;
 	}
 	if (!take(&cursor, &remaining, view->n_classes, 8, &view->class_docs) ||
 		!take(&cursor, &remaining, view->n_classes, 4, &view->label_len) ||
@@ -294,8 +379,7 @@ nb_view_open(NbView *view, const void *data, size_t size, NbFormatError *error)
 		!take(&cursor, &remaining, view->n_entries, 8, &view->entry_count) ||
 		!take(&cursor, &remaining, view->n_entries, 8, &view->entry_docs))
 		FAIL("counts in the header do not fit the value's %zu bytes", size);
-	if (view->version == NB_FORMAT_VERSION &&
-		!take_features(view, &cursor, &remaining, error))
+	if (features && !take_features(view, &cursor, &remaining, error))
 		return false;
 	if (view->version == NB_FORMAT_VERSION_TEXT)
 		imply_text_only(view, p);
@@ -309,7 +393,7 @@ nb_view_open(NbView *view, const void *data, size_t size, NbFormatError *error)
 	if (!string_bytes(view->token_len, view->n_tokens, remaining - label_bytes, &token_bytes))
 		FAIL("tokens extend past the end of the value");
 	name_bytes = remaining - label_bytes - token_bytes;
-	if (view->version == NB_FORMAT_VERSION)
+	if (features)
 	{
 		size_t		names;
 
@@ -321,14 +405,14 @@ nb_view_open(NbView *view, const void *data, size_t size, NbFormatError *error)
 		FAIL("token lengths do not add up to the token bytes");
 	view->labels = (const char *) cursor;
 	view->tokens = view->labels + label_bytes;
-	if (view->version == NB_FORMAT_VERSION)
+	if (features)
 		view->feature_names = view->tokens + token_bytes;
 
 	off = 0;
 	if (!check_strings(view->label_len, 0, view->n_classes, view->labels,
 					   label_bytes, &off, "label", error))
 		return false;
-	if (view->version == NB_FORMAT_VERSION)
+	if (features)
 	{
 		off = 0;
 		if (!check_strings(view->feature_name_len, 0, view->n_features,
@@ -341,7 +425,9 @@ nb_view_open(NbView *view, const void *data, size_t size, NbFormatError *error)
 		if (!positive_finite(nb_read_f64(view->class_docs, c)))
 			FAIL("document count of class %u is not a positive finite number", c);
 	}
-	if (view->version == NB_FORMAT_VERSION && !check_feature_stats(view, error))
+	if (features && !check_feature_stats(view, error))
+		return false;
+	if (view->version == NB_FORMAT_VERSION && !check_lengths(view, error))
 		return false;
 
 	/* items: sorted within each feature; entries no more than the feature's rows */
@@ -405,7 +491,7 @@ nb_view_open(NbView *view, const void *data, size_t size, NbFormatError *error)
 
 			nb_interrupt_at(j);
 			if (nb_view_feature_type(view, j) == NB_FEATURE_GAUSSIAN &&
-				is_position_name(view->feature_names + off, len, view->vector_len))
+				nb_is_position_name(view->feature_names + off, len, view->vector_len))
 				found++;
 			off += len;
 		}
@@ -416,9 +502,10 @@ nb_view_open(NbView *view, const void *data, size_t size, NbFormatError *error)
 
 	/*
 	 * One model, one byte string: the bag "" alone, present in every
-	 * document, is what version 1 holds, and writers make it version 1.
+	 * document, without its lengths is what version 1 holds, and writers
+	 * make it version 1.
 	 */
-	if (view->version != NB_FORMAT_VERSION_TEXT && view->n_features == 1 &&
+	if (view->version == NB_FORMAT_VERSION_FEATURES && view->n_features == 1 &&
 		nb_view_feature_name_len(view, 0) == 0 && nb_view_feature_type(view, 0) == NB_FEATURE_BAG)
 	{
 		bool		everywhere = true;
@@ -454,26 +541,43 @@ nb_view_sums_finite(const NbView *view)
 	return isfinite(docs) && isfinite(count) && isfinite(doc_freq);
 }
 
-/* Bytes of the per-feature arrays of version 2 (no overflow: checked by the caller). */
+/*
+ * Bytes of the per-feature arrays of version 2 (no overflow: checked by the
+ * caller), and what version 3 adds to them per (feature, class).
+ */
 #define FEATURE_BYTES(F, C) \
 	(8 + (uint64_t) (F) * (3 * 4 + 3 * 8) + (uint64_t) (F) * (C) * 3 * 8)
+#define LENGTH_PAIR_BYTES 4
 
 size_t
 nb_format_size(const NbFormatShape *s, size_t max_size)
 {
 	uint64_t	limit = max_size;
+	uint64_t	per_fc = s->lengths ? 3 * 8 + LENGTH_PAIR_BYTES : 3 * 8;
 	uint64_t	size;
 
 	/* every term is bounded by the caller's memory but for F * C, checked first */
-	if (!s->text_only && s->n_features > 0 &&
-		(uint64_t) s->n_classes > limit / 24 / s->n_features)
+	if ((!s->text_only || s->lengths) && s->n_features > 0 &&
+		(uint64_t) s->n_classes > limit / per_fc / s->n_features)
 		return 0;
 	size = NB_HEADER_SIZE + (uint64_t) s->n_classes * (8 + 4) +
 		(uint64_t) s->n_tokens * (4 + 4) + s->n_entries * (4 + 8 + 8) +
 		s->label_bytes + s->token_bytes;
-	if (!s->text_only)
+	if (!s->text_only || s->lengths)
 		size += FEATURE_BYTES(s->n_features, s->n_classes) + s->name_bytes;
+	if (s->lengths)
+		size += 8 + (uint64_t) s->n_features * s->n_classes * LENGTH_PAIR_BYTES +
+			s->n_lengths * (8 + 8);
 	return size > limit ? 0 : (size_t) size;
+}
+
+/* The version a shape is written as. */
+static uint16_t
+shape_version(const NbFormatShape *s)
+{
+	if (s->lengths)
+		return NB_FORMAT_VERSION;
+	return s->text_only ? NB_FORMAT_VERSION_TEXT : NB_FORMAT_VERSION_FEATURES;
 }
 
 void
@@ -482,7 +586,8 @@ nb_format_begin(NbFormatWriter *w, const NbFormatShape *s, unsigned char *buf, s
 	uint32_t	C = s->n_classes;
 	uint64_t	V = s->n_tokens;
 	uint64_t	E = s->n_entries;
-	uint16_t	version = s->text_only ? NB_FORMAT_VERSION_TEXT : NB_FORMAT_VERSION;
+	uint16_t	version = shape_version(s);
+	bool		features = version != NB_FORMAT_VERSION_TEXT;
 	uint16_t	flags = 0;
 	unsigned char *p;
 
@@ -503,10 +608,16 @@ nb_format_begin(NbFormatWriter *w, const NbFormatShape *s, unsigned char *buf, s
 	nb_write_u32(buf + 20, 0, (uint32_t) (E >> 32));
 
 	p = buf + NB_HEADER_SIZE;
-	if (!s->text_only)
+	if (features)
 	{
 		nb_write_u32(p, 0, s->n_features);
 		nb_write_u32(p, 1, s->vector_len);
+		p += 8;
+	}
+	if (s->lengths)
+	{
+		nb_write_u32(p, 0, (uint32_t) s->n_lengths);
+		nb_write_u32(p, 1, (uint32_t) (s->n_lengths >> 32));
 		p += 8;
 	}
 	w->class_docs = p;
@@ -517,7 +628,7 @@ nb_format_begin(NbFormatWriter *w, const NbFormatShape *s, unsigned char *buf, s
 	w->entry_count = w->entry_class + E * 4;
 	w->entry_docs = w->entry_count + E * 8;
 	p = w->entry_docs + E * 8;
-	if (!s->text_only)
+	if (features)
 	{
 		uint64_t	F = s->n_features;
 
@@ -532,9 +643,16 @@ nb_format_begin(NbFormatWriter *w, const NbFormatShape *s, unsigned char *buf, s
 		w->feature_m2 = w->feature_mean + F * 8;
 		p = w->feature_m2 + F * 8;
 	}
+	if (s->lengths)
+	{
+		w->length_pairs = p;
+		w->length_value = w->length_pairs + (uint64_t) s->n_features * C * LENGTH_PAIR_BYTES;
+		w->length_weight = w->length_value + s->n_lengths * 8;
+		p = w->length_weight + s->n_lengths * 8;
+	}
 	w->labels = (char *) p;
 	w->tokens = w->labels + s->label_bytes;
-	w->feature_names = s->text_only ? NULL : w->tokens + s->token_bytes;
+	w->feature_names = features ? w->tokens + s->token_bytes : NULL;
 }
 
 void
@@ -548,7 +666,7 @@ nb_format_finish(const NbFormatWriter *w, NbView *view)
 		return;
 	memset(view, 0, sizeof(*view));
 	view->size = w->size;
-	view->version = w->shape.text_only ? NB_FORMAT_VERSION_TEXT : NB_FORMAT_VERSION;
+	view->version = shape_version(&w->shape);
 	view->n_classes = w->shape.n_classes;
 	view->n_tokens = w->shape.n_tokens;
 	view->n_entries = w->shape.n_entries;
@@ -574,6 +692,13 @@ nb_format_finish(const NbFormatWriter *w, NbView *view)
 	view->feature_rows = w->feature_rows;
 	view->feature_mean = w->feature_mean;
 	view->feature_m2 = w->feature_m2;
-	if (w->shape.text_only)
+	if (w->shape.lengths)
+	{
+		view->n_lengths = w->shape.n_lengths;
+		view->length_pairs = w->length_pairs;
+		view->length_value = w->length_value;
+		view->length_weight = w->length_weight;
+	}
+	else if (w->shape.text_only)
 		imply_text_only(view, w->buf);
 }

@@ -9,9 +9,9 @@
  * with memcpy, so the format is identical on every platform and a value may
  * sit at any alignment.
  *
- * Layout of format version 2 (offsets in bytes):
+ * Layout of format version 3 (offsets in bytes):
  *   0   magic "NBCM"
- *   4   uint16 format version (2)
+ *   4   uint16 format version (3)
  *   6   uint16 flags (0; reserved)
  *   8   uint32 C, number of classes (>= 1)
  *   12  uint32 V, number of items (bag tokens and categorical values)
@@ -19,7 +19,8 @@
  *   24  uint64 checksum: nb_format_checksum, a hash of every other byte
  *   32  uint32 F, number of features (0: the prior only)
  *   36  uint32 vector length: features "1".."n" came from float8[] rows (0: none)
- *   40  float64 docs[C]            weighted documents (rows) per class (> 0)
+ *   40  uint64 H, number of (document length, weight) pairs
+ *   48  float64 docs[C]            weighted documents (rows) per class (> 0)
  *       uint32  label_len[C]
  *       uint32  token_len[V]
  *       uint32  token_entries[V]   entries of each item (1..C)
@@ -35,14 +36,29 @@
  *                                  Gaussian: unweighted rows, mean and sum of
  *                                  squared deviations over all classes (the
  *                                  variance floor uses them); else 0
+ *       uint32  length_pairs[F*C]  pairs of each (feature, class): 0 unless a bag
+ *       float64 length[H]          document lengths (a row's token counts of
+ *                                  the bag added up; > 0), in (feature,
+ *                                  class) order, strictly increasing in one
+ *       float64 length_weight[H]   weighted rows of that class with that
+ *                                  length of the bag (> 0, <= feature_present)
  *       labels, concatenated, strictly increasing in byte order
  *       items, concatenated, grouped by feature, strictly increasing within one
  *       feature names, concatenated, strictly increasing in byte order
  *
- * Version 1, still read, is version 2 without F, the vector length and the
- * feature arrays (its body starts at offset 32): a single bag feature named
- * "" (the one text[] and tsvector rows feed) present in every document.
- * Models that are only that are still written as version 1.
+ * The length histogram (what kind "dcm" fits, nb_dcm.h) leaves out rows
+ * whose bag is empty: they tell nothing about burstiness.
+ *
+ * Version 2 is version 3 without H and the three length arrays (its body
+ * starts at offset 40).  Version 1 is version 2 without F, the vector length
+ * and the feature arrays (its body starts at offset 32): a single bag
+ * feature named "" (the one text[] and tsvector rows feed) present in every
+ * document.  Both are still read, and still written for what they can hold
+ * exactly: a model without bag features is version 2 (it has no lengths to
+ * keep), and a model whose document lengths are unknown, because it merged a
+ * version 1 or 2 model with bag features, is version 1 if it is the bag ""
+ * alone present in every document, else version 2.  Every other model with
+ * a bag feature is version 3.
  *
  * The canonical order makes equal models byte-identical; nothing refers to
  * an OID or anything else local to one database.
@@ -55,32 +71,21 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "nb_feature_type.h"
 #include "nb_hash.h"
 
-#define NB_FORMAT_VERSION 2
+#define NB_FORMAT_VERSION 3		/* with document lengths */
+#define NB_FORMAT_VERSION_FEATURES 2
 #define NB_FORMAT_VERSION_TEXT 1
 #define NB_HEADER_SIZE 32
 #define NB_CHECKSUM_SEED UINT64_C(0x6e62632d6d6f646c)
 
 /*
- * Feature types and what feature_a / feature_b hold per (feature, class):
- *   bag          tokens with counts (text[], tsvector, a jsonb array or
- *                object); a and b are 0
- *   categorical  one value per row (a jsonb string); a and b are 0
- *   gaussian     a real number; a = weighted mean, b = weighted sum of
- *                squared deviations from it
- *   boolean      true or false; a = weighted rows that were true, b = 0
- * Items (entries with counts) belong to bag and categorical features only.
+ * Feature types (nb_feature_type.h) and what feature_a / feature_b hold per
+ * (feature, class): see NbFeatureStats.  Items (entries with counts) belong
+ * to the types that have them: bags (tokens with counts: text[], tsvector, a
+ * jsonb array or object) and categorical features (one jsonb string per row).
  */
-typedef enum NbFeatureType
-{
-	NB_FEATURE_BAG = 1,
-	NB_FEATURE_CATEGORICAL = 2,
-	NB_FEATURE_GAUSSIAN = 3,
-	NB_FEATURE_BOOLEAN = 4
-} NbFeatureType;
-
-#define NB_FEATURE_TYPE_MAX NB_FEATURE_BOOLEAN
 
 /*
  * The size limit of a model.  Every model nbc makes must survive a text dump
@@ -145,12 +150,18 @@ typedef struct NbView
 	const unsigned char *feature_mean;
 	const unsigned char *feature_m2;
 	const char *feature_names;
+	/* version 3 only (else NULL and 0): see nb_view_has_lengths */
+	uint64_t	n_lengths;
+	const unsigned char *length_pairs;
+	const unsigned char *length_value;
+	const unsigned char *length_weight;
 } NbView;
 
 /*
  * The shape of a model to be written: its counts and the bytes of its three
- * string areas.  text_only is the single bag "" present in every row, which
- * is written as version 1 (n_features, vector_len and name_bytes are then
+ * string areas.  With lengths, it is version 3 with n_lengths pairs.
+ * Without, text_only is the single bag "" present in every row, which is
+ * written as version 1 (n_features, vector_len and name_bytes are then
  * ignored); anything else is version 2.
  */
 typedef struct NbFormatShape
@@ -164,11 +175,14 @@ typedef struct NbFormatShape
 	uint64_t	token_bytes;
 	uint64_t	name_bytes;
 	bool		text_only;
+	bool		lengths;
+	uint64_t	n_lengths;
 } NbFormatShape;
 
 /*
  * Where each section of a model being written goes, in the caller's buffer.
- * The feature sections are NULL in version 1.  The writer fills every array
+ * The feature sections are NULL in version 1, the length sections unless
+ * version 3.  The writer fills every array
  * and string area (strings concatenated in order from the area's start),
  * then calls nb_format_finish.
  */
@@ -193,6 +207,9 @@ typedef struct NbFormatWriter
 	unsigned char *feature_rows;
 	unsigned char *feature_mean;
 	unsigned char *feature_m2;
+	unsigned char *length_pairs;
+	unsigned char *length_value;
+	unsigned char *length_weight;
 	char	   *labels;
 	char	   *tokens;
 	char	   *feature_names;
@@ -202,6 +219,7 @@ typedef struct NbFormatWriter
  * Exact size of a model of this shape, or 0 if it is more than max_size.
  * Every count but the product of features and classes must be bounded by
  * memory the caller holds (so that the sum cannot overflow 64 bits).
+ * n_lengths is 0 unless shape->lengths.
  */
 size_t		nb_format_size(const NbFormatShape *shape, size_t max_size);
 
@@ -234,7 +252,9 @@ typedef struct NbFormatError
  * Validate bytes as a model and fill *view.  Checks magic, version, every
  * count against the actual length (no arithmetic can overflow), the
  * checksum, ordering and uniqueness of labels and tokens, entry classes,
- * and that every number is finite and positive.  Strings must not contain
+ * the length histograms (runs that add up to H, lengths strictly increasing
+ * in each, bags only, weights no more than the rows with the bag, sums
+ * finite), and that every number is finite and positive.  Strings must not contain
  * NUL bytes; their character encoding is the caller's business.
  */
 bool		nb_view_open(NbView *view, const void *data, size_t size,
@@ -297,6 +317,9 @@ nb_write_f64(unsigned char *base, uint64_t i, double v)
 /* The name of a float8[] position (0-based) as a feature: "1", "2", ... */
 uint32_t	nb_position_name(uint32_t position, char *buf);
 
+/* Is name the decimal name of a position in 1..n (no sign, no leading zero)? */
+bool		nb_is_position_name(const char *name, uint32_t len, uint32_t n);
+
 /*
  * Per-feature access.  nb_view_open points a version 1 view's feature
  * arrays at what that version implies (one bag named "", with items all
@@ -339,6 +362,23 @@ nb_view_b(const NbView *v, uint32_t j, uint32_t c)
 {
 	return v->feature_b == NULL ? 0 : nb_read_f64(v->feature_b, (uint64_t) j * v->n_classes + c);
 }
+
+/* Whether the view keeps the document lengths of its bags (version 3). */
+static inline bool
+nb_view_has_lengths(const NbView *v)
+{
+	return v->length_pairs != NULL;
+}
+
+/* Pairs of the length histogram of feature j in class c (version 3). */
+static inline uint32_t
+nb_view_length_pairs(const NbView *v, uint32_t j, uint32_t c)
+{
+	return nb_read_u32(v->length_pairs, (uint64_t) j * v->n_classes + c);
+}
+
+/* Whether the view has a bag feature. */
+bool		nb_view_has_bag(const NbView *v);
 
 /*
  * A walk over one of a view's string areas (labels, items, feature names):
@@ -406,7 +446,8 @@ nb_view_feature_name(const NbView *v, uint32_t j, uint32_t *len)
 /*
  * A walk over a view's features: name, type and the range of its items
  * (first_item .. first_item + n_items - 1), whose strings
- * nb_feature_items walks.
+ * nb_feature_items walks and whose entries (from first_entry on)
+ * nb_feature_item_iter walks with them.
  */
 typedef struct NbFeature
 {
@@ -417,6 +458,7 @@ typedef struct NbFeature
 	uint32_t	first_item;
 	uint32_t	n_items;
 	const char *first_item_str; /* where item first_item's string starts */
+	uint64_t	first_entry;	/* item first_item's first entry */
 } NbFeature;
 
 typedef struct NbFeatureIter
@@ -426,12 +468,13 @@ typedef struct NbFeatureIter
 	uint32_t	j;
 	uint32_t	item;
 	const char *item_str;
+	uint64_t	entry;
 } NbFeatureIter;
 
 static inline NbFeatureIter
 nb_view_features(const NbView *v)
 {
-	NbFeatureIter it = {v, nb_view_feature_names(v), 0, 0, v->tokens};
+	NbFeatureIter it = {v, nb_view_feature_names(v), 0, 0, v->tokens, 0};
 
 	return it;
 }
@@ -446,8 +489,12 @@ nb_feature_next(NbFeatureIter *it, NbFeature *f)
 	f->first_item = it->item;
 	f->n_items = nb_view_feature_items(it->view, it->j);
 	f->first_item_str = it->item_str;
+	f->first_entry = it->entry;
 	for (uint32_t k = 0; k < f->n_items; k++)
+	{
 		it->item_str += nb_read_u32(it->view->token_len, (uint64_t) it->item + k);
+		it->entry += nb_read_u32(it->view->token_entries, (uint64_t) it->item + k);
+	}
 	it->item += f->n_items;
 	it->j++;
 	return true;
@@ -458,6 +505,64 @@ static inline NbStringIter
 nb_feature_items(const NbView *v, const NbFeature *f)
 {
 	return nb_string_iter(v->token_len, f->first_item_str, f->first_item, f->n_items);
+}
+
+/*
+ * A walk over the items of a feature with their entries: item index is
+ * among all the view's items; its entries are first_entry ..
+ * first_entry + n_entries - 1, each read with nb_view_entry.
+ */
+typedef struct NbItem
+{
+	uint32_t	index;
+	const char *str;
+	uint32_t	len;
+	uint64_t	first_entry;
+	uint32_t	n_entries;
+} NbItem;
+
+typedef struct NbItemIter
+{
+	const NbView *view;
+	NbStringIter strings;
+	uint64_t	entry;
+} NbItemIter;
+
+static inline NbItemIter
+nb_feature_item_iter(const NbView *v, const NbFeature *f)
+{
+	NbItemIter	it = {v, nb_feature_items(v, f), f->first_entry};
+
+	return it;
+}
+
+static inline bool
+nb_item_next(NbItemIter *it, NbItem *item)
+{
+	item->index = (uint32_t) it->strings.i;
+	if (!nb_string_next(&it->strings, &item->str, &item->len))
+		return false;
+	item->first_entry = it->entry;
+	item->n_entries = nb_read_u32(it->view->token_entries, item->index);
+	it->entry += item->n_entries;
+	return true;
+}
+
+/* One (item, class) entry: the class, weighted count N_jc and document frequency d_jc. */
+typedef struct NbEntry
+{
+	uint32_t	cls;
+	double		count;
+	double		docs;
+} NbEntry;
+
+static inline NbEntry
+nb_view_entry(const NbView *v, uint64_t e)
+{
+	NbEntry		en = {nb_read_u32(v->entry_class, e), nb_read_f64(v->entry_count, e),
+	nb_read_f64(v->entry_docs, e)};
+
+	return en;
 }
 
 /* Byte-order comparison of two strings: memcmp, then shorter first. */

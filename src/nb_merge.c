@@ -9,6 +9,8 @@
  * up class by class, in input order.  The items go to scratch arrays sized
  * for all input items (only what is written is touched), which gives the
  * exact size; nb_merger_write then fills nb_format's layout with them.
+ * What subtraction does alike (the plan of the result, copying runs,
+ * comparing items) is in nb_runs.c.
  */
 #include "nb_merge.h"
 
@@ -17,8 +19,7 @@
 
 #include "nb_alloc.h"
 #include "nb_interrupt.h"
-
-#define NONE UINT32_MAX
+#include "nb_runs.h"
 
 void
 nb_merge_moments(double *n, double *mean, double *m2, double nb, double meanb, double m2b)
@@ -41,65 +42,19 @@ nb_merge_moments(double *n, double *mean, double *m2, double nb, double meanb, d
 	*n = total;
 }
 
-/* Position of an input in its items: the next item, its first entry and string. */
-typedef struct Cursor
-{
-	uint32_t	item;
-	uint64_t	entry;
-	size_t		off;
-} Cursor;
-
-/* The merged items and entries as they are made, and where the next ones go. */
-typedef struct Out
-{
-	unsigned char *token_len;
-	unsigned char *token_entries;
-	unsigned char *entry_class;
-	unsigned char *entry_count;
-	unsigned char *entry_docs;
-	char	   *tokens_start;
-	char	   *tokens;			/* where the next item's string goes */
-	uint64_t	k;				/* next item */
-	uint64_t	e;				/* next entry */
-	uint64_t	work;			/* units since the last cancellation point */
-} Out;
-
 struct NbMerger
 {
 	const NbView *in;
 	uint32_t	n;
+	NbPlan		p;				/* the merged model; its items merged by nb_merger_create */
 	/* classes: the union of the labels, in order */
-	uint32_t	C;
 	size_t	   *class_base;		/* [n]: input i's classes start here in class_map */
 	uint32_t   *class_map;		/* input class -> output class */
-	const char **label;
-	uint32_t   *label_len;
-	double	   *class_docs;
 	/* features: the union of the names, in order */
-	uint32_t	F;
 	size_t	   *feature_base;	/* [n]: input i's features start here in feature_map */
 	uint32_t   *feature_map;	/* input feature -> output feature */
-	uint32_t   *feature_src;	/* [F * n]: the input's feature, or NONE */
-	const char **name;
-	uint32_t   *name_len;
-	uint32_t   *type;
-	uint32_t   *items;			/* [F]: output items of each feature */
-	double	   *present;		/* [F * C] */
-	double	   *fa;
-	double	   *fb;
-	double	   *rows;			/* [F] */
-	double	   *mean;
-	double	   *m2;
-	uint32_t	vector_len;
-	bool		text_only;
+	uint32_t   *feature_src;	/* [F * n]: the input's feature, or NB_NONE */
 	bool		overflow;		/* a class or feature statistic is not finite */
-	/* items */
-	uint64_t	V;
-	uint64_t	E;
-	size_t		label_bytes;
-	size_t		token_bytes;
-	size_t		name_bytes;
-	Out			out;			/* the items, merged by nb_merger_create */
 	/* scratch for items with several inputs: per output class */
 	uint64_t   *stamp;
 	uint64_t	stamp_now;
@@ -111,7 +66,7 @@ struct NbMerger
 NbMergeStatus
 nb_merge_check(const NbView *earlier, uint32_t n, const NbView *v, NbMergeConflict *conflict)
 {
-	uint32_t	first = NONE;
+	uint32_t	first = NB_NONE;
 
 	conflict->earlier_vector_len = 0;
 	for (uint32_t i = 0; i < n; i++)
@@ -148,74 +103,10 @@ nb_merge_check(const NbView *earlier, uint32_t n, const NbView *v, NbMergeConfli
 			}
 		}
 	}
-	if (first == NONE)
+	if (first == NB_NONE)
 		return NB_MERGE_OK;
 	conflict->feature = first;
 	return NB_MERGE_TYPE_CONFLICT;
-}
-
-/*
- * The union of n sorted string lists (lists[i] has count[i] strings, lengths
- * in len_arrays[i]); maps every input string to its output position and
- * returns the number of output strings, whose pointers and lengths go to
- * out / out_len (room for the sum of the counts).  Few strings (labels,
- * feature names): a linear scan for the smallest head is enough.
- */
-static uint32_t
-union_strings(uint32_t n, const char *const *areas, const unsigned char *const *len_arrays,
-			  const uint32_t *count, const size_t *base, uint32_t *map,
-			  const char **out, uint32_t *out_len, size_t *bytes)
-{
-	uint32_t   *pos = nb_alloc_zero(sizeof(uint32_t) * n);
-	size_t	   *off = nb_alloc_zero(sizeof(size_t) * n);
-	uint32_t	total = 0;
-
-	*bytes = 0;
-	for (;;)
-	{
-		int64_t		best = -1;
-		const char *bs = NULL;
-		uint32_t	blen = 0;
-
-		for (uint32_t i = 0; i < n; i++)
-		{
-			const char *s;
-			uint32_t	len;
-
-			if (pos[i] >= count[i])
-				continue;
-			s = areas[i] + off[i];
-			len = nb_read_u32(len_arrays[i], pos[i]);
-			if (best < 0 || nb_strcmp(s, len, bs, blen) < 0)
-			{
-				best = i;
-				bs = s;
-				blen = len;
-			}
-		}
-		if (best < 0)
-			break;
-		out[total] = bs;
-		out_len[total] = blen;
-		*bytes += blen;
-		for (uint32_t i = (uint32_t) best; i < n; i++)
-		{
-			uint32_t	len;
-
-			if (pos[i] >= count[i])
-				continue;
-			len = nb_read_u32(len_arrays[i], pos[i]);
-			if (nb_strcmp(areas[i] + off[i], len, bs, blen) != 0)
-				continue;
-			map[base[i] + pos[i]] = total;
-			pos[i]++;
-			off[i] += len;
-		}
-		total++;
-	}
-	nb_free(pos);
-	nb_free(off);
-	return total;
 }
 
 static void
@@ -236,15 +127,13 @@ merge_classes(NbMerger *m)
 		total += count[i];
 	}
 	m->class_map = nb_alloc(sizeof(uint32_t) * total);
-	m->label = nb_alloc(sizeof(char *) * total);
-	m->label_len = nb_alloc(sizeof(uint32_t) * total);
-	m->C = union_strings(m->n, areas, lens, count, m->class_base, m->class_map,
-						 m->label, m->label_len, &m->label_bytes);
-	m->class_docs = nb_alloc_zero(sizeof(double) * m->C);
+	nb_plan_alloc_classes(&m->p, total);
+	m->p.C = nb_union_strings(m->n, areas, lens, count, m->class_base, m->class_map,
+							  m->p.label, m->p.label_len, &m->p.label_bytes);
 	for (uint32_t i = 0; i < m->n; i++)
 		for (uint32_t c = 0; c < count[i]; c++)
 		{
-			double	   *d = &m->class_docs[m->class_map[m->class_base[i] + c]];
+			double	   *d = &m->p.class_docs[m->class_map[m->class_base[i] + c]];
 
 			*d += nb_read_f64(m->in[i].class_docs, c);
 			if (!isfinite(*d))
@@ -263,6 +152,7 @@ merge_features(NbMerger *m)
 	uint32_t   *count = nb_alloc(sizeof(uint32_t) * m->n);
 	size_t		total = 0;
 	uint32_t	C;
+	bool		keep_lengths = false;
 
 	m->feature_base = nb_alloc(sizeof(size_t) * m->n);
 	for (uint32_t i = 0; i < m->n; i++)
@@ -275,25 +165,16 @@ merge_features(NbMerger *m)
 		m->feature_base[i] = total;
 		total += count[i];
 		if (v->vector_len != 0)
-			m->vector_len = v->vector_len;
+			m->p.vector_len = v->vector_len;
 	}
 	m->feature_map = nb_alloc(sizeof(uint32_t) * (total ? total : 1));
-	m->name = nb_alloc(sizeof(char *) * (total ? total : 1));
-	m->name_len = nb_alloc(sizeof(uint32_t) * (total ? total : 1));
-	m->F = union_strings(m->n, areas, lens, count, m->feature_base, m->feature_map,
-						 m->name, m->name_len, &m->name_bytes);
-
-	C = m->C;
-	m->feature_src = nb_alloc(sizeof(uint32_t) * ((size_t) m->F * m->n + 1));
-	memset(m->feature_src, 0xff, sizeof(uint32_t) * ((size_t) m->F * m->n + 1));
-	m->type = nb_alloc(sizeof(uint32_t) * (m->F + 1));
-	m->items = nb_alloc_zero(sizeof(uint32_t) * (m->F + 1));
-	m->present = nb_alloc_zero(sizeof(double) * ((size_t) m->F * C + 1));
-	m->fa = nb_alloc_zero(sizeof(double) * ((size_t) m->F * C + 1));
-	m->fb = nb_alloc_zero(sizeof(double) * ((size_t) m->F * C + 1));
-	m->rows = nb_alloc_zero(sizeof(double) * (m->F + 1));
-	m->mean = nb_alloc_zero(sizeof(double) * (m->F + 1));
-	m->m2 = nb_alloc_zero(sizeof(double) * (m->F + 1));
+	nb_plan_alloc_features(&m->p, total);
+	m->p.F = nb_union_strings(m->n, areas, lens, count, m->feature_base, m->feature_map,
+							  m->p.name, m->p.name_len, &m->p.name_bytes);
+	C = m->p.C;
+	m->feature_src = nb_alloc(sizeof(uint32_t) * ((size_t) m->p.F * m->n + 1));
+	memset(m->feature_src, 0xff, sizeof(uint32_t) * ((size_t) m->p.F * m->n + 1));
+	nb_plan_alloc_stats(&m->p);
 
 	/* exactly nb_trainer_merge_view's arithmetic, input after input */
 	for (uint32_t i = 0; i < m->n; i++)
@@ -307,110 +188,72 @@ merge_features(NbMerger *m)
 			NbFeatureType type = nb_view_feature_type(v, j);
 
 			m->feature_src[(size_t) f * m->n + i] = j;
-			m->type[f] = (uint32_t) type;
+			m->p.type[f] = (uint32_t) type;
 			for (uint32_t c = 0; c < v->n_classes; c++)
 			{
 				size_t		k = (size_t) f * C + cmap[c];
 				double		present = nb_view_present(v, j, c);
 
-				if (type == NB_FEATURE_GAUSSIAN)
-					nb_merge_moments(&m->present[k], &m->fa[k], &m->fb[k],
+				nb_feature_stats_add(type, &m->p.present[k], &m->p.fa[k], &m->p.fb[k],
 									 present, nb_view_a(v, j, c), nb_view_b(v, j, c));
-				else
-				{
-					m->present[k] += present;
-					m->fa[k] += nb_view_a(v, j, c);
-				}
-				if (!isfinite(m->present[k]) || !isfinite(m->fa[k]) || !isfinite(m->fb[k]))
+				if (!isfinite(m->p.present[k]) || !isfinite(m->p.fa[k]) || !isfinite(m->p.fb[k]))
 					m->overflow = true;
 			}
-			if (type == NB_FEATURE_GAUSSIAN)
+			if (nb_feature_type(type)->stats == NB_STATS_MOMENTS)
 			{
-				nb_merge_moments(&m->rows[f], &m->mean[f], &m->m2[f],
+				nb_merge_moments(&m->p.rows[f], &m->p.mean[f], &m->p.m2[f],
 								 nb_read_f64(v->feature_rows, j),
 								 nb_read_f64(v->feature_mean, j),
 								 nb_read_f64(v->feature_m2, j));
-				if (!isfinite(m->m2[f]) || !isfinite(m->mean[f]))
+				if (!isfinite(m->p.m2[f]) || !isfinite(m->p.mean[f]))
 					m->overflow = true;
 			}
 		}
 	}
 
-	/* as the trainer decides: only the bag "" present in every document */
-	m->text_only = m->F == 1 && m->name_len[0] == 0 && m->type[0] == NB_FEATURE_BAG;
-	for (uint32_t c = 0; m->text_only && c < C; c++)
-		if (m->present[c] != m->class_docs[c])
-			m->text_only = false;
+	m->p.text_only = nb_plan_is_text_only(&m->p);
+
+	/* lengths are kept if there is a bag and no input has bags without them */
+	for (uint32_t f = 0; f < m->p.F; f++)
+		if (m->p.type[f] == NB_FEATURE_BAG)
+			keep_lengths = true;
+	for (uint32_t i = 0; i < m->n; i++)
+		if (!nb_view_has_lengths(&m->in[i]) && nb_view_has_bag(&m->in[i]))
+			keep_lengths = false;
+	if (keep_lengths)
+	{
+		uint64_t	pairs = 0;
+
+		for (uint32_t i = 0; i < m->n; i++)
+			pairs += m->in[i].n_lengths;
+		nb_plan_alloc_lengths(&m->p, pairs);
+	}
 
 	nb_free(areas);
 	nb_free(lens);
 	nb_free(count);
 }
 
-/*
- * An input's current item in the heap: its first 8 bytes as a big-endian
- * number (zero-padded) decide most comparisons without touching the rest.
- */
-typedef struct Head
-{
-	uint64_t	prefix;
-	const char *s;
-	uint32_t	len;
-	uint32_t	input;
-} Head;
-
 /* Input i's item number item, whose string starts at off. */
 static inline void
-set_head(Head *h, const NbMerger *m, uint32_t i, uint32_t item, size_t off)
+set_head(NbHead *h, const NbMerger *m, uint32_t i, uint32_t item, size_t off)
 {
-	const char *s = m->in[i].tokens + off;
-	uint32_t	len = nb_read_u32(m->in[i].token_len, item);
-	uint64_t	p = 0;
-
-	if (len >= 8)
-	{
-		memcpy(&p, s, 8);
-#if !(defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)
-		p = __builtin_bswap64(p);
-#endif
-	}
-	else
-		for (uint32_t b = 0; b < len; b++)
-			p |= (uint64_t) (unsigned char) s[b] << (56 - 8 * b);
-	h->prefix = p;
-	h->s = s;
-	h->len = len;
-	h->input = i;
-}
-
-/*
- * Byte order of two items.  Items contain no zero byte (nb_view_open checks
- * that), so equal prefixes with a string of at most 8 bytes leave only the
- * lengths to compare.
- */
-static inline int
-head_cmp(const Head *a, const Head *b)
-{
-	if (a->prefix != b->prefix)
-		return a->prefix < b->prefix ? -1 : 1;
-	if (a->len > 8 && b->len > 8)
-		return nb_strcmp(a->s + 8, a->len - 8, b->s + 8, b->len - 8);
-	return (a->len > b->len) - (a->len < b->len);
+	nb_head_set(h, &m->in[i], i, item, off);
 }
 
 /* Heap order: by item, then by input, so equal items come out in input order. */
 static inline bool
-head_less(const Head *a, const Head *b)
+head_less(const NbHead *a, const NbHead *b)
 {
-	int			c = head_cmp(a, b);
+	int			c = nb_head_cmp(a, b);
 
 	return c < 0 || (c == 0 && a->input < b->input);
 }
 
 static void
-sift_down(Head *heap, uint32_t size, uint32_t at)
+sift_down(NbHead *heap, uint32_t size, uint32_t at)
 {
-	Head		x = heap[at];
+	NbHead		x = heap[at];
 
 	for (;;)
 	{
@@ -435,7 +278,7 @@ sift_down(Head *heap, uint32_t size, uint32_t at)
 #define NB_MERGE_AHEAD 16
 
 static inline void
-prefetch_input(const NbMerger *m, const Cursor *cur, uint32_t i)
+prefetch_input(const NbMerger *m, const NbCursor *cur, uint32_t i)
 {
 	const NbView *v = &m->in[i];
 
@@ -447,54 +290,14 @@ prefetch_input(const NbMerger *m, const Cursor *cur, uint32_t i)
 	__builtin_prefetch(v->entry_docs + (cur[i].entry + NB_MERGE_AHEAD) * 8);
 }
 
-/* Step input i past its current item. */
-static inline void
-advance(const NbMerger *m, Cursor *cur, uint32_t i)
-{
-	const NbView *v = &m->in[i];
-
-	cur[i].off += nb_read_u32(v->token_len, cur[i].item);
-	cur[i].entry += nb_read_u32(v->token_entries, cur[i].item);
-	cur[i].item++;
-}
-
 /*
- * The next r items of input i, which make r output items alone: their
- * arrays copied as they are, but for the classes, which are mapped unless
- * the input has every class.
+ * The next r items of input i, which make r output items alone (see
+ * nb_copy_run).
  */
 static void
-copy_run(const NbMerger *m, Cursor *cur, uint32_t i, uint64_t r, Out *o)
+copy_run(const NbMerger *m, NbCursor *cur, uint32_t i, uint64_t r, NbRunOut *o)
 {
-	const NbView *v = &m->in[i];
-	const uint32_t *cmap = m->class_map + m->class_base[i];
-	uint32_t	k = cur[i].item;
-	uint64_t	e = cur[i].entry;
-	uint64_t	ne = 0;
-	size_t		bytes = 0;
-
-	for (uint64_t x = 0; x < r; x++)
-	{
-		bytes += nb_read_u32(v->token_len, k + x);
-		ne += nb_read_u32(v->token_entries, k + x);
-	}
-	memcpy(o->token_len + o->k * 4, v->token_len + (uint64_t) k * 4, r * 4);
-	memcpy(o->token_entries + o->k * 4, v->token_entries + (uint64_t) k * 4, r * 4);
-	memcpy(o->tokens, v->tokens + cur[i].off, bytes);
-	if (v->n_classes == m->C)
-		memcpy(o->entry_class + o->e * 4, v->entry_class + e * 4, ne * 4);
-	else
-		for (uint64_t x = 0; x < ne; x++)
-			nb_write_u32(o->entry_class, o->e + x, cmap[nb_read_u32(v->entry_class, e + x)]);
-	memcpy(o->entry_count + o->e * 8, v->entry_count + e * 8, ne * 8);
-	memcpy(o->entry_docs + o->e * 8, v->entry_docs + e * 8, ne * 8);
-	o->tokens += bytes;
-	o->k += r;
-	o->e += ne;
-	cur[i].item += (uint32_t) r;
-	cur[i].entry += ne;
-	cur[i].off += bytes;
-	nb_interrupt_count(&o->work, r + ne);
+	nb_copy_run(&m->in[i], m->class_map + m->class_base[i], m->p.C, &cur[i], r, o);
 }
 
 static void
@@ -513,7 +316,7 @@ insertion_sort(uint32_t *a, uint32_t n)
 
 /* An item of several inputs srcs[0..k) (ascending): entries added class by class. */
 static void
-sum_item(NbMerger *m, Cursor *cur, const uint32_t *srcs, uint32_t k, Out *o)
+sum_item(NbMerger *m, NbCursor *cur, const uint32_t *srcs, uint32_t k, NbRunOut *o)
 {
 	uint32_t	ntouched = 0;
 	uint32_t	len = nb_read_u32(m->in[srcs[0]].token_len, cur[srcs[0]].item);
@@ -544,12 +347,12 @@ sum_item(NbMerger *m, Cursor *cur, const uint32_t *srcs, uint32_t k, Out *o)
 		}
 	}
 	/* classes in order: sort the few, or pick them out of all classes */
-	if (ntouched < m->C / 16)
+	if (ntouched < m->p.C / 16)
 		insertion_sort(m->touched, ntouched);
 	else
 	{
 		ntouched = 0;
-		for (uint32_t c = 0; c < m->C; c++)
+		for (uint32_t c = 0; c < m->p.C; c++)
 			if (m->stamp[c] == m->stamp_now)
 				m->touched[ntouched++] = c;
 	}
@@ -568,49 +371,37 @@ sum_item(NbMerger *m, Cursor *cur, const uint32_t *srcs, uint32_t k, Out *o)
 		o->e++;
 	}
 	for (uint32_t x = 0; x < k; x++)
-		advance(m, cur, srcs[x]);
+		nb_cursor_advance(&m->in[srcs[x]], &cur[srcs[x]]);
 	nb_interrupt_count(&o->work, k + ntouched);
 }
 
-/* Merge the items of every feature into m->out. */
+/* Merge the items of every feature into m->p.out. */
 static void
 merge_items(NbMerger *m)
 {
-	Cursor	   *cur = nb_alloc_zero(sizeof(Cursor) * m->n);
-	Head	   *heap = nb_alloc(sizeof(Head) * m->n);
+	NbCursor   *cur = nb_alloc_zero(sizeof(NbCursor) * m->n);
+	NbHead	   *heap = nb_alloc(sizeof(NbHead) * m->n);
 	uint32_t   *srcs = nb_alloc(sizeof(uint32_t) * m->n);
 	uint32_t   *end = nb_alloc(sizeof(uint32_t) * m->n);
 	uint64_t	max_items = 0;
 	uint64_t	max_entries = 0;
 	size_t		max_bytes = 0;
-	Out		   *o = &m->out;
+	NbRunOut   *o = &m->p.out;
 
-	/*
-	 * Room for every input item: only the part written is ever touched, so
-	 * an overestimate costs address space, not memory.
-	 */
+	/* room for every input item */
 	for (uint32_t i = 0; i < m->n; i++)
 	{
 		max_items += m->in[i].n_tokens;
 		max_entries += m->in[i].n_entries;
 		max_bytes += m->in[i].size;
 	}
-	o->token_len = nb_alloc(max_items * 4 + 1);
-	o->token_entries = nb_alloc(max_items * 4 + 1);
-	o->entry_class = nb_alloc(max_entries * 4 + 1);
-	o->entry_count = nb_alloc(max_entries * 8 + 1);
-	o->entry_docs = nb_alloc(max_entries * 8 + 1);
-	o->tokens_start = nb_alloc(max_bytes + 1);
-	o->tokens = o->tokens_start;
-	o->k = 0;
-	o->e = 0;
-	o->work = 0;
-	m->stamp = nb_alloc_zero(sizeof(uint64_t) * (m->C + 1));
-	m->acc_count = nb_alloc(sizeof(double) * (m->C + 1));
-	m->acc_docs = nb_alloc(sizeof(double) * (m->C + 1));
-	m->touched = nb_alloc(sizeof(uint32_t) * (m->C + 1));
+	nb_run_out_alloc(o, max_items, max_entries, max_bytes);
+	m->stamp = nb_alloc_zero(sizeof(uint64_t) * (m->p.C + 1));
+	m->acc_count = nb_alloc(sizeof(double) * (m->p.C + 1));
+	m->acc_docs = nb_alloc(sizeof(double) * (m->p.C + 1));
+	m->touched = nb_alloc(sizeof(uint32_t) * (m->p.C + 1));
 
-	for (uint32_t f = 0; f < m->F; f++)
+	for (uint32_t f = 0; f < m->p.F; f++)
 	{
 		uint32_t	size = 0;
 		uint64_t	before = o->k;
@@ -619,7 +410,7 @@ merge_items(NbMerger *m)
 		{
 			uint32_t	j = m->feature_src[(size_t) f * m->n + i];
 
-			if (j != NONE && nb_view_feature_items(&m->in[i], j) > 0)
+			if (j != NB_NONE && nb_view_feature_items(&m->in[i], j) > 0)
 			{
 				srcs[size++] = i;
 				end[i] = cur[i].item + nb_view_feature_items(&m->in[i], j);
@@ -636,17 +427,16 @@ merge_items(NbMerger *m)
 
 			while (cur[a].item < end[a] && cur[b].item < end[b])
 			{
-				Head		ha;
-				Head		hb;
+				NbHead		ha;
+				NbHead		hb;
 				int			c;
 				uint32_t	i;
 				uint32_t	k;
-				size_t		off;
-				const Head *other;
+				const NbHead *other;
 
 				set_head(&ha, m, a, cur[a].item, cur[a].off);
 				set_head(&hb, m, b, cur[b].item, cur[b].off);
-				c = head_cmp(&ha, &hb);
+				c = nb_head_cmp(&ha, &hb);
 				if (c == 0)
 				{
 					sum_item(m, cur, srcs, 2, o);
@@ -654,18 +444,7 @@ merge_items(NbMerger *m)
 				}
 				i = c < 0 ? a : b;
 				other = c < 0 ? &hb : &ha;
-				k = cur[i].item + 1;
-				off = cur[i].off + nb_read_u32(m->in[i].token_len, cur[i].item);
-				while (k < end[i])
-				{
-					Head		h;
-
-					set_head(&h, m, i, k, off);
-					if (head_cmp(&h, other) >= 0)
-						break;
-					off += h.len;
-					k++;
-				}
+				k = nb_run_end(&m->in[i], &cur[i], end[i], other);
 				copy_run(m, cur, i, k - cur[i].item, o);
 			}
 			if (cur[a].item < end[a])
@@ -681,7 +460,7 @@ merge_items(NbMerger *m)
 				sift_down(heap, size, x);
 			while (size > 0)
 			{
-				Head		top = heap[0];
+				NbHead		top = heap[0];
 				uint32_t	k = 0;
 
 				/*
@@ -701,22 +480,144 @@ merge_items(NbMerger *m)
 					else
 						heap[0] = heap[--size];
 					sift_down(heap, size, 0);
-				} while (size > 0 && head_cmp(&heap[0], &top) == 0);
+				} while (size > 0 && nb_head_cmp(&heap[0], &top) == 0);
 				if (k == 1)
 					copy_run(m, cur, srcs[0], 1, o);
 				else
 					sum_item(m, cur, srcs, k, o);
 			}
 		}
-		m->items[f] = (uint32_t) (o->k - before);
+		m->p.items[f] = (uint32_t) (o->k - before);
 	}
-	m->V = o->k;
-	m->E = o->e;
-	m->token_bytes = (size_t) (o->tokens - o->tokens_start);
+	m->p.V = o->k;
+	m->p.E = o->e;
+	m->p.token_bytes = (size_t) (o->tokens - o->tokens_start);
 	nb_free(cur);
 	nb_free(heap);
 	nb_free(srcs);
 	nb_free(end);
+}
+
+/* A bin of one input's histogram, for the runs of one output (feature, class). */
+typedef struct LengthBin
+{
+	double		length;
+	double		weight;
+	uint32_t	input;
+} LengthBin;
+
+/* By length, then input: equal lengths are added up in input order. */
+static int
+cmp_bin(const void *a, const void *b)
+{
+	const LengthBin *x = a;
+	const LengthBin *y = b;
+
+	if (x->length != y->length)
+		return x->length < y->length ? -1 : 1;
+	return (x->input > y->input) - (x->input < y->input);
+}
+
+/*
+ * Merge the length histograms: for each output (feature, class), the bins
+ * of every input that has them, equal lengths added up in input order (as
+ * nb_trainer_merge_view adds them).  The sums are checked as the trainer
+ * checks them (nb_trainer_sums_finite).
+ */
+static void
+merge_lengths(NbMerger *m)
+{
+	NbPlan	   *p = &m->p;
+	uint32_t	C = p->C;
+	uint64_t	total = 0;
+	uint64_t  **start = nb_alloc(sizeof(uint64_t *) * m->n);
+	uint32_t   *in_class = nb_alloc(sizeof(uint32_t) * ((size_t) m->n * C + 1));
+	LengthBin  *bins;
+	double		rows = 0;
+	double		tokens = 0;
+	uint64_t	work = 0;
+
+	/* where each input's runs start, and its class of each output class */
+	memset(in_class, 0xff, sizeof(uint32_t) * ((size_t) m->n * C + 1));
+	for (uint32_t i = 0; i < m->n; i++)
+	{
+		const NbView *v = &m->in[i];
+		uint64_t	fc = (uint64_t) v->n_features * v->n_classes;
+
+		start[i] = nb_alloc(sizeof(uint64_t) * (fc + 1));
+		start[i][0] = 0;
+		for (uint64_t x = 0; x < fc; x++)
+		{
+			nb_interrupt_at(x);
+			start[i][x + 1] = start[i][x] +
+				(nb_view_has_lengths(v) ? nb_read_u32(v->length_pairs, x) : 0);
+		}
+		for (uint32_t c = 0; c < v->n_classes; c++)
+			in_class[(size_t) i * C + m->class_map[m->class_base[i] + c]] = c;
+		total += v->n_lengths;
+	}
+	bins = nb_alloc(sizeof(LengthBin) * (total + 1));
+	for (uint32_t f = 0; f < p->F; f++)
+	{
+		if (p->type[f] != NB_FEATURE_BAG)
+			continue;
+		for (uint32_t c = 0; c < C; c++)
+		{
+			uint64_t	nb = 0;
+			uint32_t	inputs = 0;
+			uint64_t	first = p->H;
+
+			for (uint32_t i = 0; i < m->n; i++)
+			{
+				uint32_t	j = m->feature_src[(size_t) f * m->n + i];
+				uint32_t	ci = in_class[(size_t) i * C + c];
+				const NbView *v = &m->in[i];
+				uint64_t	from;
+				uint64_t	to;
+
+				if (j == NB_NONE || ci == NB_NONE)
+					continue;
+				from = start[i][(uint64_t) j * v->n_classes + ci];
+				to = start[i][(uint64_t) j * v->n_classes + ci + 1];
+				inputs += to > from;
+				for (uint64_t h = from; h < to; h++, nb++)
+				{
+					bins[nb].length = nb_read_f64(v->length_value, h);
+					bins[nb].weight = nb_read_f64(v->length_weight, h);
+					bins[nb].input = i;
+				}
+			}
+			nb_interrupt_count(&work, 1 + nb);
+			if (inputs > 1)
+				nb_sort(bins, nb, sizeof(LengthBin), cmp_bin);
+			for (uint64_t b = 0; b < nb; b++)
+			{
+				if (p->H > first && p->length_value[p->H - 1] == bins[b].length)
+					p->length_weight[p->H - 1] += bins[b].weight;
+				else
+				{
+					p->length_value[p->H] = bins[b].length;
+					p->length_weight[p->H] = bins[b].weight;
+					p->H++;
+				}
+			}
+			p->length_pairs[(size_t) f * C + c] = (uint32_t) (p->H - first);
+			for (uint64_t h = first; h < p->H; h++)
+			{
+				if (!isfinite(p->length_weight[h]))
+					m->overflow = true;
+				rows += p->length_weight[h];
+				tokens += p->length_weight[h] * p->length_value[h];
+			}
+		}
+	}
+	if (!isfinite(rows) || !isfinite(tokens))
+		m->overflow = true;
+	for (uint32_t i = 0; i < m->n; i++)
+		nb_free(start[i]);
+	nb_free(start);
+	nb_free(in_class);
+	nb_free(bins);
 }
 
 NbMerger *
@@ -728,33 +629,16 @@ nb_merger_create(const NbView *inputs, uint32_t n)
 	m->n = n;
 	merge_classes(m);
 	merge_features(m);
+	if (m->p.lengths)
+		merge_lengths(m);
 	merge_items(m);
 	return m;
-}
-
-static NbFormatShape
-merger_shape(const NbMerger *m)
-{
-	NbFormatShape s;
-
-	s.n_classes = m->C;
-	s.n_tokens = (uint32_t) m->V;
-	s.n_entries = m->E;
-	s.n_features = m->F;
-	s.vector_len = m->vector_len;
-	s.label_bytes = m->label_bytes;
-	s.token_bytes = m->token_bytes;
-	s.name_bytes = m->name_bytes;
-	s.text_only = m->text_only;
-	return s;
 }
 
 size_t
 nb_merger_size(const NbMerger *m, size_t max_size)
 {
-	NbFormatShape s = merger_shape(m);
-
-	return nb_format_size(&s, max_size);
+	return nb_plan_size(&m->p, max_size);
 }
 
 void
@@ -762,28 +646,10 @@ nb_merger_destroy(NbMerger *m)
 {
 	nb_free(m->class_base);
 	nb_free(m->class_map);
-	nb_free(m->label);
-	nb_free(m->label_len);
-	nb_free(m->class_docs);
 	nb_free(m->feature_base);
 	nb_free(m->feature_map);
 	nb_free(m->feature_src);
-	nb_free(m->name);
-	nb_free(m->name_len);
-	nb_free(m->type);
-	nb_free(m->items);
-	nb_free(m->present);
-	nb_free(m->fa);
-	nb_free(m->fb);
-	nb_free(m->rows);
-	nb_free(m->mean);
-	nb_free(m->m2);
-	nb_free(m->out.token_len);
-	nb_free(m->out.token_entries);
-	nb_free(m->out.entry_class);
-	nb_free(m->out.entry_count);
-	nb_free(m->out.entry_docs);
-	nb_free(m->out.tokens_start);
+	nb_plan_free(&m->p);
 	nb_free(m->stamp);
 	nb_free(m->acc_count);
 	nb_free(m->acc_docs);
@@ -794,50 +660,7 @@ nb_merger_destroy(NbMerger *m)
 bool
 nb_merger_write(NbMerger *m, unsigned char *buf, size_t size, NbView *out)
 {
-	NbFormatShape shape = merger_shape(m);
-	NbFormatWriter w;
-	char	   *strings;
-
-	nb_format_begin(&w, &shape, buf, size);
-	if (!m->text_only)
-	{
-		for (uint32_t j = 0; j < m->F; j++)
-		{
-			nb_write_u32(w.feature_name_len, j, m->name_len[j]);
-			nb_write_u32(w.feature_type, j, m->type[j]);
-			nb_write_u32(w.feature_items, j, m->items[j]);
-			nb_write_f64(w.feature_rows, j, m->rows[j]);
-			nb_write_f64(w.feature_mean, j, m->mean[j]);
-			nb_write_f64(w.feature_m2, j, m->m2[j]);
-		}
-		for (uint64_t x = 0; x < (uint64_t) m->F * m->C; x++)
-		{
-			nb_write_f64(w.feature_present, x, m->present[x]);
-			nb_write_f64(w.feature_a, x, m->fa[x]);
-			nb_write_f64(w.feature_b, x, m->fb[x]);
-		}
-		strings = w.feature_names;
-		for (uint32_t j = 0; j < m->F; j++)
-		{
-			memcpy(strings, m->name[j], m->name_len[j]);
-			strings += m->name_len[j];
-		}
-	}
-	strings = w.labels;
-	for (uint32_t c = 0; c < m->C; c++)
-	{
-		nb_write_f64(w.class_docs, c, m->class_docs[c]);
-		nb_write_u32(w.label_len, c, m->label_len[c]);
-		memcpy(strings, m->label[c], m->label_len[c]);
-		strings += m->label_len[c];
-	}
-	nb_copy(w.token_len, m->out.token_len, m->V * 4);
-	nb_copy(w.token_entries, m->out.token_entries, m->V * 4);
-	nb_copy(w.entry_class, m->out.entry_class, m->E * 4);
-	nb_copy(w.entry_count, m->out.entry_count, m->E * 8);
-	nb_copy(w.entry_docs, m->out.entry_docs, m->E * 8);
-	nb_copy(w.tokens, m->out.tokens_start, m->token_bytes);
-	nb_format_finish(&w, out);
+	nb_plan_write(&m->p, buf, size, out);
 
 	/* what nb_view_open checks of magnitudes, summed in the same order */
 	return !m->overflow && nb_view_sums_finite(out);

@@ -9,11 +9,13 @@
  */
 #include "nb_mutual_info.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 
 #include "nb_alloc.h"
 #include "nb_interrupt.h"
+#include "nb_options.h"
 
 /*
  * a log(a / b), with 0 log 0 = 0; b <= 0 only through rounding and then
@@ -157,17 +159,342 @@ boolean_mi(const NbView *v, uint32_t j)
 	return mi;
 }
 
+/*
+ * Gaussian features.  The model's class-conditional normals N(mu_c, s2_c)
+ * (s2_c after the variance floor of the default var_smoothing, as scoring
+ * uses them) with pi_c = D_c / D over the rows that have the feature make
+ * the mixture p(x) = sum_c pi_c N(x; mu_c, s2_c), and
+ *
+ *   I = H(X) - sum_c pi_c H(X | c) = sum_c pi_c KL(N_c || p)
+ *     = sum_c pi_c E_{z ~ N(0,1)} [ g_c(z) ],  g_c(z) = log(r_c(x) / pi_c),
+ *
+ * x = mu_c + s_c z and r_c(x) the posterior of class c.  Each class is
+ * integrated in its own standardized variable z: x itself is never formed,
+ * so a class whose s_c is below the resolution of its mean still counts,
+ * and each KL term is >= 0, so the sum has no cancellation between the
+ * entropies.  With e_d = log(p_d(x) / p_c(x)),
+ *
+ *   g_c = -log(sum_d pi_d exp(e_d)) = -log1p(sum_d pi_d expm1(e_d)),
+ *
+ * the second form when the sum is small (nearly equal classes, where I is
+ * tiny and the first form would lose it to rounding).  Adaptive Gauss-
+ * Kronrod (7/15 points) over z in [-GAUSS_Z, GAUSS_Z] (beyond it the normal
+ * density is below 1e-55), split where the class's own density and any much
+ * narrower class change quickly.
+ */
+#define GAUSS_Z 16.0
+#define GAUSS_REL_TOL 1e-10
+#define GAUSS_MAX_SPLITS 400
+
+/* Kronrod nodes (the odd ones are the Gauss nodes) and weights on [-1, 1]. */
+static const double gk_node[8] = {
+	0.991455371120812639206854697526329, 0.949107912342758524526189684047851,
+	0.864864423359769072789712788640926, 0.741531185599394439863864773280788,
+	0.586087235467691130294144845693013, 0.405845151377397166906606412076961,
+	0.207784955007898467600689403773245, 0.0
+};
+static const double gk_weight[8] = {
+	0.022935322010529224963732008058970, 0.063092092629978553290700663189204,
+	0.104790010322250183839876322541518, 0.140653259715525918745189590510238,
+	0.169004726639267902826583426598550, 0.190350578064785409913256402421014,
+	0.204432940075298892414161999234649, 0.209482141084727828012999174891714
+};
+static const double gauss7_weight[4] = {
+	0.129484966168869693270611432679082, 0.279705391489276667901467771423780,
+	0.381830050505118944950369775488975, 0.417959183673469387755102040816327
+};
+
+typedef struct GaussClass
+{
+	double		pi;
+	double		mean;
+	double		var;
+	double		sd;
+	double		log_var;
+} GaussClass;
+
+/* Class c's view of the others: what e_d needs but z. */
+typedef struct GaussIntegrand
+{
+	const GaussClass *cls;
+	uint32_t	n;
+	uint32_t	c;
+	double	   *dmean;			/* (mu_c - mu_d) / s_d */
+	double	   *dsd;			/* (s_c - s_d) / s_d */
+	double	   *half_log_ratio; /* log(s_d / s_c) */
+	double	   *e;				/* scratch */
+	uint64_t	work;
+} GaussIntegrand;
+
+static void
+gauss_set_class(GaussIntegrand *g, uint32_t c)
+{
+	const GaussClass *k = &g->cls[c];
+
+	g->c = c;
+	for (uint32_t d = 0; d < g->n; d++)
+	{
+		const GaussClass *o = &g->cls[d];
+
+		g->dmean[d] = (k->mean - o->mean) / o->sd;
+		/* s_c - s_d without cancelling the square roots */
+		g->dsd[d] = (k->var - o->var) / (k->sd + o->sd) / o->sd;
+		g->half_log_ratio[d] = 0.5 * (o->log_var - k->log_var);
+	}
+}
+
+/* phi(z) g_c(z) */
+static double
+gauss_integrand(GaussIntegrand *g, double z)
+{
+	double		emax = 0;
+	double		small = 0;
+	double		sum = 0;
+	double		gc;
+
+	nb_interrupt_count(&g->work, g->n);
+	for (uint32_t d = 0; d < g->n; d++)
+	{
+		/* t_d - z and t_d + z, t_d = (x - mu_d) / s_d */
+		double		diff = g->dmean[d] + g->dsd[d] * z;
+		double		e = d == g->c ? 0 : -g->half_log_ratio[d] - 0.5 * diff * (diff + 2 * z);
+
+		g->e[d] = e;
+		if (e > emax)
+			emax = e;
+	}
+	if (emax <= 30)
+		for (uint32_t d = 0; d < g->n; d++)
+			small += g->cls[d].pi * expm1(g->e[d]);
+	if (emax <= 30 && fabs(small) <= 0.5)
+		gc = -log1p(small);
+	else
+	{
+		for (uint32_t d = 0; d < g->n; d++)
+			sum += g->cls[d].pi * exp(g->e[d] - emax);
+		gc = -(emax + log(sum));
+	}
+	return exp(-0.5 * z * z) / sqrt(2 * M_PI) * gc;
+}
+
+typedef struct GaussPiece
+{
+	double		a;
+	double		b;
+	double		value;
+	double		error;
+	double		abs;
+} GaussPiece;
+
+/* Gauss-Kronrod 7/15 over [p->a, p->b]. */
+static void
+gauss_kronrod(GaussIntegrand *g, GaussPiece *p)
+{
+	double		center = 0.5 * (p->a + p->b);
+	double		half = 0.5 * (p->b - p->a);
+	double		fc = gauss_integrand(g, center);
+	double		kronrod = gk_weight[7] * fc;
+	double		gauss = gauss7_weight[3] * fc;
+	double		abs = gk_weight[7] * fabs(fc);
+
+	for (int i = 0; i < 7; i++)
+	{
+		double		f1 = gauss_integrand(g, center - half * gk_node[i]);
+		double		f2 = gauss_integrand(g, center + half * gk_node[i]);
+
+		kronrod += gk_weight[i] * (f1 + f2);
+		abs += gk_weight[i] * (fabs(f1) + fabs(f2));
+		if (i % 2 == 1)
+			gauss += gauss7_weight[i / 2] * (f1 + f2);
+	}
+	p->value = kronrod * half;
+	p->error = fabs(kronrod - gauss) * half;
+	p->abs = abs * half;
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double		x = *(const double *) a;
+	double		y = *(const double *) b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * KL(N_c || p) for class c: the breakpoints are the class's own z = 0,
+ * +-1, +-2, +-4, +-8 and, for each class at least 4 times narrower whose
+ * window overlaps, its mean and mean +-2 and +-8 of its deviations.
+ */
+static double
+gauss_class_kl(GaussIntegrand *g, uint32_t c)
+{
+	static const double own[] = {-8, -4, -2, -1, 0, 1, 2, 4, 8};
+	static const double other[] = {-8, -2, 0, 2, 8};
+	const GaussClass *k = &g->cls[c];
+	uint32_t	nb = 0;
+	uint32_t	cap = 2 + 9 + 5 * g->n;
+	double	   *bp = nb_alloc(sizeof(double) * cap);
+	uint32_t	npieces = 0;
+	GaussPiece *pieces;
+	double		value = 0;
+	double		error = 0;
+	double		abs = 0;
+
+	gauss_set_class(g, c);
+	bp[nb++] = -GAUSS_Z;
+	bp[nb++] = GAUSS_Z;
+	for (int i = 0; i < 9; i++)
+		bp[nb++] = own[i];
+	for (uint32_t d = 0; d < g->n; d++)
+	{
+		const GaussClass *o = &g->cls[d];
+		double		center = -(k->mean - o->mean) / k->sd;	/* mu_d in class c's z */
+		double		scale = o->sd / k->sd;
+
+		if (d == c || !(scale < 0.25) || !(fabs(center) < GAUSS_Z * (1 + scale)))
+			continue;
+		for (int i = 0; i < 5; i++)
+		{
+			double		z = center + other[i] * scale;
+
+			if (z > -GAUSS_Z && z < GAUSS_Z)
+				bp[nb++] = z;
+		}
+	}
+	nb_sort(bp, nb, sizeof(double), cmp_double);
+	pieces = nb_alloc(sizeof(GaussPiece) * (nb + GAUSS_MAX_SPLITS));
+	for (uint32_t i = 0; i + 1 < nb; i++)
+	{
+		GaussPiece *p = &pieces[npieces];
+
+		if (!(bp[i + 1] > bp[i]))
+			continue;
+		p->a = bp[i];
+		p->b = bp[i + 1];
+		gauss_kronrod(g, p);
+		value += p->value;
+		error += p->error;
+		abs += p->abs;
+		npieces++;
+	}
+	/* split the piece with the largest error until the sum is small enough */
+	for (int split = 0; split < GAUSS_MAX_SPLITS; split++)
+	{
+		uint32_t	worst = 0;
+		GaussPiece *w;
+		GaussPiece *n;
+		double		mid;
+
+		if (error <= fmax(GAUSS_REL_TOL * fabs(value), 1e-15 * abs))
+			break;
+		for (uint32_t i = 1; i < npieces; i++)
+			if (pieces[i].error > pieces[worst].error)
+				worst = i;
+		w = &pieces[worst];
+		mid = 0.5 * (w->a + w->b);
+		if (!(mid > w->a && mid < w->b))
+			break;
+		value -= w->value;
+		error -= w->error;
+		abs -= w->abs;
+		n = &pieces[npieces++];
+		n->a = mid;
+		n->b = w->b;
+		w->b = mid;
+		gauss_kronrod(g, w);
+		gauss_kronrod(g, n);
+		value += w->value + n->value;
+		error += w->error + n->error;
+		abs += w->abs + n->abs;
+	}
+	nb_free(bp);
+	nb_free(pieces);
+	return value > 0 ? value : 0;
+}
+
+/* var_smoothing (the scorer's default) times the largest Gaussian variance. */
+static double
+gaussian_floor(const NbView *v)
+{
+	NbOptions	o;
+	double		largest = 0;
+
+	nb_options_init(&o);
+	for (uint32_t j = 0; j < v->n_features; j++)
+	{
+		double		rows = nb_read_f64(v->feature_rows, j);
+
+		nb_interrupt_at(j);
+		if (nb_view_feature_type(v, j) == NB_FEATURE_GAUSSIAN && rows > 0)
+		{
+			double		var = nb_read_f64(v->feature_m2, j) / rows;
+
+			if (var > largest)
+				largest = var;
+		}
+	}
+	return o.var_smoothing * largest;
+}
+
+static double
+gaussian_mi(const NbView *v, uint32_t j, double floor)
+{
+	GaussClass *cls = nb_alloc(sizeof(GaussClass) * v->n_classes);
+	GaussIntegrand g;
+	uint32_t	n = 0;
+	double		W = 0;
+	double		mi = 0;
+
+	for (uint32_t c = 0; c < v->n_classes; c++)
+		W += nb_view_present(v, j, c);
+	for (uint32_t c = 0; c < v->n_classes; c++)
+	{
+		double		w = nb_view_present(v, j, c);
+		double		var;
+
+		if (!(w > 0))
+			continue;
+		/* the scorer's variance (nb_scorer.c, build_gaussian) */
+		var = nb_view_b(v, j, c) / w + floor;
+		if (!(var > 0))
+			var = 1;
+		else if (!isfinite(var))
+			var = DBL_MAX;
+		cls[n].pi = w / W;
+		cls[n].mean = nb_view_a(v, j, c);
+		cls[n].var = var;
+		cls[n].sd = sqrt(var);
+		cls[n].log_var = log(var);
+		n++;
+	}
+	if (n > 1)
+	{
+		g.cls = cls;
+		g.n = n;
+		g.dmean = nb_alloc(sizeof(double) * n);
+		g.dsd = nb_alloc(sizeof(double) * n);
+		g.half_log_ratio = nb_alloc(sizeof(double) * n);
+		g.e = nb_alloc(sizeof(double) * n);
+		g.work = 0;
+		for (uint32_t c = 0; c < n; c++)
+			mi += cls[c].pi * gauss_class_kl(&g, c);
+		nb_free(g.dmean);
+		nb_free(g.dsd);
+		nb_free(g.half_log_ratio);
+		nb_free(g.e);
+	}
+	nb_free(cls);
+	return mi;
+}
+
 static int
 cmp_rows(const void *a, const void *b)
 {
 	const NbMiRow *x = a;
 	const NbMiRow *y = b;
-	bool		xnan = isnan(x->mi);
-	bool		ynan = isnan(y->mi);
 
-	if (xnan != ynan)
-		return xnan ? 1 : -1;
-	if (!xnan && x->mi != y->mi)
+	if (x->mi != y->mi)
 		return x->mi > y->mi ? -1 : 1;
 	if (x->feature != y->feature)
 		return x->feature < y->feature ? -1 : 1;
@@ -181,6 +508,7 @@ nb_mutual_info(const NbView *v, NbMiRow *rows)
 	uint64_t	e0 = 0;
 	NbFeatureIter it = nb_view_features(v);
 	NbFeature	f;
+	double		floor = gaussian_floor(v);
 
 	while (nb_feature_next(&it, &f))
 	{
@@ -201,7 +529,7 @@ nb_mutual_info(const NbView *v, NbMiRow *rows)
 			else if (type == NB_FEATURE_BOOLEAN)
 				r->mi = boolean_mi(v, j);
 			else
-				r->mi = NAN;
+				r->mi = gaussian_mi(v, j, floor);
 			n++;
 		}
 	}

@@ -11,8 +11,7 @@
 
 /*
  * One ranked row: a token of a bag feature, or a whole categorical, boolean
- * or Gaussian feature.  mi is in nats; NAN for a Gaussian feature, whose
- * mutual information the counts do not determine.
+ * or Gaussian feature.  mi is in nats, finite and >= 0.
  */
 typedef struct NbMiRow
 {
@@ -30,12 +29,15 @@ nb_mutual_info_max_rows(const NbView *view)
 }
 
 /*
- * The rows of a model ordered by mi descending (undefined last), ties in
+ * The rows of a model ordered by mi descending, ties in
  * model order (feature name, then token, both in byte order); returns how
  * many.  Bag tokens: Murphy eq. 3.76 with the maximum-likelihood
  * theta_jc = d_jc / D_c and pi_c = D_c / D, D_c the rows of class c with the
  * bag.  Categorical and boolean features: the plug-in mutual information of
  * the (weighted) value-class counts over the rows with the feature.
+ * Gaussian features: the mutual information of the class and the value
+ * under the model's own normals (see nb_mutual_info.c), 0 with fewer than
+ * two classes that have the feature.
  */
 uint64_t	nb_mutual_info(const NbView *view, NbMiRow *rows);
 

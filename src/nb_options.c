@@ -14,6 +14,12 @@ nb_options_init(NbOptions *o)
 	o->prior_mode = NB_PRIOR_FIT;
 	o->class_prior = NULL;
 	o->var_smoothing = 1e-9;
+	o->estimator = NB_ESTIMATOR_MEAN;
+	o->class_alpha_given = false;
+	o->class_alpha = 0;
+	o->beta_given = false;
+	o->beta[0] = o->beta[1] = 0;
+	o->norm = false;
 }
 
 static bool
@@ -55,6 +61,45 @@ nb_options_set_var_smoothing(NbOptions *o, double var_smoothing)
 	return NB_OPTION_OK;
 }
 
+NbOptionStatus
+nb_options_set_class_alpha(NbOptions *o, double class_alpha)
+{
+	if (!(class_alpha >= 0 && class_alpha <= NB_MAX_ALPHA))
+		return NB_OPTION_CLASS_ALPHA_OUT_OF_RANGE;
+	o->class_alpha = class_alpha;
+	o->class_alpha_given = true;
+	return NB_OPTION_OK;
+}
+
+NbOptionStatus
+nb_options_set_estimator(NbOptions *o, const char *name, size_t len)
+{
+	if (is_name(name, len, "mean"))
+		o->estimator = NB_ESTIMATOR_MEAN;
+	else if (is_name(name, len, "map"))
+		o->estimator = NB_ESTIMATOR_MAP;
+	else
+		return NB_OPTION_ESTIMATOR_UNRECOGNIZED;
+	return NB_OPTION_OK;
+}
+
+NbOptionStatus
+nb_options_set_beta(NbOptions *o, double present, double absent)
+{
+	if (!(present >= 0 && present <= NB_MAX_ALPHA && absent >= 0 && absent <= NB_MAX_ALPHA))
+		return NB_OPTION_BETA_OUT_OF_RANGE;
+	o->beta[0] = present;
+	o->beta[1] = absent;
+	o->beta_given = true;
+	return NB_OPTION_OK;
+}
+
+void
+nb_options_set_norm(NbOptions *o, bool norm)
+{
+	o->norm = norm;
+}
+
 void
 nb_options_set_fit_prior(NbOptions *o, bool fit_prior)
 {
@@ -86,6 +131,44 @@ nb_options_set_class_prior(NbOptions *o, const double *prior, uint32_t n_classes
 	o->class_prior = prior;
 	o->prior_mode = NB_PRIOR_GIVEN;
 	return NB_OPTION_OK;
+}
+
+NbOptionStatus
+nb_options_check_set(const NbOptions *o)
+{
+	if (o->estimator == NB_ESTIMATOR_MAP)
+	{
+		/* the mode of Dir(N + a) has N + a - 1 >= 0 in every coordinate only if a >= 1 */
+		if (o->alpha < 1)
+			return NB_OPTION_MAP_ALPHA_BELOW_ONE;
+		if (o->beta_given && (o->beta[0] < 1 || o->beta[1] < 1))
+			return NB_OPTION_MAP_BETA_BELOW_ONE;
+		if (o->class_alpha_given && o->class_alpha < 1)
+			return NB_OPTION_MAP_CLASS_ALPHA_BELOW_ONE;
+	}
+	if (o->norm)
+	{
+		if (o->kind != NB_COMPLEMENT)
+			return NB_OPTION_NORM_NOT_COMPLEMENT;
+		/* a complement probability of 0 makes a weight and its class's norm infinite */
+		if (nb_options_pseudo(o).alpha == 0)
+			return NB_OPTION_NORM_NOT_SMOOTHED;
+	}
+	return NB_OPTION_OK;
+}
+
+NbPseudoCounts
+nb_options_pseudo(const NbOptions *o)
+{
+	double		less = o->estimator == NB_ESTIMATOR_MAP ? 1 : 0;
+	NbPseudoCounts p;
+
+	p.alpha = o->alpha - less;
+	p.present = (o->beta_given ? o->beta[0] : o->alpha) - less;
+	p.absent = (o->beta_given ? o->beta[1] : o->alpha) - less;
+	/* not given: D_c / D under either estimator (mean with 0, mode with 1) */
+	p.class_alpha = o->class_alpha_given ? o->class_alpha - less : 0;
+	return p;
 }
 
 NbOptionStatus

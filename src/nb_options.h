@@ -14,7 +14,16 @@
  *   var_smoothing  Gaussian variance floor as a fraction of the largest
  *                  feature variance, 0 <= var_smoothing <= NB_MAX_VAR_SMOOTHING
  *                  (default 1e-9, as scikit-learn's GaussianNB)
- * and, over the whole set: complement scores token bags only.
+ *   class_alpha    symmetric Dirichlet prior on the class proportions, for
+ *                  the fitted prior only, 0 <= class_alpha <= NB_MAX_ALPHA
+ *                  (default: the value giving D_c / D, see nb_options_pseudo)
+ *   estimator      mean (default: posterior mean) or map (posterior mode)
+ *   beta           Beta(presence, absence) prior of Bernoulli bags and boolean
+ *                  features, each 0 <= b <= NB_MAX_ALPHA (default: alpha, alpha)
+ *   norm           complement only: Rennie et al.'s weight normalization
+ * and, over the whole set (nb_options_check_set, nb_options_check_model):
+ * map needs every prior parameter >= 1, norm needs kind complement and
+ * positive pseudo-counts, complement scores token bags only.
  */
 #ifndef NB_OPTIONS_H
 #define NB_OPTIONS_H
@@ -37,6 +46,13 @@ typedef enum NbPriorMode
 	NB_PRIOR_GIVEN				/* NbOptions.class_prior */
 } NbPriorMode;
 
+typedef enum NbEstimator
+{
+	NB_ESTIMATOR_MEAN,			/* posterior mean: counts + prior parameter */
+	NB_ESTIMATOR_MAP			/* posterior mode: counts + prior parameter - 1 */
+} NbEstimator;
+
+/* Members after var_smoothing are all-zero for their defaults. */
 typedef struct NbOptions
 {
 	NbKind		kind;
@@ -44,7 +60,27 @@ typedef struct NbOptions
 	NbPriorMode prior_mode;
 	const double *class_prior;	/* per class in model order, >= 0, sum > 0 */
 	double		var_smoothing;	/* >= 0 */
+	NbEstimator estimator;
+	bool		class_alpha_given;
+	double		class_alpha;
+	bool		beta_given;
+	double		beta[2];		/* presence (beta_1), absence (beta_0) */
+	bool		norm;
 } NbOptions;
+
+/*
+ * What the estimator adds to each count (Lidstone pseudo-counts), for the
+ * scorer: the prior parameter itself for the posterior mean, one less for
+ * the posterior mode (Murphy eq. 3.67-3.68; Freda's MAP slide).  Always
+ * >= 0 for options that passed nb_options_check_set.
+ */
+typedef struct NbPseudoCounts
+{
+	double		alpha;			/* multinomial, categorical, complement */
+	double		present;		/* Bernoulli bags and boolean features: true */
+	double		absent;			/* ... false */
+	double		class_alpha;	/* the fitted class prior */
+} NbPseudoCounts;
 
 /* Larger values would overflow alpha times the vocabulary to infinity. */
 #define NB_MAX_ALPHA 1e100
@@ -59,7 +95,15 @@ typedef enum NbOptionStatus
 	NB_OPTION_VAR_SMOOTHING_OUT_OF_RANGE,
 	NB_OPTION_PRIOR_INVALID,	/* a class's probability: negative, NaN or infinite */
 	NB_OPTION_PRIOR_SUM_INVALID,	/* the probabilities: sum not positive and finite */
-	NB_OPTION_COMPLEMENT_NOT_BAGS	/* complement with non-bag features */
+	NB_OPTION_COMPLEMENT_NOT_BAGS,	/* complement with non-bag features */
+	NB_OPTION_CLASS_ALPHA_OUT_OF_RANGE,
+	NB_OPTION_ESTIMATOR_UNRECOGNIZED,
+	NB_OPTION_BETA_OUT_OF_RANGE,
+	NB_OPTION_MAP_ALPHA_BELOW_ONE,	/* map: a prior parameter below 1 */
+	NB_OPTION_MAP_BETA_BELOW_ONE,
+	NB_OPTION_MAP_CLASS_ALPHA_BELOW_ONE,
+	NB_OPTION_NORM_NOT_COMPLEMENT,	/* norm with another kind */
+	NB_OPTION_NORM_NOT_SMOOTHED /* norm with a pseudo-count of 0 */
 } NbOptionStatus;
 
 /* The defaults. */
@@ -68,6 +112,10 @@ void		nb_options_init(NbOptions *o);
 NbOptionStatus nb_options_set_kind(NbOptions *o, const char *name, size_t len);
 NbOptionStatus nb_options_set_alpha(NbOptions *o, double alpha);
 NbOptionStatus nb_options_set_var_smoothing(NbOptions *o, double var_smoothing);
+NbOptionStatus nb_options_set_class_alpha(NbOptions *o, double class_alpha);
+NbOptionStatus nb_options_set_estimator(NbOptions *o, const char *name, size_t len);
+NbOptionStatus nb_options_set_beta(NbOptions *o, double present, double absent);
+void		nb_options_set_norm(NbOptions *o, bool norm);
 
 /* fit_prior: whether the prior comes from the training rows (unless class_prior is given). */
 void		nb_options_set_fit_prior(NbOptions *o, bool fit_prior);
@@ -81,6 +129,16 @@ NbOptionStatus nb_options_check_prior(double p);
  */
 NbOptionStatus nb_options_set_class_prior(NbOptions *o, const double *prior,
 										  uint32_t n_classes);
+
+/*
+ * The rules between options, once all are set (options come in any order).
+ * The estimator's rule holds for every prior parameter given, used by the
+ * model or not, so that it does not depend on the model's features.
+ */
+NbOptionStatus nb_options_check_set(const NbOptions *o);
+
+/* The pseudo-counts of options that passed nb_options_check_set. */
+NbPseudoCounts nb_options_pseudo(const NbOptions *o);
 
 /* The rules between options and model: only_bags = every feature is a token bag. */
 NbOptionStatus nb_options_check_model(const NbOptions *o, bool only_bags);

@@ -5,14 +5,17 @@
  * d_jc weighted documents of class c containing j, T_c = sum_j N_jc,
  * D_c documents of class c, F_j = sum_c N_jc, T = sum_c T_c, x_j the
  * document's count of token j, n = sum_j x_j, k = distinct tokens.
+ * a, b1, b0: the pseudo-counts of the options' estimator (nb_options_pseudo:
+ * alpha and beta for the posterior mean, one less for the mode).
  *
  *  multinomial  log p(x|c) = sum_j x_j log((N_jc + a) / (T_c + aV))
  *  bernoulli    log p(x|c) = sum_{j in V} log(1 - t_jc)
  *                            + sum_{j in x} log(t_jc / (1 - t_jc)),
- *               t_jc = (d_jc + a) / (D_c + 2a)
+ *               t_jc = (d_jc + b1) / (D_c + b1 + b0)
  *  complement   score_c    = sum_j x_j log((T + aV - T_c) / (F_j + a - N_jc))
- *               (Rennie et al. 2003 as scikit-learn's ComplementNB with
- *               norm=False: no class prior unless there is a single class)
+ *               (Rennie et al. 2003 as scikit-learn's ComplementNB: no
+ *               class prior unless there is a single class; with norm each
+ *               class's weights divided by their sum over the vocabulary)
  *
  * Every sum over the vocabulary is split into a per-class constant and a
  * correction for the (token, class) entries of the document's tokens.
@@ -24,7 +27,7 @@
  *  categorical  log((N_jvc + a) / (N_jc + a K_j)); a value never seen in
  *               training has N_jvc = 0 (the multinomial formula with one
  *               token of count 1, except that unknown values count)
- *  boolean      log t_jc or log(1 - t_jc), t_jc = (T_jc + a) / (M_jc + 2a)
+ *  boolean      log t_jc or log(1 - t_jc), t_jc = (T_jc + b1) / (M_jc + b1 + b0)
  *  gaussian     -log(2 pi s2)/2 - (x - m)^2 / (2 s2), m the class mean,
  *               s2 its variance plus var_smoothing times the largest
  *               variance of any Gaussian feature (scikit-learn's GaussianNB)
@@ -42,7 +45,7 @@
 #include "nb_hash.h"
 #include "nb_interrupt.h"
 
-/* A logarithm as a pair (f, z) meaning f + z log(alpha), see nb_scorer.h. */
+/* A logarithm as a pair (f, z) meaning f + z log(eps), see nb_scorer.h. */
 typedef struct LogFactor
 {
 	double		f;
@@ -50,29 +53,39 @@ typedef struct LogFactor
 } LogFactor;
 
 /*
- * log(c + k alpha) for a count c >= 0 and k >= 0.  With alpha > 0 that is an
- * ordinary logarithm.  With alpha = 0 it is the limit alpha -> 0+: log c
- * when c > 0, else log k + log alpha (one zero factor, scaled by k: e.g. a
- * class without tokens has multinomial denominator T_c + alpha V = alpha V).
- * Negative c can only come from rounding and counts as 0.
+ * log(c + s) for a count c >= 0 and the sum s >= 0 of the pseudo-counts
+ * added to it, of which nzero are 0.  A pseudo-count of 0 is taken as the
+ * limit eps -> 0+ (the same eps for all): when c + s > 0 that is an
+ * ordinary logarithm, else log nzero + log eps (one zero factor, scaled by
+ * nzero: e.g. a class without tokens has multinomial denominator
+ * T_c + alpha V = alpha V when alpha = 0).  Negative c can only come from
+ * rounding and counts as 0.
  */
 static inline LogFactor
-smoothed(double c, double k, double alpha)
+smoothed_sum(double c, double s, double nzero)
 {
 	LogFactor	r = {0, 1};
 	double		v;
 
 	if (c < 0)
 		c = 0;
-	v = alpha > 0 ? c + k * alpha : c;
+	v = c + s;
 	if (v > 0)
+	{
 		r.f = log(v);
-	else if (alpha == 0 && k > 0)
-		r.f = log(k);
-	else
-		return r;				/* empty vocabulary: never multiplied by a count > 0 */
-	r.z = (alpha == 0 && c == 0) ? 1 : 0;
+		r.z = 0;
+	}
+	else if (nzero > 0)
+		r.f = log(nzero);
+	/* else an empty vocabulary: never multiplied by a count > 0 */
 	return r;
+}
+
+/* log(c + k alpha): k pseudo-counts alpha (k >= 0). */
+static inline LogFactor
+smoothed(double c, double k, double alpha)
+{
+	return alpha > 0 ? smoothed_sum(c, k * alpha, 0) : smoothed_sum(c, 0, k);
 }
 
 /*
@@ -103,38 +116,53 @@ any_nonzero(const double *v, uint64_t n)
 	return false;
 }
 
-/* Bernoulli log t for t = (d + a) / (D_c + 2a). */
+/*
+ * The Bernoulli estimate t = (d + b1) / (D_c + b1 + b0) of Murphy eq. 3.67,
+ * with the pseudo-counts b1 = pc->present and b0 = pc->absent of the
+ * estimator (posterior mean or mode).  Its denominator:
+ */
 static LogFactor
-log_present(double d, double Dc, double a)
+log_bernoulli_den(double Dc, const NbPseudoCounts *pc)
 {
-	LogFactor	num = smoothed(d, 1, a);
-	LogFactor	den = smoothed(Dc, 2, a);
+	return smoothed_sum(Dc, pc->present + pc->absent, (pc->present == 0) + (pc->absent == 0));
+}
+
+/* log t */
+static LogFactor
+log_present(double d, double Dc, const NbPseudoCounts *pc)
+{
+	LogFactor	num = smoothed_sum(d, pc->present, pc->present == 0);
+	LogFactor	den = log_bernoulli_den(Dc, pc);
 	LogFactor	r = {num.f - den.f, num.z - den.z};
 
 	return r;
 }
 
 /*
- * Bernoulli log(1 - t) for t = (d + a) / (D_c + 2a).  Summed over the whole
- * vocabulary, so it must be accurate in absolute terms when t is small:
- * log1p(-t) there, instead of the difference of two large logarithms.
+ * log(1 - t).  Summed over the whole vocabulary, so it must be accurate in
+ * absolute terms when t is small: log1p(-t) there, instead of the
+ * difference of two large logarithms.
  */
 static LogFactor
-log_absent(double d, double Dc, double a)
+log_absent(double d, double Dc, const NbPseudoCounts *pc)
 {
-	LogFactor	num = smoothed(Dc - d, 1, a);
-	LogFactor	den = smoothed(Dc, 2, a);
+	LogFactor	num = smoothed_sum(Dc - d, pc->absent, pc->absent == 0);
+	LogFactor	den = log_bernoulli_den(Dc, pc);
 	LogFactor	r = {num.f - den.f, num.z - den.z};
-	double		t = (d + a) / (Dc + 2 * a);
+	double		t = (d + pc->present) / (Dc + (pc->present + pc->absent));
 
 	if (num.z == 0 && den.z == 0 && t < 0.5)
 		r.f = log1p(-t);
 	return r;
 }
 
-/* Log prior per class into prior_f; marks classes whose prior is exactly 0. */
+/*
+ * Log prior per class into prior_f; marks classes whose prior is exactly 0.
+ * The fitted prior is (D_c + a) / (D + C a) with a the class_alpha
+ * pseudo-count (Murphy eq. 3.68; its mode under map, Freda's MAP slide).
+ */
 static void
-set_prior(NbScorer *sc, const NbIndex *ix, const NbOptions *o)
+set_prior(NbScorer *sc, const NbIndex *ix, const NbOptions *o, double a)
 {
 	uint32_t	C = ix->n_classes;
 	double		sum = 0;
@@ -145,7 +173,7 @@ set_prior(NbScorer *sc, const NbIndex *ix, const NbOptions *o)
 		switch (o->prior_mode)
 		{
 			case NB_PRIOR_FIT:
-				sc->prior_f[c] = log(ix->class_docs[c]) - log(ix->total_docs);
+				sc->prior_f[c] = log(ix->class_docs[c] + a) - log(ix->total_docs + C * a);
 				break;
 			case NB_PRIOR_UNIFORM:
 				sc->prior_f[c] = -log((double) C);
@@ -181,13 +209,35 @@ feature_entries(const NbIndex *ix, uint32_t j, uint32_t first_item,
 	*end = ix->token_start[first_item + ix->feature_items[j]];
 }
 
+/*
+ * The part of item k's term that every class shares (nb_scorer_item_shared):
+ * multinomial and categorical log alpha, the numerator of a class without
+ * the item; complement -log(F_j + a), the denominator of a class without it.
+ */
+static LogFactor
+item_shared(const NbIndex *ix, NbKind kind, uint32_t j, uint32_t k, double a)
+{
+	LogFactor	zero = {0, 0};
+
+	if (ix->feature_type[j] == NB_FEATURE_CATEGORICAL || kind == NB_MULTINOMIAL)
+		return smoothed(0, 1, a);
+	if (kind == NB_COMPLEMENT)
+	{
+		LogFactor	none = smoothed(ix->token_total[k], 1, a);
+		LogFactor	r = {-none.f, -none.z};
+
+		return r;
+	}
+	return zero;
+}
+
 /* Multinomial terms, also those of a categorical feature (K_j values). */
 static void
 build_multinomial(NbScorer *sc, const NbIndex *ix, uint32_t j, uint32_t first_item, double a)
 {
 	uint32_t	C = ix->n_classes;
 	double		V = (double) ix->feature_items[j];
-	LogFactor	la = smoothed(0, 1, a);
+	LogFactor	la = item_shared(ix, NB_MULTINOMIAL, j, first_item, a);
 	uint64_t	first, end;
 
 	for (uint32_t c = 0; c < C; c++)
@@ -209,7 +259,8 @@ build_multinomial(NbScorer *sc, const NbIndex *ix, uint32_t j, uint32_t first_it
 }
 
 static void
-build_bernoulli(NbScorer *sc, const NbIndex *ix, uint32_t j, uint32_t first_item, double a)
+build_bernoulli(NbScorer *sc, const NbIndex *ix, uint32_t j, uint32_t first_item,
+				const NbPseudoCounts *pc)
 {
 	uint32_t	C = ix->n_classes;
 	uint64_t	jc = (uint64_t) j * C;
@@ -222,8 +273,8 @@ build_bernoulli(NbScorer *sc, const NbIndex *ix, uint32_t j, uint32_t first_item
 	/* a token without entry: log t0 - log(1 - t0), t0 = a / (D_c + 2a) */
 	for (uint32_t c = 0; c < C; c++)
 	{
-		LogFactor	present0 = log_present(0, ix->present[jc + c], a);
-		LogFactor	absent0 = log_absent(0, ix->present[jc + c], a);
+		LogFactor	present0 = log_present(0, ix->present[jc + c], pc);
+		LogFactor	absent0 = log_absent(0, ix->present[jc + c], pc);
 
 		sc->dist_f[jc + c] = present0.f - absent0.f;
 		sc->dist_z[jc + c] = present0.z - absent0.z;
@@ -233,8 +284,8 @@ build_bernoulli(NbScorer *sc, const NbIndex *ix, uint32_t j, uint32_t first_item
 	{
 		uint32_t	c = ix->entry_class[e];
 		double		Dc = ix->present[jc + c];
-		LogFactor	absent = log_absent(ix->entry_docs[e], Dc, a);
-		LogFactor	present = log_present(ix->entry_docs[e], Dc, a);
+		LogFactor	absent = log_absent(ix->entry_docs[e], Dc, pc);
+		LogFactor	present = log_present(ix->entry_docs[e], Dc, pc);
 
 		nb_interrupt_at(e);
 		nnz[c] += 1;
@@ -245,7 +296,7 @@ build_bernoulli(NbScorer *sc, const NbIndex *ix, uint32_t j, uint32_t first_item
 	}
 	for (uint32_t c = 0; c < C; c++)
 	{
-		LogFactor	absent0 = log_absent(0, ix->present[jc + c], a);
+		LogFactor	absent0 = log_absent(0, ix->present[jc + c], pc);
 
 		add_compensated(&sc->base_f[jc + c], &comp[c], (V - nnz[c]) * absent0.f);
 		sc->base_f[jc + c] += comp[c];
@@ -271,28 +322,79 @@ build_complement(NbScorer *sc, const NbIndex *ix, uint32_t j, uint32_t first_ite
 	}
 	for (uint32_t k = first_item; k < first_item + ix->feature_items[j]; k++)
 	{
-		LogFactor	none = smoothed(ix->token_total[k], 1, a);
+		LogFactor	shared = item_shared(ix, NB_COMPLEMENT, j, k, a);
 
 		nb_interrupt_count(&work, 1 + (ix->token_start[k + 1] - ix->token_start[k]));
 		for (uint64_t e = ix->token_start[k]; e < ix->token_start[k + 1]; e++)
 		{
 			LogFactor	comp = smoothed(ix->token_total[k] - ix->entry_count[e], 1, a);
 
-			sc->entry[e].f = none.f - comp.f;
-			sc->entry_z[e] = none.z - comp.z;
+			sc->entry[e].f = -comp.f - shared.f;
+			sc->entry_z[e] = -comp.z - shared.z;
 		}
 	}
 }
 
+/*
+ * Rennie et al.'s weight normalization (scikit-learn's ComplementNB with
+ * norm=True) of the complement weights build_complement made, for a > 0:
+ * w_kc = L_c - log(F_k + a - N_kc), L_c = log(T + aV - T_c), becomes
+ * w_kc / S_c with S_c = sum over the vocabulary of w_kc (> 0 unless V = 1,
+ * where every weight is 0 and stays so).  Kept as the per-class constant
+ * L_c / S_c, the entries divided by S_c, and the product
+ * -log(F_k + a) / S_c (norm_u, norm_scale), which no longer cancels.
+ */
 static void
-build_boolean(NbScorer *sc, const NbIndex *ix, uint32_t j, double a)
+normalize_complement(NbScorer *sc, const NbIndex *ix, uint32_t j, uint32_t first_item, double a)
+{
+	uint32_t	C = ix->n_classes;
+	uint64_t	jc = (uint64_t) j * C;
+	double		V = (double) ix->feature_items[j];
+	double	   *sum = nb_alloc_zero(sizeof(double) * C);
+	double	   *comp = nb_alloc_zero(sizeof(double) * C);
+	double		u_sum = 0;
+	double		u_comp = 0;
+	uint64_t	first, end;
+
+	for (uint32_t k = first_item; k < first_item + ix->feature_items[j]; k++)
+	{
+		nb_interrupt_at(k);
+		sc->norm_u[k] = log(ix->token_total[k] + a);
+		add_compensated(&u_sum, &u_comp, sc->norm_u[k]);
+	}
+	feature_entries(ix, j, first_item, &first, &end);
+	for (uint64_t e = first; e < end; e++)
+	{
+		nb_interrupt_at(e);
+		add_compensated(&sum[ix->entry_class[e]], &comp[ix->entry_class[e]], sc->entry[e].f);
+	}
+	for (uint32_t c = 0; c < C; c++)
+	{
+		/* S_c = V L_c - sum_k log(F_k + a) + the entries of c */
+		double		norm = V * sc->occ_f[jc + c] - (u_sum + u_comp) + (sum[c] + comp[c]);
+
+		sum[c] = norm > 0 ? 1 / norm : 0;
+		sc->occ_f[jc + c] *= sum[c];
+		sc->norm_scale[jc + c] = -sum[c];
+	}
+	for (uint64_t e = first; e < end; e++)
+	{
+		nb_interrupt_at(e);
+		sc->entry[e].f *= sum[ix->entry_class[e]];
+	}
+	nb_free(sum);
+	nb_free(comp);
+}
+
+static void
+build_boolean(NbScorer *sc, const NbIndex *ix, uint32_t j, const NbPseudoCounts *pc)
 {
 	for (uint32_t c = 0; c < ix->n_classes; c++)
 	{
 		uint64_t	i = (uint64_t) j * ix->n_classes + c;
 
-		set_factor(sc->occ_f, sc->occ_z, i, log_present(ix->stat_a[i], ix->present[i], a));
-		set_factor(sc->dist_f, sc->dist_z, i, log_absent(ix->stat_a[i], ix->present[i], a));
+		set_factor(sc->occ_f, sc->occ_z, i, log_present(ix->stat_a[i], ix->present[i], pc));
+		set_factor(sc->dist_f, sc->dist_z, i, log_absent(ix->stat_a[i], ix->present[i], pc));
 	}
 }
 
@@ -429,7 +531,8 @@ nb_scorer_build(NbScorer *sc, const NbIndex *ix, const NbOptions *o)
 	uint32_t	F = ix->n_features;
 	uint64_t	FC = (uint64_t) F * C + 1;
 	uint64_t	E = ix->n_entries;
-	double		a = o->alpha;
+	NbPseudoCounts pc = nb_options_pseudo(o);
+	double		a = pc.alpha;
 	double		floor = variance_floor(ix, o->var_smoothing);
 	uint32_t	first_item = 0;
 	uint64_t	work = 0;
@@ -437,6 +540,7 @@ nb_scorer_build(NbScorer *sc, const NbIndex *ix, const NbOptions *o)
 	memset(sc, 0, sizeof(*sc));
 	sc->index = ix;
 	sc->kind = o->kind;
+	sc->alpha = a;
 	sc->excluded = nb_alloc_zero(sizeof(bool) * C);
 	sc->prior_f = nb_alloc_zero(sizeof(double) * C);
 	sc->base_f = nb_alloc_zero(sizeof(double) * FC);
@@ -459,11 +563,18 @@ nb_scorer_build(NbScorer *sc, const NbIndex *ix, const NbOptions *o)
 	sc->f = nb_alloc(sizeof(double) * C);
 	sc->fc = nb_alloc(sizeof(double) * C);
 	sc->term = nb_alloc(sizeof(double) * C);
+	sc->term_z = nb_alloc(sizeof(double) * C);
 	sc->z = nb_alloc(sizeof(double) * C);
+	if (o->norm)
+	{
+		sc->norm_u = nb_alloc_zero(sizeof(double) * ((uint64_t) ix->n_tokens + 1));
+		sc->norm_scale = nb_alloc_zero(sizeof(double) * FC);
+		sc->norm_g = nb_alloc(sizeof(double) * (F + 1));
+	}
 
 	/* complement naive Bayes has no prior (options allow it with bags only) */
 	if (o->kind != NB_COMPLEMENT || C == 1)
-		set_prior(sc, ix, o);
+		set_prior(sc, ix, o, pc.class_alpha);
 
 	for (uint32_t j = 0; j < F; j++)
 	{
@@ -478,16 +589,20 @@ nb_scorer_build(NbScorer *sc, const NbIndex *ix, const NbOptions *o)
 				else if (o->kind == NB_BERNOULLI)
 				{
 					sc->per_occurrence[j] = false;
-					build_bernoulli(sc, ix, j, first_item, a);
+					build_bernoulli(sc, ix, j, first_item, &pc);
 				}
 				else
+				{
 					build_complement(sc, ix, j, first_item, a);
+					if (o->norm)
+						normalize_complement(sc, ix, j, first_item, a);
+				}
 				break;
 			case NB_FEATURE_CATEGORICAL:
 				build_multinomial(sc, ix, j, first_item, a);
 				break;
 			case NB_FEATURE_BOOLEAN:
-				build_boolean(sc, ix, j, a);
+				build_boolean(sc, ix, j, &pc);
 				break;
 			case NB_FEATURE_GAUSSIAN:
 				build_gaussian(sc, ix, j, floor);
@@ -529,7 +644,14 @@ nb_scorer_free(NbScorer *sc)
 	nb_free(sc->f);
 	nb_free(sc->fc);
 	nb_free(sc->term);
+	nb_free(sc->term_z);
 	nb_free(sc->z);
+	if (sc->norm_u != NULL)
+	{
+		nb_free(sc->norm_u);
+		nb_free(sc->norm_scale);
+		nb_free(sc->norm_g);
+	}
 }
 
 /*
@@ -539,75 +661,84 @@ nb_scorer_free(NbScorer *sc)
  */
 #define NB_MIN_TERM (-1e300)
 
-/* Add feature j's terms for a present feature (everything but its entries). */
+void
+nb_scorer_count_terms(const NbScorer *sc, uint32_t j, double base_weight, double occ,
+					  double dist, double *f, double *z)
+{
+	uint32_t	C = sc->index->n_classes;
+	uint64_t	jc = (uint64_t) j * C;
+
+	for (uint32_t c = 0; c < C; c++)
+	{
+		f[c] = base_weight * sc->base_f[jc + c] + occ * sc->occ_f[jc + c] +
+			dist * sc->dist_f[jc + c];
+		z[c] = base_weight * sc->base_z[jc + c] + occ * sc->occ_z[jc + c] +
+			dist * sc->dist_z[jc + c];
+	}
+}
+
+void
+nb_scorer_value_terms(const NbScorer *sc, uint32_t j, double x, double *f, double *z)
+{
+	uint32_t	C = sc->index->n_classes;
+	uint64_t	jc = (uint64_t) j * C;
+	double		best = -INFINITY;
+
+	if (sc->index->feature_type[j] == NB_FEATURE_BOOLEAN)
+	{
+		const double *tf = x != 0 ? sc->occ_f : sc->dist_f;
+		const double *tz = x != 0 ? sc->occ_z : sc->dist_z;
+
+		for (uint32_t c = 0; c < C; c++)
+		{
+			f[c] = tf[jc + c];
+			z[c] = tz[jc + c];
+		}
+		return;
+	}
+	for (uint32_t c = 0; c < C; c++)
+	{
+		z[c] = 0;
+		f[c] = 0;
+		if (sc->usable[j])
+		{
+			double		d = x - sc->mean[jc + c];
+
+			f[c] = sc->base_f[jc + c] - 0.5 * (d * d / sc->var[jc + c]);
+			if (f[c] > best)
+				best = f[c];
+		}
+	}
+
+	/*
+	 * Relative to the best class, which changes no posterior but keeps
+	 * magnitudes small; a value so far from every mean that each term is
+	 * -inf tells the classes apart no more than a missing one.
+	 */
+	for (uint32_t c = 0; c < C; c++)
+	{
+		double		rel = best == -INFINITY ? 0 : f[c] - best;
+
+		f[c] = rel < NB_MIN_TERM ? NB_MIN_TERM : rel;
+	}
+}
+
+/* Add feature j's terms for a present feature (everything but its items' terms). */
 static void
 add_feature(NbScorer *sc, const NbDoc *doc, uint32_t j)
 {
-	const NbIndex *ix = sc->index;
-	uint32_t	C = ix->n_classes;
-	uint64_t	jc = (uint64_t) j * C;
+	uint32_t	C = sc->index->n_classes;
 
-	switch (ix->feature_type[j])
+	if (sc->index->feature_type[j] == NB_FEATURE_BAG ||
+		sc->index->feature_type[j] == NB_FEATURE_CATEGORICAL)
+		nb_scorer_count_terms(sc, j, 1, doc->occurrences[j], doc->distinct[j],
+							  sc->term, sc->term_z);
+	else
+		nb_scorer_value_terms(sc, j, doc->value[j], sc->term, sc->term_z);
+	for (uint32_t c = 0; c < C; c++)
 	{
-		case NB_FEATURE_BAG:
-		case NB_FEATURE_CATEGORICAL:
-			{
-				double		occ = doc->occurrences[j];
-				double		dist = doc->distinct[j];
-
-				for (uint32_t c = 0; c < C; c++)
-				{
-					add_compensated(&sc->f[c], &sc->fc[c],
-									sc->base_f[jc + c] + occ * sc->occ_f[jc + c] +
-									dist * sc->dist_f[jc + c]);
-					sc->z[c] += sc->base_z[jc + c] + occ * sc->occ_z[jc + c] +
-						dist * sc->dist_z[jc + c];
-				}
-			}
-			break;
-		case NB_FEATURE_BOOLEAN:
-			{
-				const double *tf = doc->value[j] != 0 ? sc->occ_f : sc->dist_f;
-				const double *tz = doc->value[j] != 0 ? sc->occ_z : sc->dist_z;
-
-				for (uint32_t c = 0; c < C; c++)
-				{
-					add_compensated(&sc->f[c], &sc->fc[c], tf[jc + c]);
-					sc->z[c] += tz[jc + c];
-				}
-			}
-			break;
-		case NB_FEATURE_GAUSSIAN:
-			{
-				double		best = -INFINITY;
-
-				if (!sc->usable[j])
-					break;
-				for (uint32_t c = 0; c < C; c++)
-				{
-					double		d = doc->value[j] - sc->mean[jc + c];
-
-					sc->term[c] = sc->base_f[jc + c] - 0.5 * (d * d / sc->var[jc + c]);
-					if (sc->term[c] > best)
-						best = sc->term[c];
-				}
-
-				/*
-				 * Added relative to the best class, which changes no
-				 * posterior but keeps magnitudes small; a value so far from
-				 * every mean that each term is -inf tells the classes apart
-				 * no more than a missing one.
-				 */
-				if (best == -INFINITY)
-					break;
-				for (uint32_t c = 0; c < C; c++)
-				{
-					double		rel = sc->term[c] - best;
-
-					add_compensated(&sc->f[c], &sc->fc[c], rel < NB_MIN_TERM ? NB_MIN_TERM : rel);
-				}
-			}
-			break;
+		add_compensated(&sc->f[c], &sc->fc[c], sc->term[c]);
+		sc->z[c] += sc->term_z[c];
 	}
 }
 
@@ -615,7 +746,7 @@ add_feature(NbScorer *sc, const NbDoc *doc, uint32_t j)
 static inline double
 item_multiplier(const NbScorer *sc, const NbDocToken *t)
 {
-	return sc->any_per_document && !sc->per_occurrence[t->feature] ? 1.0 : t->count;
+	return sc->any_per_document ? nb_scorer_item_weight(sc, t->feature, t->count) : t->count;
 }
 
 /* Add the terms of the document's items, kept as entries. */
@@ -718,6 +849,31 @@ add_item_rows(NbScorer *sc, const NbDoc *doc)
 	}
 }
 
+/*
+ * Complement with norm: per bag feature j present, the products
+ * g_j * norm_scale[j, c] of g_j = sum of x_k norm_u[k] over its items.
+ */
+static void
+add_norm_products(NbScorer *sc, const NbDoc *doc)
+{
+	uint32_t	C = sc->index->n_classes;
+
+	for (uint32_t i = 0; i < doc->n_present; i++)
+		sc->norm_g[doc->present_list[i]] = 0;
+	for (uint32_t i = 0; i < doc->n_tokens; i++)
+	{
+		nb_interrupt_at(i);
+		sc->norm_g[doc->tokens[i].feature] += doc->tokens[i].count * sc->norm_u[doc->tokens[i].token];
+	}
+	for (uint32_t i = 0; i < doc->n_present; i++)
+	{
+		uint32_t	j = doc->present_list[i];
+
+		for (uint32_t c = 0; c < C; c++)
+			add_compensated(&sc->f[c], &sc->fc[c], sc->norm_g[j] * sc->norm_scale[(uint64_t) j * C + c]);
+	}
+}
+
 int64_t
 nb_scorer_score(NbScorer *sc, const NbDoc *doc, double *log_post)
 {
@@ -749,6 +905,8 @@ nb_scorer_score(NbScorer *sc, const NbDoc *doc, double *log_post)
 		add_item_rows(sc, doc);
 	else
 		add_item_entries(sc, doc);
+	if (sc->norm_u != NULL)
+		add_norm_products(sc, doc);
 	for (uint32_t c = 0; c < C; c++)
 		sc->f[c] += sc->fc[c];
 
@@ -778,4 +936,40 @@ nb_scorer_score(NbScorer *sc, const NbDoc *doc, double *log_post)
 			best = c;
 	}
 	return best;
+}
+
+void
+nb_scorer_item_terms(const NbScorer *sc, uint32_t k, double *f, double *z)
+{
+	const NbIndex *ix = sc->index;
+	uint32_t	C = ix->n_classes;
+
+	if (sc->rows != NULL)
+	{
+		uint32_t	slot = nb_strmap_slot_of(&ix->tokens, k);
+		const double *row = nb_row_terms(sc->rows, sc->row_size, slot);
+
+		for (uint32_t c = 0; c < C; c++)
+		{
+			f[c] = row[c];
+			z[c] = sc->row_z != NULL ? sc->row_z[(uint64_t) slot * C + c] : 0;
+		}
+		return;
+	}
+	for (uint32_t c = 0; c < C; c++)
+		f[c] = z[c] = 0;
+	for (uint64_t e = ix->token_start[k]; e < ix->token_start[k + 1]; e++)
+	{
+		f[sc->entry[e].cls] = sc->entry[e].f;
+		z[sc->entry[e].cls] = sc->entry_z[e];
+	}
+}
+
+void
+nb_scorer_item_shared(const NbScorer *sc, uint32_t j, uint32_t k, double *f, double *z)
+{
+	LogFactor	r = item_shared(sc->index, sc->kind, j, k, sc->alpha);
+
+	*f = r.f;
+	*z = r.z;
 }

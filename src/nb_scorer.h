@@ -7,11 +7,13 @@
  * token plus one addition per (item, class) entry of its items, plus
  * O(classes) per present feature.
  *
- * Zero probabilities (alpha = 0) are tracked exactly instead of as -inf:
- * each score is a pair (f, z) meaning  e^f * alpha^z  as alpha -> 0+, where z
- * counts zero factors.  The posterior is the limit of the smoothed posterior:
- * the classes with the smallest z share the probability in proportion to
- * e^f.  With alpha > 0 every z is 0 and this is the ordinary posterior.
+ * Zero probabilities (a pseudo-count of 0: alpha = 0, or 1 under the map
+ * estimator) are tracked exactly instead of as -inf: each score is a pair
+ * (f, z) meaning  e^f * eps^z  as eps -> 0+, every pseudo-count of 0 taken
+ * as eps, where z counts zero factors.  The posterior is the limit of the
+ * smoothed posterior: the classes with the smallest z share the probability
+ * in proportion to e^f.  With positive pseudo-counts every z is 0 and this
+ * is the ordinary posterior.
  */
 #ifndef NB_SCORER_H
 #define NB_SCORER_H
@@ -34,6 +36,7 @@ typedef struct NbScorer
 {
 	const NbIndex *index;
 	NbKind		kind;
+	double		alpha;
 	bool	   *excluded;		/* class prior is exactly 0 */
 	double	   *prior_f;		/* per class */
 	/*
@@ -73,10 +76,29 @@ typedef struct NbScorer
 	uint32_t	row_size;		/* 32 or 64 (see NB_ROW_CLASSES) */
 	void	   *rows_block;
 	double	   *row_z;			/* NULL unless any_entry_z */
+	/*
+	 * Complement with norm only (else NULL): each known item k of bag j
+	 * adds x_k * norm_u[k] * norm_scale[j * C + c] to class c besides its
+	 * entries, a term that is a product of an item and a class factor.
+	 * norm_g is scratch per feature.
+	 */
+	double	   *norm_u;
+	double	   *norm_scale;
+	double	   *norm_g;
 	/* scratch for one document: score, its rounding compensation, zero factors */
 	double	   *f, *fc, *z;
-	double	   *term;			/* one feature's terms */
+	double	   *term, *term_z;	/* one feature's terms */
 } NbScorer;
+
+/*
+ * How many times an item's terms count in a document where it occurs count
+ * times: per occurrence, or once for a feature scored per document (Bernoulli).
+ */
+static inline double
+nb_scorer_item_weight(const NbScorer *sc, uint32_t feature, double count)
+{
+	return sc->per_occurrence[feature] ? count : 1.0;
+}
 
 /*
  * nb_doc_add_tokens for a document to be scored by sc only: tokens are
@@ -90,8 +112,10 @@ void		nb_scorer_add_tokens(const NbScorer *sc, NbDoc *doc, uint32_t feature,
 								 const NbTokenRef *tokens, uint32_t n);
 
 /*
- * Precompute every logarithm of the options.  var_smoothing scales the
- * Gaussian variance floor; kind applies to bag features.
+ * Precompute every logarithm of the options, which passed
+ * nb_options_check_set.  var_smoothing scales the Gaussian variance floor;
+ * kind applies to bag features; the estimator's pseudo-counts
+ * (nb_options_pseudo) smooth every count.
  */
 void		nb_scorer_build(NbScorer *scorer, const NbIndex *index, const NbOptions *opts);
 void		nb_scorer_free(NbScorer *scorer);
@@ -104,5 +128,43 @@ void		nb_scorer_free(NbScorer *scorer);
  * prevents.
  */
 int64_t		nb_scorer_score(NbScorer *scorer, const NbDoc *doc, double *log_post);
+
+/*
+ * The terms a score is the sum of, per class into f[C] and z[C] (zero
+ * factors, see above), each computed where scoring computes it: for
+ * explaining a score (nb_explain.h) and listing what a model learned.
+ *
+ * The score of a class is its prior_f (minus infinity where excluded) plus,
+ * for each present feature j, nb_scorer_count_terms(j, 1, occurrences,
+ * distinct) for a bag or categorical feature or nb_scorer_value_terms(j,
+ * value) for another, plus, for each known item of the document,
+ * nb_scorer_item_weight times nb_scorer_item_terms.
+ */
+
+/* base_weight * base + occ * (per occurrence) + dist * (per distinct item) of feature j. */
+void		nb_scorer_count_terms(const NbScorer *scorer, uint32_t feature, double base_weight,
+								  double occ, double dist, double *f, double *z);
+
+/*
+ * The term of value x of a boolean (0 or 1) or Gaussian feature.  Gaussian
+ * terms are relative to the largest (which changes no posterior), and all 0
+ * for a value so far from every mean that no class has a density above 0.
+ */
+void		nb_scorer_value_terms(const NbScorer *scorer, uint32_t feature, double x,
+								  double *f, double *z);
+
+/* Item k's own terms: 0 for a class it never occurred in. */
+void		nb_scorer_item_terms(const NbScorer *scorer, uint32_t item, double *f, double *z);
+
+/*
+ * The part of the term of item k (of feature j, a bag or categorical one)
+ * that is the same in every class and that scoring therefore leaves out:
+ * its term in class c is this plus the count terms of one occurrence and
+ * one distinct item plus its item terms.  0 for a feature scored per
+ * document, whose item terms are the log-odds of presence against absence
+ * (Bernoulli: log t - log(1 - t), the feature's base holding log(1 - t)).
+ */
+void		nb_scorer_item_shared(const NbScorer *scorer, uint32_t feature, uint32_t item,
+								  double *f, double *z);
 
 #endif

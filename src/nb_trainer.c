@@ -13,6 +13,8 @@
 
 #define NB_EMPTY_KEY UINT64_MAX
 
+static void end_doc(NbTrainer *t);
+
 static void
 init_pairs(NbTrainer *t, uint64_t nslots)
 {
@@ -23,6 +25,13 @@ init_pairs(NbTrainer *t, uint64_t nslots)
 		t->pairs[i].key = NB_EMPTY_KEY;
 	}
 	t->pair_mask = nslots - 1;
+}
+
+static void
+init_lengths(NbTrainer *t, uint64_t nslots)
+{
+	t->lengths = nb_alloc_zero(sizeof(NbLengthSlot) * nslots);
+	t->length_mask = nslots - 1;
 }
 
 NbTrainer *
@@ -42,6 +51,7 @@ nb_trainer_create(void)
 	t->item_cap = 64;
 	t->item_doc = nb_alloc(sizeof(uint32_t) * t->item_cap);
 	init_pairs(t, 256);
+	init_lengths(t, 64);
 	return t;
 }
 
@@ -62,6 +72,9 @@ nb_trainer_destroy(NbTrainer *t)
 	if (t->position_feature != NULL)
 		nb_free(t->position_feature);
 	nb_free(t->pairs);
+	nb_free(t->lengths);
+	if (t->pending != NULL)
+		nb_free(t->pending);
 	nb_item_keys_free(&t->item_keys);
 	if (t->scratch_hash != NULL)
 	{
@@ -208,6 +221,7 @@ new_item(NbTrainer *t, const char *str, uint32_t len, uint64_t hash)
 void
 nb_trainer_begin_doc(NbTrainer *t, const char *label, uint32_t len, double weight)
 {
+	end_doc(t);
 	t->doc_class = intern_class(t, label, len);
 	t->class_docs[t->doc_class] += weight;
 	if (!isfinite(t->class_docs[t->doc_class]))
@@ -252,6 +266,8 @@ nb_trainer_feature(NbTrainer *t, const char *name, uint32_t len,
 	f->stats = nb_alloc_zero(sizeof(NbClassStat) * t->class_cap);
 	if (type == NB_FEATURE_BAG && len == 0)
 		t->unnamed_bag = j;
+	if (type == NB_FEATURE_BAG)
+		t->n_bags++;
 	return j;
 }
 
@@ -422,10 +438,128 @@ add_items(NbTrainer *t, const NbTokenRef *tokens, uint32_t n)
 	}
 }
 
+static inline uint64_t
+length_hash(uint32_t feature, uint32_t cls, double length)
+{
+	uint64_t	bits;
+
+	memcpy(&bits, &length, 8);
+	return nb_hash_mix(nb_hash_mix((uint64_t) feature << 32 | cls) ^ bits);
+}
+
+/* The slot of (feature, class, length) in a table with room for it. */
+static NbLengthSlot *
+find_length(NbLengthSlot *table, uint64_t mask, uint32_t feature, uint32_t cls, double length)
+{
+	uint64_t	j = length_hash(feature, cls, length) & mask;
+
+	for (;;)
+	{
+		NbLengthSlot *s = &table[j];
+
+		if (s->length == 0 ||
+			(s->length == length && s->feature == feature && s->cls == cls))
+			return s;
+		j = (j + 1) & mask;
+	}
+}
+
+/*
+ * Add weight to the bin of a document length (> 0, finite) of a bag in a
+ * class.  The table is kept at most half full.
+ */
+static void
+add_length(NbTrainer *t, uint32_t feature, uint32_t cls, double length, double weight)
+{
+	NbLengthSlot *s;
+
+	if ((t->lengths_used + 1) * 2 > t->length_mask + 1)
+	{
+		NbLengthSlot *old = t->lengths;
+		uint64_t	old_slots = t->length_mask + 1;
+
+		init_lengths(t, old_slots * 2);
+		for (uint64_t i = 0; i < old_slots; i++)
+		{
+			nb_interrupt_at(i);
+			if (old[i].length != 0)
+				*find_length(t->lengths, t->length_mask, old[i].feature, old[i].cls,
+							 old[i].length) = old[i];
+		}
+		nb_free(old);
+	}
+	s = find_length(t->lengths, t->length_mask, feature, cls, length);
+	if (s->length == 0)
+	{
+		s->feature = feature;
+		s->cls = cls;
+		s->length = length;
+		s->weight = 0;
+		t->lengths_used++;
+	}
+	s->weight += weight;
+	if (!isfinite(s->weight))
+		t->overflow = true;
+}
+
+/*
+ * End the current document: the lengths of its bags go to the histograms
+ * (an empty bag has none, see nb_format.h).
+ */
+static void
+end_doc(NbTrainer *t)
+{
+	for (uint32_t i = 0; i < t->n_pending; i++)
+	{
+		double		length = t->feature[t->pending[i]].doc_length;
+
+		nb_interrupt_at(i);
+		if (length > 0 && isfinite(length))
+			add_length(t, t->pending[i], t->doc_class, length, t->doc_weight);
+	}
+	t->n_pending = 0;
+}
+
+/* Forget the lengths: the model now holds documents of unknown length. */
+static void
+drop_lengths(NbTrainer *t)
+{
+	t->lengths_unknown = true;
+	nb_free(t->lengths);
+	init_lengths(t, 64);
+	t->lengths_used = 0;
+	t->n_pending = 0;
+}
+
 void
 nb_trainer_add_tokens(NbTrainer *t, uint32_t feature, const NbTokenRef *tokens, uint32_t n)
 {
+	NbTrainerFeature *f = &t->feature[feature];
+	bool		first = f->last_doc != t->doc_seq;
+
 	doc_stat(t, feature);
+	if (f->type == NB_FEATURE_BAG && !t->lengths_unknown)
+	{
+		if (first)
+		{
+			if (t->n_pending == t->pending_cap)
+			{
+				t->pending_cap = t->pending_cap == 0 ? 8 : 2 * t->pending_cap;
+				t->pending = t->pending == NULL ?
+					nb_alloc(sizeof(uint32_t) * t->pending_cap) :
+					nb_realloc(t->pending, sizeof(uint32_t) * t->pending_cap);
+			}
+			t->pending[t->n_pending++] = feature;
+			f->doc_length = 0;
+		}
+		for (uint32_t i = 0; i < n; i++)
+		{
+			nb_interrupt_at(i);
+			f->doc_length += tokens[i].count;
+		}
+		if (!isfinite(f->doc_length))
+			t->overflow = true;
+	}
 	if (n == 0)
 		return;
 	if ((int64_t) feature != t->unnamed_bag)
@@ -532,6 +666,7 @@ nb_trainer_merge_view(NbTrainer *t, const NbView *v, uint32_t *conflict)
 	NbMergeStatus status = map_features(t, v, feature_map, conflict);
 	const char *s = v->labels;
 	uint64_t	e = 0;
+	uint64_t	h = 0;
 	uint32_t	k = 0;
 	uint64_t	work = 0;
 
@@ -540,6 +675,10 @@ nb_trainer_merge_view(NbTrainer *t, const NbView *v, uint32_t *conflict)
 		nb_free(feature_map);
 		return status;
 	}
+	end_doc(t);
+	/* the lengths of an older model's bags are unknown, and so are the merged ones */
+	if (!t->lengths_unknown && !nb_view_has_lengths(v) && nb_view_has_bag(v))
+		drop_lengths(t);
 	class_map = nb_alloc(sizeof(uint32_t) * v->n_classes);
 	for (uint32_t c = 0; c < v->n_classes; c++)
 	{
@@ -572,23 +711,32 @@ nb_trainer_merge_view(NbTrainer *t, const NbView *v, uint32_t *conflict)
 			NbClassStat *st = &f->stats[class_map[c]];
 			double		present = nb_view_present(v, j, c);
 
-			if (f->type == NB_FEATURE_GAUSSIAN)
-				nb_merge_moments(&st->present, &st->a, &st->b,
-							  present, nb_view_a(v, j, c), nb_view_b(v, j, c));
-			else
-			{
-				st->present += present;
-				st->a += nb_view_a(v, j, c);
-			}
+			nb_feature_stats_add(f->type, &st->present, &st->a, &st->b,
+								 present, nb_view_a(v, j, c), nb_view_b(v, j, c));
 			if (!isfinite(st->present) || !isfinite(st->a) || !isfinite(st->b))
 				t->overflow = true;
 		}
-		if (f->type == NB_FEATURE_GAUSSIAN)
+		if (nb_feature_type(f->type)->stats == NB_STATS_MOMENTS)
 		{
 			nb_merge_moments(&f->rows, &f->mean, &f->m2, nb_read_f64(v->feature_rows, j),
 						  nb_read_f64(v->feature_mean, j), nb_read_f64(v->feature_m2, j));
 			if (!isfinite(f->m2) || !isfinite(f->mean))
 				t->overflow = true;
+		}
+		if (f->type == NB_FEATURE_BAG && !t->lengths_unknown)
+		{
+			for (uint32_t c = 0; c < v->n_classes; c++)
+				for (uint64_t end = h + nb_view_length_pairs(v, j, c); h < end; h++)
+				{
+					nb_interrupt_count(&work, 1);
+					add_length(t, tj, class_map[c], nb_read_f64(v->length_value, h),
+							   nb_read_f64(v->length_weight, h));
+				}
+			if (passes_limit(t, 0))
+			{
+				status = NB_MERGE_TOO_LARGE;
+				goto done;
+			}
 		}
 
 		for (uint32_t end = k + nb_view_feature_items(v, j); k < end; k++)
@@ -703,7 +851,7 @@ next_entry(const NbTrainer *t, uint64_t *pos, Entry *e)
 }
 
 bool
-nb_trainer_sums_finite(const NbTrainer *t)
+nb_trainer_sums_finite(NbTrainer *t)
 {
 	double		docs = 0;
 	double		count = 0;
@@ -712,6 +860,7 @@ nb_trainer_sums_finite(const NbTrainer *t)
 	uint64_t	work = 0;
 	Entry		en;
 
+	end_doc(t);
 	if (t->overflow)
 		return false;
 	for (uint32_t c = 0; c < t->classes.count; c++)
@@ -720,6 +869,26 @@ nb_trainer_sums_finite(const NbTrainer *t)
 	{
 		count += en.count;
 		doc_freq += en.docs;
+	}
+	/*
+	 * nb_view_open sums each histogram's weights and weighted lengths: the
+	 * sums over all of them, of positive terms, bound those (the weighted
+	 * lengths of a bag in a class add up to its token count there).
+	 */
+	{
+		double		rows = 0;
+		double		tokens = 0;
+
+		for (uint64_t i = 0; i <= t->length_mask; i++)
+		{
+			nb_interrupt_at(i);
+			if (t->lengths[i].length == 0)
+				continue;
+			rows += t->lengths[i].weight;
+			tokens += t->lengths[i].weight * t->lengths[i].length;
+		}
+		if (!isfinite(rows) || !isfinite(tokens))
+			return false;
 	}
 	for (uint32_t j = 0; j < t->features.count; j++)
 	{
@@ -753,7 +922,7 @@ is_text_only(const NbTrainer *t)
 
 /* The trainer's model as nb_format lays it out. */
 static NbFormatShape
-trainer_shape(const NbTrainer *t, bool text_only)
+trainer_shape(const NbTrainer *t, bool text_only, bool lengths)
 {
 	NbFormatShape s;
 
@@ -766,22 +935,37 @@ trainer_shape(const NbTrainer *t, bool text_only)
 	s.token_bytes = nb_vocab_bytes(&t->tokens) - t->prefix_bytes;
 	s.name_bytes = t->features.arena_used;
 	s.text_only = text_only;
+	s.lengths = lengths;
+	s.n_lengths = lengths ? t->lengths_used : 0;
 	return s;
+}
+
+/* Whether the model is written with its document lengths (version 3). */
+static bool
+keeps_lengths(const NbTrainer *t)
+{
+	return !t->lengths_unknown && t->n_bags > 0;
 }
 
 uint64_t
 nb_trainer_min_flat_size(const NbTrainer *t)
 {
-	/* the version 1 layout: no feature arrays; every term is bounded by allocated memory */
-	NbFormatShape s = trainer_shape(t, true);
+	/*
+	 * Without lengths, the version 1 layout: no feature arrays.  Every term
+	 * is bounded by allocated memory.
+	 */
+	NbFormatShape s = trainer_shape(t, true, keeps_lengths(t));
 
 	return nb_format_size(&s, SIZE_MAX);
 }
 
 size_t
-nb_trainer_flat_size(const NbTrainer *t, size_t max_size)
+nb_trainer_flat_size(NbTrainer *t, size_t max_size)
 {
-	NbFormatShape s = trainer_shape(t, is_text_only(t));
+	NbFormatShape s;
+
+	end_doc(t);
+	s = trainer_shape(t, is_text_only(t), keeps_lengths(t));
 
 	return nb_format_size(&s, max_size);
 }
@@ -963,6 +1147,69 @@ sort_keys(const ItemOrder *o, ItemKey *keys, uint32_t n)
 	nb_free(buf);
 }
 
+/* A length bin with the canonical ranks of its feature and class. */
+typedef struct LengthRef
+{
+	uint32_t	feature;
+	uint32_t	cls;
+	double		length;
+	double		weight;
+} LengthRef;
+
+static int
+cmp_length(const void *a, const void *b)
+{
+	const LengthRef *x = a;
+	const LengthRef *y = b;
+
+	if (x->feature != y->feature)
+		return x->feature < y->feature ? -1 : 1;
+	if (x->cls != y->cls)
+		return x->cls < y->cls ? -1 : 1;
+	return (x->length > y->length) - (x->length < y->length);
+}
+
+/* Fill the length arrays of version 3: bins sorted by feature, class and length. */
+static void
+write_lengths(const NbTrainer *t, const uint32_t *feature_rank, const uint32_t *class_rank,
+			  const NbFormatWriter *w)
+{
+	uint64_t	H = t->lengths_used;
+	uint64_t	FC = (uint64_t) t->features.count * t->classes.count;
+	LengthRef  *bins = nb_alloc(sizeof(LengthRef) * (H ? H : 1));
+	uint64_t	n = 0;
+
+	for (uint64_t i = 0; i <= t->length_mask; i++)
+	{
+		const NbLengthSlot *s = &t->lengths[i];
+
+		nb_interrupt_at(i);
+		if (s->length == 0)
+			continue;
+		bins[n].feature = feature_rank[s->feature];
+		bins[n].cls = class_rank[s->cls];
+		bins[n].length = s->length;
+		bins[n].weight = s->weight;
+		n++;
+	}
+	nb_sort(bins, H, sizeof(LengthRef), cmp_length);
+	for (uint64_t x = 0; x < FC; x++)
+	{
+		nb_interrupt_at(x);
+		nb_write_u32(w->length_pairs, x, 0);
+	}
+	for (uint64_t i = 0; i < H; i++)
+	{
+		uint64_t	x = (uint64_t) bins[i].feature * t->classes.count + bins[i].cls;
+
+		nb_interrupt_at(i);
+		nb_write_u32(w->length_pairs, x, nb_read_u32(w->length_pairs, x) + 1);
+		nb_write_f64(w->length_value, i, bins[i].length);
+		nb_write_f64(w->length_weight, i, bins[i].weight);
+	}
+	nb_free(bins);
+}
+
 static int
 cmp_entry(const void *a, const void *b)
 {
@@ -1034,7 +1281,7 @@ bucket_pairs(const NbTrainer *t, const uint32_t *order, const uint32_t *class_ra
 	*entries = out;
 }
 
-/* Fill the version 2 feature arrays. */
+/* Fill the feature arrays of versions 2 and 3. */
 static void
 write_features(const NbTrainer *t, const StrRef *features, const StrRef *classes,
 			   const ItemOrder *o, const uint32_t *order, const NbFormatWriter *w)
@@ -1127,20 +1374,21 @@ write_item_entries(const NbTrainer *t, const NbFormatWriter *w, uint32_t id,
 	return n_inline + (uint32_t) n_bucket;
 }
 
-void
-nb_trainer_write(NbTrainer *t, unsigned char *buf, size_t size)
+static void
+write_model(NbTrainer *t, unsigned char *buf, size_t size)
 {
 	uint32_t	C = t->classes.count;
 	uint32_t	V = t->tokens.count;
 	uint32_t	F = t->features.count;
 	bool		text_only = is_text_only(t);
+	bool		lengths = keeps_lengths(t);
 	uint32_t   *class_rank = nb_alloc(sizeof(uint32_t) * (C ? C : 1));
 	uint32_t   *feature_rank = nb_alloc(sizeof(uint32_t) * (F ? F : 1));
 	StrRef	   *classes = sorted_strings(&t->classes, class_rank);
 	StrRef	   *features = sorted_strings(&t->features, feature_rank);
 	ItemOrder	order = {t, feature_rank,
 	t->unnamed_bag >= 0 ? feature_rank[t->unnamed_bag] : 0};
-	NbFormatShape shape = trainer_shape(t, text_only);
+	NbFormatShape shape = trainer_shape(t, text_only, lengths);
 	uint64_t   *bucket_end = NULL;
 	Entry	   *pairs = NULL;
 	ItemKey    *keys;
@@ -1190,8 +1438,10 @@ nb_trainer_write(NbTrainer *t, unsigned char *buf, size_t size)
 		bucket_pairs(t, ids, class_rank, &bucket_end, &pairs);
 
 	nb_format_begin(&w, &shape, buf, size);
-	if (!text_only)
+	if (!text_only || lengths)
 		write_features(t, features, classes, &order, ids, &w);
+	if (lengths)
+		write_lengths(t, feature_rank, class_rank, &w);
 
 	strings = w.labels;
 	for (uint32_t c = 0; c < C; c++)
@@ -1219,7 +1469,7 @@ nb_trainer_write(NbTrainer *t, unsigned char *buf, size_t size)
 		strings += len;
 		e += n;
 	}
-	if (!text_only)
+	if (!text_only || lengths)
 		for (uint32_t j = 0; j < F; j++)
 		{
 			nb_interrupt_count(&work, 1 + features[j].len / 64);
@@ -1238,4 +1488,11 @@ nb_trainer_write(NbTrainer *t, unsigned char *buf, size_t size)
 		nb_free(bucket_end);
 		nb_free(pairs);
 	}
+}
+
+void
+nb_trainer_write(NbTrainer *t, unsigned char *buf, size_t size)
+{
+	end_doc(t);
+	write_model(t, buf, size);
 }

@@ -33,6 +33,19 @@ typedef struct NbPairSlot
 
 #define NB_INLINE_CLASSES 2
 
+/*
+ * One bin of the document length histogram of a bag feature in a class:
+ * the weighted rows whose tokens of the bag add up to length (> 0; 0 marks
+ * a free slot).
+ */
+typedef struct NbLengthSlot
+{
+	uint32_t	feature;
+	uint32_t	cls;
+	double		length;
+	double		weight;
+} NbLengthSlot;
+
 /* An item's counts in a class below NB_INLINE_CLASSES (0 if none). */
 typedef struct NbItemCounts
 {
@@ -57,6 +70,7 @@ typedef struct NbTrainerFeature
 	double		mean;
 	double		m2;
 	uint64_t	last_doc;		/* document that last counted as having it */
+	double		doc_length;		/* bag: the current document's tokens so far */
 } NbTrainerFeature;
 
 typedef struct NbTrainer
@@ -68,6 +82,7 @@ typedef struct NbTrainer
 	NbTrainerFeature *feature;
 	uint32_t	feature_cap;
 	int64_t		unnamed_bag;	/* id of the bag feature "", or -1 */
+	uint32_t	n_bags;			/* bag features */
 	uint32_t	vector_len;		/* float8[] rows' length, 0 if none yet */
 	uint32_t   *position_feature;	/* feature ids of the vector_len positions, or NULL */
 	NbVocab		tokens;			/* the items */
@@ -79,6 +94,15 @@ typedef struct NbTrainer
 	uint64_t	pair_mask;
 	uint64_t	pairs_used;
 	uint64_t	n_entries;		/* non-zero (item, class) pairs, inline or not */
+	/* the document length histograms of the bags, see nb_format.h */
+	NbLengthSlot *lengths;
+	uint64_t	length_mask;
+	uint64_t	lengths_used;
+	bool		lengths_unknown;	/* merged a version 1 or 2 model with bags */
+	/* bags of the current document whose length is not in the histogram yet */
+	uint32_t   *pending;
+	uint32_t	n_pending;
+	uint32_t	pending_cap;
 	uint64_t	doc_seq;		/* current document; 0 means "merged in" */
 	uint32_t	doc_class;
 	double		doc_weight;
@@ -111,7 +135,9 @@ int64_t		nb_trainer_feature(NbTrainer *t, const char *name, uint32_t len,
  * present even with no tokens).  Batches are much faster than single
  * tokens: all hash lookups of the batch are prefetched first.  The caller
  * guarantees what the format requires of tokens: no zero bytes (SQL text
- * has none) and counts > 0.
+ * has none) and counts > 0.  The counts of a bag's tokens in a document
+ * add up to its length, which goes to the histogram when the document ends
+ * (at the next document, merge, or serialization).
  */
 void		nb_trainer_add_tokens(NbTrainer *t, uint32_t feature,
 								  const NbTokenRef *tokens, uint32_t n);
@@ -155,23 +181,25 @@ nb_trainer_is_empty(const NbTrainer *t)
 /*
  * Whether the serialized form would be valid as far as magnitudes go: every
  * count and every sum of counts finite (nb_view_open checks the same).
+ * This, nb_trainer_flat_size and nb_trainer_write end the current document.
  */
-bool		nb_trainer_sums_finite(const NbTrainer *t);
+bool		nb_trainer_sums_finite(NbTrainer *t);
 
 /*
- * The serialized size without the feature arrays of format version 2: a
- * lower bound of nb_trainer_flat_size that takes constant time, and grows
- * with every string and entry added.
+ * A lower bound of nb_trainer_flat_size that takes constant time, and grows
+ * with every string, entry and ended document's length added: the exact
+ * size of a model with its lengths (format version 3), else the size
+ * without the feature arrays of version 2.
  */
 uint64_t	nb_trainer_min_flat_size(const NbTrainer *t);
 
 /* Exact size of the serialized form, or 0 if it would exceed max_size. */
-size_t		nb_trainer_flat_size(const NbTrainer *t, size_t max_size);
+size_t		nb_trainer_flat_size(NbTrainer *t, size_t max_size);
 
 /*
  * Write the canonical serialized form into buf of nb_trainer_flat_size
- * bytes.  The item map's index is freed first, to make room for the sort
- * and the result: adding to the model later builds it again.
+ * bytes.  The item map's index lends its memory to the sort and is freed
+ * once sorted: adding to the model later builds it again.
  */
 void		nb_trainer_write(NbTrainer *t, unsigned char *buf, size_t size);
 

@@ -6,6 +6,7 @@
 
 #include <math.h>
 
+#include "common/shortest_dec.h"
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "lib/stringinfo.h"
@@ -89,11 +90,11 @@ nb_mutual_info_srf(PG_FUNCTION_ARGS)
 	for (uint64 i = 0; i < n; i++)
 	{
 		Datum		values[2];
-		bool		nulls[2] = {false, isnan(rows[i].mi)};
+		bool		nulls[2] = {false, false};
 
 		CHECK_FOR_INTERRUPTS();
 		values[0] = PointerGetDatum(mi_row_name(&rows[i], token_start, name_start));
-		values[1] = Float8GetDatum(nulls[1] ? 0 : rows[i].mi);
+		values[1] = Float8GetDatum(rows[i].mi);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 		pfree(DatumGetPointer(values[0]));
 	}
@@ -110,49 +111,92 @@ total_docs(const NbView *view)
 	return d;
 }
 
+/* Add the entry counts of feature f's items to t, per class. */
+static void
+add_feature_tokens(const NbView *view, const NbFeature *f, double *t)
+{
+	NbItemIter	items = nb_feature_item_iter(view, f);
+	NbItem		item;
+
+	while (nb_item_next(&items, &item))
+	{
+		nb_interrupt_at(item.index);
+		for (uint32 i = 0; i < item.n_entries; i++)
+		{
+			NbEntry		en = nb_view_entry(view, item.first_entry + i);
+
+			t[en.cls] += en.count;
+		}
+	}
+}
+
 /* Tokens per class: the sum of the entry counts of the bag features' tokens. */
 static double *
 class_tokens(const NbView *view)
 {
 	double	   *t = palloc0(sizeof(double) * view->n_classes);
-	uint64		e = 0;
 	NbFeatureIter it = nb_view_features(view);
 	NbFeature	f;
 
 	while (nb_feature_next(&it, &f))
-	{
-		bool		bag = f.type == NB_FEATURE_BAG;
-
-		nb_interrupt_at(f.index);
-		for (uint32 k = f.first_item; k < f.first_item + f.n_items; k++)
-		{
-			nb_interrupt_at(k);
-			for (uint32 n = nb_read_u32(view->token_entries, k); n > 0; n--, e++)
-				if (bag)
-					t[nb_read_u32(view->entry_class, e)] += nb_read_f64(view->entry_count, e);
-		}
-	}
+		if (f.type == NB_FEATURE_BAG)
+			add_feature_tokens(view, &f, t);
 	return t;
 }
 
-static const char *
-feature_type_name(NbFeatureType type)
+/*
+ * Whether a model is the bag "" alone, present in every document: what
+ * text[] and tsvector rows train, shown in the compact form of version 1
+ * whatever its version.
+ */
+static bool
+text_only(const NbView *view)
 {
-	switch (type)
-	{
-		case NB_FEATURE_BAG:
-			return "bag";
-		case NB_FEATURE_CATEGORICAL:
-			return "categorical";
-		case NB_FEATURE_GAUSSIAN:
-			return "gaussian";
-		case NB_FEATURE_BOOLEAN:
-			return "boolean";
-	}
-	return "unknown";
+	if (view->n_features != 1 || nb_view_feature_name_len(view, 0) != 0 ||
+		nb_view_feature_type(view, 0) != NB_FEATURE_BAG)
+		return false;
+	for (uint32 c = 0; c < view->n_classes; c++)
+		if (nb_view_present(view, 0, c) != nb_read_f64(view->class_docs, c))
+			return false;
+	return true;
 }
 
-/* Open the "features" object of a version 2 model, after its vector length. */
+/*
+ * "lengths": {length: weight, ...}, the document length histogram of bag j
+ * in class c starting at pair *h (version 3); advances *h.
+ */
+static void
+push_lengths(JsonbParseState **state, const NbView *view, uint32 j, uint32 c, uint64 *h)
+{
+	nb_push_key(state, "lengths", strlen("lengths"));
+	pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
+	for (uint64 end = *h + nb_view_length_pairs(view, j, c); *h < end; (*h)++)
+	{
+		/* the key is kept by reference until the value is built */
+		char	   *key = palloc(DOUBLE_SHORTEST_DECIMAL_LEN);
+
+		CHECK_FOR_INTERRUPTS();
+		nb_push_key(state, key, double_to_shortest_decimal_buf(nb_read_f64(view->length_value, *h), key));
+		nb_push_float8(state, nb_read_f64(view->length_weight, *h));
+	}
+	pushJsonbValue(state, WJB_END_OBJECT, NULL);
+}
+
+/* The first pair of feature j's histograms (version 3). */
+static uint64
+first_length(const NbView *view, uint32 j)
+{
+	uint64		h = 0;
+
+	for (uint64 x = 0; x < (uint64) j * view->n_classes; x++)
+	{
+		CHECK_FOR_INTERRUPTS();
+		h += nb_read_u32(view->length_pairs, x);
+	}
+	return h;
+}
+
+/* Open the "features" object of a version 2 or 3 model, after its vector length. */
 static void
 begin_features(JsonbParseState **state, const NbView *view)
 {
@@ -213,6 +257,8 @@ nb_info(PG_FUNCTION_ARGS)
 	nb_push_pair(&state, "entries", (double) view.n_entries);
 	nb_push_pair(&state, "documents", total_docs(&view));
 	nb_push_pair(&state, "tokens", T);
+	if (nb_view_has_lengths(&view))
+		nb_push_pair(&state, "length_pairs", (double) view.n_lengths);
 	if (view.version != NB_FORMAT_VERSION_TEXT)
 	{
 		NbFeatureIter it = nb_view_features(&view);
@@ -223,7 +269,7 @@ nb_info(PG_FUNCTION_ARGS)
 		{
 			CHECK_FOR_INTERRUPTS();
 			nb_push_key(&state, f.name, f.name_len);
-			nb_push_string(&state, feature_type_name(f.type));
+			nb_push_string(&state, nb_feature_type(f.type)->name);
 		}
 		pushJsonbValue(&state, WJB_END_OBJECT, NULL);
 	}
@@ -231,42 +277,31 @@ nb_info(PG_FUNCTION_ARGS)
 	PG_RETURN_JSONB_P(nb_jsonb_finish(result));
 }
 
-/* {label: {"count": N_jc, "documents": d_jc}, ...} for item k's entries from *e. */
+/* {label: {"count": N_jc, "documents": d_jc}, ...} for an item's entries. */
 static void
 push_entries(JsonbParseState **state, const NbView *view, const char *const *label_start,
-			 uint32 k, uint64 *e)
+			 const NbItem *item)
 {
-	uint32		n = nb_read_u32(view->token_entries, k);
-
 	pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
-	for (uint32 i = 0; i < n; i++, (*e)++)
+	for (uint32 i = 0; i < item->n_entries; i++)
 	{
-		uint32		c = nb_read_u32(view->entry_class, *e);
+		NbEntry		en = nb_view_entry(view, item->first_entry + i);
 
-		nb_push_key(state, label_start[c], label_start[c + 1] - label_start[c]);
+		nb_push_key(state, label_start[en.cls], label_start[en.cls + 1] - label_start[en.cls]);
 		pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
-		nb_push_pair(state, "count", nb_read_f64(view->entry_count, *e));
-		nb_push_pair(state, "documents", nb_read_f64(view->entry_docs, *e));
+		nb_push_pair(state, "count", en.count);
+		nb_push_pair(state, "documents", en.docs);
 		pushJsonbValue(state, WJB_END_OBJECT, NULL);
 	}
 	pushJsonbValue(state, WJB_END_OBJECT, NULL);
 }
 
-/* An item as a key of a jsonb object, with its first entry. */
-typedef struct ItemKey
-{
-	const char *str;
-	uint32		len;
-	uint32		item;
-	uint64		entry;
-} ItemKey;
-
 /* The order of jsonb object keys: shorter first, then by bytes. */
 static int
 cmp_item_keys(const void *a, const void *b)
 {
-	const ItemKey *x = a;
-	const ItemKey *y = b;
+	const NbItem *x = a;
+	const NbItem *y = b;
 
 	if (x->len != y->len)
 		return x->len < y->len ? -1 : 1;
@@ -281,59 +316,45 @@ cmp_item_keys(const void *a, const void *b)
  */
 static void
 push_items(JsonbParseState **state, const NbView *view, const char *const *label_start,
-		   const NbFeature *f, uint64 *e)
+		   const NbFeature *f)
 {
 	uint32		n = f->n_items;
-	ItemKey    *keys = palloc_extended(sizeof(ItemKey) * ((Size) n + 1), MCXT_ALLOC_HUGE);
-	NbStringIter items = nb_feature_items(view, f);
+	NbItem	   *keys = palloc_extended(sizeof(NbItem) * ((Size) n + 1), MCXT_ALLOC_HUGE);
+	NbItemIter	items = nb_feature_item_iter(view, f);
 
-	for (uint32 i = 0; i < n; i++)
-	{
-		uint32		k = f->first_item + i;
-
+	for (uint32 i = 0; nb_item_next(&items, &keys[i]); i++)
 		nb_interrupt_at(i);
-		nb_string_next(&items, &keys[i].str, &keys[i].len);
-		keys[i].item = k;
-		keys[i].entry = *e;
-		*e += nb_read_u32(view->token_entries, k);
-	}
-	nb_sort(keys, n, sizeof(ItemKey), cmp_item_keys);
+	nb_sort(keys, n, sizeof(NbItem), cmp_item_keys);
 
 	pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
 	for (uint32 i = 0; i < n; i++)
 	{
-		uint64		entry = keys[i].entry;
-
 		CHECK_FOR_INTERRUPTS();
 		nb_push_key(state, keys[i].str, keys[i].len);
-		push_entries(state, view, label_start, keys[i].item, &entry);
+		push_entries(state, view, label_start, &keys[i]);
 	}
 	pushJsonbValue(state, WJB_END_OBJECT, NULL);
 	pfree(keys);
 }
 
-/* One feature of a version 2 model: type, per-class statistics, items. */
+/* One feature of a version 2 or 3 model: type, per-class statistics, items. */
 static void
 push_feature(JsonbParseState **state, const NbView *view, const NbFeature *f,
-			 const char *const *label_start, uint64 *e)
+			 const char *const *label_start)
 {
 	NbFeatureType type = f->type;
+	const NbFeatureTypeInfo *info = nb_feature_type(type);
 	uint32		j = f->index;
 	double	   *tokens = palloc0(sizeof(double) * view->n_classes);
-	uint64		e0 = *e;
+	uint64		h = nb_view_has_lengths(view) ? first_length(view, j) : 0;
 
-	/* a bag's tokens per class, from its entries */
-	for (uint32 k = f->first_item; k < f->first_item + f->n_items; k++)
-	{
-		nb_interrupt_at(k);
-		for (uint32 n = nb_read_u32(view->token_entries, k); n > 0; n--, e0++)
-			tokens[nb_read_u32(view->entry_class, e0)] += nb_read_f64(view->entry_count, e0);
-	}
+	if (type == NB_FEATURE_BAG)
+		add_feature_tokens(view, f, tokens);
 
 	pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
 	nb_push_key(state, "type", strlen("type"));
-	nb_push_string(state, feature_type_name(type));
-	if (type == NB_FEATURE_GAUSSIAN)
+	nb_push_string(state, info->name);
+	if (info->stats == NB_STATS_MOMENTS)
 	{
 		double		rows = nb_read_f64(view->feature_rows, j);
 
@@ -351,10 +372,14 @@ push_feature(JsonbParseState **state, const NbView *view, const NbFeature *f,
 		pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
 		nb_push_pair(state, "documents", present);
 		if (type == NB_FEATURE_BAG)
+		{
 			nb_push_pair(state, "tokens", tokens[c]);
-		else if (type == NB_FEATURE_BOOLEAN)
+			if (nb_view_has_lengths(view))
+				push_lengths(state, view, j, c, &h);
+		}
+		else if (info->stats == NB_STATS_TRUE_ROWS)
 			nb_push_pair(state, "true", nb_view_a(view, j, c));
-		else if (type == NB_FEATURE_GAUSSIAN && present > 0)
+		else if (info->stats == NB_STATS_MOMENTS && present > 0)
 		{
 			nb_push_pair(state, "mean", nb_view_a(view, j, c));
 			nb_push_pair(state, "variance", nb_view_b(view, j, c) / present);
@@ -362,24 +387,25 @@ push_feature(JsonbParseState **state, const NbView *view, const NbFeature *f,
 		pushJsonbValue(state, WJB_END_OBJECT, NULL);
 	}
 	pushJsonbValue(state, WJB_END_OBJECT, NULL);
-	if (type == NB_FEATURE_BAG || type == NB_FEATURE_CATEGORICAL)
+	if (info->items != NULL)
 	{
-		nb_push_key(state, type == NB_FEATURE_BAG ? "tokens" : "values",
-					type == NB_FEATURE_BAG ? strlen("tokens") : strlen("values"));
-		push_items(state, view, label_start, f, e);
+		nb_push_key(state, info->items, strlen(info->items));
+		push_items(state, view, label_start, f);
 	}
 	pushJsonbValue(state, WJB_END_OBJECT, NULL);
 	pfree(tokens);
 }
 
 /*
- * Version 1 (text only):
+ * Text only (the bag "" alone, present in every document; version 1, or 3
+ * with "lengths" per class):
  * {"format_version": 1,
- *  "classes": {label: {"documents": D_c, "tokens": T_c}, ...},
+ *  "classes": {label: {"documents": D_c, "tokens": T_c[, "lengths": {n: w, ...}]}, ...},
  *  "tokens": {token: {label: {"count": N_jc, "documents": d_jc}, ...}, ...}}
- * Version 2:
+ * Otherwise:
  * {"format_version": 2, "classes": {label: {"documents": D_c}, ...},
  *  ["vector_length": n,] "features": {name: push_feature, ...}}
+ * where version 3 gives each bag's classes their "lengths".
  */
 Datum
 nb_model_to_jsonb(PG_FUNCTION_ARGS)
@@ -390,10 +416,10 @@ nb_model_to_jsonb(PG_FUNCTION_ARGS)
 	double	   *tokens;
 	const char **label_start;
 	bool		v1;
-	uint64		e = 0;
+	uint64		h = 0;
 
 	nb_model_open(PG_GETARG_DATUM(0), &view, ERRCODE_DATA_CORRUPTED);
-	v1 = view.version == NB_FORMAT_VERSION_TEXT;
+	v1 = text_only(&view);
 	tokens = class_tokens(&view);
 	label_start = string_starts(nb_view_labels(&view), view.n_classes);
 
@@ -410,6 +436,8 @@ nb_model_to_jsonb(PG_FUNCTION_ARGS)
 		nb_push_pair(&state, "documents", nb_read_f64(view.class_docs, c));
 		if (v1)
 			nb_push_pair(&state, "tokens", tokens[c]);
+		if (v1 && nb_view_has_lengths(&view))
+			push_lengths(&state, &view, 0, c, &h);
 		pushJsonbValue(&state, WJB_END_OBJECT, NULL);
 	}
 	pushJsonbValue(&state, WJB_END_OBJECT, NULL);
@@ -422,7 +450,7 @@ nb_model_to_jsonb(PG_FUNCTION_ARGS)
 		/* the one feature, the bag "": its items are the model's tokens */
 		nb_feature_next(&it, &bag);
 		nb_push_key(&state, "tokens", strlen("tokens"));
-		push_items(&state, &view, label_start, &bag, &e);
+		push_items(&state, &view, label_start, &bag);
 	}
 	else
 	{
@@ -434,7 +462,7 @@ nb_model_to_jsonb(PG_FUNCTION_ARGS)
 		{
 			CHECK_FOR_INTERRUPTS();
 			nb_push_key(&state, f.name, f.name_len);
-			push_feature(&state, &view, &f, label_start, &e);
+			push_feature(&state, &view, &f, label_start);
 		}
 		pushJsonbValue(&state, WJB_END_OBJECT, NULL);
 	}

@@ -126,6 +126,8 @@ write_jsonb_value(StringInfo buf, const JsonbValue *v)
 		case jbvString:
 			appendBinaryStringInfo(buf, v->val.string.val, v->val.string.len);
 			return JENTRY_ISSTRING | (uint32) v->val.string.len;
+		case jbvNull:
+			return JENTRY_ISNULL;
 		case jbvNumeric:
 			pad_to_int(buf);
 			appendBinaryStringInfo(buf, (char *) v->val.numeric, VARSIZE_ANY(v->val.numeric));

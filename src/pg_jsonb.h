@@ -20,7 +20,7 @@ void		nb_push_float8(JsonbParseState **state, double v);
 void		nb_push_pair(JsonbParseState **state, const char *key, double v);
 
 /*
- * JsonbValueToJsonb for a tree of objects, strings and numbers, with
+ * JsonbValueToJsonb for a tree of objects, strings, numbers and nulls, with
  * cancellation points: the conversion of a large model's tree takes long.
  */
 Jsonb	   *nb_jsonb_finish(JsonbValue *root);

@@ -93,8 +93,8 @@ report_conflict(NbMergeStatus status, const NbView *view, uint32 feature,
 				 errmsg("cannot merge naive Bayes models: feature \"%.*s\" has different types",
 						(int) len, name),
 				 errdetail("It is %s in one model and %s in the other.",
-						   nb_feature_type_name(ours),
-						   nb_feature_type_name(nb_view_feature_type(view, feature)))));
+						   nb_feature_type(ours)->prose,
+						   nb_feature_type(nb_view_feature_type(view, feature))->prose)));
 	}
 	ereport(ERROR,
 			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -135,23 +135,6 @@ nb_expanded_merge(NbExpandedModel *em, Datum d)
 	if ((Pointer) flat != DatumGetPointer(d))
 		pfree(flat);
 	nb_expanded_check(em);
-}
-
-const char *
-nb_feature_type_name(NbFeatureType type)
-{
-	switch (type)
-	{
-		case NB_FEATURE_BAG:
-			return "a bag of tokens";
-		case NB_FEATURE_CATEGORICAL:
-			return "categorical";
-		case NB_FEATURE_GAUSSIAN:
-			return "Gaussian";
-		case NB_FEATURE_BOOLEAN:
-			return "boolean";
-	}
-	return "unknown";
 }
 
 static void

@@ -68,9 +68,6 @@ NbExpandedModel *nb_expanded_owned(Datum d, MemoryContext parent);
 /* Add every count of the model datum d (flat, toasted or expanded). */
 void		nb_expanded_merge(NbExpandedModel *em, Datum d);
 
-/* A feature type in words, for messages: "categorical", "Gaussian", ... */
-const char *nb_feature_type_name(NbFeatureType type);
-
 /*
  * ERROR: a model of size bytes (0: not known exactly) would pass
  * NB_MODEL_MAX_SIZE, the limit that keeps every model dumpable.

@@ -17,6 +17,11 @@
 #define FIT_PRIOR_DETAIL "It must be true or false."
 #define CLASS_PRIOR_DETAIL "It must be an object mapping every class label to a probability."
 #define PRIOR_SUM_DETAIL "The probabilities must have a positive finite sum."
+#define CLASS_ALPHA_DETAIL "It must be a number from 0 to 1e100."
+#define ESTIMATOR_DETAIL "Valid estimators are \"mean\" and \"map\"."
+#define BETA_DETAIL "It must be an array of two numbers from 0 to 1e100, the pseudo-counts of presence and absence."
+#define NORM_DETAIL "It must be true or false."
+#define MAP_DETAIL "The posterior mode of a Dirichlet or Beta prior needs parameters of at least 1."
 
 /* detail: one of the literal *_DETAIL strings above (translatable as they are) */
 #define option_error(option, detail) \
@@ -24,6 +29,12 @@
 			(errcode(ERRCODE_INVALID_PARAMETER_VALUE), \
 			 errmsg("invalid value for naive Bayes option \"%s\"", option), \
 			 errdetail(detail)))
+
+#define map_error(option) \
+	ereport(ERROR, \
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE), \
+			 errmsg("naive Bayes option \"%s\" must be at least 1 with estimator \"map\"", option), \
+			 errdetail(MAP_DETAIL)))
 
 /* Report what Core refused; class_prior's per-class refusals are reported where the label is known. */
 static void
@@ -45,6 +56,36 @@ check_option(NbOptionStatus status)
 		case NB_OPTION_PRIOR_INVALID:
 		case NB_OPTION_PRIOR_SUM_INVALID:
 			option_error("class_prior", PRIOR_SUM_DETAIL);
+			break;
+		case NB_OPTION_CLASS_ALPHA_OUT_OF_RANGE:
+			option_error("class_alpha", CLASS_ALPHA_DETAIL);
+			break;
+		case NB_OPTION_ESTIMATOR_UNRECOGNIZED:
+			option_error("estimator", ESTIMATOR_DETAIL);
+			break;
+		case NB_OPTION_BETA_OUT_OF_RANGE:
+			option_error("beta", BETA_DETAIL);
+			break;
+		case NB_OPTION_MAP_ALPHA_BELOW_ONE:
+			map_error("alpha");
+			break;
+		case NB_OPTION_MAP_BETA_BELOW_ONE:
+			map_error("beta");
+			break;
+		case NB_OPTION_MAP_CLASS_ALPHA_BELOW_ONE:
+			map_error("class_alpha");
+			break;
+		case NB_OPTION_NORM_NOT_COMPLEMENT:
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("naive Bayes option \"norm\" needs kind \"complement\""),
+					 errdetail("Weight normalization is defined for complement naive Bayes only.")));
+			break;
+		case NB_OPTION_NORM_NOT_SMOOTHED:
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("naive Bayes option \"norm\" needs positive smoothing"),
+					 errdetail("With alpha 0, or 1 under estimator \"map\", a complement probability can be 0 and its weight infinite.")));
 			break;
 		case NB_OPTION_COMPLEMENT_NOT_BAGS:
 			ereport(ERROR,
@@ -128,6 +169,26 @@ parse_class_prior(const JsonbValue *v, const NbIndex *ix, NbOptions *o)
 	return prior;
 }
 
+/* beta: [presence, absence] */
+static void
+parse_beta(const JsonbValue *v, NbOptions *o)
+{
+	JsonbIterator *it;
+	JsonbIteratorToken tok;
+	JsonbValue	elem;
+	double		b[2];
+	int			n = 0;
+
+	if (v->type != jbvBinary || !JsonContainerIsArray(v->val.binary.data) ||
+		JsonContainerSize(v->val.binary.data) != 2)
+		option_error("beta", BETA_DETAIL);
+	it = JsonbIteratorInit(v->val.binary.data);
+	while ((tok = JsonbIteratorNext(&it, &elem, true)) != WJB_DONE)
+		if (tok == WJB_ELEM && !number_value(&elem, &b[n++]))
+			option_error("beta", BETA_DETAIL);
+	check_option(nb_options_set_beta(o, b[0], b[1]));
+}
+
 void
 nb_parse_options(Jsonb *options, const NbIndex *ix, NbOptions *o)
 {
@@ -185,11 +246,34 @@ nb_parse_options(Jsonb *options, const NbIndex *ix, NbOptions *o)
 				option_error("var_smoothing", VAR_SMOOTHING_DETAIL);
 			check_option(nb_options_set_var_smoothing(o, var_smoothing));
 		}
+		else if (strcmp(name, "class_alpha") == 0)
+		{
+			double		class_alpha;
+
+			if (!number_value(&val, &class_alpha))
+				option_error("class_alpha", CLASS_ALPHA_DETAIL);
+			check_option(nb_options_set_class_alpha(o, class_alpha));
+		}
+		else if (strcmp(name, "estimator") == 0)
+		{
+			if (val.type != jbvString)
+				option_error("estimator", ESTIMATOR_DETAIL);
+			check_option(nb_options_set_estimator(o, val.val.string.val, val.val.string.len));
+		}
+		else if (strcmp(name, "beta") == 0)
+			parse_beta(&val, o);
+		else if (strcmp(name, "norm") == 0)
+		{
+			if (val.type != jbvBool)
+				option_error("norm", NORM_DETAIL);
+			nb_options_set_norm(o, val.val.boolean);
+		}
 		else
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("unrecognized naive Bayes option \"%s\"", name),
-					 errhint("Valid options are kind, alpha, fit_prior, class_prior and var_smoothing.")));
+					 errhint("Valid options are kind, alpha, fit_prior, class_prior, var_smoothing, class_alpha, estimator, beta and norm.")));
 	}
+	check_option(nb_options_check_set(o));
 	check_option(nb_options_check_model(o, nb_index_only_bags(ix)));
 }

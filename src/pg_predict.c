@@ -20,6 +20,7 @@
 #include "pg_features.h"
 #include "pg_jsonb.h"
 #include "pg_options.h"
+#include "pg_predict.h"
 #include "pg_prepared.h"
 
 /* A prepared model with the scorer of the row's options. */
@@ -56,6 +57,7 @@ typedef struct JsonbDocBuilder
 {
 	FunctionCallInfo fcinfo;
 	RowModel   *m;
+	NbRowCategories *categories;	/* NULL: not wanted */
 } JsonbDocBuilder;
 
 /*
@@ -74,8 +76,8 @@ doc_feature(JsonbDocBuilder *b, const char *key, uint32 key_len, NbFeatureType t
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("naive Bayes feature \"%.*s\" has the wrong type", (int) key_len, key),
 				 errdetail("The model has it as %s; the value given is %s.",
-						   nb_feature_type_name(ix->feature_type[j]),
-						   nb_feature_type_name(type))));
+						   nb_feature_type(ix->feature_type[j])->prose,
+						   nb_feature_type(type)->prose)));
 	return j;
 }
 
@@ -102,8 +104,21 @@ doc_category(void *arg, const char *key, uint32 key_len, const char *value, uint
 	int64		j = doc_feature(b, key, key_len, NB_FEATURE_CATEGORICAL);
 	NbTokenRef	ref = {value, len, 1.0};
 
-	if (j >= 0)
-		doc_add_tokens(b->m, (uint32) j, &ref, 1);
+	if (j < 0)
+		return;
+	doc_add_tokens(b->m, (uint32) j, &ref, 1);
+	if (b->categories != NULL)
+	{
+		if (b->categories->str == NULL)
+		{
+			uint32		F = b->m->pm->index.n_features;
+
+			b->categories->str = palloc0(sizeof(char *) * F);
+			b->categories->len = palloc0(sizeof(uint32) * F);
+		}
+		b->categories->str[j] = value;
+		b->categories->len[j] = len;
+	}
 }
 
 static void
@@ -155,20 +170,9 @@ doc_from_float8(NbPrepared *pm, ArrayType *array)
 	pfree(nulls);
 }
 
-typedef enum FeatureKind
-{
-	FEATURES_ARRAY,
-	FEATURES_TSVECTOR,
-	FEATURES_JSONB,
-	FEATURES_FLOAT8
-} FeatureKind;
-
-/*
- * Score the row: returns the index of the predicted class with the prepared
- * model's log_post filled, or -1 for a NULL result (NULL model or features).
- */
-static int64
-score_row(FunctionCallInfo fcinfo, FeatureKind kind, NbPrepared **pm_out)
+int64
+nb_score_row(FunctionCallInfo fcinfo, NbFeatureInput kind, NbRowCategories *categories,
+			 NbPrepared **pm_out, NbScorer **scorer_out)
 {
 	RowModel	m;
 	int64		best;
@@ -181,7 +185,7 @@ score_row(FunctionCallInfo fcinfo, FeatureKind kind, NbPrepared **pm_out)
 	nb_prepared_begin_row(m.pm);
 	switch (kind)
 	{
-		case FEATURES_ARRAY:
+		case NB_INPUT_ARRAY:
 			{
 				ArrayType  *tokens = PG_GETARG_ARRAYTYPE_P(1);
 				NbTokenRef *refs;
@@ -192,7 +196,7 @@ score_row(FunctionCallInfo fcinfo, FeatureKind kind, NbPrepared **pm_out)
 				doc_add_text(&m, refs, nb_array_tokens(tokens, refs));
 			}
 			break;
-		case FEATURES_TSVECTOR:
+		case NB_INPUT_TSVECTOR:
 			{
 				TSVector	tsv = PG_GETARG_TSVECTOR(1);
 				NbTokenRef *refs = nb_prepared_refs(fcinfo, tsv->size);
@@ -200,16 +204,16 @@ score_row(FunctionCallInfo fcinfo, FeatureKind kind, NbPrepared **pm_out)
 				doc_add_text(&m, refs, nb_tsvector_tokens(tsv, refs));
 			}
 			break;
-		case FEATURES_JSONB:
+		case NB_INPUT_JSONB:
 			{
-				JsonbDocBuilder builder = {fcinfo, &m};
+				JsonbDocBuilder builder = {fcinfo, &m, categories};
 				NbJsonbVisitor visitor = {&builder, doc_reserve, doc_bag, doc_category,
 					doc_real, doc_boolean};
 
 				nb_jsonb_features(PG_GETARG_JSONB_P(1), &visitor);
 			}
 			break;
-		case FEATURES_FLOAT8:
+		case NB_INPUT_FLOAT8:
 			doc_from_float8(m.pm, PG_GETARG_ARRAYTYPE_P(1));
 			break;
 	}
@@ -219,6 +223,7 @@ score_row(FunctionCallInfo fcinfo, FeatureKind kind, NbPrepared **pm_out)
 	if (best < 0)
 		elog(ERROR, "every class is excluded by the class prior");
 	*pm_out = m.pm;
+	*scorer_out = m.scorer;
 	return best;
 }
 
@@ -262,25 +267,27 @@ posterior_jsonb(NbPrepared *pm, bool log_scale)
 	PG_RETURN_JSONB_P(JsonbValueToJsonb(result));
 }
 
-/* The label of the most probable class, or NULL (see score_row). */
+/* The label of the most probable class, or NULL (see nb_score_row). */
 static Datum
-predict_label(FunctionCallInfo fcinfo, FeatureKind kind)
+predict_label(FunctionCallInfo fcinfo, NbFeatureInput kind)
 {
 	NbPrepared *pm;
-	int64		best = score_row(fcinfo, kind, &pm);
+	NbScorer   *scorer;
+	int64		best = nb_score_row(fcinfo, kind, NULL, &pm, &scorer);
 
 	if (best < 0)
 		PG_RETURN_NULL();
 	PG_RETURN_TEXT_P(class_label(pm, (uint32) best));
 }
 
-/* The posterior of every class, or its logarithm, or NULL (see score_row). */
+/* The posterior of every class, or its logarithm, or NULL (see nb_score_row). */
 static Datum
-predict_posterior(FunctionCallInfo fcinfo, FeatureKind kind, bool log_scale)
+predict_posterior(FunctionCallInfo fcinfo, NbFeatureInput kind, bool log_scale)
 {
 	NbPrepared *pm;
+	NbScorer   *scorer;
 
-	if (score_row(fcinfo, kind, &pm) < 0)
+	if (nb_score_row(fcinfo, kind, NULL, &pm, &scorer) < 0)
 		PG_RETURN_NULL();
 	return posterior_jsonb(pm, log_scale);
 }
@@ -289,82 +296,82 @@ PG_FUNCTION_INFO_V1(nb_predict_array);
 Datum
 nb_predict_array(PG_FUNCTION_ARGS)
 {
-	return predict_label(fcinfo, FEATURES_ARRAY);
+	return predict_label(fcinfo, NB_INPUT_ARRAY);
 }
 
 PG_FUNCTION_INFO_V1(nb_predict_proba_array);
 Datum
 nb_predict_proba_array(PG_FUNCTION_ARGS)
 {
-	return predict_posterior(fcinfo, FEATURES_ARRAY, false);
+	return predict_posterior(fcinfo, NB_INPUT_ARRAY, false);
 }
 
 PG_FUNCTION_INFO_V1(nb_predict_log_proba_array);
 Datum
 nb_predict_log_proba_array(PG_FUNCTION_ARGS)
 {
-	return predict_posterior(fcinfo, FEATURES_ARRAY, true);
+	return predict_posterior(fcinfo, NB_INPUT_ARRAY, true);
 }
 
 PG_FUNCTION_INFO_V1(nb_predict_tsvector);
 Datum
 nb_predict_tsvector(PG_FUNCTION_ARGS)
 {
-	return predict_label(fcinfo, FEATURES_TSVECTOR);
+	return predict_label(fcinfo, NB_INPUT_TSVECTOR);
 }
 
 PG_FUNCTION_INFO_V1(nb_predict_proba_tsvector);
 Datum
 nb_predict_proba_tsvector(PG_FUNCTION_ARGS)
 {
-	return predict_posterior(fcinfo, FEATURES_TSVECTOR, false);
+	return predict_posterior(fcinfo, NB_INPUT_TSVECTOR, false);
 }
 
 PG_FUNCTION_INFO_V1(nb_predict_log_proba_tsvector);
 Datum
 nb_predict_log_proba_tsvector(PG_FUNCTION_ARGS)
 {
-	return predict_posterior(fcinfo, FEATURES_TSVECTOR, true);
+	return predict_posterior(fcinfo, NB_INPUT_TSVECTOR, true);
 }
 
 PG_FUNCTION_INFO_V1(nb_predict_jsonb);
 Datum
 nb_predict_jsonb(PG_FUNCTION_ARGS)
 {
-	return predict_label(fcinfo, FEATURES_JSONB);
+	return predict_label(fcinfo, NB_INPUT_JSONB);
 }
 
 PG_FUNCTION_INFO_V1(nb_predict_proba_jsonb);
 Datum
 nb_predict_proba_jsonb(PG_FUNCTION_ARGS)
 {
-	return predict_posterior(fcinfo, FEATURES_JSONB, false);
+	return predict_posterior(fcinfo, NB_INPUT_JSONB, false);
 }
 
 PG_FUNCTION_INFO_V1(nb_predict_log_proba_jsonb);
 Datum
 nb_predict_log_proba_jsonb(PG_FUNCTION_ARGS)
 {
-	return predict_posterior(fcinfo, FEATURES_JSONB, true);
+	return predict_posterior(fcinfo, NB_INPUT_JSONB, true);
 }
 
 PG_FUNCTION_INFO_V1(nb_predict_float8);
 Datum
 nb_predict_float8(PG_FUNCTION_ARGS)
 {
-	return predict_label(fcinfo, FEATURES_FLOAT8);
+	return predict_label(fcinfo, NB_INPUT_FLOAT8);
 }
 
 PG_FUNCTION_INFO_V1(nb_predict_proba_float8);
 Datum
 nb_predict_proba_float8(PG_FUNCTION_ARGS)
 {
-	return predict_posterior(fcinfo, FEATURES_FLOAT8, false);
+	return predict_posterior(fcinfo, NB_INPUT_FLOAT8, false);
 }
 
 PG_FUNCTION_INFO_V1(nb_predict_log_proba_float8);
 Datum
 nb_predict_log_proba_float8(PG_FUNCTION_ARGS)
 {
-	return predict_posterior(fcinfo, FEATURES_FLOAT8, true);
+	return predict_posterior(fcinfo, NB_INPUT_FLOAT8, true);
 }

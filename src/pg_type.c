@@ -8,7 +8,9 @@
  *
  * Big values are encoded and decoded in chunks, with a check for a cancel
  * after each.  Input decodes straight into the new value; output reads a
- * big model stored without compression slice by slice.  Sizes are size_t
+ * big model stored without compression slice by slice.  The casts between
+ * nb_model and text are the same conversions, written straight into (or
+ * read in slices from) the text value.  Sizes are size_t
  * throughout; PostgreSQL's base64 functions take int lengths, which a chunk
  * never exceeds.
  */
@@ -25,6 +27,8 @@ PG_FUNCTION_INFO_V1(nb_model_in);
 PG_FUNCTION_INFO_V1(nb_model_out);
 PG_FUNCTION_INFO_V1(nb_model_recv);
 PG_FUNCTION_INFO_V1(nb_model_send);
+PG_FUNCTION_INFO_V1(nb_model_from_text);
+PG_FUNCTION_INFO_V1(nb_model_to_text);
 
 /* PostgreSQL 18 declares the binary side of its base64 functions uint8 */
 #if PG_VERSION_NUM >= 180000
@@ -41,45 +45,104 @@ typedef char b64_byte;
 #define DECODE_CHUNK ((size_t) 4 * 256 * 1024)
 
 /*
+ * Text to read base64 from: in memory (str), or a text value stored out of
+ * line without compression, fetched one slice at a time (str NULL), so that
+ * reading it neither doubles the memory it takes nor runs long without a
+ * check for a cancel.
+ */
+typedef struct TextSource
+{
+	const char *str;
+	Datum		stored;
+	size_t		len;
+	MemoryContext slices;
+} TextSource;
+
+/* Bytes off .. off + *n - 1 of the text, *n at most DECODE_CHUNK. */
+static const char *
+text_piece(const TextSource *src, size_t off, size_t *n)
+{
+	MemoryContext old;
+	const char *piece;
+
+	*n = Min(DECODE_CHUNK, src->len - off);
+	if (src->str != NULL)
+		return src->str + off;
+	old = MemoryContextSwitchTo(src->slices);
+	MemoryContextReset(src->slices);
+	piece = VARDATA(PG_DETOAST_DATUM_SLICE(src->stored, (int32) off, (int32) *n));
+	MemoryContextSwitchTo(old);
+	return piece;
+}
+
+/*
+ * Decode the chunk's n characters (a multiple of 4) into dst at *out, which
+ * has room for exactly size bytes; only the last chunk may end in padding.
+ */
+static bool
+decode_chunk(const char *chunk, size_t n, bool last, char *dst, size_t size, size_t *out)
+{
+	size_t		want = last ? size - *out : n / 4 * 3;
+	int			got;
+
+	if (want > size - *out)
+		return false;
+	got = pg_b64_decode(chunk, (int) n, (b64_byte *) (dst + *out), (int) want);
+	if (got < 0 || (size_t) got != want)
+		return false;
+	*out += want;
+	return true;
+}
+
+/*
  * Decode the base64 text of chars characters (white space not counted) into
  * dst, which has room for exactly size bytes.  False if the text is not
  * base64 of exactly size bytes.
  */
 static bool
-decode_base64(const char *str, size_t chars, char *dst, size_t size)
+decode_base64(const TextSource *src, size_t chars, char *dst, size_t size)
 {
 	char	   *chunk = palloc(Min(chars, DECODE_CHUNK) + 1);
-	size_t		done = 0;
+	size_t		n = 0;
+	size_t		seen = 0;
 	size_t		out = 0;
 
-	while (done < chars)
+	for (size_t off = 0; off < src->len; off += DECODE_CHUNK)
 	{
-		size_t		n = 0;
-		size_t		want;
-		int			got;
+		size_t		plen;
+		const char *p = text_piece(src, off, &plen);
 
-		/* gather the next chunk's characters, leaving out white space */
-		for (; n < DECODE_CHUNK && done + n < chars; str++)
-			if (!scanner_isspace(*str))
-				chunk[n++] = *str;
-		done += n;
-		/* only the last chunk may decode to fewer bytes: its padding */
-		want = done < chars ? n / 4 * 3 : size - out;
-		if (want > size - out)
-			return false;
-		got = pg_b64_decode(chunk, (int) n, (b64_byte *) (dst + out), (int) want);
-		if (got < 0 || (size_t) got != want)
-			return false;
-		out += want;
+		for (size_t i = 0; i < plen; i++)
+		{
+			if (scanner_isspace(p[i]))
+				continue;
+			chunk[n++] = p[i];
+			seen++;
+			if (n == DECODE_CHUNK || seen == chars)
+			{
+				if (!decode_chunk(chunk, n, seen == chars, dst, size, &out))
+					return false;
+				n = 0;
+			}
+		}
 		CHECK_FOR_INTERRUPTS();
 	}
 	return out == size;
 }
 
-Datum
-nb_model_in(PG_FUNCTION_ARGS)
+static void
+report_syntax(void)
 {
-	const char *str = PG_GETARG_CSTRING(0);
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+			 errmsg("invalid input syntax for type %s", "nb_model"),
+			 errdetail("The text form of a model is base64.")));
+}
+
+/* The model whose base64 text src holds, validated. */
+static struct varlena *
+model_from_base64(const TextSource *src)
+{
 	size_t		chars = 0;
 	unsigned	padding = 0;
 	uint64		size;
@@ -87,31 +150,41 @@ nb_model_in(PG_FUNCTION_ARGS)
 	NbView		view;
 
 	/* count the characters first, so that the value is allocated once, at its size */
-	for (const char *s = str; *s; s++)
-		if (!scanner_isspace(*s))
-		{
-			padding = *s == '=' ? padding + 1 : 0;
-			chars++;
-		}
+	for (size_t off = 0; off < src->len; off += DECODE_CHUNK)
+	{
+		size_t		plen;
+		const char *p = text_piece(src, off, &plen);
+
+		for (size_t i = 0; i < plen; i++)
+			if (!scanner_isspace(p[i]))
+			{
+				padding = p[i] == '=' ? padding + 1 : 0;
+				chars++;
+			}
+		CHECK_FOR_INTERRUPTS();
+	}
 	if (chars % 4 != 0 || padding > 2)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
-				 errmsg("invalid input syntax for type %s", "nb_model"),
-				 errdetail("The text form of a model is base64.")));
+		report_syntax();
 	size = nb_base64_decoded_len(chars, padding);
 	if (size > NB_MODEL_MAX_SIZE)
 		nb_report_too_large(size);
 
 	result = palloc(VARHDRSZ + size);
 	SET_VARSIZE(result, VARHDRSZ + size);
-	if (!decode_base64(str, chars, VARDATA(result), size))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
-				 errmsg("invalid input syntax for type %s", "nb_model"),
-				 errdetail("The text form of a model is base64.")));
+	if (!decode_base64(src, chars, VARDATA(result), size))
+		report_syntax();
 	nb_model_validate_bytes(VARDATA(result), size, &view,
 							ERRCODE_INVALID_TEXT_REPRESENTATION, true);
-	PG_RETURN_POINTER(result);
+	return result;
+}
+
+Datum
+nb_model_in(PG_FUNCTION_ARGS)
+{
+	const char *str = PG_GETARG_CSTRING(0);
+	TextSource	src = {str, (Datum) 0, strlen(str), NULL};
+
+	PG_RETURN_POINTER(model_from_base64(&src));
 }
 
 /*
@@ -131,66 +204,134 @@ stored_plain_size(struct varlena *value)
 	return VARATT_EXTERNAL_GET_EXTSIZE(pointer);
 }
 
+/* The cast text::nb_model: the input function, reading a big stored text in slices. */
 Datum
-nb_model_out(PG_FUNCTION_ARGS)
+nb_model_from_text(PG_FUNCTION_ARGS)
 {
 	Datum		d = PG_GETARG_DATUM(0);
-	size_t		size = stored_plain_size((struct varlena *) DatumGetPointer(d));
-	struct varlena *flat = NULL;
-	MemoryContext slices = NULL;
-	size_t		len;
-	size_t		pos = 0;
-	char	   *out;
+	size_t		stored = stored_plain_size((struct varlena *) DatumGetPointer(d));
+	TextSource	src = {NULL, d, stored, NULL};
+	struct varlena *result;
 
-	/*
-	 * A big model stored without compression (as most are: their counts do
-	 * not compress) is encoded one slice at a time instead of being fetched
-	 * whole, which would double the memory it takes.
-	 */
-	if (size > ENCODE_CHUNK)
-		slices = AllocSetContextCreate(CurrentMemoryContext, "nb_model_out slices",
-									   ALLOCSET_DEFAULT_SIZES);
+	if (stored > DECODE_CHUNK)
+		src.slices = AllocSetContextCreate(CurrentMemoryContext, "nb_model text slices",
+										   ALLOCSET_DEFAULT_SIZES);
 	else
 	{
-		flat = PG_DETOAST_DATUM(d);
-		size = VARSIZE(flat) - VARHDRSZ;
+		text	   *t = PG_GETARG_TEXT_PP(0);
+
+		src.str = VARDATA_ANY(t);
+		src.len = VARSIZE_ANY_EXHDR(t);
+	}
+	result = model_from_base64(&src);
+	if (src.slices != NULL)
+		MemoryContextDelete(src.slices);
+	PG_RETURN_POINTER(result);
+}
+
+/*
+ * A model to encode: in memory (flat), or stored out of line without
+ * compression and fetched one slice at a time (as most big models are:
+ * their counts do not compress), which avoids holding it twice.
+ */
+typedef struct ModelSource
+{
+	Datum		d;
+	struct varlena *flat;
+	size_t		size;
+	MemoryContext slices;
+} ModelSource;
+
+/* Open the model datum d for encoding; its base64 text has *len characters. */
+static void
+model_source_open(ModelSource *m, Datum d, size_t *len)
+{
+	m->d = d;
+	m->flat = NULL;
+	m->slices = NULL;
+	m->size = stored_plain_size((struct varlena *) DatumGetPointer(d));
+	if (m->size > ENCODE_CHUNK)
+		m->slices = AllocSetContextCreate(CurrentMemoryContext, "nb_model_out slices",
+										  ALLOCSET_DEFAULT_SIZES);
+	else
+	{
+		m->flat = PG_DETOAST_DATUM(d);
+		m->size = VARSIZE(m->flat) - VARHDRSZ;
 	}
 	/* only a model stored before the limit existed can be larger */
-	if (size > NB_MODEL_MAX_SIZE)
+	if (m->size > NB_MODEL_MAX_SIZE)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("naive Bayes model of %zu bytes is too large for its text form", size),
+				 errmsg("naive Bayes model of %zu bytes is too large for its text form", m->size),
 				 errdetail("The text form of a model larger than %llu bytes would exceed the 1 GB limit of a value.",
 						   (unsigned long long) NB_MODEL_MAX_SIZE),
 				 errhint("Binary COPY can still copy it.")));
-	len = nb_base64_len(size);
-	out = palloc(len + 1);
-	for (size_t off = 0; off < size; off += ENCODE_CHUNK)
+	*len = nb_base64_len(m->size);
+}
+
+/* Write the model's base64 text (len characters) to out, chunk by chunk. */
+static void
+encode_model(ModelSource *m, char *out, size_t len)
+{
+	size_t		pos = 0;
+
+	for (size_t off = 0; off < m->size; off += ENCODE_CHUNK)
 	{
-		size_t		n = Min(ENCODE_CHUNK, size - off);
+		size_t		n = Min(ENCODE_CHUNK, m->size - off);
 		const char *data;
 		int			w;
 
-		if (slices != NULL)
+		if (m->slices != NULL)
 		{
-			MemoryContext old = MemoryContextSwitchTo(slices);
+			MemoryContext old = MemoryContextSwitchTo(m->slices);
 
-			MemoryContextReset(slices);
-			data = VARDATA(PG_DETOAST_DATUM_SLICE(d, (int32) off, (int32) n));
+			MemoryContextReset(m->slices);
+			data = VARDATA(PG_DETOAST_DATUM_SLICE(m->d, (int32) off, (int32) n));
 			MemoryContextSwitchTo(old);
 		}
 		else
-			data = VARDATA(flat) + off;
+			data = VARDATA(m->flat) + off;
 		w = pg_b64_encode((const b64_byte *) data, (int) n, out + pos, (int) (len - pos));
 		if (w < 0)
 			elog(ERROR, "could not encode nb_model as base64");
 		pos += w;
 		CHECK_FOR_INTERRUPTS();
 	}
-	if (slices != NULL)
-		MemoryContextDelete(slices);
-	out[pos] = '\0';
+	if (m->slices != NULL)
+		MemoryContextDelete(m->slices);
+}
+
+Datum
+nb_model_out(PG_FUNCTION_ARGS)
+{
+	ModelSource m;
+	size_t		len;
+	char	   *out;
+
+	model_source_open(&m, PG_GETARG_DATUM(0), &len);
+	out = palloc(len + 1);
+	encode_model(&m, out, len);
+	out[len] = '\0';
 	PG_RETURN_CSTRING(out);
+}
+
+/*
+ * The cast nb_model::text: the output function's text, written straight
+ * into the text value (the I/O conversion would copy it once more, and
+ * measure it, with no check for a cancel).
+ */
+Datum
+nb_model_to_text(PG_FUNCTION_ARGS)
+{
+	ModelSource m;
+	size_t		len;
+	text	   *result;
+
+	model_source_open(&m, PG_GETARG_DATUM(0), &len);
+	result = palloc(VARHDRSZ + len);
+	SET_VARSIZE(result, VARHDRSZ + len);
+	encode_model(&m, VARDATA(result), len);
+	PG_RETURN_TEXT_P(result);
 }
 
 Datum

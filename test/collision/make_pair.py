@@ -1,14 +1,17 @@
 #!/usr/bin/env python3
 """Make a model that collides with a given one in size and header checksum.
 
-    python3 test/collision/make_pair.py <model A in its text form (base64)>
+    python3 test/collision/make_pair.py <model A in its text form (base64)> [ratio]
 
-prints, in hex, the 16 bytes at offset 32 of a model B: A with those bytes
+prints, in hex, the 16 bytes at offset 48 of a model B: A with those bytes
 replaced is a valid nb_model of the same size and checksum as A, whose first
-two classes have other document counts, so that it scores differently.
-sql/collision.sql makes B from A with them (overlay at byte 33), to check
+two classes have other document counts, so that it scores differently (the
+second at least ratio times the first, 1 unless given).
+sql/collision.sql makes B from A with them (overlay at byte 49), to check
 that a model prepared for scoring never serves another model with the same
-size and checksum.
+size and checksum.  A is a text[] model of format version 3: the counts F,
+vector length and H come first (offsets 32 to 47), then the class document
+counts.
 
 The checksum (src/nb_format.c, nb_format_checksum) is nb_hash_bytes
 (src/nb_hash.h) over the body, seeded with the hash of the first 24 header
@@ -28,6 +31,7 @@ P1 = 0x9e3779b97f4a7c15
 P2 = 0xbf58476d1ce4e5b9
 SEED = 0x6e62632d6d6f646c
 HEADER = 32
+DOCS = HEADER + 16
 
 
 def rotl(x, r):
@@ -75,36 +79,41 @@ def checksum(model):
     return hash_bytes(model[HEADER:], hash_bytes(model[:24], SEED))
 
 
-def collide(a):
+def collide(a, ratio):
     version, classes, tokens, entries = struct.unpack_from("<xxxxHxxIIQ", a, 0)
-    if version != 1 or classes < 2:
-        sys.exit("make_pair.py: needs a text[] model (format version 1) of two classes or more")
+    features = struct.unpack_from("<I", a, HEADER)[0]
+    if version != 3 or classes < 2 or features != 1:
+        sys.exit("make_pair.py: needs a text[] model (format version 3) of two classes or more")
     if checksum(a) != word(a, 24):
         sys.exit("make_pair.py: the checksum here does not match the model's")
-    # class document counts at 32 and 40; entry classes and documents per token after them
-    docs = struct.unpack_from("<%dd" % classes, a, HEADER)
-    body = HEADER + 8 * classes + 4 * classes + 8 * tokens
+    # class document counts at 48 and 56; entry classes and documents per token after them
+    docs = struct.unpack_from("<%dd" % classes, a, DOCS)
+    body = DOCS + 8 * classes + 4 * classes + 8 * tokens
     entry_class = struct.unpack_from("<%dI" % entries, a, body)
     entry_docs = struct.unpack_from("<%dd" % entries, a, body + 4 * entries + 8 * entries)
-    least = max([d for c, d in zip(entry_class, entry_docs) if c == 1], default=0)
+    # the bag's rows per class (feature_present) may not exceed the documents
+    least = max([d for c, d in zip(entry_class, entry_docs) if c == 1] + [docs[1]])
 
     h0 = hash_bytes(a[:24], SEED) ^ ((len(a) - HEADER) * P1 & MASK)
-    s1 = step(h0, word(a, HEADER))
+    for off in range(HEADER, DOCS, 8):
+        h0 = step(h0, word(a, off))
+    s1 = step(h0, word(a, DOCS))
     for k in range(1, 100000):
         d0 = docs[0] + k
         w0 = struct.unpack("<Q", struct.pack("<d", d0))[0]
-        w1 = f_inv(step(h0, w0) ^ s1 ^ f(word(a, HEADER + 8)))
+        w1 = f_inv(step(h0, w0) ^ s1 ^ f(word(a, DOCS + 8)))
         d1 = struct.unpack("<d", struct.pack("<Q", w1))[0]
         # a count the validator takes, in a range that prints plainly
-        if max(1.0, least) <= d1 <= 1e6:
+        if max(1.0, least, ratio * d0) <= d1 <= 1e6:
             b = bytearray(a)
-            struct.pack_into("<dd", b, HEADER, d0, d1)
+            struct.pack_into("<dd", b, DOCS, d0, d1)
             assert len(b) == len(a) and checksum(bytes(b)) == word(a, 24) and b != a
             return bytes(b)
     sys.exit("make_pair.py: no colliding document counts found")
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
+    if len(sys.argv) not in (2, 3):
         sys.exit(__doc__)
-    print(collide(base64.b64decode(sys.argv[1]))[HEADER:HEADER + 16].hex())
+    ratio = float(sys.argv[2]) if len(sys.argv) == 3 else 1.0
+    print(collide(base64.b64decode(sys.argv[1]), ratio)[DOCS:DOCS + 16].hex())

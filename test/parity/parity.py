@@ -14,16 +14,29 @@ What is compared, per data set, input (text[], tsvector, strip(tsvector))
 and weighting (none, or 0.5 + (hash % 7) / 4 per row):
   * nb_predict_proba / nb_predict_log_proba of every test document and class
     against scikit-learn's MultinomialNB / BernoulliNB(binarize=0) /
-    ComplementNB(norm=False), fitted with the same alpha, fit_prior,
-    class_prior and sample_weight, within 1e-9.  The reference is the
-    fitted sklearn model's log posterior with its terms added in long
+    ComplementNB(norm=False, and norm=True for the option norm), fitted with
+    the same alpha, fit_prior, class_prior and sample_weight, within 1e-9;
+    also the options estimator, beta and class_alpha where scikit-learn has
+    the same estimator (estimator_sets).  The reference is the fitted
+    sklearn model's log posterior with its terms added in long
     double (see reference_log_proba): sklearn's own float64 predict_log_proba
     is itself up to ~4e-9 off on long SpamAssassin messages, so it is shown
     beside each result but is not the yardstick;
   * nb_predict against sklearn's predict (ties: first class in sorted order);
   * nb_model_to_jsonb counts, nb_classes, nb_mutual_info (Murphy eq. 3.76
     in numpy for every token, sklearn.metrics.mutual_info_score for 50, and
-    the order), and nb_merge of two disjoint halves against the whole.
+    the order), and nb_merge of two disjoint halves against the whole;
+  * nb_feature_log_prob against the fitted estimator's feature_log_prob_,
+    every token and class, within 1e-12 (FLP_TOL); for ComplementNB against
+    its fitted counts without its rounding (see check_feature_log_prob);
+  * nb_explain: for every test document and kind, the contributions sum to
+    the log posterior odds of nb_predict_log_proba (predicted class against
+    the runner-up) within 1e-9 relative; for some documents every row
+    against the fitted estimator's parameters: a token's x_j times the
+    difference of feature_log_prob_ (Bernoulli: once), the prior's
+    class_log_prior_ (complement: 0), Bernoulli's absent tokens (value: how
+    many) sum_j log(1 - exp(feature_log_prob_)) over the tokens not in the
+    document.
 
 Prints one TAP-style line per check, "ok - ..." or "not ok - ...: detail",
 and closes with "N passed, N failed".  Exits 1 when a check failed.
@@ -57,6 +70,8 @@ except ImportError as e:  # report it as a failed check, not a bare traceback
 
 TOL = 1e-9          # nbc vs scikit-learn and vs the independent MI computation
 MERGE_TOL = 1e-12   # merged model vs the model trained at once
+FLP_TOL = 1e-12     # nb_feature_log_prob vs feature_log_prob_
+EXPLAIN_DOCS = 25   # documents whose every nb_explain row is checked, per case
 
 # key: a text key unique within the data set; class_prior: the class_prior case
 DATASETS = collections.OrderedDict([
@@ -83,6 +98,8 @@ COMBOS = [("text[]", False), ("text[]", True), ("tsvector", False), ("tsvector",
           ("strip(tsvector)", False)]
 # those whose model is also trained in two halves and merged
 MERGE_COMBOS = [("text[]", False), ("text[]", True), ("tsvector", False)]
+# those whose nb_feature_log_prob and nb_explain are checked
+EXPLAIN_COMBOS = [("text[]", False), ("text[]", True), ("tsvector", False)]
 
 KINDS = ("multinomial", "bernoulli", "complement")
 
@@ -238,7 +255,7 @@ def export_docs(db, ds, inp):
 _FORCE_ALPHA = "force_alpha" in inspect.signature(MultinomialNB).parameters
 
 
-def sk_estimator(kind, alpha, fit_prior, class_prior):
+def sk_estimator(kind, alpha, fit_prior, class_prior, norm=False):
     kw = dict(alpha=alpha, fit_prior=fit_prior, class_prior=class_prior)
     if _FORCE_ALPHA:
         kw["force_alpha"] = True
@@ -247,7 +264,7 @@ def sk_estimator(kind, alpha, fit_prior, class_prior):
     if kind == "bernoulli":
         return BernoulliNB(binarize=0.0, **kw)   # presence: count > 0
     if kind == "complement":
-        return ComplementNB(norm=False, **kw)
+        return ComplementNB(norm=norm, **kw)
     raise ValueError(kind)
 
 
@@ -271,8 +288,35 @@ def as_float(v):
     return float(v)
 
 
+def estimator_sets(weighted_or_tsvector):
+    """The options of issue #12 that scikit-learn has an estimator for: the
+    posterior mode with alpha is Lidstone smoothing with alpha - 1 (computed
+    here as Python computes it), Beta(b, b) is alpha b, class_alpha 0 is the
+    fitted prior, norm is ComplementNB(norm=True)."""
+    out = [("complement norm=true", {"kind": "complement", "norm": True},
+            ("complement", 1.0, True, None, True)),
+           ("bernoulli estimator=map alpha=2", {"kind": "bernoulli", "estimator": "map", "alpha": 2},
+            ("bernoulli", 2.0 - 1, True, None))]
+    if weighted_or_tsvector:
+        return out
+    return out + [
+        ("multinomial estimator=map alpha=2", {"estimator": "map", "alpha": 2}, ("multinomial", 2.0 - 1, True, None)),
+        ("multinomial estimator=map alpha=1.1", {"estimator": "map", "alpha": 1.1},
+         ("multinomial", 1.1 - 1, True, None)),
+        ("bernoulli beta=[0.5, 0.5]", {"kind": "bernoulli", "beta": [0.5, 0.5]}, ("bernoulli", 0.5, True, None)),
+        ("complement estimator=map alpha=2", {"kind": "complement", "estimator": "map", "alpha": 2},
+         ("complement", 2.0 - 1, True, None)),
+        ("complement norm=true alpha=0.1", {"kind": "complement", "norm": True, "alpha": 0.1},
+         ("complement", 0.1, True, None, True)),
+        ("complement norm=true estimator=map alpha=1.5",
+         {"kind": "complement", "norm": True, "estimator": "map", "alpha": 1.5},
+         ("complement", 1.5 - 1, True, None, True)),
+        ("multinomial class_alpha=0", {"class_alpha": 0}, ("multinomial", 1.0, True, None)),
+    ]
+
+
 def option_sets(ds, inp, weighted):
-    """(name, options jsonb or None, (kind, alpha, fit_prior, class_prior list)) per case."""
+    """(name, options jsonb or None, (kind, alpha, fit_prior, class_prior list[, norm])) per case."""
     cp = DATASETS[ds]["class_prior"]
     cpl = [cp[c] for c in sorted(cp)]
     cpname = json.dumps(cp, sort_keys=True)
@@ -296,13 +340,13 @@ def option_sets(ds, inp, weighted):
         # several options at once
         out.append(("bernoulli alpha=0.1 fit_prior=false",
                     {"kind": "bernoulli", "alpha": 0.1, "fit_prior": False}, ("bernoulli", 0.1, False, None)))
-        return out
+        return out + estimator_sets(False)
     if (inp == "text[]" and weighted) or (inp == "tsvector" and not weighted):
         out = []
         for kind in KINDS:
             out += [alpha1(kind), alpha01(kind)]
         out += [nofit("multinomial"), nofit("bernoulli"), given("multinomial"), given("bernoulli")]
-        return out
+        return out + estimator_sets(True)
     return [alpha1(kind) for kind in KINDS]
 
 
@@ -402,7 +446,7 @@ def reference_log_proba(est, kind, X):
 
 
 def sklearn_side(docs, weighted, skargs, cache):
-    ck = (weighted,) + tuple(skargs[:3]) + (tuple(skargs[3] or ()),)
+    ck = (weighted,) + tuple(skargs[:3]) + (tuple(skargs[3] or ()),) + tuple(skargs[4:])
     if ck not in cache:
         est = sk_estimator(*skargs)
         est.fit(docs.X_train, docs.y_train, sample_weight=docs.w_train if weighted else None)
@@ -652,6 +696,74 @@ def check_mutual_info(db, docs, ds, inp, weighted):
             "max abs err %s%s" % (fmt(err), "" if worst is None else ", worst %r: nbc %r sklearn %r" % worst))
 
 
+PRUNE_OPTIONS = [{"top_k": 1000}, {"min_documents": 5, "max_document_fraction": 0.3},
+                 {"top_k": 200, "min_documents": 3}]
+
+
+def check_prune(db, docs, ds, inp, weighted):
+    """nb_prune: the kept tokens are the ones the options select, computed here from the
+    training columns (document frequencies; top_k: the k highest Murphy eq. 3.76
+    values), and the pruned model's probabilities equal scikit-learn fitted on
+    CountVectorizer columns restricted to the kept tokens."""
+    msql, margs = model_sql(ds, inp, weighted)
+    classes, Nc, njc = presence_stats(docs, weighted)
+    df = njc.sum(axis=0)
+    D = Nc.sum()
+    mi = murphy_mi(Nc, njc)
+    for n, opts in enumerate(PRUNE_OPTIONS):
+        desc = "%s %s%s nb_prune %s" % (ds, inp, " weighted" if weighted else "", json.dumps(opts))
+        part = "prune%d" % n
+        try:
+            db.execute("DELETE FROM nbc_parity_models WHERE ds = %s AND input = %s AND weighted = %s "
+                       "AND part = %s", (ds, inp, weighted, part))
+            db.execute("INSERT INTO nbc_parity_models SELECT %s, %s, %s, %s, nb_prune(" + msql +
+                       ", %s::jsonb)", (ds, inp, weighted, part) + margs + (json.dumps(opts),))
+            kept = [r[0] for r in db.query("SELECT feature FROM nb_mutual_info(" + msql + ")",
+                                           model_sql(ds, inp, weighted, part)[1])]
+        except psycopg2.Error as e:
+            R.check(False, desc + ": query", str(e).strip().splitlines()[0])
+            continue
+        ok = np.ones(len(docs.vocab), dtype=bool)
+        if "min_documents" in opts:
+            ok &= df >= opts["min_documents"]
+        if "max_document_fraction" in opts:
+            ok &= df <= opts["max_document_fraction"] * D
+        cols = np.array(sorted(docs.col[t] for t in kept if t in docs.col), dtype=np.int64)
+        if "top_k" in opts:
+            k = min(opts["top_k"], int(ok.sum()))
+            got_mi = mi[cols] if len(cols) else np.zeros(0)
+            dropped = np.setdiff1d(np.flatnonzero(ok), cols)
+            sel_ok = (len(cols) == k and bool(ok[cols].all()) and
+                      (len(dropped) == 0 or got_mi.min() >= mi[dropped].max() - 1e-12))
+            R.check(sel_ok, desc + ": kept the %d tokens of highest mutual information" % k,
+                    "%d kept, %d in the document filters, lowest kept %s, highest dropped %s" % (
+                        len(cols), int(ok[cols].sum()) if len(cols) else 0,
+                        fmt(got_mi.min()) if len(cols) else "-",
+                        fmt(mi[dropped].max()) if len(dropped) else "-"))
+        else:
+            want = set(np.array(docs.vocab, dtype=object)[ok])
+            R.check(set(kept) == want, desc + ": kept the tokens within the document frequencies",
+                    "%d kept, %d expected; %d missing, %d extra" % (
+                        len(kept), len(want), len(want - set(kept)), len(set(kept) - want)))
+        for kind in KINDS:
+            est = sk_estimator(kind, 1.0, True, None)
+            Xtr = docs.X_train[:, cols]
+            est.fit(Xtr, docs.y_train, sample_weight=docs.w_train if weighted else None)
+            ref = np.exp(reference_log_proba(est, kind, docs.X_test[:, cols]))
+            try:
+                got = query_predictions(db, ds, inp, weighted, {"kind": kind}, part)
+            except psycopg2.Error as e:
+                R.check(False, desc + " %s: predictions" % kind, str(e).strip().splitlines()[0])
+                continue
+            err = 0.0
+            for i, key in enumerate(docs.test_keys):
+                p = got[key][1]
+                err = max(err, max(abs(p[c] - ref[i, j]) for j, c in enumerate(est.classes_)))
+            R.check(err <= TOL, desc + " %s: probabilities vs scikit-learn on the kept columns" % kind,
+                    "%d tokens kept of %d, %d test documents, max abs err %s" % (
+                        len(cols), len(docs.vocab), len(docs.test_keys), fmt(err)))
+
+
 def check_classes(db, docs, ds, inp, weighted):
     desc = "%s %s%s nb_classes" % (ds, inp, " weighted" if weighted else "")
     msql, margs = model_sql(ds, inp, weighted)
@@ -729,6 +841,155 @@ def check_merge(db, preds, ds, inp, weighted, keep):
                         "" if err <= MERGE_TOL else "; worst doc %s class %s: whole %r merged %r" % worst))
 
 
+def fitted(docs, weighted, kind, alpha, fit_prior=True, class_prior=None):
+    est = sk_estimator(kind, alpha, fit_prior, class_prior)
+    est.fit(docs.X_train, docs.y_train, sample_weight=docs.w_train if weighted else None)
+    return est
+
+
+def check_feature_log_prob(db, docs, ds, inp, weighted):
+    """nb_feature_log_prob: every (token, class) against feature_log_prob_."""
+    msql, margs = model_sql(ds, inp, weighted)
+    for kind in KINDS:
+        for alpha in (1.0, 0.1):
+            desc = "%s %s%s nb_feature_log_prob %s alpha=%g vs feature_log_prob_" % (
+                ds, inp, " weighted" if weighted else "", kind, alpha)
+            try:
+                rows = db.query("SELECT f.feature, f.value, f.label, f.log_prob FROM nb_feature_log_prob("
+                                + msql + ", %s::jsonb) f",
+                                margs + (json.dumps({"kind": kind, "alpha": alpha}),))
+            except psycopg2.Error as e:
+                R.check(False, desc, str(e).strip().splitlines()[0])
+                continue
+            est = fitted(docs, weighted, kind, alpha)
+            ci = {c: k for k, c in enumerate(est.classes_)}
+            flp = est.feature_log_prob_
+            harness = ""
+            if kind == "complement":
+                # ComplementNB computes (F_j + alpha) - N_jc, which for a token of one class
+                # with a large count F_j = N_jc rounds alpha (0.1 + 12345 - 12345 is
+                # 0.10000000000036): its feature_log_prob_ is off by up to ~4e-12 there.  The
+                # reference is its own fitted counts with the difference taken first.
+                comp = (est.feature_all_.astype(np.longdouble) - est.feature_count_) + alpha
+                exact = -np.log(comp / comp.sum(axis=1, keepdims=True))
+                off = float(np.max(np.abs(exact - flp)))
+                harness = "; feature_log_prob_ itself differs by %s" % fmt(off)
+                if off > 1e-9:
+                    R.check(False, desc + ": harness reference", "exact complement weights differ from "
+                            "feature_log_prob_ by %s" % fmt(off))
+                flp = exact.astype(np.float64)
+            err, worst, bad = 0.0, None, 0
+            seen = set()
+            for feature, value, label, lp in rows:
+                j = docs.col.get(value)
+                if feature != "" or j is None or label not in ci:
+                    bad += 1
+                    continue
+                seen.add((j, label))
+                e = abs(lp - flp[ci[label], j])
+                if not e <= err:
+                    err, worst = e, (value, label, lp, flp[ci[label], j])
+            complete = len(seen) == len(rows) == flp.size
+            R.check(err <= FLP_TOL and bad == 0 and complete, desc,
+                    "%d rows for %d tokens x %d classes, %d not in the vocabulary; max abs err %s%s%s" % (
+                        len(rows), len(docs.vocab), len(ci), bad, fmt(err),
+                        "" if err <= FLP_TOL else ", worst %r %s: nbc %r sklearn %r" % worst, harness))
+
+
+def log_odds(lp, pred):
+    """log p(pred) - log p(runner-up) from nbc's log posteriors (null: probability 0)."""
+    others = sorted(((as_float(v), k.encode("utf-8")) for k, v in lp.items() if k != pred),
+                    key=lambda t: (-t[0], t[1]))
+    if not others:
+        return None, None
+    return as_float(lp[pred]) - others[0][0], others[0][1].decode("utf-8")
+
+
+def check_explain(db, docs, ds, inp, weighted):
+    """nb_explain on every test document: the sum identity; every row of some documents by hand."""
+    msql, margs = model_sql(ds, inp, weighted)
+    col = INPUTS[inp]
+    sample = set(docs.test_keys[::max(1, len(docs.test_keys) // EXPLAIN_DOCS)][:EXPLAIN_DOCS])
+    row_of = {k: docs.test[n] for n, k in enumerate(docs.test_keys)}
+    X = sp.csr_matrix(docs.X_test)
+    test_pos = {k: n for n, k in enumerate(docs.test_keys)}
+    for kind, alpha, fit_prior in (("multinomial", 1.0, True), ("bernoulli", 1.0, True),
+                                   ("complement", 1.0, True), ("multinomial", 0.1, False),
+                                   ("bernoulli", 0.1, False)):
+        opts = {"kind": kind, "alpha": alpha, "fit_prior": fit_prior}
+        o = json.dumps(opts)
+        desc = "%s %s%s nb_explain %s alpha=%g%s" % (ds, inp, " weighted" if weighted else "", kind, alpha,
+                                                     "" if fit_prior else " fit_prior=false")
+        try:
+            got = db.query(
+                "SELECT d.key, nb_predict(mm.m, " + col + ", %s::jsonb), "
+                "nb_predict_log_proba(mm.m, " + col + ", %s::jsonb)::text, "
+                "(SELECT sum(e.contribution) FROM nb_explain(mm.m, " + col + ", %s::jsonb) e), "
+                "CASE WHEN d.key = ANY (%s) THEN (SELECT json_agg(json_build_array(e.feature, e.value, "
+                "e.contribution::text))::text FROM nb_explain(mm.m, " + col + ", %s::jsonb) e) END "
+                "FROM nbc_parity_docs d, " + msql + " AS mm(m) WHERE d.ds = %s AND d.split = 'test'",
+                (o, o, o, sorted(sample), o) + margs + (ds,))
+        except psycopg2.Error as e:
+            R.check(False, desc + ": query", str(e).strip().splitlines()[0])
+            continue
+        err, worst = 0.0, None
+        for key, pred, lp, total, _ in got:
+            odds, _other = log_odds(parse_json(lp), pred)
+            e = 0.0 if total == odds else abs(total - odds) / max(1.0, abs(odds))
+            if not e <= err:
+                err, worst = (e if e == e else float("inf")), (key, total, odds)
+        R.check(err <= TOL and len(got) == len(docs.test_keys),
+                desc + ": contributions sum to the log odds",
+                "%d documents, max error %s (relative where the log odds exceed 1)%s" % (
+                    len(got), fmt(err), "" if err <= TOL else ", worst doc %s: sum %r log odds %r" % worst))
+
+        est = fitted(docs, weighted, kind, alpha, fit_prior)
+        ci = {c: k for k, c in enumerate(est.classes_)}
+        flp = est.feature_log_prob_
+        neg = np.log(1 - np.exp(flp)) if kind == "bernoulli" else None
+        err, worst, nrows, bad = 0.0, None, 0, []
+        for key, pred, lp, total, rows in got:
+            if rows is None:
+                continue
+            _odds, other = log_odds(parse_json(lp), pred)
+            c1, c2 = ci[pred], ci[other]
+            x = X[test_pos[key]]
+            present = dict(zip((docs.vocab[j] for j in x.indices), x.data))
+            want = {}
+            prior = 0.0 if kind == "complement" else est.class_log_prior_[c1] - est.class_log_prior_[c2]
+            for t, cnt in present.items():
+                j = docs.col[t]
+                mult = 1.0 if kind == "bernoulli" else cnt
+                want[(t, "%g" % cnt)] = mult * (flp[c1, j] - flp[c2, j])
+            if kind == "bernoulli":
+                absent = np.ones(len(docs.vocab), dtype=bool)
+                absent[x.indices] = False
+                want[("", "%g" % absent.sum())] = float(np.sum(neg[c1, absent] - neg[c2, absent]))
+            seen = 0
+            for feature, value, contribution in parse_json(rows):
+                nrows += 1
+                c = float(contribution)
+                if feature is None:
+                    ref = prior
+                else:
+                    k = (feature, None if value is None else "%g" % float(value))
+                    if k not in want:
+                        bad.append((key, feature, value))
+                        continue
+                    ref = want[k]
+                    seen += 1
+                e = abs(c - ref)
+                if not e <= err:
+                    err, worst = e, (key, feature, value, c, ref)
+            if seen != len(want):
+                bad.append((key, "%d rows for %d expected" % (seen, len(want))))
+        R.check(err <= TOL and not bad and nrows > 0,
+                desc + ": every row of %d documents vs scikit-learn's parameters" % len(sample),
+                "%d rows, max abs err %s%s%s" % (
+                    nrows, fmt(err), "" if err <= TOL else ", worst doc %s %r=%r: nbc %r sklearn %r" % worst,
+                    "" if not bad else "; unexpected rows, e.g. %r" % (bad[0],)))
+
+
 # --------------------------------------------------------------------------
 
 def main():
@@ -802,8 +1063,13 @@ def run_checks(db, preds, selected):
                     run_case(preds, docs, ds, inp, weighted, name, opts, skargs, cache, keep)
                 if inp != "strip(tsvector)":
                     check_mutual_info(db, docs, ds, inp, weighted)
+                if inp == "text[]":
+                    check_prune(db, docs, ds, inp, weighted)
                 if (inp, weighted) in MERGE_COMBOS:
                     check_merge(db, preds, ds, inp, weighted, keep)
+                if (inp, weighted) in EXPLAIN_COMBOS:
+                    check_feature_log_prob(db, docs, ds, inp, weighted)
+                    check_explain(db, docs, ds, inp, weighted)
             if inp == "text[]":
                 check_no_known_tokens(db, docs, ds, cache)
 

@@ -6,7 +6,7 @@
 # Assumes the libpq environment variables (PGHOST, PGPORT, PGUSER, PGPASSWORD,
 # PGDATABASE) point at a database where it may create tables, with nbc
 # installed (make install); it runs CREATE EXTENSION IF NOT EXISTS nbc.
-# Two suites, each printing one "ok - ..." / "not ok - ..." line per check:
+# Four suites, each printing one "ok - ..." / "not ok - ..." line per check:
 #   parity.py  token bags: loads SpamAssassin (test/data/load_spamassassin.py,
 #              which runs test/data/fetch_data.sh if the corpus is not cached
 #              yet) and Reuters Grain (test/data/load_reuters.py, from
@@ -14,15 +14,21 @@
 #   mixed.py   jsonb and float8[] features (categorical, Gaussian, boolean,
 #              missing values): loads test/data/load_mixed.py (scikit-learn's
 #              bundled iris, wine, breast_cancer, digits; Weka's weather,
-#              vote, soybean, credit-g; Debian's dataset-fashion-mnist).
+#              vote, soybean, credit-g; Debian's dataset-fashion-mnist);
+#   metrics.py nb_metrics against sklearn.metrics on predictions of models of
+#              SpamAssassin, Reuters Grain, digits, wine and soybean (loads
+#              what the suites before it did not);
+#   crossval.py nb_cross_validate against scikit-learn's cross_validate with
+#              the same folds: SpamAssassin, Reuters Grain, and iris, wine and
+#              breast_cancer as float8[] and jsonb (loads the same way).
 # Each suite's own closing count becomes a "# ..." comment; the output closes
 # with one "N passed, N failed" over both.  Exit status 1 if anything failed,
 # including a loader or a suite that exited non-zero without a failed check.
 #
-# Needs: python3-sklearn python3-pandas python3-psycopg2 weka npm
+# Needs: python3-sklearn python3-pandas python3-psycopg2 python3-mpmath weka npm
 # dataset-fashion-mnist (test/setup.sh installs them).
 # NBC_PARITY_SKIP_LOAD=1 reuses already loaded tables; NBC_PARITY_SUITES
-# (default "parity mixed") runs a subset; NBC_MIXED_ARGS passes options to
+# (default "parity mixed metrics crossval") runs a subset; NBC_MIXED_ARGS passes options to
 # mixed.py (e.g. "--no-fashion"); NBC_PYTHON overrides /usr/bin/python3 (the
 # interpreter that sees sklearn).
 set -uo pipefail
@@ -30,7 +36,7 @@ set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 data=$here/../data
 py=${NBC_PYTHON:-/usr/bin/python3}
-suites=${NBC_PARITY_SUITES:-parity mixed}
+suites=${NBC_PARITY_SUITES:-parity mixed metrics crossval}
 
 log=$(mktemp /tmp/nbc-parity.XXXXXX)
 out=$(mktemp /tmp/nbc-parity-out.XXXXXX)
@@ -82,15 +88,22 @@ if ! psql -X -q -v ON_ERROR_STOP=1 -c 'SET client_min_messages = warning' \
 	finish
 fi
 
+# load_text, load_mixed: the loaders of the token and mixed data sets, once
+text_loaded=${NBC_PARITY_SKIP_LOAD:-0}
+mixed_loaded=${NBC_PARITY_SKIP_LOAD:-0}
+load_text() {
+	[ "$text_loaded" = 1 ] && return 0
+	load load_spamassassin.py && load load_reuters.py && text_loaded=1
+}
+load_mixed() {
+	[ "$mixed_loaded" = 1 ] && return 0
+	load load_mixed.py "$@" && mixed_loaded=1
+}
+
 for suite in $suites; do
 	case $suite in
 	parity)
-		loaded=0
-		if [ "${NBC_PARITY_SKIP_LOAD:-0}" = 1 ] ||
-			{ load load_spamassassin.py && load load_reuters.py; }; then
-			loaded=1
-		fi
-		[ "$loaded" = 1 ] && run_suite parity.py "$@"
+		load_text && run_suite parity.py "$@"
 		;;
 	mixed)
 		mixed_args=()
@@ -99,12 +112,18 @@ for suite in $suites; do
 		for a in "${mixed_args[@]}"; do
 			[ "$a" = --no-fashion ] && loader_args+=(--no-fashion)
 		done
-		if [ "${NBC_PARITY_SKIP_LOAD:-0}" = 1 ] || load load_mixed.py "${loader_args[@]}"; then
+		if load_mixed "${loader_args[@]}"; then
 			run_suite mixed.py "${mixed_args[@]}"
 		fi
 		;;
+	metrics)
+		load_text && load_mixed --no-fashion && run_suite metrics.py
+		;;
+	crossval)
+		load_text && load_mixed --no-fashion && run_suite crossval.py
+		;;
 	*)
-		say "not ok - NBC_PARITY_SUITES: unknown suite '$suite' (parity, mixed)"
+		say "not ok - NBC_PARITY_SUITES: unknown suite '$suite' (parity, mixed, metrics, crossval)"
 		;;
 	esac
 done

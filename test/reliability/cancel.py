@@ -112,7 +112,7 @@ def operations(copy_file):
          "SELECT nb_info(nb_merge(m)) ->> 'vocabulary' FROM models WHERE name IN ('a', 'b')",
          None),
         ("model::jsonb", "SELECT jsonb_typeof(m::jsonb) FROM models WHERE name = 'ab'", None),
-        ("model::text", "SELECT length(m::text) FROM models WHERE name = 'ab'", None),
+        ("model::text", "SELECT octet_length(m::text) FROM models WHERE name = 'ab'", None),
         ("text input", "SELECT nb_info(t::nb_model) ->> 'bytes' FROM mtext", None),
         ("binary receive (COPY FROM binary)", CopyIn(copy_file), None),
         ("nb_info", "SELECT nb_info(m) ->> 'bytes' FROM models WHERE name = 'ab'", None),

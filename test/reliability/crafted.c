@@ -195,8 +195,10 @@ seed_layout(const NbView *v, const unsigned char *base, Layout *l)
 #define OFF(p) ((size_t) ((const unsigned char *) (p) - base))
 	l->nfields = 0;
 	add_field(l, FIELD_U32, 8, 3);	/* C, V, low word of E */
-	if (v->version == 2)
+	if (v->version != 1)
 		add_field(l, FIELD_U32, 32, 2); /* F, vector length */
+	if (v->version == 3)
+		add_field(l, FIELD_U32, 40, 1); /* low word of H */
 	add_field(l, FIELD_F64, OFF(v->class_docs), v->n_classes);
 	add_field(l, FIELD_LEN_ARRAY, OFF(v->label_len), v->n_classes);
 	add_field(l, FIELD_LEN_ARRAY, OFF(v->token_len), v->n_tokens);
@@ -204,7 +206,13 @@ seed_layout(const NbView *v, const unsigned char *base, Layout *l)
 	add_field(l, FIELD_U32, OFF(v->entry_class), v->n_entries);
 	add_field(l, FIELD_F64, OFF(v->entry_count), v->n_entries);
 	add_field(l, FIELD_F64, OFF(v->entry_docs), v->n_entries);
-	if (v->version == 2)
+	if (v->version == 3)
+	{
+		add_field(l, FIELD_LEN_ARRAY, OFF(v->length_pairs), fc);
+		add_field(l, FIELD_F64, OFF(v->length_value), v->n_lengths);
+		add_field(l, FIELD_F64, OFF(v->length_weight), v->n_lengths);
+	}
+	if (v->version != 1)
 	{
 		add_field(l, FIELD_LEN_ARRAY, OFF(v->feature_name_len), v->n_features);
 		add_field(l, FIELD_U32, OFF(v->feature_type), v->n_features);

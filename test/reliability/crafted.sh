@@ -54,7 +54,7 @@ incdir=$("$pg_config" --includedir 2>/dev/null || echo /usr/include/postgresql)
 libdir=$("$pg_config" --libdir 2>/dev/null || true)
 cc=${CC:-$(command -v gcc || command -v cc)}
 if ! "$cc" -std=gnu99 -O2 -Wall -Wextra -I"$root/src" -I"$incdir" -o "$work/crafted" \
-	"$here/crafted.c" "$root/src/nb_format.c" "$root/src/nb_interrupt.c" "$root/test/unit/malloc_alloc.c" \
+	"$here/crafted.c" "$root"/src/nb_*.c "$root/test/unit/malloc_alloc.c" \
 	${libdir:+-L"$libdir"} -lpq -lm 2>"$work/build.log"; then
 	echo "not ok 1 - build crafted.c (libpq headers: postgresql-server-dev-15)"
 	sed 's/^/# /' "$work/build.log"

@@ -11,7 +11,7 @@ SET search_path = crafted, public;
 
 CREATE TABLE crafted.seed (id int PRIMARY KEY, kind text NOT NULL, m nb_model NOT NULL);
 
--- text-only models (format version 1)
+-- text-only models (format version 3; version 1 before it)
 INSERT INTO crafted.seed
 SELECT 1, 'v1 two classes, text[]', nb_train(l, t)
 FROM (VALUES ('ham', ARRAY['hello', 'world', 'hello']), ('spam', ARRAY['buy', 'now', 'hello']),
@@ -33,7 +33,7 @@ INSERT INTO crafted.seed
 SELECT 6, 'v1 no tokens', nb_train(l, ARRAY[]::text[])
 FROM (VALUES ('a'), ('b'), ('b')) v(l);
 
--- mixed models (format version 2): bags, categorical, Gaussian, boolean, float8[]
+-- mixed models (format version 3): bags, categorical, Gaussian, boolean, float8[]
 INSERT INTO crafted.seed
 SELECT 7, 'v2 bag, categorical, Gaussian, boolean', nb_train(l, f)
 FROM (VALUES ('yes', '{"tags": ["a", "b"], "color": "red", "x": 1.5, "flag": true}'::jsonb),
@@ -106,7 +106,8 @@ DECLARE
 	ops text[] := ARRAY['info', 'jsonb', 'mi', 'classes', 'merge_self', 'merge_agg',
 		'merge_v1', 'merge_mixed', 'merge_vector',
 		'predict_text', 'proba_text', 'log_proba_text', 'proba_tsvector',
-		'proba_jsonb', 'proba_vector', 'proba_bernoulli', 'proba_complement'];
+		'proba_jsonb', 'proba_vector', 'proba_bernoulli', 'proba_complement',
+		'explain_text', 'explain_jsonb', 'feature_log_prob'];
 BEGIN
 	FOREACH op IN ARRAY ops LOOP
 		BEGIN
@@ -154,6 +155,14 @@ BEGIN
 			WHEN 'proba_complement' THEN
 				ok := crafted.is_distribution(nb_predict_proba(m, '{"tags": ["b"], "": ["y"]}'::jsonb,
 					'{"kind": "complement", "fit_prior": false}'));
+			WHEN 'explain_text' THEN
+				SELECT coalesce(bool_and(contribution <> 'NaN'), true) INTO ok
+				FROM nb_explain(m, ARRAY['hello', 'buy', 'buy', 'x'], '{"kind": "bernoulli"}');
+			WHEN 'explain_jsonb' THEN
+				SELECT coalesce(bool_and(contribution <> 'NaN'), true) INTO ok
+				FROM nb_explain(m, '{"tags": ["a", "c"], "color": "red", "x": 1, "flag": true, "g": 2}'::jsonb);
+			WHEN 'feature_log_prob' THEN
+				SELECT coalesce(bool_and(log_prob <> 'NaN'), true) INTO ok FROM nb_feature_log_prob(m);
 			END CASE;
 			r := r || op || ':' || CASE WHEN ok THEN 'ok' ELSE 'bad' END || ' ';
 		EXCEPTION WHEN OTHERS THEN

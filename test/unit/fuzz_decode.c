@@ -95,6 +95,39 @@ walk_strings(const NbView *v, const uint8_t *data, size_t size,
 	return off;
 }
 
+/* The length histograms of version 3: runs of bags that add up to H, in order. */
+static void
+walk_lengths(const NbView *v)
+{
+	uint64_t	h = 0;
+
+	for (uint32_t j = 0; v->length_pairs != NULL && j < v->n_features; j++)
+		for (uint32_t c = 0; c < v->n_classes; c++)
+		{
+			uint32_t	n = nb_view_length_pairs(v, j, c);
+			double		prev = 0;
+
+			if (n > 0 && nb_view_feature_type(v, j) != NB_FEATURE_BAG)
+				fail(v, "lengths of a feature that is not a bag");
+			if (n > v->n_lengths - h)
+				fail(v, "length pairs exceed H");
+			for (uint64_t end = h + n; h < end; h++)
+			{
+				double		len = nb_read_f64(v->length_value, h);
+				double		w = nb_read_f64(v->length_weight, h);
+
+				if (!(isfinite(len) && len > prev))
+					fail(v, "lengths not positive, finite and increasing");
+				if (!(isfinite(w) && w > 0 && w <= nb_view_present(v, j, c)))
+					fail(v, "a length weight is not positive or exceeds the bag's rows");
+				prev = len;
+				sink += bits(w);
+			}
+		}
+	if (h != v->n_lengths)
+		fail(v, "length pairs do not add up to H");
+}
+
 static void
 walk(const NbView *v, const uint8_t *data, size_t size)
 {
@@ -106,8 +139,9 @@ walk(const NbView *v, const uint8_t *data, size_t size)
 	size_t		name_bytes = 0;
 
 	if (v->size != size || v->n_classes == 0 ||
-		(v->version != 1 && v->version != 2) ||
-		(v->version == 1 && (v->n_features != 1 || v->vector_len != 0)))
+		(v->version != 1 && v->version != 2 && v->version != 3) ||
+		(v->version == 1 && (v->n_features != 1 || v->vector_len != 0)) ||
+		((v->version == 3) != (v->length_pairs != NULL)))
 		fail(v, "inconsistent header fields");
 
 	/* classes */
@@ -127,7 +161,7 @@ walk(const NbView *v, const uint8_t *data, size_t size)
 		fail(v, "items do not follow the labels");
 
 	/* features, with their items and entries */
-	if (v->version == 2)
+	if (v->version != 1)
 		name_bytes = walk_strings(v, data, size, v->feature_name_len, 0, v->n_features,
 								  v->feature_names, "feature name outside the value");
 	for (uint32_t j = 0; j < v->n_features; j++)
@@ -155,7 +189,7 @@ walk(const NbView *v, const uint8_t *data, size_t size)
 				fail(v, "a boolean true in more rows than present");
 			sink += bits(present) ^ bits(b);
 		}
-		if (v->version == 2)
+		if (v->version != 1)
 		{
 			double		rows = nb_read_f64(v->feature_rows, j);
 
@@ -192,9 +226,10 @@ walk(const NbView *v, const uint8_t *data, size_t size)
 	}
 	if (items != v->n_tokens || entry != v->n_entries)
 		fail(v, "items or entries do not add up");
-	if (v->version == 2 && v->feature_names != v->tokens + token_off)
+	walk_lengths(v);
+	if (v->version != 1 && v->feature_names != v->tokens + token_off)
 		fail(v, "feature names do not follow the items");
-	if ((const uint8_t *) (v->version == 2 ? v->feature_names + name_bytes :
+	if ((const uint8_t *) (v->version != 1 ? v->feature_names + name_bytes :
 						   v->tokens + token_off) != data + size)
 		fail(v, "the strings do not end at the end of the value");
 	if (nb_format_checksum(data, size) != v->checksum)
@@ -253,9 +288,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 /*
  * Offsets of the count fields in the header (C, V, E low and high words,
- * and for version 2 F and the vector length).
+ * for versions 2 and 3 F and the vector length, for version 3 H).
  */
-static const size_t count_fields[] = {8, 12, 16, 20, 32, 36};
+static const size_t count_fields[] = {8, 12, 16, 20, 32, 36, 40, 44};
 
 size_t
 LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsigned int seed)
@@ -274,7 +309,8 @@ LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsigned in
 		int32_t		delta = (int32_t) ((r >> 8) % 5) - 2;
 
 		if ((r >> 4) & 1)
-			off = count_fields[(r >> 16) % (data[4] == NB_FORMAT_VERSION_TEXT ? 4 : 6)];
+			off = count_fields[(r >> 16) % (data[4] == NB_FORMAT_VERSION_TEXT ? 4 :
+											data[4] == NB_FORMAT_VERSION_FEATURES ? 6 : 8)];
 		else
 			off = NB_HEADER_SIZE + 4 * ((r >> 16) % ((n - NB_HEADER_SIZE) / 4 + 1));
 		if (off + 4 <= n)

@@ -374,7 +374,32 @@ fix_string(RawString *s)
 			s->s[i] = 1;
 }
 
-/* The feature statistics of a version 2 model made plausible (order kept). */
+/*
+ * A feature's length histograms made plausible: bags only, lengths
+ * positive, finite and increasing, weights positive and within the rows.
+ */
+static void
+repair_lengths(RawModel *m, RawFeature *f)
+{
+	for (uint32_t c = 0; c < m->nc; c++)
+	{
+		RawLengths *l = &f->lengths[c];
+		uint32_t	n = 0;
+
+		for (uint32_t i = 0; i < l->n; i++)
+			if (f->type == NB_FEATURE_BAG && isfinite(l->value[i]) && l->value[i] > 0 &&
+				(n == 0 || l->value[i] > l->value[n - 1]) && f->present[c] > 0)
+			{
+				l->value[n] = l->value[i];
+				l->weight[n] = isfinite(l->weight[i]) && l->weight[i] > 0 &&
+					l->weight[i] <= f->present[c] ? l->weight[i] : f->present[c];
+				n++;
+			}
+		l->n = n;
+	}
+}
+
+/* The feature statistics of a version 2 or 3 model made plausible (order kept). */
 static void
 repair_features(RawModel *m)
 {
@@ -407,6 +432,7 @@ repair_features(RawModel *m)
 					f->a[c] = 0;
 			}
 		}
+		repair_lengths(m, f);
 		if (f->type == NB_FEATURE_GAUSSIAN)
 		{
 			if (!(f->rows >= 0) || !isfinite(f->rows))
@@ -626,7 +652,7 @@ edit_feature(RawModel *m, uint64_t *s)
 	}
 	f = &m->f[rnd(s, m->nf)];
 	c = (uint32_t) rnd(s, m->nc ? m->nc : 1);
-	switch (rnd(s, 12))
+	switch (rnd(s, 14))
 	{
 		case 0:
 			f->type = rnd(s, 4) ? 1 + (uint32_t) rnd(s, NB_FEATURE_TYPE_MAX) : special_u32(s, f->type);
@@ -685,8 +711,27 @@ edit_feature(RawModel *m, uint64_t *s)
 				return false;
 			f->present[c] = f->a[c] = f->b[c] = 0;
 			return true;
-		default:				/* version 1 <-> 2 */
-			m->version = m->version == 1 ? 2 : 1;
+		case 11:				/* a document length */
+			if (m->nc == 0)
+				return false;
+			raw_add_length(m, (uint32_t) (f - m->f), c,
+						   rnd(s, 2) ? special_double(s) : 1 + (double) rnd(s, 40),
+						   rnd(s, 2) ? special_double(s) : f->present[c]);
+			return true;
+		case 12:				/* a length or its weight changed */
+			if (m->nc == 0 || f->lengths[c].n == 0)
+				return false;
+			{
+				uint32_t	i = (uint32_t) rnd(s, f->lengths[c].n);
+
+				if (rnd(s, 2))
+					f->lengths[c].value[i] = special_double(s);
+				else
+					f->lengths[c].weight[i] = special_double(s);
+			}
+			return true;
+		default:				/* version 1 -> 2 -> 3 -> 1 */
+			m->version = m->version == 1 ? 2 : m->version == 2 ? 3 : 1;
 			return true;
 	}
 }
@@ -911,7 +956,8 @@ fix_header(uint8_t *data, size_t size)
 	if (size < NB_HEADER_SIZE)
 		return;
 	memcpy(data, "NBCM", 4);
-	data[4] = data[4] == NB_FORMAT_VERSION_TEXT ? NB_FORMAT_VERSION_TEXT : NB_FORMAT_VERSION;
+	if (data[4] != NB_FORMAT_VERSION_TEXT && data[4] != NB_FORMAT_VERSION_FEATURES)
+		data[4] = NB_FORMAT_VERSION;
 	data[5] = 0;
 	data[6] = 0;
 	data[7] = 0;

@@ -46,16 +46,66 @@ void
 raw_init_v2(RawModel *m)
 {
 	memset(m, 0, sizeof(*m));
+	m->version = NB_FORMAT_VERSION_FEATURES;
+}
+
+void
+raw_init_v3(RawModel *m)
+{
+	memset(m, 0, sizeof(*m));
 	m->version = NB_FORMAT_VERSION;
 }
 
 static void
-free_feature(RawFeature *f)
+free_lengths(RawLengths *l)
+{
+	free(l->value);
+	free(l->weight);
+}
+
+static void
+free_feature(RawFeature *f, uint32_t nc)
 {
 	free(f->name.s);
 	free(f->present);
 	free(f->a);
 	free(f->b);
+	for (uint32_t c = 0; c < nc; c++)
+		free_lengths(&f->lengths[c]);
+	free(f->lengths);
+}
+
+void
+raw_set_version(RawModel *m, uint16_t version)
+{
+	for (uint32_t j = 0; j < m->nf && version != NB_FORMAT_VERSION; j++)
+		for (uint32_t c = 0; c < m->nc; c++)
+		{
+			free_lengths(&m->f[j].lengths[c]);
+			memset(&m->f[j].lengths[c], 0, sizeof(RawLengths));
+		}
+	if (version == NB_FORMAT_VERSION_TEXT)
+	{
+		for (uint32_t j = 0; j < m->nf; j++)
+			free_feature(&m->f[j], m->nc);
+		free(m->f);
+		m->f = NULL;
+		m->nf = 0;
+		m->vector_len = 0;
+	}
+	m->version = version;
+}
+
+void
+raw_add_length(RawModel *m, uint32_t j, uint32_t c, double length, double weight)
+{
+	RawLengths *l = &m->f[j].lengths[c];
+
+	l->value = xrealloc(l->value, sizeof(double) * (l->n + 1));
+	l->weight = xrealloc(l->weight, sizeof(double) * (l->n + 1));
+	l->value[l->n] = length;
+	l->weight[l->n] = weight;
+	l->n++;
 }
 
 void
@@ -69,7 +119,7 @@ raw_free(RawModel *m)
 		free(m->t[i].e);
 	}
 	for (uint32_t j = 0; j < m->nf; j++)
-		free_feature(&m->f[j]);
+		free_feature(&m->f[j], m->nc);
 	free(m->c);
 	free(m->t);
 	free(m->f);
@@ -85,6 +135,7 @@ resize_feature_classes(RawModel *m, uint32_t nc)
 		m->f[j].present = xrealloc(m->f[j].present, sizeof(double) * nc);
 		m->f[j].a = xrealloc(m->f[j].a, sizeof(double) * nc);
 		m->f[j].b = xrealloc(m->f[j].b, sizeof(double) * nc);
+		m->f[j].lengths = xrealloc(m->f[j].lengths, sizeof(RawLengths) * nc);
 	}
 }
 
@@ -97,7 +148,10 @@ raw_add_class(RawModel *m, const char *label, uint32_t len, double docs)
 	m->c[m->nc].docs = docs;
 	resize_feature_classes(m, m->nc + 1);
 	for (uint32_t j = 0; j < m->nf; j++)
+	{
 		m->f[j].present[m->nc] = m->f[j].a[m->nc] = m->f[j].b[m->nc] = 0;
+		memset(&m->f[j].lengths[m->nc], 0, sizeof(RawLengths));
+	}
 	return m->nc++;
 }
 
@@ -114,8 +168,12 @@ raw_add_feature(RawModel *m, const char *name, uint32_t len, uint32_t type)
 	f->present = xrealloc(NULL, sizeof(double) * (m->nc ? m->nc : 1));
 	f->a = xrealloc(NULL, sizeof(double) * (m->nc ? m->nc : 1));
 	f->b = xrealloc(NULL, sizeof(double) * (m->nc ? m->nc : 1));
+	f->lengths = xrealloc(NULL, sizeof(RawLengths) * (m->nc ? m->nc : 1));
 	for (uint32_t c = 0; c < m->nc; c++)
+	{
 		f->present[c] = f->a[c] = f->b[c] = 0;
+		memset(&f->lengths[c], 0, sizeof(RawLengths));
+	}
 	return m->nf++;
 }
 
@@ -165,7 +223,7 @@ raw_del_feature(RawModel *m, uint32_t j)
 			memmove(&m->t[first], &m->t[first + 1], sizeof(RawToken) * (m->nt - first - 1));
 			m->nt--;
 		}
-	free_feature(&m->f[j]);
+	free_feature(&m->f[j], m->nc);
 	memmove(&m->f[j], &m->f[j + 1], sizeof(RawFeature) * (m->nf - j - 1));
 	m->nf--;
 }
@@ -240,9 +298,16 @@ raw_dup_class(RawModel *m, uint32_t i)
 	{
 		RawFeature *f = &m->f[j];
 
+		RawLengths *l;
+
 		memmove(&f->present[i + 1], &f->present[i], sizeof(double) * (m->nc - i));
 		memmove(&f->a[i + 1], &f->a[i], sizeof(double) * (m->nc - i));
 		memmove(&f->b[i + 1], &f->b[i], sizeof(double) * (m->nc - i));
+		memmove(&f->lengths[i + 1], &f->lengths[i], sizeof(RawLengths) * (m->nc - i));
+		/* the copy gets arrays of its own */
+		l = &f->lengths[i + 1];
+		l->value = memcpy(xrealloc(NULL, sizeof(double) * l->n), l->value, sizeof(double) * l->n);
+		l->weight = memcpy(xrealloc(NULL, sizeof(double) * l->n), l->weight, sizeof(double) * l->n);
 	}
 	m->nc++;
 }
@@ -259,6 +324,8 @@ raw_del_class(RawModel *m, uint32_t i)
 		memmove(&f->present[i], &f->present[i + 1], sizeof(double) * (m->nc - i - 1));
 		memmove(&f->a[i], &f->a[i + 1], sizeof(double) * (m->nc - i - 1));
 		memmove(&f->b[i], &f->b[i + 1], sizeof(double) * (m->nc - i - 1));
+		free_lengths(&f->lengths[i]);
+		memmove(&f->lengths[i], &f->lengths[i + 1], sizeof(RawLengths) * (m->nc - i - 1));
 	}
 	m->nc--;
 }
@@ -273,10 +340,29 @@ raw_entries(const RawModel *m)
 	return E;
 }
 
+/* Versions 2 and 3: the feature arrays. */
 static bool
 is_v2(const RawModel *m)
 {
 	return m->version != NB_FORMAT_VERSION_TEXT;
+}
+
+/* Version 3 (or any but 1 and 2): the length arrays. */
+static bool
+is_v3(const RawModel *m)
+{
+	return m->version != NB_FORMAT_VERSION_TEXT && m->version != NB_FORMAT_VERSION_FEATURES;
+}
+
+static uint64_t
+raw_lengths(const RawModel *m)
+{
+	uint64_t	H = 0;
+
+	for (uint32_t j = 0; j < m->nf; j++)
+		for (uint32_t c = 0; c < m->nc; c++)
+			H += m->f[j].lengths[c].n;
+	return H;
 }
 
 uint64_t
@@ -295,6 +381,8 @@ raw_size(const RawModel *m)
 		for (uint32_t j = 0; j < m->nf; j++)
 			size += m->f[j].name.len;
 	}
+	if (is_v3(m))
+		size += 8 + (uint64_t) m->nf * m->nc * 4 + raw_lengths(m) * 16;
 	return size;
 }
 
@@ -306,7 +394,8 @@ raw_write(const RawModel *m, unsigned char *buf)
 	uint64_t	size = raw_size(m);
 	uint64_t	F = m->nf;
 	uint64_t	FC = F * m->nc;
-	unsigned char *docs = buf + NB_HEADER_SIZE + (is_v2(m) ? 8 : 0);
+	uint64_t	H = raw_lengths(m);
+	unsigned char *docs = buf + NB_HEADER_SIZE + (is_v3(m) ? 16 : is_v2(m) ? 8 : 0);
 	unsigned char *label_len = docs + (uint64_t) m->nc * 8;
 	unsigned char *token_len = label_len + (uint64_t) m->nc * 4;
 	unsigned char *token_entries = token_len + (uint64_t) m->nt * 4;
@@ -323,8 +412,12 @@ raw_write(const RawModel *m, unsigned char *buf)
 	unsigned char *rows = fb + FC * 8;
 	unsigned char *mean = rows + F * 8;
 	unsigned char *m2 = mean + F * 8;
-	unsigned char *strings = is_v2(m) ? m2 + F * 8 : fend;
+	unsigned char *pairs = m2 + F * 8;
+	unsigned char *lvalue = pairs + FC * 4;
+	unsigned char *lweight = lvalue + H * 8;
+	unsigned char *strings = is_v3(m) ? lweight + H * 8 : is_v2(m) ? m2 + F * 8 : fend;
 	uint64_t	e = 0;
+	uint64_t	h = 0;
 
 	memset(buf, 0, NB_HEADER_SIZE);
 	memcpy(buf, "NBCM", 4);
@@ -338,6 +431,23 @@ raw_write(const RawModel *m, unsigned char *buf)
 	{
 		nb_write_u32(buf + NB_HEADER_SIZE, 0, m->nf);
 		nb_write_u32(buf + NB_HEADER_SIZE, 1, m->vector_len);
+	}
+	if (is_v3(m))
+	{
+		nb_write_u32(buf + NB_HEADER_SIZE, 2, (uint32_t) H);
+		nb_write_u32(buf + NB_HEADER_SIZE, 3, (uint32_t) (H >> 32));
+		for (uint32_t j = 0; j < m->nf; j++)
+			for (uint32_t c = 0; c < m->nc; c++)
+			{
+				const RawLengths *l = &m->f[j].lengths[c];
+
+				nb_write_u32(pairs, (uint64_t) j * m->nc + c, l->n);
+				for (uint32_t i = 0; i < l->n; i++, h++)
+				{
+					nb_write_f64(lvalue, h, l->value[i]);
+					nb_write_f64(lweight, h, l->weight[i]);
+				}
+			}
 	}
 	for (uint32_t c = 0; c < m->nc; c++)
 	{
@@ -403,23 +513,28 @@ raw_parse(RawModel *m, const unsigned char *p, size_t size)
 				V,
 				F = 0;
 	uint64_t	E,
+				H = 0,
+				hsum = 0,
 				need,
 				esum = 0,
 				slen = 0,
 				e = 0;
 	uint16_t	version;
 	bool		v2;
+	bool		v3;
 	size_t		body = NB_HEADER_SIZE;
 	const unsigned char *docs, *label_len, *token_len, *token_entries,
 			   *entry_class, *entry_count, *entry_docs, *strings,
 			   *name_len = NULL, *type = NULL, *items = NULL, *present = NULL,
-			   *fa = NULL, *fb = NULL, *rows = NULL, *mean = NULL, *m2 = NULL;
+			   *fa = NULL, *fb = NULL, *rows = NULL, *mean = NULL, *m2 = NULL,
+			   *pairs = NULL, *lvalue = NULL, *lweight = NULL;
 
 	raw_init(m);
 	if (size < NB_HEADER_SIZE)
 		return false;
 	version = (uint16_t) (p[4] | p[5] << 8);
 	v2 = version != NB_FORMAT_VERSION_TEXT;
+	v3 = v2 && version != NB_FORMAT_VERSION_FEATURES;
 	C = nb_read_u32(p + 8, 0);
 	V = nb_read_u32(p + 12, 0);
 	E = nb_read_le64(p + 16);
@@ -430,12 +545,19 @@ raw_parse(RawModel *m, const unsigned char *p, size_t size)
 		F = nb_read_u32(p + NB_HEADER_SIZE, 0);
 		body += 8;
 	}
+	if (v3)
+	{
+		if (size < NB_HEADER_SIZE + 16)
+			return false;
+		H = nb_read_le64(p + NB_HEADER_SIZE + 8);
+		body += 8;
+	}
 	/* fixed part, without overflow: each count is bounded by the size first */
-	if (C > size / 12 || V > size / 8 || E > size / 20 || F > size / 36 ||
-		(C > 0 && F > size / 24 / C))
+	if (C > size / 12 || V > size / 8 || E > size / 20 || F > size / 36 || H > size / 16 ||
+		(C > 0 && F > size / 28 / C))
 		return false;
 	need = body + (uint64_t) C * 12 + (uint64_t) V * 8 + E * 20 +
-		(uint64_t) F * 36 + (uint64_t) F * C * 24;
+		(uint64_t) F * 36 + (uint64_t) F * C * (v3 ? 28 : 24) + H * 16;
 	if (need > size)
 		return false;
 	docs = p + body;
@@ -459,6 +581,15 @@ raw_parse(RawModel *m, const unsigned char *p, size_t size)
 		m2 = mean + (uint64_t) F * 8;
 		strings = m2 + (uint64_t) F * 8;
 	}
+	if (v3)
+	{
+		pairs = strings;
+		lvalue = pairs + (uint64_t) F * C * 4;
+		lweight = lvalue + H * 8;
+		strings = lweight + H * 8;
+		for (uint64_t x = 0; x < (uint64_t) F * C; x++)
+			hsum += nb_read_u32(pairs, x);
+	}
 	for (uint32_t c = 0; c < C; c++)
 		slen += nb_read_u32(label_len, c);
 	for (uint32_t k = 0; k < V; k++)
@@ -468,7 +599,7 @@ raw_parse(RawModel *m, const unsigned char *p, size_t size)
 	}
 	for (uint32_t j = 0; j < F; j++)
 		slen += nb_read_u32(name_len, j);
-	if (slen != size - need || esum != E)
+	if (slen != size - need || esum != E || hsum != H)
 		return false;
 	m->version = version;
 	if (v2)
@@ -510,5 +641,9 @@ raw_parse(RawModel *m, const unsigned char *p, size_t size)
 		f->mean = nb_read_f64(mean, j);
 		f->m2 = nb_read_f64(m2, j);
 	}
+	for (uint32_t j = 0, h = 0; v3 && j < F; j++)
+		for (uint32_t c = 0; c < C; c++)
+			for (uint32_t n = nb_read_u32(pairs, (uint64_t) j * C + c); n > 0; n--, h++)
+				raw_add_length(m, j, c, nb_read_f64(lvalue, h), nb_read_f64(lweight, h));
 	return true;
 }

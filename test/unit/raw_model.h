@@ -13,6 +13,8 @@
  * Version 2 has nf features; each has per-class arrays of nc numbers, kept
  * in step by raw_add_class / raw_dup_class / raw_del_class.  Tokens are the
  * items of all features in order: feature j owns f[j].items of them.
+ * Version 3 (any version but 1 and 2) adds per feature and class a document
+ * length histogram (raw_add_length), written in feature and class order.
  */
 #ifndef RAW_MODEL_H
 #define RAW_MODEL_H
@@ -47,6 +49,14 @@ typedef struct RawToken
 	RawEntry   *e;
 } RawToken;
 
+/* The document length histogram of a feature in a class (version 3). */
+typedef struct RawLengths
+{
+	uint32_t	n;
+	double	   *value;
+	double	   *weight;
+} RawLengths;
+
 typedef struct RawFeature
 {
 	RawString	name;
@@ -58,12 +68,13 @@ typedef struct RawFeature
 	double		rows;
 	double		mean;
 	double		m2;
+	RawLengths *lengths;		/* [nc], version 3 */
 } RawFeature;
 
 typedef struct RawModel
 {
-	uint16_t	version;		/* 1 or 2 (raw_init: 1) */
-	uint32_t	vector_len;		/* version 2 */
+	uint16_t	version;		/* 1, 2 or 3 (raw_init: 1) */
+	uint32_t	vector_len;		/* versions 2 and 3 */
 	uint32_t	nc;
 	uint32_t	nt;
 	uint32_t	nf;
@@ -75,12 +86,14 @@ typedef struct RawModel
 void		raw_init(RawModel *m);
 /* A version 2 model without classes, tokens or features. */
 void		raw_init_v2(RawModel *m);
+/* A version 3 model without classes, tokens or features. */
+void		raw_init_v3(RawModel *m);
 void		raw_free(RawModel *m);
 
 /*
  * Parse a value whose sizes are consistent (header counts fit, string
  * lengths add up, token entry counts add up to E); contents unchecked.
- * Versions 1 and 2 (any other version number is parsed as version 2).
+ * Versions 1, 2 and 3 (any other version number is parsed as version 3).
  */
 bool		raw_parse(RawModel *m, const unsigned char *buf, size_t size);
 
@@ -99,6 +112,13 @@ void		raw_add_entry(RawModel *m, uint32_t token, uint32_t cls, double count, dou
 
 /* Version 2: a feature with zero statistics and no items (appended last). */
 uint32_t	raw_add_feature(RawModel *m, const char *name, uint32_t len, uint32_t type);
+/*
+ * Rewrite as another version: 3 keeps everything; 2 drops the document
+ * lengths; 1 also drops the features (their items stay as tokens).
+ */
+void		raw_set_version(RawModel *m, uint16_t version);
+/* Version 3: a (length, weight) pair appended to feature j's histogram in class c. */
+void		raw_add_length(RawModel *m, uint32_t j, uint32_t c, double length, double weight);
 /* Version 2: a token appended as an item of the LAST feature (feature must be m->nf - 1). */
 uint32_t	raw_add_item(RawModel *m, uint32_t feature, const char *str, uint32_t len);
 /* The feature owning token i by the items counts, or nf if beyond them. */

@@ -1118,6 +1118,29 @@ write_corpus(const char *dir)
 		free(mrows);
 		rc |= write_file(dir, "train_mixed.txt", (const unsigned char *) training, sizeof(training) - 1);
 	}
+	/* models written before format version 3: their bags' lengths unknown */
+	{
+		RawModel	m;
+
+		buf = serialize_rows(toy, NTOY, &size);
+		if (!raw_parse(&m, buf, size))
+			abort();
+		free(buf);
+		raw_set_version(&m, NB_FORMAT_VERSION_TEXT);
+		buf = raw_serialize(&m, &size);
+		raw_free(&m);
+		rc |= write_file(dir, "v1_toy.nbm", buf, size);
+		free(buf);
+		buf = serialize_mix(mix, NMIX, &size);
+		if (!raw_parse(&m, buf, size))
+			abort();
+		free(buf);
+		raw_set_version(&m, NB_FORMAT_VERSION_FEATURES);
+		buf = raw_serialize(&m, &size);
+		raw_free(&m);
+		rc |= write_file(dir, "v2_bags.nbm", buf, size);
+		free(buf);
+	}
 	return rc;
 }
 
@@ -1162,6 +1185,216 @@ test_view_text_only_is_version_1(void)
 	}
 }
 
+/*
+ * A version 3 model: a bag "b" (classes a and b, lengths 2 and 5 in a, 3 in
+ * b) and a categorical "c".
+ */
+static void
+v3_model(RawModel *m)
+{
+	uint32_t	k;
+
+	raw_init_v3(m);
+	raw_add_class(m, "a", 1, 3);
+	raw_add_class(m, "b", 1, 2);
+	raw_add_feature(m, "b", 1, NB_FEATURE_BAG);
+	m->f[0].present[0] = 3;
+	m->f[0].present[1] = 1;
+	k = raw_add_item(m, 0, "x", 1);
+	raw_add_entry(m, k, 0, 5, 2);
+	raw_add_entry(m, k, 1, 3, 1);
+	k = raw_add_item(m, 0, "y", 1);
+	raw_add_entry(m, k, 0, 2, 1);
+	raw_add_length(m, 0, 0, 2, 1);
+	raw_add_length(m, 0, 0, 5, 1);
+	raw_add_length(m, 0, 1, 3, 1);
+	raw_add_feature(m, "c", 1, NB_FEATURE_CATEGORICAL);
+	m->f[1].present[0] = 1;
+	k = raw_add_item(m, 1, "v", 1);
+	raw_add_entry(m, k, 0, 1, 1);
+}
+
+static bool
+raw_opens(const RawModel *m, NbFormatError *e)
+{
+	size_t		size;
+	unsigned char *bytes = raw_serialize(m, &size);
+	NbView		v;
+	bool		ok = nb_view_open(&v, bytes, size, e);
+
+	free(bytes);
+	return ok;
+}
+
+/* Each corruption of the length histograms of version 3 is rejected with its reason. */
+static void
+test_view_v3_lengths(void)
+{
+	static const struct
+	{
+		const char *what;
+		uint32_t	j,
+					c,
+					i;
+		double		length,
+					weight;
+		const char *reason;
+	}			bad[] = {
+		{"equal lengths", 0, 0, 1, 2, 1, "strictly increasing"},
+		{"decreasing lengths", 0, 0, 1, 1, 1, "strictly increasing"},
+		{"length 0", 0, 0, 0, 0, 1, "strictly increasing"},
+		{"length -0", 0, 0, 0, -0.0, 1, "strictly increasing"},
+		{"negative length", 0, 0, 0, -2, 1, "strictly increasing"},
+		{"NaN length", 0, 0, 1, NAN, 1, "strictly increasing"},
+		{"infinite length", 0, 0, 1, INFINITY, 1, "strictly increasing"},
+		{"weight 0", 0, 1, 0, 3, 0, "invalid weight"},
+		{"negative weight", 0, 1, 0, 3, -1, "invalid weight"},
+		{"NaN weight", 0, 1, 0, 3, NAN, "invalid weight"},
+		{"weight above the bag's rows", 0, 1, 0, 3, 1.5, "invalid weight"},
+	};
+	RawModel	m;
+	NbFormatError e;
+	size_t		size;
+	unsigned char *bytes;
+	NbView		v;
+	uint64_t	h;
+	size_t		pairs;
+
+	v3_model(&m);
+	CHECK(raw_opens(&m, &e), "control rejected: %s", e.message);
+	raw_free(&m);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+	{
+		v3_model(&m);
+		m.f[bad[i].j].lengths[bad[i].c].value[bad[i].i] = bad[i].length;
+		m.f[bad[i].j].lengths[bad[i].c].weight[bad[i].i] = bad[i].weight;
+		CHECK(!raw_opens(&m, &e) && strstr(e.message, bad[i].reason) != NULL, "%s: %s", bad[i].what,
+			  e.message);
+		raw_free(&m);
+	}
+
+	/* lengths of a categorical feature */
+	v3_model(&m);
+	raw_add_length(&m, 1, 0, 1, 1);
+	CHECK(!raw_opens(&m, &e) && strstr(e.message, "not a bag") != NULL, "categorical: %s", e.message);
+	raw_free(&m);
+
+	/* a version 3 model without a bag is version 2's to hold */
+	v3_model(&m);
+	raw_del_feature(&m, 0);
+	CHECK(!raw_opens(&m, &e) && strstr(e.message, "must be format version 2") != NULL,
+		  "no bag: %s", e.message);
+	m.version = NB_FORMAT_VERSION_FEATURES;
+	CHECK(raw_opens(&m, &e), "the same as version 2 rejected: %s", e.message);
+	raw_free(&m);
+
+	/* weights and weighted lengths whose sums overflow */
+	v3_model(&m);
+	m.c[0].docs = m.f[0].present[0] = 1.5e308;
+	m.f[0].lengths[0].weight[0] = 1e308;
+	m.f[0].lengths[0].weight[1] = 1e308;
+	CHECK(!raw_opens(&m, &e) && strstr(e.message, "range of double precision") != NULL,
+		  "weights: %s", e.message);
+	m.f[0].lengths[0].weight[1] = 1;
+	m.f[0].lengths[0].value[1] = 1e308;
+	CHECK(!raw_opens(&m, &e) && strstr(e.message, "range of double precision") != NULL,
+		  "weighted lengths: %s", e.message);
+	raw_free(&m);
+
+	/* H one more or one less than the pairs, behind a valid checksum */
+	v3_model(&m);
+	bytes = raw_serialize(&m, &size);
+	raw_free(&m);
+	CHECK(nb_view_open(&v, bytes, size, &e) && v.n_lengths == 3 &&
+		  nb_view_length_pairs(&v, 0, 0) == 2 && nb_view_length_pairs(&v, 1, 0) == 0,
+		  "control: %s", e.message);
+	pairs = (size_t) (v.length_pairs - bytes);
+	for (int d = -1; d <= 1; d += 2)
+	{
+		unsigned char *copy = malloc(size);
+
+		memcpy(copy, bytes, size);
+		h = 3 + d;
+		nb_write_u32(copy + NB_HEADER_SIZE + 8, 0, (uint32_t) h);
+		nbt_fix_checksum(copy, size);
+		CHECK(!nb_view_open(&v, copy, size, &e), "H = %llu accepted", (unsigned long long) h);
+		free(copy);
+	}
+	/* a pair count larger than H */
+	{
+		unsigned char *copy = malloc(size);
+
+		memcpy(copy, bytes, size);
+		nb_write_u32(copy + pairs, 0, UINT32_MAX);
+		nbt_fix_checksum(copy, size);
+		CHECK(!nb_view_open(&v, copy, size, &e) && strstr(e.message, "add up to more") != NULL,
+			  "huge pair count: %s", e.message);
+		free(copy);
+	}
+	free(bytes);
+}
+
+/*
+ * The feature, item and entry iterators walk the mixed fixture in storage
+ * order: color's values blue, red; tags' tokens t, u (the features by
+ * name: color, flag, tags, x), each item with its entries.
+ */
+static void
+test_view_item_iterators(void)
+{
+	size_t		size;
+	unsigned char *buf = serialize_mix(mix, NMIX, &size);
+	NbView		v;
+	char		why[160];
+	NbFeatureIter it;
+	NbFeature	f;
+	NbItemIter	items;
+	NbItem		item;
+	uint64_t	entries = 0;
+	uint32_t	next_item = 0;
+	static const char *const want[] = {"blue", "red", "t", "u"};
+	static const uint32_t want_entries[] = {1, 2, 2, 1};
+
+	CHECK_OR_DONE(open_view(&v, buf, size, why, sizeof(why)), "not a model: %s", why);
+	it = nb_view_features(&v);
+	while (nb_feature_next(&it, &f))
+	{
+		CHECK_OR_DONE(f.first_entry == entries, "feature %u starts at entry %llu, not %llu",
+					  f.index, (unsigned long long) f.first_entry, (unsigned long long) entries);
+		items = nb_feature_item_iter(&v, &f);
+		while (nb_item_next(&items, &item))
+		{
+			CHECK_OR_DONE(next_item < 4 && item.index == next_item, "item %u out of order", item.index);
+			CHECK_OR_DONE(item.len == strlen(want[next_item]) &&
+						  memcmp(item.str, want[next_item], item.len) == 0,
+						  "item %u is %.*s", item.index, (int) item.len, item.str);
+			CHECK_OR_DONE(item.first_entry == entries && item.n_entries == want_entries[next_item],
+						  "item %u has entries %llu + %u", item.index,
+						  (unsigned long long) item.first_entry, item.n_entries);
+			for (uint32_t i = 0; i < item.n_entries; i++)
+			{
+				NbEntry		en = nb_view_entry(&v, item.first_entry + i);
+
+				CHECK_OR_DONE(en.cls == nb_read_u32(v.entry_class, item.first_entry + i) &&
+							  en.count == nb_read_f64(v.entry_count, item.first_entry + i) &&
+							  en.docs == nb_read_f64(v.entry_docs, item.first_entry + i),
+							  "entry %llu read wrong", (unsigned long long) (item.first_entry + i));
+			}
+			entries += item.n_entries;
+			next_item++;
+		}
+	}
+	CHECK_OR_DONE(next_item == v.n_tokens && entries == v.n_entries,
+				  "walked %u items and %llu entries of %u and %llu", next_item,
+				  (unsigned long long) entries, v.n_tokens, (unsigned long long) v.n_entries);
+	/* t: a (count 1), b (count 2) */
+	CHECK_OR_DONE(nb_view_entry(&v, 3).cls == 0 && nb_view_entry(&v, 3).count == 1 &&
+				  nb_view_entry(&v, 4).cls == 1 && nb_view_entry(&v, 4).count == 2,
+				  "the entries of token t are not a: 1, b: 2");
+done:
+	free(buf);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1171,6 +1404,7 @@ main(int argc, char **argv)
 	run("format: size limit, base64 lengths (NB_MODEL_MAX_SIZE by hand)", test_format_size_limit);
 	run("view: accepts trainer output and it is fully usable", test_view_accepts_samples);
 	run("view: accepts values at any alignment", test_view_unaligned);
+	run("view: feature, item and entry iterators walk the model in order", test_view_item_iterators);
 	run("view: rejects every truncation", test_view_truncations);
 	run("view: rejects trailing bytes", test_view_extensions);
 	run("view: rejects every single-bit flip (checksum)", test_view_bitflips);
@@ -1183,6 +1417,7 @@ main(int argc, char **argv)
 		test_view_v2_edge_shapes);
 	run("view v2: a text-only model must be version 1 (one model, one byte string)",
 		test_view_text_only_is_version_1);
+	run("view v3: corrupted document length histograms are rejected", test_view_v3_lengths);
 	run("view: inputs of bugs once tolerated by model_check.c are rejected, or valid and usable",
 		test_view_once_known_bugs);
 	return unit_done();

@@ -19,7 +19,10 @@
 
 #define EXPECT(cond) CHECK_OR_DONE(cond, "%s", #cond)
 
-/* Two classes; a bag "words" with items "ham", "spam" and a Gaussian "x" (version 2). */
+/*
+ * Two classes; a bag "words" with items "ham", "spam" and a Gaussian "x"
+ * (version 2; version 3 adds the bag's document lengths).
+ */
 static void
 build(RawModel *m, int version)
 {
@@ -27,8 +30,10 @@ build(RawModel *m, int version)
 
 	if (version == 1)
 		raw_init(m);
-	else
+	else if (version == 2)
 		raw_init_v2(m);
+	else
+		raw_init_v3(m);
 	raw_add_class(m, "no", 2, 3);
 	raw_add_class(m, "yes", 3, 2.5);
 	if (version == 1)
@@ -56,6 +61,12 @@ build(RawModel *m, int version)
 	m->f[1].rows = 2;
 	m->f[1].mean = 1.5;
 	m->f[1].m2 = 0.5;
+	if (version == 3)
+	{
+		raw_add_length(m, 0, 0, 1, 1);
+		raw_add_length(m, 0, 0, 4, 2);
+		raw_add_length(m, 0, 1, 6, 2.5);
+	}
 }
 
 static uint64_t
@@ -89,6 +100,11 @@ write_through_format(const RawModel *m, size_t *size, NbView *view)
 	s.token_bytes = strings_bytes(&m->t[0].str, sizeof(RawToken), m->nt);
 	s.name_bytes = m->nf ? strings_bytes(&m->f[0].name, sizeof(RawFeature), m->nf) : 0;
 	s.text_only = m->version == 1;
+	s.lengths = m->version == 3;
+	s.n_lengths = 0;
+	for (uint32_t j = 0; s.lengths && j < m->nf; j++)
+		for (uint32_t c = 0; c < m->nc; c++)
+			s.n_lengths += m->f[j].lengths[c].n;
 	*size = nb_format_size(&s, SIZE_MAX);
 	if (*size == 0 || nb_format_size(&s, *size - 1) != 0 || nb_format_size(&s, *size) != *size)
 		return NULL;
@@ -116,6 +132,23 @@ write_through_format(const RawModel *m, size_t *size, NbView *view)
 			nb_write_f64(w.entry_count, e, m->t[k].e[i].count);
 			nb_write_f64(w.entry_docs, e, m->t[k].e[i].docs);
 		}
+	}
+	if (s.lengths)
+	{
+		uint64_t	h = 0;
+
+		for (uint32_t j = 0; j < m->nf; j++)
+			for (uint32_t c = 0; c < m->nc; c++)
+			{
+				const RawLengths *l = &m->f[j].lengths[c];
+
+				nb_write_u32(w.length_pairs, (uint64_t) j * m->nc + c, l->n);
+				for (uint32_t i = 0; i < l->n; i++, h++)
+				{
+					nb_write_f64(w.length_value, h, l->value[i]);
+					nb_write_f64(w.length_weight, h, l->weight[i]);
+				}
+			}
 	}
 	if (!s.text_only)
 	{
@@ -165,7 +198,7 @@ test_writer(int version)
 	EXPECT(nb_view_open(&opened, got, got_size, &err));
 	EXPECT(nb_view_sums_finite(&written));
 	/* a version 1 view's feature_names is some empty string */
-	EXPECT(written.feature_names[0] == '\0' || version == 2);
+	EXPECT(written.feature_names[0] == '\0' || version != 1);
 	written.feature_names = opened.feature_names;
 	EXPECT(memcmp(&written, &opened, sizeof(NbView)) == 0);
 done:
@@ -248,6 +281,12 @@ test_writer_v2(void)
 }
 
 static void
+test_writer_v3(void)
+{
+	test_writer(3);
+}
+
+static void
 test_iterators_v1(void)
 {
 	test_iterators(1);
@@ -265,6 +304,7 @@ main(int argc, char **argv)
 	unit_init(argc, argv);
 	run("format writer: version 1 bytes as documented, its view as nb_view_open's", test_writer_v1);
 	run("format writer: version 2 bytes as documented, its view as nb_view_open's", test_writer_v2);
+	run("format writer: version 3 bytes as documented, its view as nb_view_open's", test_writer_v3);
 	run("format iterators: labels, items, features of version 1 (the implied bag \"\")",
 		test_iterators_v1);
 	run("format iterators: labels, items, features of version 2", test_iterators_v2);

@@ -24,6 +24,7 @@
 #include "nb_format.h"
 #include "nb_merge.h"
 #include "nb_trainer.h"
+#include "raw_model.h"
 #include "unit.h"
 
 /* ---------------------------------------------------------------- */
@@ -37,12 +38,13 @@ typedef struct Spec
 	int			class_off;
 	int			vocab;			/* tokens "t<off>".. of the bags */
 	int			token_off;
-	bool		text_only;		/* only text[] rows: format version 1 */
+	bool		text_only;		/* only text[] rows */
 	bool		weights;		/* fractional weights instead of 1 */
 	bool		huge;			/* weights near the top of double's range */
 	int			vector_len;		/* float8[] rows of this length (0: none) */
 	const char *conflict;		/* a feature also used with another type, or NULL */
 	NbFeatureType conflict_type;
+	bool		old;			/* written as version 1 or 2: lengths unknown */
 } Spec;
 
 static uint64_t
@@ -159,10 +161,33 @@ rand_model(uint64_t *s, const Spec *sp, size_t *size)
 	}
 	buf = serialize(t, size);
 	nb_trainer_destroy(t);
+	if (sp->old)
+	{
+		/* as written before format version 3: 2, or 1 if it is text only */
+		RawModel	m;
+		NbView		v;
+		NbFormatError e;
+
+		if (!raw_parse(&m, buf, *size))
+			abort();
+		free(buf);
+		raw_set_version(&m, NB_FORMAT_VERSION_FEATURES);
+		buf = raw_serialize(&m, size);
+		if (!nb_view_open(&v, buf, *size, &e))
+		{
+			free(buf);
+			raw_set_version(&m, NB_FORMAT_VERSION_TEXT);
+			buf = raw_serialize(&m, size);
+		}
+		raw_free(&m);
+	}
 	return buf;
 }
 
-/* A random spec: classes and vocabularies overlap or not, versions 1 and 2. */
+/*
+ * A random spec: classes and vocabularies overlap or not; format version 3,
+ * or (old) 1 and 2, which know no document lengths.
+ */
 static Spec
 rand_spec(uint64_t *s)
 {
@@ -176,6 +201,7 @@ rand_spec(uint64_t *s)
 	sp.text_only = rnd(s, 3) == 0;
 	sp.weights = rnd(s, 2) == 0;
 	sp.vector_len = !sp.text_only && rnd(s, 4) == 0 ? 3 : 0;
+	sp.old = rnd(s, 4) == 0;
 	return sp;
 }
 

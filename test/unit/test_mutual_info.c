@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "fixtures.h"
 #include "nb_format.h"
@@ -19,6 +20,48 @@
 
 /* ---------------------------------------------------------------- */
 /* mutual information                                                */
+
+/*
+ * The reference for Gaussian features, independent of nb_mutual_info.c's
+ * quadrature: I = H(X) - sum_c pi_c log(2 pi e s2_c) / 2 with H(X) by the
+ * trapezoidal rule in long double (for an analytic integrand decaying
+ * like a normal density it converges exponentially in the step), steps of
+ * 1/64 of the smallest deviation from 40 deviations below the lowest mean
+ * to 40 above the highest.
+ */
+static double
+trapezoid_mi(const double *w, const double *mean, const double *var, int n)
+{
+	long double W = 0,
+				lo = INFINITY,
+				hi = -INFINITY,
+				step = INFINITY,
+				h = 0,
+				cond = 0;
+
+	for (int c = 0; c < n; c++)
+	{
+		long double sd = sqrtl(var[c]);
+
+		W += w[c];
+		lo = fminl(lo, mean[c] - 40 * sd);
+		hi = fmaxl(hi, mean[c] + 40 * sd);
+		step = fminl(step, sd / 64);
+	}
+	for (long double x = lo; x <= hi; x += step)
+	{
+		long double p = 0;
+
+		for (int c = 0; c < n; c++)
+			p += w[c] / W * expl(-(x - mean[c]) * (x - mean[c]) / (2 * var[c])) /
+				sqrtl(2 * M_PI * var[c]);
+		if (p > 0)
+			h -= p * logl(p) * step;
+	}
+	for (int c = 0; c < n; c++)
+		cond += w[c] / W * 0.5L * logl(2 * M_PI * M_E * var[c]);
+	return (double) (h - cond);
+}
 
 /*
  * nb_mutual_info of a text-only model as one value per token (by item
@@ -196,16 +239,27 @@ test_mutual_info_mixed(void)
 	CHECK(nb_mutual_info_max_rows(&v) == 2 + 3, "max rows");
 	n = nb_mutual_info(&v, rows);
 	free(buf);
-	/* features in byte order: color 0, flag 1, x 2 */
+	/* features in byte order: color 0, flag 1, x 2; ranked x, color, flag */
 	CHECK(n == 3, "%llu rows", (unsigned long long) n);
 	CHECK(icolor > iflag, "hand values out of order");
-	CHECK(rows[0].feature == 0 && rows[0].whole_feature && rows[0].item == 0, "row 0: feature %u", rows[0].feature);
-	CHECK_NEAR(rows[0].mi, icolor, 1e-12, "I(color)");
-	CHECK(rows[1].feature == 1 && rows[1].whole_feature && rows[1].item == 2, "row 1: feature %u item %u",
-		  rows[1].feature, rows[1].item);
-	CHECK_NEAR(rows[1].mi, iflag, 1e-12, "I(flag)");
-	CHECK(rows[2].feature == 2 && rows[2].whole_feature && isnan(rows[2].mi), "row 2: feature %u, mi %g",
-		  rows[2].feature, rows[2].mi);
+	CHECK(rows[1].feature == 0 && rows[1].whole_feature && rows[1].item == 0, "row 1: feature %u", rows[1].feature);
+	CHECK_NEAR(rows[1].mi, icolor, 1e-12, "I(color)");
+	CHECK(rows[2].feature == 1 && rows[2].whole_feature && rows[2].item == 2, "row 2: feature %u item %u",
+		  rows[2].feature, rows[2].item);
+	CHECK_NEAR(rows[2].mi, iflag, 1e-12, "I(flag)");
+	/*
+	 * x: a (rows 1, 3): mean 2, variance 1; b (10, 14): mean 12, variance 4;
+	 * pi = (1/2, 1/2); floor 1e-9 * 27.5 (y is constant).
+	 */
+	{
+		const double w[] = {2, 2};
+		const double mean[] = {2, 12};
+		const double var[] = {1 + 27.5e-9, 4 + 27.5e-9};
+
+		/* x ranks first */
+		CHECK(rows[0].feature == 2 && rows[0].whole_feature, "row 0: feature %u", rows[0].feature);
+		CHECK_NEAR(rows[0].mi, trapezoid_mi(w, mean, var, 2), 1e-9 * rows[0].mi, "I(x)");
+	}
 }
 
 /* A named bag: Murphy 3.76 with D_c the rows of the class that have the bag. */
@@ -244,7 +298,209 @@ test_mutual_info_named_bag(void)
 			seen_u |= rows[i].item == 3;
 		}
 	CHECK(seen_t && seen_u, "bag items missing");
-	CHECK(rows[4].feature == 3 && isnan(rows[4].mi), "Gaussian x not last");
+	/* x: a W 3, mean 3, variance 2; b W 2, mean 4, variance 4; floor 1e-9 * 14.75 / 4 */
+	for (uint64_t i = 0; i < n; i++)
+		if (rows[i].feature == 3)
+		{
+			const double w[] = {3, 2};
+			const double mean[] = {3, 4};
+			const double var[] = {2 + 14.75e-9 / 4, 4 + 14.75e-9 / 4};
+
+			CHECK_NEAR(rows[i].mi, trapezoid_mi(w, mean, var, 2), 1e-9 * rows[i].mi, "I(x)");
+		}
+	for (uint64_t i = 1; i < n; i++)
+		CHECK(rows[i - 1].mi >= rows[i].mi, "rows %llu and %llu out of order", (unsigned long long) i - 1,
+			  (unsigned long long) i);
+}
+
+/* ---------------------------------------------------------------- */
+/* Gaussian features                                                 */
+
+/* A model of one Gaussian feature "x": value i of class label[i], weight w[i]. */
+static unsigned char *
+gauss_model(const char *const *label, const double *x, const double *w, int n, size_t *size)
+{
+	NbTrainer  *t = nb_trainer_create();
+	unsigned char *buf;
+
+	for (int i = 0; i < n; i++)
+	{
+		nb_trainer_begin_doc(t, label[i], (uint32_t) strlen(label[i]), w == NULL ? 1 : w[i]);
+		nb_trainer_add_real(t, (uint32_t) feature_id(t, "x", NB_FEATURE_GAUSSIAN), x[i]);
+	}
+	buf = serialize(t, size);
+	nb_trainer_destroy(t);
+	return buf;
+}
+
+/* nb_mutual_info of a model with the one Gaussian feature; NAN if that fails. */
+static double
+gauss_mi(const char *const *label, const double *x, const double *w, int n)
+{
+	size_t		size;
+	unsigned char *buf = gauss_model(label, x, w, n, &size);
+	NbView		v;
+	char		why[200];
+	NbMiRow		row[2];
+	double		mi = NAN;
+
+	if (open_view(&v, buf, size, why, sizeof(why)) && nb_mutual_info(&v, row) == 1)
+		mi = row[0].mi;
+	free(buf);
+	return mi;
+}
+
+/* Population mean and variance of class `want` (plus the floor), weight in *w. */
+static void
+class_moments(const char *const *label, const double *x, int n, const char *want, double floor,
+			  double *w, double *mean, double *var)
+{
+	double		s = 0,
+				ss = 0;
+
+	*w = 0;
+	for (int i = 0; i < n; i++)
+		if (strcmp(label[i], want) == 0)
+		{
+			*w += 1;
+			s += x[i];
+		}
+	*mean = s / *w;
+	for (int i = 0; i < n; i++)
+		if (strcmp(label[i], want) == 0)
+			ss += (x[i] - *mean) * (x[i] - *mean);
+	*var = ss / *w + floor;
+}
+
+/* 1e-9 times the variance of all the values */
+static double
+all_floor(const double *x, int n)
+{
+	double		s = 0,
+				ss = 0;
+
+	for (int i = 0; i < n; i++)
+		s += x[i];
+	for (int i = 0; i < n; i++)
+		ss += (x[i] - s / n) * (x[i] - s / n);
+	return 1e-9 * ss / n;
+}
+
+static void
+test_mutual_info_gaussian_cases(void)
+{
+	static const char *const two[] = {"a", "a", "a", "b", "b", "b", "b"};
+	static const char *const one[] = {"a", "a", "a"};
+	/* overlapping; well separated; very different variances */
+	static const double overlap[] = {0.1, 1.3, 2.2, 1.0, 2.5, 3.1, 1.9};
+	static const double apart[] = {0.1, 1.3, 2.2, 101.0, 102.5, 103.1, 101.9};
+	static const double spread[] = {0.9, 1.0, 1.1, -30, 20, 45, -10};
+	const double *sets[] = {overlap, apart, spread};
+	const char *names[] = {"overlapping", "well separated", "very different variances"};
+
+	for (int k = 0; k < 3; k++)
+	{
+		double		floor = all_floor(sets[k], 7);
+		double		w[2],
+					mean[2],
+					var[2];
+		double		want,
+					got = gauss_mi(two, sets[k], NULL, 7);
+
+		class_moments(two, sets[k], 7, "a", floor, &w[0], &mean[0], &var[0]);
+		class_moments(two, sets[k], 7, "b", floor, &w[1], &mean[1], &var[1]);
+		want = trapezoid_mi(w, mean, var, 2);
+		CHECK(fabs(got - want) <= 1e-9 * want, "%s: I = %.17g, trapezoid %.17g", names[k], got, want);
+		/* never more than H(class) */
+		CHECK(got <= -(3.0 / 7 * log(3.0 / 7) + 4.0 / 7 * log(4.0 / 7)) + 1e-12, "%s: I > H", names[k]);
+	}
+	/* one class: no information */
+	CHECK(gauss_mi(one, overlap, NULL, 3) == 0, "one class");
+}
+
+/*
+ * Degenerate variances: constant classes with different values have only
+ * the floor (1e-9 of the overall variance, 1e-4.5 of the gap) and are
+ * separated: I = H(class).  A feature constant everywhere has no floor (the
+ * scorer then uses variance 1 in every class, with equal means): I = 0.
+ * Shifting every value by 1e12 (beyond the resolution of x at the floor's
+ * scale, so only the per-class standardised integral gets it right) or
+ * scaling them changes nothing.
+ */
+static void
+test_mutual_info_gaussian_degenerate(void)
+{
+	static const char *const two[] = {"a", "a", "a", "b", "b", "b", "b"};
+	const double h = -(3.0 / 7 * log(3.0 / 7) + 4.0 / 7 * log(4.0 / 7));
+	double		consts[7] = {1, 1, 1, 2, 2, 2, 2};
+	double		same[7] = {5, 5, 5, 5, 5, 5, 5};
+	double		base[7] = {0.1, 1.3, 2.2, 1.0, 2.5, 3.1, 1.9};
+	double		shifted[7],
+				scaled[7],
+				tiny[7];
+	double		got,
+				ref = gauss_mi(two, base, NULL, 7);
+
+	got = gauss_mi(two, consts, NULL, 7);
+	CHECK(fabs(got - h) <= 1e-9 * h, "constant classes: I = %.17g, H = %.17g", got, h);
+	got = gauss_mi(two, same, NULL, 7);
+	CHECK(got == 0, "constant everywhere: I = %.17g", got);
+	for (int i = 0; i < 7; i++)
+	{
+		shifted[i] = base[i] + 1e12;
+		scaled[i] = base[i] * 1e150;
+		tiny[i] = base[i] * 1e-150;
+		consts[i] += 1e12;
+	}
+	got = gauss_mi(two, consts, NULL, 7);
+	CHECK(fabs(got - h) <= 1e-9 * h, "constant classes at 1e12: I = %.17g, H = %.17g", got, h);
+	/*
+	 * The shifted values round, so their moments differ from the unshifted
+	 * ones by about 1e-4: the reference is the model's own moments, means
+	 * shifted back (exactly: they are within a factor 2 of 1e12).
+	 */
+	{
+		size_t		size;
+		unsigned char *buf = gauss_model(two, shifted, NULL, 7, &size);
+		NbView		v;
+		char		why[200];
+		NbMiRow		row[1];
+		double		w[2],
+					mean[2],
+					var[2];
+
+		CHECK(open_view(&v, buf, size, why, sizeof(why)), "rejected: %s", why);
+		CHECK(nb_mutual_info(&v, row) == 1, "rows");
+		for (uint32_t c = 0; c < 2; c++)
+		{
+			w[c] = nb_view_present(&v, 0, c);
+			mean[c] = nb_view_a(&v, 0, c) - 1e12;
+			var[c] = nb_view_b(&v, 0, c) / w[c] +
+				1e-9 * nb_read_f64(v.feature_m2, 0) / nb_read_f64(v.feature_rows, 0);
+		}
+		free(buf);
+		got = trapezoid_mi(w, mean, var, 2);
+		CHECK(fabs(row[0].mi - got) <= 1e-9 * got, "shifted by 1e12: %.17g, trapezoid %.17g", row[0].mi, got);
+	}
+	got = gauss_mi(two, scaled, NULL, 7);
+	CHECK(fabs(got - ref) <= 1e-12 * ref, "scaled by 1e150: %.17g, unscaled %.17g", got, ref);
+	got = gauss_mi(two, tiny, NULL, 7);
+	CHECK(fabs(got - ref) <= 1e-12 * ref, "scaled by 1e-150: %.17g, unscaled %.17g", got, ref);
+}
+
+/* Extreme values and weights: finite, between 0 and H(class). */
+static void
+test_mutual_info_gaussian_extreme(void)
+{
+	static const char *const two[] = {"a", "a", "b", "b"};
+	static const double huge[] = {-1e150, 1e150, 1e-300, 0};
+	static const double wild[] = {1e-300, 1e300, 1, 1};
+	static const double x[] = {1, 2, 3, 4};
+	double		got = gauss_mi(two, huge, NULL, 4);
+
+	CHECK(isfinite(got) && got >= 0 && got <= log(2) + 1e-12, "huge values: I = %g", got);
+	got = gauss_mi(two, x, wild, 4);
+	CHECK(isfinite(got) && got >= 0 && got <= log(2) + 1e-12, "wild weights: I = %g", got);
 }
 
 /* ---------------------------------------------------------------- */
@@ -257,8 +513,13 @@ main(int argc, char **argv)
 	run("mutual info: weighted example by hand, zero information", test_mutual_info_weighted);
 	run("mutual info: finite for extreme weights (1e-300 and 1e10)", test_mutual_info_extreme_weights);
 	run("mutual info: rank descending, ties by token index", test_mutual_info_rank_ties);
-	run("mutual info v2: categorical and boolean plug-in by hand, Gaussian NaN last",
+	run("mutual info v2: categorical and boolean plug-in by hand, Gaussian by the trapezoidal rule",
 		test_mutual_info_mixed);
 	run("mutual info v2: named bag (D_c = rows with the bag) by hand", test_mutual_info_named_bag);
+	run("mutual info Gaussian: overlapping, separated, unequal variances vs the trapezoidal rule",
+		test_mutual_info_gaussian_cases);
+	run("mutual info Gaussian: constant classes, constant feature, shifted and scaled values",
+		test_mutual_info_gaussian_degenerate);
+	run("mutual info Gaussian: finite for extreme values and weights", test_mutual_info_gaussian_extreme);
 	return unit_done();
 }

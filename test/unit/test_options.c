@@ -25,6 +25,9 @@ test_defaults(void)
 	EXPECT(o.prior_mode == NB_PRIOR_FIT);
 	EXPECT(o.class_prior == NULL);
 	EXPECT(o.var_smoothing == 1e-9);
+	EXPECT(o.estimator == NB_ESTIMATOR_MEAN);
+	EXPECT(!o.class_alpha_given && !o.beta_given && !o.norm);
+	EXPECT(nb_options_check_set(&o) == NB_OPTION_OK);
 }
 
 static void
@@ -123,6 +126,120 @@ test_model_rules(void)
 	EXPECT(nb_options_check_model(&o, false) == NB_OPTION_COMPLEMENT_NOT_BAGS);
 }
 
+static void
+test_estimator_options(void)
+{
+	const double bad[] = {-1, -1e-300, NAN, INFINITY, -INFINITY, 1.0000000001e100, 1e101};
+	const double good[] = {0, 1e-300, 0.5, 1, 1e100};
+	NbOptions	o;
+
+	nb_options_init(&o);
+	EXPECT(nb_options_set_estimator(&o, "map", 3) == NB_OPTION_OK && o.estimator == NB_ESTIMATOR_MAP);
+	EXPECT(nb_options_set_estimator(&o, "mean", 4) == NB_OPTION_OK && o.estimator == NB_ESTIMATOR_MEAN);
+	EXPECT(nb_options_set_estimator(&o, "MAP", 3) == NB_OPTION_ESTIMATOR_UNRECOGNIZED);
+	EXPECT(nb_options_set_estimator(&o, "mapx", 3) == NB_OPTION_OK && o.estimator == NB_ESTIMATOR_MAP);
+	EXPECT(nb_options_set_estimator(&o, "mapx", 4) == NB_OPTION_ESTIMATOR_UNRECOGNIZED);
+	EXPECT(nb_options_set_estimator(&o, "mode", 4) == NB_OPTION_ESTIMATOR_UNRECOGNIZED);
+	EXPECT(nb_options_set_estimator(&o, "", 0) == NB_OPTION_ESTIMATOR_UNRECOGNIZED);
+	EXPECT(o.estimator == NB_ESTIMATOR_MAP);
+
+	nb_options_init(&o);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+	{
+		EXPECT(nb_options_set_class_alpha(&o, bad[i]) == NB_OPTION_CLASS_ALPHA_OUT_OF_RANGE);
+		EXPECT(nb_options_set_beta(&o, bad[i], 1) == NB_OPTION_BETA_OUT_OF_RANGE);
+		EXPECT(nb_options_set_beta(&o, 1, bad[i]) == NB_OPTION_BETA_OUT_OF_RANGE);
+		EXPECT(!o.class_alpha_given && !o.beta_given);
+	}
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+	{
+		EXPECT(nb_options_set_class_alpha(&o, good[i]) == NB_OPTION_OK &&
+			   o.class_alpha_given && o.class_alpha == good[i]);
+		EXPECT(nb_options_set_beta(&o, good[i], 2) == NB_OPTION_OK &&
+			   o.beta_given && o.beta[0] == good[i] && o.beta[1] == 2);
+	}
+	nb_options_set_norm(&o, true);
+	EXPECT(o.norm);
+	nb_options_set_norm(&o, false);
+	EXPECT(!o.norm);
+}
+
+static void
+test_pseudo_counts(void)
+{
+	NbOptions	o;
+	NbPseudoCounts p;
+
+	/* mean: the prior parameters; class_alpha 0 unless given */
+	nb_options_init(&o);
+	nb_options_set_alpha(&o, 0.5);
+	p = nb_options_pseudo(&o);
+	EXPECT(p.alpha == 0.5 && p.present == 0.5 && p.absent == 0.5 && p.class_alpha == 0);
+	nb_options_set_class_alpha(&o, 2);
+	nb_options_set_beta(&o, 3, 4);
+	p = nb_options_pseudo(&o);
+	EXPECT(p.alpha == 0.5 && p.present == 3 && p.absent == 4 && p.class_alpha == 2);
+	/* map: one less, and D_c / D (0) when class_alpha is not given */
+	nb_options_init(&o);
+	nb_options_set_estimator(&o, "map", 3);
+	p = nb_options_pseudo(&o);
+	EXPECT(p.alpha == 0 && p.present == 0 && p.absent == 0 && p.class_alpha == 0);
+	nb_options_set_alpha(&o, 2.5);
+	nb_options_set_beta(&o, 1, 7);
+	nb_options_set_class_alpha(&o, 1.25);
+	p = nb_options_pseudo(&o);
+	EXPECT(p.alpha == 1.5 && p.present == 0 && p.absent == 6 && p.class_alpha == 0.25);
+}
+
+static void
+test_set_rules(void)
+{
+	NbOptions	o;
+
+	/* map: every prior parameter given must be >= 1, whatever the order they came in */
+	nb_options_init(&o);
+	nb_options_set_estimator(&o, "map", 3);
+	EXPECT(nb_options_check_set(&o) == NB_OPTION_OK);
+	nb_options_set_alpha(&o, 0.999);
+	EXPECT(nb_options_check_set(&o) == NB_OPTION_MAP_ALPHA_BELOW_ONE);
+	nb_options_set_alpha(&o, 1);
+	nb_options_set_beta(&o, 1, 0.5);
+	EXPECT(nb_options_check_set(&o) == NB_OPTION_MAP_BETA_BELOW_ONE);
+	nb_options_set_beta(&o, 0, 1);
+	EXPECT(nb_options_check_set(&o) == NB_OPTION_MAP_BETA_BELOW_ONE);
+	nb_options_set_beta(&o, 1, 1);
+	nb_options_set_class_alpha(&o, 0);
+	EXPECT(nb_options_check_set(&o) == NB_OPTION_MAP_CLASS_ALPHA_BELOW_ONE);
+	nb_options_set_class_alpha(&o, 1);
+	EXPECT(nb_options_check_set(&o) == NB_OPTION_OK);
+	/* the same values are fine for the mean */
+	nb_options_set_estimator(&o, "mean", 4);
+	nb_options_set_alpha(&o, 0);
+	nb_options_set_beta(&o, 0, 0.5);
+	nb_options_set_class_alpha(&o, 0);
+	EXPECT(nb_options_check_set(&o) == NB_OPTION_OK);
+
+	/* norm: complement only, and with a positive pseudo-count */
+	nb_options_init(&o);
+	nb_options_set_norm(&o, true);
+	EXPECT(nb_options_check_set(&o) == NB_OPTION_NORM_NOT_COMPLEMENT);
+	nb_options_set_kind(&o, "bernoulli", 9);
+	EXPECT(nb_options_check_set(&o) == NB_OPTION_NORM_NOT_COMPLEMENT);
+	nb_options_set_kind(&o, "complement", 10);
+	EXPECT(nb_options_check_set(&o) == NB_OPTION_OK);
+	nb_options_set_alpha(&o, 0);
+	EXPECT(nb_options_check_set(&o) == NB_OPTION_NORM_NOT_SMOOTHED);
+	nb_options_set_alpha(&o, 1);
+	nb_options_set_estimator(&o, "map", 3);
+	EXPECT(nb_options_check_set(&o) == NB_OPTION_NORM_NOT_SMOOTHED);
+	nb_options_set_alpha(&o, 1.5);
+	EXPECT(nb_options_check_set(&o) == NB_OPTION_OK);
+	/* norm false is allowed with any kind */
+	nb_options_set_norm(&o, false);
+	nb_options_set_kind(&o, "multinomial", 11);
+	EXPECT(nb_options_check_set(&o) == NB_OPTION_OK);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -132,5 +249,9 @@ main(int argc, char **argv)
 	run("options: alpha and var_smoothing in [0, 1e100]; NaN, inf, negative refused", test_ranges);
 	run("options: class_prior per class and sum rules, precedence over fit_prior in any order", test_priors);
 	run("options: complement needs a model of token bags only", test_model_rules);
+	run("options: estimator names; class_alpha and beta in [0, 1e100]; norm", test_estimator_options);
+	run("options: pseudo-counts of mean and map, beta over alpha, class_alpha default",
+		test_pseudo_counts);
+	run("options: map needs prior parameters >= 1; norm needs complement and smoothing", test_set_rules);
 	return unit_done();
 }

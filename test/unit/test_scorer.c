@@ -56,15 +56,13 @@ typedef struct Scored
 } Scored;
 
 static Scored
-score_rows(const Row *rows, int nrows, NbKind kind, double alpha, NbPriorMode pm,
-		   const double *class_prior, const char *const *tokens)
+score_rows_opts(const Row *rows, int nrows, const NbOptions *o, const char *const *tokens)
 {
 	size_t		size;
 	unsigned char *buf = serialize_rows(rows, nrows, &size);
 	NbView		v;
 	NbIndex		ix;
 	NbScorer	sc;
-	NbOptions	o = {kind, alpha, pm, class_prior, 1e-9};
 	NbDoc		doc;
 	char		why[200];
 	Scored		r;
@@ -76,7 +74,7 @@ score_rows(const Row *rows, int nrows, NbKind kind, double alpha, NbPriorMode pm
 		abort();
 	}
 	nb_index_build(&ix, &v);
-	nb_scorer_build(&sc, &ix, &o);
+	nb_scorer_build(&sc, &ix, o);
 	nb_doc_init(&doc, &ix);
 	make_doc(&ix, tokens, &doc);
 	r.best = nb_scorer_score(&sc, &doc, r.logp);
@@ -91,6 +89,16 @@ score_rows(const Row *rows, int nrows, NbKind kind, double alpha, NbPriorMode pm
 	nb_index_free(&ix);
 	free(buf);
 	return r;
+}
+
+static Scored
+score_rows(const Row *rows, int nrows, NbKind kind, double alpha, NbPriorMode pm,
+		   const double *class_prior, const char *const *tokens)
+{
+	NbOptions	o = {.kind = kind, .alpha = alpha, .prior_mode = pm, .class_prior = class_prior,
+		.var_smoothing = 1e-9};
+
+	return score_rows_opts(rows, nrows, &o, tokens);
 }
 
 static const char *const doc_acc[] = {"a", "c", "c", NULL};
@@ -593,7 +601,7 @@ test_index_lookup(void)
 	uint32_t	bag;
 
 	CHECK(open_view(&v, buf, size, why, sizeof(why)), "rejected: %s", why);
-	CHECK(v.version == 1, "text-only model written as version %u", v.version);
+	CHECK(v.version == 3, "text-only model written as version %u", v.version);
 	nb_index_build(&ix, &v);
 	nb_doc_init(&doc, &ix);
 	bag = (uint32_t) ix.unnamed_bag;
@@ -675,7 +683,7 @@ typedef struct MixScored
 } MixScored;
 
 static MixScored
-score_mix(const MixRow *rows, int nrows, bool with_y, double alpha, double var_smoothing, MixDoc d)
+score_mix_opts(const MixRow *rows, int nrows, bool with_y, const NbOptions *o, MixDoc d)
 {
 	NbTrainer  *t = nb_trainer_create();
 	unsigned char *buf;
@@ -684,7 +692,6 @@ score_mix(const MixRow *rows, int nrows, bool with_y, double alpha, double var_s
 	NbIndex		ix;
 	NbScorer	sc;
 	NbDoc		doc;
-	NbOptions	o = {NB_MULTINOMIAL, alpha, NB_PRIOR_FIT, NULL, var_smoothing};
 	NbFormatError e;
 	MixScored	r;
 
@@ -703,7 +710,7 @@ score_mix(const MixRow *rows, int nrows, bool with_y, double alpha, double var_s
 		abort();
 	}
 	nb_index_build(&ix, &v);
-	nb_scorer_build(&sc, &ix, &o);
+	nb_scorer_build(&sc, &ix, o);
 	nb_doc_init(&doc, &ix);
 	nb_doc_begin(&doc);
 	if (d.color != NULL)
@@ -729,6 +736,15 @@ score_mix(const MixRow *rows, int nrows, bool with_y, double alpha, double var_s
 	nb_index_free(&ix);
 	free(buf);
 	return r;
+}
+
+static MixScored
+score_mix(const MixRow *rows, int nrows, bool with_y, double alpha, double var_smoothing, MixDoc d)
+{
+	NbOptions	o = {.kind = NB_MULTINOMIAL, .alpha = alpha, .prior_mode = NB_PRIOR_FIT, .class_prior = NULL,
+		.var_smoothing = var_smoothing};
+
+	return score_mix_opts(rows, nrows, with_y, &o, d);
 }
 
 /* Posterior of class 0 from unnormalized class probabilities. */
@@ -983,6 +999,401 @@ test_scorer_missing_features(void)
 }
 
 /* ---------------------------------------------------------------- */
+/* estimators: class_alpha, map, beta, norm (by hand on the toy)      */
+
+static NbOptions
+toy_options(NbKind kind, double alpha, NbEstimator estimator)
+{
+	NbOptions	o;
+
+	nb_options_init(&o);
+	o.kind = kind;
+	o.alpha = alpha;
+	o.estimator = estimator;
+	return o;
+}
+
+/* P(ham) from unnormalized ham and spam probabilities */
+static double
+p_ham(double ham, double spam)
+{
+	return ham / (ham + spam);
+}
+
+static void
+test_scorer_class_alpha(void)
+{
+	/* likelihoods of a c c under multinomial alpha 1: ham 9/512, spam 16/729 */
+	const double lh = 1.0 / 8 * 9.0 / 64;
+	const double ls = 4.0 / 9 * 4.0 / 81;
+	NbOptions	o = toy_options(NB_MULTINOMIAL, 1, NB_ESTIMATOR_MEAN);
+	Scored		r;
+
+	/* class_alpha 1: (D_c + 1) / (D + 2) = 2/5, 3/5 (Murphy eq. 3.68) */
+	CHECK(nb_options_set_class_alpha(&o, 1) == NB_OPTION_OK, "set");
+	r = score_rows_opts(toy, NTOY, &o, doc_acc);
+	CHECK_NEAR(r.post[HAM], p_ham(2.0 / 5 * lh, 3.0 / 5 * ls), 1e-12, "class_alpha 1: P(ham)");
+	/* class_alpha 2.5: (1 + 2.5) / 8, (2 + 2.5) / 8 */
+	nb_options_set_class_alpha(&o, 2.5);
+	r = score_rows_opts(toy, NTOY, &o, doc_acc);
+	CHECK_NEAR(r.post[HAM], p_ham(3.5 / 8 * lh, 4.5 / 8 * ls), 1e-12, "class_alpha 2.5: P(ham)");
+	/* an empty document: the smoothed prior itself */
+	r = score_rows_opts(toy, NTOY, &o, doc_empty);
+	CHECK_NEAR(r.post[HAM], 3.5 / 8, 1e-12, "class_alpha 2.5, empty: P(ham)");
+	/* class_alpha 0 is D_c / D */
+	nb_options_set_class_alpha(&o, 0);
+	r = score_rows_opts(toy, NTOY, &o, doc_empty);
+	CHECK_NEAR(r.post[HAM], 1.0 / 3, 1e-15, "class_alpha 0: P(ham)");
+	/* only the fitted prior: uniform and given priors ignore it */
+	nb_options_set_class_alpha(&o, 100);
+	nb_options_set_fit_prior(&o, false);
+	r = score_rows_opts(toy, NTOY, &o, doc_acc);
+	CHECK_NEAR(r.post[HAM], p_ham(lh, ls), 1e-12, "class_alpha with fit_prior false: P(ham)");
+
+	/* map: the mode (D_c + a - 1) / (D + C(a - 1)); a = 3: 3/7, 4/7 */
+	o = toy_options(NB_MULTINOMIAL, 2, NB_ESTIMATOR_MAP);
+	nb_options_set_class_alpha(&o, 3);
+	r = score_rows_opts(toy, NTOY, &o, doc_acc);
+	CHECK_NEAR(r.post[HAM], p_ham(3.0 / 7 * lh, 4.0 / 7 * ls), 1e-12, "map class_alpha 3: P(ham)");
+	/* map without class_alpha: D_c / D */
+	o = toy_options(NB_MULTINOMIAL, 2, NB_ESTIMATOR_MAP);
+	r = score_rows_opts(toy, NTOY, &o, doc_empty);
+	CHECK_NEAR(r.post[HAM], 1.0 / 3, 1e-15, "map, no class_alpha, empty: P(ham)");
+}
+
+static void
+test_scorer_map(void)
+{
+	NbOptions	o;
+	Scored		r;
+
+	/*
+	 * Multinomial mode (N_jc + a - 1) / (T_c + V(a - 1)).  a = 2 is
+	 * (N + 1) / (T_c + 4): the posterior mean of alpha 1, 6561 / 22945
+	 * (test_scorer_multinomial).  a = 1.5: (N + 0.5) / (T_c + 2).
+	 */
+	o = toy_options(NB_MULTINOMIAL, 2, NB_ESTIMATOR_MAP);
+	r = score_rows_opts(toy, NTOY, &o, doc_acc);
+	CHECK_NEAR(r.post[HAM], 6561.0 / 22945, 1e-12, "multinomial map 2: P(ham)");
+	o.alpha = 1.5;
+	r = score_rows_opts(toy, NTOY, &o, doc_acc);
+	CHECK_NEAR(r.post[HAM], (25.0 / 5184) / (25.0 / 5184 + 3.0 / 196), 1e-12, "multinomial map 1.5: P(ham)");
+	/* a = 1: maximum likelihood; ham never had a: P(spam) = 1 */
+	o.alpha = 1;
+	r = score_rows_opts(toy, NTOY, &o, doc_acc);
+	CHECK(r.logp[HAM] == -INFINITY && r.logp[SPAM] == 0, "multinomial map 1: log P = %g, %g",
+		  r.logp[HAM], r.logp[SPAM]);
+	/* ... and a d ties in zero factors: 25/121 as with alpha 0 */
+	r = score_rows_opts(toy, NTOY, &o, doc_ad);
+	CHECK_NEAR(r.post[HAM], 25.0 / 121, 1e-12, "multinomial map 1, a d: P(ham)");
+
+	/* Bernoulli mode (d + b - 1) / (D_c + 2b - 2): b = 2 is the mean of 1, 64/793 */
+	o = toy_options(NB_BERNOULLI, 2, NB_ESTIMATOR_MAP);
+	r = score_rows_opts(toy, NTOY, &o, doc_acc);
+	CHECK_NEAR(r.post[HAM], 64.0 / 793, 1e-12, "bernoulli map 2: P(ham)");
+
+	/*
+	 * Complement mode (F_j + a - 1 - N_jc) / (T + V(a - 1) - T_c): a = 2 is
+	 * the complement of alpha 1, 6561 / 14753.
+	 */
+	o = toy_options(NB_COMPLEMENT, 2, NB_ESTIMATOR_MAP);
+	r = score_rows_opts(toy, NTOY, &o, doc_acc);
+	CHECK_NEAR(r.post[HAM], 6561.0 / 14753, 1e-12, "complement map 2: P(ham)");
+}
+
+static void
+test_scorer_beta(void)
+{
+	NbOptions	o;
+	Scored		r;
+	double		ham, spam;
+
+	/*
+	 * Beta(b1 = 2, b0 = 1), mean: t = (d + 2) / (D_c + 3) (Murphy eq. 3.67).
+	 * Document {a, c}, b and d absent.
+	 *   ham  (D 1): t = a 2/4, b 3/4, c 3/4, d 3/4: 1/3 * 1/2 * 1/4 * 3/4 * 1/4
+	 *   spam (D 2): t = a 4/5, b 3/5, c 3/5, d 2/5: 2/3 * 4/5 * 2/5 * 3/5 * 3/5
+	 */
+	ham = 1.0 / 3 * 0.5 * 0.25 * 0.75 * 0.25;
+	spam = 2.0 / 3 * 0.8 * 0.4 * 0.6 * 0.6;
+	o = toy_options(NB_BERNOULLI, 1, NB_ESTIMATOR_MEAN);
+	CHECK(nb_options_set_beta(&o, 2, 1) == NB_OPTION_OK, "set");
+	r = score_rows_opts(toy, NTOY, &o, doc_acc);
+	CHECK_NEAR(r.post[HAM], p_ham(ham, spam), 1e-12, "beta [2, 1]: P(ham)");
+	/* alpha does not matter to Bernoulli once beta is given */
+	o.alpha = 5;
+	r = score_rows_opts(toy, NTOY, &o, doc_acc);
+	CHECK_NEAR(r.post[HAM], p_ham(ham, spam), 1e-12, "beta [2, 1], alpha 5: P(ham)");
+	/* map with Beta(3, 2): (d + 2) / (D_c + 3), the same */
+	o = toy_options(NB_BERNOULLI, 1, NB_ESTIMATOR_MAP);
+	nb_options_set_beta(&o, 3, 2);
+	r = score_rows_opts(toy, NTOY, &o, doc_acc);
+	CHECK_NEAR(r.post[HAM], p_ham(ham, spam), 1e-12, "map beta [3, 2]: P(ham)");
+	/* beta [a, a] is alpha a: 64/793 with a = 1 */
+	o = toy_options(NB_BERNOULLI, 7, NB_ESTIMATOR_MEAN);
+	nb_options_set_beta(&o, 1, 1);
+	r = score_rows_opts(toy, NTOY, &o, doc_acc);
+	CHECK_NEAR(r.post[HAM], 64.0 / 793, 1e-12, "beta [1, 1]: P(ham)");
+
+	/*
+	 * map Beta(1, 2): t = d / (D_c + 1), presence without pseudo-count.
+	 *   ham: t_a = 0 and a is present: a zero factor.  spam: none (t_d = 0
+	 *   but d is absent: 1 - 0).  P(spam) = 1.
+	 */
+	o = toy_options(NB_BERNOULLI, 1, NB_ESTIMATOR_MAP);
+	nb_options_set_beta(&o, 1, 2);
+	r = score_rows_opts(toy, NTOY, &o, doc_acc);
+	CHECK(r.logp[HAM] == -INFINITY && r.logp[SPAM] == 0 && !r.any_nan,
+		  "map beta [1, 2]: log P = %g, %g", r.logp[HAM], r.logp[SPAM]);
+	/*
+	 * map Beta(2, 1): t = (d + 1) / (D_c + 1), absence without pseudo-count.
+	 * Document {d}: ham t = a 1/2, b 1, c 1, d 1: a absent 1/2, b and c
+	 * absent 0: two zero factors.  spam (D 2) t = a 1, b 2/3, c 2/3, d 1/3:
+	 * a absent: one.  P(spam) = 1.  Empty document: ham three zero factors
+	 * (b, c, d), spam one (a): P(spam) = 1.
+	 */
+	nb_options_set_beta(&o, 2, 1);
+	r = score_rows_opts(toy, NTOY, &o, doc_d);
+	CHECK(r.logp[HAM] == -INFINITY && r.logp[SPAM] == 0 && !r.any_nan,
+		  "map beta [2, 1], d: log P = %g, %g", r.logp[HAM], r.logp[SPAM]);
+	/*
+	 * Document {a, b, c}: ham t_d = 1 absent: one zero factor; spam: every
+	 * factor positive.  So P(spam) = 1 again; with {a, b, c, d} nobody has
+	 * a zero factor: ham 1/3 * 1/2 * 1 * 1 * 1, spam 2/3 * 1 * 2/3 * 2/3 * 1/3.
+	 */
+	{
+		static const char *const doc_abcd[] = {"a", "b", "c", "d", NULL};
+
+		r = score_rows_opts(toy, NTOY, &o, doc_abcd);
+		CHECK_NEAR(r.post[HAM], p_ham(1.0 / 6, 2.0 / 3 * 2.0 / 3 * 2.0 / 3 / 3), 1e-12,
+				   "map beta [2, 1], a b c d: P(ham)");
+	}
+}
+
+static void
+test_scorer_mix_estimators(void)
+{
+	MixScored	r;
+	MixDoc		d = MISSING_DOC;
+	NbOptions	o;
+	double		p[3];
+
+	/*
+	 * boolean flag: a 2 of 3 true, b 0 of 1, c no rows; prior 1/2, 1/3, 1/6.
+	 * beta [2, 1] mean: t = (T + 2) / (M + 3): a 4/6, b 2/4, c 2/3.
+	 */
+	nb_options_init(&o);
+	nb_options_set_beta(&o, 2, 1);
+	d.flag = 1;
+	r = score_mix_opts(score_rows_mix, 6, false, &o, d);
+	p[0] = 0.5 * 4 / 6, p[1] = 1.0 / 3 * 0.5, p[2] = 1.0 / 6 * 2 / 3;
+	CHECK_NEAR(r.post[0], share(p, 3, 0), 1e-12, "beta [2, 1], flag true: P(a)");
+	CHECK_NEAR(r.post[2], share(p, 3, 2), 1e-12, "beta [2, 1], flag true: P(c)");
+	d.flag = 0;
+	r = score_mix_opts(score_rows_mix, 6, false, &o, d);
+	p[0] = 0.5 * 2 / 6, p[1] = 1.0 / 3 * 0.5, p[2] = 1.0 / 6 / 3;
+	CHECK_NEAR(r.post[0], share(p, 3, 0), 1e-12, "beta [2, 1], flag false: P(a)");
+
+	/*
+	 * categorical color, classes a and b: map alpha 2 = mean alpha 1:
+	 * "blue" P(a) = 3/8 (test_scorer_categorical).  map alpha 3 = mean 2:
+	 * a (0 + 2) / (3 + 4) = 2/7, b (1 + 2) / (2 + 4) = 1/2; prior 3/5, 2/5.
+	 */
+	d = (MixDoc) MISSING_DOC;
+	d.color = "blue";
+	nb_options_init(&o);
+	o.estimator = NB_ESTIMATOR_MAP;
+	o.alpha = 2;
+	r = score_mix_opts(score_rows_mix, 5, false, &o, d);
+	CHECK_NEAR(r.post[0], 3.0 / 8, 1e-12, "categorical map 2, blue: P(a)");
+	o.alpha = 3;
+	r = score_mix_opts(score_rows_mix, 5, false, &o, d);
+	CHECK_NEAR(r.post[0], (3.0 / 5 * 2 / 7) / (3.0 / 5 * 2 / 7 + 2.0 / 5 / 2), 1e-12,
+			   "categorical map 3, blue: P(a)");
+	/* Gaussian features are maximum likelihood under either estimator */
+	d = (MixDoc) MISSING_DOC;
+	d.x = 4;
+	r = score_mix_opts(score_rows_mix, 6, false, &o, d);
+	{
+		MixScored	mean = score_mix(score_rows_mix, 6, false, 1, 1e-9, d);
+
+		CHECK(r.post[0] == mean.post[0] && r.post[1] == mean.post[1],
+			  "Gaussian, map vs mean: %.17g %.17g", r.post[0], mean.post[0]);
+	}
+}
+
+/*
+ * Complement weights normalized as Rennie et al. (scikit-learn's
+ * ComplementNB(norm=True)): w_jc = log((T + aV - T_c) / (F_j + a - N_jc)),
+ * divided by their sum over the vocabulary; score_c = sum_j x_j w_jc.
+ */
+static void
+test_scorer_norm_toy(void)
+{
+	NbOptions	o = toy_options(NB_COMPLEMENT, 1, NB_ESTIMATOR_MEAN);
+	Scored		r;
+	/* complement counts (F_j + 1 - N_jc) over a b c d, totals T + aV - T_c */
+	const double ham_comp[] = {4, 2, 2, 1};
+	const double spam_comp[] = {1, 2, 3, 2};
+	double		wh[4], ws[4], sh = 0, ss = 0, score_h, score_s;
+
+	for (int j = 0; j < 4; j++)
+	{
+		wh[j] = log(9 / ham_comp[j]);
+		ws[j] = log(8 / spam_comp[j]);
+		sh += wh[j];
+		ss += ws[j];
+	}
+	/* a c c */
+	score_h = (wh[0] + 2 * wh[2]) / sh;
+	score_s = (ws[0] + 2 * ws[2]) / ss;
+	o.norm = true;
+	r = score_rows_opts(toy, NTOY, &o, doc_acc);
+	CHECK_NEAR(r.logp[HAM], score_h - log(exp(score_h) + exp(score_s)), 1e-14, "norm, a c c: log P(ham)");
+	/* d a: token order and single occurrences */
+	score_h = (wh[3] + wh[0]) / sh;
+	score_s = (ws[3] + ws[0]) / ss;
+	r = score_rows_opts(toy, NTOY, &o, doc_da);
+	CHECK_NEAR(r.logp[HAM], score_h - log(exp(score_h) + exp(score_s)), 1e-14, "norm, d a: log P(ham)");
+	/* map alpha 2 is the same */
+	o.estimator = NB_ESTIMATOR_MAP;
+	o.alpha = 2;
+	r = score_rows_opts(toy, NTOY, &o, doc_da);
+	CHECK_NEAR(r.logp[HAM], score_h - log(exp(score_h) + exp(score_s)), 1e-14, "norm, map 2: log P(ham)");
+	/* the empty document: every score 0, uniform */
+	r = score_rows_opts(toy, NTOY, &o, doc_empty);
+	CHECK_NEAR(r.post[HAM], 0.5, 1e-15, "norm, empty: P(ham)");
+}
+
+/*
+ * norm on random models of 3 and 9 classes (item rows and entries), against
+ * the weights computed here from the rows' counts by the formula.
+ */
+static void
+test_scorer_norm_random(void)
+{
+	uint64_t	seed = 99;
+
+	for (int iter = 0; iter < 40; iter++)
+	{
+		int			C = iter % 2 ? 9 : 3;
+		int			nrows = 20 + (int) (nbt_rand(&seed) % 30);
+		uint32_t	V = 5 + (uint32_t) (nbt_rand(&seed) % 60);
+		double		a = (iter % 4 < 2) ? 1 : 0.25;
+		RandRow    *rows = malloc(sizeof(RandRow) * nrows);
+		double	   *N = calloc((size_t) C * V, sizeof(double));
+		double	   *F = calloc(V, sizeof(double));
+		double	   *w = calloc((size_t) C * V, sizeof(double));
+		bool	   *seen_tok = calloc(V, sizeof(bool));
+		bool		seen_class[9] = {false};
+		int			cls_index[9];
+		int			Cseen = 0;
+		double		T = 0, Vseen = 0;
+		size_t		size;
+		unsigned char *buf;
+		NbView		v;
+		NbIndex		ix;
+		NbScorer	sc;
+		NbDoc		doc;
+		NbOptions	o = toy_options(NB_COMPLEMENT, a, NB_ESTIMATOR_MEAN);
+		NbTokenRef	refs[8];
+		char		tok[8][16];
+		double		x[8];
+		double		logp[9];
+		double		score[9];
+		char		why[200];
+
+		rand_rows(rows, nrows, C, V, nbt_rand(&seed), false);
+		for (int i = 0; i < nrows; i++)
+		{
+			int			c = rows[i].label[1] - '0';
+
+			seen_class[c] = true;
+			for (uint32_t t = 0; t < rows[i].n; t++)
+			{
+				N[(size_t) c * V + rows[i].tok[t]] += rows[i].weight;
+				F[rows[i].tok[t]] += rows[i].weight;
+				T += rows[i].weight;
+				seen_tok[rows[i].tok[t]] = true;
+			}
+		}
+		/* classes in byte order of "c0".."c8": the digit's order among those seen */
+		for (int c = 0; c < C; c++)
+			cls_index[c] = seen_class[c] ? Cseen++ : -1;
+		for (uint32_t t = 0; t < V; t++)
+			Vseen += seen_tok[t];
+		for (int c = 0; c < C; c++)
+		{
+			double		Tc = 0, S = 0;
+
+			if (!seen_class[c])
+				continue;
+			for (uint32_t t = 0; t < V; t++)
+				Tc += N[(size_t) c * V + t];
+			for (uint32_t t = 0; t < V; t++)
+				if (seen_tok[t])
+				{
+					w[(size_t) c * V + t] = log((T + a * Vseen - Tc) / (F[t] + a - N[(size_t) c * V + t]));
+					S += w[(size_t) c * V + t];
+				}
+			for (uint32_t t = 0; t < V; t++)
+				w[(size_t) c * V + t] /= S;
+		}
+		buf = serialize_rand(rows, NULL, nrows, &size);
+		CHECK(open_view(&v, buf, size, why, sizeof(why)), "rejected: %s", why);
+		nb_index_build(&ix, &v);
+		o.norm = true;
+		nb_scorer_build(&sc, &ix, &o);
+		nb_doc_init(&doc, &ix);
+		for (int d = 0; d < 10; d++)
+		{
+			uint32_t	n = 1 + (uint32_t) (nbt_rand(&seed) % 8);
+			double		best = -INFINITY, lse = 0;
+
+			for (int c = 0; c < 9; c++)
+				score[c] = 0;
+			for (uint32_t i = 0; i < n; i++)
+			{
+				uint32_t	t = (uint32_t) (nbt_rand(&seed) % V);
+
+				x[i] = 1 + (double) (nbt_rand(&seed) % 3);
+				refs[i].len = (uint32_t) snprintf(tok[i], sizeof(tok[i]), "t%u", t);
+				refs[i].str = tok[i];
+				refs[i].count = x[i];
+				if (seen_tok[t])
+					for (int c = 0; c < C; c++)
+						if (seen_class[c])
+							score[cls_index[c]] += x[i] * w[(size_t) c * V + t];
+			}
+			nb_doc_begin(&doc);
+			nb_scorer_add_tokens(&sc, &doc, (uint32_t) ix.unnamed_bag, refs, n);
+			nb_scorer_score(&sc, &doc, logp);
+			for (int c = 0; c < Cseen; c++)
+				best = score[c] > best ? score[c] : best;
+			for (int c = 0; c < Cseen; c++)
+				lse += exp(score[c] - best);
+			for (int c = 0; c < Cseen; c++)
+			{
+				double		want = score[c] - best - log(lse);
+
+				CHECK(fabs(logp[c] - want) <= 1e-13,
+					  "model %d (%d classes, alpha %g) doc %d class %d: log P %.17g, expected %.17g",
+					  iter, Cseen, a, d, c, logp[c], want);
+			}
+		}
+		nb_doc_free(&doc);
+		nb_scorer_free(&sc);
+		nb_index_free(&ix);
+		free(buf);
+		free(rows);
+		free(N);
+		free(F);
+		free(w);
+		free(seen_tok);
+	}
+}
+
+/* ---------------------------------------------------------------- */
 
 int
 main(int argc, char **argv)
@@ -1019,5 +1430,16 @@ main(int argc, char **argv)
 		test_scorer_gaussian_constant_far_value);
 	run("scorer v2: missing features are left out, every subset, alpha 0..1",
 		test_scorer_missing_features);
+	run("scorer: class_alpha smooths the fitted prior (eq. 3.68), its mode under map",
+		test_scorer_class_alpha);
+	run("scorer: map estimator by hand (multinomial, bernoulli, complement; a = 1 is ML)",
+		test_scorer_map);
+	run("scorer: asymmetric beta for Bernoulli by hand, mean and map, zero pseudo-counts",
+		test_scorer_beta);
+	run("scorer v2: beta for boolean, map for categorical, Gaussian unaffected",
+		test_scorer_mix_estimators);
+	run("scorer: complement norm by hand (Rennie et al.'s weight normalization)", test_scorer_norm_toy);
+	run("scorer: complement norm on random models, rows and entries, vs the formula",
+		test_scorer_norm_random);
 	return unit_done();
 }

@@ -149,22 +149,30 @@ test_trainer_layout(void)
 			   *got;
 	size_t		wsize,
 				gsize;
-	uint32_t	k;
+	uint32_t	j,
+				k;
 
 	got = serialize_rows(toy, NTOY, &gsize);
-	raw_init(&m);
+	raw_init_v3(&m);
 	raw_add_class(&m, "ham", 3, 1);
 	raw_add_class(&m, "spam", 4, 2);
-	k = raw_add_token(&m, "a", 1);
+	j = raw_add_feature(&m, "", 0, NB_FEATURE_BAG);
+	m.f[j].present[HAM] = 1;
+	m.f[j].present[SPAM] = 2;
+	k = raw_add_item(&m, j, "a", 1);
 	raw_add_entry(&m, k, SPAM, 3, 2);
-	k = raw_add_token(&m, "b", 1);
+	k = raw_add_item(&m, j, "b", 1);
 	raw_add_entry(&m, k, HAM, 1, 1);
 	raw_add_entry(&m, k, SPAM, 1, 1);
-	k = raw_add_token(&m, "c", 1);
+	k = raw_add_item(&m, j, "c", 1);
 	raw_add_entry(&m, k, HAM, 2, 1);
 	raw_add_entry(&m, k, SPAM, 1, 1);
-	k = raw_add_token(&m, "d", 1);
+	k = raw_add_item(&m, j, "d", 1);
 	raw_add_entry(&m, k, HAM, 1, 1);
+	/* documents of 4 tokens (ham), 3 and 2 (spam), in increasing length */
+	raw_add_length(&m, j, HAM, 4, 1);
+	raw_add_length(&m, j, SPAM, 2, 1);
+	raw_add_length(&m, j, SPAM, 3, 1);
 	want = raw_serialize(&m, &wsize);
 	raw_free(&m);
 	if (wsize != gsize || memcmp(want, got, wsize) != 0)
@@ -174,7 +182,9 @@ test_trainer_layout(void)
 	}
 	CHECK(wsize == gsize, "size %zu, expected %zu", gsize, wsize);
 	CHECK(memcmp(want, got, wsize) == 0, "bytes differ from the documented layout");
-	CHECK(wsize == 32 + 2 * 12 + 4 * 8 + 6 * 20 + 7 + 4, "size %zu", wsize);
+	/* header and counts, classes, items, entries, the feature, its lengths, strings */
+	CHECK(wsize == 32 + 16 + 2 * 12 + 4 * 8 + 6 * 20 + 36 + 2 * 28 + 3 * 16 + 7 + 4,
+		  "size %zu", wsize);
 	free(want);
 	free(got);
 }
@@ -241,7 +251,9 @@ test_trainer_merge_size_limit(void)
 	unsigned char *a = serialize_rows(a_rows, 3, &sa);
 	NbTrainer  *t = train_rows(a_rows, 3);
 
-	/* a text-only model has no feature arrays: the lower bound is exact */
+	/* a model with its lengths (version 3): the lower bound is exact once rows end */
+	CHECK(nb_trainer_flat_size(t, SIZE_MAX) == sa, "flat size %zu, written %zu",
+		  nb_trainer_flat_size(t, SIZE_MAX), sa);
 	CHECK(nb_trainer_min_flat_size(t) == sa, "min flat size %llu of a %zu-byte model",
 		  (unsigned long long) nb_trainer_min_flat_size(t), sa);
 	nb_trainer_destroy(t);
@@ -571,10 +583,13 @@ mix_raw(RawModel *m)
 {
 	uint32_t	j;
 
-	raw_init_v2(m);
+	raw_init_v3(m);
 	raw_add_class(m, "a", 1, 4);
 	raw_add_class(m, "b", 1, 2);
 	mix_raw_discrete(m);
+	/* "tags" (feature 2): a row of 2 tokens in each class; the empty bag has no length */
+	raw_add_length(m, 2, 0, 2, 1);
+	raw_add_length(m, 2, 1, 2, 1);
 	j = raw_add_feature(m, "x", 1, NB_FEATURE_GAUSSIAN);
 	m->f[j].present[0] = 3;
 	m->f[j].present[1] = 2;
@@ -663,7 +678,7 @@ test_trainer_mixed_layout(void)
 	}
 	CHECK(same, "trainer output differs from the hand-made model: %s", why);
 	CHECK(wsize == gsize && memcmp(wbuf, got, gsize) == 0, "bytes differ from the documented layout");
-	CHECK(got[4] == 2 && got[5] == 0, "version %u", got[4] | got[5] << 8);
+	CHECK(got[4] == 3 && got[5] == 0, "version %u", got[4] | got[5] << 8);
 	CHECK(open_view(&v, got, gsize, why, sizeof(why)), "rejected: %s", why);
 	CHECK(v.n_features == 4 && v.vector_len == 0, "F %u", v.n_features);
 	CHECK(nbt_check_model(got, gsize, &v, 3, 0, &st, why, sizeof(why)), "%s", why);
@@ -671,7 +686,11 @@ test_trainer_mixed_layout(void)
 	free(wbuf);
 }
 
-/* Version 1 for text only (the bag "" in every row), version 2 for anything else. */
+/*
+ * Version 3 for anything with a bag, version 2 without; the versions of
+ * unknown lengths after a merge with an older model with bags: 1 for text
+ * only (the bag "" in every row), else 2.
+ */
 static void
 test_trainer_version_choice(void)
 {
@@ -686,13 +705,16 @@ test_trainer_version_choice(void)
 		int			variant;
 		uint16_t	version;
 	}			cases[] = {
-		{"text in every row", 0, 1},
-		{"a row without the bag", 1, 2},
-		{"a categorical feature too", 2, 2},
-		{"a named bag only", 3, 2},
+		{"text in every row", 0, 3},
+		{"a row without the bag", 1, 3},
+		{"a categorical feature too", 2, 3},
+		{"a named bag only", 3, 3},
 		{"no features at all", 4, 2},
-		{"empty bag in every row", 5, 1},
-		{"text merged from a version 1 model", 6, 1},
+		{"empty bag in every row", 5, 3},
+		{"text merged from a version 3 model", 6, 3},
+		{"text merged from a version 1 model", 7, 1},
+		{"text and a categorical merged from version 1", 8, 2},
+		{"a categorical merged from version 2 without bags", 9, 3},
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
@@ -700,7 +722,7 @@ test_trainer_version_choice(void)
 		int			variant = cases[i].variant;
 
 		t = nb_trainer_create();
-		if (variant == 6)
+		if (variant >= 6)
 		{
 			size_t		s1;
 			unsigned char *b1 = serialize_rows(toy, NTOY, &s1);
@@ -708,6 +730,39 @@ test_trainer_version_choice(void)
 			merge_bytes(t, b1, s1);
 			free(b1);
 		}
+		if (variant >= 7)
+		{
+			/* an older model: version 1 (text) or 2 (a categorical feature only) */
+			RawModel	old;
+			size_t		s1;
+			unsigned char *b1;
+
+			if (variant == 9)
+			{
+				raw_init_v2(&old);
+				raw_add_class(&old, "ham", 3, 1);
+				raw_add_feature(&old, "c", 1, NB_FEATURE_CATEGORICAL);
+				old.f[0].present[0] = 1;
+				raw_add_entry(&old, raw_add_item(&old, 0, "v", 1), 0, 1, 1);
+			}
+			else
+			{
+				raw_init(&old);
+				raw_add_class(&old, "ham", 3, 1);
+				raw_add_entry(&old, raw_add_token(&old, "b", 1), 0, 1, 1);
+			}
+			b1 = raw_serialize(&old, &s1);
+			raw_free(&old);
+			merge_bytes(t, b1, s1);
+			free(b1);
+			if (variant == 8)
+			{
+				nb_trainer_begin_doc(t, "ham", 3, 1);
+				nb_trainer_add_category(t, (uint32_t) feature_id(t, "c", NB_FEATURE_CATEGORICAL), "v", 1);
+			}
+		}
+		else if (variant == 6)
+			;
 		else
 			for (int r = 0; r < NTOY; r++)
 			{
@@ -990,7 +1045,7 @@ mixed_merge(bool dyadic)
 	rand_mix(rows, N, 4, dyadic ? 21 : 22, dyadic);
 	b0 = serialize_rand_mix(rows, NULL, N, &s0);
 	CHECK(open_view(&v, b0, s0, why, sizeof(why)), "rejected: %s", why);
-	CHECK(v.version == 2 && v.n_features == (dyadic ? 4 : 8) && v.vector_len == (dyadic ? 0 : 2),
+	CHECK(v.version == 3 && v.n_features == (dyadic ? 4 : 8) && v.vector_len == (dyadic ? 0 : 2),
 		  "version %u, %u features, vector %u", v.version, v.n_features, v.vector_len);
 	CHECK(nbt_check_model(b0, s0, &v, 1, 0, &st, why, sizeof(why)), "%s", why);
 	CHECK(raw_parse(&r0, b0, s0), "trainer output does not parse");

@@ -1,0 +1,181 @@
+--
+-- metrics: nb_metrics, the evaluation aggregates, and nb_metrics_rows.
+-- Expected numbers: scikit-learn 1.2.1 (sklearn.metrics with sample_weight,
+-- see test/parity for the same on real predictions) or by hand as noted.
+--
+
+-- labels: x/x, x/y, y/y, z/y.  By hand: accuracy 1/2; x: P 1, R 1/2, F1 2/3;
+-- y: P 1/3, R 1, F1 1/2; z never predicted: P 0 (zero_division), R 0, F1 0;
+-- balanced (1/2 + 1 + 0)/3; macro P 4/9; weighted P 7/12
+SELECT jsonb_pretty(nb_metrics(a, p))
+FROM (VALUES ('x', 'x'), ('x', 'y'), ('y', 'y'), ('z', 'y')) AS v (a, p);
+
+-- probabilities and weights 1, 2, 1, 1; y/{x 0.5, y 0.5} is a tie, which
+-- goes to x (the first label in byte order, as nb_predict); z is named by
+-- no row: probability 0, clipped to 2.2e-16 in the log loss
+SELECT jsonb_pretty(nb_metrics(a, p::jsonb, w))
+FROM (VALUES ('x', '{"x": 0.7, "y": 0.3}', 1.0), ('x', '{"x": 0.4, "y": 0.6}', 2),
+             ('y', '{"x": 0.5, "y": 0.5}', 1), ('z', '{"x": 0.1, "y": 0.9}', 1)) AS v (a, p, w);
+
+-- the same as rows
+SELECT * FROM nb_metrics_rows((
+  SELECT nb_metrics(a, p::jsonb, w)
+  FROM (VALUES ('x', '{"x": 0.7, "y": 0.3}', 1.0), ('x', '{"x": 0.4, "y": 0.6}', 2),
+               ('y', '{"x": 0.5, "y": 0.5}', 1), ('z', '{"x": 0.1, "y": 0.9}', 1)) AS v (a, p, w)));
+SELECT kind, class, predicted, precision, count
+FROM nb_metrics_rows((SELECT nb_metrics(a, p) FROM (VALUES ('b', 'a'), ('a', 'a')) AS v (a, p)));
+SELECT count(*) FROM nb_metrics_rows(NULL);
+
+-- sklearn's example of roc_auc_score / average_precision_score: AUC 0.75, AP 5/6;
+-- ties share a threshold: n/0.5 p/0.5 p/0.5 n/0.2 gives AUC 0.75, AP 2/3
+SELECT m -> 'roc_auc' AS roc_auc, m -> 'average_precision' AS average_precision
+FROM (SELECT nb_metrics(a, jsonb_build_object('p', s, 'n', 1 - s)) AS m
+      FROM (VALUES ('n', 0.1), ('n', 0.4), ('p', 0.35), ('p', 0.8)) AS v (a, s)) AS q;
+SELECT m -> 'roc_auc' -> 'classes' -> 'p' AS roc_auc, m -> 'average_precision' -> 'classes' -> 'p' AS ap
+FROM (SELECT nb_metrics(a, jsonb_build_object('p', s, 'n', 1 - s)) AS m
+      FROM (VALUES ('p', 0.5), ('n', 0.5), ('p', 0.5), ('n', 0.2)) AS v (a, s)) AS q;
+
+-- two classes: the macro AUC is sklearn's binary roc_auc_score, the AUC of the
+-- second class (b).  The classes' AUCs differ when probabilities round to 1
+-- and tie there: b's scores 1, 1, 0.4, 0.7 give (1/2 + 2)/4 = 0.625, a's
+-- distinct 1e-20, 1e-30, 0.6, 0.3 give 3/4
+SELECT nb_metrics(a, p::jsonb) -> 'roc_auc' AS roc_auc
+FROM (VALUES ('a', '{"a": 1e-20, "b": 1}'), ('b', '{"a": 1e-30, "b": 1}'),
+             ('a', '{"a": 0.6, "b": 0.4}'), ('b', '{"a": 0.3, "b": 0.7}')) AS v (a, p);
+
+-- a class named by the probabilities but never actual or predicted: not a
+-- report class (sklearn's labels=None); its AUC and AP are undefined (null),
+-- and the macro averages leave it out.  Log loss by hand over the classes
+-- a, b, c: -(log 0.6 + log 0.7) / 2
+SELECT m -> 'classes' AS classes, m -> 'roc_auc' AS roc_auc,
+       abs((m ->> 'log_loss')::float8 + (ln(0.6) + ln(0.7)) / 2) < 1e-15 AS log_loss_ok
+FROM (SELECT nb_metrics(a, p::jsonb) AS m
+      FROM (VALUES ('a', '{"a": 0.6, "b": 0.4, "c": 0}'), ('b', '{"a": 0.3, "b": 0.7, "c": 0}')) AS v (a, p)) AS q;
+
+-- a probability of 0 for the actual class: clipped to eps = 2^-52, renormalised
+-- over the row (1 + eps): -log(eps / (1 + eps)) = 36.04365338911715
+SELECT nb_metrics('a', '{"a": 0, "b": 1}'::jsonb) ->> 'log_loss' AS log_loss;
+
+-- the probabilities are read exactly as float8: one row per value p, as
+-- {"a": 1, "b": p} for actual a, whose Brier score is p^2 (random values
+-- down to 1e-150, and numerals of up to 20 digits)
+SELECT count(*) AS values, count(*) FILTER (WHERE brier = p * p) AS exact
+FROM (SELECT i, p, (nb_metrics('a', jsonb_build_object('a', 1, 'b', p)) ->> 'brier')::float8 AS brier
+      FROM (SELECT i, random() * 10 ^ (-(i % 150)) AS p FROM generate_series(1, 5000) AS i
+            UNION ALL
+            SELECT 0, p FROM unnest(ARRAY[0, 1, 0.5, 1e-150, 0.1, 0.30000000000000004,
+                                          0.99999999999999989]::float8[]) AS p) AS v
+      GROUP BY i, p) AS q;
+SELECT (nb_metrics('a', '{"a": 1, "b": 0.12345678901234567890}'::jsonb) ->> 'brier')::float8
+         = 0.12345678901234567890::float8 ^ 2 AS exact_20_digits;
+
+-- NULL actual, predicted, probabilities or weight: the row is skipped
+SELECT nb_metrics(a, p) ->> 'rows' AS label_rows, nb_metrics(a, p, w) ->> 'rows' AS weighted_rows,
+       nb_metrics(a, j) ->> 'rows' AS proba_rows
+FROM (VALUES ('x', 'x', 1.0, '{"x": 1}'::jsonb), (NULL, 'x', 1, '{"x": 1}'), ('x', NULL, 1, NULL),
+             ('x', 'y', NULL, '{"x": 0.2, "y": 0.8}')) AS v (a, p, w, j);
+-- no rows, only NULLs: NULL, as other aggregates
+SELECT nb_metrics(a, p) IS NULL AS empty, nb_metrics(a, j) IS NULL AS empty_proba
+FROM (VALUES ('x', 'x', '{"x": 1}'::jsonb)) AS v (a, p, j) WHERE false;
+SELECT nb_metrics(a, p) IS NULL AS all_null FROM (VALUES (NULL::text, 'x'), ('x', NULL)) AS v (a, p);
+-- weight 0 everywhere: the classes are known, the ratios undefined (null),
+-- the averages sklearn's zero_division value 0
+SELECT nb_metrics(a, p, 0) FROM (VALUES ('x', 'y')) AS v (a, p);
+
+-- as a window function: the final function leaves the state as it was, so the
+-- running accuracy is 1, 1/2, 2/3; over the frame of rows 2 and 3 (both y)
+-- neither class has both positive and negative rows: AUC null
+SELECT i, nb_metrics(a, p) OVER (ORDER BY i) ->> 'accuracy' AS running_accuracy,
+       nb_metrics(a, j) OVER (ORDER BY i ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) -> 'roc_auc' AS roc_auc
+FROM (VALUES (1, 'x', 'x', '{"x": 0.9, "y": 0.1}'::jsonb), (2, 'y', 'x', '{"x": 0.6, "y": 0.4}'),
+             (3, 'y', 'y', '{"x": 0.2, "y": 0.8}')) AS v (i, a, p, j);
+
+-- errors
+SELECT nb_metrics('x', 'x', -1);
+SELECT nb_metrics('x', 'x', 'NaN');
+SELECT nb_metrics('x', '{"x": 1}'::jsonb, 'Infinity');
+SELECT nb_metrics('x', '[0.5, 0.5]'::jsonb);
+SELECT nb_metrics('x', '{}'::jsonb);
+SELECT nb_metrics('x', '{"x": "0.5"}'::jsonb);
+SELECT nb_metrics('x', '{"x": null}'::jsonb);
+SELECT nb_metrics('x', '{"x": 1.5}'::jsonb);
+SELECT nb_metrics('x', '{"x": -0.1}'::jsonb);
+SELECT nb_metrics('c' || i, 'c0') FROM generate_series(1, 2049) AS i;
+
+--
+-- Real predictions: a model trained on most of a synthetic corpus (token
+-- k<n> says class c<n>, wrongly for a fifth of the rows), scored on all of
+-- it.  The label form with nb_predict and the probability form with
+-- nb_predict_proba agree on every key they share (the argmax is nb_predict's
+-- label, ties included: without fit_prior the documents with no known token
+-- have equal probabilities).
+--
+CREATE TABLE met_docs AS
+SELECT i AS id, 'c' || (i % 3) AS label, i % 4 AS segment,
+       CASE WHEN i % 97 = 0 THEN ARRAY['unseen' || i]
+            ELSE ARRAY['k' || CASE WHEN i % 10 < 3 THEN (i + i % 10) % 3 ELSE i % 3 END,
+                       't' || (i % 7), 't' || (i % 11), 'u' || ((i * i) % 101)] END AS tokens,
+       (1 + i % 3)::float8 AS w
+FROM generate_series(1, 20000) AS i;
+CREATE TABLE met_model AS
+SELECT nb_train(label, tokens) AS m FROM met_docs WHERE id % 97 <> 0 AND id % 5 <> 0;
+CREATE TABLE met_pred AS
+SELECT d.id, d.label, d.segment, d.w, nb_predict(m.m, d.tokens, '{"fit_prior": false}') AS predicted,
+       nb_predict_proba(m.m, d.tokens, '{"fit_prior": false}') AS proba
+FROM met_docs d, met_model m;
+ANALYZE met_pred;
+-- ties: the unseen documents have equal probabilities for c0, c1 and c2
+SELECT predicted, count(*) FROM met_pred WHERE id % 97 = 0 GROUP BY 1;
+SELECT (nb_metrics(label, proba) - '{log_loss,brier,roc_auc,average_precision}'::text[])
+         = nb_metrics(label, predicted) AS same_label_metrics,
+       (nb_metrics(label, proba, w) - '{log_loss,brier,roc_auc,average_precision}'::text[])
+         = nb_metrics(label, predicted, w) AS same_weighted
+FROM met_pred;
+
+-- GROUP BY: the metrics of each segment in one pass equal those of each alone
+CREATE TABLE met_serial AS
+SELECT segment, nb_metrics(label, predicted) AS l, nb_metrics(label, proba, w) AS p
+FROM met_pred GROUP BY segment;
+SELECT g.segment, g.l = (SELECT nb_metrics(label, predicted) FROM met_pred WHERE segment = g.segment) AS same_labels,
+       g.p = (SELECT nb_metrics(label, proba, w) FROM met_pred WHERE segment = g.segment) AS same_proba
+FROM met_serial g ORDER BY 1;
+
+-- Parallel: forced partial aggregation in the workers, combined in the leader,
+-- serialized in between.  Counts and integer weights sum exactly in any
+-- order; log loss and Brier are sums of non-integers (within 1e-12).
+CREATE FUNCTION met_same(a jsonb, b jsonb) RETURNS boolean LANGUAGE sql AS $$
+  SELECT (a - '{log_loss,brier}'::text[]) = (b - '{log_loss,brier}'::text[])
+     AND abs((a ->> 'log_loss')::float8 - (b ->> 'log_loss')::float8) < 1e-12
+     AND abs((a ->> 'brier')::float8 - (b ->> 'brier')::float8) < 1e-12 $$;
+CREATE TABLE met_whole AS
+SELECT nb_metrics(label, predicted) AS l, nb_metrics(label, predicted, w) AS lw,
+       nb_metrics(label, proba) AS p, nb_metrics(label, proba, w) AS pw
+FROM met_pred;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 2;
+SET parallel_leader_participation = off;
+EXPLAIN (COSTS OFF) SELECT nb_metrics(label, proba, w) FROM met_pred;
+SELECT nb_metrics(label, predicted) = (SELECT l FROM met_whole) AS same_labels,
+       nb_metrics(label, predicted, w) = (SELECT lw FROM met_whole) AS same_weighted_labels,
+       met_same(nb_metrics(label, proba), (SELECT p FROM met_whole)) AS same_proba,
+       met_same(nb_metrics(label, proba, w), (SELECT pw FROM met_whole)) AS same_weighted_proba
+FROM met_pred;
+EXPLAIN (COSTS OFF) SELECT segment, nb_metrics(label, proba, w) FROM met_pred GROUP BY segment;
+SELECT q.segment, q.l = s.l AS same_labels, met_same(q.p, s.p) AS same_proba
+FROM (SELECT segment, nb_metrics(label, predicted) AS l, nb_metrics(label, proba, w) AS p
+      FROM met_pred GROUP BY segment) AS q JOIN met_serial s USING (segment)
+ORDER BY 1;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+RESET max_parallel_workers_per_gather;
+RESET parallel_leader_participation;
+
+-- the whole corpus's metrics, as sklearn 1.2.1 gives them for these rows (exported;
+-- parity on real corpora to 1e-12: test/parity)
+SELECT kind, class, predicted, round(precision::numeric, 6) AS precision, round(recall::numeric, 6) AS recall,
+       round(f1::numeric, 6) AS f1, support, round(roc_auc::numeric, 6) AS roc_auc,
+       round(average_precision::numeric, 6) AS average_precision, count
+FROM nb_metrics_rows((SELECT p FROM met_whole));

@@ -1,0 +1,34 @@
+/*
+ * nb_feature_type.c — the feature type table.
+ */
+#include "nb_feature_type.h"
+
+#include "nb_merge.h"
+
+static const NbFeatureTypeInfo feature_types[NB_FEATURE_TYPE_MAX + 1] = {
+	[NB_FEATURE_BAG] = {"bag", "a bag of tokens", "tokens", NB_STATS_NONE},
+	[NB_FEATURE_CATEGORICAL] = {"categorical", "categorical", "values", NB_STATS_NONE},
+	[NB_FEATURE_GAUSSIAN] = {"gaussian", "Gaussian", NULL, NB_STATS_MOMENTS},
+	[NB_FEATURE_BOOLEAN] = {"boolean", "boolean", NULL, NB_STATS_TRUE_ROWS},
+};
+
+const NbFeatureTypeInfo *
+nb_feature_type_info(uint32_t type)
+{
+	if (type < NB_FEATURE_BAG || type > NB_FEATURE_TYPE_MAX)
+		return NULL;
+	return &feature_types[type];
+}
+
+void
+nb_feature_stats_add(NbFeatureType type, double *present, double *a, double *b,
+					 double present2, double a2, double b2)
+{
+	if (nb_feature_type(type)->stats == NB_STATS_MOMENTS)
+		nb_merge_moments(present, a, b, present2, a2, b2);
+	else
+	{
+		*present += present2;
+		*a += a2;
+	}
+}

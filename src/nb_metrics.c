@@ -1,0 +1,701 @@
+/*
+ * nb_metrics.c — classification metrics, see nb_metrics.h.
+ */
+#include "nb_metrics.h"
+
+#include <float.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nb_alloc.h"
+#include "nb_hash.h"
+#include "nb_interrupt.h"
+
+void
+nb_metrics_init(NbMetrics *m, bool scored, bool weighted)
+{
+	memset(m, 0, sizeof(*m));
+	nb_strmap_init(&m->labels, 8);
+	m->cap = 8;
+	m->confusion = nb_alloc_zero(sizeof(double) * m->cap * m->cap);
+	m->seen = nb_alloc_zero(m->cap);
+	m->scored = scored;
+	m->weighted = weighted;
+	if (scored)
+		m->score = nb_alloc_zero(sizeof(double *) * m->cap);
+}
+
+void
+nb_metrics_free(NbMetrics *m)
+{
+	nb_strmap_free(&m->labels);
+	nb_free(m->confusion);
+	nb_free(m->seen);
+	if (m->scored)
+	{
+		for (uint32_t c = 0; c < m->cap; c++)
+			if (m->score[c] != NULL)
+				nb_free(m->score[c]);
+		nb_free(m->score);
+		if (m->actual != NULL)
+			nb_free(m->actual);
+		if (m->weight != NULL)
+			nb_free(m->weight);
+	}
+	memset(m, 0, sizeof(*m));
+}
+
+int64_t
+nb_metrics_find(const NbMetrics *m, const char *label, uint32_t len)
+{
+	return nb_strmap_find(&m->labels, label, len, nb_hash_token(label, len));
+}
+
+/* Room for classes up to id cap * 2: the confusion matrix is laid out anew. */
+static void
+grow_classes(NbMetrics *m)
+{
+	uint32_t	cap = m->cap * 2;
+	double	   *confusion = nb_alloc_zero(sizeof(double) * cap * cap);
+
+	for (uint32_t a = 0; a < m->cap; a++)
+		memcpy(confusion + (size_t) a * cap, m->confusion + (size_t) a * m->cap,
+			   sizeof(double) * m->cap);
+	nb_free(m->confusion);
+	m->confusion = confusion;
+	m->seen = nb_realloc(m->seen, cap);
+	memset(m->seen + m->cap, 0, cap - m->cap);
+	if (m->scored)
+	{
+		m->score = nb_realloc(m->score, sizeof(double *) * cap);
+		memset(m->score + m->cap, 0, sizeof(double *) * (cap - m->cap));
+	}
+	m->cap = cap;
+}
+
+uint32_t
+nb_metrics_class(NbMetrics *m, const char *label, uint32_t len)
+{
+	uint64_t	hash = nb_hash_token(label, len);
+	int64_t		found = nb_strmap_find(&m->labels, label, len, hash);
+
+	if (found >= 0)
+		return (uint32_t) found;
+	if (m->labels.count == m->cap)
+		grow_classes(m);
+	return nb_strmap_add(&m->labels, label, len, hash);
+}
+
+int
+nb_metrics_label_cmp(const NbMetrics *m, uint32_t a, uint32_t b)
+{
+	uint32_t	alen,
+				blen;
+	const char *as = nb_strmap_str(&m->labels, a, &alen);
+	const char *bs = nb_strmap_str(&m->labels, b, &blen);
+	int			cmp = memcmp(as, bs, alen < blen ? alen : blen);
+
+	if (cmp != 0)
+		return cmp;
+	return alen < blen ? -1 : alen > blen;
+}
+
+static inline void
+count(NbMetrics *m, uint32_t actual, uint32_t predicted, double weight)
+{
+	m->confusion[(size_t) actual * m->cap + predicted] += weight;
+	m->seen[actual] |= NB_SEEN_ACTUAL;
+	m->seen[predicted] |= NB_SEEN_PREDICTED;
+	m->rows++;
+}
+
+void
+nb_metrics_add(NbMetrics *m, uint32_t actual, uint32_t predicted, double weight)
+{
+	count(m, actual, predicted, weight);
+}
+
+/* Room for rows more rows in the row arrays; new room is zero. */
+static void
+reserve_rows(NbMetrics *m, uint64_t rows)
+{
+	uint64_t	cap = m->rows_cap;
+
+	if (m->rows + rows <= cap)
+		return;
+	if (cap < 1024)
+		cap = 1024;
+	while (cap < m->rows + rows)
+		cap *= 2;
+	if (m->rows_cap == 0)
+	{
+		m->actual = nb_alloc(sizeof(uint32_t) * cap);
+		if (m->weighted)
+			m->weight = nb_alloc(sizeof(double) * cap);
+	}
+	else
+	{
+		m->actual = nb_realloc(m->actual, sizeof(uint32_t) * cap);
+		if (m->weighted)
+			m->weight = nb_realloc(m->weight, sizeof(double) * cap);
+	}
+	for (uint32_t c = 0; c < m->labels.count; c++)
+		if (m->score[c] != NULL)
+		{
+			m->score[c] = nb_realloc(m->score[c], sizeof(double) * cap);
+			memset(m->score[c] + m->rows_cap, 0, sizeof(double) * (cap - m->rows_cap));
+		}
+	m->rows_cap = cap;
+}
+
+/* The probability column of class c, zero where no row named c yet. */
+static double *
+column(NbMetrics *m, uint32_t c)
+{
+	if (m->score[c] == NULL)
+		m->score[c] = nb_alloc_zero(sizeof(double) * m->rows_cap);
+	return m->score[c];
+}
+
+void
+nb_metrics_add_scored(NbMetrics *m, uint32_t actual, const uint32_t *cls,
+					  const double *prob, uint32_t n, double weight)
+{
+	uint32_t	best = 0;
+	double		brier = 0;
+	bool		named = false;
+	uint64_t	row = m->rows;
+
+	reserve_rows(m, 1);
+	for (uint32_t i = 0; i < n; i++)
+	{
+		double		y = cls[i] == actual ? 1.0 : 0.0;
+		double		d = prob[i] - y;
+
+		if (i > 0 && (prob[i] > prob[best] ||
+					  (prob[i] == prob[best] && nb_metrics_label_cmp(m, cls[i], cls[best]) < 0)))
+			best = i;
+		named |= cls[i] == actual;
+		brier += d * d;
+		/* + 0.0 makes a -0 +0, which the sort keys need */
+		column(m, cls[i])[row] = prob[i] + 0.0;
+	}
+	if (!named)
+		brier += 1.0;
+	m->actual[row] = actual;
+	if (m->weighted)
+		m->weight[row] = weight;
+	m->brier += weight * brier;
+	count(m, actual, cls[best], weight);
+}
+
+void
+nb_metrics_merge(NbMetrics *dst, const NbMetrics *src)
+{
+	uint32_t	n = src->labels.count;
+	uint32_t   *map = nb_alloc(sizeof(uint32_t) * (n + 1));
+	uint64_t	row0 = dst->rows;
+
+	for (uint32_t c = 0; c < n; c++)
+	{
+		uint32_t	len;
+		const char *s = nb_strmap_str(&src->labels, c, &len);
+
+		map[c] = nb_metrics_class(dst, s, len);
+		dst->seen[map[c]] |= src->seen[c];
+	}
+	for (uint32_t a = 0; a < n; a++)
+	{
+		nb_interrupt();
+		for (uint32_t p = 0; p < n; p++)
+			dst->confusion[(size_t) map[a] * dst->cap + map[p]] +=
+				src->confusion[(size_t) a * src->cap + p];
+	}
+	if (dst->scored)
+	{
+		reserve_rows(dst, src->rows);
+		for (uint64_t i = 0; i < src->rows; i++)
+		{
+			nb_interrupt_at(i);
+			dst->actual[row0 + i] = map[src->actual[i]];
+		}
+		if (dst->weighted)
+			nb_copy(dst->weight + row0, src->weight, sizeof(double) * src->rows);
+		for (uint32_t c = 0; c < n; c++)
+			if (src->score[c] != NULL)
+				nb_copy(column(dst, map[c]) + row0, src->score[c], sizeof(double) * src->rows);
+		dst->brier += src->brier;
+	}
+	dst->rows += src->rows;
+	nb_free(map);
+}
+
+/*
+ * Clinger's fast path: a significand of at most 2^53 and 10^k for k <= 22
+ * are exact doubles, so their quotient is rounded once, correctly.  The
+ * same in extended precision for the rest: with a long double of at least
+ * 64 bits of mantissa, digits (< 2^64) and 10^k for k <= 27 (5^27 < 2^64)
+ * are exact, so their quotient is rounded once, to the long double q
+ * nearest the exact value.  Rounding q to double then gives the double
+ * nearest the exact value, unless q lies exactly halfway between two
+ * doubles: midpoints are long doubles, so rounding to q never crosses one,
+ * and only landing on one can mislead the second rounding.  Then, and
+ * outside both paths, strtod decides.
+ */
+#define FAST_POWERS 28
+
+/* 10^k, exact doubles up to k = 22 */
+static const double exact_powers[] = {
+	1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14,
+	1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22
+};
+
+#if LDBL_MANT_DIG >= 64
+/* 10^k, exact long doubles: each needs at most 64 bits */
+static const long double exact_long_powers[FAST_POWERS] = {
+	1e0L, 1e1L, 1e2L, 1e3L, 1e4L, 1e5L, 1e6L, 1e7L, 1e8L, 1e9L, 1e10L, 1e11L, 1e12L, 1e13L,
+	1e14L, 1e15L, 1e16L, 1e17L, 1e18L, 1e19L, 1e20L, 1e21L, 1e22L, 1e23L, 1e24L, 1e25L,
+	1e26L, 1e27L
+};
+#endif
+
+double
+nb_decimal_to_double(uint64_t digits, int32_t exp10)
+{
+	char		text[48];
+
+	if (digits <= (UINT64_C(1) << 53) && exp10 <= 0 && exp10 >= -22)
+		return (double) digits / exact_powers[-exp10];
+#if LDBL_MANT_DIG >= 64
+	if (exp10 <= 0 && exp10 > -FAST_POWERS)
+	{
+		long double q = (long double) digits / exact_long_powers[-exp10];
+		double		d = (double) q;
+
+		if (d >= DBL_MIN && d <= DBL_MAX)
+		{
+			uint64_t	bits;
+			double		other;
+
+			/* the neighbour of d on q's side: positive doubles order as their bits */
+			memcpy(&bits, &d, sizeof(bits));
+			bits = q > d ? bits + 1 : bits - 1;
+			memcpy(&other, &bits, sizeof(other));
+			if (q == d || q != ((long double) d + other) / 2)
+				return d;
+		}
+	}
+#endif
+	snprintf(text, sizeof(text), "%llue%d", (unsigned long long) digits, (int) exp10);
+	return strtod(text, NULL);
+}
+
+/* ---------------------------------------------------------------- */
+/* the metrics                                                       */
+
+typedef struct LabelRef
+{
+	const char *s;
+	uint32_t	len;
+	uint32_t	id;
+} LabelRef;
+
+static int
+cmp_label_ref(const void *x, const void *y)
+{
+	const LabelRef *a = x;
+	const LabelRef *b = y;
+	int			cmp = memcmp(a->s, b->s, a->len < b->len ? a->len : b->len);
+
+	if (cmp != 0)
+		return cmp;
+	return a->len < b->len ? -1 : a->len > b->len;
+}
+
+/*
+ * Ranking rows by a class's score.  A row is its score as a key that orders
+ * as the scores do, descending (equal keys are equal scores), followed
+ * with weights by its weight: 8 or 16 bytes, the rows of the class and the
+ * others sorted apart (so that no flag is needed) and walked together.
+ */
+typedef struct WeightedKey
+{
+	uint64_t	key;
+	double		weight;
+} WeightedKey;
+
+/* Scores are >= +0, so their bits order as the scores do; inverted for descending. */
+static inline uint64_t
+descending_key(double score)
+{
+	uint64_t	bits;
+
+	memcpy(&bits, &score, sizeof(bits));
+	return ~bits;
+}
+
+static inline uint64_t
+key_at(const char *rows, size_t size, uint64_t i)
+{
+	uint64_t	key;
+
+	memcpy(&key, rows + i * size, sizeof(key));
+	return key;
+}
+
+static inline double
+weight_at(const char *rows, size_t size, uint64_t i)
+{
+	double		w = 1.0;
+
+	if (size == sizeof(WeightedKey))
+		memcpy(&w, rows + i * size + offsetof(WeightedKey, weight), sizeof(w));
+	return w;
+}
+
+/* Radix sort digits: 11 bits, six passes over the 64-bit keys. */
+#define RADIX_BITS 11
+#define RADIX_SIZE (1 << RADIX_BITS)
+#define RADIX_PASSES ((64 + RADIX_BITS - 1) / RADIX_BITS)
+#define RADIX_HIST (RADIX_PASSES * RADIX_SIZE)
+
+/* Count the digits of a key into hist (RADIX_HIST counts). */
+static inline void
+count_key(uint64_t *hist, uint64_t key)
+{
+	for (int d = 0; d < RADIX_PASSES; d++)
+		hist[d * RADIX_SIZE + ((key >> (RADIX_BITS * d)) & (RADIX_SIZE - 1))]++;
+}
+
+/*
+ * Sort n rows of size bytes by key: least significant digit radix sort,
+ * passes skipped where every key has the same digit; hist holds the
+ * counts of every row's digits (count_key), made while the rows were.
+ * tmp has room for n rows; returns whichever buffer holds the result.
+ * Inline, so that each row size gets its own copy with fixed-size copies.
+ */
+NB_HOT_INLINE char *
+sort_by_key(char *rows, char *tmp, uint64_t n, size_t size, uint64_t *hist)
+{
+	for (int d = 0; d < RADIX_PASSES; d++)
+	{
+		uint64_t   *h = hist + d * RADIX_SIZE;
+		uint64_t	sum = 0;
+		bool		trivial = false;
+		char	   *swap;
+
+		for (int b = 0; b < RADIX_SIZE; b++)
+		{
+			uint64_t	c = h[b];
+
+			trivial |= c == n;
+			h[b] = sum;
+			sum += c;
+		}
+		if (trivial)
+			continue;
+		for (uint64_t i = 0; i < n; i++)
+		{
+			uint64_t	digit = (key_at(rows, size, i) >> (RADIX_BITS * d)) & (RADIX_SIZE - 1);
+
+			nb_interrupt_at(i);
+			memcpy(tmp + h[digit]++ * size, rows + i * size, size);
+		}
+		swap = rows;
+		rows = tmp;
+		tmp = swap;
+	}
+	return rows;
+}
+
+/*
+ * ROC AUC and average precision of class c against the rest, with rows of
+ * size bytes (8 unweighted, 16 weighted); buf and tmp have room for every
+ * row.  The area is the trapezoids between the points of successive
+ * distinct scores, as sklearn's roc_curve and auc; average precision the
+ * sum over those points of the recall gained times the precision there, as
+ * average_precision_score.
+ */
+NB_HOT_INLINE void
+rank_class_sized(const NbMetrics *m, uint32_t c, char *buf, char *tmp, size_t size,
+				 double *auc, double *ap)
+{
+	const double *score = m->score[c];
+	uint64_t	n = m->rows;
+	uint64_t	npos = 0,
+				nneg,
+				ip = 0,
+				in = 0,
+				work = 0;
+	uint64_t   *hist = nb_alloc_zero(sizeof(uint64_t) * 2 * RADIX_HIST);
+	char	   *pos_rows,
+			   *neg_rows;
+	double		tp = 0,
+				fp = 0,
+				area = 0,
+				avg = 0;
+	double		pos = 0,
+				neg = 0;
+
+	for (uint64_t i = 0; i < n; i++)
+		npos += m->actual[i] == c;
+	nneg = n - npos;
+	for (uint64_t i = 0; i < n; i++)
+	{
+		WeightedKey row;
+		bool		positive = m->actual[i] == c;
+		uint64_t	slot = positive ? ip++ : npos + in++;
+
+		nb_interrupt_at(i);
+		row.key = descending_key(score != NULL ? score[i] : 0.0);
+		row.weight = m->weighted ? m->weight[i] : 1.0;
+		memcpy(buf + slot * size, &row, size);
+		count_key(hist + (positive ? 0 : RADIX_HIST), row.key);
+		if (positive)
+			pos += row.weight;
+		else
+			neg += row.weight;
+	}
+	*auc = NAN;
+	*ap = NAN;
+	if (pos <= 0)
+	{
+		nb_free(hist);
+		return;
+	}
+	pos_rows = sort_by_key(buf, tmp, npos, size, hist);
+	neg_rows = sort_by_key(buf + npos * size, tmp + npos * size, nneg, size, hist + RADIX_HIST);
+	nb_free(hist);
+
+	/* the distinct scores, highest first, over both sorted runs */
+	for (uint64_t i = 0, j = 0; i < npos || j < nneg;)
+	{
+		uint64_t	key = i < npos ? key_at(pos_rows, size, i) : UINT64_MAX;
+		double		dtp = 0,
+					dfp = 0;
+
+		if (j < nneg && key_at(neg_rows, size, j) < key)
+			key = key_at(neg_rows, size, j);
+		for (; i < npos && key_at(pos_rows, size, i) == key; i++)
+			dtp += weight_at(pos_rows, size, i);
+		for (; j < nneg && key_at(neg_rows, size, j) == key; j++)
+			dfp += weight_at(neg_rows, size, j);
+		nb_interrupt_count(&work, 1);
+		area += dfp * (tp + dtp / 2);
+		tp += dtp;
+		fp += dfp;
+		if (dtp > 0)
+			avg += dtp / pos * (tp / (tp + fp));
+	}
+	if (neg > 0)
+		*auc = area / (pos * neg);
+	*ap = avg;
+}
+
+static void
+rank_class(const NbMetrics *m, uint32_t c, char *buf, char *tmp, double *auc, double *ap)
+{
+	if (m->weighted)
+		rank_class_sized(m, c, buf, tmp, sizeof(WeightedKey), auc, ap);
+	else
+		rank_class_sized(m, c, buf, tmp, sizeof(uint64_t), auc, ap);
+}
+
+/* sklearn's np.clip(p, eps, 1 - eps) */
+static inline double
+clip(double p)
+{
+	return p < DBL_EPSILON ? DBL_EPSILON : p > 1.0 - DBL_EPSILON ? 1.0 - DBL_EPSILON : p;
+}
+
+static double
+log_loss(const NbMetrics *m, const uint32_t *order, double total)
+{
+	uint32_t	K = m->labels.count;
+	uint64_t	n = m->rows;
+	double	   *sum = nb_alloc_zero(sizeof(double) * (n + 1));
+	double		loss = 0;
+
+	for (uint32_t k = 0; k < K; k++)
+	{
+		const double *col = m->score[order[k]];
+
+		for (uint64_t i = 0; i < n; i++)
+		{
+			double		p = col != NULL ? col[i] : 0.0;
+
+			nb_interrupt_at(i);
+			sum[i] += clip(p);
+		}
+	}
+	for (uint64_t i = 0; i < n; i++)
+	{
+		const double *col = m->score[m->actual[i]];
+		double		p = col != NULL ? col[i] : 0.0;
+		double		w = m->weighted ? m->weight[i] : 1.0;
+
+		nb_interrupt_at(i);
+		loss += w * -log(clip(p) / sum[i]);
+	}
+	nb_free(sum);
+	return loss / total;
+}
+
+void
+nb_metrics_compute(const NbMetrics *m, NbMetricsResult *r)
+{
+	uint32_t	K = m->labels.count;
+	LabelRef   *refs = nb_alloc(sizeof(LabelRef) * (K + 1));
+	double	   *true_sum = nb_alloc_zero(sizeof(double) * (K + 1));
+	double	   *pred_sum = nb_alloc_zero(sizeof(double) * (K + 1));
+	double		total = 0,
+				correct = 0,
+				recall_sum = 0;
+	uint32_t	reported = 0,
+				supported = 0;
+	NbAverages	wsum = {0, 0, 0};
+
+	memset(r, 0, sizeof(*r));
+	r->n_classes = K;
+	r->order = nb_alloc(sizeof(uint32_t) * (K + 1));
+	r->cls = nb_alloc_zero(sizeof(NbClassMetrics) * (K + 1));
+	for (uint32_t c = 0; c < K; c++)
+	{
+		refs[c].s = nb_strmap_str(&m->labels, c, &refs[c].len);
+		refs[c].id = c;
+	}
+	nb_sort(refs, K, sizeof(LabelRef), cmp_label_ref);
+	for (uint32_t k = 0; k < K; k++)
+		r->order[k] = refs[k].id;
+	nb_free(refs);
+
+	/*
+	 * Every sum in label order, so that the result does not depend on the
+	 * order labels were first seen in (which parallel plans change).
+	 */
+	for (uint32_t i = 0; i < K; i++)
+	{
+		uint32_t	a = r->order[i];
+
+		nb_interrupt();
+		for (uint32_t j = 0; j < K; j++)
+		{
+			uint32_t	p = r->order[j];
+			double		w = m->confusion[(size_t) a * m->cap + p];
+
+			true_sum[a] += w;
+			pred_sum[p] += w;
+			total += w;
+		}
+		correct += m->confusion[(size_t) a * m->cap + a];
+	}
+
+	for (uint32_t k = 0; k < K; k++)
+	{
+		uint32_t	c = r->order[k];
+		NbClassMetrics *cm = &r->cls[c];
+		double		tp = m->confusion[(size_t) c * m->cap + c];
+
+		cm->roc_auc = NAN;
+		cm->average_precision = NAN;
+		if (!nb_metrics_reported(m, c))
+			continue;
+		cm->support = true_sum[c];
+		cm->precision = pred_sum[c] > 0 ? tp / pred_sum[c] : 0.0;
+		cm->recall = true_sum[c] > 0 ? tp / true_sum[c] : 0.0;
+		/* sklearn's expression, so that the roundings agree too */
+		cm->f1 = cm->precision + cm->recall > 0 ?
+			2.0 * cm->precision * cm->recall / (cm->precision + cm->recall) : 0.0;
+		reported++;
+		r->macro.precision += cm->precision;
+		r->macro.recall += cm->recall;
+		r->macro.f1 += cm->f1;
+		wsum.precision += cm->support * cm->precision;
+		wsum.recall += cm->support * cm->recall;
+		wsum.f1 += cm->support * cm->f1;
+		if (true_sum[c] > 0)
+		{
+			recall_sum += cm->recall;
+			supported++;
+		}
+	}
+	if (reported > 0)
+	{
+		r->macro.precision /= reported;
+		r->macro.recall /= reported;
+		r->macro.f1 /= reported;
+	}
+	/* zero support: sklearn's zero_division value 0 for every average */
+	if (total > 0)
+	{
+		r->weighted.precision = wsum.precision / total;
+		r->weighted.recall = wsum.recall / total;
+		r->weighted.f1 = wsum.f1 / total;
+	}
+	r->accuracy = total > 0 ? correct / total : NAN;
+	r->balanced_accuracy = supported > 0 ? recall_sum / supported : NAN;
+
+	r->log_loss = NAN;
+	r->brier = NAN;
+	r->roc_auc_macro = NAN;
+	r->average_precision_macro = NAN;
+	if (m->scored && m->rows > 0)
+	{
+		size_t		size = m->weighted ? sizeof(WeightedKey) : sizeof(uint64_t);
+		char	   *rows = nb_alloc(size * m->rows);
+		char	   *tmp = nb_alloc(size * m->rows);
+		double		auc_sum = 0,
+					ap_sum = 0;
+		uint32_t	auc_n = 0,
+					ap_n = 0;
+
+		if (total > 0)
+		{
+			r->log_loss = log_loss(m, r->order, total);
+			r->brier = m->brier / total;
+		}
+		for (uint32_t k = 0; k < K; k++)
+		{
+			uint32_t	c = r->order[k];
+			NbClassMetrics *cm = &r->cls[c];
+
+			rank_class(m, c, rows, tmp, &cm->roc_auc, &cm->average_precision);
+			if (!isnan(cm->roc_auc))
+			{
+				auc_sum += cm->roc_auc;
+				auc_n++;
+			}
+			if (!isnan(cm->average_precision))
+			{
+				ap_sum += cm->average_precision;
+				ap_n++;
+			}
+		}
+		/*
+		 * Two classes: sklearn's binary roc_auc_score, the AUC of the class
+		 * last in order (its positive label).  The other class's AUC is the
+		 * same but where probabilities round to 0 or 1 and tie there.
+		 */
+		if (K == 2)
+			r->roc_auc_macro = r->cls[r->order[1]].roc_auc;
+		else if (auc_n > 0)
+			r->roc_auc_macro = auc_sum / auc_n;
+		if (ap_n > 0)
+			r->average_precision_macro = ap_sum / ap_n;
+		nb_free(rows);
+		nb_free(tmp);
+	}
+	nb_free(true_sum);
+	nb_free(pred_sum);
+}
+
+void
+nb_metrics_result_free(NbMetricsResult *r)
+{
+	nb_free(r->order);
+	nb_free(r->cls);
+	memset(r, 0, sizeof(*r));
+}

@@ -1,0 +1,138 @@
+/*
+ * nb_metrics.h — classification metrics of predictions: the state the
+ * nb_metrics aggregates accumulate, and the metrics computed from it.
+ *
+ * Definitions follow scikit-learn 1.2's sklearn.metrics with sample weights
+ * (each row counts with its weight):
+ *   - the report classes are the labels occurring as actual or predicted
+ *     (sklearn's labels=None); precision, recall and F1 of a class whose
+ *     denominator is zero are 0 (sklearn's default zero_division);
+ *   - balanced accuracy is the mean recall of the classes with a non-zero
+ *     support; accuracy, balanced accuracy, log loss and Brier score are
+ *     NAN (undefined) when the total weight is zero;
+ *   - log loss: probabilities are clipped to [eps, 1 - eps] (eps = the
+ *     float8 machine epsilon, sklearn's eps="auto") and renormalised over
+ *     every known class, a class a row does not name having probability 0;
+ *   - Brier score: the multi-class one, the mean over rows of
+ *     sum over classes (p_c - [c is actual])^2 (twice sklearn's
+ *     brier_score_loss for two classes);
+ *   - ROC AUC and average precision per class, one against the rest, the
+ *     class's probability as the score, ties as sklearn's roc_curve and
+ *     precision_recall_curve (one threshold per distinct score).  NAN for a
+ *     class without positive or (AUC) negative weight; the macro averages
+ *     are over the classes where they are defined, except the AUC's of two
+ *     classes: the AUC of the second class in byte order, as sklearn's
+ *     binary roc_auc_score (its positive label is the greater one).
+ *
+ * Rows with probabilities are kept whole (for AUC and average precision):
+ * the state holds 4 bytes per row (the actual class), 8 more with weights,
+ * and 8 per class named by some row's probabilities.
+ */
+#ifndef NB_METRICS_H
+#define NB_METRICS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "nb_strmap.h"
+
+/* Most distinct labels a state holds: its confusion matrix is dense. */
+#define NB_METRICS_MAX_CLASSES 2048
+
+/* seen[class] flags */
+#define NB_SEEN_ACTUAL 1
+#define NB_SEEN_PREDICTED 2
+
+typedef struct NbMetrics
+{
+	NbStrMap	labels;			/* every label seen, ids in first-seen order */
+	uint32_t	cap;			/* classes the per-class arrays have room for */
+	double	   *confusion;		/* cap * cap weights: [actual * cap + predicted] */
+	uint8_t    *seen;			/* cap: NB_SEEN_* */
+	uint64_t	rows;			/* rows added */
+	bool		scored;			/* rows come with probabilities, kept below */
+	bool		weighted;		/* rows have weights (else every weight is 1) */
+	double		brier;			/* sum of weight * the row's Brier score */
+	uint64_t	rows_cap;		/* room in the row arrays */
+	uint32_t   *actual;			/* rows: class of each row */
+	double	   *weight;			/* rows, if weighted: weight of each row */
+	double	  **score;			/* cap: each class's probability per row; NULL while no row named it */
+} NbMetrics;
+
+void		nb_metrics_init(NbMetrics *m, bool scored, bool weighted);
+void		nb_metrics_free(NbMetrics *m);
+
+/* Id of a label, or -1 if the state has not seen it. */
+int64_t		nb_metrics_find(const NbMetrics *m, const char *label, uint32_t len);
+
+/* Id of a label, added if new (the caller keeps to NB_METRICS_MAX_CLASSES). */
+uint32_t	nb_metrics_class(NbMetrics *m, const char *label, uint32_t len);
+
+/* A row of the label form: actual and predicted class ids, weight >= 0. */
+void		nb_metrics_add(NbMetrics *m, uint32_t actual, uint32_t predicted, double weight);
+
+/*
+ * A row of the probability form: the probabilities prob[i] in [0, 1] of n
+ * >= 1 distinct classes cls[i] (every other class has 0).  The predicted
+ * class is the most probable one, ties to the first label in byte order,
+ * as nb_predict breaks them (its classes are in that order).
+ */
+void		nb_metrics_add_scored(NbMetrics *m, uint32_t actual, const uint32_t *cls,
+								  const double *prob, uint32_t n, double weight);
+
+/* Add src's rows to dst (same form). */
+void		nb_metrics_merge(NbMetrics *dst, const NbMetrics *src);
+
+/* Byte order of two labels (memcmp, then the shorter first). */
+int			nb_metrics_label_cmp(const NbMetrics *m, uint32_t a, uint32_t b);
+
+typedef struct NbClassMetrics
+{
+	double		precision;
+	double		recall;
+	double		f1;
+	double		support;		/* weight of the rows of the class */
+	double		roc_auc;		/* NAN if undefined or not scored */
+	double		average_precision;	/* NAN if undefined or not scored */
+} NbClassMetrics;
+
+typedef struct NbAverages
+{
+	double		precision;
+	double		recall;
+	double		f1;
+} NbAverages;
+
+typedef struct NbMetricsResult
+{
+	uint32_t	n_classes;		/* every class of the state */
+	uint32_t   *order;			/* n_classes: class ids in label byte order */
+	NbClassMetrics *cls;		/* by class id */
+	double		accuracy;
+	double		balanced_accuracy;
+	NbAverages	macro;
+	NbAverages	weighted;
+	double		log_loss;		/* NAN if not scored */
+	double		brier;
+	double		roc_auc_macro;
+	double		average_precision_macro;
+} NbMetricsResult;
+
+/* Whether a class is a report class (occurs as actual or predicted). */
+static inline bool
+nb_metrics_reported(const NbMetrics *m, uint32_t c)
+{
+	return m->seen[c] != 0;
+}
+
+/*
+ * The double nearest to digits * 10^exp10 (ties to even), as strtod gives
+ * it: for the probabilities of jsonb rows, faster than strtod on their text.
+ */
+double		nb_decimal_to_double(uint64_t digits, int32_t exp10);
+
+/* The metrics of a state (which is not changed); free with nb_metrics_result_free. */
+void		nb_metrics_compute(const NbMetrics *m, NbMetricsResult *r);
+void		nb_metrics_result_free(NbMetricsResult *r);
+
+#endif

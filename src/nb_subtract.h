@@ -1,0 +1,120 @@
+/*
+ * nb_subtract.h — unlearning: the model of the rows of a without the rows
+ * of b, where b's rows are among a's.
+ *
+ * The exact inverse of nb_merge: counts and document counts subtract, the
+ * Gaussian statistics (per class and overall) by the inverse of the
+ * parallel update nb_merge_moments makes.  Classes, items (their entries)
+ * and features whose counts reach zero disappear, so subtracting b from
+ * nb_merge(a, b) gives a byte for byte when the counts are integers
+ * (unweighted rows).  Like merging, it walks the sorted runs of both
+ * models (nb_runs.h) and copies the stretches of items b does not have.
+ *
+ * Rounding.  With fractional weights a count that should reach zero may
+ * miss it by a few units in the last place, and one that should equal
+ * another (a token in every document of its class) may pass it.  A
+ * difference within NB_SUBTRACT_TOLERANCE of the count it is subtracted
+ * from (the minuend) is therefore zero, and a count that passes its bound
+ * (the documents of its class, the rows of its feature) by no more than
+ * that much of the bound's minuend is set to the bound.  Anything more is
+ * refused: the rows of b are then not among the rows of a.
+ *
+ * The document length histograms of bags (format version 3) subtract bin by
+ * bin like counts.  If a's or b's bags have no lengths (versions 1 and 2),
+ * the result has none either: its lengths are unknown.
+ *
+ * Gaussian means and sums of squared deviations are no counts: they come
+ * from the inverse update to within rounding (relative error a few units in
+ * the last place times the ratio of the rows before to the rows left), and
+ * among the doubles nearest to that the ones that merge with b back to
+ * exactly a's statistics are chosen, so the identity above holds for them
+ * too whenever rounding lets it.  A sum of squares that rounding makes
+ * negative is 0.
+ */
+#ifndef NB_SUBTRACT_H
+#define NB_SUBTRACT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nb_format.h"
+
+/*
+ * Relative tolerance of a count's subtraction (see above): 1e-10 of the
+ * minuend.  It covers the rounding of sums of up to about a million
+ * weights, and an integer count is only snapped to zero if it is more than
+ * 1e10 times smaller than what it was subtracted from.
+ */
+#define NB_SUBTRACT_TOLERANCE 1e-10
+
+/* Why a subtraction was refused. */
+typedef enum NbSubtractStatus
+{
+	NB_SUBTRACT_OK,
+	NB_SUBTRACT_VECTOR,			/* b has float8[] rows of another length than a's */
+	NB_SUBTRACT_NO_CLASS,		/* b has a class a lacks */
+	NB_SUBTRACT_NO_FEATURE,		/* b has a feature a lacks */
+	NB_SUBTRACT_TYPE,			/* a feature of b has another type in a */
+	NB_SUBTRACT_NO_ITEM,		/* b has an item (in a class) a lacks */
+	NB_SUBTRACT_NEGATIVE,		/* a count of b is clearly more than a's */
+	NB_SUBTRACT_MISMATCH		/* what remains of a count passes its bound */
+} NbSubtractStatus;
+
+/* Which count went negative or passed its bound. */
+typedef enum NbSubtractCount
+{
+	NB_COUNT_DOCUMENTS,			/* documents of a class */
+	NB_COUNT_ROWS,				/* rows of a class with a feature */
+	NB_COUNT_TRUE,				/* rows of a class in which a boolean feature is true */
+	NB_COUNT_VALUES,			/* values of a Gaussian feature, over all classes */
+	NB_COUNT_OCCURRENCES,		/* occurrences of an item in a class */
+	NB_COUNT_ITEM_DOCUMENTS,	/* documents of a class with an item */
+	NB_COUNT_LENGTH_ROWS		/* rows of a class whose bag has a length */
+} NbSubtractCount;
+
+/*
+ * What a refused subtraction is about: the strings point into a's or b's
+ * bytes (NULL when not concerned); the numbers are the two counts.
+ */
+typedef struct NbSubtractError
+{
+	NbSubtractStatus status;
+	NbSubtractCount count;
+	const char *label;
+	uint32_t	label_len;
+	const char *feature;
+	uint32_t	feature_len;
+	const char *item;
+	uint32_t	item_len;
+	NbFeatureType type_a;
+	NbFeatureType type_b;
+	uint32_t	vector_a;
+	uint32_t	vector_b;
+	double		minuend;
+	double		subtrahend;
+	double		length;			/* NB_COUNT_LENGTH_ROWS: the document length */
+} NbSubtractError;
+
+typedef struct NbSubtraction NbSubtraction;
+
+/*
+ * Plan a minus b (validated views that must stay valid until
+ * nb_subtraction_destroy).  NULL, with *err filled, if b holds something
+ * a does not.
+ */
+NbSubtraction *nb_subtraction_create(const NbView *a, const NbView *b, NbSubtractError *err);
+
+/* Whether nothing is left (no class has documents): the empty model. */
+bool		nb_subtraction_empty(const NbSubtraction *s);
+
+/* Exact size of the result (not empty), or 0 if it would exceed max_size. */
+size_t		nb_subtraction_size(const NbSubtraction *s, size_t max_size);
+
+/* Write the result into buf of nb_subtraction_size bytes; *out describes it. */
+void		nb_subtraction_write(const NbSubtraction *s, unsigned char *buf, size_t size,
+								 NbView *out);
+
+void		nb_subtraction_destroy(NbSubtraction *s);
+
+#endif

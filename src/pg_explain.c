@@ -1,0 +1,325 @@
+/*
+ * pg_explain.c — nb_explain and nb_feature_log_prob: the parts of one
+ * prediction, and the log-probabilities a model's scorer holds, both read
+ * off the prepared scorer that nb_predict uses (see nb_explain.h).
+ */
+#include "pg_model.h"
+
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "lib/stringinfo.h"
+#include "utils/builtins.h"
+#include "utils/float.h"
+#include "utils/jsonb.h"
+#include "utils/memutils.h"
+#include "utils/tuplestore.h"
+
+#include "nb_explain.h"
+#include "nb_item.h"
+#include "pg_predict.h"
+#include "pg_prepared.h"
+
+/* An item's value: the bare token for the bag "", else after its prefix (nb_item.h). */
+static const char *
+item_value(const NbIndex *ix, uint32 j, uint32 k, uint32 *len)
+{
+	const char *s = nb_strmap_str(&ix->tokens, k, len);
+
+	if ((int64) j == ix->unnamed_bag)
+		return s;
+	*len -= NB_ITEM_PREFIX;
+	return s + NB_ITEM_PREFIX;
+}
+
+static text *
+feature_name(const NbIndex *ix, uint32 j)
+{
+	uint32		len;
+	const char *s = nb_strmap_str(&ix->features, j, &len);
+
+	return cstring_to_text_with_len(s, len);
+}
+
+/*
+ * The feature column of an item's row: the token for the bag "", "key:token"
+ * for a bag under a key (as nb_mutual_info names them), the key for a
+ * categorical value.
+ */
+static text *
+item_feature(const NbIndex *ix, uint32 j, uint32 k)
+{
+	uint32		key_len;
+	const char *key = nb_strmap_str(&ix->features, j, &key_len);
+	uint32		len;
+	const char *value = item_value(ix, j, k, &len);
+	StringInfoData buf;
+
+	if (ix->feature_type[j] == NB_FEATURE_CATEGORICAL)
+		return cstring_to_text_with_len(key, key_len);
+	if (key_len == 0)
+		return cstring_to_text_with_len(value, len);
+	initStringInfo(&buf);
+	appendBinaryStringInfo(&buf, key, key_len);
+	appendStringInfoChar(&buf, ':');
+	appendBinaryStringInfo(&buf, value, len);
+	return cstring_to_text_with_len(buf.data, buf.len);
+}
+
+static text *
+number_text(double x)
+{
+	return cstring_to_text(float8out_internal(x));
+}
+
+/*
+ * The class to explain the prediction against: the caller's, else the
+ * runner-up; -1 if there is none (a single class).
+ */
+static int64
+other_class(FunctionCallInfo fcinfo, const NbPrepared *pm, uint32 best)
+{
+	const NbIndex *ix = &pm->index;
+	int64		other = -1;
+
+	if (!PG_ARGISNULL(3))
+	{
+		text	   *label = PG_GETARG_TEXT_PP(3);
+
+		other = nb_index_class(ix, VARDATA_ANY(label), VARSIZE_ANY_EXHDR(label));
+		if (other < 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("naive Bayes model has no class \"%s\"", text_to_cstring(label)),
+					 errdetail("The class to explain the prediction against must be one of the model's labels.")));
+		return other;
+	}
+	/* the most probable other class; on a tie the first in byte order */
+	for (uint32 c = 0; c < ix->n_classes; c++)
+		if (c != best && (other < 0 || pm->log_post[c] > pm->log_post[other]))
+			other = c;
+	return other;
+}
+
+/* One row of nb_explain into the result. */
+static void
+put_explain_row(ReturnSetInfo *rsinfo, const NbPrepared *pm, const NbRowCategories *cats,
+				const NbExplainRow *row)
+{
+	const NbIndex *ix = &pm->index;
+	Datum		values[3];
+	bool		nulls[3] = {false, false, false};
+	uint32		j = row->feature;
+
+	switch (row->part)
+	{
+		case NB_EXPLAIN_PRIOR:
+			nulls[0] = nulls[1] = true;
+			break;
+		case NB_EXPLAIN_ITEM:
+			values[0] = PointerGetDatum(item_feature(ix, j, row->item));
+			if (ix->feature_type[j] == NB_FEATURE_CATEGORICAL)
+			{
+				uint32		len;
+				const char *s = item_value(ix, j, row->item, &len);
+
+				values[1] = PointerGetDatum(cstring_to_text_with_len(s, len));
+			}
+			else
+				values[1] = PointerGetDatum(number_text(row->count));
+			break;
+		case NB_EXPLAIN_VALUE:
+			values[0] = PointerGetDatum(feature_name(ix, j));
+			switch (ix->feature_type[j])
+			{
+				case NB_FEATURE_BOOLEAN:
+					values[1] = PointerGetDatum(cstring_to_text(pm->doc.value[j] != 0 ? "true" : "false"));
+					break;
+				case NB_FEATURE_GAUSSIAN:
+					values[1] = PointerGetDatum(number_text(pm->doc.value[j]));
+					break;
+				default:
+					/* a categorical value never seen in training */
+					if (cats->str != NULL && cats->str[j] != NULL)
+						values[1] = PointerGetDatum(cstring_to_text_with_len(cats->str[j],
+																			 cats->len[j]));
+					else
+						nulls[1] = true;
+					break;
+			}
+			break;
+		case NB_EXPLAIN_ABSENT:
+			values[0] = PointerGetDatum(feature_name(ix, j));
+			values[1] = PointerGetDatum(number_text(row->count));
+			break;
+	}
+	values[2] = Float8GetDatum(row->contribution);
+	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+}
+
+/*
+ * nb_explain(model, features, options, against, top_k): the rows of the
+ * row's prediction against the runner-up or the class named, largest first.
+ */
+static Datum
+explain(FunctionCallInfo fcinfo, NbFeatureInput input)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	NbRowCategories cats = {NULL, NULL};
+	NbPrepared *pm;
+	NbScorer   *scorer;
+	NbExplainRow *rows;
+	int64		best;
+	uint64		n;
+	int64		other;
+
+	InitMaterializedSRF(fcinfo, 0);
+	if (!PG_ARGISNULL(4) && PG_GETARG_INT32(4) < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("top_k must not be negative")));
+	best = nb_score_row(fcinfo, input, &cats, &pm, &scorer);
+	if (best < 0)
+		return (Datum) 0;
+	other = other_class(fcinfo, pm, (uint32) best);
+	if (other < 0)
+		return (Datum) 0;
+
+	rows = palloc_extended(sizeof(NbExplainRow) * nb_explain_max_rows(&pm->doc), MCXT_ALLOC_HUGE);
+	n = nb_explain(scorer, &pm->doc, (uint32) best, (uint32) other, rows);
+	if (!PG_ARGISNULL(4) && n > (uint64) PG_GETARG_INT32(4))
+		n = (uint64) PG_GETARG_INT32(4);
+	for (uint64 i = 0; i < n; i++)
+	{
+		CHECK_FOR_INTERRUPTS();
+		put_explain_row(rsinfo, pm, &cats, &rows[i]);
+	}
+	return (Datum) 0;
+}
+
+PG_FUNCTION_INFO_V1(nb_explain_array);
+Datum
+nb_explain_array(PG_FUNCTION_ARGS)
+{
+	return explain(fcinfo, NB_INPUT_ARRAY);
+}
+
+PG_FUNCTION_INFO_V1(nb_explain_tsvector);
+Datum
+nb_explain_tsvector(PG_FUNCTION_ARGS)
+{
+	return explain(fcinfo, NB_INPUT_TSVECTOR);
+}
+
+PG_FUNCTION_INFO_V1(nb_explain_jsonb);
+Datum
+nb_explain_jsonb(PG_FUNCTION_ARGS)
+{
+	return explain(fcinfo, NB_INPUT_JSONB);
+}
+
+PG_FUNCTION_INFO_V1(nb_explain_float8);
+Datum
+nb_explain_float8(PG_FUNCTION_ARGS)
+{
+	return explain(fcinfo, NB_INPUT_FLOAT8);
+}
+
+/*
+ * Rows (feature, value, label, log_prob) of one value of a feature, one per
+ * class; the labels are allocated in CurrentMemoryContext.
+ */
+static void
+put_log_probs(ReturnSetInfo *rsinfo, const NbIndex *ix, text *feature, text *value,
+			  const double *log_prob)
+{
+	for (uint32 c = 0; c < ix->n_classes; c++)
+	{
+		uint32		len;
+		const char *label = nb_strmap_str(&ix->labels, c, &len);
+		Datum		values[4];
+		bool		nulls[4] = {false, false, false, false};
+
+		CHECK_FOR_INTERRUPTS();
+		values[0] = PointerGetDatum(feature);
+		values[1] = PointerGetDatum(value);
+		values[2] = PointerGetDatum(cstring_to_text_with_len(label, len));
+		values[3] = Float8GetDatum(log_prob[c]);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+}
+
+/*
+ * nb_feature_log_prob(model, options): per feature, value and class the
+ * smoothed log-probability the scorer for the options uses; for a Gaussian
+ * feature the class's mean and variance (after the floor) as the values
+ * "mean" and "variance".  Into a tuplestore (spilled to disk when large);
+ * what one value needs is allocated in a context reset after it.
+ */
+PG_FUNCTION_INFO_V1(nb_feature_log_prob);
+Datum
+nb_feature_log_prob(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	NbPrepared *pm;
+	NbScorer   *sc;
+	const NbIndex *ix;
+	double	   *log_prob;
+	uint32		first_item = 0;
+	MemoryContext per_value;
+	MemoryContext old;
+
+	InitMaterializedSRF(fcinfo, 0);
+	if (PG_ARGISNULL(0))
+		return (Datum) 0;
+	pm = nb_prepared_get(fcinfo, PG_GETARG_DATUM(0),
+						 PG_ARGISNULL(1) ? NULL : PG_GETARG_JSONB_P(1), &sc);
+	ix = &pm->index;
+	log_prob = palloc(sizeof(double) * ix->n_classes);
+	per_value = AllocSetContextCreate(CurrentMemoryContext, "nb_feature_log_prob value",
+									  ALLOCSET_SMALL_SIZES);
+	for (uint32 j = 0; j < ix->n_features; j++)
+	{
+		text	   *name = feature_name(ix, j);
+		uint64		jc = (uint64) j * ix->n_classes;
+
+		switch (ix->feature_type[j])
+		{
+			case NB_FEATURE_BAG:
+			case NB_FEATURE_CATEGORICAL:
+				for (uint32 k = first_item; k < first_item + ix->feature_items[j]; k++)
+				{
+					uint32		len;
+					const char *s = item_value(ix, j, k, &len);
+
+					old = MemoryContextSwitchTo(per_value);
+					nb_item_log_prob(sc, j, k, log_prob);
+					put_log_probs(rsinfo, ix, name, cstring_to_text_with_len(s, len), log_prob);
+					MemoryContextSwitchTo(old);
+					MemoryContextReset(per_value);
+				}
+				break;
+			case NB_FEATURE_BOOLEAN:
+				{
+					text	   *t = cstring_to_text("true");
+					text	   *f = cstring_to_text("false");
+
+					nb_boolean_log_prob(sc, j, 1, log_prob);
+					put_log_probs(rsinfo, ix, name, t, log_prob);
+					nb_boolean_log_prob(sc, j, 0, log_prob);
+					put_log_probs(rsinfo, ix, name, f, log_prob);
+				}
+				break;
+			case NB_FEATURE_GAUSSIAN:
+				/* a feature no training row had: the scorer leaves it out */
+				if (sc->usable[j])
+				{
+					put_log_probs(rsinfo, ix, name, cstring_to_text("mean"), sc->mean + jc);
+					put_log_probs(rsinfo, ix, name, cstring_to_text("variance"), sc->var + jc);
+				}
+				break;
+		}
+		first_item += ix->feature_items[j];
+	}
+	MemoryContextDelete(per_value);
+	return (Datum) 0;
+}

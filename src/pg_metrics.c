@@ -1,0 +1,684 @@
+/*
+ * pg_metrics.c — the nb_metrics aggregates: classification metrics of a
+ * query's predictions, as jsonb (see nb_metrics.h for the definitions).
+ *
+ * The state is internal: an NbMetrics in a memory context of its own (an
+ * AllocSet under the aggregate's context), because the pure code frees and
+ * reallocates and the aggregate's context need not allow that (PostgreSQL
+ * 17's bump contexts).  Partial states travel between parallel workers
+ * serialized as bytea in the server's native byte order.
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "fmgr.h"
+#include "lib/stringinfo.h"
+#include "miscadmin.h"
+#include "utils/builtins.h"
+#include "utils/float.h"
+#include "utils/jsonb.h"
+#include "utils/memutils.h"
+#include "utils/numeric.h"
+
+#include "nb_metrics.h"
+#include "pg_jsonb.h"
+
+PG_FUNCTION_INFO_V1(nb_metrics_label_transfn);
+PG_FUNCTION_INFO_V1(nb_metrics_proba_transfn);
+PG_FUNCTION_INFO_V1(nb_metrics_combine);
+PG_FUNCTION_INFO_V1(nb_metrics_serialize);
+PG_FUNCTION_INFO_V1(nb_metrics_deserialize);
+PG_FUNCTION_INFO_V1(nb_metrics_final);
+
+typedef struct MetricsState
+{
+	MemoryContext cxt;			/* holds the state and everything in it */
+	NbMetrics	m;
+	uint32		row_cap;		/* room in the row's scratch arrays */
+	uint32		row_n;			/* classes of the last row */
+	uint32	   *row_class;		/* the classes of a row's probabilities */
+	double	   *row_prob;
+} MetricsState;
+
+static MetricsState *
+state_create(MemoryContext parent, bool scored, bool weighted)
+{
+	MemoryContext cxt = AllocSetContextCreate(parent, "nb_metrics state",
+											  ALLOCSET_DEFAULT_SIZES);
+	MemoryContext old = MemoryContextSwitchTo(cxt);
+	MetricsState *st = palloc0(sizeof(MetricsState));
+
+	st->cxt = cxt;
+	nb_metrics_init(&st->m, scored, weighted);
+	MemoryContextSwitchTo(old);
+	return st;
+}
+
+/*
+ * The aggregate's memory context.  The support functions are SQL-callable
+ * (CREATE AGGREGATE needs them to be), so a direct call is a user's error.
+ */
+static MemoryContext
+aggregate_context(FunctionCallInfo fcinfo)
+{
+	MemoryContext aggctx;
+
+	if (!AggCheckCallContext(fcinfo, &aggctx))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("nb_metrics support functions can only be called by the aggregate nb_metrics")));
+	return aggctx;
+}
+
+/*
+ * The row's weight (argument 3 if there is one, else 1); false when the row
+ * is skipped: a NULL actual, prediction or weight.
+ */
+static bool
+row_weight(FunctionCallInfo fcinfo, double *weight)
+{
+	*weight = 1.0;
+	if (PG_ARGISNULL(1) || PG_ARGISNULL(2))
+		return false;
+	if (PG_NARGS() > 3)
+	{
+		if (PG_ARGISNULL(3))
+			return false;
+		*weight = PG_GETARG_FLOAT8(3);
+		if (isnan(*weight) || isinf(*weight) || *weight < 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("invalid nb_metrics weight: %s", float8out_internal(*weight)),
+					 errdetail("Weights must be finite and not negative.")));
+	}
+	return true;
+}
+
+/* The id of a label, added if new; called in the state's context. */
+static uint32
+label_id(MetricsState *st, const char *label, uint32 len)
+{
+	int64		id = nb_metrics_find(&st->m, label, len);
+
+	if (id >= 0)
+		return (uint32) id;
+	if (st->m.labels.count >= NB_METRICS_MAX_CLASSES)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("nb_metrics supports at most %d distinct labels",
+						NB_METRICS_MAX_CLASSES),
+				 errdetail("Label \"%.*s\" would be number %d.", (int) len, label,
+						   NB_METRICS_MAX_CLASSES + 1)));
+	return nb_metrics_class(&st->m, label, len);
+}
+
+/* Whether class c is the label. */
+static inline bool
+same_label(const MetricsState *st, uint32 c, const char *label, uint32 len)
+{
+	uint32		clen;
+	const char *s = nb_strmap_str(&st->m.labels, c, &clen);
+
+	return clen == len && memcmp(s, label, len) == 0;
+}
+
+static Datum
+return_state(FunctionCallInfo fcinfo, MetricsState *st)
+{
+	if (st == NULL)
+		PG_RETURN_NULL();
+	PG_RETURN_POINTER(st);
+}
+
+/* nb_metrics(actual text, predicted text [, weight float8]) */
+Datum
+nb_metrics_label_transfn(PG_FUNCTION_ARGS)
+{
+	MemoryContext aggctx = aggregate_context(fcinfo);
+	MetricsState *st = PG_ARGISNULL(0) ? NULL : (MetricsState *) PG_GETARG_POINTER(0);
+	double		weight;
+	text	   *actual;
+	text	   *predicted;
+	MemoryContext old;
+	uint32		a,
+				p;
+
+	if (!row_weight(fcinfo, &weight))
+		return return_state(fcinfo, st);
+	if (st == NULL)
+		st = state_create(aggctx, false, PG_NARGS() > 3);
+	actual = PG_GETARG_TEXT_PP(1);
+	predicted = PG_GETARG_TEXT_PP(2);
+	old = MemoryContextSwitchTo(st->cxt);
+	a = label_id(st, VARDATA_ANY(actual), VARSIZE_ANY_EXHDR(actual));
+	p = label_id(st, VARDATA_ANY(predicted), VARSIZE_ANY_EXHDR(predicted));
+	nb_metrics_add(&st->m, a, p, weight);
+	MemoryContextSwitchTo(old);
+	PG_RETURN_POINTER(st);
+}
+
+/*
+ * A jsonb number as float8, exactly as numeric_float8 gives it but without
+ * its detour through text, the cost of the probability form: the number's
+ * base-10000 digits are read from its stored form (numeric's on-disk
+ * format, which pg_upgrade keeps stable: a 16-bit header, short or long
+ * with a 16-bit weight, then the digits, most significant first; see
+ * utils/adt/numeric.c) and nb_decimal_to_double rounds them.  Anything
+ * else (NaN, infinities, negative numbers, more digits than 64 bits hold)
+ * goes through numeric_float8.
+ */
+static double
+jsonb_number(Numeric num)
+{
+	const char *data = VARDATA_ANY(num);
+	Size		size = VARSIZE_ANY_EXHDR(num);
+	uint16		header;
+	int			weight;
+	Size		first;
+	uint64		digits = 0;
+	int			ndigits;
+	int			zeros = 0;
+
+	if (size < sizeof(uint16))
+		goto slow;
+	memcpy(&header, data, sizeof(uint16));
+	if ((header & 0xC000) == 0x8000)
+	{
+		/* short: sign 0x2000, weight in the low 7 bits (sign 0x0040) */
+		if (header & 0x2000)
+			goto slow;
+		weight = (header & 0x0040 ? ~0x003F : 0) | (header & 0x003F);
+		first = sizeof(uint16);
+	}
+	else if ((header & 0xC000) == 0x0000)
+	{
+		int16		w;
+
+		/* long, positive: the weight follows the header */
+		if (size < 2 * sizeof(uint16))
+			goto slow;
+		memcpy(&w, data + sizeof(uint16), sizeof(int16));
+		weight = w;
+		first = 2 * sizeof(uint16);
+	}
+	else
+		goto slow;
+	ndigits = (int) ((size - first) / sizeof(int16));
+	for (int i = 0; i < ndigits; i++)
+	{
+		int16		d;
+		uint64		scale = 10000;
+
+		memcpy(&d, data + first + i * sizeof(int16), sizeof(int16));
+		if (d < 0 || d > 9999)
+			goto slow;
+		/* the last digit without its trailing zeros, so that 17 digits fit */
+		if (i == ndigits - 1 && d != 0)
+			while (d % 10 == 0)
+			{
+				d /= 10;
+				scale /= 10;
+				zeros++;
+			}
+		if (digits > (PG_UINT64_MAX - (uint64) d) / scale)
+			goto slow;
+		digits = digits * scale + (uint64) d;
+	}
+	return nb_decimal_to_double(digits, 4 * (weight - (ndigits - 1)) + zeros);
+
+slow:
+	return DatumGetFloat8(DirectFunctionCall1(numeric_float8, NumericGetDatum(num)));
+}
+
+static void
+bad_probabilities(const char *detail)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("invalid nb_metrics probabilities"),
+			 errdetail("%s", detail),
+			 errhint("Pass an object of label: probability as nb_predict_proba returns it.")));
+}
+
+/* nb_metrics(actual text, probabilities jsonb [, weight float8]) */
+Datum
+nb_metrics_proba_transfn(PG_FUNCTION_ARGS)
+{
+	MemoryContext aggctx = aggregate_context(fcinfo);
+	MetricsState *st = PG_ARGISNULL(0) ? NULL : (MetricsState *) PG_GETARG_POINTER(0);
+	double		weight;
+	text	   *actual;
+	Jsonb	   *proba;
+	uint32		n;
+	const JsonbContainer *jc;
+	const char *data;
+	uint32		key_end;
+	uint32		value_end;
+	uint32		i;
+	MemoryContext old;
+	uint32		a;
+
+	if (!row_weight(fcinfo, &weight))
+		return return_state(fcinfo, st);
+	if (st == NULL)
+		st = state_create(aggctx, true, PG_NARGS() > 3);
+	actual = PG_GETARG_TEXT_PP(1);
+	proba = PG_GETARG_JSONB_P(2);
+	if (!JB_ROOT_IS_OBJECT(proba))
+		bad_probabilities("The probabilities are not a jsonb object.");
+	n = JB_ROOT_COUNT(proba);
+	if (n == 0)
+		bad_probabilities("The probabilities name no class.");
+	if (n > st->row_cap)
+	{
+		uint32		cap = Max(n, 2 * st->row_cap);
+
+		/* the state's context is an AllocSet: repalloc is fine there */
+		if (st->row_cap == 0)
+		{
+			st->row_class = MemoryContextAlloc(st->cxt, sizeof(uint32) * cap);
+			st->row_prob = MemoryContextAlloc(st->cxt, sizeof(double) * cap);
+		}
+		else
+		{
+			st->row_class = repalloc(st->row_class, sizeof(uint32) * cap);
+			st->row_prob = repalloc(st->row_prob, sizeof(double) * cap);
+		}
+		st->row_cap = cap;
+	}
+
+	/*
+	 * The pairs straight from the container (utils/jsonb.h): n key entries,
+	 * then n value entries, then the data of the keys and then of the values.
+	 */
+	jc = &proba->root;
+	data = (const char *) &jc->children[2 * n];
+	key_end = 0;
+	value_end = getJsonbOffset(jc, n);
+	for (i = 0; i < n; i++)
+	{
+		JEntry		key_entry = jc->children[i];
+		JEntry		value_entry = jc->children[n + i];
+		uint32		key_start = key_end;
+		uint32		value_start = value_end;
+		const char *key;
+		uint32		key_len;
+		double		p;
+
+		JBE_ADVANCE_OFFSET(key_end, key_entry);
+		JBE_ADVANCE_OFFSET(value_end, value_entry);
+		key = data + key_start;
+		key_len = key_end - key_start;
+		if (!JBE_ISNUMERIC(value_entry))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("invalid nb_metrics probabilities"),
+					 errdetail("The probability of \"%.*s\" is not a number.",
+							   (int) key_len, key)));
+		/* numbers start at a 4-byte boundary of the data */
+		p = jsonb_number((Numeric) (data + INTALIGN(value_start)));
+		if (!(p >= 0 && p <= 1))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("invalid nb_metrics probabilities"),
+					 errdetail("The probability of \"%.*s\" is %s, outside [0, 1].",
+							   (int) key_len, key, float8out_internal(p))));
+		/* rows usually name the same classes in the same order: try the last row's */
+		if (i >= st->row_n || !same_label(st, st->row_class[i], key, key_len))
+		{
+			old = MemoryContextSwitchTo(st->cxt);
+			st->row_class[i] = label_id(st, key, key_len);
+			MemoryContextSwitchTo(old);
+		}
+		st->row_prob[i] = p;
+	}
+
+	st->row_n = i;
+	old = MemoryContextSwitchTo(st->cxt);
+	a = label_id(st, VARDATA_ANY(actual), VARSIZE_ANY_EXHDR(actual));
+	nb_metrics_add_scored(&st->m, a, st->row_class, st->row_prob, i, weight);
+	MemoryContextSwitchTo(old);
+	PG_RETURN_POINTER(st);
+}
+
+Datum
+nb_metrics_combine(PG_FUNCTION_ARGS)
+{
+	MemoryContext aggctx = aggregate_context(fcinfo);
+	MetricsState *st1 = PG_ARGISNULL(0) ? NULL : (MetricsState *) PG_GETARG_POINTER(0);
+	MetricsState *st2 = PG_ARGISNULL(1) ? NULL : (MetricsState *) PG_GETARG_POINTER(1);
+	uint32		added = 0;
+	MemoryContext old;
+
+	if (st2 == NULL)
+		return return_state(fcinfo, st1);
+	/* st2 may live in a short-lived context (deserialized): copy it */
+	if (st1 == NULL)
+		st1 = state_create(aggctx, st2->m.scored, st2->m.weighted);
+	for (uint32 c = 0; c < st2->m.labels.count; c++)
+	{
+		uint32		len;
+		const char *s = nb_strmap_str(&st2->m.labels, c, &len);
+
+		added += nb_metrics_find(&st1->m, s, len) < 0;
+	}
+	if (st1->m.labels.count + added > NB_METRICS_MAX_CLASSES)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("nb_metrics supports at most %d distinct labels",
+						NB_METRICS_MAX_CLASSES)));
+	old = MemoryContextSwitchTo(st1->cxt);
+	nb_metrics_merge(&st1->m, &st2->m);
+	MemoryContextSwitchTo(old);
+	PG_RETURN_POINTER(st1);
+}
+
+/*
+ * Serialized state: flags (scored, weighted), rows, the Brier sum, the
+ * labels (length, bytes, seen flags), the dense confusion matrix, and with
+ * probabilities the row arrays (actual, weights, then per class a flag and
+ * its column).
+ */
+Datum
+nb_metrics_serialize(PG_FUNCTION_ARGS)
+{
+	MetricsState *st = (MetricsState *) PG_GETARG_POINTER(0);
+	const NbMetrics *m = &st->m;
+	uint32		K = m->labels.count;
+	StringInfoData buf;
+	uint8		flags[2] = {m->scored, m->weighted};
+
+	(void) aggregate_context(fcinfo);
+	initStringInfo(&buf);
+	appendStringInfoSpaces(&buf, VARHDRSZ);
+	appendBinaryStringInfo(&buf, (char *) flags, 2);
+	appendBinaryStringInfo(&buf, (char *) &m->rows, sizeof(uint64));
+	appendBinaryStringInfo(&buf, (char *) &m->brier, sizeof(double));
+	appendBinaryStringInfo(&buf, (char *) &K, sizeof(uint32));
+	for (uint32 c = 0; c < K; c++)
+	{
+		uint32		len;
+		const char *s = nb_strmap_str(&m->labels, c, &len);
+
+		appendBinaryStringInfo(&buf, (char *) &len, sizeof(uint32));
+		appendBinaryStringInfo(&buf, s, len);
+		appendBinaryStringInfo(&buf, (char *) &m->seen[c], 1);
+	}
+	for (uint32 a = 0; a < K; a++)
+		appendBinaryStringInfo(&buf, (char *) (m->confusion + (Size) a * m->cap),
+							   sizeof(double) * K);
+	if (m->scored)
+	{
+		appendBinaryStringInfo(&buf, (char *) m->actual, sizeof(uint32) * m->rows);
+		if (m->weighted)
+			appendBinaryStringInfo(&buf, (char *) m->weight, sizeof(double) * m->rows);
+		for (uint32 c = 0; c < K; c++)
+		{
+			uint8		has = m->score[c] != NULL;
+
+			appendBinaryStringInfo(&buf, (char *) &has, 1);
+			if (has)
+				appendBinaryStringInfo(&buf, (char *) m->score[c], sizeof(double) * m->rows);
+		}
+	}
+	SET_VARSIZE(buf.data, buf.len);
+	PG_RETURN_BYTEA_P(buf.data);
+}
+
+/* Reading a serialized state: a corrupt one is a bug, not a user's error. */
+typedef struct Reader
+{
+	const char *p;
+	const char *end;
+} Reader;
+
+static const char *
+take(Reader *r, uint64 n)
+{
+	const char *p = r->p;
+
+	if ((uint64) (r->end - r->p) < n)
+		elog(ERROR, "truncated nb_metrics state");
+	r->p += n;
+	return p;
+}
+
+static void
+read_into(Reader *r, void *dst, uint64 n)
+{
+	memcpy(dst, take(r, n), n);
+}
+
+Datum
+nb_metrics_deserialize(PG_FUNCTION_ARGS)
+{
+	bytea	   *bytes = PG_GETARG_BYTEA_PP(0);
+	Reader		r = {VARDATA_ANY(bytes), VARDATA_ANY(bytes) + VARSIZE_ANY_EXHDR(bytes)};
+	uint8		flags[2];
+	uint64		rows;
+	double		brier;
+	uint32		K;
+	MetricsState *st;
+	NbMetrics  *m;
+	MemoryContext old;
+
+	(void) aggregate_context(fcinfo);
+	read_into(&r, flags, 2);
+	read_into(&r, &rows, sizeof(uint64));
+	read_into(&r, &brier, sizeof(double));
+	read_into(&r, &K, sizeof(uint32));
+	if (K > NB_METRICS_MAX_CLASSES)
+		elog(ERROR, "corrupt nb_metrics state: %u labels", K);
+	st = state_create(CurrentMemoryContext, flags[0] != 0, flags[1] != 0);
+	m = &st->m;
+	old = MemoryContextSwitchTo(st->cxt);
+	for (uint32 c = 0; c < K; c++)
+	{
+		uint32		len;
+		const char *s;
+
+		read_into(&r, &len, sizeof(uint32));
+		s = take(&r, len);
+		if (nb_metrics_class(m, s, len) != c)
+			elog(ERROR, "corrupt nb_metrics state: label %u repeated", c);
+		read_into(&r, &m->seen[c], 1);
+	}
+	for (uint32 a = 0; a < K; a++)
+		read_into(&r, m->confusion + (Size) a * m->cap, sizeof(double) * K);
+	m->rows = rows;
+	m->brier = brier;
+	if (m->scored)
+	{
+		if (rows > (uint64) (r.end - r.p) / sizeof(uint32))
+			elog(ERROR, "corrupt nb_metrics state: %llu rows", (unsigned long long) rows);
+		m->rows_cap = Max(rows, 1);
+		m->actual = palloc_extended(sizeof(uint32) * m->rows_cap, MCXT_ALLOC_HUGE);
+		read_into(&r, m->actual, sizeof(uint32) * rows);
+		for (uint64 i = 0; i < rows; i++)
+			if (m->actual[i] >= K)
+				elog(ERROR, "corrupt nb_metrics state: class %u", m->actual[i]);
+		if (m->weighted)
+		{
+			m->weight = palloc_extended(sizeof(double) * m->rows_cap, MCXT_ALLOC_HUGE);
+			read_into(&r, m->weight, sizeof(double) * rows);
+		}
+		for (uint32 c = 0; c < K; c++)
+		{
+			uint8		has;
+
+			read_into(&r, &has, 1);
+			if (has)
+			{
+				m->score[c] = palloc_extended(sizeof(double) * m->rows_cap, MCXT_ALLOC_HUGE);
+				read_into(&r, m->score[c], sizeof(double) * rows);
+			}
+		}
+	}
+	if (r.p != r.end)
+		elog(ERROR, "corrupt nb_metrics state: %zu bytes left over", (size_t) (r.end - r.p));
+	MemoryContextSwitchTo(old);
+	PG_RETURN_POINTER(st);
+}
+
+/* ---------------------------------------------------------------- */
+/* the result                                                        */
+
+/* A number, or null for an undefined metric (NAN). */
+static void
+push_value(JsonbParseState **state, double v)
+{
+	if (isnan(v))
+	{
+		JsonbValue	jv;
+
+		jv.type = jbvNull;
+		pushJsonbValue(state, WJB_VALUE, &jv);
+	}
+	else
+		nb_push_float8(state, v);
+}
+
+static void
+push_number(JsonbParseState **state, const char *key, double v)
+{
+	nb_push_key(state, key, strlen(key));
+	push_value(state, v);
+}
+
+static void
+push_label(JsonbParseState **state, const NbMetrics *m, uint32 c)
+{
+	uint32		len;
+	const char *s = nb_strmap_str(&m->labels, c, &len);
+
+	nb_push_key(state, s, len);
+}
+
+static void
+push_averages(JsonbParseState **state, const char *key, const NbAverages *avg)
+{
+	nb_push_key(state, key, strlen(key));
+	pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
+	push_number(state, "precision", avg->precision);
+	push_number(state, "recall", avg->recall);
+	push_number(state, "f1", avg->f1);
+	pushJsonbValue(state, WJB_END_OBJECT, NULL);
+}
+
+/* {"macro": ..., "classes": {label: value}} over every class */
+static void
+push_ranking(JsonbParseState **state, const NbMetrics *m, const NbMetricsResult *r,
+			 const char *key, double macro, bool auc)
+{
+	nb_push_key(state, key, strlen(key));
+	pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
+	push_number(state, "macro", macro);
+	nb_push_key(state, "classes", strlen("classes"));
+	pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
+	for (uint32 k = 0; k < r->n_classes; k++)
+	{
+		uint32		c = r->order[k];
+
+		push_label(state, m, c);
+		push_value(state, auc ? r->cls[c].roc_auc : r->cls[c].average_precision);
+	}
+	pushJsonbValue(state, WJB_END_OBJECT, NULL);
+	pushJsonbValue(state, WJB_END_OBJECT, NULL);
+}
+
+static Jsonb *
+metrics_jsonb(const NbMetrics *m, const NbMetricsResult *r)
+{
+	JsonbParseState *state = NULL;
+	JsonbValue	jv;
+	JsonbValue *root;
+
+	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
+	nb_push_key(&state, "rows", 4);
+	jv.type = jbvNumeric;
+	jv.val.numeric = int64_to_numeric((int64) m->rows);
+	pushJsonbValue(&state, WJB_VALUE, &jv);
+	push_number(&state, "accuracy", r->accuracy);
+	push_number(&state, "balanced_accuracy", r->balanced_accuracy);
+	push_averages(&state, "macro", &r->macro);
+	push_averages(&state, "weighted", &r->weighted);
+
+	nb_push_key(&state, "classes", strlen("classes"));
+	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
+	for (uint32 k = 0; k < r->n_classes; k++)
+	{
+		uint32		c = r->order[k];
+		const NbClassMetrics *cm = &r->cls[c];
+
+		if (!nb_metrics_reported(m, c))
+			continue;
+		push_label(&state, m, c);
+		pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
+		push_number(&state, "precision", cm->precision);
+		push_number(&state, "recall", cm->recall);
+		push_number(&state, "f1", cm->f1);
+		push_number(&state, "support", cm->support);
+		pushJsonbValue(&state, WJB_END_OBJECT, NULL);
+	}
+	pushJsonbValue(&state, WJB_END_OBJECT, NULL);
+
+	nb_push_key(&state, "confusion", strlen("confusion"));
+	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
+	for (uint32 i = 0; i < r->n_classes; i++)
+	{
+		uint32		a = r->order[i];
+
+		if (!nb_metrics_reported(m, a))
+			continue;
+		CHECK_FOR_INTERRUPTS();
+		push_label(&state, m, a);
+		pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
+		for (uint32 j = 0; j < r->n_classes; j++)
+		{
+			uint32		p = r->order[j];
+
+			if (!nb_metrics_reported(m, p))
+				continue;
+			push_label(&state, m, p);
+			nb_push_float8(&state, m->confusion[(Size) a * m->cap + p]);
+		}
+		pushJsonbValue(&state, WJB_END_OBJECT, NULL);
+	}
+	pushJsonbValue(&state, WJB_END_OBJECT, NULL);
+
+	if (m->scored)
+	{
+		push_number(&state, "log_loss", r->log_loss);
+		push_number(&state, "brier", r->brier);
+		push_ranking(&state, m, r, "roc_auc", r->roc_auc_macro, true);
+		push_ranking(&state, m, r, "average_precision", r->average_precision_macro, false);
+	}
+	root = pushJsonbValue(&state, WJB_END_OBJECT, NULL);
+	return nb_jsonb_finish(root);
+}
+
+Datum
+nb_metrics_final(PG_FUNCTION_ARGS)
+{
+	MetricsState *st;
+	MemoryContext work;
+	MemoryContext old;
+	NbMetricsResult r;
+	Jsonb	   *result;
+
+	(void) aggregate_context(fcinfo);
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	st = (MetricsState *) PG_GETARG_POINTER(0);
+
+	/* the computation's scratch (sorted scores) goes with this context */
+	work = AllocSetContextCreate(CurrentMemoryContext, "nb_metrics final",
+								 ALLOCSET_DEFAULT_SIZES);
+	old = MemoryContextSwitchTo(work);
+	nb_metrics_compute(&st->m, &r);
+	MemoryContextSwitchTo(old);
+	result = metrics_jsonb(&st->m, &r);
+	MemoryContextDelete(work);
+	PG_RETURN_JSONB_P(result);
+}

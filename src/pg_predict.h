@@ -1,0 +1,44 @@
+/*
+ * pg_predict.h — scoring one row, for nb_predict* and nb_explain alike.
+ */
+#ifndef PG_PREDICT_H
+#define PG_PREDICT_H
+
+#include "postgres.h"
+
+#include "fmgr.h"
+
+#include "pg_prepared.h"
+
+/* The type of a row's features (argument 1). */
+typedef enum NbFeatureInput
+{
+	NB_INPUT_ARRAY,
+	NB_INPUT_TSVECTOR,
+	NB_INPUT_JSONB,
+	NB_INPUT_FLOAT8
+} NbFeatureInput;
+
+/*
+ * The categorical values of a jsonb row as given, per feature of the model
+ * (str NULL where none was): a value never seen in training has no item.
+ * Start with str NULL: the arrays are allocated at the first value, in
+ * CurrentMemoryContext.  The strings point into the features argument.
+ */
+typedef struct NbRowCategories
+{
+	const char **str;
+	uint32	   *len;
+} NbRowCategories;
+
+/*
+ * Score the row of a call with arguments (model, features, options): its
+ * document is left in the prepared model's doc, its log posterior per
+ * class in log_post.  Returns the index of the predicted class, or -1 for a
+ * NULL model or features.  categories (may be NULL) receives the
+ * categorical values.
+ */
+int64		nb_score_row(FunctionCallInfo fcinfo, NbFeatureInput input,
+						 NbRowCategories *categories, NbPrepared **pm, NbScorer **scorer);
+
+#endif

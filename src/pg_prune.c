@@ -1,0 +1,130 @@
+/*
+ * pg_prune.c — nb_prune(model, options): the options jsonb read into
+ * NbPruneOptions, the model pruned by nb_prune.c.
+ */
+#include "pg_model.h"
+
+#include <stdlib.h>
+
+#include "utils/builtins.h"
+#include "utils/jsonb.h"
+#include "utils/memutils.h"
+#include "utils/numeric.h"
+
+#include "nb_alloc.h"
+#include "nb_prune.h"
+
+PG_FUNCTION_INFO_V1(nb_prune);
+
+#define TOP_K_DETAIL "It must be an integer from 0 to 2^53."
+#define MIN_DOCUMENTS_DETAIL "It must be a finite number of documents, 0 or more."
+#define FRACTION_DETAIL "It must be a number from 0 to 1."
+
+/* detail: one of the literal *_DETAIL strings above (translatable as they are) */
+#define prune_option_error(option, detail) \
+	ereport(ERROR, \
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE), \
+			 errmsg("invalid value for nb_prune option \"%s\"", option), \
+			 errdetail(detail)))
+
+/*
+ * A JSON number as float8, through strtod so that a number beyond the range
+ * of float8 becomes infinity, which the range checks refuse with the
+ * option's own error.
+ */
+static bool
+json_number(const JsonbValue *v, double *result)
+{
+	char	   *digits;
+
+	if (v->type != jbvNumeric)
+		return false;
+	digits = DatumGetCString(DirectFunctionCall1(numeric_out,
+												 NumericGetDatum(v->val.numeric)));
+	*result = strtod(digits, NULL);
+	return true;
+}
+
+static void
+parse_prune_options(Jsonb *options, NbPruneOptions *o)
+{
+	JsonbIterator *it;
+	JsonbIteratorToken tok;
+	JsonbValue	key;
+	JsonbValue	val;
+
+	nb_prune_options_init(o);
+	if (!JB_ROOT_IS_OBJECT(options) || JB_ROOT_IS_SCALAR(options))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("nb_prune options must be a JSON object")));
+	it = JsonbIteratorInit(&options->root);
+	while ((tok = JsonbIteratorNext(&it, &key, true)) != WJB_DONE)
+	{
+		char	   *name;
+		double		x;
+
+		if (tok != WJB_KEY)
+			continue;
+		name = pnstrdup(key.val.string.val, key.val.string.len);
+		tok = JsonbIteratorNext(&it, &val, true);
+		if (strcmp(name, "top_k") == 0)
+		{
+			if (!json_number(&val, &x) || nb_prune_set_top_k(o, x) != NB_PRUNE_OK)
+				prune_option_error("top_k", TOP_K_DETAIL);
+		}
+		else if (strcmp(name, "min_documents") == 0)
+		{
+			if (!json_number(&val, &x) || nb_prune_set_min_documents(o, x) != NB_PRUNE_OK)
+				prune_option_error("min_documents", MIN_DOCUMENTS_DETAIL);
+		}
+		else if (strcmp(name, "max_document_fraction") == 0)
+		{
+			if (!json_number(&val, &x) || nb_prune_set_max_document_fraction(o, x) != NB_PRUNE_OK)
+				prune_option_error("max_document_fraction", FRACTION_DETAIL);
+		}
+		else
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("unrecognized nb_prune option \"%s\"", name),
+					 errhint("Valid options are top_k, min_documents and max_document_fraction.")));
+		pfree(name);
+	}
+}
+
+/*
+ * The options are read before the model is opened, so a bad option is
+ * reported whatever the model.  The pruner's scratch memory and the
+ * detoasted input go with a context of their own; the result, in the
+ * caller's context, is written once.
+ */
+Datum
+nb_prune(PG_FUNCTION_ARGS)
+{
+	MemoryContext caller = CurrentMemoryContext;
+	MemoryContext scratch;
+	NbPruneOptions o;
+	NbView		view;
+	NbView		out;
+	NbPruner   *p;
+	size_t		size;
+	struct varlena *result;
+
+	parse_prune_options(PG_GETARG_JSONB_P(1), &o);
+	scratch = AllocSetContextCreate(caller, "nb_prune", ALLOCSET_DEFAULT_SIZES);
+	MemoryContextSwitchTo(scratch);
+	(void) nb_model_open(PG_GETARG_DATUM(0), &view, ERRCODE_DATA_CORRUPTED);
+	p = nb_pruner_create(&view, &o);
+	size = nb_pruner_size(p, NB_MODEL_MAX_SIZE);
+	if (size == 0)
+		nb_report_too_large(0);
+	/* nb_alloc: huge pages for a large result (see pg_alloc.c) */
+	MemoryContextSwitchTo(caller);
+	result = nb_alloc(size + VARHDRSZ);
+	SET_VARSIZE(result, size + VARHDRSZ);
+	MemoryContextSwitchTo(scratch);
+	nb_pruner_write(p, (unsigned char *) VARDATA(result), size, &out);
+	MemoryContextSwitchTo(caller);
+	MemoryContextDelete(scratch);
+	PG_RETURN_POINTER(result);
+}

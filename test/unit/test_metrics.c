@@ -1,0 +1,426 @@
+/*
+ * test_metrics.c — unit tests of the classification metrics (src/nb_metrics.c),
+ * expected values by hand from the formulas (see nb_metrics.h) or by a
+ * brute-force definition computed here.
+ *
+ *   ./test_metrics       run every test
+ *   ./test_metrics WORD  run the tests whose name contains WORD
+ *
+ * Output: see unit.h.
+ */
+#include <float.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "malloc_alloc.h"
+#include "nb_metrics.h"
+#include "unit.h"
+
+static uint32_t
+cls(NbMetrics *m, const char *label)
+{
+	return nb_metrics_class(m, label, (uint32_t) strlen(label));
+}
+
+static uint32_t
+id_of(const NbMetrics *m, const char *label)
+{
+	return (uint32_t) nb_metrics_find(m, label, (uint32_t) strlen(label));
+}
+
+/* A probability row "label:p label:p ..." of up to 8 classes. */
+static void
+add_row(NbMetrics *m, const char *actual, const char *const *labels, const double *p,
+		uint32_t n, double weight)
+{
+	uint32_t	ids[8];
+
+	for (uint32_t i = 0; i < n; i++)
+		ids[i] = cls(m, labels[i]);
+	nb_metrics_add_scored(m, cls(m, actual), ids, p, n, weight);
+}
+
+/* ---------------------------------------------------------------- */
+
+static void
+test_labels_by_hand(void)
+{
+	/*
+	 * actual/predicted: x/x, x/y, y/y, z/y.
+	 *   x: tp 1, predicted 1, support 2: P 1, R 1/2, F1 2/3
+	 *   y: tp 1, predicted 3, support 1: P 1/3, R 1, F1 1/2
+	 *   z: never predicted: P 0 (zero_division), R 0, F1 0
+	 * accuracy 2/4; balanced (1/2 + 1 + 0)/3; macro P (1 + 1/3)/3;
+	 * weighted P (2 * 1 + 1/3 + 0)/4 = 7/12, weighted F1 (4/3 + 1/2)/4.
+	 */
+	NbMetrics	m;
+	NbMetricsResult r;
+	const char *rows[4][2] = {{"x", "x"}, {"x", "y"}, {"y", "y"}, {"z", "y"}};
+
+	nb_metrics_init(&m, false, false);
+	for (int i = 0; i < 4; i++)
+	{
+		uint32_t	a = cls(&m, rows[i][0]);
+
+		nb_metrics_add(&m, a, cls(&m, rows[i][1]), 1.0);
+	}
+	nb_metrics_compute(&m, &r);
+	CHECK_NEAR(r.accuracy, 0.5, 1e-15, "accuracy");
+	CHECK_NEAR(r.balanced_accuracy, 0.5, 1e-15, "balanced accuracy");
+	CHECK_NEAR(r.cls[id_of(&m, "x")].f1, 2.0 / 3, 1e-15, "F1(x)");
+	CHECK_NEAR(r.cls[id_of(&m, "y")].precision, 1.0 / 3, 1e-15, "P(y)");
+	CHECK_NEAR(r.cls[id_of(&m, "z")].precision, 0, 0, "P(z)");
+	CHECK_NEAR(r.cls[id_of(&m, "z")].support, 1, 0, "support(z)");
+	CHECK_NEAR(r.macro.precision, 4.0 / 9, 1e-15, "macro P");
+	CHECK_NEAR(r.weighted.precision, 7.0 / 12, 1e-15, "weighted P");
+	CHECK_NEAR(r.weighted.f1, (4.0 / 3 + 0.5) / 4, 1e-15, "weighted F1");
+	CHECK(isnan(r.log_loss) && isnan(r.roc_auc_macro), "probability metrics without probabilities");
+	/* byte order: x, y, z */
+	CHECK(r.order[0] == id_of(&m, "x") && r.order[2] == id_of(&m, "z"), "order");
+	nb_metrics_result_free(&r);
+	nb_metrics_free(&m);
+}
+
+static void
+test_weights_and_empty(void)
+{
+	/* weight 0 rows make classes known but count nothing; all-zero weight: undefined */
+	NbMetrics	m;
+	NbMetricsResult r;
+
+	nb_metrics_init(&m, false, true);
+	nb_metrics_add(&m, cls(&m, "a"), cls(&m, "b"), 0.0);
+	nb_metrics_compute(&m, &r);
+	CHECK(m.rows == 1, "rows");
+	CHECK(isnan(r.accuracy) && isnan(r.balanced_accuracy), "undefined accuracy");
+	CHECK(r.weighted.f1 == 0 && r.macro.recall == 0, "zero_division averages");
+	nb_metrics_result_free(&r);
+
+	/* a: 3 x a/a (weight 0.5 each), 1 x a/b (weight 2): recall(a) = 1.5 / 3.5 */
+	for (int i = 0; i < 3; i++)
+		nb_metrics_add(&m, cls(&m, "a"), cls(&m, "a"), 0.5);
+	nb_metrics_add(&m, cls(&m, "a"), cls(&m, "b"), 2.0);
+	nb_metrics_compute(&m, &r);
+	CHECK_NEAR(r.accuracy, 1.5 / 3.5, 1e-15, "weighted accuracy");
+	CHECK_NEAR(r.cls[id_of(&m, "a")].recall, 1.5 / 3.5, 1e-15, "weighted recall");
+	/* b has no support: balanced accuracy is a's recall alone */
+	CHECK_NEAR(r.balanced_accuracy, 1.5 / 3.5, 1e-15, "balanced accuracy");
+	nb_metrics_result_free(&r);
+	nb_metrics_free(&m);
+	CHECK(nb_test_live_blocks() == 0, "%ld blocks left", nb_test_live_blocks());
+}
+
+static void
+test_argmax_ties(void)
+{
+	/* equal probabilities: the first label in byte order ("a" < "ab" < "b") */
+	NbMetrics	m;
+	const char *l1[] = {"b", "ab"};
+	const char *l2[] = {"ab", "a"};
+	double		half[] = {0.5, 0.5};
+
+	nb_metrics_init(&m, true, false);
+	add_row(&m, "b", l1, half, 2, 1.0);
+	add_row(&m, "b", l2, half, 2, 1.0);
+	CHECK(m.confusion[id_of(&m, "b") * m.cap + id_of(&m, "ab")] == 1, "tie b/ab not to ab");
+	CHECK(m.confusion[id_of(&m, "b") * m.cap + id_of(&m, "a")] == 1, "tie ab/a not to a");
+	nb_metrics_free(&m);
+}
+
+static void
+test_ranking_by_hand(void)
+{
+	/*
+	 * sklearn's documented example: y = 0 0 1 1, scores 0.1 0.4 0.35 0.8:
+	 * AUC 3/4, average precision (1/2)(1) + (1/2)(2/3) = 5/6.
+	 * As probabilities of "p" against "n" (n = 1 - p).
+	 */
+	NbMetrics	m;
+	NbMetricsResult r;
+	const char *labels[] = {"n", "p"};
+	const char *actual[] = {"n", "n", "p", "p"};
+	double		score[] = {0.1, 0.4, 0.35, 0.8};
+
+	nb_metrics_init(&m, true, false);
+	for (int i = 0; i < 4; i++)
+	{
+		double		p[] = {1 - score[i], score[i]};
+
+		add_row(&m, actual[i], labels, p, 2, 1.0);
+	}
+	nb_metrics_compute(&m, &r);
+	CHECK_NEAR(r.cls[id_of(&m, "p")].roc_auc, 0.75, 1e-15, "AUC(p)");
+	CHECK_NEAR(r.cls[id_of(&m, "n")].roc_auc, 0.75, 1e-15, "AUC(n)");
+	CHECK_NEAR(r.cls[id_of(&m, "p")].average_precision, 5.0 / 6, 1e-15, "AP(p)");
+	CHECK_NEAR(r.roc_auc_macro, 0.75, 1e-15, "macro AUC");
+	nb_metrics_result_free(&r);
+	nb_metrics_free(&m);
+
+	/*
+	 * Ties: y = 1 0 1 0, scores 0.5 0.5 0.5 0.2 (one threshold per distinct
+	 * score): the tied group holds 2 positives and 1 negative, a trapezoid
+	 * of area 1 * (0 + 2/2), then the last negative 1 * 2: AUC 3/4; average
+	 * precision: recall 1 reached at precision 2/3.
+	 */
+	nb_metrics_init(&m, true, false);
+	{
+		const char *act[] = {"p", "n", "p", "n"};
+		double		s[] = {0.5, 0.5, 0.5, 0.2};
+
+		for (int i = 0; i < 4; i++)
+		{
+			double		p[] = {1 - s[i], s[i]};
+
+			add_row(&m, act[i], labels, p, 2, 1.0);
+		}
+	}
+	nb_metrics_compute(&m, &r);
+	CHECK_NEAR(r.cls[id_of(&m, "p")].roc_auc, 0.75, 1e-15, "AUC with ties");
+	CHECK_NEAR(r.cls[id_of(&m, "p")].average_precision, 2.0 / 3, 1e-15, "AP with ties");
+	nb_metrics_result_free(&r);
+	nb_metrics_free(&m);
+}
+
+static void
+test_log_loss_and_brier(void)
+{
+	/*
+	 * Row 1: actual a, {a: 0.8, b: 0.2}: -log 0.8; Brier 0.04 + 0.04.
+	 * Row 2: actual c (named by no row), {a: 1}: the classes are a, b, c;
+	 * clipped a 1 - eps, b eps, c eps, sum 1 + eps: -log(eps / (1 + eps));
+	 * Brier 1 (a) + 1 (c).  Weights 1 and 3.  c is never predicted and
+	 * never has a positive score: AUC(c) 1/2, b has no positives: NAN.
+	 */
+	NbMetrics	m;
+	NbMetricsResult r;
+	const char *l1[] = {"a", "b"};
+	const char *l2[] = {"a"};
+	double		p1[] = {0.8, 0.2};
+	double		p2[] = {1.0};
+	double		eps = DBL_EPSILON;
+
+	nb_metrics_init(&m, true, true);
+	add_row(&m, "a", l1, p1, 2, 1.0);
+	add_row(&m, "c", l2, p2, 1, 3.0);
+	nb_metrics_compute(&m, &r);
+	CHECK_NEAR(r.log_loss, (-log(0.8 / (0.8 + 0.2 + eps)) - 3 * log(eps / (1 - eps + 2 * eps))) / 4,
+			   1e-12, "log loss");
+	CHECK_NEAR(r.brier, (0.08 + 3 * 2.0) / 4, 1e-15, "Brier");
+	CHECK(isnan(r.cls[id_of(&m, "b")].roc_auc) && isnan(r.cls[id_of(&m, "b")].average_precision),
+		  "b has no positive rows");
+	CHECK_NEAR(r.cls[id_of(&m, "c")].roc_auc, 0.5, 1e-15, "AUC(c)");
+	CHECK_NEAR(r.cls[id_of(&m, "c")].average_precision, 0.75, 1e-15, "AP(c)");
+	CHECK(!nb_metrics_reported(&m, id_of(&m, "b")), "b reported");
+	nb_metrics_result_free(&r);
+	nb_metrics_free(&m);
+}
+
+/* Deterministic pseudo-random numbers (xorshift). */
+static uint64_t rng_state = 88172645463325252ULL;
+
+static uint64_t
+rng(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return rng_state;
+}
+
+static void
+test_ranking_brute_force(void)
+{
+	/*
+	 * AUC as the weighted probability that a positive outscores a negative
+	 * (ties count half), over every pair; scores on a coarse grid so that
+	 * many tie, and rows in several thousands so the radix sort is used in
+	 * earnest.  States split in two and merged give the same values.
+	 */
+	enum
+	{
+		N = 3000, C = 3
+	};
+	const char *labels[C] = {"r", "g", "b"};
+	uint32_t   *act = malloc(sizeof(uint32_t) * N);
+	double	   *p = malloc(sizeof(double) * N * C);
+	double	   *w = malloc(sizeof(double) * N);
+	NbMetrics	whole,
+				half1,
+				half2;
+	NbMetricsResult r,
+				rm;
+
+	nb_metrics_init(&whole, true, true);
+	nb_metrics_init(&half1, true, true);
+	nb_metrics_init(&half2, true, true);
+	for (int i = 0; i < N; i++)
+	{
+		double		sum = 0;
+
+		act[i] = (uint32_t) (rng() % C);
+		w[i] = (double) (rng() % 4) / 2;
+		for (int c = 0; c < C; c++)
+			sum += p[i * C + c] = (double) (rng() % 7) + (c == (int) act[i] ? 2 : 0);
+		for (int c = 0; c < C; c++)
+			p[i * C + c] /= sum;
+		add_row(&whole, labels[act[i]], labels, p + i * C, C, w[i]);
+		add_row(i < N / 3 ? &half1 : &half2, labels[act[i]], labels, p + i * C, C, w[i]);
+	}
+	nb_metrics_merge(&half1, &half2);
+	nb_metrics_compute(&whole, &r);
+	nb_metrics_compute(&half1, &rm);
+	for (int c = 0; c < C; c++)
+	{
+		uint32_t	id = id_of(&whole, labels[c]);
+		double		num = 0,
+					pos = 0,
+					neg = 0;
+
+		for (int i = 0; i < N; i++)
+		{
+			if ((int) act[i] == c)
+				pos += w[i];
+			else
+				neg += w[i];
+			if ((int) act[i] != c)
+				continue;
+			for (int j = 0; j < N; j++)
+				if ((int) act[j] != c)
+					num += w[i] * w[j] * (p[i * C + c] > p[j * C + c] ? 1.0 :
+										  p[i * C + c] == p[j * C + c] ? 0.5 : 0.0);
+		}
+		CHECK_OR_DONE(fabs(r.cls[id].roc_auc - num / (pos * neg)) < 1e-12,
+					  "AUC(%s) = %.17g, pairs give %.17g", labels[c], r.cls[id].roc_auc,
+					  num / (pos * neg));
+		CHECK_OR_DONE(fabs(rm.cls[id_of(&half1, labels[c])].roc_auc - r.cls[id].roc_auc) < 1e-12,
+					  "merged AUC(%s)", labels[c]);
+		CHECK_OR_DONE(fabs(rm.cls[id_of(&half1, labels[c])].average_precision -
+						   r.cls[id].average_precision) < 1e-12, "merged AP(%s)", labels[c]);
+	}
+	CHECK_OR_DONE(rm.accuracy == r.accuracy && fabs(rm.log_loss - r.log_loss) < 1e-12 &&
+				  fabs(rm.brier - r.brier) < 1e-12, "merged state differs");
+done:
+	nb_metrics_result_free(&r);
+	nb_metrics_result_free(&rm);
+	nb_metrics_free(&whole);
+	nb_metrics_free(&half1);
+	nb_metrics_free(&half2);
+	free(act);
+	free(p);
+	free(w);
+}
+
+static void
+test_many_classes_grow(void)
+{
+	/* classes past the initial capacity keep their counts when the matrix grows */
+	NbMetrics	m;
+	NbMetricsResult r;
+	char		a[16],
+				b[16];
+
+	nb_metrics_init(&m, false, false);
+	for (int i = 0; i < 100; i++)
+	{
+		snprintf(a, sizeof(a), "c%d", i);
+		snprintf(b, sizeof(b), "c%d", (i * 7) % 100);
+		nb_metrics_add(&m, cls(&m, a), cls(&m, b), 1.0);
+	}
+	nb_metrics_compute(&m, &r);
+	/* i == 7i mod 100 for i = 0 and 50 */
+	CHECK_NEAR(r.accuracy, 2.0 / 100, 1e-15, "accuracy");
+	CHECK(r.n_classes == 100, "%u classes", r.n_classes);
+	nb_metrics_result_free(&r);
+	nb_metrics_free(&m);
+}
+
+static void
+test_interrupts(void)
+{
+	/* the sort and the log loss pass check for a cancel on large inputs */
+	NbMetrics	m;
+	NbMetricsResult r;
+	const char *labels[] = {"n", "p"};
+	long		before;
+
+	nb_metrics_init(&m, true, false);
+	for (int i = 0; i < 100000; i++)
+	{
+		double		s = (double) (rng() % 1000) / 1000;
+		double		p[] = {1 - s, s};
+
+		add_row(&m, labels[i % 2], labels, p, 2, 1.0);
+	}
+	before = nb_test_interrupts();
+	nb_metrics_compute(&m, &r);
+	CHECK(nb_test_interrupts() - before >= 2 * 100000 / 16384, "%ld interrupt checks",
+		  nb_test_interrupts() - before);
+	nb_metrics_result_free(&r);
+	nb_metrics_free(&m);
+}
+
+static void
+test_decimal_to_double(void)
+{
+	/*
+	 * Against strtod on the same decimal, bit for bit: random significands
+	 * of 1 to 19 digits (shortest round-trip forms of doubles have up to
+	 * 17) with exponents -40..5, in and out of the fast path, and the
+	 * decimal forms of random doubles in [0, 1].
+	 */
+	char		text[48];
+
+	for (int i = 0; i < 2000000; i++)
+	{
+		int			ndig = 1 + (int) (rng() % 19);
+		uint64_t	digits = rng() % 10;
+		int32_t		exp10 = -40 + (int32_t) (rng() % 46);
+		double		want,
+					got;
+
+		for (int d = 1; d < ndig; d++)
+			digits = digits * 10 + rng() % 10;
+		if (i % 2 == 1)
+		{
+			/* a double's shortest form: 17 significant digits round-trip */
+			double		x = (double) (rng() >> 11) / 9007199254740992.0 * pow(10, -(int) (rng() % 30));
+
+			snprintf(text, sizeof(text), "%.17e", x);
+			digits = 0;
+			exp10 = atoi(strchr(text, 'e') + 1) - 16;
+			for (const char *c = text; *c != 'e'; c++)
+				if (*c >= '0' && *c <= '9')
+					digits = digits * 10 + (uint64_t) (*c - '0');
+		}
+		snprintf(text, sizeof(text), "%llue%d", (unsigned long long) digits, (int) exp10);
+		want = strtod(text, NULL);
+		got = nb_decimal_to_double(digits, exp10);
+		CHECK(memcmp(&want, &got, sizeof(double)) == 0, "%s: %.17g, strtod %.17g", text, got, want);
+	}
+	/* 2^53 + 1, exactly halfway between two doubles: ties to even, 2^53 */
+	CHECK(nb_decimal_to_double(9007199254740993ULL, 0) == 9007199254740992.0, "halfway");
+	CHECK(nb_decimal_to_double(9007199254740995ULL, 0) == 9007199254740996.0, "halfway up");
+	CHECK(nb_decimal_to_double(0, -5) == 0.0, "zero");
+}
+
+/* ---------------------------------------------------------------- */
+
+int
+main(int argc, char **argv)
+{
+	unit_init(argc, argv);
+	run("metrics: labels, averages and zero_division by hand", test_labels_by_hand);
+	run("metrics: weights, weight 0 and zero total weight", test_weights_and_empty);
+	run("metrics: argmax ties to the first label in byte order", test_argmax_ties);
+	run("metrics: ROC AUC and average precision by hand, with ties", test_ranking_by_hand);
+	run("metrics: log loss clipping and Brier by hand, unnamed classes", test_log_loss_and_brier);
+	run("metrics: AUC against all pairs, merged halves equal the whole", test_ranking_brute_force);
+	run("metrics: more classes than the initial capacity", test_many_classes_grow);
+	run("metrics: cancellation points in the final computation", test_interrupts);
+	run("metrics: decimal to double as strtod, bit for bit", test_decimal_to_double);
+	return unit_done();
+}
