@@ -176,3 +176,49 @@ SELECT * FROM nb_cross_validate('"cv odd; DROP TABLE cv_docs"', 'la"bel', 'TOKEN
                                 grid => '{"kind": "bernoulli"}');
 SELECT * FROM cv_compare('cv_got', 'cv_folded', '{"kind": "bernoulli"}');
 SELECT count(*) AS cv_docs_rows FROM cv_docs;
+
+-- the README's recipe: out-of-fold models by nb_subtract from a table, the
+-- grid outside (a nested loop over the grid, scoring every row for one
+-- option set before the next), equal to nb_cross_validate
+CREATE TABLE cv_fold_models AS SELECT fold, nb_train(label, tokens) AS model FROM cv_docs GROUP BY fold;
+CREATE TABLE cv_oof_models AS
+SELECT f.fold, nb_subtract(w.model, f.model) AS model
+FROM cv_fold_models AS f, (SELECT nb_merge(model) AS model FROM cv_fold_models) AS w;
+ANALYZE cv_docs, cv_oof_models;
+EXPLAIN (COSTS OFF)
+SELECT g.options, avg((s.m ->> 'accuracy')::float8) AS accuracy
+FROM nb_grid_options('{"kind": ["multinomial", "bernoulli"]}') WITH ORDINALITY AS g(options, n)
+CROSS JOIN LATERAL (
+    SELECT nb_metrics(d.label, nb_predict_proba(m.model, d.tokens, g.options)) AS m
+    FROM cv_docs AS d JOIN cv_oof_models AS m USING (fold)
+    GROUP BY m.fold) AS s
+GROUP BY g.n, g.options;
+SELECT count(*) AS option_sets,
+       max(abs(r.accuracy - c.accuracy)) < 1e-12 AS recipe_equals_nb_cross_validate
+FROM (SELECT g.options, avg((s.m ->> 'accuracy')::float8) AS accuracy
+      FROM nb_grid_options('{"kind": ["multinomial", "bernoulli"]}') WITH ORDINALITY AS g(options, n)
+      CROSS JOIN LATERAL (
+          SELECT nb_metrics(d.label, nb_predict_proba(m.model, d.tokens, g.options)) AS m
+          FROM cv_docs AS d JOIN cv_oof_models AS m USING (fold)
+          GROUP BY m.fold) AS s
+      GROUP BY g.n, g.options) r
+JOIN nb_cross_validate('cv_docs', 'label', 'tokens', fold_column => 'fold',
+                       grid => '{"kind": ["multinomial", "bernoulli"]}') c USING (options);
+
+-- the extension is relocatable: the functions name its objects through the
+-- schema it is in, whatever the caller's search_path holds (a decoy there is
+-- never called)
+CREATE TABLE cv_before AS SELECT * FROM nb_cross_validate('cv_docs', 'label', 'tokens', 3);
+CREATE SCHEMA cv_elsewhere;
+ALTER EXTENSION nbc SET SCHEMA cv_elsewhere;
+SET search_path = public;
+CREATE FUNCTION public.nb_grid_options(jsonb) RETURNS SETOF jsonb LANGUAGE sql
+AS $$ SELECT (1 / 0)::text::jsonb $$;
+SELECT count(*) AS option_sets,
+       count(*) FILTER (WHERE (b.*) IS NOT DISTINCT FROM (e.*)) AS identical
+FROM cv_before b FULL JOIN cv_elsewhere.nb_cross_validate('cv_docs', 'label', 'tokens', 3) e USING (options);
+SELECT cv_elsewhere.nb_grid_default(cv_elsewhere.nb_train(label, tokens)) -> 1 AS complement FROM cv_docs;
+DROP FUNCTION public.nb_grid_options(jsonb);
+RESET search_path;
+ALTER EXTENSION nbc SET SCHEMA public;
+DROP SCHEMA cv_elsewhere;

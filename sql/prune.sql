@@ -18,22 +18,28 @@ CREATE TABLE pr_model AS SELECT nb_train(label, tokens) AS m FROM pr_docs;
 -- the model trained on the rows with only the tokens of keep
 CREATE FUNCTION pr_retrained(keep text[]) RETURNS nb_model LANGUAGE sql AS $$
   SELECT nb_train(label, ARRAY(SELECT t FROM unnest(tokens) t WHERE t = ANY (keep))) FROM pr_docs $$;
+-- every count of a model but its document lengths: a pruned model that lost
+-- some of a bag's tokens cannot know how long the documents then were, so it
+-- keeps no lengths (and says so in its format version), where retraining
+-- counts them
+CREATE FUNCTION pr_counts(m nb_model) RETURNS text LANGUAGE sql AS $$
+  SELECT regexp_replace(m::jsonb::text, '"lengths": \{[^{}]*\}, |"format_version": [0-9]+', '', 'g') $$;
 -- the tokens of a model, in byte order
 CREATE FUNCTION pr_tokens(m nb_model) RETURNS text LANGUAGE sql AS $$
   SELECT string_agg(t, ' ' ORDER BY t COLLATE "C") FROM jsonb_object_keys(m::jsonb -> 'tokens') t $$;
 
 -- min_documents 2: money (3 documents) and tomorrow (2)
 SELECT pr_tokens(nb_prune(m, '{"min_documents": 2}')) AS kept,
-       nb_prune(m, '{"min_documents": 2}') = pr_retrained('{money,tomorrow}') AS same
+       pr_counts(nb_prune(m, '{"min_documents": 2}')) = pr_counts(pr_retrained('{money,tomorrow}')) AS same
 FROM pr_model;
 -- max_document_fraction 0.5 of 4 documents: all but money (in 3)
 SELECT pr_tokens(nb_prune(m, '{"max_document_fraction": 0.5}')) AS kept,
-       nb_prune(m, '{"max_document_fraction": 0.5}')
-         = pr_retrained('{agenda,cheap,lunch,meeting,now,offer,tomorrow,win}') AS same
+       pr_counts(nb_prune(m, '{"max_document_fraction": 0.5}'))
+         = pr_counts(pr_retrained('{agenda,cheap,lunch,meeting,now,offer,tomorrow,win}')) AS same
 FROM pr_model;
 -- top_k 3: tomorrow (log 2), then agenda and cheap, the first of the tie in byte order
 SELECT pr_tokens(nb_prune(m, '{"top_k": 3}')) AS kept,
-       nb_prune(m, '{"top_k": 3}') = pr_retrained('{tomorrow,agenda,cheap}') AS same
+       pr_counts(nb_prune(m, '{"top_k": 3}')) = pr_counts(pr_retrained('{tomorrow,agenda,cheap}')) AS same
 FROM pr_model;
 -- combined: the document filters first, then the first k of what is left
 -- (money, in 3 of 4 documents, fails max_document_fraction 0.6; the first two
@@ -44,8 +50,16 @@ FROM pr_model;
 SELECT pr_tokens(nb_prune(m, '{"top_k": 2, "min_documents": 2}')) AS kept FROM pr_model;
 -- keeping everything, or nothing
 SELECT nb_prune(m, '{}') = m AS no_options, nb_prune(m, '{"top_k": 100}') = m AS all_kept,
-       nb_prune(m, '{"top_k": 0}') = pr_retrained('{}') AS none_kept
+       pr_counts(nb_prune(m, '{"top_k": 0}')) = pr_counts(pr_retrained('{}')) AS none_kept
 FROM pr_model;
+-- a model that lost some of a bag's tokens has no document lengths: kind dcm
+-- needs them; a prune that drops no token keeps them
+SELECT nb_info(nb_prune(m, '{"top_k": 3}')) ->> 'format_version' AS pruned_version,
+       nb_info(nb_prune(m, '{"top_k": 100}')) ->> 'format_version' AS unpruned_version
+FROM pr_model;
+\set VERBOSITY sqlstate
+SELECT nb_predict(nb_prune(m, '{"top_k": 3}'), '{money}'::text[], '{"kind": "dcm"}') FROM pr_model;
+\set VERBOSITY default
 -- rows stay: document counts and priors are those of the unpruned model
 SELECT c.* FROM pr_model, nb_classes(nb_prune(m, '{"top_k": 1}')) c;
 -- class totals over the kept vocabulary: the probabilities of the retrained model
@@ -61,7 +75,8 @@ FROM pr_model;
 -- merging with the unpruned model cannot bring back what was pruned: it is
 -- the union of the pruned rows and the full rows, not the full model twice
 SELECT nb_merge(nb_prune(m, '{"top_k": 3}'), m) = nb_merge(m, m) AS restored,
-       nb_merge(nb_prune(m, '{"top_k": 3}'), m) = nb_merge(pr_retrained('{tomorrow,agenda,cheap}'), m) AS union_of_rows
+       pr_counts(nb_merge(nb_prune(m, '{"top_k": 3}'), m))
+         = pr_counts(nb_merge(pr_retrained('{tomorrow,agenda,cheap}'), m)) AS union_of_rows
 FROM pr_model;
 
 -- jsonb features: a categorical, boolean or Gaussian feature is one row of
@@ -81,12 +96,12 @@ SELECT feature, round(mutual_info::numeric, 6) AS mutual_info
 FROM pr_mixed_model, nb_mutual_info(m);
 -- top_k 3 keeps temp, words:hot and words:warm: outlook, windy and words:calm go
 SELECT nb_info(nb_prune(m, '{"top_k": 3}')) -> 'features' AS features,
-       nb_prune(m, '{"top_k": 3}')
-         = (SELECT nb_train(label, f - 'outlook' - 'windy'
+       pr_counts(nb_prune(m, '{"top_k": 3}'))
+         = pr_counts((SELECT nb_train(label, f - 'outlook' - 'windy'
                     || CASE WHEN f ? 'words' THEN jsonb_build_object('words',
                          (SELECT coalesce(jsonb_agg(w), '[]') FROM jsonb_array_elements(f -> 'words') w
                           WHERE w <> '"calm"')) ELSE '{}' END)
-            FROM pr_mixed) AS same
+            FROM pr_mixed)) AS same
 FROM pr_mixed_model;
 -- min_documents applies to bag tokens only (each word is in 2 documents)
 SELECT n, nb_info(nb_prune(m, jsonb_build_object('min_documents', n))) -> 'features' AS features,
@@ -95,8 +110,8 @@ SELECT n, nb_info(nb_prune(m, jsonb_build_object('min_documents', n))) -> 'featu
                                -> 'features' -> 'words' -> 'tokens') w) AS words
 FROM pr_mixed_model, (VALUES (2), (3)) v(n);
 -- nothing kept: the bag stays, empty, with the rows that had it
-SELECT nb_prune(m, '{"top_k": 0}')
-         = (SELECT nb_train(label, CASE WHEN f ? 'words' THEN '{"words": []}'::jsonb ELSE '{}' END) FROM pr_mixed) AS same
+SELECT pr_counts(nb_prune(m, '{"top_k": 0}'))
+         = pr_counts((SELECT nb_train(label, CASE WHEN f ? 'words' THEN '{"words": []}'::jsonb ELSE '{}' END) FROM pr_mixed)) AS same
 FROM pr_mixed_model;
 
 -- float8[] positions stay, without statistics, as if every row had NULL
@@ -127,4 +142,4 @@ SELECT nb_prune(NULL, '{"top_k": 1}') IS NULL AS null_model, nb_prune(m, NULL) I
 FROM pr_model;
 
 DROP TABLE pr_docs, pr_model, pr_mixed, pr_mixed_model, pr_flowers;
-DROP FUNCTION pr_retrained(text[]), pr_tokens(nb_model);
+DROP FUNCTION pr_retrained(text[]), pr_counts(nb_model), pr_tokens(nb_model);

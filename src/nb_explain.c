@@ -156,7 +156,7 @@ item_row(const NbScorer *sc, Scratch *s, const ItemRef *it, uint32_t entries,
 	NbExplainRow row = {NB_EXPLAIN_ITEM, j, it->token, it->count, 0, 0};
 	Pair		p;
 
-	nb_scorer_item_terms(sc, it->token, s->f, s->z);
+	nb_scorer_item_terms(sc, j, it->token, s->f, s->z);
 	nb_scorer_count_terms(sc, j, 0, it->count, entries, s->g, s->gz);
 	p.f1 = w * s->f[c1] + s->g[c1];
 	p.z1 = w * s->z[c1] + s->gz[c1];
@@ -312,7 +312,7 @@ nb_item_log_prob(const NbScorer *sc, uint32_t j, uint32_t k, double *log_prob)
 	double		shared_f,
 				shared_z;
 
-	nb_scorer_item_terms(sc, k, f, z);
+	nb_scorer_item_terms(sc, j, k, f, z);
 	nb_scorer_count_terms(sc, j, 0, 1, 1, g, gz);
 	nb_scorer_item_shared(sc, j, k, &shared_f, &shared_z);
 	for (uint32_t c = 0; c < C; c++)
@@ -320,7 +320,8 @@ nb_item_log_prob(const NbScorer *sc, uint32_t j, uint32_t k, double *log_prob)
 		double		lf = (f[c] + g[c]) + shared_f;
 		double		lz = (z[c] + gz[c]) + shared_z;
 
-		if (!sc->per_occurrence[j])
+		/* a bag scored per document (Bernoulli; not the DCM, which adds up repeats) */
+		if (!sc->per_occurrence[j] && sc->dcm_s == NULL)
 		{
 			double		af,
 						az;

@@ -125,6 +125,28 @@ nb_index_build(NbIndex *ix, const NbView *v)
 
 	ix->item_rows = C <= NB_ROW_CLASSES;
 
+	ix->has_lengths = nb_view_has_lengths(v);
+	if (ix->has_lengths)
+	{
+		uint64_t	fc = (uint64_t) F * C;
+
+		ix->length_start = nb_alloc(sizeof(uint64_t) * (fc + 1));
+		ix->length_value = nb_alloc(sizeof(double) * (v->n_lengths + 1));
+		ix->length_weight = nb_alloc(sizeof(double) * (v->n_lengths + 1));
+		ix->length_start[0] = 0;
+		for (uint64_t x = 0; x < fc; x++)
+		{
+			nb_interrupt_at(x);
+			ix->length_start[x + 1] = ix->length_start[x] + nb_read_u32(v->length_pairs, x);
+		}
+		for (uint64_t h = 0; h < v->n_lengths; h++)
+		{
+			nb_interrupt_at(h);
+			ix->length_value[h] = nb_read_f64(v->length_value, h);
+			ix->length_weight[h] = nb_read_f64(v->length_weight, h);
+		}
+	}
+
 	for (uint32_t i = 0; i < v->vector_len; i++)
 	{
 		char		buf[NB_POSITION_NAME_SIZE];
@@ -159,6 +181,12 @@ nb_index_free(NbIndex *ix)
 	nb_free(ix->entry_docs);
 	nb_free(ix->class_docs);
 	nb_free(ix->token_total);
+	if (ix->has_lengths)
+	{
+		nb_free(ix->length_start);
+		nb_free(ix->length_value);
+		nb_free(ix->length_weight);
+	}
 }
 
 int64_t
@@ -180,4 +208,13 @@ nb_index_only_bags(const NbIndex *ix)
 		if (ix->feature_type[j] != NB_FEATURE_BAG)
 			return false;
 	return true;
+}
+
+bool
+nb_index_has_bag(const NbIndex *ix)
+{
+	for (uint32_t j = 0; j < ix->n_features; j++)
+		if (ix->feature_type[j] == NB_FEATURE_BAG)
+			return true;
+	return false;
 }

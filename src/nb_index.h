@@ -52,6 +52,15 @@ typedef struct NbIndex
 	double		total_docs;
 	/* scorers keep the terms of items as rows (see NbRowKey, NbScorer.rows) */
 	bool		item_rows;
+	/*
+	 * The document length histograms of format version 3 (else has_lengths
+	 * is false and the arrays NULL): the pairs of feature j in class c are
+	 * length_start[j * C + c] .. length_start[j * C + c + 1] - 1.
+	 */
+	bool		has_lengths;
+	uint64_t   *length_start;
+	double	   *length_value;
+	double	   *length_weight;
 } NbIndex;
 
 /*
@@ -137,5 +146,8 @@ int64_t		nb_index_class(const NbIndex *index, const char *str, uint32_t len);
 
 /* Whether every feature of the model is a bag of tokens. */
 bool		nb_index_only_bags(const NbIndex *index);
+
+/* Whether some feature of the model is a bag of tokens. */
+bool		nb_index_has_bag(const NbIndex *index);
 
 #endif

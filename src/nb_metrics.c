@@ -262,6 +262,28 @@ static const long double exact_long_powers[FAST_POWERS] = {
 };
 #endif
 
+#if LDBL_MANT_DIG >= 64
+/*
+ * Whether long double arithmetic really keeps 64 bits: not under valgrind,
+ * which computes x87 operations in double, nor with the x87 precision
+ * control set to double.  Then the extended path would round twice.
+ */
+static bool
+extended_precision(void)
+{
+	static int	known = -1;
+
+	if (known < 0)
+	{
+		volatile long double one = 1.0L;
+		volatile long double sum = one + LDBL_EPSILON;
+
+		known = sum > one && sum / 3 != one / 3;
+	}
+	return known == 1;
+}
+#endif
+
 double
 nb_decimal_to_double(uint64_t digits, int32_t exp10)
 {
@@ -270,7 +292,7 @@ nb_decimal_to_double(uint64_t digits, int32_t exp10)
 	if (digits <= (UINT64_C(1) << 53) && exp10 <= 0 && exp10 >= -22)
 		return (double) digits / exact_powers[-exp10];
 #if LDBL_MANT_DIG >= 64
-	if (exp10 <= 0 && exp10 > -FAST_POWERS)
+	if (exp10 <= 0 && exp10 > -FAST_POWERS && extended_precision())
 	{
 		long double q = (long double) digits / exact_long_powers[-exp10];
 		double		d = (double) q;

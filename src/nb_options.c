@@ -37,6 +37,8 @@ nb_options_set_kind(NbOptions *o, const char *name, size_t len)
 		o->kind = NB_BERNOULLI;
 	else if (is_name(name, len, "complement"))
 		o->kind = NB_COMPLEMENT;
+	else if (is_name(name, len, "dcm"))
+		o->kind = NB_DCM;
 	else
 		return NB_OPTION_KIND_UNRECOGNIZED;
 	return NB_OPTION_OK;
@@ -154,6 +156,9 @@ nb_options_check_set(const NbOptions *o)
 		if (nb_options_pseudo(o).alpha == 0)
 			return NB_OPTION_NORM_NOT_SMOOTHED;
 	}
+	/* a token a class never saw would have beta = 0: probability 0 for every document with it */
+	if (o->kind == NB_DCM && nb_options_pseudo(o).alpha == 0)
+		return NB_OPTION_DCM_NOT_SMOOTHED;
 	return NB_OPTION_OK;
 }
 
@@ -172,9 +177,13 @@ nb_options_pseudo(const NbOptions *o)
 }
 
 NbOptionStatus
-nb_options_check_model(const NbOptions *o, bool only_bags)
+nb_options_check_model(const NbOptions *o, const NbModelTraits *model)
 {
-	if (o->kind == NB_COMPLEMENT && !only_bags)
+	if (o->kind == NB_COMPLEMENT && !model->only_bags)
 		return NB_OPTION_COMPLEMENT_NOT_BAGS;
+	if (o->kind == NB_DCM && !model->has_bag)
+		return NB_OPTION_DCM_NO_BAG;
+	if (o->kind == NB_DCM && !model->has_lengths)
+		return NB_OPTION_DCM_NO_LENGTHS;
 	return NB_OPTION_OK;
 }

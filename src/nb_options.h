@@ -6,7 +6,7 @@
  * Glue reports as an error.  The rules therefore hold for every caller and
  * are unit-tested without PostgreSQL.
  *
- *   kind           multinomial (default), bernoulli or complement
+ *   kind           multinomial (default), bernoulli, complement or dcm
  *   alpha          Lidstone smoothing, 0 <= alpha <= NB_MAX_ALPHA (default 1)
  *   fit_prior      true (default): prior from the training rows; false: uniform
  *   class_prior    a probability >= 0, finite, per class; the sum positive
@@ -23,7 +23,9 @@
  *   norm           complement only: Rennie et al.'s weight normalization
  * and, over the whole set (nb_options_check_set, nb_options_check_model):
  * map needs every prior parameter >= 1, norm needs kind complement and
- * positive pseudo-counts, complement scores token bags only.
+ * positive pseudo-counts, complement scores token bags only, dcm needs a
+ * positive pseudo-count (its pseudo document count, nb_dcm.h), a bag and
+ * the bags' document lengths (format version 3).
  */
 #ifndef NB_OPTIONS_H
 #define NB_OPTIONS_H
@@ -36,7 +38,8 @@ typedef enum NbKind
 {
 	NB_MULTINOMIAL,
 	NB_BERNOULLI,
-	NB_COMPLEMENT
+	NB_COMPLEMENT,
+	NB_DCM						/* Dirichlet compound multinomial (nb_dcm.h) */
 } NbKind;
 
 typedef enum NbPriorMode
@@ -103,7 +106,10 @@ typedef enum NbOptionStatus
 	NB_OPTION_MAP_BETA_BELOW_ONE,
 	NB_OPTION_MAP_CLASS_ALPHA_BELOW_ONE,
 	NB_OPTION_NORM_NOT_COMPLEMENT,	/* norm with another kind */
-	NB_OPTION_NORM_NOT_SMOOTHED /* norm with a pseudo-count of 0 */
+	NB_OPTION_NORM_NOT_SMOOTHED,	/* norm with a pseudo-count of 0 */
+	NB_OPTION_DCM_NOT_SMOOTHED, /* dcm with a pseudo-count of 0 */
+	NB_OPTION_DCM_NO_BAG,		/* dcm with a model without bag features */
+	NB_OPTION_DCM_NO_LENGTHS	/* dcm with a model without document lengths */
 } NbOptionStatus;
 
 /* The defaults. */
@@ -140,7 +146,15 @@ NbOptionStatus nb_options_check_set(const NbOptions *o);
 /* The pseudo-counts of options that passed nb_options_check_set. */
 NbPseudoCounts nb_options_pseudo(const NbOptions *o);
 
-/* The rules between options and model: only_bags = every feature is a token bag. */
-NbOptionStatus nb_options_check_model(const NbOptions *o, bool only_bags);
+/* What the rules between options and model need to know of the model. */
+typedef struct NbModelTraits
+{
+	bool		only_bags;		/* every feature is a token bag */
+	bool		has_bag;		/* some feature is */
+	bool		has_lengths;	/* it keeps its bags' document lengths */
+} NbModelTraits;
+
+/* The rules between options and model. */
+NbOptionStatus nb_options_check_model(const NbOptions *o, const NbModelTraits *model);
 
 #endif

@@ -42,6 +42,7 @@
 #include <string.h>
 
 #include "nb_alloc.h"
+#include "nb_dcm.h"
 #include "nb_hash.h"
 #include "nb_interrupt.h"
 
@@ -386,6 +387,55 @@ normalize_complement(NbScorer *sc, const NbIndex *ix, uint32_t j, uint32_t first
 	nb_free(comp);
 }
 
+/*
+ * DCM terms of bag j (nb_dcm.h), with a the pseudo document count: per
+ * class, the EDCM fit of s from the documents per token d_jc and the
+ * length histogram; beta = d_jc / Z for a token the class saw, beta0 =
+ * a / Z for the others, s their sum over the bag's vocabulary.  A class
+ * without a document of positive length has beta = a for every token.
+ */
+static void
+build_dcm(NbScorer *sc, const NbIndex *ix, uint32_t j, uint32_t first_item, double a)
+{
+	uint32_t	C = ix->n_classes;
+	uint64_t	jc = (uint64_t) j * C;
+	double		V = (double) ix->feature_items[j];
+	double	   *D = nb_alloc_zero(sizeof(double) * C);
+	double	   *seen = nb_alloc_zero(sizeof(double) * C);
+	uint64_t	first, end;
+
+	feature_entries(ix, j, first_item, &first, &end);
+	for (uint64_t e = first; e < end; e++)
+	{
+		nb_interrupt_at(e);
+		D[ix->entry_class[e]] += ix->entry_docs[e];
+		seen[ix->entry_class[e]] += 1;
+		sc->entry[e].f = log(ix->entry_docs[e]) - log(a);
+	}
+	for (uint32_t c = 0; c < C; c++)
+	{
+		uint64_t	from = ix->length_start[jc + c];
+		uint64_t	n = ix->length_start[jc + c + 1] - from;
+		NbDcmFit	fit = nb_dcm_fit(D[c], ix->length_value + from, ix->length_weight + from, n);
+
+		sc->dcm_iterations += fit.iterations;
+		if (fit.z > 0)
+		{
+			sc->dist_f[jc + c] = log(a) - log(fit.z);
+			sc->dcm_s[jc + c] = (D[c] + a * (V - seen[c])) / fit.z;
+			if (!fit.converged)
+				sc->dcm_unconverged++;
+		}
+		else
+		{
+			sc->dist_f[jc + c] = log(a);
+			sc->dcm_s[jc + c] = a * V;
+		}
+	}
+	nb_free(D);
+	nb_free(seen);
+}
+
 static void
 build_boolean(NbScorer *sc, const NbIndex *ix, uint32_t j, const NbPseudoCounts *pc)
 {
@@ -565,6 +615,8 @@ nb_scorer_build(NbScorer *sc, const NbIndex *ix, const NbOptions *o)
 	sc->term = nb_alloc(sizeof(double) * C);
 	sc->term_z = nb_alloc(sizeof(double) * C);
 	sc->z = nb_alloc(sizeof(double) * C);
+	if (o->kind == NB_DCM)
+		sc->dcm_s = nb_alloc_zero(sizeof(double) * FC);
 	if (o->norm)
 	{
 		sc->norm_u = nb_alloc_zero(sizeof(double) * ((uint64_t) ix->n_tokens + 1));
@@ -590,6 +642,11 @@ nb_scorer_build(NbScorer *sc, const NbIndex *ix, const NbOptions *o)
 				{
 					sc->per_occurrence[j] = false;
 					build_bernoulli(sc, ix, j, first_item, &pc);
+				}
+				else if (o->kind == NB_DCM)
+				{
+					sc->per_occurrence[j] = false;
+					build_dcm(sc, ix, j, first_item, a);
 				}
 				else
 				{
@@ -652,6 +709,8 @@ nb_scorer_free(NbScorer *sc)
 		nb_free(sc->norm_scale);
 		nb_free(sc->norm_g);
 	}
+	if (sc->dcm_s != NULL)
+		nb_free(sc->dcm_s);
 }
 
 /*
@@ -675,6 +734,10 @@ nb_scorer_count_terms(const NbScorer *sc, uint32_t j, double base_weight, double
 		z[c] = base_weight * sc->base_z[jc + c] + occ * sc->occ_z[jc + c] +
 			dist * sc->dist_z[jc + c];
 	}
+	/* DCM: log Gamma(s) - log Gamma(s + n), not linear in the occurrences n */
+	if (sc->dcm_s != NULL && sc->index->feature_type[j] == NB_FEATURE_BAG)
+		for (uint32_t c = 0; c < C; c++)
+			f[c] -= nb_lgamma_ratio(sc->dcm_s[jc + c], occ);
 }
 
 void
@@ -874,6 +937,47 @@ add_norm_products(NbScorer *sc, const NbDoc *doc)
 	}
 }
 
+/*
+ * DCM: the rest of the term of each known token occurring x != 1 times,
+ * log Gamma(beta + x) - log Gamma(beta + 1) per class, with beta from its
+ * row or entries (beta0 where it has none).
+ */
+static void
+add_dcm_repeats(NbScorer *sc, const NbDoc *doc)
+{
+	const NbIndex *ix = sc->index;
+	uint32_t	C = ix->n_classes;
+
+	for (uint32_t i = 0; i < doc->n_tokens; i++)
+	{
+		const NbDocToken *t = &doc->tokens[i];
+		uint64_t	jc = (uint64_t) t->feature * C;
+
+		nb_interrupt_at(i);
+		if (t->count == 1 || ix->feature_type[t->feature] != NB_FEATURE_BAG)
+			continue;
+		for (uint32_t c = 0; c < C; c++)
+			sc->term[c] = 0;
+		if (sc->rows != NULL)
+		{
+			const double *row = nb_row_terms(sc->rows, sc->row_size, t->slot);
+
+			for (uint32_t c = 0; c < C; c++)
+				sc->term[c] = row[c];
+		}
+		else
+			for (uint64_t e = ix->token_start[t->token]; e < ix->token_start[t->token + 1]; e++)
+				sc->term[sc->entry[e].cls] = sc->entry[e].f;
+		for (uint32_t c = 0; c < C; c++)
+		{
+			double		beta = exp(sc->dist_f[jc + c] + sc->term[c]);
+
+			add_compensated(&sc->f[c], &sc->fc[c],
+							nb_lgamma_ratio(beta, t->count) - log(beta));
+		}
+	}
+}
+
 int64_t
 nb_scorer_score(NbScorer *sc, const NbDoc *doc, double *log_post)
 {
@@ -907,6 +1011,8 @@ nb_scorer_score(NbScorer *sc, const NbDoc *doc, double *log_post)
 		add_item_entries(sc, doc);
 	if (sc->norm_u != NULL)
 		add_norm_products(sc, doc);
+	if (sc->dcm_s != NULL)
+		add_dcm_repeats(sc, doc);
 	for (uint32_t c = 0; c < C; c++)
 		sc->f[c] += sc->fc[c];
 
@@ -939,7 +1045,7 @@ nb_scorer_score(NbScorer *sc, const NbDoc *doc, double *log_post)
 }
 
 void
-nb_scorer_item_terms(const NbScorer *sc, uint32_t k, double *f, double *z)
+nb_scorer_item_terms(const NbScorer *sc, uint32_t j, uint32_t k, double *f, double *z)
 {
 	const NbIndex *ix = sc->index;
 	uint32_t	C = ix->n_classes;
@@ -954,15 +1060,21 @@ nb_scorer_item_terms(const NbScorer *sc, uint32_t k, double *f, double *z)
 			f[c] = row[c];
 			z[c] = sc->row_z != NULL ? sc->row_z[(uint64_t) slot * C + c] : 0;
 		}
-		return;
 	}
-	for (uint32_t c = 0; c < C; c++)
-		f[c] = z[c] = 0;
-	for (uint64_t e = ix->token_start[k]; e < ix->token_start[k + 1]; e++)
+	else
 	{
-		f[sc->entry[e].cls] = sc->entry[e].f;
-		z[sc->entry[e].cls] = sc->entry_z[e];
+		for (uint32_t c = 0; c < C; c++)
+			f[c] = z[c] = 0;
+		for (uint64_t e = ix->token_start[k]; e < ix->token_start[k + 1]; e++)
+		{
+			f[sc->entry[e].cls] = sc->entry[e].f;
+			z[sc->entry[e].cls] = sc->entry_z[e];
+		}
 	}
+	/* the product add_norm_products adds per occurrence */
+	if (sc->norm_u != NULL)
+		for (uint32_t c = 0; c < C; c++)
+			f[c] += sc->norm_u[k] * sc->norm_scale[(uint64_t) j * C + c];
 }
 
 void
@@ -970,6 +1082,9 @@ nb_scorer_item_shared(const NbScorer *sc, uint32_t j, uint32_t k, double *f, dou
 {
 	LogFactor	r = item_shared(sc->index, sc->kind, j, k, sc->alpha);
 
+	/* normalized complement weights keep it in the item terms (norm_u) */
+	if (sc->norm_u != NULL)
+		r.f = r.z = 0;
 	*f = r.f;
 	*z = r.z;
 }

@@ -85,6 +85,19 @@ typedef struct NbScorer
 	double	   *norm_u;
 	double	   *norm_scale;
 	double	   *norm_g;
+	/*
+	 * Kind dcm only (else NULL): per bag feature j and class c at j * C + c
+	 * the DCM's s (nb_dcm.h), the sum of its parameters beta.  dist_f holds
+	 * log beta0 (the parameter of a token the class never saw), an entry or
+	 * row log(beta / beta0); a present bag adds log Gamma(s) - log Gamma(s
+	 * + n) for its n known occurrences, and a known token occurring x != 1
+	 * times log Gamma(beta + x) - log Gamma(beta + 1).  Repeats are added up
+	 * (the feature is not scored per occurrence).  dcm_iterations holds the
+	 * fits' iterations, summed, and dcm_unconverged how many hit the cap.
+	 */
+	double	   *dcm_s;
+	uint64_t	dcm_iterations;
+	uint32_t	dcm_unconverged;
 	/* scratch for one document: score, its rounding compensation, zero factors */
 	double	   *f, *fc, *z;
 	double	   *term, *term_z;	/* one feature's terms */
@@ -153,8 +166,13 @@ void		nb_scorer_count_terms(const NbScorer *scorer, uint32_t feature, double bas
 void		nb_scorer_value_terms(const NbScorer *scorer, uint32_t feature, double x,
 								  double *f, double *z);
 
-/* Item k's own terms: 0 for a class it never occurred in. */
-void		nb_scorer_item_terms(const NbScorer *scorer, uint32_t item, double *f, double *z);
+/*
+ * Item k's own terms (k of feature j): 0 for a class it never occurred in,
+ * but for normalized complement weights the part of -log(F_k + a) that
+ * each class scales differently (norm_u, added by scoring apart).
+ */
+void		nb_scorer_item_terms(const NbScorer *scorer, uint32_t feature, uint32_t item,
+								 double *f, double *z);
 
 /*
  * The part of the term of item k (of feature j, a bag or categorical one)
@@ -162,7 +180,8 @@ void		nb_scorer_item_terms(const NbScorer *scorer, uint32_t item, double *f, dou
  * its term in class c is this plus the count terms of one occurrence and
  * one distinct item plus its item terms.  0 for a feature scored per
  * document, whose item terms are the log-odds of presence against absence
- * (Bernoulli: log t - log(1 - t), the feature's base holding log(1 - t)).
+ * (Bernoulli: log t - log(1 - t), the feature's base holding log(1 - t)),
+ * and for normalized complement weights, whose item terms hold it.
  */
 void		nb_scorer_item_shared(const NbScorer *scorer, uint32_t feature, uint32_t item,
 								  double *f, double *z);

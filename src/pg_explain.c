@@ -178,6 +178,12 @@ explain(FunctionCallInfo fcinfo, NbFeatureInput input)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("top_k must not be negative")));
 	best = nb_score_row(fcinfo, input, &cats, &pm, &scorer);
+	/* a DCM's terms of a bag do not add up item by item */
+	if (best >= 0 && scorer->kind == NB_DCM)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("nb_explain does not support naive Bayes kind \"dcm\""),
+				 errdetail("The Dirichlet compound multinomial scores a bag as a whole: its log Gamma terms do not split into a contribution per token.")));
 	if (best < 0)
 		return (Datum) 0;
 	other = other_class(fcinfo, pm, (uint32) best);

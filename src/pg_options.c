@@ -11,7 +11,7 @@
 #include "utils/builtins.h"
 #include "utils/numeric.h"
 
-#define KIND_DETAIL "Valid kinds are \"multinomial\", \"bernoulli\" and \"complement\"."
+#define KIND_DETAIL "Valid kinds are \"multinomial\", \"bernoulli\", \"complement\" and \"dcm\"."
 #define ALPHA_DETAIL "It must be a number from 0 to 1e100."
 #define VAR_SMOOTHING_DETAIL "It must be a number from 0 to 1e100."
 #define FIT_PRIOR_DETAIL "It must be true or false."
@@ -86,6 +86,25 @@ check_option(NbOptionStatus status)
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("naive Bayes option \"norm\" needs positive smoothing"),
 					 errdetail("With alpha 0, or 1 under estimator \"map\", a complement probability can be 0 and its weight infinite.")));
+			break;
+		case NB_OPTION_DCM_NOT_SMOOTHED:
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("naive Bayes kind \"dcm\" needs positive smoothing"),
+					 errdetail("With alpha 0, or 1 under estimator \"map\", a token a class never saw has probability 0.")));
+			break;
+		case NB_OPTION_DCM_NO_BAG:
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("naive Bayes kind \"dcm\" needs a model with a bag of tokens"),
+					 errdetail("The Dirichlet compound multinomial is a model of token bags; this model has none.")));
+			break;
+		case NB_OPTION_DCM_NO_LENGTHS:
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("naive Bayes kind \"dcm\" needs the document lengths of the model's bags"),
+					 errdetail("The model was made before nbc kept document lengths (format version 3), or merged with or subtracted a model made before, or pruned of some of its bags' tokens."),
+					 errhint("Train the model again from its rows.")));
 			break;
 		case NB_OPTION_COMPLEMENT_NOT_BAGS:
 			ereport(ERROR,
@@ -275,5 +294,9 @@ nb_parse_options(Jsonb *options, const NbIndex *ix, NbOptions *o)
 					 errhint("Valid options are kind, alpha, fit_prior, class_prior, var_smoothing, class_alpha, estimator, beta and norm.")));
 	}
 	check_option(nb_options_check_set(o));
-	check_option(nb_options_check_model(o, nb_index_only_bags(ix)));
+	{
+		NbModelTraits traits = {nb_index_only_bags(ix), nb_index_has_bag(ix), ix->has_lengths};
+
+		check_option(nb_options_check_model(o, &traits));
+	}
 }

@@ -184,6 +184,12 @@ BEGIN
 END
 $$;
 
+-- k-fold cross-validation of every option set of a grid: one training pass
+-- (a model per fold), each fold's out-of-fold model by nb_subtract from the
+-- whole, every held-out row scored under every option set, nb_metrics per
+-- option set and fold.  Folds: the integers of fold_column, or by the rows'
+-- contents (numbered by label, then by a hash of the features, mod folds),
+-- so that they do not depend on where the rows are stored.
 CREATE FUNCTION nb_cross_validate(rel regclass, label_column text, features_column text,
 								  folds integer DEFAULT NULL, grid jsonb DEFAULT NULL,
 								  fold_column text DEFAULT NULL)
@@ -220,7 +226,7 @@ BEGIN
 	IF fold_column IS NULL AND folds < 2 THEN
 		RAISE EXCEPTION 'folds must be at least 2'
 			USING ERRCODE = 'invalid_parameter_value',
-				  DETAIL = format('folds is %s.', folds);
+				  DETAIL = format('The number of folds is %s.', folds);
 	END IF;
 	SELECT quote_ident(n.nspname) INTO ext
 	FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
@@ -340,6 +346,9 @@ BEGIN
 		rows_sql, ext, scores) USING grid, trained.models;
 END
 $$;
+COMMENT ON FUNCTION nb_grid_options(jsonb) IS 'the option sets of a grid: an object gives every combination of its values, an array the option sets of each element';
+COMMENT ON FUNCTION nb_grid_default(nb_model) IS 'the grid of prediction options that matter for the model''s types of features';
+COMMENT ON FUNCTION nb_cross_validate(regclass, text, text, integer, jsonb, text) IS 'k-fold cross-validation of every option set of a grid: mean and standard deviation over the folds of accuracy, macro F1 and log loss, best first';
 
 
 

@@ -13,7 +13,9 @@
 # Needs nbc built and installed (bash test/setup.sh, or make && make install)
 # and /usr/bin/python3 with scikit-learn, numpy and psycopg2 (test/setup.sh
 # installs them).  Runs as root (the cluster then runs as user postgres) or as
-# any user.  About 15 minutes on 2 cores, and cross-validation as long again.  NBC_BENCH_REPS (default 5) and
+# any user.  About 15 minutes on 2 cores, then the cross-validation half an
+# hour to an hour more (3 rounds on 200,000 documents; 16 minutes with 2 rounds
+# on 50,000 under a load average of 9).  NBC_BENCH_REPS (default 5) and
 # NBC_BENCH_DOCS (default 200000) change the rounds and the size.
 set -euo pipefail
 

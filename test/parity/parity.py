@@ -27,8 +27,9 @@ and weighting (none, or 0.5 + (hash % 7) / 4 per row):
     in numpy for every token, sklearn.metrics.mutual_info_score for 50, and
     the order), and nb_merge of two disjoint halves against the whole;
   * nb_feature_log_prob against the fitted estimator's feature_log_prob_,
-    every token and class, within 1e-12 (FLP_TOL); for ComplementNB against
-    its fitted counts without its rounding (see check_feature_log_prob);
+    every token and class, within 1e-12 (FLP_TOL; relative for the
+    normalized complement weights of norm); for ComplementNB against its
+    fitted counts without its rounding (see check_feature_log_prob);
   * nb_explain: for every test document and kind, the contributions sum to
     the log posterior odds of nb_predict_log_proba (predicted class against
     the runner-up) within 1e-9 relative; for some documents every row
@@ -841,8 +842,8 @@ def check_merge(db, preds, ds, inp, weighted, keep):
                         "" if err <= MERGE_TOL else "; worst doc %s class %s: whole %r merged %r" % worst))
 
 
-def fitted(docs, weighted, kind, alpha, fit_prior=True, class_prior=None):
-    est = sk_estimator(kind, alpha, fit_prior, class_prior)
+def fitted(docs, weighted, kind, alpha, fit_prior=True, class_prior=None, norm=False):
+    est = sk_estimator(kind, alpha, fit_prior, class_prior, norm)
     est.fit(docs.X_train, docs.y_train, sample_weight=docs.w_train if weighted else None)
     return est
 
@@ -850,18 +851,20 @@ def fitted(docs, weighted, kind, alpha, fit_prior=True, class_prior=None):
 def check_feature_log_prob(db, docs, ds, inp, weighted):
     """nb_feature_log_prob: every (token, class) against feature_log_prob_."""
     msql, margs = model_sql(ds, inp, weighted)
-    for kind in KINDS:
+    for kind, norm in [(k, False) for k in KINDS] + [("complement", True)]:
         for alpha in (1.0, 0.1):
-            desc = "%s %s%s nb_feature_log_prob %s alpha=%g vs feature_log_prob_" % (
-                ds, inp, " weighted" if weighted else "", kind, alpha)
+            opts = {"kind": kind, "alpha": alpha}
+            if norm:
+                opts["norm"] = True
+            desc = "%s %s%s nb_feature_log_prob %s%s alpha=%g vs feature_log_prob_" % (
+                ds, inp, " weighted" if weighted else "", kind, " norm=true" if norm else "", alpha)
             try:
                 rows = db.query("SELECT f.feature, f.value, f.label, f.log_prob FROM nb_feature_log_prob("
-                                + msql + ", %s::jsonb) f",
-                                margs + (json.dumps({"kind": kind, "alpha": alpha}),))
+                                + msql + ", %s::jsonb) f", margs + (json.dumps(opts),))
             except psycopg2.Error as e:
                 R.check(False, desc, str(e).strip().splitlines()[0])
                 continue
-            est = fitted(docs, weighted, kind, alpha)
+            est = fitted(docs, weighted, kind, alpha, norm=norm)
             ci = {c: k for k, c in enumerate(est.classes_)}
             flp = est.feature_log_prob_
             harness = ""
@@ -872,6 +875,8 @@ def check_feature_log_prob(db, docs, ds, inp, weighted):
                 # reference is its own fitted counts with the difference taken first.
                 comp = (est.feature_all_.astype(np.longdouble) - est.feature_count_) + alpha
                 exact = -np.log(comp / comp.sum(axis=1, keepdims=True))
+                if norm:
+                    exact = exact / exact.sum(axis=1, keepdims=True)
                 off = float(np.max(np.abs(exact - flp)))
                 harness = "; feature_log_prob_ itself differs by %s" % fmt(off)
                 if off > 1e-9:
@@ -886,13 +891,14 @@ def check_feature_log_prob(db, docs, ds, inp, weighted):
                     bad += 1
                     continue
                 seen.add((j, label))
-                e = abs(lp - flp[ci[label], j])
+                # normalized weights are about 1/V: compared relatively
+                e = abs(lp - flp[ci[label], j]) / (abs(flp[ci[label], j]) if norm else 1.0)
                 if not e <= err:
                     err, worst = e, (value, label, lp, flp[ci[label], j])
             complete = len(seen) == len(rows) == flp.size
             R.check(err <= FLP_TOL and bad == 0 and complete, desc,
-                    "%d rows for %d tokens x %d classes, %d not in the vocabulary; max abs err %s%s%s" % (
-                        len(rows), len(docs.vocab), len(ci), bad, fmt(err),
+                    "%d rows for %d tokens x %d classes, %d not in the vocabulary; max %s err %s%s%s" % (
+                        len(rows), len(docs.vocab), len(ci), bad, "relative" if norm else "abs", fmt(err),
                         "" if err <= FLP_TOL else ", worst %r %s: nbc %r sklearn %r" % worst, harness))
 
 
@@ -913,13 +919,16 @@ def check_explain(db, docs, ds, inp, weighted):
     row_of = {k: docs.test[n] for n, k in enumerate(docs.test_keys)}
     X = sp.csr_matrix(docs.X_test)
     test_pos = {k: n for n, k in enumerate(docs.test_keys)}
-    for kind, alpha, fit_prior in (("multinomial", 1.0, True), ("bernoulli", 1.0, True),
-                                   ("complement", 1.0, True), ("multinomial", 0.1, False),
-                                   ("bernoulli", 0.1, False)):
+    for kind, alpha, fit_prior, norm in (("multinomial", 1.0, True, False), ("bernoulli", 1.0, True, False),
+                                         ("complement", 1.0, True, False), ("multinomial", 0.1, False, False),
+                                         ("bernoulli", 0.1, False, False), ("complement", 1.0, True, True)):
         opts = {"kind": kind, "alpha": alpha, "fit_prior": fit_prior}
+        if norm:
+            opts["norm"] = True
         o = json.dumps(opts)
-        desc = "%s %s%s nb_explain %s alpha=%g%s" % (ds, inp, " weighted" if weighted else "", kind, alpha,
-                                                     "" if fit_prior else " fit_prior=false")
+        desc = "%s %s%s nb_explain %s%s alpha=%g%s" % (ds, inp, " weighted" if weighted else "", kind,
+                                                       " norm=true" if norm else "", alpha,
+                                                       "" if fit_prior else " fit_prior=false")
         try:
             got = db.query(
                 "SELECT d.key, nb_predict(mm.m, " + col + ", %s::jsonb), "
@@ -943,7 +952,7 @@ def check_explain(db, docs, ds, inp, weighted):
                 "%d documents, max error %s (relative where the log odds exceed 1)%s" % (
                     len(got), fmt(err), "" if err <= TOL else ", worst doc %s: sum %r log odds %r" % worst))
 
-        est = fitted(docs, weighted, kind, alpha, fit_prior)
+        est = fitted(docs, weighted, kind, alpha, fit_prior, norm=norm)
         ci = {c: k for k, c in enumerate(est.classes_)}
         flp = est.feature_log_prob_
         neg = np.log(1 - np.exp(flp)) if kind == "bernoulli" else None

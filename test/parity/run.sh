@@ -15,6 +15,9 @@
 #              missing values): loads test/data/load_mixed.py (scikit-learn's
 #              bundled iris, wine, breast_cancer, digits; Weka's weather,
 #              vote, soybean, credit-g; Debian's dataset-fashion-mnist);
+#   dcm.py     kind "dcm" against an independent implementation from the
+#              papers (dcm_ref.py: numpy/scipy) on SpamAssassin and Reuters
+#              Grain: parameters, posteriors, merged models;
 #   metrics.py nb_metrics against sklearn.metrics on predictions of models of
 #              SpamAssassin, Reuters Grain, digits, wine and soybean (loads
 #              what the suites before it did not);
@@ -28,7 +31,7 @@
 # Needs: python3-sklearn python3-pandas python3-psycopg2 python3-mpmath weka npm
 # dataset-fashion-mnist (test/setup.sh installs them).
 # NBC_PARITY_SKIP_LOAD=1 reuses already loaded tables; NBC_PARITY_SUITES
-# (default "parity mixed metrics crossval") runs a subset; NBC_MIXED_ARGS passes options to
+# (default "parity mixed dcm metrics crossval") runs a subset; NBC_MIXED_ARGS passes options to
 # mixed.py (e.g. "--no-fashion"); NBC_PYTHON overrides /usr/bin/python3 (the
 # interpreter that sees sklearn).
 set -uo pipefail
@@ -36,7 +39,7 @@ set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 data=$here/../data
 py=${NBC_PYTHON:-/usr/bin/python3}
-suites=${NBC_PARITY_SUITES:-parity mixed metrics crossval}
+suites=${NBC_PARITY_SUITES:-parity mixed dcm metrics crossval}
 
 log=$(mktemp /tmp/nbc-parity.XXXXXX)
 out=$(mktemp /tmp/nbc-parity-out.XXXXXX)
@@ -116,6 +119,9 @@ for suite in $suites; do
 			run_suite mixed.py "${mixed_args[@]}"
 		fi
 		;;
+	dcm)
+		load_text && run_suite dcm.py
+		;;
 	metrics)
 		load_text && load_mixed --no-fashion && run_suite metrics.py
 		;;
@@ -123,7 +129,7 @@ for suite in $suites; do
 		load_text && load_mixed --no-fashion && run_suite crossval.py
 		;;
 	*)
-		say "not ok - NBC_PARITY_SUITES: unknown suite '$suite' (parity, mixed, metrics, crossval)"
+		say "not ok - NBC_PARITY_SUITES: unknown suite '$suite' (parity, mixed, dcm, metrics, crossval)"
 		;;
 	esac
 done

@@ -8,8 +8,8 @@
 #
 # Runs against the server of the PG* environment (a superuser, nbc
 # installed): creates the extension if needed and the schema "crafted"
-# (crafted.sql), builds crafted.c with src/nb_format.c, what it needs of the
-# pure code and test/unit's malloc_alloc.c (gcc or cc and libpq),
+# (crafted.sql), builds crafted.c with the pure code (src/nb_*.c: nb_format.c needs
+# more of it than it used to) and test/unit's malloc_alloc.c (gcc or cc and libpq),
 # then prints TAP: no crash, specific SQLSTATEs, agreement of the inputs,
 # byte-identical round trips, accepted values usable, unvalidated bytes
 # (through a cast from bytea that it creates for the run when it is a

@@ -103,7 +103,7 @@ DECLARE
 	x nb_model;
 	ok boolean;
 	op text;
-	ops text[] := ARRAY['info', 'jsonb', 'mi', 'classes', 'merge_self', 'merge_agg',
+	ops text[] := ARRAY['info', 'jsonb', 'mi', 'classes', 'prune', 'merge_self', 'merge_agg',
 		'merge_v1', 'merge_mixed', 'merge_vector',
 		'predict_text', 'proba_text', 'log_proba_text', 'proba_tsvector',
 		'proba_jsonb', 'proba_vector', 'proba_bernoulli', 'proba_complement',
@@ -123,6 +123,9 @@ BEGIN
 				ok := coalesce(ok, true);
 			WHEN 'classes' THEN
 				SELECT abs(sum(prior) - 1) < 1e-9 AND bool_and(documents > 0) INTO ok FROM nb_classes(m);
+			WHEN 'prune' THEN
+				x := nb_prune(m, '{"top_k": 5, "min_documents": 1}');
+				ok := x::text::nb_model::text = x::text AND nb_prune(m, '{}') = m;
 			WHEN 'merge_self' THEN
 				x := nb_merge(m, m);
 				ok := x::text::nb_model::text = x::text;

@@ -655,56 +655,79 @@ test_refusals(void)
 	model_free(&a);
 }
 
-/* Features, types and float8[] lengths, with models built by the trainer directly. */
+/*
+ * A row of class "a" in trainer t: feature (if not NULL) of type type with
+ * the value 1 (true), a float8[] of vector_len elements (if not 0) whose
+ * first is 1.
+ */
+static void
+add_row(NbTrainer *t, const char *feature, NbFeatureType type, uint32_t vector_len)
+{
+	NbFeatureType existing;
+	uint32_t	bad;
+
+	nb_trainer_begin_doc(t, "a", 1, 1);
+	if (feature != NULL)
+	{
+		uint32_t	j = (uint32_t) nb_trainer_feature(t, feature, (uint32_t) strlen(feature), type,
+													  &existing);
+
+		if (type == NB_FEATURE_GAUSSIAN)
+			nb_trainer_add_real(t, j, 1);
+		else
+			nb_trainer_add_boolean(t, j, true);
+	}
+	if (vector_len > 0)
+		nb_trainer_add_real(t, nb_trainer_vector(t, vector_len, &bad)[0], 1);
+}
+
+/* The model of t's rows; t is destroyed. */
+static Model
+model_of_trainer(NbTrainer *t)
+{
+	Model		m;
+
+	m.bytes = serialize(t, &m.size);
+	nb_trainer_destroy(t);
+	return m;
+}
+
+/* A model of one row (see add_row). */
+static Model
+one_row(const char *feature, NbFeatureType type, uint32_t vector_len)
+{
+	NbTrainer  *t = nb_trainer_create();
+
+	add_row(t, feature, type, vector_len);
+	return model_of_trainer(t);
+}
+
+/* Features, types and float8[] lengths. */
 static void
 test_refusals_features(void)
 {
-	NbTrainer  *t;
+	NbTrainer  *t = nb_trainer_create();
 	Model		a;
 	Model		b;
-	NbFeatureType existing;
-	uint32_t	bad;
-	const uint32_t *ids;
 
-	t = nb_trainer_create();
-	nb_trainer_begin_doc(t, "a", 1, 1);
-	nb_trainer_add_real(t, (uint32_t) nb_trainer_feature(t, "p", 1, NB_FEATURE_GAUSSIAN, &existing), 1);
-	ids = nb_trainer_vector(t, 2, &bad);
-	nb_trainer_add_real(t, ids[0], 1);
-	nb_trainer_begin_doc(t, "a", 1, 1);
-	a.bytes = serialize(t, &a.size);
-	nb_trainer_destroy(t);
+	/* a: a Gaussian "p" and a float8[] of 2 in one row, nothing in another */
+	add_row(t, "p", NB_FEATURE_GAUSSIAN, 2);
+	add_row(t, NULL, 0, 0);
+	a = model_of_trainer(t);
 
-	t = nb_trainer_create();
-	nb_trainer_begin_doc(t, "a", 1, 1);
-	nb_trainer_add_real(t, (uint32_t) nb_trainer_feature(t, "q", 1, NB_FEATURE_GAUSSIAN, &existing), 1);
-	b.bytes = serialize(t, &b.size);
-	nb_trainer_destroy(t);
+	b = one_row("q", NB_FEATURE_GAUSSIAN, 0);
 	expect_named(&a, &b, NB_SUBTRACT_NO_FEATURE, 0, NULL, "q", NULL);
 	model_free(&b);
-
-	t = nb_trainer_create();
-	nb_trainer_begin_doc(t, "a", 1, 1);
-	nb_trainer_add_boolean(t, (uint32_t) nb_trainer_feature(t, "p", 1, NB_FEATURE_BOOLEAN, &existing), 1);
-	b.bytes = serialize(t, &b.size);
-	nb_trainer_destroy(t);
+	b = one_row("p", NB_FEATURE_BOOLEAN, 0);
 	expect_named(&a, &b, NB_SUBTRACT_TYPE, 0, NULL, "p", NULL);
 	model_free(&b);
-
-	t = nb_trainer_create();
-	nb_trainer_begin_doc(t, "a", 1, 1);
-	(void) nb_trainer_vector(t, 3, &bad);
-	b.bytes = serialize(t, &b.size);
-	nb_trainer_destroy(t);
+	b = one_row(NULL, 0, 3);
 	expect(&a, &b, NB_SUBTRACT_VECTOR, "float8[] of another length");
 	expect(&b, &a, NB_SUBTRACT_VECTOR, "float8[] of another length, the other way");
 	model_free(&b);
 
 	/* b without float8[] rows: a keeps its vector */
-	t = nb_trainer_create();
-	nb_trainer_begin_doc(t, "a", 1, 1);
-	b.bytes = serialize(t, &b.size);
-	nb_trainer_destroy(t);
+	b = one_row(NULL, 0, 0);
 	{
 		Model		r = subtract_ok(&a, &b);
 		NbView		v;

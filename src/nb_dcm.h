@@ -1,0 +1,77 @@
+/*
+ * nb_dcm.h — the Dirichlet compound multinomial (DCM) of a bag of tokens:
+ * fitting it from bounded statistics, and the terms of its likelihood.
+ *
+ * Murphy eq. 3.79 (Madsen, Kauchak & Elkan 2005): a document x of length
+ * n = sum_w x_w has, in class c,
+ *
+ *   p(x | c) = n! / prod_w x_w!  *  Gamma(s) / Gamma(s + n)
+ *              * prod_w Gamma(x_w + beta_w) / Gamma(beta_w),   s = sum_w beta_w.
+ *
+ * Fitting by maximum likelihood needs, in general, every document's count
+ * of every token (Minka 2000's fixed point sums digamma(x_dw + beta_w) over
+ * documents and tokens); a model keeps per (token, class) only the summed
+ * count and the number of documents with the token, so the exact DCM cannot
+ * be fitted from it.  Elkan (2006)'s EDCM can: for small beta_w,
+ * Gamma(x + beta) / Gamma(beta) ~ Gamma(x) beta, which leaves as
+ * sufficient statistics the documents d_w containing each token and the
+ * document lengths.  Its maximum likelihood estimate is
+ *
+ *   beta_w = d_w / Z(s),   Z(s) = sum_d [psi(s + n_d) - psi(s)],
+ *   s      = D / Z(s),     D = sum_w d_w,
+ *
+ * with the document lengths n_d (weighted) from the model's histogram: s is
+ * the fixed point of s <- D / Z(s), unique since s Z(s) grows from the rows
+ * of positive length (s -> 0) to the tokens T (s -> infinity).  It exists
+ * when rows < D < T; D = T (no token ever repeats in a document) is the
+ * multinomial limit s = infinity, which the fit approaches up to
+ * NB_DCM_S_MAX.  The parameters then score with the exact DCM (eq. 3.79).
+ *
+ * Tokens of the bag's vocabulary that a class never saw get
+ * beta = a / Z(s): as if found in a documents (the pseudo document count,
+ * the option alpha), and s is then sum_w beta_w over the whole vocabulary
+ * so that the distribution stays normalized.
+ *
+ * Pure C: no PostgreSQL; digamma is computed here (libm has none).
+ */
+#ifndef NB_DCM_H
+#define NB_DCM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Relative change of s at which the fixed point stops, and its iteration cap. */
+#define NB_DCM_TOLERANCE 1e-12
+#define NB_DCM_MAX_ITERATIONS 1000
+
+/* Bounds of s: beyond them the class is as good as multinomial, or degenerate. */
+#define NB_DCM_S_MIN 1e-10
+#define NB_DCM_S_MAX 1e10
+
+/* The digamma function psi(x) for x > 0, to about 1e-15 relative. */
+double		nb_digamma(double x);
+
+/*
+ * log Gamma(b + x) - log Gamma(b) for b > 0 and x >= 0, accurate when b is
+ * large (where the difference of two lgamma calls loses digits).
+ */
+double		nb_lgamma_ratio(double b, double x);
+
+/* The EDCM fit of one bag in one class. */
+typedef struct NbDcmFit
+{
+	double		s;				/* sum of the data's beta_w: D / Z */
+	double		z;				/* Z(s): beta_w = d_w / Z */
+	uint32_t	iterations;
+	bool		converged;		/* within NB_DCM_TOLERANCE before the cap */
+} NbDcmFit;
+
+/*
+ * Fit s from D (documents summed over tokens: sum_w d_w) and the histogram
+ * (n lengths with their weights, lengths > 0).  With no length (the class
+ * has no token of the bag) s and z are 0: the caller scores the bag alike
+ * for that class.
+ */
+NbDcmFit	nb_dcm_fit(double D, const double *length, const double *weight, uint64_t n);
+
+#endif
