@@ -51,6 +51,8 @@ except ImportError as e:
     print("0 passed, 1 failed")
     sys.exit(1)
 
+from db import DB  # noqa: E402 (after the prerequisites are checked)
+
 TOL = 1e-9
 FOLDS = 5
 R = Report()
@@ -97,22 +99,6 @@ def sk_estimator(opts, n_classes):
     if kind == "bernoulli":
         return BernoulliNB(binarize=0.0, **kw)
     return MultinomialNB(**kw)
-
-
-class DB:
-    def __init__(self):
-        self.conn = psycopg2.connect("")
-        self.conn.autocommit = True
-        self.conn.set_client_encoding("UTF8")
-
-    def execute(self, sql, args=None):
-        with self.conn.cursor() as cur:
-            cur.execute(sql, args)
-
-    def query(self, sql, args=None):
-        with self.conn.cursor() as cur:
-            cur.execute(sql, args)
-            return cur.fetchall()
 
 
 def folded(rel, features, ftype):

@@ -69,6 +69,8 @@ except ImportError as e:  # report it as a failed check, not a bare traceback
     print("0 passed, 1 failed")
     sys.exit(1)
 
+from db import DB  # noqa: E402 (after the prerequisites are checked)
+
 TOL = 1e-9          # nbc vs scikit-learn and vs the independent MI computation
 MERGE_TOL = 1e-12   # merged model vs the model trained at once
 FLP_TOL = 1e-12     # nb_feature_log_prob vs feature_log_prob_
@@ -113,22 +115,6 @@ R = Report()
 
 # --------------------------------------------------------------------------
 # database
-
-class DB:
-    def __init__(self):
-        self.conn = psycopg2.connect("")
-        self.conn.autocommit = True
-        self.conn.set_client_encoding("UTF8")
-
-    def execute(self, sql, args=None):
-        with self.conn.cursor() as cur:
-            cur.execute(sql, args)
-
-    def query(self, sql, args=None):
-        with self.conn.cursor() as cur:
-            cur.execute(sql, args)
-            return cur.fetchall()
-
 
 def prepare_sql(db):
     """Token table and every model, built once."""
