@@ -139,6 +139,44 @@ FROM est_model, (VALUES (1, NULL), (2, '{"class_alpha": 10}'), (3, '{"estimator"
      AS v(i, o)
 ORDER BY i;
 
+-- nb_explain sees the options: its contributions sum to the log posterior odds
+SELECT o, bool_and(abs((SELECT sum(contribution) FROM nb_explain(m, t.doc, o::jsonb, 'ham'))
+                       - ((nb_predict_log_proba(m, t.doc, o::jsonb) ->> nb_predict(m, t.doc, o::jsonb))::float8
+                          - (nb_predict_log_proba(m, t.doc, o::jsonb) ->> 'ham')::float8)) < 1e-12) AS sums
+FROM est_model, est_test t,
+     (VALUES (1, '{"class_alpha": 2}'), (2, '{"estimator": "map", "alpha": 1.5, "class_alpha": 4}'),
+             (3, '{"kind": "bernoulli", "beta": [0.5, 3]}'), (4, '{"kind": "complement", "norm": true}'),
+             (5, '{"kind": "complement", "norm": true, "alpha": 0.2}')) AS v(i, o)
+WHERE t.doc <> '{}' AND nb_predict(m, t.doc, o::jsonb) <> 'ham'
+GROUP BY i, o ORDER BY i;
+-- and nb_feature_log_prob: with norm, the complement weights over their sum (each class's sum is 1)
+SELECT max(abs(f.log_prob - w.w / s.s)) < 1e-12 AS norm_weights
+FROM est_model, nb_feature_log_prob(m, '{"kind": "complement", "norm": true}') AS f
+JOIN (SELECT e.label, e.token,
+             ln((t.tokens + (SELECT count(DISTINCT token) FROM est_counts) - c.tokens)
+                / ((SELECT sum(n) FROM est_counts x WHERE x.token = e.token) + 1 - e.n)) AS w
+      FROM est_counts e JOIN est_classes c USING (label),
+           (SELECT sum(tokens) AS tokens FROM est_classes) t) AS w
+  ON w.label = f.label AND w.token = f.value
+JOIN (SELECT e.label, sum(ln((t.tokens + (SELECT count(DISTINCT token) FROM est_counts) - c.tokens)
+                             / ((SELECT sum(n) FROM est_counts x WHERE x.token = e.token) + 1 - e.n))) AS s
+      FROM est_counts e JOIN est_classes c USING (label),
+           (SELECT sum(tokens) AS tokens FROM est_classes) t
+      GROUP BY e.label) AS s
+  ON s.label = f.label;
+-- with map, the mode (N + a - 1) / (T_c + V(a - 1)) as the log probability
+SELECT max(abs(f.log_prob - ln((e.n + 1.5) / (c.tokens + 1.5 * (SELECT count(DISTINCT token) FROM est_counts))))) < 1e-12
+       AS map_log_prob
+FROM est_model, nb_feature_log_prob(m, '{"estimator": "map", "alpha": 2.5}') AS f
+JOIN est_counts e ON e.label = f.label AND e.token = f.value
+JOIN est_classes c ON c.label = f.label;
+
+-- with beta, Bernoulli's (d + b1) / (D_c + b1 + b0)
+SELECT max(abs(f.log_prob - ln((e.d + 0.5) / (c.docs + 3.5)))) < 1e-12 AS beta_log_prob
+FROM est_model, nb_feature_log_prob(m, '{"kind": "bernoulli", "beta": [0.5, 3]}') AS f
+JOIN est_counts e ON e.label = f.label AND e.token = f.value
+JOIN est_classes c ON c.label = f.label;
+
 -- mixed features: beta for a boolean, map for a categorical
 CREATE TABLE est_mix (label text, windy bool, outlook text);
 INSERT INTO est_mix VALUES ('play', true, 'sunny'), ('play', false, 'sunny'), ('play', false, 'overcast'),

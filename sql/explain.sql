@@ -27,16 +27,21 @@ SELECT c.label, v.tok,
        (SELECT count(*) FROM ex_rows r WHERE r.label = c.label AND v.tok = ANY (r.tokens))::float8 AS d
 FROM ex_class c, ex_vocab v;
 
--- log theta_jc of the formulas: multinomial, Bernoulli (log t and log(1 - t)), complement weight
-CREATE FUNCTION ex_log_prob(kind text, lab text, token text, a float8) RETURNS float8
-LANGUAGE sql STABLE AS $$
+-- log theta_jc of the formulas: multinomial, Bernoulli (log t and log(1 - t), pseudo-counts
+-- a for presence and b0 for absence, a if NULL), complement weight (normalized: divided by
+-- the class's sum of weights over the vocabulary)
+CREATE FUNCTION ex_log_prob(kind text, lab text, token text, a float8, b0 float8 DEFAULT NULL)
+RETURNS float8 LANGUAGE sql STABLE AS $$
   SELECT CASE kind
     WHEN 'multinomial' THEN ln((x.n + a) / (c.tokens + a * (SELECT count(*) FROM ex_vocab)))
-    WHEN 'bernoulli' THEN ln((x.d + a) / (c.docs + 2 * a))
-    WHEN 'absent' THEN ln(1 - (x.d + a) / (c.docs + 2 * a))
+    WHEN 'bernoulli' THEN ln((x.d + a) / (c.docs + a + coalesce(b0, a)))
+    WHEN 'absent' THEN ln(1 - (x.d + a) / (c.docs + a + coalesce(b0, a)))
     WHEN 'complement' THEN
       ln(((SELECT sum(tokens) FROM ex_class) + a * (SELECT count(*) FROM ex_vocab) - c.tokens)
          / ((SELECT sum(n) FROM ex_cell WHERE tok = token) + a - x.n))
+    WHEN 'complement_norm' THEN
+      ex_log_prob('complement', lab, token, a)
+      / (SELECT sum(ex_log_prob('complement', lab, v.tok, a)) FROM ex_vocab v)
     END
   FROM ex_cell x JOIN ex_class c USING (label) WHERE x.label = lab AND x.tok = token
 $$;
@@ -55,6 +60,19 @@ SELECT * FROM nb_feature_log_prob((SELECT m FROM ex_model)) LIMIT 7;
 -- alpha 0: a token a class never had has probability 0
 SELECT label, log_prob FROM nb_feature_log_prob((SELECT m FROM ex_model), '{"alpha": 0}')
 WHERE value = 'cheap';
+-- the estimators' options: the posterior mode with alpha 2 is Lidstone with alpha 1;
+-- Beta(2, 0.5) for Bernoulli; the normalized complement weights
+SELECT o, count(*) AS rows,
+       max(abs(f.log_prob - ex_log_prob(kind, f.label, f.value, a, b0))) < 1e-12 AS exact
+FROM ex_model,
+     (VALUES ('{"estimator": "map", "alpha": 2}'::jsonb, 'multinomial', 1, NULL),
+             ('{"kind": "bernoulli", "beta": [2, 0.5]}', 'bernoulli', 2, 0.5),
+             ('{"kind": "bernoulli", "estimator": "map", "beta": [3, 1.5]}', 'bernoulli', 2, 0.5),
+             ('{"kind": "complement", "norm": true}', 'complement_norm', 1, NULL),
+             ('{"kind": "complement", "norm": true, "alpha": 0.3}', 'complement_norm', 0.3, NULL)
+     ) AS v(o, kind, a, b0),
+     nb_feature_log_prob(m, o) f
+GROUP BY o ORDER BY o::text COLLATE "C";
 -- the prior options change no log-probability
 SELECT count(*) FROM nb_feature_log_prob((SELECT m FROM ex_model), '{"class_prior": {"ham": 1, "news": 2, "spam": 3}}') a
 JOIN nb_feature_log_prob((SELECT m FROM ex_model)) b USING (feature, value, label)
@@ -133,6 +151,11 @@ INSERT INTO ex_opts
 SELECT jsonb_build_object('kind', k, 'alpha', a) || p
 FROM unnest(ARRAY['multinomial', 'bernoulli', 'complement']) k, unnest(ARRAY[1, 0.5, 0.01, 1e-8]) a,
      unnest(ARRAY['{}', '{"fit_prior": false}', '{"class_prior": {"ham": 0.2, "news": 0.5, "spam": 0.3}}']::jsonb[]) p;
+-- and the estimators' options
+INSERT INTO ex_opts VALUES ('{"estimator": "map", "alpha": 2, "class_alpha": 1.5}'),
+  ('{"class_alpha": 3}'), ('{"kind": "bernoulli", "beta": [2, 0.5]}'),
+  ('{"kind": "bernoulli", "estimator": "map", "beta": [3, 1.5], "alpha": 2}'),
+  ('{"kind": "complement", "norm": true}'), ('{"kind": "complement", "norm": true, "alpha": 0.01}');
 SELECT count(*) AS explanations,
        count(*) FILTER (WHERE ex_sums(s.total, s.lp, s.pred)) AS sums_match
 FROM (SELECT nb_predict(m, d, o) AS pred, nb_predict_log_proba(m, d, o) AS lp,
@@ -253,7 +276,8 @@ FROM nb_explain((SELECT m FROM ex_mx_model),
 -- a categorical value never seen in training gets a / (N_jc + a K_j)
 SELECT feature, value, abs(contribution - (ln(1.0 / (3 + 3)) - ln(1.0 / (3 + 3)))) < 1e-12 AS by_hand
 FROM nb_explain((SELECT m FROM ex_mx_model), '{"outlook": "snowy"}'::jsonb) WHERE feature IS NOT NULL;
--- Bernoulli bag under a key: its absent row is named by the key, value NULL
+-- Bernoulli bag under a key: its absent row is named by the key, value the number of its
+-- vocabulary tokens the row lacks (hot, wet, warm: 3)
 SELECT * FROM nb_explain((SELECT m FROM ex_mx_model), '{"tags": ["dry"], "windy": false}'::jsonb,
                          '{"kind": "bernoulli"}');
 -- the sum identity with jsonb features: every training row and a few more, every option

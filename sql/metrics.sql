@@ -56,6 +56,19 @@ FROM (SELECT nb_metrics(a, p::jsonb) AS m
 -- over the row (1 + eps): -log(eps / (1 + eps)) = 36.04365338911715
 SELECT nb_metrics('a', '{"a": 0, "b": 1}'::jsonb) ->> 'log_loss' AS log_loss;
 
+-- the probabilities are read exactly as float8: one row per value p, as
+-- {"a": 1, "b": p} for actual a, whose Brier score is p^2 (random values
+-- down to 1e-150, and numerals of up to 20 digits)
+SELECT count(*) AS values, count(*) FILTER (WHERE brier = p * p) AS exact
+FROM (SELECT i, p, (nb_metrics('a', jsonb_build_object('a', 1, 'b', p)) ->> 'brier')::float8 AS brier
+      FROM (SELECT i, random() * 10 ^ (-(i % 150)) AS p FROM generate_series(1, 5000) AS i
+            UNION ALL
+            SELECT 0, p FROM unnest(ARRAY[0, 1, 0.5, 1e-150, 0.1, 0.30000000000000004,
+                                          0.99999999999999989]::float8[]) AS p) AS v
+      GROUP BY i, p) AS q;
+SELECT (nb_metrics('a', '{"a": 1, "b": 0.12345678901234567890}'::jsonb) ->> 'brier')::float8
+         = 0.12345678901234567890::float8 ^ 2 AS exact_20_digits;
+
 -- NULL actual, predicted, probabilities or weight: the row is skipped
 SELECT nb_metrics(a, p) ->> 'rows' AS label_rows, nb_metrics(a, p, w) ->> 'rows' AS weighted_rows,
        nb_metrics(a, j) ->> 'rows' AS proba_rows
@@ -68,6 +81,14 @@ SELECT nb_metrics(a, p) IS NULL AS all_null FROM (VALUES (NULL::text, 'x'), ('x'
 -- weight 0 everywhere: the classes are known, the ratios undefined (null),
 -- the averages sklearn's zero_division value 0
 SELECT nb_metrics(a, p, 0) FROM (VALUES ('x', 'y')) AS v (a, p);
+
+-- as a window function: the final function leaves the state as it was, so the
+-- running accuracy is 1, 1/2, 2/3; over the frame of rows 2 and 3 (both y)
+-- neither class has both positive and negative rows: AUC null
+SELECT i, nb_metrics(a, p) OVER (ORDER BY i) ->> 'accuracy' AS running_accuracy,
+       nb_metrics(a, j) OVER (ORDER BY i ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) -> 'roc_auc' AS roc_auc
+FROM (VALUES (1, 'x', 'x', '{"x": 0.9, "y": 0.1}'::jsonb), (2, 'y', 'x', '{"x": 0.6, "y": 0.4}'),
+             (3, 'y', 'y', '{"x": 0.2, "y": 0.8}')) AS v (i, a, p, j);
 
 -- errors
 SELECT nb_metrics('x', 'x', -1);

@@ -153,5 +153,9 @@ SELECT sub_error(a, b) AS outnumbered
 FROM (SELECT nb_train('a', '{x}'::text[]) AS a FROM generate_series(1, 2)) s1,
      (SELECT nb_train('a', '{}'::text[]) AS b) s2;
 SELECT sub_error(nb_train('a', '{"f": true}'::jsonb, 2), nb_train('a', '{"f": false}'::jsonb, 1)) AS true_outnumbered;
+-- a document length (format version 3) that a's rows never had
+SELECT sub_error(a, b) AS other_length
+FROM (SELECT nb_train('a', '{x,y}'::text[]) AS a FROM generate_series(1, 2)) AS two_rows,
+     (SELECT nb_train('a', '{x}'::text[]) AS b) AS one_row;
 -- a close call is no error: a difference within the tolerance is zero
 SELECT nb_subtract(nb_train('a', '{x}'::text[], 1 + 1e-12), nb_train('a', '{x}'::text[])) IS NULL AS snapped;

@@ -5,7 +5,6 @@
 #include "nb_explain.h"
 
 #include <math.h>
-#include <string.h>
 
 #include "nb_alloc.h"
 #include "nb_interrupt.h"
@@ -131,6 +130,7 @@ typedef struct Scratch
 	double	   *g, *gz;
 	double	   *item_occ;		/* per feature: occurrences of its known items */
 	double	   *item_dist;		/* per feature: the document's items of it */
+	double	   *item_rows;		/* per feature: its rows of items (distinct items) */
 	Pair	   *absent;			/* per feature: log(1 - t) of its present items */
 } Scratch;
 
@@ -156,7 +156,7 @@ item_row(const NbScorer *sc, Scratch *s, const ItemRef *it, uint32_t entries,
 	NbExplainRow row = {NB_EXPLAIN_ITEM, j, it->token, it->count, 0, 0};
 	Pair		p;
 
-	nb_scorer_item_terms(sc, it->token, s->f, s->z);
+	nb_scorer_item_terms(sc, j, it->token, s->f, s->z);
 	nb_scorer_count_terms(sc, j, 0, it->count, entries, s->g, s->gz);
 	p.f1 = w * s->f[c1] + s->g[c1];
 	p.z1 = w * s->z[c1] + s->gz[c1];
@@ -164,6 +164,7 @@ item_row(const NbScorer *sc, Scratch *s, const ItemRef *it, uint32_t entries,
 	p.z2 = w * s->z[c2] + s->gz[c2];
 	s->item_occ[j] += it->count;
 	s->item_dist[j] += entries;
+	s->item_rows[j] += 1;
 	if (!sc->per_occurrence[j])
 	{
 		double		af,
@@ -218,6 +219,8 @@ feature_row(const NbScorer *sc, const NbDoc *doc, Scratch *s, uint32_t j,
 	else if (unknown == 0 && p.f1 == 0 && p.z1 == 0 && p.f2 == 0 && p.z2 == 0)
 		return false;
 	row->part = type == NB_FEATURE_BAG ? NB_EXPLAIN_ABSENT : NB_EXPLAIN_VALUE;
+	if (row->part == NB_EXPLAIN_ABSENT)
+		row->count = sc->index->feature_items[j] - s->item_rows[j];
 	set_contribution(row, p);
 	return true;
 }
@@ -241,6 +244,7 @@ nb_explain(const NbScorer *sc, const NbDoc *doc, uint32_t c1, uint32_t c2, NbExp
 	s.gz = nb_alloc(sizeof(double) * C);
 	s.item_occ = nb_alloc_zero(sizeof(double) * (F + 1));
 	s.item_dist = nb_alloc_zero(sizeof(double) * (F + 1));
+	s.item_rows = nb_alloc_zero(sizeof(double) * (F + 1));
 	s.absent = nb_alloc_zero(sizeof(Pair) * (F + 1));
 
 	/* an excluded class's prior is 0: a zero factor for it */
@@ -285,6 +289,7 @@ nb_explain(const NbScorer *sc, const NbDoc *doc, uint32_t c1, uint32_t c2, NbExp
 	nb_free(s.gz);
 	nb_free(s.item_occ);
 	nb_free(s.item_dist);
+	nb_free(s.item_rows);
 	nb_free(s.absent);
 	return out;
 }
@@ -307,7 +312,7 @@ nb_item_log_prob(const NbScorer *sc, uint32_t j, uint32_t k, double *log_prob)
 	double		shared_f,
 				shared_z;
 
-	nb_scorer_item_terms(sc, k, f, z);
+	nb_scorer_item_terms(sc, j, k, f, z);
 	nb_scorer_count_terms(sc, j, 0, 1, 1, g, gz);
 	nb_scorer_item_shared(sc, j, k, &shared_f, &shared_z);
 	for (uint32_t c = 0; c < C; c++)

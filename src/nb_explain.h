@@ -46,7 +46,7 @@ typedef struct NbExplainRow
 	NbExplainPart part;
 	uint32_t	feature;		/* not for the prior */
 	uint32_t	item;			/* NB_EXPLAIN_ITEM: the index's item */
-	double		count;			/* NB_EXPLAIN_ITEM: its occurrences */
+	double		count;			/* ITEM: its occurrences; ABSENT: the bag's items absent */
 	double		contribution;	/* nats, to log p(c1|x) - log p(c2|x) */
 	double		zero_factors;	/* c1's less c2's (alpha = 0) */
 } NbExplainRow;

@@ -5,6 +5,8 @@
 
 #include <float.h>
 #include <math.h>
+#include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -231,6 +233,88 @@ nb_metrics_merge(NbMetrics *dst, const NbMetrics *src)
 	nb_free(map);
 }
 
+/*
+ * Clinger's fast path: a significand of at most 2^53 and 10^k for k <= 22
+ * are exact doubles, so their quotient is rounded once, correctly.  The
+ * same in extended precision for the rest: with a long double of at least
+ * 64 bits of mantissa, digits (< 2^64) and 10^k for k <= 27 (5^27 < 2^64)
+ * are exact, so their quotient is rounded once, to the long double q
+ * nearest the exact value.  Rounding q to double then gives the double
+ * nearest the exact value, unless q lies exactly halfway between two
+ * doubles: midpoints are long doubles, so rounding to q never crosses one,
+ * and only landing on one can mislead the second rounding.  Then, and
+ * outside both paths, strtod decides.
+ */
+#define FAST_POWERS 28
+
+/* 10^k, exact doubles up to k = 22 */
+static const double exact_powers[] = {
+	1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14,
+	1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22
+};
+
+#if LDBL_MANT_DIG >= 64
+/* 10^k, exact long doubles: each needs at most 64 bits */
+static const long double exact_long_powers[FAST_POWERS] = {
+	1e0L, 1e1L, 1e2L, 1e3L, 1e4L, 1e5L, 1e6L, 1e7L, 1e8L, 1e9L, 1e10L, 1e11L, 1e12L, 1e13L,
+	1e14L, 1e15L, 1e16L, 1e17L, 1e18L, 1e19L, 1e20L, 1e21L, 1e22L, 1e23L, 1e24L, 1e25L,
+	1e26L, 1e27L
+};
+#endif
+
+#if LDBL_MANT_DIG >= 64
+/*
+ * Whether long double arithmetic really keeps 64 bits: not under valgrind,
+ * which computes x87 operations in double, nor with the x87 precision
+ * control set to double.  Then the extended path would round twice.
+ */
+static bool
+extended_precision(void)
+{
+	static int	known = -1;
+
+	if (known < 0)
+	{
+		volatile long double one = 1.0L;
+		volatile long double sum = one + LDBL_EPSILON;
+
+		known = sum > one && sum / 3 != one / 3;
+	}
+	return known == 1;
+}
+#endif
+
+double
+nb_decimal_to_double(uint64_t digits, int32_t exp10)
+{
+	char		text[48];
+
+	if (digits <= (UINT64_C(1) << 53) && exp10 <= 0 && exp10 >= -22)
+		return (double) digits / exact_powers[-exp10];
+#if LDBL_MANT_DIG >= 64
+	if (exp10 <= 0 && exp10 > -FAST_POWERS && extended_precision())
+	{
+		long double q = (long double) digits / exact_long_powers[-exp10];
+		double		d = (double) q;
+
+		if (d >= DBL_MIN && d <= DBL_MAX)
+		{
+			uint64_t	bits;
+			double		other;
+
+			/* the neighbour of d on q's side: positive doubles order as their bits */
+			memcpy(&bits, &d, sizeof(bits));
+			bits = q > d ? bits + 1 : bits - 1;
+			memcpy(&other, &bits, sizeof(other));
+			if (q == d || q != ((long double) d + other) / 2)
+				return d;
+		}
+	}
+#endif
+	snprintf(text, sizeof(text), "%llue%d", (unsigned long long) digits, (int) exp10);
+	return strtod(text, NULL);
+}
+
 /* ---------------------------------------------------------------- */
 /* the metrics                                                       */
 
@@ -253,12 +337,17 @@ cmp_label_ref(const void *x, const void *y)
 	return a->len < b->len ? -1 : a->len > b->len;
 }
 
-/* One row for ranking by a class's score; weight's sign bit marks a row of the class. */
-typedef struct RankedRow
+/*
+ * Ranking rows by a class's score.  A row is its score as a key that orders
+ * as the scores do, descending (equal keys are equal scores), followed
+ * with weights by its weight: 8 or 16 bytes, the rows of the class and the
+ * others sorted apart (so that no flag is needed) and walked together.
+ */
+typedef struct WeightedKey
 {
-	double		score;
+	uint64_t	key;
 	double		weight;
-} RankedRow;
+} WeightedKey;
 
 /* Scores are >= +0, so their bits order as the scores do; inverted for descending. */
 static inline uint64_t
@@ -270,32 +359,57 @@ descending_key(double score)
 	return ~bits;
 }
 
-/*
- * Sort rows by score descending: least significant digit radix sort, a byte
- * per pass, passes skipped where every key has the same digit.  tmp has
- * room for n rows; returns whichever of the two buffers holds the result.
- */
-static RankedRow *
-sort_descending(RankedRow *rows, RankedRow *tmp, uint64_t n)
+static inline uint64_t
+key_at(const char *rows, size_t size, uint64_t i)
 {
-	uint64_t   *hist = nb_alloc_zero(sizeof(uint64_t) * 8 * 256);
+	uint64_t	key;
 
-	for (uint64_t i = 0; i < n; i++)
-	{
-		uint64_t	k = descending_key(rows[i].score);
+	memcpy(&key, rows + i * size, sizeof(key));
+	return key;
+}
 
-		nb_interrupt_at(i);
-		for (int d = 0; d < 8; d++)
-			hist[d * 256 + ((k >> (8 * d)) & 255)]++;
-	}
-	for (int d = 0; d < 8; d++)
+static inline double
+weight_at(const char *rows, size_t size, uint64_t i)
+{
+	double		w = 1.0;
+
+	if (size == sizeof(WeightedKey))
+		memcpy(&w, rows + i * size + offsetof(WeightedKey, weight), sizeof(w));
+	return w;
+}
+
+/* Radix sort digits: 11 bits, six passes over the 64-bit keys. */
+#define RADIX_BITS 11
+#define RADIX_SIZE (1 << RADIX_BITS)
+#define RADIX_PASSES ((64 + RADIX_BITS - 1) / RADIX_BITS)
+#define RADIX_HIST (RADIX_PASSES * RADIX_SIZE)
+
+/* Count the digits of a key into hist (RADIX_HIST counts). */
+static inline void
+count_key(uint64_t *hist, uint64_t key)
+{
+	for (int d = 0; d < RADIX_PASSES; d++)
+		hist[d * RADIX_SIZE + ((key >> (RADIX_BITS * d)) & (RADIX_SIZE - 1))]++;
+}
+
+/*
+ * Sort n rows of size bytes by key: least significant digit radix sort,
+ * passes skipped where every key has the same digit; hist holds the
+ * counts of every row's digits (count_key), made while the rows were.
+ * tmp has room for n rows; returns whichever buffer holds the result.
+ * Inline, so that each row size gets its own copy with fixed-size copies.
+ */
+NB_HOT_INLINE char *
+sort_by_key(char *rows, char *tmp, uint64_t n, size_t size, uint64_t *hist)
+{
+	for (int d = 0; d < RADIX_PASSES; d++)
 	{
-		uint64_t   *h = hist + d * 256;
+		uint64_t   *h = hist + d * RADIX_SIZE;
 		uint64_t	sum = 0;
 		bool		trivial = false;
-		RankedRow  *swap;
+		char	   *swap;
 
-		for (int b = 0; b < 256; b++)
+		for (int b = 0; b < RADIX_SIZE; b++)
 		{
 			uint64_t	c = h[b];
 
@@ -307,31 +421,40 @@ sort_descending(RankedRow *rows, RankedRow *tmp, uint64_t n)
 			continue;
 		for (uint64_t i = 0; i < n; i++)
 		{
+			uint64_t	digit = (key_at(rows, size, i) >> (RADIX_BITS * d)) & (RADIX_SIZE - 1);
+
 			nb_interrupt_at(i);
-			tmp[h[(descending_key(rows[i].score) >> (8 * d)) & 255]++] = rows[i];
+			memcpy(tmp + h[digit]++ * size, rows + i * size, size);
 		}
 		swap = rows;
 		rows = tmp;
 		tmp = swap;
 	}
-	nb_free(hist);
 	return rows;
 }
 
 /*
- * ROC AUC and average precision of class c against the rest.  The area is
- * the trapezoids between the points of successive distinct scores, as
- * sklearn's roc_curve and auc; average precision the sum over those points
- * of the recall gained times the precision there, as
+ * ROC AUC and average precision of class c against the rest, with rows of
+ * size bytes (8 unweighted, 16 weighted); buf and tmp have room for every
+ * row.  The area is the trapezoids between the points of successive
+ * distinct scores, as sklearn's roc_curve and auc; average precision the
+ * sum over those points of the recall gained times the precision there, as
  * average_precision_score.
  */
-static void
-rank_class(const NbMetrics *m, uint32_t c, RankedRow *rows, RankedRow *tmp,
-		   double *auc, double *ap)
+NB_HOT_INLINE void
+rank_class_sized(const NbMetrics *m, uint32_t c, char *buf, char *tmp, size_t size,
+				 double *auc, double *ap)
 {
 	const double *score = m->score[c];
 	uint64_t	n = m->rows;
-	RankedRow  *sorted;
+	uint64_t	npos = 0,
+				nneg,
+				ip = 0,
+				in = 0,
+				work = 0;
+	uint64_t   *hist = nb_alloc_zero(sizeof(uint64_t) * 2 * RADIX_HIST);
+	char	   *pos_rows,
+			   *neg_rows;
 	double		tp = 0,
 				fp = 0,
 				area = 0,
@@ -340,41 +463,49 @@ rank_class(const NbMetrics *m, uint32_t c, RankedRow *rows, RankedRow *tmp,
 				neg = 0;
 
 	for (uint64_t i = 0; i < n; i++)
+		npos += m->actual[i] == c;
+	nneg = n - npos;
+	for (uint64_t i = 0; i < n; i++)
 	{
-		double		w = m->weighted ? m->weight[i] : 1.0;
+		WeightedKey row;
+		bool		positive = m->actual[i] == c;
+		uint64_t	slot = positive ? ip++ : npos + in++;
 
 		nb_interrupt_at(i);
-		rows[i].score = score != NULL ? score[i] : 0.0;
-		if (m->actual[i] == c)
-		{
-			rows[i].weight = -w;
-			pos += w;
-		}
+		row.key = descending_key(score != NULL ? score[i] : 0.0);
+		row.weight = m->weighted ? m->weight[i] : 1.0;
+		memcpy(buf + slot * size, &row, size);
+		count_key(hist + (positive ? 0 : RADIX_HIST), row.key);
+		if (positive)
+			pos += row.weight;
 		else
-		{
-			rows[i].weight = w;
-			neg += w;
-		}
+			neg += row.weight;
 	}
 	*auc = NAN;
 	*ap = NAN;
 	if (pos <= 0)
-		return;
-	sorted = sort_descending(rows, tmp, n);
-	for (uint64_t i = 0; i < n;)
 	{
-		double		s = sorted[i].score;
+		nb_free(hist);
+		return;
+	}
+	pos_rows = sort_by_key(buf, tmp, npos, size, hist);
+	neg_rows = sort_by_key(buf + npos * size, tmp + npos * size, nneg, size, hist + RADIX_HIST);
+	nb_free(hist);
+
+	/* the distinct scores, highest first, over both sorted runs */
+	for (uint64_t i = 0, j = 0; i < npos || j < nneg;)
+	{
+		uint64_t	key = i < npos ? key_at(pos_rows, size, i) : UINT64_MAX;
 		double		dtp = 0,
 					dfp = 0;
 
-		for (; i < n && sorted[i].score == s; i++)
-		{
-			nb_interrupt_at(i);
-			if (signbit(sorted[i].weight))
-				dtp -= sorted[i].weight;
-			else
-				dfp += sorted[i].weight;
-		}
+		if (j < nneg && key_at(neg_rows, size, j) < key)
+			key = key_at(neg_rows, size, j);
+		for (; i < npos && key_at(pos_rows, size, i) == key; i++)
+			dtp += weight_at(pos_rows, size, i);
+		for (; j < nneg && key_at(neg_rows, size, j) == key; j++)
+			dfp += weight_at(neg_rows, size, j);
+		nb_interrupt_count(&work, 1);
 		area += dfp * (tp + dtp / 2);
 		tp += dtp;
 		fp += dfp;
@@ -386,10 +517,22 @@ rank_class(const NbMetrics *m, uint32_t c, RankedRow *rows, RankedRow *tmp,
 	*ap = avg;
 }
 
-/*
- * Log loss over every known class: probabilities clipped to [eps, 1 - eps]
- * and renormalised per row, as sklearn's log_loss.
- */
+static void
+rank_class(const NbMetrics *m, uint32_t c, char *buf, char *tmp, double *auc, double *ap)
+{
+	if (m->weighted)
+		rank_class_sized(m, c, buf, tmp, sizeof(WeightedKey), auc, ap);
+	else
+		rank_class_sized(m, c, buf, tmp, sizeof(uint64_t), auc, ap);
+}
+
+/* sklearn's np.clip(p, eps, 1 - eps) */
+static inline double
+clip(double p)
+{
+	return p < DBL_EPSILON ? DBL_EPSILON : p > 1.0 - DBL_EPSILON ? 1.0 - DBL_EPSILON : p;
+}
+
 static double
 log_loss(const NbMetrics *m, const uint32_t *order, double total)
 {
@@ -407,7 +550,7 @@ log_loss(const NbMetrics *m, const uint32_t *order, double total)
 			double		p = col != NULL ? col[i] : 0.0;
 
 			nb_interrupt_at(i);
-			sum[i] += fmin(fmax(p, DBL_EPSILON), 1.0 - DBL_EPSILON);
+			sum[i] += clip(p);
 		}
 	}
 	for (uint64_t i = 0; i < n; i++)
@@ -417,8 +560,7 @@ log_loss(const NbMetrics *m, const uint32_t *order, double total)
 		double		w = m->weighted ? m->weight[i] : 1.0;
 
 		nb_interrupt_at(i);
-		p = fmin(fmax(p, DBL_EPSILON), 1.0 - DBL_EPSILON);
-		loss += w * -log(p / sum[i]);
+		loss += w * -log(clip(p) / sum[i]);
 	}
 	nb_free(sum);
 	return loss / total;
@@ -524,8 +666,9 @@ nb_metrics_compute(const NbMetrics *m, NbMetricsResult *r)
 	r->average_precision_macro = NAN;
 	if (m->scored && m->rows > 0)
 	{
-		RankedRow  *rows = nb_alloc(sizeof(RankedRow) * m->rows);
-		RankedRow  *tmp = nb_alloc(sizeof(RankedRow) * m->rows);
+		size_t		size = m->weighted ? sizeof(WeightedKey) : sizeof(uint64_t);
+		char	   *rows = nb_alloc(size * m->rows);
+		char	   *tmp = nb_alloc(size * m->rows);
 		double		auc_sum = 0,
 					ap_sum = 0;
 		uint32_t	auc_n = 0,

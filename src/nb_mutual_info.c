@@ -213,12 +213,24 @@ typedef struct GaussClass
 	double		log_var;
 } GaussClass;
 
-/* Class c's view of the others: what e_d needs but z. */
+/*
+ * Class c's view of the classes that matter to it: what e_d needs but z.
+ * Class d is left out when its mean is more than 9 of its deviations away
+ * from class c's window: it has less than 1e-19 of its mass there, which
+ * bounds what it adds to KL(N_c || p) by pi_d / pi_c * 1e-19 (its share of
+ * p can only lower g_c by that much), so I by 1e-19.  With many classes
+ * spread out, that keeps the cost near linear in the classes.
+ */
 typedef struct GaussIntegrand
 {
 	const GaussClass *cls;
 	uint32_t	n;
 	uint32_t	c;
+	uint32_t	n_active;		/* the classes that matter, c among them */
+	uint32_t	self;			/* c's position among them */
+	double		rest;			/* the prior of the others */
+	uint32_t   *active;			/* class of each position */
+	double	   *pi;
 	double	   *dmean;			/* (mu_c - mu_d) / s_d */
 	double	   *dsd;			/* (s_c - s_d) / s_d */
 	double	   *half_log_ratio; /* log(s_d / s_c) */
@@ -230,48 +242,65 @@ static void
 gauss_set_class(GaussIntegrand *g, uint32_t c)
 {
 	const GaussClass *k = &g->cls[c];
+	uint32_t	a = 0;
 
 	g->c = c;
+	g->rest = 0;
 	for (uint32_t d = 0; d < g->n; d++)
 	{
 		const GaussClass *o = &g->cls[d];
 
-		g->dmean[d] = (k->mean - o->mean) / o->sd;
+		nb_interrupt_count(&g->work, 1);
+		if (d != c && !(fabs(k->mean - o->mean) - GAUSS_Z * k->sd <= 9 * o->sd))
+		{
+			g->rest += o->pi;
+			continue;
+		}
+		if (d == c)
+			g->self = a;
+		g->active[a] = d;
+		g->pi[a] = o->pi;
+		g->dmean[a] = (k->mean - o->mean) / o->sd;
 		/* s_c - s_d without cancelling the square roots */
-		g->dsd[d] = (k->var - o->var) / (k->sd + o->sd) / o->sd;
-		g->half_log_ratio[d] = 0.5 * (o->log_var - k->log_var);
+		g->dsd[a] = (k->var - o->var) / (k->sd + o->sd) / o->sd;
+		g->half_log_ratio[a] = 0.5 * (o->log_var - k->log_var);
+		a++;
 	}
+	g->n_active = a;
 }
 
-/* phi(z) g_c(z) */
+/*
+ * phi(z) g_c(z).  Over the classes that matter, sum_d pi_d exp(e_d) is
+ * 1 - rest + sum_d pi_d expm1(e_d).
+ */
 static double
 gauss_integrand(GaussIntegrand *g, double z)
 {
 	double		emax = 0;
-	double		small = 0;
+	double		small = -g->rest;
 	double		sum = 0;
 	double		gc;
 
-	nb_interrupt_count(&g->work, g->n);
-	for (uint32_t d = 0; d < g->n; d++)
+	nb_interrupt_count(&g->work, g->n_active);
+	for (uint32_t a = 0; a < g->n_active; a++)
 	{
 		/* t_d - z and t_d + z, t_d = (x - mu_d) / s_d */
-		double		diff = g->dmean[d] + g->dsd[d] * z;
-		double		e = d == g->c ? 0 : -g->half_log_ratio[d] - 0.5 * diff * (diff + 2 * z);
+		double		diff = g->dmean[a] + g->dsd[a] * z;
+		double		e = a == g->self ? 0 : -g->half_log_ratio[a] - 0.5 * diff * (diff + 2 * z);
 
-		g->e[d] = e;
+		g->e[a] = e;
 		if (e > emax)
 			emax = e;
 	}
 	if (emax <= 30)
-		for (uint32_t d = 0; d < g->n; d++)
-			small += g->cls[d].pi * expm1(g->e[d]);
+		for (uint32_t a = 0; a < g->n_active; a++)
+			small += g->pi[a] * expm1(g->e[a]);
 	if (emax <= 30 && fabs(small) <= 0.5)
 		gc = -log1p(small);
 	else
 	{
-		for (uint32_t d = 0; d < g->n; d++)
-			sum += g->cls[d].pi * exp(g->e[d] - emax);
+		for (uint32_t a = 0; a < g->n_active; a++)
+			sum += g->pi[a] * exp(g->e[a] - emax);
 		gc = -(emax + log(sum));
 	}
 	return exp(-0.5 * z * z) / sqrt(2 * M_PI) * gc;
@@ -333,8 +362,7 @@ gauss_class_kl(GaussIntegrand *g, uint32_t c)
 	static const double other[] = {-8, -2, 0, 2, 8};
 	const GaussClass *k = &g->cls[c];
 	uint32_t	nb = 0;
-	uint32_t	cap = 2 + 9 + 5 * g->n;
-	double	   *bp = nb_alloc(sizeof(double) * cap);
+	double	   *bp;
 	uint32_t	npieces = 0;
 	GaussPiece *pieces;
 	double		value = 0;
@@ -342,17 +370,18 @@ gauss_class_kl(GaussIntegrand *g, uint32_t c)
 	double		abs = 0;
 
 	gauss_set_class(g, c);
+	bp = nb_alloc(sizeof(double) * (2 + 9 + 5 * (uint64_t) g->n_active));
 	bp[nb++] = -GAUSS_Z;
 	bp[nb++] = GAUSS_Z;
 	for (int i = 0; i < 9; i++)
 		bp[nb++] = own[i];
-	for (uint32_t d = 0; d < g->n; d++)
+	for (uint32_t a = 0; a < g->n_active; a++)
 	{
-		const GaussClass *o = &g->cls[d];
+		const GaussClass *o = &g->cls[g->active[a]];
 		double		center = -(k->mean - o->mean) / k->sd;	/* mu_d in class c's z */
 		double		scale = o->sd / k->sd;
 
-		if (d == c || !(scale < 0.25) || !(fabs(center) < GAUSS_Z * (1 + scale)))
+		if (a == g->self || !(scale < 0.25) || !(fabs(center) < GAUSS_Z * (1 + scale)))
 			continue;
 		for (int i = 0; i < 5; i++)
 		{
@@ -472,6 +501,8 @@ gaussian_mi(const NbView *v, uint32_t j, double floor)
 	{
 		g.cls = cls;
 		g.n = n;
+		g.active = nb_alloc(sizeof(uint32_t) * n);
+		g.pi = nb_alloc(sizeof(double) * n);
 		g.dmean = nb_alloc(sizeof(double) * n);
 		g.dsd = nb_alloc(sizeof(double) * n);
 		g.half_log_ratio = nb_alloc(sizeof(double) * n);
@@ -479,6 +510,8 @@ gaussian_mi(const NbView *v, uint32_t j, double floor)
 		g.work = 0;
 		for (uint32_t c = 0; c < n; c++)
 			mi += cls[c].pi * gauss_class_kl(&g, c);
+		nb_free(g.active);
+		nb_free(g.pi);
 		nb_free(g.dmean);
 		nb_free(g.dsd);
 		nb_free(g.half_log_ratio);

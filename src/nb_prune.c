@@ -149,11 +149,12 @@ keep_top(NbPruner *p, uint64_t k)
 	uint64_t	n = nb_mutual_info(v, rows);
 	uint64_t	kept = 0;
 
+	NbFeatureIter it = nb_view_features(v);
+	NbFeature	f;
+
 	for (uint64_t i = 0; i < n; i++)
 	{
 		const NbMiRow *r = &rows[i];
-		uint32_t	len = 0;
-		const char *name;
 
 		nb_interrupt_at(i);
 		if (!r->whole_feature)
@@ -167,14 +168,15 @@ keep_top(NbPruner *p, uint64_t k)
 			continue;
 		}
 		if (kept < k)
-		{
 			kept++;
-			continue;
-		}
-		name = nb_view_feature_name(v, r->feature, &len);
-		p->fate[r->feature] = is_position(v, name, len) ? FEATURE_ZERO : FEATURE_DROP;
+		else
+			p->fate[r->feature] = FEATURE_DROP;
 	}
 	nb_free(rows);
+	/* a float8[] position stays, without statistics */
+	while (nb_feature_next(&it, &f))
+		if (p->fate[f.index] == FEATURE_DROP && is_position(v, f.name, f.name_len))
+			p->fate[f.index] = FEATURE_ZERO;
 }
 
 NbPruner *
@@ -271,10 +273,17 @@ nb_pruner_create(const NbView *v, const NbPruneOptions *o)
 	return p;
 }
 
+/*
+ * Every field not set here is zero: a format feature the pruner does not
+ * know of (a statistic of whole rows) is left out rather than copied, as
+ * the pruned rows would not have it.
+ */
 static NbFormatShape
 pruner_shape(const NbPruner *p)
 {
 	NbFormatShape s;
+
+	memset(&s, 0, sizeof(s));
 
 	s.n_classes = p->v->n_classes;
 	s.n_tokens = p->V;

@@ -1045,7 +1045,7 @@ nb_scorer_score(NbScorer *sc, const NbDoc *doc, double *log_post)
 }
 
 void
-nb_scorer_item_terms(const NbScorer *sc, uint32_t k, double *f, double *z)
+nb_scorer_item_terms(const NbScorer *sc, uint32_t j, uint32_t k, double *f, double *z)
 {
 	const NbIndex *ix = sc->index;
 	uint32_t	C = ix->n_classes;
@@ -1060,15 +1060,21 @@ nb_scorer_item_terms(const NbScorer *sc, uint32_t k, double *f, double *z)
 			f[c] = row[c];
 			z[c] = sc->row_z != NULL ? sc->row_z[(uint64_t) slot * C + c] : 0;
 		}
-		return;
 	}
-	for (uint32_t c = 0; c < C; c++)
-		f[c] = z[c] = 0;
-	for (uint64_t e = ix->token_start[k]; e < ix->token_start[k + 1]; e++)
+	else
 	{
-		f[sc->entry[e].cls] = sc->entry[e].f;
-		z[sc->entry[e].cls] = sc->entry_z[e];
+		for (uint32_t c = 0; c < C; c++)
+			f[c] = z[c] = 0;
+		for (uint64_t e = ix->token_start[k]; e < ix->token_start[k + 1]; e++)
+		{
+			f[sc->entry[e].cls] = sc->entry[e].f;
+			z[sc->entry[e].cls] = sc->entry_z[e];
+		}
 	}
+	/* the product add_norm_products adds per occurrence */
+	if (sc->norm_u != NULL)
+		for (uint32_t c = 0; c < C; c++)
+			f[c] += sc->norm_u[k] * sc->norm_scale[(uint64_t) j * C + c];
 }
 
 void
@@ -1076,6 +1082,9 @@ nb_scorer_item_shared(const NbScorer *sc, uint32_t j, uint32_t k, double *f, dou
 {
 	LogFactor	r = item_shared(sc->index, sc->kind, j, k, sc->alpha);
 
+	/* normalized complement weights keep it in the item terms (norm_u) */
+	if (sc->norm_u != NULL)
+		r.f = r.z = 0;
 	*f = r.f;
 	*z = r.z;
 }

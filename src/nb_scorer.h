@@ -166,8 +166,13 @@ void		nb_scorer_count_terms(const NbScorer *scorer, uint32_t feature, double bas
 void		nb_scorer_value_terms(const NbScorer *scorer, uint32_t feature, double x,
 								  double *f, double *z);
 
-/* Item k's own terms: 0 for a class it never occurred in. */
-void		nb_scorer_item_terms(const NbScorer *scorer, uint32_t item, double *f, double *z);
+/*
+ * Item k's own terms (k of feature j): 0 for a class it never occurred in,
+ * but for normalized complement weights the part of -log(F_k + a) that
+ * each class scales differently (norm_u, added by scoring apart).
+ */
+void		nb_scorer_item_terms(const NbScorer *scorer, uint32_t feature, uint32_t item,
+								 double *f, double *z);
 
 /*
  * The part of the term of item k (of feature j, a bag or categorical one)
@@ -175,7 +180,8 @@ void		nb_scorer_item_terms(const NbScorer *scorer, uint32_t item, double *f, dou
  * its term in class c is this plus the count terms of one occurrence and
  * one distinct item plus its item terms.  0 for a feature scored per
  * document, whose item terms are the log-odds of presence against absence
- * (Bernoulli: log t - log(1 - t), the feature's base holding log(1 - t)).
+ * (Bernoulli: log t - log(1 - t), the feature's base holding log(1 - t)),
+ * and for normalized complement weights, whose item terms hold it.
  */
 void		nb_scorer_item_shared(const NbScorer *scorer, uint32_t feature, uint32_t item,
 								  double *f, double *z);

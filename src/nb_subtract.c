@@ -178,7 +178,8 @@ around(double x, int k)
  * a first or b first, are taken: a mean that gives the merged mean, then
  * the sum of squares that the update's own terms for that mean give back
  * (m2 = m2_a + (m2b + d^2 (na nb / n)) a first; m2b + (m2_a + d^2 (nb na
- * / n)) b first).  False if the result is not finite.
+ * / n)) b first).  A sum of squares within the tolerance of m2 is 0, as a
+ * count would be.  False if the result is not finite.
  */
 static bool
 unmerge_moments(double n, double *mean, double *m2, double na, double nb,
@@ -204,6 +205,8 @@ unmerge_moments(double n, double *mean, double *m2, double na, double nb,
 				continue;
 			q0 = a_first ? *m2 - (m2b + dm * dm * (na * nb / n)) :
 				(*m2 - m2b) - dm * dm * (nb * na / n);
+			if (q0 <= NB_SUBTRACT_TOLERANCE * *m2)
+				q0 = 0;
 			for (int kq = 0; kq <= NB_UNMERGE_ULPS; kq++)
 			{
 				double		q = around(q0, kq);
@@ -218,7 +221,7 @@ unmerge_moments(double n, double *mean, double *m2, double na, double nb,
 		}
 	}
 	*mean = ma;
-	*m2 = qa > 0 ? qa : 0;
+	*m2 = qa > NB_SUBTRACT_TOLERANCE * *m2 ? qa : 0;
 	return true;
 }
 
@@ -342,48 +345,25 @@ subtract_stats(Sub *s, uint32_t f, uint32_t j, uint32_t c)
 		ab = nb_view_a(b, j, cb);
 		bb = nb_view_b(b, j, cb);
 	}
+	about_feature(s, f);
+	about_class(s, c);
 	if (!sub_count(pa, pb, &s->present[k]))
-	{
-		about_feature(s, f);
-		about_class(s, c);
 		return refuse_count(s, NB_SUBTRACT_NEGATIVE, NB_COUNT_ROWS, pa, pb);
-	}
+	if (stats == NB_STATS_TRUE_ROWS && !sub_count(nb_view_a(a, f, c), ab, &s->fa[k]))
+		return refuse_count(s, NB_SUBTRACT_NEGATIVE, NB_COUNT_TRUE, nb_view_a(a, f, c), ab);
 	if (!within(&s->present[k], s->docs[c], nb_read_f64(a->class_docs, c)))
-	{
-		about_feature(s, f);
-		about_class(s, c);
 		return refuse_count(s, NB_SUBTRACT_MISMATCH, NB_COUNT_ROWS, pa, pb);
-	}
+	if (stats == NB_STATS_TRUE_ROWS && !within(&s->fa[k], s->present[k], pa))
+		return refuse_count(s, NB_SUBTRACT_MISMATCH, NB_COUNT_TRUE, nb_view_a(a, f, c), ab);
 	if (s->present[k] == 0)
 	{
 		s->fa[k] = 0;
 		s->fb[k] = 0;
-		return true;
-	}
-	if (stats == NB_STATS_TRUE_ROWS)
-	{
-		double		x = s->fa[k];
-
-		if (!sub_count(x, ab, &s->fa[k]))
-		{
-			about_feature(s, f);
-		about_class(s, c);
-			return refuse_count(s, NB_SUBTRACT_NEGATIVE, NB_COUNT_TRUE, x, ab);
-		}
-		if (!within(&s->fa[k], s->present[k], pa))
-		{
-			about_feature(s, f);
-		about_class(s, c);
-			return refuse_count(s, NB_SUBTRACT_MISMATCH, NB_COUNT_TRUE, x, ab);
-		}
 	}
 	else if (stats == NB_STATS_MOMENTS && pb > 0 &&
 			 !unmerge_moments(pa, &s->fa[k], &s->fb[k], s->present[k], pb, ab, bb))
-	{
-		about_feature(s, f);
-		about_class(s, c);
 		return refuse_count(s, NB_SUBTRACT_MISMATCH, NB_COUNT_ROWS, pa, pb);
-	}
+	memset(s->err, 0, sizeof(*s->err));
 	return true;
 }
 
@@ -571,12 +551,13 @@ copy_checked(Sub *s, uint32_t f, NbCursor *cur, uint32_t r)
 			uint32_t	c = nb_read_u32(a->entry_class, from.entry + y);
 			double		docs = nb_read_f64(o->entry_docs, e + y);
 
-			if (!entry_fits(s, f, c, &docs))
-				return refuse_entry(s, f, a->tokens + from.off,
+			if (entry_fits(s, f, c, &docs))
+				nb_write_f64(o->entry_docs, e + y, docs);
+			else
+				(void) refuse_entry(s, f, a->tokens + from.off,
 									nb_read_u32(a->token_len, from.item), c,
 									NB_SUBTRACT_MISMATCH, NB_COUNT_ITEM_DOCUMENTS,
 									nb_read_f64(a->entry_docs, from.entry + y), 0);
-			nb_write_f64(o->entry_docs, e + y, docs);
 		}
 		e += ne;
 		nb_cursor_advance(a, &from);
@@ -628,8 +609,11 @@ subtract_item(Sub *s, uint32_t f, NbCursor *ca, NbCursor *cb)
 				continue;
 		}
 		if (!entry_fits(s, f, c, &docs))
-			return refuse_entry(s, f, str, len, c, NB_SUBTRACT_MISMATCH,
+		{
+			(void) refuse_entry(s, f, str, len, c, NB_SUBTRACT_MISMATCH,
 								NB_COUNT_ITEM_DOCUMENTS, nb_read_f64(a->entry_docs, ea), 0);
+			continue;
+		}
 		nb_write_u32(o->entry_class, o->e + written, s->class_out[c]);
 		nb_write_f64(o->entry_count, o->e + written, count);
 		nb_write_f64(o->entry_docs, o->e + written, docs);

@@ -24,12 +24,13 @@
  * the result has none either: its lengths are unknown.
  *
  * Gaussian means and sums of squared deviations are no counts: they come
- * from the inverse update to within rounding (relative error a few units in
- * the last place times the ratio of the rows before to the rows left), and
- * among the doubles nearest to that the ones that merge with b back to
- * exactly a's statistics are chosen, so the identity above holds for them
- * too whenever rounding lets it.  A sum of squares that rounding makes
- * negative is 0.
+ * from the inverse update to within rounding (an error of a few units in
+ * the last place of the statistic they are subtracted from, times the
+ * ratio of the rows before to the rows left), and among the doubles nearest
+ * to that the ones that merge with b back to exactly a's statistics are
+ * chosen, so the identity above holds for them too whenever rounding lets
+ * it (merging can lose bits that no inverse recovers).  A sum of squares
+ * within the tolerance of the one it is subtracted from is 0.
  */
 #ifndef NB_SUBTRACT_H
 #define NB_SUBTRACT_H

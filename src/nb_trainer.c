@@ -47,8 +47,9 @@ nb_trainer_create(void)
 	t->feature = nb_alloc_zero(sizeof(NbTrainerFeature) * t->feature_cap);
 	t->unnamed_bag = -1;
 	t->size_limit = UINT64_MAX;
-	nb_strmap_init_payload(&t->tokens, 64, sizeof(NbInlineCounts));
-	nb_itemset_init(&t->doc_items);
+	nb_vocab_init(&t->tokens);
+	t->item_cap = 64;
+	t->item_doc = nb_alloc(sizeof(uint32_t) * t->item_cap);
 	init_pairs(t, 256);
 	init_lengths(t, 64);
 	return t;
@@ -58,7 +59,11 @@ void
 nb_trainer_destroy(NbTrainer *t)
 {
 	nb_strmap_free(&t->classes);
-	nb_strmap_free(&t->tokens);
+	nb_vocab_free(&t->tokens);
+	for (uint32_t c = 0; c < NB_INLINE_CLASSES; c++)
+		if (t->inline_counts[c] != NULL)
+			nb_free(t->inline_counts[c]);
+	nb_free(t->item_doc);
 	nb_free(t->class_docs);
 	for (uint32_t j = 0; j < t->features.count; j++)
 		nb_free(t->feature[j].stats);
@@ -71,7 +76,6 @@ nb_trainer_destroy(NbTrainer *t)
 	if (t->pending != NULL)
 		nb_free(t->pending);
 	nb_item_keys_free(&t->item_keys);
-	nb_itemset_free(&t->doc_items);
 	if (t->scratch_hash != NULL)
 	{
 		nb_free(t->scratch_hash);
@@ -86,6 +90,8 @@ intern_class(NbTrainer *t, const char *label, uint32_t len)
 	uint64_t	h = nb_hash_token(label, len);
 	uint32_t	c = nb_strmap_intern(&t->classes, label, len, h);
 
+	if (c < NB_INLINE_CLASSES && t->inline_counts[c] == NULL)
+		t->inline_counts[c] = nb_alloc_zero(sizeof(NbItemCounts) * t->item_cap);
 	if (c >= t->class_cap)
 	{
 		uint32_t	old = t->class_cap;
@@ -160,15 +166,15 @@ find_pair(NbTrainer *t, uint64_t key, uint64_t hash)
 	}
 }
 
-/* Add to the counts of a class below NB_INLINE_CLASSES in an item's payload. */
+/* Add to an item's counts in a class below NB_INLINE_CLASSES. */
 static inline void
-count_inline(NbTrainer *t, NbInlineCounts *in, uint32_t cls, double count, double docs)
+count_inline(NbTrainer *t, NbItemCounts *in, double count, double docs)
 {
-	if (in->count[cls] == 0)
+	if (in->count == 0)
 		t->n_entries++;
-	in->count[cls] += count;
-	in->docs[cls] += docs;
-	if (!isfinite(in->count[cls]))
+	in->count += count;
+	in->docs += docs;
+	if (!isfinite(in->count))
 		t->overflow = true;
 }
 
@@ -184,6 +190,34 @@ reserve_pairs(NbTrainer *t, uint64_t n)
 		grow_pairs(t);
 }
 
+/*
+ * A new item (known to be absent from the map), with zero counts.  The
+ * caller has made sure the index exists (nb_vocab_index).
+ */
+static uint32_t
+new_item(NbTrainer *t, const char *str, uint32_t len, uint64_t hash)
+{
+	uint32_t	k = nb_vocab_add(&t->tokens, str, len, hash);
+
+	if (k == t->item_cap)
+	{
+		/* a large block: reallocating it remaps its pages, it does not copy them */
+		t->item_cap *= 2;
+		for (uint32_t c = 0; c < NB_INLINE_CLASSES; c++)
+			if (t->inline_counts[c] != NULL)
+				t->inline_counts[c] = nb_realloc(t->inline_counts[c],
+												 sizeof(NbItemCounts) * t->item_cap);
+		t->item_doc = nb_realloc(t->item_doc, sizeof(uint32_t) * t->item_cap);
+	}
+	for (uint32_t c = 0; c < NB_INLINE_CLASSES; c++)
+		if (t->inline_counts[c] != NULL)
+			memset(&t->inline_counts[c][k], 0, sizeof(NbItemCounts));
+	t->item_doc[k] = 0;
+	if (len > 0 && str[0] == '\0')
+		t->prefix_bytes += NB_ITEM_PREFIX;
+	return k;
+}
+
 void
 nb_trainer_begin_doc(NbTrainer *t, const char *label, uint32_t len, double weight)
 {
@@ -194,7 +228,16 @@ nb_trainer_begin_doc(NbTrainer *t, const char *label, uint32_t len, double weigh
 		t->overflow = true;
 	t->doc_weight = weight;
 	t->doc_seq++;
-	nb_itemset_clear(&t->doc_items);
+	/* once in 2^32 documents the stamps start over, with no item stamped */
+	if (++t->doc_stamp == 0)
+	{
+		for (uint32_t k = 0; k < t->tokens.count; k++)
+		{
+			nb_interrupt_at(k);
+			t->item_doc[k] = 0;
+		}
+		t->doc_stamp = 1;
+	}
 }
 
 int64_t
@@ -300,22 +343,33 @@ reserve_scratch(NbTrainer *t, uint32_t n)
 	t->scratch_id = nb_alloc(sizeof(uint32_t) * t->scratch_cap);
 }
 
+/* Whether item k is counted in the current document's frequency for the first time. */
+static inline bool
+first_in_doc(NbTrainer *t, uint32_t k)
+{
+	bool		first = t->item_doc[k] != t->doc_stamp;
+
+	t->item_doc[k] = t->doc_stamp;
+	return first;
+}
+
 /*
- * Hash every token of the batch; resolve token ids, prefetching slots
- * NB_PREFETCH_DISTANCE tokens ahead so that cache misses overlap; count.
- * A class below NB_INLINE_CLASSES is counted in the slot just found, others
- * in a third pass over the pair table, prefetched the same way.
+ * Hash every token of the batch; resolve item ids, prefetching slots
+ * NB_PREFETCH_DISTANCE tokens ahead so that cache misses overlap; then
+ * count, prefetching the counts (in the item's inline counts for a class
+ * below NB_INLINE_CLASSES, else in the pair table) and the item's document
+ * stamp the same way.
  */
 static void
 add_items(NbTrainer *t, const NbTokenRef *tokens, uint32_t n)
 {
 	uint64_t   *hash;
 	uint32_t   *id;
-	uint32_t	no_value = 0;
-	bool		in_slot = t->doc_class < NB_INLINE_CLASSES;
+	uint32_t	cls = t->doc_class;
+	double		w = t->doc_weight;
 
 	reserve_scratch(t, n);
-	nb_itemset_reserve(&t->doc_items, n);
+	nb_vocab_index(&t->tokens);
 	hash = t->scratch_hash;
 	id = t->scratch_id;
 	for (uint32_t i = 0; i < n; i++)
@@ -324,50 +378,61 @@ add_items(NbTrainer *t, const NbTokenRef *tokens, uint32_t n)
 		hash[i] = nb_hash_token(tokens[i].str, tokens[i].len);
 	}
 	for (uint32_t i = 0; i < n && i < NB_PREFETCH_DISTANCE; i++)
-		nb_strmap_prefetch(&t->tokens, hash[i]);
+		nb_vocab_prefetch(&t->tokens, hash[i]);
 	for (uint32_t i = 0; i < n; i++)
 	{
-		int64_t		slot;
+		int64_t		found;
 
 		nb_interrupt_at(i);
 		if (i + NB_PREFETCH_DISTANCE < n)
-			nb_strmap_prefetch(&t->tokens, hash[i + NB_PREFETCH_DISTANCE]);
-		slot = nb_strmap_find_slot(&t->tokens, tokens[i].str, tokens[i].len, hash[i]);
-		if (slot < 0)
-		{
-			uint32_t	k = nb_strmap_intern(&t->tokens, tokens[i].str, tokens[i].len, hash[i]);
-
-			if (tokens[i].len > 0 && tokens[i].str[0] == '\0')
-				t->prefix_bytes += NB_ITEM_PREFIX;
-			slot = nb_strmap_slot_of(&t->tokens, k);
-		}
-		id[i] = nb_strmap_slot(&t->tokens, (uint32_t) slot)->id1 - 1;
-		if (in_slot)
-			count_inline(t, nb_strmap_payload(&t->tokens, (uint32_t) slot), t->doc_class,
-						 tokens[i].count * t->doc_weight,
-						 nb_itemset_add(&t->doc_items, id[i], &no_value) ? t->doc_weight : 0);
-		else
-			/* from here on hash[i] holds the hash of the (token, class) key */
-			hash[i] = nb_hash_mix(pair_key(id[i], t->doc_class));
+			nb_vocab_prefetch(&t->tokens, hash[i + NB_PREFETCH_DISTANCE]);
+		found = nb_vocab_find(&t->tokens, tokens[i].str, tokens[i].len, hash[i]);
+		id[i] = found >= 0 ? (uint32_t) found :
+			new_item(t, tokens[i].str, tokens[i].len, hash[i]);
 	}
-	if (in_slot)
+
+	if (cls < NB_INLINE_CLASSES)
+	{
+		NbItemCounts *counts = t->inline_counts[cls];
+
+		for (uint32_t i = 0; i < n && i < NB_PREFETCH_DISTANCE; i++)
+			__builtin_prefetch(&counts[id[i]]);
+		for (uint32_t i = 0; i < n; i++)
+		{
+			nb_interrupt_at(i);
+			if (i + NB_PREFETCH_DISTANCE < n)
+			{
+				__builtin_prefetch(&counts[id[i + NB_PREFETCH_DISTANCE]]);
+				__builtin_prefetch(&t->item_doc[id[i + NB_PREFETCH_DISTANCE]]);
+			}
+			count_inline(t, &counts[id[i]], tokens[i].count * w,
+						 first_in_doc(t, id[i]) ? w : 0);
+		}
 		return;
+	}
 
 	reserve_pairs(t, n);
-	for (uint32_t i = 0; i < n && i < NB_PREFETCH_DISTANCE; i++)
-		__builtin_prefetch(&t->pairs[hash[i] & t->pair_mask]);
+	for (uint32_t i = 0; i < n; i++)
+	{
+		/* from here on hash[i] is the hash of the (item, class) key */
+		hash[i] = nb_hash_mix(pair_key(id[i], cls));
+		if (i < NB_PREFETCH_DISTANCE)
+			__builtin_prefetch(&t->pairs[hash[i] & t->pair_mask]);
+	}
 	for (uint32_t i = 0; i < n; i++)
 	{
 		NbPairSlot *s;
 
 		nb_interrupt_at(i);
 		if (i + NB_PREFETCH_DISTANCE < n)
+		{
 			__builtin_prefetch(&t->pairs[hash[i + NB_PREFETCH_DISTANCE] & t->pair_mask]);
-		s = find_pair(t, pair_key(id[i], t->doc_class), hash[i]);
-
-		s->count += tokens[i].count * t->doc_weight;
-		if (nb_itemset_add(&t->doc_items, id[i], &no_value))
-			s->docs += t->doc_weight;
+			__builtin_prefetch(&t->item_doc[id[i + NB_PREFETCH_DISTANCE]]);
+		}
+		s = find_pair(t, pair_key(id[i], cls), hash[i]);
+		s->count += tokens[i].count * w;
+		if (first_in_doc(t, id[i]))
+			s->docs += w;
 		if (!isfinite(s->count))
 			t->overflow = true;
 	}
@@ -681,10 +746,12 @@ nb_trainer_merge_view(NbTrainer *t, const NbView *v, uint32_t *conflict)
 			NbTokenRef	ref = {s, len, 1.0};
 			const NbTokenRef *item = prefixed ? nb_item_keys(&t->item_keys, tj, &ref, 1) : &ref;
 			uint64_t	h = nb_hash_token(item->str, item->len);
-			int64_t		found = nb_strmap_find(&t->tokens, item->str, item->len, h);
+			int64_t		found;
 			uint32_t	tok;
 
 			nb_interrupt_count(&work, 1 + (uint64_t) n + len / 64);
+			nb_vocab_index(&t->tokens);
+			found = nb_vocab_find(&t->tokens, item->str, item->len, h);
 			if (found >= 0)
 				tok = (uint32_t) found;
 			else
@@ -695,9 +762,7 @@ nb_trainer_merge_view(NbTrainer *t, const NbView *v, uint32_t *conflict)
 					status = NB_MERGE_TOO_LARGE;
 					goto done;
 				}
-				tok = nb_strmap_intern(&t->tokens, item->str, item->len, h);
-				if (prefixed)
-					t->prefix_bytes += NB_ITEM_PREFIX;
+				tok = new_item(t, item->str, item->len, h);
 			}
 			for (uint32_t i = 0; i < n; i++, e++)
 			{
@@ -708,8 +773,7 @@ nb_trainer_merge_view(NbTrainer *t, const NbView *v, uint32_t *conflict)
 
 				if (cls < NB_INLINE_CLASSES)
 				{
-					count_inline(t, nb_strmap_payload(&t->tokens, nb_strmap_slot_of(&t->tokens, tok)),
-								 cls, count, docs);
+					count_inline(t, &t->inline_counts[cls][tok], count, docs);
 					continue;
 				}
 				reserve_pairs(t, 1);
@@ -743,27 +807,27 @@ typedef struct Entry
 } Entry;
 
 /*
- * Step *pos (0 at first) through the entries: the inline counts slot by
- * slot, then the pair table.  False after the last.
+ * Step *pos (0 at first) through the entries: the inline counts item by
+ * item, then the pair table.  False after the last.
  */
 static bool
 next_entry(const NbTrainer *t, uint64_t *pos, Entry *e)
 {
-	uint64_t	in_slots = ((uint64_t) t->tokens.slot_mask + 1) * NB_INLINE_CLASSES;
+	uint64_t	in_slots = (uint64_t) t->tokens.count * NB_INLINE_CLASSES;
 
 	for (; *pos < in_slots; (*pos)++)
 	{
-		const NbStrSlot *s = nb_strmap_slot(&t->tokens, (uint32_t) (*pos / NB_INLINE_CLASSES));
-		const NbInlineCounts *in = (const NbInlineCounts *) (s + 1);
 		uint32_t	c = (uint32_t) (*pos % NB_INLINE_CLASSES);
+		const NbItemCounts *in = t->inline_counts[c] == NULL ? NULL :
+			&t->inline_counts[c][*pos / NB_INLINE_CLASSES];
 
 		nb_interrupt_at(*pos);
-		if (s->id1 != 0 && in->count[c] != 0)
+		if (in != NULL && in->count != 0)
 		{
-			e->item = s->id1 - 1;
+			e->item = (uint32_t) (*pos / NB_INLINE_CLASSES);
 			e->cls = c;
-			e->count = in->count[c];
-			e->docs = in->docs[c];
+			e->count = in->count;
+			e->docs = in->docs;
 			(*pos)++;
 			return true;
 		}
@@ -868,7 +932,7 @@ trainer_shape(const NbTrainer *t, bool text_only, bool lengths)
 	s.n_features = t->features.count;
 	s.vector_len = t->vector_len;
 	s.label_bytes = t->classes.arena_used;
-	s.token_bytes = t->tokens.arena_used - t->prefix_bytes;
+	s.token_bytes = nb_vocab_bytes(&t->tokens) - t->prefix_bytes;
 	s.name_bytes = t->features.arena_used;
 	s.text_only = text_only;
 	s.lengths = lengths;
@@ -906,13 +970,12 @@ nb_trainer_flat_size(NbTrainer *t, size_t max_size)
 	return nb_format_size(&s, max_size);
 }
 
-/* A string with its id, sorted into canonical order: by group, then bytes. */
+/* A string with its id, sorted into canonical order (byte order). */
 typedef struct StrRef
 {
 	const char *str;
 	uint32_t	len;
 	uint32_t	id;
-	uint32_t	group;
 } StrRef;
 
 static int
@@ -921,40 +984,20 @@ cmp_strref(const void *a, const void *b)
 	const StrRef *x = a;
 	const StrRef *y = b;
 
-	if (x->group != y->group)
-		return x->group < y->group ? -1 : 1;
 	return nb_strcmp(x->str, x->len, y->str, y->len);
 }
 
-/*
- * Sort a map's strings; returns the sorted refs and fills rank[id].  With
- * feature_rank, the strings are items: grouped by the rank of their feature
- * and stripped of their prefix.
- */
+/* Sort a map's strings (labels, feature names); returns the sorted refs and fills rank[id]. */
 static StrRef *
-sorted_strings(const NbStrMap *map, uint32_t *rank, const uint32_t *feature_rank,
-			   uint32_t unnamed_rank)
+sorted_strings(const NbStrMap *map, uint32_t *rank)
 {
 	StrRef	   *refs = nb_alloc(sizeof(StrRef) * (map->count ? map->count : 1));
 
 	for (uint32_t i = 0; i < map->count; i++)
 	{
-		StrRef	   *r = &refs[i];
-
 		nb_interrupt_at(i);
-		r->str = nb_strmap_str(map, i, &r->len);
-		r->id = i;
-		r->group = 0;
-		if (feature_rank != NULL)
-		{
-			r->group = unnamed_rank;
-			if (r->len > 0 && r->str[0] == '\0')
-			{
-				r->group = feature_rank[nb_read_u32((const unsigned char *) r->str + 1, 0)];
-				r->str += NB_ITEM_PREFIX;
-				r->len -= NB_ITEM_PREFIX;
-			}
-		}
+		refs[i].str = nb_strmap_str(map, i, &refs[i].len);
+		refs[i].id = i;
 	}
 	nb_sort(refs, map->count, sizeof(StrRef), cmp_strref);
 	for (uint32_t i = 0; i < map->count; i++)
@@ -963,6 +1006,145 @@ sorted_strings(const NbStrMap *map, uint32_t *rank, const uint32_t *feature_rank
 		rank[refs[i].id] = i;
 	}
 	return refs;
+}
+
+/*
+ * An item's place in canonical order: the rank of its feature, then its
+ * value's bytes.  The key holds the first 8 of them as a big-endian number
+ * (zero-padded), which orders most items without reading their bytes: 16
+ * bytes per item, while the arena is read only on a tie.
+ */
+typedef struct ItemKey
+{
+	uint64_t	head;
+	uint32_t	group;
+	uint32_t	id;
+} ItemKey;
+
+_Static_assert(sizeof(ItemKey) == sizeof(NbVocabSlot) &&
+			   _Alignof(ItemKey) <= _Alignof(NbVocabSlot),
+			   "the sort keys use the index's memory (nb_trainer_write)");
+
+/* What an item's order depends on besides its bytes. */
+typedef struct ItemOrder
+{
+	const NbTrainer *t;
+	const uint32_t *feature_rank;
+	uint32_t	unnamed_rank;	/* the rank of the bag "" */
+} ItemOrder;
+
+/* An item's value (its bytes without the prefix) and the rank of its feature. */
+static inline const char *
+item_value(const ItemOrder *o, uint32_t id, uint32_t *len, uint32_t *group)
+{
+	const char *str = nb_vocab_str(&o->t->tokens, id, len);
+
+	*group = o->unnamed_rank;
+	if (*len > 0 && str[0] == '\0')
+	{
+		*group = o->feature_rank[nb_read_u32((const unsigned char *) str + 1, 0)];
+		str += NB_ITEM_PREFIX;
+		*len -= NB_ITEM_PREFIX;
+	}
+	return str;
+}
+
+static inline bool
+key_less(const ItemOrder *o, const ItemKey *x, const ItemKey *y)
+{
+	const char *xs;
+	const char *ys;
+	uint32_t	xlen;
+	uint32_t	ylen;
+	uint32_t	group;
+
+	if (x->group != y->group)
+		return x->group < y->group;
+	if (x->head != y->head)
+		return x->head < y->head;
+	xs = item_value(o, x->id, &xlen, &group);
+	ys = item_value(o, y->id, &ylen, &group);
+	return nb_strcmp(xs, xlen, ys, ylen) < 0;
+}
+
+#define NB_SORT_SMALL 16
+
+/*
+ * Merge the sorted runs keys[lo, mid) and keys[mid, hi) in place through
+ * buf, which has room for the shorter of the two.
+ */
+static void
+merge_keys(const ItemOrder *o, ItemKey *keys, uint64_t lo, uint64_t mid, uint64_t hi, ItemKey *buf)
+{
+	if (mid - lo <= hi - mid)
+	{
+		/* the left run goes to buf; merge forwards */
+		uint64_t	n = mid - lo;
+		uint64_t	i = 0;
+		uint64_t	j = mid;
+		uint64_t	k = lo;
+
+		memcpy(buf, keys + lo, sizeof(ItemKey) * n);
+		while (i < n && j < hi)
+			keys[k++] = key_less(o, &keys[j], &buf[i]) ? keys[j++] : buf[i++];
+		while (i < n)
+			keys[k++] = buf[i++];
+	}
+	else
+	{
+		/* the right run goes to buf; merge backwards */
+		uint64_t	n = hi - mid;
+		uint64_t	i = mid;
+		uint64_t	j = n;
+		uint64_t	k = hi;
+
+		memcpy(buf, keys + mid, sizeof(ItemKey) * n);
+		while (i > lo && j > 0)
+			keys[--k] = key_less(o, &buf[j - 1], &keys[i - 1]) ? keys[--i] : buf[--j];
+		while (j > 0)
+			keys[--k] = buf[--j];
+	}
+}
+
+/*
+ * Sort item keys into canonical order: insertion sort of short runs, then
+ * merges, with cancellation points.  A merge sort with the comparison
+ * inline, whose buffer is half the keys (the sort runs when the model is
+ * written, next to the result: memory counts).
+ */
+static void
+sort_keys(const ItemOrder *o, ItemKey *keys, uint32_t n)
+{
+	ItemKey    *buf;
+	uint64_t	work = 0;
+
+	for (uint32_t lo = 0; lo < n; lo += NB_SORT_SMALL)
+	{
+		uint32_t	hi = n - lo < NB_SORT_SMALL ? n : lo + NB_SORT_SMALL;
+
+		nb_interrupt_count(&work, NB_SORT_SMALL);
+		for (uint32_t i = lo + 1; i < hi; i++)
+		{
+			ItemKey		k = keys[i];
+			uint32_t	j = i;
+
+			for (; j > lo && key_less(o, &k, &keys[j - 1]); j--)
+				keys[j] = keys[j - 1];
+			keys[j] = k;
+		}
+	}
+	if (n <= NB_SORT_SMALL)
+		return;
+	buf = nb_alloc(sizeof(ItemKey) * ((size_t) n / 2 + 1));
+	for (uint64_t width = NB_SORT_SMALL; width < n; width *= 2)
+		for (uint64_t lo = 0; lo + width < n; lo += 2 * width)
+		{
+			uint64_t	hi = lo + 2 * width < n ? lo + 2 * width : n;
+
+			nb_interrupt_count(&work, hi - lo);
+			merge_keys(o, keys, lo, lo + width, hi, buf);
+		}
+	nb_free(buf);
 }
 
 /* A length bin with the canonical ranks of its feature and class. */
@@ -1037,10 +1219,72 @@ cmp_entry(const void *a, const void *b)
 	return (x->cls > y->cls) - (x->cls < y->cls);
 }
 
+/*
+ * The entries of the pair table, classes ranked, bucketed by the rank of
+ * their item and sorted by class rank within a bucket: bucket k is
+ * (*entries)[k == 0 ? 0 : end[k - 1] .. end[k]).
+ */
+static void
+bucket_pairs(const NbTrainer *t, const uint32_t *order, const uint32_t *class_rank,
+			 uint64_t **end, Entry **entries)
+{
+	uint32_t	V = t->tokens.count;
+	uint32_t   *item_rank = nb_alloc(sizeof(uint32_t) * (V ? V : 1));
+	uint64_t   *e = nb_alloc_zero(sizeof(uint64_t) * ((uint64_t) V + 1));
+	Entry	   *out = nb_alloc(sizeof(Entry) * (t->pairs_used ? t->pairs_used : 1));
+	uint64_t	work = 0;
+
+	for (uint32_t k = 0; k < V; k++)
+	{
+		nb_interrupt_at(k);
+		item_rank[order[k]] = k;
+	}
+	/* counting sort: e[rank + 1] counts, then e[rank] is where the bucket starts */
+	for (uint64_t i = 0; i <= t->pair_mask; i++)
+	{
+		nb_interrupt_at(i);
+		if (t->pairs[i].key != NB_EMPTY_KEY)
+			e[item_rank[t->pairs[i].key >> 32] + 1]++;
+	}
+	for (uint32_t k = 0; k < V; k++)
+	{
+		nb_interrupt_at(k);
+		e[k + 1] += e[k];
+	}
+	/* filling bucket k moves e[k] to where it ends */
+	for (uint64_t i = 0; i <= t->pair_mask; i++)
+	{
+		const NbPairSlot *s = &t->pairs[i];
+
+		nb_interrupt_at(i);
+		if (s->key != NB_EMPTY_KEY)
+		{
+			Entry	   *en = &out[e[item_rank[s->key >> 32]]++];
+
+			en->item = (uint32_t) (s->key >> 32);
+			en->cls = class_rank[(uint32_t) s->key];
+			en->count = s->count;
+			en->docs = s->docs;
+		}
+	}
+	nb_free(item_rank);
+	for (uint32_t k = 0; k < V; k++)
+	{
+		uint64_t	lo = k == 0 ? 0 : e[k - 1];
+
+		/* at most one entry per class: sort runs of them interruptibly */
+		nb_interrupt_count(&work, 1 + (e[k] - lo));
+		if (e[k] - lo > 1)
+			nb_sort(out + lo, e[k] - lo, sizeof(Entry), cmp_entry);
+	}
+	*end = e;
+	*entries = out;
+}
+
 /* Fill the feature arrays of versions 2 and 3. */
 static void
 write_features(const NbTrainer *t, const StrRef *features, const StrRef *classes,
-			   const StrRef *tokens, const NbFormatWriter *w)
+			   const ItemOrder *o, const uint32_t *order, const NbFormatWriter *w)
 {
 	uint32_t	C = t->classes.count;
 	uint32_t	F = t->features.count;
@@ -1054,8 +1298,15 @@ write_features(const NbTrainer *t, const StrRef *features, const StrRef *classes
 		uint32_t	n = 0;
 
 		nb_interrupt_count(&work, 1 + (uint64_t) C);
-		while (k < V && tokens[k].group == j)
-			n++, k++;
+		for (; k < V; n++, k++)
+		{
+			uint32_t	len;
+			uint32_t	group;
+
+			(void) item_value(o, order[k], &len, &group);
+			if (group != j)
+				break;
+		}
 		nb_write_u32(w->feature_name_len, j, features[j].len);
 		nb_write_u32(w->feature_type, j, (uint32_t) f->type);
 		nb_write_u32(w->feature_items, j, n);
@@ -1074,61 +1325,121 @@ write_features(const NbTrainer *t, const StrRef *features, const StrRef *classes
 	}
 }
 
+static inline void
+write_entry(const NbFormatWriter *w, uint64_t i, uint32_t cls, double count, double docs)
+{
+	nb_write_u32(w->entry_class, i, cls);
+	nb_write_f64(w->entry_count, i, count);
+	nb_write_f64(w->entry_docs, i, docs);
+}
+
+/*
+ * Write item k (in canonical order) and its entries from i on: those of
+ * its inline counts and its bucket of pair entries, merged by class rank.
+ * Returns the number of entries.
+ */
+static uint32_t
+write_item_entries(const NbTrainer *t, const NbFormatWriter *w, uint32_t id,
+				   const uint32_t *class_rank, const Entry *bucket, uint64_t n_bucket,
+				   uint64_t i)
+{
+	uint32_t	order[NB_INLINE_CLASSES];
+	uint32_t	n_inline = 0;
+	uint32_t	a = 0;
+	uint64_t	b = 0;
+
+	for (uint32_t c = 0; c < NB_INLINE_CLASSES; c++)
+		if (t->inline_counts[c] != NULL && t->inline_counts[c][id].count != 0)
+			order[n_inline++] = c;
+	if (n_inline == 2 && class_rank[order[1]] < class_rank[order[0]])
+	{
+		order[0] = 1;
+		order[1] = 0;
+	}
+	while (a < n_inline || b < n_bucket)
+	{
+		if (b == n_bucket || (a < n_inline && class_rank[order[a]] < bucket[b].cls))
+		{
+			const NbItemCounts *in = &t->inline_counts[order[a]][id];
+
+			write_entry(w, i++, class_rank[order[a]], in->count, in->docs);
+			a++;
+		}
+		else
+		{
+			write_entry(w, i++, bucket[b].cls, bucket[b].count, bucket[b].docs);
+			b++;
+		}
+	}
+	return n_inline + (uint32_t) n_bucket;
+}
+
 static void
-write_model(const NbTrainer *t, unsigned char *buf, size_t size)
+write_model(NbTrainer *t, unsigned char *buf, size_t size)
 {
 	uint32_t	C = t->classes.count;
 	uint32_t	V = t->tokens.count;
 	uint32_t	F = t->features.count;
-	uint64_t	E = t->n_entries;
 	bool		text_only = is_text_only(t);
 	bool		lengths = keeps_lengths(t);
 	uint32_t   *class_rank = nb_alloc(sizeof(uint32_t) * (C ? C : 1));
-	uint32_t   *token_rank = nb_alloc(sizeof(uint32_t) * (V ? V : 1));
 	uint32_t   *feature_rank = nb_alloc(sizeof(uint32_t) * (F ? F : 1));
-	StrRef	   *classes = sorted_strings(&t->classes, class_rank, NULL, 0);
-	StrRef	   *features = sorted_strings(&t->features, feature_rank, NULL, 0);
-	StrRef	   *tokens = sorted_strings(&t->tokens, token_rank, feature_rank,
-										t->unnamed_bag >= 0 ? feature_rank[t->unnamed_bag] : 0);
-	uint64_t   *start = nb_alloc_zero(sizeof(uint64_t) * ((uint64_t) V + 1));
-	Entry	   *entries = nb_alloc(sizeof(Entry) * (E ? E : 1));
+	StrRef	   *classes = sorted_strings(&t->classes, class_rank);
+	StrRef	   *features = sorted_strings(&t->features, feature_rank);
+	ItemOrder	order = {t, feature_rank,
+	t->unnamed_bag >= 0 ? feature_rank[t->unnamed_bag] : 0};
 	NbFormatShape shape = trainer_shape(t, text_only, lengths);
+	uint64_t   *bucket_end = NULL;
+	Entry	   *pairs = NULL;
+	ItemKey    *keys;
+	ItemKey    *own_keys = NULL;
+	uint32_t   *ids;
 	NbFormatWriter w;
 	char	   *strings;
-	uint64_t	pos = 0;
+	uint64_t	e = 0;
 	uint64_t	work = 0;
-	Entry		en;
 
-	/* bucket the entries by token rank (counting sort), then order each bucket by class */
-	while (next_entry(t, &pos, &en))
-		start[token_rank[en.item] + 1]++;
+	/*
+	 * Writing looks up no string: the index's memory, 16 bytes or more per
+	 * item (it is at most 3/4 full), holds the sort keys instead, and the
+	 * next row builds the index again.  Never build it here: the server
+	 * writes in a scratch context, deleted right after.  Freed once sorted,
+	 * before the result is written.
+	 */
+	keys = nb_vocab_lend_index(&t->tokens);
+	if (keys == NULL)
+		keys = own_keys = nb_alloc(sizeof(ItemKey) * (V ? V : 1));
+	for (uint32_t k = 0; k < V; k++)
+	{
+		uint32_t	len;
+		const char *str = item_value(&order, k, &len, &keys[k].group);
+		unsigned char head[8] = {0};
+
+		nb_interrupt_at(k);
+		memcpy(head, str, len < 8 ? len : 8);
+		keys[k].head = 0;
+		for (int b = 0; b < 8; b++)
+			keys[k].head = keys[k].head << 8 | head[b];
+		keys[k].id = k;
+	}
+	sort_keys(&order, keys, V);
+	/* the ids in order are all that is left to know: 4 bytes an item, not 16 */
+	ids = nb_alloc(sizeof(uint32_t) * (V ? V : 1));
 	for (uint32_t k = 0; k < V; k++)
 	{
 		nb_interrupt_at(k);
-		start[k + 1] += start[k];
+		ids[k] = keys[k].id;
 	}
-	{
-		uint64_t   *fill = nb_alloc(sizeof(uint64_t) * (V ? V : 1));
-
-		memcpy(fill, start, sizeof(uint64_t) * V);
-		for (pos = 0; next_entry(t, &pos, &en);)
-		{
-			en.cls = class_rank[en.cls];
-			entries[fill[token_rank[en.item]]++] = en;
-		}
-		nb_free(fill);
-	}
-	for (uint32_t k = 0; k < V; k++)
-	{
-		/* at most one entry per class: sort runs of them interruptibly */
-		nb_interrupt_count(&work, 1 + (start[k + 1] - start[k]));
-		if (start[k + 1] - start[k] > 1)
-			nb_sort(entries + start[k], start[k + 1] - start[k], sizeof(Entry), cmp_entry);
-	}
+	if (own_keys != NULL)
+		nb_free(own_keys);
+	else
+		nb_vocab_drop_index(&t->tokens);
+	if (t->pairs_used > 0)
+		bucket_pairs(t, ids, class_rank, &bucket_end, &pairs);
 
 	nb_format_begin(&w, &shape, buf, size);
 	if (!text_only || lengths)
-		write_features(t, features, classes, tokens, &w);
+		write_features(t, features, classes, &order, ids, &w);
 	if (lengths)
 		write_lengths(t, feature_rank, class_rank, &w);
 
@@ -1143,11 +1454,20 @@ write_model(const NbTrainer *t, unsigned char *buf, size_t size)
 	}
 	for (uint32_t k = 0; k < V; k++)
 	{
-		nb_interrupt_count(&work, 1 + tokens[k].len / 64);
-		nb_write_u32(w.token_len, k, tokens[k].len);
-		nb_write_u32(w.token_entries, k, (uint32_t) (start[k + 1] - start[k]));
-		memcpy(strings, tokens[k].str, tokens[k].len);
-		strings += tokens[k].len;
+		uint32_t	len;
+		uint32_t	group;
+		const char *str = item_value(&order, ids[k], &len, &group);
+		uint64_t	lo = pairs == NULL || k == 0 ? 0 : bucket_end[k - 1];
+		uint64_t	hi = pairs == NULL ? 0 : bucket_end[k];
+		uint32_t	n = write_item_entries(t, &w, ids[k], class_rank,
+										   pairs == NULL ? NULL : pairs + lo, hi - lo, e);
+
+		nb_interrupt_count(&work, 1 + n + len / 64);
+		nb_write_u32(w.token_len, k, len);
+		nb_write_u32(w.token_entries, k, n);
+		memcpy(strings, str, len);
+		strings += len;
+		e += n;
 	}
 	if (!text_only || lengths)
 		for (uint32_t j = 0; j < F; j++)
@@ -1156,23 +1476,18 @@ write_model(const NbTrainer *t, unsigned char *buf, size_t size)
 			memcpy(strings, features[j].str, features[j].len);
 			strings += features[j].len;
 		}
-	for (uint64_t i = 0; i < E; i++)
-	{
-		nb_interrupt_at(i);
-		nb_write_u32(w.entry_class, i, entries[i].cls);
-		nb_write_f64(w.entry_count, i, entries[i].count);
-		nb_write_f64(w.entry_docs, i, entries[i].docs);
-	}
 	nb_format_finish(&w, NULL);
 
 	nb_free(class_rank);
-	nb_free(token_rank);
 	nb_free(feature_rank);
 	nb_free(classes);
 	nb_free(features);
-	nb_free(tokens);
-	nb_free(start);
-	nb_free(entries);
+	nb_free(ids);
+	if (pairs != NULL)
+	{
+		nb_free(bucket_end);
+		nb_free(pairs);
+	}
 }
 
 void

@@ -4,9 +4,12 @@
  * This is the in-memory form behind the aggregates' transition state.
  * Statistics are sparse: per non-zero (token, class) pair, the weighted
  * token count and the weighted document frequency.  Those of the first
- * NB_INLINE_CLASSES classes are kept in the token's slot of the item map
- * (NbInlineCounts), the others in a hash table of pairs: with two classes,
- * counting a token then fetches one cache line instead of two.
+ * NB_INLINE_CLASSES classes are kept in one array per class indexed by
+ * item id (a row is of one class: counting a token reads one cache line
+ * there, and a model of one class has one array), the others in a hash
+ * table of pairs.  Items are interned in an NbVocab (nb_vocab.h): memory
+ * per item is its bytes and 8 + 16 * 4/3..8/3 + 4, plus 16 per inline
+ * class, the model's own share being its bytes and 8 + 20 per entry.
  */
 #ifndef NB_TRAINER_H
 #define NB_TRAINER_H
@@ -17,9 +20,9 @@
 
 #include "nb_format.h"
 #include "nb_item.h"
-#include "nb_itemset.h"
 #include "nb_merge.h"
 #include "nb_strmap.h"
+#include "nb_vocab.h"
 
 typedef struct NbPairSlot
 {
@@ -43,12 +46,12 @@ typedef struct NbLengthSlot
 	double		weight;
 } NbLengthSlot;
 
-/* The payload of an item's slot: counts of classes 0 and 1 (0 if none). */
-typedef struct NbInlineCounts
+/* An item's counts in a class below NB_INLINE_CLASSES (0 if none). */
+typedef struct NbItemCounts
 {
-	double		count[NB_INLINE_CLASSES];
-	double		docs[NB_INLINE_CLASSES];
-} NbInlineCounts;
+	double		count;
+	double		docs;
+} NbItemCounts;
 
 /* Statistics of one feature in one class (see NbFeatureType). */
 typedef struct NbClassStat
@@ -82,7 +85,10 @@ typedef struct NbTrainer
 	uint32_t	n_bags;			/* bag features */
 	uint32_t	vector_len;		/* float8[] rows' length, 0 if none yet */
 	uint32_t   *position_feature;	/* feature ids of the vector_len positions, or NULL */
-	NbStrMap	tokens;			/* payload NbInlineCounts */
+	NbVocab		tokens;			/* the items */
+	NbItemCounts *inline_counts[NB_INLINE_CLASSES];	/* per item; NULL before the class */
+	uint32_t   *item_doc;		/* per item, the document that last counted it */
+	uint32_t	item_cap;		/* items the two arrays have room for */
 	uint64_t	prefix_bytes;	/* NB_ITEM_PREFIX times the prefixed items */
 	NbPairSlot *pairs;			/* pairs of the classes from NB_INLINE_CLASSES on */
 	uint64_t	pair_mask;
@@ -102,12 +108,11 @@ typedef struct NbTrainer
 	double		doc_weight;
 	bool		overflow;		/* some sum stopped being finite */
 	uint64_t	size_limit;		/* merges refuse to pass this serialized size */
+	uint32_t	doc_stamp;		/* the current document in item_doc, never 0 */
 	/* scratch for one batch of tokens */
 	uint64_t   *scratch_hash;
 	uint32_t   *scratch_id;
 	uint32_t	scratch_cap;
-	/* the current document's items, each counted once in the document frequency */
-	NbItemSet	doc_items;
 	NbItemKeys	item_keys;		/* scratch for prefixed items */
 } NbTrainer;
 
@@ -191,7 +196,11 @@ uint64_t	nb_trainer_min_flat_size(const NbTrainer *t);
 /* Exact size of the serialized form, or 0 if it would exceed max_size. */
 size_t		nb_trainer_flat_size(NbTrainer *t, size_t max_size);
 
-/* Write the canonical serialized form into buf of nb_trainer_flat_size bytes. */
+/*
+ * Write the canonical serialized form into buf of nb_trainer_flat_size
+ * bytes.  The item map's index lends its memory to the sort and is freed
+ * once sorted: adding to the model later builds it again.
+ */
 void		nb_trainer_write(NbTrainer *t, unsigned char *buf, size_t size);
 
 #endif

@@ -5,14 +5,13 @@
  */
 #include "pg_model.h"
 
-#include <math.h>
-
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "lib/stringinfo.h"
 #include "utils/builtins.h"
 #include "utils/float.h"
 #include "utils/jsonb.h"
+#include "utils/memutils.h"
 #include "utils/tuplestore.h"
 
 #include "nb_explain.h"
@@ -150,7 +149,7 @@ put_explain_row(ReturnSetInfo *rsinfo, const NbPrepared *pm, const NbRowCategori
 			break;
 		case NB_EXPLAIN_ABSENT:
 			values[0] = PointerGetDatum(feature_name(ix, j));
-			nulls[1] = true;
+			values[1] = PointerGetDatum(number_text(row->count));
 			break;
 	}
 	values[2] = Float8GetDatum(row->contribution);
@@ -200,7 +199,6 @@ explain(FunctionCallInfo fcinfo, NbFeatureInput input)
 		CHECK_FOR_INTERRUPTS();
 		put_explain_row(rsinfo, pm, &cats, &rows[i]);
 	}
-	pfree(rows);
 	return (Datum) 0;
 }
 
@@ -232,7 +230,10 @@ nb_explain_float8(PG_FUNCTION_ARGS)
 	return explain(fcinfo, NB_INPUT_FLOAT8);
 }
 
-/* Rows (feature, value, label, log_prob) of one value of a feature, one per class. */
+/*
+ * Rows (feature, value, label, log_prob) of one value of a feature, one per
+ * class; the labels are allocated in CurrentMemoryContext.
+ */
 static void
 put_log_probs(ReturnSetInfo *rsinfo, const NbIndex *ix, text *feature, text *value,
 			  const double *log_prob)
@@ -250,7 +251,6 @@ put_log_probs(ReturnSetInfo *rsinfo, const NbIndex *ix, text *feature, text *val
 		values[2] = PointerGetDatum(cstring_to_text_with_len(label, len));
 		values[3] = Float8GetDatum(log_prob[c]);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
-		pfree(DatumGetPointer(values[2]));
 	}
 }
 
@@ -258,7 +258,8 @@ put_log_probs(ReturnSetInfo *rsinfo, const NbIndex *ix, text *feature, text *val
  * nb_feature_log_prob(model, options): per feature, value and class the
  * smoothed log-probability the scorer for the options uses; for a Gaussian
  * feature the class's mean and variance (after the floor) as the values
- * "mean" and "variance".  Into a tuplestore (spilled to disk when large).
+ * "mean" and "variance".  Into a tuplestore (spilled to disk when large);
+ * what one value needs is allocated in a context reset after it.
  */
 PG_FUNCTION_INFO_V1(nb_feature_log_prob);
 Datum
@@ -270,6 +271,8 @@ nb_feature_log_prob(PG_FUNCTION_ARGS)
 	const NbIndex *ix;
 	double	   *log_prob;
 	uint32		first_item = 0;
+	MemoryContext per_value;
+	MemoryContext old;
 
 	InitMaterializedSRF(fcinfo, 0);
 	if (PG_ARGISNULL(0))
@@ -278,6 +281,8 @@ nb_feature_log_prob(PG_FUNCTION_ARGS)
 						 PG_ARGISNULL(1) ? NULL : PG_GETARG_JSONB_P(1), &sc);
 	ix = &pm->index;
 	log_prob = palloc(sizeof(double) * ix->n_classes);
+	per_value = AllocSetContextCreate(CurrentMemoryContext, "nb_feature_log_prob value",
+									  ALLOCSET_SMALL_SIZES);
 	for (uint32 j = 0; j < ix->n_features; j++)
 	{
 		text	   *name = feature_name(ix, j);
@@ -291,11 +296,12 @@ nb_feature_log_prob(PG_FUNCTION_ARGS)
 				{
 					uint32		len;
 					const char *s = item_value(ix, j, k, &len);
-					text	   *value = cstring_to_text_with_len(s, len);
 
+					old = MemoryContextSwitchTo(per_value);
 					nb_item_log_prob(sc, j, k, log_prob);
-					put_log_probs(rsinfo, ix, name, value, log_prob);
-					pfree(value);
+					put_log_probs(rsinfo, ix, name, cstring_to_text_with_len(s, len), log_prob);
+					MemoryContextSwitchTo(old);
+					MemoryContextReset(per_value);
 				}
 				break;
 			case NB_FEATURE_BOOLEAN:
@@ -320,5 +326,6 @@ nb_feature_log_prob(PG_FUNCTION_ARGS)
 		}
 		first_item += ix->feature_items[j];
 	}
+	MemoryContextDelete(per_value);
 	return (Datum) 0;
 }

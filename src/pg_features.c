@@ -29,18 +29,26 @@ nb_check_feature_array(ArrayType *array)
  * without array_iter_next's general case: it is a good part of the work
  * per token in training and scoring.
  */
-uint32
-nb_array_tokens(ArrayType *tokens, NbTokenRef *refs)
+void
+nb_array_tokens_begin(NbArrayTokens *it, ArrayType *tokens)
 {
-	uint32		n = nb_array_size(tokens);
-	bits8	   *nulls = ARR_NULLBITMAP(tokens);
-	char	   *p = ARR_DATA_PTR(tokens);
+	it->nulls = ARR_NULLBITMAP(tokens);
+	it->p = ARR_DATA_PTR(tokens);
+	it->i = 0;
+	it->n = nb_array_size(tokens);
+}
+
+uint32
+nb_array_tokens_next(NbArrayTokens *it, NbTokenRef *refs, uint32 max)
+{
+	uint32		end = it->n - it->i < max ? it->n : it->i + max;
+	char	   *p = it->p;
 	uint32		used = 0;
 
-	for (uint32 i = 0; i < n; i++)
+	for (uint32 i = it->i; i < end; i++)
 	{
 		nb_interrupt_at(i);
-		if (nulls != NULL && !(nulls[i / 8] & (1 << (i % 8))))
+		if (it->nulls != NULL && !(it->nulls[i / 8] & (1 << (i % 8))))
 			continue;
 		refs[used].str = VARDATA_ANY(p);
 		refs[used].len = VARSIZE_ANY_EXHDR(p);
@@ -49,24 +57,42 @@ nb_array_tokens(ArrayType *tokens, NbTokenRef *refs)
 		p = att_addlength_pointer(p, -1, p);
 		p = (char *) att_align_nominal(p, TYPALIGN_INT);
 	}
+	it->p = p;
+	it->i = end;
 	return used;
+}
+
+uint32
+nb_array_tokens(ArrayType *tokens, NbTokenRef *refs)
+{
+	NbArrayTokens it;
+
+	nb_array_tokens_begin(&it, tokens);
+	return nb_array_tokens_next(&it, refs, it.n);
+}
+
+void
+nb_tsvector_range(TSVector tsv, uint32 first, uint32 n, NbTokenRef *refs)
+{
+	WordEntry  *entries = ARRPTR(tsv);
+	char	   *lexemes = STRPTR(tsv);
+
+	for (uint32 i = 0; i < n; i++)
+	{
+		WordEntry  *e = &entries[first + i];
+		int			npos = e->haspos ? POSDATALEN(tsv, e) : 0;
+
+		nb_interrupt_at(i);
+		refs[i].str = lexemes + e->pos;
+		refs[i].len = e->len;
+		refs[i].count = npos > 0 ? npos : 1;
+	}
 }
 
 uint32
 nb_tsvector_tokens(TSVector tsv, NbTokenRef *refs)
 {
-	WordEntry  *entries = ARRPTR(tsv);
-	char	   *lexemes = STRPTR(tsv);
-
-	for (int i = 0; i < tsv->size; i++)
-	{
-		int			npos = entries[i].haspos ? POSDATALEN(tsv, &entries[i]) : 0;
-
-		nb_interrupt_at(i);
-		refs[i].str = lexemes + entries[i].pos;
-		refs[i].len = entries[i].len;
-		refs[i].count = npos > 0 ? npos : 1;
-	}
+	nb_tsvector_range(tsv, 0, tsv->size, refs);
 	return tsv->size;
 }
 

@@ -34,10 +34,36 @@ nb_array_size(ArrayType *tokens)
 uint32		nb_array_tokens(ArrayType *tokens, NbTokenRef *refs);
 
 /*
+ * The same in pieces, for a caller that keeps references to a few
+ * elements at a time (training: its memory then does not grow with the
+ * row).  nb_array_tokens_next fills refs with the non-NULL ones among the
+ * next max elements and returns how many.
+ */
+typedef struct NbArrayTokens
+{
+	bits8	   *nulls;
+	char	   *p;
+	uint32		i;
+	uint32		n;
+} NbArrayTokens;
+
+void		nb_array_tokens_begin(NbArrayTokens *it, ArrayType *tokens);
+uint32		nb_array_tokens_next(NbArrayTokens *it, NbTokenRef *refs, uint32 max);
+
+static inline bool
+nb_array_tokens_done(const NbArrayTokens *it)
+{
+	return it->i == it->n;
+}
+
+/*
  * The lexemes of a tsvector, each counting once per position (once if it
  * has none); returns how many (tsv->size).  The references point into tsv.
  */
 uint32		nb_tsvector_tokens(TSVector tsv, NbTokenRef *refs);
+
+/* Lexemes first .. first + n - 1 of a tsvector, as nb_tsvector_tokens. */
+void		nb_tsvector_range(TSVector tsv, uint32 first, uint32 n, NbTokenRef *refs);
 
 /*
  * What a jsonb features object holds, key by key (see nb_jsonb_features).

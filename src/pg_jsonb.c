@@ -3,6 +3,8 @@
  */
 #include "pg_jsonb.h"
 
+#include <stdlib.h>
+
 #include "common/shortest_dec.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
@@ -152,4 +154,17 @@ nb_jsonb_finish(JsonbValue *root)
 	(void) write_jsonb_object(&buf, root);
 	SET_VARSIZE(buf.data, buf.len);
 	return (Jsonb *) buf.data;
+}
+
+bool
+nb_jsonb_number(const JsonbValue *v, double *result)
+{
+	char	   *digits;
+
+	if (v->type != jbvNumeric)
+		return false;
+	digits = DatumGetCString(DirectFunctionCall1(numeric_out,
+												 NumericGetDatum(v->val.numeric)));
+	*result = strtod(digits, NULL);
+	return true;
 }

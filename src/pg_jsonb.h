@@ -25,4 +25,12 @@ void		nb_push_pair(JsonbParseState **state, const char *key, double v);
  */
 Jsonb	   *nb_jsonb_finish(JsonbValue *root);
 
+/*
+ * A JSON number as float8 (false if v is not a number).  Through strtod
+ * rather than numeric_float8, so that a number beyond the range of float8
+ * becomes infinity or 0, which an option's range check then refuses with
+ * the option's own error, instead of a conversion error.
+ */
+bool		nb_jsonb_number(const JsonbValue *v, double *result);
+
 #endif

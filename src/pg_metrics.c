@@ -36,6 +36,7 @@ typedef struct MetricsState
 	MemoryContext cxt;			/* holds the state and everything in it */
 	NbMetrics	m;
 	uint32		row_cap;		/* room in the row's scratch arrays */
+	uint32		row_n;			/* classes of the last row */
 	uint32	   *row_class;		/* the classes of a row's probabilities */
 	double	   *row_prob;
 } MetricsState;
@@ -112,6 +113,16 @@ label_id(MetricsState *st, const char *label, uint32 len)
 	return nb_metrics_class(&st->m, label, len);
 }
 
+/* Whether class c is the label. */
+static inline bool
+same_label(const MetricsState *st, uint32 c, const char *label, uint32 len)
+{
+	uint32		clen;
+	const char *s = nb_strmap_str(&st->m.labels, c, &clen);
+
+	return clen == len && memcmp(s, label, len) == 0;
+}
+
 static Datum
 return_state(FunctionCallInfo fcinfo, MetricsState *st)
 {
@@ -147,6 +158,79 @@ nb_metrics_label_transfn(PG_FUNCTION_ARGS)
 	PG_RETURN_POINTER(st);
 }
 
+/*
+ * A jsonb number as float8, exactly as numeric_float8 gives it but without
+ * its detour through text, the cost of the probability form: the number's
+ * base-10000 digits are read from its stored form (numeric's on-disk
+ * format, which pg_upgrade keeps stable: a 16-bit header, short or long
+ * with a 16-bit weight, then the digits, most significant first; see
+ * utils/adt/numeric.c) and nb_decimal_to_double rounds them.  Anything
+ * else (NaN, infinities, negative numbers, more digits than 64 bits hold)
+ * goes through numeric_float8.
+ */
+static double
+jsonb_number(Numeric num)
+{
+	const char *data = VARDATA_ANY(num);
+	Size		size = VARSIZE_ANY_EXHDR(num);
+	uint16		header;
+	int			weight;
+	Size		first;
+	uint64		digits = 0;
+	int			ndigits;
+	int			zeros = 0;
+
+	if (size < sizeof(uint16))
+		goto slow;
+	memcpy(&header, data, sizeof(uint16));
+	if ((header & 0xC000) == 0x8000)
+	{
+		/* short: sign 0x2000, weight in the low 7 bits (sign 0x0040) */
+		if (header & 0x2000)
+			goto slow;
+		weight = (header & 0x0040 ? ~0x003F : 0) | (header & 0x003F);
+		first = sizeof(uint16);
+	}
+	else if ((header & 0xC000) == 0x0000)
+	{
+		int16		w;
+
+		/* long, positive: the weight follows the header */
+		if (size < 2 * sizeof(uint16))
+			goto slow;
+		memcpy(&w, data + sizeof(uint16), sizeof(int16));
+		weight = w;
+		first = 2 * sizeof(uint16);
+	}
+	else
+		goto slow;
+	ndigits = (int) ((size - first) / sizeof(int16));
+	for (int i = 0; i < ndigits; i++)
+	{
+		int16		d;
+		uint64		scale = 10000;
+
+		memcpy(&d, data + first + i * sizeof(int16), sizeof(int16));
+		if (d < 0 || d > 9999)
+			goto slow;
+		/* the last digit without its trailing zeros, so that 17 digits fit */
+		if (i == ndigits - 1 && d != 0)
+			while (d % 10 == 0)
+			{
+				d /= 10;
+				scale /= 10;
+				zeros++;
+			}
+		if (digits > (PG_UINT64_MAX - (uint64) d) / scale)
+			goto slow;
+		digits = digits * scale + (uint64) d;
+	}
+	return nb_decimal_to_double(digits, 4 * (weight - (ndigits - 1)) + zeros);
+
+slow:
+	return DatumGetFloat8(DirectFunctionCall1(numeric_float8, NumericGetDatum(num)));
+}
+
 static void
 bad_probabilities(const char *detail)
 {
@@ -167,11 +251,11 @@ nb_metrics_proba_transfn(PG_FUNCTION_ARGS)
 	text	   *actual;
 	Jsonb	   *proba;
 	uint32		n;
-	JsonbIterator *it;
-	JsonbIteratorToken tok;
-	JsonbValue	v;
-	JsonbValue	key = {0};
-	uint32		i = 0;
+	const JsonbContainer *jc;
+	const char *data;
+	uint32		key_end;
+	uint32		value_end;
+	uint32		i;
 	MemoryContext old;
 	uint32		a;
 
@@ -204,40 +288,53 @@ nb_metrics_proba_transfn(PG_FUNCTION_ARGS)
 		st->row_cap = cap;
 	}
 
-	it = JsonbIteratorInit(&proba->root);
-	while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
+	/*
+	 * The pairs straight from the container (utils/jsonb.h): n key entries,
+	 * then n value entries, then the data of the keys and then of the values.
+	 */
+	jc = &proba->root;
+	data = (const char *) &jc->children[2 * n];
+	key_end = 0;
+	value_end = getJsonbOffset(jc, n);
+	for (i = 0; i < n; i++)
 	{
+		JEntry		key_entry = jc->children[i];
+		JEntry		value_entry = jc->children[n + i];
+		uint32		key_start = key_end;
+		uint32		value_start = value_end;
+		const char *key;
+		uint32		key_len;
 		double		p;
 
-		if (tok == WJB_KEY)
-		{
-			key = v;
-			continue;
-		}
-		if (tok != WJB_VALUE)
-			continue;
-		if (v.type != jbvNumeric)
+		JBE_ADVANCE_OFFSET(key_end, key_entry);
+		JBE_ADVANCE_OFFSET(value_end, value_entry);
+		key = data + key_start;
+		key_len = key_end - key_start;
+		if (!JBE_ISNUMERIC(value_entry))
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("invalid nb_metrics probabilities"),
 					 errdetail("The probability of \"%.*s\" is not a number.",
-							   key.val.string.len, key.val.string.val)));
-		p = DatumGetFloat8(DirectFunctionCall1(numeric_float8,
-											   NumericGetDatum(v.val.numeric)));
+							   (int) key_len, key)));
+		/* numbers start at a 4-byte boundary of the data */
+		p = jsonb_number((Numeric) (data + INTALIGN(value_start)));
 		if (!(p >= 0 && p <= 1))
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("invalid nb_metrics probabilities"),
 					 errdetail("The probability of \"%.*s\" is %s, outside [0, 1].",
-							   key.val.string.len, key.val.string.val,
-							   float8out_internal(p))));
-		old = MemoryContextSwitchTo(st->cxt);
-		st->row_class[i] = label_id(st, key.val.string.val, key.val.string.len);
-		MemoryContextSwitchTo(old);
+							   (int) key_len, key, float8out_internal(p))));
+		/* rows usually name the same classes in the same order: try the last row's */
+		if (i >= st->row_n || !same_label(st, st->row_class[i], key, key_len))
+		{
+			old = MemoryContextSwitchTo(st->cxt);
+			st->row_class[i] = label_id(st, key, key_len);
+			MemoryContextSwitchTo(old);
+		}
 		st->row_prob[i] = p;
-		i++;
 	}
 
+	st->row_n = i;
 	old = MemoryContextSwitchTo(st->cxt);
 	a = label_id(st, VARDATA_ANY(actual), VARSIZE_ANY_EXHDR(actual));
 	nb_metrics_add_scored(&st->m, a, st->row_class, st->row_prob, i, weight);

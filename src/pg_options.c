@@ -6,10 +6,9 @@
  */
 #include "pg_options.h"
 
-#include <stdlib.h>
-
 #include "utils/builtins.h"
-#include "utils/numeric.h"
+
+#include "pg_jsonb.h"
 
 #define KIND_DETAIL "Valid kinds are \"multinomial\", \"bernoulli\", \"complement\" and \"dcm\"."
 #define ALPHA_DETAIL "It must be a number from 0 to 1e100."
@@ -116,24 +115,6 @@ check_option(NbOptionStatus status)
 	elog(ERROR, "unexpected naive Bayes option status %d", (int) status);
 }
 
-/*
- * A JSON number as float8.  Through strtod rather than numeric_float8, so
- * that a number beyond the range of float8 becomes infinity (rejected by the
- * range checks with the option's own error) or 0, not a conversion error.
- */
-static bool
-number_value(const JsonbValue *v, double *result)
-{
-	char	   *digits;
-
-	if (v->type != jbvNumeric)
-		return false;
-	digits = DatumGetCString(DirectFunctionCall1(numeric_out,
-												 NumericGetDatum(v->val.numeric)));
-	*result = strtod(digits, NULL);
-	return true;
-}
-
 static const double *
 parse_class_prior(const JsonbValue *v, const NbIndex *ix, NbOptions *o)
 {
@@ -162,7 +143,7 @@ parse_class_prior(const JsonbValue *v, const NbIndex *ix, NbOptions *o)
 					 errmsg("class_prior names unrecognized class \"%.*s\"",
 							key.val.string.len, key.val.string.val),
 					 errdetail("The model has no class with that label.")));
-		if (!number_value(&val, &p))
+		if (!nb_jsonb_number(&val, &p))
 			option_error("class_prior", CLASS_PRIOR_DETAIL);
 		if (nb_options_check_prior(p) != NB_OPTION_OK)
 			ereport(ERROR,
@@ -203,7 +184,7 @@ parse_beta(const JsonbValue *v, NbOptions *o)
 		option_error("beta", BETA_DETAIL);
 	it = JsonbIteratorInit(v->val.binary.data);
 	while ((tok = JsonbIteratorNext(&it, &elem, true)) != WJB_DONE)
-		if (tok == WJB_ELEM && !number_value(&elem, &b[n++]))
+		if (tok == WJB_ELEM && !nb_jsonb_number(&elem, &b[n++]))
 			option_error("beta", BETA_DETAIL);
 	check_option(nb_options_set_beta(o, b[0], b[1]));
 }
@@ -245,7 +226,7 @@ nb_parse_options(Jsonb *options, const NbIndex *ix, NbOptions *o)
 		{
 			double		alpha;
 
-			if (!number_value(&val, &alpha))
+			if (!nb_jsonb_number(&val, &alpha))
 				option_error("alpha", ALPHA_DETAIL);
 			check_option(nb_options_set_alpha(o, alpha));
 		}
@@ -261,7 +242,7 @@ nb_parse_options(Jsonb *options, const NbIndex *ix, NbOptions *o)
 		{
 			double		var_smoothing;
 
-			if (!number_value(&val, &var_smoothing))
+			if (!nb_jsonb_number(&val, &var_smoothing))
 				option_error("var_smoothing", VAR_SMOOTHING_DETAIL);
 			check_option(nb_options_set_var_smoothing(o, var_smoothing));
 		}
@@ -269,7 +250,7 @@ nb_parse_options(Jsonb *options, const NbIndex *ix, NbOptions *o)
 		{
 			double		class_alpha;
 
-			if (!number_value(&val, &class_alpha))
+			if (!nb_jsonb_number(&val, &class_alpha))
 				option_error("class_alpha", CLASS_ALPHA_DETAIL);
 			check_option(nb_options_set_class_alpha(o, class_alpha));
 		}

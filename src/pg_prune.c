@@ -4,15 +4,13 @@
  */
 #include "pg_model.h"
 
-#include <stdlib.h>
-
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
 #include "utils/memutils.h"
-#include "utils/numeric.h"
 
 #include "nb_alloc.h"
 #include "nb_prune.h"
+#include "pg_jsonb.h"
 
 PG_FUNCTION_INFO_V1(nb_prune);
 
@@ -26,24 +24,6 @@ PG_FUNCTION_INFO_V1(nb_prune);
 			(errcode(ERRCODE_INVALID_PARAMETER_VALUE), \
 			 errmsg("invalid value for nb_prune option \"%s\"", option), \
 			 errdetail(detail)))
-
-/*
- * A JSON number as float8, through strtod so that a number beyond the range
- * of float8 becomes infinity, which the range checks refuse with the
- * option's own error.
- */
-static bool
-json_number(const JsonbValue *v, double *result)
-{
-	char	   *digits;
-
-	if (v->type != jbvNumeric)
-		return false;
-	digits = DatumGetCString(DirectFunctionCall1(numeric_out,
-												 NumericGetDatum(v->val.numeric)));
-	*result = strtod(digits, NULL);
-	return true;
-}
 
 static void
 parse_prune_options(Jsonb *options, NbPruneOptions *o)
@@ -70,17 +50,17 @@ parse_prune_options(Jsonb *options, NbPruneOptions *o)
 		tok = JsonbIteratorNext(&it, &val, true);
 		if (strcmp(name, "top_k") == 0)
 		{
-			if (!json_number(&val, &x) || nb_prune_set_top_k(o, x) != NB_PRUNE_OK)
+			if (!nb_jsonb_number(&val, &x) || nb_prune_set_top_k(o, x) != NB_PRUNE_OK)
 				prune_option_error("top_k", TOP_K_DETAIL);
 		}
 		else if (strcmp(name, "min_documents") == 0)
 		{
-			if (!json_number(&val, &x) || nb_prune_set_min_documents(o, x) != NB_PRUNE_OK)
+			if (!nb_jsonb_number(&val, &x) || nb_prune_set_min_documents(o, x) != NB_PRUNE_OK)
 				prune_option_error("min_documents", MIN_DOCUMENTS_DETAIL);
 		}
 		else if (strcmp(name, "max_document_fraction") == 0)
 		{
-			if (!json_number(&val, &x) || nb_prune_set_max_document_fraction(o, x) != NB_PRUNE_OK)
+			if (!nb_jsonb_number(&val, &x) || nb_prune_set_max_document_fraction(o, x) != NB_PRUNE_OK)
 				prune_option_error("max_document_fraction", FRACTION_DETAIL);
 		}
 		else

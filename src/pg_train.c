@@ -140,8 +140,15 @@ aggregate_context(FunctionCallInfo fcinfo)
 	return aggctx;
 }
 /*
+ * Tokens of a text[] or tsvector row added to the trainer at a time: the
+ * row's scratch memory (references, hashes, ids) stays this small however
+ * long the row is.
+ */
+#define NB_TRAIN_BATCH 65536
+
+/*
  * One training row: the document's tokens, from a text[] or a tsvector
- * argument, added to the state in place.
+ * argument, added to the state in place, NB_TRAIN_BATCH at a time.
  */
 static Datum
 train_row(FunctionCallInfo fcinfo, bool tsvector_features)
@@ -152,7 +159,9 @@ train_row(FunctionCallInfo fcinfo, bool tsvector_features)
 	text	   *label;
 	ArrayType  *array = NULL;
 	TSVector	tsv = NULL;
+	NbArrayTokens it;
 	NbTokenRef *refs;
+	uint32		done = 0;
 	uint32		n;
 	MemoryContext old;
 
@@ -169,22 +178,26 @@ train_row(FunctionCallInfo fcinfo, bool tsvector_features)
 	{
 		array = PG_GETARG_ARRAYTYPE_P(2);
 		nb_check_feature_array(array);
+		nb_array_tokens_begin(&it, array);
 	}
 
 	old = MemoryContextSwitchTo(em->hdr.eoh_context);
-	if (tsvector_features)
-	{
-		refs = reserve_refs(em, tsv->size);
-		n = nb_tsvector_tokens(tsv, refs);
-	}
-	else
-	{
-		refs = reserve_refs(em, nb_array_size(array));
-		n = nb_array_tokens(array, refs);
-	}
+	refs = reserve_refs(em, Min(tsvector_features ? (uint32) tsv->size : it.n, NB_TRAIN_BATCH));
 	begin_doc(em, label, weight);
-	if (!nb_trainer_add_text(em->trainer, refs, n))
-		type_conflict(em, "", 0, NB_FEATURE_BAG);
+	/* once even with no tokens: the bag "" is present in the document */
+	do
+	{
+		if (tsvector_features)
+		{
+			n = Min((uint32) tsv->size - done, NB_TRAIN_BATCH);
+			nb_tsvector_range(tsv, done, n, refs);
+			done += n;
+		}
+		else
+			n = nb_array_tokens_next(&it, refs, NB_TRAIN_BATCH);
+		if (!nb_trainer_add_text(em->trainer, refs, n))
+			type_conflict(em, "", 0, NB_FEATURE_BAG);
+	} while (tsvector_features ? done < (uint32) tsv->size : !nb_array_tokens_done(&it));
 	MemoryContextSwitchTo(old);
 	nb_expanded_check(em);
 	PG_RETURN_DATUM(EOHPGetRWDatum(&em->hdr));

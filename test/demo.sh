@@ -4,7 +4,8 @@
 # PostgreSQL 15 cluster (pg_virtualenv): CREATE EXTENSION nbc, loads the
 # SpamAssassin corpus into table spamassassin (test/data/load_spamassassin.py)
 # and runs test/demo.sql with psql, echoing every query: a spam filter is
-# trained and evaluated in SQL.  Then loads test/data/load_mixed.py's tables
+# trained, evaluated and tuned (cross-validation over event models and alpha)
+# in SQL.  Then loads test/data/load_mixed.py's tables
 # and runs test/demo_mixed.sql: mixed jsonb features (Weka's credit-g) and
 # dense float8[] features (Fashion-MNIST).  Exits non-zero if any step fails.
 set -euo pipefail

@@ -1,4 +1,4 @@
--- nbc demo: a spam filter trained, evaluated and inspected in SQL.
+-- nbc demo: a spam filter trained, evaluated, inspected and tuned in SQL.
 --
 -- Needs the extension and the SpamAssassin corpus in table
 -- spamassassin(folder, msg_id, label 'ham'|'spam', body, split 'train'|'test');
@@ -133,3 +133,37 @@ LIMIT 15;
 SELECT nb_merge(folder_model)::jsonb = (SELECT model::jsonb FROM spam_model) AS merged_equals_whole
 FROM (SELECT nb_train(label, tokens) AS folder_model
       FROM emails WHERE split = 'train' GROUP BY folder) AS per_folder;
+
+\echo
+\echo '=============================================================='
+\echo ' 9. Tuning: 5-fold cross-validation on the training split'
+\echo '    chooses the event model and alpha (one training pass;'
+\echo '    each fold''s model is the whole minus the fold, nb_subtract)'
+\echo '=============================================================='
+CREATE VIEW training_emails AS SELECT label, tokens FROM emails WHERE split = 'train';
+\timing on
+CREATE TABLE tuning AS
+SELECT * FROM nb_cross_validate('training_emails', 'label', 'tokens',
+                                grid => '{"kind": ["multinomial", "bernoulli", "complement"],
+                                          "alpha": [0.01, 0.1, 0.5, 1]}');
+\timing off
+SELECT options, round(accuracy::numeric, 4) AS accuracy, round(accuracy_std::numeric, 4) AS std,
+       round(macro_f1::numeric, 4) AS macro_f1, round(log_loss::numeric, 4) AS log_loss
+FROM tuning;
+
+\echo
+\echo '--- the chosen options on the held-out test split: metrics and confusion matrix'
+SELECT options AS chosen FROM tuning LIMIT 1 \gset
+\echo chosen: :chosen
+CREATE TABLE test_metrics AS
+SELECT nb_metrics(e.label, nb_predict_proba(m.model, e.tokens, :'chosen')) AS m
+FROM spam_model AS m, emails AS e
+WHERE e.split = 'test';
+SELECT round((m ->> 'accuracy')::numeric, 4) AS accuracy,
+       round((m -> 'macro' ->> 'f1')::numeric, 4) AS macro_f1,
+       round((m ->> 'log_loss')::numeric, 4) AS log_loss
+FROM test_metrics;
+SELECT r.class AS actual, r.predicted, r.count AS messages
+FROM test_metrics, nb_metrics_rows(m) AS r
+WHERE r.kind = 'confusion'
+ORDER BY r.class, r.predicted;

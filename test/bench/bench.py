@@ -473,6 +473,14 @@ def run_comparisons(args, res):
               "sklearn / nbc", t["scikit-learn"], t["nbc"], ">= 5", lambda x: x >= 5)
     checks.append("end to end: training-set predictions right, nbc %d, scikit-learn %d"
                   % (nbc_e2e.correct, sklearn_e2e.correct))
+
+    # 7. evaluation: nb_metrics (test/bench/metrics_bench.py) ----------------
+    import metrics_bench
+    comparisons, times = metrics_bench.compare(cur, reps, args.metrics_rows)
+    res.add_times("evaluation", times)
+    for measure_name, definition, num, den, target, ok in comparisons:
+        res.ratio(measure_name, definition, num, den, target, ok)
+    res.notes.append("Evaluation: see test/bench/metrics_bench.py for its tables and queries.")
     conn.close()
     return checks
 
@@ -678,6 +686,7 @@ def main():
     # run to run (it allocates and faults in some 300 MB), which must stay small
     # beside the table's own cost for the marginal cost to mean anything
     ap.add_argument("--q20-docs", type=int, default=1000000)
+    ap.add_argument("--metrics-rows", type=int, default=1000000)
     ap.add_argument("--out", default=os.path.join(HERE, "results.md"))
     args = ap.parse_args()
 

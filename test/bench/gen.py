@@ -309,3 +309,54 @@ def make_q20(connect, ndocs, seed):
         finally:
             conn.close()
     return distinct
+
+
+SHORT_CLASSES = 15
+SHORT_VOCABULARY = 100000
+SHORT_TOKENS = 20
+
+
+def make_short(connect, ndocs, seed, table="short_docs"):
+    """short_docs (id, label, tokens): sentence-like documents for parallel
+    training, ndocs of them, 15 classes of equal share, lengths uniform in
+    10..30 (20 on average), over a vocabulary of 100,000 tokens with Zipf's
+    law, P(rank r) ~ 1/r.  Half of a document's tokens follow the common
+    ranking (the same for every class), the other half a ranking of the
+    class's own (its topic words): so frequent tokens occur in every class
+    and the model has many (token, class) pairs, as real text has.  Returns
+    the number of distinct tokens."""
+    rng = np.random.default_rng(seed)
+    lits = np.array(["s%05d" % i for i in range(SHORT_VOCABULARY)], dtype=object)
+    cdf = np.cumsum(1.0 / np.arange(1, SHORT_VOCABULARY + 1))
+    common = rng.permutation(SHORT_VOCABULARY)
+    topic = [rng.permutation(SHORT_VOCABULARY) for _ in range(SHORT_CLASSES)]
+    labels = rng.integers(0, SHORT_CLASSES, size=ndocs)
+    lens = rng.integers(SHORT_TOKENS - 10, SHORT_TOKENS + 11, size=ndocs)
+    total = int(lens.sum())
+    ranks = np.minimum(np.searchsorted(cdf, rng.random(total) * cdf[-1]), SHORT_VOCABULARY - 1)
+    own = rng.random(total) < 0.5
+    doc_of = np.repeat(np.arange(ndocs), lens)
+    ids = common[ranks]
+    for c in range(SHORT_CLASSES):
+        sel = own & (labels[doc_of] == c)
+        ids[sel] = topic[c][ranks[sel]]
+    toks = lits[ids]
+    starts = np.concatenate([[0], np.cumsum(lens)[:-1]])
+    out = io.StringIO()
+    for d in range(ndocs):
+        s = starts[d]
+        out.write("%d\tc%02d\t{%s}\n" % (d + 1, labels[d], ",".join(toks[s:s + lens[d]].tolist())))
+    out.seek(0)
+    conn = connect()
+    try:
+        with conn.cursor() as cur:
+            cur.execute("BEGIN")
+            cur.execute("DROP TABLE IF EXISTS %s" % table)
+            cur.execute("CREATE TABLE %s (id int, label text, tokens text[])" % table)
+            cur.copy_expert("COPY %s FROM STDIN WITH (FREEZE)" % table, out)
+            cur.execute("COMMIT")
+            cur.execute("ALTER TABLE %s SET (parallel_workers = 4)" % table)
+            cur.execute("VACUUM (FREEZE, ANALYZE) %s" % table)
+    finally:
+        conn.close()
+    return int(len(np.unique(ids)))

@@ -12,6 +12,9 @@ the same sizes), then measures, each round in alternating order:
 
   merge 2     SELECT nb_info(nb_merge(a, b)) over two models of half the
               corpus each, vs SELECT nb_info(a), nb_info(b)
+  subtract 2  nb_subtract(w, b) of the merge w of the two half models and
+              one half, vs nb_merge(a, b) of the halves and vs nb_info of
+              w and b (its inputs)
   merge 16    SELECT nb_info(nb_merge(m)) over 16 models of a sixteenth
               each, vs SELECT of nb_info(m) of each
   citus       32 partial models in their text form, parsed and combined in
@@ -103,6 +106,10 @@ def make_data(cur, args):
         cur.execute("""INSERT INTO bm_citus
             SELECT id % 32, nb_train(label, tokens)::text FROM bm_docs GROUP BY id % 32""")
         cur.execute("VACUUM ANALYZE bm_models, bm_citus")
+    cur.execute("""INSERT INTO bm_models
+        SELECT 'whole', nb_merge(a.m, b.m) FROM bm_models a, bm_models b
+        WHERE a.name = 'half0' AND b.name = 'half1'
+          AND NOT EXISTS (SELECT FROM bm_models WHERE name = 'whole')""")
     if table_rows(cur, "bm_short") != args.short_rows:
         log("== generating bm_short: %d rows of 20 tokens, 12 classes, vocabulary 60000"
             % args.short_rows)
@@ -134,6 +141,10 @@ CASES = {
                "WHERE a.name = 'half0' AND b.name = 'half1'", ()),
     "merge 2": ("SELECT pg_column_size(nb_merge(a.m, b.m)) FROM bm_models a, bm_models b "
                 "WHERE a.name = 'half0' AND b.name = 'half1'", ()),
+    "subtract 2": ("SELECT pg_column_size(nb_subtract(w.m, b.m)) FROM bm_models w, bm_models b "
+                   "WHERE w.name = 'whole' AND b.name = 'half1'", ()),
+    "read whole": ("SELECT nb_info(w.m), nb_info(b.m) FROM bm_models w, bm_models b "
+                   "WHERE w.name = 'whole' AND b.name = 'half1'", ()),
     "read 16": ("SELECT count(nb_info(m)) FROM bm_models WHERE name LIKE 'part%'", ()),
     "merge 16": ("SELECT pg_column_size(nb_merge(m ORDER BY name)) FROM bm_models WHERE name LIKE 'part%'", ()),
     "citus": ("SELECT pg_column_size(nb_merge(state::nb_model ORDER BY shard)) FROM bm_citus", ()),
@@ -149,6 +160,8 @@ CASES = {
 
 RATIOS = [
     ("nb_merge(a, b) of two half-corpus models / nb_info of both", "merge 2", "read 2", "<= 3"),
+    ("nb_subtract(nb_merge(a, b), b) / nb_merge(a, b) of the same halves", "subtract 2", "merge 2", "<= 1"),
+    ("nb_subtract(nb_merge(a, b), b) / nb_info of its inputs", "subtract 2", "read whole", "<= 3"),
     ("aggregate nb_merge over 16 models / nb_info of the 16", "merge 16", "read 16", "<= 3"),
     ("Citus coordinator: 32 text partial states combined / training the rows on one node",
      "citus", "train", "report"),

@@ -5,13 +5,17 @@
 # (initdb into a temporary folder, Unix socket only, removed at exit), loads the
 # SpamAssassin corpus (test/data/load_spamassassin.py, which fetches it if
 # needed), builds the benchmark data from it and runs every comparison
-# (test/bench/bench.py).  Prints a table of ratios to standard output (progress
-# goes to standard error) and writes it as Markdown to test/bench/results.md.
+# (test/bench/bench.py), then cross-validation against scikit-learn's
+# GridSearchCV on the same data (test/bench/cv_bench.py).  Prints tables of
+# ratios to standard output (progress goes to standard error) and writes them
+# as Markdown to test/bench/results.md.
 #
 # Needs nbc built and installed (bash test/setup.sh, or make && make install)
 # and /usr/bin/python3 with scikit-learn, numpy and psycopg2 (test/setup.sh
 # installs them).  Runs as root (the cluster then runs as user postgres) or as
-# any user.  About 15 minutes on 2 cores.  NBC_BENCH_REPS (default 5) and
+# any user.  About 15 minutes on 2 cores, then the cross-validation half an
+# hour to an hour more (3 rounds on 200,000 documents; 16 minutes with 2 rounds
+# on 50,000 under a load average of 9).  NBC_BENCH_REPS (default 5) and
 # NBC_BENCH_DOCS (default 200000) change the rounds and the size.
 set -euo pipefail
 
@@ -89,3 +93,5 @@ echo "== loading the SpamAssassin corpus" >&2
 "$py" "$root/test/data/load_spamassassin.py" >&2
 echo "== benchmark" >&2
 "$py" "$here/bench.py" "$@"
+echo "== cross-validation benchmark" >&2
+"$py" "$here/cv_bench.py" "$@"

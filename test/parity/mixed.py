@@ -29,6 +29,15 @@ References (never hard-coded numbers):
     missing feature is left out of the prediction).  RefNB is also run on
     every sklearn case and must agree with it within 1e-9 ("harness").
 
+Explaining and inspecting: nb_feature_log_prob against the fitted
+GaussianNB's theta_ and var_, CategoricalNB's and BernoulliNB's
+feature_log_prob_ (log(1 - t) for a boolean's false from BernoulliNB's
+fitted counts) within 1e-12 (relative for a mean or variance above 1); and
+nb_explain on every row of each data set: its contributions sum to the log
+posterior odds of the prediction against the runner-up within 1e-9
+(relative above 1), and every row of some rows equals the difference of the
+numpy reference's terms (RefNB) within 1e-9.
+
 Tolerances: probabilities 1e-9 absolute; natural-log posteriors 1e-9 ×
 max(1, |reference|) (Gaussian posteriors of pixels constant within a class
 reach -1e10, whose float64 spacing is 2e-6); labels equal.  Merged and
@@ -521,6 +530,36 @@ class SkMixed:
         return log_normalize(jll), own_lp, np.array(self.classes, dtype=object)[np.argmax(own, axis=1)]
 
 
+def ref_terms(ref, row):
+    """{feature: log-likelihood term per class (long double)} of RefNB for one row."""
+    out = {}
+    a = ref.alpha
+    for k in set(ref.cat) | set(ref.bern) | set(ref.gauss):
+        v = row.get(k)
+        if v is None:
+            continue
+        if k in ref.cat:
+            vi, cnt, N = ref.cat[k]
+            num = cnt[:, vi[v]] if v in vi else np.zeros(len(N), dtype=LD)
+            out[k] = np.log((num + a) / (N + a * len(vi)))
+        elif k in ref.bern:
+            T, M = ref.bern[k]
+            th = (T + a) / (M + 2 * a)
+            out[k] = np.log(th) if v else np.log(1 - th)
+        else:
+            mean, var = ref.gauss[k]
+            var = var + ref.epsilon
+            out[k] = -LD(0.5) * np.log(LD(2) * LD(np.pi) * var) - LD(0.5) * (LD(v) - mean) ** 2 / var
+    return out
+
+
+def log_odds(lp, pred):
+    """log p(pred) - log p(runner-up) from nbc's log posteriors, and the runner-up."""
+    others = sorted(((as_float(v), k.encode("utf-8")) for k, v in lp.items() if k != pred),
+                    key=lambda t: (-t[0], t[1]))
+    return as_float(lp[pred]) - others[0][0], others[0][1].decode("utf-8")
+
+
 # --------------------------------------------------------------------------
 # comparison
 
@@ -867,6 +906,130 @@ class Suite:
                 ref = RefNB([r.j_miss for r in train], [r.label for r in train],
                             [r.weight for r in train] if weighted else None, opts)
                 compare(desc, got, list(range(len(feats))), ref.classes, ref.log_proba(feats))
+
+    # ------------------------------------------------------------------
+    def explain(self):
+        """6. nb_feature_log_prob vs scikit-learn's fitted parameters; nb_explain sums and rows."""
+        specs = [("iris", "x", False, "r.split = 'train'", [None, {"var_smoothing": 1e-3}]),
+                 ("wine", "j", True, "r.split = 'train'", [None, {"fit_prior": False}]),
+                 ("vote", "j", False, "r.split = 'train' AND r.complete", [None, {"alpha": 0.5}]),
+                 ("soybean", "j", True, "r.split = 'train' AND r.complete", [{"alpha": 0.5}]),
+                 ("vote", "j_bool", True, "r.split = 'train' AND r.complete", [None, {"alpha": 2.0}]),
+                 ("credit_g", "j_bool", False, "r.split = 'train'",
+                  [None, {"alpha": 0.5, "var_smoothing": 1e-4}, {"class_prior": {"bad": 0.5, "good": 0.5}}]),
+                 ("credit_g", "j_miss", True, "r.split = 'train'", [None])]
+        for ds, col, weighted, where, opts_list in specs:
+            name = "explain %s %s%s" % (ds, col, " w" if weighted else "")
+            if not self.selected(name):
+                continue
+            rows = self.data(ds)
+            train = [r for r in rows if r.split == "train" and (r.complete or "complete" not in where)]
+            self.models.train(name, ds, col, weighted, where)
+            tf = [features_of(r, col) for r in train]
+            labels = [r.label for r in train]
+            w = [r.weight for r in train] if weighted else None
+            for opts in opts_list:
+                desc = "%s %s%s %s" % (ds, col, " weighted" if weighted else "", opts_desc(opts))
+                if not self.models.ok(name, desc):
+                    continue
+                if col != "j_miss":
+                    self.feature_log_prob(desc, name, SkMixed(tf, labels, w, opts), opts)
+                self.explain_rows(desc, name, ds, col, rows, RefNB(tf, labels, w, opts), opts)
+
+    def feature_log_prob(self, desc, model, sk, opts):
+        desc = "nb_feature_log_prob " + desc + " vs scikit-learn"
+        try:
+            rows = self.db.query("SELECT f.feature, f.value, f.label, f.log_prob FROM nbc_mixed_models m, "
+                                 "nb_feature_log_prob(m.model, %s::jsonb) f WHERE m.name = %s",
+                                 (None if opts is None else json.dumps(opts), model))
+        except psycopg2.Error as e:
+            R.check(False, desc, errline(e))
+            return
+        ci = {c: n for n, c in enumerate(sk.classes)}
+        want = {}
+        for t, est in sk.est.items():
+            for n, k in enumerate(sk.keys[t]):
+                for c, cls in enumerate(sk.classes):
+                    if t == "gauss":
+                        want[(k, "mean", cls)] = est.theta_[c, n]
+                        want[(k, "variance", cls)] = est.var_[c, n]
+                    elif t == "cat":
+                        for v, code in sk.codes[k].items():
+                            want[(k, v, cls)] = est.feature_log_prob_[n][c, code]
+                    else:
+                        a = float((opts or {}).get("alpha", 1.0))
+                        want[(k, "true", cls)] = est.feature_log_prob_[c, n]
+                        want[(k, "false", cls)] = (np.log(est.class_count_[c] - est.feature_count_[c, n] + a)
+                                                   - np.log(est.class_count_[c] + 2 * a))
+        err, worst, extra = 0.0, None, []
+        for feature, value, label, lp in rows:
+            ref = want.pop((feature, value, label), None)
+            if ref is None or label not in ci:
+                extra.append((feature, value, label))
+                continue
+            e = abs(lp - ref) / max(1.0, abs(ref))
+            if not e <= err:
+                err, worst = e, (feature, value, label, lp, ref)
+        R.check(err <= 1e-12 and not extra and not want, desc,
+                "%d rows, max error %s (relative above 1)%s%s%s" % (
+                    len(rows), fmt(err), "" if err <= 1e-12 else ", worst %r %r %r: nbc %r sklearn %r" % worst,
+                    "" if not extra else "; unexpected rows, e.g. %r" % (extra[0],),
+                    "" if not want else "; %d missing, e.g. %r" % (len(want), next(iter(want)))))
+
+    def explain_rows(self, desc, model, ds, col, rows, ref, opts):
+        """nb_explain of every row of ds: the sum identity; every row of some rows vs RefNB."""
+        desc = "nb_explain " + desc
+        o = None if opts is None else json.dumps(opts)
+        c = COL_SQL[col]
+        sample = set(r.id for r in rows[::max(1, len(rows) // 20)])
+        try:
+            got = self.db.query(
+                "SELECT r.id, nb_predict(m.model, " + c + ", %s::jsonb), "
+                "nb_predict_log_proba(m.model, " + c + ", %s::jsonb)::text, "
+                "(SELECT sum(e.contribution) FROM nb_explain(m.model, " + c + ", %s::jsonb) e), "
+                "CASE WHEN r.id = ANY (%s) THEN (SELECT json_agg(json_build_array(e.feature, e.value, "
+                "e.contribution::text))::text FROM nb_explain(m.model, " + c + ", %s::jsonb) e) END "
+                "FROM nbc_mixed_rows r, nbc_mixed_models m WHERE m.name = %s AND r.ds = %s",
+                (o, o, o, sorted(sample), o, model, ds))
+        except psycopg2.Error as e:
+            R.check(False, desc + ": query", errline(e))
+            return
+        by_id = {r.id: r for r in rows}
+        ci = {cl: n for n, cl in enumerate(ref.classes)}
+        err, worst = 0.0, None
+        rerr, rworst, nrows, bad = 0.0, None, 0, []
+        for rid, pred, lp, total, parts in got:
+            odds, other = log_odds(parse_json(lp), pred)
+            e = 0.0 if total == odds else abs(total - odds) / max(1.0, abs(odds))
+            if not e <= err:
+                err, worst = (e if e == e else float("inf")), (rid, total, odds)
+            if parts is None:
+                continue
+            c1, c2 = ci[pred], ci[other]
+            terms = ref_terms(ref, features_of(by_id[rid], col))
+            for feature, value, contribution in parse_json(parts):
+                nrows += 1
+                if feature is None:
+                    want = ref.log_prior[c1] - ref.log_prior[c2]
+                elif feature in terms:
+                    want = terms.pop(feature)
+                    want = want[c1] - want[c2]
+                else:
+                    bad.append((rid, feature, value))
+                    continue
+                e = abs(float(contribution) - float(want))
+                if not e <= rerr:
+                    rerr, rworst = e, (rid, feature, value, contribution, float(want))
+            if terms:
+                bad.append((rid, "no row for %s" % sorted(terms)[0]))
+        R.check(err <= TOL and len(got) == len(rows), desc + ": contributions sum to the log odds",
+                "%d rows, max error %s (relative above 1)%s" % (
+                    len(got), fmt(err), "" if err <= TOL else ", worst row %s: sum %r log odds %r" % worst))
+        R.check(rerr <= TOL and not bad and nrows > 0,
+                desc + ": every part of %d rows vs the numpy reference" % len(sample),
+                "%d parts, max abs err %s%s%s" % (
+                    nrows, fmt(rerr), "" if rerr <= TOL else ", worst row %s %r=%r: nbc %r numpy %r" % rworst,
+                    "" if not bad else "; unexpected, e.g. %r" % (bad[0],)))
 
     # ------------------------------------------------------------------
     def mutual_info(self):
@@ -1257,7 +1420,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--only", action="append", default=[],
                     help="run only the sections / data sets whose name contains this (repeatable): gaussian, "
-                         "categorical, bernoulli, mixed, missing, nb_mutual_info, merge, fashion, or a data set")
+                         "categorical, bernoulli, mixed, missing, explain, nb_mutual_info, merge, fashion, "
+                         "or a data set")
     ap.add_argument("--keep", action="store_true", help="keep the table nbc_mixed_models afterwards")
     ap.add_argument("--no-fashion", action="store_true", help="skip Fashion-MNIST")
     args = ap.parse_args()
@@ -1271,7 +1435,7 @@ def main():
         print("%d passed, %d failed" % (R.passed, R.failed))
         return 1
     sections = [suite.fashion, suite.gaussian, suite.categorical, suite.booleans_and_mixed, suite.missing,
-                suite.mutual_info, suite.gaussian_mutual_info, suite.merge]
+                suite.explain, suite.mutual_info, suite.gaussian_mutual_info, suite.merge]
     try:
         for sec in sections:
             t0 = time.time()

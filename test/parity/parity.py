@@ -27,15 +27,17 @@ and weighting (none, or 0.5 + (hash % 7) / 4 per row):
     in numpy for every token, sklearn.metrics.mutual_info_score for 50, and
     the order), and nb_merge of two disjoint halves against the whole;
   * nb_feature_log_prob against the fitted estimator's feature_log_prob_,
-    every token and class, within 1e-12 (FLP_TOL); for ComplementNB against
-    its fitted counts without its rounding (see check_feature_log_prob);
+    every token and class, within 1e-12 (FLP_TOL; relative for the
+    normalized complement weights of norm); for ComplementNB against its
+    fitted counts without its rounding (see check_feature_log_prob);
   * nb_explain: for every test document and kind, the contributions sum to
     the log posterior odds of nb_predict_log_proba (predicted class against
     the runner-up) within 1e-9 relative; for some documents every row
     against the fitted estimator's parameters: a token's x_j times the
     difference of feature_log_prob_ (Bernoulli: once), the prior's
-    class_log_prior_ (complement: 0), Bernoulli's absent tokens
-    sum_j log(1 - exp(feature_log_prob_)) over the tokens not in the document.
+    class_log_prior_ (complement: 0), Bernoulli's absent tokens (value: how
+    many) sum_j log(1 - exp(feature_log_prob_)) over the tokens not in the
+    document.
 
 Prints one TAP-style line per check, "ok - ..." or "not ok - ...: detail",
 and closes with "N passed, N failed".  Exits 1 when a check failed.
@@ -695,6 +697,74 @@ def check_mutual_info(db, docs, ds, inp, weighted):
             "max abs err %s%s" % (fmt(err), "" if worst is None else ", worst %r: nbc %r sklearn %r" % worst))
 
 
+PRUNE_OPTIONS = [{"top_k": 1000}, {"min_documents": 5, "max_document_fraction": 0.3},
+                 {"top_k": 200, "min_documents": 3}]
+
+
+def check_prune(db, docs, ds, inp, weighted):
+    """nb_prune: the kept tokens are the ones the options select, computed here from the
+    training columns (document frequencies; top_k: the k highest Murphy eq. 3.76
+    values), and the pruned model's probabilities equal scikit-learn fitted on
+    CountVectorizer columns restricted to the kept tokens."""
+    msql, margs = model_sql(ds, inp, weighted)
+    classes, Nc, njc = presence_stats(docs, weighted)
+    df = njc.sum(axis=0)
+    D = Nc.sum()
+    mi = murphy_mi(Nc, njc)
+    for n, opts in enumerate(PRUNE_OPTIONS):
+        desc = "%s %s%s nb_prune %s" % (ds, inp, " weighted" if weighted else "", json.dumps(opts))
+        part = "prune%d" % n
+        try:
+            db.execute("DELETE FROM nbc_parity_models WHERE ds = %s AND input = %s AND weighted = %s "
+                       "AND part = %s", (ds, inp, weighted, part))
+            db.execute("INSERT INTO nbc_parity_models SELECT %s, %s, %s, %s, nb_prune(" + msql +
+                       ", %s::jsonb)", (ds, inp, weighted, part) + margs + (json.dumps(opts),))
+            kept = [r[0] for r in db.query("SELECT feature FROM nb_mutual_info(" + msql + ")",
+                                           model_sql(ds, inp, weighted, part)[1])]
+        except psycopg2.Error as e:
+            R.check(False, desc + ": query", str(e).strip().splitlines()[0])
+            continue
+        ok = np.ones(len(docs.vocab), dtype=bool)
+        if "min_documents" in opts:
+            ok &= df >= opts["min_documents"]
+        if "max_document_fraction" in opts:
+            ok &= df <= opts["max_document_fraction"] * D
+        cols = np.array(sorted(docs.col[t] for t in kept if t in docs.col), dtype=np.int64)
+        if "top_k" in opts:
+            k = min(opts["top_k"], int(ok.sum()))
+            got_mi = mi[cols] if len(cols) else np.zeros(0)
+            dropped = np.setdiff1d(np.flatnonzero(ok), cols)
+            sel_ok = (len(cols) == k and bool(ok[cols].all()) and
+                      (len(dropped) == 0 or got_mi.min() >= mi[dropped].max() - 1e-12))
+            R.check(sel_ok, desc + ": kept the %d tokens of highest mutual information" % k,
+                    "%d kept, %d in the document filters, lowest kept %s, highest dropped %s" % (
+                        len(cols), int(ok[cols].sum()) if len(cols) else 0,
+                        fmt(got_mi.min()) if len(cols) else "-",
+                        fmt(mi[dropped].max()) if len(dropped) else "-"))
+        else:
+            want = set(np.array(docs.vocab, dtype=object)[ok])
+            R.check(set(kept) == want, desc + ": kept the tokens within the document frequencies",
+                    "%d kept, %d expected; %d missing, %d extra" % (
+                        len(kept), len(want), len(want - set(kept)), len(set(kept) - want)))
+        for kind in KINDS:
+            est = sk_estimator(kind, 1.0, True, None)
+            Xtr = docs.X_train[:, cols]
+            est.fit(Xtr, docs.y_train, sample_weight=docs.w_train if weighted else None)
+            ref = np.exp(reference_log_proba(est, kind, docs.X_test[:, cols]))
+            try:
+                got = query_predictions(db, ds, inp, weighted, {"kind": kind}, part)
+            except psycopg2.Error as e:
+                R.check(False, desc + " %s: predictions" % kind, str(e).strip().splitlines()[0])
+                continue
+            err = 0.0
+            for i, key in enumerate(docs.test_keys):
+                p = got[key][1]
+                err = max(err, max(abs(p[c] - ref[i, j]) for j, c in enumerate(est.classes_)))
+            R.check(err <= TOL, desc + " %s: probabilities vs scikit-learn on the kept columns" % kind,
+                    "%d tokens kept of %d, %d test documents, max abs err %s" % (
+                        len(cols), len(docs.vocab), len(docs.test_keys), fmt(err)))
+
+
 def check_classes(db, docs, ds, inp, weighted):
     desc = "%s %s%s nb_classes" % (ds, inp, " weighted" if weighted else "")
     msql, margs = model_sql(ds, inp, weighted)
@@ -772,8 +842,8 @@ def check_merge(db, preds, ds, inp, weighted, keep):
                         "" if err <= MERGE_TOL else "; worst doc %s class %s: whole %r merged %r" % worst))
 
 
-def fitted(docs, weighted, kind, alpha, fit_prior=True, class_prior=None):
-    est = sk_estimator(kind, alpha, fit_prior, class_prior)
+def fitted(docs, weighted, kind, alpha, fit_prior=True, class_prior=None, norm=False):
+    est = sk_estimator(kind, alpha, fit_prior, class_prior, norm)
     est.fit(docs.X_train, docs.y_train, sample_weight=docs.w_train if weighted else None)
     return est
 
@@ -781,18 +851,20 @@ def fitted(docs, weighted, kind, alpha, fit_prior=True, class_prior=None):
 def check_feature_log_prob(db, docs, ds, inp, weighted):
     """nb_feature_log_prob: every (token, class) against feature_log_prob_."""
     msql, margs = model_sql(ds, inp, weighted)
-    for kind in KINDS:
+    for kind, norm in [(k, False) for k in KINDS] + [("complement", True)]:
         for alpha in (1.0, 0.1):
-            desc = "%s %s%s nb_feature_log_prob %s alpha=%g vs feature_log_prob_" % (
-                ds, inp, " weighted" if weighted else "", kind, alpha)
+            opts = {"kind": kind, "alpha": alpha}
+            if norm:
+                opts["norm"] = True
+            desc = "%s %s%s nb_feature_log_prob %s%s alpha=%g vs feature_log_prob_" % (
+                ds, inp, " weighted" if weighted else "", kind, " norm=true" if norm else "", alpha)
             try:
                 rows = db.query("SELECT f.feature, f.value, f.label, f.log_prob FROM nb_feature_log_prob("
-                                + msql + ", %s::jsonb) f",
-                                margs + (json.dumps({"kind": kind, "alpha": alpha}),))
+                                + msql + ", %s::jsonb) f", margs + (json.dumps(opts),))
             except psycopg2.Error as e:
                 R.check(False, desc, str(e).strip().splitlines()[0])
                 continue
-            est = fitted(docs, weighted, kind, alpha)
+            est = fitted(docs, weighted, kind, alpha, norm=norm)
             ci = {c: k for k, c in enumerate(est.classes_)}
             flp = est.feature_log_prob_
             harness = ""
@@ -803,6 +875,8 @@ def check_feature_log_prob(db, docs, ds, inp, weighted):
                 # reference is its own fitted counts with the difference taken first.
                 comp = (est.feature_all_.astype(np.longdouble) - est.feature_count_) + alpha
                 exact = -np.log(comp / comp.sum(axis=1, keepdims=True))
+                if norm:
+                    exact = exact / exact.sum(axis=1, keepdims=True)
                 off = float(np.max(np.abs(exact - flp)))
                 harness = "; feature_log_prob_ itself differs by %s" % fmt(off)
                 if off > 1e-9:
@@ -817,13 +891,14 @@ def check_feature_log_prob(db, docs, ds, inp, weighted):
                     bad += 1
                     continue
                 seen.add((j, label))
-                e = abs(lp - flp[ci[label], j])
+                # normalized weights are about 1/V: compared relatively
+                e = abs(lp - flp[ci[label], j]) / (abs(flp[ci[label], j]) if norm else 1.0)
                 if not e <= err:
                     err, worst = e, (value, label, lp, flp[ci[label], j])
             complete = len(seen) == len(rows) == flp.size
             R.check(err <= FLP_TOL and bad == 0 and complete, desc,
-                    "%d rows for %d tokens x %d classes, %d not in the vocabulary; max abs err %s%s%s" % (
-                        len(rows), len(docs.vocab), len(ci), bad, fmt(err),
+                    "%d rows for %d tokens x %d classes, %d not in the vocabulary; max %s err %s%s%s" % (
+                        len(rows), len(docs.vocab), len(ci), bad, "relative" if norm else "abs", fmt(err),
                         "" if err <= FLP_TOL else ", worst %r %s: nbc %r sklearn %r" % worst, harness))
 
 
@@ -844,13 +919,16 @@ def check_explain(db, docs, ds, inp, weighted):
     row_of = {k: docs.test[n] for n, k in enumerate(docs.test_keys)}
     X = sp.csr_matrix(docs.X_test)
     test_pos = {k: n for n, k in enumerate(docs.test_keys)}
-    for kind, alpha, fit_prior in (("multinomial", 1.0, True), ("bernoulli", 1.0, True),
-                                   ("complement", 1.0, True), ("multinomial", 0.1, False),
-                                   ("bernoulli", 0.1, False)):
+    for kind, alpha, fit_prior, norm in (("multinomial", 1.0, True, False), ("bernoulli", 1.0, True, False),
+                                         ("complement", 1.0, True, False), ("multinomial", 0.1, False, False),
+                                         ("bernoulli", 0.1, False, False), ("complement", 1.0, True, True)):
         opts = {"kind": kind, "alpha": alpha, "fit_prior": fit_prior}
+        if norm:
+            opts["norm"] = True
         o = json.dumps(opts)
-        desc = "%s %s%s nb_explain %s alpha=%g%s" % (ds, inp, " weighted" if weighted else "", kind, alpha,
-                                                     "" if fit_prior else " fit_prior=false")
+        desc = "%s %s%s nb_explain %s%s alpha=%g%s" % (ds, inp, " weighted" if weighted else "", kind,
+                                                       " norm=true" if norm else "", alpha,
+                                                       "" if fit_prior else " fit_prior=false")
         try:
             got = db.query(
                 "SELECT d.key, nb_predict(mm.m, " + col + ", %s::jsonb), "
@@ -874,7 +952,7 @@ def check_explain(db, docs, ds, inp, weighted):
                 "%d documents, max error %s (relative where the log odds exceed 1)%s" % (
                     len(got), fmt(err), "" if err <= TOL else ", worst doc %s: sum %r log odds %r" % worst))
 
-        est = fitted(docs, weighted, kind, alpha, fit_prior)
+        est = fitted(docs, weighted, kind, alpha, fit_prior, norm=norm)
         ci = {c: k for k, c in enumerate(est.classes_)}
         flp = est.feature_log_prob_
         neg = np.log(1 - np.exp(flp)) if kind == "bernoulli" else None
@@ -895,7 +973,7 @@ def check_explain(db, docs, ds, inp, weighted):
             if kind == "bernoulli":
                 absent = np.ones(len(docs.vocab), dtype=bool)
                 absent[x.indices] = False
-                want[("", None)] = float(np.sum(neg[c1, absent] - neg[c2, absent]))
+                want[("", "%g" % absent.sum())] = float(np.sum(neg[c1, absent] - neg[c2, absent]))
             seen = 0
             for feature, value, contribution in parse_json(rows):
                 nrows += 1
@@ -994,6 +1072,8 @@ def run_checks(db, preds, selected):
                     run_case(preds, docs, ds, inp, weighted, name, opts, skargs, cache, keep)
                 if inp != "strip(tsvector)":
                     check_mutual_info(db, docs, ds, inp, weighted)
+                if inp == "text[]":
+                    check_prune(db, docs, ds, inp, weighted)
                 if (inp, weighted) in MERGE_COMBOS:
                     check_merge(db, preds, ds, inp, weighted, keep)
                 if (inp, weighted) in EXPLAIN_COMBOS:

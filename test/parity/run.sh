@@ -6,7 +6,7 @@
 # Assumes the libpq environment variables (PGHOST, PGPORT, PGUSER, PGPASSWORD,
 # PGDATABASE) point at a database where it may create tables, with nbc
 # installed (make install); it runs CREATE EXTENSION IF NOT EXISTS nbc.
-# Two suites, each printing one "ok - ..." / "not ok - ..." line per check:
+# Four suites, each printing one "ok - ..." / "not ok - ..." line per check:
 #   parity.py  token bags: loads SpamAssassin (test/data/load_spamassassin.py,
 #              which runs test/data/fetch_data.sh if the corpus is not cached
 #              yet) and Reuters Grain (test/data/load_reuters.py, from
@@ -20,7 +20,10 @@
 #              Grain: parameters, posteriors, merged models;
 #   metrics.py nb_metrics against sklearn.metrics on predictions of models of
 #              SpamAssassin, Reuters Grain, digits, wine and soybean (loads
-#              what the suites before it did not).
+#              what the suites before it did not);
+#   crossval.py nb_cross_validate against scikit-learn's cross_validate with
+#              the same folds: SpamAssassin, Reuters Grain, and iris, wine and
+#              breast_cancer as float8[] and jsonb (loads the same way).
 # Each suite's own closing count becomes a "# ..." comment; the output closes
 # with one "N passed, N failed" over both.  Exit status 1 if anything failed,
 # including a loader or a suite that exited non-zero without a failed check.
@@ -28,7 +31,7 @@
 # Needs: python3-sklearn python3-pandas python3-psycopg2 python3-mpmath weka npm
 # dataset-fashion-mnist (test/setup.sh installs them).
 # NBC_PARITY_SKIP_LOAD=1 reuses already loaded tables; NBC_PARITY_SUITES
-# (default "parity mixed dcm metrics") runs a subset; NBC_MIXED_ARGS passes options to
+# (default "parity mixed dcm metrics crossval") runs a subset; NBC_MIXED_ARGS passes options to
 # mixed.py (e.g. "--no-fashion"); NBC_PYTHON overrides /usr/bin/python3 (the
 # interpreter that sees sklearn).
 set -uo pipefail
@@ -36,7 +39,7 @@ set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 data=$here/../data
 py=${NBC_PYTHON:-/usr/bin/python3}
-suites=${NBC_PARITY_SUITES:-parity mixed dcm metrics}
+suites=${NBC_PARITY_SUITES:-parity mixed dcm metrics crossval}
 
 log=$(mktemp /tmp/nbc-parity.XXXXXX)
 out=$(mktemp /tmp/nbc-parity-out.XXXXXX)
@@ -122,8 +125,11 @@ for suite in $suites; do
 	metrics)
 		load_text && load_mixed --no-fashion && run_suite metrics.py
 		;;
+	crossval)
+		load_text && load_mixed --no-fashion && run_suite crossval.py
+		;;
 	*)
-		say "not ok - NBC_PARITY_SUITES: unknown suite '$suite' (parity, mixed, dcm, metrics)"
+		say "not ok - NBC_PARITY_SUITES: unknown suite '$suite' (parity, mixed, dcm, metrics, crossval)"
 		;;
 	esac
 done

@@ -127,6 +127,10 @@ def operations(copy_file):
          None),
         ("nb_predict_proba of a huge document",
          "SELECT nb_predict_proba(m, a) FROM models, bigrow WHERE name = 'ab'", None),
+        ("nb_explain of a huge document",
+         "SELECT count(*) FROM models, bigrow, nb_explain(m, a) WHERE name = 'ab'", None),
+        ("nb_feature_log_prob",
+         "SELECT count(*) FROM nb_feature_log_prob((SELECT m FROM models WHERE name = 'ab'))", None),
     ]
 
 

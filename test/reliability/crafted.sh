@@ -8,8 +8,8 @@
 #
 # Runs against the server of the PG* environment (a superuser, nbc
 # installed): creates the extension if needed and the schema "crafted"
-# (crafted.sql), builds crafted.c with src/nb_format.c, what it needs of the
-# pure code and test/unit's malloc_alloc.c (gcc or cc and libpq),
+# (crafted.sql), builds crafted.c with the pure code (src/nb_*.c: nb_format.c needs
+# more of it than it used to) and test/unit's malloc_alloc.c (gcc or cc and libpq),
 # then prints TAP: no crash, specific SQLSTATEs, agreement of the inputs,
 # byte-identical round trips, accepted values usable, unvalidated bytes
 # (through a cast from bytea that it creates for the run when it is a
@@ -54,7 +54,7 @@ incdir=$("$pg_config" --includedir 2>/dev/null || echo /usr/include/postgresql)
 libdir=$("$pg_config" --libdir 2>/dev/null || true)
 cc=${CC:-$(command -v gcc || command -v cc)}
 if ! "$cc" -std=gnu99 -O2 -Wall -Wextra -I"$root/src" -I"$incdir" -o "$work/crafted" \
-	"$here/crafted.c" "$root/src/nb_format.c" "$root/src/nb_interrupt.c" "$root/test/unit/malloc_alloc.c" \
+	"$here/crafted.c" "$root"/src/nb_*.c "$root/test/unit/malloc_alloc.c" \
 	${libdir:+-L"$libdir"} -lpq -lm 2>"$work/build.log"; then
 	echo "not ok 1 - build crafted.c (libpq headers: postgresql-server-dev-15)"
 	sed 's/^/# /' "$work/build.log"

@@ -103,10 +103,11 @@ DECLARE
 	x nb_model;
 	ok boolean;
 	op text;
-	ops text[] := ARRAY['info', 'jsonb', 'mi', 'classes', 'merge_self', 'merge_agg',
+	ops text[] := ARRAY['info', 'jsonb', 'mi', 'classes', 'prune', 'merge_self', 'merge_agg',
 		'merge_v1', 'merge_mixed', 'merge_vector',
 		'predict_text', 'proba_text', 'log_proba_text', 'proba_tsvector',
-		'proba_jsonb', 'proba_vector', 'proba_bernoulli', 'proba_complement'];
+		'proba_jsonb', 'proba_vector', 'proba_bernoulli', 'proba_complement',
+		'explain_text', 'explain_jsonb', 'feature_log_prob'];
 BEGIN
 	FOREACH op IN ARRAY ops LOOP
 		BEGIN
@@ -122,6 +123,9 @@ BEGIN
 				ok := coalesce(ok, true);
 			WHEN 'classes' THEN
 				SELECT abs(sum(prior) - 1) < 1e-9 AND bool_and(documents > 0) INTO ok FROM nb_classes(m);
+			WHEN 'prune' THEN
+				x := nb_prune(m, '{"top_k": 5, "min_documents": 1}');
+				ok := x::text::nb_model::text = x::text AND nb_prune(m, '{}') = m;
 			WHEN 'merge_self' THEN
 				x := nb_merge(m, m);
 				ok := x::text::nb_model::text = x::text;
@@ -154,6 +158,14 @@ BEGIN
 			WHEN 'proba_complement' THEN
 				ok := crafted.is_distribution(nb_predict_proba(m, '{"tags": ["b"], "": ["y"]}'::jsonb,
 					'{"kind": "complement", "fit_prior": false}'));
+			WHEN 'explain_text' THEN
+				SELECT coalesce(bool_and(contribution <> 'NaN'), true) INTO ok
+				FROM nb_explain(m, ARRAY['hello', 'buy', 'buy', 'x'], '{"kind": "bernoulli"}');
+			WHEN 'explain_jsonb' THEN
+				SELECT coalesce(bool_and(contribution <> 'NaN'), true) INTO ok
+				FROM nb_explain(m, '{"tags": ["a", "c"], "color": "red", "x": 1, "flag": true, "g": 2}'::jsonb);
+			WHEN 'feature_log_prob' THEN
+				SELECT coalesce(bool_and(log_prob <> 'NaN'), true) INTO ok FROM nb_feature_log_prob(m);
 			END CASE;
 			r := r || op || ':' || CASE WHEN ok THEN 'ok' ELSE 'bad' END || ' ';
 		EXCEPTION WHEN OTHERS THEN

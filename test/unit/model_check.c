@@ -21,6 +21,8 @@
 #include "nb_hash.h"
 #include "nb_merge.h"
 #include "nb_mutual_info.h"
+#include "nb_subtract.h"
+#include "nb_prune.h"
 #include "nb_trainer.h"
 #include "raw_model.h"
 
@@ -1661,6 +1663,58 @@ done:
  * not (they add up the model's totals in different orders), the one that
  * writes a model must write one that nb_view_open accepts.
  */
+/*
+ * nb_prune of any valid model is a valid model (the exact meaning is
+ * test_prune.c's): keeping everything gives the same bytes; keeping half of
+ * the mutual-information rows, and the tokens in 2 documents or more, gives
+ * a model nb_view_open accepts, no larger than the input.
+ */
+static bool
+check_prune(const unsigned char *bytes, size_t in_size, const NbView *v, char *err, size_t errlen)
+{
+	NbPruneOptions o;
+	bool		ok = true;
+
+	for (int round = 0; round < 2 && ok; round++)
+	{
+		NbPruner   *p;
+		size_t		size;
+		unsigned char *buf;
+		NbView		out,
+					reopened;
+		NbFormatError why;
+
+		nb_prune_options_init(&o);
+		if (round == 1)
+		{
+			nb_prune_set_top_k(&o, (double) (nb_mutual_info_max_rows(v) / 2));
+			nb_prune_set_min_documents(&o, 2);
+		}
+		p = nb_pruner_create(v, &o);
+		size = nb_pruner_size(p, SIZE_MAX);
+		buf = xcalloc(size + 1, 1);
+		nb_pruner_write(p, buf, size, &out);
+		nb_pruner_destroy(p);
+		if (!nb_view_open(&reopened, buf, size, &why))
+		{
+			snprintf(err, errlen, "nb_prune (round %d) wrote an invalid model: %s", round, why.message);
+			ok = false;
+		}
+		else if (size > in_size)
+		{
+			snprintf(err, errlen, "nb_prune (round %d) made the model larger", round);
+			ok = false;
+		}
+		else if (round == 0 && (size != in_size || memcmp(buf, bytes, size) != 0))
+		{
+			snprintf(err, errlen, "nb_prune without options changed the model");
+			ok = false;
+		}
+		free(buf);
+	}
+	return ok;
+}
+
 static bool
 check_flat_merge(const NbView *v, char *err, size_t errlen)
 {
@@ -1707,6 +1761,112 @@ done:
 	return ok;
 }
 
+static bool
+minus_zero(double x)
+{
+	return x == 0 && signbit(x);
+}
+
+/*
+ * Whether v merged with itself, minus v, must be v byte for byte: every
+ * feature has rows in some class or values, and float8[] positions, if
+ * any, have values (what disappears otherwise is features the trainer made
+ * but nothing reached); no Gaussian mean is -0 (merging makes it +0).
+ */
+static bool
+survives_subtraction(const NbView *v)
+{
+	bool		vector_values = v->vector_len == 0;
+
+	for (uint32_t j = 0; j < v->n_features; j++)
+	{
+		bool		some = nb_read_f64(v->feature_rows, j) > 0;
+		uint32_t	len;
+		const char *name = nb_view_feature_name(v, j, &len);
+
+		if (minus_zero(nb_read_f64(v->feature_mean, j)))
+			return false;
+		for (uint32_t c = 0; c < v->n_classes; c++)
+		{
+			some = some || nb_view_present(v, j, c) > 0;
+			if (minus_zero(nb_view_a(v, j, c)))
+				return false;
+		}
+		if (!some)
+			return false;
+		if (nb_feature_type(nb_view_feature_type(v, j))->stats == NB_STATS_MOMENTS &&
+			nb_is_position_name(name, len, v->vector_len) && nb_read_f64(v->feature_rows, j) > 0)
+			vector_values = true;
+	}
+	return vector_values;
+}
+
+/*
+ * Subtracting (nb_subtract.c) from any valid model: v - v is nothing;
+ * v merged with itself minus v is a valid model, v itself when
+ * survives_subtraction says so (doubling and halving are exact); v minus v
+ * merged with itself is refused.
+ */
+static bool
+check_subtract(const unsigned char *bytes, size_t size, const NbView *v, char *err, size_t errlen)
+{
+	bool		ok = true;
+	NbView		views[2] = {*v, *v};
+	NbMerger   *m = nb_merger_create(views, 2);
+	size_t		msize = nb_merger_size(m, SIZE_MAX);
+	unsigned char *mbytes = malloc(msize);
+	unsigned char *sbytes = NULL;
+	NbView		twice;
+	NbView		out;
+	NbView		check;
+	NbFormatError fe;
+	NbSubtractError se;
+	NbSubtraction *s = nb_subtraction_create(v, v, &se);
+
+	if (s == NULL || !nb_subtraction_empty(s))
+		FAILF("subtract a model from itself: %s (status %d)",
+			  s == NULL ? "refused" : "something left", (int) se.status);
+	nb_subtraction_destroy(s);
+	s = NULL;
+	if (!nb_merger_write(m, mbytes, msize, &twice))
+		goto done;				/* doubling overflowed: nothing to subtract from */
+	s = nb_subtraction_create(&twice, v, &se);
+	if (s == NULL || nb_subtraction_empty(s))
+		FAILF("subtract a model from its double: %s (status %d)",
+			  s == NULL ? "refused" : "nothing left", (int) se.status);
+	{
+		size_t		ssize = nb_subtraction_size(s, SIZE_MAX);
+
+		sbytes = malloc(ssize);
+		nb_subtraction_write(s, sbytes, ssize, &out);
+		if (!nb_view_open(&check, sbytes, ssize, &fe))
+			FAILF("subtract a model from its double: the result is invalid: %s", fe.message);
+		if (survives_subtraction(v) &&
+			(ssize != size || memcmp(sbytes, bytes, size) != 0))
+		{
+			size_t		at = 0;
+
+			at = NB_HEADER_SIZE;
+			while (at < ssize && at < size && sbytes[at] == bytes[at])
+				at++;
+			FAILF("subtract a model from its double: not the model (%zu bytes, %zu; first difference at byte %zu)",
+				  ssize, size, at);
+		}
+	}
+	nb_subtraction_destroy(s);
+	s = nb_subtraction_create(v, &twice, &se);
+	if (s != NULL || se.status != NB_SUBTRACT_NEGATIVE)
+		FAILF("subtract its double from a model: not refused as negative (status %d)",
+			  (int) se.status);
+done:
+	if (s != NULL)
+		nb_subtraction_destroy(s);
+	free(mbytes);
+	free(sbytes);
+	nb_merger_destroy(m);
+	return ok;
+}
+
 bool
 nbt_check_model(const unsigned char *bytes, size_t size, const NbView *view,
 				uint64_t seed, int flags, NbtStats *stats, char *err, size_t errlen)
@@ -1742,7 +1902,9 @@ nbt_check_model(const unsigned char *bytes, size_t size, const NbView *view,
 	if (ok)
 		ok = check_mutual_info(view, &m, flags, stats, err, errlen) &&
 			check_merge(bytes, size, view, err, errlen) &&
-			check_flat_merge(view, err, errlen);
+			check_flat_merge(view, err, errlen) &&
+			check_subtract(bytes, size, view, err, errlen);
+			check_prune(bytes, size, view, err, errlen);
 	ref_free(&m);
 	if (ok && nb_test_live_blocks() != live)
 	{

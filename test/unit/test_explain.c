@@ -24,6 +24,20 @@
 #include "nb_scorer.h"
 #include "unit.h"
 
+/* Options: these, the rest their defaults (var_smoothing 1e-9). */
+static NbOptions
+options(NbKind kind, double alpha, NbPriorMode prior_mode, const double *class_prior)
+{
+	NbOptions	o;
+
+	nb_options_init(&o);
+	o.kind = kind;
+	o.alpha = alpha;
+	o.prior_mode = prior_mode;
+	o.class_prior = class_prior;
+	return o;
+}
+
 /* A model prepared for scoring, as the server keeps it. */
 typedef struct Prepared
 {
@@ -147,7 +161,7 @@ test_toy_by_hand(void)
 			{
 				double		a = alphas[ai];
 				int			c2 = 1 - c1;
-				NbOptions	o = {(NbKind) kind, a, NB_PRIOR_FIT, NULL, 1e-9};
+				NbOptions	o = options((NbKind) kind, a, NB_PRIOR_FIT, NULL);
 				Prepared	p;
 				size_t		size;
 				unsigned char *buf = serialize_rows(toy, NTOY, &size);
@@ -184,6 +198,7 @@ test_toy_by_hand(void)
 				CHECK((r != NULL) == (kind == NB_BERNOULLI), "absent row");
 				if (r != NULL)
 				{
+					CHECK(r->count == 2, "absent: %g tokens, not c and d", r->count);
 					want = 0;
 					for (int j = 2; j < 4; j++)
 						want += toy_log_prob(kind, c1, j, a, false) - toy_log_prob(kind, c2, j, a, false);
@@ -207,7 +222,7 @@ test_toy_log_prob(void)
 		for (int ai = 0; ai < 3; ai++)
 		{
 			double		a = ai == 0 ? 1 : ai == 1 ? 0.25 : 3;
-			NbOptions	o = {(NbKind) kind, a, NB_PRIOR_UNIFORM, NULL, 1e-9};
+			NbOptions	o = options((NbKind) kind, a, NB_PRIOR_UNIFORM, NULL);
 			Prepared	p;
 			size_t		size;
 			unsigned char *buf = serialize_rows(toy, NTOY, &size);
@@ -239,7 +254,7 @@ test_mixed_by_hand(void)
 	NbTrainer  *t = nb_trainer_create();
 	size_t		size;
 	unsigned char *buf;
-	NbOptions	o = {NB_MULTINOMIAL, 1, NB_PRIOR_FIT, NULL, 1e-9};
+	NbOptions	o = options(NB_MULTINOMIAL, 1, NB_PRIOR_FIT, NULL);
 	Prepared	p;
 	NbExplainRow rows[8];
 	double		logp[2];
@@ -328,7 +343,7 @@ test_alpha0(void)
 {
 	static const char *const both[] = {"a", "d", NULL};
 	static const char *const only_a[] = {"a", "b", NULL};
-	NbOptions	o = {NB_MULTINOMIAL, 0, NB_PRIOR_FIT, NULL, 1e-9};
+	NbOptions	o = options(NB_MULTINOMIAL, 0, NB_PRIOR_FIT, NULL);
 	Prepared	p;
 	size_t		size;
 	unsigned char *buf = serialize_rows(toy, NTOY, &size);
@@ -374,7 +389,8 @@ test_alpha0(void)
 /*
  * Random mixed models (every feature type, several bags, weights, tokens
  * repeated and unknown) with 2..9 classes (rows and entries), documents
- * from other random rows: for every kind, alpha and prior, and every pair
+ * from other random rows: for every kind (complement also with norm,
+ * Bernoulli also with an asymmetric beta), alpha and prior, and every pair
  * of classes with a positive probability, the contributions sum to the log
  * odds; with c2's probability 0 the sum is +infinity or undefined.
  */
@@ -454,14 +470,30 @@ test_random_identity(void)
 			prior[c] = (double) (nbt_rand(&seed) % 4);
 		prior[0] = 1;
 
-		for (int kind = 0; kind < (text_only ? 3 : 2); kind++)
+		/* the kinds, then complement with norm and Bernoulli with an asymmetric beta */
+		for (int variant = 0; variant < 5; variant++)
 			for (int ai = 0; ai < 4; ai++)
 				for (int pm = 0; pm < 3; pm++)
 				{
-					NbOptions	o = {(NbKind) kind, alphas[ai], (NbPriorMode) pm,
-					pm == NB_PRIOR_GIVEN ? prior : NULL, 1e-9};
+					int			kind = variant == 3 ? NB_COMPLEMENT : variant == 4 ? NB_BERNOULLI : variant;
+					NbOptions	o = options((NbKind) kind, alphas[ai], (NbPriorMode) pm,
+											pm == NB_PRIOR_GIVEN ? prior : NULL);
 					Prepared	p;
-					unsigned char *copy = malloc(size);
+					unsigned char *copy;
+
+					if (kind == NB_COMPLEMENT && !text_only)
+						continue;
+					/* norm needs positive pseudo-counts */
+					if (variant == 3 && alphas[ai] == 0)
+						continue;
+					o.norm = variant == 3;
+					if (variant == 4)
+					{
+						o.beta_given = true;
+						o.beta[0] = 2;
+						o.beta[1] = alphas[ai];
+					}
+					copy = malloc(size);
 
 					memcpy(copy, buf, size);
 					prepare(&p, copy, size, &o);
@@ -489,8 +521,8 @@ test_random_identity(void)
 							}
 							checked++;
 							CHECK_OR_DONE(fabs(sum - odds) <= 1e-9 * fmax(1, fabs(odds)),
-										  "iter %d kind %d alpha %g prior %d doc %d c2 %u: sum %.17g, log odds %.17g",
-										  iter, kind, alphas[ai], pm, d, c2, sum, odds);
+										  "iter %d variant %d alpha %g prior %d doc %d c2 %u: sum %.17g, log odds %.17g",
+										  iter, variant, alphas[ai], pm, d, c2, sum, odds);
 						}
 				done:
 						free(rows);

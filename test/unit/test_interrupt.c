@@ -22,6 +22,7 @@
 #include "nb_hash.h"
 #include "nb_interrupt.h"
 #include "nb_merge.h"
+#include "nb_subtract.h"
 #include "nb_mutual_info.h"
 #include "nb_scorer.h"
 #include "nb_trainer.h"
@@ -161,6 +162,37 @@ int_flat_merge(uint32_t n)
 	d = nb_hash_bytes(buf, size, 3);
 	nb_free(buf);
 	nb_merger_destroy(m);
+	return d;
+}
+
+/* The fixture's model merged with itself, then itself subtracted: the fixture again. */
+static uint64_t
+int_op_flat_subtract(void)
+{
+	NbView		views[2] = {ifx.view, ifx.view};
+	NbView		twice;
+	NbView		out;
+	NbMerger   *m = nb_merger_create(views, 2);
+	size_t		size = nb_merger_size(m, SIZE_MAX);
+	unsigned char *buf = nb_alloc(size);
+	NbSubtractError err;
+	NbSubtraction *s;
+	unsigned char *result;
+	uint64_t	d;
+
+	if (!nb_merger_write(m, buf, size, &twice))
+		abort();
+	nb_merger_destroy(m);
+	s = nb_subtraction_create(&twice, &ifx.view, &err);
+	if (s == NULL || nb_subtraction_empty(s))
+		abort();
+	size = nb_subtraction_size(s, SIZE_MAX);
+	result = nb_alloc(size);
+	nb_subtraction_write(s, result, size, &out);
+	d = nb_hash_bytes(result, size, 4);
+	nb_free(result);
+	nb_subtraction_destroy(s);
+	nb_free(buf);
 	return d;
 }
 
@@ -352,6 +384,7 @@ static IntOp int_ops[] = {
 	{"nb_hash_bytes_long", int_op_hash, 0},
 	{"merge flat models, two inputs", int_op_flat_merge2, 0},
 	{"merge flat models, three inputs", int_op_flat_merge3, 0},
+	{"subtract a model from its double", int_op_flat_subtract, 0},
 };
 
 #define N_INT_OPS (sizeof(int_ops) / sizeof(int_ops[0]))
@@ -377,6 +410,7 @@ int_units(void)
 	int_ops[11].units = INT_HASH_BYTES / 64;
 	int_ops[12].units = 2 * E;
 	int_ops[13].units = 3 * E;
+	int_ops[14].units = 2 * E + 2 * E;
 }
 
 static void

@@ -363,6 +363,50 @@ test_interrupts(void)
 	nb_metrics_free(&m);
 }
 
+static void
+test_decimal_to_double(void)
+{
+	/*
+	 * Against strtod on the same decimal, bit for bit: random significands
+	 * of 1 to 19 digits (shortest round-trip forms of doubles have up to
+	 * 17) with exponents -40..5, in and out of the fast path, and the
+	 * decimal forms of random doubles in [0, 1].
+	 */
+	char		text[48];
+
+	for (int i = 0; i < 2000000; i++)
+	{
+		int			ndig = 1 + (int) (rng() % 19);
+		uint64_t	digits = rng() % 10;
+		int32_t		exp10 = -40 + (int32_t) (rng() % 46);
+		double		want,
+					got;
+
+		for (int d = 1; d < ndig; d++)
+			digits = digits * 10 + rng() % 10;
+		if (i % 2 == 1)
+		{
+			/* a double's shortest form: 17 significant digits round-trip */
+			double		x = (double) (rng() >> 11) / 9007199254740992.0 * pow(10, -(int) (rng() % 30));
+
+			snprintf(text, sizeof(text), "%.17e", x);
+			digits = 0;
+			exp10 = atoi(strchr(text, 'e') + 1) - 16;
+			for (const char *c = text; *c != 'e'; c++)
+				if (*c >= '0' && *c <= '9')
+					digits = digits * 10 + (uint64_t) (*c - '0');
+		}
+		snprintf(text, sizeof(text), "%llue%d", (unsigned long long) digits, (int) exp10);
+		want = strtod(text, NULL);
+		got = nb_decimal_to_double(digits, exp10);
+		CHECK(memcmp(&want, &got, sizeof(double)) == 0, "%s: %.17g, strtod %.17g", text, got, want);
+	}
+	/* 2^53 + 1, exactly halfway between two doubles: ties to even, 2^53 */
+	CHECK(nb_decimal_to_double(9007199254740993ULL, 0) == 9007199254740992.0, "halfway");
+	CHECK(nb_decimal_to_double(9007199254740995ULL, 0) == 9007199254740996.0, "halfway up");
+	CHECK(nb_decimal_to_double(0, -5) == 0.0, "zero");
+}
+
 /* ---------------------------------------------------------------- */
 
 int
@@ -377,5 +421,6 @@ main(int argc, char **argv)
 	run("metrics: AUC against all pairs, merged halves equal the whole", test_ranking_brute_force);
 	run("metrics: more classes than the initial capacity", test_many_classes_grow);
 	run("metrics: cancellation points in the final computation", test_interrupts);
+	run("metrics: decimal to double as strtod, bit for bit", test_decimal_to_double);
 	return unit_done();
 }

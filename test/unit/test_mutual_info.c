@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -488,6 +489,58 @@ test_mutual_info_gaussian_degenerate(void)
 	CHECK(fabs(got - ref) <= 1e-12 * ref, "scaled by 1e-150: %.17g, unscaled %.17g", got, ref);
 }
 
+/*
+ * Many classes, each far from most others (which the quadrature of a class
+ * leaves out): 30 classes of values m - 1, m, m + 1 at m = 0, 2, ..., 58
+ * against the trapezoidal rule, and 40 constant classes 10 apart, I = log 40.
+ */
+static void
+test_mutual_info_gaussian_many(void)
+{
+	enum {NC = 30, NK = 40};
+	const char *label[3 * NC];
+	char		names[NK][16];
+	double		x[3 * NC],
+				w[NC],
+				mean[NC],
+				var[NC],
+				floor = 0,
+				s = 0;
+	const char *klabel[NK];
+	double		kx[NK];
+	double		got;
+
+	for (int c = 0; c < NC; c++)
+	{
+		snprintf(names[c], sizeof(names[c]), "c%02d", c);
+		for (int i = 0; i < 3; i++)
+		{
+			label[3 * c + i] = names[c];
+			x[3 * c + i] = 2.0 * c + i - 1;
+			s += x[3 * c + i];
+		}
+	}
+	for (int i = 0; i < 3 * NC; i++)
+		floor += (x[i] - s / (3 * NC)) * (x[i] - s / (3 * NC));
+	floor = 1e-9 * floor / (3 * NC);
+	for (int c = 0; c < NC; c++)
+	{
+		w[c] = 3;
+		mean[c] = 2.0 * c;
+		var[c] = 2.0 / 3 + floor;
+	}
+	got = gauss_mi(label, x, NULL, 3 * NC);
+	CHECK_NEAR(got, trapezoid_mi(w, mean, var, NC), 1e-9 * got, "I of 30 classes");
+	for (int c = 0; c < NK; c++)
+	{
+		snprintf(names[c], sizeof(names[c]), "k%02d", c);
+		klabel[c] = names[c];
+		kx[c] = 10.0 * c;
+	}
+	got = gauss_mi(klabel, kx, NULL, NK);
+	CHECK_NEAR(got, log(NK), 1e-9 * log(NK), "I of 40 constant classes");
+}
+
 /* Extreme values and weights: finite, between 0 and H(class). */
 static void
 test_mutual_info_gaussian_extreme(void)
@@ -520,6 +573,8 @@ main(int argc, char **argv)
 		test_mutual_info_gaussian_cases);
 	run("mutual info Gaussian: constant classes, constant feature, shifted and scaled values",
 		test_mutual_info_gaussian_degenerate);
+	run("mutual info Gaussian: many classes far apart vs the trapezoidal rule and log C",
+		test_mutual_info_gaussian_many);
 	run("mutual info Gaussian: finite for extreme values and weights", test_mutual_info_gaussian_extreme);
 	return unit_done();
 }

@@ -1,6 +1,7 @@
 /*
- * test_strmap.c — unit tests of the string map and the hashes
- * (src/nb_strmap.c, src/nb_hash.h, the checksum of src/nb_format.c).
+ * test_strmap.c — unit tests of the string maps and the hashes
+ * (src/nb_strmap.c, src/nb_vocab.c, src/nb_hash.h, the checksum of
+ * src/nb_format.c).
  *
  *   ./test_strmap            run every test
  *   ./test_strmap WORD       run the tests whose name contains WORD
@@ -16,6 +17,7 @@
 #include "nb_format.h"
 #include "nb_hash.h"
 #include "nb_strmap.h"
+#include "nb_vocab.h"
 #include "unit.h"
 
 /* ---------------------------------------------------------------- */
@@ -238,6 +240,127 @@ test_token_hash_and_equal(void)
 }
 
 /* ---------------------------------------------------------------- */
+/* the trainer's compact map                                         */
+
+/*
+ * String i of the vocab tests: lengths 0 to 299, many sharing their first
+ * 8 bytes (the slot's head) and many of 255 bytes or more (whose length
+ * the tag does not hold exactly).
+ */
+static uint32_t
+vocab_string(uint32_t i, char *buf)
+{
+	uint32_t	len = (i * 37u) % 300;
+
+	memset(buf, 'a' + (char) (i % 3), len);
+	for (uint32_t k = 0; k < 4 && 8 + k < len; k++)
+		buf[len - 1 - k] = (char) ('0' + (i >> (4 * k)) % 16);
+	if (len > 0 && len <= 8)
+		buf[0] = (char) (1 + i % 250);
+	return len;
+}
+
+/* The string found in v for (str, len) under the given hash, or -1. */
+static int64_t
+vocab_find(NbVocab *v, const char *str, uint32_t len, uint64_t hash)
+{
+	nb_vocab_index(v);
+	return nb_vocab_find(v, str, len, hash);
+}
+
+static void
+test_vocab_many(void)
+{
+	NbVocab		v;
+	char		buf[320];
+	uint32_t	added = 0;
+	const uint32_t n = 60000;
+	int64_t    *id = malloc(sizeof(int64_t) * n);
+
+	nb_vocab_init(&v);
+	for (uint32_t i = 0; i < n; i++)
+	{
+		uint32_t	len = vocab_string(i, buf);
+		uint64_t	h = nb_hash_token(buf, len);
+		int64_t		found = vocab_find(&v, buf, len, h);
+
+		/* strings repeat: the same i mod 300 and pattern give the same bytes */
+		id[i] = found >= 0 ? found : nb_vocab_add(&v, buf, len, h);
+		if (found < 0)
+			CHECK(id[i] == added++, "string %u got id %lld", i, (long long) id[i]);
+		/* lend the index now and then, to be scribbled on: the next lookup rebuilds it */
+		if (i % 9973 == 0)
+		{
+			nb_vocab_index(&v);
+			memset(nb_vocab_lend_index(&v), 0xa5, 16 * (size_t) v.count);
+		}
+	}
+	CHECK(v.count == added, "count %u, added %u", v.count, added);
+	for (uint32_t i = 0; i < n; i++)
+	{
+		uint32_t	len = vocab_string(i, buf);
+		uint32_t	slen;
+		const char *s = nb_vocab_str(&v, (uint32_t) id[i], &slen);
+
+		CHECK(vocab_find(&v, buf, len, nb_hash_token(buf, len)) == id[i], "string %u not found", i);
+		CHECK(slen == len && memcmp(s, buf, len) == 0, "nb_vocab_str of string %u", i);
+		/* one byte more or less is another string */
+		buf[len] = 'z';
+		CHECK(vocab_find(&v, buf, len + 1, nb_hash_token(buf, len + 1)) != id[i],
+			  "string %u found with a byte more", i);
+		if (len > 0)
+			CHECK(vocab_find(&v, buf, len - 1, nb_hash_token(buf, len - 1)) != id[i],
+				  "string %u found with a byte less", i);
+	}
+	nb_vocab_free(&v);
+	free(id);
+}
+
+/*
+ * Every string under one hash: the tag then matches whenever the lengths
+ * do (and for all lengths from 255 on), so the head, the exact length and
+ * the bytes after the head must tell them apart.  Fewer strings than fit
+ * in the first table (48), and no dropped index: a rebuild places strings
+ * by their real hash.
+ */
+static void
+test_vocab_collisions(void)
+{
+	NbVocab		v;
+	char		a[600];
+	char		b[600];
+	const uint64_t h = UINT64_C(0x123456789abcdef0);
+	uint32_t	n = 0;
+
+	nb_vocab_init(&v);
+	memset(a, 'x', sizeof(a));
+	/* same first 8 bytes, lengths 8..552: ids in order */
+	for (uint32_t len = 8; len <= 552; len += 16)
+	{
+		CHECK(vocab_find(&v, a, len, h) == -1, "length %u found before it was added", len);
+		CHECK(nb_vocab_add(&v, a, len, h) == n, "length %u", len);
+		n++;
+	}
+	/* same length (296, also added above), differing only in the last byte */
+	memcpy(b, a, sizeof(b));
+	b[295] = 'y';
+	CHECK(vocab_find(&v, b, 296, h) == -1, "a differing last byte matched");
+	CHECK(nb_vocab_add(&v, b, 296, h) == n, "the differing string");
+	for (uint32_t len = 8, id = 0; len <= 552; len += 16, id++)
+		CHECK(vocab_find(&v, a, len, h) == id, "length %u", len);
+	CHECK(vocab_find(&v, b, 296, h) == n, "the differing string");
+	/* short strings under one hash: the head holds all their bytes */
+	CHECK(vocab_find(&v, "ab", 2, h) == -1 && vocab_find(&v, "ba", 2, h) == -1, "short strings");
+	CHECK(nb_vocab_add(&v, "ab", 2, h) == n + 1, "ab");
+	CHECK(vocab_find(&v, "ba", 2, h) == -1 && vocab_find(&v, "ab", 2, h) == n + 1, "ab vs ba");
+	CHECK(vocab_find(&v, "", 0, h) == -1, "empty string");
+	CHECK(nb_vocab_add(&v, "", 0, h) == n + 2, "empty string added");
+	CHECK(vocab_find(&v, "", 0, h) == n + 2, "empty string found");
+	CHECK(v.count < 48, "%u strings: the table grew", v.count);
+	nb_vocab_free(&v);
+}
+
+/* ---------------------------------------------------------------- */
 
 int
 main(int argc, char **argv)
@@ -246,6 +369,10 @@ main(int argc, char **argv)
 	run("strmap: intern 100000 strings, growth, find missing", test_strmap_many);
 	run("strmap: empty, binary and 1 MB strings", test_strmap_binary_and_long);
 	run("strmap: colliding hashes", test_strmap_collisions);
+	run("vocab: 60000 strings of 0-299 bytes, growth, lent index, near misses",
+		test_vocab_many);
+	run("vocab: one hash for all: heads, exact lengths from 255 on, bytes after the head",
+		test_vocab_collisions);
 	run("hash: golden values, determinism, alignment, prefixes, bits", test_hash);
 	run("hash: nb_hash_token and nb_bytes_equal at every length and alignment",
 		test_token_hash_and_equal);

@@ -1,0 +1,224 @@
+--
+-- crossval: nb_cross_validate and nb_grid_options.  Every result is checked
+-- against out-of-fold models trained directly on the other folds, with the
+-- metrics computed here by hand (accuracy, macro F1, log loss).
+--
+-- (The reference queries are estimated expensive enough for JIT, which
+-- would only add seconds of compiling.)
+SET jit = off;
+CREATE TABLE cv_docs AS
+SELECT i AS id,
+       CASE WHEN i % 7 < 3 THEN 'ham' WHEN i % 7 < 6 THEN 'spam' ELSE 'eggs' END AS label,
+       ARRAY(SELECT 'w' || ((i * j + (i % 7) * 3) % 17) FROM generate_series(1, 2 + i % 4) AS j) AS tokens,
+       i % 4 AS fold
+FROM generate_series(1, 90) AS i;
+
+-- grids: an object is every combination of its values, an array the union
+SELECT * FROM nb_grid_options('{"kind": ["multinomial", "bernoulli"], "alpha": [0.5, 1], "fit_prior": false}');
+SELECT * FROM nb_grid_options('[{"kind": "complement", "alpha": [0.1, 1]}, {}]');
+
+-- the expected results: for every option set and fold, a model trained on
+-- the other folds (rows of a NULL fold are always trained on), its
+-- predictions on the fold, and the metrics by hand (population standard
+-- deviation over folds); tab has columns label, features, fold
+CREATE FUNCTION cv_expected(tab regclass, grid jsonb)
+RETURNS TABLE (options jsonb, accuracy float8, accuracy_std float8, macro_f1 float8,
+               macro_f1_std float8, log_loss float8, log_loss_std float8)
+LANGUAGE plpgsql AS $f$
+BEGIN
+    RETURN QUERY EXECUTE format($$
+WITH docs AS (SELECT * FROM %1$s WHERE label IS NOT NULL AND features IS NOT NULL),
+models AS (
+    SELECT f.fold, (SELECT nb_train(label, features) FROM docs d WHERE d.fold IS DISTINCT FROM f.fold) AS model
+    FROM (SELECT DISTINCT fold FROM docs WHERE fold IS NOT NULL) f),
+pred AS (
+    SELECT g.options, d.fold, d.label, p.proba,
+           (SELECT key FROM jsonb_each(p.proba) ORDER BY value::text::float8 DESC, key COLLATE "C" LIMIT 1) AS predicted
+    FROM nb_grid_options($1) AS g(options)
+    CROSS JOIN docs d JOIN models m USING (fold)
+    CROSS JOIN LATERAL (SELECT nb_predict_proba(m.model, d.features, g.options) AS proba) p),
+classes AS (SELECT DISTINCT options, fold, label AS c FROM pred
+            UNION SELECT DISTINCT options, fold, predicted FROM pred),
+f1 AS (
+    SELECT c.options, c.fold,
+           2 * count(*) FILTER (WHERE p.label = c.c AND p.predicted = c.c)::float8
+             / (count(*) FILTER (WHERE p.label = c.c) + count(*) FILTER (WHERE p.predicted = c.c)) AS f1
+    FROM classes c JOIN pred p USING (options, fold)
+    GROUP BY c.options, c.fold, c.c),
+per_fold AS (
+    SELECT options, fold, avg((label = predicted)::int)::float8 AS accuracy,
+           avg(-ln((proba ->> label)::float8)) AS log_loss
+    FROM pred GROUP BY options, fold),
+macro AS (SELECT options, fold, avg(f1) AS macro_f1 FROM f1 GROUP BY options, fold)
+SELECT options, avg(accuracy), stddev_pop(accuracy), avg(macro_f1), stddev_pop(macro_f1),
+       avg(log_loss), stddev_pop(log_loss)
+FROM per_fold JOIN macro USING (options, fold) GROUP BY options$$, tab) USING grid;
+END $f$;
+
+-- got: nb_cross_validate's rows; the largest difference from cv_expected
+CREATE FUNCTION cv_compare(got regclass, tab regclass, grid jsonb) RETURNS TABLE (option_sets bigint, equal_to_direct_training boolean)
+LANGUAGE plpgsql AS $$
+BEGIN
+    RETURN QUERY EXECUTE format(
+        'SELECT count(*), max(greatest(abs(g.accuracy - e.accuracy), abs(g.accuracy_std - e.accuracy_std),
+                                       abs(g.macro_f1 - e.macro_f1), abs(g.macro_f1_std - e.macro_f1_std),
+                                       abs(g.log_loss - e.log_loss), abs(g.log_loss_std - e.log_loss_std))) < 1e-9
+         FROM %s g FULL JOIN cv_expected(%L, $1) e USING (options)', got, tab) USING grid;
+END $$;
+
+CREATE VIEW cv_folded AS SELECT label, tokens AS features, fold FROM cv_docs;
+-- a fold column
+CREATE TABLE cv_got AS
+SELECT * FROM nb_cross_validate('cv_docs', 'label', 'tokens', fold_column => 'fold',
+                                grid => '[{"kind": ["multinomial", "bernoulli"], "alpha": [0.1, 1], "fit_prior": [true, false]},
+                                          {"kind": "complement", "alpha": [0.1, 1]}]');
+SELECT * FROM cv_compare('cv_got', 'cv_folded', '[{"kind": ["multinomial", "bernoulli"], "alpha": [0.1, 1], "fit_prior": [true, false]},
+                            {"kind": "complement", "alpha": [0.1, 1]}]');
+-- best first
+SELECT bool_and(accuracy >= next_accuracy) AS best_first
+FROM (SELECT accuracy, lead(accuracy) OVER () AS next_accuracy FROM cv_got) s;
+DROP TABLE cv_got;
+
+-- counted folds: rows numbered by label (byte order), then by a 64-bit hash
+-- of the features; row n goes to fold n % folds
+CREATE VIEW cv_counted AS
+SELECT label, tokens AS features,
+       (row_number() OVER (ORDER BY label COLLATE "C", hash_array_extended(tokens COLLATE "C", 0)) - 1) % 3 AS fold
+FROM cv_docs;
+CREATE TABLE cv_got AS SELECT * FROM nb_cross_validate('cv_docs', 'label', 'tokens', 3);
+SELECT * FROM cv_compare('cv_got', 'cv_counted', nb_grid_default((SELECT nb_train(label, tokens) FROM cv_docs)));
+-- every class spread evenly over the folds
+SELECT label, array_agg(n ORDER BY fold) AS rows_per_fold
+FROM (SELECT label, fold, count(*) AS n FROM cv_counted GROUP BY 1, 2) s GROUP BY label ORDER BY label;
+-- the folds depend on the rows' contents only: the same rows stored in
+-- another order, and rewritten by VACUUM FULL, give the same results
+CREATE TABLE cv_shuffled AS SELECT * FROM cv_docs ORDER BY md5(id::text);
+DELETE FROM cv_shuffled WHERE id % 5 = 0;
+INSERT INTO cv_shuffled SELECT * FROM cv_docs WHERE id % 5 = 0;
+VACUUM FULL cv_shuffled;
+SELECT count(*) AS option_sets,
+       count(*) FILTER (WHERE (g.*) IS NOT DISTINCT FROM (s.*)) AS identical
+FROM cv_got g FULL JOIN nb_cross_validate('cv_shuffled', 'label', 'tokens', 3) s USING (options);
+DROP TABLE cv_got;
+
+-- rows with a NULL fold are only trained on; a NULL label or features is skipped
+CREATE TABLE cv_nulls AS
+SELECT label, tokens, CASE WHEN id % 9 = 0 THEN NULL ELSE fold END AS fold FROM cv_docs
+UNION ALL VALUES (NULL, '{w1,w2}'::text[], 1), ('ham', NULL, 2), ('ham', '{w3}', NULL);
+CREATE VIEW cv_nulls_folded AS SELECT label, tokens AS features, fold FROM cv_nulls;
+CREATE TABLE cv_got AS
+SELECT * FROM nb_cross_validate('cv_nulls', 'label', 'tokens', fold_column => 'fold', grid => '{"kind": ["bernoulli", "complement"]}');
+SELECT * FROM cv_compare('cv_got', 'cv_nulls_folded', '{"kind": ["bernoulli", "complement"]}');
+DROP TABLE cv_got;
+
+-- mixed features (categorical, Gaussian, boolean, a bag) and dense vectors
+CREATE TABLE cv_mixed AS
+SELECT id, label,
+       jsonb_build_object('colour', (ARRAY['red', 'green', 'blue'])[1 + (id * 7) % 3],
+                          'size', round(((id % 7) * 1.5 + (id % 3))::numeric, 2),
+                          'big', id % 4 = 0,
+                          'words', tokens) AS features,
+       ARRAY[(id % 7) * 1.5, (id % 5) - (id % 3) * 0.25]::float8[] AS vec,
+       fold
+FROM cv_docs;
+SELECT * FROM nb_grid_options(nb_grid_default((SELECT nb_train(label, features) FROM cv_mixed)))
+LIMIT 3;
+CREATE VIEW cv_mixed_folded AS SELECT label, features, fold FROM cv_mixed;
+CREATE TABLE cv_got AS SELECT * FROM nb_cross_validate('cv_mixed', 'label', 'features', fold_column => 'fold');
+SELECT * FROM cv_compare('cv_got', 'cv_mixed_folded',
+                         nb_grid_default((SELECT nb_train(label, features) FROM cv_mixed)));
+DROP TABLE cv_got;
+SELECT * FROM nb_grid_options(nb_grid_default((SELECT nb_train(label, vec) FROM cv_mixed)));
+CREATE VIEW cv_vec_folded AS SELECT label, vec AS features, fold FROM cv_mixed;
+CREATE TABLE cv_got AS SELECT * FROM nb_cross_validate('cv_mixed', 'label', 'vec', fold_column => 'fold');
+SELECT * FROM cv_compare('cv_got', 'cv_vec_folded', nb_grid_default((SELECT nb_train(label, vec) FROM cv_mixed)));
+DROP TABLE cv_got;
+
+CREATE TABLE cv_one_fold AS SELECT label, tokens, 0 AS fold FROM cv_docs;
+CREATE TABLE cv_empty (label text, tokens text[]);
+-- errors, as SQLSTATE: message.  No argument reaches the SQL unquoted:
+-- names that are not columns, or a relation that does not exist, are
+-- errors, and odd names that are columns work (below)
+CREATE FUNCTION cv_error(query text) RETURNS text LANGUAGE plpgsql AS $$
+BEGIN
+    EXECUTE query;
+    RETURN 'no error';
+EXCEPTION WHEN OTHERS THEN
+    RETURN SQLSTATE || ': ' || SQLERRM;
+END $$;
+SELECT cv_error(q) AS error, q AS query FROM (VALUES
+    ($q$SELECT * FROM nb_cross_validate('cv_docs', 'labels', 'tokens')$q$),
+    ($q$SELECT * FROM nb_cross_validate('cv_docs', 'label', 'token')$q$),
+    ($q$SELECT * FROM nb_cross_validate('cv_docs', 'label', 'tokens', fold_column => 'folds')$q$),
+    ($q$SELECT * FROM nb_cross_validate('cv_docs', 'label', 'id')$q$),
+    ($q$SELECT * FROM nb_cross_validate('cv_docs', 'label', 'tokens', fold_column => 'label')$q$),
+    ($q$SELECT * FROM nb_cross_validate('cv_docs', 'label', 'tokens', 1)$q$),
+    ($q$SELECT * FROM nb_cross_validate('cv_docs', 'label', 'tokens', 3, fold_column => 'fold')$q$),
+    ($q$SELECT * FROM nb_cross_validate('cv_docs', NULL, 'tokens')$q$),
+    ($q$SELECT * FROM nb_cross_validate('cv_docs', 'label', 'tokens', grid => '[]')$q$),
+    ($q$SELECT * FROM nb_cross_validate('cv_docs', 'label', 'tokens', grid => '{"alpha": []}')$q$),
+    ($q$SELECT * FROM nb_cross_validate('cv_docs', 'label', 'tokens', grid => '[1]')$q$),
+    ($q$SELECT * FROM nb_cross_validate('cv_docs', 'label', 'tokens', grid => '{"alpha": -1}')$q$),
+    ($q$SELECT * FROM nb_cross_validate('cv_docs', 'label', 'tokens', grid => '{"kind": "complement"}', folds => 100)$q$),
+    ($q$SELECT * FROM nb_cross_validate('cv_mixed', 'label', 'features', grid => '{"kind": "complement"}')$q$),
+    ($q$SELECT * FROM nb_cross_validate('cv_one_fold', 'label', 'tokens', fold_column => 'fold')$q$),
+    ($q$SELECT * FROM nb_cross_validate('cv_docs', 'label', 'tokens', 200)$q$),
+    ($q$SELECT * FROM nb_cross_validate('cv_empty', 'label', 'tokens')$q$),
+    ($q$SELECT * FROM nb_cross_validate('cv_docs; DROP TABLE cv_docs', 'label', 'tokens')$q$),
+    ($q$SELECT * FROM nb_cross_validate('cv_docs', 'label::text, 1 FROM cv_docs; DROP TABLE cv_docs; --', 'tokens')$q$),
+    ($q$SELECT * FROM nb_cross_validate('cv_docs', 'label', 'tokens) FROM cv_docs; DROP TABLE cv_docs; --')$q$),
+    ($q$SELECT * FROM nb_cross_validate('cv_docs', 'label', 'tokens', fold_column => 'fold::int; DROP TABLE cv_docs')$q$),
+    ($q$SELECT * FROM nb_cross_validate('cv_docs', 'label"', 'tokens')$q$)) AS v(q);
+CREATE TABLE "cv odd; DROP TABLE cv_docs" ("la""bel" text, "TOKENS" text[], "f)" int);
+INSERT INTO "cv odd; DROP TABLE cv_docs" SELECT label, tokens, fold FROM cv_docs;
+CREATE TABLE cv_got AS
+SELECT * FROM nb_cross_validate('"cv odd; DROP TABLE cv_docs"', 'la"bel', 'TOKENS', fold_column => 'f)',
+                                grid => '{"kind": "bernoulli"}');
+SELECT * FROM cv_compare('cv_got', 'cv_folded', '{"kind": "bernoulli"}');
+SELECT count(*) AS cv_docs_rows FROM cv_docs;
+
+-- the README's recipe: out-of-fold models by nb_subtract from a table, the
+-- grid outside (a nested loop over the grid, scoring every row for one
+-- option set before the next), equal to nb_cross_validate
+CREATE TABLE cv_fold_models AS SELECT fold, nb_train(label, tokens) AS model FROM cv_docs GROUP BY fold;
+CREATE TABLE cv_oof_models AS
+SELECT f.fold, nb_subtract(w.model, f.model) AS model
+FROM cv_fold_models AS f, (SELECT nb_merge(model) AS model FROM cv_fold_models) AS w;
+ANALYZE cv_docs, cv_oof_models;
+EXPLAIN (COSTS OFF)
+SELECT g.options, avg((s.m ->> 'accuracy')::float8) AS accuracy
+FROM nb_grid_options('{"kind": ["multinomial", "bernoulli"]}') WITH ORDINALITY AS g(options, n)
+CROSS JOIN LATERAL (
+    SELECT nb_metrics(d.label, nb_predict_proba(m.model, d.tokens, g.options)) AS m
+    FROM cv_docs AS d JOIN cv_oof_models AS m USING (fold)
+    GROUP BY m.fold) AS s
+GROUP BY g.n, g.options;
+SELECT count(*) AS option_sets,
+       max(abs(r.accuracy - c.accuracy)) < 1e-12 AS recipe_equals_nb_cross_validate
+FROM (SELECT g.options, avg((s.m ->> 'accuracy')::float8) AS accuracy
+      FROM nb_grid_options('{"kind": ["multinomial", "bernoulli"]}') WITH ORDINALITY AS g(options, n)
+      CROSS JOIN LATERAL (
+          SELECT nb_metrics(d.label, nb_predict_proba(m.model, d.tokens, g.options)) AS m
+          FROM cv_docs AS d JOIN cv_oof_models AS m USING (fold)
+          GROUP BY m.fold) AS s
+      GROUP BY g.n, g.options) r
+JOIN nb_cross_validate('cv_docs', 'label', 'tokens', fold_column => 'fold',
+                       grid => '{"kind": ["multinomial", "bernoulli"]}') c USING (options);
+
+-- the extension is relocatable: the functions name its objects through the
+-- schema it is in, whatever the caller's search_path holds (a decoy there is
+-- never called)
+CREATE TABLE cv_before AS SELECT * FROM nb_cross_validate('cv_docs', 'label', 'tokens', 3);
+CREATE SCHEMA cv_elsewhere;
+ALTER EXTENSION nbc SET SCHEMA cv_elsewhere;
+SET search_path = public;
+CREATE FUNCTION public.nb_grid_options(jsonb) RETURNS SETOF jsonb LANGUAGE sql
+AS $$ SELECT (1 / 0)::text::jsonb $$;
+SELECT count(*) AS option_sets,
+       count(*) FILTER (WHERE (b.*) IS NOT DISTINCT FROM (e.*)) AS identical
+FROM cv_before b FULL JOIN cv_elsewhere.nb_cross_validate('cv_docs', 'label', 'tokens', 3) e USING (options);
+SELECT cv_elsewhere.nb_grid_default(cv_elsewhere.nb_train(label, tokens)) -> 1 AS complement FROM cv_docs;
+DROP FUNCTION public.nb_grid_options(jsonb);
+RESET search_path;
+ALTER EXTENSION nbc SET SCHEMA public;
+DROP SCHEMA cv_elsewhere;
