@@ -64,13 +64,13 @@ free_lengths(RawLengths *l)
 }
 
 static void
-free_feature(RawFeature *f, uint32_t nc)
+free_feature(RawFeature *f)
 {
 	free(f->name.s);
 	free(f->present);
 	free(f->a);
 	free(f->b);
-	for (uint32_t c = 0; c < nc; c++)
+	for (uint32_t c = 0; c < f->lengths_n; c++)
 		free_lengths(&f->lengths[c]);
 	free(f->lengths);
 }
@@ -87,7 +87,7 @@ raw_set_version(RawModel *m, uint16_t version)
 	if (version == NB_FORMAT_VERSION_TEXT)
 	{
 		for (uint32_t j = 0; j < m->nf; j++)
-			free_feature(&m->f[j], m->nc);
+			free_feature(&m->f[j]);
 		free(m->f);
 		m->f = NULL;
 		m->nf = 0;
@@ -119,7 +119,7 @@ raw_free(RawModel *m)
 		free(m->t[i].e);
 	}
 	for (uint32_t j = 0; j < m->nf; j++)
-		free_feature(&m->f[j], m->nc);
+		free_feature(&m->f[j]);
 	free(m->c);
 	free(m->t);
 	free(m->f);
@@ -135,7 +135,12 @@ resize_feature_classes(RawModel *m, uint32_t nc)
 		m->f[j].present = xrealloc(m->f[j].present, sizeof(double) * nc);
 		m->f[j].a = xrealloc(m->f[j].a, sizeof(double) * nc);
 		m->f[j].b = xrealloc(m->f[j].b, sizeof(double) * nc);
+		for (uint32_t c = nc; c < m->f[j].lengths_n; c++)
+			free_lengths(&m->f[j].lengths[c]);
 		m->f[j].lengths = xrealloc(m->f[j].lengths, sizeof(RawLengths) * nc);
+		for (uint32_t c = m->f[j].lengths_n; c < nc; c++)
+			memset(&m->f[j].lengths[c], 0, sizeof(RawLengths));
+		m->f[j].lengths_n = nc;
 	}
 }
 
@@ -169,6 +174,7 @@ raw_add_feature(RawModel *m, const char *name, uint32_t len, uint32_t type)
 	f->a = xrealloc(NULL, sizeof(double) * (m->nc ? m->nc : 1));
 	f->b = xrealloc(NULL, sizeof(double) * (m->nc ? m->nc : 1));
 	f->lengths = xrealloc(NULL, sizeof(RawLengths) * (m->nc ? m->nc : 1));
+	f->lengths_n = m->nc;
 	for (uint32_t c = 0; c < m->nc; c++)
 	{
 		f->present[c] = f->a[c] = f->b[c] = 0;
@@ -223,7 +229,7 @@ raw_del_feature(RawModel *m, uint32_t j)
 			memmove(&m->t[first], &m->t[first + 1], sizeof(RawToken) * (m->nt - first - 1));
 			m->nt--;
 		}
-	free_feature(&m->f[j], m->nc);
+	free_feature(&m->f[j]);
 	memmove(&m->f[j], &m->f[j + 1], sizeof(RawFeature) * (m->nf - j - 1));
 	m->nf--;
 }
@@ -325,7 +331,8 @@ raw_del_class(RawModel *m, uint32_t i)
 		memmove(&f->a[i], &f->a[i + 1], sizeof(double) * (m->nc - i - 1));
 		memmove(&f->b[i], &f->b[i + 1], sizeof(double) * (m->nc - i - 1));
 		free_lengths(&f->lengths[i]);
-		memmove(&f->lengths[i], &f->lengths[i + 1], sizeof(RawLengths) * (m->nc - i - 1));
+		memmove(&f->lengths[i], &f->lengths[i + 1], sizeof(RawLengths) * (f->lengths_n - i - 1));
+		f->lengths_n--;
 	}
 	m->nc--;
 }

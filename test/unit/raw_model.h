@@ -69,6 +69,7 @@ typedef struct RawFeature
 	double		mean;
 	double		m2;
 	RawLengths *lengths;		/* [nc], version 3 */
+	uint32_t	lengths_n;		/* entries of lengths allocated (nc unless a caller shrank nc) */
 } RawFeature;
 
 typedef struct RawModel
