@@ -23,18 +23,6 @@ tmp=$(mktemp -d /tmp/nbc-limits.XXXXXX)
 trap 'rm -rf "$tmp"; "${psql_cmd[@]}" -c "DROP SCHEMA IF EXISTS nbc_limits CASCADE" >/dev/null 2>&1' EXIT
 
 max=805306362
-# One row with text[] features ARRAY['a'] and a label of L bytes makes a
-# format version 1 model of L + 73 bytes: header 32, class docs 8, label
-# length 4, token length 4, token entries 4, entry class 4, entry count 8,
-# entry docs 8, the label and the token "a".
-overhead=73
-# The merge of two such models with different labels has two classes and
-# shares the header, the token, its length and its entry count: 41 bytes
-# less than the two.  Labels of 402653128 and 402653129 bytes merge into
-# 105 + 805306257 = max bytes.
-merge_a=402653128
-merge_b=402653129
-
 quick=0
 [ "${1:-}" = --quick ] && quick=1
 
@@ -77,6 +65,18 @@ if ! q "CREATE EXTENSION IF NOT EXISTS nbc;
 	exit 1
 fi
 
+# One row with text[] features ARRAY['a'] and a label of L bytes makes a
+# model of L + overhead bytes (the label is the only part that grows), and
+# two such models with different labels merge into one of La + Lb +
+# merge_overhead bytes; both overheads are measured here, from one-byte
+# labels, so that they follow the format.  Labels of 'b' x merge_a and
+# 'c' x merge_b then merge into exactly max bytes.
+overhead=$(( $(q "SELECT octet_length(nb_model_send(nb_train('x', ARRAY['a'])))") - 1 ))
+merge_overhead=$(( $(q "SELECT octet_length(nb_model_send(nb_merge(nb_train('x', ARRAY['a']),
+	nb_train('y', ARRAY['a']))))") - 2 ))
+merge_a=$(( (max - merge_overhead) / 2 ))
+merge_b=$(( max - merge_overhead - merge_a ))
+
 # training
 check "train: a model of exactly $max bytes is made" "" \
 	"$(q "INSERT INTO nbc_limits.m SELECT 'max', nb_train(repeat('a', $max - $overhead), ARRAY['a'])")"
@@ -84,7 +84,7 @@ check "train: it has $max bytes" "$max" "$(msize max)"
 check "train: one byte more is refused with 54000" 54000 \
 	"$(sqlstate "SELECT nb_train(repeat('a', $max - $overhead + 1), ARRAY['a'])")"
 err=$(q "SELECT nb_train(repeat('a', $max - $overhead + 1), ARRAY['a'])")
-if [[ $err == *"exceed the limit of $max bytes"* && $err == *"could not be dumped"* ]]; then
+if [[ $err == *"the limit of $max bytes"* && $err == *"could not be dumped"* ]]; then
 	ok "train: the message names the limit and why"
 else
 	not_ok "train: the message names the limit and why" "$err"
