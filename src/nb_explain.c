@@ -142,6 +142,13 @@ pair_of(const Scratch *s, uint32_t c1, uint32_t c2)
 	return p;
 }
 
+/* A bag scored by the DCM, whose terms split per token and per bag (nb_scorer.h). */
+static bool
+is_dcm_bag(const NbScorer *sc, uint32_t j)
+{
+	return sc->dcm_s != NULL && sc->index->feature_type[j] == NB_FEATURE_BAG;
+}
+
 /*
  * The row of one item: its item terms, weighted as scoring weighs them,
  * plus its occurrences' and its distinct entries' share of the feature's
@@ -156,6 +163,13 @@ item_row(const NbScorer *sc, Scratch *s, const ItemRef *it, uint32_t entries,
 	NbExplainRow row = {NB_EXPLAIN_ITEM, j, it->token, it->count, 0, 0};
 	Pair		p;
 
+	/* DCM: the token's whole term; the bag's length row has the rest */
+	if (is_dcm_bag(sc, j))
+	{
+		nb_scorer_dcm_item_terms(sc, j, it->token, it->count, s->f, s->z);
+		set_contribution(&row, pair_of(s, c1, c2));
+		return row;
+	}
 	nb_scorer_item_terms(sc, j, it->token, s->f, s->z);
 	nb_scorer_count_terms(sc, j, 0, it->count, entries, s->g, s->gz);
 	p.f1 = w * s->f[c1] + s->g[c1];
@@ -203,6 +217,14 @@ feature_row(const NbScorer *sc, const NbDoc *doc, Scratch *s, uint32_t j,
 	{
 		nb_scorer_value_terms(sc, j, doc->value[j], s->f, s->z);
 		row->part = NB_EXPLAIN_VALUE;
+		set_contribution(row, pair_of(s, c1, c2));
+		return true;
+	}
+	if (is_dcm_bag(sc, j))
+	{
+		nb_scorer_count_terms(sc, j, 1, doc->occurrences[j], 0, s->f, s->z);
+		row->part = NB_EXPLAIN_LENGTH;
+		row->count = doc->occurrences[j];
 		set_contribution(row, pair_of(s, c1, c2));
 		return true;
 	}

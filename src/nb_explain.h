@@ -8,12 +8,19 @@
  * classes' terms of every part of the score: the prior, each known item of
  * the document (its occurrences together), each categorical, boolean or
  * Gaussian value, a categorical value never seen in training, and, for a
- * bag scored per document (Bernoulli), everything absent from it.  Each
- * part is one row; its contribution is that difference in nats.
+ * bag scored per document (Bernoulli), everything absent from it, and, for
+ * a bag scored by the DCM, its length.  Each part is one row; its
+ * contribution is that difference in nats.
  *
- * An item of a bag scored per document is scored by the scorer as the
- * log-odds u = log t - log(1 - t) of its presence, the bag's base holding
- * log(1 - t) of every item of the vocabulary.  Its row shows log t alone,
+ * The DCM's log-likelihood of a bag, log Gamma(s) - log Gamma(s + n) +
+ * sum_w [log Gamma(beta_w + x_w) - log Gamma(beta_w)] (nb_dcm.h), splits
+ * into a row per known token w (its x_w occurrences together) and the
+ * bag's "length" row for its n known occurrences.
+ *
+ * An item of a bag scored per document (Bernoulli; the DCM, which adds up
+ * repeats too, is above) is scored by the scorer as the log-odds u = log t
+ * - log(1 - t) of its presence, the bag's base holding log(1 - t) of every
+ * item of the vocabulary.  Its row shows log t alone,
  * as the formula reads, and the bag's "absent" row the rest: the base less
  * the log(1 - t) of the present items, log t = -log(1 + e^-u).
  *
@@ -38,7 +45,8 @@ typedef enum NbExplainPart
 	NB_EXPLAIN_PRIOR,			/* the class prior */
 	NB_EXPLAIN_VALUE,			/* a boolean, Gaussian or unseen categorical value */
 	NB_EXPLAIN_ITEM,			/* a known token or categorical value */
-	NB_EXPLAIN_ABSENT			/* a per-document bag's absent tokens */
+	NB_EXPLAIN_ABSENT,			/* a per-document bag's absent tokens */
+	NB_EXPLAIN_LENGTH			/* a DCM bag's known occurrences */
 } NbExplainPart;
 
 typedef struct NbExplainRow
@@ -46,7 +54,8 @@ typedef struct NbExplainRow
 	NbExplainPart part;
 	uint32_t	feature;		/* not for the prior */
 	uint32_t	item;			/* NB_EXPLAIN_ITEM: the index's item */
-	double		count;			/* ITEM: its occurrences; ABSENT: the bag's items absent */
+	double		count;			/* ITEM: its occurrences; ABSENT: the bag's items
+								 * absent; LENGTH: the bag's known occurrences */
 	double		contribution;	/* nats, to log p(c1|x) - log p(c2|x) */
 	double		zero_factors;	/* c1's less c2's (alpha = 0) */
 } NbExplainRow;

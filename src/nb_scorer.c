@@ -938,10 +938,19 @@ add_norm_products(NbScorer *sc, const NbDoc *doc)
 }
 
 /*
- * DCM: the rest of the term of each known token occurring x != 1 times,
- * log Gamma(beta + x) - log Gamma(beta + 1) per class, with beta from its
- * row or entries (beta0 where it has none).
+ * DCM: the rest of the term of a known token occurring x != 1 times in
+ * class c, log Gamma(beta + x) - log Gamma(beta + 1), from its item term
+ * log(beta / beta0) (0 where it has none) and dist_f = log beta0.
  */
+static inline double
+dcm_repeat(const NbScorer *sc, uint64_t jcc, double item_term, double x)
+{
+	double		beta = exp(sc->dist_f[jcc] + item_term);
+
+	return nb_lgamma_ratio(beta, x) - log(beta);
+}
+
+/* DCM: dcm_repeat of each known token occurring x != 1 times. */
 static void
 add_dcm_repeats(NbScorer *sc, const NbDoc *doc)
 {
@@ -969,12 +978,7 @@ add_dcm_repeats(NbScorer *sc, const NbDoc *doc)
 			for (uint64_t e = ix->token_start[t->token]; e < ix->token_start[t->token + 1]; e++)
 				sc->term[sc->entry[e].cls] = sc->entry[e].f;
 		for (uint32_t c = 0; c < C; c++)
-		{
-			double		beta = exp(sc->dist_f[jc + c] + sc->term[c]);
-
-			add_compensated(&sc->f[c], &sc->fc[c],
-							nb_lgamma_ratio(beta, t->count) - log(beta));
-		}
+			add_compensated(&sc->f[c], &sc->fc[c], dcm_repeat(sc, jc + c, sc->term[c], t->count));
 	}
 }
 
@@ -1075,6 +1079,25 @@ nb_scorer_item_terms(const NbScorer *sc, uint32_t j, uint32_t k, double *f, doub
 	if (sc->norm_u != NULL)
 		for (uint32_t c = 0; c < C; c++)
 			f[c] += sc->norm_u[k] * sc->norm_scale[(uint64_t) j * C + c];
+}
+
+void
+nb_scorer_dcm_item_terms(const NbScorer *sc, uint32_t j, uint32_t k, double x,
+						 double *f, double *z)
+{
+	uint32_t	C = sc->index->n_classes;
+	uint64_t	jc = (uint64_t) j * C;
+
+	/* z stays 0: the DCM needs alpha > 0 (nb_options_check_set) */
+	nb_scorer_item_terms(sc, j, k, f, z);
+	for (uint32_t c = 0; c < C; c++)
+	{
+		double		item_term = f[c];
+
+		f[c] = sc->dist_f[jc + c] + item_term;
+		if (x != 1)
+			f[c] += dcm_repeat(sc, jc + c, item_term, x);
+	}
 }
 
 void

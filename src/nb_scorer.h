@@ -175,6 +175,17 @@ void		nb_scorer_item_terms(const NbScorer *scorer, uint32_t feature, uint32_t it
 								 double *f, double *z);
 
 /*
+ * DCM (dcm_s set) only: the whole term of known item k of bag j occurring x
+ * times in a document, log Gamma(beta + x) - log Gamma(beta) per class, as
+ * scoring adds it up: its item terms log(beta / beta0), the count term of
+ * one distinct item (log beta0) and, for x != 1, the rest of the repeats.
+ * The bag's count terms with no distinct item, nb_scorer_count_terms(j, 1,
+ * n, 0), are then the rest of its score: log Gamma(s) - log Gamma(s + n).
+ */
+void		nb_scorer_dcm_item_terms(const NbScorer *scorer, uint32_t feature, uint32_t item,
+									 double x, double *f, double *z);
+
+/*
  * The part of the term of item k (of feature j, a bag or categorical one)
  * that is the same in every class and that scoring therefore leaves out:
  * its term in class c is this plus the count terms of one occurrence and

@@ -148,6 +148,7 @@ put_explain_row(ReturnSetInfo *rsinfo, const NbPrepared *pm, const NbRowCategori
 			}
 			break;
 		case NB_EXPLAIN_ABSENT:
+		case NB_EXPLAIN_LENGTH:
 			values[0] = PointerGetDatum(feature_name(ix, j));
 			values[1] = PointerGetDatum(number_text(row->count));
 			break;
@@ -178,12 +179,6 @@ explain(FunctionCallInfo fcinfo, NbFeatureInput input)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("top_k must not be negative")));
 	best = nb_score_row(fcinfo, input, &cats, &pm, &scorer);
-	/* a DCM's terms of a bag do not add up item by item */
-	if (best >= 0 && scorer->kind == NB_DCM)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("nb_explain does not support naive Bayes kind \"dcm\""),
-				 errdetail("The Dirichlet compound multinomial scores a bag as a whole: its log Gamma terms do not split into a contribution per token.")));
 	if (best < 0)
 		return (Datum) 0;
 	other = other_class(fcinfo, pm, (uint32) best);

@@ -19,6 +19,7 @@
 
 #include "fixtures.h"
 #include "model_check.h"
+#include "nb_dcm.h"
 #include "nb_explain.h"
 #include "nb_format.h"
 #include "nb_scorer.h"
@@ -387,10 +388,84 @@ test_alpha0(void)
 }
 
 /*
+ * DCM by hand (the model of test_dcm.c, alpha 0.5): classes a (lengths 4,
+ * 2, 2; documents with x 2, y 2, z 1) and b (lengths 3, 1; z 1, w 2), the
+ * document x twice, w once and an unknown token.  Each known token's row is
+ * its log Gamma(beta + x) - log Gamma(beta) of a less that of b, the bag's
+ * length row log Gamma(s) - log Gamma(s + 3) of a less that of b.
+ */
+static void
+test_dcm_by_hand(void)
+{
+	static const Row train[] = {
+		{"a", 1, {"x", "x", "x", "y"}},
+		{"a", 1, {"x", "z"}},
+		{"a", 1, {"y", "y"}},
+		{"b", 1, {"z", "z", "w"}},
+		{"b", 1, {"w"}},
+	};
+	static const char *const doc[] = {"x", "w", "q", "x", NULL};
+	double		len_a[2] = {2, 4},
+				w_a[2] = {2, 1},
+				len_b[2] = {1, 3},
+				w_b[2] = {1, 1};
+	NbDcmFit	fa = nb_dcm_fit(5, len_a, w_a, 2);
+	NbDcmFit	fb = nb_dcm_fit(3, len_b, w_b, 2);
+	double		alpha = 0.5;
+	/* beta of w and x per class; s over the vocabulary w, x, y, z */
+	double		ba_w = alpha / fa.z,
+				ba_x = 2 / fa.z,
+				bb_w = 2 / fb.z,
+				bb_x = alpha / fb.z;
+	double		sa = (alpha + 2 + 2 + 1) / fa.z;
+	double		sb = (2 + alpha + alpha + 1) / fb.z;
+	NbOptions	o = options(NB_DCM, alpha, NB_PRIOR_FIT, NULL);
+	size_t		size;
+	unsigned char *buf = serialize_rows(train, 5, &size);
+	Prepared	p;
+	NbExplainRow rows[8];
+	const NbExplainRow *r;
+	double		logp[2];
+	uint64_t	n;
+	double		want;
+
+	prepare(&p, buf, size, &o);
+	nb_doc_begin(&p.doc);
+	add_text(&p, doc);
+	nb_scorer_score(&p.sc, &p.doc, logp);
+	CHECK_OR_DONE(nb_explain_max_rows(&p.doc) <= 8, "room");
+	n = nb_explain(&p.sc, &p.doc, 0, 1, rows);
+	CHECK(n == 4, "%llu rows: prior, x, w, length", (unsigned long long) n);
+
+	r = find_row(rows, n, NB_EXPLAIN_PRIOR, 0);
+	CHECK_OR_DONE(r != NULL, "prior row");
+	CHECK_NEAR(r->contribution, log(3.0 / 5) - log(2.0 / 5), 1e-14, "prior");
+	r = find_row(rows, n, NB_EXPLAIN_ITEM, item_of(&p, "x"));
+	CHECK_OR_DONE(r != NULL, "x row");
+	want = (lgamma(ba_x + 2) - lgamma(ba_x)) - (lgamma(bb_x + 2) - lgamma(bb_x));
+	CHECK(r->count == 2, "x count %g", r->count);
+	CHECK_NEAR(r->contribution, want, 1e-12, "x");
+	r = find_row(rows, n, NB_EXPLAIN_ITEM, item_of(&p, "w"));
+	CHECK_OR_DONE(r != NULL, "w row");
+	want = log(ba_w) - log(bb_w);
+	CHECK(r->count == 1, "w count %g", r->count);
+	CHECK_NEAR(r->contribution, want, 1e-12, "w");
+	r = find_row(rows, n, NB_EXPLAIN_LENGTH, 0);
+	CHECK_OR_DONE(r != NULL, "length row");
+	want = (lgamma(sa) - lgamma(sa + 3)) - (lgamma(sb) - lgamma(sb + 3));
+	CHECK(r->count == 3 && r->feature == (uint32_t) p.ix.unnamed_bag,
+		  "length row: count %g feature %u", r->count, r->feature);
+	CHECK_NEAR(r->contribution, want, 1e-12, "length");
+	CHECK_NEAR(sum_rows(rows, n), logp[0] - logp[1], 1e-12, "sum");
+done:
+	release(&p);
+}
+
+/*
  * Random mixed models (every feature type, several bags, weights, tokens
  * repeated and unknown) with 2..9 classes (rows and entries), documents
  * from other random rows: for every kind (complement also with norm,
- * Bernoulli also with an asymmetric beta), alpha and prior, and every pair
+ * Bernoulli also with an asymmetric beta; the DCM needs alpha > 0), alpha and prior, and every pair
  * of classes with a positive probability, the contributions sum to the log
  * odds; with c2's probability 0 the sum is +infinity or undefined.
  */
@@ -443,7 +518,8 @@ test_random_identity(void)
 	static const double alphas[] = {1, 0.3, 1e-3, 0};
 	uint64_t	seed = 11;
 	uint64_t	checked = 0,
-				infinite = 0;
+				infinite = 0,
+				dcm_checked = 0;
 
 	for (int iter = 0; iter < 40; iter++)
 	{
@@ -452,6 +528,7 @@ test_random_identity(void)
 		RandMix		docs[12];
 		double		prior[9];
 		bool		text_only = iter % 3 == 0;
+		bool		has_lengths;
 		size_t		size;
 		unsigned char *buf;
 
@@ -466,22 +543,31 @@ test_random_identity(void)
 				train[i].ntags = UINT32_MAX;
 			}
 		buf = serialize_rand_mix(train, NULL, 40, &size);
+		{
+			NbView		v;
+			char		why[200];
+
+			has_lengths = open_view(&v, buf, size, why, sizeof(why)) && nb_view_has_lengths(&v);
+		}
 		for (int c = 0; c < 9; c++)
 			prior[c] = (double) (nbt_rand(&seed) % 4);
 		prior[0] = 1;
 
-		/* the kinds, then complement with norm and Bernoulli with an asymmetric beta */
-		for (int variant = 0; variant < 5; variant++)
+		/* the kinds, then complement with norm, Bernoulli with an asymmetric beta, the DCM */
+		for (int variant = 0; variant < 6; variant++)
 			for (int ai = 0; ai < 4; ai++)
 				for (int pm = 0; pm < 3; pm++)
 				{
-					int			kind = variant == 3 ? NB_COMPLEMENT : variant == 4 ? NB_BERNOULLI : variant;
+					int			kind = variant == 3 ? NB_COMPLEMENT : variant == 4 ? NB_BERNOULLI :
+						variant == 5 ? NB_DCM : variant;
 					NbOptions	o = options((NbKind) kind, alphas[ai], (NbPriorMode) pm,
 											pm == NB_PRIOR_GIVEN ? prior : NULL);
 					Prepared	p;
 					unsigned char *copy;
 
 					if (kind == NB_COMPLEMENT && !text_only)
+						continue;
+					if (kind == NB_DCM && (alphas[ai] == 0 || !has_lengths))
 						continue;
 					/* norm needs positive pseudo-counts */
 					if (variant == 3 && alphas[ai] == 0)
@@ -520,6 +606,8 @@ test_random_identity(void)
 								continue;
 							}
 							checked++;
+							if (kind == NB_DCM)
+								dcm_checked++;
 							CHECK_OR_DONE(fabs(sum - odds) <= 1e-9 * fmax(1, fabs(odds)),
 										  "iter %d variant %d alpha %g prior %d doc %d c2 %u: sum %.17g, log odds %.17g",
 										  iter, variant, alphas[ai], pm, d, c2, sum, odds);
@@ -538,10 +626,10 @@ test_random_identity(void)
 				}
 		free(buf);
 	}
-	note("%llu explanations summed to their log odds, %llu against a class of probability 0",
-		 (unsigned long long) checked, (unsigned long long) infinite);
-	CHECK(checked > 10000 && infinite > 0, "only %llu and %llu", (unsigned long long) checked,
-		  (unsigned long long) infinite);
+	note("%llu explanations summed to their log odds (%llu dcm), %llu against a class of probability 0",
+		 (unsigned long long) checked, (unsigned long long) dcm_checked, (unsigned long long) infinite);
+	CHECK(checked > 10000 && dcm_checked > 1000 && infinite > 0, "only %llu, %llu and %llu",
+		  (unsigned long long) checked, (unsigned long long) dcm_checked, (unsigned long long) infinite);
 }
 
 int
@@ -552,6 +640,7 @@ main(int argc, char **argv)
 	run("explain: item log-probabilities by hand, every kind", test_toy_log_prob);
 	run("explain: categorical (seen, unseen), boolean, Gaussian rows by hand", test_mixed_by_hand);
 	run("explain: alpha 0, both classes possible or the runner-up ruled out", test_alpha0);
+	run("explain: dcm token and length rows by hand", test_dcm_by_hand);
 	run("explain: random mixed models, contributions sum to the log odds", test_random_identity);
 	return unit_done();
 }
