@@ -142,6 +142,8 @@ toy_log_prob(NbKind kind, int c, int j, double a, bool present)
 			}
 		case NB_COMPLEMENT:
 			return log((9 + 4 * a - toy_T[c]) / (toy_F[j] + a - toy_N[c][j]));
+		case NB_DCM:
+			break;				/* no per-token probability: its rows are tested apart */
 	}
 	return NAN;
 }
