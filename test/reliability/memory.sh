@@ -35,10 +35,10 @@ psql_cmd=(psql -X -q -At -v ON_ERROR_STOP=0)
 # The largest serialized model (NB_MODEL_MAX_SIZE in src/nb_format.h).
 max_model=805306362
 # A model of one row, text[] features ARRAY['a'] and a label of L bytes is
-# format version 1 of L + 73 bytes: header 32, class docs 8, label length 4,
-# token length 4, token entries 4, entry class 4, count 8, docs 8, the label
-# and the token "a".
-overhead=73
+# L bytes larger than the same model with the label '' (measured, so that it
+# follows the format: version 3 adds the document length histogram).
+psql -X -q -c 'CREATE EXTENSION IF NOT EXISTS nbc' >/dev/null
+overhead=$("${psql_cmd[@]}" -c "SELECT octet_length(nb_model_send(nb_train('', ARRAY['a'])))")
 sz() { awk -v s="$scale" -v n="$1" 'BEGIN { printf "%d", n * s }'; }
 
 label_100mb=$(sz 100000000)
@@ -126,14 +126,14 @@ measure "train, 100 MB label" "$label_100mb" $((label_100mb + overhead)) "$out_t
 measure "train, largest model" "$label_max" "$(msize max)" "$out_table" \
 	"INSERT INTO r SELECT nb_train(l, ARRAY['a']) FROM nbc_mem.label WHERE name = 'max';"
 # the text form as pg_dump writes and restores it: COPY, text format
-# label "x", n tokens: header 32, class 8 + 4, per token 4 + 4, per entry
-# 4 + 8 + 8, the label and the tokens' bytes
+# label "x", n tokens: the model of label '' and token "a", plus the label's
+# byte, less the token's, plus per further token 4 + 4 and an entry 4 + 8 + 8,
+# plus the tokens' bytes
 token_bytes=$(bytes "SELECT sum(length('t' || i)) FROM generate_series(1, $n_tokens) i")
-# The trainer's item map is most of this (nb_vocab.h, nb_trainer.h): 2.6x
-# at full size, 2.85x at a quarter; with 64-byte slots at most half full it
-# was 9.4x.
+# The trainer's item map is most of this (nb_vocab.h, nb_trainer.h): 2.77x
+# at a quarter of the size; with 64-byte slots at most half full it was 9.4x.
 measure "train, $n_tokens small tokens" "$(bytes "SELECT pg_column_size(a) FROM nbc_mem.tokens")" \
-	$(( 32 + 12 + n_tokens * (8 + 20) + 1 + token_bytes )) "$out_table" \
+	$(( overhead + (n_tokens - 1) * (8 + 20) + token_bytes )) "$out_table" \
 	"INSERT INTO r SELECT nb_train('x', a) FROM nbc_mem.tokens;"
 text_len=$(( $(stat -c %s "$dir/max.txt") - 1 ))
 measure "output: COPY TO, largest model" "$(msize max)" "$text_len" "" \
