@@ -378,3 +378,34 @@ mix_raw_discrete(RawModel *m)
 	k = raw_add_item(m, j, "u", 1);
 	raw_add_entry(m, k, 0, 1, 1);
 }
+
+const Row dcm_rows[] = {
+	{"a", 1, {"x", "x", "x", "y"}},
+	{"a", 1, {"x", "z"}},
+	{"a", 1, {"y", "y"}},
+	{"b", 1, {"z", "z", "w"}},
+	{"b", 1, {"w"}},
+};
+
+DcmToy
+dcm_toy(double alpha)
+{
+	static const double len[2][2] = {{2, 4}, {1, 3}};
+	static const double weight[2][2] = {{2, 1}, {1, 1}};
+	static const double docs[2] = {5, 3};	/* documents with each seen token, summed */
+	/* documents of each class with w, x, y, z; 0: never seen */
+	static const double d[2][4] = {{0, 2, 2, 1}, {2, 0, 0, 1}};
+	DcmToy		t;
+
+	for (int c = 0; c < 2; c++)
+	{
+		t.fit[c] = nb_dcm_fit(docs[c], len[c], weight[c], 2);
+		t.s[c] = 0;
+		for (int k = 0; k < 4; k++)
+		{
+			t.beta[c][k] = (d[c][k] > 0 ? d[c][k] : alpha) / t.fit[c].z;
+			t.s[c] += t.beta[c][k];
+		}
+	}
+	return t;
+}

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "nb_dcm.h"
 #include "nb_format.h"
 #include "nb_trainer.h"
 #include "raw_model.h"
@@ -89,6 +90,24 @@ unsigned char *serialize_rand(const RandRow *rows, const int *order, int n, size
  * a -> 0 that alpha = 0 is documented to return.
  */
 extern const Row empty_full[];
+
+/*
+ * The small DCM model (kind dcm) of test_dcm.c and test_explain.c: classes
+ * a (lengths 4, 2, 2; documents with x 2, y 2, z 1) and b (lengths 3, 1;
+ * z 1, w 2), its per-class EDCM fits and, for a given alpha, beta over the
+ * vocabulary w, x, y, z (alpha / Z for a token the class never saw) and s.
+ */
+extern const Row dcm_rows[];
+#define NDCM 5
+
+typedef struct DcmToy
+{
+	NbDcmFit	fit[2];
+	double		beta[2][4];		/* w, x, y, z */
+	double		s[2];
+} DcmToy;
+
+DcmToy		dcm_toy(double alpha);
 
 /* ---------------------------------------------------------------- */
 /* mixed feature types (format version 2)                            */

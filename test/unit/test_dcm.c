@@ -228,38 +228,24 @@ test_fit_limits(void)
 /*
  * Posteriors of kind dcm against eq. 3.79 evaluated here: per class, s
  * and beta from nb_dcm_fit on the histogram and document frequencies of
- * rows written out below, beta0 = a / Z for an unseen token.
+ * the rows of dcm_toy (fixtures.h), beta0 = a / Z for an unseen token.
  */
 static void
 test_scorer_dcm(void)
 {
-	static const Row rows[] = {
-		{"a", 1, {"x", "x", "x", "y"}},
-		{"a", 1, {"x", "z"}},
-		{"a", 1, {"y", "y"}},
-		{"b", 1, {"z", "z", "w"}},
-		{"b", 1, {"w"}},
-	};
-	/* class a: lengths 4, 2, 2; d: x 2, y 2, z 1.  b: lengths 3, 1; d: z 1, w 2 */
-	double		len_a[2] = {2, 4},
-				w_a[2] = {2, 1},
-				len_b[2] = {1, 3},
-				w_b[2] = {1, 1};
-	NbDcmFit	fa = nb_dcm_fit(5, len_a, w_a, 2);
-	NbDcmFit	fb = nb_dcm_fit(3, len_b, w_b, 2);
 	double		alpha = 0.5;
-	/* vocabulary w, x, y, z; beta per class */
-	double		ba[4] = {alpha / fa.z, 2 / fa.z, 2 / fa.z, 1 / fa.z};
-	double		bb[4] = {2 / fb.z, alpha / fb.z, alpha / fb.z, 1 / fb.z};
-	double		sa = 0,
-				sb = 0;
+	DcmToy		t = dcm_toy(alpha);
+	const double *ba = t.beta[0],
+			   *bb = t.beta[1];
+	double		sa = t.s[0],
+				sb = t.s[1];
 	/* the document: x twice, w once, an unknown token */
 	double		x[4] = {1, 2, 0, 0};
 	double		la,
 				lb,
 				pa;
 	size_t		size;
-	unsigned char *buf = serialize_rows(rows, 5, &size);
+	unsigned char *buf = serialize_rows(dcm_rows, NDCM, &size);
 	NbView		v;
 	char		why[200];
 	NbIndex		ix;
@@ -269,11 +255,6 @@ test_scorer_dcm(void)
 	double		lp[2];
 	NbTokenRef	refs[4] = {{"x", 1, 1}, {"w", 1, 1}, {"q", 1, 1}, {"x", 1, 1}};
 
-	for (int k = 0; k < 4; k++)
-	{
-		sa += ba[k];
-		sb += bb[k];
-	}
 	la = log(3.0 / 5) + lgamma(sa) - lgamma(sa + 3);
 	lb = log(2.0 / 5) + lgamma(sb) - lgamma(sb + 3);
 	for (int k = 0; k < 4; k++)

@@ -390,8 +390,7 @@ test_alpha0(void)
 }
 
 /*
- * DCM by hand (the model of test_dcm.c, alpha 0.5): classes a (lengths 4,
- * 2, 2; documents with x 2, y 2, z 1) and b (lengths 3, 1; z 1, w 2), the
+ * DCM by hand (dcm_toy of fixtures.h, alpha 0.5), the
  * document x twice, w once and an unknown token.  Each known token's row is
  * its log Gamma(beta + x) - log Gamma(beta) of a less that of b, the bag's
  * length row log Gamma(s) - log Gamma(s + 3) of a less that of b.
@@ -399,31 +398,19 @@ test_alpha0(void)
 static void
 test_dcm_by_hand(void)
 {
-	static const Row train[] = {
-		{"a", 1, {"x", "x", "x", "y"}},
-		{"a", 1, {"x", "z"}},
-		{"a", 1, {"y", "y"}},
-		{"b", 1, {"z", "z", "w"}},
-		{"b", 1, {"w"}},
-	};
 	static const char *const doc[] = {"x", "w", "q", "x", NULL};
-	double		len_a[2] = {2, 4},
-				w_a[2] = {2, 1},
-				len_b[2] = {1, 3},
-				w_b[2] = {1, 1};
-	NbDcmFit	fa = nb_dcm_fit(5, len_a, w_a, 2);
-	NbDcmFit	fb = nb_dcm_fit(3, len_b, w_b, 2);
 	double		alpha = 0.5;
+	DcmToy		t = dcm_toy(alpha);
 	/* beta of w and x per class; s over the vocabulary w, x, y, z */
-	double		ba_w = alpha / fa.z,
-				ba_x = 2 / fa.z,
-				bb_w = 2 / fb.z,
-				bb_x = alpha / fb.z;
-	double		sa = (alpha + 2 + 2 + 1) / fa.z;
-	double		sb = (2 + alpha + alpha + 1) / fb.z;
+	double		ba_w = t.beta[0][0],
+				ba_x = t.beta[0][1],
+				bb_w = t.beta[1][0],
+				bb_x = t.beta[1][1];
+	double		sa = t.s[0];
+	double		sb = t.s[1];
 	NbOptions	o = options(NB_DCM, alpha, NB_PRIOR_FIT, NULL);
 	size_t		size;
-	unsigned char *buf = serialize_rows(train, 5, &size);
+	unsigned char *buf = serialize_rows(dcm_rows, NDCM, &size);
 	Prepared	p;
 	NbExplainRow rows[8];
 	const NbExplainRow *r;
