@@ -10,10 +10,12 @@
 -- What Citus needs from the catalog: a combine function, and a transition
 -- type that is not internal (so no serial/deserial functions are needed and
 -- the state has a text form); the aggregates of models only (nb_metrics's
--- state is internal, with serial/deserial functions for parallel workers)
+-- state is internal, with serial/deserial functions for parallel workers;
+-- nb_grid_metrics's is internal and not partial)
 SELECT aggfnoid::regprocedure::text COLLATE "C" AS aggregate, aggcombinefn, aggtranstype::regtype,
        aggserialfn, aggdeserialfn, aggfinalfn, agginitval IS NULL AS no_initval
 FROM pg_aggregate WHERE aggfnoid::regprocedure::text LIKE 'nb\_%' AND aggfnoid::regproc::text NOT LIKE '%nb\_metrics'
+  AND aggfnoid::regproc::text NOT LIKE '%nb\_grid\_metrics'
 ORDER BY 1;
 -- (aggfnoid::text LIKE 'nb_%' finds nothing: regproc prints an overloaded name
 -- qualified, as public.nb_train)

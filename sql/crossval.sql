@@ -205,6 +205,68 @@ FROM (SELECT g.options, avg((s.m ->> 'accuracy')::float8) AS accuracy
 JOIN nb_cross_validate('cv_docs', 'label', 'tokens', fold_column => 'fold',
                        grid => '{"kind": ["multinomial", "bernoulli"]}') c USING (options);
 
+-- nb_grid_metrics: the metrics of every option set of a grid in one pass,
+-- equal to nb_metrics over nb_predict_proba with each option set: the same
+-- counts, averages and confusion matrix, log loss and Brier score within
+-- rounding (a row's tokens are looked up once and their repeats added up),
+-- no roc_auc and average_precision.  A model trained on the rows of folds
+-- other than 0 scores fold 0.
+CREATE FUNCTION cv_grid_equal(tab text, features text, grid jsonb)
+RETURNS TABLE (option_sets bigint, same_counts boolean, same_log_loss boolean, same_brier boolean)
+LANGUAGE plpgsql AS $f$
+BEGIN
+    RETURN QUERY EXECUTE format($$
+WITH m AS (SELECT nb_train(label, %2$I) AS model FROM %1$s WHERE fold <> 0),
+o AS (SELECT ARRAY(SELECT nb_grid_options($1)) AS options),
+g AS (SELECT e.n, e.m
+      FROM (SELECT nb_grid_metrics(m.model, d.%2$I, d.label, o.options) AS a
+            FROM %1$s d, m, o WHERE d.fold = 0) s,
+      unnest(s.a) WITH ORDINALITY AS e(m, n)),
+x AS (SELECT g.n, (SELECT nb_metrics(d.label, nb_predict_proba(m.model, d.%2$I, g.options))
+                   FROM %1$s d WHERE d.fold = 0) AS m
+      FROM m, nb_grid_options($1) WITH ORDINALITY AS g(options, n))
+SELECT count(*),
+       bool_and((g.m - 'log_loss' - 'brier') = (x.m - 'log_loss' - 'brier' - 'roc_auc' - 'average_precision')),
+       max(abs((g.m ->> 'log_loss')::float8 - (x.m ->> 'log_loss')::float8)) < 1e-12,
+       max(abs((g.m ->> 'brier')::float8 - (x.m ->> 'brier')::float8)) < 1e-12
+FROM g JOIN x USING (n)$$, tab, features) USING grid;
+END $f$;
+-- text[], tsvector, jsonb (mixed features) and float8[] rows
+SELECT * FROM cv_grid_equal('cv_docs', 'tokens',
+    '[{"kind": ["multinomial", "bernoulli", "complement"], "alpha": [0.1, 1]}, {"kind": "complement", "norm": true}]');
+CREATE VIEW cv_tsv AS SELECT label, to_tsvector('simple', array_to_string(tokens, ' ')) AS tsv, fold FROM cv_docs;
+SELECT * FROM cv_grid_equal('cv_tsv', 'tsv', '{"kind": ["multinomial", "bernoulli"], "fit_prior": [true, false]}');
+SELECT * FROM cv_grid_equal('cv_mixed', 'features', nb_grid_default((SELECT nb_train(label, features) FROM cv_mixed)));
+SELECT * FROM cv_grid_equal('cv_mixed', 'vec', '{"var_smoothing": [1e-9, 0.1]}');
+-- labels of fold 0 the model does not know (its eggs are all in fold 0): a
+-- class no row's probabilities name, whose rows count in the log loss
+CREATE VIEW cv_eggs AS SELECT label, tokens, CASE WHEN label = 'eggs' THEN 0 ELSE fold END AS fold FROM cv_docs;
+SELECT * FROM cv_grid_equal('cv_eggs', 'tokens', '{"kind": ["multinomial", "bernoulli"], "alpha": [0, 1]}');
+-- NULL options in the array are the defaults; rows with a NULL model,
+-- features or label are skipped, and with none left the result is NULL
+CREATE TABLE cv_grid_model AS SELECT nb_train(label, tokens) AS model FROM cv_docs WHERE fold <> 0;
+SELECT a[1] = a[2] AS null_is_default, cardinality(a) AS option_sets
+FROM (SELECT nb_grid_metrics(model, tokens, label, ARRAY[NULL, '{}']::jsonb[]) AS a
+      FROM cv_docs, cv_grid_model WHERE fold = 0) s;
+SELECT (SELECT nb_grid_metrics(model, tokens, label, ARRAY['{"alpha": 0.5}']::jsonb[])
+        FROM cv_docs, cv_grid_model WHERE fold = 0)
+     = (SELECT nb_grid_metrics(CASE WHEN k = 2 THEN NULL ELSE model END,
+                               CASE WHEN k = 3 THEN NULL ELSE tokens END, label, ARRAY['{"alpha": 0.5}']::jsonb[])
+        FROM (SELECT 0 AS k, label, tokens FROM cv_docs WHERE fold = 0
+              UNION ALL SELECT 1, NULL, tokens FROM cv_docs WHERE fold = 0
+              UNION ALL SELECT 2, label, tokens FROM cv_docs WHERE fold = 0
+              UNION ALL SELECT 3, label, tokens FROM cv_docs WHERE fold = 0) d, cv_grid_model) AS nulls_skipped;
+SELECT nb_grid_metrics(model, NULL::text[], label, ARRAY['{}']::jsonb[]) IS NULL AS no_rows
+FROM cv_docs, cv_grid_model;
+-- errors
+SELECT cv_error(q) AS error, q AS query FROM (VALUES
+    ($q$SELECT nb_grid_metrics(model, tokens, label, NULL) FROM cv_docs, cv_grid_model$q$),
+    ($q$SELECT nb_grid_metrics(model, tokens, label, '{}') FROM cv_docs, cv_grid_model$q$),
+    ($q$SELECT nb_grid_metrics(model, tokens, label, '{{"{}"}}') FROM cv_docs, cv_grid_model$q$),
+    ($q$SELECT nb_grid_metrics(model, tokens, label, ARRAY['{"alpha": -1}']::jsonb[]) FROM cv_docs, cv_grid_model$q$),
+    ($q$SELECT nb_grid_metrics(model, tokens, label, ARRAY[jsonb_build_object('alpha', id % 2)]) FROM cv_docs, cv_grid_model$q$),
+    ($q$SELECT nb_grid_metrics(model, vec, label, ARRAY['{}']::jsonb[]) FROM cv_mixed, cv_grid_model$q$)) AS v(q);
+
 -- the extension is relocatable: the functions name its objects through the
 -- schema it is in, whatever the caller's search_path holds (a decoy there is
 -- never called)

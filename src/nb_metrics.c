@@ -23,9 +23,19 @@ nb_metrics_init(NbMetrics *m, bool scored, bool weighted)
 	m->confusion = nb_alloc_zero(sizeof(double) * m->cap * m->cap);
 	m->seen = nb_alloc_zero(m->cap);
 	m->scored = scored;
+	m->ranked = scored;
 	m->weighted = weighted;
 	if (scored)
 		m->score = nb_alloc_zero(sizeof(double *) * m->cap);
+}
+
+void
+nb_metrics_init_unranked(NbMetrics *m, bool weighted)
+{
+	nb_metrics_init(m, true, weighted);
+	m->ranked = false;
+	m->ll_log_sum = nb_alloc_zero(sizeof(double) * (m->cap + 1));
+	m->ll_inv_sum = nb_alloc_zero(sizeof(double) * (m->cap + 1));
 }
 
 void
@@ -44,6 +54,11 @@ nb_metrics_free(NbMetrics *m)
 			nb_free(m->actual);
 		if (m->weight != NULL)
 			nb_free(m->weight);
+	}
+	if (m->ll_log_sum != NULL)
+	{
+		nb_free(m->ll_log_sum);
+		nb_free(m->ll_inv_sum);
 	}
 	memset(m, 0, sizeof(*m));
 }
@@ -72,6 +87,13 @@ grow_classes(NbMetrics *m)
 	{
 		m->score = nb_realloc(m->score, sizeof(double *) * cap);
 		memset(m->score + m->cap, 0, sizeof(double *) * (cap - m->cap));
+	}
+	if (m->ll_log_sum != NULL)
+	{
+		m->ll_log_sum = nb_realloc(m->ll_log_sum, sizeof(double) * (cap + 1));
+		m->ll_inv_sum = nb_realloc(m->ll_inv_sum, sizeof(double) * (cap + 1));
+		memset(m->ll_log_sum + m->cap + 1, 0, sizeof(double) * (cap - m->cap));
+		memset(m->ll_inv_sum + m->cap + 1, 0, sizeof(double) * (cap - m->cap));
 	}
 	m->cap = cap;
 }
@@ -160,16 +182,26 @@ column(NbMetrics *m, uint32_t c)
 	return m->score[c];
 }
 
+/* sklearn's np.clip(p, eps, 1 - eps) */
+static inline double
+clip(double p)
+{
+	return p < DBL_EPSILON ? DBL_EPSILON : p > 1.0 - DBL_EPSILON ? 1.0 - DBL_EPSILON : p;
+}
+
 void
 nb_metrics_add_scored(NbMetrics *m, uint32_t actual, const uint32_t *cls,
 					  const double *prob, uint32_t n, double weight)
 {
 	uint32_t	best = 0;
 	double		brier = 0;
+	double		clipped = 0;
+	double		p_actual = DBL_EPSILON;
 	bool		named = false;
 	uint64_t	row = m->rows;
 
-	reserve_rows(m, 1);
+	if (m->ranked)
+		reserve_rows(m, 1);
 	for (uint32_t i = 0; i < n; i++)
 	{
 		double		y = cls[i] == actual ? 1.0 : 0.0;
@@ -178,16 +210,32 @@ nb_metrics_add_scored(NbMetrics *m, uint32_t actual, const uint32_t *cls,
 		if (i > 0 && (prob[i] > prob[best] ||
 					  (prob[i] == prob[best] && nb_metrics_label_cmp(m, cls[i], cls[best]) < 0)))
 			best = i;
-		named |= cls[i] == actual;
+		if (cls[i] == actual)
+		{
+			named = true;
+			p_actual = clip(prob[i]);
+		}
 		brier += d * d;
-		/* + 0.0 makes a -0 +0, which the sort keys need */
-		column(m, cls[i])[row] = prob[i] + 0.0;
+		if (m->ranked)
+			/* + 0.0 makes a -0 +0, which the sort keys need */
+			column(m, cls[i])[row] = prob[i] + 0.0;
+		else
+			clipped += clip(prob[i]);
 	}
 	if (!named)
 		brier += 1.0;
-	m->actual[row] = actual;
-	if (m->weighted)
-		m->weight[row] = weight;
+	if (m->ranked)
+	{
+		m->actual[row] = actual;
+		if (m->weighted)
+			m->weight[row] = weight;
+	}
+	else
+	{
+		m->ll_actual += weight * log(p_actual);
+		m->ll_log_sum[n] += weight * log(clipped);
+		m->ll_inv_sum[n] += weight / clipped;
+	}
 	m->brier += weight * brier;
 	count(m, actual, cls[best], weight);
 }
@@ -214,7 +262,18 @@ nb_metrics_merge(NbMetrics *dst, const NbMetrics *src)
 			dst->confusion[(size_t) map[a] * dst->cap + map[p]] +=
 				src->confusion[(size_t) a * src->cap + p];
 	}
-	if (dst->scored)
+	if (dst->scored && !dst->ranked)
+	{
+		/* counts of named classes, not class ids: no mapping */
+		dst->ll_actual += src->ll_actual;
+		for (uint32_t k = 0; k <= src->cap; k++)
+		{
+			dst->ll_log_sum[k] += src->ll_log_sum[k];
+			dst->ll_inv_sum[k] += src->ll_inv_sum[k];
+		}
+		dst->brier += src->brier;
+	}
+	else if (dst->scored)
 	{
 		reserve_rows(dst, src->rows);
 		for (uint64_t i = 0; i < src->rows; i++)
@@ -526,13 +585,6 @@ rank_class(const NbMetrics *m, uint32_t c, char *buf, char *tmp, double *auc, do
 		rank_class_sized(m, c, buf, tmp, sizeof(uint64_t), auc, ap);
 }
 
-/* sklearn's np.clip(p, eps, 1 - eps) */
-static inline double
-clip(double p)
-{
-	return p < DBL_EPSILON ? DBL_EPSILON : p > 1.0 - DBL_EPSILON ? 1.0 - DBL_EPSILON : p;
-}
-
 static double
 log_loss(const NbMetrics *m, const uint32_t *order, double total)
 {
@@ -564,6 +616,66 @@ log_loss(const NbMetrics *m, const uint32_t *order, double total)
 	}
 	nb_free(sum);
 	return loss / total;
+}
+
+/*
+ * The same from an unranked state's sums: a row naming n of the K classes
+ * adds (K - n) eps to its clipped sum S (see nb_metrics.h).
+ */
+static double
+summed_log_loss(const NbMetrics *m, double total)
+{
+	uint32_t	K = m->labels.count;
+	double		loss = -m->ll_actual;
+
+	for (uint32_t n = 1; n <= K; n++)
+		loss += m->ll_log_sum[n] + (double) (K - n) * DBL_EPSILON * m->ll_inv_sum[n];
+	return loss / total;
+}
+
+/* ROC AUC and average precision of every class, and their macro averages. */
+static void
+rank_classes(const NbMetrics *m, NbMetricsResult *r)
+{
+	uint32_t	K = m->labels.count;
+	size_t		size = m->weighted ? sizeof(WeightedKey) : sizeof(uint64_t);
+	char	   *rows = nb_alloc(size * m->rows);
+	char	   *tmp = nb_alloc(size * m->rows);
+	double		auc_sum = 0,
+				ap_sum = 0;
+	uint32_t	auc_n = 0,
+				ap_n = 0;
+
+	for (uint32_t k = 0; k < K; k++)
+	{
+		uint32_t	c = r->order[k];
+		NbClassMetrics *cm = &r->cls[c];
+
+		rank_class(m, c, rows, tmp, &cm->roc_auc, &cm->average_precision);
+		if (!isnan(cm->roc_auc))
+		{
+			auc_sum += cm->roc_auc;
+			auc_n++;
+		}
+		if (!isnan(cm->average_precision))
+		{
+			ap_sum += cm->average_precision;
+			ap_n++;
+		}
+	}
+	/*
+	 * Two classes: sklearn's binary roc_auc_score, the AUC of the class
+	 * last in order (its positive label).  The other class's AUC is the
+	 * same but where probabilities round to 0 or 1 and tie there.
+	 */
+	if (K == 2)
+		r->roc_auc_macro = r->cls[r->order[1]].roc_auc;
+	else if (auc_n > 0)
+		r->roc_auc_macro = auc_sum / auc_n;
+	if (ap_n > 0)
+		r->average_precision_macro = ap_sum / ap_n;
+	nb_free(rows);
+	nb_free(tmp);
 }
 
 void
@@ -664,52 +776,13 @@ nb_metrics_compute(const NbMetrics *m, NbMetricsResult *r)
 	r->brier = NAN;
 	r->roc_auc_macro = NAN;
 	r->average_precision_macro = NAN;
-	if (m->scored && m->rows > 0)
+	if (m->scored && m->rows > 0 && total > 0)
 	{
-		size_t		size = m->weighted ? sizeof(WeightedKey) : sizeof(uint64_t);
-		char	   *rows = nb_alloc(size * m->rows);
-		char	   *tmp = nb_alloc(size * m->rows);
-		double		auc_sum = 0,
-					ap_sum = 0;
-		uint32_t	auc_n = 0,
-					ap_n = 0;
-
-		if (total > 0)
-		{
-			r->log_loss = log_loss(m, r->order, total);
-			r->brier = m->brier / total;
-		}
-		for (uint32_t k = 0; k < K; k++)
-		{
-			uint32_t	c = r->order[k];
-			NbClassMetrics *cm = &r->cls[c];
-
-			rank_class(m, c, rows, tmp, &cm->roc_auc, &cm->average_precision);
-			if (!isnan(cm->roc_auc))
-			{
-				auc_sum += cm->roc_auc;
-				auc_n++;
-			}
-			if (!isnan(cm->average_precision))
-			{
-				ap_sum += cm->average_precision;
-				ap_n++;
-			}
-		}
-		/*
-		 * Two classes: sklearn's binary roc_auc_score, the AUC of the class
-		 * last in order (its positive label).  The other class's AUC is the
-		 * same but where probabilities round to 0 or 1 and tie there.
-		 */
-		if (K == 2)
-			r->roc_auc_macro = r->cls[r->order[1]].roc_auc;
-		else if (auc_n > 0)
-			r->roc_auc_macro = auc_sum / auc_n;
-		if (ap_n > 0)
-			r->average_precision_macro = ap_sum / ap_n;
-		nb_free(rows);
-		nb_free(tmp);
+		r->log_loss = m->ranked ? log_loss(m, r->order, total) : summed_log_loss(m, total);
+		r->brier = m->brier / total;
 	}
+	if (m->ranked && m->rows > 0)
+		rank_classes(m, r);
 	nb_free(true_sum);
 	nb_free(pred_sum);
 }

@@ -26,7 +26,13 @@
  *
  * Rows with probabilities are kept whole (for AUC and average precision):
  * the state holds 4 bytes per row (the actual class), 8 more with weights,
- * and 8 per class named by some row's probabilities.
+ * and 8 per class named by some row's probabilities.  A state made by
+ * nb_metrics_init_unranked keeps no rows: it has every metric but ROC AUC
+ * and average precision (NAN), its log loss summed row by row.  A row's
+ * renormalising sum then counts the classes it does not name (probability
+ * 0, clipped to eps) at the end, when every class is known, to first
+ * order: log(S + k eps) = log S + k eps / S, the second-order term (k eps)^2
+ * being below 1e-24 for the most classes a state holds.
  */
 #ifndef NB_METRICS_H
 #define NB_METRICS_H
@@ -57,9 +63,18 @@ typedef struct NbMetrics
 	uint32_t   *actual;			/* rows: class of each row */
 	double	   *weight;			/* rows, if weighted: weight of each row */
 	double	  **score;			/* cap: each class's probability per row; NULL while no row named it */
+	bool		ranked;			/* scored rows are kept (for AUC), else log loss is summed */
+	/* unranked: sums over rows of weight * log clip(p of the actual class), and */
+	double		ll_actual;
+	/* by the number n of classes a row names (cap + 1), of weight * log S and weight / S, S its clipped sum */
+	double	   *ll_log_sum;
+	double	   *ll_inv_sum;
 } NbMetrics;
 
 void		nb_metrics_init(NbMetrics *m, bool scored, bool weighted);
+
+/* A state of rows with probabilities that keeps no rows (see above). */
+void		nb_metrics_init_unranked(NbMetrics *m, bool weighted);
 void		nb_metrics_free(NbMetrics *m);
 
 /* Id of a label, or -1 if the state has not seen it. */
@@ -80,7 +95,7 @@ void		nb_metrics_add(NbMetrics *m, uint32_t actual, uint32_t predicted, double w
 void		nb_metrics_add_scored(NbMetrics *m, uint32_t actual, const uint32_t *cls,
 								  const double *prob, uint32_t n, double weight);
 
-/* Add src's rows to dst (same form). */
+/* Add src's rows to dst (same form, ranked or not). */
 void		nb_metrics_merge(NbMetrics *dst, const NbMetrics *src);
 
 /* Byte order of two labels (memcmp, then the shorter first). */
@@ -114,7 +129,7 @@ typedef struct NbMetricsResult
 	NbAverages	weighted;
 	double		log_loss;		/* NAN if not scored */
 	double		brier;
-	double		roc_auc_macro;
+	double		roc_auc_macro;	/* NAN if not ranked */
 	double		average_precision_macro;
 } NbMetricsResult;
 

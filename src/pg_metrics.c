@@ -23,6 +23,7 @@
 
 #include "nb_metrics.h"
 #include "pg_jsonb.h"
+#include "pg_metrics.h"
 
 PG_FUNCTION_INFO_V1(nb_metrics_label_transfn);
 PG_FUNCTION_INFO_V1(nb_metrics_proba_transfn);
@@ -95,6 +96,17 @@ row_weight(FunctionCallInfo fcinfo, double *weight)
 	return true;
 }
 
+void
+nb_metrics_too_many_labels(const char *label, uint32 len)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+			 errmsg("nb_metrics supports at most %d distinct labels",
+					NB_METRICS_MAX_CLASSES),
+			 errdetail("Label \"%.*s\" would be number %d.", (int) len, label,
+					   NB_METRICS_MAX_CLASSES + 1)));
+}
+
 /* The id of a label, added if new; called in the state's context. */
 static uint32
 label_id(MetricsState *st, const char *label, uint32 len)
@@ -104,12 +116,7 @@ label_id(MetricsState *st, const char *label, uint32 len)
 	if (id >= 0)
 		return (uint32) id;
 	if (st->m.labels.count >= NB_METRICS_MAX_CLASSES)
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("nb_metrics supports at most %d distinct labels",
-						NB_METRICS_MAX_CLASSES),
-				 errdetail("Label \"%.*s\" would be number %d.", (int) len, label,
-						   NB_METRICS_MAX_CLASSES + 1)));
+		nb_metrics_too_many_labels(label, len);
 	return nb_metrics_class(&st->m, label, len);
 }
 
@@ -131,12 +138,28 @@ return_state(FunctionCallInfo fcinfo, MetricsState *st)
 	PG_RETURN_POINTER(st);
 }
 
+/*
+ * A transition function's state (argument 0) and the row's weight: false
+ * for a row to skip, else the state, made at the first row.
+ */
+static bool
+begin_row(FunctionCallInfo fcinfo, bool scored, MetricsState **st, double *weight)
+{
+	MemoryContext aggctx = aggregate_context(fcinfo);
+
+	*st = PG_ARGISNULL(0) ? NULL : (MetricsState *) PG_GETARG_POINTER(0);
+	if (!row_weight(fcinfo, weight))
+		return false;
+	if (*st == NULL)
+		*st = state_create(aggctx, scored, PG_NARGS() > 3);
+	return true;
+}
+
 /* nb_metrics(actual text, predicted text [, weight float8]) */
 Datum
 nb_metrics_label_transfn(PG_FUNCTION_ARGS)
 {
-	MemoryContext aggctx = aggregate_context(fcinfo);
-	MetricsState *st = PG_ARGISNULL(0) ? NULL : (MetricsState *) PG_GETARG_POINTER(0);
+	MetricsState *st;
 	double		weight;
 	text	   *actual;
 	text	   *predicted;
@@ -144,10 +167,8 @@ nb_metrics_label_transfn(PG_FUNCTION_ARGS)
 	uint32		a,
 				p;
 
-	if (!row_weight(fcinfo, &weight))
+	if (!begin_row(fcinfo, false, &st, &weight))
 		return return_state(fcinfo, st);
-	if (st == NULL)
-		st = state_create(aggctx, false, PG_NARGS() > 3);
 	actual = PG_GETARG_TEXT_PP(1);
 	predicted = PG_GETARG_TEXT_PP(2);
 	old = MemoryContextSwitchTo(st->cxt);
@@ -245,8 +266,7 @@ bad_probabilities(const char *detail)
 Datum
 nb_metrics_proba_transfn(PG_FUNCTION_ARGS)
 {
-	MemoryContext aggctx = aggregate_context(fcinfo);
-	MetricsState *st = PG_ARGISNULL(0) ? NULL : (MetricsState *) PG_GETARG_POINTER(0);
+	MetricsState *st;
 	double		weight;
 	text	   *actual;
 	Jsonb	   *proba;
@@ -259,10 +279,8 @@ nb_metrics_proba_transfn(PG_FUNCTION_ARGS)
 	MemoryContext old;
 	uint32		a;
 
-	if (!row_weight(fcinfo, &weight))
+	if (!begin_row(fcinfo, true, &st, &weight))
 		return return_state(fcinfo, st);
-	if (st == NULL)
-		st = state_create(aggctx, true, PG_NARGS() > 3);
 	actual = PG_GETARG_TEXT_PP(1);
 	proba = PG_GETARG_JSONB_P(2);
 	if (!JB_ROOT_IS_OBJECT(proba))
@@ -651,6 +669,9 @@ metrics_jsonb(const NbMetrics *m, const NbMetricsResult *r)
 	{
 		push_number(&state, "log_loss", r->log_loss);
 		push_number(&state, "brier", r->brier);
+	}
+	if (m->ranked)
+	{
 		push_ranking(&state, m, r, "roc_auc", r->roc_auc_macro, true);
 		push_ranking(&state, m, r, "average_precision", r->average_precision_macro, false);
 	}
@@ -658,27 +679,30 @@ metrics_jsonb(const NbMetrics *m, const NbMetricsResult *r)
 	return nb_jsonb_finish(root);
 }
 
-Datum
-nb_metrics_final(PG_FUNCTION_ARGS)
+Jsonb *
+nb_metrics_jsonb(const NbMetrics *m)
 {
-	MetricsState *st;
 	MemoryContext work;
 	MemoryContext old;
 	NbMetricsResult r;
 	Jsonb	   *result;
 
-	(void) aggregate_context(fcinfo);
-	if (PG_ARGISNULL(0))
-		PG_RETURN_NULL();
-	st = (MetricsState *) PG_GETARG_POINTER(0);
-
 	/* the computation's scratch (sorted scores) goes with this context */
 	work = AllocSetContextCreate(CurrentMemoryContext, "nb_metrics final",
 								 ALLOCSET_DEFAULT_SIZES);
 	old = MemoryContextSwitchTo(work);
-	nb_metrics_compute(&st->m, &r);
+	nb_metrics_compute(m, &r);
 	MemoryContextSwitchTo(old);
-	result = metrics_jsonb(&st->m, &r);
+	result = metrics_jsonb(m, &r);
 	MemoryContextDelete(work);
-	PG_RETURN_JSONB_P(result);
+	return result;
+}
+
+Datum
+nb_metrics_final(PG_FUNCTION_ARGS)
+{
+	(void) aggregate_context(fcinfo);
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	PG_RETURN_JSONB_P(nb_metrics_jsonb(&((MetricsState *) PG_GETARG_POINTER(0))->m));
 }

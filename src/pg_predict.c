@@ -23,20 +23,26 @@
 #include "pg_predict.h"
 #include "pg_prepared.h"
 
-/* A prepared model with the scorer of the row's options. */
+/* A prepared model with the scorer of the row's options (NULL: any scorer of the model). */
 typedef struct RowModel
 {
 	NbPrepared *pm;
 	NbScorer   *scorer;
 } RowModel;
 
-/* Add tokens to the document; its scratch grows in the model's context. */
+/*
+ * Add tokens to the document, looked up for the scorer, or without one in
+ * the model's index; its scratch grows in the model's context.
+ */
 static void
 doc_add_tokens(RowModel *m, uint32 feature, const NbTokenRef *refs, uint32 n)
 {
 	MemoryContext old = MemoryContextSwitchTo(m->pm->doc_ctx);
 
-	nb_scorer_add_tokens(m->scorer, &m->pm->doc, feature, refs, n);
+	if (m->scorer != NULL)
+		nb_scorer_add_tokens(m->scorer, &m->pm->doc, feature, refs, n);
+	else
+		nb_doc_add_tokens(&m->pm->index, &m->pm->doc, feature, refs, n);
 	MemoryContextSwitchTo(old);
 }
 
@@ -170,6 +176,48 @@ doc_from_float8(NbPrepared *pm, ArrayType *array)
 	pfree(nulls);
 }
 
+void
+nb_row_doc(FunctionCallInfo fcinfo, int arg, NbFeatureInput kind, NbRowCategories *categories,
+		   NbPrepared *pm, NbScorer *scorer)
+{
+	RowModel	m = {pm, scorer};
+
+	switch (kind)
+	{
+		case NB_INPUT_ARRAY:
+			{
+				ArrayType  *tokens = PG_GETARG_ARRAYTYPE_P(arg);
+				NbTokenRef *refs;
+
+				nb_check_feature_array(tokens);
+				refs = nb_prepared_refs(fcinfo, nb_array_size(tokens));
+
+				doc_add_text(&m, refs, nb_array_tokens(tokens, refs));
+			}
+			break;
+		case NB_INPUT_TSVECTOR:
+			{
+				TSVector	tsv = PG_GETARG_TSVECTOR(arg);
+				NbTokenRef *refs = nb_prepared_refs(fcinfo, tsv->size);
+
+				doc_add_text(&m, refs, nb_tsvector_tokens(tsv, refs));
+			}
+			break;
+		case NB_INPUT_JSONB:
+			{
+				JsonbDocBuilder builder = {fcinfo, &m, categories};
+				NbJsonbVisitor visitor = {&builder, doc_reserve, doc_bag, doc_category,
+					doc_real, doc_boolean};
+
+				nb_jsonb_features(PG_GETARG_JSONB_P(arg), &visitor);
+			}
+			break;
+		case NB_INPUT_FLOAT8:
+			doc_from_float8(m.pm, PG_GETARG_ARRAYTYPE_P(arg));
+			break;
+	}
+}
+
 int64
 nb_score_row(FunctionCallInfo fcinfo, NbFeatureInput kind, NbRowCategories *categories,
 			 NbPrepared **pm_out, NbScorer **scorer_out)
@@ -183,41 +231,7 @@ nb_score_row(FunctionCallInfo fcinfo, NbFeatureInput kind, NbRowCategories *cate
 						   PG_ARGISNULL(2) ? NULL : PG_GETARG_JSONB_P(2), &m.scorer);
 
 	nb_prepared_begin_row(m.pm);
-	switch (kind)
-	{
-		case NB_INPUT_ARRAY:
-			{
-				ArrayType  *tokens = PG_GETARG_ARRAYTYPE_P(1);
-				NbTokenRef *refs;
-
-				nb_check_feature_array(tokens);
-				refs = nb_prepared_refs(fcinfo, nb_array_size(tokens));
-
-				doc_add_text(&m, refs, nb_array_tokens(tokens, refs));
-			}
-			break;
-		case NB_INPUT_TSVECTOR:
-			{
-				TSVector	tsv = PG_GETARG_TSVECTOR(1);
-				NbTokenRef *refs = nb_prepared_refs(fcinfo, tsv->size);
-
-				doc_add_text(&m, refs, nb_tsvector_tokens(tsv, refs));
-			}
-			break;
-		case NB_INPUT_JSONB:
-			{
-				JsonbDocBuilder builder = {fcinfo, &m, categories};
-				NbJsonbVisitor visitor = {&builder, doc_reserve, doc_bag, doc_category,
-					doc_real, doc_boolean};
-
-				nb_jsonb_features(PG_GETARG_JSONB_P(1), &visitor);
-			}
-			break;
-		case NB_INPUT_FLOAT8:
-			doc_from_float8(m.pm, PG_GETARG_ARRAYTYPE_P(1));
-			break;
-	}
-
+	nb_row_doc(fcinfo, 1, kind, categories, m.pm, m.scorer);
 	best = nb_scorer_score(m.scorer, &m.pm->doc, m.pm->log_post);
 	nb_prepared_end_row(m.pm);
 	if (best < 0)

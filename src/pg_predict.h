@@ -38,6 +38,14 @@ typedef struct NbRowCategories
  * NULL model or features.  categories (may be NULL) receives the
  * categorical values.
  */
+/*
+ * Fill pm->doc (between nb_prepared_begin_row and nb_prepared_end_row) with
+ * the row's features, argument arg of the call: looked up for scorer, or
+ * with scorer NULL in the model's index, for scoring by any of its scorers.
+ */
+void		nb_row_doc(FunctionCallInfo fcinfo, int arg, NbFeatureInput input,
+					   NbRowCategories *categories, NbPrepared *pm, NbScorer *scorer);
+
 int64		nb_score_row(FunctionCallInfo fcinfo, NbFeatureInput input,
 						 NbRowCategories *categories, NbPrepared **pm, NbScorer **scorer);
 

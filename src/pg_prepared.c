@@ -43,6 +43,7 @@
 #include <limits.h>
 
 #include "access/detoast.h"
+#include "catalog/pg_type.h"
 #include "nodes/primnodes.h"
 #include "utils/guc.h"
 #include "utils/memutils.h"
@@ -200,13 +201,19 @@ unpin_call_site(void *arg)
  * Is the call's model argument a constant of the plan (a literal, or a
  * parameter that a custom plan folded in)?  The executor then passes the
  * Const's own value on every row: the same address, holding bytes that do
- * not change while the plan, and so the call site, exists.
+ * not change while the plan, and so the call site, exists.  In an
+ * aggregate's transition function the model is the aggregate's first
+ * argument, which the Aggref has (fn_expr holds placeholders only).
  */
 static bool
-model_arg_is_const(FmgrInfo *flinfo)
+model_arg_is_const(FunctionCallInfo fcinfo)
 {
-	Node	   *expr = flinfo->fn_expr;
+	Node	   *expr = fcinfo->flinfo->fn_expr;
+	Aggref	   *agg = AggGetAggref(fcinfo);
 
+	if (agg != NULL)
+		return list_length(agg->args) > 0 &&
+			IsA(((TargetEntry *) linitial(agg->args))->expr, Const);
 	return expr != NULL && IsA(expr, FuncExpr) &&
 		list_length(((FuncExpr *) expr)->args) > 0 &&
 		IsA(linitial(((FuncExpr *) expr)->args), Const);
@@ -221,7 +228,7 @@ new_call_site(FunctionCallInfo fcinfo)
 
 	site->refs_cap = 64;
 	site->refs = MemoryContextAlloc(mcxt, sizeof(NbTokenRef) * site->refs_cap);
-	site->model_is_const = model_arg_is_const(fcinfo->flinfo);
+	site->model_is_const = model_arg_is_const(fcinfo);
 	site->unpin.func = unpin_call_site;
 	site->unpin.arg = site;
 	MemoryContextRegisterResetCallback(mcxt, &site->unpin);
@@ -467,8 +474,63 @@ get_scorer(NbPrepared *pm, Jsonb *options)
 	return &slot->scorer;
 }
 
-NbPrepared *
-nb_prepared_get(FunctionCallInfo fcinfo, Datum model, Jsonb *options, NbScorer **scorer)
+/* The scorers of a grid for the model, built if it has other ones or none. */
+static NbScorer *
+get_grid(NbPrepared *pm, ArrayType *options, uint32 *n)
+{
+	MemoryContext ctx;
+	MemoryContext old;
+	Datum	   *elems;
+	bool	   *nulls;
+	int			count;
+	NbScorer   *scorers;
+	struct varlena *copy;
+
+	if (pm->grid.ctx != NULL && same_options(pm->grid.options, (struct varlena *) options))
+	{
+		*n = pm->grid.n;
+		return pm->grid.scorers;
+	}
+	if (ARR_NDIM(options) > 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("naive Bayes grid must be a one-dimensional array of option sets"),
+				 errdetail("The array has %d dimensions.", ARR_NDIM(options))));
+	ctx = AllocSetContextCreate(CurrentMemoryContext, "nb prepared grid",
+								ALLOCSET_DEFAULT_SIZES);
+	old = MemoryContextSwitchTo(ctx);
+	deconstruct_array(options, JSONBOID, -1, false, TYPALIGN_INT, &elems, &nulls, &count);
+	if (count == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("naive Bayes grid has no option sets")));
+	scorers = palloc(sizeof(NbScorer) * count);
+	for (int i = 0; i < count; i++)
+	{
+		NbOptions	opts;
+
+		nb_parse_options(nulls[i] ? NULL : DatumGetJsonbP(elems[i]), &pm->index, &opts);
+		nb_scorer_build(&scorers[i], &pm->index, &opts);
+	}
+	copy = palloc(VARSIZE(options));
+	memcpy(copy, options, VARSIZE(options));
+	MemoryContextSwitchTo(old);
+
+	if (pm->grid.ctx != NULL)
+		MemoryContextDelete(pm->grid.ctx);
+	MemoryContextSetParent(ctx, pm->ctx);
+	pm->grid.ctx = ctx;
+	pm->grid.options = copy;
+	pm->grid.n = (uint32) count;
+	pm->grid.scorers = scorers;
+	recount(pm);
+	*n = pm->grid.n;
+	return scorers;
+}
+
+/* The prepared model of the call's model datum, pinned by the call site. */
+static NbPrepared *
+call_site_model(FunctionCallInfo fcinfo, Datum model)
 {
 	CallSite   *site = get_call_site(fcinfo);
 	struct varlena *value = (struct varlena *) DatumGetPointer(model);
@@ -546,6 +608,24 @@ nb_prepared_get(FunctionCallInfo fcinfo, Datum model, Jsonb *options, NbScorer *
 		pfree(fetched);
 	entry->last_used = site->clock;
 	site->last = entry;
-	*scorer = get_scorer(entry->pm, options);
 	return entry->pm;
+}
+
+NbPrepared *
+nb_prepared_get(FunctionCallInfo fcinfo, Datum model, Jsonb *options, NbScorer **scorer)
+{
+	NbPrepared *pm = call_site_model(fcinfo, model);
+
+	*scorer = get_scorer(pm, options);
+	return pm;
+}
+
+NbPrepared *
+nb_prepared_get_grid(FunctionCallInfo fcinfo, Datum model, ArrayType *options,
+					 NbScorer **scorers, uint32 *n)
+{
+	NbPrepared *pm = call_site_model(fcinfo, model);
+
+	*scorers = get_grid(pm, options, n);
+	return pm;
 }

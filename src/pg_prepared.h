@@ -18,6 +18,7 @@
 
 #include "fmgr.h"
 #include "lib/ilist.h"
+#include "utils/array.h"
 #include "utils/jsonb.h"
 
 #include "nb_scorer.h"
@@ -32,6 +33,15 @@ typedef struct NbPreparedScorer
 	uint64		last_used;
 	NbScorer	scorer;
 } NbPreparedScorer;
+
+/* The scorers of every option set of a grid (nb_prepared_get_grid). */
+typedef struct NbPreparedGrid
+{
+	MemoryContext ctx;			/* NULL: none */
+	struct varlena *options;	/* the jsonb[] they were built for */
+	uint32		n;
+	NbScorer   *scorers;
+} NbPreparedGrid;
 
 typedef struct NbPrepared
 {
@@ -49,11 +59,21 @@ typedef struct NbPrepared
 	int			pins;			/* call sites of running queries holding it */
 	Size		bytes;
 	NbPreparedScorer scorers[NB_SCORERS_PER_MODEL];
+	NbPreparedGrid grid;		/* the last grid asked for */
 } NbPrepared;
 
 /* The model datum prepared for this call site, with a scorer for options (NULL: defaults). */
 NbPrepared *nb_prepared_get(FunctionCallInfo fcinfo, Datum model, Jsonb *options,
 							NbScorer **scorer);
+
+/*
+ * The same with the scorers of every option set of a grid, a one-dimensional
+ * jsonb[] whose NULL elements mean the defaults: n of them, in its order.
+ * A model keeps the scorers of one grid, so that a call site scoring every
+ * row under the same grid builds them once.
+ */
+NbPrepared *nb_prepared_get_grid(FunctionCallInfo fcinfo, Datum model, ArrayType *options,
+								 NbScorer **scorers, uint32 *n);
 
 /*
  * Start scoring a row with pm->doc (fill it in doc_ctx), and end it.  The

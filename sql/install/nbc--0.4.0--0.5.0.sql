@@ -1,3 +1,204 @@
 -- nbc 0.4.0 -> 0.5.0: cross-validation that scores every option set in
 -- one pass over each fold.
 \echo Use "ALTER EXTENSION nbc UPDATE TO '0.5.0'" to load this file. \quit
+
+-- cvgrid: a grid of option sets scored in one pass (pg_grid.c), and
+-- nb_cross_validate on it.
+-- nb_grid_metrics(model, features, actual, options jsonb[]): the nb_metrics
+-- object (without roc_auc and average_precision) of every option set of
+-- the array, in its order, each row looked up once and scored under every
+-- option set.
+CREATE FUNCTION nb_grid_metrics_transfn(internal, nb_model, text[], text, jsonb[]) RETURNS internal
+	AS 'MODULE_PATHNAME', 'nb_grid_metrics_array' LANGUAGE C PARALLEL SAFE;
+CREATE FUNCTION nb_grid_metrics_transfn(internal, nb_model, tsvector, text, jsonb[]) RETURNS internal
+	AS 'MODULE_PATHNAME', 'nb_grid_metrics_tsvector' LANGUAGE C PARALLEL SAFE;
+CREATE FUNCTION nb_grid_metrics_transfn(internal, nb_model, jsonb, text, jsonb[]) RETURNS internal
+	AS 'MODULE_PATHNAME', 'nb_grid_metrics_jsonb' LANGUAGE C PARALLEL SAFE;
+CREATE FUNCTION nb_grid_metrics_transfn(internal, nb_model, float8[], text, jsonb[]) RETURNS internal
+	AS 'MODULE_PATHNAME', 'nb_grid_metrics_float8' LANGUAGE C PARALLEL SAFE;
+CREATE FUNCTION nb_grid_metrics_final(internal) RETURNS jsonb[]
+	AS 'MODULE_PATHNAME' LANGUAGE C PARALLEL SAFE;
+CREATE AGGREGATE nb_grid_metrics(model nb_model, features text[], actual text, options jsonb[]) (
+	SFUNC = nb_grid_metrics_transfn, STYPE = internal, FINALFUNC = nb_grid_metrics_final,
+	PARALLEL = SAFE);
+CREATE AGGREGATE nb_grid_metrics(model nb_model, features tsvector, actual text, options jsonb[]) (
+	SFUNC = nb_grid_metrics_transfn, STYPE = internal, FINALFUNC = nb_grid_metrics_final,
+	PARALLEL = SAFE);
+CREATE AGGREGATE nb_grid_metrics(model nb_model, features jsonb, actual text, options jsonb[]) (
+	SFUNC = nb_grid_metrics_transfn, STYPE = internal, FINALFUNC = nb_grid_metrics_final,
+	PARALLEL = SAFE);
+CREATE AGGREGATE nb_grid_metrics(model nb_model, features float8[], actual text, options jsonb[]) (
+	SFUNC = nb_grid_metrics_transfn, STYPE = internal, FINALFUNC = nb_grid_metrics_final,
+	PARALLEL = SAFE);
+COMMENT ON AGGREGATE nb_grid_metrics(nb_model, text[], text, jsonb[]) IS 'nb_metrics of the model''s predictions under each option set of the array (without roc_auc and average_precision), each row scored once per option set';
+COMMENT ON AGGREGATE nb_grid_metrics(nb_model, tsvector, text, jsonb[]) IS 'nb_metrics of the model''s predictions under each option set of the array (without roc_auc and average_precision), each row scored once per option set';
+COMMENT ON AGGREGATE nb_grid_metrics(nb_model, jsonb, text, jsonb[]) IS 'nb_metrics of the model''s predictions under each option set of the array (without roc_auc and average_precision), each row scored once per option set';
+COMMENT ON AGGREGATE nb_grid_metrics(nb_model, float8[], text, jsonb[]) IS 'nb_metrics of the model''s predictions under each option set of the array (without roc_auc and average_precision), each row scored once per option set';
+
+-- k-fold cross-validation of every option set of a grid: one training pass
+-- (a model per fold), each fold's out-of-fold model by nb_subtract from the
+-- whole, then one pass over the rows: each held-out row scored under every
+-- option set by nb_grid_metrics, which keeps the metrics per option set and
+-- fold.  Same signature and results as 0.4.0's, which scored the grid one
+-- option set at a time through nb_predict_proba and nb_metrics.  Folds: the integers of fold_column, or by the rows'
+-- contents (numbered by label, then by a hash of the features, mod folds),
+-- so that they do not depend on where the rows are stored.
+CREATE OR REPLACE FUNCTION nb_cross_validate(rel regclass, label_column text, features_column text,
+								  folds integer DEFAULT NULL, grid jsonb DEFAULT NULL,
+								  fold_column text DEFAULT NULL)
+RETURNS TABLE (options jsonb, accuracy float8, accuracy_std float8, macro_f1 float8,
+			   macro_f1_std float8, log_loss float8, log_loss_std float8)
+LANGUAGE plpgsql STABLE
+-- The extension is relocatable: its own objects are named through the schema
+-- it is in (found at run time), everything else resolves in pg_catalog only.
+SET search_path = pg_catalog, pg_temp
+-- The work is in nbc's functions, which JIT cannot speed up; the scoring
+-- query's estimated cost would have it spend seconds compiling.
+SET jit = off
+AS $$
+DECLARE
+	ext text;
+	ftype regtype;
+	fold_type regtype;
+	hash text;
+	rows_sql text;
+	fold_sql text;
+	option_sets jsonb[];
+	per_fold text := '';
+	fold_values text := '';
+	trained record;
+	cols record;
+BEGIN
+	IF rel IS NULL OR label_column IS NULL OR features_column IS NULL THEN
+		RAISE EXCEPTION 'relation, label column and features column must not be null'
+			USING ERRCODE = 'null_value_not_allowed';
+	END IF;
+	IF folds IS NOT NULL AND fold_column IS NOT NULL THEN
+		RAISE EXCEPTION 'folds and fold_column cannot both be given'
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	folds := coalesce(folds, 5);
+	IF fold_column IS NULL AND folds < 2 THEN
+		RAISE EXCEPTION 'folds must be at least 2'
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = format('The number of folds is %s.', folds);
+	END IF;
+	SELECT quote_ident(n.nspname) INTO ext
+	FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+	WHERE e.extname = 'nbc';
+
+	-- the columns: each must exist; features must be of a type nbc trains on
+	SELECT
+		(SELECT a.atttypid::regtype FROM pg_attribute a
+		 WHERE a.attrelid = rel AND a.attname = label_column AND a.attnum > 0 AND NOT a.attisdropped) AS label_type,
+		(SELECT a.atttypid::regtype FROM pg_attribute a
+		 WHERE a.attrelid = rel AND a.attname = features_column AND a.attnum > 0 AND NOT a.attisdropped) AS features_type,
+		(SELECT a.atttypid::regtype FROM pg_attribute a
+		 WHERE a.attrelid = rel AND a.attname = fold_column AND a.attnum > 0 AND NOT a.attisdropped) AS fold_type
+	INTO cols;
+	IF cols.label_type IS NULL THEN
+		RAISE EXCEPTION 'column "%" of relation "%" does not exist', label_column, rel
+			USING ERRCODE = 'undefined_column';
+	END IF;
+	IF cols.features_type IS NULL THEN
+		RAISE EXCEPTION 'column "%" of relation "%" does not exist', features_column, rel
+			USING ERRCODE = 'undefined_column';
+	END IF;
+	IF fold_column IS NOT NULL AND cols.fold_type IS NULL THEN
+		RAISE EXCEPTION 'column "%" of relation "%" does not exist', fold_column, rel
+			USING ERRCODE = 'undefined_column';
+	END IF;
+	-- a domain counts as its base type
+	ftype := cols.features_type;
+	WHILE (SELECT t.typtype FROM pg_type t WHERE t.oid = ftype) = 'd' LOOP
+		ftype := (SELECT t.typbasetype FROM pg_type t WHERE t.oid = ftype);
+	END LOOP;
+	-- the hash that orders rows for the folds: of the contents, never of
+	-- their place in the table
+	hash := CASE ftype
+		WHEN 'text[]'::regtype THEN format('hash_array_extended(%I::text[] COLLATE "C", 0)', features_column)
+		WHEN 'float8[]'::regtype THEN format('hash_array_extended(%I::float8[], 0)', features_column)
+		WHEN 'jsonb'::regtype THEN format('jsonb_hash_extended(%I::jsonb, 0)', features_column)
+		WHEN 'tsvector'::regtype THEN format('hashtextextended(%I::text, 0)', features_column)
+	END;
+	IF hash IS NULL THEN
+		RAISE EXCEPTION 'column "%" of relation "%" has type %', features_column, rel, cols.features_type
+			USING ERRCODE = 'datatype_mismatch',
+				  HINT = 'Features must be text[], tsvector, jsonb or float8[].';
+	END IF;
+	IF fold_column IS NOT NULL THEN
+		fold_type := cols.fold_type;
+		WHILE (SELECT t.typtype FROM pg_type t WHERE t.oid = fold_type) = 'd' LOOP
+			fold_type := (SELECT t.typbasetype FROM pg_type t WHERE t.oid = fold_type);
+		END LOOP;
+		IF fold_type NOT IN ('smallint'::regtype, 'integer'::regtype, 'bigint'::regtype) THEN
+			RAISE EXCEPTION 'column "%" of relation "%" has type %', fold_column, rel, cols.fold_type
+				USING ERRCODE = 'datatype_mismatch',
+					  HINT = 'Folds must be smallint, integer or bigint.';
+		END IF;
+		fold_sql := format('%I::bigint', fold_column);
+	ELSE
+		fold_sql := format('(row_number() OVER (ORDER BY %I::text COLLATE "C", %s) - 1) %% %s',
+						   label_column, hash, folds);
+	END IF;
+	-- the rows: label as text, features as they are, fold (NULL: training only)
+	rows_sql := format('SELECT %s AS fold, %I::text AS actual, %I::%s AS features FROM %s '
+					   'WHERE %I IS NOT NULL AND %I IS NOT NULL',
+					   fold_sql, label_column, features_column, ftype, rel,
+					   label_column, features_column);
+
+	-- one pass: a model per fold; the whole by nb_merge, each fold's
+	-- out-of-fold model by nb_subtract
+	EXECUTE format(
+		'WITH f AS (SELECT fold, %1$s.nb_train(actual, features) AS model FROM (%2$s) r GROUP BY fold), '
+		'     w AS (SELECT %1$s.nb_merge(model) AS model FROM f) '
+		'SELECT array_agg(f.fold ORDER BY f.fold) AS folds, '
+		'       array_agg(%1$s.nb_subtract(w.model, f.model) ORDER BY f.fold) AS models, '
+		'       (SELECT model FROM w) AS whole '
+		'FROM f, w WHERE f.fold IS NOT NULL',
+		ext, rows_sql) INTO trained;
+	IF trained.folds IS NULL THEN
+		RAISE EXCEPTION 'relation "%" has no rows to cross-validate', rel
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = 'A row needs a label, features and a fold.';
+	END IF;
+	IF fold_column IS NULL AND array_length(trained.folds, 1) < folds THEN
+		RAISE EXCEPTION 'relation "%" has fewer rows than folds', rel
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = format('%s rows to cross-validate in %s folds.', array_length(trained.folds, 1), folds);
+	END IF;
+	IF array_position(trained.models, NULL) IS NOT NULL THEN
+		RAISE EXCEPTION 'fold % holds every row', trained.folds[array_position(trained.models, NULL)]
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = 'Each fold is scored by a model of the rows outside it.';
+	END IF;
+
+	IF grid IS NULL THEN
+		EXECUTE format('SELECT %s.nb_grid_default($1)', ext) INTO grid USING trained.whole;
+	END IF;
+
+	EXECUTE format('SELECT ARRAY(SELECT %s.nb_grid_options($1))', ext) INTO option_sets USING grid;
+
+	-- one nb_grid_metrics per fold over the fold's rows, its out-of-fold
+	-- model a constant of the plan ($2[i] folds into one), so that the model
+	-- is prepared once with a scorer per option set, and each row is looked
+	-- up once and scored under every option set
+	FOR i IN 1 .. array_length(trained.folds, 1) LOOP
+		per_fold := per_fold || format('%s%s.nb_grid_metrics(($2)[%s], r.features, r.actual, $1) FILTER (WHERE r.fold = %s) AS f%s',
+									   CASE WHEN i > 1 THEN ', ' END, ext, i, trained.folds[i], i);
+		fold_values := fold_values || format('%s(p.f%s)', CASE WHEN i > 1 THEN ', ' END, i);
+	END LOOP;
+	RETURN QUERY EXECUTE format(
+		'WITH p AS (SELECT %3$s FROM (%1$s) r WHERE r.fold IS NOT NULL), '
+		'     s AS (SELECT e.n, (e.m ->> ''accuracy'')::float8 AS accuracy, '
+		'                  (e.m -> ''macro'' ->> ''f1'')::float8 AS macro_f1, (e.m ->> ''log_loss'')::float8 AS log_loss '
+		'           FROM p CROSS JOIN LATERAL (VALUES %4$s) AS v(m) '
+		'           CROSS JOIN LATERAL unnest(v.m) WITH ORDINALITY AS e(m, n)) '
+		'SELECT g.options, avg(s.accuracy), stddev_pop(s.accuracy), '
+		'       avg(s.macro_f1), stddev_pop(s.macro_f1), avg(s.log_loss), stddev_pop(s.log_loss) '
+		'FROM unnest($1) WITH ORDINALITY AS g(options, n) JOIN s USING (n) '
+		'GROUP BY g.n, g.options '
+		'ORDER BY 2 DESC, 4 DESC, 6, g.n',
+		rows_sql, ext, per_fold, fold_values) USING option_sets, trained.models;
+END
+$$;

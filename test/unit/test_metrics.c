@@ -32,12 +32,12 @@ id_of(const NbMetrics *m, const char *label)
 	return (uint32_t) nb_metrics_find(m, label, (uint32_t) strlen(label));
 }
 
-/* A probability row "label:p label:p ..." of up to 8 classes. */
+/* A probability row "label:p label:p ..." of up to 16 classes. */
 static void
 add_row(NbMetrics *m, const char *actual, const char *const *labels, const double *p,
 		uint32_t n, double weight)
 {
-	uint32_t	ids[8];
+	uint32_t	ids[16];
 
 	for (uint32_t i = 0; i < n; i++)
 		ids[i] = cls(m, labels[i]);
@@ -185,30 +185,41 @@ test_ranking_by_hand(void)
 	nb_metrics_free(&m);
 }
 
-static void
-test_log_loss_and_brier(void)
+/*
+ * Row 1: actual a, {a: 0.8, b: 0.2}: -log 0.8; Brier 0.04 + 0.04.
+ * Row 2: actual c (named by no row), {a: 1}: the classes are a, b, c;
+ * clipped a 1 - eps, b eps, c eps, sum 1 + eps: -log(eps / (1 + eps));
+ * Brier 1 (a) + 1 (c).  Weights 1 and 3.  Returns the log loss.
+ */
+static double
+add_log_loss_rows(NbMetrics *m)
 {
-	/*
-	 * Row 1: actual a, {a: 0.8, b: 0.2}: -log 0.8; Brier 0.04 + 0.04.
-	 * Row 2: actual c (named by no row), {a: 1}: the classes are a, b, c;
-	 * clipped a 1 - eps, b eps, c eps, sum 1 + eps: -log(eps / (1 + eps));
-	 * Brier 1 (a) + 1 (c).  Weights 1 and 3.  c is never predicted and
-	 * never has a positive score: AUC(c) 1/2, b has no positives: NAN.
-	 */
-	NbMetrics	m;
-	NbMetricsResult r;
 	const char *l1[] = {"a", "b"};
 	const char *l2[] = {"a"};
 	double		p1[] = {0.8, 0.2};
 	double		p2[] = {1.0};
 	double		eps = DBL_EPSILON;
 
+	add_row(m, "a", l1, p1, 2, 1.0);
+	add_row(m, "c", l2, p2, 1, 3.0);
+	return (-log(0.8 / (0.8 + 0.2 + eps)) - 3 * log(eps / (1 - eps + 2 * eps))) / 4;
+}
+
+static void
+test_log_loss_and_brier(void)
+{
+	/*
+	 * c is never predicted and never has a positive score: AUC(c) 1/2, b
+	 * has no positives: NAN.
+	 */
+	NbMetrics	m;
+	NbMetricsResult r;
+	double		loss;
+
 	nb_metrics_init(&m, true, true);
-	add_row(&m, "a", l1, p1, 2, 1.0);
-	add_row(&m, "c", l2, p2, 1, 3.0);
+	loss = add_log_loss_rows(&m);
 	nb_metrics_compute(&m, &r);
-	CHECK_NEAR(r.log_loss, (-log(0.8 / (0.8 + 0.2 + eps)) - 3 * log(eps / (1 - eps + 2 * eps))) / 4,
-			   1e-12, "log loss");
+	CHECK_NEAR(r.log_loss, loss, 1e-12, "log loss");
 	CHECK_NEAR(r.brier, (0.08 + 3 * 2.0) / 4, 1e-15, "Brier");
 	CHECK(isnan(r.cls[id_of(&m, "b")].roc_auc) && isnan(r.cls[id_of(&m, "b")].average_precision),
 		  "b has no positive rows");
@@ -312,6 +323,82 @@ done:
 	free(act);
 	free(p);
 	free(w);
+}
+
+static void
+test_unranked_equals_ranked(void)
+{
+	/*
+	 * An unranked state (log loss summed row by row) against a ranked one on
+	 * the same rows: rows name 1 to 12 of 12 classes (so the state grows past
+	 * its initial capacity, and the classes a row does not name count at the
+	 * end), some actual labels are named by no row, weights vary.  Every
+	 * metric agrees within rounding, AUC and AP are NAN; two unranked halves
+	 * merged agree too.  And the by-hand log loss of test_log_loss_and_brier.
+	 */
+	enum
+	{
+		N = 2000, C = 12
+	};
+	static const char *const labels[C + 2] = {"c00", "c01", "c02", "c03", "c04", "c05", "c06",
+	"c07", "c08", "c09", "c10", "c11", "x1", "x2"};
+	NbMetrics	ranked,
+				unranked,
+				half1,
+				half2;
+	NbMetricsResult r,
+				u,
+				h;
+	double		loss;
+
+	nb_metrics_init(&ranked, true, true);
+	nb_metrics_init_unranked(&unranked, true);
+	nb_metrics_init_unranked(&half1, true);
+	nb_metrics_init_unranked(&half2, true);
+	for (int i = 0; i < N; i++)
+	{
+		uint32_t	n = 1 + (uint32_t) (rng() % C);
+		const char *actual = labels[rng() % (C + 2)];
+		double		p[C];
+		double		sum = 0;
+		double		w = (double) (rng() % 5) / 2;
+
+		for (uint32_t c = 0; c < n; c++)
+			sum += p[c] = (double) (rng() % 9);
+		for (uint32_t c = 0; c < n; c++)
+			p[c] = sum > 0 ? p[c] / sum : 1.0 / n;
+		add_row(&ranked, actual, labels, p, n, w);
+		add_row(&unranked, actual, labels, p, n, w);
+		add_row(i % 3 == 0 ? &half1 : &half2, actual, labels, p, n, w);
+	}
+	nb_metrics_merge(&half1, &half2);
+	nb_metrics_compute(&ranked, &r);
+	nb_metrics_compute(&unranked, &u);
+	nb_metrics_compute(&half1, &h);
+	CHECK(u.accuracy == r.accuracy && u.macro.f1 == r.macro.f1 &&
+		  u.balanced_accuracy == r.balanced_accuracy, "accuracy, macro F1");
+	CHECK_NEAR(u.log_loss, r.log_loss, 1e-12 * r.log_loss, "log loss");
+	CHECK_NEAR(u.brier, r.brier, 1e-12, "Brier");
+	CHECK(isnan(u.roc_auc_macro) && isnan(u.average_precision_macro) &&
+		  isnan(u.cls[id_of(&unranked, "c00")].roc_auc), "no AUC");
+	CHECK(h.accuracy == r.accuracy, "merged accuracy");
+	CHECK_NEAR(h.log_loss, r.log_loss, 1e-12 * r.log_loss, "merged log loss");
+	CHECK_NEAR(h.brier, r.brier, 1e-12, "merged Brier");
+	nb_metrics_result_free(&r);
+	nb_metrics_result_free(&u);
+	nb_metrics_result_free(&h);
+	nb_metrics_free(&ranked);
+	nb_metrics_free(&unranked);
+	nb_metrics_free(&half1);
+	nb_metrics_free(&half2);
+
+	nb_metrics_init_unranked(&unranked, true);
+	loss = add_log_loss_rows(&unranked);
+	nb_metrics_compute(&unranked, &u);
+	CHECK_NEAR(u.log_loss, loss, 1e-12, "log loss by hand");
+	CHECK_NEAR(u.brier, (0.08 + 3 * 2.0) / 4, 1e-15, "Brier by hand");
+	nb_metrics_result_free(&u);
+	nb_metrics_free(&unranked);
 }
 
 static void
@@ -419,6 +506,7 @@ main(int argc, char **argv)
 	run("metrics: ROC AUC and average precision by hand, with ties", test_ranking_by_hand);
 	run("metrics: log loss clipping and Brier by hand, unnamed classes", test_log_loss_and_brier);
 	run("metrics: AUC against all pairs, merged halves equal the whole", test_ranking_brute_force);
+	run("metrics: unranked states (log loss summed per row) equal ranked ones", test_unranked_equals_ranked);
 	run("metrics: more classes than the initial capacity", test_many_classes_grow);
 	run("metrics: cancellation points in the final computation", test_interrupts);
 	run("metrics: decimal to double as strtod, bit for bit", test_decimal_to_double);

@@ -1,0 +1,102 @@
+/*
+ * nb_grid.c — a grid of option sets evaluated in one pass, see nb_grid.h.
+ */
+#include "nb_grid.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "nb_alloc.h"
+#include "nb_interrupt.h"
+
+void
+nb_grid_init(NbGrid *grid, uint32_t n_sets)
+{
+	memset(grid, 0, sizeof(*grid));
+	grid->n_sets = n_sets;
+	grid->metrics = nb_alloc(sizeof(NbMetrics) * (n_sets + 1));
+	for (uint32_t s = 0; s < n_sets; s++)
+		nb_metrics_init_unranked(&grid->metrics[s], false);
+}
+
+void
+nb_grid_free(NbGrid *grid)
+{
+	for (uint32_t s = 0; s < grid->n_sets; s++)
+		nb_metrics_free(&grid->metrics[s]);
+	nb_free(grid->metrics);
+	if (grid->cap > 0)
+	{
+		nb_free(grid->cls);
+		nb_free(grid->log_post);
+		nb_free(grid->prob);
+	}
+	memset(grid, 0, sizeof(*grid));
+}
+
+int64_t
+nb_grid_label(NbGrid *grid, const char *label, uint32_t len)
+{
+	int64_t		id = nb_metrics_find(&grid->metrics[0], label, len);
+
+	if (id >= 0)
+		return id;
+	if (grid->metrics[0].labels.count >= NB_METRICS_MAX_CLASSES)
+		return -1;
+	for (uint32_t s = 0; s < grid->n_sets; s++)
+		id = nb_metrics_class(&grid->metrics[s], label, len);
+	return id;
+}
+
+/* Room for C classes in the row's scratch. */
+static void
+reserve_classes(NbGrid *grid, uint32_t C)
+{
+	if (C <= grid->cap)
+		return;
+	if (grid->cap > 0)
+	{
+		nb_free(grid->cls);
+		nb_free(grid->log_post);
+		nb_free(grid->prob);
+	}
+	grid->cap = C;
+	grid->cls = nb_alloc(sizeof(uint32_t) * C);
+	grid->log_post = nb_alloc(sizeof(double) * C);
+	grid->prob = nb_alloc(sizeof(double) * C);
+}
+
+int64_t
+nb_grid_classes(NbGrid *grid, const NbIndex *ix)
+{
+	uint32_t	C = ix->n_classes;
+
+	reserve_classes(grid, C);
+	for (uint32_t c = 0; c < C; c++)
+	{
+		uint32_t	len;
+		const char *s = nb_strmap_str(&ix->labels, c, &len);
+		int64_t		id = nb_grid_label(grid, s, len);
+
+		if (id < 0)
+			return c;
+		grid->cls[c] = (uint32_t) id;
+	}
+	return -1;
+}
+
+void
+nb_grid_add(NbGrid *grid, NbScorer *scorers, const NbDoc *doc, uint32_t actual)
+{
+	uint32_t	C = scorers[0].index->n_classes;
+
+	for (uint32_t s = 0; s < grid->n_sets; s++)
+	{
+		nb_interrupt();
+		nb_scorer_score(&scorers[s], doc, grid->log_post);
+		/* the probabilities as nb_predict_proba gives them */
+		for (uint32_t c = 0; c < C; c++)
+			grid->prob[c] = grid->log_post[c] == -INFINITY ? 0.0 : exp(grid->log_post[c]);
+		nb_metrics_add_scored(&grid->metrics[s], actual, grid->cls, grid->prob, C, 1.0);
+	}
+}

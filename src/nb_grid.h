@@ -1,0 +1,54 @@
+/*
+ * nb_grid.h — a grid of option sets evaluated in one pass: each document,
+ * looked up once in a model's index (nb_doc_add_tokens, so that every
+ * scorer of the model can score it), is scored by the scorer of every
+ * option set, and its probabilities go to that option set's metrics, an
+ * unranked nb_metrics state (every metric but ROC AUC and average
+ * precision), by nb_metrics_add_scored's rules.
+ *
+ * The states of a grid see the same labels in the same order, so a label
+ * has the same id in each of them.
+ */
+#ifndef NB_GRID_H
+#define NB_GRID_H
+
+#include <stdint.h>
+
+#include "nb_doc.h"
+#include "nb_metrics.h"
+#include "nb_scorer.h"
+
+typedef struct NbGrid
+{
+	uint32_t	n_sets;
+	NbMetrics  *metrics;		/* per option set */
+	/* scratch for one row, room for cap classes */
+	uint32_t	cap;
+	uint32_t   *cls;			/* the state id of each class of the model */
+	double	   *log_post;
+	double	   *prob;
+} NbGrid;
+
+void		nb_grid_init(NbGrid *grid, uint32_t n_sets);
+void		nb_grid_free(NbGrid *grid);
+
+/*
+ * The id of a label in every state, added if new; -1 (nothing added) if
+ * that would make more than NB_METRICS_MAX_CLASSES labels.
+ */
+int64_t		nb_grid_label(NbGrid *grid, const char *label, uint32_t len);
+
+/*
+ * The ids of the classes of a model's index, for the rows nb_grid_add then
+ * adds: -1 when done, else the class whose label would be one too many.
+ */
+int64_t		nb_grid_classes(NbGrid *grid, const NbIndex *index);
+
+/*
+ * Score a document under each of the n_sets scorers, of the index of the
+ * last nb_grid_classes, and add the row, of the actual class (an id of
+ * nb_grid_label), to the states.
+ */
+void		nb_grid_add(NbGrid *grid, NbScorer *scorers, const NbDoc *doc, uint32_t actual);
+
+#endif

@@ -1,0 +1,169 @@
+/*
+ * pg_grid.c — nb_grid_metrics: the metrics of a model's predictions under
+ * every option set of a grid, in one pass (nb_grid.h), for
+ * nb_cross_validate and for tuning on a held-out split.
+ *
+ * Each row's features are looked up once in the prepared model's index and
+ * scored by the scorers of the grid, which the prepared model keeps
+ * (nb_prepared_get_grid).  The state, in a memory context of its own (as
+ * nb_metrics' state, see pg_metrics.c), holds an unranked nb_metrics state
+ * per option set; the result is their nb_metrics objects, in the grid's
+ * order.
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "fmgr.h"
+#include "miscadmin.h"
+#include "utils/array.h"
+#include "utils/jsonb.h"
+#include "utils/memutils.h"
+
+#include "nb_grid.h"
+#include "pg_metrics.h"
+#include "pg_predict.h"
+#include "pg_prepared.h"
+
+typedef struct GridState
+{
+	MemoryContext cxt;			/* holds the state and everything in it */
+	NbGrid		grid;
+	struct varlena *options;	/* the grid of the first row */
+} GridState;
+
+static GridState *
+state_create(MemoryContext parent, uint32 n_sets, ArrayType *options)
+{
+	MemoryContext cxt = AllocSetContextCreate(parent, "nb_grid_metrics state",
+											  ALLOCSET_DEFAULT_SIZES);
+	MemoryContext old = MemoryContextSwitchTo(cxt);
+	GridState  *st = palloc0(sizeof(GridState));
+
+	st->cxt = cxt;
+	nb_grid_init(&st->grid, n_sets);
+	st->options = palloc(VARSIZE(options));
+	memcpy(st->options, options, VARSIZE(options));
+	MemoryContextSwitchTo(old);
+	return st;
+}
+
+/*
+ * nb_grid_metrics(model, features, actual text, options jsonb[]): rows with
+ * a NULL model, features or actual label are skipped, as nb_metrics skips
+ * the NULL predictions of nb_predict_proba.
+ */
+static Datum
+grid_transfn(FunctionCallInfo fcinfo, NbFeatureInput kind)
+{
+	MemoryContext aggctx;
+	GridState  *st = PG_ARGISNULL(0) ? NULL : (GridState *) PG_GETARG_POINTER(0);
+	ArrayType  *options;
+	NbPrepared *pm;
+	NbScorer   *scorers;
+	uint32		n;
+	text	   *actual;
+	int64		failed;
+	int64		a;
+	MemoryContext old;
+
+	if (!AggCheckCallContext(fcinfo, &aggctx))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("nb_grid_metrics support functions can only be called by the aggregate nb_grid_metrics")));
+	if (PG_ARGISNULL(4))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("nb_grid_metrics option sets must not be null")));
+	if (PG_ARGISNULL(1) || PG_ARGISNULL(2) || PG_ARGISNULL(3))
+	{
+		if (st == NULL)
+			PG_RETURN_NULL();
+		PG_RETURN_POINTER(st);
+	}
+	options = PG_GETARG_ARRAYTYPE_P(4);
+	pm = nb_prepared_get_grid(fcinfo, PG_GETARG_DATUM(1), options, &scorers, &n);
+	if (st == NULL)
+		st = state_create(aggctx, n, options);
+	else if (VARSIZE(st->options) != VARSIZE(options) ||
+			 memcmp(st->options, options, VARSIZE(options)) != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("nb_grid_metrics needs the same option sets in every row"),
+				 errdetail("The metrics of each option set are of the rows scored with it.")));
+	actual = PG_GETARG_TEXT_PP(3);
+
+	old = MemoryContextSwitchTo(st->cxt);
+	failed = nb_grid_classes(&st->grid, &pm->index);
+	if (failed >= 0)
+	{
+		uint32		len;
+		const char *s = nb_strmap_str(&pm->index.labels, (uint32) failed, &len);
+
+		nb_metrics_too_many_labels(s, len);
+	}
+	a = nb_grid_label(&st->grid, VARDATA_ANY(actual), VARSIZE_ANY_EXHDR(actual));
+	if (a < 0)
+		nb_metrics_too_many_labels(VARDATA_ANY(actual), VARSIZE_ANY_EXHDR(actual));
+	MemoryContextSwitchTo(old);
+
+	nb_prepared_begin_row(pm);
+	nb_row_doc(fcinfo, 2, kind, NULL, pm, NULL);
+	old = MemoryContextSwitchTo(st->cxt);
+	nb_grid_add(&st->grid, scorers, &pm->doc, (uint32) a);
+	MemoryContextSwitchTo(old);
+	nb_prepared_end_row(pm);
+	PG_RETURN_POINTER(st);
+}
+
+PG_FUNCTION_INFO_V1(nb_grid_metrics_array);
+Datum
+nb_grid_metrics_array(PG_FUNCTION_ARGS)
+{
+	return grid_transfn(fcinfo, NB_INPUT_ARRAY);
+}
+
+PG_FUNCTION_INFO_V1(nb_grid_metrics_tsvector);
+Datum
+nb_grid_metrics_tsvector(PG_FUNCTION_ARGS)
+{
+	return grid_transfn(fcinfo, NB_INPUT_TSVECTOR);
+}
+
+PG_FUNCTION_INFO_V1(nb_grid_metrics_jsonb);
+Datum
+nb_grid_metrics_jsonb(PG_FUNCTION_ARGS)
+{
+	return grid_transfn(fcinfo, NB_INPUT_JSONB);
+}
+
+PG_FUNCTION_INFO_V1(nb_grid_metrics_float8);
+Datum
+nb_grid_metrics_float8(PG_FUNCTION_ARGS)
+{
+	return grid_transfn(fcinfo, NB_INPUT_FLOAT8);
+}
+
+/* The nb_metrics object of each option set, in the grid's order. */
+PG_FUNCTION_INFO_V1(nb_grid_metrics_final);
+Datum
+nb_grid_metrics_final(PG_FUNCTION_ARGS)
+{
+	GridState  *st;
+	Datum	   *values;
+
+	if (!AggCheckCallContext(fcinfo, NULL))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("nb_grid_metrics support functions can only be called by the aggregate nb_grid_metrics")));
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	st = (GridState *) PG_GETARG_POINTER(0);
+	values = palloc(sizeof(Datum) * st->grid.n_sets);
+	for (uint32 s = 0; s < st->grid.n_sets; s++)
+	{
+		CHECK_FOR_INTERRUPTS();
+		values[s] = JsonbPGetDatum(nb_metrics_jsonb(&st->grid.metrics[s]));
+	}
+	PG_RETURN_ARRAYTYPE_P(construct_array(values, (int) st->grid.n_sets, JSONBOID, -1, false,
+										  TYPALIGN_INT));
+}
