@@ -48,7 +48,7 @@ nb_grid_label(NbGrid *grid, const char *label, uint32_t len)
 	return id;
 }
 
-/* Room for C classes in the row's scratch. */
+/* Room for C classes of n_sets scorers in the row's scratch. */
 static void
 reserve_classes(NbGrid *grid, uint32_t C)
 {
@@ -62,7 +62,7 @@ reserve_classes(NbGrid *grid, uint32_t C)
 	}
 	grid->cap = C;
 	grid->cls = nb_alloc(sizeof(uint32_t) * C);
-	grid->log_post = nb_alloc(sizeof(double) * C);
+	grid->log_post = nb_alloc(sizeof(double) * C * grid->n_sets);
 	grid->prob = nb_alloc(sizeof(double) * C);
 }
 
@@ -86,17 +86,19 @@ nb_grid_classes(NbGrid *grid, const NbIndex *ix)
 }
 
 void
-nb_grid_add(NbGrid *grid, NbScorer *scorers, const NbDoc *doc, uint32_t actual)
+nb_grid_add(NbGrid *grid, NbScorerSet *set, const NbDoc *doc, uint32_t actual)
 {
-	uint32_t	C = scorers[0].index->n_classes;
+	uint32_t	C = set->scorers[0].index->n_classes;
 
+	nb_scorer_set_score(set, doc, grid->log_post);
 	for (uint32_t s = 0; s < grid->n_sets; s++)
 	{
+		const double *lp = &grid->log_post[s * C];
+
 		nb_interrupt();
-		nb_scorer_score(&scorers[s], doc, grid->log_post);
 		/* the probabilities as nb_predict_proba gives them */
 		for (uint32_t c = 0; c < C; c++)
-			grid->prob[c] = grid->log_post[c] == -INFINITY ? 0.0 : exp(grid->log_post[c]);
+			grid->prob[c] = lp[c] == -INFINITY ? 0.0 : exp(lp[c]);
 		nb_metrics_add_scored(&grid->metrics[s], actual, grid->cls, grid->prob, C, 1.0);
 	}
 }

@@ -1,10 +1,10 @@
 /*
  * nb_grid.h — a grid of option sets evaluated in one pass: each document,
  * looked up once in a model's index (nb_doc_add_tokens, so that every
- * scorer of the model can score it), is scored by the scorer of every
- * option set, and its probabilities go to that option set's metrics, an
- * unranked nb_metrics state (every metric but ROC AUC and average
- * precision), by nb_metrics_add_scored's rules.
+ * scorer of the model can score it), is scored by the scorers of every
+ * option set at once (NbScorerSet), and its probabilities go to each option
+ * set's metrics, an unranked nb_metrics state (every metric but ROC AUC and
+ * average precision), by nb_metrics_add_scored's rules.
  *
  * The states of a grid see the same labels in the same order, so a label
  * has the same id in each of them.
@@ -25,7 +25,7 @@ typedef struct NbGrid
 	/* scratch for one row, room for cap classes */
 	uint32_t	cap;
 	uint32_t   *cls;			/* the state id of each class of the model */
-	double	   *log_post;
+	double	   *log_post;		/* n_sets * cap */
 	double	   *prob;
 } NbGrid;
 
@@ -45,10 +45,10 @@ int64_t		nb_grid_label(NbGrid *grid, const char *label, uint32_t len);
 int64_t		nb_grid_classes(NbGrid *grid, const NbIndex *index);
 
 /*
- * Score a document under each of the n_sets scorers, of the index of the
- * last nb_grid_classes, and add the row, of the actual class (an id of
+ * Score a document under the set's n_sets scorers, of the index of the last
+ * nb_grid_classes, and add the row, of the actual class (an id of
  * nb_grid_label), to the states.
  */
-void		nb_grid_add(NbGrid *grid, NbScorer *scorers, const NbDoc *doc, uint32_t actual);
+void		nb_grid_add(NbGrid *grid, NbScorerSet *set, const NbDoc *doc, uint32_t actual);
 
 #endif

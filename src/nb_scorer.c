@@ -574,8 +574,9 @@ entries_to_rows(NbScorer *sc, const NbIndex *ix)
 	sc->entry_z = NULL;
 }
 
-void
-nb_scorer_build(NbScorer *sc, const NbIndex *ix, const NbOptions *o)
+/* nb_scorer_build, with the item rows of the index's choice or none. */
+static void
+build(NbScorer *sc, const NbIndex *ix, const NbOptions *o, bool rows)
 {
 	uint32_t	C = ix->n_classes;
 	uint32_t	F = ix->n_features;
@@ -668,11 +669,23 @@ nb_scorer_build(NbScorer *sc, const NbIndex *ix, const NbOptions *o)
 		first_item += ix->feature_items[j];
 	}
 	sc->any_entry_z = any_nonzero(sc->entry_z, E);
-	if (ix->item_rows)
+	if (rows)
 		entries_to_rows(sc, ix);
 	for (uint32_t j = 0; j < F; j++)
 		if (!sc->per_occurrence[j])
 			sc->any_per_document = true;
+}
+
+void
+nb_scorer_build(NbScorer *sc, const NbIndex *ix, const NbOptions *o)
+{
+	build(sc, ix, o, ix->item_rows);
+}
+
+void
+nb_scorer_build_entries(NbScorer *sc, const NbIndex *ix, const NbOptions *o)
+{
+	build(sc, ix, o, false);
 }
 
 void
@@ -982,22 +995,13 @@ add_dcm_repeats(NbScorer *sc, const NbDoc *doc)
 	}
 }
 
-int64_t
-nb_scorer_score(NbScorer *sc, const NbDoc *doc, double *log_post)
+/* Start a score: the prior and the terms of the present features. */
+static void
+score_begin(NbScorer *sc, const NbDoc *doc)
 {
-	const NbIndex *ix = sc->index;
-	uint32_t	C = ix->n_classes;
-	double		zmin = INFINITY;
-	double		fmax = -INFINITY;
-	double		sum = 0;
-	double		lse;
-	int64_t		best = -1;
+	uint32_t	C = sc->index->n_classes;
 	uint64_t	work = 0;
 
-	/* rows are in cache: looking the token up fetched them */
-	if (sc->rows == NULL)
-		for (uint32_t i = 0; i < doc->n_tokens; i++)
-			__builtin_prefetch(&sc->entry[ix->token_start[doc->tokens[i].token]]);
 	for (uint32_t c = 0; c < C; c++)
 	{
 		sc->f[c] = sc->prior_f[c];
@@ -1009,10 +1013,19 @@ nb_scorer_score(NbScorer *sc, const NbDoc *doc, double *log_post)
 		nb_interrupt_count(&work, 1 + (uint64_t) C);
 		add_feature(sc, doc, doc->present_list[i]);
 	}
-	if (sc->rows != NULL)
-		add_item_rows(sc, doc);
-	else
-		add_item_entries(sc, doc);
+}
+
+/* End a score whose item terms are in: the posterior, as nb_scorer_score. */
+static int64_t
+score_end(NbScorer *sc, const NbDoc *doc, double *log_post)
+{
+	uint32_t	C = sc->index->n_classes;
+	double		zmin = INFINITY;
+	double		fmax = -INFINITY;
+	double		sum = 0;
+	double		lse;
+	int64_t		best = -1;
+
 	if (sc->norm_u != NULL)
 		add_norm_products(sc, doc);
 	if (sc->dcm_s != NULL)
@@ -1046,6 +1059,163 @@ nb_scorer_score(NbScorer *sc, const NbDoc *doc, double *log_post)
 			best = c;
 	}
 	return best;
+}
+
+int64_t
+nb_scorer_score(NbScorer *sc, const NbDoc *doc, double *log_post)
+{
+	const NbIndex *ix = sc->index;
+
+	/* rows are in cache: looking the token up fetched them */
+	if (sc->rows == NULL)
+		for (uint32_t i = 0; i < doc->n_tokens; i++)
+			__builtin_prefetch(&sc->entry[ix->token_start[doc->tokens[i].token]]);
+	score_begin(sc, doc);
+	if (sc->rows != NULL)
+		add_item_rows(sc, doc);
+	else
+		add_item_entries(sc, doc);
+	return score_end(sc, doc, log_post);
+}
+
+void
+nb_scorer_set_init(NbScorerSet *set, const NbIndex *ix, NbScorer *scorers, uint32_t n)
+{
+	uint32_t	C = ix->n_classes;
+	uint64_t	E = ix->n_entries;
+
+	memset(set, 0, sizeof(*set));
+	set->n = n;
+	set->scorers = scorers;
+	set->terms = nb_alloc(sizeof(double) * (E * n + 1));
+	set->f = nb_alloc(sizeof(double) * n * C);
+	set->fc = nb_alloc(sizeof(double) * n * C);
+	set->z = nb_alloc(sizeof(double) * n * C);
+	set->mult = nb_alloc(sizeof(double) * n);
+}
+
+void
+nb_scorer_set_take(NbScorerSet *set, uint32_t s)
+{
+	NbScorer   *sc = &set->scorers[s];
+	uint64_t	E = sc->index->n_entries;
+	uint32_t	n = set->n;
+
+	/* zero factors are rare (a pseudo-count of 0): room for them when one comes */
+	if (sc->any_entry_z && set->terms_z == NULL)
+		set->terms_z = nb_alloc_zero(sizeof(double) * (E * n + 1));
+	for (uint64_t e = 0; e < E; e++)
+	{
+		nb_interrupt_at(e);
+		set->terms[e * n + s] = sc->entry[e].f;
+		if (sc->any_entry_z)
+			set->terms_z[e * n + s] = sc->entry_z[e];
+	}
+	/* DCM's repeats read the entries (add_dcm_repeats) */
+	if (sc->dcm_s == NULL)
+	{
+		nb_free(sc->entry);
+		nb_free(sc->entry_z);
+		sc->entry = NULL;
+		sc->entry_z = NULL;
+	}
+}
+
+void
+nb_scorer_set_free(NbScorerSet *set)
+{
+	nb_free(set->terms);
+	if (set->terms_z != NULL)
+		nb_free(set->terms_z);
+	nb_free(set->f);
+	nb_free(set->fc);
+	nb_free(set->z);
+	nb_free(set->mult);
+	memset(set, 0, sizeof(*set));
+}
+
+/*
+ * The item terms of a document under every scorer of the set, into
+ * set->f, fc and z (class-major: [c * n + s], so that the scorers of a class
+ * are adjacent and the loop over them vectorizes): per scorer the same
+ * additions in the same order as add_item_entries, so each sum is the same
+ * to the bit.
+ */
+#if defined(__GNUC__) && !defined(__clang__)
+__attribute__((optimize("tree-loop-vectorize", "vect-cost-model=dynamic", "no-trapping-math")))
+#endif
+static void
+add_set_items(NbScorerSet *set, const NbDoc *doc)
+{
+	const NbIndex *ix = set->scorers[0].index;
+	uint32_t	n = set->n;
+	uint64_t	work = 0;
+
+	for (uint32_t i = 0; i < doc->n_tokens; i++)
+		__builtin_prefetch(&set->terms[ix->token_start[doc->tokens[i].token] * n]);
+	for (uint32_t i = 0; i < doc->n_tokens; i++)
+	{
+		const NbDocToken *t = &doc->tokens[i];
+		uint64_t	end = ix->token_start[t->token + 1];
+		double	   *restrict mult = set->mult;
+
+		nb_interrupt_count(&work, 1 + (end - ix->token_start[t->token]) * n);
+		for (uint32_t s = 0; s < n; s++)
+			mult[s] = nb_scorer_item_weight(&set->scorers[s], t->feature, t->count);
+		for (uint64_t e = ix->token_start[t->token]; e < end; e++)
+		{
+			double	   *restrict f = &set->f[(uint64_t) ix->entry_class[e] * n];
+			double	   *restrict fc = &set->fc[(uint64_t) ix->entry_class[e] * n];
+			const double *restrict terms = &set->terms[e * n];
+
+			/* add_compensated, spelled out: GCC inlines no function into one with other options */
+			for (uint32_t s = 0; s < n; s++)
+			{
+				double		term = mult[s] * terms[s];
+				double		total = f[s] + term;
+
+				fc[s] += fabs(f[s]) >= fabs(term) ? (f[s] - total) + term : (term - total) + f[s];
+				f[s] = total;
+			}
+		}
+		if (set->terms_z != NULL)
+			for (uint64_t e = ix->token_start[t->token]; e < end; e++)
+				for (uint32_t s = 0; s < n; s++)
+					set->z[(uint64_t) ix->entry_class[e] * n + s] += mult[s] * set->terms_z[e * n + s];
+	}
+}
+
+void
+nb_scorer_set_score(NbScorerSet *set, const NbDoc *doc, double *log_post)
+{
+	uint32_t	n = set->n;
+	uint32_t	C = set->scorers[0].index->n_classes;
+
+	for (uint32_t s = 0; s < n; s++)
+	{
+		NbScorer   *sc = &set->scorers[s];
+
+		score_begin(sc, doc);
+		for (uint32_t c = 0; c < C; c++)
+		{
+			set->f[c * n + s] = sc->f[c];
+			set->fc[c * n + s] = sc->fc[c];
+			set->z[c * n + s] = sc->z[c];
+		}
+	}
+	add_set_items(set, doc);
+	for (uint32_t s = 0; s < n; s++)
+	{
+		NbScorer   *sc = &set->scorers[s];
+
+		for (uint32_t c = 0; c < C; c++)
+		{
+			sc->f[c] = set->f[c * n + s];
+			sc->fc[c] = set->fc[c * n + s];
+			sc->z[c] = set->z[c * n + s];
+		}
+		score_end(sc, doc, &log_post[s * C]);
+	}
 }
 
 void

@@ -131,6 +131,15 @@ void		nb_scorer_add_tokens(const NbScorer *sc, NbDoc *doc, uint32_t feature,
  * (nb_options_pseudo) smooth every count.
  */
 void		nb_scorer_build(NbScorer *scorer, const NbIndex *index, const NbOptions *opts);
+
+/*
+ * The same keeping the entries, never rows (whatever index->item_rows
+ * says), for the scorers of a grid: they score documents looked up in the
+ * index (nb_doc_add_tokens), each built once for a pass over the rows, and
+ * entries take a fraction of the memory of rows (no empty slots, no keys),
+ * which many scorers of one model make count.
+ */
+void		nb_scorer_build_entries(NbScorer *scorer, const NbIndex *index, const NbOptions *opts);
 void		nb_scorer_free(NbScorer *scorer);
 
 /*
@@ -141,6 +150,45 @@ void		nb_scorer_free(NbScorer *scorer);
  * prevents.
  */
 int64_t		nb_scorer_score(NbScorer *scorer, const NbDoc *doc, double *log_post);
+
+/*
+ * Several scorers of one index scoring the same documents (a grid of option
+ * sets, nb_grid.h): their item terms side by side, entry by entry, so that
+ * an item of a document costs one read of n adjacent terms per entry rather
+ * than n reads scattered over n scorers.  The scores are those of
+ * nb_scorer_score to the bit.
+ */
+typedef struct NbScorerSet
+{
+	uint32_t	n;
+	NbScorer   *scorers;		/* n, built by nb_scorer_build_entries */
+	double	   *terms;			/* per entry e, the term of each scorer s: terms[e * n + s] */
+	double	   *terms_z;		/* the same for zero factors; NULL if every entry_z is 0 */
+	double	   *f, *fc, *z;		/* scratch, n * C: the sums of each scorer */
+	double	   *mult;			/* scratch, n: an item's weight in each scorer */
+} NbScorerSet;
+
+/*
+ * A set for n scorers of the index: scorers has room for them, each built
+ * by nb_scorer_build_entries and then taken in by nb_scorer_set_take (so
+ * that one scorer's entries at a time are held twice).
+ */
+void		nb_scorer_set_init(NbScorerSet *set, const NbIndex *index, NbScorer *scorers,
+							   uint32_t n);
+
+/*
+ * Take scorer s's entries into the set: it is then scored only through the
+ * set (its own entries are freed, but DCM's, which its repeats read).
+ */
+void		nb_scorer_set_take(NbScorerSet *set, uint32_t s);
+void		nb_scorer_set_free(NbScorerSet *set);
+
+/*
+ * Score a document (of the index, looked up by nb_doc_add_tokens) under
+ * each scorer s of the set: its log posteriors into log_post[s * C ..], as
+ * nb_scorer_score gives them.
+ */
+void		nb_scorer_set_score(NbScorerSet *set, const NbDoc *doc, double *log_post);
 
 /*
  * The terms a score is the sum of, per class into f[C] and z[C] (zero

@@ -59,8 +59,7 @@ grid_transfn(FunctionCallInfo fcinfo, NbFeatureInput kind)
 	GridState  *st = PG_ARGISNULL(0) ? NULL : (GridState *) PG_GETARG_POINTER(0);
 	ArrayType  *options;
 	NbPrepared *pm;
-	NbScorer   *scorers;
-	uint32		n;
+	NbScorerSet *set;
 	text	   *actual;
 	int64		failed;
 	int64		a;
@@ -81,9 +80,9 @@ grid_transfn(FunctionCallInfo fcinfo, NbFeatureInput kind)
 		PG_RETURN_POINTER(st);
 	}
 	options = PG_GETARG_ARRAYTYPE_P(4);
-	pm = nb_prepared_get_grid(fcinfo, PG_GETARG_DATUM(1), options, &scorers, &n);
+	pm = nb_prepared_get_grid(fcinfo, PG_GETARG_DATUM(1), options, &set);
 	if (st == NULL)
-		st = state_create(aggctx, n, options);
+		st = state_create(aggctx, set->n, options);
 	else if (VARSIZE(st->options) != VARSIZE(options) ||
 			 memcmp(st->options, options, VARSIZE(options)) != 0)
 		ereport(ERROR,
@@ -109,7 +108,7 @@ grid_transfn(FunctionCallInfo fcinfo, NbFeatureInput kind)
 	nb_prepared_begin_row(pm);
 	nb_row_doc(fcinfo, 2, kind, NULL, pm, NULL);
 	old = MemoryContextSwitchTo(st->cxt);
-	nb_grid_add(&st->grid, scorers, &pm->doc, (uint32) a);
+	nb_grid_add(&st->grid, set, &pm->doc, (uint32) a);
 	MemoryContextSwitchTo(old);
 	nb_prepared_end_row(pm);
 	PG_RETURN_POINTER(st);

@@ -475,8 +475,8 @@ get_scorer(NbPrepared *pm, Jsonb *options)
 }
 
 /* The scorers of a grid for the model, built if it has other ones or none. */
-static NbScorer *
-get_grid(NbPrepared *pm, ArrayType *options, uint32 *n)
+static NbScorerSet *
+get_grid(NbPrepared *pm, ArrayType *options)
 {
 	MemoryContext ctx;
 	MemoryContext old;
@@ -484,13 +484,11 @@ get_grid(NbPrepared *pm, ArrayType *options, uint32 *n)
 	bool	   *nulls;
 	int			count;
 	NbScorer   *scorers;
+	NbScorerSet set;
 	struct varlena *copy;
 
 	if (pm->grid.ctx != NULL && same_options(pm->grid.options, (struct varlena *) options))
-	{
-		*n = pm->grid.n;
-		return pm->grid.scorers;
-	}
+		return &pm->grid.set;
 	if (ARR_NDIM(options) > 1)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -505,12 +503,14 @@ get_grid(NbPrepared *pm, ArrayType *options, uint32 *n)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("naive Bayes grid has no option sets")));
 	scorers = palloc(sizeof(NbScorer) * count);
+	nb_scorer_set_init(&set, &pm->index, scorers, (uint32) count);
 	for (int i = 0; i < count; i++)
 	{
 		NbOptions	opts;
 
 		nb_parse_options(nulls[i] ? NULL : DatumGetJsonbP(elems[i]), &pm->index, &opts);
-		nb_scorer_build(&scorers[i], &pm->index, &opts);
+		nb_scorer_build_entries(&scorers[i], &pm->index, &opts);
+		nb_scorer_set_take(&set, (uint32) i);
 	}
 	copy = palloc(VARSIZE(options));
 	memcpy(copy, options, VARSIZE(options));
@@ -521,11 +521,9 @@ get_grid(NbPrepared *pm, ArrayType *options, uint32 *n)
 	MemoryContextSetParent(ctx, pm->ctx);
 	pm->grid.ctx = ctx;
 	pm->grid.options = copy;
-	pm->grid.n = (uint32) count;
-	pm->grid.scorers = scorers;
+	pm->grid.set = set;
 	recount(pm);
-	*n = pm->grid.n;
-	return scorers;
+	return &pm->grid.set;
 }
 
 /* The prepared model of the call's model datum, pinned by the call site. */
@@ -622,10 +620,10 @@ nb_prepared_get(FunctionCallInfo fcinfo, Datum model, Jsonb *options, NbScorer *
 
 NbPrepared *
 nb_prepared_get_grid(FunctionCallInfo fcinfo, Datum model, ArrayType *options,
-					 NbScorer **scorers, uint32 *n)
+					 NbScorerSet **set)
 {
 	NbPrepared *pm = call_site_model(fcinfo, model);
 
-	*scorers = get_grid(pm, options, n);
+	*set = get_grid(pm, options);
 	return pm;
 }

@@ -39,8 +39,7 @@ typedef struct NbPreparedGrid
 {
 	MemoryContext ctx;			/* NULL: none */
 	struct varlena *options;	/* the jsonb[] they were built for */
-	uint32		n;
-	NbScorer   *scorers;
+	NbScorerSet set;
 } NbPreparedGrid;
 
 typedef struct NbPrepared
@@ -68,12 +67,12 @@ NbPrepared *nb_prepared_get(FunctionCallInfo fcinfo, Datum model, Jsonb *options
 
 /*
  * The same with the scorers of every option set of a grid, a one-dimensional
- * jsonb[] whose NULL elements mean the defaults: n of them, in its order.
+ * jsonb[] whose NULL elements mean the defaults: a set of them in its order.
  * A model keeps the scorers of one grid, so that a call site scoring every
  * row under the same grid builds them once.
  */
 NbPrepared *nb_prepared_get_grid(FunctionCallInfo fcinfo, Datum model, ArrayType *options,
-								 NbScorer **scorers, uint32 *n);
+								 NbScorerSet **set);
 
 /*
  * Start scoring a row with pm->doc (fill it in doc_ctx), and end it.  The

@@ -394,6 +394,111 @@ random_models(bool empty_docs)
 	CHECK(st.ref_compared > 1000, "only %llu reference comparisons", (unsigned long long) st.ref_compared);
 }
 
+/*
+ * A set of scorers (a grid of option sets) scores every document as each
+ * scorer alone, built the same way (entries), does, to the bit, and as the
+ * server's scorers (rows for few classes) do within rounding: random
+ * models of 1 to 8 classes, every kind, zero pseudo-counts (zero factors),
+ * complement with norm, documents with repeats and unknown tokens.
+ */
+static void
+test_scorer_set_vs_each(void)
+{
+	const NbOptions grid[] = {
+		{.kind = NB_MULTINOMIAL, .alpha = 1, .var_smoothing = 1e-9},
+		{.kind = NB_MULTINOMIAL, .alpha = 0.5, .prior_mode = NB_PRIOR_UNIFORM, .var_smoothing = 1e-9},
+		{.kind = NB_MULTINOMIAL, .alpha = 0, .var_smoothing = 1e-9},
+		{.kind = NB_BERNOULLI, .alpha = 1, .var_smoothing = 1e-9},
+		{.kind = NB_BERNOULLI, .alpha = 0, .var_smoothing = 1e-9},
+		{.kind = NB_COMPLEMENT, .alpha = 0.1, .var_smoothing = 1e-9},
+		{.kind = NB_COMPLEMENT, .alpha = 1, .norm = true, .var_smoothing = 1e-9},
+		{.kind = NB_DCM, .alpha = 1, .var_smoothing = 1e-9},
+	};
+	enum
+	{
+		N = sizeof(grid) / sizeof(grid[0])
+	};
+	uint64_t	seed = 99;
+	uint64_t	compared = 0;
+
+	for (int iter = 0; iter < 30; iter++)
+	{
+		int			nrows = 2 + (int) (nbt_rand(&seed) % 40);
+		int			nclasses = 1 + (int) (nbt_rand(&seed) % 8);
+		uint32_t	vocab = 1 + (uint32_t) (nbt_rand(&seed) % 100);
+		RandRow    *rows = malloc(sizeof(RandRow) * nrows);
+		size_t		size;
+		unsigned char *buf;
+		NbView		v;
+		NbIndex		ix;
+		NbScorer	set_scorers[N],
+					each[N],
+					server[N];
+		NbScorerSet set;
+		NbDoc		doc;
+		char		err[512];
+		double		got[N * 8],
+					want[8],
+					near[8];
+
+		rand_rows(rows, nrows, nclasses, vocab, nbt_rand(&seed), false);
+		buf = serialize_rand(rows, NULL, nrows, &size);
+		CHECK_OR_DONE(open_view(&v, buf, size, err, sizeof(err)), "rejected: %s", err);
+		nb_index_build(&ix, &v);
+		nb_scorer_set_init(&set, &ix, set_scorers, N);
+		for (uint32_t s = 0; s < N; s++)
+		{
+			nb_scorer_build_entries(&set_scorers[s], &ix, &grid[s]);
+			nb_scorer_set_take(&set, s);
+			nb_scorer_build_entries(&each[s], &ix, &grid[s]);
+			nb_scorer_build(&server[s], &ix, &grid[s]);
+		}
+		nb_doc_init(&doc, &ix);
+		for (int d = 0; d < 20; d++)
+		{
+			const char *tokens[MAX_DOC_TOKENS + 1];
+			char		names[MAX_DOC_TOKENS][16];
+			uint32_t	len = (uint32_t) (nbt_rand(&seed) % 12);
+
+			for (uint32_t i = 0; i < len; i++)
+			{
+				/* a few past the vocabulary: unknown */
+				snprintf(names[i], sizeof(names[i]), "t%u", (uint32_t) (nbt_rand(&seed) % (vocab + 3)));
+				tokens[i] = names[i];
+			}
+			tokens[len] = NULL;
+			make_doc(&ix, tokens, &doc);
+			nb_scorer_set_score(&set, &doc, got);
+			for (uint32_t s = 0; s < N; s++)
+			{
+				nb_scorer_score(&each[s], &doc, want);
+				nb_scorer_score(&server[s], &doc, near);
+				CHECK_OR_DONE(memcmp(&got[s * v.n_classes], want, sizeof(double) * v.n_classes) == 0,
+							  "model %d doc %d set %u: the set's scores differ", iter, d, s);
+				for (uint32_t c = 0; c < v.n_classes; c++)
+					CHECK_OR_DONE(want[c] == near[c] || fabs(want[c] - near[c]) < 1e-9,
+								  "model %d doc %d set %u class %u: %.17g vs rows %.17g",
+								  iter, d, s, c, want[c], near[c]);
+				compared++;
+			}
+		}
+		nb_doc_free(&doc);
+		for (uint32_t s = 0; s < N; s++)
+		{
+			nb_scorer_free(&set_scorers[s]);
+			nb_scorer_free(&each[s]);
+			nb_scorer_free(&server[s]);
+		}
+		nb_scorer_set_free(&set);
+		nb_index_free(&ix);
+		free(buf);
+		free(rows);
+	}
+	CHECK(compared == 30 * 20 * N, "%llu comparisons", (unsigned long long) compared);
+done:
+	return;
+}
+
 static void
 test_scorer_random_vs_reference(void)
 {
@@ -1458,6 +1563,7 @@ main(int argc, char **argv)
 	run("scorer v2: beta for boolean, map for categorical, Gaussian unaffected",
 		test_scorer_mix_estimators);
 	run("scorer: complement norm by hand (Rennie et al.'s weight normalization)", test_scorer_norm_toy);
+	run("scorer: a set of scorers scores as each scorer alone, to the bit", test_scorer_set_vs_each);
 	run("scorer: complement norm on random models, rows and entries, vs the formula and the terms",
 		test_scorer_norm_random);
 	return unit_done();
