@@ -269,6 +269,9 @@ nb_metrics_proba_transfn(PG_FUNCTION_ARGS)
 	MetricsState *st;
 	double		weight;
 	text	   *actual;
+	const char *actual_str;
+	uint32		actual_len;
+	bool		found = false;
 	Jsonb	   *proba;
 	uint32		n;
 	const JsonbContainer *jc;
@@ -277,11 +280,13 @@ nb_metrics_proba_transfn(PG_FUNCTION_ARGS)
 	uint32		value_end;
 	uint32		i;
 	MemoryContext old;
-	uint32		a;
+	uint32		a = 0;
 
 	if (!begin_row(fcinfo, true, &st, &weight))
 		return return_state(fcinfo, st);
 	actual = PG_GETARG_TEXT_PP(1);
+	actual_str = VARDATA_ANY(actual);
+	actual_len = VARSIZE_ANY_EXHDR(actual);
 	proba = PG_GETARG_JSONB_P(2);
 	if (!JB_ROOT_IS_OBJECT(proba))
 		bad_probabilities("The probabilities are not a jsonb object.");
@@ -350,11 +355,18 @@ nb_metrics_proba_transfn(PG_FUNCTION_ARGS)
 			MemoryContextSwitchTo(old);
 		}
 		st->row_prob[i] = p;
+		/* the actual label is mostly one of the row's: no lookup then */
+		if (!found && key_len == actual_len && memcmp(key, actual_str, key_len) == 0)
+		{
+			a = st->row_class[i];
+			found = true;
+		}
 	}
 
 	st->row_n = i;
 	old = MemoryContextSwitchTo(st->cxt);
-	a = label_id(st, VARDATA_ANY(actual), VARSIZE_ANY_EXHDR(actual));
+	if (!found)
+		a = label_id(st, actual_str, actual_len);
 	nb_metrics_add_scored(&st->m, a, st->row_class, st->row_prob, i, weight);
 	MemoryContextSwitchTo(old);
 	PG_RETURN_POINTER(st);

@@ -14,12 +14,12 @@ false; complement with the four alphas), folds given by id % 5 on both sides:
 
   nbc           SELECT ... FROM nb_cross_validate(<table>, 'label', 'tokens',
                 fold_column => 'fold', grid => <grid>): one training pass, one
-                nb_subtract per fold, every row scored under every option set,
-                nb_metrics per option set and fold.
+                nb_subtract per fold, one pass scoring every row under every
+                option set (nb_grid_metrics per fold).
   nbc, by step  the README's recipe, each step timed: training (one model per
                 fold, GROUP BY fold), subtract (the whole by nb_merge, each
-                out-of-fold model by nb_subtract), scoring (nb_predict_proba
-                and nb_metrics over the grid).
+                out-of-fold model by nb_subtract), scoring (nb_grid_metrics
+                per fold over the grid's option sets).
   scikit-learn  COPY (label, fold, tokens) out of PostgreSQL, CountVectorizer
                 fitted once, GridSearchCV over MultinomialNB / BernoulliNB
                 (binarize=0) / ComplementNB (norm=False) with the same option
@@ -122,12 +122,15 @@ def nbc_cases(cur, rel):
                     "SELECT f.fold, nb_subtract(w.model, f.model) AS model "
                     "FROM cv_fold_models f, (SELECT nb_merge(model) AS model FROM cv_fold_models) w")
         t.append(time.perf_counter())
-        cur.execute("""SELECT g.options::text, avg((s.m ->> 'accuracy')::float8)
-                       FROM nb_grid_options(%s) WITH ORDINALITY AS g(options, n)
-                       CROSS JOIN LATERAL (
-                           SELECT nb_metrics(d.label, nb_predict_proba(m.model, d.tokens, g.options)) AS m
-                           FROM """ + rel + """ AS d JOIN cv_oof_models AS m USING (fold)
-                           GROUP BY m.fold) s
+        cur.execute("""WITH grid AS (SELECT ARRAY(SELECT nb_grid_options(%s)) AS option_sets),
+                       per_fold AS (
+                           SELECT m.fold, nb_grid_metrics(m.model, d.tokens, d.label, grid.option_sets) AS metrics
+                           FROM """ + rel + """ AS d JOIN cv_oof_models AS m USING (fold), grid
+                           GROUP BY m.fold)
+                       SELECT g.options::text, avg((s.m ->> 'accuracy')::float8)
+                       FROM grid, unnest(grid.option_sets) WITH ORDINALITY AS g(options, n),
+                            per_fold, unnest(per_fold.metrics) WITH ORDINALITY AS s(m, n)
+                       WHERE s.n = g.n
                        GROUP BY g.n, g.options""", (GRID,))
         recipe.last = dict(cur.fetchall())
         cur.execute("COMMIT")
@@ -293,8 +296,8 @@ def report(args, shape, rows, times, checks):
         "",
         "Method: %d rounds after a warm-up of the nbc cases, alternating the order; one ratio per "
         "round, median and min-max. nbc: nb_cross_validate with the fold column and the grid "
-        "(one training pass, nb_subtract per fold, nb_predict_proba per row and option set, "
-        "nb_metrics per option set and fold); the recipe: the three statements of the README's "
+        "(one training pass, nb_subtract per fold, one pass scoring every row under every option "
+        "set, nb_grid_metrics per fold); the recipe: the three statements of the README's "
         "Cross-validation section in one transaction. scikit-learn: COPY (label, fold, "
         "array_to_string(tokens, ' ')) through psycopg2, CountVectorizer(analyzer=identity) "
         "fitted once, GridSearchCV(Pipeline([nb]), the same option sets, "
