@@ -1087,11 +1087,35 @@ nb_scorer_set_init(NbScorerSet *set, const NbIndex *ix, NbScorer *scorers, uint3
 	memset(set, 0, sizeof(*set));
 	set->n = n;
 	set->scorers = scorers;
+	set->column = nb_alloc(sizeof(uint32_t) * n);
+	set->owner = nb_alloc(sizeof(uint32_t) * n);
 	set->terms = nb_alloc(sizeof(double) * (E * n + 1));
 	set->f = nb_alloc(sizeof(double) * n * C);
 	set->fc = nb_alloc(sizeof(double) * n * C);
 	set->z = nb_alloc(sizeof(double) * n * C);
 	set->mult = nb_alloc(sizeof(double) * n);
+}
+
+/* Whether scorer sc's item terms are those of column j (stride n while taking). */
+static bool
+same_column(const NbScorerSet *set, uint32_t j, const NbScorer *sc)
+{
+	const NbScorer *owner = &set->scorers[set->owner[j]];
+	const NbIndex *ix = sc->index;
+	uint64_t	E = ix->n_entries;
+	uint32_t	n = set->n;
+
+	if (memcmp(owner->per_occurrence, sc->per_occurrence, sizeof(bool) * ix->n_features) != 0 ||
+		owner->any_entry_z != sc->any_entry_z || owner->dcm_s != NULL || sc->dcm_s != NULL)
+		return false;
+	for (uint64_t e = 0; e < E; e++)
+	{
+		nb_interrupt_at(e);
+		if (memcmp(&set->terms[e * n + j], &sc->entry[e].f, sizeof(double)) != 0 ||
+			(sc->any_entry_z && memcmp(&set->terms_z[e * n + j], &sc->entry_z[e], sizeof(double)) != 0))
+			return false;
+	}
+	return true;
 }
 
 void
@@ -1100,16 +1124,26 @@ nb_scorer_set_take(NbScorerSet *set, uint32_t s)
 	NbScorer   *sc = &set->scorers[s];
 	uint64_t	E = sc->index->n_entries;
 	uint32_t	n = set->n;
+	uint32_t	j;
 
-	/* zero factors are rare (a pseudo-count of 0): room for them when one comes */
-	if (sc->any_entry_z && set->terms_z == NULL)
-		set->terms_z = nb_alloc_zero(sizeof(double) * (E * n + 1));
-	for (uint64_t e = 0; e < E; e++)
+	/* options that change only the prior (fit_prior) share their items' terms */
+	for (j = 0; j < set->m; j++)
+		if (same_column(set, j, sc))
+			break;
+	set->column[s] = j;
+	if (j == set->m)
 	{
-		nb_interrupt_at(e);
-		set->terms[e * n + s] = sc->entry[e].f;
-		if (sc->any_entry_z)
-			set->terms_z[e * n + s] = sc->entry_z[e];
+		set->owner[set->m++] = s;
+		/* zero factors are rare (a pseudo-count of 0): room for them when one comes */
+		if (sc->any_entry_z && set->terms_z == NULL)
+			set->terms_z = nb_alloc_zero(sizeof(double) * (E * n + 1));
+		for (uint64_t e = 0; e < E; e++)
+		{
+			nb_interrupt_at(e);
+			set->terms[e * n + j] = sc->entry[e].f;
+			if (sc->any_entry_z)
+				set->terms_z[e * n + j] = sc->entry_z[e];
+		}
 	}
 	/* DCM's repeats read the entries (add_dcm_repeats) */
 	if (sc->dcm_s == NULL)
@@ -1121,9 +1155,33 @@ nb_scorer_set_take(NbScorerSet *set, uint32_t s)
 	}
 }
 
+/* Close up the m columns of terms laid out n apart while taking (in place, forward). */
+static double *
+compact_columns(double *terms, uint64_t E, uint32_t n, uint32_t m)
+{
+	for (uint64_t e = 0; e < E; e++)
+	{
+		nb_interrupt_at(e);
+		memmove(&terms[e * m], &terms[e * n], sizeof(double) * m);
+	}
+	return nb_realloc(terms, sizeof(double) * (E * m + 1));
+}
+
+void
+nb_scorer_set_finish(NbScorerSet *set)
+{
+	uint64_t	E = set->scorers[0].index->n_entries;
+
+	set->terms = compact_columns(set->terms, E, set->n, set->m);
+	if (set->terms_z != NULL)
+		set->terms_z = compact_columns(set->terms_z, E, set->n, set->m);
+}
+
 void
 nb_scorer_set_free(NbScorerSet *set)
 {
+	nb_free(set->column);
+	nb_free(set->owner);
 	nb_free(set->terms);
 	if (set->terms_z != NULL)
 		nb_free(set->terms_z);
@@ -1135,11 +1193,28 @@ nb_scorer_set_free(NbScorerSet *set)
 }
 
 /*
- * The item terms of a document under every scorer of the set, into
- * set->f, fc and z (class-major: [c * n + s], so that the scorers of a class
- * are adjacent and the loop over them vectorizes): per scorer the same
- * additions in the same order as add_item_entries, so each sum is the same
- * to the bit.
+ * Fetch the terms of item k in every column, a few cache lines in a row,
+ * before they are added: an item's terms are one block, the items of a
+ * document are scattered over the whole table.
+ */
+static inline void
+prefetch_set_terms(const NbScorerSet *set, uint32_t k)
+{
+	const NbIndex *ix = set->scorers[0].index;
+	const uint64_t *start = &ix->token_start[k];
+	const char *first = (const char *) &set->terms[start[0] * set->m];
+	const char *last = (const char *) &set->terms[start[1] * set->m];
+
+	__builtin_prefetch(&ix->entry_class[start[0]]);
+	for (const char *p = first; p < last; p += 64)
+		__builtin_prefetch(p);
+}
+
+/*
+ * The item terms of a document in every column, summed from 0 into set->f,
+ * fc and z (class-major: [c * m + j], so that the columns of a class are
+ * adjacent and the loop over them vectorizes), in the order of
+ * add_item_entries.
  */
 #if defined(__GNUC__) && !defined(__clang__)
 __attribute__((optimize("tree-loop-vectorize", "vect-cost-model=dynamic", "no-trapping-math")))
@@ -1148,71 +1223,68 @@ static void
 add_set_items(NbScorerSet *set, const NbDoc *doc)
 {
 	const NbIndex *ix = set->scorers[0].index;
-	uint32_t	n = set->n;
+	uint32_t	m = set->m;
+	uint32_t	C = ix->n_classes;
 	uint64_t	work = 0;
 
-	for (uint32_t i = 0; i < doc->n_tokens; i++)
-		__builtin_prefetch(&set->terms[ix->token_start[doc->tokens[i].token] * n]);
+	memset(set->f, 0, sizeof(double) * m * C);
+	memset(set->fc, 0, sizeof(double) * m * C);
+	memset(set->z, 0, sizeof(double) * m * C);
+	for (uint32_t i = 0; i < doc->n_tokens && i < NB_PREFETCH_DISTANCE; i++)
+		prefetch_set_terms(set, doc->tokens[i].token);
 	for (uint32_t i = 0; i < doc->n_tokens; i++)
 	{
 		const NbDocToken *t = &doc->tokens[i];
 		uint64_t	end = ix->token_start[t->token + 1];
 		double	   *restrict mult = set->mult;
 
-		nb_interrupt_count(&work, 1 + (end - ix->token_start[t->token]) * n);
-		for (uint32_t s = 0; s < n; s++)
-			mult[s] = nb_scorer_item_weight(&set->scorers[s], t->feature, t->count);
+		nb_interrupt_count(&work, 1 + (end - ix->token_start[t->token]) * m);
+		if (i + NB_PREFETCH_DISTANCE < doc->n_tokens)
+			prefetch_set_terms(set, doc->tokens[i + NB_PREFETCH_DISTANCE].token);
+		for (uint32_t j = 0; j < m; j++)
+			mult[j] = nb_scorer_item_weight(&set->scorers[set->owner[j]], t->feature, t->count);
 		for (uint64_t e = ix->token_start[t->token]; e < end; e++)
 		{
-			double	   *restrict f = &set->f[(uint64_t) ix->entry_class[e] * n];
-			double	   *restrict fc = &set->fc[(uint64_t) ix->entry_class[e] * n];
-			const double *restrict terms = &set->terms[e * n];
+			double	   *restrict f = &set->f[(uint64_t) ix->entry_class[e] * m];
+			double	   *restrict fc = &set->fc[(uint64_t) ix->entry_class[e] * m];
+			const double *restrict terms = &set->terms[e * m];
 
 			/* add_compensated, spelled out: GCC inlines no function into one with other options */
-			for (uint32_t s = 0; s < n; s++)
+			for (uint32_t j = 0; j < m; j++)
 			{
-				double		term = mult[s] * terms[s];
-				double		total = f[s] + term;
+				double		term = mult[j] * terms[j];
+				double		total = f[j] + term;
 
-				fc[s] += fabs(f[s]) >= fabs(term) ? (f[s] - total) + term : (term - total) + f[s];
-				f[s] = total;
+				fc[j] += fabs(f[j]) >= fabs(term) ? (f[j] - total) + term : (term - total) + f[j];
+				f[j] = total;
 			}
 		}
 		if (set->terms_z != NULL)
 			for (uint64_t e = ix->token_start[t->token]; e < end; e++)
-				for (uint32_t s = 0; s < n; s++)
-					set->z[(uint64_t) ix->entry_class[e] * n + s] += mult[s] * set->terms_z[e * n + s];
+				for (uint32_t j = 0; j < m; j++)
+					set->z[(uint64_t) ix->entry_class[e] * m + j] += mult[j] * set->terms_z[e * m + j];
 	}
 }
 
 void
 nb_scorer_set_score(NbScorerSet *set, const NbDoc *doc, double *log_post)
 {
-	uint32_t	n = set->n;
+	uint32_t	m = set->m;
 	uint32_t	C = set->scorers[0].index->n_classes;
 
-	for (uint32_t s = 0; s < n; s++)
+	add_set_items(set, doc);
+	for (uint32_t s = 0; s < set->n; s++)
 	{
 		NbScorer   *sc = &set->scorers[s];
+		uint32_t	j = set->column[s];
 
+		/* the prior and features, then the items' sum with its compensation */
 		score_begin(sc, doc);
 		for (uint32_t c = 0; c < C; c++)
 		{
-			set->f[c * n + s] = sc->f[c];
-			set->fc[c * n + s] = sc->fc[c];
-			set->z[c * n + s] = sc->z[c];
-		}
-	}
-	add_set_items(set, doc);
-	for (uint32_t s = 0; s < n; s++)
-	{
-		NbScorer   *sc = &set->scorers[s];
-
-		for (uint32_t c = 0; c < C; c++)
-		{
-			sc->f[c] = set->f[c * n + s];
-			sc->fc[c] = set->fc[c * n + s];
-			sc->z[c] = set->z[c * n + s];
+			add_compensated(&sc->f[c], &sc->fc[c], set->f[c * m + j]);
+			sc->fc[c] += set->fc[c * m + j];
+			sc->z[c] += set->z[c * m + j];
 		}
 		score_end(sc, doc, &log_post[s * C]);
 	}

@@ -154,24 +154,31 @@ int64_t		nb_scorer_score(NbScorer *scorer, const NbDoc *doc, double *log_post);
 /*
  * Several scorers of one index scoring the same documents (a grid of option
  * sets, nb_grid.h): their item terms side by side, entry by entry, so that
- * an item of a document costs one read of n adjacent terms per entry rather
- * than n reads scattered over n scorers.  The scores are those of
- * nb_scorer_score to the bit.
+ * an item of a document costs one read of adjacent terms per entry rather
+ * than reads scattered over the scorers.  Scorers whose item terms are the
+ * same (options that differ in the prior only, as fit_prior) share a column
+ * of terms, summed once.  The scores equal nb_scorer_score's within
+ * rounding (the items are summed apart, then added to the prior and the
+ * features).
  */
 typedef struct NbScorerSet
 {
 	uint32_t	n;
 	NbScorer   *scorers;		/* n, built by nb_scorer_build_entries */
-	double	   *terms;			/* per entry e, the term of each scorer s: terms[e * n + s] */
+	uint32_t	m;				/* columns of distinct item terms */
+	uint32_t   *column;			/* n: the column of each scorer */
+	uint32_t   *owner;			/* m: a scorer of each column */
+	double	   *terms;			/* per entry e, the term of each column j: terms[e * m + j] */
 	double	   *terms_z;		/* the same for zero factors; NULL if every entry_z is 0 */
-	double	   *f, *fc, *z;		/* scratch, n * C: the sums of each scorer */
-	double	   *mult;			/* scratch, n: an item's weight in each scorer */
+	double	   *f, *fc, *z;		/* scratch, m * C: the items' sums of each column */
+	double	   *mult;			/* scratch, m: an item's weight in each column */
 } NbScorerSet;
 
 /*
  * A set for n scorers of the index: scorers has room for them, each built
  * by nb_scorer_build_entries and then taken in by nb_scorer_set_take (so
- * that one scorer's entries at a time are held twice).
+ * that one scorer's entries at a time are held twice), then
+ * nb_scorer_set_finish before scoring.
  */
 void		nb_scorer_set_init(NbScorerSet *set, const NbIndex *index, NbScorer *scorers,
 							   uint32_t n);
@@ -181,12 +188,13 @@ void		nb_scorer_set_init(NbScorerSet *set, const NbIndex *index, NbScorer *score
  * set (its own entries are freed, but DCM's, which its repeats read).
  */
 void		nb_scorer_set_take(NbScorerSet *set, uint32_t s);
+void		nb_scorer_set_finish(NbScorerSet *set);
 void		nb_scorer_set_free(NbScorerSet *set);
 
 /*
  * Score a document (of the index, looked up by nb_doc_add_tokens) under
  * each scorer s of the set: its log posteriors into log_post[s * C ..], as
- * nb_scorer_score gives them.
+ * nb_scorer_score gives them (within rounding).
  */
 void		nb_scorer_set_score(NbScorerSet *set, const NbDoc *doc, double *log_post);
 

@@ -512,6 +512,7 @@ get_grid(NbPrepared *pm, ArrayType *options)
 		nb_scorer_build_entries(&scorers[i], &pm->index, &opts);
 		nb_scorer_set_take(&set, (uint32) i);
 	}
+	nb_scorer_set_finish(&set);
 	copy = palloc(VARSIZE(options));
 	memcpy(copy, options, VARSIZE(options));
 	MemoryContextSwitchTo(old);
