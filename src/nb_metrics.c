@@ -264,9 +264,9 @@ nb_metrics_merge(NbMetrics *dst, const NbMetrics *src)
 	}
 	if (dst->scored && !dst->ranked)
 	{
-		/* counts of named classes, not class ids: no mapping */
+		/* by counts of named classes (at most src's labels), not class ids: no mapping */
 		dst->ll_actual += src->ll_actual;
-		for (uint32_t k = 0; k <= src->cap; k++)
+		for (uint32_t k = 0; k <= n; k++)
 		{
 			dst->ll_log_sum[k] += src->ll_log_sum[k];
 			dst->ll_inv_sum[k] += src->ll_inv_sum[k];
