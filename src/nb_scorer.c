@@ -1078,72 +1078,94 @@ nb_scorer_score(NbScorer *sc, const NbDoc *doc, double *log_post)
 	return score_end(sc, doc, log_post);
 }
 
-void
-nb_scorer_set_init(NbScorerSet *set, const NbIndex *ix, NbScorer *scorers, uint32_t n)
-{
-	uint32_t	C = ix->n_classes;
-	uint64_t	E = ix->n_entries;
-
-	memset(set, 0, sizeof(*set));
-	set->n = n;
-	set->scorers = scorers;
-	set->column = nb_alloc(sizeof(uint32_t) * n);
-	set->owner = nb_alloc(sizeof(uint32_t) * n);
-	set->terms = nb_alloc(sizeof(double) * (E * n + 1));
-	set->f = nb_alloc(sizeof(double) * n * C);
-	set->fc = nb_alloc(sizeof(double) * n * C);
-	set->z = nb_alloc(sizeof(double) * n * C);
-	set->mult = nb_alloc(sizeof(double) * n);
-}
-
-/* Whether scorer sc's item terms are those of column j (stride n while taking). */
+/*
+ * Whether two option sets differ in the class prior only: their scorers
+ * then have the same terms but the prior's.  Not DCM, whose repeats read
+ * the entries a copy lacks.
+ */
 static bool
-same_column(const NbScorerSet *set, uint32_t j, const NbScorer *sc)
+same_but_prior(const NbOptions *a, const NbOptions *b)
 {
-	const NbScorer *owner = &set->scorers[set->owner[j]];
-	const NbIndex *ix = sc->index;
-	uint64_t	E = ix->n_entries;
-	uint32_t	n = set->n;
-
-	if (memcmp(owner->per_occurrence, sc->per_occurrence, sizeof(bool) * ix->n_features) != 0 ||
-		owner->any_entry_z != sc->any_entry_z || owner->dcm_s != NULL || sc->dcm_s != NULL)
-		return false;
-	for (uint64_t e = 0; e < E; e++)
-	{
-		nb_interrupt_at(e);
-		if (memcmp(&set->terms[e * n + j], &sc->entry[e].f, sizeof(double)) != 0 ||
-			(sc->any_entry_z && memcmp(&set->terms_z[e * n + j], &sc->entry_z[e], sizeof(double)) != 0))
-			return false;
-	}
-	return true;
+	return a->kind == b->kind && a->kind != NB_DCM && a->alpha == b->alpha &&
+		a->var_smoothing == b->var_smoothing && a->estimator == b->estimator &&
+		a->beta_given == b->beta_given &&
+		(!a->beta_given || (a->beta[0] == b->beta[0] && a->beta[1] == b->beta[1])) &&
+		a->norm == b->norm;
 }
 
-void
-nb_scorer_set_take(NbScorerSet *set, uint32_t s)
+static void *
+copy_of(const void *src, size_t size)
+{
+	void	   *dst;
+
+	if (src == NULL)
+		return NULL;
+	dst = nb_alloc(size);
+	nb_copy(dst, src, size);
+	return dst;
+}
+
+/*
+ * A scorer for options o that differ from src's in the prior only: src's
+ * terms, copied, and o's prior.  Without entries or rows: scored through a
+ * set, in src's column.
+ */
+static void
+copy_with_prior(NbScorer *dst, const NbScorer *src, const NbOptions *o)
+{
+	const NbIndex *ix = src->index;
+	uint32_t	C = ix->n_classes;
+	uint32_t	F = ix->n_features;
+	uint64_t	FC = (uint64_t) F * C + 1;
+
+	*dst = *src;
+	dst->excluded = nb_alloc_zero(sizeof(bool) * C);
+	dst->prior_f = nb_alloc_zero(sizeof(double) * C);
+	dst->base_f = copy_of(src->base_f, sizeof(double) * FC);
+	dst->base_z = copy_of(src->base_z, sizeof(double) * FC);
+	dst->occ_f = copy_of(src->occ_f, sizeof(double) * FC);
+	dst->occ_z = copy_of(src->occ_z, sizeof(double) * FC);
+	dst->dist_f = copy_of(src->dist_f, sizeof(double) * FC);
+	dst->dist_z = copy_of(src->dist_z, sizeof(double) * FC);
+	dst->mean = copy_of(src->mean, sizeof(double) * FC);
+	dst->var = copy_of(src->var, sizeof(double) * FC);
+	dst->per_occurrence = copy_of(src->per_occurrence, sizeof(bool) * (F + 1));
+	dst->usable = copy_of(src->usable, sizeof(bool) * (F + 1));
+	dst->entry = NULL;
+	dst->entry_z = NULL;
+	dst->rows = NULL;
+	dst->rows_block = NULL;
+	dst->row_z = NULL;
+	dst->norm_u = copy_of(src->norm_u, sizeof(double) * ((uint64_t) ix->n_tokens + 1));
+	dst->norm_scale = copy_of(src->norm_scale, sizeof(double) * FC);
+	dst->norm_g = copy_of(src->norm_g, sizeof(double) * (F + 1));
+	dst->f = nb_alloc(sizeof(double) * C);
+	dst->fc = nb_alloc(sizeof(double) * C);
+	dst->term = nb_alloc(sizeof(double) * C);
+	dst->term_z = nb_alloc(sizeof(double) * C);
+	dst->z = nb_alloc(sizeof(double) * C);
+	/* as nb_scorer_build: complement naive Bayes has no prior */
+	if (o->kind != NB_COMPLEMENT || C == 1)
+		set_prior(dst, ix, o, nb_options_pseudo(o).class_alpha);
+}
+
+/* Put scorer s's entries in column j of the set and free them. */
+static void
+take_entries(NbScorerSet *set, uint32_t s, uint32_t j)
 {
 	NbScorer   *sc = &set->scorers[s];
 	uint64_t	E = sc->index->n_entries;
-	uint32_t	n = set->n;
-	uint32_t	j;
+	uint32_t	m = set->m;
 
-	/* options that change only the prior (fit_prior) share their items' terms */
-	for (j = 0; j < set->m; j++)
-		if (same_column(set, j, sc))
-			break;
-	set->column[s] = j;
-	if (j == set->m)
+	/* zero factors are rare (a pseudo-count of 0): room for them when one comes */
+	if (sc->any_entry_z && set->terms_z == NULL)
+		set->terms_z = nb_alloc_zero(sizeof(double) * (E * m + 1));
+	for (uint64_t e = 0; e < E; e++)
 	{
-		set->owner[set->m++] = s;
-		/* zero factors are rare (a pseudo-count of 0): room for them when one comes */
-		if (sc->any_entry_z && set->terms_z == NULL)
-			set->terms_z = nb_alloc_zero(sizeof(double) * (E * n + 1));
-		for (uint64_t e = 0; e < E; e++)
-		{
-			nb_interrupt_at(e);
-			set->terms[e * n + j] = sc->entry[e].f;
-			if (sc->any_entry_z)
-				set->terms_z[e * n + j] = sc->entry_z[e];
-		}
+		nb_interrupt_at(e);
+		set->terms[e * m + j] = sc->entry[e].f;
+		if (sc->any_entry_z)
+			set->terms_z[e * m + j] = sc->entry_z[e];
 	}
 	/* DCM's repeats read the entries (add_dcm_repeats) */
 	if (sc->dcm_s == NULL)
@@ -1155,26 +1177,48 @@ nb_scorer_set_take(NbScorerSet *set, uint32_t s)
 	}
 }
 
-/* Close up the m columns of terms laid out n apart while taking (in place, forward). */
-static double *
-compact_columns(double *terms, uint64_t E, uint32_t n, uint32_t m)
-{
-	for (uint64_t e = 0; e < E; e++)
-	{
-		nb_interrupt_at(e);
-		memmove(&terms[e * m], &terms[e * n], sizeof(double) * m);
-	}
-	return nb_realloc(terms, sizeof(double) * (E * m + 1));
-}
-
 void
-nb_scorer_set_finish(NbScorerSet *set)
+nb_scorer_set_build(NbScorerSet *set, const NbIndex *ix, NbScorer *scorers,
+					const NbOptions *opts, uint32_t n)
 {
-	uint64_t	E = set->scorers[0].index->n_entries;
+	uint32_t	C = ix->n_classes;
+	uint64_t	E = ix->n_entries;
+	uint32_t	m = 0;
 
-	set->terms = compact_columns(set->terms, E, set->n, set->m);
-	if (set->terms_z != NULL)
-		set->terms_z = compact_columns(set->terms_z, E, set->n, set->m);
+	memset(set, 0, sizeof(*set));
+	set->n = n;
+	set->scorers = scorers;
+	set->column = nb_alloc(sizeof(uint32_t) * n);
+	set->owner = nb_alloc(sizeof(uint32_t) * n);
+	/* the columns: option sets that differ in the prior only share one */
+	for (uint32_t s = 0; s < n; s++)
+	{
+		uint32_t	j = 0;
+
+		while (j < m && !same_but_prior(&opts[set->owner[j]], &opts[s]))
+			j++;
+		set->column[s] = j;
+		if (j == m)
+			set->owner[m++] = s;
+	}
+	set->m = m;
+	set->terms = nb_alloc(sizeof(double) * (E * m + 1));
+	set->f = nb_alloc(sizeof(double) * m * C);
+	set->fc = nb_alloc(sizeof(double) * m * C);
+	set->z = nb_alloc(sizeof(double) * m * C);
+	set->mult = nb_alloc(sizeof(double) * m);
+	for (uint32_t s = 0; s < n; s++)
+	{
+		uint32_t	j = set->column[s];
+
+		if (set->owner[j] == s)
+		{
+			nb_scorer_build_entries(&scorers[s], ix, &opts[s]);
+			take_entries(set, s, j);
+		}
+		else
+			copy_with_prior(&scorers[s], &scorers[set->owner[j]], &opts[s]);
+	}
 }
 
 void

@@ -164,7 +164,7 @@ int64_t		nb_scorer_score(NbScorer *scorer, const NbDoc *doc, double *log_post);
 typedef struct NbScorerSet
 {
 	uint32_t	n;
-	NbScorer   *scorers;		/* n, built by nb_scorer_build_entries */
+	NbScorer   *scorers;		/* n */
 	uint32_t	m;				/* columns of distinct item terms */
 	uint32_t   *column;			/* n: the column of each scorer */
 	uint32_t   *owner;			/* m: a scorer of each column */
@@ -175,20 +175,15 @@ typedef struct NbScorerSet
 } NbScorerSet;
 
 /*
- * A set for n scorers of the index: scorers has room for them, each built
- * by nb_scorer_build_entries and then taken in by nb_scorer_set_take (so
- * that one scorer's entries at a time are held twice), then
- * nb_scorer_set_finish before scoring.
+ * Build the scorers of n option sets (which passed nb_options_check_set)
+ * into scorers, which has room for n, and their set: each column's scorer
+ * by nb_scorer_build_entries, its entries then taken into the set one
+ * scorer at a time; the others as copies of their column's with their own
+ * prior.  They are scored only through the set (their entries are freed,
+ * but DCM's, which its repeats read), and freed by nb_scorer_free.
  */
-void		nb_scorer_set_init(NbScorerSet *set, const NbIndex *index, NbScorer *scorers,
-							   uint32_t n);
-
-/*
- * Take scorer s's entries into the set: it is then scored only through the
- * set (its own entries are freed, but DCM's, which its repeats read).
- */
-void		nb_scorer_set_take(NbScorerSet *set, uint32_t s);
-void		nb_scorer_set_finish(NbScorerSet *set);
+void		nb_scorer_set_build(NbScorerSet *set, const NbIndex *index, NbScorer *scorers,
+								const NbOptions *opts, uint32_t n);
 void		nb_scorer_set_free(NbScorerSet *set);
 
 /*

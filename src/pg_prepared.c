@@ -484,6 +484,7 @@ get_grid(NbPrepared *pm, ArrayType *options)
 	bool	   *nulls;
 	int			count;
 	NbScorer   *scorers;
+	NbOptions  *opts;
 	NbScorerSet set;
 	struct varlena *copy;
 
@@ -503,16 +504,10 @@ get_grid(NbPrepared *pm, ArrayType *options)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("naive Bayes grid has no option sets")));
 	scorers = palloc(sizeof(NbScorer) * count);
-	nb_scorer_set_init(&set, &pm->index, scorers, (uint32) count);
+	opts = palloc(sizeof(NbOptions) * count);
 	for (int i = 0; i < count; i++)
-	{
-		NbOptions	opts;
-
-		nb_parse_options(nulls[i] ? NULL : DatumGetJsonbP(elems[i]), &pm->index, &opts);
-		nb_scorer_build_entries(&scorers[i], &pm->index, &opts);
-		nb_scorer_set_take(&set, (uint32) i);
-	}
-	nb_scorer_set_finish(&set);
+		nb_parse_options(nulls[i] ? NULL : DatumGetJsonbP(elems[i]), &pm->index, &opts[i]);
+	nb_scorer_set_build(&set, &pm->index, scorers, opts, (uint32) count);
 	copy = palloc(VARSIZE(options));
 	memcpy(copy, options, VARSIZE(options));
 	MemoryContextSwitchTo(old);

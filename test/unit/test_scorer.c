@@ -448,16 +448,13 @@ test_scorer_set_vs_each(void)
 		buf = serialize_rand(rows, NULL, nrows, &size);
 		CHECK_OR_DONE(open_view(&v, buf, size, err, sizeof(err)), "rejected: %s", err);
 		nb_index_build(&ix, &v);
-		nb_scorer_set_init(&set, &ix, set_scorers, N);
+		nb_scorer_set_build(&set, &ix, set_scorers, grid, N);
+		CHECK_OR_DONE(set.m == N - 2, "model %d: %u columns", iter, set.m);
 		for (uint32_t s = 0; s < N; s++)
 		{
-			nb_scorer_build_entries(&set_scorers[s], &ix, &grid[s]);
-			nb_scorer_set_take(&set, s);
 			nb_scorer_build_entries(&each[s], &ix, &grid[s]);
 			nb_scorer_build(&server[s], &ix, &grid[s]);
 		}
-		nb_scorer_set_finish(&set);
-		CHECK_OR_DONE(set.m == N - 2, "model %d: %u columns", iter, set.m);
 		nb_doc_init(&doc, &ix);
 		for (int d = 0; d < 20; d++)
 		{
