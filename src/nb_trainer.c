@@ -1220,6 +1220,30 @@ cmp_entry(const void *a, const void *b)
 }
 
 /*
+ * Sort a bucket's entries (one per class of its item) by class.  Most
+ * buckets are short: insertion sort, inline, where a library sort would
+ * spend more on its call per comparison than on sorting.
+ */
+static void
+sort_bucket(Entry *en, uint64_t n)
+{
+	if (n > NB_SORT_SMALL)
+	{
+		nb_sort(en, n, sizeof(Entry), cmp_entry);
+		return;
+	}
+	for (uint64_t i = 1; i < n; i++)
+	{
+		Entry		x = en[i];
+		uint64_t	j = i;
+
+		for (; j > 0 && en[j - 1].cls > x.cls; j--)
+			en[j] = en[j - 1];
+		en[j] = x;
+	}
+}
+
+/*
  * The entries of the pair table, classes ranked, bucketed by the rank of
  * their item and sorted by class rank within a bucket: bucket k is
  * (*entries)[k == 0 ? 0 : end[k - 1] .. end[k]).
@@ -1275,7 +1299,7 @@ bucket_pairs(const NbTrainer *t, const uint32_t *order, const uint32_t *class_ra
 		/* at most one entry per class: sort runs of them interruptibly */
 		nb_interrupt_count(&work, 1 + (e[k] - lo));
 		if (e[k] - lo > 1)
-			nb_sort(out + lo, e[k] - lo, sizeof(Entry), cmp_entry);
+			sort_bucket(out + lo, e[k] - lo);
 	}
 	*end = e;
 	*entries = out;
