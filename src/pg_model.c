@@ -230,7 +230,7 @@ hold_input(NbExpandedModel *em, Datum d)
 		/* nb_alloc: huge pages, so that a partial state of many megabytes is few page faults */
 		struct varlena *copy = nb_alloc(VARSIZE(flat));
 
-		memcpy(copy, flat, VARSIZE(flat));
+		nb_copy(copy, flat, VARSIZE(flat));
 		flat = copy;
 	}
 	MemoryContextSwitchTo(old);
@@ -363,7 +363,7 @@ nb_expanded_flatten(ExpandedObjectHeader *eohptr, void *result, Size size)
 		if (!em->merged)
 			collapse_inputs(em);
 		Assert(size == VARSIZE(em->input[0]));
-		memcpy(result, em->input[0], size);
+		nb_copy(result, em->input[0], size);
 		return;
 	}
 	scratch = AllocSetContextCreate(eohptr->eoh_context, "nb_model flatten",
