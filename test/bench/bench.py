@@ -461,7 +461,15 @@ def run_comparisons(args, res):
     checks.append("end to end: training-set predictions right, nbc %d, scikit-learn %d"
                   % (nbc_e2e.correct, sklearn_e2e.correct))
 
-    # 1b. parallel training (test/bench/parallel_bench.py) ----------------------
+    # 7. evaluation: nb_metrics (test/bench/metrics_bench.py) ----------------
+    import metrics_bench
+    comparisons, times = metrics_bench.compare(cur, reps, args.metrics_rows)
+    res.add_times("evaluation", times)
+    for measure_name, definition, num, den, target, ok in comparisons:
+        res.ratio(measure_name, definition, num, den, target, ok)
+    res.notes.append("Evaluation: see test/bench/metrics_bench.py for its tables and queries.")
+
+    # 8. parallel training (test/bench/parallel_bench.py) -----------------------
     import parallel_bench
     comparisons, times, notes = parallel_bench.compare(
         cur, reps, [("short_docs", "%s short documents" % "{:,}".format(args.short_docs)),
@@ -470,14 +478,6 @@ def run_comparisons(args, res):
     for c in comparisons:
         res.ratio(*c)
     res.notes += notes
-
-    # 7. evaluation: nb_metrics (test/bench/metrics_bench.py) ----------------
-    import metrics_bench
-    comparisons, times = metrics_bench.compare(cur, reps, args.metrics_rows)
-    res.add_times("evaluation", times)
-    for measure_name, definition, num, den, target, ok in comparisons:
-        res.ratio(measure_name, definition, num, den, target, ok)
-    res.notes.append("Evaluation: see test/bench/metrics_bench.py for its tables and queries.")
     conn.close()
     return checks
 
