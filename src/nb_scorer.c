@@ -646,7 +646,7 @@ nb_scorer_build(NbScorer *sc, const NbIndex *ix, const NbOptions *o)
 				else if (o->kind == NB_DCM)
 				{
 					sc->per_occurrence[j] = false;
-					build_dcm(sc, ix, j, first_item, a);
+					build_dcm(sc, ix, j, first_item, pc.docs);
 				}
 				else
 				{
