@@ -500,22 +500,9 @@ nb_view_open(NbView *view, const void *data, size_t size, NbFormatError *error)
 				 view->vector_len);
 	}
 
-	/*
-	 * One model, one byte string: the bag "" alone, present in every
-	 * document, without its lengths is what version 1 holds, and writers
-	 * make it version 1.
-	 */
-	if (view->version == NB_FORMAT_VERSION_FEATURES && view->n_features == 1 &&
-		nb_view_feature_name_len(view, 0) == 0 && nb_view_feature_type(view, 0) == NB_FEATURE_BAG)
-	{
-		bool		everywhere = true;
-
-		for (uint32_t c = 0; c < view->n_classes; c++)
-			if (nb_view_present(view, 0, c) != nb_read_f64(view->class_docs, c))
-				everywhere = false;
-		if (everywhere)
-			FAIL("a model of the bag \"\" alone, present in every document, must be format version 1");
-	}
+	/* one model, one byte string: what version 1 holds is written as version 1 */
+	if (view->version == NB_FORMAT_VERSION_FEATURES && nb_view_text_only(view))
+		FAIL("a model of the bag \"\" alone, present in every document, must be format version 1");
 
 	/* scoring sums counts over classes and tokens: the sums must be finite too */
 	if (!nb_view_sums_finite(view))
@@ -524,21 +511,71 @@ nb_view_open(NbView *view, const void *data, size_t size, NbFormatError *error)
 }
 
 bool
+nb_sums_finite(const NbSums *s)
+{
+	return isfinite(s->docs) && isfinite(s->count) && isfinite(s->doc_freq);
+}
+
+bool
 nb_view_sums_finite(const NbView *view)
 {
-	double		docs = 0;
-	double		count = 0;
-	double		doc_freq = 0;
+	NbSums		sums = {0, 0, 0};
 
 	for (uint32_t c = 0; c < view->n_classes; c++)
-		docs += nb_read_f64(view->class_docs, c);
+		nb_sums_add_class(&sums, nb_read_f64(view->class_docs, c));
 	for (uint64_t e = 0; e < view->n_entries; e++)
 	{
 		nb_interrupt_at(e);
-		count += nb_read_f64(view->entry_count, e);
-		doc_freq += nb_read_f64(view->entry_docs, e);
+		nb_sums_add_entry(&sums, nb_read_f64(view->entry_count, e),
+						  nb_read_f64(view->entry_docs, e));
 	}
-	return isfinite(docs) && isfinite(count) && isfinite(doc_freq);
+	return nb_sums_finite(&sums);
+}
+
+bool
+nb_format_text_only(const void *model, uint32_t n_features, uint32_t n_classes,
+					NbOnlyFeature feature, NbClassRows rows)
+{
+	uint32_t	name_len;
+	NbFeatureType type;
+
+	if (n_features != 1)
+		return false;
+	feature(model, &name_len, &type);
+	if (name_len != 0 || type != NB_FEATURE_BAG)
+		return false;
+	for (uint32_t c = 0; c < n_classes; c++)
+	{
+		double		docs;
+		double		present;
+
+		rows(model, c, &docs, &present);
+		if (present != docs)
+			return false;
+	}
+	return true;
+}
+
+static void
+view_feature(const void *model, uint32_t *name_len, NbFeatureType *type)
+{
+	*name_len = nb_view_feature_name_len(model, 0);
+	*type = nb_view_feature_type(model, 0);
+}
+
+static void
+view_rows(const void *model, uint32_t c, double *docs, double *present)
+{
+	const NbView *v = model;
+
+	*docs = nb_read_f64(v->class_docs, c);
+	*present = nb_view_present(v, 0, c);
+}
+
+bool
+nb_view_text_only(const NbView *view)
+{
+	return nb_format_text_only(view, view->n_features, view->n_classes, view_feature, view_rows);
 }
 
 /*

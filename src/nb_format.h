@@ -160,8 +160,7 @@ typedef struct NbView
 /*
  * The shape of a model to be written: its counts and the bytes of its three
  * string areas.  With lengths, it is version 3 with n_lengths pairs.
- * Without, text_only is the single bag "" present in every row, which is
- * written as version 1 (n_features, vector_len and name_bytes are then
+ * Without, text_only (nb_format_text_only) is written as version 1 (n_features, vector_len and name_bytes are then
  * ignored); anything else is version 2.
  */
 typedef struct NbFormatShape
@@ -237,10 +236,55 @@ void		nb_format_begin(NbFormatWriter *w, const NbFormatShape *shape,
 void		nb_format_finish(const NbFormatWriter *w, NbView *view);
 
 /*
- * Whether the sums scoring forms over a view (documents over classes, counts
- * and document frequencies over entries, in view order) are finite.
+ * The sums scoring forms over a model: weighted documents over classes,
+ * counts and document frequencies over entries.  Each number is finite, and
+ * so must their sums be: a writer adds up what it will write and checks
+ * nb_sums_finite before writing, nb_view_open checks a view's
+ * (nb_view_sums_finite).
  */
+typedef struct NbSums
+{
+	double		docs;
+	double		count;
+	double		doc_freq;
+} NbSums;
+
+static inline void
+nb_sums_add_class(NbSums *s, double docs)
+{
+	s->docs += docs;
+}
+
+static inline void
+nb_sums_add_entry(NbSums *s, double count, double doc_freq)
+{
+	s->count += count;
+	s->doc_freq += doc_freq;
+}
+
+bool		nb_sums_finite(const NbSums *s);
+
+/* Whether the sums over a view, in view order, are finite. */
 bool		nb_view_sums_finite(const NbView *view);
+
+/*
+ * The rule of format version 1: whether a model is the bag "" alone, present
+ * in every document (what text[] and tsvector rows train), which is written
+ * as version 1 when its document lengths are unknown, and only then.  That
+ * is: one feature, a bag named "", that each class's documents all have.
+ * Writers and readers hold a model differently and answer for it through
+ * two callbacks on model: feature, the name length and type of its one
+ * feature (asked only when it has one); rows, the weighted documents of
+ * class c and the weighted rows of that class with the feature.
+ */
+typedef void (*NbOnlyFeature) (const void *model, uint32_t *name_len, NbFeatureType *type);
+typedef void (*NbClassRows) (const void *model, uint32_t c, double *docs, double *present);
+
+bool		nb_format_text_only(const void *model, uint32_t n_features, uint32_t n_classes,
+								NbOnlyFeature feature, NbClassRows rows);
+
+/* nb_format_text_only of a view (true for every version 1 view). */
+bool		nb_view_text_only(const NbView *view);
 
 /* Why a byte string is not a valid model. */
 typedef struct NbFormatError

@@ -145,23 +145,6 @@ class_tokens(const NbView *view)
 }
 
 /*
- * Whether a model is the bag "" alone, present in every document: what
- * text[] and tsvector rows train, shown in the compact form of version 1
- * whatever its version.
- */
-static bool
-text_only(const NbView *view)
-{
-	if (view->n_features != 1 || nb_view_feature_name_len(view, 0) != 0 ||
-		nb_view_feature_type(view, 0) != NB_FEATURE_BAG)
-		return false;
-	for (uint32 c = 0; c < view->n_classes; c++)
-		if (nb_view_present(view, 0, c) != nb_read_f64(view->class_docs, c))
-			return false;
-	return true;
-}
-
-/*
  * "lengths": {length: weight, ...}, the document length histogram of bag j
  * in class c starting at pair *h (version 3); advances *h.
  */
@@ -419,7 +402,8 @@ nb_model_to_jsonb(PG_FUNCTION_ARGS)
 	uint64		h = 0;
 
 	nb_model_open(PG_GETARG_DATUM(0), &view, ERRCODE_DATA_CORRUPTED);
-	v1 = text_only(&view);
+	/* the bag "" alone, present in every document, shows as version 1 shows it whatever its version */
+	v1 = nb_view_text_only(&view);
 	tokens = class_tokens(&view);
 	label_start = string_starts(nb_view_labels(&view), view.n_classes);
 
