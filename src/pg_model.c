@@ -229,7 +229,7 @@ hold_input(NbExpandedModel *em, Datum d)
 	{
 		struct varlena *copy = palloc(VARSIZE(flat));
 
-		memcpy(copy, flat, VARSIZE(flat));
+		nb_copy(copy, flat, VARSIZE(flat));
 		flat = copy;
 	}
 	MemoryContextSwitchTo(old);
@@ -362,7 +362,7 @@ nb_expanded_flatten(ExpandedObjectHeader *eohptr, void *result, Size size)
 		if (!em->merged)
 			collapse_inputs(em);
 		Assert(size == VARSIZE(em->input[0]));
-		memcpy(result, em->input[0], size);
+		nb_copy(result, em->input[0], size);
 		return;
 	}
 	scratch = AllocSetContextCreate(eohptr->eoh_context, "nb_model flatten",

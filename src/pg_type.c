@@ -23,6 +23,8 @@
 #include "parser/scansup.h"
 #include "utils/memutils.h"
 
+#include "nb_interrupt.h"
+
 PG_FUNCTION_INFO_V1(nb_model_in);
 PG_FUNCTION_INFO_V1(nb_model_out);
 PG_FUNCTION_INFO_V1(nb_model_recv);
@@ -348,7 +350,7 @@ nb_model_recv(PG_FUNCTION_ARGS)
 	nb_model_validate_bytes(data, size, &view, ERRCODE_INVALID_BINARY_REPRESENTATION, true);
 	result = palloc(size + VARHDRSZ);
 	SET_VARSIZE(result, size + VARHDRSZ);
-	memcpy(VARDATA(result), data, size);
+	nb_copy(VARDATA(result), data, size);
 	PG_RETURN_POINTER(result);
 }
 
