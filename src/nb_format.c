@@ -510,12 +510,6 @@ nb_view_open(NbView *view, const void *data, size_t size, NbFormatError *error)
 }
 
 bool
-nb_sums_finite(const NbSums *s)
-{
-	return isfinite(s->docs) && isfinite(s->count) && isfinite(s->doc_freq);
-}
-
-bool
 nb_view_sums_finite(const NbView *view)
 {
 	NbSums		sums = {0, 0, 0};
@@ -528,7 +522,7 @@ nb_view_sums_finite(const NbView *view)
 		nb_sums_add_entry(&sums, nb_read_f64(view->entry_count, e),
 						  nb_read_f64(view->entry_docs, e));
 	}
-	return nb_sums_finite(&sums);
+	return nb_sums_finite(sums);
 }
 
 bool

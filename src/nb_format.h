@@ -66,6 +66,7 @@
 #ifndef NB_FORMAT_H
 #define NB_FORMAT_H
 
+#include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -177,8 +178,9 @@ typedef struct NbView
 /*
  * The shape of a model to be written: its counts and the bytes of its three
  * string areas.  With lengths, it is version 3 with n_lengths pairs.
- * Without, text_only (nb_format_text_only) is written as version 1 (n_features, vector_len and name_bytes are then
- * ignored); anything else is version 2.
+ * Without, text_only (nb_format_text_only) is written as version 1
+ * (n_features, vector_len and name_bytes are then ignored); anything else
+ * is version 2.
  */
 typedef struct NbFormatShape
 {
@@ -237,8 +239,8 @@ void		nb_format_finish(const NbFormatWriter *w, NbView *view);
 /*
  * The sums scoring forms over a model: weighted documents over classes,
  * counts and document frequencies over entries.  Each number is finite, and
- * so must their sums be: a writer adds up what it will write and checks
- * nb_sums_finite before writing, nb_view_open checks a view's
+ * so must their sums be: the trainer adds up what it will write
+ * (nb_sums_add_*, nb_sums_finite), nb_view_open and the merge check a view
  * (nb_view_sums_finite).
  */
 typedef struct NbSums
@@ -261,7 +263,11 @@ nb_sums_add_entry(NbSums *s, double count, double doc_freq)
 	s->doc_freq += doc_freq;
 }
 
-bool		nb_sums_finite(const NbSums *s);
+static inline bool
+nb_sums_finite(NbSums s)
+{
+	return isfinite(s.docs) && isfinite(s.count) && isfinite(s.doc_freq);
+}
 
 /* Whether the sums over a view, in view order, are finite. */
 bool		nb_view_sums_finite(const NbView *view);

@@ -897,7 +897,7 @@ nb_trainer_sums_finite(NbTrainer *t)
 				!isfinite(f->stats[c].b))
 				return false;
 	}
-	return nb_sums_finite(&sums);
+	return nb_sums_finite(sums);
 }
 
 static void
