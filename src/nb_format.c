@@ -526,16 +526,10 @@ nb_view_sums_finite(const NbView *view)
 }
 
 bool
-nb_format_text_only(const void *model, uint32_t n_features, uint32_t n_classes,
-					NbOnlyFeature feature, NbClassRows rows)
+nb_format_text_only(const void *model, uint32_t n_features, uint32_t first_name_len,
+					NbFeatureType first_type, uint32_t n_classes, NbClassRows rows)
 {
-	uint32_t	name_len;
-	NbFeatureType type;
-
-	if (n_features != 1)
-		return false;
-	feature(model, &name_len, &type);
-	if (name_len != 0 || type != NB_FEATURE_BAG)
+	if (n_features != 1 || first_name_len != 0 || first_type != NB_FEATURE_BAG)
 		return false;
 	for (uint32_t c = 0; c < n_classes; c++)
 	{
@@ -550,25 +544,21 @@ nb_format_text_only(const void *model, uint32_t n_features, uint32_t n_classes,
 }
 
 static void
-view_feature(const void *model, uint32_t *name_len, NbFeatureType *type)
-{
-	*name_len = nb_view_feature_name_len(model, 0);
-	*type = nb_view_feature_type(model, 0);
-}
-
-static void
 view_rows(const void *model, uint32_t c, double *docs, double *present)
 {
-	const NbView *v = model;
-
-	*docs = nb_read_f64(v->class_docs, c);
-	*present = nb_view_present(v, 0, c);
+	*docs = nb_read_f64(((const NbView *) model)->class_docs, c);
+	*present = nb_view_present(model, 0, c);
 }
 
 bool
 nb_view_text_only(const NbView *view)
 {
-	return nb_format_text_only(view, view->n_features, view->n_classes, view_feature, view_rows);
+	bool		any = view->n_features > 0;
+
+	return nb_format_text_only(view, view->n_features,
+							   any ? nb_view_feature_name_len(view, 0) : 0,
+							   any ? nb_view_feature_type(view, 0) : NB_FEATURE_BAG,
+							   view->n_classes, view_rows);
 }
 
 /* The version a shape is written as. */

@@ -277,16 +277,15 @@ bool		nb_view_sums_finite(const NbView *view);
  * in every document (what text[] and tsvector rows train), which is written
  * as version 1 when its document lengths are unknown, and only then.  That
  * is: one feature, a bag named "", that each class's documents all have.
- * Writers and readers hold a model differently and answer for it through
- * two callbacks on model: feature, the name length and type of its one
- * feature (asked only when it has one); rows, the weighted documents of
- * class c and the weighted rows of that class with the feature.
+ * Writers and readers hold a model differently: they give the name length
+ * and type of its first feature (any value when it has none) and answer
+ * through rows, on model, with the weighted documents of class c and the
+ * weighted rows of that class with the first feature.
  */
-typedef void (*NbOnlyFeature) (const void *model, uint32_t *name_len, NbFeatureType *type);
 typedef void (*NbClassRows) (const void *model, uint32_t c, double *docs, double *present);
 
-bool		nb_format_text_only(const void *model, uint32_t n_features, uint32_t n_classes,
-								NbOnlyFeature feature, NbClassRows rows);
+bool		nb_format_text_only(const void *model, uint32_t n_features, uint32_t first_name_len,
+								NbFeatureType first_type, uint32_t n_classes, NbClassRows rows);
 
 /* nb_format_text_only of a view (true for every version 1 view). */
 bool		nb_view_text_only(const NbView *view);

@@ -65,27 +65,18 @@ nb_plan_alloc_lengths(NbPlan *p, uint64_t max_pairs)
 }
 
 static void
-plan_feature(const void *model, uint32_t *name_len, NbFeatureType *type)
-{
-	const NbPlan *p = model;
-
-	*name_len = p->name_len[0];
-	*type = (NbFeatureType) p->type[0];
-}
-
-static void
 plan_rows(const void *model, uint32_t c, double *docs, double *present)
 {
-	const NbPlan *p = model;
-
-	*docs = p->class_docs[c];
-	*present = p->present[c];
+	*docs = ((const NbPlan *) model)->class_docs[c];
+	*present = ((const NbPlan *) model)->present[c];
 }
 
+/* The plan's arrays have room for one feature even when it has none. */
 bool
 nb_plan_is_text_only(const NbPlan *p)
 {
-	return nb_format_text_only(p, p->F, p->C, plan_feature, plan_rows);
+	return nb_format_text_only(p, p->F, p->name_len[0], (NbFeatureType) p->type[0], p->C,
+							   plan_rows);
 }
 
 /*

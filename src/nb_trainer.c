@@ -901,15 +901,6 @@ nb_trainer_sums_finite(NbTrainer *t)
 }
 
 static void
-trainer_feature(const void *model, uint32_t *name_len, NbFeatureType *type)
-{
-	const NbTrainer *t = model;
-
-	(void) nb_strmap_str(&t->features, 0, name_len);
-	*type = t->feature[0].type;
-}
-
-static void
 trainer_rows(const void *model, uint32_t c, double *docs, double *present)
 {
 	const NbTrainer *t = model;
@@ -922,7 +913,12 @@ trainer_rows(const void *model, uint32_t c, double *docs, double *present)
 static bool
 is_text_only(const NbTrainer *t)
 {
-	return nb_format_text_only(t, t->features.count, t->classes.count, trainer_feature, trainer_rows);
+	uint32_t	name_len = 0;
+
+	if (t->features.count > 0)
+		(void) nb_strmap_str(&t->features, 0, &name_len);
+	return nb_format_text_only(t, t->features.count, name_len, t->feature[0].type,
+							   t->classes.count, trainer_rows);
 }
 
 /* The trainer's model as nb_format lays it out. */
