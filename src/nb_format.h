@@ -216,9 +216,8 @@ typedef struct NbFormatWriter
 } NbFormatWriter;
 
 /*
- * Exact size of a model of this shape, or 0 if it is more than max_size.
- * Every count but the product of features and classes must be bounded by
- * memory the caller holds (so that the sum cannot overflow 64 bits).
+ * Exact size of a model of this shape, or 0 if it is more than max_size
+ * (whatever the counts: the sum is checked term by term, it never wraps).
  * n_lengths is 0 unless shape->lengths.
  */
 size_t		nb_format_size(const NbFormatShape *shape, size_t max_size);
