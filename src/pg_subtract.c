@@ -13,119 +13,131 @@
 
 PG_FUNCTION_INFO_V1(nb_subtract);
 
-/* Append the item of e: "\"x\" among the tokens of feature \"f\"". */
-static void
-append_item(StringInfo s, const NbSubtractError *e)
+/* What an NbSubtractError's count is about, in words: "documents of class "spam"". */
+static char *
+count_words(const NbSubtractError *e)
 {
-	appendStringInfo(s, "\"%.*s\" among the %s of feature \"%.*s\"",
-					 (int) e->item_len, e->item, nb_feature_type(e->type_a)->items,
-					 (int) e->feature_len, e->feature);
-}
+	StringInfoData s;
+	const char *items = e->item != NULL ? nb_feature_type(e->type_a)->items : NULL;
 
-/* Append the count of e that went wrong: "documents of class \"spam\"". */
-static void
-append_count(StringInfo s, const NbSubtractError *e)
-{
+	initStringInfo(&s);
 	switch (e->count)
 	{
 		case NB_COUNT_DOCUMENTS:
-			appendStringInfo(s, "documents of class \"%.*s\"", (int) e->label_len, e->label);
+			appendStringInfo(&s, "documents of class \"%.*s\"", (int) e->label_len, e->label);
 			break;
 		case NB_COUNT_ROWS:
-			appendStringInfo(s, "rows of class \"%.*s\" with feature \"%.*s\"",
+			appendStringInfo(&s, "rows of class \"%.*s\" with feature \"%.*s\"",
 							 (int) e->label_len, e->label, (int) e->feature_len, e->feature);
 			break;
 		case NB_COUNT_TRUE:
-			appendStringInfo(s, "rows of class \"%.*s\" in which feature \"%.*s\" is true",
+			appendStringInfo(&s, "rows of class \"%.*s\" in which feature \"%.*s\" is true",
 							 (int) e->label_len, e->label, (int) e->feature_len, e->feature);
 			break;
 		case NB_COUNT_VALUES:
-			appendStringInfo(s, "values of feature \"%.*s\"", (int) e->feature_len, e->feature);
+			appendStringInfo(&s, "values of feature \"%.*s\"", (int) e->feature_len, e->feature);
 			break;
 		case NB_COUNT_OCCURRENCES:
-			appendStringInfoString(s, "occurrences of ");
-			append_item(s, e);
-			appendStringInfo(s, " in class \"%.*s\"", (int) e->label_len, e->label);
+			appendStringInfo(&s, "occurrences of \"%.*s\" among the %s of feature \"%.*s\" in class \"%.*s\"",
+							 (int) e->item_len, e->item, items, (int) e->feature_len, e->feature,
+							 (int) e->label_len, e->label);
 			break;
 		case NB_COUNT_ITEM_DOCUMENTS:
-			appendStringInfo(s, "documents of class \"%.*s\" with ", (int) e->label_len, e->label);
-			append_item(s, e);
+			appendStringInfo(&s, "documents of class \"%.*s\" with \"%.*s\" among the %s of feature \"%.*s\"",
+							 (int) e->label_len, e->label, (int) e->item_len, e->item, items,
+							 (int) e->feature_len, e->feature);
 			break;
 		case NB_COUNT_LENGTH_ROWS:
-			appendStringInfo(s, "rows of class \"%.*s\" with %s tokens in feature \"%.*s\"",
+			appendStringInfo(&s, "rows of class \"%.*s\" with %s tokens in feature \"%.*s\"",
 							 (int) e->label_len, e->label, float8out_internal(e->length),
 							 (int) e->feature_len, e->feature);
 			break;
 	}
+	return s.data;
 }
 
 /*
  * Report why b cannot be subtracted from a (SQLSTATE 22023: b is not part
- * of a).  Every refusal is "cannot subtract naive Bayes models: " and what
- * b has that a lacks, with the two numbers as a detail where there are two,
- * and the same hint; only float8[] rows of two lengths say it otherwise.
- * The parts are composed from the refusal, so the detail is not translated.
+ * of a).  One complete message per refusal, as the style guide asks, so
+ * that each can be translated whole.
  */
 static void
 report_subtract_error(const NbSubtractError *e)
 {
-	StringInfoData what;
-	char	   *detail = NULL;
-
-	initStringInfo(&what);
 	switch (e->status)
 	{
 		case NB_SUBTRACT_VECTOR:
 			if (e->vector_a == 0)
-			{
-				appendStringInfoString(&what, "the first model has no float8[] rows");
-				detail = psprintf("The second model has float8[] rows of %u elements.", e->vector_b);
-			}
-			else
-				detail = psprintf("The first model has %u elements per row, the second %u.",
-								  e->vector_a, e->vector_b);
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("cannot subtract naive Bayes models: the first model has no float8[] rows"),
+						 errdetail("The second model has float8[] rows of %u elements.", e->vector_b),
+						 errhint("The rows of the second model must be among the rows of the first.")));
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("cannot subtract naive Bayes models trained on float8[] of different lengths"),
+					 errdetail("The first model has %u elements per row, the second %u.",
+							   e->vector_a, e->vector_b),
+					 errhint("The rows of the second model must be among the rows of the first.")));
 			break;
 		case NB_SUBTRACT_NO_CLASS:
-			appendStringInfo(&what, "the first model has no class \"%.*s\"",
-							 (int) e->label_len, e->label);
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("cannot subtract naive Bayes models: the first model has no class \"%.*s\"",
+							(int) e->label_len, e->label),
+					 errhint("The rows of the second model must be among the rows of the first.")));
 			break;
 		case NB_SUBTRACT_NO_FEATURE:
-			appendStringInfo(&what, "the first model has no feature \"%.*s\"",
-							 (int) e->feature_len, e->feature);
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("cannot subtract naive Bayes models: the first model has no feature \"%.*s\"",
+							(int) e->feature_len, e->feature),
+					 errhint("The rows of the second model must be among the rows of the first.")));
 			break;
 		case NB_SUBTRACT_TYPE:
-			appendStringInfo(&what, "feature \"%.*s\" has different types",
-							 (int) e->feature_len, e->feature);
-			detail = psprintf("It is %s in the first model and %s in the second.",
-							  nb_feature_type(e->type_a)->prose, nb_feature_type(e->type_b)->prose);
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("cannot subtract naive Bayes models: feature \"%.*s\" has different types",
+							(int) e->feature_len, e->feature),
+					 errdetail("It is %s in the first model and %s in the second.",
+							   nb_feature_type(e->type_a)->prose, nb_feature_type(e->type_b)->prose),
+					 errhint("The rows of the second model must be among the rows of the first.")));
 			break;
 		case NB_SUBTRACT_NO_ITEM:
-			appendStringInfoString(&what, "the first model has no ");
-			append_item(&what, e);
 			if (e->label != NULL)
-				appendStringInfo(&what, " in class \"%.*s\"", (int) e->label_len, e->label);
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("cannot subtract naive Bayes models: the first model has no \"%.*s\" among the %s of feature \"%.*s\" in class \"%.*s\"",
+								(int) e->item_len, e->item, nb_feature_type(e->type_a)->items,
+								(int) e->feature_len, e->feature, (int) e->label_len, e->label),
+						 errhint("The rows of the second model must be among the rows of the first.")));
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("cannot subtract naive Bayes models: the first model has no \"%.*s\" among the %s of feature \"%.*s\"",
+							(int) e->item_len, e->item, nb_feature_type(e->type_a)->items,
+							(int) e->feature_len, e->feature),
+					 errhint("The rows of the second model must be among the rows of the first.")));
 			break;
 		case NB_SUBTRACT_NEGATIVE:
-			appendStringInfoString(&what, "the second model has more ");
-			append_count(&what, e);
-			appendStringInfoString(&what, " than the first");
-			detail = psprintf("The first model has %s, the second %s.",
-							  float8out_internal(e->minuend), float8out_internal(e->subtrahend));
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("cannot subtract naive Bayes models: the second model has more %s than the first",
+							count_words(e)),
+					 errdetail("The first model has %s, the second %s.",
+							   float8out_internal(e->minuend), float8out_internal(e->subtrahend)),
+					 errhint("The rows of the second model must be among the rows of the first.")));
 			break;
 		case NB_SUBTRACT_MISMATCH:
-			appendStringInfoString(&what, "the ");
-			append_count(&what, e);
-			appendStringInfoString(&what, " would outnumber the rows that contain them");
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("cannot subtract naive Bayes models: the %s would outnumber the rows that contain them",
+							count_words(e)),
+					 errhint("The rows of the second model must be among the rows of the first.")));
 			break;
 		case NB_SUBTRACT_OK:
-			elog(ERROR, "unexpected subtraction status %d", (int) e->status);
+			break;
 	}
-	ereport(ERROR,
-			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-			 what.len > 0 ? errmsg("cannot subtract naive Bayes models: %s", what.data) :
-			 errmsg("cannot subtract naive Bayes models trained on float8[] of different lengths"),
-			 detail != NULL ? errdetail_internal("%s", detail) : 0,
-			 errhint("The rows of the second model must be among the rows of the first.")));
+	elog(ERROR, "unexpected subtraction status %d", (int) e->status);
 }
 
 /*
