@@ -40,10 +40,20 @@ FROM z, (SELECT nb_train(l, t::text[]) AS m
          FROM (VALUES ('a', '{z,z,w}'), ('a', '{w}'), ('b', '{y,y,x}'), ('b', '{x}')) v(l, t)) s;
 
 -- posteriors: burstiness makes a repeated token weigh less than in the multinomial
+-- (p_dcm as test/parity/dcm_ref.py gives it: DcmNB(rows, labels, alpha=0.1))
 SELECT nb_predict(m, '{x,x,x,x,w}'::text[], '{"kind": "dcm"}') AS dcm,
        nb_predict(m, '{x,x,x,x,w}'::text[]) AS multinomial,
        round((nb_predict_proba(m, '{x,x,x,x,w}'::text[], '{"kind": "dcm"}') ->> 'a')::numeric, 6) AS p_dcm,
        round((nb_predict_proba(m, '{x,x,x,x,w}'::text[]) ->> 'a')::numeric, 6) AS p_multinomial
+FROM dcm_model;
+-- alpha not given is the pseudo document count 0.1 (NB_DCM_DEFAULT_ALPHA,
+-- chosen by cross-validation on training data), for dcm only
+SELECT nb_predict_proba(m, '{x,x,x,x,w}'::text[], '{"kind": "dcm"}')
+       = nb_predict_proba(m, '{x,x,x,x,w}'::text[], '{"kind": "dcm", "alpha": 0.1}') AS dcm_default_0_1,
+       nb_predict_proba(m, '{x,x,x,x,w}'::text[], '{"kind": "dcm"}')
+       <> nb_predict_proba(m, '{x,x,x,x,w}'::text[], '{"kind": "dcm", "alpha": 1}') AS not_1,
+       nb_predict_proba(m, '{x,x,x,x,w}'::text[])
+       = nb_predict_proba(m, '{x,x,x,x,w}'::text[], '{"alpha": 1}') AS multinomial_default_1
 FROM dcm_model;
 -- unknown tokens are left out; an empty bag leaves the prior
 SELECT nb_predict_proba(m, '{x,unknown}'::text[], '{"kind": "dcm"}')

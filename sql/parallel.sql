@@ -79,6 +79,29 @@ FROM (SELECT label, nb_train(label, tokens) AS m FROM par_docs GROUP BY label) p
 ORDER BY 1;
 RESET enable_hashagg;
 
+-- The leader taking part, short documents in 20 classes: a token's entries
+-- in the classes kept in the pair table are sorted as the model is written,
+-- inline when there are at most 16 of them, else by the library sort: both
+-- happen here (tokens in 9 to 20 classes).  Still exactly the serial model.
+CREATE TABLE par_short AS
+SELECT i AS id, 'k' || lpad((i % 20)::text, 2, '0') AS label,
+       ARRAY['s' || (i % 23), 's' || ((i * 7) % 97), 's' || ((i * i) % 389), 'r' || (i % 3001)] AS tokens
+FROM generate_series(1, 30000) AS i;
+ANALYZE par_short;
+SET max_parallel_workers_per_gather = 0;
+CREATE TABLE par_short_serial AS SELECT nb_train(label, tokens) AS m FROM par_short;
+SET max_parallel_workers_per_gather = 2;
+SET parallel_leader_participation = on;
+EXPLAIN (COSTS OFF) SELECT nb_train(label, tokens) FROM par_short;
+SELECT nb_train(label, tokens)::text = (SELECT m::text FROM par_short_serial) AS same_model
+FROM par_short;
+-- the data as meant, by SQL: the model's entries, and the fewest and most classes of a token
+SELECT (SELECT count(DISTINCT (t, label)) FROM par_short, unnest(tokens) t)
+         = (SELECT (nb_info(m) ->> 'entries')::bigint FROM par_short_serial) AS same_entries,
+       min(n) AS fewest_classes, max(n) AS most_classes
+FROM (SELECT count(DISTINCT label) AS n FROM par_short, unnest(tokens) t GROUP BY t) c;
+SET parallel_leader_participation = off;
+
 -- nb_merge(nb_model) in parallel over a table of 500 partial models (with NULLs)
 SET max_parallel_workers_per_gather = 0;
 CREATE TABLE par_models AS

@@ -100,6 +100,20 @@ nb_lgamma_ratio(double b, double x)
 		(stirling_tail(b + x) - stirling_tail(b));
 }
 
+double
+nb_dcm_repeat(double beta, double x)
+{
+	if (x >= 2 && x <= NB_DCM_PRODUCT_MAX && beta < NB_DCM_PRODUCT_BETA && x == floor(x))
+	{
+		double		product = beta + 1;
+
+		for (double i = 2; i < x; i++)
+			product *= beta + i;
+		return log(product);
+	}
+	return nb_lgamma_ratio(beta, x) - log(beta);
+}
+
 /* Z(s) = sum_d w_d [psi(s + n_d) - psi(s)] over the histogram, and its derivative. */
 static double
 z_of(double s, const double *length, const double *weight, uint64_t n, double *dz)

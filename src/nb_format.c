@@ -54,6 +54,32 @@ take(const unsigned char **cursor, size_t *remaining, uint64_t n, size_t w,
 	return true;
 }
 
+/* The numbers of elements NB_SECTIONS counts in. */
+typedef struct SectionCounts
+{
+	uint64_t	C;
+	uint64_t	V;
+	uint64_t	E;
+	uint64_t	F;
+	uint64_t	FC;
+	uint64_t	H;
+} SectionCounts;
+
+static SectionCounts
+section_counts(uint64_t C, uint64_t V, uint64_t E, uint64_t F, uint64_t H)
+{
+	SectionCounts n = {C, V, E, F, F * C, H};
+
+	return n;
+}
+
+/* Bytes of the counts after the header: F and the vector length, then H. */
+static size_t
+counts_size(uint16_t version)
+{
+	return version >= NB_FORMAT_VERSION ? 16 : version >= NB_FORMAT_VERSION_FEATURES ? 8 : 0;
+}
+
 static bool
 positive_finite(double v)
 {
@@ -122,31 +148,6 @@ string_bytes(const unsigned char *lengths, uint64_t n, size_t limit, size_t *tot
 			return false;
 		*total += len;
 	}
-	return true;
-}
-
-/* The feature arrays of versions 2 and 3; strings are checked with the others. */
-static bool
-take_features(NbView *v, const unsigned char **cursor, size_t *remaining,
-			  NbFormatError *error)
-{
-	uint64_t	fc = (uint64_t) v->n_features * v->n_classes;
-
-	if (!take(cursor, remaining, v->n_features, 4, &v->feature_name_len) ||
-		!take(cursor, remaining, v->n_features, 4, &v->feature_type) ||
-		!take(cursor, remaining, v->n_features, 4, &v->feature_items) ||
-		!take(cursor, remaining, fc, 8, &v->feature_present) ||
-		!take(cursor, remaining, fc, 8, &v->feature_a) ||
-		!take(cursor, remaining, fc, 8, &v->feature_b) ||
-		!take(cursor, remaining, v->n_features, 8, &v->feature_rows) ||
-		!take(cursor, remaining, v->n_features, 8, &v->feature_mean) ||
-		!take(cursor, remaining, v->n_features, 8, &v->feature_m2))
-		FAIL("counts in the header do not fit the value's %zu bytes", v->size);
-	if (v->version == NB_FORMAT_VERSION &&
-		(!take(cursor, remaining, fc, 4, &v->length_pairs) ||
-		 !take(cursor, remaining, v->n_lengths, 8, &v->length_value) ||
-		 !take(cursor, remaining, v->n_lengths, 8, &v->length_weight)))
-		FAIL("counts in the header do not fit the value's %zu bytes", v->size);
 	return true;
 }
 
@@ -328,6 +329,7 @@ nb_view_open(NbView *view, const void *data, size_t size, NbFormatError *error)
 	uint64_t	entry = 0;
 	uint64_t	work = 0;
 	bool		features;
+	SectionCounts n;
 
 	memset(view, 0, sizeof(*view));
 	if (size < NB_HEADER_SIZE)
@@ -360,7 +362,7 @@ nb_view_open(NbView *view, const void *data, size_t size, NbFormatError *error)
 	view->n_features = 1;
 	if (features)
 	{
-		size_t		counts = view->version == NB_FORMAT_VERSION ? 16 : 8;
+		size_t		counts = counts_size(view->version);
 
 		if (remaining < counts)
 			FAIL("counts in the header do not fit the value's %zu bytes", size);
@@ -371,16 +373,13 @@ nb_view_open(NbView *view, const void *data, size_t size, NbFormatError *error)
 		cursor += counts;
 		remaining -= counts;
 	}
-	if (!take(&cursor, &remaining, view->n_classes, 8, &view->class_docs) ||
-		!take(&cursor, &remaining, view->n_classes, 4, &view->label_len) ||
-		!take(&cursor, &remaining, view->n_tokens, 4, &view->token_len) ||
-		!take(&cursor, &remaining, view->n_tokens, 4, &view->token_entries) ||
-		!take(&cursor, &remaining, view->n_entries, 4, &view->entry_class) ||
-		!take(&cursor, &remaining, view->n_entries, 8, &view->entry_count) ||
-		!take(&cursor, &remaining, view->n_entries, 8, &view->entry_docs))
+	n = section_counts(view->n_classes, view->n_tokens, view->n_entries, view->n_features,
+					   view->n_lengths);
+#define TAKE_SECTION(name, width, count, since) \
+	if (view->version >= (since) && !take(&cursor, &remaining, n.count, (width), &view->name)) \
 		FAIL("counts in the header do not fit the value's %zu bytes", size);
-	if (features && !take_features(view, &cursor, &remaining, error))
-		return false;
+	NB_SECTIONS(TAKE_SECTION)
+#undef TAKE_SECTION
 	if (view->version == NB_FORMAT_VERSION_TEXT)
 		imply_text_only(view, p);
 
@@ -500,22 +499,9 @@ nb_view_open(NbView *view, const void *data, size_t size, NbFormatError *error)
 				 view->vector_len);
 	}
 
-	/*
-	 * One model, one byte string: the bag "" alone, present in every
-	 * document, without its lengths is what version 1 holds, and writers
-	 * make it version 1.
-	 */
-	if (view->version == NB_FORMAT_VERSION_FEATURES && view->n_features == 1 &&
-		nb_view_feature_name_len(view, 0) == 0 && nb_view_feature_type(view, 0) == NB_FEATURE_BAG)
-	{
-		bool		everywhere = true;
-
-		for (uint32_t c = 0; c < view->n_classes; c++)
-			if (nb_view_present(view, 0, c) != nb_read_f64(view->class_docs, c))
-				everywhere = false;
-		if (everywhere)
-			FAIL("a model of the bag \"\" alone, present in every document, must be format version 1");
-	}
+	/* one model, one byte string: what version 1 holds is written as version 1 */
+	if (view->version == NB_FORMAT_VERSION_FEATURES && nb_view_text_only(view))
+		FAIL("a model of the bag \"\" alone, present in every document, must be format version 1");
 
 	/* scoring sums counts over classes and tokens: the sums must be finite too */
 	if (!nb_view_sums_finite(view))
@@ -526,49 +512,53 @@ nb_view_open(NbView *view, const void *data, size_t size, NbFormatError *error)
 bool
 nb_view_sums_finite(const NbView *view)
 {
-	double		docs = 0;
-	double		count = 0;
-	double		doc_freq = 0;
+	NbSums		sums = {0, 0, 0};
 
 	for (uint32_t c = 0; c < view->n_classes; c++)
-		docs += nb_read_f64(view->class_docs, c);
+		nb_sums_add_class(&sums, nb_read_f64(view->class_docs, c));
 	for (uint64_t e = 0; e < view->n_entries; e++)
 	{
 		nb_interrupt_at(e);
-		count += nb_read_f64(view->entry_count, e);
-		doc_freq += nb_read_f64(view->entry_docs, e);
+		nb_sums_add_entry(&sums, nb_read_f64(view->entry_count, e),
+						  nb_read_f64(view->entry_docs, e));
 	}
-	return isfinite(docs) && isfinite(count) && isfinite(doc_freq);
+	return nb_sums_finite(sums);
 }
 
-/*
- * Bytes of the per-feature arrays of version 2 (no overflow: checked by the
- * caller), and what version 3 adds to them per (feature, class).
- */
-#define FEATURE_BYTES(F, C) \
-	(8 + (uint64_t) (F) * (3 * 4 + 3 * 8) + (uint64_t) (F) * (C) * 3 * 8)
-#define LENGTH_PAIR_BYTES 4
-
-size_t
-nb_format_size(const NbFormatShape *s, size_t max_size)
+bool
+nb_format_text_only(const void *model, uint32_t n_features, uint32_t first_name_len,
+					NbFeatureType first_type, uint32_t n_classes, NbClassRows rows)
 {
-	uint64_t	limit = max_size;
-	uint64_t	per_fc = s->lengths ? 3 * 8 + LENGTH_PAIR_BYTES : 3 * 8;
-	uint64_t	size;
+	if (n_features != 1 || first_name_len != 0 || first_type != NB_FEATURE_BAG)
+		return false;
+	for (uint32_t c = 0; c < n_classes; c++)
+	{
+		double		docs;
+		double		present;
 
-	/* every term is bounded by the caller's memory but for F * C, checked first */
-	if ((!s->text_only || s->lengths) && s->n_features > 0 &&
-		(uint64_t) s->n_classes > limit / per_fc / s->n_features)
-		return 0;
-	size = NB_HEADER_SIZE + (uint64_t) s->n_classes * (8 + 4) +
-		(uint64_t) s->n_tokens * (4 + 4) + s->n_entries * (4 + 8 + 8) +
-		s->label_bytes + s->token_bytes;
-	if (!s->text_only || s->lengths)
-		size += FEATURE_BYTES(s->n_features, s->n_classes) + s->name_bytes;
-	if (s->lengths)
-		size += 8 + (uint64_t) s->n_features * s->n_classes * LENGTH_PAIR_BYTES +
-			s->n_lengths * (8 + 8);
-	return size > limit ? 0 : (size_t) size;
+		rows(model, c, &docs, &present);
+		if (present != docs)
+			return false;
+	}
+	return true;
+}
+
+static void
+view_rows(const void *model, uint32_t c, double *docs, double *present)
+{
+	*docs = nb_read_f64(((const NbView *) model)->class_docs, c);
+	*present = nb_view_present(model, 0, c);
+}
+
+bool
+nb_view_text_only(const NbView *view)
+{
+	bool		any = view->n_features > 0;
+
+	return nb_format_text_only(view, view->n_features,
+							   any ? nb_view_feature_name_len(view, 0) : 0,
+							   any ? nb_view_feature_type(view, 0) : NB_FEATURE_BAG,
+							   view->n_classes, view_rows);
 }
 
 /* The version a shape is written as. */
@@ -580,13 +570,43 @@ shape_version(const NbFormatShape *s)
 	return s->text_only ? NB_FORMAT_VERSION_TEXT : NB_FORMAT_VERSION_FEATURES;
 }
 
+/* *size += n * width, false if that passes limit. */
+static bool
+add_bytes(uint64_t *size, uint64_t n, uint64_t width, uint64_t limit)
+{
+	if (*size > limit || n > (limit - *size) / width)
+		return false;
+	*size += n * width;
+	return true;
+}
+
+size_t
+nb_format_size(const NbFormatShape *s, size_t max_size)
+{
+	uint16_t	version = shape_version(s);
+	SectionCounts n = section_counts(s->n_classes, s->n_tokens, s->n_entries, s->n_features,
+									 s->n_lengths);
+	uint64_t	size = NB_HEADER_SIZE + counts_size(version);
+
+#define SECTION_BYTES(name, width, count, since) \
+	if (version >= (since) && !add_bytes(&size, n.count, (width), max_size)) \
+		return 0;
+	NB_SECTIONS(SECTION_BYTES)
+#undef SECTION_BYTES
+	if (!add_bytes(&size, s->label_bytes, 1, max_size) ||
+		!add_bytes(&size, s->token_bytes, 1, max_size) ||
+		(version >= NB_FORMAT_VERSION_FEATURES && !add_bytes(&size, s->name_bytes, 1, max_size)))
+		return 0;
+	return (size_t) size;
+}
+
 void
 nb_format_begin(NbFormatWriter *w, const NbFormatShape *s, unsigned char *buf, size_t size)
 {
-	uint32_t	C = s->n_classes;
-	uint64_t	V = s->n_tokens;
-	uint64_t	E = s->n_entries;
+	SectionCounts n = section_counts(s->n_classes, s->n_tokens, s->n_entries, s->n_features,
+									 s->n_lengths);
 	uint16_t	version = shape_version(s);
+	uint16_t	stored_version = version;
 	bool		features = version != NB_FORMAT_VERSION_TEXT;
 	uint16_t	flags = 0;
 	unsigned char *p;
@@ -598,58 +618,35 @@ nb_format_begin(NbFormatWriter *w, const NbFormatShape *s, unsigned char *buf, s
 	memset(buf, 0, NB_HEADER_SIZE);
 	memcpy(buf, "NBCM", 4);
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	version = __builtin_bswap16(version);
+	stored_version = __builtin_bswap16(stored_version);
 #endif
-	memcpy(buf + 4, &version, 2);
+	memcpy(buf + 4, &stored_version, 2);
 	memcpy(buf + 6, &flags, 2);
-	nb_write_u32(buf + 8, 0, C);
-	nb_write_u32(buf + 12, 0, (uint32_t) V);
-	nb_write_u32(buf + 16, 0, (uint32_t) E);
-	nb_write_u32(buf + 20, 0, (uint32_t) (E >> 32));
+	nb_write_u32(buf + 8, 0, s->n_classes);
+	nb_write_u32(buf + 12, 0, s->n_tokens);
+	nb_write_u32(buf + 16, 0, (uint32_t) s->n_entries);
+	nb_write_u32(buf + 20, 0, (uint32_t) (s->n_entries >> 32));
 
 	p = buf + NB_HEADER_SIZE;
 	if (features)
 	{
 		nb_write_u32(p, 0, s->n_features);
 		nb_write_u32(p, 1, s->vector_len);
-		p += 8;
 	}
 	if (s->lengths)
 	{
-		nb_write_u32(p, 0, (uint32_t) s->n_lengths);
-		nb_write_u32(p, 1, (uint32_t) (s->n_lengths >> 32));
-		p += 8;
+		nb_write_u32(p, 2, (uint32_t) s->n_lengths);
+		nb_write_u32(p, 3, (uint32_t) (s->n_lengths >> 32));
 	}
-	w->class_docs = p;
-	w->label_len = w->class_docs + (uint64_t) C * 8;
-	w->token_len = w->label_len + (uint64_t) C * 4;
-	w->token_entries = w->token_len + V * 4;
-	w->entry_class = w->token_entries + V * 4;
-	w->entry_count = w->entry_class + E * 4;
-	w->entry_docs = w->entry_count + E * 8;
-	p = w->entry_docs + E * 8;
-	if (features)
-	{
-		uint64_t	F = s->n_features;
-
-		w->feature_name_len = p;
-		w->feature_type = w->feature_name_len + F * 4;
-		w->feature_items = w->feature_type + F * 4;
-		w->feature_present = w->feature_items + F * 4;
-		w->feature_a = w->feature_present + F * C * 8;
-		w->feature_b = w->feature_a + F * C * 8;
-		w->feature_rows = w->feature_b + F * C * 8;
-		w->feature_mean = w->feature_rows + F * 8;
-		w->feature_m2 = w->feature_mean + F * 8;
-		p = w->feature_m2 + F * 8;
+	p += counts_size(version);
+#define PLACE_SECTION(name, width, count, since) \
+	if (version >= (since)) \
+	{ \
+		w->name = p; \
+		p += n.count * (width); \
 	}
-	if (s->lengths)
-	{
-		w->length_pairs = p;
-		w->length_value = w->length_pairs + (uint64_t) s->n_features * C * LENGTH_PAIR_BYTES;
-		w->length_weight = w->length_value + s->n_lengths * 8;
-		p = w->length_weight + s->n_lengths * 8;
-	}
+	NB_SECTIONS(PLACE_SECTION)
+#undef PLACE_SECTION
 	w->labels = (char *) p;
 	w->tokens = w->labels + s->label_bytes;
 	w->feature_names = features ? w->tokens + s->token_bytes : NULL;
@@ -673,32 +670,14 @@ nb_format_finish(const NbFormatWriter *w, NbView *view)
 	view->checksum = u;
 	view->n_features = w->shape.n_features;
 	view->vector_len = w->shape.vector_len;
-	view->class_docs = w->class_docs;
-	view->label_len = w->label_len;
-	view->token_len = w->token_len;
-	view->token_entries = w->token_entries;
-	view->entry_class = w->entry_class;
-	view->entry_count = w->entry_count;
-	view->entry_docs = w->entry_docs;
+#define COPY_SECTION(name, width, count, since) view->name = w->name;
+	NB_SECTIONS(COPY_SECTION)
+#undef COPY_SECTION
 	view->labels = w->labels;
 	view->tokens = w->tokens;
 	view->feature_names = w->feature_names;
-	view->feature_name_len = w->feature_name_len;
-	view->feature_type = w->feature_type;
-	view->feature_items = w->feature_items;
-	view->feature_present = w->feature_present;
-	view->feature_a = w->feature_a;
-	view->feature_b = w->feature_b;
-	view->feature_rows = w->feature_rows;
-	view->feature_mean = w->feature_mean;
-	view->feature_m2 = w->feature_m2;
 	if (w->shape.lengths)
-	{
 		view->n_lengths = w->shape.n_lengths;
-		view->length_pairs = w->length_pairs;
-		view->length_value = w->length_value;
-		view->length_weight = w->length_weight;
-	}
 	else if (w->shape.text_only)
 		imply_text_only(view, w->buf);
 }

@@ -66,6 +66,7 @@
 #ifndef NB_FORMAT_H
 #define NB_FORMAT_H
 
+#include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -119,7 +120,44 @@ nb_base64_decoded_len(uint64_t chars, unsigned padding)
 /* Longest decimal name of a float8[] position (up to 4294967295) plus NUL. */
 #define NB_POSITION_NAME_SIZE 11
 
-/* A validated serialized model; pointers point into the caller's bytes. */
+/*
+ * The fixed-width sections of a model in layout order (see above): name,
+ * width of an element in bytes, number of elements (of C classes, V items,
+ * E entries, F features, FC = F * C pairs of feature and class, H length
+ * pairs) and the first format version that has it.  The reader, the writer
+ * and the size all walk this one list.
+ */
+#define NB_SECTIONS(X) \
+	X(class_docs, 8, C, 1) \
+	X(label_len, 4, C, 1) \
+	X(token_len, 4, V, 1) \
+	X(token_entries, 4, V, 1) \
+	X(entry_class, 4, E, 1) \
+	X(entry_count, 8, E, 1) \
+	X(entry_docs, 8, E, 1) \
+	X(feature_name_len, 4, F, 2) \
+	X(feature_type, 4, F, 2) \
+	X(feature_items, 4, F, 2) \
+	X(feature_present, 8, FC, 2) \
+	X(feature_a, 8, FC, 2) \
+	X(feature_b, 8, FC, 2) \
+	X(feature_rows, 8, F, 2) \
+	X(feature_mean, 8, F, 2) \
+	X(feature_m2, 8, F, 2) \
+	X(length_pairs, 4, FC, 3) \
+	X(length_value, 8, H, 3) \
+	X(length_weight, 8, H, 3)
+
+/* A field per section, for a reader (const) or a writer. */
+#define NB_VIEW_SECTION(name, width, count, since) const unsigned char *name;
+#define NB_WRITER_SECTION(name, width, count, since) unsigned char *name;
+
+/*
+ * A validated serialized model; pointers point into the caller's bytes.
+ * Version 1's feature sections point at what it implies, one bag feature
+ * (see nb_view_feature_type); the length sections and n_lengths are NULL
+ * and 0 but in version 3 (see nb_view_has_lengths).
+ */
 typedef struct NbView
 {
 	size_t		size;
@@ -130,39 +168,19 @@ typedef struct NbView
 	uint64_t	checksum;
 	uint32_t	n_features;
 	uint32_t	vector_len;
-	const unsigned char *class_docs;
-	const unsigned char *label_len;
-	const unsigned char *token_len;
-	const unsigned char *token_entries;
-	const unsigned char *entry_class;
-	const unsigned char *entry_count;
-	const unsigned char *entry_docs;
+	uint64_t	n_lengths;
+	NB_SECTIONS(NB_VIEW_SECTION)
 	const char *labels;
 	const char *tokens;
-	/* version 1 has one implicit bag feature: see nb_view_feature_type */
-	const unsigned char *feature_name_len;
-	const unsigned char *feature_type;
-	const unsigned char *feature_items;
-	const unsigned char *feature_present;
-	const unsigned char *feature_a;
-	const unsigned char *feature_b;
-	const unsigned char *feature_rows;
-	const unsigned char *feature_mean;
-	const unsigned char *feature_m2;
 	const char *feature_names;
-	/* version 3 only (else NULL and 0): see nb_view_has_lengths */
-	uint64_t	n_lengths;
-	const unsigned char *length_pairs;
-	const unsigned char *length_value;
-	const unsigned char *length_weight;
 } NbView;
 
 /*
  * The shape of a model to be written: its counts and the bytes of its three
  * string areas.  With lengths, it is version 3 with n_lengths pairs.
- * Without, text_only is the single bag "" present in every row, which is
- * written as version 1 (n_features, vector_len and name_bytes are then
- * ignored); anything else is version 2.
+ * Without, text_only (nb_format_text_only) is written as version 1
+ * (n_features, vector_len and name_bytes are then ignored); anything else
+ * is version 2.
  */
 typedef struct NbFormatShape
 {
@@ -191,34 +209,15 @@ typedef struct NbFormatWriter
 	unsigned char *buf;
 	size_t		size;
 	NbFormatShape shape;
-	unsigned char *class_docs;
-	unsigned char *label_len;
-	unsigned char *token_len;
-	unsigned char *token_entries;
-	unsigned char *entry_class;
-	unsigned char *entry_count;
-	unsigned char *entry_docs;
-	unsigned char *feature_name_len;
-	unsigned char *feature_type;
-	unsigned char *feature_items;
-	unsigned char *feature_present;
-	unsigned char *feature_a;
-	unsigned char *feature_b;
-	unsigned char *feature_rows;
-	unsigned char *feature_mean;
-	unsigned char *feature_m2;
-	unsigned char *length_pairs;
-	unsigned char *length_value;
-	unsigned char *length_weight;
+	NB_SECTIONS(NB_WRITER_SECTION)
 	char	   *labels;
 	char	   *tokens;
 	char	   *feature_names;
 } NbFormatWriter;
 
 /*
- * Exact size of a model of this shape, or 0 if it is more than max_size.
- * Every count but the product of features and classes must be bounded by
- * memory the caller holds (so that the sum cannot overflow 64 bits).
+ * Exact size of a model of this shape, or 0 if it is more than max_size
+ * (whatever the counts: the sum is checked term by term, it never wraps).
  * n_lengths is 0 unless shape->lengths.
  */
 size_t		nb_format_size(const NbFormatShape *shape, size_t max_size);
@@ -237,10 +236,58 @@ void		nb_format_begin(NbFormatWriter *w, const NbFormatShape *shape,
 void		nb_format_finish(const NbFormatWriter *w, NbView *view);
 
 /*
- * Whether the sums scoring forms over a view (documents over classes, counts
- * and document frequencies over entries, in view order) are finite.
+ * The sums scoring forms over a model: weighted documents over classes,
+ * counts and document frequencies over entries.  Each number is finite, and
+ * so must their sums be: the trainer adds up what it will write
+ * (nb_sums_add_*, nb_sums_finite), nb_view_open and the merge check a view
+ * (nb_view_sums_finite).
  */
+typedef struct NbSums
+{
+	double		docs;
+	double		count;
+	double		doc_freq;
+} NbSums;
+
+static inline void
+nb_sums_add_class(NbSums *s, double docs)
+{
+	s->docs += docs;
+}
+
+static inline void
+nb_sums_add_entry(NbSums *s, double count, double doc_freq)
+{
+	s->count += count;
+	s->doc_freq += doc_freq;
+}
+
+static inline bool
+nb_sums_finite(NbSums s)
+{
+	return isfinite(s.docs) && isfinite(s.count) && isfinite(s.doc_freq);
+}
+
+/* Whether the sums over a view, in view order, are finite. */
 bool		nb_view_sums_finite(const NbView *view);
+
+/*
+ * The rule of format version 1: whether a model is the bag "" alone, present
+ * in every document (what text[] and tsvector rows train), which is written
+ * as version 1 when its document lengths are unknown, and only then.  That
+ * is: one feature, a bag named "", that each class's documents all have.
+ * Writers and readers hold a model differently: they give the name length
+ * and type of its first feature (any value when it has none) and answer
+ * through rows, on model, with the weighted documents of class c and the
+ * weighted rows of that class with the first feature.
+ */
+typedef void (*NbClassRows) (const void *model, uint32_t c, double *docs, double *present);
+
+bool		nb_format_text_only(const void *model, uint32_t n_features, uint32_t first_name_len,
+								NbFeatureType first_type, uint32_t n_classes, NbClassRows rows);
+
+/* nb_format_text_only of a view (true for every version 1 view). */
+bool		nb_view_text_only(const NbView *view);
 
 /* Why a byte string is not a valid model. */
 typedef struct NbFormatError
@@ -267,28 +314,19 @@ bool		nb_view_open(NbView *view, const void *data, size_t size,
  */
 uint64_t	nb_format_checksum(const unsigned char *data, size_t size);
 
+/* Element i of an array of little-endian numbers (nb_hash.h reads them). */
 static inline uint32_t
 nb_read_u32(const unsigned char *base, uint64_t i)
 {
-	uint32_t	v;
-
-	memcpy(&v, base + i * 4, 4);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	v = __builtin_bswap32(v);
-#endif
-	return v;
+	return nb_read_le32(base + i * 4);
 }
 
 static inline double
 nb_read_f64(const unsigned char *base, uint64_t i)
 {
-	uint64_t	u;
+	uint64_t	u = nb_read_le64(base + i * 8);
 	double		v;
 
-	memcpy(&u, base + i * 8, 8);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	u = __builtin_bswap64(u);
-#endif
 	memcpy(&v, &u, 8);
 	return v;
 }

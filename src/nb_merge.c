@@ -109,29 +109,64 @@ nb_merge_check(const NbView *earlier, uint32_t n, const NbView *v, NbMergeConfli
 	return NB_MERGE_TYPE_CONFLICT;
 }
 
+/*
+ * The inputs' labels (names false) or feature names (true) as
+ * nb_union_strings takes them: each input's area, lengths and count, and
+ * where its strings start among all of them (base).
+ */
+typedef struct InputStrings
+{
+	const char **areas;
+	const unsigned char **lens;
+	uint32_t   *count;
+	size_t	   *base;
+	size_t		total;
+} InputStrings;
+
+static InputStrings
+input_strings(const NbMerger *m, bool names)
+{
+	InputStrings l;
+
+	l.areas = nb_alloc(sizeof(char *) * m->n);
+	l.lens = nb_alloc(sizeof(unsigned char *) * m->n);
+	l.count = nb_alloc(sizeof(uint32_t) * m->n);
+	l.base = nb_alloc(sizeof(size_t) * m->n);
+	l.total = 0;
+	for (uint32_t i = 0; i < m->n; i++)
+	{
+		const NbView *v = &m->in[i];
+
+		l.areas[i] = names ? v->feature_names : v->labels;
+		l.lens[i] = names ? v->feature_name_len : v->label_len;
+		l.count[i] = names ? v->n_features : v->n_classes;
+		l.base[i] = l.total;
+		l.total += l.count[i];
+	}
+	return l;
+}
+
+/* Free an InputStrings but its base, which the merger keeps. */
+static void
+input_strings_free(InputStrings *l)
+{
+	nb_free(l->areas);
+	nb_free(l->lens);
+	nb_free(l->count);
+}
+
 static void
 merge_classes(NbMerger *m)
 {
-	const char **areas = nb_alloc(sizeof(char *) * m->n);
-	const unsigned char **lens = nb_alloc(sizeof(unsigned char *) * m->n);
-	uint32_t   *count = nb_alloc(sizeof(uint32_t) * m->n);
-	size_t		total = 0;
+	InputStrings l = input_strings(m, false);
 
-	m->class_base = nb_alloc(sizeof(size_t) * m->n);
-	for (uint32_t i = 0; i < m->n; i++)
-	{
-		areas[i] = m->in[i].labels;
-		lens[i] = m->in[i].label_len;
-		count[i] = m->in[i].n_classes;
-		m->class_base[i] = total;
-		total += count[i];
-	}
-	m->class_map = nb_alloc(sizeof(uint32_t) * total);
-	nb_plan_alloc_classes(&m->p, total);
-	m->p.C = nb_union_strings(m->n, areas, lens, count, m->class_base, m->class_map,
+	m->class_base = l.base;
+	m->class_map = nb_alloc(sizeof(uint32_t) * l.total);
+	nb_plan_alloc_classes(&m->p, l.total);
+	m->p.C = nb_union_strings(m->n, l.areas, l.lens, l.count, m->class_base, m->class_map,
 							  m->p.label, m->p.label_len, &m->p.label_bytes);
 	for (uint32_t i = 0; i < m->n; i++)
-		for (uint32_t c = 0; c < count[i]; c++)
+		for (uint32_t c = 0; c < l.count[i]; c++)
 		{
 			double	   *d = &m->p.class_docs[m->class_map[m->class_base[i] + c]];
 
@@ -139,37 +174,23 @@ merge_classes(NbMerger *m)
 			if (!isfinite(*d))
 				m->overflow = true;
 		}
-	nb_free(areas);
-	nb_free(lens);
-	nb_free(count);
+	input_strings_free(&l);
 }
 
 static void
 merge_features(NbMerger *m)
 {
-	const char **areas = nb_alloc(sizeof(char *) * m->n);
-	const unsigned char **lens = nb_alloc(sizeof(unsigned char *) * m->n);
-	uint32_t   *count = nb_alloc(sizeof(uint32_t) * m->n);
-	size_t		total = 0;
+	InputStrings l = input_strings(m, true);
 	uint32_t	C;
 	bool		keep_lengths = false;
 
-	m->feature_base = nb_alloc(sizeof(size_t) * m->n);
+	m->feature_base = l.base;
 	for (uint32_t i = 0; i < m->n; i++)
-	{
-		const NbView *v = &m->in[i];
-
-		areas[i] = v->feature_names;
-		lens[i] = v->feature_name_len;
-		count[i] = v->n_features;
-		m->feature_base[i] = total;
-		total += count[i];
-		if (v->vector_len != 0)
-			m->p.vector_len = v->vector_len;
-	}
-	m->feature_map = nb_alloc(sizeof(uint32_t) * (total ? total : 1));
-	nb_plan_alloc_features(&m->p, total);
-	m->p.F = nb_union_strings(m->n, areas, lens, count, m->feature_base, m->feature_map,
+		if (m->in[i].vector_len != 0)
+			m->p.vector_len = m->in[i].vector_len;
+	m->feature_map = nb_alloc(sizeof(uint32_t) * (l.total ? l.total : 1));
+	nb_plan_alloc_features(&m->p, l.total);
+	m->p.F = nb_union_strings(m->n, l.areas, l.lens, l.count, m->feature_base, m->feature_map,
 							  m->p.name, m->p.name_len, &m->p.name_bytes);
 	C = m->p.C;
 	m->feature_src = nb_alloc(sizeof(uint32_t) * ((size_t) m->p.F * m->n + 1));
@@ -228,10 +249,7 @@ merge_features(NbMerger *m)
 			pairs += m->in[i].n_lengths;
 		nb_plan_alloc_lengths(&m->p, pairs);
 	}
-
-	nb_free(areas);
-	nb_free(lens);
-	nb_free(count);
+	input_strings_free(&l);
 }
 
 /* Input i's item number item, whose string starts at off. */

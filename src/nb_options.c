@@ -6,6 +6,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "nb_dcm.h"
+
 void
 nb_options_init(NbOptions *o)
 {
@@ -15,6 +17,7 @@ nb_options_init(NbOptions *o)
 	o->class_prior = NULL;
 	o->var_smoothing = 1e-9;
 	o->estimator = NB_ESTIMATOR_MEAN;
+	o->alpha_given = false;
 	o->class_alpha_given = false;
 	o->class_alpha = 0;
 	o->beta_given = false;
@@ -51,6 +54,7 @@ nb_options_set_alpha(NbOptions *o, double alpha)
 	if (!(alpha >= 0 && alpha <= NB_MAX_ALPHA))
 		return NB_OPTION_ALPHA_OUT_OF_RANGE;
 	o->alpha = alpha;
+	o->alpha_given = true;
 	return NB_OPTION_OK;
 }
 
@@ -157,7 +161,7 @@ nb_options_check_set(const NbOptions *o)
 			return NB_OPTION_NORM_NOT_SMOOTHED;
 	}
 	/* a token a class never saw would have beta = 0: probability 0 for every document with it */
-	if (o->kind == NB_DCM && nb_options_pseudo(o).alpha == 0)
+	if (o->kind == NB_DCM && nb_options_pseudo(o).docs == 0)
 		return NB_OPTION_DCM_NOT_SMOOTHED;
 	return NB_OPTION_OK;
 }
@@ -173,6 +177,8 @@ nb_options_pseudo(const NbOptions *o)
 	p.absent = (o->beta_given ? o->beta[1] : o->alpha) - less;
 	/* not given: D_c / D under either estimator (mean with 0, mode with 1) */
 	p.class_alpha = o->class_alpha_given ? o->class_alpha - less : 0;
+	/* the mode keeps alpha's default 1, which leaves 0: an error for dcm */
+	p.docs = (o->alpha_given || less != 0 ? o->alpha : NB_DCM_DEFAULT_ALPHA) - less;
 	return p;
 }
 

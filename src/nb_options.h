@@ -7,7 +7,8 @@
  * are unit-tested without PostgreSQL.
  *
  *   kind           multinomial (default), bernoulli, complement or dcm
- *   alpha          Lidstone smoothing, 0 <= alpha <= NB_MAX_ALPHA (default 1)
+ *   alpha          Lidstone smoothing, 0 <= alpha <= NB_MAX_ALPHA (default 1;
+ *                  for a dcm bag NB_DCM_DEFAULT_ALPHA, nb_dcm.h)
  *   fit_prior      true (default): prior from the training rows; false: uniform
  *   class_prior    a probability >= 0, finite, per class; the sum positive
  *                  and finite; takes precedence over fit_prior
@@ -64,6 +65,7 @@ typedef struct NbOptions
 	const double *class_prior;	/* per class in model order, >= 0, sum > 0 */
 	double		var_smoothing;	/* >= 0 */
 	NbEstimator estimator;
+	bool		alpha_given;	/* for dcm, whose default is NB_DCM_DEFAULT_ALPHA */
 	bool		class_alpha_given;
 	double		class_alpha;
 	bool		beta_given;
@@ -83,6 +85,7 @@ typedef struct NbPseudoCounts
 	double		present;		/* Bernoulli bags and boolean features: true */
 	double		absent;			/* ... false */
 	double		class_alpha;	/* the fitted class prior */
+	double		docs;			/* dcm: pseudo document count of an unseen token */
 } NbPseudoCounts;
 
 /* Larger values would overflow alpha times the vocabulary to infinity. */

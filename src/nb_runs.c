@@ -64,22 +64,32 @@ nb_plan_alloc_lengths(NbPlan *p, uint64_t max_pairs)
 	p->length_weight = nb_alloc(sizeof(double) * (max_pairs + 1));
 }
 
+static void
+plan_rows(const void *model, uint32_t c, double *docs, double *present)
+{
+	*docs = ((const NbPlan *) model)->class_docs[c];
+	*present = ((const NbPlan *) model)->present[c];
+}
+
+/* The plan's arrays have room for one feature even when it has none. */
 bool
 nb_plan_is_text_only(const NbPlan *p)
 {
-	if (!(p->F == 1 && p->name_len[0] == 0 && p->type[0] == NB_FEATURE_BAG))
-		return false;
-	for (uint32_t c = 0; c < p->C; c++)
-		if (p->present[c] != p->class_docs[c])
-			return false;
-	return true;
+	return nb_format_text_only(p, p->F, p->name_len[0], (NbFeatureType) p->type[0], p->C,
+							   plan_rows);
 }
 
+/*
+ * Every field not set here is zero: a format feature the plan does not know
+ * of (a statistic of whole rows) is left out rather than copied, as the
+ * rows of the result would not have it.
+ */
 static NbFormatShape
 plan_shape(const NbPlan *p)
 {
 	NbFormatShape s;
 
+	memset(&s, 0, sizeof(s));
 	s.n_classes = p->C;
 	s.n_tokens = (uint32_t) p->V;
 	s.n_entries = p->E;
@@ -103,55 +113,81 @@ nb_plan_size(const NbPlan *p, size_t max_size)
 }
 
 void
-nb_plan_write(const NbPlan *p, unsigned char *buf, size_t size, NbView *out)
+nb_plan_write_begin(const NbPlan *p, unsigned char *buf, size_t size, NbFormatWriter *w)
 {
 	NbFormatShape shape = plan_shape(p);
-	NbFormatWriter w;
 	char	   *strings;
+	uint64_t	work = 0;
 
-	nb_format_begin(&w, &shape, buf, size);
+	nb_format_begin(w, &shape, buf, size);
 	if (p->lengths)
 	{
 		for (uint64_t x = 0; x < (uint64_t) p->F * p->C; x++)
-			nb_write_u32(w.length_pairs, x, p->length_pairs[x]);
+			nb_write_u32(w->length_pairs, x, p->length_pairs[x]);
 		for (uint64_t h = 0; h < p->H; h++)
 		{
-			nb_write_f64(w.length_value, h, p->length_value[h]);
-			nb_write_f64(w.length_weight, h, p->length_weight[h]);
+			nb_interrupt_at(h);
+			nb_write_f64(w->length_value, h, p->length_value[h]);
+			nb_write_f64(w->length_weight, h, p->length_weight[h]);
 		}
 	}
 	if (!p->text_only || p->lengths)
 	{
 		for (uint32_t j = 0; j < p->F; j++)
 		{
-			nb_write_u32(w.feature_name_len, j, p->name_len[j]);
-			nb_write_u32(w.feature_type, j, p->type[j]);
-			nb_write_u32(w.feature_items, j, p->items[j]);
-			nb_write_f64(w.feature_rows, j, p->rows[j]);
-			nb_write_f64(w.feature_mean, j, p->mean[j]);
-			nb_write_f64(w.feature_m2, j, p->m2[j]);
+			nb_write_u32(w->feature_name_len, j, p->name_len[j]);
+			nb_write_u32(w->feature_type, j, p->type[j]);
+			nb_write_u32(w->feature_items, j, p->items[j]);
+			nb_write_f64(w->feature_rows, j, p->rows[j]);
+			nb_write_f64(w->feature_mean, j, p->mean[j]);
+			nb_write_f64(w->feature_m2, j, p->m2[j]);
 		}
 		for (uint64_t x = 0; x < (uint64_t) p->F * p->C; x++)
 		{
-			nb_write_f64(w.feature_present, x, p->present[x]);
-			nb_write_f64(w.feature_a, x, p->fa[x]);
-			nb_write_f64(w.feature_b, x, p->fb[x]);
+			nb_interrupt_at(x);
+			nb_write_f64(w->feature_present, x, p->present[x]);
+			nb_write_f64(w->feature_a, x, p->fa[x]);
+			nb_write_f64(w->feature_b, x, p->fb[x]);
 		}
-		strings = w.feature_names;
+		strings = w->feature_names;
 		for (uint32_t j = 0; j < p->F; j++)
 		{
 			memcpy(strings, p->name[j], p->name_len[j]);
 			strings += p->name_len[j];
 		}
 	}
-	strings = w.labels;
+	strings = w->labels;
 	for (uint32_t c = 0; c < p->C; c++)
 	{
-		nb_write_f64(w.class_docs, c, p->class_docs[c]);
-		nb_write_u32(w.label_len, c, p->label_len[c]);
+		nb_interrupt_count(&work, 1 + p->label_len[c] / 64);
+		nb_write_f64(w->class_docs, c, p->class_docs[c]);
+		nb_write_u32(w->label_len, c, p->label_len[c]);
 		memcpy(strings, p->label[c], p->label_len[c]);
 		strings += p->label_len[c];
 	}
+}
+
+void
+nb_run_out_at(NbRunOut *o, const NbFormatWriter *w)
+{
+	o->token_len = w->token_len;
+	o->token_entries = w->token_entries;
+	o->entry_class = w->entry_class;
+	o->entry_count = w->entry_count;
+	o->entry_docs = w->entry_docs;
+	o->tokens_start = w->tokens;
+	o->tokens = w->tokens;
+	o->k = 0;
+	o->e = 0;
+	o->work = 0;
+}
+
+void
+nb_plan_write(const NbPlan *p, unsigned char *buf, size_t size, NbView *out)
+{
+	NbFormatWriter w;
+
+	nb_plan_write_begin(p, buf, size, &w);
 	nb_copy(w.token_len, p->out.token_len, p->V * 4);
 	nb_copy(w.token_entries, p->out.token_entries, p->V * 4);
 	nb_copy(w.entry_class, p->out.entry_class, p->E * 4);
@@ -177,12 +213,16 @@ nb_plan_free(NbPlan *p)
 	nb_free(p->rows);
 	nb_free(p->mean);
 	nb_free(p->m2);
-	nb_free(p->out.token_len);
-	nb_free(p->out.token_entries);
-	nb_free(p->out.entry_class);
-	nb_free(p->out.entry_count);
-	nb_free(p->out.entry_docs);
-	nb_free(p->out.tokens_start);
+	/* a plan whose items are written straight into the model has no out */
+	if (p->out.token_len != NULL)
+	{
+		nb_free(p->out.token_len);
+		nb_free(p->out.token_entries);
+		nb_free(p->out.entry_class);
+		nb_free(p->out.entry_count);
+		nb_free(p->out.entry_docs);
+		nb_free(p->out.tokens_start);
+	}
 	if (p->lengths)
 	{
 		nb_free(p->length_pairs);

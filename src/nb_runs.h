@@ -8,7 +8,9 @@
  * features, their statistics) in arrays, the items and entries in an
  * NbRunOut written in output order, where a stretch of one input's items is
  * copied whole (nb_copy_run).  nb_plan_write then lays the plan out with
- * nb_format's writer.
+ * nb_format's writer.  Pruning (nb_prune.c) plans its result the same way
+ * but knows its items' sizes beforehand, so it copies their runs straight
+ * into the model (nb_plan_write_begin, nb_run_out_at).
  */
 #ifndef NB_RUNS_H
 #define NB_RUNS_H
@@ -102,10 +104,7 @@ void		nb_plan_alloc_classes(NbPlan *p, size_t room);
 void		nb_plan_alloc_features(NbPlan *p, size_t room);
 void		nb_plan_alloc_stats(NbPlan *p);
 
-/*
- * Whether the plan is only the bag "" present in every document, which is
- * written as format version 1 (as the trainer decides).
- */
+/* Whether the plan is the bag "" alone, present in every document (nb_format_text_only). */
 bool		nb_plan_is_text_only(const NbPlan *p);
 
 /* Exact size of the planned model, or 0 if it would exceed max_size. */
@@ -115,12 +114,23 @@ size_t		nb_plan_size(const NbPlan *p, size_t max_size);
 void		nb_plan_write(const NbPlan *p, unsigned char *buf, size_t size, NbView *out);
 
 /*
+ * Write all of the planned model but its items and entries (p->out is not
+ * read) into buf of nb_plan_size bytes; the caller writes them into w's
+ * sections (through nb_run_out_at) and calls nb_format_finish.
+ */
+void		nb_plan_write_begin(const NbPlan *p, unsigned char *buf, size_t size,
+								NbFormatWriter *w);
+
+/* Point *o at the item and entry sections of w, to write p->V items there. */
+void		nb_run_out_at(NbRunOut *o, const NbFormatWriter *w);
+
+/*
  * Allocate the length arrays of p (with p->F and p->C set): room for
  * max_pairs pairs; sets p->lengths.
  */
 void		nb_plan_alloc_lengths(NbPlan *p, uint64_t max_pairs);
 
-/* Free what nb_run_out_alloc and the nb_plan_alloc_* allocated. */
+/* Free what nb_run_out_alloc (if called) and the nb_plan_alloc_* allocated. */
 void		nb_plan_free(NbPlan *p);
 
 /*

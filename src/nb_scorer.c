@@ -647,7 +647,7 @@ build(NbScorer *sc, const NbIndex *ix, const NbOptions *o, bool rows)
 				else if (o->kind == NB_DCM)
 				{
 					sc->per_occurrence[j] = false;
-					build_dcm(sc, ix, j, first_item, a);
+					build_dcm(sc, ix, j, first_item, pc.docs);
 				}
 				else
 				{
@@ -958,9 +958,7 @@ add_norm_products(NbScorer *sc, const NbDoc *doc)
 static inline double
 dcm_repeat(const NbScorer *sc, uint64_t jcc, double item_term, double x)
 {
-	double		beta = exp(sc->dist_f[jcc] + item_term);
-
-	return nb_lgamma_ratio(beta, x) - log(beta);
+	return nb_dcm_repeat(exp(sc->dist_f[jcc] + item_term), x);
 }
 
 /* DCM: dcm_repeat of each known token occurring x != 1 times. */

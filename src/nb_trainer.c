@@ -745,13 +745,13 @@ nb_trainer_merge_view(NbTrainer *t, const NbView *v, uint32_t *conflict)
 			uint32_t	n = nb_read_u32(v->token_entries, k);
 			NbTokenRef	ref = {s, len, 1.0};
 			const NbTokenRef *item = prefixed ? nb_item_keys(&t->item_keys, tj, &ref, 1) : &ref;
-			uint64_t	h = nb_hash_token(item->str, item->len);
+			uint64_t	hash = nb_hash_token(item->str, item->len);
 			int64_t		found;
 			uint32_t	tok;
 
 			nb_interrupt_count(&work, 1 + (uint64_t) n + len / 64);
 			nb_vocab_index(&t->tokens);
-			found = nb_vocab_find(&t->tokens, item->str, item->len, h);
+			found = nb_vocab_find(&t->tokens, item->str, item->len, hash);
 			if (found >= 0)
 				tok = (uint32_t) found;
 			else
@@ -762,7 +762,7 @@ nb_trainer_merge_view(NbTrainer *t, const NbView *v, uint32_t *conflict)
 					status = NB_MERGE_TOO_LARGE;
 					goto done;
 				}
-				tok = new_item(t, item->str, item->len, h);
+				tok = new_item(t, item->str, item->len, hash);
 			}
 			for (uint32_t i = 0; i < n; i++, e++)
 			{
@@ -853,9 +853,7 @@ next_entry(const NbTrainer *t, uint64_t *pos, Entry *e)
 bool
 nb_trainer_sums_finite(NbTrainer *t)
 {
-	double		docs = 0;
-	double		count = 0;
-	double		doc_freq = 0;
+	NbSums		sums = {0, 0, 0};
 	uint64_t	pos = 0;
 	uint64_t	work = 0;
 	Entry		en;
@@ -864,12 +862,9 @@ nb_trainer_sums_finite(NbTrainer *t)
 	if (t->overflow)
 		return false;
 	for (uint32_t c = 0; c < t->classes.count; c++)
-		docs += t->class_docs[c];
+		nb_sums_add_class(&sums, t->class_docs[c]);
 	while (next_entry(t, &pos, &en))
-	{
-		count += en.count;
-		doc_freq += en.docs;
-	}
+		nb_sums_add_entry(&sums, en.count, en.docs);
 	/*
 	 * nb_view_open sums each histogram's weights and weighted lengths: the
 	 * sums over all of them, of positive terms, bound those (the weighted
@@ -902,22 +897,28 @@ nb_trainer_sums_finite(NbTrainer *t)
 				!isfinite(f->stats[c].b))
 				return false;
 	}
-	return isfinite(docs) && isfinite(count) && isfinite(doc_freq);
+	return nb_sums_finite(sums);
 }
 
-/*
- * Whether the model is only the bag "" present in every document: what
- * text[] and tsvector training makes, written as format version 1.
- */
+static void
+trainer_rows(const void *model, uint32_t c, double *docs, double *present)
+{
+	const NbTrainer *t = model;
+
+	*docs = t->class_docs[c];
+	*present = t->feature[0].stats[c].present;
+}
+
+/* Whether the model is written as format version 1 (nb_format_text_only). */
 static bool
 is_text_only(const NbTrainer *t)
 {
-	if (t->features.count != 1 || t->unnamed_bag != 0)
-		return false;
-	for (uint32_t c = 0; c < t->classes.count; c++)
-		if (t->feature[0].stats[c].present != t->class_docs[c])
-			return false;
-	return true;
+	uint32_t	name_len = 0;
+
+	if (t->features.count > 0)
+		(void) nb_strmap_str(&t->features, 0, &name_len);
+	return nb_format_text_only(t, t->features.count, name_len, t->feature[0].type,
+							   t->classes.count, trainer_rows);
 }
 
 /* The trainer's model as nb_format lays it out. */
@@ -1220,6 +1221,30 @@ cmp_entry(const void *a, const void *b)
 }
 
 /*
+ * Sort a bucket's entries (one per class of its item) by class.  Most
+ * buckets are short: insertion sort, inline, where a library sort would
+ * spend more on its call per comparison than on sorting.
+ */
+static void
+sort_bucket(Entry *en, uint64_t n)
+{
+	if (n > NB_SORT_SMALL)
+	{
+		nb_sort(en, n, sizeof(Entry), cmp_entry);
+		return;
+	}
+	for (uint64_t i = 1; i < n; i++)
+	{
+		Entry		x = en[i];
+		uint64_t	j = i;
+
+		for (; j > 0 && en[j - 1].cls > x.cls; j--)
+			en[j] = en[j - 1];
+		en[j] = x;
+	}
+}
+
+/*
  * The entries of the pair table, classes ranked, bucketed by the rank of
  * their item and sorted by class rank within a bucket: bucket k is
  * (*entries)[k == 0 ? 0 : end[k - 1] .. end[k]).
@@ -1275,7 +1300,7 @@ bucket_pairs(const NbTrainer *t, const uint32_t *order, const uint32_t *class_ra
 		/* at most one entry per class: sort runs of them interruptibly */
 		nb_interrupt_count(&work, 1 + (e[k] - lo));
 		if (e[k] - lo > 1)
-			nb_sort(out + lo, e[k] - lo, sizeof(Entry), cmp_entry);
+			sort_bucket(out + lo, e[k] - lo);
 	}
 	*end = e;
 	*entries = out;

@@ -145,23 +145,6 @@ class_tokens(const NbView *view)
 }
 
 /*
- * Whether a model is the bag "" alone, present in every document: what
- * text[] and tsvector rows train, shown in the compact form of version 1
- * whatever its version.
- */
-static bool
-text_only(const NbView *view)
-{
-	if (view->n_features != 1 || nb_view_feature_name_len(view, 0) != 0 ||
-		nb_view_feature_type(view, 0) != NB_FEATURE_BAG)
-		return false;
-	for (uint32 c = 0; c < view->n_classes; c++)
-		if (nb_view_present(view, 0, c) != nb_read_f64(view->class_docs, c))
-			return false;
-	return true;
-}
-
-/*
  * "lengths": {length: weight, ...}, the document length histogram of bag j
  * in class c starting at pair *h (version 3); advances *h.
  */
@@ -196,14 +179,34 @@ first_length(const NbView *view, uint32 j)
 	return h;
 }
 
-/* Open the "features" object of a version 2 or 3 model, after its vector length. */
+static void push_feature(JsonbParseState **state, const NbView *view, const NbFeature *f,
+						 const char *const *label_start);
+
+/*
+ * The "features" object of a version 2 or 3 model, after its vector length:
+ * each feature's type (nb_info), or with label_start all it holds
+ * (model::jsonb).
+ */
 static void
-begin_features(JsonbParseState **state, const NbView *view)
+push_features(JsonbParseState **state, const NbView *view, const char *const *label_start)
 {
+	NbFeatureIter it = nb_view_features(view);
+	NbFeature	f;
+
 	if (view->vector_len > 0)
 		nb_push_pair(state, "vector_length", view->vector_len);
 	nb_push_key(state, "features", strlen("features"));
 	pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
+	while (nb_feature_next(&it, &f))
+	{
+		CHECK_FOR_INTERRUPTS();
+		nb_push_key(state, f.name, f.name_len);
+		if (label_start == NULL)
+			nb_push_string(state, nb_feature_type(f.type)->name);
+		else
+			push_feature(state, view, &f, label_start);
+	}
+	pushJsonbValue(state, WJB_END_OBJECT, NULL);
 }
 
 Datum
@@ -260,19 +263,7 @@ nb_info(PG_FUNCTION_ARGS)
 	if (nb_view_has_lengths(&view))
 		nb_push_pair(&state, "length_pairs", (double) view.n_lengths);
 	if (view.version != NB_FORMAT_VERSION_TEXT)
-	{
-		NbFeatureIter it = nb_view_features(&view);
-		NbFeature	f;
-
-		begin_features(&state, &view);
-		while (nb_feature_next(&it, &f))
-		{
-			CHECK_FOR_INTERRUPTS();
-			nb_push_key(&state, f.name, f.name_len);
-			nb_push_string(&state, nb_feature_type(f.type)->name);
-		}
-		pushJsonbValue(&state, WJB_END_OBJECT, NULL);
-	}
+		push_features(&state, &view, NULL);
 	result = pushJsonbValue(&state, WJB_END_OBJECT, NULL);
 	PG_RETURN_JSONB_P(nb_jsonb_finish(result));
 }
@@ -419,7 +410,8 @@ nb_model_to_jsonb(PG_FUNCTION_ARGS)
 	uint64		h = 0;
 
 	nb_model_open(PG_GETARG_DATUM(0), &view, ERRCODE_DATA_CORRUPTED);
-	v1 = text_only(&view);
+	/* the bag "" alone, present in every document, shows as version 1 shows it whatever its version */
+	v1 = nb_view_text_only(&view);
 	tokens = class_tokens(&view);
 	label_start = string_starts(nb_view_labels(&view), view.n_classes);
 
@@ -453,19 +445,7 @@ nb_model_to_jsonb(PG_FUNCTION_ARGS)
 		push_items(&state, &view, label_start, &bag);
 	}
 	else
-	{
-		NbFeatureIter it = nb_view_features(&view);
-		NbFeature	f;
-
-		begin_features(&state, &view);
-		while (nb_feature_next(&it, &f))
-		{
-			CHECK_FOR_INTERRUPTS();
-			nb_push_key(&state, f.name, f.name_len);
-			push_feature(&state, &view, &f, label_start);
-		}
-		pushJsonbValue(&state, WJB_END_OBJECT, NULL);
-	}
+		push_features(&state, &view, label_start);
 
 	result = pushJsonbValue(&state, WJB_END_OBJECT, NULL);
 	PG_RETURN_JSONB_P(nb_jsonb_finish(result));

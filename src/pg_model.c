@@ -227,7 +227,8 @@ hold_input(NbExpandedModel *em, Datum d)
 
 	if ((Pointer) flat == DatumGetPointer(d))
 	{
-		struct varlena *copy = palloc(VARSIZE(flat));
+		/* nb_alloc: huge pages, so that a partial state of many megabytes is few page faults */
+		struct varlena *copy = nb_alloc(VARSIZE(flat));
 
 		nb_copy(copy, flat, VARSIZE(flat));
 		flat = copy;

@@ -1,6 +1,5 @@
 /*
- * pg_train.c — the training aggregates' transition functions, nb_merge and
- * nb_subtract.
+ * pg_train.c — the training aggregates' transition functions and nb_merge.
  *
  * The transition state is an nb_model held as a read/write expanded object
  * in the aggregate's memory context (see pg_model.h), so each row updates it
@@ -16,16 +15,13 @@
 #include "utils/builtins.h"
 #include "utils/float.h"
 
-#include "nb_alloc.h"
 #include "nb_interrupt.h"
-#include "nb_subtract.h"
 
 PG_FUNCTION_INFO_V1(nb_train_array_transfn);
 PG_FUNCTION_INFO_V1(nb_train_tsvector_transfn);
 PG_FUNCTION_INFO_V1(nb_train_jsonb_transfn);
 PG_FUNCTION_INFO_V1(nb_train_float8_transfn);
 PG_FUNCTION_INFO_V1(nb_merge);
-PG_FUNCTION_INFO_V1(nb_subtract);
 
 /*
  * The state to update for this row: the existing one when we own it (with
@@ -400,183 +396,4 @@ nb_merge(PG_FUNCTION_ARGS)
 		both[n++] = PG_GETARG_DATUM(0);
 	both[n++] = PG_GETARG_DATUM(1);
 	PG_RETURN_POINTER(nb_model_merge(both, n));
-}
-
-/* What an NbSubtractError's count is about, in words: "documents of class "spam"". */
-static char *
-count_words(const NbSubtractError *e)
-{
-	StringInfoData s;
-	const char *items = e->item != NULL ? nb_feature_type(e->type_a)->items : NULL;
-
-	initStringInfo(&s);
-	switch (e->count)
-	{
-		case NB_COUNT_DOCUMENTS:
-			appendStringInfo(&s, "documents of class \"%.*s\"", (int) e->label_len, e->label);
-			break;
-		case NB_COUNT_ROWS:
-			appendStringInfo(&s, "rows of class \"%.*s\" with feature \"%.*s\"",
-							 (int) e->label_len, e->label, (int) e->feature_len, e->feature);
-			break;
-		case NB_COUNT_TRUE:
-			appendStringInfo(&s, "rows of class \"%.*s\" in which feature \"%.*s\" is true",
-							 (int) e->label_len, e->label, (int) e->feature_len, e->feature);
-			break;
-		case NB_COUNT_VALUES:
-			appendStringInfo(&s, "values of feature \"%.*s\"", (int) e->feature_len, e->feature);
-			break;
-		case NB_COUNT_OCCURRENCES:
-			appendStringInfo(&s, "occurrences of \"%.*s\" among the %s of feature \"%.*s\" in class \"%.*s\"",
-							 (int) e->item_len, e->item, items, (int) e->feature_len, e->feature,
-							 (int) e->label_len, e->label);
-			break;
-		case NB_COUNT_ITEM_DOCUMENTS:
-			appendStringInfo(&s, "documents of class \"%.*s\" with \"%.*s\" among the %s of feature \"%.*s\"",
-							 (int) e->label_len, e->label, (int) e->item_len, e->item, items,
-							 (int) e->feature_len, e->feature);
-			break;
-		case NB_COUNT_LENGTH_ROWS:
-			appendStringInfo(&s, "rows of class \"%.*s\" with %s tokens in feature \"%.*s\"",
-							 (int) e->label_len, e->label, float8out_internal(e->length),
-							 (int) e->feature_len, e->feature);
-			break;
-	}
-	return s.data;
-}
-
-/* Report why b cannot be subtracted from a (SQLSTATE 22023: b is not part of a). */
-static void
-report_subtract_error(const NbSubtractError *e)
-{
-	const char *hint = "The rows of the second model must be among the rows of the first.";
-
-	switch (e->status)
-	{
-		case NB_SUBTRACT_VECTOR:
-			if (e->vector_a == 0)
-				ereport(ERROR,
-						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						 errmsg("cannot subtract naive Bayes models: the first model has no float8[] rows"),
-						 errdetail("The second model has float8[] rows of %u elements.", e->vector_b),
-						 errhint("%s", hint)));
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("cannot subtract naive Bayes models trained on float8[] of different lengths"),
-					 errdetail("The first model has %u elements per row, the second %u.",
-							   e->vector_a, e->vector_b),
-					 errhint("%s", hint)));
-			break;
-		case NB_SUBTRACT_NO_CLASS:
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("cannot subtract naive Bayes models: the first model has no class \"%.*s\"",
-							(int) e->label_len, e->label),
-					 errhint("%s", hint)));
-			break;
-		case NB_SUBTRACT_NO_FEATURE:
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("cannot subtract naive Bayes models: the first model has no feature \"%.*s\"",
-							(int) e->feature_len, e->feature),
-					 errhint("%s", hint)));
-			break;
-		case NB_SUBTRACT_TYPE:
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("cannot subtract naive Bayes models: feature \"%.*s\" has different types",
-							(int) e->feature_len, e->feature),
-					 errdetail("It is %s in the first model and %s in the second.",
-							   nb_feature_type(e->type_a)->prose, nb_feature_type(e->type_b)->prose),
-					 errhint("%s", hint)));
-			break;
-		case NB_SUBTRACT_NO_ITEM:
-			if (e->label != NULL)
-				ereport(ERROR,
-						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						 errmsg("cannot subtract naive Bayes models: the first model has no \"%.*s\" among the %s of feature \"%.*s\" in class \"%.*s\"",
-								(int) e->item_len, e->item, nb_feature_type(e->type_a)->items,
-								(int) e->feature_len, e->feature, (int) e->label_len, e->label),
-						 errhint("%s", hint)));
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("cannot subtract naive Bayes models: the first model has no \"%.*s\" among the %s of feature \"%.*s\"",
-							(int) e->item_len, e->item, nb_feature_type(e->type_a)->items,
-							(int) e->feature_len, e->feature),
-					 errhint("%s", hint)));
-			break;
-		case NB_SUBTRACT_NEGATIVE:
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("cannot subtract naive Bayes models: the second model has more %s than the first",
-							count_words(e)),
-					 errdetail("The first model has %s, the second %s.",
-							   float8out_internal(e->minuend), float8out_internal(e->subtrahend)),
-					 errhint("%s", hint)));
-			break;
-		case NB_SUBTRACT_MISMATCH:
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("cannot subtract naive Bayes models: the %s would outnumber the rows that contain them",
-							count_words(e)),
-					 errhint("%s", hint)));
-			break;
-		case NB_SUBTRACT_OK:
-			break;
-	}
-	elog(ERROR, "unexpected subtraction status %d", (int) e->status);
-}
-
-/*
- * nb_subtract(a, b): the model of the rows of a without those of b, which
- * must be among them (see nb_subtract.h).  NULL b gives a, NULL a gives
- * NULL, and subtracting every row gives NULL, the empty model.
- */
-Datum
-nb_subtract(PG_FUNCTION_ARGS)
-{
-	MemoryContext caller = CurrentMemoryContext;
-	MemoryContext scratch;
-	NbView		a;
-	NbView		b;
-	NbView		out;
-	NbSubtractError err;
-	NbSubtraction *s;
-	struct varlena *result = NULL;
-
-	if (PG_ARGISNULL(0))
-		PG_RETURN_NULL();
-	if (PG_ARGISNULL(1))
-		PG_RETURN_DATUM(PointerGetDatum(PG_DETOAST_DATUM(PG_GETARG_DATUM(0))));
-
-	/* detoasted copies and the subtraction's scratch memory go with scratch */
-	scratch = AllocSetContextCreate(caller, "nb_subtract", ALLOCSET_DEFAULT_SIZES);
-	MemoryContextSwitchTo(scratch);
-	(void) nb_model_open(PG_GETARG_DATUM(0), &a, ERRCODE_DATA_CORRUPTED);
-	(void) nb_model_open(PG_GETARG_DATUM(1), &b, ERRCODE_DATA_CORRUPTED);
-	/* the result is at most as large as a */
-	if (a.size > NB_MODEL_MAX_SIZE)
-		nb_report_too_large(a.size);
-	s = nb_subtraction_create(&a, &b, &err);
-	if (s == NULL)
-		report_subtract_error(&err);
-	if (!nb_subtraction_empty(s))
-	{
-		size_t		size = nb_subtraction_size(s, NB_MODEL_MAX_SIZE);
-
-		if (size == 0)
-			nb_report_too_large(0);
-		/* nb_alloc: huge pages for a large result (see pg_alloc.c) */
-		MemoryContextSwitchTo(caller);
-		result = nb_alloc(size + VARHDRSZ);
-		MemoryContextSwitchTo(scratch);
-		SET_VARSIZE(result, size + VARHDRSZ);
-		nb_subtraction_write(s, (unsigned char *) VARDATA(result), size, &out);
-	}
-	nb_subtraction_destroy(s);
-	MemoryContextSwitchTo(caller);
-	MemoryContextDelete(scratch);
-	if (result == NULL)
-		PG_RETURN_NULL();
-	PG_RETURN_POINTER(result);
 }

@@ -247,6 +247,8 @@ def make_data(args):
 
     log("data: q20_small, q20_large, q20z_small, q20z_large (20-token documents)")
     q20_vocabulary = gen.make_q20(connect, args.q20_docs, 4)
+    log("data: short_docs (%d short documents, Zipf vocabulary)" % args.short_docs)
+    short_vocabulary = gen.make_short(connect, args.short_docs, 7)
     shape["_data_seconds"] = time.perf_counter() - T0
     log("data: models v10k, v1m, spam, many, trgm")
     cur.execute("DROP TABLE IF EXISTS models")
@@ -264,7 +266,8 @@ def make_data(args):
     cur.execute("VACUUM (FREEZE, ANALYZE) models")
     cur.execute("CHECKPOINT")
 
-    for table in ("docs_tsv", "trgm_docs", "q20_small", "q20_large", "q20z_small", "q20z_large"):
+    for table in ("docs_tsv", "trgm_docs", "q20_small", "q20_large", "q20z_small", "q20z_large",
+                  "short_docs"):
         r = one(cur, """SELECT count(*), count(DISTINCT label), sum(cardinality(tokens)),
                                avg(cardinality(tokens)),
                                percentile_cont(0.5) WITHIN GROUP (ORDER BY cardinality(tokens)),
@@ -278,6 +281,7 @@ def make_data(args):
     r = one(cur, """SELECT (nb_info(model)->>'vocabulary')::bigint FROM models WHERE name = 'trgm'""")
     shape["trgm_docs"]["vocabulary"] = r[0]
     shape["docs_tsv"]["vocabulary"] = tsv_vocabulary
+    shape["short_docs"]["vocabulary"] = short_vocabulary
     for t, v in q20_vocabulary.items():
         shape[t]["vocabulary"] = v
     shape["_real"] = dict(messages=corpus.messages, tokens=corpus.tokens,
@@ -303,33 +307,16 @@ def run_comparisons(args, res):
                   SELECT label, t, count(*) AS n
                   FROM (SELECT label, unnest(tokens) AS t FROM docs) u
                   GROUP BY label, t) s"""
-    par = [("max_parallel_workers_per_gather", "2"), ("parallel_setup_cost", "0"),
-           ("parallel_tuple_cost", "0")]
-
-    # the parallel plan, checked once
-    cur.execute("SET max_parallel_workers_per_gather = 2; SET parallel_setup_cost = 0; "
-                "SET parallel_tuple_cost = 0")
-    cur.execute("EXPLAIN (ANALYZE, TIMING OFF, COSTS OFF) " + train)
-    plan = "\n".join(r[0] for r in cur.fetchall())
-    cur.execute("RESET parallel_setup_cost; RESET parallel_tuple_cost; "
-                "SET max_parallel_workers_per_gather = 0")
-    launched = [ln.strip() for ln in plan.splitlines() if "Workers Launched" in ln]
-    res.notes.append("Parallel training plan: %s (%s)."
-                     % ("Partial Aggregate under Gather" if "Partial Aggregate" in plan
-                        else "NOT PARALLEL", ", ".join(launched) or "no workers"))
 
     # 1. training ----------------------------------------------------------
     cases = {"floor": query(cur, floor), "nbc": query(cur, train),
-             "nbc, 2 workers": with_settings(cur, par, query(cur, train)),
              "SQL GROUP BY": query(cur, madlib)}
-    t = measure("training", cases, reps, warm=["floor", "nbc", "nbc, 2 workers"])
+    t = measure("training", cases, reps, warm=["floor", "nbc"])
     res.add_times("training (docs)", t)
     res.ratio("training: plain SQL unnest + GROUP BY vs nb_train(text[])", "SQL / nbc",
               t["SQL GROUP BY"], t["nbc"], ">= 20", lambda x: x >= 20)
     res.ratio("training: nb_train(text[]) vs scan floor", "nbc / floor",
               t["nbc"], t["floor"], "<= 3", lambda x: x <= 3)
-    res.ratio("training: 2 parallel workers (and the leader) vs none", "serial / parallel",
-              t["nbc"], t["nbc, 2 workers"], ">= 1.6", lambda x: x >= 1.6)
     info = cases["nbc"].last[0][0]
     sql_pairs, sql_tokens = cases["SQL GROUP BY"].last[0]
     checks.append("SQL baseline and nbc agree: %d (label, token) pairs, %d tokens (nb_info: %s, %s)"
@@ -481,6 +468,16 @@ def run_comparisons(args, res):
     for measure_name, definition, num, den, target, ok in comparisons:
         res.ratio(measure_name, definition, num, den, target, ok)
     res.notes.append("Evaluation: see test/bench/metrics_bench.py for its tables and queries.")
+
+    # 8. parallel training (test/bench/parallel_bench.py) -----------------------
+    import parallel_bench
+    comparisons, times, notes = parallel_bench.compare(
+        cur, reps, [("short_docs", "%s short documents" % "{:,}".format(args.short_docs)),
+                    ("docs", "long documents (docs)")])
+    res.times += [(k, statistics.median(v), len(v)) for k, v in times.items()]
+    for c in comparisons:
+        res.ratio(*c)
+    res.notes += notes
     conn.close()
     return checks
 
@@ -561,7 +558,7 @@ def report(args, shape, res, checks, sizes, elapsed_data, elapsed):
             "vocabulary", "size on disk"]
     drows = []
     for t in ("docs", "docs_many", "docs_tsv", "trgm_docs", "q20_small", "q20_large",
-              "q20z_small", "q20z_large"):
+              "q20z_small", "q20z_large", "short_docs"):
         s = shape[t]
         drows.append([t, "{:,}".format(s["documents"]), s["classes"], "{:,}".format(s["tokens"]),
                       "%.0f" % s["mean"], "%.0f" % s["median"], "%.0f" % s["p99"], s["max"],
@@ -589,8 +586,9 @@ def report(args, shape, res, checks, sizes, elapsed_data, elapsed):
         "per round; median and min-max of the rounds. Time = client wall time until the "
         "one-row result is in." % args.reps,
         "Settings for both sides: jit = off, work_mem = 256MB, max_parallel_workers_per_gather "
-        "= 0 (2 for the parallel run, with parallel_setup_cost = parallel_tuple_cost = 0 and "
-        "the table's parallel_workers = 2). Tables use PostgreSQL's defaults (text[] over 2 kB "
+        "= 0 (1, 2 or 4 for the parallel runs, with parallel_setup_cost = parallel_tuple_cost = 0 "
+        "and the table's parallel_workers = 4; see test/bench/parallel_bench.py for their CPU "
+        "accounting). Tables use PostgreSQL's defaults (text[] over 2 kB "
         "is TOASTed and pglz-compressed).",
         "Scan floor: SELECT sum(cardinality(tokens)) FROM <table> (reads and decompresses "
         "every array). nbc training: SELECT nb_info(nb_train(label, tokens)) (the model is "
@@ -649,6 +647,10 @@ def report(args, shape, res, checks, sizes, elapsed_data, elapsed):
         "own random letter substitution (a permutation of a-z), documents are %d-character "
         "windows of the real ham text enciphered that way, tokens = pg_trgm's show_trgm(text)."
         % (gen.N_LANGUAGES, gen.DOCS_PER_LANGUAGE, gen.SNIPPET_CHARS),
+        "short_docs (parallel training): gen.make_short, sentence-like documents of 10-30 "
+        "tokens in %d classes of equal share over a vocabulary of %d tokens with Zipf's law, "
+        "half of a document's tokens ranked alike in every class, half by its class's own "
+        "ranking." % (gen.SHORT_CLASSES, gen.SHORT_VOCABULARY),
         "Data generated in %.0f s (SQL tokenizing, numpy sampling, COPY), models for the "
         "prediction tests trained in %.0f s; whole run %.0f s."
         % (shape["_data_seconds"], elapsed_data - shape["_data_seconds"], elapsed),
@@ -687,6 +689,9 @@ def main():
     # beside the table's own cost for the marginal cost to mean anything
     ap.add_argument("--q20-docs", type=int, default=1000000)
     ap.add_argument("--metrics-rows", type=int, default=1000000)
+    # a million: at 20 tokens a row, fewer make a parallel query of tenths of a
+    # second, which worker start-up and the leader's merge dominate
+    ap.add_argument("--short-docs", type=int, default=1000000)
     ap.add_argument("--out", default=os.path.join(HERE, "results.md"))
     args = ap.parse_args()
 

@@ -11,10 +11,16 @@ documents of 60 tokens drawn from a skewed distribution, generated in SQL):
   - scoring: nb_predict over all 4,000 documents, the model kept prepared,
     dcm against multinomial.
 Each query runs once to warm up, then --reps rounds alternating the order;
-the table shows the median ratio of each round and the range.  Uses the
-libpq environment; creates and drops its tables.
+the table shows the median ratio of each round and the range.  A round's
+time is the server backend's CPU time (utime + stime from
+/proc/<pid>/stat) when the server runs on this machine, which other
+processes' load disturbs far less than the wall clock; else the wall clock.
+Each query repeats in a round until it has taken about 0.5 s (CPU time
+counts in clock ticks).  Uses the libpq environment; creates and drops its
+tables.
 """
 import argparse
+import os
 import statistics
 import time
 
@@ -25,25 +31,46 @@ DCM = '{"kind": "dcm"}'
 MULTI = '{"kind": "multinomial"}'
 
 
-def timed(cur, sql, args=None):
-    t = time.perf_counter()
-    cur.execute(sql, args)
-    cur.fetchall()
-    return time.perf_counter() - t
+ROUND_SECONDS = 0.5
 
 
-def ratio(cur, sql_a, sql_b, args, reps):
+def clock(cur):
+    """A function giving the backend's CPU seconds, or the wall clock if /proc cannot tell."""
+    cur.execute("SELECT pg_backend_pid()")
+    path = "/proc/%d/stat" % cur.fetchone()[0]
+    ticks = os.sysconf("SC_CLK_TCK")
+
+    def cpu():
+        # fields after the command name (which may hold spaces): utime and stime are 14 and 15
+        fields = open(path).read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / ticks
+    try:
+        cpu()
+        return cpu
+    except (OSError, IndexError, ValueError):
+        return time.perf_counter
+
+
+def timed(cur, now, sql, n):
+    t = now()
+    for _ in range(n):
+        cur.execute(sql)
+        cur.fetchall()
+    return now() - t
+
+
+def ratio(cur, now, sql_a, sql_b, reps):
     """Median and range of time(a) / time(b) over reps alternating rounds."""
-    timed(cur, sql_a, args)
-    timed(cur, sql_b, args)
+    n = max(1, round(ROUND_SECONDS / max(timed(cur, time.perf_counter, sql_a, 1),
+                                         timed(cur, time.perf_counter, sql_b, 1), 1e-6)))
     out = []
     for r in range(reps):
         if r % 2 == 0:
-            a = timed(cur, sql_a, args)
-            b = timed(cur, sql_b, args)
+            a = timed(cur, now, sql_a, n)
+            b = timed(cur, now, sql_b, n)
         else:
-            b = timed(cur, sql_b, args)
-            a = timed(cur, sql_a, args)
+            b = timed(cur, now, sql_b, n)
+            a = timed(cur, now, sql_a, n)
         out.append(a / b)
     return statistics.median(out), min(out), max(out)
 
@@ -58,6 +85,7 @@ def main():
     for s in ("jit = off", "max_parallel_workers_per_gather = 0", "client_min_messages = warning"):
         cur.execute("SET " + s)
     cur.execute("CREATE EXTENSION IF NOT EXISTS nbc")
+    now = clock(cur)
     print("| vocabulary | preparing dcm / multinomial | scoring 4,000 rows dcm / multinomial |")
     print("|---|---|---|")
     for V in VOCABS:
@@ -75,13 +103,13 @@ def main():
         vocab = int(cur.fetchone()[0])
         one = "SELECT nb_predict(m, '{t1,t2}'::text[], %s) FROM nbc_dcm_bench_model"
         cur.execute("SET nbc.prepared_model_cache = 0")
-        prep = ratio(cur, one.replace("%s", "'" + DCM + "'"), one.replace("%s", "'" + MULTI + "'"),
-                     None, args.reps)
+        prep = ratio(cur, now, one.replace("%s", "'" + DCM + "'"), one.replace("%s", "'" + MULTI + "'"),
+                     args.reps)
         cur.execute("RESET nbc.prepared_model_cache")
         allrows = ("SELECT count(nb_predict(m, d.tokens, %s)) FROM nbc_dcm_bench d, "
                    "nbc_dcm_bench_model")
-        score = ratio(cur, allrows.replace("%s", "'" + DCM + "'"),
-                      allrows.replace("%s", "'" + MULTI + "'"), None, args.reps)
+        score = ratio(cur, now, allrows.replace("%s", "'" + DCM + "'"),
+                      allrows.replace("%s", "'" + MULTI + "'"), args.reps)
         print("| %d | %.2f (%.2f-%.2f) | %.2f (%.2f-%.2f) |" % ((vocab,) + prep + score))
     cur.execute("DROP TABLE IF EXISTS nbc_dcm_bench, nbc_dcm_bench_model")
 

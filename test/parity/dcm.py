@@ -36,6 +36,7 @@ SOURCES = {
     "reuters_grain": "SELECT lpad(id::text, 6, '0') AS key, label, split, body FROM reuters_grain",
 }
 DCM = json.dumps({"kind": "dcm"})
+DCM_ALPHA_1 = json.dumps({"kind": "dcm", "alpha": 1})
 
 passed = failed = 0
 
@@ -95,19 +96,22 @@ def main():
                   "%s: %d parameters beta/s within %g relative" % (name, n, PARAM_TOL),
                   "worst %.3g" % worst)
 
-            # posteriors of the test documents
-            cur.execute("""SELECT d.key, nb_predict_proba(m, d.tokens, %s)
-                           FROM nbc_dcm_docs d, nbc_dcm_model
-                           WHERE d.ds = %s AND d.split = 'test' ORDER BY d.key""", (DCM, ds))
-            got = dict(cur.fetchall())
-            worst = 0.0
-            for r in test:
-                want = ref.predict_proba(collections.Counter(r[5]))
-                p = got[r[0]]
-                worst = max(worst, max(abs(p[c] - want[c]) for c in ref.classes))
-            check(len(got) == len(test) and worst <= POST_TOL,
-                  "%s: posteriors of %d test documents within %g" % (name, len(test), POST_TOL),
-                  "worst %.3g" % worst)
+            # posteriors of the test documents, alpha not given and alpha 1
+            ref1 = DcmNB([collections.Counter(r[5]) for r in train], [r[1] for r in train],
+                         [r[3] for r in train] if weighted else None, alpha=1.0)
+            for opts, want_model in ((DCM, ref), (DCM_ALPHA_1, ref1)):
+                cur.execute("""SELECT d.key, nb_predict_proba(m, d.tokens, %s)
+                               FROM nbc_dcm_docs d, nbc_dcm_model
+                               WHERE d.ds = %s AND d.split = 'test' ORDER BY d.key""", (opts, ds))
+                got = dict(cur.fetchall())
+                worst = 0.0
+                for r in test:
+                    want = want_model.predict_proba(collections.Counter(r[5]))
+                    p = got[r[0]]
+                    worst = max(worst, max(abs(p[c] - want[c]) for c in ref.classes))
+                check(len(got) == len(test) and worst <= POST_TOL,
+                      "%s %s: posteriors of %d test documents within %g" % (name, opts, len(test), POST_TOL),
+                      "worst %.3g" % worst)
 
             # the halves merged: the same posteriors (the histograms merge exactly;
             # fractional weights add up in another order, hence MERGE_TOL)

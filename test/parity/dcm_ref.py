@@ -7,9 +7,15 @@ beta_w = d_w / sum_d [psi(s + n_d) - psi(s)], with scipy's digamma; tokens a
 class never saw get beta = a / Z (a the pseudo document count, nbc's alpha)
 and s is the sum of every beta of the vocabulary.  Documents are dicts
 {token: count}; weights multiply a document's share of every sum.
+
+DEFAULT_ALPHA is the pseudo document count nbc uses when alpha is not given
+(README, "dcm"): chosen by cross-validation within the training splits
+(test/bench/dcm_accuracy.py --cv), a documented constant, not computed here.
 """
 import numpy as np
 from scipy.special import digamma, gammaln
+
+DEFAULT_ALPHA = 0.1
 
 
 def edcm_fixed_point(D, lengths, weights, tol=1e-15, max_iter=2_000_000):
@@ -27,7 +33,7 @@ def edcm_fixed_point(D, lengths, weights, tol=1e-15, max_iter=2_000_000):
 
 
 class DcmNB:
-    def __init__(self, docs, labels, weights=None, alpha=1.0):
+    def __init__(self, docs, labels, weights=None, alpha=DEFAULT_ALPHA):
         weights = np.ones(len(docs)) if weights is None else np.asarray(weights, float)
         self.alpha = alpha
         self.classes = sorted(set(labels), key=lambda s: s.encode())

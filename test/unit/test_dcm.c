@@ -87,6 +87,60 @@ done:
 	;
 }
 
+/*
+ * log Gamma(beta + x) - log Gamma(beta + 1), the repeat term: against
+ * lgammal (long double) on both sides of the product's bounds (whole x up
+ * to NB_DCM_PRODUCT_MAX, beta below NB_DCM_PRODUCT_BETA) and of x 1.
+ */
+static void
+test_dcm_repeat(void)
+{
+	static const double b[] = {1e-9, 0.003, 0.5, 1, 9.5, 10, 250, 9.9e7, 1e8, 3e9};
+	static const double x[] = {1, 1.5, 2, 3, 7, 31, NB_DCM_PRODUCT_MAX, NB_DCM_PRODUCT_MAX + 1, 40.5, 1000};
+
+	for (size_t i = 0; i < sizeof(b) / sizeof(b[0]); i++)
+		for (size_t k = 0; k < sizeof(x) / sizeof(x[0]); k++)
+		{
+			long double bl = b[i];
+			double		want = (double) (lgammal(bl + x[k]) - lgammal(bl + 1));
+			double		got = nb_dcm_repeat(b[i], x[k]);
+
+			/* lgammal rounds by about 1e-19 of each side's size */
+			double		tol = 1e-14 * (fabs(want) + 1) + 1e-18 * (double) fabsl(lgammal(bl + x[k]));
+
+			CHECK_OR_DONE(fabs(got - want) <= tol, "beta %g x %g: %.17g, want %.17g", b[i], x[k],
+						  got, want);
+		}
+done:
+	;
+}
+
+/*
+ * alpha not given: a dcm bag's pseudo document count is
+ * NB_DCM_DEFAULT_ALPHA, every other pseudo-count 1; given, alpha is both.
+ * Under estimator map the default 1 leaves 0, which dcm refuses.
+ */
+static void
+test_dcm_default_alpha(void)
+{
+	NbOptions	o;
+
+	nb_options_init(&o);
+	CHECK(nb_options_set_kind(&o, "dcm", 3) == NB_OPTION_OK, "kind");
+	CHECK(nb_options_pseudo(&o).docs == NB_DCM_DEFAULT_ALPHA && nb_options_pseudo(&o).alpha == 1,
+		  "default: docs %g alpha %g", nb_options_pseudo(&o).docs, nb_options_pseudo(&o).alpha);
+	CHECK(nb_options_check_set(&o) == NB_OPTION_OK, "the default is valid");
+	CHECK(nb_options_set_alpha(&o, 1) == NB_OPTION_OK && nb_options_pseudo(&o).docs == 1,
+		  "given alpha 1: docs %g", nb_options_pseudo(&o).docs);
+	nb_options_init(&o);
+	CHECK(nb_options_set_kind(&o, "dcm", 3) == NB_OPTION_OK &&
+		  nb_options_set_estimator(&o, "map", 3) == NB_OPTION_OK, "kind dcm, estimator map");
+	CHECK(nb_options_check_set(&o) == NB_OPTION_DCM_NOT_SMOOTHED, "map without alpha: not smoothed");
+	CHECK(nb_options_set_alpha(&o, 2.5) == NB_OPTION_OK && nb_options_pseudo(&o).docs == 1.5 &&
+		  nb_options_check_set(&o) == NB_OPTION_OK, "map with alpha 2.5: docs %g",
+		  nb_options_pseudo(&o).docs);
+}
+
 /* splitmix64 uniform in (0, 1) */
 static double
 uniform(uint64_t *s)
@@ -301,6 +355,8 @@ main(int argc, char **argv)
 	unit_init(argc, argv);
 	run("dcm: digamma at known points", test_digamma);
 	run("dcm: log-gamma ratios, also for large arguments", test_lgamma_ratio);
+	run("dcm: the repeat term log Gamma(beta + x) - log Gamma(beta + 1)", test_dcm_repeat);
+	run("dcm: alpha not given is NB_DCM_DEFAULT_ALPHA for a dcm bag only", test_dcm_default_alpha);
 	run("dcm: the EDCM fit recovers a known DCM from a corpus drawn from it", test_fit_recovers_dcm);
 	run("dcm: fits at the limits (no lengths, no repeats, one token per row)", test_fit_limits);
 	run("dcm: posteriors of kind dcm as eq. 3.79 gives them", test_scorer_dcm);

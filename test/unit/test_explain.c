@@ -34,6 +34,7 @@ options(NbKind kind, double alpha, NbPriorMode prior_mode, const double *class_p
 	nb_options_init(&o);
 	o.kind = kind;
 	o.alpha = alpha;
+	o.alpha_given = true;
 	o.prior_mode = prior_mode;
 	o.class_prior = class_prior;
 	return o;

@@ -298,6 +298,50 @@ test_iterators_v2(void)
 	test_iterators(2);
 }
 
+/*
+ * Sizes computed from the layout by hand: version 1 ignores the features,
+ * and a count whose bytes pass the limit, or 64 bits, gives 0 (too large)
+ * rather than a wrapped-around size.
+ */
+static void
+test_size_limits(void)
+{
+	NbFormatShape s;
+
+	memset(&s, 0, sizeof(s));
+	s.n_classes = 2;
+	s.n_tokens = 3;
+	s.n_entries = 4;
+	s.label_bytes = 5;
+	s.token_bytes = 6;
+	/* version 1: header, docs and label lengths, token lengths and entries, entries, strings */
+	s.text_only = true;
+	s.n_features = UINT32_MAX;
+	s.name_bytes = 1000;
+	EXPECT(nb_format_size(&s, SIZE_MAX) == 32 + 2 * 12 + 3 * 8 + 4 * 20 + 5 + 6);
+	/* version 2: 8 bytes of counts, F * 36 + F * C * 24 bytes of features, names */
+	s.text_only = false;
+	s.n_features = 1;
+	s.name_bytes = 7;
+	EXPECT(nb_format_size(&s, SIZE_MAX) == 32 + 8 + 2 * 12 + 3 * 8 + 4 * 20 + 5 + 6 + 36 + 2 * 24 + 7);
+	EXPECT(nb_format_size(&s, 32 + 8 + 2 * 12 + 3 * 8 + 4 * 20 + 5 + 6 + 36 + 2 * 24 + 6) == 0);
+	/* F * C * 24 bytes past 64 bits */
+	s.n_features = UINT32_MAX;
+	s.n_classes = UINT32_MAX;
+	EXPECT(nb_format_size(&s, SIZE_MAX) == 0);
+	/* version 3: H * 16 bytes of lengths past 64 bits */
+	s.n_features = 1;
+	s.n_classes = 2;
+	s.lengths = true;
+	s.n_lengths = UINT64_C(1) << 60;
+	EXPECT(nb_format_size(&s, SIZE_MAX) == 0);
+	s.n_lengths = 3;
+	EXPECT(nb_format_size(&s, SIZE_MAX) ==
+		   32 + 16 + 2 * 12 + 3 * 8 + 4 * 20 + 5 + 6 + 36 + 2 * 24 + 7 + 2 * 4 + 3 * 16);
+done:
+	;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -308,5 +352,6 @@ main(int argc, char **argv)
 	run("format iterators: labels, items, features of version 1 (the implied bag \"\")",
 		test_iterators_v1);
 	run("format iterators: labels, items, features of version 2", test_iterators_v2);
+	run("format size: by hand for each version; counts past the limit or 64 bits give 0", test_size_limits);
 	return unit_done();
 }

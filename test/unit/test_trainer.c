@@ -18,6 +18,7 @@
 
 #include "fixtures.h"
 #include "model_check.h"
+#include "nb_hash.h"
 #include "nb_format.h"
 #include "nb_merge.h"
 #include "nb_trainer.h"
@@ -1211,6 +1212,182 @@ test_trainer_gaussian_large_values(void)
 	}
 }
 
+/*
+ * The pair table through its doublings (grow_pairs): after every doubling
+ * each pair is in the first free slot from its home, once, and pairs_used
+ * counts them, although before doublings there were runs that went round
+ * the end of the table (pairs whose home lies after their slot).  Then
+ * every count of the written model is the one kept here.
+ */
+#define PT_CLASSES 12
+#define PT_TOKENS 20000
+#define PT_ROWS 40000
+#define PT_SEEDS 4
+
+/* Pairs whose run goes round the end of the table; -1 if the table is not valid. */
+static int64_t
+pair_table_check(const NbTrainer *t, char *why, size_t whylen)
+{
+	uint64_t	used = 0;
+	int64_t		wrapped = 0;
+
+	for (uint64_t p = 0; p <= t->pair_mask; p++)
+	{
+		uint64_t	key = t->pairs[p].key;
+		uint64_t	home;
+
+		if (key == UINT64_MAX)
+			continue;
+		used++;
+		home = nb_hash_mix(key) & t->pair_mask;
+		wrapped += home > p;
+		for (uint64_t j = home; j != p; j = (j + 1) & t->pair_mask)
+			if (t->pairs[j].key == UINT64_MAX || t->pairs[j].key == key)
+			{
+				snprintf(why, whylen, "slot %llu of the run from %llu to %llu is %s",
+						 (unsigned long long) j, (unsigned long long) home,
+						 (unsigned long long) p,
+						 t->pairs[j].key == key ? "the same pair" : "free");
+				return -1;
+			}
+	}
+	if (used != t->pairs_used)
+	{
+		snprintf(why, whylen, "%llu pairs, pairs_used %llu", (unsigned long long) used,
+				 (unsigned long long) t->pairs_used);
+		return -1;
+	}
+	return wrapped;
+}
+
+/*
+ * Train PT_ROWS random rows (seed) checking the pair table at every
+ * doubling; *growths and *wrapped_before add up what was seen.  Returns
+ * the trainer, NULL on a failure.
+ */
+static NbTrainer *
+pair_growth_rows(uint64_t seed, double *want, int *growths, int64_t *wrapped_before)
+{
+	NbTrainer  *t = nb_trainer_create();
+	uint64_t	mask = t->pair_mask;
+	char		why[200];
+
+	for (int r = 0; r < PT_ROWS; r++)
+	{
+		char		label[8];
+		char		tok[5][8];
+		NbTokenRef	refs[5];
+		int			c = (int) (nbt_rand(&seed) % PT_CLASSES);
+
+		snprintf(label, sizeof(label), "c%02d", c);
+		for (int i = 0; i < 5; i++)
+		{
+			int			k = (int) (nbt_rand(&seed) % PT_TOKENS);
+
+			snprintf(tok[i], sizeof(tok[i]), "t%05d", k);
+			refs[i].str = tok[i];
+			refs[i].len = 6;
+			refs[i].count = 1;
+			if (want != NULL)
+				want[(size_t) k * PT_CLASSES + c] += 1;
+		}
+		/* about to double: count the runs round the end of the old table */
+		if ((t->pairs_used + 5) * 4 > (t->pair_mask + 1) * 3)
+		{
+			int64_t		w = pair_table_check(t, why, sizeof(why));
+
+			if (w < 0)
+			{
+				fail_at(__LINE__, "before a doubling: %s", why);
+				nb_trainer_destroy(t);
+				return NULL;
+			}
+			*wrapped_before += w;
+		}
+		nb_trainer_begin_doc(t, label, 3, 1.0);
+		if (!nb_trainer_add_text(t, refs, 5))
+			abort();
+		if (t->pair_mask != mask)
+		{
+			if (pair_table_check(t, why, sizeof(why)) < 0)
+			{
+				fail_at(__LINE__, "seed %llu, after doubling to %llu slots: %s",
+						(unsigned long long) seed, (unsigned long long) t->pair_mask + 1, why);
+				nb_trainer_destroy(t);
+				return NULL;
+			}
+			mask = t->pair_mask;
+			(*growths)++;
+		}
+	}
+	return t;
+}
+
+static void
+test_trainer_pair_growth(void)
+{
+	double	   *want = calloc((size_t) PT_TOKENS * PT_CLASSES, sizeof(double));
+	int			growths = 0;
+	int64_t		wrapped_before = 0;
+	NbTrainer  *t = pair_growth_rows(17, want, &growths, &wrapped_before);
+	unsigned char *buf = NULL;
+	size_t		size;
+	NbView		v;
+	char		why[200];
+	const char *s;
+	uint64_t	e = 0;
+	uint64_t	nonzero = 0;
+
+	if (t == NULL)
+		goto done;
+	/* more seeds: tables of other layouts, checked at every doubling */
+	for (uint64_t seed = 1; seed <= PT_SEEDS; seed++)
+	{
+		NbTrainer  *other = pair_growth_rows(1000 + seed, NULL, &growths, &wrapped_before);
+
+		if (other == NULL)
+			goto done;
+		nb_trainer_destroy(other);
+	}
+	CHECK_OR_DONE(wrapped_before > 0, "no run went round the end before a doubling");
+
+	size = nb_trainer_flat_size(t, SIZE_MAX);
+	buf = malloc(size);
+	nb_trainer_write(t, buf, size);
+	CHECK_OR_DONE(open_view(&v, buf, size, why, sizeof(why)), "rejected: %s", why);
+	s = v.tokens;
+	for (uint32_t k = 0; k < v.n_tokens; k++)
+	{
+		uint32_t	len = nb_read_u32(v.token_len, k);
+		int			tk = 0;
+
+		/* "t" and five digits; the strings are not NUL-terminated */
+		for (int d = 1; d < 6; d++)
+			tk = tk * 10 + (s[d] - '0');
+		for (uint32_t i = 0; i < nb_read_u32(v.token_entries, k); i++, e++)
+		{
+			uint32_t	c = nb_read_u32(v.entry_class, e);
+
+			/* labels c00..c11 sort as their numbers */
+			CHECK_OR_DONE(nb_read_f64(v.entry_count, e) == want[(size_t) tk * PT_CLASSES + c],
+						  "token %.*s, class %u: %g, expected %g", (int) len, s, c,
+						  nb_read_f64(v.entry_count, e), want[(size_t) tk * PT_CLASSES + c]);
+		}
+		s += len;
+	}
+	for (size_t i = 0; i < (size_t) PT_TOKENS * PT_CLASSES; i++)
+		nonzero += want[i] != 0;
+	CHECK_OR_DONE(e == nonzero, "%llu entries, expected %llu", (unsigned long long) e,
+				  (unsigned long long) nonzero);
+	note("%d doublings; %lld pairs in runs round the end just before one", growths,
+		 (long long) wrapped_before);
+done:
+	free(buf);
+	free(want);
+	if (t != NULL)
+		nb_trainer_destroy(t);
+}
+
 /* ---------------------------------------------------------------- */
 
 int
@@ -1224,6 +1401,8 @@ main(int argc, char **argv)
 	run("trainer: merge of serialized parts equals training on all rows", test_trainer_merge);
 	run("trainer: serialization is canonical (row and token order)", test_trainer_canonical);
 	run("trainer: batch sizes of nb_trainer_add_tokens do not matter", test_trainer_batches);
+	run("trainer: the pair table stays a valid linear-probing table through its doublings",
+		test_trainer_pair_growth);
 	run("trainer: labels and tokens in unsigned byte order, empty and binary strings",
 		test_trainer_byte_order);
 	run("trainer: self-merge that overflows entry docs is reported or valid",
