@@ -148,15 +148,16 @@ BEGIN
 					   label_column, features_column);
 
 	-- one pass: a model per fold; the whole by nb_merge, each fold's
-	-- out-of-fold model by nb_subtract
+	-- out-of-fold model by nb_subtract; the default grid from the whole
+	-- (which is not passed back: the models are large, and each copy costs)
 	EXECUTE format(
 		'WITH f AS (SELECT fold, %1$s.nb_train(actual, features) AS model FROM (%2$s) r GROUP BY fold), '
 		'     w AS (SELECT %1$s.nb_merge(model) AS model FROM f) '
 		'SELECT array_agg(f.fold ORDER BY f.fold) AS folds, '
 		'       array_agg(%1$s.nb_subtract(w.model, f.model) ORDER BY f.fold) AS models, '
-		'       (SELECT model FROM w) AS whole '
+		'       coalesce($1, (SELECT %1$s.nb_grid_default(model) FROM w)) AS grid '
 		'FROM f, w WHERE f.fold IS NOT NULL',
-		ext, rows_sql) INTO trained;
+		ext, rows_sql) INTO trained USING grid;
 	IF trained.folds IS NULL THEN
 		RAISE EXCEPTION 'relation "%" has no rows to cross-validate', rel
 			USING ERRCODE = 'invalid_parameter_value',
@@ -173,10 +174,7 @@ BEGIN
 				  DETAIL = 'Each fold is scored by a model of the rows outside it.';
 	END IF;
 
-	IF grid IS NULL THEN
-		EXECUTE format('SELECT %s.nb_grid_default($1)', ext) INTO grid USING trained.whole;
-	END IF;
-
+	grid := trained.grid;
 	EXECUTE format('SELECT ARRAY(SELECT %s.nb_grid_options($1))', ext) INTO option_sets USING grid;
 
 	-- one nb_grid_metrics per fold over the fold's rows, its out-of-fold
