@@ -252,16 +252,6 @@ slow:
 	return DatumGetFloat8(DirectFunctionCall1(numeric_float8, NumericGetDatum(num)));
 }
 
-static void
-bad_probabilities(const char *detail)
-{
-	ereport(ERROR,
-			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-			 errmsg("invalid nb_metrics probabilities"),
-			 errdetail("%s", detail),
-			 errhint("Pass an object of label: probability as nb_predict_proba returns it.")));
-}
-
 /* nb_metrics(actual text, probabilities jsonb [, weight float8]) */
 Datum
 nb_metrics_proba_transfn(PG_FUNCTION_ARGS)
@@ -289,10 +279,18 @@ nb_metrics_proba_transfn(PG_FUNCTION_ARGS)
 	actual_len = VARSIZE_ANY_EXHDR(actual);
 	proba = PG_GETARG_JSONB_P(2);
 	if (!JB_ROOT_IS_OBJECT(proba))
-		bad_probabilities("The probabilities are not a jsonb object.");
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("invalid nb_metrics probabilities"),
+				 errdetail("The probabilities are not a jsonb object."),
+				 errhint("Pass an object of label: probability as nb_predict_proba returns it.")));
 	n = JB_ROOT_COUNT(proba);
 	if (n == 0)
-		bad_probabilities("The probabilities name no class.");
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("invalid nb_metrics probabilities"),
+				 errdetail("The probabilities name no class."),
+				 errhint("Pass an object of label: probability as nb_predict_proba returns it.")));
 	if (n > st->row_cap)
 	{
 		uint32		cap = Max(n, 2 * st->row_cap);
