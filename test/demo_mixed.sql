@@ -5,7 +5,7 @@
 
 \echo
 \echo '=============================================================='
-\echo ' 9. Mixed features: the German credit data (Weka credit-g)'
+\echo ' 10. Mixed features: the German credit data (Weka credit-g)'
 \echo '=============================================================='
 \echo 'One jsonb object per row: strings are categorical features,'
 \echo 'numbers Gaussian, JSON null or an absent key a missing value.'
@@ -44,7 +44,7 @@ FROM credit_model;
 
 \echo
 \echo '=============================================================='
-\echo ' 10. Dense Gaussian features: Fashion-MNIST as float8[784]'
+\echo ' 11. Dense Gaussian features: Fashion-MNIST as float8[784]'
 \echo '=============================================================='
 SELECT split, count(*) AS images, cardinality(min(pixels)) AS pixels FROM fashion_mnist GROUP BY split ORDER BY split;
 \timing on
