@@ -297,18 +297,25 @@ def make_q20(connect, ndocs, seed):
         for d in range(ndocs):
             out.write("%d\t%s\t{%s}\n" % (d + 1, "ab"[labels[d]], ",".join(toks[d].tolist())))
         out.seek(0)
-        conn = connect()
-        try:
-            with conn.cursor() as cur:
-                cur.execute("BEGIN")
-                cur.execute("DROP TABLE IF EXISTS %s" % table)
-                cur.execute("CREATE TABLE %s (id int, label text, tokens text[])" % table)
-                cur.copy_expert("COPY %s FROM STDIN WITH (FREEZE)" % table, out)
-                cur.execute("COMMIT")
-                cur.execute("ANALYZE %s" % table)
-        finally:
-            conn.close()
+        load_rows(connect, table, out, ["ANALYZE %s" % table])
     return distinct
+
+
+def load_rows(connect, table, rows, after):
+    """(Re)create table (id, label, tokens text[]) from rows, a file of COPY
+    text lines, frozen as it is loaded; then run the statements after."""
+    conn = connect()
+    try:
+        with conn.cursor() as cur:
+            cur.execute("BEGIN")
+            cur.execute("DROP TABLE IF EXISTS %s" % table)
+            cur.execute("CREATE TABLE %s (id int, label text, tokens text[])" % table)
+            cur.copy_expert("COPY %s FROM STDIN WITH (FREEZE)" % table, rows)
+            cur.execute("COMMIT")
+            for sql in after:
+                cur.execute(sql)
+    finally:
+        conn.close()
 
 
 SHORT_CLASSES = 15
@@ -347,16 +354,6 @@ def make_short(connect, ndocs, seed, table="short_docs"):
         s = starts[d]
         out.write("%d\tc%02d\t{%s}\n" % (d + 1, labels[d], ",".join(toks[s:s + lens[d]].tolist())))
     out.seek(0)
-    conn = connect()
-    try:
-        with conn.cursor() as cur:
-            cur.execute("BEGIN")
-            cur.execute("DROP TABLE IF EXISTS %s" % table)
-            cur.execute("CREATE TABLE %s (id int, label text, tokens text[])" % table)
-            cur.copy_expert("COPY %s FROM STDIN WITH (FREEZE)" % table, out)
-            cur.execute("COMMIT")
-            cur.execute("ALTER TABLE %s SET (parallel_workers = 4)" % table)
-            cur.execute("VACUUM (FREEZE, ANALYZE) %s" % table)
-    finally:
-        conn.close()
+    load_rows(connect, table, out, ["ALTER TABLE %s SET (parallel_workers = 4)" % table,
+                                    "VACUUM (FREEZE, ANALYZE) %s" % table])
     return int(len(np.unique(ids)))
