@@ -442,6 +442,40 @@ test_trainer_batches(void)
 }
 
 /*
+ * The rows, and every 97th a document of a token that shares its first
+ * bytes with many others; with write_midway, the model written twice when
+ * half of them are in.  Returns the bytes written at the end.
+ */
+static unsigned char *
+train_prefixed(const RandRow *rows, bool write_midway, size_t *size)
+{
+	NbTrainer  *t = nb_trainer_create();
+	unsigned char *bytes;
+	char		tok[40];
+
+	for (int i = 0; i < RAND_ROWS; i++)
+	{
+		train_rand(t, &rows[i]);
+		if (i % 97 == 0)
+		{
+			nb_trainer_begin_doc(t, "prefix", 6, 1);
+			snprintf(tok, sizeof(tok), "common-prefix-%d", i * 7 % 1000);
+			add_token(t, tok, (uint32_t) strlen(tok), 1);
+		}
+		if (write_midway && i == RAND_ROWS / 2)
+		{
+			size_t		mid;
+
+			free(serialize(t, &mid));
+			free(serialize(t, &mid));
+		}
+	}
+	bytes = serialize(t, size);
+	nb_trainer_destroy(t);
+	return bytes;
+}
+
+/*
  * Writing lends the item index's memory to the sort (nb_vocab_lend_index):
  * writing twice, or writing and then training on, gives the bytes of a
  * trainer that never wrote before.  Many items share their first 8 bytes,
@@ -451,48 +485,14 @@ static void
 test_trainer_write_then_train(void)
 {
 	RandRow    *rows = malloc(sizeof(RandRow) * RAND_ROWS);
-	NbTrainer  *t = nb_trainer_create();
 	unsigned char *b0,
-			   *b1,
-			   *mid;
+			   *b1;
 	size_t		s0,
-				s1,
-				smid;
-	char		tok[40];
+				s1;
 
 	rand_rows(rows, RAND_ROWS, 5, RAND_TOKENS, 11, true);
-	for (int i = 0; i < RAND_ROWS; i++)
-	{
-		train_rand(t, &rows[i]);
-		if (i % 97 == 0)
-		{
-			nb_trainer_begin_doc(t, "prefix", 6, 1);
-			snprintf(tok, sizeof(tok), "common-prefix-%d", i * 7 % 1000);
-			add_token(t, tok, (uint32_t) strlen(tok), 1);
-		}
-		if (i == RAND_ROWS / 2)
-		{
-			free(serialize(t, &smid));
-			mid = serialize(t, &smid);
-			free(mid);
-		}
-	}
-	b1 = serialize(t, &s1);
-	nb_trainer_destroy(t);
-
-	t = nb_trainer_create();
-	for (int i = 0; i < RAND_ROWS; i++)
-	{
-		train_rand(t, &rows[i]);
-		if (i % 97 == 0)
-		{
-			nb_trainer_begin_doc(t, "prefix", 6, 1);
-			snprintf(tok, sizeof(tok), "common-prefix-%d", i * 7 % 1000);
-			add_token(t, tok, (uint32_t) strlen(tok), 1);
-		}
-	}
-	b0 = serialize(t, &s0);
-	nb_trainer_destroy(t);
+	b1 = train_prefixed(rows, true, &s1);
+	b0 = train_prefixed(rows, false, &s0);
 	CHECK(s1 == s0 && memcmp(b0, b1, s0) == 0, "writing midway changed the model");
 	free(b0);
 	free(b1);
