@@ -1182,19 +1182,25 @@ nb_scorer_set_build(NbScorerSet *set, const NbIndex *ix, NbScorer *scorers,
 	uint32_t	C = ix->n_classes;
 	uint64_t	E = ix->n_entries;
 	uint32_t	m = 0;
+	uint64_t	work = 0;
 
 	memset(set, 0, sizeof(*set));
 	set->n = n;
 	set->scorers = scorers;
 	set->column = nb_alloc(sizeof(uint32_t) * n);
 	set->owner = nb_alloc(sizeof(uint32_t) * n);
-	/* the columns: option sets that differ in the prior only share one */
+	/*
+	 * The columns: option sets that differ in the prior only share one.  Each
+	 * option set is compared with every column before its own, millions of
+	 * comparisons for a grid of thousands of distinct option sets.
+	 */
 	for (uint32_t s = 0; s < n; s++)
 	{
 		uint32_t	j = 0;
 
 		while (j < m && !same_but_prior(&opts[set->owner[j]], &opts[s]))
 			j++;
+		nb_interrupt_count(&work, 1 + (uint64_t) j);
 		set->column[s] = j;
 		if (j == m)
 			set->owner[m++] = s;

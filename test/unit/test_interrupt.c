@@ -52,6 +52,9 @@ typedef struct IntFixture
 	NbView		view;
 	NbIndex		index;
 	NbScorer	scorer;			/* multinomial, alpha 1 */
+	unsigned char *toy_bytes;	/* the toy model (fixtures.h), for a grid of many option sets */
+	NbView		toy_view;
+	NbIndex		toy_index;
 } IntFixture;
 
 static IntFixture ifx;
@@ -74,6 +77,7 @@ static void
 int_fixture_build(void)
 {
 	NbFormatError e;
+	size_t		size;
 	NbOptions	o = {.kind = NB_MULTINOMIAL, .alpha = 1.0, .prior_mode = NB_PRIOR_FIT, .class_prior = NULL,
 		.var_smoothing = 1e-9};
 
@@ -94,6 +98,10 @@ int_fixture_build(void)
 		abort();
 	nb_index_build(&ifx.index, &ifx.view);
 	nb_scorer_build(&ifx.scorer, &ifx.index, &o);
+	ifx.toy_bytes = serialize_rows(toy, NTOY, &size);
+	if (!nb_view_open(&ifx.toy_view, ifx.toy_bytes, size, &e))
+		abort();
+	nb_index_build(&ifx.toy_index, &ifx.toy_view);
 }
 
 static void
@@ -101,6 +109,8 @@ int_fixture_free(void)
 {
 	nb_scorer_free(&ifx.scorer);
 	nb_index_free(&ifx.index);
+	nb_index_free(&ifx.toy_index);
+	free(ifx.toy_bytes);
 	free(ifx.bytes);
 	nb_trainer_destroy(ifx.trainer);
 	free(ifx.row);
@@ -362,6 +372,34 @@ int_op_hash(void)
 	return d;
 }
 
+/*
+ * The scorers of a grid of INT_GRID option sets that differ in alpha, each
+ * its own column, on the toy model: little work per scorer, but finding
+ * the columns compares each option set with every column before it.
+ */
+#define INT_GRID 3000
+
+static uint64_t
+int_op_grid(void)
+{
+	NbOptions  *opts = nb_alloc(sizeof(NbOptions) * INT_GRID);
+	NbScorer   *scorers = nb_alloc(sizeof(NbScorer) * INT_GRID);
+	NbScorerSet set;
+	uint64_t	d;
+
+	for (uint32_t s = 0; s < INT_GRID; s++)
+		opts[s] = (NbOptions) {.kind = NB_MULTINOMIAL, .alpha = 0.001 * (s + 1), .prior_mode = NB_PRIOR_FIT,
+			.class_prior = NULL, .var_smoothing = 1e-9};
+	nb_scorer_set_build(&set, &ifx.toy_index, scorers, opts, INT_GRID);
+	d = (uint64_t) set.m << 32 | (uint64_t) set.n;
+	for (uint32_t s = 0; s < INT_GRID; s++)
+		nb_scorer_free(&scorers[s]);
+	nb_scorer_set_free(&set);
+	nb_free(scorers);
+	nb_free(opts);
+	return d;
+}
+
 typedef struct IntOp
 {
 	const char *name;
@@ -385,6 +423,7 @@ static IntOp int_ops[] = {
 	{"merge flat models, two inputs", int_op_flat_merge2, 0},
 	{"merge flat models, three inputs", int_op_flat_merge3, 0},
 	{"subtract a model from its double", int_op_flat_subtract, 0},
+	{"build the scorers of a grid of many option sets", int_op_grid, 0},
 };
 
 #define N_INT_OPS (sizeof(int_ops) / sizeof(int_ops[0]))
@@ -411,6 +450,7 @@ int_units(void)
 	int_ops[12].units = 2 * E;
 	int_ops[13].units = 3 * E;
 	int_ops[14].units = 2 * E + 2 * E;
+	int_ops[15].units = (uint64_t) INT_GRID * (INT_GRID - 1) / 2;
 }
 
 static void
