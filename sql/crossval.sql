@@ -266,6 +266,20 @@ SELECT cv_error(q) AS error, q AS query FROM (VALUES
     ($q$SELECT nb_grid_metrics(model, tokens, label, ARRAY['{"alpha": -1}']::jsonb[]) FROM cv_docs, cv_grid_model$q$),
     ($q$SELECT nb_grid_metrics(model, tokens, label, ARRAY[jsonb_build_object('alpha', id % 2)]) FROM cv_docs, cv_grid_model$q$),
     ($q$SELECT nb_grid_metrics(model, vec, label, ARRAY['{}']::jsonb[]) FROM cv_mixed, cv_grid_model$q$)) AS v(q);
+-- a grid's scorers take memory in proportion to the option sets times the
+-- model (here 8 bytes per option set and (token, class) pair, 30000 pairs):
+-- at most nbc.prepared_model_cache_limit, so that a short array cannot make
+-- the backend allocate more than the server has.  Option sets that differ
+-- in the prior only share their terms.
+CREATE TABLE cv_wide AS SELECT 'c' || (i % 2) AS label, ARRAY['t' || i] AS tokens FROM generate_series(1, 30000) AS i;
+CREATE TABLE cv_wide_model AS SELECT nb_train(label, tokens) AS model FROM cv_wide;
+SET nbc.prepared_model_cache_limit = '2MB';
+SELECT cv_error(q) AS error, q AS query FROM (VALUES
+    ($q$SELECT nb_grid_metrics(model, tokens, label, ARRAY(SELECT nb_grid_options('{"alpha": [0.5, 1], "fit_prior": [true, false]}'))) FROM cv_wide, cv_wide_model WHERE label = 'c0' AND tokens = '{t2}'$q$),
+    ($q$SELECT nb_grid_metrics(model, tokens, label, ARRAY(SELECT jsonb_build_object('alpha', i) FROM generate_series(1, 10) AS i)) FROM cv_wide, cv_wide_model WHERE tokens = '{t2}'$q$)) AS v(q);
+RESET nbc.prepared_model_cache_limit;
+SELECT cardinality(nb_grid_metrics(model, tokens, label, ARRAY(SELECT jsonb_build_object('alpha', i) FROM generate_series(1, 10) AS i)))
+FROM cv_wide, cv_wide_model WHERE tokens = '{t2}';
 
 -- the extension is relocatable: the functions name its objects through the
 -- schema it is in, whatever the caller's search_path holds (a decoy there is

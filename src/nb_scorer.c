@@ -1175,36 +1175,75 @@ take_entries(NbScorerSet *set, uint32_t s, uint32_t j)
 	}
 }
 
+/*
+ * The column of each of n option sets (option sets that differ in the prior
+ * only share one) and the first option set of each column; returns the
+ * number of columns.  Each option set is compared with every column before
+ * its own: a grid of thousands of distinct option sets takes millions of
+ * comparisons, hence the checks for interrupts.
+ */
+static uint32_t
+assign_columns(const NbOptions *opts, uint32_t n, uint32_t *column, uint32_t *owner)
+{
+	uint32_t	m = 0;
+	uint64_t	work = 0;
+
+	for (uint32_t s = 0; s < n; s++)
+	{
+		uint32_t	j = 0;
+
+		while (j < m && !same_but_prior(&opts[owner[j]], &opts[s]))
+			j++;
+		nb_interrupt_count(&work, 1 + (uint64_t) j);
+		column[s] = j;
+		if (j == m)
+			owner[m++] = s;
+	}
+	return m;
+}
+
+uint64_t
+nb_scorer_set_bytes(const NbIndex *ix, const NbOptions *opts, uint32_t n)
+{
+	uint64_t	C = ix->n_classes;
+	uint64_t	FC = (uint64_t) ix->n_features * C + 1;
+	uint64_t	E = ix->n_entries;
+	uint32_t   *column = nb_alloc(sizeof(uint32_t) * (n + 1));
+	uint32_t   *owner = nb_alloc(sizeof(uint32_t) * (n + 1));
+	uint32_t	m = assign_columns(opts, n, column, owner);
+	/* the terms and scratch of each column, and one column's entries while it is built */
+	uint64_t	bytes = sizeof(double) * (E + 3 * C + 1) * m +
+		(sizeof(NbScoredEntry) + sizeof(double)) * (E + 1);
+
+	for (uint32_t s = 0; s < n; s++)
+	{
+		/* eight tables per (feature, class), six per class and the excluded flags */
+		bytes += sizeof(NbScorer) + sizeof(double) * 8 * FC + (sizeof(double) * 6 + sizeof(bool)) * C;
+		if (opts[s].norm)
+			bytes += sizeof(double) * ((uint64_t) ix->n_tokens + 1 + FC);
+		/* a DCM column keeps its entries (add_dcm_repeats reads them) */
+		if (opts[s].kind == NB_DCM && owner[column[s]] == s)
+			bytes += (sizeof(NbScoredEntry) + sizeof(double)) * (E + 1) + sizeof(double) * FC;
+	}
+	nb_free(column);
+	nb_free(owner);
+	return bytes;
+}
+
 void
 nb_scorer_set_build(NbScorerSet *set, const NbIndex *ix, NbScorer *scorers,
 					const NbOptions *opts, uint32_t n)
 {
 	uint32_t	C = ix->n_classes;
 	uint64_t	E = ix->n_entries;
-	uint32_t	m = 0;
-	uint64_t	work = 0;
+	uint32_t	m;
 
 	memset(set, 0, sizeof(*set));
 	set->n = n;
 	set->scorers = scorers;
 	set->column = nb_alloc(sizeof(uint32_t) * n);
 	set->owner = nb_alloc(sizeof(uint32_t) * n);
-	/*
-	 * The columns: option sets that differ in the prior only share one.  Each
-	 * option set is compared with every column before its own, millions of
-	 * comparisons for a grid of thousands of distinct option sets.
-	 */
-	for (uint32_t s = 0; s < n; s++)
-	{
-		uint32_t	j = 0;
-
-		while (j < m && !same_but_prior(&opts[set->owner[j]], &opts[s]))
-			j++;
-		nb_interrupt_count(&work, 1 + (uint64_t) j);
-		set->column[s] = j;
-		if (j == m)
-			set->owner[m++] = s;
-	}
+	m = assign_columns(opts, n, set->column, set->owner);
 	set->m = m;
 	set->terms = nb_alloc(sizeof(double) * (E * m + 1));
 	set->f = nb_alloc(sizeof(double) * m * C);

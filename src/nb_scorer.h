@@ -184,6 +184,15 @@ typedef struct NbScorerSet
  */
 void		nb_scorer_set_build(NbScorerSet *set, const NbIndex *index, NbScorer *scorers,
 								const NbOptions *opts, uint32_t n);
+
+/*
+ * The memory nb_scorer_set_build would take for the n option sets, in
+ * bytes, at least: each column's terms, the entries of a column being
+ * built, and each scorer's tables per (feature, class).  The memory of a
+ * set grows with the number of option sets times the size of the model,
+ * so the caller checks this against a limit before building one.
+ */
+uint64_t	nb_scorer_set_bytes(const NbIndex *index, const NbOptions *opts, uint32_t n);
 void		nb_scorer_set_free(NbScorerSet *set);
 
 /*

@@ -119,7 +119,7 @@ nb_prepared_define_settings(void)
 							NULL, NULL, NULL);
 	DefineCustomIntVariable("nbc.prepared_model_cache_limit",
 							"Most memory nbc.prepared_model_cache may use, whatever a session sets it to.",
-							"Per backend.",
+							"Per backend; also the most the scorers of one nb_grid_metrics grid may take.",
 							&cache_limit_kb,
 							256 * 1024, 0, MAX_KILOBYTES,
 							PGC_SUSET, GUC_UNIT_KB,
@@ -474,6 +474,28 @@ get_scorer(NbPrepared *pm, Jsonb *options)
 	return &slot->scorer;
 }
 
+/*
+ * A grid's scorers take memory in proportion to the number of option sets
+ * times the size of the model: a short array of option sets could have a
+ * backend allocate far more than the server has.  They are part of the
+ * prepared model, so they may take what the administrator lets prepared
+ * models take, nbc.prepared_model_cache_limit, and no more.
+ */
+static void
+check_grid_memory(const NbPrepared *pm, const NbOptions *opts, int count)
+{
+	uint64		bytes = nb_scorer_set_bytes(&pm->index, opts, (uint32) count);
+
+	if (bytes > (uint64) cache_limit_kb * 1024)
+		ereport(ERROR,
+				(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
+				 errmsg("naive Bayes grid of %d option sets needs more memory than nbc.prepared_model_cache_limit allows",
+						count),
+				 errdetail("Its scorers for this model would take at least %llu kB; the limit is %d kB.",
+						   (unsigned long long) ((bytes + 1023) / 1024), cache_limit_kb),
+				 errhint("Score fewer option sets at a time, or ask an administrator to raise nbc.prepared_model_cache_limit.")));
+}
+
 /* The scorers of a grid for the model, built if it has other ones or none. */
 static NbScorerSet *
 get_grid(NbPrepared *pm, ArrayType *options)
@@ -507,6 +529,7 @@ get_grid(NbPrepared *pm, ArrayType *options)
 	opts = palloc(sizeof(NbOptions) * count);
 	for (int i = 0; i < count; i++)
 		nb_parse_options(nulls[i] ? NULL : DatumGetJsonbP(elems[i]), &pm->index, &opts[i]);
+	check_grid_memory(pm, opts, count);
 	nb_scorer_set_build(&set, &pm->index, scorers, opts, (uint32) count);
 	copy = palloc(VARSIZE(options));
 	memcpy(copy, options, VARSIZE(options));
