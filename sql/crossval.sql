@@ -280,6 +280,11 @@ SELECT cv_error(q) AS error, q AS query FROM (VALUES
 RESET nbc.prepared_model_cache_limit;
 SELECT cardinality(nb_grid_metrics(model, tokens, label, ARRAY(SELECT jsonb_build_object('alpha', i) FROM generate_series(1, 10) AS i)))
 FROM cv_wide, cv_wide_model WHERE tokens = '{t2}';
+-- and the states' confusion matrices, one per option set, take at most
+-- 1 GB together: the more option sets, the fewer labels they hold (2048 up
+-- to 31 option sets, 8 for 2^21 - 1, none for 2^21)
+SELECT cv_error($q$SELECT nb_grid_metrics(model, tokens, label, array_fill(NULL::jsonb, ARRAY[2097152]))
+                   FROM cv_docs, cv_grid_model$q$) AS error;
 
 -- the extension is relocatable: the functions name its objects through the
 -- schema it is in, whatever the caller's search_path holds (a decoy there is

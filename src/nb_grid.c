@@ -9,11 +9,22 @@
 #include "nb_alloc.h"
 #include "nb_interrupt.h"
 
+uint32_t
+nb_grid_max_labels(uint32_t n_sets)
+{
+	uint64_t	cap = NB_METRICS_MAX_CLASSES;
+
+	while (cap >= 8 && (uint64_t) n_sets * cap * cap * sizeof(double) > NB_GRID_MAX_BYTES)
+		cap /= 2;
+	return cap >= 8 ? (uint32_t) cap : 0;
+}
+
 void
 nb_grid_init(NbGrid *grid, uint32_t n_sets)
 {
 	memset(grid, 0, sizeof(*grid));
 	grid->n_sets = n_sets;
+	grid->max_labels = nb_grid_max_labels(n_sets);
 	grid->metrics = nb_alloc(sizeof(NbMetrics) * (n_sets + 1));
 	for (uint32_t s = 0; s < n_sets; s++)
 		nb_metrics_init_unranked(&grid->metrics[s], false);
@@ -41,7 +52,7 @@ nb_grid_label(NbGrid *grid, const char *label, uint32_t len)
 
 	if (id >= 0)
 		return id;
-	if (grid->metrics[0].labels.count >= NB_METRICS_MAX_CLASSES)
+	if (grid->metrics[0].labels.count >= grid->max_labels)
 		return -1;
 	for (uint32_t s = 0; s < grid->n_sets; s++)
 		id = nb_metrics_class(&grid->metrics[s], label, len);

@@ -18,9 +18,17 @@
 #include "nb_metrics.h"
 #include "nb_scorer.h"
 
+/*
+ * The most memory the confusion matrices of a grid's states take together:
+ * as much as PostgreSQL keeps in one value, which the result, an array of
+ * as many confusion matrices, could not pass either.
+ */
+#define NB_GRID_MAX_BYTES UINT64_C(0x3fffffff)
+
 typedef struct NbGrid
 {
 	uint32_t	n_sets;
+	uint32_t	max_labels;		/* nb_grid_max_labels(n_sets) */
 	NbMetrics  *metrics;		/* per option set */
 	/* scratch for one row, room for cap classes */
 	uint32_t	cap;
@@ -29,12 +37,21 @@ typedef struct NbGrid
 	double	   *prob;
 } NbGrid;
 
+/*
+ * The most labels each state of a grid of n_sets option sets holds: a
+ * state's confusion matrix is dense, cap * cap weights for a capacity cap
+ * (a power of two from 8) of at least its labels, and the n_sets matrices
+ * take at most NB_GRID_MAX_BYTES.  NB_METRICS_MAX_CLASSES, or fewer for a
+ * large grid; 0 if even 8 labels would take more.
+ */
+uint32_t	nb_grid_max_labels(uint32_t n_sets);
+
 void		nb_grid_init(NbGrid *grid, uint32_t n_sets);
 void		nb_grid_free(NbGrid *grid);
 
 /*
  * The id of a label in every state, added if new; -1 (nothing added) if
- * that would make more than NB_METRICS_MAX_CLASSES labels.
+ * that would make more than grid->max_labels labels.
  */
 int64_t		nb_grid_label(NbGrid *grid, const char *label, uint32_t len);
 

@@ -48,6 +48,25 @@ state_create(MemoryContext parent, uint32 n_sets, ArrayType *options)
 }
 
 /*
+ * A label the states cannot take: one too many for nb_metrics, or for the
+ * memory of this many option sets' confusion matrices (nb_grid_max_labels).
+ */
+static void
+too_many_labels(const GridState *st, const char *label, uint32 len)
+{
+	if (st->grid.max_labels == NB_METRICS_MAX_CLASSES)
+		nb_metrics_too_many_labels(label, len);
+	ereport(ERROR,
+			(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+			 errmsg_plural("nb_grid_metrics of %u option set supports at most %u distinct labels",
+						   "nb_grid_metrics of %u option sets supports at most %u distinct labels",
+						   st->grid.n_sets, st->grid.n_sets, st->grid.max_labels),
+			 errdetail("Label \"%.*s\" would be number %u.", (int) len, label,
+					   st->grid.max_labels + 1),
+			 errhint("Score fewer option sets at a time.")));
+}
+
+/*
  * nb_grid_metrics(model, features, actual text, options jsonb[]): rows with
  * a NULL model, features or actual label are skipped, as nb_metrics skips
  * the NULL predictions of nb_predict_proba.
@@ -80,6 +99,18 @@ grid_transfn(FunctionCallInfo fcinfo, NbFeatureInput kind)
 		PG_RETURN_POINTER(st);
 	}
 	options = PG_GETARG_ARRAYTYPE_P(4);
+	if (st == NULL)
+	{
+		int			n = ArrayGetNItems(ARR_NDIM(options), ARR_DIMS(options));
+
+		if (n > 0 && nb_grid_max_labels((uint32) n) == 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("nb_grid_metrics cannot keep the metrics of %d option sets", n),
+					 errdetail("Their confusion matrices would take more than %llu bytes.",
+							   (unsigned long long) NB_GRID_MAX_BYTES),
+					 errhint("Score fewer option sets at a time.")));
+	}
 	pm = nb_prepared_get_grid(fcinfo, PG_GETARG_DATUM(1), options, &set);
 	if (st == NULL)
 		st = state_create(aggctx, set->n, options);
@@ -98,11 +129,11 @@ grid_transfn(FunctionCallInfo fcinfo, NbFeatureInput kind)
 		uint32		len;
 		const char *s = nb_strmap_str(&pm->index.labels, (uint32) failed, &len);
 
-		nb_metrics_too_many_labels(s, len);
+		too_many_labels(st, s, len);
 	}
 	a = nb_grid_label(&st->grid, VARDATA_ANY(actual), VARSIZE_ANY_EXHDR(actual));
 	if (a < 0)
-		nb_metrics_too_many_labels(VARDATA_ANY(actual), VARSIZE_ANY_EXHDR(actual));
+		too_many_labels(st, VARDATA_ANY(actual), VARSIZE_ANY_EXHDR(actual));
 	MemoryContextSwitchTo(old);
 
 	nb_prepared_begin_row(pm);

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "malloc_alloc.h"
+#include "nb_grid.h"
 #include "nb_metrics.h"
 #include "unit.h"
 
@@ -496,6 +497,40 @@ test_decimal_to_double(void)
 
 /* ---------------------------------------------------------------- */
 
+/*
+ * A grid's states hold at most nb_grid_max_labels labels: the n_sets
+ * confusion matrices of cap * cap doubles (cap a power of two from 8) take
+ * at most NB_GRID_MAX_BYTES = 2^30 - 1.  By hand: one 2048-label matrix is
+ * 2^25 bytes, so 31 fit and 32 (2^30) do not; 128 of 1024 labels are 2^30
+ * too; an 8-label matrix is 512 bytes, 2^21 of them 2^30.
+ */
+static void
+test_grid_max_labels(void)
+{
+	static const uint32_t n_sets[] = {1, 31, 32, 127, 128, 2097151, 2097152};
+	static const uint32_t want[] = {2048, 2048, 1024, 1024, 512, 8, 0};
+	NbGrid		grid;
+	int64_t		ids[4];
+
+	for (int i = 0; i < 7; i++)
+		CHECK(nb_grid_max_labels(n_sets[i]) == want[i], "%u option sets: %u labels, expected %u",
+			  n_sets[i], nb_grid_max_labels(n_sets[i]), want[i]);
+	/* a label past the grid's maximum is refused, and nothing is added */
+	nb_grid_init(&grid, 2);
+	CHECK(grid.max_labels == 2048, "max_labels %u", grid.max_labels);
+	grid.max_labels = 3;
+	ids[0] = nb_grid_label(&grid, "x", 1);
+	ids[1] = nb_grid_label(&grid, "y", 1);
+	ids[2] = nb_grid_label(&grid, "z", 1);
+	ids[3] = nb_grid_label(&grid, "w", 1);
+	CHECK(ids[0] == 0 && ids[1] == 1 && ids[2] == 2 && ids[3] == -1,
+		  "ids %lld %lld %lld %lld", (long long) ids[0], (long long) ids[1], (long long) ids[2],
+		  (long long) ids[3]);
+	CHECK(nb_grid_label(&grid, "y", 1) == 1 && grid.metrics[1].labels.count == 3,
+		  "a known label after the refusal, %u labels", grid.metrics[1].labels.count);
+	nb_grid_free(&grid);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -510,5 +545,6 @@ main(int argc, char **argv)
 	run("metrics: more classes than the initial capacity", test_many_classes_grow);
 	run("metrics: cancellation points in the final computation", test_interrupts);
 	run("metrics: decimal to double as strtod, bit for bit", test_decimal_to_double);
+	run("metrics: a grid's states hold fewer labels the more option sets it has", test_grid_max_labels);
 	return unit_done();
 }
