@@ -1903,7 +1903,7 @@ nbt_check_model(const unsigned char *bytes, size_t size, const NbView *view,
 		ok = check_mutual_info(view, &m, flags, stats, err, errlen) &&
 			check_merge(bytes, size, view, err, errlen) &&
 			check_flat_merge(view, err, errlen) &&
-			check_subtract(bytes, size, view, err, errlen);
+			check_subtract(bytes, size, view, err, errlen) &&
 			check_prune(bytes, size, view, err, errlen);
 	ref_free(&m);
 	if (ok && nb_test_live_blocks() != live)
