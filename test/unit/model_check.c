@@ -1306,6 +1306,78 @@ done:
 	return ok;
 }
 
+/*
+ * The option sets of check_scoring (kinds, alphas with their var_smoothing,
+ * prior modes) as one grid, as nb_grid_metrics scores them: the scorers of
+ * nb_scorer_set_build, sharing columns, score each document (looked up in
+ * the index) as each option set's scorer alone does, but for rounding.
+ */
+#define SET_MAX (3 * 3 * 3)
+
+static bool
+check_scorer_set(NbIndex *ix, const NbDoc *built, const NbtDoc *docs, int ndocs,
+				 const double *prior, int nalphas, char *err, size_t errlen)
+{
+	static const double alphas[] = {0, 1, 0.5};
+	static const double smoothings[] = {1e-9, 0, 0.25};
+	uint32_t	C = ix->n_classes;
+	uint32_t	n = 0;
+	NbOptions	o[SET_MAX];
+	NbScorer	in_set[SET_MAX];
+	NbScorer	alone[SET_MAX];
+	NbScorerSet set;
+	double	   *got = xcalloc((size_t) SET_MAX * C, sizeof(double));
+	double	   *want = xcalloc(C, sizeof(double));
+	bool		ok = true;
+
+	for (int kind = 0; kind < 3; kind++)
+		for (int ai = 0; ai < nalphas; ai++)
+			for (int pm = 0; pm < 3; pm++)
+			{
+				nb_options_init(&o[n]);
+				o[n].kind = (NbKind) kind;
+				o[n].alpha = alphas[ai];
+				o[n].prior_mode = (NbPriorMode) pm;
+				o[n].class_prior = prior;
+				o[n].var_smoothing = smoothings[ai];
+				nb_scorer_build_entries(&alone[n], ix, &o[n]);
+				n++;
+			}
+	nb_scorer_set_build(&set, ix, in_set, o, n);
+	for (int d = 0; d < ndocs; d++)
+	{
+		double		tol = 1e-9;
+
+		for (uint32_t i = 0; i < docs[d].n_refs; i++)
+			tol += 1e-13 * docs[d].refs[i].count;
+		nb_scorer_set_score(&set, &built[d], got);
+		for (uint32_t s = 0; s < n; s++)
+		{
+			nb_scorer_score(&alone[s], &built[d], want);
+			for (uint32_t c = 0; c < C; c++)
+			{
+				double		g = got[(size_t) s * C + c];
+
+				if (!(g == want[c] ||
+					  (isfinite(g) && isfinite(want[c]) && fabs(g - want[c]) <= tol * fmax(1, fabs(want[c])))))
+					FAILF("doc %s, option set %u (%s alpha=%g prior=%s): log posterior of class %u is %.17g in the set, %.17g alone",
+						  docs[d].name, s, kind_name[o[s].kind], o[s].alpha, prior_name[o[s].prior_mode],
+						  c, g, want[c]);
+			}
+		}
+	}
+done:
+	for (uint32_t s = 0; s < n; s++)
+	{
+		nb_scorer_free(&in_set[s]);
+		nb_scorer_free(&alone[s]);
+	}
+	nb_scorer_set_free(&set);
+	free(got);
+	free(want);
+	return ok;
+}
+
 static bool
 check_scoring(const NbView *v, RefModel *m, NbIndex *ix, const NbtDoc *docs, int ndocs, int flags,
 			  NbtStats *stats, char *err, size_t errlen)
@@ -1382,6 +1454,7 @@ check_scoring(const NbView *v, RefModel *m, NbIndex *ix, const NbtDoc *docs, int
 				nb_scorer_free(&sc[i]);
 			nbuilt = 0;
 		}
+	ok = check_scorer_set(ix, built, docs, ndocs, prior, nice ? 3 : 2, err, errlen);
 done:
 	for (int i = 0; i < nbuilt; i++)
 		nb_scorer_free(&sc[i]);
