@@ -90,6 +90,50 @@ smoothed(double c, double k, double alpha)
 }
 
 /*
+ * smoothed_sum's log(c + s) for the whole counts below LOG_MEMO_SIZE, once
+ * per build instead of once per entry: most (token, class) counts are a
+ * few units, and the logarithm was most of the cost of preparing a model.
+ * The same expression, so the same values to the bit.  Only for s > 0,
+ * where every c >= 0 has an ordinary logarithm.
+ */
+#define LOG_MEMO_SIZE 128
+
+typedef struct LogMemo
+{
+	double		s;
+	double		f[LOG_MEMO_SIZE];
+} LogMemo;
+
+static void
+log_memo_init(LogMemo *memo, double s)
+{
+	memo->s = s;
+	if (s > 0)
+		for (uint32_t k = 0; k < LOG_MEMO_SIZE; k++)
+			memo->f[k] = log((double) k + s);
+}
+
+/* smoothed_sum(c, memo->s, nzero) */
+static inline LogFactor
+memo_smoothed_sum(const LogMemo *memo, double c, double nzero)
+{
+	if (memo->s > 0 && c >= 0 && c < LOG_MEMO_SIZE && c == (double) (uint32_t) c)
+	{
+		LogFactor	r = {memo->f[(uint32_t) c], 0};
+
+		return r;
+	}
+	return smoothed_sum(c, memo->s, nzero);
+}
+
+/* smoothed(c, 1, alpha) from a memo of s = alpha */
+static inline LogFactor
+memo_smoothed(const LogMemo *memo, double c, double alpha)
+{
+	return alpha > 0 ? memo_smoothed_sum(memo, c, 0) : smoothed_sum(c, 0, 1);
+}
+
+/*
  * Neumaier's compensated summation: add term to *sum, keeping the rounding
  * error in *comp (the true sum is *sum + *comp).  Log-likelihoods are sums
  * of many terms, larger than their total, and plain summation would lose
@@ -128,32 +172,40 @@ log_bernoulli_den(double Dc, const NbPseudoCounts *pc)
 	return smoothed_sum(Dc, pc->present + pc->absent, (pc->present == 0) + (pc->absent == 0));
 }
 
-/* log t */
+/* log t, with den = log_bernoulli_den(D_c) and a memo of s = b1 or NULL */
 static LogFactor
-log_present(double d, double Dc, const NbPseudoCounts *pc)
+log_present(double d, LogFactor den, const NbPseudoCounts *pc, const LogMemo *memo)
 {
-	LogFactor	num = smoothed_sum(d, pc->present, pc->present == 0);
-	LogFactor	den = log_bernoulli_den(Dc, pc);
+	LogFactor	num = memo != NULL ? memo_smoothed_sum(memo, d, pc->present == 0) :
+		smoothed_sum(d, pc->present, pc->present == 0);
 	LogFactor	r = {num.f - den.f, num.z - den.z};
 
 	return r;
 }
 
 /*
- * log(1 - t).  Summed over the whole vocabulary, so it must be accurate in
- * absolute terms when t is small: log1p(-t) there, instead of the
- * difference of two large logarithms.
+ * log(1 - t), with den = log_bernoulli_den(D_c).  Summed over the whole
+ * vocabulary, so it must be accurate in absolute terms when t is small:
+ * log1p(-t) there, instead of the difference of two large logarithms.
  */
 static LogFactor
-log_absent(double d, double Dc, const NbPseudoCounts *pc)
+log_absent(double d, double Dc, LogFactor den, const NbPseudoCounts *pc)
 {
-	LogFactor	num = smoothed_sum(Dc - d, pc->absent, pc->absent == 0);
-	LogFactor	den = log_bernoulli_den(Dc, pc);
-	LogFactor	r = {num.f - den.f, num.z - den.z};
+	double		c = Dc - d;
 	double		t = (d + pc->present) / (Dc + (pc->present + pc->absent));
+	LogFactor	num;
+	LogFactor	r;
 
-	if (num.z == 0 && den.z == 0 && t < 0.5)
+	/* the numerator's logarithm is ordinary (smoothed_sum's test): not needed */
+	if ((c < 0 ? 0 : c) + pc->absent > 0 && den.z == 0 && t < 0.5)
+	{
 		r.f = log1p(-t);
+		r.z = 0;
+		return r;
+	}
+	num = smoothed_sum(c, pc->absent, pc->absent == 0);
+	r.f = num.f - den.f;
+	r.z = num.z - den.z;
 	return r;
 }
 
@@ -214,9 +266,10 @@ feature_entries(const NbIndex *ix, uint32_t j, uint32_t first_item,
  * The part of item k's term that every class shares (nb_scorer_item_shared):
  * multinomial and categorical log alpha, the numerator of a class without
  * the item; complement -log(F_j + a), the denominator of a class without it.
+ * memo, if not NULL, is of s = a.
  */
 static LogFactor
-item_shared(const NbIndex *ix, NbKind kind, uint32_t j, uint32_t k, double a)
+item_shared(const NbIndex *ix, NbKind kind, uint32_t j, uint32_t k, double a, const LogMemo *memo)
 {
 	LogFactor	zero = {0, 0};
 
@@ -224,7 +277,8 @@ item_shared(const NbIndex *ix, NbKind kind, uint32_t j, uint32_t k, double a)
 		return smoothed(0, 1, a);
 	if (kind == NB_COMPLEMENT)
 	{
-		LogFactor	none = smoothed(ix->token_total[k], 1, a);
+		LogFactor	none = memo != NULL ? memo_smoothed(memo, ix->token_total[k], a) :
+			smoothed(ix->token_total[k], 1, a);
 		LogFactor	r = {-none.f, -none.z};
 
 		return r;
@@ -238,9 +292,11 @@ build_multinomial(NbScorer *sc, const NbIndex *ix, uint32_t j, uint32_t first_it
 {
 	uint32_t	C = ix->n_classes;
 	double		V = (double) ix->feature_items[j];
-	LogFactor	la = item_shared(ix, NB_MULTINOMIAL, j, first_item, a);
+	LogFactor	la = item_shared(ix, NB_MULTINOMIAL, j, first_item, a, NULL);
+	LogMemo		memo;
 	uint64_t	first, end;
 
+	log_memo_init(&memo, a);
 	for (uint32_t c = 0; c < C; c++)
 	{
 		LogFactor	d = smoothed(ix->feature_tokens[(uint64_t) j * C + c], V, a);
@@ -251,7 +307,7 @@ build_multinomial(NbScorer *sc, const NbIndex *ix, uint32_t j, uint32_t first_it
 	feature_entries(ix, j, first_item, &first, &end);
 	for (uint64_t e = first; e < end; e++)
 	{
-		LogFactor	num = smoothed(ix->entry_count[e], 1, a);
+		LogFactor	num = memo_smoothed(&memo, ix->entry_count[e], a);
 
 		nb_interrupt_at(e);
 		sc->entry[e].f = num.f - la.f;
@@ -269,14 +325,20 @@ build_bernoulli(NbScorer *sc, const NbIndex *ix, uint32_t j, uint32_t first_item
 	/* entries per class, for the absent-token sum over the vocabulary */
 	double	   *nnz = nb_alloc_zero(sizeof(double) * C);
 	double	   *comp = nb_alloc_zero(sizeof(double) * C);
+	LogFactor  *den = nb_alloc(sizeof(LogFactor) * C);
+	LogMemo		memo;
 	uint64_t	first, end;
 
+	log_memo_init(&memo, pc->present);
 	/* a token without entry: log t0 - log(1 - t0), t0 = a / (D_c + 2a) */
 	for (uint32_t c = 0; c < C; c++)
 	{
-		LogFactor	present0 = log_present(0, ix->present[jc + c], pc);
-		LogFactor	absent0 = log_absent(0, ix->present[jc + c], pc);
+		LogFactor	present0,
+					absent0;
 
+		den[c] = log_bernoulli_den(ix->present[jc + c], pc);
+		present0 = log_present(0, den[c], pc, &memo);
+		absent0 = log_absent(0, ix->present[jc + c], den[c], pc);
 		sc->dist_f[jc + c] = present0.f - absent0.f;
 		sc->dist_z[jc + c] = present0.z - absent0.z;
 	}
@@ -285,8 +347,8 @@ build_bernoulli(NbScorer *sc, const NbIndex *ix, uint32_t j, uint32_t first_item
 	{
 		uint32_t	c = ix->entry_class[e];
 		double		Dc = ix->present[jc + c];
-		LogFactor	absent = log_absent(ix->entry_docs[e], Dc, pc);
-		LogFactor	present = log_present(ix->entry_docs[e], Dc, pc);
+		LogFactor	absent = log_absent(ix->entry_docs[e], Dc, den[c], pc);
+		LogFactor	present = log_present(ix->entry_docs[e], den[c], pc, &memo);
 
 		nb_interrupt_at(e);
 		nnz[c] += 1;
@@ -297,7 +359,7 @@ build_bernoulli(NbScorer *sc, const NbIndex *ix, uint32_t j, uint32_t first_item
 	}
 	for (uint32_t c = 0; c < C; c++)
 	{
-		LogFactor	absent0 = log_absent(0, ix->present[jc + c], pc);
+		LogFactor	absent0 = log_absent(0, ix->present[jc + c], den[c], pc);
 
 		add_compensated(&sc->base_f[jc + c], &comp[c], (V - nnz[c]) * absent0.f);
 		sc->base_f[jc + c] += comp[c];
@@ -305,6 +367,7 @@ build_bernoulli(NbScorer *sc, const NbIndex *ix, uint32_t j, uint32_t first_item
 	}
 	nb_free(nnz);
 	nb_free(comp);
+	nb_free(den);
 }
 
 static void
@@ -313,7 +376,9 @@ build_complement(NbScorer *sc, const NbIndex *ix, uint32_t j, uint32_t first_ite
 	uint32_t	C = ix->n_classes;
 	double		V = (double) ix->feature_items[j];
 	uint64_t	work = 0;
+	LogMemo		memo;
 
+	log_memo_init(&memo, a);
 	for (uint32_t c = 0; c < C; c++)
 	{
 		uint64_t	i = (uint64_t) j * C + c;
@@ -323,12 +388,12 @@ build_complement(NbScorer *sc, const NbIndex *ix, uint32_t j, uint32_t first_ite
 	}
 	for (uint32_t k = first_item; k < first_item + ix->feature_items[j]; k++)
 	{
-		LogFactor	shared = item_shared(ix, NB_COMPLEMENT, j, k, a);
+		LogFactor	shared = item_shared(ix, NB_COMPLEMENT, j, k, a, &memo);
 
 		nb_interrupt_count(&work, 1 + (ix->token_start[k + 1] - ix->token_start[k]));
 		for (uint64_t e = ix->token_start[k]; e < ix->token_start[k + 1]; e++)
 		{
-			LogFactor	comp = smoothed(ix->token_total[k] - ix->entry_count[e], 1, a);
+			LogFactor	comp = memo_smoothed(&memo, ix->token_total[k] - ix->entry_count[e], a);
 
 			sc->entry[e].f = -comp.f - shared.f;
 			sc->entry_z[e] = -comp.z - shared.z;
@@ -442,9 +507,10 @@ build_boolean(NbScorer *sc, const NbIndex *ix, uint32_t j, const NbPseudoCounts 
 	for (uint32_t c = 0; c < ix->n_classes; c++)
 	{
 		uint64_t	i = (uint64_t) j * ix->n_classes + c;
+		LogFactor	den = log_bernoulli_den(ix->present[i], pc);
 
-		set_factor(sc->occ_f, sc->occ_z, i, log_present(ix->stat_a[i], ix->present[i], pc));
-		set_factor(sc->dist_f, sc->dist_z, i, log_absent(ix->stat_a[i], ix->present[i], pc));
+		set_factor(sc->occ_f, sc->occ_z, i, log_present(ix->stat_a[i], den, pc, NULL));
+		set_factor(sc->dist_f, sc->dist_z, i, log_absent(ix->stat_a[i], ix->present[i], den, pc));
 	}
 }
 
@@ -1432,7 +1498,7 @@ nb_scorer_dcm_item_terms(const NbScorer *sc, uint32_t j, uint32_t k, double x,
 void
 nb_scorer_item_shared(const NbScorer *sc, uint32_t j, uint32_t k, double *f, double *z)
 {
-	LogFactor	r = item_shared(sc->index, sc->kind, j, k, sc->alpha);
+	LogFactor	r = item_shared(sc->index, sc->kind, j, k, sc->alpha, NULL);
 
 	/* normalized complement weights keep it in the item terms (norm_u) */
 	if (sc->norm_u != NULL)

@@ -12,6 +12,7 @@
 
 #include <math.h>
 
+#include "common/int.h"
 #include "fmgr.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
@@ -242,9 +243,9 @@ jsonb_number(Numeric num)
 				scale /= 10;
 				zeros++;
 			}
-		if (digits > (PG_UINT64_MAX - (uint64) d) / scale)
+		if (pg_mul_u64_overflow(digits, scale, &digits) ||
+			pg_add_u64_overflow(digits, (uint64) d, &digits))
 			goto slow;
-		digits = digits * scale + (uint64) d;
 	}
 	return nb_decimal_to_double(digits, 4 * (weight - (ndigits - 1)) + zeros);
 
