@@ -489,8 +489,9 @@ check_grid_memory(const NbPrepared *pm, const NbOptions *opts, int count)
 	if (bytes > (uint64) cache_limit_kb * 1024)
 		ereport(ERROR,
 				(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
-				 errmsg("naive Bayes grid of %d option sets needs more memory than nbc.prepared_model_cache_limit allows",
-						count),
+				 errmsg_plural("naive Bayes grid of %d option set needs more memory than nbc.prepared_model_cache_limit allows",
+							   "naive Bayes grid of %d option sets needs more memory than nbc.prepared_model_cache_limit allows",
+							   count, count),
 				 errdetail("Its scorers for this model would take at least %llu kB; the limit is %d kB.",
 						   (unsigned long long) ((bytes + 1023) / 1024), cache_limit_kb),
 				 errhint("Score fewer option sets at a time, or ask an administrator to raise nbc.prepared_model_cache_limit.")));
