@@ -437,31 +437,73 @@ weight_at(const char *rows, size_t size, uint64_t i)
 	return w;
 }
 
-/* Radix sort digits: 11 bits, six passes over the 64-bit keys. */
+/* Radix sort digits: 11 bits, at most six passes over 64-bit keys. */
 #define RADIX_BITS 11
 #define RADIX_SIZE (1 << RADIX_BITS)
 #define RADIX_PASSES ((64 + RADIX_BITS - 1) / RADIX_BITS)
 #define RADIX_HIST (RADIX_PASSES * RADIX_SIZE)
 
-/* Count the digits of a key into hist (RADIX_HIST counts). */
-static inline void
-count_key(uint64_t *hist, uint64_t key)
+/*
+ * The digits a sort uses: passes digits of (key - lo) >> shift.  A
+ * column's keys are first sorted on the top PREFIX_BITS bits of their range
+ * only (three passes instead of five or six: the scattered writes of a pass
+ * were most of the cost of ranking), and rows whose prefixes tie, few when
+ * scores are spread, are then put in order among themselves
+ * (order_prefix_ties).
+ */
+typedef struct RadixDigits
 {
-	for (int d = 0; d < RADIX_PASSES; d++)
-		hist[d * RADIX_SIZE + ((key >> (RADIX_BITS * d)) & (RADIX_SIZE - 1))]++;
+	uint64_t	lo;
+	int			shift;
+	int			passes;
+} RadixDigits;
+
+#define PREFIX_BITS (3 * RADIX_BITS)
+/* runs of tied prefixes up to this long are put in order by insertion */
+#define SHORT_RUN 64
+
+/* The digits of the keys lo..hi, at most PREFIX_BITS of them (shift the rest). */
+static RadixDigits
+range_digits(uint64_t lo, uint64_t hi, int max_bits)
+{
+	RadixDigits rd = {lo, 0, 0};
+	int			width = hi > lo ? 64 - __builtin_clzll(hi - lo) : 0;
+
+	if (width > max_bits)
+		rd.shift = width - max_bits;
+	rd.passes = (width - rd.shift + RADIX_BITS - 1) / RADIX_BITS;
+	return rd;
+}
+
+static inline uint64_t
+prefix_of(const RadixDigits *rd, uint64_t key)
+{
+	return (key - rd->lo) >> rd->shift;
+}
+
+/* Count the digits of a key into hist (rd->passes times RADIX_SIZE counts). */
+static inline void
+count_key(uint64_t *hist, const RadixDigits *rd, uint64_t key)
+{
+	uint64_t	p = prefix_of(rd, key);
+
+	for (int d = 0; d < rd->passes; d++)
+		hist[d * RADIX_SIZE + ((p >> (RADIX_BITS * d)) & (RADIX_SIZE - 1))]++;
 }
 
 /*
- * Sort n rows of size bytes by key: least significant digit radix sort,
- * passes skipped where every key has the same digit; hist holds the
- * counts of every row's digits (count_key), made while the rows were.
- * tmp has room for n rows; returns whichever buffer holds the result.
- * Inline, so that each row size gets its own copy with fixed-size copies.
+ * Sort n rows of size bytes by the digits rd of their keys: least
+ * significant digit radix sort, passes skipped where every key has the
+ * same digit; hist holds the counts of every row's digits (count_key),
+ * made while the rows were.  tmp has room for n rows; returns whichever
+ * buffer holds the result.  Inline, so that each row size gets its own
+ * copy with fixed-size copies.
  */
 NB_HOT_INLINE char *
-sort_by_key(char *rows, char *tmp, uint64_t n, size_t size, uint64_t *hist)
+sort_by_key(char *rows, char *tmp, uint64_t n, size_t size, uint64_t *hist,
+			const RadixDigits *rd)
 {
-	for (int d = 0; d < RADIX_PASSES; d++)
+	for (int d = 0; d < rd->passes; d++)
 	{
 		uint64_t   *h = hist + d * RADIX_SIZE;
 		uint64_t	sum = 0;
@@ -480,7 +522,8 @@ sort_by_key(char *rows, char *tmp, uint64_t n, size_t size, uint64_t *hist)
 			continue;
 		for (uint64_t i = 0; i < n; i++)
 		{
-			uint64_t	digit = (key_at(rows, size, i) >> (RADIX_BITS * d)) & (RADIX_SIZE - 1);
+			uint64_t	digit = (prefix_of(rd, key_at(rows, size, i)) >> (RADIX_BITS * d)) &
+				(RADIX_SIZE - 1);
 
 			nb_interrupt_at(i);
 			memcpy(tmp + h[digit]++ * size, rows + i * size, size);
@@ -490,6 +533,68 @@ sort_by_key(char *rows, char *tmp, uint64_t n, size_t size, uint64_t *hist)
 		tmp = swap;
 	}
 	return rows;
+}
+
+/*
+ * Put in key order the n rows of a run whose keys share everything but
+ * their low shift bits: by insertion when the run is short, else by a radix
+ * sort of those bits (hist: room for RADIX_HIST counts; tmp for n rows).
+ */
+NB_HOT_INLINE void
+sort_run(char *rows, char *tmp, uint64_t n, size_t size, uint64_t base, int shift,
+		 uint64_t *hist)
+{
+	if (n <= SHORT_RUN)
+	{
+		char		row[sizeof(WeightedKey)];
+
+		for (uint64_t i = 1; i < n; i++)
+		{
+			uint64_t	key = key_at(rows, size, i);
+			uint64_t	j = i;
+
+			if (key_at(rows, size, i - 1) <= key)
+				continue;
+			memcpy(row, rows + i * size, size);
+			for (; j > 0 && key_at(rows, size, j - 1) > key; j--)
+				memcpy(rows + j * size, rows + (j - 1) * size, size);
+			memcpy(rows + j * size, row, size);
+		}
+	}
+	else
+	{
+		RadixDigits rd = range_digits(base, base + ((UINT64_C(1) << shift) - 1), shift);
+		char	   *sorted;
+
+		memset(hist, 0, sizeof(uint64_t) * rd.passes * RADIX_SIZE);
+		for (uint64_t i = 0; i < n; i++)
+		{
+			nb_interrupt_at(i);
+			count_key(hist, &rd, key_at(rows, size, i));
+		}
+		sorted = sort_by_key(rows, tmp, n, size, hist, &rd);
+		if (sorted != rows)
+			memcpy(rows, sorted, n * size);
+	}
+}
+
+/* After a sort on the prefixes rd: each run of tied prefixes in key order. */
+NB_HOT_INLINE void
+order_prefix_ties(char *rows, char *tmp, uint64_t n, size_t size, const RadixDigits *rd,
+				  uint64_t *hist)
+{
+	if (rd->shift == 0)
+		return;
+	for (uint64_t i = 0, j; i < n; i = j)
+	{
+		uint64_t	prefix = prefix_of(rd, key_at(rows, size, i));
+
+		for (j = i + 1; j < n && prefix_of(rd, key_at(rows, size, j)) == prefix; j++)
+			nb_interrupt_at(j);
+		if (j - i > 1)
+			sort_run(rows + i * size, tmp + i * size, j - i, size,
+					 rd->lo + (prefix << rd->shift), rd->shift, hist);
+	}
 }
 
 /*
@@ -520,10 +625,21 @@ rank_class_sized(const NbMetrics *m, uint32_t c, char *buf, char *tmp, size_t si
 				avg = 0;
 	double		pos = 0,
 				neg = 0;
+	uint64_t	lo = UINT64_MAX,
+				hi = 0;
+	RadixDigits rd;
 
 	for (uint64_t i = 0; i < n; i++)
+	{
+		uint64_t	key = descending_key(score != NULL ? score[i] : 0.0);
+
+		nb_interrupt_at(i);
 		npos += m->actual[i] == c;
+		lo = key < lo ? key : lo;
+		hi = key > hi ? key : hi;
+	}
 	nneg = n - npos;
+	rd = range_digits(lo, hi, PREFIX_BITS);
 	for (uint64_t i = 0; i < n; i++)
 	{
 		WeightedKey row;
@@ -534,7 +650,7 @@ rank_class_sized(const NbMetrics *m, uint32_t c, char *buf, char *tmp, size_t si
 		row.key = descending_key(score != NULL ? score[i] : 0.0);
 		row.weight = m->weighted ? m->weight[i] : 1.0;
 		memcpy(buf + slot * size, &row, size);
-		count_key(hist + (positive ? 0 : RADIX_HIST), row.key);
+		count_key(hist + (positive ? 0 : RADIX_HIST), &rd, row.key);
 		if (positive)
 			pos += row.weight;
 		else
@@ -547,8 +663,12 @@ rank_class_sized(const NbMetrics *m, uint32_t c, char *buf, char *tmp, size_t si
 		nb_free(hist);
 		return;
 	}
-	pos_rows = sort_by_key(buf, tmp, npos, size, hist);
-	neg_rows = sort_by_key(buf + npos * size, tmp + npos * size, nneg, size, hist + RADIX_HIST);
+	pos_rows = sort_by_key(buf, tmp, npos, size, hist, &rd);
+	neg_rows = sort_by_key(buf + npos * size, tmp + npos * size, nneg, size, hist + RADIX_HIST, &rd);
+	/* the buffer a run is not in is free for its ties */
+	order_prefix_ties(pos_rows, pos_rows == buf ? tmp : buf, npos, size, &rd, hist);
+	order_prefix_ties(neg_rows, neg_rows == buf + npos * size ? tmp + npos * size : buf + npos * size,
+					  nneg, size, &rd, hist);
 	nb_free(hist);
 
 	/* the distinct scores, highest first, over both sorted runs */

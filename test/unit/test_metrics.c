@@ -326,6 +326,130 @@ done:
 	free(w);
 }
 
+/* ap_ref: average precision of scores s with positives pos (weights w), by qsort */
+static const double *sort_scores;
+
+static int
+by_score_desc(const void *x, const void *y)
+{
+	double		a = sort_scores[*(const int *) x];
+	double		b = sort_scores[*(const int *) y];
+
+	return a > b ? -1 : a < b;
+}
+
+static double
+ap_ref(const double *s, const bool *positive, const double *w, int n)
+{
+	int		   *order = malloc(sizeof(int) * n);
+	double		tp = 0,
+				fp = 0,
+				total = 0,
+				ap = 0;
+
+	for (int i = 0; i < n; i++)
+	{
+		order[i] = i;
+		total += positive[i] ? w[i] : 0;
+	}
+	sort_scores = s;
+	qsort(order, n, sizeof(int), by_score_desc);
+	for (int i = 0; i < n;)
+	{
+		double		dtp = 0;
+		int			j = i;
+
+		for (; j < n && s[order[j]] == s[order[i]]; j++)
+		{
+			if (positive[order[j]])
+				dtp += w[order[j]];
+			else
+				fp += w[order[j]];
+		}
+		tp += dtp;
+		if (dtp > 0)
+			ap += dtp / total * (tp / (tp + fp));
+		i = j;
+	}
+	free(order);
+	return ap;
+}
+
+static void
+test_ranking_near_ties(void)
+{
+	/*
+	 * Scores in 60 clusters from 1e-12 to 1, each of doubles a few units in
+	 * the last place apart (and some equal): the ranking sorts on a prefix
+	 * of the keys' range and then orders the rows whose prefixes tie, by
+	 * insertion (clusters of up to 64 rows) or by a radix sort of the low
+	 * bits (larger ones).  AUC against every pair, AP against a sort by
+	 * comparison; unweighted (8-byte rows) and weighted (16-byte rows).
+	 */
+	enum
+	{
+		N = 4000
+	};
+	const char *labels[2] = {"p", "n"};
+	bool	   *positive = malloc(sizeof(bool) * N);
+	double	   *s = malloc(sizeof(double) * N);
+	double	   *w = malloc(sizeof(double) * N);
+
+	for (int weighted = 0; weighted <= 1; weighted++)
+	{
+		NbMetrics	m;
+		NbMetricsResult r;
+		double		num = 0,
+					pos = 0,
+					neg = 0;
+		uint32_t	id;
+
+		nb_metrics_init(&m, true, weighted);
+		for (int i = 0; i < N; i++)
+		{
+			/* the first half over 60 clusters, the second over the first 20 of them */
+			int			cluster = (int) (rng() % (i < N / 2 ? 60 : 20));
+			double		base = pow(10.0, -(double) cluster / 5);
+			double		p[2];
+
+			s[i] = base * (1 + (double) (rng() % 40) * DBL_EPSILON);
+			if (s[i] > 1)
+				s[i] = 1;
+			positive[i] = rng() % 3 == 0;
+			w[i] = weighted ? (double) (1 + rng() % 4) / 2 : 1.0;
+			p[0] = s[i];
+			p[1] = 1 - s[i];
+			add_row(&m, positive[i] ? "p" : "n", labels, p, 2, w[i]);
+		}
+		nb_metrics_compute(&m, &r);
+		for (int i = 0; i < N; i++)
+		{
+			if (positive[i])
+				pos += w[i];
+			else
+				neg += w[i];
+			if (!positive[i])
+				continue;
+			for (int j = 0; j < N; j++)
+				if (!positive[j])
+					num += w[i] * w[j] * (s[i] > s[j] ? 1.0 : s[i] == s[j] ? 0.5 : 0.0);
+		}
+		id = id_of(&m, "p");
+		CHECK_OR_DONE(fabs(r.cls[id].roc_auc - num / (pos * neg)) < 1e-12,
+					  "weighted %d: AUC(p) = %.17g, pairs give %.17g", weighted,
+					  r.cls[id].roc_auc, num / (pos * neg));
+		CHECK_OR_DONE(fabs(r.cls[id].average_precision - ap_ref(s, positive, w, N)) < 1e-12,
+					  "weighted %d: AP(p) = %.17g, a sort by comparison gives %.17g", weighted,
+					  r.cls[id].average_precision, ap_ref(s, positive, w, N));
+		nb_metrics_result_free(&r);
+		nb_metrics_free(&m);
+	}
+done:
+	free(positive);
+	free(s);
+	free(w);
+}
+
 static void
 test_unranked_equals_ranked(void)
 {
@@ -541,6 +665,7 @@ main(int argc, char **argv)
 	run("metrics: ROC AUC and average precision by hand, with ties", test_ranking_by_hand);
 	run("metrics: log loss clipping and Brier by hand, unnamed classes", test_log_loss_and_brier);
 	run("metrics: AUC against all pairs, merged halves equal the whole", test_ranking_brute_force);
+	run("metrics: ranking scores a few units in the last place apart", test_ranking_near_ties);
 	run("metrics: unranked states (log loss summed per row) equal ranked ones", test_unranked_equals_ranked);
 	run("metrics: more classes than the initial capacity", test_many_classes_grow);
 	run("metrics: cancellation points in the final computation", test_interrupts);
