@@ -78,6 +78,15 @@ SELECT * FROM cv_compare('cv_got', 'cv_folded', '[{"kind": ["multinomial", "bern
 SELECT bool_and(accuracy >= next_accuracy) AS best_first
 FROM (SELECT accuracy, lead(accuracy) OVER () AS next_accuracy FROM cv_got) s;
 DROP TABLE cv_got;
+-- leave-one-out: a fold per row, more folds than a query has columns
+-- (1664); nb_cross_validate scores 8 folds per pass over the rows
+CREATE TABLE cv_loo AS
+SELECT row_number() OVER (ORDER BY d.id, g) AS fold, d.label, d.tokens AS features
+FROM cv_docs d, generate_series(1, 19) AS g;
+CREATE TABLE cv_got AS
+SELECT * FROM nb_cross_validate('cv_loo', 'label', 'features', fold_column => 'fold', grid => '{"kind": "multinomial"}');
+SELECT * FROM cv_compare('cv_got', 'cv_loo', '{"kind": "multinomial"}');
+DROP TABLE cv_got, cv_loo;
 
 -- counted folds: rows numbered by label (byte order), then by a 64-bit hash
 -- of the features; row n goes to fold n % folds
