@@ -385,6 +385,10 @@ nb_metrics_combine(PG_FUNCTION_ARGS)
 	/* st2 may live in a short-lived context (deserialized): copy it */
 	if (st1 == NULL)
 		st1 = state_create(aggctx, st2->m.scored, st2->m.weighted);
+	/* the states of one aggregate are all of one form: anything else is a bug */
+	if (st1->m.scored != st2->m.scored || st1->m.weighted != st2->m.weighted ||
+		st1->m.ranked != st2->m.ranked)
+		elog(ERROR, "nb_metrics states of different forms cannot be combined");
 	for (uint32 c = 0; c < st2->m.labels.count; c++)
 	{
 		uint32		len;
