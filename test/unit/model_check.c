@@ -1306,6 +1306,19 @@ done:
 	return ok;
 }
 
+/* Options of the given kind, alpha, prior mode and variance smoothing, else the defaults. */
+static void
+set_options(NbOptions *o, NbKind kind, double alpha, NbPriorMode prior_mode, const double *prior,
+			double var_smoothing)
+{
+	nb_options_init(o);
+	o->kind = kind;
+	o->alpha = alpha;
+	o->prior_mode = prior_mode;
+	o->class_prior = prior;
+	o->var_smoothing = var_smoothing;
+}
+
 /*
  * The option sets of check_scoring (kinds, alphas with their var_smoothing,
  * prior modes) as one grid, as nb_grid_metrics scores them: the scorers of
@@ -1334,12 +1347,7 @@ check_scorer_set(NbIndex *ix, const NbDoc *built, const NbtDoc *docs, int ndocs,
 		for (int ai = 0; ai < nalphas; ai++)
 			for (int pm = 0; pm < 3; pm++)
 			{
-				nb_options_init(&o[n]);
-				o[n].kind = (NbKind) kind;
-				o[n].alpha = alphas[ai];
-				o[n].prior_mode = (NbPriorMode) pm;
-				o[n].class_prior = prior;
-				o[n].var_smoothing = smoothings[ai];
+				set_options(&o[n], (NbKind) kind, alphas[ai], (NbPriorMode) pm, prior, smoothings[ai]);
 				nb_scorer_build_entries(&alone[n], ix, &o[n]);
 				n++;
 			}
@@ -1413,12 +1421,8 @@ check_scoring(const NbView *v, RefModel *m, NbIndex *ix, const NbtDoc *docs, int
 			/* one scorer per prior mode; the reference likelihood is shared */
 			for (nbuilt = 0; nbuilt < 3; nbuilt++)
 			{
-				nb_options_init(&o[nbuilt]);
-				o[nbuilt].kind = (NbKind) kind;
-				o[nbuilt].alpha = alphas[ai];
-				o[nbuilt].prior_mode = (NbPriorMode) nbuilt;
-				o[nbuilt].class_prior = prior;
-				o[nbuilt].var_smoothing = smoothings[ai];
+				set_options(&o[nbuilt], (NbKind) kind, alphas[ai], (NbPriorMode) nbuilt, prior,
+							smoothings[ai]);
 				nb_scorer_build(&sc[nbuilt], ix, &o[nbuilt]);
 			}
 			for (int d = 0; d < ndocs; d++)
