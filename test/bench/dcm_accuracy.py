@@ -44,12 +44,17 @@ def scores(cur, where, options):
     return float(acc), float(loss)
 
 
+def fold_of(key):
+    """SQL for the fold of a row with key (text): a byte of its MD5, mod FOLDS."""
+    return "mod(get_byte(decode(md5(%s), 'hex'), 2), %d)" % (key, FOLDS)
+
+
 def load(cur, source):
     cur.execute("DROP TABLE IF EXISTS nbc_acc, nbc_acc_model")
     cur.execute("""CREATE TABLE nbc_acc AS
-        SELECT s.key, s.label, s.split, mod(get_byte(decode(md5(s.key), 'hex'), 2), %s) AS fold,
+        SELECT s.key, s.label, s.split, """ + fold_of("s.key") + """ AS fold,
                ARRAY(SELECT m[1] FROM regexp_matches(lower(s.body), '\\w\\w+', 'g') AS m) AS tokens
-        FROM (""" + source + """) s""", (FOLDS,))
+        FROM (""" + source + """) s""")
     # fold -1: the whole training split; fold f: the training split without fold f
     cur.execute("""CREATE TABLE nbc_acc_model AS
         SELECT f AS fold, (SELECT nb_train(label, tokens) FROM nbc_acc t

@@ -30,7 +30,6 @@ the training rows.  Prints a Markdown table of accuracy and mean log loss.
 Uses the libpq environment; needs tables spamassassin and reuters_grain
 (test/data/load_spamassassin.py, load_reuters.py).
 """
-import hashlib
 import os
 import re
 import sys
@@ -42,24 +41,20 @@ from scipy.special import digamma, gammaln
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "parity"))
+from dcm_accuracy import CORPORA, FOLDS, fold_of  # noqa: E402
 from dcm_ref import edcm_fixed_point  # noqa: E402
 
-CORPORA = {
-    "SpamAssassin": "SELECT folder || '/' || msg_id, label, body FROM spamassassin WHERE split = 'train'",
-    "Reuters Grain": "SELECT lpad(id::text, 6, '0'), label, body FROM reuters_grain WHERE split = 'train'",
-}
 ALPHAS = (0.03, 0.1, 0.3)
-FOLDS = 5
 TOKEN = re.compile(r"\w\w+")
 EXACT_TOL = 1e-9
 EXACT_ROUNDS = 5000
 
 
-def load(cur, sql):
-    """Document-term counts, labels and folds (dcm_accuracy.py's tokens and folds)."""
-    cur.execute(sql)
+def load(cur, source):
+    """Document-term counts, labels and folds of the training split (dcm_accuracy.py's rows and folds)."""
+    cur.execute("SELECT s.label, s.body, " + fold_of("s.key") + " FROM (" + source + ") s WHERE s.split = 'train'")
     vocab, indices, indptr, data, labels, folds = {}, [], [0], [], [], []
-    for key, label, body in cur.fetchall():
+    for label, body, fold in cur.fetchall():
         counts = {}
         for t in TOKEN.findall(body.lower()):
             counts[t] = counts.get(t, 0) + 1
@@ -68,7 +63,7 @@ def load(cur, sql):
             data.append(x)
         indptr.append(len(indices))
         labels.append(label)
-        folds.append(hashlib.md5(key.encode()).digest()[2] % FOLDS)
+        folds.append(fold)
     X = sparse.csr_matrix((np.array(data, float), np.array(indices), np.array(indptr)),
                           shape=(len(labels), len(vocab)))
     return X, np.array(labels), np.array(folds)
@@ -139,8 +134,8 @@ def main():
     cur = psycopg2.connect("").cursor()
     print("| corpus | model | a | %d-fold CV accuracy (train split) | CV log loss | Minka rounds |" % FOLDS)
     print("|---|---|---|---|---|---|")
-    for corpus, sql in CORPORA.items():
-        X, y, folds = load(cur, sql)
+    for corpus, source in CORPORA.items():
+        X, y, folds = load(cur, source)
         acc, loss = cross_validate(X, y, folds, lambda Xc, Xte, V: multinomial(Xc, Xte, 1.0, V))
         print("| %s | multinomial | 1 | %.4f | %.4f | |" % (corpus, acc, loss))
         for name, exact in (("edcm", False), ("exact", True)):
