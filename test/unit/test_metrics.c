@@ -243,6 +243,34 @@ rng(void)
 	return rng_state;
 }
 
+/*
+ * AUC of class c as the weighted probability that one of its rows outscores
+ * a row of another class (ties count half), over every pair: row i's score
+ * is s[i * stride], its class act[i].
+ */
+static double
+auc_by_pairs(const double *s, int stride, const uint32_t *act, uint32_t c, const double *w, int n)
+{
+	double		num = 0,
+				pos = 0,
+				neg = 0;
+
+	for (int i = 0; i < n; i++)
+	{
+		if (act[i] != c)
+		{
+			neg += w[i];
+			continue;
+		}
+		pos += w[i];
+		for (int j = 0; j < n; j++)
+			if (act[j] != c)
+				num += w[i] * w[j] * (s[i * stride] > s[j * stride] ? 1.0 :
+									  s[i * stride] == s[j * stride] ? 0.5 : 0.0);
+	}
+	return num / (pos * neg);
+}
+
 static void
 test_ranking_brute_force(void)
 {
@@ -288,26 +316,10 @@ test_ranking_brute_force(void)
 	for (int c = 0; c < C; c++)
 	{
 		uint32_t	id = id_of(&whole, labels[c]);
-		double		num = 0,
-					pos = 0,
-					neg = 0;
+		double		auc = auc_by_pairs(p + c, C, act, (uint32_t) c, w, N);
 
-		for (int i = 0; i < N; i++)
-		{
-			if ((int) act[i] == c)
-				pos += w[i];
-			else
-				neg += w[i];
-			if ((int) act[i] != c)
-				continue;
-			for (int j = 0; j < N; j++)
-				if ((int) act[j] != c)
-					num += w[i] * w[j] * (p[i * C + c] > p[j * C + c] ? 1.0 :
-										  p[i * C + c] == p[j * C + c] ? 0.5 : 0.0);
-		}
-		CHECK_OR_DONE(fabs(r.cls[id].roc_auc - num / (pos * neg)) < 1e-12,
-					  "AUC(%s) = %.17g, pairs give %.17g", labels[c], r.cls[id].roc_auc,
-					  num / (pos * neg));
+		CHECK_OR_DONE(fabs(r.cls[id].roc_auc - auc) < 1e-12,
+					  "AUC(%s) = %.17g, pairs give %.17g", labels[c], r.cls[id].roc_auc, auc);
 		CHECK_OR_DONE(fabs(rm.cls[id_of(&half1, labels[c])].roc_auc - r.cls[id].roc_auc) < 1e-12,
 					  "merged AUC(%s)", labels[c]);
 		CHECK_OR_DONE(fabs(rm.cls[id_of(&half1, labels[c])].average_precision -
@@ -326,7 +338,7 @@ done:
 	free(w);
 }
 
-/* ap_ref: average precision of scores s with positives pos (weights w), by qsort */
+/* ap_ref: average precision of class c (rows of scores s, classes act, weights w), by qsort */
 static const double *sort_scores;
 
 static int
@@ -339,7 +351,7 @@ by_score_desc(const void *x, const void *y)
 }
 
 static double
-ap_ref(const double *s, const bool *positive, const double *w, int n)
+ap_ref(const double *s, const uint32_t *act, uint32_t c, const double *w, int n)
 {
 	int		   *order = malloc(sizeof(int) * n);
 	double		tp = 0,
@@ -350,7 +362,7 @@ ap_ref(const double *s, const bool *positive, const double *w, int n)
 	for (int i = 0; i < n; i++)
 	{
 		order[i] = i;
-		total += positive[i] ? w[i] : 0;
+		total += act[i] == c ? w[i] : 0;
 	}
 	sort_scores = s;
 	qsort(order, n, sizeof(int), by_score_desc);
@@ -361,7 +373,7 @@ ap_ref(const double *s, const bool *positive, const double *w, int n)
 
 		for (; j < n && s[order[j]] == s[order[i]]; j++)
 		{
-			if (positive[order[j]])
+			if (act[order[j]] == c)
 				dtp += w[order[j]];
 			else
 				fp += w[order[j]];
@@ -391,7 +403,7 @@ test_ranking_near_ties(void)
 		N = 4000
 	};
 	const char *labels[2] = {"p", "n"};
-	bool	   *positive = malloc(sizeof(bool) * N);
+	uint32_t   *act = malloc(sizeof(uint32_t) * N);
 	double	   *s = malloc(sizeof(double) * N);
 	double	   *w = malloc(sizeof(double) * N);
 
@@ -399,9 +411,7 @@ test_ranking_near_ties(void)
 	{
 		NbMetrics	m;
 		NbMetricsResult r;
-		double		num = 0,
-					pos = 0,
-					neg = 0;
+		double		auc;
 		uint32_t	id;
 
 		nb_metrics_init(&m, true, weighted);
@@ -415,37 +425,27 @@ test_ranking_near_ties(void)
 			s[i] = base * (1 + (double) (rng() % 40) * DBL_EPSILON);
 			if (s[i] > 1)
 				s[i] = 1;
-			positive[i] = rng() % 3 == 0;
+			/* 0: "p", 1: "n" */
+			act[i] = rng() % 3 == 0 ? 0 : 1;
 			w[i] = weighted ? (double) (1 + rng() % 4) / 2 : 1.0;
 			p[0] = s[i];
 			p[1] = 1 - s[i];
-			add_row(&m, positive[i] ? "p" : "n", labels, p, 2, w[i]);
+			add_row(&m, labels[act[i]], labels, p, 2, w[i]);
 		}
 		nb_metrics_compute(&m, &r);
-		for (int i = 0; i < N; i++)
-		{
-			if (positive[i])
-				pos += w[i];
-			else
-				neg += w[i];
-			if (!positive[i])
-				continue;
-			for (int j = 0; j < N; j++)
-				if (!positive[j])
-					num += w[i] * w[j] * (s[i] > s[j] ? 1.0 : s[i] == s[j] ? 0.5 : 0.0);
-		}
+		auc = auc_by_pairs(s, 1, act, 0, w, N);
 		id = id_of(&m, "p");
-		CHECK_OR_DONE(fabs(r.cls[id].roc_auc - num / (pos * neg)) < 1e-12,
+		CHECK_OR_DONE(fabs(r.cls[id].roc_auc - auc) < 1e-12,
 					  "weighted %d: AUC(p) = %.17g, pairs give %.17g", weighted,
-					  r.cls[id].roc_auc, num / (pos * neg));
-		CHECK_OR_DONE(fabs(r.cls[id].average_precision - ap_ref(s, positive, w, N)) < 1e-12,
+					  r.cls[id].roc_auc, auc);
+		CHECK_OR_DONE(fabs(r.cls[id].average_precision - ap_ref(s, act, 0, w, N)) < 1e-12,
 					  "weighted %d: AP(p) = %.17g, a sort by comparison gives %.17g", weighted,
-					  r.cls[id].average_precision, ap_ref(s, positive, w, N));
+					  r.cls[id].average_precision, ap_ref(s, act, 0, w, N));
 		nb_metrics_result_free(&r);
 		nb_metrics_free(&m);
 	}
 done:
-	free(positive);
+	free(act);
 	free(s);
 	free(w);
 }
