@@ -120,6 +120,16 @@ SELECT * FROM nb_cross_validate('cv_nulls', 'label', 'tokens', fold_column => 'f
 SELECT * FROM cv_compare('cv_got', 'cv_nulls_folded', '{"kind": ["bernoulli", "complement"]}');
 DROP TABLE cv_got;
 
+-- one fold with rows in no fold: not a fold that holds every row; it is
+-- scored by the model of the rows in none
+CREATE TABLE cv_one_fold_more AS
+SELECT label, tokens, CASE WHEN id % 3 = 0 THEN NULL ELSE 0 END AS fold FROM cv_docs;
+CREATE VIEW cv_one_fold_more_folded AS SELECT label, tokens AS features, fold FROM cv_one_fold_more;
+CREATE TABLE cv_got AS
+SELECT * FROM nb_cross_validate('cv_one_fold_more', 'label', 'tokens', fold_column => 'fold', grid => '{"kind": ["multinomial", "bernoulli"]}');
+SELECT * FROM cv_compare('cv_got', 'cv_one_fold_more_folded', '{"kind": ["multinomial", "bernoulli"]}');
+DROP TABLE cv_got;
+
 -- mixed features (categorical, Gaussian, boolean, a bag) and dense vectors
 CREATE TABLE cv_mixed AS
 SELECT id, label,
