@@ -293,16 +293,20 @@ nb_metrics_merge(NbMetrics *dst, const NbMetrics *src)
 }
 
 /*
- * Clinger's fast path: a significand of at most 2^53 and 10^k for k <= 22
- * are exact doubles, so their quotient is rounded once, correctly.  The
- * same in extended precision for the rest: with a long double of at least
- * 64 bits of mantissa, digits (< 2^64) and 10^k for k <= 27 (5^27 < 2^64)
- * are exact, so their quotient is rounded once, to the long double q
- * nearest the exact value.  Rounding q to double then gives the double
- * nearest the exact value, unless q lies exactly halfway between two
- * doubles: midpoints are long doubles, so rounding to q never crosses one,
- * and only landing on one can mislead the second rounding.  Then, and
- * outside both paths, strtod decides.
+ * A decimal digits * 10^exp10 to the nearest double, by the first of these
+ * that can decide:
+ * - for 10^-k with 1 <= k < FAST_POWERS, the digits times 5^-k in 128-bit
+ *   integers (decimal_by_pow5: faster than a division, and for 17 digits);
+ * - Clinger's fast path: a significand of at most 2^53 and 10^k for k <= 22
+ *   are exact doubles, so their quotient is rounded once, correctly;
+ * - the quotient in extended precision: with a long double of at least 64
+ *   bits of mantissa, digits (< 2^64) and 10^k for k <= 27 (5^27 < 2^64)
+ *   are exact, so their quotient is rounded once, to the long double q
+ *   nearest the exact value.  Rounding q to double then gives the double
+ *   nearest the exact value, unless q lies exactly halfway between two
+ *   doubles: midpoints are long doubles, so rounding to q never crosses
+ *   one, and only landing on one can mislead the second rounding;
+ * - strtod.
  */
 #define FAST_POWERS 28
 
@@ -343,11 +347,91 @@ extended_precision(void)
 }
 #endif
 
+#ifdef __SIZEOF_INT128__
+/*
+ * 5^-k for 1 <= k < FAST_POWERS as 64-bit fixed point: inverse_pow5[k] is
+ * 2^(63 + z) / 5^k rounded down, z the bit length of 5^k (5^27 < 2^63), so
+ * that 2^63 <= inverse_pow5[k] < 2^64.  Computed once, exactly, in 128-bit
+ * integers.
+ */
+static uint64_t inverse_pow5[FAST_POWERS];
+static int	pow5_bits[FAST_POWERS];
+
+static void
+init_inverse_pow5(void)
+{
+	uint64_t	p = 1;
+
+	for (int k = 1; k < FAST_POWERS; k++)
+	{
+		p *= 5;
+		pow5_bits[k] = 64 - __builtin_clzll(p);
+		inverse_pow5[k] = (uint64_t) (((unsigned __int128) 1 << (63 + pow5_bits[k])) / p);
+	}
+}
+
+/*
+ * digits * 10^-k for 1 <= k < FAST_POWERS and digits > 0, correctly
+ * rounded, or false when the product below cannot tell which way to round.
+ * With W the digits shifted to fill 64 bits and m = inverse_pow5[k], the
+ * exact value is T * 2^-(63 + z + shift + k) for a real T = W * (m + f),
+ * 0 <= f < 1, so P = W * m <= T < P + W < P + 2^64: T and P differ by less
+ * than one in the low 64 bits of P, and the high 64 bits h decide.  The
+ * double takes T's top 53 bits (h's, below its leading one at bit 62 or
+ * 63), rounded by the 10 or 11 bits of h below them, r, and the low bits:
+ * with half the halfway value of r, r > half rounds up and r < half - 1
+ * rounds down whatever the low bits; r = half - 1 or half (about two values
+ * in a thousand) are left to the caller.
+ */
+static inline bool
+decimal_by_pow5(uint64_t digits, int k, double *result)
+{
+	int			shift = __builtin_clzll(digits);
+	uint64_t	high = (uint64_t) (((unsigned __int128) (digits << shift) * inverse_pow5[k]) >> 64);
+	int			top = (int) (high >> 63);
+	int			below = 10 + top;	/* bits of high under the significand */
+	uint64_t	rest = high & ((UINT64_C(1) << below) - 1);
+	uint64_t	half = UINT64_C(1) << (below - 1);
+	uint64_t	significand;
+	int			exponent = 11 + top - pow5_bits[k] - shift - k;	/* of significand's last bit */
+	int			biased;
+	uint64_t	bits;
+
+	/* rest is half - 1 or half (unsigned: anything below wraps to a large number) */
+	if (rest - (half - 1) <= 1)
+		return false;
+	significand = (high >> below) + (rest > half);
+	if (significand == (UINT64_C(1) << 53))
+	{
+		significand >>= 1;
+		exponent++;
+	}
+	biased = exponent + 52 + 1023;
+	if (biased <= 0 || biased >= 2047)
+		return false;
+	bits = (uint64_t) biased << 52 | (significand & ((UINT64_C(1) << 52) - 1));
+	memcpy(result, &bits, sizeof(bits));
+	return true;
+}
+#endif
+
 double
 nb_decimal_to_double(uint64_t digits, int32_t exp10)
 {
 	char		text[48];
 
+#ifdef __SIZEOF_INT128__
+	/* first: a multiplication is faster than the fast path's division */
+	if (digits > 0 && exp10 < 0 && exp10 > -FAST_POWERS)
+	{
+		double		result;
+
+		if (inverse_pow5[1] == 0)
+			init_inverse_pow5();
+		if (decimal_by_pow5(digits, -exp10, &result))
+			return result;
+	}
+#endif
 	if (digits <= (UINT64_C(1) << 53) && exp10 <= 0 && exp10 >= -22)
 		return (double) digits / exact_powers[-exp10];
 #if LDBL_MANT_DIG >= 64

@@ -613,6 +613,52 @@ test_decimal_to_double(void)
 		got = nb_decimal_to_double(digits, exp10);
 		CHECK(memcmp(&want, &got, sizeof(double)) == 0, "%s: %.17g, strtod %.17g", text, got, want);
 	}
+	/*
+	 * The hardest roundings: decimals within a unit of their last digit of
+	 * the midpoint between two neighbouring doubles in (1e-27, 1), the
+	 * midpoint's first 18 or 19 digits and one more in the last.  And exact
+	 * products of powers of 5, which 5^-k multiplies back to integers.
+	 */
+	for (int i = 0; i < 1000000; i++)
+	{
+		double		x = (double) ((rng() >> 11) | 1) / 9007199254740992.0 * pow(10, -(int) (rng() % 27));
+		double		next = nextafter(x, 2.0);
+		long double mid = ((long double) x + (long double) next) / 2;
+		int			ndig = 18 + (int) (rng() % 2);
+		uint64_t	digits = 0;
+		int32_t		exp10;
+		double		want,
+					got;
+
+		snprintf(text, sizeof(text), "%.*Le", ndig - 1, mid);
+		exp10 = atoi(strchr(text, 'e') + 1) - (ndig - 1);
+		for (const char *c = text; *c != 'e'; c++)
+			if (*c >= '0' && *c <= '9')
+				digits = digits * 10 + (uint64_t) (*c - '0');
+		digits += rng() % 3;
+		digits -= digits > 0 ? 1 : 0;
+		snprintf(text, sizeof(text), "%llue%d", (unsigned long long) digits, (int) exp10);
+		want = strtod(text, NULL);
+		got = nb_decimal_to_double(digits, exp10);
+		CHECK(memcmp(&want, &got, sizeof(double)) == 0, "%s: %.17g, strtod %.17g", text, got, want);
+	}
+	for (int k = 1; k <= 27; k++)
+		for (uint64_t m = 1; m < 2000; m++)
+		{
+			uint64_t	p = 1;
+			uint64_t	digits;
+			double		want,
+						got;
+
+			for (int j = 0; j < k; j++)
+				p *= 5;
+			if (__builtin_mul_overflow(p, m * (UINT64_C(1) << (m % 40)), &digits))
+				continue;
+			snprintf(text, sizeof(text), "%llue%d", (unsigned long long) digits, -k);
+			want = strtod(text, NULL);
+			got = nb_decimal_to_double(digits, -k);
+			CHECK(memcmp(&want, &got, sizeof(double)) == 0, "%s: %.17g, strtod %.17g", text, got, want);
+		}
 	/* 2^53 + 1, exactly halfway between two doubles: ties to even, 2^53 */
 	CHECK(nb_decimal_to_double(9007199254740993ULL, 0) == 9007199254740992.0, "halfway");
 	CHECK(nb_decimal_to_double(9007199254740995ULL, 0) == 9007199254740996.0, "halfway up");
