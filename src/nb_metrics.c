@@ -295,7 +295,7 @@ nb_metrics_merge(NbMetrics *dst, const NbMetrics *src)
 /*
  * A decimal digits * 10^exp10 to the nearest double, by the first of these
  * that can decide:
- * - for 10^-k with 1 <= k < FAST_POWERS, the digits times 5^-k in 128-bit
+ * - for 10^-k with 1 <= k <= POW5_MAX_K, the digits times 5^-k in 128-bit
  *   integers (decimal_by_pow5: faster than a division, and for 17 digits);
  * - Clinger's fast path: a significand of at most 2^53 and 10^k for k <= 22
  *   are exact doubles, so their quotient is rounded once, correctly;
@@ -349,29 +349,92 @@ extended_precision(void)
 
 #ifdef __SIZEOF_INT128__
 /*
- * 5^-k for 1 <= k < FAST_POWERS as 64-bit fixed point: inverse_pow5[k] is
- * 2^(63 + z) / 5^k rounded down, z the bit length of 5^k (5^27 < 2^63), so
- * that 2^63 <= inverse_pow5[k] < 2^64.  Computed once, exactly, in 128-bit
+ * Below 10^-330 a double is subnormal (or zero) for any 64-bit digits, which
+ * decimal_by_pow5 leaves to the other paths.  Probabilities of a text
+ * classifier go down to there: a third of them below 10^-20 in a model of
+ * short documents of 15 classes.
+ */
+#define POW5_MAX_K 330
+#define POW5_WORDS 13			/* 5^330 < 2^767 < 2^(64 * 13) */
+
+/*
+ * 5^-k as 64-bit fixed point: inverse_pow5[k] is 2^(63 + z) / 5^k rounded
+ * down, z = pow5_bits[k] the bit length of 5^k, so that 2^63 <=
+ * inverse_pow5[k] < 2^64 (0: not computed yet).  Computed exactly, when
+ * first needed, by binary long division of 2^(63 + z) by 5^k in multi-word
  * integers.
  */
-static uint64_t inverse_pow5[FAST_POWERS];
-static int	pow5_bits[FAST_POWERS];
+static uint64_t inverse_pow5[POW5_MAX_K + 1];
+static int	pow5_bits[POW5_MAX_K + 1];
+
+/* a >= b, for numbers of n 64-bit words, the least significant first */
+static bool
+words_at_least(const uint64_t *a, const uint64_t *b, int n)
+{
+	for (int w = n - 1; w >= 0; w--)
+		if (a[w] != b[w])
+			return a[w] > b[w];
+	return true;
+}
 
 static void
-init_inverse_pow5(void)
+compute_inverse_pow5(int k)
 {
-	uint64_t	p = 1;
+	uint64_t	p[POW5_WORDS] = {1};
+	uint64_t	r[POW5_WORDS] = {0};
+	uint64_t	q = 0;
+	int			words = 1;
+	int			z;
 
-	for (int k = 1; k < FAST_POWERS; k++)
+	/* p = 5^k */
+	for (int j = 0; j < k; j++)
 	{
-		p *= 5;
-		pow5_bits[k] = 64 - __builtin_clzll(p);
-		inverse_pow5[k] = (uint64_t) (((unsigned __int128) 1 << (63 + pow5_bits[k])) / p);
+		uint64_t	carry = 0;
+
+		for (int w = 0; w < words; w++)
+		{
+			unsigned __int128 x = (unsigned __int128) p[w] * 5 + carry;
+
+			p[w] = (uint64_t) x;
+			carry = (uint64_t) (x >> 64);
+		}
+		if (carry != 0)
+			p[words++] = carry;
 	}
+	z = 64 * (words - 1) + 64 - __builtin_clzll(p[words - 1]);
+	/* r = 2^(z - 1) < 5^k; then 64 quotient bits, each doubling r */
+	r[(z - 1) / 64] = UINT64_C(1) << ((z - 1) % 64);
+	for (int bit = 0; bit < 64; bit++)
+	{
+		/* a bit doubled out of the top word: r is past 5^k */
+		bool		ge = r[words - 1] >> 63 != 0;
+
+		for (int w = words - 1; w > 0; w--)
+			r[w] = r[w] << 1 | r[w - 1] >> 63;
+		r[0] <<= 1;
+		if (ge || words_at_least(r, p, words))
+		{
+			uint64_t	borrow = 0;
+
+			/* modulo 2^(64 * words): the result is below 5^k */
+			for (int w = 0; w < words; w++)
+			{
+				uint64_t	d = r[w] - p[w] - borrow;
+
+				borrow = r[w] < p[w] || r[w] - p[w] < borrow;
+				r[w] = d;
+			}
+			q = q << 1 | 1;
+		}
+		else
+			q <<= 1;
+	}
+	pow5_bits[k] = z;
+	inverse_pow5[k] = q;
 }
 
 /*
- * digits * 10^-k for 1 <= k < FAST_POWERS and digits > 0, correctly
+ * digits * 10^-k for 1 <= k <= POW5_MAX_K and digits > 0, correctly
  * rounded, or false when the product below cannot tell which way to round.
  * With W the digits shifted to fill 64 bits and m = inverse_pow5[k], the
  * exact value is T * 2^-(63 + z + shift + k) for a real T = W * (m + f),
@@ -422,12 +485,12 @@ nb_decimal_to_double(uint64_t digits, int32_t exp10)
 
 #ifdef __SIZEOF_INT128__
 	/* first: a multiplication is faster than the fast path's division */
-	if (digits > 0 && exp10 < 0 && exp10 > -FAST_POWERS)
+	if (digits > 0 && exp10 < 0 && exp10 >= -POW5_MAX_K)
 	{
 		double		result;
 
-		if (inverse_pow5[1] == 0)
-			init_inverse_pow5();
+		if (inverse_pow5[-exp10] == 0)
+			compute_inverse_pow5(-exp10);
 		if (decimal_by_pow5(digits, -exp10, &result))
 			return result;
 	}

@@ -615,13 +615,14 @@ test_decimal_to_double(void)
 	}
 	/*
 	 * The hardest roundings: decimals within a unit of their last digit of
-	 * the midpoint between two neighbouring doubles in (1e-27, 1), the
-	 * midpoint's first 18 or 19 digits and one more in the last.  And exact
-	 * products of powers of 5, which 5^-k multiplies back to integers.
+	 * the midpoint between two neighbouring doubles in (1e-320, 1) (the
+	 * probabilities of a text classifier go that low), the midpoint's
+	 * first 18 or 19 digits and one more in the last.  And exact products
+	 * of powers of 5, which 5^-k multiplies back to integers.
 	 */
 	for (int i = 0; i < 1000000; i++)
 	{
-		double		x = (double) ((rng() >> 11) | 1) / 9007199254740992.0 * pow(10, -(int) (rng() % 27));
+		double		x = (double) ((rng() >> 11) | 1) / 9007199254740992.0 * pow(10, -(int) (rng() % 320));
 		double		next = nextafter(x, 2.0);
 		long double mid = ((long double) x + (long double) next) / 2;
 		int			ndig = 18 + (int) (rng() % 2);
