@@ -235,8 +235,13 @@ jsonb_number(Numeric num)
 		memcpy(&d, data + first + i * sizeof(int16), sizeof(int16));
 		if (d < 0 || d > 9999)
 			goto slow;
-		/* the last digit without its trailing zeros, so that 17 digits fit */
-		if (i == ndigits - 1 && d != 0)
+
+		/*
+		 * The last digit without its trailing zeros when 64 bits cannot hold
+		 * all its places (17 significant digits and up to 3 zeros): the test
+		 * is cheaper than the division, and most numbers need no stripping.
+		 */
+		if (i == ndigits - 1 && d != 0 && digits > (PG_UINT64_MAX - 9999) / 10000)
 			while (d % 10 == 0)
 			{
 				d /= 10;
