@@ -24,7 +24,11 @@ alternating the order.  Wall time is the client's; besides it, when the
 server runs on this machine, CPU time from /proc: the leader's (the
 backend's utime + stime) and the workers' (what the postmaster's cutime +
 cstime gain: it reaps the workers; nothing else may start or end in the
-cluster meanwhile).  Once per table, EXPLAIN ANALYZE VERBOSE of the 2-worker
+cluster meanwhile).  Then the ceiling of each plan on this machine: w + 1
+serial trainings at once, in as many connections, each over 1/(w + 1) of
+the rows (the work of the w workers and the leader, without passing on or
+merging their partial states), against the serial time.  Once per table,
+EXPLAIN ANALYZE VERBOSE of the 2-worker
 plan gives each participant's partial aggregate and the leader's Finalize
 (its combine of the partial states and the flattening of the merged model).
 """
@@ -32,6 +36,7 @@ import argparse
 import os
 import statistics
 import sys
+import threading
 import time
 
 import psycopg2
@@ -112,6 +117,45 @@ def participants(cur, sql):
                 shape="%s %s over Gather" % (top.get("Partial Mode", ""), top["Node Type"]))
 
 
+def ceiling(cur, table, reps):
+    """The most w workers with the leader can gain on this machine: seconds of
+    w + 1 serial trainings at once, in w + 1 connections, each over the first
+    1/(w + 1) of the table's rows (in a table of its own, made here and
+    dropped after), before any partial state is passed on or merged.
+    Returns {w: [seconds per round]}."""
+    rows = bench.one(cur, "SELECT count(*) FROM " + table)[0]
+    result = {}
+    for w in WORKERS:
+        part = "%s_ceiling_%d" % (table, w + 1)
+        cur.execute("DROP TABLE IF EXISTS " + part)
+        cur.execute("CREATE TABLE %s AS SELECT label, tokens FROM %s LIMIT %d"
+                    % (part, table, rows // (w + 1)))
+        cur.execute("VACUUM ANALYZE " + part)
+        conns = [bench.connect() for _ in range(w + 1)]
+        curs = [c.cursor() for c in conns]
+        sql = "SELECT nb_info(nb_train(label, tokens)) IS NOT NULL FROM " + part
+
+        def one(c):
+            c.execute("SET max_parallel_workers_per_gather = 0")
+            c.execute(sql)
+            c.fetchall()
+
+        def together():
+            threads = [threading.Thread(target=one, args=(c,)) for c in curs]
+            t = time.perf_counter()
+            for th in threads:
+                th.start()
+            for th in threads:
+                th.join()
+            return time.perf_counter() - t
+        together()
+        result[w] = [together() for _ in range(reps)]
+        for c in conns:
+            c.close()
+        cur.execute("DROP TABLE " + part)
+    return result
+
+
 def compare(cur, reps, tables):
     """tables: [(table, description)].  Returns (comparisons, times, notes):
     comparisons as (measure, definition, numerator times, denominator times,
@@ -149,6 +193,13 @@ def compare(cur, reps, tables):
                              % (table, k, statistics.median(total), statistics.median(leader),
                                 statistics.median(total) - statistics.median(leader),
                                 statistics.median(serial), reps))
+        bound = ceiling(cur, table, reps)
+        for k, w in zip(keys[1:], WORKERS):
+            comparisons.append((
+                "the ceiling of %s on this machine: serial training on %s vs %d serial "
+                "trainings of 1/%d of the rows at once, before any merge"
+                % (k, description, w + 1, w + 1),
+                "serial / together", times["serial"], bound[w], None, None))
         p = participants(cur, sql)
         notes.append("%s, 2 workers (%s, %d launched), EXPLAIN ANALYZE once: partial "
                      "aggregates %s ms (leader %.0f); Finalize %.0f ms of %.0f ms (%.0f%%)."
