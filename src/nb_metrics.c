@@ -440,11 +440,12 @@ compute_inverse_pow5(int k)
  * exact value is T * 2^-(63 + z + shift + k) for a real T = W * (m + f),
  * 0 <= f < 1, so P = W * m <= T < P + W < P + 2^64: T and P differ by less
  * than one in the low 64 bits of P, and the high 64 bits h decide.  The
- * double takes T's top 53 bits (h's, below its leading one at bit 62 or
- * 63), rounded by the 10 or 11 bits of h below them, r, and the low bits:
- * with half the halfway value of r, r > half rounds up and r < half - 1
- * rounds down whatever the low bits; r = half - 1 or half (about two values
- * in a thousand) are left to the caller.
+ * double takes T's top 53 bits (h's, from its leading one at bit 62 or 63
+ * down), rounded by the bits under them: r, the 10 or 11 bits of h below
+ * the significand, then the low bits.  With half the value of r that is
+ * exactly halfway, r > half rounds up and r < half - 1 rounds down
+ * whatever the low bits and T's excess over P are; r = half - 1 or half
+ * (about two values in a thousand) are left to the caller.
  */
 static inline bool
 decimal_by_pow5(uint64_t digits, int k, double *result)
