@@ -140,12 +140,6 @@ nb_metrics_reported(const NbMetrics *m, uint32_t c)
 	return m->seen[c] != 0;
 }
 
-/*
- * The double nearest to digits * 10^exp10 (ties to even), as strtod gives
- * it: for the probabilities of jsonb rows, faster than strtod on their text.
- */
-double		nb_decimal_to_double(uint64_t digits, int32_t exp10);
-
 /* The metrics of a state (which is not changed); free with nb_metrics_result_free. */
 void		nb_metrics_compute(const NbMetrics *m, NbMetricsResult *r);
 void		nb_metrics_result_free(NbMetricsResult *r);

@@ -13,6 +13,7 @@
 #include "utils/numeric.h"
 
 #include "nb_interrupt.h"
+#include "pg_jsonb.h"
 
 void
 nb_check_feature_array(ArrayType *array)
@@ -112,13 +113,6 @@ nb_jsonb_feature_type(enum jbvType type)
 	}
 }
 
-/* A JSON number as a double: +-infinity when out of range, for the caller to reject. */
-static double
-numeric_to_double(Numeric num)
-{
-	return DatumGetFloat8(DirectFunctionCall1(numeric_float8_no_overflow, NumericGetDatum(num)));
-}
-
 /* detail: a string literal, so that it is translated as written */
 #define feature_error(key, key_len, detail) \
 	ereport(ERROR, \
@@ -162,7 +156,7 @@ visit_bag(const NbJsonbVisitor *v, const char *key, uint32 key_len, JsonbValue *
 				continue;
 			if (elem.type != jbvNumeric)
 				feature_error(key, key_len, "An object feature is a bag of tokens: its values must be counts.");
-			refs[used].count = numeric_to_double(elem.val.numeric);
+			refs[used].count = nb_numeric_to_double(elem.val.numeric);
 			if (!(refs[used].count >= 0) || isinf(refs[used].count))
 				feature_error(key, key_len, "Token counts must be finite and not negative.");
 			if (refs[used].count == 0)
@@ -211,7 +205,7 @@ nb_jsonb_features(Jsonb *features, const NbJsonbVisitor *v)
 				break;
 			case jbvNumeric:
 				{
-					double		x = numeric_to_double(val.val.numeric);
+					double		x = nb_numeric_to_double(val.val.numeric);
 
 					if (isinf(x))
 						feature_error(k, klen, "Numbers must be within the range of double precision.");

@@ -3,12 +3,13 @@
  */
 #include "pg_jsonb.h"
 
-#include <stdlib.h>
-
+#include "common/int.h"
 #include "common/shortest_dec.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
 #include "utils/numeric.h"
+
+#include "nb_decimal.h"
 
 void
 nb_push_key(JsonbParseState **state, const char *s, uint32 len)
@@ -156,15 +157,90 @@ nb_jsonb_finish(JsonbValue *root)
 	return (Jsonb *) buf.data;
 }
 
+/*
+ * The number's base-10000 digits are read from its stored form (numeric's
+ * on-disk format, which pg_upgrade keeps stable: a 16-bit header, short or
+ * long with a 16-bit weight, then the digits, most significant first; see
+ * utils/adt/numeric.c) and nb_decimal_to_double rounds them.  Anything else
+ * (NaN, infinities, more digits than 64 bits hold) goes through
+ * numeric_float8_no_overflow, which is numeric_out and strtod.
+ */
+double
+nb_numeric_to_double(Numeric num)
+{
+	const char *data = VARDATA_ANY(num);
+	Size		size = VARSIZE_ANY_EXHDR(num);
+	uint16		header;
+	bool		negative;
+	int			weight;
+	Size		first;
+	uint64		digits = 0;
+	int			ndigits;
+	int			zeros = 0;
+	double		magnitude;
+
+	if (size < sizeof(uint16))
+		goto slow;
+	memcpy(&header, data, sizeof(uint16));
+	if ((header & 0xC000) == 0x8000)
+	{
+		/* short: sign 0x2000, weight in the low 7 bits (sign 0x0040) */
+		negative = (header & 0x2000) != 0;
+		weight = (header & 0x0040 ? ~0x003F : 0) | (header & 0x003F);
+		first = sizeof(uint16);
+	}
+	else if ((header & 0xC000) != 0xC000)
+	{
+		int16		w;
+
+		/* long, 0x4000 negative: the weight follows the header */
+		if (size < 2 * sizeof(uint16))
+			goto slow;
+		negative = (header & 0x4000) != 0;
+		memcpy(&w, data + sizeof(uint16), sizeof(int16));
+		weight = w;
+		first = 2 * sizeof(uint16);
+	}
+	else
+		goto slow;
+	ndigits = (int) ((size - first) / sizeof(int16));
+	for (int i = 0; i < ndigits; i++)
+	{
+		int16		d;
+		uint64		scale = 10000;
+
+		memcpy(&d, data + first + i * sizeof(int16), sizeof(int16));
+		if (d < 0 || d > 9999)
+			goto slow;
+
+		/*
+		 * The last digit without its trailing zeros when 64 bits cannot hold
+		 * all its places (17 significant digits and up to 3 zeros): the test
+		 * is cheaper than the division, and most numbers need no stripping.
+		 */
+		if (i == ndigits - 1 && d != 0 && digits > (PG_UINT64_MAX - 9999) / 10000)
+			while (d % 10 == 0)
+			{
+				d /= 10;
+				scale /= 10;
+				zeros++;
+			}
+		if (pg_mul_u64_overflow(digits, scale, &digits) ||
+			pg_add_u64_overflow(digits, (uint64) d, &digits))
+			goto slow;
+	}
+	magnitude = nb_decimal_to_double(digits, 4 * (weight - (ndigits - 1)) + zeros);
+	return negative ? -magnitude : magnitude;
+
+slow:
+	return DatumGetFloat8(DirectFunctionCall1(numeric_float8_no_overflow, NumericGetDatum(num)));
+}
+
 bool
 nb_jsonb_number(const JsonbValue *v, double *result)
 {
-	char	   *digits;
-
 	if (v->type != jbvNumeric)
 		return false;
-	digits = DatumGetCString(DirectFunctionCall1(numeric_out,
-												 NumericGetDatum(v->val.numeric)));
-	*result = strtod(digits, NULL);
+	*result = nb_numeric_to_double(v->val.numeric);
 	return true;
 }

@@ -1,5 +1,5 @@
 /*
- * pg_jsonb.h — small helpers for building jsonb results.
+ * pg_jsonb.h — small helpers for building jsonb results, and jsonb numbers as float8.
  */
 #ifndef PG_JSONB_H
 #define PG_JSONB_H
@@ -7,6 +7,7 @@
 #include "postgres.h"
 
 #include "utils/jsonb.h"
+#include "utils/numeric.h"
 
 void		nb_push_key(JsonbParseState **state, const char *s, uint32 len);
 
@@ -26,11 +27,15 @@ void		nb_push_pair(JsonbParseState **state, const char *key, double v);
 Jsonb	   *nb_jsonb_finish(JsonbValue *root);
 
 /*
- * A JSON number as float8 (false if v is not a number).  Through strtod
- * rather than numeric_float8, so that a number beyond the range of float8
- * becomes infinity or 0, which an option's range check then refuses with
- * the option's own error, instead of a conversion error.
+ * A numeric as the nearest float8, as numeric_out and strtod give it (not
+ * numeric_float8: a number beyond the range of float8 becomes infinity or
+ * 0, which the caller's range check then refuses with its own error,
+ * instead of a conversion error), but from numeric's digits, without the
+ * text: the numbers of jsonb rows (probabilities, feature values, counts).
  */
+double		nb_numeric_to_double(Numeric num);
+
+/* A JSON number as float8, as nb_numeric_to_double (false if v is not a number). */
 bool		nb_jsonb_number(const JsonbValue *v, double *result);
 
 #endif

@@ -12,7 +12,6 @@
 
 #include <math.h>
 
-#include "common/int.h"
 #include "fmgr.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
@@ -180,84 +179,6 @@ nb_metrics_label_transfn(PG_FUNCTION_ARGS)
 	PG_RETURN_POINTER(st);
 }
 
-/*
- * A jsonb number as float8, exactly as numeric_float8 gives it but without
- * its detour through text, the cost of the probability form: the number's
- * base-10000 digits are read from its stored form (numeric's on-disk
- * format, which pg_upgrade keeps stable: a 16-bit header, short or long
- * with a 16-bit weight, then the digits, most significant first; see
- * utils/adt/numeric.c) and nb_decimal_to_double rounds them.  Anything
- * else (NaN, infinities, negative numbers, more digits than 64 bits hold)
- * goes through numeric_float8.
- */
-static double
-jsonb_number(Numeric num)
-{
-	const char *data = VARDATA_ANY(num);
-	Size		size = VARSIZE_ANY_EXHDR(num);
-	uint16		header;
-	int			weight;
-	Size		first;
-	uint64		digits = 0;
-	int			ndigits;
-	int			zeros = 0;
-
-	if (size < sizeof(uint16))
-		goto slow;
-	memcpy(&header, data, sizeof(uint16));
-	if ((header & 0xC000) == 0x8000)
-	{
-		/* short: sign 0x2000, weight in the low 7 bits (sign 0x0040) */
-		if (header & 0x2000)
-			goto slow;
-		weight = (header & 0x0040 ? ~0x003F : 0) | (header & 0x003F);
-		first = sizeof(uint16);
-	}
-	else if ((header & 0xC000) == 0x0000)
-	{
-		int16		w;
-
-		/* long, positive: the weight follows the header */
-		if (size < 2 * sizeof(uint16))
-			goto slow;
-		memcpy(&w, data + sizeof(uint16), sizeof(int16));
-		weight = w;
-		first = 2 * sizeof(uint16);
-	}
-	else
-		goto slow;
-	ndigits = (int) ((size - first) / sizeof(int16));
-	for (int i = 0; i < ndigits; i++)
-	{
-		int16		d;
-		uint64		scale = 10000;
-
-		memcpy(&d, data + first + i * sizeof(int16), sizeof(int16));
-		if (d < 0 || d > 9999)
-			goto slow;
-
-		/*
-		 * The last digit without its trailing zeros when 64 bits cannot hold
-		 * all its places (17 significant digits and up to 3 zeros): the test
-		 * is cheaper than the division, and most numbers need no stripping.
-		 */
-		if (i == ndigits - 1 && d != 0 && digits > (PG_UINT64_MAX - 9999) / 10000)
-			while (d % 10 == 0)
-			{
-				d /= 10;
-				scale /= 10;
-				zeros++;
-			}
-		if (pg_mul_u64_overflow(digits, scale, &digits) ||
-			pg_add_u64_overflow(digits, (uint64) d, &digits))
-			goto slow;
-	}
-	return nb_decimal_to_double(digits, 4 * (weight - (ndigits - 1)) + zeros);
-
-slow:
-	return DatumGetFloat8(DirectFunctionCall1(numeric_float8, NumericGetDatum(num)));
-}
-
 /* nb_metrics(actual text, probabilities jsonb [, weight float8]) */
 Datum
 nb_metrics_proba_transfn(PG_FUNCTION_ARGS)
@@ -344,7 +265,7 @@ nb_metrics_proba_transfn(PG_FUNCTION_ARGS)
 					 errdetail("The probability of \"%.*s\" is not a number.",
 							   (int) key_len, key)));
 		/* numbers start at a 4-byte boundary of the data */
-		p = jsonb_number((Numeric) (data + INTALIGN(value_start)));
+		p = nb_numeric_to_double((Numeric) (data + INTALIGN(value_start)));
 		if (!(p >= 0 && p <= 1))
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),

@@ -232,16 +232,6 @@ test_log_loss_and_brier(void)
 }
 
 /* Deterministic pseudo-random numbers (xorshift). */
-static uint64_t rng_state = 88172645463325252ULL;
-
-static uint64_t
-rng(void)
-{
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return rng_state;
-}
 
 /*
  * AUC of class c as the weighted probability that one of its rows outscores
@@ -301,10 +291,10 @@ test_ranking_brute_force(void)
 	{
 		double		sum = 0;
 
-		act[i] = (uint32_t) (rng() % C);
-		w[i] = (double) (rng() % 4) / 2;
+		act[i] = (uint32_t) (unit_random() % C);
+		w[i] = (double) (unit_random() % 4) / 2;
 		for (int c = 0; c < C; c++)
-			sum += p[i * C + c] = (double) (rng() % 7) + (c == (int) act[i] ? 2 : 0);
+			sum += p[i * C + c] = (double) (unit_random() % 7) + (c == (int) act[i] ? 2 : 0);
 		for (int c = 0; c < C; c++)
 			p[i * C + c] /= sum;
 		add_row(&whole, labels[act[i]], labels, p + i * C, C, w[i]);
@@ -418,16 +408,16 @@ test_ranking_near_ties(void)
 		for (int i = 0; i < N; i++)
 		{
 			/* the first half over 60 clusters, the second over the first 20 of them */
-			int			cluster = (int) (rng() % (i < N / 2 ? 60 : 20));
+			int			cluster = (int) (unit_random() % (i < N / 2 ? 60 : 20));
 			double		base = pow(10.0, -(double) cluster / 5);
 			double		p[2];
 
-			s[i] = base * (1 + (double) (rng() % 40) * DBL_EPSILON);
+			s[i] = base * (1 + (double) (unit_random() % 40) * DBL_EPSILON);
 			if (s[i] > 1)
 				s[i] = 1;
 			/* 0: "p", 1: "n" */
-			act[i] = rng() % 3 == 0 ? 0 : 1;
-			w[i] = weighted ? (double) (1 + rng() % 4) / 2 : 1.0;
+			act[i] = unit_random() % 3 == 0 ? 0 : 1;
+			w[i] = weighted ? (double) (1 + unit_random() % 4) / 2 : 1.0;
 			p[0] = s[i];
 			p[1] = 1 - s[i];
 			add_row(&m, labels[act[i]], labels, p, 2, w[i]);
@@ -482,14 +472,14 @@ test_unranked_equals_ranked(void)
 	nb_metrics_init_unranked(&half2, true);
 	for (int i = 0; i < N; i++)
 	{
-		uint32_t	n = 1 + (uint32_t) (rng() % C);
-		const char *actual = labels[rng() % (C + 2)];
+		uint32_t	n = 1 + (uint32_t) (unit_random() % C);
+		const char *actual = labels[unit_random() % (C + 2)];
 		double		p[C];
 		double		sum = 0;
-		double		w = (double) (rng() % 5) / 2;
+		double		w = (double) (unit_random() % 5) / 2;
 
 		for (uint32_t c = 0; c < n; c++)
-			sum += p[c] = (double) (rng() % 9);
+			sum += p[c] = (double) (unit_random() % 9);
 		for (uint32_t c = 0; c < n; c++)
 			p[c] = sum > 0 ? p[c] / sum : 1.0 / n;
 		add_row(&ranked, actual, labels, p, n, w);
@@ -562,7 +552,7 @@ test_interrupts(void)
 	nb_metrics_init(&m, true, false);
 	for (int i = 0; i < 100000; i++)
 	{
-		double		s = (double) (rng() % 1000) / 1000;
+		double		s = (double) (unit_random() % 1000) / 1000;
 		double		p[] = {1 - s, s};
 
 		add_row(&m, labels[i % 2], labels, p, 2, 1.0);
@@ -573,97 +563,6 @@ test_interrupts(void)
 		  nb_test_interrupts() - before);
 	nb_metrics_result_free(&r);
 	nb_metrics_free(&m);
-}
-
-static void
-test_decimal_to_double(void)
-{
-	/*
-	 * Against strtod on the same decimal, bit for bit: random significands
-	 * of 1 to 19 digits (shortest round-trip forms of doubles have up to
-	 * 17) with exponents -40..5, in and out of the fast path, and the
-	 * decimal forms of random doubles in [0, 1].
-	 */
-	char		text[48];
-
-	for (int i = 0; i < 2000000; i++)
-	{
-		int			ndig = 1 + (int) (rng() % 19);
-		uint64_t	digits = rng() % 10;
-		int32_t		exp10 = -40 + (int32_t) (rng() % 46);
-		double		want,
-					got;
-
-		for (int d = 1; d < ndig; d++)
-			digits = digits * 10 + rng() % 10;
-		if (i % 2 == 1)
-		{
-			/* a double's shortest form: 17 significant digits round-trip */
-			double		x = (double) (rng() >> 11) / 9007199254740992.0 * pow(10, -(int) (rng() % 30));
-
-			snprintf(text, sizeof(text), "%.17e", x);
-			digits = 0;
-			exp10 = atoi(strchr(text, 'e') + 1) - 16;
-			for (const char *c = text; *c != 'e'; c++)
-				if (*c >= '0' && *c <= '9')
-					digits = digits * 10 + (uint64_t) (*c - '0');
-		}
-		snprintf(text, sizeof(text), "%llue%d", (unsigned long long) digits, (int) exp10);
-		want = strtod(text, NULL);
-		got = nb_decimal_to_double(digits, exp10);
-		CHECK(memcmp(&want, &got, sizeof(double)) == 0, "%s: %.17g, strtod %.17g", text, got, want);
-	}
-	/*
-	 * The hardest roundings: decimals within a unit of their last digit of
-	 * the midpoint between two neighbouring doubles in (1e-320, 1) (the
-	 * probabilities of a text classifier go that low), the midpoint's
-	 * first 18 or 19 digits and one more in the last.  And exact products
-	 * of powers of 5, which 5^-k multiplies back to integers.
-	 */
-	for (int i = 0; i < 1000000; i++)
-	{
-		double		x = (double) ((rng() >> 11) | 1) / 9007199254740992.0 * pow(10, -(int) (rng() % 320));
-		double		next = nextafter(x, 2.0);
-		long double mid = ((long double) x + (long double) next) / 2;
-		int			ndig = 18 + (int) (rng() % 2);
-		uint64_t	digits = 0;
-		int32_t		exp10;
-		double		want,
-					got;
-
-		snprintf(text, sizeof(text), "%.*Le", ndig - 1, mid);
-		exp10 = atoi(strchr(text, 'e') + 1) - (ndig - 1);
-		for (const char *c = text; *c != 'e'; c++)
-			if (*c >= '0' && *c <= '9')
-				digits = digits * 10 + (uint64_t) (*c - '0');
-		digits += rng() % 3;
-		digits -= digits > 0 ? 1 : 0;
-		snprintf(text, sizeof(text), "%llue%d", (unsigned long long) digits, (int) exp10);
-		want = strtod(text, NULL);
-		got = nb_decimal_to_double(digits, exp10);
-		CHECK(memcmp(&want, &got, sizeof(double)) == 0, "%s: %.17g, strtod %.17g", text, got, want);
-	}
-	for (int k = 1; k <= 27; k++)
-		for (uint64_t m = 1; m < 2000; m++)
-		{
-			uint64_t	p = 1;
-			uint64_t	digits;
-			double		want,
-						got;
-
-			for (int j = 0; j < k; j++)
-				p *= 5;
-			if (__builtin_mul_overflow(p, m * (UINT64_C(1) << (m % 40)), &digits))
-				continue;
-			snprintf(text, sizeof(text), "%llue%d", (unsigned long long) digits, -k);
-			want = strtod(text, NULL);
-			got = nb_decimal_to_double(digits, -k);
-			CHECK(memcmp(&want, &got, sizeof(double)) == 0, "%s: %.17g, strtod %.17g", text, got, want);
-		}
-	/* 2^53 + 1, exactly halfway between two doubles: ties to even, 2^53 */
-	CHECK(nb_decimal_to_double(9007199254740993ULL, 0) == 9007199254740992.0, "halfway");
-	CHECK(nb_decimal_to_double(9007199254740995ULL, 0) == 9007199254740996.0, "halfway up");
-	CHECK(nb_decimal_to_double(0, -5) == 0.0, "zero");
 }
 
 /* ---------------------------------------------------------------- */
@@ -716,7 +615,6 @@ main(int argc, char **argv)
 	run("metrics: unranked states (log loss summed per row) equal ranked ones", test_unranked_equals_ranked);
 	run("metrics: more classes than the initial capacity", test_many_classes_grow);
 	run("metrics: cancellation points in the final computation", test_interrupts);
-	run("metrics: decimal to double as strtod, bit for bit", test_decimal_to_double);
 	run("metrics: a grid's states hold fewer labels the more option sets it has", test_grid_max_labels);
 	return unit_done();
 }

@@ -97,3 +97,14 @@ unit_done(void)
 	printf("%d passed, %d failed\n", n_passed, n_failed);
 	return n_failed > 0;
 }
+
+uint64_t
+unit_random(void)
+{
+	static uint64_t state = 88172645463325252ULL;
+
+	state ^= state << 13;
+	state ^= state >> 7;
+	state ^= state << 17;
+	return state;
+}

@@ -15,6 +15,7 @@
 
 #include <math.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 /* Record the first failure of the running test (later ones are ignored). */
 void		fail_at(int line, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -48,5 +49,8 @@ void		run(const char *name, TestFn fn);
 
 /* Print the summary line; the exit status of the program. */
 int			unit_done(void);
+
+/* The next of a fixed sequence of pseudo-random 64-bit numbers (xorshift). */
+uint64_t	unit_random(void);
 
 #endif

@@ -1,0 +1,245 @@
+/*
+ * nb_decimal.c — decimal numbers (digits times a power of ten) to the
+ * nearest double, exactly as strtod rounds them, without their text: the
+ * numbers of jsonb values (probabilities, feature values, counts) come as
+ * numeric's base-10000 digits.
+ */
+#include "nb_decimal.h"
+
+#include <float.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/*
+ * A decimal digits * 10^exp10 to the nearest double, by the first of these
+ * that can decide:
+ * - for 10^-k with 1 <= k <= POW5_MAX_K, the digits times 5^-k in 128-bit
+ *   integers (decimal_by_pow5: faster than a division, and for 17 digits);
+ * - Clinger's fast path: a significand of at most 2^53 and 10^k for k <= 22
+ *   are exact doubles, so their quotient or product is rounded once,
+ *   correctly;
+ * - the quotient in extended precision: with a long double of at least 64
+ *   bits of mantissa, digits (< 2^64) and 10^k for k <= 27 (5^27 < 2^64)
+ *   are exact, so their quotient is rounded once, to the long double q
+ *   nearest the exact value.  Rounding q to double then gives the double
+ *   nearest the exact value, unless q lies exactly halfway between two
+ *   doubles: midpoints are long doubles, so rounding to q never crosses
+ *   one, and only landing on one can mislead the second rounding;
+ * - strtod.
+ */
+#define FAST_POWERS 28
+
+/* 10^k, exact doubles up to k = 22 */
+static const double exact_powers[] = {
+	1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14,
+	1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22
+};
+
+#if LDBL_MANT_DIG >= 64
+/* 10^k, exact long doubles: each needs at most 64 bits */
+static const long double exact_long_powers[FAST_POWERS] = {
+	1e0L, 1e1L, 1e2L, 1e3L, 1e4L, 1e5L, 1e6L, 1e7L, 1e8L, 1e9L, 1e10L, 1e11L, 1e12L, 1e13L,
+	1e14L, 1e15L, 1e16L, 1e17L, 1e18L, 1e19L, 1e20L, 1e21L, 1e22L, 1e23L, 1e24L, 1e25L,
+	1e26L, 1e27L
+};
+#endif
+
+#if LDBL_MANT_DIG >= 64
+/*
+ * Whether long double arithmetic really keeps 64 bits: not under valgrind,
+ * which computes x87 operations in double, nor with the x87 precision
+ * control set to double.  Then the extended path would round twice.
+ */
+static bool
+extended_precision(void)
+{
+	static int	known = -1;
+
+	if (known < 0)
+	{
+		volatile long double one = 1.0L;
+		volatile long double sum = one + LDBL_EPSILON;
+
+		known = sum > one && sum / 3 != one / 3;
+	}
+	return known == 1;
+}
+#endif
+
+#ifdef __SIZEOF_INT128__
+/*
+ * Below 10^-330 a double is subnormal (or zero) for any 64-bit digits, which
+ * decimal_by_pow5 leaves to the other paths.  Probabilities of a text
+ * classifier go down to there: a third of them below 10^-20 in a model of
+ * short documents of 15 classes.
+ */
+#define POW5_MAX_K 330
+#define POW5_WORDS 13			/* 5^330 < 2^767 < 2^(64 * 13) */
+
+/*
+ * 5^-k as 64-bit fixed point: inverse_pow5[k] is 2^(63 + z) / 5^k rounded
+ * down, z = pow5_bits[k] the bit length of 5^k, so that 2^63 <=
+ * inverse_pow5[k] < 2^64 (0: not computed yet).  Computed exactly, when
+ * first needed, by binary long division of 2^(63 + z) by 5^k in multi-word
+ * integers.
+ */
+static uint64_t inverse_pow5[POW5_MAX_K + 1];
+static int	pow5_bits[POW5_MAX_K + 1];
+
+/* a >= b, for numbers of n 64-bit words, the least significant first */
+static bool
+words_at_least(const uint64_t *a, const uint64_t *b, int n)
+{
+	for (int w = n - 1; w >= 0; w--)
+		if (a[w] != b[w])
+			return a[w] > b[w];
+	return true;
+}
+
+static void
+compute_inverse_pow5(int k)
+{
+	uint64_t	p[POW5_WORDS] = {1};
+	uint64_t	r[POW5_WORDS] = {0};
+	uint64_t	q = 0;
+	int			words = 1;
+	int			z;
+
+	/* p = 5^k */
+	for (int j = 0; j < k; j++)
+	{
+		uint64_t	carry = 0;
+
+		for (int w = 0; w < words; w++)
+		{
+			unsigned __int128 x = (unsigned __int128) p[w] * 5 + carry;
+
+			p[w] = (uint64_t) x;
+			carry = (uint64_t) (x >> 64);
+		}
+		if (carry != 0)
+			p[words++] = carry;
+	}
+	z = 64 * (words - 1) + 64 - __builtin_clzll(p[words - 1]);
+	/* r = 2^(z - 1) < 5^k; then 64 quotient bits, each doubling r */
+	r[(z - 1) / 64] = UINT64_C(1) << ((z - 1) % 64);
+	for (int bit = 0; bit < 64; bit++)
+	{
+		/* a bit doubled out of the top word: r is past 5^k */
+		bool		ge = r[words - 1] >> 63 != 0;
+
+		for (int w = words - 1; w > 0; w--)
+			r[w] = r[w] << 1 | r[w - 1] >> 63;
+		r[0] <<= 1;
+		if (ge || words_at_least(r, p, words))
+		{
+			uint64_t	borrow = 0;
+
+			/* modulo 2^(64 * words): the result is below 5^k */
+			for (int w = 0; w < words; w++)
+			{
+				uint64_t	d = r[w] - p[w] - borrow;
+
+				borrow = r[w] < p[w] || r[w] - p[w] < borrow;
+				r[w] = d;
+			}
+			q = q << 1 | 1;
+		}
+		else
+			q <<= 1;
+	}
+	pow5_bits[k] = z;
+	inverse_pow5[k] = q;
+}
+
+/*
+ * digits * 10^-k for 1 <= k <= POW5_MAX_K and digits > 0, correctly
+ * rounded, or false when the product below cannot tell which way to round.
+ * With W the digits shifted to fill 64 bits and m = inverse_pow5[k], the
+ * exact value is T * 2^-(63 + z + shift + k) for a real T = W * (m + f),
+ * 0 <= f < 1, so P = W * m <= T < P + W < P + 2^64: T and P differ by less
+ * than one in the low 64 bits of P, and the high 64 bits h decide.  The
+ * double takes T's top 53 bits (h's, from its leading one at bit 62 or 63
+ * down), rounded by the bits under them: r, the 10 or 11 bits of h below
+ * the significand, then the low bits.  With half the value of r that is
+ * exactly halfway, r > half rounds up and r < half - 1 rounds down
+ * whatever the low bits and T's excess over P are; r = half - 1 or half
+ * (about two values in a thousand) are left to the caller.
+ */
+static inline bool
+decimal_by_pow5(uint64_t digits, int k, double *result)
+{
+	int			shift = __builtin_clzll(digits);
+	uint64_t	high = (uint64_t) (((unsigned __int128) (digits << shift) * inverse_pow5[k]) >> 64);
+	int			top = (int) (high >> 63);
+	int			below = 10 + top;	/* bits of high under the significand */
+	uint64_t	rest = high & ((UINT64_C(1) << below) - 1);
+	uint64_t	half = UINT64_C(1) << (below - 1);
+	uint64_t	significand;
+	int			exponent = 11 + top - pow5_bits[k] - shift - k;	/* of significand's last bit */
+	int			biased;
+	uint64_t	bits;
+
+	/* rest is half - 1 or half (unsigned: anything below wraps to a large number) */
+	if (rest - (half - 1) <= 1)
+		return false;
+	significand = (high >> below) + (rest > half);
+	if (significand == (UINT64_C(1) << 53))
+	{
+		significand >>= 1;
+		exponent++;
+	}
+	biased = exponent + 52 + 1023;
+	if (biased <= 0 || biased >= 2047)
+		return false;
+	bits = (uint64_t) biased << 52 | (significand & ((UINT64_C(1) << 52) - 1));
+	memcpy(result, &bits, sizeof(bits));
+	return true;
+}
+#endif
+
+double
+nb_decimal_to_double(uint64_t digits, int32_t exp10)
+{
+	char		text[48];
+
+#ifdef __SIZEOF_INT128__
+	/* first: a multiplication is faster than the fast path's division */
+	if (digits > 0 && exp10 < 0 && exp10 >= -POW5_MAX_K)
+	{
+		double		result;
+
+		if (inverse_pow5[-exp10] == 0)
+			compute_inverse_pow5(-exp10);
+		if (decimal_by_pow5(digits, -exp10, &result))
+			return result;
+	}
+#endif
+	if (digits <= (UINT64_C(1) << 53) && exp10 >= -22 && exp10 <= 22)
+		return exp10 < 0 ? (double) digits / exact_powers[-exp10] :
+			(double) digits * exact_powers[exp10];
+#if LDBL_MANT_DIG >= 64
+	if (exp10 <= 0 && exp10 > -FAST_POWERS && extended_precision())
+	{
+		long double q = (long double) digits / exact_long_powers[-exp10];
+		double		d = (double) q;
+
+		if (d >= DBL_MIN && d <= DBL_MAX)
+		{
+			uint64_t	bits;
+			double		other;
+
+			/* the neighbour of d on q's side: positive doubles order as their bits */
+			memcpy(&bits, &d, sizeof(bits));
+			bits = q > d ? bits + 1 : bits - 1;
+			memcpy(&other, &bits, sizeof(other));
+			if (q == d || q != ((long double) d + other) / 2)
+				return d;
+		}
+	}
+#endif
+	snprintf(text, sizeof(text), "%llue%d", (unsigned long long) digits, (int) exp10);
+	return strtod(text, NULL);
+}
