@@ -18,17 +18,16 @@ number from numeric's digits; float8[] needs no conversion, so the ratios
 are what reading numbers from jsonb costs.  Prints a table.
 """
 import argparse
+import os
 import statistics
 import sys
-import time
 
 import psycopg2
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from metrics_bench import log, measure, timed  # noqa: E402
+
 SETTINGS = [("jit", "off"), ("max_parallel_workers_per_gather", "0")]
-
-
-def log(msg):
-    print(msg, file=sys.stderr, flush=True)
 
 
 def make_table(cur, rows):
@@ -52,15 +51,6 @@ def make_table(cur, rows):
     cur.execute("VACUUM ANALYZE bm_jsonb")
 
 
-def timed(cur, sql):
-    def run():
-        t = time.perf_counter()
-        cur.execute(sql)
-        cur.fetchall()
-        return time.perf_counter() - t
-    return run
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rows", type=int, default=300000)
@@ -81,15 +71,7 @@ def main():
         "score float8[]": timed(cur, "SELECT count(nb_predict((SELECT nb_train(label, vec) FROM bm_jsonb), "
                                 "vec)) FROM bm_jsonb"),
     }
-    keys = list(cases)
-    for k in keys:
-        cases[k]()
-    times = {k: [] for k in keys}
-    for r in range(args.reps):
-        for k in (keys if r % 2 == 0 else keys[::-1]):
-            times[k].append(cases[k]())
-        log("jsonb: round %d/%d  %s" % (r + 1, args.reps,
-                                         "  ".join("%s %.3fs" % (k, times[k][-1]) for k in keys)))
+    times = measure(cases, args.reps, "jsonb")
     print("| comparison | ratio | median | spread (min-max) |")
     print("|---|---|---|---|")
     for what in ("train", "score"):
