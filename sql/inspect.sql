@@ -121,3 +121,24 @@ SELECT (SELECT sum((c.value ->> 'tokens')::float8) FROM j, jsonb_each(j -> 'clas
 SELECT nb_info(NULL) IS NULL AS info, NULL::nb_model::jsonb IS NULL AS cast,
        (SELECT count(*) FROM nb_classes(NULL)) AS classes,
        (SELECT count(*) FROM nb_mutual_info(NULL)) AS mutual_info;
+
+--
+-- Every number in a jsonb result is the numeric that numeric_in makes of
+-- the float8's shortest text (to_jsonb(float8)): the same text, the same
+-- stored size (short or long form) and equal, over the whole positive
+-- range of float8 (here as a Gaussian feature's mean)
+--
+WITH v AS (
+    SELECT (1.234567890123 * 10::float8 ^ e) * (1 + i * 0.000731) AS x
+    FROM generate_series(-300, 300, 7) AS e, generate_series(1, 20) AS i
+    UNION ALL
+    SELECT unnest(ARRAY[1, 0.5, 0.1, 1e-4, 1e-5, 9999.5, 10000, 12345.678, 1e15, 1e16, 1e20, 1e22,
+                        123456789012345678, 2.2250738585072014e-308, 5e-324, 1.7976931348623157e307])::float8),
+j AS (
+    SELECT x, nb_model_to_jsonb((SELECT nb_train('a', jsonb_build_object('g', y)) FROM (SELECT x) AS t(y)))
+              -> 'features' -> 'g' -> 'mean' AS j
+    FROM v)
+SELECT count(*) AS numbers,
+       count(*) FILTER (WHERE j::text = to_jsonb(x)::text AND j = to_jsonb(x)
+                        AND pg_column_size(j) = pg_column_size(to_jsonb(x))) AS as_numeric_in
+FROM j;

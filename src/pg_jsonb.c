@@ -3,6 +3,8 @@
  */
 #include "pg_jsonb.h"
 
+#include <stdlib.h>
+
 #include "common/int.h"
 #include "common/shortest_dec.h"
 #include "miscadmin.h"
@@ -33,18 +35,113 @@ nb_push_string(JsonbParseState **state, const char *s)
 	pushJsonbValue(state, WJB_VALUE, &jv);
 }
 
+/* a / 4 rounded down, for negative a too */
+static inline int
+floor_div4(int a)
+{
+	return a >= 0 ? a / 4 : -((3 - a) / 4);
+}
+
+/*
+ * The numeric numeric_in makes of text, the shortest decimal form of a
+ * positive finite float8, built from its digits without numeric_in's parse
+ * (utils/adt/numeric.c, set_var_from_str and make_result): the base-10000
+ * digits aligned on the decimal point, the weight of the first, the display
+ * scale (digits after the point less the exponent, at least 0), the short
+ * header when scale and weight fit in it.  NULL for anything else (zero,
+ * a sign), which numeric_in takes.
+ */
+static Numeric
+shortest_numeric(const char *text, int len)
+{
+	static const int16 place[4] = {1, 10, 100, 1000};
+	uint8		dig[DOUBLE_SHORTEST_DECIMAL_LEN];
+	int16		group[DOUBLE_SHORTEST_DECIMAL_LEN];
+	int			nd = 0;
+	int			after_point = 0;
+	bool		point = false;
+	int			exponent = 0;
+	int			i = 0;
+	int			dscale;
+	int			integer_places;
+	int			weight;
+	int			ngroups;
+	Numeric		result;
+	char	   *data;
+
+	for (; i < len && text[i] != 'e'; i++)
+	{
+		if (text[i] == '.')
+		{
+			point = true;
+			continue;
+		}
+		if (text[i] < '0' || text[i] > '9')
+			return NULL;
+		after_point += point;
+		/* leading zeros hold places, not digits */
+		if (nd > 0 || text[i] != '0')
+			dig[nd++] = (uint8) (text[i] - '0');
+	}
+	if (i < len)
+		exponent = atoi(text + i + 1);
+	if (nd == 0)
+		return NULL;
+	dscale = Max(after_point - exponent, 0);
+	/* trailing zeros hold places too: the value is dig * 10^(exponent - after_point) */
+	while (dig[nd - 1] == 0)
+		nd--, after_point--;
+	integer_places = nd + exponent - after_point;
+	weight = floor_div4(integer_places - 1);
+	ngroups = weight - floor_div4(integer_places - nd) + 1;
+	memset(group, 0, sizeof(int16) * ngroups);
+	for (int d = 0; d < nd; d++)
+	{
+		int			q = integer_places - 1 - d;
+
+		group[weight - floor_div4(q)] += dig[d] * place[q - 4 * floor_div4(q)];
+	}
+	if (dscale <= 0x3F && weight >= -64 && weight <= 63)
+	{
+		uint16		header = 0x8000 | (uint16) (dscale << 7) | (weight < 0 ? 0x0040 : 0) | (weight & 0x3F);
+
+		result = palloc(VARHDRSZ + sizeof(uint16) + sizeof(int16) * ngroups);
+		SET_VARSIZE(result, VARHDRSZ + sizeof(uint16) + sizeof(int16) * ngroups);
+		data = VARDATA(result);
+		memcpy(data, &header, sizeof(uint16));
+		data += sizeof(uint16);
+	}
+	else
+	{
+		uint16		header = (uint16) (dscale & 0x3FFF);
+		int16		w = (int16) weight;
+
+		result = palloc(VARHDRSZ + 2 * sizeof(uint16) + sizeof(int16) * ngroups);
+		SET_VARSIZE(result, VARHDRSZ + 2 * sizeof(uint16) + sizeof(int16) * ngroups);
+		data = VARDATA(result);
+		memcpy(data, &header, sizeof(uint16));
+		memcpy(data + sizeof(uint16), &w, sizeof(int16));
+		data += 2 * sizeof(uint16);
+	}
+	memcpy(data, group, sizeof(int16) * ngroups);
+	return result;
+}
+
 void
 nb_push_float8(JsonbParseState **state, double v)
 {
 	char		buf[DOUBLE_SHORTEST_DECIMAL_LEN];
+	int			len = double_to_shortest_decimal_bufn(v, buf);
 	JsonbValue	jv;
 
-	double_to_shortest_decimal_buf(v, buf);
+	buf[len] = '\0';
 	jv.type = jbvNumeric;
-	jv.val.numeric = DatumGetNumeric(DirectFunctionCall3(numeric_in,
-														 CStringGetDatum(buf),
-														 ObjectIdGetDatum(InvalidOid),
-														 Int32GetDatum(-1)));
+	jv.val.numeric = shortest_numeric(buf, len);
+	if (jv.val.numeric == NULL)
+		jv.val.numeric = DatumGetNumeric(DirectFunctionCall3(numeric_in,
+															 CStringGetDatum(buf),
+															 ObjectIdGetDatum(InvalidOid),
+															 Int32GetDatum(-1)));
 	pushJsonbValue(state, WJB_VALUE, &jv);
 }
 
