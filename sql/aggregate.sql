@@ -135,6 +135,37 @@ SELECT count(*) AS rows,
                         (SELECT nb_train(label, tokens)::text FROM agg_docs d2 WHERE d2.id <= d.id)) AS equal
 FROM (SELECT id, nb_train(label, tokens) OVER (ORDER BY id ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS m
       FROM agg_docs) d;
+-- scoring with the running model itself: row n with the model of rows
+-- 1..n, one object whose contents change from row to row
+SELECT count(*) AS rows,
+       count(*) FILTER (WHERE p = (SELECT nb_predict_proba(nb_train(label, tokens), d.tokens)
+                                   FROM agg_docs d2 WHERE d2.id <= d.id)) AS equal
+FROM (SELECT id, tokens,
+             nb_predict_proba(nb_train(label, tokens) OVER (ORDER BY id ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW),
+                              tokens) AS p
+      FROM agg_docs) d;
+-- a model passed on from a subquery to every row of a join, one segment's
+-- model after another: as scored from a stored copy
+CREATE TABLE agg_seg_models AS
+SELECT segment, nb_train(label, tokens) AS m FROM agg_docs GROUP BY segment;
+SELECT count(*) AS rows,
+       count(*) FILTER (WHERE p IS NOT DISTINCT FROM (SELECT nb_predict_proba(s.m, d.tokens) FROM agg_seg_models s
+                                   WHERE s.segment = d.segment)) AS equal
+FROM (SELECT d.id, d.segment, d.tokens, nb_predict_proba(t.m, d.tokens) AS p
+      FROM (SELECT segment, nb_train(label, tokens) AS m FROM agg_docs GROUP BY segment) t
+      JOIN agg_docs d USING (segment)) d;
+DROP TABLE agg_seg_models;
+-- a running model flattened after every row while its table of document
+-- lengths grows (many distinct lengths per class): once a crash, the table
+-- grown in the flattening's scratch memory and used after it was freed
+CREATE TABLE agg_lengths AS
+SELECT i AS id, 'c' || i % 7 AS label, array_fill(('t' || i % 5)::text, ARRAY[1 + i % 97]) AS tokens
+FROM generate_series(1, 400) AS i;
+SELECT count(*) AS rows,
+       count(*) FILTER (WHERE m::text = (SELECT nb_train(label, tokens)::text FROM agg_lengths l2
+                                         WHERE l2.id <= l.id)) AS equal
+FROM (SELECT id, nb_train(label, tokens) OVER (ORDER BY id) AS m FROM agg_lengths) AS l;
+DROP TABLE agg_lengths;
 -- a sliding frame (the aggregate restarts for each row: there is no inverse function)
 SELECT count(*) AS rows,
        count(*) FILTER (WHERE m::text IS NOT DISTINCT FROM

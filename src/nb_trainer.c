@@ -520,6 +520,12 @@ end_doc(NbTrainer *t)
 	t->n_pending = 0;
 }
 
+void
+nb_trainer_end_doc(NbTrainer *t)
+{
+	end_doc(t);
+}
+
 /* Forget the lengths: the model now holds documents of unknown length. */
 static void
 drop_lengths(NbTrainer *t)

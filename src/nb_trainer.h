@@ -179,6 +179,13 @@ nb_trainer_is_empty(const NbTrainer *t)
 }
 
 /*
+ * End the current document: its lengths are added, which can grow a table.
+ * The three functions below do it too; a caller that must choose where
+ * that memory comes from calls this first.
+ */
+void		nb_trainer_end_doc(NbTrainer *t);
+
+/*
  * Whether the serialized form would be valid as far as magnitudes go: every
  * count and every sum of counts finite (nb_view_open checks the same).
  * This, nb_trainer_flat_size and nb_trainer_write end the current document.

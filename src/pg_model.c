@@ -326,8 +326,26 @@ nb_model_merge(const Datum *d, int n)
  * pointer") or worse.  So neither method may hand its own scratch memory to
  * the caller's context: the size is arithmetic only, and writing the flat
  * form, which sorts the strings and entries in arrays it frees, runs in a
- * scratch context of its own.
+ * scratch context of its own.  Both first end the trainer's current
+ * document, in the model's context (end_document).
  */
+
+/*
+ * End the trainer's current document in the model's own context: adding
+ * its lengths can grow the trainer's table of them, which must live as long
+ * as the model, not in the caller's context or the flattening's scratch (a
+ * window aggregate flattens its running model after every row, and the
+ * next row used the freed table).
+ */
+static void
+end_document(NbExpandedModel *em)
+{
+	MemoryContext old = MemoryContextSwitchTo(em->hdr.eoh_context);
+
+	nb_trainer_end_doc(em->trainer);
+	MemoryContextSwitchTo(old);
+}
+
 static Size
 nb_expanded_flat_size(ExpandedObjectHeader *eohptr)
 {
@@ -342,6 +360,7 @@ nb_expanded_flat_size(ExpandedObjectHeader *eohptr)
 		return VARSIZE(em->input[0]);
 	}
 
+	end_document(em);
 	size = nb_trainer_flat_size(em->trainer, SIZE_MAX);
 	/* per-row checks catch single counts; sums over the model are checked here */
 	if (!nb_trainer_sums_finite(em->trainer))
@@ -366,6 +385,7 @@ nb_expanded_flatten(ExpandedObjectHeader *eohptr, void *result, Size size)
 		nb_copy(result, em->input[0], size);
 		return;
 	}
+	end_document(em);
 	scratch = AllocSetContextCreate(eohptr->eoh_context, "nb_model flatten",
 									ALLOCSET_DEFAULT_SIZES);
 	old = MemoryContextSwitchTo(scratch);
