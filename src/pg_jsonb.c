@@ -127,21 +127,29 @@ shortest_numeric(const char *text, int len)
 	return result;
 }
 
-void
-nb_push_float8(JsonbParseState **state, double v)
+Numeric
+nb_float8_numeric(double v)
 {
 	char		buf[DOUBLE_SHORTEST_DECIMAL_LEN];
 	int			len = double_to_shortest_decimal_bufn(v, buf);
-	JsonbValue	jv;
+	Numeric		num;
 
 	buf[len] = '\0';
+	num = shortest_numeric(buf, len);
+	if (num == NULL)
+		num = DatumGetNumeric(DirectFunctionCall3(numeric_in, CStringGetDatum(buf),
+												  ObjectIdGetDatum(InvalidOid),
+												  Int32GetDatum(-1)));
+	return num;
+}
+
+void
+nb_push_float8(JsonbParseState **state, double v)
+{
+	JsonbValue	jv;
+
 	jv.type = jbvNumeric;
-	jv.val.numeric = shortest_numeric(buf, len);
-	if (jv.val.numeric == NULL)
-		jv.val.numeric = DatumGetNumeric(DirectFunctionCall3(numeric_in,
-															 CStringGetDatum(buf),
-															 ObjectIdGetDatum(InvalidOid),
-															 Int32GetDatum(-1)));
+	jv.val.numeric = nb_float8_numeric(v);
 	pushJsonbValue(state, WJB_VALUE, &jv);
 }
 

@@ -14,7 +14,13 @@ void		nb_push_key(JsonbParseState **state, const char *s, uint32 len);
 /* A string value (NUL-terminated). */
 void		nb_push_string(JsonbParseState **state, const char *s);
 
-/* A float8 value, exactly: shortest round-trip digits, whatever extra_float_digits says. */
+/*
+ * A float8 as the numeric of a jsonb number, exactly: its shortest
+ * round-trip digits, whatever extra_float_digits says.
+ */
+Numeric		nb_float8_numeric(double v);
+
+/* A float8 value, as nb_float8_numeric makes it. */
 void		nb_push_float8(JsonbParseState **state, double v);
 
 /* key: float8 */

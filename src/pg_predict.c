@@ -250,35 +250,44 @@ class_label(NbPrepared *pm, uint32 c)
 	return cstring_to_text_with_len(s, len);
 }
 
+/*
+ * The object of every class's posterior, written straight to the binary
+ * jsonb form with its keys in jsonb's order (made once per prepared model):
+ * pushing the pairs and sorting them again per row was a tenth of
+ * nb_predict_proba's time.
+ */
 static Datum
 posterior_jsonb(NbPrepared *pm, bool log_scale)
 {
-	JsonbParseState *state = NULL;
-	JsonbValue *result;
+	uint32		n = pm->index.n_classes;
+	const uint32 *order = nb_prepared_jsonb_order(pm);
+	JsonbPair  *pairs = palloc(sizeof(JsonbPair) * (n + 1));
+	JsonbValue	root;
 
-	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
-	for (uint32 c = 0; c < pm->index.n_classes; c++)
+	for (uint32 k = 0; k < n; k++)
 	{
+		uint32		c = order[k];
 		uint32		len;
 		const char *s = nb_strmap_str(&pm->index.labels, c, &len);
 		double		lp = pm->log_post[c];
 
-		nb_push_key(&state, s, len);
-		if (!log_scale)
-			nb_push_float8(&state, lp == -INFINITY ? 0.0 : exp(lp));
-		else if (lp == -INFINITY)
+		pairs[k].key.type = jbvString;
+		pairs[k].key.val.string.val = (char *) s;
+		pairs[k].key.val.string.len = (int) len;
+		pairs[k].order = k;
+		if (!log_scale || lp != -INFINITY)
 		{
-			/* JSON has no -Infinity: probability 0 is null */
-			JsonbValue	jv;
-
-			jv.type = jbvNull;
-			pushJsonbValue(&state, WJB_VALUE, &jv);
+			pairs[k].value.type = jbvNumeric;
+			pairs[k].value.val.numeric = nb_float8_numeric(!log_scale ? (lp == -INFINITY ? 0.0 : exp(lp)) : lp);
 		}
 		else
-			nb_push_float8(&state, lp);
+			/* JSON has no -Infinity: probability 0 is null */
+			pairs[k].value.type = jbvNull;
 	}
-	result = pushJsonbValue(&state, WJB_END_OBJECT, NULL);
-	PG_RETURN_JSONB_P(JsonbValueToJsonb(result));
+	root.type = jbvObject;
+	root.val.object.nPairs = (int) n;
+	root.val.object.pairs = pairs;
+	PG_RETURN_JSONB_P(nb_jsonb_finish(&root));
 }
 
 /* The label of the most probable class, or NULL (see nb_score_row). */

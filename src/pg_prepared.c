@@ -629,6 +629,37 @@ call_site_model(FunctionCallInfo fcinfo, Datum model)
 	return entry->pm;
 }
 
+/* qsort comparator of class ids by their labels in jsonb key order */
+static int
+cmp_jsonb_key(const void *x, const void *y, void *arg)
+{
+	const NbStrMap *labels = arg;
+	uint32		a_len;
+	uint32		b_len;
+	const char *a = nb_strmap_str(labels, *(const uint32 *) x, &a_len);
+	const char *b = nb_strmap_str(labels, *(const uint32 *) y, &b_len);
+
+	if (a_len != b_len)
+		return a_len < b_len ? -1 : 1;
+	return memcmp(a, b, a_len);
+}
+
+const uint32 *
+nb_prepared_jsonb_order(NbPrepared *pm)
+{
+	if (pm->jsonb_order == NULL)
+	{
+		uint32		n = pm->index.n_classes;
+		uint32	   *order = MemoryContextAlloc(pm->ctx, sizeof(uint32) * (n + 1));
+
+		for (uint32 c = 0; c < n; c++)
+			order[c] = c;
+		qsort_arg(order, n, sizeof(uint32), cmp_jsonb_key, &pm->index.labels);
+		pm->jsonb_order = order;
+	}
+	return pm->jsonb_order;
+}
+
 NbPrepared *
 nb_prepared_get(FunctionCallInfo fcinfo, Datum model, Jsonb *options, NbScorer **scorer)
 {

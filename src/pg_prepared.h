@@ -59,7 +59,15 @@ typedef struct NbPrepared
 	Size		bytes;
 	NbPreparedScorer scorers[NB_SCORERS_PER_MODEL];
 	NbPreparedGrid grid;		/* the last grid asked for */
+	uint32	   *jsonb_order;	/* NULL, or the classes in jsonb's key order */
 } NbPrepared;
+
+/*
+ * The classes in the order of jsonb object keys (shorter labels first, then
+ * byte order), made once per prepared model: a result object of every class
+ * is written in it without sorting its keys again.
+ */
+const uint32 *nb_prepared_jsonb_order(NbPrepared *pm);
 
 /* The model datum prepared for this call site, with a scorer for options (NULL: defaults). */
 NbPrepared *nb_prepared_get(FunctionCallInfo fcinfo, Datum model, Jsonb *options,
