@@ -44,9 +44,7 @@ static const long double exact_long_powers[FAST_POWERS] = {
 	1e14L, 1e15L, 1e16L, 1e17L, 1e18L, 1e19L, 1e20L, 1e21L, 1e22L, 1e23L, 1e24L, 1e25L,
 	1e26L, 1e27L
 };
-#endif
 
-#if LDBL_MANT_DIG >= 64
 /*
  * Whether long double arithmetic really keeps 64 bits: not under valgrind,
  * which computes x87 operations in double, nor with the x87 precision

@@ -287,16 +287,14 @@ push_entries(JsonbParseState **state, const NbView *view, const char *const *lab
 	pushJsonbValue(state, WJB_END_OBJECT, NULL);
 }
 
-/* The order of jsonb object keys: shorter first, then by bytes. */
+/* Items in the order of jsonb object keys */
 static int
 cmp_item_keys(const void *a, const void *b)
 {
 	const NbItem *x = a;
 	const NbItem *y = b;
 
-	if (x->len != y->len)
-		return x->len < y->len ? -1 : 1;
-	return memcmp(x->str, y->str, x->len);
+	return nb_jsonb_key_cmp(x->str, x->len, y->str, y->len);
 }
 
 /*

@@ -35,6 +35,24 @@ nb_push_string(JsonbParseState **state, const char *s)
 	pushJsonbValue(state, WJB_VALUE, &jv);
 }
 
+/*
+ * numeric's on-disk header (utils/adt/numeric.c, which keeps these to
+ * itself; pg_upgrade keeps the format stable): the top two bits of the
+ * first 16-bit word tell the form, the short form holds sign, display scale
+ * and weight in the rest, the long form the sign and display scale, a
+ * 16-bit weight following.
+ */
+#define NB_NUMERIC_FORM_MASK	0xC000
+#define NB_NUMERIC_LONG_NEG	0x4000	/* a long form, negative (0x0000: positive) */
+#define NB_NUMERIC_SHORT		0x8000
+#define NB_NUMERIC_SPECIAL		0xC000	/* NaN and infinities */
+#define NB_NUMERIC_SHORT_NEG	0x2000
+#define NB_NUMERIC_SHORT_DSCALE_SHIFT 7
+#define NB_NUMERIC_SHORT_DSCALE_MAX 0x3F
+#define NB_NUMERIC_SHORT_WEIGHT_NEG 0x0040
+#define NB_NUMERIC_SHORT_WEIGHT_MASK 0x003F
+#define NB_NUMERIC_LONG_DSCALE_MASK 0x3FFF
+
 /* a / 4 rounded down, for negative a too */
 static inline int
 floor_div4(int a)
@@ -66,6 +84,8 @@ shortest_numeric(const char *text, int len)
 	int			integer_places;
 	int			weight;
 	int			ngroups;
+	bool		short_form;
+	Size		header_size;
 	Numeric		result;
 	char	   *data;
 
@@ -101,29 +121,28 @@ shortest_numeric(const char *text, int len)
 
 		group[weight - floor_div4(q)] += dig[d] * place[q - 4 * floor_div4(q)];
 	}
-	if (dscale <= 0x3F && weight >= -64 && weight <= 63)
+	short_form = dscale <= NB_NUMERIC_SHORT_DSCALE_MAX && weight >= -(NB_NUMERIC_SHORT_WEIGHT_MASK + 1) &&
+		weight <= NB_NUMERIC_SHORT_WEIGHT_MASK;
+	header_size = (short_form ? 1 : 2) * sizeof(uint16);
+	result = palloc(VARHDRSZ + header_size + sizeof(int16) * ngroups);
+	SET_VARSIZE(result, VARHDRSZ + header_size + sizeof(int16) * ngroups);
+	data = VARDATA(result);
+	if (short_form)
 	{
-		uint16		header = 0x8000 | (uint16) (dscale << 7) | (weight < 0 ? 0x0040 : 0) | (weight & 0x3F);
+		uint16		header = NB_NUMERIC_SHORT | (uint16) (dscale << NB_NUMERIC_SHORT_DSCALE_SHIFT) |
+			(weight < 0 ? NB_NUMERIC_SHORT_WEIGHT_NEG : 0) | (weight & NB_NUMERIC_SHORT_WEIGHT_MASK);
 
-		result = palloc(VARHDRSZ + sizeof(uint16) + sizeof(int16) * ngroups);
-		SET_VARSIZE(result, VARHDRSZ + sizeof(uint16) + sizeof(int16) * ngroups);
-		data = VARDATA(result);
 		memcpy(data, &header, sizeof(uint16));
-		data += sizeof(uint16);
 	}
 	else
 	{
-		uint16		header = (uint16) (dscale & 0x3FFF);
+		uint16		header = (uint16) (dscale & NB_NUMERIC_LONG_DSCALE_MASK);
 		int16		w = (int16) weight;
 
-		result = palloc(VARHDRSZ + 2 * sizeof(uint16) + sizeof(int16) * ngroups);
-		SET_VARSIZE(result, VARHDRSZ + 2 * sizeof(uint16) + sizeof(int16) * ngroups);
-		data = VARDATA(result);
 		memcpy(data, &header, sizeof(uint16));
 		memcpy(data + sizeof(uint16), &w, sizeof(int16));
-		data += 2 * sizeof(uint16);
 	}
-	memcpy(data, group, sizeof(int16) * ngroups);
+	memcpy(data + header_size, group, sizeof(int16) * ngroups);
 	return result;
 }
 
@@ -263,10 +282,9 @@ nb_jsonb_finish(JsonbValue *root)
 }
 
 /*
- * The number's base-10000 digits are read from its stored form (numeric's
- * on-disk format, which pg_upgrade keeps stable: a 16-bit header, short or
- * long with a 16-bit weight, then the digits, most significant first; see
- * utils/adt/numeric.c) and nb_decimal_to_double rounds them.  Anything else
+ * The number's base-10000 digits are read from its stored form (the header
+ * above, then the digits, most significant first) and nb_decimal_to_double
+ * rounds them.  Anything else
  * (NaN, infinities, more digits than 64 bits hold) goes through
  * numeric_float8_no_overflow, which is numeric_out and strtod.
  */
@@ -287,21 +305,21 @@ nb_numeric_to_double(Numeric num)
 	if (size < sizeof(uint16))
 		goto slow;
 	memcpy(&header, data, sizeof(uint16));
-	if ((header & 0xC000) == 0x8000)
+	if ((header & NB_NUMERIC_FORM_MASK) == NB_NUMERIC_SHORT)
 	{
-		/* short: sign 0x2000, weight in the low 7 bits (sign 0x0040) */
-		negative = (header & 0x2000) != 0;
-		weight = (header & 0x0040 ? ~0x003F : 0) | (header & 0x003F);
+		negative = (header & NB_NUMERIC_SHORT_NEG) != 0;
+		weight = (header & NB_NUMERIC_SHORT_WEIGHT_NEG ? ~NB_NUMERIC_SHORT_WEIGHT_MASK : 0) |
+			(header & NB_NUMERIC_SHORT_WEIGHT_MASK);
 		first = sizeof(uint16);
 	}
-	else if ((header & 0xC000) != 0xC000)
+	else if ((header & NB_NUMERIC_FORM_MASK) != NB_NUMERIC_SPECIAL)
 	{
 		int16		w;
 
-		/* long, 0x4000 negative: the weight follows the header */
+		/* long: the weight follows the header */
 		if (size < 2 * sizeof(uint16))
 			goto slow;
-		negative = (header & 0x4000) != 0;
+		negative = (header & NB_NUMERIC_FORM_MASK) == NB_NUMERIC_LONG_NEG;
 		memcpy(&w, data + sizeof(uint16), sizeof(int16));
 		weight = w;
 		first = 2 * sizeof(uint16);

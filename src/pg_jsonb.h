@@ -11,6 +11,18 @@
 
 void		nb_push_key(JsonbParseState **state, const char *s, uint32 len);
 
+/*
+ * The order of jsonb object keys: shorter first, then by bytes.  Keys given
+ * in this order are not sorted again.
+ */
+static inline int
+nb_jsonb_key_cmp(const char *a, uint32 a_len, const char *b, uint32 b_len)
+{
+	if (a_len != b_len)
+		return a_len < b_len ? -1 : 1;
+	return memcmp(a, b, a_len);
+}
+
 /* A string value (NUL-terminated). */
 void		nb_push_string(JsonbParseState **state, const char *s);
 

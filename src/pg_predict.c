@@ -275,14 +275,15 @@ posterior_jsonb(NbPrepared *pm, bool log_scale)
 		pairs[k].key.val.string.val = (char *) s;
 		pairs[k].key.val.string.len = (int) len;
 		pairs[k].order = k;
-		if (!log_scale || lp != -INFINITY)
-		{
-			pairs[k].value.type = jbvNumeric;
-			pairs[k].value.val.numeric = nb_float8_numeric(!log_scale ? (lp == -INFINITY ? 0.0 : exp(lp)) : lp);
-		}
-		else
+		if (log_scale && lp == -INFINITY)
 			/* JSON has no -Infinity: probability 0 is null */
 			pairs[k].value.type = jbvNull;
+		else
+		{
+			pairs[k].value.type = jbvNumeric;
+			pairs[k].value.val.numeric =
+				nb_float8_numeric(log_scale ? lp : lp == -INFINITY ? 0.0 : exp(lp));
+		}
 	}
 	root.type = jbvObject;
 	root.val.object.nPairs = (int) n;

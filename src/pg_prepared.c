@@ -48,6 +48,7 @@
 #include "utils/guc.h"
 #include "utils/memutils.h"
 
+#include "pg_jsonb.h"
 #include "pg_model.h"
 #include "pg_options.h"
 
@@ -639,9 +640,7 @@ cmp_jsonb_key(const void *x, const void *y, void *arg)
 	const char *a = nb_strmap_str(labels, *(const uint32 *) x, &a_len);
 	const char *b = nb_strmap_str(labels, *(const uint32 *) y, &b_len);
 
-	if (a_len != b_len)
-		return a_len < b_len ? -1 : 1;
-	return memcmp(a, b, a_len);
+	return nb_jsonb_key_cmp(a, a_len, b, b_len);
 }
 
 const uint32 *
