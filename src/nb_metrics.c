@@ -24,7 +24,10 @@ nb_metrics_init(NbMetrics *m, bool scored, bool weighted)
 	m->ranked = scored;
 	m->weighted = weighted;
 	if (scored)
+	{
 		m->score = nb_alloc_zero(sizeof(double *) * m->cap);
+		m->ll_inv_sum = nb_alloc_zero(sizeof(double) * (m->cap + 1));
+	}
 }
 
 void
@@ -32,8 +35,6 @@ nb_metrics_init_unranked(NbMetrics *m, bool weighted)
 {
 	nb_metrics_init(m, true, weighted);
 	m->ranked = false;
-	m->ll_log_sum = nb_alloc_zero(sizeof(double) * (m->cap + 1));
-	m->ll_inv_sum = nb_alloc_zero(sizeof(double) * (m->cap + 1));
 }
 
 void
@@ -52,10 +53,6 @@ nb_metrics_free(NbMetrics *m)
 			nb_free(m->actual);
 		if (m->weight != NULL)
 			nb_free(m->weight);
-	}
-	if (m->ll_log_sum != NULL)
-	{
-		nb_free(m->ll_log_sum);
 		nb_free(m->ll_inv_sum);
 	}
 	memset(m, 0, sizeof(*m));
@@ -85,12 +82,7 @@ grow_classes(NbMetrics *m)
 	{
 		m->score = nb_realloc(m->score, sizeof(double *) * cap);
 		memset(m->score + m->cap, 0, sizeof(double *) * (cap - m->cap));
-	}
-	if (m->ll_log_sum != NULL)
-	{
-		m->ll_log_sum = nb_realloc(m->ll_log_sum, sizeof(double) * (cap + 1));
 		m->ll_inv_sum = nb_realloc(m->ll_inv_sum, sizeof(double) * (cap + 1));
-		memset(m->ll_log_sum + m->cap + 1, 0, sizeof(double) * (cap - m->cap));
 		memset(m->ll_inv_sum + m->cap + 1, 0, sizeof(double) * (cap - m->cap));
 	}
 	m->cap = cap;
@@ -214,11 +206,10 @@ nb_metrics_add_scored(NbMetrics *m, uint32_t actual, const uint32_t *cls,
 			p_actual = clip(prob[i]);
 		}
 		brier += d * d;
+		clipped += clip(prob[i]);
 		if (m->ranked)
 			/* + 0.0 makes a -0 +0, which the sort keys need */
 			column(m, cls[i])[row] = prob[i] + 0.0;
-		else
-			clipped += clip(prob[i]);
 	}
 	if (!named)
 		brier += 1.0;
@@ -228,12 +219,8 @@ nb_metrics_add_scored(NbMetrics *m, uint32_t actual, const uint32_t *cls,
 		if (m->weighted)
 			m->weight[row] = weight;
 	}
-	else
-	{
-		m->ll_actual += weight * log(p_actual);
-		m->ll_log_sum[n] += weight * log(clipped);
-		m->ll_inv_sum[n] += weight / clipped;
-	}
+	m->ll_sum += weight * log(clipped / p_actual);
+	m->ll_inv_sum[n] += weight / clipped;
 	m->brier += weight * brier;
 	count(m, actual, cls[best], weight);
 }
@@ -260,18 +247,15 @@ nb_metrics_merge(NbMetrics *dst, const NbMetrics *src)
 			dst->confusion[(size_t) map[a] * dst->cap + map[p]] +=
 				src->confusion[(size_t) a * src->cap + p];
 	}
-	if (dst->scored && !dst->ranked)
+	if (dst->scored)
 	{
 		/* by counts of named classes (at most src's labels), not class ids: no mapping */
-		dst->ll_actual += src->ll_actual;
+		dst->ll_sum += src->ll_sum;
 		for (uint32_t k = 0; k <= n; k++)
-		{
-			dst->ll_log_sum[k] += src->ll_log_sum[k];
 			dst->ll_inv_sum[k] += src->ll_inv_sum[k];
-		}
 		dst->brier += src->brier;
 	}
-	else if (dst->scored)
+	if (dst->ranked)
 	{
 		reserve_rows(dst, src->rows);
 		for (uint64_t i = 0; i < src->rows; i++)
@@ -284,7 +268,6 @@ nb_metrics_merge(NbMetrics *dst, const NbMetrics *src)
 		for (uint32_t c = 0; c < n; c++)
 			if (src->score[c] != NULL)
 				nb_copy(column(dst, map[c]) + row0, src->score[c], sizeof(double) * src->rows);
-		dst->brier += src->brier;
 	}
 	dst->rows += src->rows;
 	nb_free(map);
@@ -313,10 +296,10 @@ cmp_label_ref(const void *x, const void *y)
 }
 
 /*
- * Ranking rows by a class's score.  A row is its score as a key that orders
- * as the scores do, descending (equal keys are equal scores), followed
- * with weights by its weight: 8 or 16 bytes, the rows of the class and the
- * others sorted apart (so that no flag is needed) and walked together.
+ * Ranking rows by a class's score.  A row to sort (a positive, see
+ * PositiveLevels) is its score as a key that orders as the scores do,
+ * descending (equal keys are equal scores), followed with weights by its
+ * weight: 8 or 16 bytes.
  */
 typedef struct WeightedKey
 {
@@ -324,14 +307,18 @@ typedef struct WeightedKey
 	double		weight;
 } WeightedKey;
 
-/* Scores are >= +0, so their bits order as the scores do; inverted for descending. */
+/*
+ * Scores are >= +0, so their bits order as the scores do, below 2^63;
+ * subtracted from 2^63 - 1 for descending (leaving UINT64_MAX above every
+ * key, for LEVEL_PAD).
+ */
 static inline uint64_t
 descending_key(double score)
 {
 	uint64_t	bits;
 
 	memcpy(&bits, &score, sizeof(bits));
-	return ~bits;
+	return (uint64_t) INT64_MAX - bits;
 }
 
 static inline uint64_t
@@ -360,12 +347,11 @@ weight_at(const char *rows, size_t size, uint64_t i)
 #define RADIX_HIST (RADIX_PASSES * RADIX_SIZE)
 
 /*
- * The digits a sort uses: passes digits of (key - lo) >> shift.  A
- * column's keys are first sorted on the top PREFIX_BITS bits of their range
- * only (three passes instead of five or six: the scattered writes of a pass
- * were most of the cost of ranking), and rows whose prefixes tie, few when
- * scores are spread, are then put in order among themselves
- * (order_prefix_ties).
+ * The digits a sort uses: passes digits of (key - lo) >> shift.  Keys are
+ * first sorted on the top PREFIX_BITS bits of their range only (three
+ * passes instead of five or six: the scattered writes of a pass are most of
+ * the cost of a sort), and rows whose prefixes tie, few when scores are
+ * spread, are then put in order among themselves (order_prefix_ties).
  */
 typedef struct RadixDigits
 {
@@ -514,27 +500,187 @@ order_prefix_ties(char *rows, char *tmp, uint64_t n, size_t size, const RadixDig
 }
 
 /*
+ * The distinct scores of a class's positive rows (those whose actual class
+ * it is), in key order, and the weights counted at each: the points of the
+ * class's curves.  Between two successive positive scores only negatives
+ * move the curves, and the area they add, their weight times the positive
+ * weight above them, does not depend on their order among themselves; the
+ * precision is taken only where a positive is.  So only the positives are
+ * sorted, and each negative is counted into its place among them: onto one
+ * of their scores, or into the gap above it (or below the last).
+ */
+typedef struct PositiveLevels
+{
+	uint64_t	n;				/* distinct positive keys */
+	uint64_t   *key;			/* n, ascending, then LEVEL_WINDOW of LEVEL_PAD */
+	double	   *pos;			/* n: positive weight at each key */
+	double	   *neg;			/* 2 (n + 1): [2j] above key j, [2j + 1] at it; [2n] below all */
+	/* buckets of the key range, for finding a key's place: */
+	uint64_t	lo;				/* key[0] */
+	int			shift;			/* bucket of a key: (key - lo) >> shift */
+	uint64_t	buckets;		/* the last one holds key[n - 1] */
+	uint64_t   *first;			/* buckets + 2: the first key of each bucket or after, then n */
+} PositiveLevels;
+
+/*
+ * A bucket holds about one key.  Keys are counted into place LEVEL_WINDOW
+ * at a time, without branches (which mispredict when scores are random):
+ * the keys past a bucket are above any key in it, the pads above every key.
+ */
+#define LEVEL_BUCKET_BITS(n) (64 - __builtin_clzll(n))
+#define LEVEL_WINDOW 2
+#define LEVEL_PAD UINT64_MAX
+
+/* The levels of n >= 1 sorted positive rows. */
+NB_HOT_INLINE void
+make_levels(PositiveLevels *lv, const char *rows, uint64_t n, size_t size)
+{
+	int			width;
+	uint64_t	j = 0;
+	uint64_t	hi;
+
+	lv->key = nb_alloc(sizeof(uint64_t) * (n + LEVEL_WINDOW));
+	lv->pos = nb_alloc(sizeof(double) * n);
+	lv->n = 0;
+	for (uint64_t i = 0; i < n; i++)
+	{
+		uint64_t	key = key_at(rows, size, i);
+
+		nb_interrupt_at(i);
+		if (lv->n == 0 || lv->key[lv->n - 1] != key)
+		{
+			lv->key[lv->n] = key;
+			lv->pos[lv->n++] = 0;
+		}
+		lv->pos[lv->n - 1] += weight_at(rows, size, i);
+	}
+	for (int t = 0; t < LEVEL_WINDOW; t++)
+		lv->key[lv->n + t] = LEVEL_PAD;
+	lv->neg = nb_alloc_zero(sizeof(double) * 2 * (lv->n + 1));
+	lv->lo = lv->key[0];
+	hi = lv->key[lv->n - 1];
+	width = hi > lv->lo ? 64 - __builtin_clzll(hi - lv->lo) : 0;
+	lv->shift = width > LEVEL_BUCKET_BITS(lv->n) ? width - LEVEL_BUCKET_BITS(lv->n) : 0;
+	lv->buckets = ((hi - lv->lo) >> lv->shift) + 1;
+	lv->first = nb_alloc(sizeof(uint64_t) * (lv->buckets + 2));
+	for (uint64_t b = 0; b <= lv->buckets + 1; b++)
+	{
+		nb_interrupt_at(b);
+		while (j < lv->n && (lv->key[j] - lv->lo) >> lv->shift < b)
+			j++;
+		lv->first[b] = j;
+	}
+}
+
+static void
+free_levels(PositiveLevels *lv)
+{
+	nb_free(lv->key);
+	nb_free(lv->pos);
+	nb_free(lv->neg);
+	nb_free(lv->first);
+}
+
+/* A key's bucket: below the first, the first; past the last, one after it (keys n and on). */
+static inline uint64_t
+level_bucket(const PositiveLevels *lv, uint64_t key)
+{
+	uint64_t	b = (key - lv->lo) >> lv->shift;
+
+	return key < lv->lo ? 0 : b > lv->buckets ? lv->buckets : b;
+}
+
+/* Index into lv->neg of a key in bucket b: onto a positive key, or above it. */
+NB_HOT_INLINE uint64_t
+level_slot(const PositiveLevels *lv, uint64_t key, uint64_t b)
+{
+	uint64_t	j = lv->first[b];
+	uint64_t	end = lv->first[b + 1];
+
+	if (end - j > LEVEL_WINDOW)
+	{
+		while (j < end)
+		{
+			uint64_t	mid = j + (end - j) / 2;
+
+			if (lv->key[mid] < key)
+				j = mid + 1;
+			else
+				end = mid;
+		}
+	}
+	else
+	{
+		const uint64_t *window = lv->key + j;
+
+		for (int t = 0; t < LEVEL_WINDOW; t++)
+			j += window[t] < key;
+	}
+	return 2 * j + (lv->key[j] == key);
+}
+
+/*
+ * Count the negatives of class c (rows whose actual class is another) into
+ * lv, a block of rows at a time: first each row's bucket, fetching it
+ * ahead, then its place (random reads that would otherwise wait in turn);
+ * returns their weight.
+ */
+#define NEGATIVE_BLOCK 64
+
+NB_HOT_INLINE double
+count_negatives(const NbMetrics *m, uint32_t c, PositiveLevels *lv)
+{
+	const double *score = m->score[c];
+	double		neg = 0;
+	uint64_t	work = 0;
+
+	for (uint64_t i0 = 0; i0 < m->rows; i0 += NEGATIVE_BLOCK)
+	{
+		uint64_t	end = m->rows - i0 < NEGATIVE_BLOCK ? m->rows : i0 + NEGATIVE_BLOCK;
+		uint64_t	key[NEGATIVE_BLOCK];
+		uint64_t	bucket[NEGATIVE_BLOCK];
+		double		weight[NEGATIVE_BLOCK];
+		int			k = 0;
+
+		nb_interrupt_count(&work, NEGATIVE_BLOCK);
+		for (uint64_t i = i0; i < end; i++)
+		{
+			if (m->actual[i] == c)
+				continue;
+			key[k] = descending_key(score != NULL ? score[i] : 0.0);
+			bucket[k] = level_bucket(lv, key[k]);
+			weight[k] = m->weighted ? m->weight[i] : 1.0;
+			__builtin_prefetch(lv->first + bucket[k]);
+			k++;
+		}
+		for (int t = 0; t < k; t++)
+			__builtin_prefetch(lv->key + lv->first[bucket[t]]);
+		for (int t = 0; t < k; t++)
+		{
+			lv->neg[level_slot(lv, key[t], bucket[t])] += weight[t];
+			neg += weight[t];
+		}
+	}
+	return neg;
+}
+
+/*
  * ROC AUC and average precision of class c against the rest, with rows of
- * size bytes (8 unweighted, 16 weighted); buf and tmp have room for every
- * row.  The area is the trapezoids between the points of successive
- * distinct scores, as sklearn's roc_curve and auc; average precision the
- * sum over those points of the recall gained times the precision there, as
- * average_precision_score.
+ * size bytes (8 unweighted, 16 weighted); buf and tmp have room for the
+ * class's npos positive rows.  The area is the trapezoids between the
+ * points of successive distinct scores, as sklearn's roc_curve and auc;
+ * average precision the sum over those points of the recall gained times
+ * the precision there, as average_precision_score.
  */
 NB_HOT_INLINE void
-rank_class_sized(const NbMetrics *m, uint32_t c, char *buf, char *tmp, size_t size,
-				 double *auc, double *ap)
+rank_class_sized(const NbMetrics *m, uint32_t c, uint64_t npos, char *buf, char *tmp,
+				 size_t size, double *auc, double *ap)
 {
 	const double *score = m->score[c];
 	uint64_t	n = m->rows;
-	uint64_t	npos = 0,
-				nneg,
-				ip = 0,
-				in = 0,
-				work = 0;
-	uint64_t   *hist = nb_alloc_zero(sizeof(uint64_t) * 2 * RADIX_HIST);
-	char	   *pos_rows,
-			   *neg_rows;
+	uint64_t	ip = 0;
+	uint64_t   *hist;
+	char	   *sorted;
 	double		tp = 0,
 				fp = 0,
 				area = 0,
@@ -544,128 +690,88 @@ rank_class_sized(const NbMetrics *m, uint32_t c, char *buf, char *tmp, size_t si
 	uint64_t	lo = UINT64_MAX,
 				hi = 0;
 	RadixDigits rd;
+	PositiveLevels lv;
 
-	for (uint64_t i = 0; i < n; i++)
-	{
-		uint64_t	key = descending_key(score != NULL ? score[i] : 0.0);
-
-		nb_interrupt_at(i);
-		npos += m->actual[i] == c;
-		lo = key < lo ? key : lo;
-		hi = key > hi ? key : hi;
-	}
-	nneg = n - npos;
-	rd = range_digits(lo, hi, PREFIX_BITS);
+	*auc = NAN;
+	*ap = NAN;
 	for (uint64_t i = 0; i < n; i++)
 	{
 		WeightedKey row;
-		bool		positive = m->actual[i] == c;
-		uint64_t	slot = positive ? ip++ : npos + in++;
 
 		nb_interrupt_at(i);
+		if (m->actual[i] != c)
+			continue;
 		row.key = descending_key(score != NULL ? score[i] : 0.0);
 		row.weight = m->weighted ? m->weight[i] : 1.0;
-		memcpy(buf + slot * size, &row, size);
-		count_key(hist + (positive ? 0 : RADIX_HIST), &rd, row.key);
-		if (positive)
-			pos += row.weight;
-		else
-			neg += row.weight;
+		memcpy(buf + ip++ * size, &row, size);
+		lo = row.key < lo ? row.key : lo;
+		hi = row.key > hi ? row.key : hi;
+		pos += row.weight;
 	}
-	*auc = NAN;
-	*ap = NAN;
 	if (pos <= 0)
-	{
-		nb_free(hist);
 		return;
-	}
-	pos_rows = sort_by_key(buf, tmp, npos, size, hist, &rd);
-	neg_rows = sort_by_key(buf + npos * size, tmp + npos * size, nneg, size, hist + RADIX_HIST, &rd);
-	/* the buffer a run is not in is free for its ties */
-	order_prefix_ties(pos_rows, pos_rows == buf ? tmp : buf, npos, size, &rd, hist);
-	order_prefix_ties(neg_rows, neg_rows == buf + npos * size ? tmp + npos * size : buf + npos * size,
-					  nneg, size, &rd, hist);
-	nb_free(hist);
-
-	/* the distinct scores, highest first, over both sorted runs */
-	for (uint64_t i = 0, j = 0; i < npos || j < nneg;)
+	rd = range_digits(lo, hi, PREFIX_BITS);
+	hist = nb_alloc_zero(sizeof(uint64_t) * RADIX_HIST);
+	for (uint64_t i = 0; i < npos; i++)
 	{
-		uint64_t	key = i < npos ? key_at(pos_rows, size, i) : UINT64_MAX;
-		double		dtp = 0,
-					dfp = 0;
+		nb_interrupt_at(i);
+		count_key(hist, &rd, key_at(buf, size, i));
+	}
+	sorted = sort_by_key(buf, tmp, npos, size, hist, &rd);
+	/* the buffer the rows are not in is free for their ties */
+	order_prefix_ties(sorted, sorted == buf ? tmp : buf, npos, size, &rd, hist);
+	nb_free(hist);
+	make_levels(&lv, sorted, npos, size);
 
-		if (j < nneg && key_at(neg_rows, size, j) < key)
-			key = key_at(neg_rows, size, j);
-		for (; i < npos && key_at(pos_rows, size, i) == key; i++)
-			dtp += weight_at(pos_rows, size, i);
-		for (; j < nneg && key_at(neg_rows, size, j) == key; j++)
-			dfp += weight_at(neg_rows, size, j);
-		nb_interrupt_count(&work, 1);
+	neg = count_negatives(m, c, &lv);
+
+	/* the points, highest score first */
+	for (uint64_t j = 0;; j++)
+	{
+		double		dtp,
+					dfp;
+
+		nb_interrupt_at(j);
+		area += lv.neg[2 * j] * tp;
+		fp += lv.neg[2 * j];
+		if (j == lv.n)
+			break;
+		dtp = lv.pos[j];
+		dfp = lv.neg[2 * j + 1];
 		area += dfp * (tp + dtp / 2);
 		tp += dtp;
 		fp += dfp;
 		if (dtp > 0)
 			avg += dtp / pos * (tp / (tp + fp));
 	}
+	free_levels(&lv);
 	if (neg > 0)
 		*auc = area / (pos * neg);
 	*ap = avg;
 }
 
 static void
-rank_class(const NbMetrics *m, uint32_t c, char *buf, char *tmp, double *auc, double *ap)
+rank_class(const NbMetrics *m, uint32_t c, uint64_t npos, char *buf, char *tmp,
+		   double *auc, double *ap)
 {
 	if (m->weighted)
-		rank_class_sized(m, c, buf, tmp, sizeof(WeightedKey), auc, ap);
+		rank_class_sized(m, c, npos, buf, tmp, sizeof(WeightedKey), auc, ap);
 	else
-		rank_class_sized(m, c, buf, tmp, sizeof(uint64_t), auc, ap);
-}
-
-static double
-log_loss(const NbMetrics *m, const uint32_t *order, double total)
-{
-	uint32_t	K = m->labels.count;
-	uint64_t	n = m->rows;
-	double	   *sum = nb_alloc_zero(sizeof(double) * (n + 1));
-	double		loss = 0;
-
-	for (uint32_t k = 0; k < K; k++)
-	{
-		const double *col = m->score[order[k]];
-
-		for (uint64_t i = 0; i < n; i++)
-		{
-			double		p = col != NULL ? col[i] : 0.0;
-
-			nb_interrupt_at(i);
-			sum[i] += clip(p);
-		}
-	}
-	for (uint64_t i = 0; i < n; i++)
-	{
-		const double *col = m->score[m->actual[i]];
-		double		p = col != NULL ? col[i] : 0.0;
-		double		w = m->weighted ? m->weight[i] : 1.0;
-
-		nb_interrupt_at(i);
-		loss += w * -log(clip(p) / sum[i]);
-	}
-	nb_free(sum);
-	return loss / total;
+		rank_class_sized(m, c, npos, buf, tmp, sizeof(uint64_t), auc, ap);
 }
 
 /*
- * The same from an unranked state's sums: a row naming n of the K classes
+ * Log loss from the sums made row by row: a row naming n of the K classes
  * adds (K - n) eps to its clipped sum S (see nb_metrics.h).
  */
 static double
-summed_log_loss(const NbMetrics *m, double total)
+log_loss(const NbMetrics *m, double total)
 {
 	uint32_t	K = m->labels.count;
-	double		loss = -m->ll_actual;
+	double		loss = m->ll_sum;
 
 	for (uint32_t n = 1; n <= K; n++)
-		loss += m->ll_log_sum[n] + (double) (K - n) * DBL_EPSILON * m->ll_inv_sum[n];
+		loss += (double) (K - n) * DBL_EPSILON * m->ll_inv_sum[n];
 	return loss / total;
 }
 
@@ -675,19 +781,30 @@ rank_classes(const NbMetrics *m, NbMetricsResult *r)
 {
 	uint32_t	K = m->labels.count;
 	size_t		size = m->weighted ? sizeof(WeightedKey) : sizeof(uint64_t);
-	char	   *rows = nb_alloc(size * m->rows);
-	char	   *tmp = nb_alloc(size * m->rows);
+	uint64_t   *npos = nb_alloc_zero(sizeof(uint64_t) * (K + 1));
+	uint64_t	most = 0;
+	char	   *rows;
+	char	   *tmp;
 	double		auc_sum = 0,
 				ap_sum = 0;
 	uint32_t	auc_n = 0,
 				ap_n = 0;
 
+	for (uint64_t i = 0; i < m->rows; i++)
+	{
+		nb_interrupt_at(i);
+		npos[m->actual[i]]++;
+	}
+	for (uint32_t c = 0; c < K; c++)
+		most = npos[c] > most ? npos[c] : most;
+	rows = nb_alloc(size * (most + 1));
+	tmp = nb_alloc(size * (most + 1));
 	for (uint32_t k = 0; k < K; k++)
 	{
 		uint32_t	c = r->order[k];
 		NbClassMetrics *cm = &r->cls[c];
 
-		rank_class(m, c, rows, tmp, &cm->roc_auc, &cm->average_precision);
+		rank_class(m, c, npos[c], rows, tmp, &cm->roc_auc, &cm->average_precision);
 		if (!isnan(cm->roc_auc))
 		{
 			auc_sum += cm->roc_auc;
@@ -710,6 +827,7 @@ rank_classes(const NbMetrics *m, NbMetricsResult *r)
 		r->roc_auc_macro = auc_sum / auc_n;
 	if (ap_n > 0)
 		r->average_precision_macro = ap_sum / ap_n;
+	nb_free(npos);
 	nb_free(rows);
 	nb_free(tmp);
 }
@@ -814,7 +932,7 @@ nb_metrics_compute(const NbMetrics *m, NbMetricsResult *r)
 	r->average_precision_macro = NAN;
 	if (m->scored && m->rows > 0 && total > 0)
 	{
-		r->log_loss = m->ranked ? log_loss(m, r->order, total) : summed_log_loss(m, total);
+		r->log_loss = log_loss(m, total);
 		r->brier = m->brier / total;
 	}
 	if (m->ranked && m->rows > 0)

@@ -28,11 +28,11 @@
  * the state holds 4 bytes per row (the actual class), 8 more with weights,
  * and 8 per class named by some row's probabilities.  A state made by
  * nb_metrics_init_unranked keeps no rows: it has every metric but ROC AUC
- * and average precision (NAN), its log loss summed row by row.  A row's
- * renormalising sum then counts the classes it does not name (probability
- * 0, clipped to eps) at the end, when every class is known, to first
- * order: log(S + k eps) = log S + k eps / S, the second-order term (k eps)^2
- * being below 1e-24 for the most classes a state holds.
+ * and average precision (NAN).  Log loss is summed row by row; a row's
+ * renormalising sum S counts the classes it does not name (probability 0,
+ * clipped to eps) at the end, when every class is known, to first order:
+ * log(S + k eps) = log S + k eps / S, the second-order term (k eps)^2 being
+ * below 1e-24 for the most classes a state holds.
  */
 #ifndef NB_METRICS_H
 #define NB_METRICS_H
@@ -63,11 +63,10 @@ typedef struct NbMetrics
 	uint32_t   *actual;			/* rows: class of each row */
 	double	   *weight;			/* rows, if weighted: weight of each row */
 	double	  **score;			/* cap: each class's probability per row; NULL while no row named it */
-	bool		ranked;			/* scored rows are kept (for AUC), else log loss is summed */
-	/* unranked: sums over rows of weight * log clip(p of the actual class), and */
-	double		ll_actual;
-	/* by the number n of classes a row names (cap + 1), of weight * log S and weight / S, S its clipped sum */
-	double	   *ll_log_sum;
+	bool		ranked;			/* scored rows are kept (for AUC) */
+	/* scored: sum over rows of weight * log(S / clip(p of the actual class)), S the row's clipped sum */
+	double		ll_sum;
+	/* scored: by the number n of classes a row names (cap + 1), sums of weight / S */
 	double	   *ll_inv_sum;
 } NbMetrics;
 

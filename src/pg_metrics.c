@@ -37,9 +37,11 @@ typedef struct MetricsState
 	MemoryContext cxt;			/* holds the state and everything in it */
 	NbMetrics	m;
 	uint32		row_cap;		/* room in the row's scratch arrays */
-	uint32		row_n;			/* classes of the last row */
 	uint32	   *row_class;		/* the classes of a row's probabilities */
 	double	   *row_prob;
+	/* the last row's keys: their count, then their JEntries and bytes (see keys_match) */
+	uint32		keys_n;
+	StringInfoData keys;
 } MetricsState;
 
 static MetricsState *
@@ -120,16 +122,6 @@ label_id(MetricsState *st, const char *label, uint32 len)
 	return nb_metrics_class(&st->m, label, len);
 }
 
-/* Whether class c is the label. */
-static inline bool
-same_label(const MetricsState *st, uint32 c, const char *label, uint32 len)
-{
-	uint32		clen;
-	const char *s = nb_strmap_str(&st->m.labels, c, &clen);
-
-	return clen == len && memcmp(s, label, len) == 0;
-}
-
 static Datum
 return_state(FunctionCallInfo fcinfo, MetricsState *st)
 {
@@ -179,6 +171,92 @@ nb_metrics_label_transfn(PG_FUNCTION_ARGS)
 	PG_RETURN_POINTER(st);
 }
 
+/* Room for n classes in the row's scratch arrays. */
+static void
+reserve_row(MetricsState *st, uint32 n)
+{
+	uint32		cap = Max(n, 2 * st->row_cap);
+
+	if (n <= st->row_cap)
+		return;
+	/* the state's context is an AllocSet: repalloc is fine there */
+	if (st->row_cap == 0)
+	{
+		st->row_class = MemoryContextAlloc(st->cxt, sizeof(uint32) * cap);
+		st->row_prob = MemoryContextAlloc(st->cxt, sizeof(double) * cap);
+	}
+	else
+	{
+		st->row_class = repalloc(st->row_class, sizeof(uint32) * cap);
+		st->row_prob = repalloc(st->row_prob, sizeof(double) * cap);
+	}
+	st->row_cap = cap;
+}
+
+/*
+ * Whether an object of n pairs has the last row's keys, in the same order:
+ * rows mostly do (nb_predict_proba names every class of its model), and
+ * then their classes are known.  The keys are their n JEntries and bytes
+ * (both: the same bytes may be split into other keys), which the pairs'
+ * layout puts first (utils/jsonb.h): n key entries, n value entries, the
+ * keys' data, the values' data.
+ */
+static bool
+keys_match(const MetricsState *st, const JsonbContainer *jc, uint32 n, uint32 keys_len)
+{
+	return n == st->keys_n &&
+		st->keys.len == (int) (sizeof(JEntry) * n + keys_len) &&
+		memcmp(st->keys.data, jc->children, sizeof(JEntry) * n) == 0 &&
+		memcmp(st->keys.data + sizeof(JEntry) * n, &jc->children[2 * n], keys_len) == 0;
+}
+
+/* Each key's class (added if new) into st->row_class; the keys kept for keys_match. */
+static void
+read_keys(MetricsState *st, const JsonbContainer *jc, uint32 n, uint32 keys_len)
+{
+	const char *data = (const char *) &jc->children[2 * n];
+	uint32		key_end = 0;
+	MemoryContext old = MemoryContextSwitchTo(st->cxt);
+
+	/* row_class is rewritten: no row matches until the keys are all read */
+	st->keys_n = 0;
+	for (uint32 i = 0; i < n; i++)
+	{
+		uint32		key_start = key_end;
+
+		JBE_ADVANCE_OFFSET(key_end, jc->children[i]);
+		st->row_class[i] = label_id(st, data + key_start, key_end - key_start);
+	}
+	if (st->keys.data == NULL)
+		initStringInfo(&st->keys);
+	resetStringInfo(&st->keys);
+	appendBinaryStringInfo(&st->keys, (const char *) jc->children, sizeof(JEntry) * n);
+	appendBinaryStringInfo(&st->keys, data, keys_len);
+	st->keys_n = n;
+	MemoryContextSwitchTo(old);
+}
+
+/* The probability of key i is not a number (problem NULL) or the number problem. */
+static void
+invalid_probability(const JsonbContainer *jc, uint32 n, uint32 i, const char *problem)
+{
+	const char *data = (const char *) &jc->children[2 * n];
+	uint32		key_start = getJsonbOffset(jc, i);
+	int			key_len = (int) getJsonbLength(jc, i);
+
+	if (problem == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("invalid nb_metrics probabilities"),
+				 errdetail("The probability of \"%.*s\" is not a number.",
+						   key_len, data + key_start)));
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("invalid nb_metrics probabilities"),
+			 errdetail("The probability of \"%.*s\" is %s, outside [0, 1].",
+					   key_len, data + key_start, problem)));
+}
+
 /* nb_metrics(actual text, probabilities jsonb [, weight float8]) */
 Datum
 nb_metrics_proba_transfn(PG_FUNCTION_ARGS)
@@ -186,24 +264,18 @@ nb_metrics_proba_transfn(PG_FUNCTION_ARGS)
 	MetricsState *st;
 	double		weight;
 	text	   *actual;
-	const char *actual_str;
-	uint32		actual_len;
-	bool		found = false;
 	Jsonb	   *proba;
 	uint32		n;
 	const JsonbContainer *jc;
 	const char *data;
-	uint32		key_end;
+	uint32		keys_len;
 	uint32		value_end;
-	uint32		i;
+	int64		a;
 	MemoryContext old;
-	uint32		a = 0;
 
 	if (!begin_row(fcinfo, true, &st, &weight))
 		return return_state(fcinfo, st);
 	actual = PG_GETARG_TEXT_PP(1);
-	actual_str = VARDATA_ANY(actual);
-	actual_len = VARSIZE_ANY_EXHDR(actual);
 	proba = PG_GETARG_JSONB_P(2);
 	if (!JB_ROOT_IS_OBJECT(proba))
 		ereport(ERROR,
@@ -218,81 +290,36 @@ nb_metrics_proba_transfn(PG_FUNCTION_ARGS)
 				 errmsg("invalid nb_metrics probabilities"),
 				 errdetail("The probabilities name no class."),
 				 errhint("Pass an object of label: probability as nb_predict_proba returns it.")));
-	if (n > st->row_cap)
-	{
-		uint32		cap = Max(n, 2 * st->row_cap);
+	reserve_row(st, n);
 
-		/* the state's context is an AllocSet: repalloc is fine there */
-		if (st->row_cap == 0)
-		{
-			st->row_class = MemoryContextAlloc(st->cxt, sizeof(uint32) * cap);
-			st->row_prob = MemoryContextAlloc(st->cxt, sizeof(double) * cap);
-		}
-		else
-		{
-			st->row_class = repalloc(st->row_class, sizeof(uint32) * cap);
-			st->row_prob = repalloc(st->row_prob, sizeof(double) * cap);
-		}
-		st->row_cap = cap;
-	}
-
-	/*
-	 * The pairs straight from the container (utils/jsonb.h): n key entries,
-	 * then n value entries, then the data of the keys and then of the values.
-	 */
 	jc = &proba->root;
 	data = (const char *) &jc->children[2 * n];
-	key_end = 0;
-	value_end = getJsonbOffset(jc, n);
-	for (i = 0; i < n; i++)
+	/* the keys' data ends where the values' begins */
+	keys_len = getJsonbOffset(jc, n);
+	if (!keys_match(st, jc, n, keys_len))
+		read_keys(st, jc, n, keys_len);
+	value_end = keys_len;
+	for (uint32 i = 0; i < n; i++)
 	{
-		JEntry		key_entry = jc->children[i];
 		JEntry		value_entry = jc->children[n + i];
-		uint32		key_start = key_end;
 		uint32		value_start = value_end;
-		const char *key;
-		uint32		key_len;
 		double		p;
 
-		JBE_ADVANCE_OFFSET(key_end, key_entry);
 		JBE_ADVANCE_OFFSET(value_end, value_entry);
-		key = data + key_start;
-		key_len = key_end - key_start;
 		if (!JBE_ISNUMERIC(value_entry))
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("invalid nb_metrics probabilities"),
-					 errdetail("The probability of \"%.*s\" is not a number.",
-							   (int) key_len, key)));
+			invalid_probability(jc, n, i, NULL);
 		/* numbers start at a 4-byte boundary of the data */
 		p = nb_numeric_to_double((Numeric) (data + INTALIGN(value_start)));
 		if (!(p >= 0 && p <= 1))
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("invalid nb_metrics probabilities"),
-					 errdetail("The probability of \"%.*s\" is %s, outside [0, 1].",
-							   (int) key_len, key, float8out_internal(p))));
-		/* rows usually name the same classes in the same order: try the last row's */
-		if (i >= st->row_n || !same_label(st, st->row_class[i], key, key_len))
-		{
-			old = MemoryContextSwitchTo(st->cxt);
-			st->row_class[i] = label_id(st, key, key_len);
-			MemoryContextSwitchTo(old);
-		}
+			invalid_probability(jc, n, i, float8out_internal(p));
 		st->row_prob[i] = p;
-		/* the actual label is mostly one of the row's: no lookup then */
-		if (!found && key_len == actual_len && memcmp(key, actual_str, key_len) == 0)
-		{
-			a = st->row_class[i];
-			found = true;
-		}
 	}
 
-	st->row_n = i;
+	a = nb_metrics_find(&st->m, VARDATA_ANY(actual), VARSIZE_ANY_EXHDR(actual));
 	old = MemoryContextSwitchTo(st->cxt);
-	if (!found)
-		a = label_id(st, actual_str, actual_len);
-	nb_metrics_add_scored(&st->m, a, st->row_class, st->row_prob, i, weight);
+	if (a < 0)
+		a = label_id(st, VARDATA_ANY(actual), VARSIZE_ANY_EXHDR(actual));
+	nb_metrics_add_scored(&st->m, (uint32) a, st->row_class, st->row_prob, n, weight);
 	MemoryContextSwitchTo(old);
 	PG_RETURN_POINTER(st);
 }
@@ -336,8 +363,8 @@ nb_metrics_combine(PG_FUNCTION_ARGS)
 /*
  * Serialized state: flags (scored, weighted), rows, the Brier sum, the
  * labels (length, bytes, seen flags), the dense confusion matrix, and with
- * probabilities the row arrays (actual, weights, then per class a flag and
- * its column).
+ * probabilities the log loss sums (K + 1 of them by classes named) and the
+ * row arrays (actual, weights, then per class a flag and its column).
  */
 Datum
 nb_metrics_serialize(PG_FUNCTION_ARGS)
@@ -369,6 +396,8 @@ nb_metrics_serialize(PG_FUNCTION_ARGS)
 							   sizeof(double) * K);
 	if (m->scored)
 	{
+		appendBinaryStringInfo(&buf, (char *) &m->ll_sum, sizeof(double));
+		appendBinaryStringInfo(&buf, (char *) m->ll_inv_sum, sizeof(double) * (K + 1));
 		appendBinaryStringInfo(&buf, (char *) m->actual, sizeof(uint32) * m->rows);
 		if (m->weighted)
 			appendBinaryStringInfo(&buf, (char *) m->weight, sizeof(double) * m->rows);
@@ -449,6 +478,8 @@ nb_metrics_deserialize(PG_FUNCTION_ARGS)
 	m->brier = brier;
 	if (m->scored)
 	{
+		read_into(&r, &m->ll_sum, sizeof(double));
+		read_into(&r, m->ll_inv_sum, sizeof(double) * (K + 1));
 		if (rows > (uint64) (r.end - r.p) / sizeof(uint32))
 			elog(ERROR, "corrupt nb_metrics state: %llu rows", (unsigned long long) rows);
 		m->rows_cap = Max(rows, 1);

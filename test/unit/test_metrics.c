@@ -441,6 +441,72 @@ done:
 }
 
 static void
+test_ranking_outside_positives(void)
+{
+	/*
+	 * Only the positives are sorted; each negative is counted into its place
+	 * among them.  Negatives above and below every positive, at exactly 0
+	 * and 1 and on positives' scores; a class whose positives all score the
+	 * same (one level); a class that occurs as actual but that no row names
+	 * (every score 0); weights of 0.  AUC against every pair, AP against a
+	 * sort by comparison.
+	 */
+	enum
+	{
+		N = 3000, C = 4
+	};
+	static const double picks[] = {0, 1, 0.3, 0.45, 0.6, 0.5};
+	const char *labels[C] = {"a", "b", "c", "z"};
+	uint32_t   *act = malloc(sizeof(uint32_t) * N);
+	double	   *s = calloc(N * C, sizeof(double));
+	double	   *w = malloc(sizeof(double) * N);
+	double	   *col = malloc(sizeof(double) * N);
+	NbMetrics	m;
+	NbMetricsResult r;
+
+	nb_metrics_init(&m, true, true);
+	for (int i = 0; i < N; i++)
+	{
+		double	   *p = s + i * C;
+
+		act[i] = (uint32_t) (unit_random() % C);
+		w[i] = (double) (unit_random() % 3) / 2;
+		/* a: positives in [0.3, 0.6], negatives anywhere, often on the picks */
+		p[0] = act[i] == 0 ? 0.3 + (double) (unit_random() % 31) / 100 :
+			unit_random() % 2 ? picks[unit_random() % 6] : (double) (unit_random() % 101) / 100;
+		/* b: every positive at 0.5 */
+		p[1] = act[i] == 1 ? 0.5 : (double) (unit_random() % 101) / 100;
+		p[2] = (double) (unit_random() % 101) / 100;
+		/* z (p[3]): named by no row */
+		add_row(&m, labels[act[i]], labels, p, C - 1, w[i]);
+	}
+	nb_metrics_compute(&m, &r);
+	for (uint32_t c = 0; c < C; c++)
+	{
+		uint32_t	id = id_of(&m, labels[c]);
+		double		auc = auc_by_pairs(s + c, C, act, c, w, N);
+		double		ap;
+
+		for (int i = 0; i < N; i++)
+			col[i] = s[i * C + c];
+		ap = ap_ref(col, act, c, w, N);
+		CHECK_OR_DONE(fabs(r.cls[id].roc_auc - auc) < 1e-12,
+					  "AUC(%s) = %.17g, pairs give %.17g", labels[c], r.cls[id].roc_auc, auc);
+		CHECK_OR_DONE(fabs(r.cls[id].average_precision - ap) < 1e-12,
+					  "AP(%s) = %.17g, a sort by comparison gives %.17g", labels[c],
+					  r.cls[id].average_precision, ap);
+	}
+	CHECK(fabs(r.cls[id_of(&m, "z")].roc_auc - 0.5) < 1e-15, "AUC of a class no row names");
+done:
+	nb_metrics_result_free(&r);
+	nb_metrics_free(&m);
+	free(act);
+	free(s);
+	free(w);
+	free(col);
+}
+
+static void
 test_unranked_equals_ranked(void)
 {
 	/*
@@ -612,6 +678,8 @@ main(int argc, char **argv)
 	run("metrics: log loss clipping and Brier by hand, unnamed classes", test_log_loss_and_brier);
 	run("metrics: AUC against all pairs, merged halves equal the whole", test_ranking_brute_force);
 	run("metrics: ranking scores a few units in the last place apart", test_ranking_near_ties);
+	run("metrics: negatives outside the positives' scores, one level, unnamed class",
+		test_ranking_outside_positives);
 	run("metrics: unranked states (log loss summed per row) equal ranked ones", test_unranked_equals_ranked);
 	run("metrics: more classes than the initial capacity", test_many_classes_grow);
 	run("metrics: cancellation points in the final computation", test_interrupts);
