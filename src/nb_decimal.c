@@ -15,8 +15,9 @@
 /*
  * A decimal digits * 10^exp10 to the nearest double, by the first of these
  * that can decide:
- * - for 10^-k with 1 <= k <= POW5_MAX_K, the digits times 5^-k in 128-bit
- *   integers (decimal_by_pow5: faster than a division, and for 17 digits);
+ * - for 10^-k with 1 <= k <= NB_POW5_MAX_K, the digits times 5^-k in 128-bit
+ *   integers (nb_decimal_by_pow5 in nb_decimal.h, inline: faster than a
+ *   division, and for 17 digits);
  * - Clinger's fast path: a significand of at most 2^53 and 10^k for k <= 22
  *   are exact doubles, so their quotient or product is rounded once,
  *   correctly;
@@ -67,24 +68,10 @@ extended_precision(void)
 #endif
 
 #ifdef __SIZEOF_INT128__
-/*
- * Below 10^-330 a double is subnormal (or zero) for any 64-bit digits, which
- * decimal_by_pow5 leaves to the other paths.  Probabilities of a text
- * classifier go down to there: a third of them below 10^-20 in a model of
- * short documents of 15 classes.
- */
-#define POW5_MAX_K 330
 #define POW5_WORDS 13			/* 5^330 < 2^767 < 2^(64 * 13) */
 
-/*
- * 5^-k as 64-bit fixed point: inverse_pow5[k] is 2^(63 + z) / 5^k rounded
- * down, z = pow5_bits[k] the bit length of 5^k, so that 2^63 <=
- * inverse_pow5[k] < 2^64 (0: not computed yet).  Computed exactly, when
- * first needed, by binary long division of 2^(63 + z) by 5^k in multi-word
- * integers.
- */
-static uint64_t inverse_pow5[POW5_MAX_K + 1];
-static int	pow5_bits[POW5_MAX_K + 1];
+uint64_t	nb_inverse_pow5[NB_POW5_MAX_K + 1];
+int			nb_pow5_bits[NB_POW5_MAX_K + 1];
 
 /* a >= b, for numbers of n 64-bit words, the least significant first */
 static bool
@@ -96,8 +83,12 @@ words_at_least(const uint64_t *a, const uint64_t *b, int n)
 	return true;
 }
 
-static void
-compute_inverse_pow5(int k)
+/*
+ * nb_inverse_pow5[k] exactly, by binary long division of 2^(63 + z) by 5^k
+ * in multi-word integers.
+ */
+void
+nb_decimal_make_pow5(int k)
 {
 	uint64_t	p[POW5_WORDS] = {1};
 	uint64_t	r[POW5_WORDS] = {0};
@@ -148,73 +139,17 @@ compute_inverse_pow5(int k)
 		else
 			q <<= 1;
 	}
-	pow5_bits[k] = z;
-	inverse_pow5[k] = q;
+	nb_pow5_bits[k] = z;
+	nb_inverse_pow5[k] = q;
 }
 
-/*
- * digits * 10^-k for 1 <= k <= POW5_MAX_K and digits > 0, correctly
- * rounded, or false when the product below cannot tell which way to round.
- * With W the digits shifted to fill 64 bits and m = inverse_pow5[k], the
- * exact value is T * 2^-(63 + z + shift + k) for a real T = W * (m + f),
- * 0 <= f < 1, so P = W * m <= T < P + W < P + 2^64: T and P differ by less
- * than one in the low 64 bits of P, and the high 64 bits h decide.  The
- * double takes T's top 53 bits (h's, from its leading one at bit 62 or 63
- * down), rounded by the bits under them: r, the 10 or 11 bits of h below
- * the significand, then the low bits.  With half the value of r that is
- * exactly halfway, r > half rounds up and r < half - 1 rounds down
- * whatever the low bits and T's excess over P are; r = half - 1 or half
- * (about two values in a thousand) are left to the caller.
- */
-static inline bool
-decimal_by_pow5(uint64_t digits, int k, double *result)
-{
-	int			shift = __builtin_clzll(digits);
-	uint64_t	high = (uint64_t) (((unsigned __int128) (digits << shift) * inverse_pow5[k]) >> 64);
-	int			top = (int) (high >> 63);
-	int			below = 10 + top;	/* bits of high under the significand */
-	uint64_t	rest = high & ((UINT64_C(1) << below) - 1);
-	uint64_t	half = UINT64_C(1) << (below - 1);
-	uint64_t	significand;
-	int			exponent = 11 + top - pow5_bits[k] - shift - k;	/* of significand's last bit */
-	int			biased;
-	uint64_t	bits;
-
-	/* rest is half - 1 or half (unsigned: anything below wraps to a large number) */
-	if (rest - (half - 1) <= 1)
-		return false;
-	significand = (high >> below) + (rest > half);
-	if (significand == (UINT64_C(1) << 53))
-	{
-		significand >>= 1;
-		exponent++;
-	}
-	biased = exponent + 52 + 1023;
-	if (biased <= 0 || biased >= 2047)
-		return false;
-	bits = (uint64_t) biased << 52 | (significand & ((UINT64_C(1) << 52) - 1));
-	memcpy(result, &bits, sizeof(bits));
-	return true;
-}
 #endif
 
 double
-nb_decimal_to_double(uint64_t digits, int32_t exp10)
+nb_decimal_to_double_other(uint64_t digits, int32_t exp10)
 {
 	char		text[48];
 
-#ifdef __SIZEOF_INT128__
-	/* first: a multiplication is faster than the fast path's division */
-	if (digits > 0 && exp10 < 0 && exp10 >= -POW5_MAX_K)
-	{
-		double		result;
-
-		if (inverse_pow5[-exp10] == 0)
-			compute_inverse_pow5(-exp10);
-		if (decimal_by_pow5(digits, -exp10, &result))
-			return result;
-	}
-#endif
 	if (digits <= (UINT64_C(1) << 53) && exp10 >= -22 && exp10 <= 22)
 		return exp10 < 0 ? (double) digits / exact_powers[-exp10] :
 			(double) digits * exact_powers[exp10];
