@@ -691,8 +691,8 @@ count_negatives(const NbMetrics *m, uint32_t c, PositiveLevels *lv)
 
 /*
  * ROC AUC and average precision of class c against the rest, with rows of
- * size bytes (8 unweighted, 16 weighted); buf and tmp have room for the
- * class's npos positive rows, lv for their levels.  The area is the trapezoids between the
+ * size bytes (8 unweighted, 16 weighted): buf holds the class's npos
+ * positive rows, tmp has room for as many, lv for their levels.  The area is the trapezoids between the
  * points of successive distinct scores, as sklearn's roc_curve and auc;
  * average precision the sum over those points of the recall gained times
  * the precision there, as average_precision_score.
@@ -701,9 +701,6 @@ NB_HOT_INLINE void
 rank_class_sized(const NbMetrics *m, uint32_t c, uint64_t npos, char *buf, char *tmp,
 				 PositiveLevels *lv, size_t size, double *auc, double *ap)
 {
-	const double *score = m->score[c];
-	uint64_t	n = m->rows;
-	uint64_t	ip = 0;
 	uint64_t   *hist;
 	char	   *sorted;
 	double		tp = 0,
@@ -718,19 +715,14 @@ rank_class_sized(const NbMetrics *m, uint32_t c, uint64_t npos, char *buf, char 
 
 	*auc = NAN;
 	*ap = NAN;
-	for (uint64_t i = 0; i < n; i++)
+	for (uint64_t i = 0; i < npos; i++)
 	{
-		WeightedKey row;
+		uint64_t	key = key_at(buf, size, i);
 
 		nb_interrupt_at(i);
-		if (m->actual[i] != c)
-			continue;
-		row.key = descending_key(score != NULL ? score[i] : 0.0);
-		row.weight = m->weighted ? m->weight[i] : 1.0;
-		memcpy(buf + ip++ * size, &row, size);
-		lo = row.key < lo ? row.key : lo;
-		hi = row.key > hi ? row.key : hi;
-		pos += row.weight;
+		lo = key < lo ? key : lo;
+		hi = key > hi ? key : hi;
+		pos += weight_at(buf, size, i);
 	}
 	if (pos <= 0)
 		return;
@@ -773,6 +765,25 @@ rank_class_sized(const NbMetrics *m, uint32_t c, uint64_t npos, char *buf, char 
 	*ap = avg;
 }
 
+/*
+ * Every row into its actual class's positives: class c's at buf from row
+ * start[c] on (which this advances past them).  One pass for every class.
+ */
+NB_HOT_INLINE void
+gather_positives_sized(const NbMetrics *m, char *buf, uint64_t *start, size_t size)
+{
+	for (uint64_t i = 0; i < m->rows; i++)
+	{
+		uint32_t	a = m->actual[i];
+		WeightedKey row;
+
+		nb_interrupt_at(i);
+		row.key = descending_key(m->score[a] != NULL ? m->score[a][i] : 0.0);
+		row.weight = m->weighted ? m->weight[i] : 1.0;
+		memcpy(buf + start[a]++ * size, &row, size);
+	}
+}
+
 static void
 rank_class(const NbMetrics *m, uint32_t c, uint64_t npos, char *buf, char *tmp,
 		   PositiveLevels *lv, double *auc, double *ap)
@@ -805,7 +816,9 @@ rank_classes(const NbMetrics *m, NbMetricsResult *r)
 	uint32_t	K = m->labels.count;
 	size_t		size = m->weighted ? sizeof(WeightedKey) : sizeof(uint64_t);
 	uint64_t   *npos = nb_alloc_zero(sizeof(uint64_t) * (K + 1));
+	uint64_t   *start = nb_alloc(sizeof(uint64_t) * (K + 1));
 	uint64_t	most = 0;
+	uint64_t	sum = 0;
 	char	   *rows;
 	char	   *tmp;
 	PositiveLevels lv;
@@ -820,16 +833,26 @@ rank_classes(const NbMetrics *m, NbMetricsResult *r)
 		npos[m->actual[i]]++;
 	}
 	for (uint32_t c = 0; c < K; c++)
+	{
 		most = npos[c] > most ? npos[c] : most;
-	rows = nb_alloc(size * (most + 1));
+		start[c] = sum;
+		sum += npos[c];
+	}
+	rows = nb_alloc(size * (m->rows + 1));
 	tmp = nb_alloc(size * (most + 1));
 	init_levels(&lv, most);
+	if (m->weighted)
+		gather_positives_sized(m, rows, start, sizeof(WeightedKey));
+	else
+		gather_positives_sized(m, rows, start, sizeof(uint64_t));
 	for (uint32_t k = 0; k < K; k++)
 	{
 		uint32_t	c = r->order[k];
 		NbClassMetrics *cm = &r->cls[c];
 
-		rank_class(m, c, npos[c], rows, tmp, &lv, &cm->roc_auc, &cm->average_precision);
+		/* start[c] is now past class c's positives */
+		rank_class(m, c, npos[c], rows + (start[c] - npos[c]) * size, tmp, &lv,
+				   &cm->roc_auc, &cm->average_precision);
 		if (!isnan(cm->roc_auc))
 		{
 			auc_sum += cm->roc_auc;
@@ -853,6 +876,7 @@ rank_classes(const NbMetrics *m, NbMetricsResult *r)
 	if (ap_n > 0)
 		r->average_precision_macro = ap_sum / ap_n;
 	nb_free(npos);
+	nb_free(start);
 	nb_free(rows);
 	nb_free(tmp);
 	free_levels(&lv);
