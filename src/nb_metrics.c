@@ -130,26 +130,6 @@ nb_metrics_add(NbMetrics *m, uint32_t actual, uint32_t predicted, double weight)
 	count(m, actual, predicted, weight);
 }
 
-/*
- * A row array moved to a new block of size bytes, its first used bytes
- * copied: not reallocated, so that a large block is new memory throughout,
- * which the server may back with huge pages (see pg_alloc.c) where growing
- * in place would keep the small pages already written.  A page fault per 4
- * kB of the arrays was a tenth of a ranked nb_metrics over a million rows.
- */
-static void *
-grow_array(void *old, size_t used, size_t size)
-{
-	void	   *grown = nb_alloc(size);
-
-	if (old != NULL)
-	{
-		nb_copy(grown, old, used);
-		nb_free(old);
-	}
-	return grown;
-}
-
 /* Room for rows more rows in the row arrays; new room in the columns is zero. */
 static void
 reserve_rows(NbMetrics *m, uint64_t rows)
@@ -162,14 +142,23 @@ reserve_rows(NbMetrics *m, uint64_t rows)
 		cap = 1024;
 	while (cap < m->rows + rows)
 		cap *= 2;
-	m->actual = grow_array(m->actual, sizeof(uint32_t) * m->rows, sizeof(uint32_t) * cap);
-	if (m->weighted)
-		m->weight = grow_array(m->weight, sizeof(double) * m->rows, sizeof(double) * cap);
+	if (m->rows_cap == 0)
+	{
+		m->actual = nb_alloc(sizeof(uint32_t) * cap);
+		if (m->weighted)
+			m->weight = nb_alloc(sizeof(double) * cap);
+	}
+	else
+	{
+		m->actual = nb_realloc(m->actual, sizeof(uint32_t) * cap);
+		if (m->weighted)
+			m->weight = nb_realloc(m->weight, sizeof(double) * cap);
+	}
 	for (uint32_t c = 0; c < m->labels.count; c++)
 		if (m->score[c] != NULL)
 		{
-			m->score[c] = grow_array(m->score[c], sizeof(double) * m->rows, sizeof(double) * cap);
-			memset(m->score[c] + m->rows, 0, sizeof(double) * (cap - m->rows));
+			m->score[c] = nb_realloc(m->score[c], sizeof(double) * cap);
+			memset(m->score[c] + m->rows_cap, 0, sizeof(double) * (cap - m->rows_cap));
 		}
 	m->rows_cap = cap;
 }
