@@ -43,6 +43,16 @@ SELECT nb_metrics(a, p::jsonb) -> 'roc_auc' AS roc_auc
 FROM (VALUES ('a', '{"a": 1e-20, "b": 1}'), ('b', '{"a": 1e-30, "b": 1}'),
              ('a', '{"a": 0.6, "b": 0.4}'), ('b', '{"a": 0.3, "b": 0.7}')) AS v (a, p);
 
+-- rows with other keys than the row before: the second and fourth rows' key
+-- bytes ("xyzw") are the first and third rows', split into other keys.  By
+-- hand: every row predicted right
+SELECT m -> 'accuracy' AS accuracy, m -> 'confusion' AS confusion
+FROM (SELECT nb_metrics(a, p::jsonb ORDER BY i) AS m
+      FROM (VALUES (1, 'x', '{"x": 0.9, "yzw": 0.1}'), (2, 'zw', '{"xy": 0.2, "zw": 0.8}'),
+                   (3, 'yzw', '{"x": 0.3, "yzw": 0.7}'), (4, 'xy', '{"xy": 0.6, "zw": 0.4}'),
+                   (5, 'x', '{"x": 0.6, "xy": 0.1, "yzw": 0.1, "zw": 0.2}'))
+           AS v (i, a, p)) AS q;
+
 -- a class named by the probabilities but never actual or predicted: not a
 -- report class (sklearn's labels=None); its AUC and AP are undefined (null),
 -- and the macro averages leave it out.  Log loss by hand over the classes

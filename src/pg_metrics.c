@@ -199,15 +199,16 @@ reserve_row(MetricsState *st, uint32 n)
  * then their classes are known.  The keys are their n JEntries and bytes
  * (both: the same bytes may be split into other keys), which the pairs'
  * layout puts first (utils/jsonb.h): n key entries, n value entries, the
- * keys' data, the values' data.
+ * keys' data, the values' data.  The same entries give the same length of
+ * the keys' data, *keys_len.
  */
 static bool
-keys_match(const MetricsState *st, const JsonbContainer *jc, uint32 n, uint32 keys_len)
+keys_match(const MetricsState *st, const JsonbContainer *jc, uint32 n, uint32 *keys_len)
 {
-	return n == st->keys_n &&
-		st->keys.len == (int) (sizeof(JEntry) * n + keys_len) &&
-		memcmp(st->keys.data, jc->children, sizeof(JEntry) * n) == 0 &&
-		memcmp(st->keys.data + sizeof(JEntry) * n, &jc->children[2 * n], keys_len) == 0;
+	if (n != st->keys_n || memcmp(st->keys.data, jc->children, sizeof(JEntry) * n) != 0)
+		return false;
+	*keys_len = st->keys.len - sizeof(JEntry) * n;
+	return memcmp(st->keys.data + sizeof(JEntry) * n, &jc->children[2 * n], *keys_len) == 0;
 }
 
 /* Each key's class (added if new) into st->row_class; the keys kept for keys_match. */
@@ -294,10 +295,12 @@ nb_metrics_proba_transfn(PG_FUNCTION_ARGS)
 
 	jc = &proba->root;
 	data = (const char *) &jc->children[2 * n];
-	/* the keys' data ends where the values' begins */
-	keys_len = getJsonbOffset(jc, n);
-	if (!keys_match(st, jc, n, keys_len))
+	if (!keys_match(st, jc, n, &keys_len))
+	{
+		/* the keys' data ends where the values' begins */
+		keys_len = getJsonbOffset(jc, n);
 		read_keys(st, jc, n, keys_len);
+	}
 	value_end = keys_len;
 	for (uint32 i = 0; i < n; i++)
 	{
