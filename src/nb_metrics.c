@@ -527,9 +527,11 @@ typedef struct PositiveLevels
 } PositiveLevels;
 
 /*
- * A bucket holds about one key.  Keys are counted into place LEVEL_WINDOW
- * at a time, without branches (which mispredict when scores are random):
- * the keys past a bucket are above any key in it, the pads above every key.
+ * A bucket holds about one key.  A key is counted into place among the
+ * keys of its bucket, when they are at most LEVEL_WINDOW, without branches
+ * (which mispredict when scores are random): the keys past a bucket are
+ * above any key in it, the pads above every key.  A crowded bucket is
+ * searched by bisection.
  */
 #define LEVEL_BUCKET_BITS(n) (64 - __builtin_clzll(n))
 #define LEVEL_WINDOW 2
@@ -636,9 +638,9 @@ level_slot(const PositiveLevels *lv, uint64_t key, uint64_t b)
 
 /*
  * Count the negatives of class c (rows whose actual class is another) into
- * lv, a block of rows at a time: first each row's bucket, fetching it
- * ahead, then its place (random reads that would otherwise wait in turn);
- * returns their weight.
+ * lv, a block of rows at a time: the negatives and their buckets picked out
+ * without a branch (the buckets fetched ahead), then counted; returns their
+ * weight.
  */
 #define NEGATIVE_BLOCK 64
 
@@ -681,10 +683,11 @@ count_negatives(const NbMetrics *m, uint32_t c, PositiveLevels *lv)
 /*
  * ROC AUC and average precision of class c against the rest, with rows of
  * size bytes (8 unweighted, 16 weighted): buf holds the class's npos
- * positive rows, tmp has room for as many, lv for their levels.  The area is the trapezoids between the
- * points of successive distinct scores, as sklearn's roc_curve and auc;
- * average precision the sum over those points of the recall gained times
- * the precision there, as average_precision_score.
+ * positive rows, tmp has room for as many, lv for their levels.  The area
+ * is the trapezoids between the points of successive distinct scores, as
+ * sklearn's roc_curve and auc; average precision the sum over those points
+ * of the recall gained times the precision there, as
+ * average_precision_score.
  */
 NB_HOT_INLINE void
 rank_class_sized(const NbMetrics *m, uint32_t c, uint64_t npos, char *buf, char *tmp,
