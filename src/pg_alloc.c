@@ -90,7 +90,9 @@ nb_alloc_zero(size_t size)
 void *
 nb_realloc(void *ptr, size_t size)
 {
-	return repalloc_huge(ptr, size);
+	ptr = repalloc_huge(ptr, size);
+	advise_huge_pages(ptr, size);
+	return ptr;
 }
 
 void
