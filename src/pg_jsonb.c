@@ -299,6 +299,7 @@ nb_numeric_to_double(Numeric num)
 	Size		first;
 	uint64		digits = 0;
 	int			ndigits;
+	int			i0 = 0;
 	int			zeros = 0;
 	double		magnitude;
 
@@ -327,7 +328,18 @@ nb_numeric_to_double(Numeric num)
 	else
 		goto slow;
 	ndigits = (int) ((size - first) / sizeof(int16));
-	for (int i = 0; i < ndigits; i++)
+	if (ndigits >= 4)
+	{
+		/* four digits fit in 64 bits: two independent products, not a chain of four */
+		uint16		q[4];
+
+		memcpy(q, data + first, sizeof(q));
+		if (q[0] > 9999 || q[1] > 9999 || q[2] > 9999 || q[3] > 9999)
+			goto slow;
+		digits = ((uint64) q[0] * 10000 + q[1]) * 100000000 + ((uint64) q[2] * 10000 + q[3]);
+		i0 = 4;
+	}
+	for (int i = i0; i < ndigits; i++)
 	{
 		int16		d;
 		uint64		scale = 10000;
