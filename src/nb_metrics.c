@@ -172,11 +172,17 @@ column(NbMetrics *m, uint32_t c)
 	return m->score[c];
 }
 
-/* sklearn's np.clip(p, eps, 1 - eps) */
+/*
+ * sklearn's np.clip(p, eps, 1 - eps), for p in [0, 1]: a maximum and then
+ * a minimum, a form compilers can make maxsd and minsd of rather than
+ * branches (GCC 12 does for the minimum).
+ */
 static inline double
 clip(double p)
 {
-	return p < DBL_EPSILON ? DBL_EPSILON : p > 1.0 - DBL_EPSILON ? 1.0 - DBL_EPSILON : p;
+	double		above = p > DBL_EPSILON ? p : DBL_EPSILON;
+
+	return above < 1.0 - DBL_EPSILON ? above : 1.0 - DBL_EPSILON;
 }
 
 void
@@ -197,13 +203,16 @@ nb_metrics_add_scored(NbMetrics *m, uint32_t actual, const uint32_t *cls,
 	{
 		double		y = cls[i] == actual ? 1.0 : 0.0;
 		double		d = prob[i] - y;
-		bool		better = prob[i] > best_p;
+		uint32_t	better = prob[i] > best_p;
 
-		/* a conditional move, not a branch: which class leads is random */
+		/*
+		 * Without branches but for ties (which class leads is random): the
+		 * index by a mask, the probability by a maximum (equal on a tie).
+		 */
 		if (i > 0 && prob[i] == best_p)
 			better = nb_metrics_label_cmp(m, cls[i], cls[best]) < 0;
-		best = better ? i : best;
-		best_p = better ? prob[i] : best_p;
+		best ^= (best ^ i) & -better;
+		best_p = prob[i] > best_p ? prob[i] : best_p;
 		if (cls[i] == actual)
 		{
 			named = true;
