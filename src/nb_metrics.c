@@ -203,6 +203,7 @@ nb_metrics_add_scored(NbMetrics *m, uint32_t actual, const uint32_t *cls,
 	{
 		double		y = cls[i] == actual ? 1.0 : 0.0;
 		double		d = prob[i] - y;
+		double		c = clip(prob[i]);
 		uint32_t	better = prob[i] > best_p;
 
 		/*
@@ -216,10 +217,10 @@ nb_metrics_add_scored(NbMetrics *m, uint32_t actual, const uint32_t *cls,
 		if (cls[i] == actual)
 		{
 			named = true;
-			p_actual = clip(prob[i]);
+			p_actual = c;
 		}
 		brier += d * d;
-		clipped += clip(prob[i]);
+		clipped += c;
 		if (m->ranked)
 			/* + 0.0 makes a -0 +0, which the sort keys need */
 			column(m, cls[i])[row] = prob[i] + 0.0;
@@ -529,8 +530,7 @@ typedef struct PositiveLevels
 	double	   *pos;			/* n: positive weight at each key */
 	double	   *neg;			/* 2 (n + 1): [2j] above key j, [2j + 1] at it; [2n] below all */
 	/* buckets of the key range, for finding a key's place: */
-	uint64_t	lo;				/* key[0] */
-	int			shift;			/* bucket of a key: (key - lo) >> shift */
+	RadixDigits range;			/* of key[0] .. key[n - 1]: a key's bucket is prefix_of it */
 	uint64_t	buckets;		/* the last one holds key[n - 1] */
 	uint64_t   *first;			/* buckets + 2: the first key of each bucket or after, then n */
 } PositiveLevels;
@@ -564,9 +564,7 @@ init_levels(PositiveLevels *lv, uint64_t most)
 NB_HOT_INLINE void
 make_levels(PositiveLevels *lv, const char *rows, uint64_t n, size_t size)
 {
-	int			width;
 	uint64_t	j = 0;
-	uint64_t	hi;
 
 	lv->n = 0;
 	for (uint64_t i = 0; i < n; i++)
@@ -584,15 +582,12 @@ make_levels(PositiveLevels *lv, const char *rows, uint64_t n, size_t size)
 	for (int t = 0; t < LEVEL_WINDOW; t++)
 		lv->key[lv->n + t] = LEVEL_PAD;
 	memset(lv->neg, 0, sizeof(double) * 2 * (lv->n + 1));
-	lv->lo = lv->key[0];
-	hi = lv->key[lv->n - 1];
-	width = hi > lv->lo ? 64 - __builtin_clzll(hi - lv->lo) : 0;
-	lv->shift = width > LEVEL_BUCKET_BITS(lv->n) ? width - LEVEL_BUCKET_BITS(lv->n) : 0;
-	lv->buckets = ((hi - lv->lo) >> lv->shift) + 1;
+	lv->range = range_digits(lv->key[0], lv->key[lv->n - 1], LEVEL_BUCKET_BITS(lv->n));
+	lv->buckets = prefix_of(&lv->range, lv->key[lv->n - 1]) + 1;
 	for (uint64_t b = 0; b <= lv->buckets + 1; b++)
 	{
 		nb_interrupt_at(b);
-		while (j < lv->n && (lv->key[j] - lv->lo) >> lv->shift < b)
+		while (j < lv->n && prefix_of(&lv->range, lv->key[j]) < b)
 			j++;
 		lv->first[b] = j;
 	}
@@ -611,9 +606,9 @@ free_levels(PositiveLevels *lv)
 static inline uint64_t
 level_bucket(const PositiveLevels *lv, uint64_t key)
 {
-	uint64_t	b = (key - lv->lo) >> lv->shift;
+	uint64_t	b = prefix_of(&lv->range, key);
 
-	return key < lv->lo ? 0 : b > lv->buckets ? lv->buckets : b;
+	return key < lv->range.lo ? 0 : b > lv->buckets ? lv->buckets : b;
 }
 
 /* Index into lv->neg of a key in bucket b: onto a positive key, or above it. */

@@ -284,9 +284,9 @@ nb_jsonb_finish(JsonbValue *root)
 /*
  * The number's base-10000 digits are read from its stored form (the header
  * above, then the digits, most significant first) and nb_decimal_to_double
- * rounds them.  Anything else
- * (NaN, infinities, more digits than 64 bits hold) goes through
- * numeric_float8_no_overflow, which is numeric_out and strtod.
+ * rounds them.  Anything else (NaN, infinities, more digits than 64 bits
+ * hold) goes through numeric_float8_no_overflow, which is numeric_out and
+ * strtod.
  */
 double
 nb_numeric_to_double(Numeric num)

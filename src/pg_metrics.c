@@ -271,7 +271,7 @@ nb_metrics_proba_transfn(PG_FUNCTION_ARGS)
 	const char *data;
 	uint32		keys_len;
 	uint32		value_end;
-	int64		a;
+	uint32		a;
 	MemoryContext old;
 
 	if (!begin_row(fcinfo, true, &st, &weight))
@@ -318,11 +318,9 @@ nb_metrics_proba_transfn(PG_FUNCTION_ARGS)
 		st->row_prob[i] = p;
 	}
 
-	a = nb_metrics_find(&st->m, VARDATA_ANY(actual), VARSIZE_ANY_EXHDR(actual));
 	old = MemoryContextSwitchTo(st->cxt);
-	if (a < 0)
-		a = label_id(st, VARDATA_ANY(actual), VARSIZE_ANY_EXHDR(actual));
-	nb_metrics_add_scored(&st->m, (uint32) a, st->row_class, st->row_prob, n, weight);
+	a = label_id(st, VARDATA_ANY(actual), VARSIZE_ANY_EXHDR(actual));
+	nb_metrics_add_scored(&st->m, a, st->row_class, st->row_prob, n, weight);
 	MemoryContextSwitchTo(old);
 	PG_RETURN_POINTER(st);
 }
