@@ -153,7 +153,9 @@ FROM met_serial g ORDER BY 1;
 -- Parallel: forced partial aggregation in the workers, combined in the leader,
 -- serialized in between.  Counts and integer weights sum exactly in any
 -- order; log loss and Brier are sums of non-integers (within 1e-12).
-CREATE FUNCTION met_same(a jsonb, b jsonb) RETURNS boolean LANGUAGE sql AS $$
+-- met_same is parallel safe: an unsafe function would keep the whole
+-- comparison query serial.
+CREATE FUNCTION met_same(a jsonb, b jsonb) RETURNS boolean LANGUAGE sql PARALLEL SAFE AS $$
   SELECT (a - '{log_loss,brier}'::text[]) = (b - '{log_loss,brier}'::text[])
      AND abs((a ->> 'log_loss')::float8 - (b ->> 'log_loss')::float8) < 1e-12
      AND abs((a ->> 'brier')::float8 - (b ->> 'brier')::float8) < 1e-12 $$;
@@ -166,17 +168,46 @@ SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;
 SET max_parallel_workers_per_gather = 2;
 SET parallel_leader_participation = off;
-EXPLAIN (COSTS OFF) SELECT nb_metrics(label, proba, w) FROM met_pred;
+EXPLAIN (COSTS OFF)
 SELECT nb_metrics(label, predicted) = (SELECT l FROM met_whole) AS same_labels,
        nb_metrics(label, predicted, w) = (SELECT lw FROM met_whole) AS same_weighted_labels,
        met_same(nb_metrics(label, proba), (SELECT p FROM met_whole)) AS same_proba,
        met_same(nb_metrics(label, proba, w), (SELECT pw FROM met_whole)) AS same_weighted_proba
 FROM met_pred;
-EXPLAIN (COSTS OFF) SELECT segment, nb_metrics(label, proba, w) FROM met_pred GROUP BY segment;
+SELECT nb_metrics(label, predicted) = (SELECT l FROM met_whole) AS same_labels,
+       nb_metrics(label, predicted, w) = (SELECT lw FROM met_whole) AS same_weighted_labels,
+       met_same(nb_metrics(label, proba), (SELECT p FROM met_whole)) AS same_proba,
+       met_same(nb_metrics(label, proba, w), (SELECT pw FROM met_whole)) AS same_weighted_proba
+FROM met_pred;
+EXPLAIN (COSTS OFF)
 SELECT q.segment, q.l = s.l AS same_labels, met_same(q.p, s.p) AS same_proba
 FROM (SELECT segment, nb_metrics(label, predicted) AS l, nb_metrics(label, proba, w) AS p
       FROM met_pred GROUP BY segment) AS q JOIN met_serial s USING (segment)
 ORDER BY 1;
+SELECT q.segment, q.l = s.l AS same_labels, met_same(q.p, s.p) AS same_proba
+FROM (SELECT segment, nb_metrics(label, predicted) AS l, nb_metrics(label, proba, w) AS p
+      FROM met_pred GROUP BY segment) AS q JOIN met_serial s USING (segment)
+ORDER BY 1;
+-- States of more rows than a segment of the columns (262144 rows): each
+-- worker's is serialized and read back in pieces, and the leader's copies
+-- them across segment boundaries.  Scores on a grid of 1000 values (ties).
+RESET parallel_leader_participation;
+SET max_parallel_workers_per_gather = 0;
+CREATE TABLE met_large AS
+SELECT 'c' || (i % 3) AS label,
+       jsonb_build_object('c0', ((i * 7919) % 1000 + 500 * (i % 3 = 0)::int) / 1500.0,
+                          'c1', ((i * 104729) % 1000 + 500 * (i % 3 = 1)::int) / 1500.0,
+                          'c2', ((i * 15485863) % 1000) / 1000.0) AS proba,
+       (i % 4)::float8 / 2 AS w
+FROM generate_series(1::bigint, 600000) AS i;
+CREATE TABLE met_large_serial AS SELECT nb_metrics(label, proba, w) AS pw FROM met_large;
+SET max_parallel_workers_per_gather = 2;
+SET parallel_leader_participation = off;
+EXPLAIN (COSTS OFF)
+SELECT met_same(nb_metrics(label, proba, w), (SELECT pw FROM met_large_serial)) AS same_large
+FROM met_large;
+SELECT met_same(nb_metrics(label, proba, w), (SELECT pw FROM met_large_serial)) AS same_large
+FROM met_large;
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;

@@ -14,10 +14,44 @@
 #define NB_ALLOC_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 void	   *nb_alloc(size_t size);
 void	   *nb_alloc_zero(size_t size);
 void	   *nb_realloc(void *ptr, size_t size);
 void		nb_free(void *ptr);
+
+/*
+ * A hint that [ptr, ptr + size), on a 2 MB boundary and a multiple of 2 MB,
+ * be backed by transparent huge pages (the server's madvise; nothing in the
+ * tests).
+ */
+void		nb_advise_huge_pages(void *ptr, size_t size);
+
+/*
+ * An array of NB_HUGE_PAGE bytes on a 2 MB boundary, so that one huge page
+ * can back it, for memory written in order by the megabyte (nb_metrics'
+ * columns of scores).  The block nb_alloc made is kept just before it; only
+ * nb_free_huge_page frees it.
+ */
+#define NB_HUGE_PAGE ((size_t) 2 * 1024 * 1024)
+
+static inline void *
+nb_alloc_huge_page(void)
+{
+	char	   *block = nb_alloc(sizeof(void *) + 2 * NB_HUGE_PAGE);
+	char	   *page = (char *) (((uintptr_t) block + sizeof(void *) + NB_HUGE_PAGE - 1) &
+								 ~(uintptr_t) (NB_HUGE_PAGE - 1));
+
+	nb_advise_huge_pages(page, NB_HUGE_PAGE);
+	((char **) page)[-1] = block;
+	return page;
+}
+
+static inline void
+nb_free_huge_page(void *page)
+{
+	nb_free(((char **) page)[-1]);
+}
 
 #endif

@@ -12,6 +12,51 @@
 #include "nb_hash.h"
 #include "nb_interrupt.h"
 
+_Static_assert(sizeof(double) << NB_METRICS_SEGMENT_BITS == NB_HUGE_PAGE,
+			   "a segment of a column past the first is one huge page");
+
+/* The segments of a column of cap rows: at least the first. */
+static inline uint64_t
+segments(uint64_t cap)
+{
+	return cap == 0 ? 1 : (cap + NB_METRICS_SEGMENT_ROWS - 1) >> NB_METRICS_SEGMENT_BITS;
+}
+
+/*
+ * A column's room from old_cap rows (0: a new column; its segment table
+ * NULL) to cap, the new rows zero.
+ */
+static double **
+grow_column(double **column, uint64_t old_cap, uint64_t cap)
+{
+	uint64_t	first = cap < NB_METRICS_SEGMENT_ROWS ? cap : NB_METRICS_SEGMENT_ROWS;
+
+	column = column == NULL ? nb_alloc(sizeof(double *) * segments(cap)) :
+		nb_realloc(column, sizeof(double *) * segments(cap));
+	if (old_cap == 0)
+		column[0] = nb_alloc_zero(sizeof(double) * first);
+	else if (old_cap < first)
+	{
+		column[0] = nb_realloc(column[0], sizeof(double) * first);
+		memset(column[0] + old_cap, 0, sizeof(double) * (first - old_cap));
+	}
+	for (uint64_t s = segments(old_cap); s < segments(cap); s++)
+	{
+		column[s] = nb_alloc_huge_page();
+		memset(column[s], 0, NB_HUGE_PAGE);
+	}
+	return column;
+}
+
+static void
+free_column(double **column, uint64_t cap)
+{
+	nb_free(column[0]);
+	for (uint64_t s = 1; s < segments(cap); s++)
+		nb_free_huge_page(column[s]);
+	nb_free(column);
+}
+
 void
 nb_metrics_init(NbMetrics *m, bool scored, bool weighted)
 {
@@ -47,7 +92,7 @@ nb_metrics_free(NbMetrics *m)
 	{
 		for (uint32_t c = 0; c < m->cap; c++)
 			if (m->score[c] != NULL)
-				nb_free(m->score[c]);
+				free_column(m->score[c], m->rows_cap);
 		nb_free(m->score);
 		if (m->actual != NULL)
 			nb_free(m->actual);
@@ -130,18 +175,19 @@ nb_metrics_add(NbMetrics *m, uint32_t actual, uint32_t predicted, double weight)
 	count(m, actual, predicted, weight);
 }
 
-/* Room for rows more rows in the row arrays; new room in the columns is zero. */
-static void
-reserve_rows(NbMetrics *m, uint64_t rows)
+void
+nb_metrics_reserve_rows(NbMetrics *m, uint64_t rows)
 {
-	uint64_t	cap = m->rows_cap;
+	uint64_t	need = m->rows + rows;
+	uint64_t	cap = m->rows_cap < 1024 ? 1024 : m->rows_cap;
 
-	if (m->rows + rows <= cap)
+	if (need <= m->rows_cap)
 		return;
-	if (cap < 1024)
-		cap = 1024;
-	while (cap < m->rows + rows)
+	/* doubling within the first segment, then whole segments */
+	while (cap < need && cap < NB_METRICS_SEGMENT_ROWS)
 		cap *= 2;
+	if (cap < need)
+		cap = segments(need) << NB_METRICS_SEGMENT_BITS;
 	if (m->rows_cap == 0)
 	{
 		m->actual = nb_alloc(sizeof(uint32_t) * cap);
@@ -156,19 +202,15 @@ reserve_rows(NbMetrics *m, uint64_t rows)
 	}
 	for (uint32_t c = 0; c < m->labels.count; c++)
 		if (m->score[c] != NULL)
-		{
-			m->score[c] = nb_realloc(m->score[c], sizeof(double) * cap);
-			memset(m->score[c] + m->rows_cap, 0, sizeof(double) * (cap - m->rows_cap));
-		}
+			m->score[c] = grow_column(m->score[c], m->rows_cap, cap);
 	m->rows_cap = cap;
 }
 
-/* The probability column of class c, zero where no row named c yet. */
-static double *
-column(NbMetrics *m, uint32_t c)
+double	  **
+nb_metrics_column(NbMetrics *m, uint32_t c)
 {
 	if (m->score[c] == NULL)
-		m->score[c] = nb_alloc_zero(sizeof(double) * m->rows_cap);
+		m->score[c] = grow_column(NULL, 0, m->rows_cap);
 	return m->score[c];
 }
 
@@ -196,9 +238,11 @@ nb_metrics_add_scored(NbMetrics *m, uint32_t actual, const uint32_t *cls,
 	double		p_actual = DBL_EPSILON;
 	bool		named = false;
 	uint64_t	row = m->rows;
+	uint64_t	segment = row >> NB_METRICS_SEGMENT_BITS;
+	uint64_t	offset = row & (NB_METRICS_SEGMENT_ROWS - 1);
 
 	if (m->ranked)
-		reserve_rows(m, 1);
+		nb_metrics_reserve_rows(m, 1);
 	for (uint32_t i = 0; i < n; i++)
 	{
 		double		y = cls[i] == actual ? 1.0 : 0.0;
@@ -222,8 +266,14 @@ nb_metrics_add_scored(NbMetrics *m, uint32_t actual, const uint32_t *cls,
 		brier += d * d;
 		clipped += c;
 		if (m->ranked)
+		{
+			double	  **column = m->score[cls[i]];
+
+			if (column == NULL)
+				column = nb_metrics_column(m, cls[i]);
 			/* + 0.0 makes a -0 +0, which the sort keys need */
-			column(m, cls[i])[row] = prob[i] + 0.0;
+			column[segment][offset] = prob[i] + 0.0;
+		}
 	}
 	if (!named)
 		brier += 1.0;
@@ -237,6 +287,24 @@ nb_metrics_add_scored(NbMetrics *m, uint32_t actual, const uint32_t *cls,
 	m->ll_inv_sum[n] += weight / clipped;
 	m->brier += weight * brier;
 	count(m, actual, cls[best], weight);
+}
+
+/* Rows [0, n) of column src into column dst from row at on, a piece within both one segment at a time. */
+static void
+copy_column(double **dst, uint64_t at, double *const *src, uint64_t n)
+{
+	for (uint64_t i = 0; i < n;)
+	{
+		uint64_t	piece = n - i;
+		uint64_t	dst_piece;
+		const double *from = nb_metrics_score_run(src, i, &piece);
+		double	   *to;
+
+		dst_piece = piece;
+		to = nb_metrics_score_run(dst, at + i, &dst_piece);
+		nb_copy(to, from, sizeof(double) * dst_piece);
+		i += dst_piece;
+	}
 }
 
 void
@@ -271,7 +339,7 @@ nb_metrics_merge(NbMetrics *dst, const NbMetrics *src)
 	}
 	if (dst->ranked)
 	{
-		reserve_rows(dst, src->rows);
+		nb_metrics_reserve_rows(dst, src->rows);
 		for (uint64_t i = 0; i < src->rows; i++)
 		{
 			nb_interrupt_at(i);
@@ -281,7 +349,7 @@ nb_metrics_merge(NbMetrics *dst, const NbMetrics *src)
 			nb_copy(dst->weight + row0, src->weight, sizeof(double) * src->rows);
 		for (uint32_t c = 0; c < n; c++)
 			if (src->score[c] != NULL)
-				nb_copy(column(dst, map[c]) + row0, src->score[c], sizeof(double) * src->rows);
+				copy_column(nb_metrics_column(dst, map[c]), row0, src->score[c], src->rows);
 	}
 	dst->rows += src->rows;
 	nb_free(map);
@@ -651,7 +719,7 @@ level_slot(const PositiveLevels *lv, uint64_t key, uint64_t b)
 NB_HOT_INLINE double
 count_negatives(const NbMetrics *m, uint32_t c, PositiveLevels *lv)
 {
-	const double *score = m->score[c];
+	double	   *const *score = m->score[c];
 	double		neg = 0;
 	uint64_t	work = 0;
 
@@ -662,12 +730,14 @@ count_negatives(const NbMetrics *m, uint32_t c, PositiveLevels *lv)
 		uint64_t	bucket[NEGATIVE_BLOCK];
 		double		weight[NEGATIVE_BLOCK];
 		int			k = 0;
+		/* in one segment: NEGATIVE_BLOCK divides NB_METRICS_SEGMENT_ROWS */
+		const double *block = score != NULL ? nb_metrics_score_at(score, i0) : NULL;
 
 		nb_interrupt_count(&work, NEGATIVE_BLOCK);
 		/* every row written, the negatives kept: no branch to mispredict */
 		for (uint64_t i = i0; i < end; i++)
 		{
-			key[k] = descending_key(score != NULL ? score[i] : 0.0);
+			key[k] = descending_key(block != NULL ? block[i - i0] : 0.0);
 			bucket[k] = level_bucket(lv, key[k]);
 			weight[k] = m->weighted ? m->weight[i] : 1.0;
 			__builtin_prefetch(lv->first + bucket[k]);
@@ -774,7 +844,7 @@ gather_positives_sized(const NbMetrics *m, char *buf, uint64_t *start, size_t si
 		WeightedKey row;
 
 		nb_interrupt_at(i);
-		row.key = descending_key(m->score[a] != NULL ? m->score[a][i] : 0.0);
+		row.key = descending_key(m->score[a] != NULL ? *nb_metrics_score_at(m->score[a], i) : 0.0);
 		row.weight = m->weighted ? m->weight[i] : 1.0;
 		memcpy(buf + start[a]++ * size, &row, size);
 	}

@@ -29,8 +29,6 @@
  * (with THP in "madvise" mode, Debian's default, only advised memory gets
  * them).  Purely a hint: without THP nothing changes.
  */
-#define NB_HUGE_PAGE ((size_t) 2 * 1024 * 1024)
-
 static void
 advise_huge_pages(void *ptr, size_t size)
 {
@@ -93,6 +91,14 @@ nb_realloc(void *ptr, size_t size)
 	ptr = repalloc_huge(ptr, size);
 	advise_huge_pages(ptr, size);
 	return ptr;
+}
+
+void
+nb_advise_huge_pages(void *ptr, size_t size)
+{
+#ifdef MADV_HUGEPAGE
+	(void) madvise(ptr, size, MADV_HUGEPAGE);
+#endif
 }
 
 void

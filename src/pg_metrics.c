@@ -407,8 +407,14 @@ nb_metrics_serialize(PG_FUNCTION_ARGS)
 			uint8		has = m->score[c] != NULL;
 
 			appendBinaryStringInfo(&buf, (char *) &has, 1);
-			if (has)
-				appendBinaryStringInfo(&buf, (char *) m->score[c], sizeof(double) * m->rows);
+			for (uint64 i = 0, n; has && i < m->rows; i += n)
+			{
+				const double *run;
+
+				n = m->rows - i;
+				run = nb_metrics_score_run(m->score[c], i, &n);
+				appendBinaryStringInfo(&buf, (const char *) run, sizeof(double) * n);
+			}
 		}
 	}
 	SET_VARSIZE(buf.data, buf.len);
@@ -475,7 +481,6 @@ nb_metrics_deserialize(PG_FUNCTION_ARGS)
 	}
 	for (uint32 a = 0; a < K; a++)
 		read_into(&r, m->confusion + (Size) a * m->cap, sizeof(double) * K);
-	m->rows = rows;
 	m->brier = brier;
 	if (m->scored)
 	{
@@ -483,29 +488,29 @@ nb_metrics_deserialize(PG_FUNCTION_ARGS)
 		read_into(&r, m->ll_inv_sum, sizeof(double) * (K + 1));
 		if (rows > (uint64) (r.end - r.p) / sizeof(uint32))
 			elog(ERROR, "corrupt nb_metrics state: %llu rows", (unsigned long long) rows);
-		m->rows_cap = Max(rows, 1);
-		m->actual = palloc_extended(sizeof(uint32) * m->rows_cap, MCXT_ALLOC_HUGE);
+		nb_metrics_reserve_rows(m, Max(rows, 1));
 		read_into(&r, m->actual, sizeof(uint32) * rows);
 		for (uint64 i = 0; i < rows; i++)
 			if (m->actual[i] >= K)
 				elog(ERROR, "corrupt nb_metrics state: class %u", m->actual[i]);
 		if (m->weighted)
-		{
-			m->weight = palloc_extended(sizeof(double) * m->rows_cap, MCXT_ALLOC_HUGE);
 			read_into(&r, m->weight, sizeof(double) * rows);
-		}
 		for (uint32 c = 0; c < K; c++)
 		{
 			uint8		has;
 
 			read_into(&r, &has, 1);
-			if (has)
+			for (uint64 i = 0, n; has && i < rows; i += n)
 			{
-				m->score[c] = palloc_extended(sizeof(double) * m->rows_cap, MCXT_ALLOC_HUGE);
-				read_into(&r, m->score[c], sizeof(double) * rows);
+				double	   *run;
+
+				n = rows - i;
+				run = nb_metrics_score_run(nb_metrics_column(m, c), i, &n);
+				read_into(&r, run, sizeof(double) * n);
 			}
 		}
 	}
+	m->rows = rows;
 	if (r.p != r.end)
 		elog(ERROR, "corrupt nb_metrics state: %zu bytes left over", (size_t) (r.end - r.p));
 	MemoryContextSwitchTo(old);

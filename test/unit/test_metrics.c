@@ -506,6 +506,125 @@ done:
 	free(col);
 }
 
+/* AUC of class c by a sort by comparison: ties count half */
+static double
+auc_ref(const double *s, const uint32_t *act, uint32_t c, const double *w, int n)
+{
+	int		   *order = malloc(sizeof(int) * n);
+	double		tp = 0,
+				fp = 0,
+				area = 0;
+
+	for (int i = 0; i < n; i++)
+		order[i] = i;
+	sort_scores = s;
+	qsort(order, n, sizeof(int), by_score_desc);
+	for (int i = 0; i < n;)
+	{
+		double		dtp = 0,
+					dfp = 0;
+		int			j = i;
+
+		for (; j < n && s[order[j]] == s[order[i]]; j++)
+		{
+			if (act[order[j]] == c)
+				dtp += w[order[j]];
+			else
+				dfp += w[order[j]];
+		}
+		area += dfp * (tp + dtp / 2);
+		tp += dtp;
+		fp += dfp;
+		i = j;
+	}
+	free(order);
+	return area / (tp * fp);
+}
+
+static void
+test_rows_in_segments(void)
+{
+	/*
+	 * The columns of scores are kept in segments: rows past two of them, a
+	 * class first named past the first segment (its column made then, zero
+	 * before) and by every other row only, unweighted and weighted.  AUC and
+	 * AP against sorts by comparison; a state of a first part that ends
+	 * inside the first segment merged with the rest (every copy crossing a
+	 * segment boundary at another place) equals the whole.
+	 */
+	enum
+	{
+		C = 3
+	};
+	const int	n = (int) (2 * NB_METRICS_SEGMENT_ROWS + 12345);
+	const int	first_late = (int) NB_METRICS_SEGMENT_ROWS + 77;
+	const int	split = (int) (NB_METRICS_SEGMENT_ROWS / 2 + 3);
+	const char *labels[C] = {"a", "b", "late"};
+	uint32_t   *act = malloc(sizeof(uint32_t) * n);
+	double	   *col[C];
+	double	   *w = malloc(sizeof(double) * n);
+
+	for (int c = 0; c < C; c++)
+		col[c] = calloc(n, sizeof(double));
+	for (int weighted = 0; weighted <= 1; weighted++)
+	{
+		NbMetrics	whole,
+					part1,
+					part2;
+		NbMetricsResult r,
+					rm;
+
+		nb_metrics_init(&whole, true, weighted);
+		nb_metrics_init(&part1, true, weighted);
+		nb_metrics_init(&part2, true, weighted);
+		for (int i = 0; i < n; i++)
+		{
+			double		p[C];
+			uint32_t	named = i >= first_late && i % 2 == 1 ? 3 : 2;
+
+			act[i] = (uint32_t) (unit_random() % C);
+			w[i] = weighted ? (double) (unit_random() % 3) / 2 : 1.0;
+			for (uint32_t c = 0; c < C; c++)
+			{
+				/* on a grid, so that many tie; the actual class higher */
+				p[c] = c < named ? (double) (unit_random() % 500 + (c == act[i] ? 300 : 0)) / 800 : 0;
+				col[c][i] = p[c];
+			}
+			add_row(&whole, labels[act[i]], labels, p, named, w[i]);
+			add_row(i < split ? &part1 : &part2, labels[act[i]], labels, p, named, w[i]);
+		}
+		nb_metrics_merge(&part1, &part2);
+		nb_metrics_compute(&whole, &r);
+		nb_metrics_compute(&part1, &rm);
+		for (uint32_t c = 0; c < C; c++)
+		{
+			uint32_t	id = id_of(&whole, labels[c]);
+			uint32_t	mid = id_of(&part1, labels[c]);
+			double		auc = auc_ref(col[c], act, c, w, n);
+			double		ap = ap_ref(col[c], act, c, w, n);
+
+			CHECK(fabs(r.cls[id].roc_auc - auc) < 1e-12, "AUC(%s) = %.17g, a sort gives %.17g",
+				  labels[c], r.cls[id].roc_auc, auc);
+			CHECK(fabs(r.cls[id].average_precision - ap) < 1e-12, "AP(%s) = %.17g, a sort gives %.17g",
+				  labels[c], r.cls[id].average_precision, ap);
+			CHECK(rm.cls[mid].roc_auc == r.cls[id].roc_auc &&
+				  rm.cls[mid].average_precision == r.cls[id].average_precision,
+				  "merged AUC and AP of %s", labels[c]);
+		}
+		CHECK(rm.accuracy == r.accuracy && fabs(rm.log_loss - r.log_loss) < 1e-12 &&
+			  fabs(rm.brier - r.brier) < 1e-12, "merged state differs");
+		nb_metrics_result_free(&r);
+		nb_metrics_result_free(&rm);
+		nb_metrics_free(&whole);
+		nb_metrics_free(&part1);
+		nb_metrics_free(&part2);
+	}
+	for (int c = 0; c < C; c++)
+		free(col[c]);
+	free(act);
+	free(w);
+}
+
 static void
 test_unranked_equals_ranked(void)
 {
@@ -680,6 +799,7 @@ main(int argc, char **argv)
 	run("metrics: ranking scores a few units in the last place apart", test_ranking_near_ties);
 	run("metrics: negatives outside the positives' scores, one level, unnamed class",
 		test_ranking_outside_positives);
+	run("metrics: rows in several segments, a column made past the first", test_rows_in_segments);
 	run("metrics: unranked states (log loss summed per row) equal ranked ones", test_unranked_equals_ranked);
 	run("metrics: more classes than the initial capacity", test_many_classes_grow);
 	run("metrics: cancellation points in the final computation", test_interrupts);
