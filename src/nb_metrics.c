@@ -24,21 +24,31 @@ segments(uint64_t cap)
 
 /*
  * A column's room from old_cap rows (0: a new column; its segment table
- * NULL) to cap, the new rows zero.
+ * NULL) to cap, the new rows zero.  The first segment grows by
+ * reallocation until it is whole, and is then a huge page as the others.
  */
 static double **
 grow_column(double **column, uint64_t old_cap, uint64_t cap)
 {
-	uint64_t	first = cap < NB_METRICS_SEGMENT_ROWS ? cap : NB_METRICS_SEGMENT_ROWS;
-
 	column = column == NULL ? nb_alloc(sizeof(double *) * segments(cap)) :
 		nb_realloc(column, sizeof(double *) * segments(cap));
-	if (old_cap == 0)
-		column[0] = nb_alloc_zero(sizeof(double) * first);
-	else if (old_cap < first)
+	if (cap < NB_METRICS_SEGMENT_ROWS)
 	{
-		column[0] = nb_realloc(column[0], sizeof(double) * first);
-		memset(column[0] + old_cap, 0, sizeof(double) * (first - old_cap));
+		column[0] = old_cap == 0 ? nb_alloc(sizeof(double) * cap) :
+			nb_realloc(column[0], sizeof(double) * cap);
+		memset(column[0] + old_cap, 0, sizeof(double) * (cap - old_cap));
+	}
+	else if (old_cap < NB_METRICS_SEGMENT_ROWS)
+	{
+		double	   *whole = nb_alloc_huge_page();
+
+		if (old_cap > 0)
+		{
+			memcpy(whole, column[0], sizeof(double) * old_cap);
+			nb_free(column[0]);
+		}
+		memset(whole + old_cap, 0, sizeof(double) * (NB_METRICS_SEGMENT_ROWS - old_cap));
+		column[0] = whole;
 	}
 	for (uint64_t s = segments(old_cap); s < segments(cap); s++)
 	{
@@ -51,8 +61,9 @@ grow_column(double **column, uint64_t old_cap, uint64_t cap)
 static void
 free_column(double **column, uint64_t cap)
 {
-	nb_free(column[0]);
-	for (uint64_t s = 1; s < segments(cap); s++)
+	if (cap < NB_METRICS_SEGMENT_ROWS)
+		nb_free(column[0]);
+	for (uint64_t s = cap < NB_METRICS_SEGMENT_ROWS; s < segments(cap); s++)
 		nb_free_huge_page(column[s]);
 	nb_free(column);
 }
