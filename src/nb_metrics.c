@@ -755,7 +755,13 @@ count_negatives(const NbMetrics *m, uint32_t c, PositiveLevels *lv)
 			k += m->actual[i] != c;
 		}
 		for (int t = 0; t < k; t++)
-			__builtin_prefetch(lv->key + lv->first[bucket[t]]);
+		{
+			uint64_t	j = lv->first[bucket[t]];
+
+			/* the keys of its window and their counts: its slot is within 2 j .. 2 j + 5 */
+			__builtin_prefetch(lv->key + j);
+			__builtin_prefetch(lv->neg + 2 * j);
+		}
 		for (int t = 0; t < k; t++)
 		{
 			lv->neg[level_slot(lv, key[t], bucket[t])] += weight[t];
