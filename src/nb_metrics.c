@@ -108,7 +108,7 @@ nb_metrics_free(NbMetrics *m)
 		if (m->actual != NULL)
 			nb_free(m->actual);
 		if (m->weight != NULL)
-			nb_free(m->weight);
+			free_column(m->weight, m->rows_cap);
 		nb_free(m->ll_inv_sum);
 	}
 	memset(m, 0, sizeof(*m));
@@ -199,18 +199,10 @@ nb_metrics_reserve_rows(NbMetrics *m, uint64_t rows)
 		cap *= 2;
 	if (cap < need)
 		cap = segments(need) << NB_METRICS_SEGMENT_BITS;
-	if (m->rows_cap == 0)
-	{
-		m->actual = nb_alloc(sizeof(uint32_t) * cap);
-		if (m->weighted)
-			m->weight = nb_alloc(sizeof(double) * cap);
-	}
-	else
-	{
-		m->actual = nb_realloc(m->actual, sizeof(uint32_t) * cap);
-		if (m->weighted)
-			m->weight = nb_realloc(m->weight, sizeof(double) * cap);
-	}
+	m->actual = m->rows_cap == 0 ? nb_alloc(sizeof(uint32_t) * cap) :
+		nb_realloc(m->actual, sizeof(uint32_t) * cap);
+	if (m->weighted)
+		m->weight = grow_column(m->weight, m->rows_cap, cap);
 	for (uint32_t c = 0; c < m->labels.count; c++)
 		if (m->score[c] != NULL)
 			m->score[c] = grow_column(m->score[c], m->rows_cap, cap);
@@ -292,7 +284,7 @@ nb_metrics_add_scored(NbMetrics *m, uint32_t actual, const uint32_t *cls,
 	{
 		m->actual[row] = actual;
 		if (m->weighted)
-			m->weight[row] = weight;
+			*nb_metrics_score_at(m->weight, row) = weight;
 	}
 	m->ll_sum += weight * log(clipped / p_actual);
 	m->ll_inv_sum[n] += weight / clipped;
@@ -357,7 +349,7 @@ nb_metrics_merge(NbMetrics *dst, const NbMetrics *src)
 			dst->actual[row0 + i] = map[src->actual[i]];
 		}
 		if (dst->weighted)
-			nb_copy(dst->weight + row0, src->weight, sizeof(double) * src->rows);
+			copy_column(dst->weight, row0, src->weight, src->rows);
 		for (uint32_t c = 0; c < n; c++)
 			if (src->score[c] != NULL)
 				copy_column(nb_metrics_column(dst, map[c]), row0, src->score[c], src->rows);
@@ -743,6 +735,7 @@ count_negatives(const NbMetrics *m, uint32_t c, PositiveLevels *lv)
 		int			k = 0;
 		/* in one segment: NEGATIVE_BLOCK divides NB_METRICS_SEGMENT_ROWS */
 		const double *block = score != NULL ? nb_metrics_score_at(score, i0) : NULL;
+		const double *weights = m->weighted ? nb_metrics_score_at(m->weight, i0) : NULL;
 
 		nb_interrupt_count(&work, NEGATIVE_BLOCK);
 		/* every row written, the negatives kept: no branch to mispredict */
@@ -750,7 +743,7 @@ count_negatives(const NbMetrics *m, uint32_t c, PositiveLevels *lv)
 		{
 			key[k] = descending_key(block != NULL ? block[i - i0] : 0.0);
 			bucket[k] = level_bucket(lv, key[k]);
-			weight[k] = m->weighted ? m->weight[i] : 1.0;
+			weight[k] = weights != NULL ? weights[i - i0] : 1.0;
 			__builtin_prefetch(lv->first + bucket[k]);
 			k += m->actual[i] != c;
 		}
@@ -862,7 +855,7 @@ gather_positives_sized(const NbMetrics *m, char *buf, uint64_t *start, size_t si
 
 		nb_interrupt_at(i);
 		row.key = descending_key(m->score[a] != NULL ? *nb_metrics_score_at(m->score[a], i) : 0.0);
-		row.weight = m->weighted ? m->weight[i] : 1.0;
+		row.weight = m->weighted ? *nb_metrics_score_at(m->weight, i) : 1.0;
 		memcpy(buf + start[a]++ * size, &row, size);
 	}
 }

@@ -50,7 +50,8 @@
 #define NB_SEEN_PREDICTED 2
 
 /*
- * A column of probabilities (one per row) is kept in segments of
+ * A column of probabilities (one per row), and the rows' weights, are
+ * kept in segments of
  * NB_METRICS_SEGMENT_ROWS rows, each a whole 2 MB huge page
  * (nb_alloc_huge_page), but for the first while it grows by reallocation
  * up to that size.
@@ -73,7 +74,7 @@ typedef struct NbMetrics
 	double		brier;			/* sum of weight * the row's Brier score */
 	uint64_t	rows_cap;		/* room in the row arrays */
 	uint32_t   *actual;			/* rows: class of each row */
-	double	   *weight;			/* rows, if weighted: weight of each row */
+	double	  **weight;			/* rows, if weighted: weight of each row, a column as below */
 	double	 ***score;			/* cap: each class's probability per row, in segments (below); NULL while no row named it */
 	bool		ranked;			/* scored rows are kept (for AUC) */
 	/* scored: sum over rows of weight * log(S / clip(p of the actual class)), S the row's clipped sum */

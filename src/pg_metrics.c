@@ -361,6 +361,20 @@ nb_metrics_combine(PG_FUNCTION_ARGS)
 	PG_RETURN_POINTER(st1);
 }
 
+/* The first rows values of a column (nb_metrics.h), a segment at a time. */
+static void
+append_column(StringInfo buf, double *const *column, uint64 rows)
+{
+	for (uint64 i = 0, n; i < rows; i += n)
+	{
+		const double *run;
+
+		n = rows - i;
+		run = nb_metrics_score_run(column, i, &n);
+		appendBinaryStringInfo(buf, (const char *) run, sizeof(double) * n);
+	}
+}
+
 /*
  * Serialized state: flags (scored, weighted), rows, the Brier sum, the
  * labels (length, bytes, seen flags), the dense confusion matrix, and with
@@ -401,20 +415,14 @@ nb_metrics_serialize(PG_FUNCTION_ARGS)
 		appendBinaryStringInfo(&buf, (char *) m->ll_inv_sum, sizeof(double) * (K + 1));
 		appendBinaryStringInfo(&buf, (char *) m->actual, sizeof(uint32) * m->rows);
 		if (m->weighted)
-			appendBinaryStringInfo(&buf, (char *) m->weight, sizeof(double) * m->rows);
+			append_column(&buf, m->weight, m->rows);
 		for (uint32 c = 0; c < K; c++)
 		{
 			uint8		has = m->score[c] != NULL;
 
 			appendBinaryStringInfo(&buf, (char *) &has, 1);
-			for (uint64 i = 0, n; has && i < m->rows; i += n)
-			{
-				const double *run;
-
-				n = m->rows - i;
-				run = nb_metrics_score_run(m->score[c], i, &n);
-				appendBinaryStringInfo(&buf, (const char *) run, sizeof(double) * n);
-			}
+			if (has)
+				append_column(&buf, m->score[c], m->rows);
 		}
 	}
 	SET_VARSIZE(buf.data, buf.len);
@@ -443,6 +451,20 @@ static void
 read_into(Reader *r, void *dst, uint64 n)
 {
 	memcpy(dst, take(r, n), n);
+}
+
+/* The first rows values of a column, as append_column wrote them. */
+static void
+read_column(Reader *r, double *const *column, uint64 rows)
+{
+	for (uint64 i = 0, n; i < rows; i += n)
+	{
+		double	   *run;
+
+		n = rows - i;
+		run = nb_metrics_score_run(column, i, &n);
+		read_into(r, run, sizeof(double) * n);
+	}
 }
 
 Datum
@@ -494,20 +516,14 @@ nb_metrics_deserialize(PG_FUNCTION_ARGS)
 			if (m->actual[i] >= K)
 				elog(ERROR, "corrupt nb_metrics state: class %u", m->actual[i]);
 		if (m->weighted)
-			read_into(&r, m->weight, sizeof(double) * rows);
+			read_column(&r, m->weight, rows);
 		for (uint32 c = 0; c < K; c++)
 		{
 			uint8		has;
 
 			read_into(&r, &has, 1);
-			for (uint64 i = 0, n; has && i < rows; i += n)
-			{
-				double	   *run;
-
-				n = rows - i;
-				run = nb_metrics_score_run(nb_metrics_column(m, c), i, &n);
-				read_into(&r, run, sizeof(double) * n);
-			}
+			if (has)
+				read_column(&r, nb_metrics_column(m, c), rows);
 		}
 	}
 	m->rows = rows;
