@@ -715,7 +715,9 @@ level_slot(const PositiveLevels *lv, uint64_t key, uint64_t b)
  * Count the negatives of class c (rows whose actual class is another) into
  * lv, a block of rows at a time: the negatives and their buckets picked out
  * without a branch (the buckets fetched ahead), then counted; returns their
- * weight.
+ * weight.  A negative above every positive or below every one counts in
+ * the first or the last slot straight away: with probabilities as naive
+ * Bayes gives them on text, most negatives are far below the positives.
  */
 #define NEGATIVE_BLOCK 64
 
@@ -723,7 +725,11 @@ NB_HOT_INLINE double
 count_negatives(const NbMetrics *m, uint32_t c, PositiveLevels *lv)
 {
 	double	   *const *score = m->score[c];
-	double		neg = 0;
+	uint64_t	top = lv->key[0];
+	uint64_t	bottom = lv->key[lv->n - 1];
+	double		neg = 0,
+				above = 0,
+				below = 0;
 	uint64_t	work = 0;
 
 	for (uint64_t i0 = 0; i0 < m->rows; i0 += NEGATIVE_BLOCK)
@@ -741,11 +747,21 @@ count_negatives(const NbMetrics *m, uint32_t c, PositiveLevels *lv)
 		/* every row written, the negatives kept: no branch to mispredict */
 		for (uint64_t i = i0; i < end; i++)
 		{
+			uint32_t	negative = m->actual[i] != c;
+			uint32_t	is_above;
+			uint32_t	is_below;
+
 			key[k] = descending_key(block != NULL ? block[i - i0] : 0.0);
+			is_above = key[k] < top;
+			is_below = key[k] > bottom;
 			bucket[k] = level_bucket(lv, key[k]);
 			weight[k] = weights != NULL ? weights[i - i0] : 1.0;
 			__builtin_prefetch(lv->first + bucket[k]);
-			k += m->actual[i] != c;
+			/* sums in row order, as the slots' would be: + 0.0 leaves them as they are */
+			neg += (double) negative * weight[k];
+			above += (double) (negative & is_above) * weight[k];
+			below += (double) (negative & is_below) * weight[k];
+			k += negative & !(is_above | is_below);
 		}
 		for (int t = 0; t < k; t++)
 		{
@@ -756,11 +772,10 @@ count_negatives(const NbMetrics *m, uint32_t c, PositiveLevels *lv)
 			__builtin_prefetch(lv->neg + 2 * j);
 		}
 		for (int t = 0; t < k; t++)
-		{
 			lv->neg[level_slot(lv, key[t], bucket[t])] += weight[t];
-			neg += weight[t];
-		}
 	}
+	lv->neg[0] += above;
+	lv->neg[2 * lv->n] += below;
 	return neg;
 }
 
