@@ -76,6 +76,22 @@ nb_decimal_by_pow5(uint64_t digits, int k, double *result)
 #endif
 
 /*
+ * A base-10000 digit 1..9999 without its trailing decimal zeros, and how
+ * many there were (*zeros, 0 to 3): without a loop, whose trip count is
+ * random from one number to the next.  2^32 / 10^z rounded up times the
+ * digit, shifted down by 32, is the quotient for a digit under 2^22.
+ */
+static inline uint32_t
+nb_decimal_strip_zeros(uint32_t digit, int *zeros)
+{
+	static const uint64_t inverse[4] = {UINT64_C(1) << 32, 429496730, 42949673, 4294968};
+	int			z = (digit % 10 == 0) + (digit % 100 == 0) + (digit % 1000 == 0);
+
+	*zeros = z;
+	return (uint32_t) ((digit * inverse[z]) >> 32);
+}
+
+/*
  * The double nearest to digits * 10^exp10 (ties to even), as strtod gives
  * it, faster than strtod on the number's text.  Out of double's range: as
  * strtod, infinity or zero (or a subnormal).  Inline: a jsonb object's

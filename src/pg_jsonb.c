@@ -354,12 +354,12 @@ nb_numeric_to_double(Numeric num)
 		 * is cheaper than the division, and most numbers need no stripping.
 		 */
 		if (i == ndigits - 1 && d != 0 && digits > (PG_UINT64_MAX - 9999) / 10000)
-			while (d % 10 == 0)
-			{
-				d /= 10;
-				scale /= 10;
-				zeros++;
-			}
+		{
+			static const uint64 scale_of[4] = {10000, 1000, 100, 10};
+
+			d = (int16) nb_decimal_strip_zeros((uint32) d, &zeros);
+			scale = scale_of[zeros];
+		}
 		if (pg_mul_u64_overflow(digits, scale, &digits) ||
 			pg_add_u64_overflow(digits, (uint64) d, &digits))
 			goto slow;

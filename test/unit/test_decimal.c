@@ -108,10 +108,29 @@ test_decimal_to_double(void)
 	CHECK(nb_decimal_to_double(0, -5) == 0.0, "zero");
 }
 
+static void
+test_strip_zeros(void)
+{
+	/* every base-10000 digit but 0: the digit without its trailing zeros, and their count */
+	static const uint32_t pow10[4] = {1, 10, 100, 1000};
+
+	for (uint32_t d = 1; d <= 9999; d++)
+	{
+		int			zeros = -1;
+		uint32_t	rest = nb_decimal_strip_zeros(d, &zeros);
+
+		CHECK_OR_DONE(zeros >= 0 && zeros <= 3 && rest * pow10[zeros] == d && rest % 10 != 0,
+					  "%u: %u and %d zeros", d, rest, zeros);
+	}
+done:
+	;
+}
+
 int
 main(int argc, char **argv)
 {
 	unit_init(argc, argv);
 	run("decimal: to double as strtod, bit for bit", test_decimal_to_double);
+	run("decimal: a base-10000 digit without its trailing zeros", test_strip_zeros);
 	return unit_done();
 }
