@@ -12,6 +12,10 @@
 #include "nb_hash.h"
 #include "nb_interrupt.h"
 
+#if defined(__x86_64__) && defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 _Static_assert(sizeof(double) << NB_METRICS_SEGMENT_BITS == NB_HUGE_PAGE,
 			   "a segment of a column past the first is one huge page");
 
@@ -82,6 +86,7 @@ nb_metrics_init(NbMetrics *m, bool scored, bool weighted)
 	if (scored)
 	{
 		m->score = nb_alloc_zero(sizeof(double *) * m->cap);
+		m->stage = nb_alloc_zero(sizeof(double) * NB_METRICS_STAGE_ROWS * m->cap);
 		m->ll_inv_sum = nb_alloc_zero(sizeof(double) * (m->cap + 1));
 	}
 }
@@ -109,6 +114,7 @@ nb_metrics_free(NbMetrics *m)
 			nb_free(m->actual);
 		if (m->weight != NULL)
 			free_column(m->weight, m->rows_cap);
+		nb_free(m->stage);
 		nb_free(m->ll_inv_sum);
 	}
 	memset(m, 0, sizeof(*m));
@@ -138,6 +144,9 @@ grow_classes(NbMetrics *m)
 	{
 		m->score = nb_realloc(m->score, sizeof(double *) * cap);
 		memset(m->score + m->cap, 0, sizeof(double *) * (cap - m->cap));
+		m->stage = nb_realloc(m->stage, sizeof(double) * NB_METRICS_STAGE_ROWS * cap);
+		memset(m->stage + (size_t) NB_METRICS_STAGE_ROWS * m->cap, 0,
+			   sizeof(double) * NB_METRICS_STAGE_ROWS * (cap - m->cap));
 		m->ll_inv_sum = nb_realloc(m->ll_inv_sum, sizeof(double) * (cap + 1));
 		memset(m->ll_inv_sum + m->cap + 1, 0, sizeof(double) * (cap - m->cap));
 	}
@@ -230,6 +239,72 @@ clip(double p)
 	return above < 1.0 - DBL_EPSILON ? above : 1.0 - DBL_EPSILON;
 }
 
+/* A group's line of a column from the stage, past the caches where the CPU can. */
+static inline void
+store_line(double *to, const double *from)
+{
+#if defined(__x86_64__) && defined(__SSE2__)
+	for (int j = 0; j < NB_METRICS_STAGE_ROWS; j++)
+	{
+		long long	bits;
+
+		memcpy(&bits, &from[j], sizeof(bits));
+		_mm_stream_si64((long long *) &to[j], bits);
+	}
+#else
+	memcpy(to, from, sizeof(double) * NB_METRICS_STAGE_ROWS);
+#endif
+}
+
+/*
+ * The first n staged rows of every column into rows first on: a whole
+ * group (n = NB_METRICS_STAGE_ROWS) a line at a time, its stage cleared for
+ * the next; the start of one (a flush) as it is.  A group is in one segment.
+ */
+static void
+write_stage(NbMetrics *m, uint64_t first, uint32_t n)
+{
+	for (uint32_t c = 0; c < m->labels.count; c++)
+	{
+		double	   *stage = &m->stage[(size_t) c * NB_METRICS_STAGE_ROWS];
+		double	   *to;
+
+		if (m->score[c] == NULL)
+			continue;
+		to = nb_metrics_score_at(m->score[c], first);
+		if (n == NB_METRICS_STAGE_ROWS)
+		{
+			store_line(to, stage);
+			memset(stage, 0, sizeof(double) * NB_METRICS_STAGE_ROWS);
+		}
+		else
+			memcpy(to, stage, sizeof(double) * n);
+	}
+}
+
+void
+nb_metrics_flush(NbMetrics *m)
+{
+	uint32_t	staged = (uint32_t) (m->rows % NB_METRICS_STAGE_ROWS);
+
+	if (m->ranked && staged > 0)
+		write_stage(m, m->rows - staged, staged);
+}
+
+void
+nb_metrics_restage(NbMetrics *m)
+{
+	uint32_t	staged = (uint32_t) (m->rows % NB_METRICS_STAGE_ROWS);
+
+	if (!m->ranked)
+		return;
+	memset(m->stage, 0, sizeof(double) * NB_METRICS_STAGE_ROWS * m->cap);
+	for (uint32_t c = 0; c < m->labels.count; c++)
+		if (m->score[c] != NULL && staged > 0)
+			memcpy(&m->stage[(size_t) c * NB_METRICS_STAGE_ROWS],
+				   nb_metrics_score_at(m->score[c], m->rows - staged), sizeof(double) * staged);
+}
+
 void
 nb_metrics_add_scored(NbMetrics *m, uint32_t actual, const uint32_t *cls,
 					  const double *prob, uint32_t n, double weight)
@@ -241,8 +316,6 @@ nb_metrics_add_scored(NbMetrics *m, uint32_t actual, const uint32_t *cls,
 	double		p_actual = DBL_EPSILON;
 	bool		named = false;
 	uint64_t	row = m->rows;
-	uint64_t	segment = row >> NB_METRICS_SEGMENT_BITS;
-	uint64_t	offset = row & (NB_METRICS_SEGMENT_ROWS - 1);
 
 	if (m->ranked)
 		nb_metrics_reserve_rows(m, 1);
@@ -270,12 +343,10 @@ nb_metrics_add_scored(NbMetrics *m, uint32_t actual, const uint32_t *cls,
 		clipped += c;
 		if (m->ranked)
 		{
-			double	  **column = m->score[cls[i]];
-
-			if (column == NULL)
-				column = nb_metrics_column(m, cls[i]);
+			if (m->score[cls[i]] == NULL)
+				(void) nb_metrics_column(m, cls[i]);
 			/* + 0.0 makes a -0 +0, which the sort keys need */
-			column[segment][offset] = prob[i] + 0.0;
+			m->stage[(size_t) cls[i] * NB_METRICS_STAGE_ROWS + row % NB_METRICS_STAGE_ROWS] = prob[i] + 0.0;
 		}
 	}
 	if (!named)
@@ -285,6 +356,8 @@ nb_metrics_add_scored(NbMetrics *m, uint32_t actual, const uint32_t *cls,
 		m->actual[row] = actual;
 		if (m->weighted)
 			*nb_metrics_score_at(m->weight, row) = weight;
+		if (row % NB_METRICS_STAGE_ROWS == NB_METRICS_STAGE_ROWS - 1)
+			write_stage(m, row + 1 - NB_METRICS_STAGE_ROWS, NB_METRICS_STAGE_ROWS);
 	}
 	m->ll_sum += weight * log(clipped / p_actual);
 	m->ll_inv_sum[n] += weight / clipped;
@@ -311,7 +384,7 @@ copy_column(double **dst, uint64_t at, double *const *src, uint64_t n)
 }
 
 void
-nb_metrics_merge(NbMetrics *dst, const NbMetrics *src)
+nb_metrics_merge(NbMetrics *dst, NbMetrics *src)
 {
 	uint32_t	n = src->labels.count;
 	uint32_t   *map = nb_alloc(sizeof(uint32_t) * (n + 1));
@@ -342,6 +415,9 @@ nb_metrics_merge(NbMetrics *dst, const NbMetrics *src)
 	}
 	if (dst->ranked)
 	{
+		/* the rows of both in their columns: src's are copied after dst's */
+		nb_metrics_flush(src);
+		nb_metrics_flush(dst);
 		nb_metrics_reserve_rows(dst, src->rows);
 		for (uint64_t i = 0; i < src->rows; i++)
 		{
@@ -355,6 +431,7 @@ nb_metrics_merge(NbMetrics *dst, const NbMetrics *src)
 				copy_column(nb_metrics_column(dst, map[c]), row0, src->score[c], src->rows);
 	}
 	dst->rows += src->rows;
+	nb_metrics_restage(dst);
 	nb_free(map);
 }
 
@@ -974,7 +1051,7 @@ rank_classes(const NbMetrics *m, NbMetricsResult *r)
 }
 
 void
-nb_metrics_compute(const NbMetrics *m, NbMetricsResult *r)
+nb_metrics_compute(NbMetrics *m, NbMetricsResult *r)
 {
 	uint32_t	K = m->labels.count;
 	LabelRef   *refs = nb_alloc(sizeof(LabelRef) * (K + 1));
@@ -987,6 +1064,7 @@ nb_metrics_compute(const NbMetrics *m, NbMetricsResult *r)
 				supported = 0;
 	NbAverages	wsum = {0, 0, 0};
 
+	nb_metrics_flush(m);
 	memset(r, 0, sizeof(*r));
 	r->n_classes = K;
 	r->order = nb_alloc(sizeof(uint32_t) * (K + 1));

@@ -385,7 +385,7 @@ Datum
 nb_metrics_serialize(PG_FUNCTION_ARGS)
 {
 	MetricsState *st = (MetricsState *) PG_GETARG_POINTER(0);
-	const NbMetrics *m = &st->m;
+	NbMetrics  *m = &st->m;
 	uint32		K = m->labels.count;
 	StringInfoData buf;
 	uint8		flags[2] = {m->scored, m->weighted};
@@ -413,6 +413,7 @@ nb_metrics_serialize(PG_FUNCTION_ARGS)
 	{
 		appendBinaryStringInfo(&buf, (char *) &m->ll_sum, sizeof(double));
 		appendBinaryStringInfo(&buf, (char *) m->ll_inv_sum, sizeof(double) * (K + 1));
+		nb_metrics_flush(m);
 		appendBinaryStringInfo(&buf, (char *) m->actual, sizeof(uint32) * m->rows);
 		if (m->weighted)
 			append_column(&buf, m->weight, m->rows);
@@ -527,6 +528,7 @@ nb_metrics_deserialize(PG_FUNCTION_ARGS)
 		}
 	}
 	m->rows = rows;
+	nb_metrics_restage(m);
 	if (r.p != r.end)
 		elog(ERROR, "corrupt nb_metrics state: %zu bytes left over", (size_t) (r.end - r.p));
 	MemoryContextSwitchTo(old);
@@ -674,7 +676,7 @@ metrics_jsonb(const NbMetrics *m, const NbMetricsResult *r)
 }
 
 Jsonb *
-nb_metrics_jsonb(const NbMetrics *m)
+nb_metrics_jsonb(NbMetrics *m)
 {
 	MemoryContext work;
 	MemoryContext old;

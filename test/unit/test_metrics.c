@@ -626,6 +626,80 @@ test_rows_in_segments(void)
 }
 
 static void
+test_staged_rows(void)
+{
+	/*
+	 * A row's probabilities wait in a stage until a group of
+	 * NB_METRICS_STAGE_ROWS is complete.  A state that takes the same rows,
+	 * in the same order, now one at a time, now merged from states of 0 to
+	 * 12 rows, with its metrics computed (a flush) now and then and rows
+	 * added after that, ends equal to one that took them one at a time, bit
+	 * for bit.  Rows name 1 to 5 of 5 classes, so that some classes'
+	 * columns are made in the middle of a group.
+	 */
+	enum
+	{
+		N = 3000, C = 5
+	};
+	const char *labels[C] = {"v", "w", "x", "y", "z"};
+	NbMetrics	whole,
+				built;
+	NbMetricsResult r,
+				rb;
+	int			i = 0;
+
+	nb_metrics_init(&whole, true, true);
+	nb_metrics_init(&built, true, true);
+	while (i < N)
+	{
+		int			take = (int) (unit_random() % 13);
+		bool		merged = unit_random() % 2 == 0;
+		NbMetrics	part;
+
+		nb_metrics_init(&part, true, true);
+		for (int t = 0; t < take && i < N; t++, i++)
+		{
+			uint32_t	named = 1 + (uint32_t) (unit_random() % C);
+			double		p[C];
+			double		w = (double) (unit_random() % 5) / 4;
+			const char *actual = labels[unit_random() % C];
+
+			for (uint32_t c = 0; c < named; c++)
+				p[c] = (double) (unit_random() % 200) / 200;
+			add_row(&whole, actual, labels + (C - named), p, named, w);
+			add_row(merged ? &part : &built, actual, labels + (C - named), p, named, w);
+		}
+		if (merged)
+			nb_metrics_merge(&built, &part);
+		nb_metrics_free(&part);
+		if (unit_random() % 5 == 0)
+		{
+			nb_metrics_compute(&built, &rb);
+			nb_metrics_result_free(&rb);
+		}
+	}
+	nb_metrics_compute(&whole, &r);
+	nb_metrics_compute(&built, &rb);
+	for (uint32_t c = 0; c < C; c++)
+	{
+		uint32_t	id = id_of(&whole, labels[c]);
+		uint32_t	bid = id_of(&built, labels[c]);
+
+		CHECK(memcmp(&r.cls[id].roc_auc, &rb.cls[bid].roc_auc, sizeof(double)) == 0 &&
+			  memcmp(&r.cls[id].average_precision, &rb.cls[bid].average_precision, sizeof(double)) == 0,
+			  "AUC and AP of %s: %.17g %.17g, one at a time %.17g %.17g", labels[c],
+			  rb.cls[bid].roc_auc, rb.cls[bid].average_precision, r.cls[id].roc_auc,
+			  r.cls[id].average_precision);
+	}
+	CHECK(r.accuracy == rb.accuracy && fabs(r.log_loss - rb.log_loss) < 1e-12 &&
+		  fabs(r.brier - rb.brier) < 1e-12, "accuracy, log loss, Brier");
+	nb_metrics_result_free(&r);
+	nb_metrics_result_free(&rb);
+	nb_metrics_free(&whole);
+	nb_metrics_free(&built);
+}
+
+static void
 test_unranked_equals_ranked(void)
 {
 	/*
@@ -800,6 +874,8 @@ main(int argc, char **argv)
 	run("metrics: negatives outside the positives' scores, one level, unnamed class",
 		test_ranking_outside_positives);
 	run("metrics: rows in several segments, a column made past the first", test_rows_in_segments);
+	run("metrics: staged rows, merged and flushed at any point, equal rows added one at a time",
+		test_staged_rows);
 	run("metrics: unranked states (log loss summed per row) equal ranked ones", test_unranked_equals_ranked);
 	run("metrics: more classes than the initial capacity", test_many_classes_grow);
 	run("metrics: cancellation points in the final computation", test_interrupts);
