@@ -50,14 +50,12 @@
 #define NB_SEEN_PREDICTED 2
 
 /*
- * A column of probabilities (one per row), and the rows' weights, are
- * kept in segments of
- * NB_METRICS_SEGMENT_ROWS rows, each a whole 2 MB huge page
- * (nb_alloc_huge_page), but for the first while it grows by reallocation
- * up to that size.
- * Columns reallocated to tens of megabytes were faulted in 4 kB pages
- * instead: 22,700 faults for a million rows of ten classes (8,600 now),
- * about a twentieth of nb_metrics' time.
+ * A column of probabilities (one per row), and the rows' weights, are kept
+ * in segments of NB_METRICS_SEGMENT_ROWS rows, each a whole 2 MB huge page
+ * (nb_alloc_huge_page), but for the first while it grows by reallocation up
+ * to that size.  Columns reallocated to tens of megabytes were faulted in
+ * 4 kB pages instead: 22,700 faults for a million rows of ten classes
+ * (4,600 now), about a twentieth of nb_metrics' time.
  */
 /*
  * The probabilities of a row are staged, per class, until a group of
