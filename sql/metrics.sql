@@ -152,10 +152,10 @@ FROM met_serial g ORDER BY 1;
 
 -- Parallel: forced partial aggregation in the workers, combined in the leader,
 -- serialized in between.  Counts and integer weights sum exactly in any
--- order; log loss and Brier are sums of non-integers (within 1e-12).
--- met_same is parallel safe: an unsafe function would keep the whole
--- comparison query serial.
-CREATE FUNCTION met_same(a jsonb, b jsonb) RETURNS boolean LANGUAGE sql PARALLEL SAFE AS $$
+-- order; log loss and Brier are sums of non-integers (within 1e-12).  Each
+-- parallel result is kept by CREATE TABLE AS, which runs the plan its EXPLAIN
+-- shows, and compared afterwards.
+CREATE FUNCTION met_same(a jsonb, b jsonb) RETURNS boolean LANGUAGE sql AS $$
   SELECT (a - '{log_loss,brier}'::text[]) = (b - '{log_loss,brier}'::text[])
      AND abs((a ->> 'log_loss')::float8 - (b ->> 'log_loss')::float8) < 1e-12
      AND abs((a ->> 'brier')::float8 - (b ->> 'brier')::float8) < 1e-12 $$;
@@ -169,24 +169,24 @@ SET min_parallel_table_scan_size = 0;
 SET max_parallel_workers_per_gather = 2;
 SET parallel_leader_participation = off;
 EXPLAIN (COSTS OFF)
-SELECT nb_metrics(label, predicted) = (SELECT l FROM met_whole) AS same_labels,
-       nb_metrics(label, predicted, w) = (SELECT lw FROM met_whole) AS same_weighted_labels,
-       met_same(nb_metrics(label, proba), (SELECT p FROM met_whole)) AS same_proba,
-       met_same(nb_metrics(label, proba, w), (SELECT pw FROM met_whole)) AS same_weighted_proba
+SELECT nb_metrics(label, predicted) AS l, nb_metrics(label, predicted, w) AS lw,
+       nb_metrics(label, proba) AS p, nb_metrics(label, proba, w) AS pw
 FROM met_pred;
-SELECT nb_metrics(label, predicted) = (SELECT l FROM met_whole) AS same_labels,
-       nb_metrics(label, predicted, w) = (SELECT lw FROM met_whole) AS same_weighted_labels,
-       met_same(nb_metrics(label, proba), (SELECT p FROM met_whole)) AS same_proba,
-       met_same(nb_metrics(label, proba, w), (SELECT pw FROM met_whole)) AS same_weighted_proba
+CREATE TABLE met_parallel AS
+SELECT nb_metrics(label, predicted) AS l, nb_metrics(label, predicted, w) AS lw,
+       nb_metrics(label, proba) AS p, nb_metrics(label, proba, w) AS pw
 FROM met_pred;
+SELECT q.l = w.l AS same_labels, q.lw = w.lw AS same_weighted_labels,
+       met_same(q.p, w.p) AS same_proba, met_same(q.pw, w.pw) AS same_weighted_proba
+FROM met_parallel q, met_whole w;
 EXPLAIN (COSTS OFF)
+SELECT segment, nb_metrics(label, predicted) AS l, nb_metrics(label, proba, w) AS p
+FROM met_pred GROUP BY segment;
+CREATE TABLE met_parallel_segments AS
+SELECT segment, nb_metrics(label, predicted) AS l, nb_metrics(label, proba, w) AS p
+FROM met_pred GROUP BY segment;
 SELECT q.segment, q.l = s.l AS same_labels, met_same(q.p, s.p) AS same_proba
-FROM (SELECT segment, nb_metrics(label, predicted) AS l, nb_metrics(label, proba, w) AS p
-      FROM met_pred GROUP BY segment) AS q JOIN met_serial s USING (segment)
-ORDER BY 1;
-SELECT q.segment, q.l = s.l AS same_labels, met_same(q.p, s.p) AS same_proba
-FROM (SELECT segment, nb_metrics(label, predicted) AS l, nb_metrics(label, proba, w) AS p
-      FROM met_pred GROUP BY segment) AS q JOIN met_serial s USING (segment)
+FROM met_parallel_segments q JOIN met_serial s USING (segment)
 ORDER BY 1;
 -- States of more rows than a segment of the columns (262144 rows): each
 -- worker's is serialized and read back in pieces, and the leader's copies
@@ -203,11 +203,9 @@ FROM generate_series(1::bigint, 600000) AS i;
 CREATE TABLE met_large_serial AS SELECT nb_metrics(label, proba, w) AS pw FROM met_large;
 SET max_parallel_workers_per_gather = 2;
 SET parallel_leader_participation = off;
-EXPLAIN (COSTS OFF)
-SELECT met_same(nb_metrics(label, proba, w), (SELECT pw FROM met_large_serial)) AS same_large
-FROM met_large;
-SELECT met_same(nb_metrics(label, proba, w), (SELECT pw FROM met_large_serial)) AS same_large
-FROM met_large;
+EXPLAIN (COSTS OFF) SELECT nb_metrics(label, proba, w) AS pw FROM met_large;
+CREATE TABLE met_large_parallel AS SELECT nb_metrics(label, proba, w) AS pw FROM met_large;
+SELECT met_same(q.pw, s.pw) AS same_large FROM met_large_parallel q, met_large_serial s;
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
