@@ -27,18 +27,20 @@ segments(uint64_t cap)
 }
 
 /*
- * A column's room from old_cap rows (0: a new column; its segment table
- * NULL) to cap, the new rows zero.  The first segment grows by
+ * A column's room from old_cap rows (a new column: NULL, old_cap 0) to
+ * cap, the new rows zero.  The first segment grows by
  * reallocation until it is whole, and is then a huge page as the others.
  */
 static double **
 grow_column(double **column, uint64_t old_cap, uint64_t cap)
 {
-	column = column == NULL ? nb_alloc(sizeof(double *) * segments(cap)) :
+	bool		fresh = column == NULL;
+
+	column = fresh ? nb_alloc(sizeof(double *) * segments(cap)) :
 		nb_realloc(column, sizeof(double *) * segments(cap));
 	if (cap < NB_METRICS_SEGMENT_ROWS)
 	{
-		column[0] = old_cap == 0 ? nb_alloc(sizeof(double) * cap) :
+		column[0] = fresh ? nb_alloc(sizeof(double) * cap) :
 			nb_realloc(column[0], sizeof(double) * cap);
 		memset(column[0] + old_cap, 0, sizeof(double) * (cap - old_cap));
 	}
@@ -46,7 +48,7 @@ grow_column(double **column, uint64_t old_cap, uint64_t cap)
 	{
 		double	   *whole = nb_alloc_huge_page();
 
-		if (old_cap > 0)
+		if (!fresh)
 		{
 			memcpy(whole, column[0], sizeof(double) * old_cap);
 			nb_free(column[0]);
