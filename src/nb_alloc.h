@@ -22,17 +22,12 @@ void	   *nb_realloc(void *ptr, size_t size);
 void		nb_free(void *ptr);
 
 /*
- * A hint that [ptr, ptr + size), on a 2 MB boundary and a multiple of 2 MB,
- * be backed by transparent huge pages (the server's madvise; nothing in the
- * tests).
- */
-void		nb_advise_huge_pages(void *ptr, size_t size);
-
-/*
  * An array of NB_HUGE_PAGE bytes on a 2 MB boundary, so that one huge page
  * can back it, for memory written in order by the megabyte (nb_metrics'
- * columns of scores).  The block nb_alloc made is kept just before it; only
- * nb_free_huge_page frees it.
+ * columns of scores).  Its block is twice that: the server's nb_alloc
+ * advises the 2 MB-aligned part of any block of 4 MB and more for huge
+ * pages, and this array is in it.  The block is kept just before the
+ * array; only nb_free_huge_page frees it.
  */
 #define NB_HUGE_PAGE ((size_t) 2 * 1024 * 1024)
 
@@ -43,7 +38,6 @@ nb_alloc_huge_page(void)
 	char	   *page = (char *) (((uintptr_t) block + sizeof(void *) + NB_HUGE_PAGE - 1) &
 								 ~(uintptr_t) (NB_HUGE_PAGE - 1));
 
-	nb_advise_huge_pages(page, NB_HUGE_PAGE);
 	((char **) page)[-1] = block;
 	return page;
 }

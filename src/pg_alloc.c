@@ -94,14 +94,6 @@ nb_realloc(void *ptr, size_t size)
 }
 
 void
-nb_advise_huge_pages(void *ptr, size_t size)
-{
-#ifdef MADV_HUGEPAGE
-	(void) madvise(ptr, size, MADV_HUGEPAGE);
-#endif
-}
-
-void
 nb_free(void *ptr)
 {
 	pfree(ptr);

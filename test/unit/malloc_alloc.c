@@ -101,14 +101,6 @@ nb_realloc(void *ptr, size_t size)
 	return b + 1;
 }
 
-/* Only a hint in the server: nothing to do here. */
-void
-nb_advise_huge_pages(void *ptr, size_t size)
-{
-	(void) ptr;
-	(void) size;
-}
-
 void
 nb_free(void *ptr)
 {
