@@ -11,16 +11,19 @@
  * header's checksum is no key at all, since anyone can make two valid
  * models of equal size and checksum (test/collision/make_pair.py).
  *
- * Per call site (fn_extra), an out-of-line model is recognized by its TOAST
- * pointer alone, without being fetched (see entry_matches for why that is
- * exact), and a constant of the plan by its address (see
- * model_arg_is_const); any other model is compared with the bytes of the
- * prepared model on every row, as PostgreSQL's regular expression cache
- * compares patterns.  Inline values are small (they fit in a page), so that
- * costs little; a large value held in memory (a model computed by the
- * query) is read once per row, the price of exactness.  Several models stay
- * at hand at once (least recently used goes first), so a join with a table
- * of models does not thrash.
+ * Per call site (fn_extra), a model argument that is the same value for
+ * the whole query (see model_arg_is_fixed: a constant of the plan, or a
+ * model the planner proved constant, such as a scalar subquery that trains
+ * one) is looked up on the first row only; an out-of-line model is
+ * recognized by its TOAST pointer alone, without being fetched (see
+ * entry_matches for why that is exact); any other model is compared with
+ * the bytes of the prepared model on every row, as PostgreSQL's regular
+ * expression cache compares patterns.  Inline values are small (they fit
+ * in a page), so that costs little; a large value held in memory that the
+ * planner could not prove constant (a derived table's, a join with models
+ * computed per group) is read once per row, the price of exactness.
+ * Several models stay at hand at once (least recently used goes first), so
+ * a join with a table of models does not thrash.
  *
  * The backend keeps prepared models across queries, found the same way by
  * their stored bytes (fetched, not decompressed).  Call sites pin the
@@ -51,6 +54,7 @@
 #include "pg_jsonb.h"
 #include "pg_model.h"
 #include "pg_options.h"
+#include "pg_query_constant.h"
 
 /* How many models one call site keeps at hand (a join with a table of models). */
 #define NB_CALL_SITE_MODELS 8
@@ -59,15 +63,9 @@ typedef struct CallSiteModel
 {
 	NbPrepared *pm;				/* pinned; NULL: unused */
 	bool		by_pointer;		/* out-of-line: known by its TOAST pointer */
-	union
-	{
-		struct
-		{
-			Oid			toastrelid;
-			Oid			valueid;
-		}			toast;		/* by_pointer */
-		const struct varlena *constant; /* else the plan's constant it serves, if any */
-	}			id;
+	/* by_pointer: the TOAST pointer it serves */
+	Oid			toastrelid;
+	Oid			valueid;
 	uint64		last_used;
 } CallSiteModel;
 
@@ -76,7 +74,7 @@ typedef struct CallSite
 	CallSiteModel models[NB_CALL_SITE_MODELS];
 	CallSiteModel *last;		/* the previous row's */
 	uint64		clock;
-	bool		model_is_const; /* see model_arg_is_const */
+	bool		model_is_fixed; /* see model_arg_is_fixed */
 	MemoryContextCallback unpin;
 	/* per-row scratch: the row's tokens */
 	NbTokenRef *refs;
@@ -199,25 +197,27 @@ unpin_call_site(void *arg)
 }
 
 /*
- * Is the call's model argument a constant of the plan (a literal, or a
- * parameter that a custom plan folded in)?  The executor then passes the
- * Const's own value on every row: the same address, holding bytes that do
- * not change while the plan, and so the call site, exists.  In an
- * aggregate's transition function the model is the aggregate's first
+ * Is the call's model argument the same value on every row for as long as
+ * the call site exists (one execution of the plan)?  A constant of the plan
+ * (a literal, or a parameter that a custom plan folded in) is; so is a
+ * model the planner proved constant and marked (pg_query_constant.c).  In
+ * an aggregate's transition function the model is the aggregate's first
  * argument, which the Aggref has (fn_expr holds placeholders only).
  */
 static bool
-model_arg_is_const(FunctionCallInfo fcinfo)
+model_arg_is_fixed(FunctionCallInfo fcinfo)
 {
 	Node	   *expr = fcinfo->flinfo->fn_expr;
 	Aggref	   *agg = AggGetAggref(fcinfo);
+	Node	   *arg;
 
 	if (agg != NULL)
 		return list_length(agg->args) > 0 &&
 			IsA(((TargetEntry *) linitial(agg->args))->expr, Const);
-	return expr != NULL && IsA(expr, FuncExpr) &&
-		list_length(((FuncExpr *) expr)->args) > 0 &&
-		IsA(linitial(((FuncExpr *) expr)->args), Const);
+	if (expr == NULL || !IsA(expr, FuncExpr) || list_length(((FuncExpr *) expr)->args) == 0)
+		return false;
+	arg = linitial(((FuncExpr *) expr)->args);
+	return IsA(arg, Const) || nb_expr_is_query_constant(arg, fcinfo->flinfo->fn_mcxt);
 }
 
 /* Kept apart from get_call_site, which every row calls. */
@@ -229,7 +229,7 @@ new_call_site(FunctionCallInfo fcinfo)
 
 	site->refs_cap = 64;
 	site->refs = MemoryContextAlloc(mcxt, sizeof(NbTokenRef) * site->refs_cap);
-	site->model_is_const = model_arg_is_const(fcinfo);
+	site->model_is_fixed = model_arg_is_fixed(fcinfo);
 	site->unpin.func = unpin_call_site;
 	site->unpin.arg = site;
 	MemoryContextRegisterResetCallback(mcxt, &site->unpin);
@@ -290,8 +290,7 @@ same_bytes(const NbPrepared *pm, const StoredBytes *b)
 
 /*
  * Is the call site's entry the model of this row?  Found by its TOAST
- * pointer (out of line), by its address (a constant of the plan), else by
- * its bytes.
+ * pointer (out of line), else by its bytes.
  *
  * A TOAST value is never changed once written (an update writes a new
  * one), and its value id is an OID that GetNewOidWithIndex gives no new
@@ -308,14 +307,14 @@ same_bytes(const NbPrepared *pm, const StoredBytes *b)
  */
 static inline bool
 entry_matches(const CallSiteModel *entry, bool by_pointer, const struct varatt_external *toast,
-			  const struct varlena *value, const StoredBytes *b)
+			  const StoredBytes *b)
 {
 	if (entry->pm == NULL || entry->by_pointer != by_pointer)
 		return false;
 	if (by_pointer)
-		return entry->id.toast.toastrelid == toast->va_toastrelid &&
-			entry->id.toast.valueid == toast->va_valueid;
-	return entry->id.constant == value || same_bytes(entry->pm, b);
+		return entry->toastrelid == toast->va_toastrelid &&
+			entry->valueid == toast->va_valueid;
+	return same_bytes(entry->pm, b);
 }
 
 /* A model of the backend's cache prepared from these bytes. */
@@ -559,6 +558,9 @@ call_site_model(FunctionCallInfo fcinfo, Datum model)
 	StoredBytes b = {false, NULL, 0};
 	CallSiteModel *entry = NULL;
 
+	/* the same value on every row: what the first row found */
+	if (site->model_is_fixed && site->last != NULL)
+		return site->last->pm;
 	if (by_pointer)
 		VARATT_EXTERNAL_GET_POINTER(toast, value);
 	else
@@ -571,14 +573,14 @@ call_site_model(FunctionCallInfo fcinfo, Datum model)
 
 	site->clock++;
 	/* the previous row's model first: consecutive rows mostly share one */
-	if (site->last != NULL && entry_matches(site->last, by_pointer, &toast, value, &b))
+	if (site->last != NULL && entry_matches(site->last, by_pointer, &toast, &b))
 		entry = site->last;
 	else
 		for (int i = 0; i < NB_CALL_SITE_MODELS; i++)
 		{
 			CallSiteModel *e = &site->models[i];
 
-			if (e != site->last && entry_matches(e, by_pointer, &toast, value, &b))
+			if (e != site->last && entry_matches(e, by_pointer, &toast, &b))
 			{
 				entry = e;
 				break;
@@ -616,11 +618,9 @@ call_site_model(FunctionCallInfo fcinfo, Datum model)
 		entry->by_pointer = by_pointer;
 		if (by_pointer)
 		{
-			entry->id.toast.toastrelid = toast.va_toastrelid;
-			entry->id.toast.valueid = toast.va_valueid;
+			entry->toastrelid = toast.va_toastrelid;
+			entry->valueid = toast.va_valueid;
 		}
-		else
-			entry->id.constant = site->model_is_const && fetched == NULL ? value : NULL;
 		trim_cache();
 	}
 	if (fetched != NULL)

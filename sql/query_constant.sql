@@ -1,0 +1,151 @@
+--
+-- query_constant: a model the query computes once (a scalar subquery, a
+-- one-row CTE or derived table) is marked by the planner and prepared on
+-- the first row only; nothing else is, and a mark never serves other bytes.
+--
+SET max_parallel_workers_per_gather = 0;
+
+-- how the planner marked the model argument of the query's scoring calls:
+-- 'any plan', 'serial plans', or 'none' (from EXPLAIN VERBOSE, whose
+-- spelling of parameters differs between versions)
+CREATE FUNCTION qc_mark(query text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  line text;
+  marks text := '';
+BEGIN
+  FOR line IN EXECUTE 'EXPLAIN (VERBOSE, COSTS OFF) ' || query LOOP
+    IF line LIKE '%nb_query_constant(%, false)%' THEN
+      marks := marks || 'any plan ';
+    ELSIF line LIKE '%nb_query_constant(%, true)%' THEN
+      marks := marks || 'serial plans ';
+    END IF;
+  END LOOP;
+  RETURN coalesce(nullif(rtrim(marks), ''), 'none');
+END $$;
+
+-- the same model stored, and computed in every shape
+CREATE TABLE qc_stored AS SELECT nb_train(label, tokens) AS m FROM docs;
+CREATE TABLE qc_docs AS SELECT row_number() OVER (ORDER BY label, tokens) AS id, label, tokens FROM docs;
+
+SELECT qc_mark($q$SELECT nb_predict((SELECT nb_train(label, tokens) FROM docs), tokens) FROM qc_docs$q$) AS scalar_subquery,
+       qc_mark($q$WITH m AS MATERIALIZED (SELECT nb_train(label, tokens) AS m FROM docs)
+                  SELECT nb_predict(m.m, tokens) FROM qc_docs, m$q$) AS materialized_cte,
+       qc_mark($q$WITH m AS (SELECT nb_train(label, tokens) AS m FROM docs)
+                  SELECT nb_predict(m.m, tokens) FROM qc_docs, m$q$) AS inlined_cte,
+       qc_mark($q$SELECT nb_predict(m.m, tokens) FROM qc_docs, (SELECT nb_merge(m) AS m FROM qc_stored) m$q$) AS derived_table,
+       qc_mark($q$SELECT nb_predict((SELECT nb_subtract(nb_merge(a.m, a.m), a.m) FROM qc_stored a), tokens) FROM qc_docs$q$) AS of_stored;
+-- the other scoring functions are marked too
+SELECT qc_mark($q$SELECT nb_predict_proba((SELECT m FROM qc_stored), tokens, '{"alpha": 0.5}') FROM qc_docs$q$) AS proba,
+       qc_mark($q$SELECT nb_predict_log_proba((SELECT m FROM qc_stored), tokens) FROM qc_docs$q$) AS log_proba,
+       qc_mark($q$SELECT e.* FROM qc_docs, nb_explain((SELECT m FROM qc_stored), tokens) e$q$) AS explain_from,
+       qc_mark($q$SELECT nb_explain((SELECT m FROM qc_stored), tokens) FROM qc_docs$q$) AS explain_select;
+
+-- not marked: what can differ from row to row, or from one evaluation to the next
+SELECT qc_mark($q$SELECT nb_predict((SELECT nb_train(label, tokens) FROM docs WHERE label <> d.label), tokens) FROM qc_docs d$q$) AS correlated,
+       qc_mark($q$SELECT nb_predict(m.m, tokens) FROM qc_docs d JOIN (SELECT label, nb_train(label, tokens) AS m FROM docs GROUP BY label) m USING (label)$q$) AS per_group,
+       qc_mark($q$SELECT nb_predict(m.m, tokens) FROM qc_docs d, LATERAL (SELECT nb_train(label, tokens) AS m FROM docs WHERE label = d.label) m$q$) AS lateral,
+       qc_mark($q$SELECT nb_predict(m.m, tokens) FROM qc_docs, (SELECT nb_train(label, tokens) AS m FROM docs WHERE random() >= 0) m$q$) AS volatile,
+       qc_mark($q$SELECT nb_predict(m.m, tokens) FROM qc_docs, (SELECT nb_train(label, tokens) AS m FROM docs TABLESAMPLE SYSTEM (100)) m$q$) AS tablesample,
+       qc_mark($q$SELECT nb_predict(s.m, tokens) FROM qc_docs, qc_stored s$q$) AS table_of_models,
+       qc_mark($q$SELECT nb_predict(nb_train(label, tokens) OVER (ORDER BY id), tokens) FROM qc_docs$q$) AS window;
+-- a subquery of an outer level's row is correlated however deep it refers to it
+SELECT qc_mark($q$SELECT (SELECT nb_predict((SELECT nb_train(label, tokens) FROM docs WHERE label <> d.label), ARRAY['x'])) FROM qc_docs d$q$) AS two_levels_up;
+-- a CTE the subquery reads is proved too: constant if it is, else not
+SELECT qc_mark($q$WITH t AS MATERIALIZED (SELECT * FROM docs)
+                  SELECT nb_predict((SELECT nb_train(label, tokens) FROM t), tokens) FROM qc_docs$q$) AS of_constant_cte,
+       qc_mark($q$SELECT (WITH t AS MATERIALIZED (SELECT * FROM docs WHERE label <> d.label)
+                          SELECT nb_predict((SELECT nb_train(label, tokens) FROM t), d.tokens)) FROM qc_docs d$q$) AS of_correlated_cte;
+
+-- a mark written by hand is removed by the planner: it proves nothing
+SELECT qc_mark($q$SELECT nb_predict(nb_query_constant(s.m, false), tokens) FROM qc_docs, qc_stored s$q$) AS by_hand;
+
+-- every shape scores exactly as the stored model does, with every function
+CREATE TABLE qc_expected AS
+SELECT d.id, nb_predict(s.m, d.tokens) AS label, nb_predict_proba(s.m, d.tokens)::text AS proba,
+       nb_predict_log_proba(s.m, d.tokens, '{"alpha": 0.5}')::text AS log_proba,
+       (SELECT array_agg(e ORDER BY e) FROM nb_explain(s.m, d.tokens) e)::text AS explained
+FROM qc_docs d, qc_stored s;
+SELECT count(*) AS rows,
+       count(*) FILTER (WHERE r.label = e.label AND r.proba = e.proba AND r.log_proba = e.log_proba
+                        AND r.explained = e.explained) AS same
+FROM (SELECT d.id,
+             nb_predict((SELECT nb_train(label, tokens) FROM docs), d.tokens) AS label,
+             nb_predict_proba((SELECT nb_train(label, tokens) FROM docs), d.tokens)::text AS proba,
+             nb_predict_log_proba((SELECT nb_train(label, tokens) FROM docs), d.tokens, '{"alpha": 0.5}')::text AS log_proba,
+             (SELECT array_agg(e ORDER BY e)
+              FROM nb_explain((SELECT nb_train(label, tokens) FROM docs), d.tokens) e)::text AS explained
+      FROM qc_docs d) r JOIN qc_expected e USING (id);
+SELECT count(*) AS rows, count(*) FILTER (WHERE r.proba = e.proba) AS same
+FROM (WITH m AS MATERIALIZED (SELECT nb_train(label, tokens) AS m FROM docs)
+      SELECT d.id, nb_predict_proba(m.m, d.tokens)::text AS proba FROM qc_docs d, m) r
+JOIN qc_expected e USING (id);
+SELECT count(*) AS rows, count(*) FILTER (WHERE r.proba = e.proba) AS same
+FROM (WITH m AS (SELECT nb_train(label, tokens) AS m FROM docs)
+      SELECT d.id, nb_predict_proba(m.m, d.tokens)::text AS proba FROM qc_docs d, m) r
+JOIN qc_expected e USING (id);
+
+-- the colliding pair of collision.sql (one size, one checksum; A predicts
+-- a for {x}, B predicts b), computed in the query in every marked shape,
+-- side by side: each call serves its own bytes
+CREATE TABLE qc_pair (id int, m nb_model);
+INSERT INTO qc_pair SELECT 1, nb_train(l, t::text[])
+  FROM (VALUES ('a', '{x,x,y}'), ('b', '{y,z}')) v(l, t);
+INSERT INTO qc_pair SELECT 2, translate(encode(overlay(decode(m::text, 'base64')
+  PLACING '\x00000000000022403d3d74d084c07740' FROM 49), 'base64'), E'\n', '')::nb_model
+  FROM qc_pair WHERE id = 1;
+SELECT count(DISTINCT m::text) AS models,
+       count(DISTINCT octet_length(decode(m::text, 'base64'))) AS sizes,
+       count(DISTINCT substr(decode(m::text, 'base64'), 25, 8)) AS checksums
+FROM qc_pair;
+-- (m::text::nb_model: a value in memory, as a computed model is)
+SELECT g, nb_predict((SELECT m::text::nb_model FROM qc_pair WHERE id = 1), ARRAY['x']) AS a,
+          nb_predict((SELECT m::text::nb_model FROM qc_pair WHERE id = 2), ARRAY['x']) AS b
+FROM generate_series(1, 2) g;
+WITH a AS MATERIALIZED (SELECT min(m::text)::nb_model AS m FROM qc_pair WHERE id = 1),
+     b AS MATERIALIZED (SELECT min(m::text)::nb_model AS m FROM qc_pair WHERE id = 2)
+SELECT g, nb_predict(a.m, ARRAY['x']) AS a, nb_predict(b.m, ARRAY['x']) AS b
+FROM generate_series(1, 2) g, a, b;
+SELECT g, nb_predict(a.m, ARRAY['x']) AS a, nb_predict(b.m, ARRAY['x']) AS b
+FROM generate_series(1, 2) g,
+     (SELECT min(m::text)::nb_model AS m FROM qc_pair WHERE id = 1) a,
+     (SELECT min(m::text)::nb_model AS m FROM qc_pair WHERE id = 2) b;
+-- and in the shapes that are not marked: a VALUES list of the two, a join,
+-- a subquery per row, a derived table rescanned under another row each time
+SELECT v.i, nb_predict(v.m::nb_model, ARRAY['x'])
+FROM (VALUES (1, (SELECT m::text FROM qc_pair WHERE id = 1)),
+             (2, (SELECT m::text FROM qc_pair WHERE id = 2)),
+             (3, (SELECT m::text FROM qc_pair WHERE id = 1))) v(i, m);
+SELECT g.i, nb_predict(p.m::text::nb_model, ARRAY['x'])
+FROM (VALUES (1), (2), (1), (2)) g(i) JOIN qc_pair p ON p.id = g.i;
+SELECT g.i, nb_predict((SELECT p.m::text::nb_model FROM qc_pair p WHERE p.id = g.i), ARRAY['x'])
+FROM (VALUES (1), (2), (1), (2)) g(i);
+SELECT g.i, (SELECT nb_predict(m.m, ARRAY['x'])
+             FROM (SELECT min(p.m::text)::nb_model AS m FROM qc_pair p WHERE p.id = g.i) m)
+FROM (VALUES (1), (2), (1), (2)) g(i);
+-- a mark written by hand over rows of both models
+SELECT p.id, nb_predict(nb_query_constant(p.m::text::nb_model, false), ARRAY['x'])
+FROM (VALUES (1), (2), (1)) g(i) JOIN qc_pair p ON p.id = g.i ORDER BY g.i, p.id;
+
+-- in parallel plans too: the scalar subquery's value comes to the workers
+-- from the leader
+SET max_parallel_workers_per_gather = 2;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+CREATE TABLE qc_parallel AS
+SELECT d.id, nb_predict_proba((SELECT nb_train(label, tokens) FROM docs), d.tokens)::text AS proba
+FROM qc_docs d;
+SELECT count(*) AS rows, count(*) FILTER (WHERE r.proba = e.proba) AS same
+FROM qc_parallel r JOIN qc_expected e USING (id);
+CREATE TABLE qc_parallel_derived AS
+SELECT d.id, nb_predict_proba(m.m, d.tokens)::text AS proba
+FROM qc_docs d, (SELECT nb_train(label, tokens) AS m FROM docs) m;
+SELECT count(*) AS rows, count(*) FILTER (WHERE r.proba = e.proba) AS same
+FROM qc_parallel_derived r JOIN qc_expected e USING (id);
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+
+DROP FUNCTION qc_mark(text);
+DROP TABLE qc_stored, qc_docs, qc_expected, qc_pair, qc_parallel, qc_parallel_derived;
+RESET max_parallel_workers_per_gather;

@@ -1,0 +1,353 @@
+/*
+ * pg_query_constant.c — proving at plan time that a scoring call's model is
+ * the same value on every row of its query, so that the call can skip
+ * comparing the model's bytes row after row (see pg_prepared.c).
+ *
+ * A model held in memory (computed by the query, not read from a table)
+ * has no identity PostgreSQL keeps: the same address can hold other bytes
+ * on the next row (a buffer reused, a per-row copy), so a call site that
+ * only sees the value must compare it whole on every row.  The planner,
+ * though, can see where the value comes from.  The planner support
+ * function of every scoring function (nb_scoring_support) looks at the
+ * model argument and, when it can prove the value constant for the whole
+ * execution of the plan, wraps it in nb_query_constant(model), an identity
+ * function that the call site recognizes (nb_model_arg_is_query_constant).
+ * Two shapes are proved for any plan:
+ *
+ *   - an uncorrelated scalar subquery, (SELECT nb_train(...) FROM ...): the
+ *     planner makes it an InitPlan without outside parameters, which the
+ *     executor runs at most once per execution of the plan (ExecReScan
+ *     re-runs an InitPlan only when a parameter it depends on changed, and
+ *     it depends on none); its value stays in the InitPlan's tuple until
+ *     the plan ends;
+ *   - a column of a common table expression the planner does not inline
+ *     (MATERIALIZED, or referenced twice) that returns at most one row and
+ *     depends on nothing outside: the executor fills its tuplestore once
+ *     (ExecReScanCteScan refills it only when a parameter changed) and
+ *     every scan of it returns that row.
+ *
+ * "Depends on nothing outside" means no reference, at any depth, to a
+ * query level at or above the one being proved (Vars, placeholders,
+ * aggregates and grouping of an outer level, executor parameters), and no
+ * common table expression of an outer level unless that one is proved the
+ * same way.  Volatile functions inside do not matter: either shape is
+ * evaluated once.
+ *
+ * A third shape is proved for serial execution only: a column of a
+ * derived table or an inlined CTE (a plain subquery in FROM) that returns
+ * at most one row, depends on nothing outside and can give nothing else
+ * when evaluated again (no volatile function, no TABLESAMPLE, no row
+ * locks, no foreign table).  A rescan evaluates such a subquery again, in
+ * the same executor: the same snapshot, the same plan and, since a rescan
+ * keeps a heap scan's start block, its rows in the same order, so the
+ * same bytes.  Evaluations in different processes need not agree (each
+ * parallel worker's first scan may start at another block under
+ * synchronized scans, and a weighted model's sums depend on the order), so
+ * the mark says "serial": a call site trusts it only where values from
+ * other processes cannot reach it, outside the leader of a parallel query
+ * (see nb_expr_is_query_constant).  Everything else is compared by its
+ * bytes as before.
+ *
+ * A user cannot forge the mark: nb_query_constant's own support function
+ * replaces every call of it that the planner simplifies with its argument,
+ * and every expression PostgreSQL executes is simplified first; the marks
+ * nb_scoring_support adds are made after their arguments were simplified
+ * and are not simplified again.
+ */
+#include "postgres.h"
+
+#include "access/parallel.h"
+#include "access/xact.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_proc.h"
+#include "catalog/pg_type.h"
+#include "fmgr.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "nodes/pathnodes.h"
+#include "nodes/supportnodes.h"
+#include "optimizer/optimizer.h"
+#include "parser/parse_func.h"
+#include "parser/parsetree.h"
+#include "utils/lsyscache.h"
+
+#include "pg_query_constant.h"
+
+PG_FUNCTION_INFO_V1(nb_query_constant);
+PG_FUNCTION_INFO_V1(nb_query_constant_support);
+PG_FUNCTION_INFO_V1(nb_scoring_support);
+
+/* How deep a chain of common table expressions the proof follows. */
+#define MAX_CTE_DEPTH 16
+
+typedef struct OuterRefs
+{
+	PlannerInfo *root;			/* the level being proved, NULL if unknown */
+	int			depth;			/* query levels below it */
+	int			cte_depth;		/* CTEs followed to get here */
+} OuterRefs;
+
+static bool query_is_uncorrelated(Query *query, PlannerInfo *root, int cte_depth);
+
+/* The CTE named at the level of root, or NULL. */
+static CommonTableExpr *
+find_cte(PlannerInfo *root, const char *name)
+{
+	ListCell   *lc;
+
+	if (root == NULL)
+		return NULL;
+	foreach(lc, root->parse->cteList)
+	{
+		CommonTableExpr *cte = lfirst_node(CommonTableExpr, lc);
+
+		if (strcmp(cte->ctename, name) == 0)
+			return cte;
+	}
+	return NULL;
+}
+
+/* Is a CTE of the level being proved itself evaluated once, from nothing outside? */
+static bool
+cte_is_uncorrelated(CommonTableExpr *cte, PlannerInfo *root, int cte_depth)
+{
+	return cte != NULL && !cte->cterecursive && cte_depth < MAX_CTE_DEPTH &&
+		IsA(cte->ctequery, Query) &&
+		((Query *) cte->ctequery)->commandType == CMD_SELECT &&
+		query_is_uncorrelated((Query *) cte->ctequery, root, cte_depth + 1);
+}
+
+/* Does node refer to the level being proved or one above it? */
+static bool
+outer_refs_walker(Node *node, OuterRefs *ctx)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Var))
+		return ((Var *) node)->varlevelsup >= (Index) ctx->depth;
+	if (IsA(node, PlaceHolderVar))
+		return ((PlaceHolderVar *) node)->phlevelsup >= (Index) ctx->depth;
+	if (IsA(node, Aggref) && ((Aggref *) node)->agglevelsup >= (Index) ctx->depth)
+		return true;
+	if (IsA(node, GroupingFunc) && ((GroupingFunc *) node)->agglevelsup >= (Index) ctx->depth)
+		return true;
+	/* executor parameters carry outside values; a statement's own ($1) are fixed */
+	if (IsA(node, Param))
+		return ((Param *) node)->paramkind != PARAM_EXTERN;
+	if (IsA(node, RangeTblEntry))
+	{
+		RangeTblEntry *rte = (RangeTblEntry *) node;
+
+		if (rte->rtekind != RTE_CTE || rte->ctelevelsup < (Index) ctx->depth)
+			return false;
+		/* a CTE of the level being proved may be proved too; higher ones are not */
+		if (rte->ctelevelsup > (Index) ctx->depth)
+			return true;
+		return !cte_is_uncorrelated(find_cte(ctx->root, rte->ctename), ctx->root,
+									ctx->cte_depth);
+	}
+	if (IsA(node, Query))
+	{
+		bool		found;
+
+		ctx->depth++;
+		found = query_tree_walker((Query *) node, outer_refs_walker, ctx,
+								  QTW_EXAMINE_RTES_BEFORE);
+		ctx->depth--;
+		return found;
+	}
+	return expression_tree_walker(node, outer_refs_walker, ctx);
+}
+
+/*
+ * Does query, a subquery or CTE of the level of root, depend on nothing
+ * outside itself but CTEs of that level proved the same way?
+ */
+static bool
+query_is_uncorrelated(Query *query, PlannerInfo *root, int cte_depth)
+{
+	OuterRefs	ctx = {root, 0, cte_depth};
+
+	return !outer_refs_walker((Node *) query, &ctx);
+}
+
+/* Does query return at most one row (an aggregate without GROUP BY)? */
+static bool
+query_returns_one_row(const Query *query)
+{
+	return query->commandType == CMD_SELECT && query->setOperations == NULL &&
+		(query->hasAggs || query->havingQual != NULL) &&
+		query->groupClause == NIL && query->groupingSets == NIL &&
+		!query->hasTargetSRFs;
+}
+
+/* Can evaluating query again give other rows, or the same rows in another order? */
+static bool
+may_differ_walker(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, RangeTblEntry))
+	{
+		RangeTblEntry *rte = (RangeTblEntry *) node;
+
+		return rte->tablesample != NULL ||
+			(rte->rtekind == RTE_RELATION && rte->relkind == RELKIND_FOREIGN_TABLE);
+	}
+	if (IsA(node, Query))
+	{
+		Query	   *query = (Query *) node;
+
+		return query->rowMarks != NIL ||
+			query_tree_walker(query, may_differ_walker, context, QTW_EXAMINE_RTES_BEFORE);
+	}
+	return expression_tree_walker(node, may_differ_walker, context);
+}
+
+static bool
+query_is_repeatable(Query *query)
+{
+	return !contain_volatile_functions((Node *) query) &&
+		!may_differ_walker((Node *) query, NULL);
+}
+
+/*
+ * Is expr, an argument at the level of root, the same value for the whole
+ * plan?  *serial: only where no other process evaluates it.
+ */
+static bool
+arg_is_query_constant(Node *expr, PlannerInfo *root, bool *serial)
+{
+	*serial = false;
+	if (IsA(expr, SubLink))
+	{
+		SubLink    *sublink = (SubLink *) expr;
+
+		return sublink->subLinkType == EXPR_SUBLINK &&
+			query_is_uncorrelated(castNode(Query, sublink->subselect), root, 0);
+	}
+	if (IsA(expr, Var) && root != NULL)
+	{
+		Var		   *var = (Var *) expr;
+		RangeTblEntry *rte;
+		CommonTableExpr *cte;
+
+		if (var->varlevelsup != 0 || var->varno < 1 ||
+			var->varno > (int) list_length(root->parse->rtable))
+			return false;
+		rte = rt_fetch(var->varno, root->parse->rtable);
+		if (rte->rtekind == RTE_SUBQUERY)
+		{
+			*serial = true;
+			return !rte->lateral && !rte->inh &&
+				query_returns_one_row(rte->subquery) &&
+				query_is_uncorrelated(rte->subquery, root, 0) &&
+				query_is_repeatable(rte->subquery);
+		}
+		if (rte->rtekind != RTE_CTE || rte->ctelevelsup != 0 || rte->self_reference)
+			return false;
+		cte = find_cte(root, rte->ctename);
+		return cte != NULL && IsA(cte->ctequery, Query) &&
+			query_returns_one_row((Query *) cte->ctequery) &&
+			cte_is_uncorrelated(cte, root, 0);
+	}
+	return false;
+}
+
+/* The OID of nb_query_constant(nb_model, boolean), in the schema of the function fn. */
+static Oid
+query_constant_oid(Oid fn, Oid model_type)
+{
+	Oid			nsp = get_func_namespace(fn);
+	List	   *name = list_make2(makeString(get_namespace_name(nsp)),
+								  makeString("nb_query_constant"));
+	Oid			args[2] = {model_type, BOOLOID};
+
+	return LookupFuncName(name, 2, args, true);
+}
+
+/*
+ * The planner support function of the scoring functions: their model
+ * argument (the first) wrapped in nb_query_constant when it is proved the
+ * same value for the whole plan.
+ */
+Datum
+nb_scoring_support(PG_FUNCTION_ARGS)
+{
+	Node	   *rawreq = (Node *) PG_GETARG_POINTER(0);
+	SupportRequestSimplify *req;
+	FuncExpr   *call;
+	Node	   *model;
+	Oid			mark;
+	bool		serial;
+	FuncExpr   *wrapped;
+	FuncExpr   *result;
+
+	if (!IsA(rawreq, SupportRequestSimplify))
+		PG_RETURN_POINTER(NULL);
+	req = (SupportRequestSimplify *) rawreq;
+	call = req->fcall;
+	if (list_length(call->args) < 1)
+		PG_RETURN_POINTER(NULL);
+	model = linitial(call->args);
+	if (!arg_is_query_constant(model, req->root, &serial))
+		PG_RETURN_POINTER(NULL);
+	mark = query_constant_oid(call->funcid, exprType(model));
+	if (!OidIsValid(mark))
+		PG_RETURN_POINTER(NULL);
+
+	wrapped = makeFuncExpr(mark, exprType(model),
+						   list_make2(model, makeBoolConst(serial, false)),
+						   InvalidOid, InvalidOid, COERCE_EXPLICIT_CALL);
+	wrapped->location = exprLocation(model);
+	result = (FuncExpr *) copyObject(call);
+	linitial(result->args) = wrapped;
+	PG_RETURN_POINTER(result);
+}
+
+/* nb_query_constant(model, serial): the model. */
+Datum
+nb_query_constant(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+}
+
+/*
+ * Its support function: a call the planner simplifies is one a user wrote
+ * (the planner's own come after simplification), so it goes, leaving its
+ * argument.
+ */
+Datum
+nb_query_constant_support(PG_FUNCTION_ARGS)
+{
+	Node	   *rawreq = (Node *) PG_GETARG_POINTER(0);
+	SupportRequestSimplify *req;
+
+	if (!IsA(rawreq, SupportRequestSimplify))
+		PG_RETURN_POINTER(NULL);
+	req = (SupportRequestSimplify *) rawreq;
+	PG_RETURN_POINTER(linitial(req->fcall->args));
+}
+
+bool
+nb_expr_is_query_constant(Node *expr, MemoryContext mcxt)
+{
+	FuncExpr   *call;
+	Const	   *serial;
+	FmgrInfo	finfo;
+
+	if (expr == NULL || !IsA(expr, FuncExpr))
+		return false;
+	call = (FuncExpr *) expr;
+	if (list_length(call->args) != 2 || !IsA(lsecond(call->args), Const))
+		return false;
+	/* recognized by the C function it runs, which nobody else can bind to */
+	fmgr_info_cxt(call->funcid, &finfo, mcxt);
+	if (finfo.fn_addr != nb_query_constant)
+		return false;
+	serial = lsecond_node(Const, call->args);
+	if (serial->constisnull || !DatumGetBool(serial->constvalue))
+		return true;
+	/* the leader of a parallel query gets values from its workers too */
+	return !IsInParallelMode() || IsParallelWorker();
+}
