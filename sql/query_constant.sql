@@ -122,6 +122,23 @@ FROM (VALUES (1), (2), (1), (2)) g(i);
 SELECT g.i, (SELECT nb_predict(m.m, ARRAY['x'])
              FROM (SELECT min(p.m::text)::nb_model AS m FROM qc_pair p WHERE p.id = g.i) m)
 FROM (VALUES (1), (2), (1), (2)) g(i);
+-- an aggregate's model (nb_grid_metrics) is proved from the plan at run
+-- time: an uncorrelated scalar subquery's InitPlan; the two models side by
+-- side, and per group (a correlated subquery, not proved)
+SELECT (nb_grid_metrics((SELECT m::text::nb_model FROM qc_pair WHERE id = 1), ARRAY['x'], 'a',
+                        ARRAY['{}'::jsonb]))[1] ->> 'accuracy' AS a_right,
+       (nb_grid_metrics((SELECT m::text::nb_model FROM qc_pair WHERE id = 2), ARRAY['x'], 'a',
+                        ARRAY['{}'::jsonb]))[1] ->> 'accuracy' AS b_right
+FROM generate_series(1, 3);
+SELECT g.i, (nb_grid_metrics((SELECT p.m::text::nb_model FROM qc_pair p WHERE p.id = g.i), ARRAY['x'], 'a',
+                             ARRAY['{}'::jsonb]))[1] ->> 'accuracy' AS accuracy
+FROM (VALUES (1), (2), (1), (2)) g(i) GROUP BY g.i ORDER BY g.i;
+SELECT (nb_grid_metrics((SELECT nb_train(label, tokens) FROM docs), d.tokens, d.label,
+                        ARRAY['{}'::jsonb, '{"alpha": 0.5}']))::text =
+       (SELECT (nb_grid_metrics(s.m, d.tokens, d.label, ARRAY['{}'::jsonb, '{"alpha": 0.5}']))::text
+        FROM qc_docs d, qc_stored s) AS grid_same_as_stored
+FROM qc_docs d;
+
 -- a mark written by hand over rows of both models
 SELECT p.id, nb_predict(nb_query_constant(p.m::text::nb_model, false), ARRAY['x'])
 FROM (VALUES (1), (2), (1)) g(i) JOIN qc_pair p ON p.id = g.i ORDER BY g.i, p.id;

@@ -202,7 +202,8 @@ unpin_call_site(void *arg)
  * (a literal, or a parameter that a custom plan folded in) is; so is a
  * model the planner proved constant and marked (pg_query_constant.c).  In
  * an aggregate's transition function the model is the aggregate's first
- * argument, which the Aggref has (fn_expr holds placeholders only).
+ * argument, which the Aggref has (fn_expr holds placeholders only): a
+ * constant, or an InitPlan's value the plan sets once.
  */
 static bool
 model_arg_is_fixed(FunctionCallInfo fcinfo)
@@ -212,8 +213,12 @@ model_arg_is_fixed(FunctionCallInfo fcinfo)
 	Node	   *arg;
 
 	if (agg != NULL)
-		return list_length(agg->args) > 0 &&
-			IsA(((TargetEntry *) linitial(agg->args))->expr, Const);
+	{
+		if (list_length(agg->args) == 0)
+			return false;
+		arg = (Node *) ((TargetEntry *) linitial(agg->args))->expr;
+		return IsA(arg, Const) || nb_agg_arg_is_query_constant(fcinfo, arg);
+	}
 	if (expr == NULL || !IsA(expr, FuncExpr) || list_length(((FuncExpr *) expr)->args) == 0)
 		return false;
 	arg = linitial(((FuncExpr *) expr)->args);

@@ -48,6 +48,12 @@
  * (see nb_expr_is_query_constant).  Everything else is compared by its
  * bytes as before.
  *
+ * An aggregate's arguments get no planner support call, so an aggregate
+ * (nb_grid_metrics) is proved at run time instead, from the plan it runs
+ * in: its model argument is an executor parameter that an InitPlan of the
+ * plan sets, an uncorrelated scalar subquery's (no parameters from
+ * outside, so run once, as above).  See nb_agg_arg_is_query_constant.
+ *
  * A user cannot forge the mark: nb_query_constant's own support function
  * replaces every call of it that the planner simplifies with its argument,
  * and every expression PostgreSQL executes is simplified first; the marks
@@ -62,6 +68,9 @@
 #include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
 #include "fmgr.h"
+#include "miscadmin.h"
+#include "nodes/execnodes.h"
+#include "nodes/plannodes.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "nodes/pathnodes.h"
@@ -350,4 +359,84 @@ nb_expr_is_query_constant(Node *expr, MemoryContext mcxt)
 		return true;
 	/* the leader of a parallel query gets values from its workers too */
 	return !IsInParallelMode() || IsParallelWorker();
+}
+
+/* The InitPlan of plan or below it that sets the parameter paramid, or NULL. */
+static SubPlan *
+find_initplan(Plan *plan, int paramid)
+{
+	List	   *children = NIL;
+	ListCell   *lc;
+	SubPlan    *found;
+
+	if (plan == NULL)
+		return NULL;
+	check_stack_depth();
+	foreach(lc, plan->initPlan)
+	{
+		SubPlan    *sp = lfirst_node(SubPlan, lc);
+
+		if (list_member_int(sp->setParam, paramid))
+			return sp;
+	}
+	/* the nodes whose children are not (only) lefttree and righttree */
+	switch (nodeTag(plan))
+	{
+		case T_Append:
+			children = ((Append *) plan)->appendplans;
+			break;
+		case T_MergeAppend:
+			children = ((MergeAppend *) plan)->mergeplans;
+			break;
+		case T_BitmapAnd:
+			children = ((BitmapAnd *) plan)->bitmapplans;
+			break;
+		case T_BitmapOr:
+			children = ((BitmapOr *) plan)->bitmapplans;
+			break;
+		case T_SubqueryScan:
+			children = list_make1(((SubqueryScan *) plan)->subplan);
+			break;
+		case T_CustomScan:
+			children = ((CustomScan *) plan)->custom_plans;
+			break;
+		default:
+			break;
+	}
+	foreach(lc, children)
+		if ((found = find_initplan(lfirst(lc), paramid)) != NULL)
+			return found;
+	if ((found = find_initplan(plan->lefttree, paramid)) != NULL)
+		return found;
+	return find_initplan(plan->righttree, paramid);
+}
+
+bool
+nb_agg_arg_is_query_constant(FunctionCallInfo fcinfo, Node *arg)
+{
+	PlannedStmt *stmt;
+	Param	   *param;
+	SubPlan    *sp = NULL;
+	ListCell   *lc;
+
+	if (arg == NULL || !IsA(arg, Param) || fcinfo->context == NULL ||
+		!IsA(fcinfo->context, AggState))
+		return false;
+	param = (Param *) arg;
+	if (param->paramkind != PARAM_EXEC)
+		return false;
+	stmt = ((AggState *) fcinfo->context)->ss.ps.state->es_plannedstmt;
+	sp = find_initplan(stmt->planTree, param->paramid);
+	foreach(lc, stmt->subplans)
+		if (sp == NULL)
+			sp = find_initplan(lfirst(lc), param->paramid);
+
+	/*
+	 * Not found (a node the search does not know, a parallel worker's part
+	 * of the plan): not proved.  Found: an InitPlan depending on no
+	 * parameter from outside is run at most once per execution of the plan.
+	 */
+	return sp != NULL && sp->subLinkType == EXPR_SUBLINK && sp->parParam == NIL &&
+		sp->plan_id >= 1 && sp->plan_id <= list_length(stmt->subplans) &&
+		bms_is_empty(((Plan *) list_nth(stmt->subplans, sp->plan_id - 1))->extParam);
 }

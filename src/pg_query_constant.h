@@ -7,6 +7,7 @@
 
 #include "postgres.h"
 
+#include "fmgr.h"
 #include "nodes/nodes.h"
 
 /*
@@ -15,5 +16,11 @@
  * function expr calls, in mcxt.)
  */
 bool		nb_expr_is_query_constant(Node *expr, MemoryContext mcxt);
+
+/*
+ * Is arg, the model argument of an aggregate whose transition function is
+ * called with fcinfo, an InitPlan's value that the plan sets once?
+ */
+bool		nb_agg_arg_is_query_constant(FunctionCallInfo fcinfo, Node *arg);
 
 #endif
