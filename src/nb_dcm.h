@@ -56,6 +56,13 @@
 #define NB_DCM_TOLERANCE 1e-12
 #define NB_DCM_MAX_ITERATIONS 1000
 
+/*
+ * The work of one step of a fit per length of the histogram, in
+ * nb_interrupt.h's units: a digamma difference and two trigammas, each a
+ * few logarithms or a short recurrence.
+ */
+#define NB_DCM_STEP_UNITS 4
+
 /* Bounds of s: beyond them the class is as good as multinomial, or degenerate. */
 #define NB_DCM_S_MIN 1e-10
 #define NB_DCM_S_MAX 1e10

@@ -96,12 +96,13 @@ nb_grid_classes(NbGrid *grid, const NbIndex *ix)
 	return -1;
 }
 
-void
+bool
 nb_grid_add(NbGrid *grid, NbScorerSet *set, const NbDoc *doc, uint32_t actual)
 {
 	uint32_t	C = set->scorers[0].index->n_classes;
 
-	nb_scorer_set_score(set, doc, grid->log_post);
+	if (!nb_scorer_set_score(set, doc, grid->log_post))
+		return false;
 	for (uint32_t s = 0; s < grid->n_sets; s++)
 	{
 		const double *lp = &grid->log_post[s * C];
@@ -112,4 +113,5 @@ nb_grid_add(NbGrid *grid, NbScorerSet *set, const NbDoc *doc, uint32_t actual)
 			grid->prob[c] = lp[c] == -INFINITY ? 0.0 : exp(lp[c]);
 		nb_metrics_add_scored(&grid->metrics[s], actual, grid->cls, grid->prob, C, 1.0);
 	}
+	return true;
 }

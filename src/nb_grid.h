@@ -64,8 +64,9 @@ int64_t		nb_grid_classes(NbGrid *grid, const NbIndex *index);
 /*
  * Score a document under the set's n_sets scorers, of the index of the last
  * nb_grid_classes, and add the row, of the actual class (an id of
- * nb_grid_label), to the states.
+ * nb_grid_label), to the states.  False (nothing added) if a score was out
+ * of range (nb_scorer_score).
  */
-void		nb_grid_add(NbGrid *grid, NbScorerSet *set, const NbDoc *doc, uint32_t actual);
+bool		nb_grid_add(NbGrid *grid, NbScorerSet *set, const NbDoc *doc, uint32_t actual);
 
 #endif

@@ -468,6 +468,7 @@ build_dcm(NbScorer *sc, const NbIndex *ix, uint32_t j, uint32_t first_item, doub
 	double	   *D = nb_alloc_zero(sizeof(double) * C);
 	double	   *seen = nb_alloc_zero(sizeof(double) * C);
 	uint64_t	first, end;
+	uint64_t	work = 0;
 
 	feature_entries(ix, j, first_item, &first, &end);
 	for (uint64_t e = first; e < end; e++)
@@ -483,6 +484,8 @@ build_dcm(NbScorer *sc, const NbIndex *ix, uint32_t j, uint32_t first_item, doub
 		uint64_t	n = ix->length_start[jc + c + 1] - from;
 		NbDcmFit	fit = nb_dcm_fit(D[c], ix->length_value + from, ix->length_weight + from, n);
 
+		/* a fit's every step is a digamma and a trigamma per length: some units each */
+		nb_interrupt_count(&work, NB_DCM_STEP_UNITS * (uint64_t) (fit.iterations + 1) * (n + 1));
 		sc->dcm_iterations += fit.iterations;
 		if (fit.z > 0)
 		{
@@ -1099,13 +1102,25 @@ score_end(NbScorer *sc, const NbDoc *doc, double *log_post)
 
 	/* the classes with the fewest zero factors share the probability */
 	for (uint32_t c = 0; c < C; c++)
-		if (!sc->excluded[c] && sc->z[c] < zmin)
-			zmin = sc->z[c];
+		if (!sc->excluded[c])
+		{
+			/* zero factors counted past float8: huge counts */
+			if (!isfinite(sc->z[c]))
+				return NB_SCORE_OUT_OF_RANGE;
+			if (sc->z[c] < zmin)
+				zmin = sc->z[c];
+		}
 	if (zmin == INFINITY)
-		return -1;
+		return NB_SCORE_NO_CLASS;
 	for (uint32_t c = 0; c < C; c++)
-		if (!sc->excluded[c] && sc->z[c] == zmin && sc->f[c] > fmax)
-			fmax = sc->f[c];
+		if (!sc->excluded[c] && sc->z[c] == zmin)
+		{
+			/* an overflowed term: no posterior can be told from it */
+			if (!isfinite(sc->f[c]))
+				return NB_SCORE_OUT_OF_RANGE;
+			if (sc->f[c] > fmax)
+				fmax = sc->f[c];
+		}
 	for (uint32_t c = 0; c < C; c++)
 		if (!sc->excluded[c] && sc->z[c] == zmin)
 			sum += exp(sc->f[c] - fmax);
@@ -1419,11 +1434,12 @@ add_set_items(NbScorerSet *set, const NbDoc *doc)
 	}
 }
 
-void
+bool
 nb_scorer_set_score(NbScorerSet *set, const NbDoc *doc, double *log_post)
 {
 	uint32_t	m = set->m;
 	uint32_t	C = set->scorers[0].index->n_classes;
+	bool		ok = true;
 
 	add_set_items(set, doc);
 	for (uint32_t s = 0; s < set->n; s++)
@@ -1439,8 +1455,10 @@ nb_scorer_set_score(NbScorerSet *set, const NbDoc *doc, double *log_post)
 			sc->fc[c] += set->fc[c * m + j];
 			sc->z[c] += set->z[c * m + j];
 		}
-		score_end(sc, doc, &log_post[s * C]);
+		if (score_end(sc, doc, &log_post[s * C]) < 0)
+			ok = false;
 	}
+	return ok;
 }
 
 void

@@ -146,9 +146,13 @@ void		nb_scorer_free(NbScorer *scorer);
  * Score a document.  Fills log_post[C] with natural-log posteriors
  * (-INFINITY for probability 0) and returns the index of the most probable
  * class (exact ties: the lowest index, i.e. the first label in byte order).
- * Returns -1 only if every class is excluded, which options validation
- * prevents.
+ * Returns NB_SCORE_OUT_OF_RANGE if a class's score is not a finite double
+ * (counts or values so large that their terms overflow; log_post is then
+ * undefined), or NB_SCORE_NO_CLASS if every class is excluded, which
+ * options validation prevents.
  */
+#define NB_SCORE_NO_CLASS (-1)
+#define NB_SCORE_OUT_OF_RANGE (-2)
 int64_t		nb_scorer_score(NbScorer *scorer, const NbDoc *doc, double *log_post);
 
 /*
@@ -198,9 +202,11 @@ void		nb_scorer_set_free(NbScorerSet *set);
 /*
  * Score a document (of the index, looked up by nb_doc_add_tokens) under
  * each scorer s of the set: its log posteriors into log_post[s * C ..], as
- * nb_scorer_score gives them (within rounding).
+ * nb_scorer_score gives them (within rounding).  False if a scorer's score
+ * was out of range or excluded every class (nb_scorer_score's negative
+ * results).
  */
-void		nb_scorer_set_score(NbScorerSet *set, const NbDoc *doc, double *log_post);
+bool		nb_scorer_set_score(NbScorerSet *set, const NbDoc *doc, double *log_post);
 
 /*
  * The terms a score is the sum of, per class into f[C] and z[C] (zero

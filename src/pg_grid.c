@@ -82,6 +82,7 @@ grid_transfn(FunctionCallInfo fcinfo, NbFeatureInput kind)
 	text	   *actual;
 	int64		failed;
 	int64		a;
+	bool		ok;
 	MemoryContext old;
 
 	if (!AggCheckCallContext(fcinfo, &aggctx))
@@ -139,9 +140,11 @@ grid_transfn(FunctionCallInfo fcinfo, NbFeatureInput kind)
 	nb_prepared_begin_row(pm);
 	nb_row_doc(fcinfo, 2, kind, NULL, pm, NULL);
 	old = MemoryContextSwitchTo(st->cxt);
-	nb_grid_add(&st->grid, set, &pm->doc, (uint32) a);
+	ok = nb_grid_add(&st->grid, set, &pm->doc, (uint32) a);
 	MemoryContextSwitchTo(old);
 	nb_prepared_end_row(pm);
+	if (!ok)
+		nb_report_score_out_of_range();
 	PG_RETURN_POINTER(st);
 }
 

@@ -3,6 +3,8 @@
  */
 #include "pg_jsonb.h"
 
+#include <math.h>
+
 #include <stdlib.h>
 
 #include "common/int.h"
@@ -150,8 +152,18 @@ Numeric
 nb_float8_numeric(double v)
 {
 	char		buf[DOUBLE_SHORTEST_DECIMAL_LEN];
-	int			len = double_to_shortest_decimal_bufn(v, buf);
+	int			len;
 	Numeric		num;
+
+	/* JSON has no NaN or infinity: such a value could be neither read back nor restored */
+	if (!isfinite(v))
+		ereport(ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("naive Bayes result is out of range"),
+				 errdetail("A number of the jsonb result would be %s, which JSON cannot hold.",
+						   isnan(v) ? "NaN" : v > 0 ? "infinity" : "minus infinity"),
+				 errhint("Counts or weights this large overflow float8; scale them down.")));
+	len = double_to_shortest_decimal_bufn(v, buf);
 
 	buf[len] = '\0';
 	num = shortest_numeric(buf, len);

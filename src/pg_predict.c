@@ -218,6 +218,16 @@ nb_row_doc(FunctionCallInfo fcinfo, int arg, NbFeatureInput kind, NbRowCategorie
 	}
 }
 
+void
+nb_report_score_out_of_range(void)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+			 errmsg("naive Bayes score of the row is out of range"),
+			 errdetail("A feature's count or value is too large for its log-probability terms to be summed in float8."),
+			 errhint("Scale the counts or values of the features down.")));
+}
+
 int64
 nb_score_row(FunctionCallInfo fcinfo, NbFeatureInput kind, NbRowCategories *categories,
 			 NbPrepared **pm_out, NbScorer **scorer_out)
@@ -234,6 +244,8 @@ nb_score_row(FunctionCallInfo fcinfo, NbFeatureInput kind, NbRowCategories *cate
 	nb_row_doc(fcinfo, 1, kind, categories, m.pm, m.scorer);
 	best = nb_scorer_score(m.scorer, &m.pm->doc, m.pm->log_post);
 	nb_prepared_end_row(m.pm);
+	if (best == NB_SCORE_OUT_OF_RANGE)
+		nb_report_score_out_of_range();
 	if (best < 0)
 		elog(ERROR, "every class is excluded by the class prior");
 	*pm_out = m.pm;

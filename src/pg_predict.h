@@ -32,13 +32,6 @@ typedef struct NbRowCategories
 } NbRowCategories;
 
 /*
- * Score the row of a call with arguments (model, features, options): its
- * document is left in the prepared model's doc, its log posterior per
- * class in log_post.  Returns the index of the predicted class, or -1 for a
- * NULL model or features.  categories (may be NULL) receives the
- * categorical values.
- */
-/*
  * Fill pm->doc (between nb_prepared_begin_row and nb_prepared_end_row) with
  * the row's features, argument arg of the call: looked up for scorer, or
  * with scorer NULL in the model's index, for scoring by any of its scorers.
@@ -46,7 +39,17 @@ typedef struct NbRowCategories
 void		nb_row_doc(FunctionCallInfo fcinfo, int arg, NbFeatureInput input,
 					   NbRowCategories *categories, NbPrepared *pm, NbScorer *scorer);
 
+/*
+ * Score the row of a call with arguments (model, features, options): its
+ * document is left in the prepared model's doc, its log posterior per
+ * class in log_post.  Returns the index of the predicted class, or -1 for a
+ * NULL model or features.  categories (may be NULL) receives the
+ * categorical values.  A score out of range is an error (22003).
+ */
 int64		nb_score_row(FunctionCallInfo fcinfo, NbFeatureInput input,
 						 NbRowCategories *categories, NbPrepared **pm, NbScorer **scorer);
+
+/* ERROR 22003: a row's score overflowed (nb_scorer_score's NB_SCORE_OUT_OF_RANGE). */
+void		nb_report_score_out_of_range(void) pg_attribute_noreturn();
 
 #endif

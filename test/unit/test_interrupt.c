@@ -400,6 +400,63 @@ int_op_grid(void)
 	return d;
 }
 
+/*
+ * The DCM's preparation fits s per class: a model of many classes, each of
+ * one document of one token, has few lengths but a fit per class.
+ */
+#define INT_DCM_CLASSES 140000
+
+static NbView dcm_view;
+static NbIndex dcm_index;
+static unsigned char *dcm_bytes;
+
+static void
+int_dcm_fixture_build(void)
+{
+	NbTrainer  *t = nb_trainer_create();
+	NbFormatError e;
+	size_t		size;
+
+	for (uint32_t c = 0; c < INT_DCM_CLASSES; c++)
+	{
+		char		label[16];
+		NbTokenRef tok = {label, 0, 1.0};
+
+		snprintf(label, sizeof(label), "c%06u", c);
+		tok.len = (uint32_t) strlen(label);
+		nb_trainer_begin_doc(t, label, tok.len, 1.0);
+		if (!nb_trainer_add_text(t, &tok, 1))
+			abort();
+	}
+	nb_trainer_end_doc(t);
+	dcm_bytes = serialize(t, &size);
+	nb_trainer_destroy(t);
+	if (!nb_view_open(&dcm_view, dcm_bytes, size, &e))
+		abort();
+	nb_index_build(&dcm_index, &dcm_view);
+}
+
+static void
+int_dcm_fixture_free(void)
+{
+	nb_index_free(&dcm_index);
+	free(dcm_bytes);
+}
+
+static uint64_t
+int_op_dcm(void)
+{
+	NbOptions	o = {.kind = NB_DCM, .alpha = NB_DCM_DEFAULT_ALPHA, .prior_mode = NB_PRIOR_FIT,
+		.class_prior = NULL, .var_smoothing = 1e-9};
+	NbScorer	sc;
+	uint64_t	d;
+
+	nb_scorer_build(&sc, &dcm_index, &o);
+	d = sc.dcm_iterations;
+	nb_scorer_free(&sc);
+	return d;
+}
+
 typedef struct IntOp
 {
 	const char *name;
@@ -424,6 +481,7 @@ static IntOp int_ops[] = {
 	{"merge flat models, three inputs", int_op_flat_merge3, 0},
 	{"subtract a model from its double", int_op_flat_subtract, 0},
 	{"build the scorers of a grid of many option sets", int_op_grid, 0},
+	{"prepare the DCM of a model of many classes", int_op_dcm, 0},
 };
 
 #define N_INT_OPS (sizeof(int_ops) / sizeof(int_ops[0]))
@@ -451,12 +509,15 @@ int_units(void)
 	int_ops[13].units = 3 * E;
 	int_ops[14].units = 2 * E + 2 * E;
 	int_ops[15].units = (uint64_t) INT_GRID * (INT_GRID - 1) / 2;
+	/* an entry per class, and a fit of at least one step over one length */
+	int_ops[16].units = dcm_view.n_entries + (uint64_t) INT_DCM_CLASSES * 2 * NB_DCM_STEP_UNITS;
 }
 
 static void
 test_interrupt_every_operation_checks(void)
 {
 	int_fixture_build();
+	int_dcm_fixture_build();
 	int_units();
 	for (size_t i = 0; i < N_INT_OPS; i++)
 	{
@@ -471,6 +532,7 @@ test_interrupt_every_operation_checks(void)
 		if (want < 2 || calls < (long) want || calls > (long) (int_ops[i].units / 64 + 64))
 		{
 			int_fixture_free();
+			int_dcm_fixture_free();
 			CHECK(want >= 2, "%s: too little work to test", int_ops[i].name);
 			CHECK(calls >= (long) want, "%s: %ld checks for %llu units, expected at least %llu",
 				  int_ops[i].name, calls, (unsigned long long) int_ops[i].units,
@@ -480,6 +542,7 @@ test_interrupt_every_operation_checks(void)
 		}
 	}
 	int_fixture_free();
+	int_dcm_fixture_free();
 }
 
 static jmp_buf int_env;
@@ -510,6 +573,7 @@ test_interrupt_jump_out(void)
 
 	failure = NULL;
 	int_fixture_build();
+	int_dcm_fixture_build();
 	for (i = 0; i < N_INT_OPS && failure == NULL; i++)
 	{
 		long		before = nb_test_interrupts();
@@ -537,6 +601,7 @@ test_interrupt_jump_out(void)
 		}
 	}
 	int_fixture_free();
+	int_dcm_fixture_free();
 	CHECK(failure == NULL, "%s (jump %d): %s", int_ops[i - 1].name, k, failure);
 }
 
