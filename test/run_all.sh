@@ -10,8 +10,9 @@
 #                PostgreSQL versions (servers from Debian's archive, cached)
 #   reliability  test/reliability/run.sh --quick (concurrency, crash, dump,
 #                update path, non-superuser and the other streams' parts)
-# and closes with one line "N passed, N failed".  Exits 1 when a test failed
-# or a suite could not run.
+# and closes with one line "N passed, N failed, N skipped" (a skipped check is
+# one that does not apply here, said loudly where it happens).  Exits 1 when a
+# test failed or a suite could not run.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -29,11 +30,11 @@ if [ -z "${NBC_TEST_RESULT:-}" ]; then
 	nbc_virtualenv env NBC_TEST_RESULT="$result" bash "$root/test/run_all.sh" || rc=$?
 	echo
 	last=$(tail -n 1 "$result")
-	if [[ $last =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
-		ok=${BASH_REMATCH[1]} bad=${BASH_REMATCH[2]}
+	if [[ $last =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed,\ ([0-9]+)\ skipped$ ]]; then
+		ok=${BASH_REMATCH[1]} bad=${BASH_REMATCH[2]} skipped=${BASH_REMATCH[3]}
 		sed '$d' "$result"
 	else
-		ok=0 bad=0
+		ok=0 bad=0 skipped=0
 		cat "$result"
 	fi
 	if [ "$rc" -ne 0 ] && [ "$bad" -eq 0 ]; then
@@ -41,7 +42,7 @@ if [ -z "${NBC_TEST_RESULT:-}" ]; then
 		echo "test cluster: exited with status $rc"
 		bad=1
 	fi
-	echo "$ok passed, $bad failed"
+	echo "$ok passed, $bad failed, $skipped skipped"
 	[ "$bad" -eq 0 ] || exit 1
 	exit 0
 fi
@@ -49,15 +50,23 @@ fi
 logs=$(mktemp -d /tmp/nbc-tests.XXXXXX)
 trap 'rm -rf "$logs"' EXIT
 
-suites=()     # suite names in run order
-declare -A passed failed note
+# the throwaway cluster's server log (pg_virtualenv -t keeps it beside the
+# cluster's configuration): the reliability suite's crash checks read it, and
+# fail if it cannot be read
+if [ -n "${PG_CLUSTER_CONF_ROOT:-}" ]; then
+	export NBC_SERVER_LOG=${NBC_SERVER_LOG:-${PG_CLUSTER_CONF_ROOT%/postgresql}/log/postgresql-15-regress.log}
+fi
 
-# record NAME PASSED FAILED [NOTE]
+suites=()     # suite names in run order
+declare -A passed failed skipped note
+
+# record NAME PASSED FAILED [NOTE [SKIPPED]]
 record() {
 	suites+=("$1")
 	passed[$1]=$2
 	failed[$1]=$3
 	note[$1]=${4:-}
+	skipped[$1]=${5:-0}
 }
 
 # run_logged LOG CMD...: show the output as it comes, keep it in LOG, return CMD's status
@@ -71,25 +80,34 @@ run_logged() {
 	return "$rc"
 }
 
-# tally NAME PASSED FAILED RC: record a suite's counts; a suite that ran no
-# test, or exited non-zero without a failed test, counts one failure.
+# tally NAME PASSED FAILED RC [SKIPPED]: record a suite's counts; a suite that
+# ran no test, or exited non-zero without a failed test, counts one failure.
 tally() {
-	local name=$1 ok=$2 bad=$3 rc=$4
+	local name=$1 ok=$2 bad=$3 rc=$4 skip=${5:-0}
 	if [ "$rc" -ne 0 ] && [ "$bad" -eq 0 ]; then
-		record "$name" "$ok" 1 "exited with status $rc"
+		record "$name" "$ok" 1 "exited with status $rc" "$skip"
 	elif [ $((ok + bad)) -eq 0 ]; then
-		record "$name" 0 1 "ran no test"
+		record "$name" 0 1 "ran no test" "$skip"
 	else
-		record "$name" "$ok" "$bad"
+		record "$name" "$ok" "$bad" "" "$skip"
 	fi
 }
 
-# count_tap NAME LOG RC: a suite that prints "ok ..." / "not ok ..." lines.
+# count_skips LOG: the checks a TAP log skipped ("ok ... # SKIP ...", a
+# plan "1..0 # SKIP ...", a part skipped loudly "# SKIP ...")
+count_skips() {
+	grep -ciE '^(ok .*# skip|1\.\.0 # skip|# skip )' "$1" || true
+}
+
+# count_tap NAME LOG RC: a suite that prints "ok ..." / "not ok ..." lines;
+# an "ok ... # SKIP" line counts as skipped, not passed.
 count_tap() {
-	local ok bad
+	local ok bad skip skip_ok
 	ok=$(grep -cE '^ok([[:space:]]|$)' "$2" || true)
+	skip_ok=$(grep -ciE '^ok .*# skip' "$2" || true)
 	bad=$(grep -cE '^not ok([[:space:]]|$)' "$2" || true)
-	tally "$1" "$ok" "$bad" "$3"
+	skip=$(count_skips "$2")
+	tally "$1" "$((ok - skip_ok))" "$bad" "$3" "$skip"
 }
 
 suite_pg_regress() {
@@ -138,20 +156,22 @@ suite_readme() {
 }
 
 suite_versions() {
-	local log=$logs/versions.log rc=0 ok bad skipped
+	local log=$logs/versions.log rc=0 ok bad versions_skipped n_skipped
 	echo
 	echo "=== versions (test/versions.sh: pg_regress and parity on PostgreSQL 16, 17, 18)"
 	run_logged "$log" bash test/versions.sh || rc=$?
 	ok=$(grep -cE '^ok([[:space:]]|$)' "$log" || true)
 	bad=$(grep -cE '^not ok([[:space:]]|$)' "$log" || true)
 	# a version that could not be obtained is no failure, but the summary says so
-	skipped=$(sed -n 's/^# !!! SKIPPED PostgreSQL \([0-9]*\):.*/\1/p' "$log" | sort -u | paste -sd, -)
-	if [ -n "$skipped" ] && [ "$rc" -eq 0 ] && [ $((ok + bad)) -eq 0 ]; then
-		record versions 0 0 "SKIPPED PostgreSQL $skipped: not obtained"
+	versions_skipped=$(sed -n 's/^# !!! SKIPPED PostgreSQL \([0-9]*\):.*/\1/p' "$log" | sort -u | paste -sd, -)
+	n_skipped=$(sed -n 's/^# !!! SKIPPED PostgreSQL \([0-9]*\):.*/\1/p' "$log" | sort -u | wc -l)
+	if [ -n "$versions_skipped" ] && [ "$rc" -eq 0 ] && [ $((ok + bad)) -eq 0 ]; then
+		record versions 0 0 "SKIPPED PostgreSQL $versions_skipped: not obtained" "$n_skipped"
 		return
 	fi
-	tally versions "$ok" "$bad" "$rc"
-	[ -z "$skipped" ] || [ -n "${note[versions]}" ] || note[versions]="SKIPPED PostgreSQL $skipped: not obtained"
+	tally versions "$ok" "$bad" "$rc" "$n_skipped"
+	[ -z "$versions_skipped" ] || [ -n "${note[versions]}" ] ||
+		note[versions]="SKIPPED PostgreSQL $versions_skipped: not obtained"
 }
 
 suite_reliability() {
@@ -169,14 +189,16 @@ done
 
 total_ok=0
 total_bad=0
+total_skipped=0
 {
 	echo "=== summary"
 	for s in "${suites[@]}"; do
-		printf '%-12s %5d passed, %d failed%s\n' "$s" "${passed[$s]}" "${failed[$s]}" \
-			"${note[$s]:+  (${note[$s]})}"
+		printf '%-12s %5d passed, %d failed, %d skipped%s\n' "$s" "${passed[$s]}" "${failed[$s]}" \
+			"${skipped[$s]}" "${note[$s]:+  (${note[$s]})}"
 		total_ok=$((total_ok + passed[$s]))
 		total_bad=$((total_bad + failed[$s]))
+		total_skipped=$((total_skipped + skipped[$s]))
 	done
-	echo "$total_ok passed, $total_bad failed"
+	echo "$total_ok passed, $total_bad failed, $total_skipped skipped"
 } >"$NBC_TEST_RESULT"
 [ "$total_bad" -eq 0 ]

@@ -38,6 +38,12 @@ crash_watch_start() {
 # Prints "ok NUM - DESC" or "not ok NUM - DESC" and the lines found.
 crash_watch_check() {
 	local num=$1 desc=$2 found
+	if [ -z "$crash_watch_log" ] && [ -n "${NBC_SERVER_LOG:-}" ]; then
+		# the test command names the log: not finding it is a failure
+		echo "not ok $num - $desc"
+		echo "# NBC_SERVER_LOG=$NBC_SERVER_LOG cannot be read"
+		return 1
+	fi
 	if [ -z "$crash_watch_log" ]; then
 		echo "ok $num - $desc # SKIP server log not found (set NBC_SERVER_LOG); the connection checks still ran"
 		return 0
