@@ -322,3 +322,13 @@ DROP FUNCTION public.nb_grid_options(jsonb);
 RESET search_path;
 ALTER EXTENSION nbc SET SCHEMA public;
 DROP SCHEMA cv_elsewhere;
+
+-- more classes than the metrics count (2048): refused right after training
+-- (54000), before any fold's model is made
+CREATE TABLE cv_many AS
+SELECT 'c' || (g % 2049) AS label, ARRAY['t' || (g % 7)] AS tokens FROM generate_series(1, 2049 * 3) g;
+\set VERBOSITY sqlstate
+SELECT * FROM nb_cross_validate('cv_many', 'label', 'tokens', 3);
+\set VERBOSITY default
+SELECT * FROM nb_cross_validate('cv_many', 'label', 'tokens', 3);
+DROP TABLE cv_many;

@@ -5,7 +5,8 @@
 # (initdb into a temporary folder, Unix socket only, removed at exit), loads the
 # SpamAssassin corpus (test/data/load_spamassassin.py, which fetches it if
 # needed), builds the benchmark data from it and runs every comparison
-# (test/bench/bench.py), then cross-validation against scikit-learn's
+# (test/bench/bench.py), the forms of scoring with a model the query computes
+# (test/bench/computed_bench.py), then cross-validation against scikit-learn's
 # GridSearchCV on the same data (test/bench/cv_bench.py).  Prints tables of
 # ratios to standard output (progress goes to standard error) and writes them
 # as Markdown to test/bench/results.md.
@@ -93,5 +94,7 @@ echo "== loading the SpamAssassin corpus" >&2
 "$py" "$root/test/data/load_spamassassin.py" >&2
 echo "== benchmark" >&2
 "$py" "$here/bench.py" "$@"
+echo "== models computed by the query (test/bench/computed_bench.py)" >&2
+"$py" "$here/computed_bench.py"
 echo "== cross-validation benchmark" >&2
 "$py" "$here/cv_bench.py" "$@"
