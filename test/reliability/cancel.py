@@ -82,6 +82,17 @@ def build(cur, vocab, row_tokens, log):
                 (vocab, vocab // 2, row_tokens // 4))
     cur.execute("""INSERT INTO models SELECT 'ab', nb_merge(a.m, b.m)
                    FROM models a, models b WHERE a.name = 'a' AND b.name = 'b'""")
+    # evaluation rows: 10 classes' probabilities; documents to cross-validate
+    cur.execute("CREATE TABLE evalrows AS "
+                "SELECT 'c' || (i %% 10) AS actual, jsonb_object_agg('c' || k, (1 + (i + k) %% 7) / 28.0) AS p "
+                "FROM generate_series(1, %s) i, generate_series(0, 9) k GROUP BY i", (row_tokens // 6,))
+    cur.execute("CREATE TABLE cvdocs AS "
+                "SELECT 'l' || (i %% 4) AS label, ARRAY(SELECT 'tok' || ((i * 7919 + j * 104729) %% %s) "
+                "FROM generate_series(1, 10) j) AS tokens FROM generate_series(1, %s) i",
+                (vocab, row_tokens // 100))
+    # a model of many classes of one document each: DCM fits a class at a time
+    cur.execute("INSERT INTO models SELECT 'many', nb_train('c' || i, ARRAY['t1']) "
+                "FROM generate_series(1, %s) i", (vocab,))
     cur.execute("CREATE TABLE mtext (t text)")
     cur.execute("ALTER TABLE mtext ALTER t SET STORAGE EXTERNAL")
     cur.execute("INSERT INTO mtext SELECT m::text FROM models WHERE name = 'ab'")
@@ -135,6 +146,19 @@ def operations(copy_file):
          "SELECT count(*) FROM models, bigrow, nb_explain(m, a) WHERE name = 'ab'", None),
         ("nb_feature_log_prob",
          "SELECT count(*) FROM nb_feature_log_prob((SELECT m FROM models WHERE name = 'ab'))", None),
+        ("nb_subtract",
+         "SELECT nb_info(nb_subtract(ab.m, b.m)) ->> 'vocabulary' FROM models ab, models b "
+         "WHERE ab.name = 'ab' AND b.name = 'b'", None),
+        ("nb_prune",
+         "SELECT nb_info(nb_prune(m, '{\"top_k\": 1000}')) ->> 'vocabulary' FROM models "
+         "WHERE name = 'ab'", None),
+        ("nb_metrics with probabilities",
+         "SELECT nb_metrics(actual, p) ->> 'accuracy' FROM evalrows", None),
+        ("nb_cross_validate",
+         "SELECT count(*) FROM nb_cross_validate('nbc_cancel.cvdocs', 'label', 'tokens', 5)", None),
+        ("DCM preparation, one class per document",
+         "SELECT nb_predict(m, ARRAY['t1', 't1'], '{\"kind\": \"dcm\"}') FROM models "
+         "WHERE name = 'many'", "SET nbc.prepared_model_cache = 0"),
     ]
 
 
