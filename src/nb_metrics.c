@@ -89,7 +89,7 @@ nb_metrics_init(NbMetrics *m, bool scored, bool weighted)
 	{
 		m->score = nb_alloc_zero(sizeof(double *) * m->cap);
 		m->stage = nb_alloc_zero(sizeof(double) * NB_METRICS_STAGE_ROWS * m->cap);
-		m->ll_inv_sum = nb_alloc_zero(sizeof(double) * (m->cap + 1));
+		m->ll_inv_sum = nb_alloc_zero(sizeof(NbExactSum *) * (m->cap + 1));
 	}
 }
 
@@ -117,6 +117,9 @@ nb_metrics_free(NbMetrics *m)
 		if (m->weight != NULL)
 			free_column(m->weight, m->rows_cap);
 		nb_free(m->stage);
+		for (uint32_t n = 0; n <= m->cap; n++)
+			if (m->ll_inv_sum[n] != NULL)
+				nb_free(m->ll_inv_sum[n]);
 		nb_free(m->ll_inv_sum);
 	}
 	memset(m, 0, sizeof(*m));
@@ -149,8 +152,8 @@ grow_classes(NbMetrics *m)
 		m->stage = nb_realloc(m->stage, sizeof(double) * NB_METRICS_STAGE_ROWS * cap);
 		memset(m->stage + (size_t) NB_METRICS_STAGE_ROWS * m->cap, 0,
 			   sizeof(double) * NB_METRICS_STAGE_ROWS * (cap - m->cap));
-		m->ll_inv_sum = nb_realloc(m->ll_inv_sum, sizeof(double) * (cap + 1));
-		memset(m->ll_inv_sum + m->cap + 1, 0, sizeof(double) * (cap - m->cap));
+		m->ll_inv_sum = nb_realloc(m->ll_inv_sum, sizeof(NbExactSum *) * (cap + 1));
+		memset(m->ll_inv_sum + m->cap + 1, 0, sizeof(NbExactSum *) * (cap - m->cap));
 	}
 	m->cap = cap;
 }
@@ -307,6 +310,17 @@ nb_metrics_restage(NbMetrics *m)
 				   nb_metrics_score_at(m->score[c], m->rows - staged), sizeof(double) * staged);
 }
 
+NbExactSum *
+nb_metrics_inv_sum(NbMetrics *m, uint32_t n)
+{
+	if (m->ll_inv_sum[n] == NULL)
+	{
+		m->ll_inv_sum[n] = nb_alloc(sizeof(NbExactSum));
+		nb_exact_init(m->ll_inv_sum[n]);
+	}
+	return m->ll_inv_sum[n];
+}
+
 void
 nb_metrics_add_scored(NbMetrics *m, uint32_t actual, const uint32_t *cls,
 					  const double *prob, uint32_t n, double weight)
@@ -361,9 +375,9 @@ nb_metrics_add_scored(NbMetrics *m, uint32_t actual, const uint32_t *cls,
 		if (row % NB_METRICS_STAGE_ROWS == NB_METRICS_STAGE_ROWS - 1)
 			write_stage(m, row + 1 - NB_METRICS_STAGE_ROWS, NB_METRICS_STAGE_ROWS);
 	}
-	m->ll_sum += weight * log(clipped / p_actual);
-	m->ll_inv_sum[n] += weight / clipped;
-	m->brier += weight * brier;
+	nb_exact_add(&m->ll_sum, weight * log(clipped / p_actual));
+	nb_exact_add(nb_metrics_inv_sum(m, n), weight / clipped);
+	nb_exact_add(&m->brier, weight * brier);
 	count(m, actual, cls[best], weight);
 }
 
@@ -410,10 +424,11 @@ nb_metrics_merge(NbMetrics *dst, NbMetrics *src)
 	if (dst->scored)
 	{
 		/* by counts of named classes (at most src's labels), not class ids: no mapping */
-		dst->ll_sum += src->ll_sum;
+		nb_exact_merge(&dst->ll_sum, &src->ll_sum);
 		for (uint32_t k = 0; k <= n; k++)
-			dst->ll_inv_sum[k] += src->ll_inv_sum[k];
-		dst->brier += src->brier;
+			if (src->ll_inv_sum[k] != NULL)
+				nb_exact_merge(nb_metrics_inv_sum(dst, k), src->ll_inv_sum[k]);
+		nb_exact_merge(&dst->brier, &src->brier);
 	}
 	if (dst->ranked)
 	{
@@ -972,11 +987,12 @@ static double
 log_loss(const NbMetrics *m, double total)
 {
 	uint32_t	K = m->labels.count;
-	double		loss = m->ll_sum;
+	NbExactSum	loss = m->ll_sum;
 
 	for (uint32_t n = 1; n <= K; n++)
-		loss += (double) (K - n) * DBL_EPSILON * m->ll_inv_sum[n];
-	return loss / total;
+		if (m->ll_inv_sum[n] != NULL)
+			nb_exact_add(&loss, (double) (K - n) * DBL_EPSILON * nb_exact_value(m->ll_inv_sum[n]));
+	return nb_exact_value(&loss) / total;
 }
 
 /* ROC AUC and average precision of every class, and their macro averages. */
@@ -1154,7 +1170,7 @@ nb_metrics_compute(NbMetrics *m, NbMetricsResult *r)
 	if (m->scored && m->rows > 0 && total > 0)
 	{
 		r->log_loss = log_loss(m, total);
-		r->brier = m->brier / total;
+		r->brier = nb_exact_value(&m->brier) / total;
 	}
 	if (m->ranked && m->rows > 0)
 		rank_classes(m, r);

@@ -40,6 +40,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "nb_exact.h"
 #include "nb_strmap.h"
 
 /* Most distinct labels a state holds: its confusion matrix is dense. */
@@ -83,7 +84,7 @@ typedef struct NbMetrics
 	uint64_t	rows;			/* rows added */
 	bool		scored;			/* rows come with probabilities, kept below */
 	bool		weighted;		/* rows have weights (else every weight is 1) */
-	double		brier;			/* sum of weight * the row's Brier score */
+	NbExactSum	brier;			/* sum of weight * the row's Brier score */
 	uint64_t	rows_cap;		/* room in the row arrays */
 	uint32_t   *actual;			/* rows: class of each row */
 	double	  **weight;			/* rows, if weighted: weight of each row, a column as below */
@@ -91,9 +92,12 @@ typedef struct NbMetrics
 	double	   *stage;			/* scored: cap * NB_METRICS_STAGE_ROWS (NB_METRICS_STAGE_ROWS) */
 	bool		ranked;			/* scored rows are kept (for AUC) */
 	/* scored: sum over rows of weight * log(S / clip(p of the actual class)), S the row's clipped sum */
-	double		ll_sum;
-	/* scored: by the number n of classes a row names (cap + 1), sums of weight / S */
-	double	   *ll_inv_sum;
+	NbExactSum	ll_sum;
+	/*
+	 * scored: by the number n of classes a row names (cap + 1 pointers),
+	 * sums of weight / S; NULL while no row named n classes
+	 */
+	NbExactSum **ll_inv_sum;
 } NbMetrics;
 
 void		nb_metrics_init(NbMetrics *m, bool scored, bool weighted);
@@ -119,6 +123,9 @@ void		nb_metrics_add(NbMetrics *m, uint32_t actual, uint32_t predicted, double w
  */
 void		nb_metrics_add_scored(NbMetrics *m, uint32_t actual, const uint32_t *cls,
 								  const double *prob, uint32_t n, double weight);
+
+/* The sum of weight / S of the rows naming n classes, made (zero) if none did yet. */
+NbExactSum *nb_metrics_inv_sum(NbMetrics *m, uint32_t n);
 
 /* Row i of a column. */
 static inline double *

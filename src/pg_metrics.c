@@ -30,6 +30,16 @@ PG_FUNCTION_INFO_V1(nb_metrics_proba_transfn);
 PG_FUNCTION_INFO_V1(nb_metrics_combine);
 PG_FUNCTION_INFO_V1(nb_metrics_serialize);
 PG_FUNCTION_INFO_V1(nb_metrics_deserialize);
+/* An exact sum in its serial form (nb_exact.h). */
+static void
+append_exact(StringInfo buf, const NbExactSum *sum)
+{
+	unsigned char bytes[NB_EXACT_SERIAL_SIZE];
+
+	nb_exact_write(sum, bytes);
+	appendBinaryStringInfo(buf, (char *) bytes, NB_EXACT_SERIAL_SIZE);
+}
+
 PG_FUNCTION_INFO_V1(nb_metrics_final);
 
 typedef struct MetricsState
@@ -395,7 +405,7 @@ nb_metrics_serialize(PG_FUNCTION_ARGS)
 	appendStringInfoSpaces(&buf, VARHDRSZ);
 	appendBinaryStringInfo(&buf, (char *) flags, 2);
 	appendBinaryStringInfo(&buf, (char *) &m->rows, sizeof(uint64));
-	appendBinaryStringInfo(&buf, (char *) &m->brier, sizeof(double));
+	append_exact(&buf, &m->brier);
 	appendBinaryStringInfo(&buf, (char *) &K, sizeof(uint32));
 	for (uint32 c = 0; c < K; c++)
 	{
@@ -411,8 +421,15 @@ nb_metrics_serialize(PG_FUNCTION_ARGS)
 							   sizeof(double) * K);
 	if (m->scored)
 	{
-		appendBinaryStringInfo(&buf, (char *) &m->ll_sum, sizeof(double));
-		appendBinaryStringInfo(&buf, (char *) m->ll_inv_sum, sizeof(double) * (K + 1));
+		append_exact(&buf, &m->ll_sum);
+		for (uint32 n = 0; n <= K; n++)
+		{
+			uint8		present = m->ll_inv_sum[n] != NULL;
+
+			appendBinaryStringInfo(&buf, (char *) &present, 1);
+			if (present)
+				append_exact(&buf, m->ll_inv_sum[n]);
+		}
 		nb_metrics_flush(m);
 		appendBinaryStringInfo(&buf, (char *) m->actual, sizeof(uint32) * m->rows);
 		if (m->weighted)
@@ -454,6 +471,14 @@ read_into(Reader *r, void *dst, uint64 n)
 	memcpy(dst, take(r, n), n);
 }
 
+/* An exact sum in its serial form, as append_exact wrote it. */
+static void
+read_exact(Reader *r, NbExactSum *sum)
+{
+	if (!nb_exact_read(sum, (const unsigned char *) take(r, NB_EXACT_SERIAL_SIZE)))
+		elog(ERROR, "corrupt nb_metrics state: a sum out of its form");
+}
+
 /* The first rows values of a column, as append_column wrote them. */
 static void
 read_column(Reader *r, double *const *column, uint64 rows)
@@ -475,7 +500,7 @@ nb_metrics_deserialize(PG_FUNCTION_ARGS)
 	Reader		r = {VARDATA_ANY(bytes), VARDATA_ANY(bytes) + VARSIZE_ANY_EXHDR(bytes)};
 	uint8		flags[2];
 	uint64		rows;
-	double		brier;
+	NbExactSum	brier;
 	uint32		K;
 	MetricsState *st;
 	NbMetrics  *m;
@@ -484,7 +509,7 @@ nb_metrics_deserialize(PG_FUNCTION_ARGS)
 	(void) aggregate_context(fcinfo);
 	read_into(&r, flags, 2);
 	read_into(&r, &rows, sizeof(uint64));
-	read_into(&r, &brier, sizeof(double));
+	read_exact(&r, &brier);
 	read_into(&r, &K, sizeof(uint32));
 	if (K > NB_METRICS_MAX_CLASSES)
 		elog(ERROR, "corrupt nb_metrics state: %u labels", K);
@@ -507,8 +532,15 @@ nb_metrics_deserialize(PG_FUNCTION_ARGS)
 	m->brier = brier;
 	if (m->scored)
 	{
-		read_into(&r, &m->ll_sum, sizeof(double));
-		read_into(&r, m->ll_inv_sum, sizeof(double) * (K + 1));
+		read_exact(&r, &m->ll_sum);
+		for (uint32 n = 0; n <= K; n++)
+		{
+			uint8		present;
+
+			read_into(&r, &present, 1);
+			if (present)
+				read_exact(&r, nb_metrics_inv_sum(m, n));
+		}
 		if (rows > (uint64) (r.end - r.p) / sizeof(uint32))
 			elog(ERROR, "corrupt nb_metrics state: %llu rows", (unsigned long long) rows);
 		nb_metrics_reserve_rows(m, Max(rows, 1));
