@@ -332,3 +332,19 @@ SELECT * FROM nb_cross_validate('cv_many', 'label', 'tokens', 3);
 \set VERBOSITY default
 SELECT * FROM nb_cross_validate('cv_many', 'label', 'tokens', 3);
 DROP TABLE cv_many;
+
+-- results do not depend on the plan to the last bit: the scoring query's
+-- sort in memory or on disk gives the folds' rows in other orders
+CREATE TABLE cv_order AS
+SELECT 'l' || (g % 3) AS label,
+       ARRAY(SELECT 't' || ((g * 7919 + k * (g % 3 + 1) * 104729) % 500) FROM generate_series(1, 8) k) AS tokens
+FROM generate_series(1, 20000) g;
+SET work_mem = '64kB';
+CREATE TABLE cv_order_small AS SELECT * FROM nb_cross_validate('cv_order', 'label', 'tokens', 4);
+SET work_mem = '256MB';
+CREATE TABLE cv_order_large AS SELECT * FROM nb_cross_validate('cv_order', 'label', 'tokens', 4);
+RESET work_mem;
+SELECT count(*) AS option_sets,
+       count(*) FILTER (WHERE s::text = l::text) AS identical
+FROM cv_order_small s JOIN cv_order_large l USING (options);
+DROP TABLE cv_order, cv_order_small, cv_order_large;

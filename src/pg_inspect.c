@@ -24,6 +24,28 @@ PG_FUNCTION_INFO_V1(nb_info);
 PG_FUNCTION_INFO_V1(nb_model_to_jsonb);
 
 /* Where each string of an area starts, so strings can be reached by index. */
+/*
+ * key: a sum or ratio derived from the stored counts (totals, variances),
+ * or null where it passes the range of float8: every count of a valid
+ * model is finite, but a sum of many near the top of the range, or a
+ * second moment over a weight below 1, need not be, and JSON has no
+ * infinity.
+ */
+static void
+push_derived(JsonbParseState **state, const char *key, double v)
+{
+	JsonbValue	null;
+
+	if (isfinite(v))
+	{
+		nb_push_pair(state, key, v);
+		return;
+	}
+	nb_push_key(state, key, strlen(key));
+	null.type = jbvNull;
+	pushJsonbValue(state, WJB_VALUE, &null);
+}
+
 static const char **
 string_starts(NbStringIter it, uint64 n)
 {
@@ -258,8 +280,8 @@ nb_info(PG_FUNCTION_ARGS)
 	nb_push_pair(&state, "classes", view.n_classes);
 	nb_push_pair(&state, "vocabulary", view.n_tokens);
 	nb_push_pair(&state, "entries", (double) view.n_entries);
-	nb_push_pair(&state, "documents", total_docs(&view));
-	nb_push_pair(&state, "tokens", T);
+	push_derived(&state, "documents", total_docs(&view));
+	push_derived(&state, "tokens", T);
 	if (nb_view_has_lengths(&view))
 		nb_push_pair(&state, "length_pairs", (double) view.n_lengths);
 	if (view.version != NB_FORMAT_VERSION_TEXT)
@@ -349,7 +371,7 @@ push_feature(JsonbParseState **state, const NbView *view, const NbFeature *f,
 
 		nb_push_pair(state, "rows", rows);
 		nb_push_pair(state, "mean", nb_read_f64(view->feature_mean, j));
-		nb_push_pair(state, "variance", rows > 0 ? nb_read_f64(view->feature_m2, j) / rows : 0);
+		push_derived(state, "variance", rows > 0 ? nb_read_f64(view->feature_m2, j) / rows : 0);
 	}
 	nb_push_key(state, "classes", strlen("classes"));
 	pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
@@ -362,7 +384,7 @@ push_feature(JsonbParseState **state, const NbView *view, const NbFeature *f,
 		nb_push_pair(state, "documents", present);
 		if (type == NB_FEATURE_BAG)
 		{
-			nb_push_pair(state, "tokens", tokens[c]);
+			push_derived(state, "tokens", tokens[c]);
 			if (nb_view_has_lengths(view))
 				push_lengths(state, view, j, c, &h);
 		}
@@ -371,7 +393,7 @@ push_feature(JsonbParseState **state, const NbView *view, const NbFeature *f,
 		else if (info->stats == NB_STATS_MOMENTS && present > 0)
 		{
 			nb_push_pair(state, "mean", nb_view_a(view, j, c));
-			nb_push_pair(state, "variance", nb_view_b(view, j, c) / present);
+			push_derived(state, "variance", nb_view_b(view, j, c) / present);
 		}
 		pushJsonbValue(state, WJB_END_OBJECT, NULL);
 	}
@@ -425,7 +447,7 @@ nb_model_to_jsonb(PG_FUNCTION_ARGS)
 		pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
 		nb_push_pair(&state, "documents", nb_read_f64(view.class_docs, c));
 		if (v1)
-			nb_push_pair(&state, "tokens", tokens[c]);
+			push_derived(&state, "tokens", tokens[c]);
 		if (v1 && nb_view_has_lengths(&view))
 			push_lengths(&state, &view, 0, c, &h);
 		pushJsonbValue(&state, WJB_END_OBJECT, NULL);

@@ -50,6 +50,6 @@ int64		nb_score_row(FunctionCallInfo fcinfo, NbFeatureInput input,
 						 NbRowCategories *categories, NbPrepared **pm, NbScorer **scorer);
 
 /* ERROR 22003: a row's score overflowed (nb_scorer_score's NB_SCORE_OUT_OF_RANGE). */
-void		nb_report_score_out_of_range(void) pg_attribute_noreturn();
+void		nb_report_score_out_of_range(void);
 
 #endif
