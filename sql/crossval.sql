@@ -16,6 +16,16 @@ FROM generate_series(1, 90) AS i;
 -- grids: an object is every combination of its values, an array the union
 SELECT * FROM nb_grid_options('{"kind": ["multinomial", "bernoulli"], "alpha": [0.5, 1], "fit_prior": false}');
 SELECT * FROM nb_grid_options('[{"kind": "complement", "alpha": [0.1, 1]}, {}]');
+-- at most 10,000 option sets, counted before any is made (54000 past that)
+SELECT count(*) AS option_sets FROM nb_grid_options(jsonb_build_object(
+  'alpha', (SELECT jsonb_agg(g) FROM generate_series(1, 100) g),
+  'var_smoothing', (SELECT jsonb_agg(g) FROM generate_series(1, 100) g)));
+SELECT count(*) FROM nb_grid_options(jsonb_build_object(
+  'alpha', (SELECT jsonb_agg(g) FROM generate_series(1, 100) g),
+  'var_smoothing', (SELECT jsonb_agg(g) FROM generate_series(1, 100) g),
+  'fit_prior', '[true, false]'::jsonb));
+SELECT count(*) FROM nb_grid_options(jsonb_build_array(
+  jsonb_build_object('alpha', (SELECT jsonb_agg(g) FROM generate_series(1, 10000) g)), '{}'::jsonb));
 
 -- the expected results: for every option set and fold, a model trained on
 -- the other folds (rows of a NULL fold are always trained on), its

@@ -240,3 +240,63 @@ BEGIN
 		USING option_sets, fold_metrics;
 END
 $$;
+
+-- nb_grid_options: the same option sets, and a grid of more than 10,000 of
+-- them is refused before any is made (a few lists of values multiply: 300
+-- numbers made 950 MB of option sets).
+CREATE OR REPLACE FUNCTION nb_grid_options(grid jsonb) RETURNS SETOF jsonb
+LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE ROWS 20
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+	part jsonb;
+	combos jsonb;
+	k text;
+	vals jsonb;
+	sets bigint := 0;
+	part_sets bigint;
+BEGIN
+	IF jsonb_typeof(grid) = 'object' THEN
+		grid := jsonb_build_array(grid);
+	ELSIF jsonb_typeof(grid) <> 'array' OR jsonb_array_length(grid) = 0 THEN
+		RAISE EXCEPTION 'grid must be an object or a non-empty array of objects'
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = format('The grid is %s.', grid);
+	END IF;
+	FOR part IN SELECT e FROM jsonb_array_elements(grid) AS e LOOP
+		IF jsonb_typeof(part) <> 'object' THEN
+			RAISE EXCEPTION 'grid must be an object or a non-empty array of objects'
+				USING ERRCODE = 'invalid_parameter_value',
+					  DETAIL = format('Element %s is not an object.', part);
+		END IF;
+		-- count the option sets before making any: a few lists multiply
+		part_sets := 1;
+		FOR k, vals IN SELECT key, value FROM jsonb_each(part) LOOP
+			IF jsonb_typeof(vals) = 'array' THEN
+				part_sets := part_sets * greatest(jsonb_array_length(vals), 1);
+			END IF;
+			EXIT WHEN part_sets > 10000;
+		END LOOP;
+		sets := sets + part_sets;
+		IF sets > 10000 THEN
+			RAISE EXCEPTION 'grid has more than 10000 option sets'
+				USING ERRCODE = 'program_limit_exceeded',
+					  DETAIL = 'Every combination of an object''s values is an option set.',
+					  HINT = 'Give fewer values per key, or search the grid in parts.';
+		END IF;
+		combos := '[{}]';
+		FOR k, vals IN SELECT key, value FROM jsonb_each(part) LOOP
+			IF jsonb_typeof(vals) <> 'array' THEN
+				vals := jsonb_build_array(vals);
+			ELSIF jsonb_array_length(vals) = 0 THEN
+				RAISE EXCEPTION 'grid key "%" has no values', k
+					USING ERRCODE = 'invalid_parameter_value';
+			END IF;
+			SELECT jsonb_agg(c || jsonb_build_object(k, v) ORDER BY ci, vi) INTO combos
+			FROM jsonb_array_elements(combos) WITH ORDINALITY AS a(c, ci),
+				 jsonb_array_elements(vals) WITH ORDINALITY AS b(v, vi);
+		END LOOP;
+		RETURN QUERY SELECT c FROM jsonb_array_elements(combos) AS c;
+	END LOOP;
+END
+$$;
