@@ -3,7 +3,9 @@
  */
 #include "nb_feature_type.h"
 
-#include "nb_merge.h"
+#include <stddef.h>
+
+#include "nb_moments.h"
 
 static const NbFeatureTypeInfo feature_types[NB_FEATURE_TYPE_MAX + 1] = {
 	[NB_FEATURE_BAG] = {"bag", "a bag of tokens", "tokens", NB_STATS_NONE},
@@ -25,7 +27,7 @@ nb_feature_stats_add(NbFeatureType type, double *present, double *a, double *b,
 					 double present2, double a2, double b2)
 {
 	if (nb_feature_type(type)->stats == NB_STATS_MOMENTS)
-		nb_merge_moments(present, a, b, present2, a2, b2);
+		nb_moments_add(present, a, b, present2, a2, b2);
 	else
 	{
 		*present += present2;

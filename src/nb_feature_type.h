@@ -1,9 +1,14 @@
 /*
  * nb_feature_type.h — the one description of each feature type: its names,
- * whether it has items, and what its per-class statistics hold.  The format,
- * the trainer, merging, inspection and the SQL glue consult this table; a new
- * feature type is one entry here plus its maths (how rows train it and how
- * the scorer scores it).
+ * whether it has items, and what its per-class statistics hold and how two
+ * combine.  The format, the trainer, merging, inspection and the SQL glue
+ * consult this table for those.  A type's maths is elsewhere, keyed by the
+ * type: how a row trains it (nb_trainer.c, read from jsonb by
+ * pg_features.c and pg_train.c), how it is scored and explained
+ * (nb_doc.c, nb_scorer.c, nb_explain.c, pg_predict.c, pg_explain.c), its
+ * mutual information (nb_mutual_info.c), the format's checks of its
+ * statistics (nb_format.c), how it is subtracted (nb_subtract.c) and shown
+ * (pg_inspect.c).  A new type is an entry here and a case in each of those.
  */
 #ifndef NB_FEATURE_TYPE_H
 #define NB_FEATURE_TYPE_H

@@ -352,6 +352,23 @@ nb_write_f64(unsigned char *base, uint64_t i, double v)
 	memcpy(base + i * 8, &u, 8);
 }
 
+/*
+ * The prefix of an item key of a feature other than the bag "" (nb_item.h):
+ * a zero byte, then the feature's id as a little-endian number.
+ */
+static inline void
+nb_item_key_prefix(char *key, uint32_t feature)
+{
+	key[0] = '\0';
+	nb_write_u32((unsigned char *) key + 1, 0, feature);
+}
+
+static inline uint32_t
+nb_item_key_feature(const char *key)
+{
+	return nb_read_u32((const unsigned char *) key + 1, 0);
+}
+
 /* The name of a float8[] position (0-based) as a feature: "1", "2", ... */
 uint32_t	nb_position_name(uint32_t position, char *buf);
 
@@ -419,6 +436,99 @@ nb_view_length_pairs(const NbView *v, uint32_t j, uint32_t c)
 bool		nb_view_has_bag(const NbView *v);
 
 /*
+ * Typed reads of the view's other columns: every part of nbc reads a
+ * model's sections through these and the accessors above, so that a change
+ * of the stored form changes this file and nb_format.c only.
+ */
+
+/* Bytes of label c, and the weighted documents of class c. */
+static inline uint32_t
+nb_view_label_len(const NbView *v, uint32_t c)
+{
+	return nb_read_u32(v->label_len, c);
+}
+
+static inline double
+nb_view_class_docs(const NbView *v, uint32_t c)
+{
+	return nb_read_f64(v->class_docs, c);
+}
+
+/* Bytes of item k's string, and its entries (one per class that has it). */
+static inline uint32_t
+nb_view_token_len(const NbView *v, uint64_t k)
+{
+	return nb_read_u32(v->token_len, k);
+}
+
+static inline uint32_t
+nb_view_token_entries(const NbView *v, uint64_t k)
+{
+	return nb_read_u32(v->token_entries, k);
+}
+
+/* Entry e: its class, count and weighted documents (nb_view_entry reads all three). */
+static inline uint32_t
+nb_view_entry_class(const NbView *v, uint64_t e)
+{
+	return nb_read_u32(v->entry_class, e);
+}
+
+static inline double
+nb_view_entry_count(const NbView *v, uint64_t e)
+{
+	return nb_read_f64(v->entry_count, e);
+}
+
+static inline double
+nb_view_entry_docs(const NbView *v, uint64_t e)
+{
+	return nb_read_f64(v->entry_docs, e);
+}
+
+/* A Gaussian feature j's overall moments: unweighted rows, mean, sum of squared deviations. */
+static inline double
+nb_view_feature_rows(const NbView *v, uint32_t j)
+{
+	return nb_read_f64(v->feature_rows, j);
+}
+
+static inline double
+nb_view_feature_mean(const NbView *v, uint32_t j)
+{
+	return nb_read_f64(v->feature_mean, j);
+}
+
+static inline double
+nb_view_feature_m2(const NbView *v, uint32_t j)
+{
+	return nb_read_f64(v->feature_m2, j);
+}
+
+/*
+ * The length histograms (version 3): the pairs of the histogram at
+ * jc = j * n_classes + c (nb_view_length_pairs by feature and class), and
+ * pair h's length and weight.
+ */
+static inline uint32_t
+nb_view_length_pairs_at(const NbView *v, uint64_t jc)
+{
+	return nb_read_u32(v->length_pairs, jc);
+}
+
+static inline double
+nb_view_length_value(const NbView *v, uint64_t h)
+{
+	return nb_read_f64(v->length_value, h);
+}
+
+static inline double
+nb_view_length_weight(const NbView *v, uint64_t h)
+{
+	return nb_read_f64(v->length_weight, h);
+}
+
+/*
  * A walk over one of a view's string areas (labels, items, feature names):
  * nb_string_next yields each string in order as a pointer and a length.
  */
@@ -467,6 +577,34 @@ nb_string_next(NbStringIter *it, const char **str, uint32_t *len)
 	*str = it->next;
 	it->next += *len;
 	return true;
+}
+
+/* The string nb_string_next would yield next, without moving on. */
+static inline bool
+nb_string_peek(const NbStringIter *it, const char **str, uint32_t *len)
+{
+	NbStringIter copy = *it;
+
+	return nb_string_next(&copy, str, len);
+}
+
+/* The strings left to walk. */
+static inline uint64_t
+nb_string_left(const NbStringIter *it)
+{
+	return it->end - it->i;
+}
+
+/* String k (0: the next) of a walk, walking past the ones before it. */
+static inline const char *
+nb_string_nth(NbStringIter it, uint64_t k, uint32_t *len)
+{
+	const char *s = it.next;
+
+	it.end = it.i + k + 1;
+	while (nb_string_next(&it, &s, len))
+		;
+	return s;
 }
 
 /* The name of feature j (a walk over the names before it). */

@@ -54,12 +54,12 @@ nb_index_build(NbIndex *ix, const NbView *v)
 	s = v->labels;
 	for (uint32_t c = 0; c < C; c++)
 	{
-		uint32_t	len = nb_read_u32(v->label_len, c);
+		uint32_t	len = nb_view_label_len(v, c);
 
 		nb_interrupt_at(c);
 		/* labels are unique, so ids come out as 0, 1, 2, ... */
 		nb_strmap_add(&ix->labels, s, len, nb_hash_token(s, len));
-		ix->class_docs[c] = nb_read_f64(v->class_docs, c);
+		ix->class_docs[c] = nb_view_class_docs(v, c);
 		ix->total_docs += ix->class_docs[c];
 		s += len;
 	}
@@ -86,14 +86,14 @@ nb_index_build(NbIndex *ix, const NbView *v)
 			ix->stat_a[i] = nb_view_a(v, j, c);
 			ix->stat_b[i] = nb_view_b(v, j, c);
 		}
-		ix->feature_rows[j] = nb_read_f64(v->feature_rows, j);
-		ix->feature_mean[j] = nb_read_f64(v->feature_mean, j);
-		ix->feature_m2[j] = nb_read_f64(v->feature_m2, j);
+		ix->feature_rows[j] = nb_view_feature_rows(v, j);
+		ix->feature_mean[j] = nb_view_feature_mean(v, j);
+		ix->feature_m2[j] = nb_view_feature_m2(v, j);
 
 		for (uint32_t end = k + ix->feature_items[j]; k < end; k++)
 		{
-			uint32_t	len = nb_read_u32(v->token_len, k);
-			uint32_t	n = nb_read_u32(v->token_entries, k);
+			uint32_t	len = nb_view_token_len(v, k);
+			uint32_t	n = nb_view_token_entries(v, k);
 			NbTokenRef	ref = {s, len, 1.0};
 			const NbTokenRef *item = prefixed ? nb_item_keys(&keys, j, &ref, 1) : &ref;
 
@@ -104,12 +104,12 @@ nb_index_build(NbIndex *ix, const NbView *v)
 			ix->token_start[k] = e;
 			for (uint32_t i = 0; i < n; i++, e++)
 			{
-				uint32_t	c = nb_read_u32(v->entry_class, e);
-				double		count = nb_read_f64(v->entry_count, e);
+				uint32_t	c = nb_view_entry_class(v, e);
+				double		count = nb_view_entry_count(v, e);
 
 				ix->entry_class[e] = c;
 				ix->entry_count[e] = count;
-				ix->entry_docs[e] = nb_read_f64(v->entry_docs, e);
+				ix->entry_docs[e] = nb_view_entry_docs(v, e);
 				ix->feature_tokens[(uint64_t) j * C + c] += count;
 				ix->token_total[k] += count;
 			}
@@ -137,13 +137,13 @@ nb_index_build(NbIndex *ix, const NbView *v)
 		for (uint64_t x = 0; x < fc; x++)
 		{
 			nb_interrupt_at(x);
-			ix->length_start[x + 1] = ix->length_start[x] + nb_read_u32(v->length_pairs, x);
+			ix->length_start[x + 1] = ix->length_start[x] + nb_view_length_pairs_at(v, x);
 		}
 		for (uint64_t h = 0; h < v->n_lengths; h++)
 		{
 			nb_interrupt_at(h);
-			ix->length_value[h] = nb_read_f64(v->length_value, h);
-			ix->length_weight[h] = nb_read_f64(v->length_weight, h);
+			ix->length_value[h] = nb_view_length_value(v, h);
+			ix->length_weight[h] = nb_view_length_weight(v, h);
 		}
 	}
 

@@ -36,8 +36,7 @@ nb_item_keys(NbItemKeys *keys, uint32_t feature, const NbTokenRef *tokens, uint3
 	for (uint32_t i = 0; i < n; i++)
 	{
 		nb_interrupt_at(i);
-		p[0] = '\0';
-		nb_write_u32((unsigned char *) p + 1, 0, feature);
+		nb_item_key_prefix(p, feature);
 		memcpy(p + NB_ITEM_PREFIX, tokens[i].str, tokens[i].len);
 		keys->refs[i].str = p;
 		keys->refs[i].len = NB_ITEM_PREFIX + tokens[i].len;

@@ -19,28 +19,8 @@
 
 #include "nb_alloc.h"
 #include "nb_interrupt.h"
+#include "nb_moments.h"
 #include "nb_runs.h"
-
-void
-nb_merge_moments(double *n, double *mean, double *m2, double nb, double meanb, double m2b)
-{
-	double		total = *n + nb;
-	double		delta = meanb - *mean;
-
-	if (nb == 0)
-		return;
-	if (*n == 0)
-	{
-		/* exactly the other sample (the formula would compute inf * 0 for huge means) */
-		*n = nb;
-		*mean = meanb;
-		*m2 = m2b;
-		return;
-	}
-	*mean += delta * (nb / total);
-	*m2 += m2b + delta * delta * (*n * nb / total);
-	*n = total;
-}
 
 struct NbMerger
 {
@@ -111,14 +91,12 @@ nb_merge_check(const NbView *earlier, uint32_t n, const NbView *v, NbMergeConfli
 
 /*
  * The inputs' labels (names false) or feature names (true) as
- * nb_union_strings takes them: each input's area, lengths and count, and
- * where its strings start among all of them (base).
+ * nb_union_strings takes them: a walk over each input's, and where its
+ * strings start among all of them (base).
  */
 typedef struct InputStrings
 {
-	const char **areas;
-	const unsigned char **lens;
-	uint32_t   *count;
+	NbStringIter *lists;
 	size_t	   *base;
 	size_t		total;
 } InputStrings;
@@ -128,20 +106,16 @@ input_strings(const NbMerger *m, bool names)
 {
 	InputStrings l;
 
-	l.areas = nb_alloc(sizeof(char *) * m->n);
-	l.lens = nb_alloc(sizeof(unsigned char *) * m->n);
-	l.count = nb_alloc(sizeof(uint32_t) * m->n);
+	l.lists = nb_alloc(sizeof(NbStringIter) * m->n);
 	l.base = nb_alloc(sizeof(size_t) * m->n);
 	l.total = 0;
 	for (uint32_t i = 0; i < m->n; i++)
 	{
 		const NbView *v = &m->in[i];
 
-		l.areas[i] = names ? v->feature_names : v->labels;
-		l.lens[i] = names ? v->feature_name_len : v->label_len;
-		l.count[i] = names ? v->n_features : v->n_classes;
+		l.lists[i] = names ? nb_view_feature_names(v) : nb_view_labels(v);
 		l.base[i] = l.total;
-		l.total += l.count[i];
+		l.total += nb_string_left(&l.lists[i]);
 	}
 	return l;
 }
@@ -150,9 +124,7 @@ input_strings(const NbMerger *m, bool names)
 static void
 input_strings_free(InputStrings *l)
 {
-	nb_free(l->areas);
-	nb_free(l->lens);
-	nb_free(l->count);
+	nb_free(l->lists);
 }
 
 static void
@@ -163,14 +135,14 @@ merge_classes(NbMerger *m)
 	m->class_base = l.base;
 	m->class_map = nb_alloc(sizeof(uint32_t) * l.total);
 	nb_plan_alloc_classes(&m->p, l.total);
-	m->p.C = nb_union_strings(m->n, l.areas, l.lens, l.count, m->class_base, m->class_map,
+	m->p.C = nb_union_strings(m->n, l.lists, m->class_base, m->class_map,
 							  m->p.label, m->p.label_len, &m->p.label_bytes);
 	for (uint32_t i = 0; i < m->n; i++)
-		for (uint32_t c = 0; c < l.count[i]; c++)
+		for (uint32_t c = 0; c < m->in[i].n_classes; c++)
 		{
 			double	   *d = &m->p.class_docs[m->class_map[m->class_base[i] + c]];
 
-			*d += nb_read_f64(m->in[i].class_docs, c);
+			*d += nb_view_class_docs(&m->in[i], c);
 			if (!isfinite(*d))
 				m->overflow = true;
 		}
@@ -190,7 +162,7 @@ merge_features(NbMerger *m)
 			m->p.vector_len = m->in[i].vector_len;
 	m->feature_map = nb_alloc(sizeof(uint32_t) * (l.total ? l.total : 1));
 	nb_plan_alloc_features(&m->p, l.total);
-	m->p.F = nb_union_strings(m->n, l.areas, l.lens, l.count, m->feature_base, m->feature_map,
+	m->p.F = nb_union_strings(m->n, l.lists, m->feature_base, m->feature_map,
 							  m->p.name, m->p.name_len, &m->p.name_bytes);
 	C = m->p.C;
 	m->feature_src = nb_alloc(sizeof(uint32_t) * ((size_t) m->p.F * m->n + 1));
@@ -222,10 +194,10 @@ merge_features(NbMerger *m)
 			}
 			if (nb_feature_type(type)->stats == NB_STATS_MOMENTS)
 			{
-				nb_merge_moments(&m->p.rows[f], &m->p.mean[f], &m->p.m2[f],
-								 nb_read_f64(v->feature_rows, j),
-								 nb_read_f64(v->feature_mean, j),
-								 nb_read_f64(v->feature_m2, j));
+				nb_moments_add(&m->p.rows[f], &m->p.mean[f], &m->p.m2[f],
+								 nb_view_feature_rows(v, j),
+								 nb_view_feature_mean(v, j),
+								 nb_view_feature_m2(v, j));
 				if (!isfinite(m->p.m2[f]) || !isfinite(m->p.mean[f]))
 					m->overflow = true;
 			}
@@ -337,7 +309,7 @@ static void
 sum_item(NbMerger *m, NbCursor *cur, const uint32_t *srcs, uint32_t k, NbRunOut *o)
 {
 	uint32_t	ntouched = 0;
-	uint32_t	len = nb_read_u32(m->in[srcs[0]].token_len, cur[srcs[0]].item);
+	uint32_t	len = nb_view_token_len(&m->in[srcs[0]], cur[srcs[0]].item);
 	const char *s = m->in[srcs[0]].tokens + cur[srcs[0]].off;
 
 	m->stamp_now++;
@@ -346,12 +318,12 @@ sum_item(NbMerger *m, NbCursor *cur, const uint32_t *srcs, uint32_t k, NbRunOut 
 		uint32_t	i = srcs[x];
 		const NbView *v = &m->in[i];
 		const uint32_t *cmap = m->class_map + m->class_base[i];
-		uint32_t	ne = nb_read_u32(v->token_entries, cur[i].item);
+		uint32_t	ne = nb_view_token_entries(v, cur[i].item);
 		uint64_t	e = cur[i].entry;
 
 		for (uint32_t y = 0; y < ne; y++)
 		{
-			uint32_t	c = cmap[nb_read_u32(v->entry_class, e + y)];
+			uint32_t	c = cmap[nb_view_entry_class(v, e + y)];
 
 			if (m->stamp[c] != m->stamp_now)
 			{
@@ -360,8 +332,8 @@ sum_item(NbMerger *m, NbCursor *cur, const uint32_t *srcs, uint32_t k, NbRunOut 
 				m->acc_docs[c] = 0;
 				m->touched[ntouched++] = c;
 			}
-			m->acc_count[c] += nb_read_f64(v->entry_count, e + y);
-			m->acc_docs[c] += nb_read_f64(v->entry_docs, e + y);
+			m->acc_count[c] += nb_view_entry_count(v, e + y);
+			m->acc_docs[c] += nb_view_entry_docs(v, e + y);
 		}
 	}
 	/* classes in order: sort the few, or pick them out of all classes */
@@ -494,7 +466,7 @@ merge_items(NbMerger *m)
 					prefetch_input(m, cur, i);
 					if (cur[i].item + 1 < end[i])
 						set_head(&heap[0], m, i, cur[i].item + 1,
-								 cur[i].off + nb_read_u32(m->in[i].token_len, cur[i].item));
+								 cur[i].off + nb_view_token_len(&m->in[i], cur[i].item));
 					else
 						heap[0] = heap[--size];
 					sift_down(heap, size, 0);
@@ -568,7 +540,7 @@ merge_lengths(NbMerger *m)
 		{
 			nb_interrupt_at(x);
 			start[i][x + 1] = start[i][x] +
-				(nb_view_has_lengths(v) ? nb_read_u32(v->length_pairs, x) : 0);
+				(nb_view_has_lengths(v) ? nb_view_length_pairs_at(v, x) : 0);
 		}
 		for (uint32_t c = 0; c < v->n_classes; c++)
 			in_class[(size_t) i * C + m->class_map[m->class_base[i] + c]] = c;
@@ -600,8 +572,8 @@ merge_lengths(NbMerger *m)
 				inputs += to > from;
 				for (uint64_t h = from; h < to; h++, nb++)
 				{
-					bins[nb].length = nb_read_f64(v->length_value, h);
-					bins[nb].weight = nb_read_f64(v->length_weight, h);
+					bins[nb].length = nb_view_length_value(v, h);
+					bins[nb].weight = nb_view_length_weight(v, h);
 					bins[nb].input = i;
 				}
 			}

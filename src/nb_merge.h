@@ -8,7 +8,7 @@
  * result is byte for byte what merging the same inputs in the same order
  * into an empty trainer (nb_trainer_merge_view) and writing it
  * (nb_trainer_write) gives: every sum is formed in input order, and Gaussian
- * statistics are combined by the one function both use, nb_merge_moments.
+ * statistics are combined by the one function both use, nb_moments_add.
  */
 #ifndef NB_MERGE_H
 #define NB_MERGE_H
@@ -30,14 +30,6 @@ typedef enum NbMergeStatus
 
 /* Most inputs of one merge (their indexes fit the merge plan's bytes). */
 #define NB_MERGE_MAX_INPUTS 64
-
-/*
- * Add (n, mean, m2) of a sample to (*n, *mean, *m2): Chan et al.'s parallel
- * update.  Deliberately not inline: the trainer and the merge must round
- * alike, so both call this one compiled copy.
- */
-void		nb_merge_moments(double *n, double *mean, double *m2,
-							 double nb, double meanb, double m2b);
 
 /* What conflicts, for the error message. */
 typedef struct NbMergeConflict

@@ -45,7 +45,7 @@ bag_rows(const NbView *v, uint32_t j, uint32_t first, uint64_t *e0, NbMiRow *row
 	}
 	for (uint32_t k = first; k < first + n_items; k++)
 	{
-		uint32_t	n = nb_read_u32(v->token_entries, k);
+		uint32_t	n = nb_view_token_entries(v, k);
 		double		dj = 0;
 		double		covered = 0;	/* documents of the classes with an entry */
 		double		tj;
@@ -54,14 +54,14 @@ bag_rows(const NbView *v, uint32_t j, uint32_t first, uint64_t *e0, NbMiRow *row
 		nb_interrupt_count(&work, 1 + (uint64_t) n);
 		for (uint32_t i = 0; i < n; i++)
 		{
-			dj += nb_read_f64(v->entry_docs, *e0 + i);
-			covered += docs[nb_read_u32(v->entry_class, *e0 + i)];
+			dj += nb_view_entry_docs(v, *e0 + i);
+			covered += docs[nb_view_entry_class(v, *e0 + i)];
 		}
 		tj = fmin(dj / D, 1.0);
 		for (uint32_t i = 0; i < n; i++)
 		{
-			double		Dc = docs[nb_read_u32(v->entry_class, *e0 + i)];
-			double		tjc = fmin(nb_read_f64(v->entry_docs, *e0 + i) / Dc, 1.0);
+			double		Dc = docs[nb_view_entry_class(v, *e0 + i)];
+			double		tjc = fmin(nb_view_entry_docs(v, *e0 + i) / Dc, 1.0);
 			double		pic = Dc / D;
 
 			sum += pic * (xlogx_over(tjc, tj) + xlogx_over(1 - tjc, 1 - tj));
@@ -130,12 +130,12 @@ categorical_mi(const NbView *v, uint32_t j, uint32_t first, uint64_t *e0)
 
 	for (uint32_t k = 0; k < K; k++)
 	{
-		uint32_t	entries = nb_read_u32(v->token_entries, first + k);
+		uint32_t	entries = nb_view_token_entries(v, first + k);
 
 		nb_interrupt_count(&work, 1 + (uint64_t) entries);
 		for (uint32_t i = 0; i < entries; i++, (*e0)++)
-			n[(uint64_t) k * C + nb_read_u32(v->entry_class, *e0)] =
-				nb_read_f64(v->entry_count, *e0);
+			n[(uint64_t) k * C + nb_view_entry_class(v, *e0)] =
+				nb_view_entry_count(v, *e0);
 	}
 	mi = table_mutual_info(n, K, C);
 	nb_free(n);
@@ -452,12 +452,12 @@ gaussian_floor(const NbView *v)
 	nb_options_init(&o);
 	for (uint32_t j = 0; j < v->n_features; j++)
 	{
-		double		rows = nb_read_f64(v->feature_rows, j);
+		double		rows = nb_view_feature_rows(v, j);
 
 		nb_interrupt_at(j);
 		if (nb_view_feature_type(v, j) == NB_FEATURE_GAUSSIAN && rows > 0)
 		{
-			double		var = nb_read_f64(v->feature_m2, j) / rows;
+			double		var = nb_view_feature_m2(v, j) / rows;
 
 			if (var > largest)
 				largest = var;

@@ -98,18 +98,18 @@ filter_documents(NbPruner *p, const NbPruneOptions *o)
 	NbFeature	f;
 
 	for (uint32_t c = 0; c < v->n_classes; c++)
-		D += nb_read_f64(v->class_docs, c);
+		D += nb_view_class_docs(v, c);
 	if (o->has_max_fraction)
 		most = o->max_document_fraction * D;
 	while (nb_feature_next(&it, &f))
 		for (uint32_t k = f.first_item; k < f.first_item + f.n_items; k++)
 		{
-			uint32_t	n = nb_read_u32(v->token_entries, k);
+			uint32_t	n = nb_view_token_entries(v, k);
 			double		df = 0;
 
 			nb_interrupt_count(&work, 1 + (uint64_t) n);
 			for (uint32_t i = 0; i < n; i++)
-				df += nb_read_f64(v->entry_docs, e + i);
+				df += nb_view_entry_docs(v, e + i);
 			e += n;
 			if (f.type == NB_FEATURE_BAG && (df < o->min_documents || df > most))
 				p->keep_item[k] = false;
@@ -205,7 +205,7 @@ plan_classes(NbPruner *p)
 		nb_interrupt_at(c);
 		plan->label[c] = str;
 		plan->label_len[c] = len;
-		plan->class_docs[c] = nb_read_f64(v->class_docs, c);
+		plan->class_docs[c] = nb_view_class_docs(v, c);
 		plan->label_bytes += len;
 	}
 }
@@ -248,7 +248,7 @@ plan_features(NbPruner *p)
 				continue;
 			plan->items[j]++;
 			plan->V++;
-			plan->E += nb_read_u32(v->token_entries, k);
+			plan->E += nb_view_token_entries(v, k);
 			plan->token_bytes += len;
 		}
 		if (fate == FEATURE_DROP)
@@ -279,8 +279,8 @@ plan_features(NbPruner *p)
 				for (uint64_t end = h + n; h < end; h++, ho++)
 				{
 					nb_interrupt_count(&work, 1);
-					plan->length_value[ho] = nb_read_f64(v->length_value, h);
-					plan->length_weight[ho] = nb_read_f64(v->length_weight, h);
+					plan->length_value[ho] = nb_view_length_value(v, h);
+					plan->length_weight[ho] = nb_view_length_weight(v, h);
 				}
 			}
 			else
@@ -288,9 +288,9 @@ plan_features(NbPruner *p)
 		}
 		if (fate == FEATURE_KEEP)
 		{
-			plan->rows[j] = nb_read_f64(v->feature_rows, f.index);
-			plan->mean[j] = nb_read_f64(v->feature_mean, f.index);
-			plan->m2[j] = nb_read_f64(v->feature_m2, f.index);
+			plan->rows[j] = nb_view_feature_rows(v, f.index);
+			plan->mean[j] = nb_view_feature_mean(v, f.index);
+			plan->m2[j] = nb_view_feature_m2(v, f.index);
 		}
 		j++;
 	}

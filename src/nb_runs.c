@@ -232,12 +232,10 @@ nb_plan_free(NbPlan *p)
 }
 
 uint32_t
-nb_union_strings(uint32_t n, const char *const *areas, const unsigned char *const *len_arrays,
-				 const uint32_t *count, const size_t *base, uint32_t *map,
+nb_union_strings(uint32_t n, NbStringIter *lists, const size_t *base, uint32_t *map,
 				 const char **out, uint32_t *out_len, size_t *bytes)
 {
 	uint32_t   *pos = nb_alloc_zero(sizeof(uint32_t) * n);
-	size_t	   *off = nb_alloc_zero(sizeof(size_t) * n);
 	uint32_t	total = 0;
 
 	*bytes = 0;
@@ -252,11 +250,8 @@ nb_union_strings(uint32_t n, const char *const *areas, const unsigned char *cons
 			const char *s;
 			uint32_t	len;
 
-			if (pos[i] >= count[i])
-				continue;
-			s = areas[i] + off[i];
-			len = nb_read_u32(len_arrays[i], pos[i]);
-			if (best < 0 || nb_strcmp(s, len, bs, blen) < 0)
+			if (nb_string_peek(&lists[i], &s, &len) &&
+				(best < 0 || nb_strcmp(s, len, bs, blen) < 0))
 			{
 				best = i;
 				bs = s;
@@ -270,21 +265,18 @@ nb_union_strings(uint32_t n, const char *const *areas, const unsigned char *cons
 		*bytes += blen;
 		for (uint32_t i = (uint32_t) best; i < n; i++)
 		{
+			const char *s;
 			uint32_t	len;
 
-			if (pos[i] >= count[i])
-				continue;
-			len = nb_read_u32(len_arrays[i], pos[i]);
-			if (nb_strcmp(areas[i] + off[i], len, bs, blen) != 0)
+			if (!nb_string_peek(&lists[i], &s, &len) || nb_strcmp(s, len, bs, blen) != 0)
 				continue;
 			map[base[i] + pos[i]] = total;
 			pos[i]++;
-			off[i] += len;
+			(void) nb_string_next(&lists[i], &s, &len);
 		}
 		total++;
 	}
 	nb_free(pos);
-	nb_free(off);
 	return total;
 }
 
@@ -292,7 +284,7 @@ uint32_t
 nb_run_end(const NbView *v, const NbCursor *cur, uint32_t end, const NbHead *other)
 {
 	uint32_t	k = cur->item + 1;
-	size_t		off = cur->off + nb_read_u32(v->token_len, cur->item);
+	size_t		off = cur->off + nb_view_token_len(v, cur->item);
 
 	while (k < end)
 	{
@@ -318,8 +310,8 @@ nb_copy_run(const NbView *v, const uint32_t *cmap, uint32_t C, NbCursor *cur,
 
 	for (uint64_t x = 0; x < r; x++)
 	{
-		bytes += nb_read_u32(v->token_len, k + x);
-		ne += nb_read_u32(v->token_entries, k + x);
+		bytes += nb_view_token_len(v, k + x);
+		ne += nb_view_token_entries(v, k + x);
 	}
 	memcpy(o->token_len + o->k * 4, v->token_len + (uint64_t) k * 4, r * 4);
 	memcpy(o->token_entries + o->k * 4, v->token_entries + (uint64_t) k * 4, r * 4);
@@ -328,7 +320,7 @@ nb_copy_run(const NbView *v, const uint32_t *cmap, uint32_t C, NbCursor *cur,
 		memcpy(o->entry_class + o->e * 4, v->entry_class + e * 4, ne * 4);
 	else
 		for (uint64_t x = 0; x < ne; x++)
-			nb_write_u32(o->entry_class, o->e + x, cmap[nb_read_u32(v->entry_class, e + x)]);
+			nb_write_u32(o->entry_class, o->e + x, cmap[nb_view_entry_class(v, e + x)]);
 	memcpy(o->entry_count + o->e * 8, v->entry_count + e * 8, ne * 8);
 	memcpy(o->entry_docs + o->e * 8, v->entry_docs + e * 8, ne * 8);
 	o->tokens += bytes;

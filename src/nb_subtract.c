@@ -18,6 +18,7 @@
 #include "nb_alloc.h"
 #include "nb_feature_type.h"
 #include "nb_interrupt.h"
+#include "nb_moments.h"
 #include "nb_merge.h"
 #include "nb_runs.h"
 
@@ -149,9 +150,9 @@ merges_back(bool a_first, double na, double ma, double qa, double nb, double mea
 	double		rm2 = a_first ? qa : m2b;
 
 	if (a_first)
-		nb_merge_moments(&rn, &rmean, &rm2, nb, meanb, m2b);
+		nb_moments_add(&rn, &rmean, &rm2, nb, meanb, m2b);
 	else
-		nb_merge_moments(&rn, &rmean, &rm2, na, ma, qa);
+		nb_moments_add(&rn, &rmean, &rm2, na, ma, qa);
 	return rn == n && rmean == mean && (mean_only || rm2 == m2);
 }
 
@@ -169,7 +170,7 @@ around(double x, int k)
 #define NB_UNMERGE_ULPS 8		/* candidates tried: 4 units in the last place either way */
 
 /*
- * The inverse of nb_merge_moments: the mean and sum of squared deviations
+ * The inverse of nb_moments_add: the mean and sum of squared deviations
  * of the na = n - nb (> 0) values that, merged with (nb, meanb, m2b), made
  * (n, *mean, *m2).  From the update's algebra (with d = meanb - mean):
  * mean_a = mean - d nb / na and m2_a = m2 - m2b - d^2 n nb / na.  Rounding
@@ -229,23 +230,22 @@ unmerge_moments(double n, double *mean, double *m2, double na, double nb,
 /* classes and features                                               */
 
 /*
- * Map b's strings into a's (both sorted, na and nb of them); a's go to
- * str / len.  False, with *missing b's first string that a lacks, if any.
+ * Map b's strings into a's (both sorted walks); a's go to str / len.  False,
+ * with *missing b's first string that a lacks, if any.
  */
 static bool
-map_strings(const char *a_area, const unsigned char *a_lens, uint32_t na,
-			const char *b_area, const unsigned char *b_lens, uint32_t nb,
+map_strings(NbStringIter a, NbStringIter b,
 			const char **str, uint32_t *len, uint32_t *b_map, uint32_t *missing)
 {
-	const char *areas[2] = {a_area, b_area};
-	const unsigned char *lens[2] = {a_lens, b_lens};
-	uint32_t	count[2] = {na, nb};
+	uint32_t	na = (uint32_t) nb_string_left(&a);
+	uint32_t	nb = (uint32_t) nb_string_left(&b);
+	NbStringIter lists[2] = {a, b};
 	size_t		base[2] = {0, na};
 	uint32_t   *map = nb_alloc(sizeof(uint32_t) * ((size_t) na + nb + 1));
 	const char **ustr = nb_alloc(sizeof(char *) * ((size_t) na + nb + 1));
 	uint32_t   *ulen = nb_alloc(sizeof(uint32_t) * ((size_t) na + nb + 1));
 	size_t		bytes;
-	uint32_t	total = nb_union_strings(2, areas, lens, count, base, map, ustr, ulen, &bytes);
+	uint32_t	total = nb_union_strings(2, lists, base, map, ustr, ulen, &bytes);
 	bool		ok = total == na;
 
 	/* a's strings come first in the union, so a's map is the identity unless b adds some */
@@ -275,18 +275,6 @@ map_strings(const char *a_area, const unsigned char *a_lens, uint32_t na,
 	return ok;
 }
 
-/* The string number k of an area (lengths in lens). */
-static const char *
-nth_string(const char *area, const unsigned char *lens, uint32_t k, uint32_t *len)
-{
-	NbStringIter it = nb_string_iter(lens, area, 0, (uint64_t) k + 1);
-	const char *s = area;
-
-	while (nb_string_next(&it, &s, len))
-		;
-	return s;
-}
-
 static bool
 subtract_classes(Sub *s)
 {
@@ -294,22 +282,22 @@ subtract_classes(Sub *s)
 	const NbView *b = s->b;
 	uint32_t	missing = 0;
 
-	if (!map_strings(a->labels, a->label_len, a->n_classes, b->labels, b->label_len,
-					 b->n_classes, s->label, s->label_len, s->b_class, &missing))
+	if (!map_strings(nb_view_labels(a), nb_view_labels(b), s->label, s->label_len, s->b_class,
+					 &missing))
 	{
-		s->err->label = nth_string(b->labels, b->label_len, missing, &s->err->label_len);
+		s->err->label = nb_string_nth(nb_view_labels(b), missing, &s->err->label_len);
 		return refuse(s, NB_SUBTRACT_NO_CLASS);
 	}
 	for (uint32_t c = 0; c < a->n_classes; c++)
 	{
-		s->docs[c] = nb_read_f64(a->class_docs, c);
+		s->docs[c] = nb_view_class_docs(a, c);
 		s->a_class_b[c] = NB_NONE;
 	}
 	for (uint32_t j = 0; j < b->n_classes; j++)
 	{
 		uint32_t	c = s->b_class[j];
 		double		x = s->docs[c];
-		double		y = nb_read_f64(b->class_docs, j);
+		double		y = nb_view_class_docs(b, j);
 
 		nb_interrupt_at(j);
 		s->a_class_b[c] = j;
@@ -351,7 +339,7 @@ subtract_stats(Sub *s, uint32_t f, uint32_t j, uint32_t c)
 		return refuse_count(s, NB_SUBTRACT_NEGATIVE, NB_COUNT_ROWS, pa, pb);
 	if (stats == NB_STATS_TRUE_ROWS && !sub_count(nb_view_a(a, f, c), ab, &s->fa[k]))
 		return refuse_count(s, NB_SUBTRACT_NEGATIVE, NB_COUNT_TRUE, nb_view_a(a, f, c), ab);
-	if (!within(&s->present[k], s->docs[c], nb_read_f64(a->class_docs, c)))
+	if (!within(&s->present[k], s->docs[c], nb_view_class_docs(a, c)))
 		return refuse_count(s, NB_SUBTRACT_MISMATCH, NB_COUNT_ROWS, pa, pb);
 	if (stats == NB_STATS_TRUE_ROWS && !within(&s->fa[k], s->present[k], pa))
 		return refuse_count(s, NB_SUBTRACT_MISMATCH, NB_COUNT_TRUE, nb_view_a(a, f, c), ab);
@@ -371,12 +359,12 @@ subtract_stats(Sub *s, uint32_t f, uint32_t j, uint32_t c)
 static bool
 subtract_overall(Sub *s, uint32_t f, uint32_t j)
 {
-	double		x = nb_read_f64(s->a->feature_rows, f);
-	double		y = j == NB_NONE ? 0 : nb_read_f64(s->b->feature_rows, j);
+	double		x = nb_view_feature_rows(s->a, f);
+	double		y = j == NB_NONE ? 0 : nb_view_feature_rows(s->b, j);
 
 	s->rows[f] = x;
-	s->mean[f] = nb_read_f64(s->a->feature_mean, f);
-	s->m2[f] = nb_read_f64(s->a->feature_m2, f);
+	s->mean[f] = nb_view_feature_mean(s->a, f);
+	s->m2[f] = nb_view_feature_m2(s->a, f);
 	if (y == 0)
 		return true;
 	if (!sub_count(x, y, &s->rows[f]))
@@ -391,7 +379,7 @@ subtract_overall(Sub *s, uint32_t f, uint32_t j)
 		return true;
 	}
 	if (!unmerge_moments(x, &s->mean[f], &s->m2[f], s->rows[f], y,
-						 nb_read_f64(s->b->feature_mean, j), nb_read_f64(s->b->feature_m2, j)))
+						 nb_view_feature_mean(s->b, j), nb_view_feature_m2(s->b, j)))
 	{
 		about_feature(s, f);
 		return refuse_count(s, NB_SUBTRACT_MISMATCH, NB_COUNT_VALUES, x, y);
@@ -409,13 +397,11 @@ subtract_features(Sub *s)
 	uint64_t	work = 0;
 	bool		ok;
 
-	ok = map_strings(a->feature_names, a->feature_name_len, a->n_features,
-					 b->feature_names, b->feature_name_len, b->n_features,
+	ok = map_strings(nb_view_feature_names(a), nb_view_feature_names(b),
 					 s->name, s->name_len, b_feature, &missing);
 	if (!ok)
 	{
-		s->err->feature = nth_string(b->feature_names, b->feature_name_len, missing,
-									 &s->err->feature_len);
+		s->err->feature = nb_string_nth(nb_view_feature_names(b), missing, &s->err->feature_len);
 		nb_free(b_feature);
 		return refuse(s, NB_SUBTRACT_NO_FEATURE);
 	}
@@ -544,20 +530,21 @@ copy_checked(Sub *s, uint32_t f, NbCursor *cur, uint32_t r)
 	nb_copy_run(a, s->class_out, s->p->C, cur, r, o);
 	for (uint32_t x = 0; x < r; x++)
 	{
-		uint32_t	ne = nb_read_u32(a->token_entries, from.item);
+		uint32_t	ne = nb_view_token_entries(a, from.item);
 
 		for (uint32_t y = 0; y < ne; y++)
 		{
-			uint32_t	c = nb_read_u32(a->entry_class, from.entry + y);
-			double		docs = nb_read_f64(o->entry_docs, e + y);
+			uint32_t	c = nb_view_entry_class(a, from.entry + y);
+			/* the run copied a's entries: its documents as a has them */
+			double		docs = nb_view_entry_docs(a, from.entry + y);
 
 			if (entry_fits(s, f, c, &docs))
 				nb_write_f64(o->entry_docs, e + y, docs);
 			else
 				(void) refuse_entry(s, f, a->tokens + from.off,
-									nb_read_u32(a->token_len, from.item), c,
+									nb_view_token_len(a, from.item), c,
 									NB_SUBTRACT_MISMATCH, NB_COUNT_ITEM_DOCUMENTS,
-									nb_read_f64(a->entry_docs, from.entry + y), 0);
+									nb_view_entry_docs(a, from.entry + y), 0);
 		}
 		e += ne;
 		nb_cursor_advance(a, &from);
@@ -576,34 +563,34 @@ subtract_item(Sub *s, uint32_t f, NbCursor *ca, NbCursor *cb)
 	const NbView *a = s->a;
 	const NbView *b = s->b;
 	NbRunOut   *o = &s->p->out;
-	uint32_t	len = nb_read_u32(a->token_len, ca->item);
+	uint32_t	len = nb_view_token_len(a, ca->item);
 	const char *str = a->tokens + ca->off;
-	uint32_t	na = nb_read_u32(a->token_entries, ca->item);
-	uint32_t	nb = nb_read_u32(b->token_entries, cb->item);
+	uint32_t	na = nb_view_token_entries(a, ca->item);
+	uint32_t	nb = nb_view_token_entries(b, cb->item);
 	uint32_t	y = 0;
 	uint32_t	written = 0;
 
 	for (uint32_t x = 0; x < na; x++)
 	{
 		uint64_t	ea = ca->entry + x;
-		uint32_t	c = nb_read_u32(a->entry_class, ea);
-		double		count = nb_read_f64(a->entry_count, ea);
-		double		docs = nb_read_f64(a->entry_docs, ea);
+		uint32_t	c = nb_view_entry_class(a, ea);
+		double		count = nb_view_entry_count(a, ea);
+		double		docs = nb_view_entry_docs(a, ea);
 
 		/* b's classes, mapped to a's, are increasing too */
-		if (y < nb && s->b_class[nb_read_u32(b->entry_class, cb->entry + y)] < c)
+		if (y < nb && s->b_class[nb_view_entry_class(b, cb->entry + y)] < c)
 			break;
-		if (y < nb && s->b_class[nb_read_u32(b->entry_class, cb->entry + y)] == c)
+		if (y < nb && s->b_class[nb_view_entry_class(b, cb->entry + y)] == c)
 		{
-			double		bc = nb_read_f64(b->entry_count, cb->entry + y);
-			double		bd = nb_read_f64(b->entry_docs, cb->entry + y);
+			double		bc = nb_view_entry_count(b, cb->entry + y);
+			double		bd = nb_view_entry_docs(b, cb->entry + y);
 
 			if (!sub_count(count, bc, &count))
 				return refuse_entry(s, f, str, len, c, NB_SUBTRACT_NEGATIVE,
-									NB_COUNT_OCCURRENCES, nb_read_f64(a->entry_count, ea), bc);
+									NB_COUNT_OCCURRENCES, nb_view_entry_count(a, ea), bc);
 			if (!sub_count(docs, bd, &docs))
 				return refuse_entry(s, f, str, len, c, NB_SUBTRACT_NEGATIVE,
-									NB_COUNT_ITEM_DOCUMENTS, nb_read_f64(a->entry_docs, ea), bd);
+									NB_COUNT_ITEM_DOCUMENTS, nb_view_entry_docs(a, ea), bd);
 			y++;
 			if (count == 0 || docs == 0)
 				continue;
@@ -611,7 +598,7 @@ subtract_item(Sub *s, uint32_t f, NbCursor *ca, NbCursor *cb)
 		if (!entry_fits(s, f, c, &docs))
 		{
 			(void) refuse_entry(s, f, str, len, c, NB_SUBTRACT_MISMATCH,
-								NB_COUNT_ITEM_DOCUMENTS, nb_read_f64(a->entry_docs, ea), 0);
+								NB_COUNT_ITEM_DOCUMENTS, nb_view_entry_docs(a, ea), 0);
 			continue;
 		}
 		nb_write_u32(o->entry_class, o->e + written, s->class_out[c]);
@@ -622,10 +609,10 @@ subtract_item(Sub *s, uint32_t f, NbCursor *ca, NbCursor *cb)
 	if (y < nb)
 	{
 		/* an entry of b in a class in which a does not have the item */
-		uint32_t	c = s->b_class[nb_read_u32(b->entry_class, cb->entry + y)];
+		uint32_t	c = s->b_class[nb_view_entry_class(b, cb->entry + y)];
 
 		return refuse_entry(s, f, str, len, c, NB_SUBTRACT_NO_ITEM, NB_COUNT_OCCURRENCES, 0,
-							nb_read_f64(b->entry_count, cb->entry + y));
+							nb_view_entry_count(b, cb->entry + y));
 	}
 	if (written > 0)
 	{
@@ -680,7 +667,7 @@ subtract_items(Sub *s)
 			/* b's current item is not among a's */
 			about_feature(s, f);
 			s->err->item = b->tokens + cb.off;
-			s->err->item_len = nb_read_u32(b->token_len, cb.item);
+			s->err->item_len = nb_view_token_len(b, cb.item);
 			return refuse(s, NB_SUBTRACT_NO_ITEM);
 		}
 		if (ca.item < end_a && !copy_checked(s, f, &ca, end_a - ca.item))
@@ -744,7 +731,7 @@ subtract_lengths(Sub *s)
 	{
 		nb_interrupt_at(x);
 		b_start[x + 1] = b_start[x] +
-			(nb_view_has_lengths(b) ? nb_read_u32(b->length_pairs, x) : 0);
+			(nb_view_has_lengths(b) ? nb_view_length_pairs_at(b, x) : 0);
 	}
 	for (uint32_t f = 0; f < a->n_features; f++)
 		for (uint32_t c = 0; c < a->n_classes; c++)
@@ -765,10 +752,10 @@ subtract_lengths(Sub *s)
 			}
 			while (ha < a_end || hb < b_end)
 			{
-				double		la = ha < a_end ? nb_read_f64(a->length_value, ha) : INFINITY;
-				double		lb = hb < b_end ? nb_read_f64(b->length_value, hb) : INFINITY;
-				double		wa = la <= lb ? nb_read_f64(a->length_weight, ha) : 0;
-				double		wb = lb <= la ? nb_read_f64(b->length_weight, hb) : 0;
+				double		la = ha < a_end ? nb_view_length_value(a, ha) : INFINITY;
+				double		lb = hb < b_end ? nb_view_length_value(b, hb) : INFINITY;
+				double		wa = la <= lb ? nb_view_length_weight(a, ha) : 0;
+				double		wb = lb <= la ? nb_view_length_weight(b, hb) : 0;
 				double		length = la <= lb ? la : lb;
 				double		r;
 

@@ -4,7 +4,7 @@
  *
  * The exact inverse of nb_merge: counts and document counts subtract, the
  * Gaussian statistics (per class and overall) by the inverse of the
- * parallel update nb_merge_moments makes.  Classes, items (their entries)
+ * parallel update nb_moments_add makes.  Classes, items (their entries)
  * and features whose counts reach zero disappear, so subtracting b from
  * nb_merge(a, b) gives a byte for byte when the counts are integers
  * (unweighted rows).  Like merging, it walks the sorted runs of both

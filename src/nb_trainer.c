@@ -10,6 +10,7 @@
 #include "nb_alloc.h"
 #include "nb_hash.h"
 #include "nb_interrupt.h"
+#include "nb_moments.h"
 
 #define NB_EMPTY_KEY UINT64_MAX
 
@@ -607,7 +608,7 @@ nb_trainer_add_real(NbTrainer *t, uint32_t feature, double x)
 	delta = x - st->a;
 	st->a += delta * (w / st->present);
 	st->b += w * delta * (x - st->a);
-	nb_merge_moments(&f->rows, &f->mean, &f->m2, 1, x, 0);
+	nb_moments_add(&f->rows, &f->mean, &f->m2, 1, x, 0);
 	if (!isfinite(st->a) || !isfinite(st->b) || !isfinite(f->mean) || !isfinite(f->m2))
 		t->overflow = true;
 }
@@ -688,7 +689,7 @@ nb_trainer_merge_view(NbTrainer *t, const NbView *v, uint32_t *conflict)
 	class_map = nb_alloc(sizeof(uint32_t) * v->n_classes);
 	for (uint32_t c = 0; c < v->n_classes; c++)
 	{
-		uint32_t	len = nb_read_u32(v->label_len, c);
+		uint32_t	len = nb_view_label_len(v, c);
 
 		nb_interrupt_at(c);
 		/* a new label adds its docs, its length and its bytes */
@@ -699,7 +700,7 @@ nb_trainer_merge_view(NbTrainer *t, const NbView *v, uint32_t *conflict)
 			goto done;
 		}
 		class_map[c] = intern_class(t, s, len);
-		t->class_docs[class_map[c]] += nb_read_f64(v->class_docs, c);
+		t->class_docs[class_map[c]] += nb_view_class_docs(v, c);
 		if (!isfinite(t->class_docs[class_map[c]]))
 			t->overflow = true;
 		s += len;
@@ -724,8 +725,8 @@ nb_trainer_merge_view(NbTrainer *t, const NbView *v, uint32_t *conflict)
 		}
 		if (nb_feature_type(f->type)->stats == NB_STATS_MOMENTS)
 		{
-			nb_merge_moments(&f->rows, &f->mean, &f->m2, nb_read_f64(v->feature_rows, j),
-						  nb_read_f64(v->feature_mean, j), nb_read_f64(v->feature_m2, j));
+			nb_moments_add(&f->rows, &f->mean, &f->m2, nb_view_feature_rows(v, j),
+						  nb_view_feature_mean(v, j), nb_view_feature_m2(v, j));
 			if (!isfinite(f->m2) || !isfinite(f->mean))
 				t->overflow = true;
 		}
@@ -735,8 +736,8 @@ nb_trainer_merge_view(NbTrainer *t, const NbView *v, uint32_t *conflict)
 				for (uint64_t end = h + nb_view_length_pairs(v, j, c); h < end; h++)
 				{
 					nb_interrupt_count(&work, 1);
-					add_length(t, tj, class_map[c], nb_read_f64(v->length_value, h),
-							   nb_read_f64(v->length_weight, h));
+					add_length(t, tj, class_map[c], nb_view_length_value(v, h),
+							   nb_view_length_weight(v, h));
 				}
 			if (passes_limit(t, 0))
 			{
@@ -747,8 +748,8 @@ nb_trainer_merge_view(NbTrainer *t, const NbView *v, uint32_t *conflict)
 
 		for (uint32_t end = k + nb_view_feature_items(v, j); k < end; k++)
 		{
-			uint32_t	len = nb_read_u32(v->token_len, k);
-			uint32_t	n = nb_read_u32(v->token_entries, k);
+			uint32_t	len = nb_view_token_len(v, k);
+			uint32_t	n = nb_view_token_entries(v, k);
 			NbTokenRef	ref = {s, len, 1.0};
 			const NbTokenRef *item = prefixed ? nb_item_keys(&t->item_keys, tj, &ref, 1) : &ref;
 			uint64_t	hash = nb_hash_token(item->str, item->len);
@@ -772,9 +773,9 @@ nb_trainer_merge_view(NbTrainer *t, const NbView *v, uint32_t *conflict)
 			}
 			for (uint32_t i = 0; i < n; i++, e++)
 			{
-				uint32_t	cls = class_map[nb_read_u32(v->entry_class, e)];
-				double		count = nb_read_f64(v->entry_count, e);
-				double		docs = nb_read_f64(v->entry_docs, e);
+				uint32_t	cls = class_map[nb_view_entry_class(v, e)];
+				double		count = nb_view_entry_count(v, e);
+				double		docs = nb_view_entry_docs(v, e);
 				NbPairSlot *slot;
 
 				if (cls < NB_INLINE_CLASSES)
@@ -1049,7 +1050,7 @@ item_value(const ItemOrder *o, uint32_t id, uint32_t *len, uint32_t *group)
 	*group = o->unnamed_rank;
 	if (*len > 0 && str[0] == '\0')
 	{
-		*group = o->feature_rank[nb_read_u32((const unsigned char *) str + 1, 0)];
+		*group = o->feature_rank[nb_item_key_feature(str)];
 		str += NB_ITEM_PREFIX;
 		*len -= NB_ITEM_PREFIX;
 	}
@@ -1200,19 +1201,20 @@ write_lengths(const NbTrainer *t, const uint32_t *feature_rank, const uint32_t *
 		n++;
 	}
 	nb_sort(bins, H, sizeof(LengthRef), cmp_length);
-	for (uint64_t x = 0; x < FC; x++)
+	/* sorted, the pairs of each (feature, class) are one run, in its order */
+	for (uint64_t x = 0, i = 0; x < FC; x++)
 	{
-		nb_interrupt_at(x);
-		nb_write_u32(w->length_pairs, x, 0);
-	}
-	for (uint64_t i = 0; i < H; i++)
-	{
-		uint64_t	x = (uint64_t) bins[i].feature * t->classes.count + bins[i].cls;
+		uint32_t	pairs = 0;
 
-		nb_interrupt_at(i);
-		nb_write_u32(w->length_pairs, x, nb_read_u32(w->length_pairs, x) + 1);
-		nb_write_f64(w->length_value, i, bins[i].length);
-		nb_write_f64(w->length_weight, i, bins[i].weight);
+		nb_interrupt_at(x);
+		for (; i < H && (uint64_t) bins[i].feature * t->classes.count + bins[i].cls == x; i++)
+		{
+			nb_interrupt_at(i);
+			nb_write_f64(w->length_value, i, bins[i].length);
+			nb_write_f64(w->length_weight, i, bins[i].weight);
+			pairs++;
+		}
+		nb_write_u32(w->length_pairs, x, pairs);
 	}
 	nb_free(bins);
 }

@@ -129,7 +129,7 @@ total_docs(const NbView *view)
 	double		d = 0;
 
 	for (uint32 c = 0; c < view->n_classes; c++)
-		d += nb_read_f64(view->class_docs, c);
+		d += nb_view_class_docs(view, c);
 	return d;
 }
 
@@ -181,8 +181,8 @@ push_lengths(JsonbParseState **state, const NbView *view, uint32 j, uint32 c, ui
 		char	   *key = palloc(DOUBLE_SHORTEST_DECIMAL_LEN);
 
 		CHECK_FOR_INTERRUPTS();
-		nb_push_key(state, key, double_to_shortest_decimal_buf(nb_read_f64(view->length_value, *h), key));
-		nb_push_float8(state, nb_read_f64(view->length_weight, *h));
+		nb_push_key(state, key, double_to_shortest_decimal_buf(nb_view_length_value(view, *h), key));
+		nb_push_float8(state, nb_view_length_weight(view, *h));
 	}
 	pushJsonbValue(state, WJB_END_OBJECT, NULL);
 }
@@ -196,7 +196,7 @@ first_length(const NbView *view, uint32 j)
 	for (uint64 x = 0; x < (uint64) j * view->n_classes; x++)
 	{
 		CHECK_FOR_INTERRUPTS();
-		h += nb_read_u32(view->length_pairs, x);
+		h += nb_view_length_pairs_at(view, x);
 	}
 	return h;
 }
@@ -247,7 +247,7 @@ nb_classes(PG_FUNCTION_ARGS)
 	labels = nb_view_labels(&view);
 	for (uint32 c = 0; nb_string_next(&labels, &label, &len); c++)
 	{
-		double		docs = nb_read_f64(view.class_docs, c);
+		double		docs = nb_view_class_docs(&view, c);
 		Datum		values[3];
 		bool		nulls[3] = {false, false, false};
 
@@ -367,11 +367,11 @@ push_feature(JsonbParseState **state, const NbView *view, const NbFeature *f,
 	nb_push_string(state, info->name);
 	if (info->stats == NB_STATS_MOMENTS)
 	{
-		double		rows = nb_read_f64(view->feature_rows, j);
+		double		rows = nb_view_feature_rows(view, j);
 
 		nb_push_pair(state, "rows", rows);
-		nb_push_pair(state, "mean", nb_read_f64(view->feature_mean, j));
-		push_derived(state, "variance", rows > 0 ? nb_read_f64(view->feature_m2, j) / rows : 0);
+		nb_push_pair(state, "mean", nb_view_feature_mean(view, j));
+		push_derived(state, "variance", rows > 0 ? nb_view_feature_m2(view, j) / rows : 0);
 	}
 	nb_push_key(state, "classes", strlen("classes"));
 	pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
@@ -445,7 +445,7 @@ nb_model_to_jsonb(PG_FUNCTION_ARGS)
 		CHECK_FOR_INTERRUPTS();
 		nb_push_key(&state, label_start[c], label_start[c + 1] - label_start[c]);
 		pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
-		nb_push_pair(&state, "documents", nb_read_f64(view.class_docs, c));
+		nb_push_pair(&state, "documents", nb_view_class_docs(&view, c));
 		if (v1)
 			push_derived(&state, "tokens", tokens[c]);
 		if (v1 && nb_view_has_lengths(&view))
