@@ -17,6 +17,9 @@ REGRESS = setup type_io train aggregate parallel merge predict options prepared 
 REGRESS_OPTS = --inputdir=. --load-extension=nbc
 
 PG_CFLAGS = -Wextra -Wno-unused-parameter -Wno-sign-compare -Wno-missing-field-initializers
+# the module's version, for PG_MODULE_MAGIC_EXT (PostgreSQL 18): the control file's
+NBC_VERSION := $(shell sed -n "s/^default_version = '\(.*\)'/\1/p" nbc.control)
+PG_CPPFLAGS = -DNBC_VERSION='"$(NBC_VERSION)"'
 
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)

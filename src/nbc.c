@@ -9,7 +9,12 @@
 
 #include "pg_prepared.h"
 
+/* PostgreSQL 18 records a module's name and version (pg_get_loaded_modules) */
+#ifdef PG_MODULE_MAGIC_EXT
+PG_MODULE_MAGIC_EXT(.name = "nbc", .version = NBC_VERSION);
+#else
 PG_MODULE_MAGIC;
+#endif
 
 void		_PG_init(void);
 
