@@ -1,13 +1,15 @@
 -- What the nbc extension consists of, one line per member object, for
 -- comparing an updated installation with a fresh one: functions and
 -- aggregates (signature, result, volatility, parallel safety, strictness, C
--- symbol, aggregate support functions), types (I/O functions, storage),
+-- symbol or body, planner support function, settings, aggregate support
+-- functions), types (I/O functions, storage),
 -- casts, operators, and every comment.
 SELECT concat_ws(' | ', pg_describe_object(d.classid, d.objid, 0),
 	CASE d.classid
 	WHEN 'pg_proc'::regclass THEN (
 		SELECT concat_ws(' ', p.prokind, pg_get_function_arguments(p.oid), '->', pg_get_function_result(p.oid),
 			p.provolatile, p.proparallel, p.proisstrict, p.prosrc, p.probin, p.procost, p.prorows, p.proacl,
+			p.prosupport::regproc, p.proconfig,
 			(SELECT concat_ws(' ', a.aggkind, a.aggtransfn, a.aggfinalfn, a.aggcombinefn, a.aggserialfn,
 				a.aggdeserialfn, a.aggtranstype::regtype, a.agginitval)
 			 FROM pg_aggregate a WHERE a.aggfnoid = p.oid))
