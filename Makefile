@@ -1,7 +1,10 @@
 # nbc: naive Bayes classifiers inside PostgreSQL (PGXS build)
 #
 # Layout: src/ the C (nb_*.c pure model code, pg_*.c PostgreSQL glue, nbc.c
-# the entry point); sql/install/ the extension's install and update scripts;
+# the entry point); sql/install/ the extension's scripts (nbc--X.Y.Z.sql the
+# full script of the current version and of 0.1.0, nbc--A--B.sql the updates;
+# a new version adds its update and its full script, which the reliability
+# suite's upgrade part compares);
 # sql/*.sql with expected/*.out the pg_regress tests (REGRESS below); test/
 # every other suite.
 EXTENSION = nbc
