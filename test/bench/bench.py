@@ -126,6 +126,21 @@ class Results:
             self.times.append(("%s: %s" % (label, k), statistics.median(v), len(v)))
 
 
+def write_section(path, heading, section):
+    """Replace the section under heading (a "## ..." line) in the Markdown file
+    at path, or append it: the scripts that run after bench.py (which writes
+    the file anew) add their sections to it."""
+    text = open(path).read() if os.path.exists(path) else ""
+    start = text.find(heading + "\n")
+    if start < 0:
+        text = text.rstrip("\n") + ("\n\n" if text else "") + section
+    else:
+        end = text.find("\n## ", start + 1)
+        text = text[:start] + section + ("" if end < 0 else text[end:])
+    with open(path, "w") as f:
+        f.write(text)
+
+
 def fmt_ratio(x):
     return "%.2f" % x if x < 100 else "%.0f" % x
 

@@ -40,9 +40,10 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from bench import connect, log, measure, one, query  # noqa: E402
+from bench import connect, log, measure, one, query, write_section  # noqa: E402
 
 TOKENS = r"[[:alnum:]_]{2,}"
+HEADING = "## Models computed by the query (test/bench/computed_bench.py)"
 
 
 def make_data(cur, merge_rows):
@@ -201,6 +202,8 @@ def main():
     ap.add_argument("--corpora", default="cb_mail,cb_lines",
                     help="which corpora to score (comma-separated; default both)")
     ap.add_argument("--no-merge", action="store_true", help="leave the merging rows out")
+    ap.add_argument("--out", help="also write the tables as a section of this Markdown file "
+                                  "(test/bench/run.sh: results.md)")
     args = ap.parse_args()
     conn = connect()
     cur = conn.cursor()
@@ -225,16 +228,24 @@ def main():
         out.append("\nEnd to end, one statement (train, score %d test rows, count the right ones) "
                    "vs scikit-learn from the same table: **%s** times faster (right: nbc %d, "
                    "scikit-learn %d)." % (total, fmt(ratios), right, sk_right))
-    if args.no_merge:
-        print("\n".join(out))
-        return
+    if not args.no_merge:
+        out.extend(merge_rows(cur, args))
+    print("\n".join(out))
+    if args.out:
+        write_section(args.out, HEADING, "%s\n\nCommand: `/usr/bin/python3 test/bench/computed_bench.py "
+                      "--reps %d`; ratios of medians over the rounds, min-max in brackets.\n%s\n"
+                      % (HEADING, args.reps, "\n".join(out)))
+
+
+def merge_rows(cur, args):
     two, two_floor, four, four_floor = merging(cur, args.reps)
+    out = []
     out.append("\n### Merging (%d rows, four partial models)\n" % args.merge_rows)
     out.append("| query | ratio to reading the inputs | floor: reading the inputs and the result |")
     out.append("|---|---|---|")
     out.append("| nb_info(nb_merge(a, b)) | %s | %s |" % (fmt(two), fmt(two_floor)))
     out.append("| nb_info of the aggregate nb_merge of the four | %s | %s |" % (fmt(four), fmt(four_floor)))
-    print("\n".join(out))
+    return out
 
 
 if __name__ == "__main__":

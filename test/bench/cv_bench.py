@@ -304,15 +304,7 @@ def report(args, shape, rows, times, checks):
         "cv=PredefinedSplit(fold), scoring accuracy, f1_macro, neg_log_loss, refit=False, "
         "n_jobs=1). Settings: %s." % (args.reps, ", ".join("%s = %s" % kv for kv in bench.SETTINGS)),
         ""])
-    text = open(args.out).read() if os.path.exists(args.out) else ""
-    start = text.find("## Cross-validation\n")
-    if start < 0:
-        text = text.rstrip("\n") + ("\n\n" if text else "") + section
-    else:
-        end = text.find("\n## ", start + 1)
-        text = text[:start] + section + ("" if end < 0 else text[end:])
-    with open(args.out, "w") as f:
-        f.write(text)
+    bench.write_section(args.out, "## Cross-validation", section)
 
 
 def main():

@@ -95,6 +95,6 @@ echo "== loading the SpamAssassin corpus" >&2
 echo "== benchmark" >&2
 "$py" "$here/bench.py" "$@"
 echo "== models computed by the query (test/bench/computed_bench.py)" >&2
-"$py" "$here/computed_bench.py"
+"$py" "$here/computed_bench.py" --out "$here/results.md"
 echo "== cross-validation benchmark" >&2
 "$py" "$here/cv_bench.py" "$@"
