@@ -29,12 +29,12 @@ FROM (SELECT f.x, (nb_train('a', ARRAY['t'], f.x)::jsonb -> 'classes' -> 'a' -> 
 WHERE w.written <> to_jsonb(w.x)::text
 LIMIT 5;
 
--- read: numerics of 1 to 40 significant digits, 10^-360 to 10^300, as a
+-- read: numerics of 1 to 40 significant digits, 10^-330 to 10^300, as a
 -- Gaussian feature's value: a one-row model's mean is the value as nbc read it
 CREATE TABLE num_numerics AS
 SELECT g, (trunc(random() * 10 ^ (1 + g % 17))::numeric * 10::numeric ^ (g % 24)
            + trunc(random() * 10 ^ (g % 16))::numeric)
-          * 10::numeric ^ (trunc(random() * 620)::int - 360) AS v
+          * ('1e' || (trunc(random() * 590)::int - 330))::numeric AS v
 FROM generate_series(1, 4000) g;
 INSERT INTO num_numerics VALUES
   (4001, 0.1), (4002, 0.30000000000000004), (4004, 2.4703282292062328e-324), (4005, 9007199254740993), (4006, 1.7976931348623157e308),
