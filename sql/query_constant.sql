@@ -34,6 +34,14 @@ SELECT qc_mark($q$SELECT nb_predict((SELECT nb_train(label, tokens) FROM docs), 
                   SELECT nb_predict(m.m, tokens) FROM qc_docs, m$q$) AS inlined_cte,
        qc_mark($q$SELECT nb_predict(m.m, tokens) FROM qc_docs, (SELECT nb_merge(m) AS m FROM qc_stored) m$q$) AS derived_table,
        qc_mark($q$SELECT nb_predict((SELECT nb_subtract(nb_merge(a.m, a.m), a.m) FROM qc_stored a), tokens) FROM qc_docs$q$) AS of_stored;
+-- a derived table's model in any plan when every evaluation makes the same
+-- bytes (nb_train of text[] or tsvector without weights: whole counts), else
+-- in serial plans only (weights, jsonb values: sums that depend on the order)
+SELECT qc_mark($q$SELECT nb_predict(m.m, tokens) FROM qc_docs, (SELECT nb_train(label, tokens, 0.1) AS m FROM docs) m$q$) AS weighted,
+       qc_mark($q$SELECT nb_predict(m.m, tokens) FROM qc_docs, (SELECT nb_train(label, array_to_tsvector(tokens)) AS m FROM docs) m$q$) AS tsvector,
+       qc_mark($q$SELECT nb_predict(m.m, jsonb_build_object('n', cardinality(tokens))) FROM qc_docs,
+                    (SELECT nb_train(label, jsonb_build_object('n', cardinality(tokens))) AS m FROM docs) m$q$) AS jsonb_values;
+
 -- the other scoring functions are marked too
 SELECT qc_mark($q$SELECT nb_predict_proba((SELECT m FROM qc_stored), tokens, '{"alpha": 0.5}') FROM qc_docs$q$) AS proba,
        qc_mark($q$SELECT nb_predict_log_proba((SELECT m FROM qc_stored), tokens) FROM qc_docs$q$) AS log_proba,

@@ -42,11 +42,14 @@
  * keeps a heap scan's start block, its rows in the same order, so the
  * same bytes.  Evaluations in different processes need not agree (each
  * parallel worker's first scan may start at another block under
- * synchronized scans, and a weighted model's sums depend on the order), so
- * the mark says "serial": a call site trusts it only where values from
- * other processes cannot reach it, outside the leader of a parallel query
- * (see nb_expr_is_query_constant).  Everything else is compared by its
- * bytes as before.
+ * synchronized scans, a parallel aggregate's partial models arrive in any
+ * order, and a weighted model's sums depend on the order), so the mark
+ * says "serial": a call site trusts it only where values from other
+ * processes cannot reach it, outside the leader of a parallel query (see
+ * nb_expr_is_query_constant).  Unless the column is nb_train of text[] or
+ * tsvector rows without weights: its counts are whole numbers, which add up
+ * to the same bytes in any order, so such a model is marked for any plan.
+ * Everything else is compared by its bytes as before.
  *
  * An aggregate's arguments get no planner support call, so an aggregate
  * (nb_grid_metrics) is proved at run time instead, from the plan it runs
@@ -221,11 +224,34 @@ query_is_repeatable(Query *query)
 }
 
 /*
- * Is expr, an argument at the level of root, the same value for the whole
- * plan?  *serial: only where no other process evaluates it.
+ * Is expr nb_train over text[] or tsvector rows without weights (nbc's, in
+ * the schema of the function fn)?  Its counts are whole numbers of
+ * occurrences and documents, which add up exactly in any order, so every
+ * evaluation over the same rows gives the same bytes, however parallel
+ * workers share the rows out and return their partial models.
  */
 static bool
-arg_is_query_constant(Node *expr, PlannerInfo *root, bool *serial)
+is_unweighted_text_training(Node *expr, Oid fn)
+{
+	List	   *name;
+	Oid			args[2] = {TEXTOID, TEXTARRAYOID};
+
+	if (!IsA(expr, Aggref) || list_length(((Aggref *) expr)->args) != 2)
+		return false;
+	name = list_make2(makeString(get_namespace_name(get_func_namespace(fn))),
+					  makeString("nb_train"));
+	if (((Aggref *) expr)->aggfnoid == LookupFuncName(name, 2, args, true))
+		return true;
+	args[1] = TSVECTOROID;
+	return ((Aggref *) expr)->aggfnoid == LookupFuncName(name, 2, args, true);
+}
+
+/*
+ * Is expr, an argument at the level of root of a call of fn, the same value
+ * for the whole plan?  *serial: only where no other process evaluates it.
+ */
+static bool
+arg_is_query_constant(Node *expr, PlannerInfo *root, Oid fn, bool *serial)
 {
 	*serial = false;
 	if (IsA(expr, SubLink))
@@ -247,7 +273,10 @@ arg_is_query_constant(Node *expr, PlannerInfo *root, bool *serial)
 		rte = rt_fetch(var->varno, root->parse->rtable);
 		if (rte->rtekind == RTE_SUBQUERY)
 		{
-			*serial = true;
+			TargetEntry *te = get_tle_by_resno(rte->subquery->targetList, var->varattno);
+
+			/* a model every evaluation makes to the same bytes is constant in any plan */
+			*serial = te == NULL || !is_unweighted_text_training((Node *) te->expr, fn);
 			return !rte->lateral && !rte->inh &&
 				query_returns_one_row(rte->subquery) &&
 				query_is_uncorrelated(rte->subquery, root, 0) &&
@@ -299,7 +328,7 @@ nb_scoring_support(PG_FUNCTION_ARGS)
 	if (list_length(call->args) < 1)
 		PG_RETURN_POINTER(NULL);
 	model = linitial(call->args);
-	if (!arg_is_query_constant(model, req->root, &serial))
+	if (!arg_is_query_constant(model, req->root, call->funcid, &serial))
 		PG_RETURN_POINTER(NULL);
 	mark = query_constant_oid(call->funcid, exprType(model));
 	if (!OidIsValid(mark))
