@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nb_port.h"
+
 /*
  * A decimal digits * 10^exp10 to the nearest double, by the first of these
  * that can decide:
@@ -111,7 +113,7 @@ nb_decimal_make_pow5(int k)
 		if (carry != 0)
 			p[words++] = carry;
 	}
-	z = 64 * (words - 1) + 64 - __builtin_clzll(p[words - 1]);
+	z = 64 * (words - 1) + 64 - nb_clz64(p[words - 1]);
 	/* r = 2^(z - 1) < 5^k; then 64 quotient bits, each doubling r */
 	r[(z - 1) / 64] = UINT64_C(1) << ((z - 1) % 64);
 	for (int bit = 0; bit < 64; bit++)

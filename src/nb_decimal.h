@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "nb_port.h"
+
 /* The paths of nb_decimal_to_double but the first (nb_decimal.c). */
 double		nb_decimal_to_double_other(uint64_t digits, int32_t exp10);
 
@@ -46,7 +48,7 @@ void		nb_decimal_make_pow5(int k);
 static inline bool
 nb_decimal_by_pow5(uint64_t digits, int k, double *result)
 {
-	int			shift = __builtin_clzll(digits);
+	int			shift = nb_clz64(digits);
 	uint64_t	high = (uint64_t) (((unsigned __int128) (digits << shift) * nb_inverse_pow5[k]) >> 64);
 	int			top = (int) (high >> 63);
 	int			below = 10 + top;	/* bits of high under the significand */
