@@ -1,14 +1,16 @@
 /*
  * nb_port.h — the one place the pure model code (nb_*.c) reaches past plain
- * C: compiler builtins and attributes, x86 intrinsics, the byte order.
- * Each has a plain C fallback, for compilers without the feature and, with
- * NB_PORTABLE defined, for any compiler, so that every fallback can be
- * compiled and run, not only on the machines that need it.  A fallback
- * gives the same results, bit for bit.
+ * C: compiler builtins and attributes, 128-bit integers, x86 intrinsics,
+ * extended precision, the byte order.  Each has a plain C fallback, for
+ * compilers without the feature and, with NB_PORTABLE defined, for any
+ * compiler, so that every fallback can be compiled and run, not only on
+ * the machines that need it.  A fallback gives the same results, bit for
+ * bit.
  */
 #ifndef NB_PORT_H
 #define NB_PORT_H
 
+#include <float.h>
 #include <stdint.h>
 
 /* GCC's extensions (clang has them too), unless NB_PORTABLE turns them off */
@@ -16,9 +18,24 @@
 #define NB_GNU_C
 #endif
 
+/* 128-bit integers, for nb_mul_add128 (__extension__: not a warning under -pedantic) */
+#if defined(NB_GNU_C) && defined(__SIZEOF_INT128__)
+#define NB_HAVE_INT128
+__extension__ typedef unsigned __int128 nb_uint128;
+#endif
+
 /* Non-temporal stores (_mm_stream_si64 of <emmintrin.h>, nb_metrics.c) */
 #if defined(__x86_64__) && defined(__SSE2__) && !defined(NB_PORTABLE)
 #define NB_HAVE_SSE2_STREAM
+#endif
+
+/*
+ * A long double of at least 64 bits of mantissa (x87's), for nb_decimal.c's
+ * division of 64-bit integers rounded once.  Without it the same numbers
+ * take a slower exact path.
+ */
+#if LDBL_MANT_DIG >= 64 && !defined(NB_PORTABLE)
+#define NB_HAVE_EXTENDED_LONG_DOUBLE
 #endif
 
 #if defined(NB_GNU_C) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
@@ -85,6 +102,35 @@ nb_clz64(uint64_t x)
 	return n;
 }
 #endif
+
+/*
+ * a * b + c, which fits in 128 bits: its high 64 bits, the low ones in
+ * *low.
+ */
+static inline uint64_t
+nb_mul_add128(uint64_t a, uint64_t b, uint64_t c, uint64_t *low)
+{
+#ifdef NB_HAVE_INT128
+	nb_uint128	p = (nb_uint128) a * b + c;
+
+	*low = (uint64_t) p;
+	return (uint64_t) (p >> 64);
+#else
+	/* by 32-bit halves; mid, the sum at bits 32..95, is below 2^34 */
+	uint64_t	a0 = (uint32_t) a,
+				a1 = a >> 32,
+				b0 = (uint32_t) b,
+				b1 = b >> 32;
+	uint64_t	p00 = a0 * b0,
+				p01 = a0 * b1,
+				p10 = a1 * b0;
+	uint64_t	mid = (p00 >> 32) + (uint32_t) p01 + (uint32_t) p10;
+	uint64_t	high = a1 * b1 + (p01 >> 32) + (p10 >> 32) + (mid >> 32);
+
+	*low = (mid << 32 | (uint32_t) p00) + c;
+	return high + (*low < c);
+#endif
+}
 
 /*
  * The byte order.  The format's numbers are little-endian (nb_format.h),
