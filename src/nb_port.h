@@ -3,9 +3,9 @@
  * C: compiler builtins and attributes, 128-bit integers, x86 intrinsics,
  * extended precision, the byte order.  Each has a plain C fallback, for
  * compilers without the feature and, with NB_PORTABLE defined, for any
- * compiler, so that every fallback can be compiled and run, not only on
- * the machines that need it.  A fallback gives the same results, bit for
- * bit.
+ * compiler: the unit tests are built both ways (test/unit, make check), so
+ * that every fallback is compiled and run, not only on the machines that
+ * need it.  A fallback gives the same results, bit for bit.
  */
 #ifndef NB_PORT_H
 #define NB_PORT_H
