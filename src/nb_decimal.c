@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nb_port.h"
+
 /*
  * A decimal digits * 10^exp10 to the nearest double, by the first of these
  * that can decide:
@@ -38,7 +40,7 @@ static const double exact_powers[] = {
 	1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22
 };
 
-#if LDBL_MANT_DIG >= 64
+#ifdef NB_HAVE_EXTENDED_LONG_DOUBLE
 /* 10^k, exact long doubles: each needs at most 64 bits */
 static const long double exact_long_powers[FAST_POWERS] = {
 	1e0L, 1e1L, 1e2L, 1e3L, 1e4L, 1e5L, 1e6L, 1e7L, 1e8L, 1e9L, 1e10L, 1e11L, 1e12L, 1e13L,
@@ -67,7 +69,6 @@ extended_precision(void)
 }
 #endif
 
-#ifdef __SIZEOF_INT128__
 #define POW5_WORDS 13			/* 5^330 < 2^767 < 2^(64 * 13) */
 
 uint64_t	nb_inverse_pow5[NB_POW5_MAX_K + 1];
@@ -102,16 +103,11 @@ nb_decimal_make_pow5(int k)
 		uint64_t	carry = 0;
 
 		for (int w = 0; w < words; w++)
-		{
-			unsigned __int128 x = (unsigned __int128) p[w] * 5 + carry;
-
-			p[w] = (uint64_t) x;
-			carry = (uint64_t) (x >> 64);
-		}
+			carry = nb_mul_add128(p[w], 5, carry, &p[w]);
 		if (carry != 0)
 			p[words++] = carry;
 	}
-	z = 64 * (words - 1) + 64 - __builtin_clzll(p[words - 1]);
+	z = 64 * (words - 1) + 64 - nb_clz64(p[words - 1]);
 	/* r = 2^(z - 1) < 5^k; then 64 quotient bits, each doubling r */
 	r[(z - 1) / 64] = UINT64_C(1) << ((z - 1) % 64);
 	for (int bit = 0; bit < 64; bit++)
@@ -143,8 +139,6 @@ nb_decimal_make_pow5(int k)
 	nb_inverse_pow5[k] = q;
 }
 
-#endif
-
 double
 nb_decimal_to_double_other(uint64_t digits, int32_t exp10)
 {
@@ -153,7 +147,7 @@ nb_decimal_to_double_other(uint64_t digits, int32_t exp10)
 	if (digits <= (UINT64_C(1) << 53) && exp10 >= -22 && exp10 <= 22)
 		return exp10 < 0 ? (double) digits / exact_powers[-exp10] :
 			(double) digits * exact_powers[exp10];
-#if LDBL_MANT_DIG >= 64
+#ifdef NB_HAVE_EXTENDED_LONG_DOUBLE
 	if (exp10 <= 0 && exp10 > -FAST_POWERS && extended_precision())
 	{
 		long double q = (long double) digits / exact_long_powers[-exp10];

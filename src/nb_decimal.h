@@ -8,10 +8,11 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "nb_port.h"
+
 /* The paths of nb_decimal_to_double but the first (nb_decimal.c). */
 double		nb_decimal_to_double_other(uint64_t digits, int32_t exp10);
 
-#ifdef __SIZEOF_INT128__
 /*
  * Below 10^-330 a double is subnormal (or zero) for any 64-bit digits, which
  * nb_decimal_by_pow5 leaves to the other paths.  Probabilities of a text
@@ -46,8 +47,9 @@ void		nb_decimal_make_pow5(int k);
 static inline bool
 nb_decimal_by_pow5(uint64_t digits, int k, double *result)
 {
-	int			shift = __builtin_clzll(digits);
-	uint64_t	high = (uint64_t) (((unsigned __int128) (digits << shift) * nb_inverse_pow5[k]) >> 64);
+	int			shift = nb_clz64(digits);
+	uint64_t	low;
+	uint64_t	high = nb_mul_add128(digits << shift, nb_inverse_pow5[k], 0, &low);
 	int			top = (int) (high >> 63);
 	int			below = 10 + top;	/* bits of high under the significand */
 	uint64_t	rest = high & ((UINT64_C(1) << below) - 1);
@@ -73,7 +75,6 @@ nb_decimal_by_pow5(uint64_t digits, int k, double *result)
 	memcpy(result, &bits, sizeof(bits));
 	return true;
 }
-#endif
 
 /*
  * A base-10000 digit 1..9999 without its trailing decimal zeros, and how
@@ -100,7 +101,6 @@ nb_decimal_strip_zeros(uint32_t digit, int *zeros)
 static inline double
 nb_decimal_to_double(uint64_t digits, int32_t exp10)
 {
-#ifdef __SIZEOF_INT128__
 	/* first: a multiplication is faster than the other paths' division */
 	if (digits > 0 && exp10 < 0 && exp10 >= -NB_POW5_MAX_K)
 	{
@@ -111,7 +111,6 @@ nb_decimal_to_double(uint64_t digits, int32_t exp10)
 		if (nb_decimal_by_pow5(digits, -exp10, &result))
 			return result;
 	}
-#endif
 	return nb_decimal_to_double_other(digits, exp10);
 }
 

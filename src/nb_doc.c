@@ -9,6 +9,7 @@
 #include "nb_alloc.h"
 #include "nb_hash.h"
 #include "nb_interrupt.h"
+#include "nb_port.h"
 #include "nb_scorer.h"
 
 void
@@ -85,13 +86,13 @@ prefetch_slot(const NbIndex *ix, uint64_t hash, uint32_t len, const char *rows,
 
 	if (row_size == 0)
 	{
-		__builtin_prefetch(nb_strmap_slot(&ix->tokens, i));
+		nb_prefetch(nb_strmap_slot(&ix->tokens, i));
 		return;
 	}
-	__builtin_prefetch(nb_row_key(rows, row_size, i));
-	__builtin_prefetch(nb_row_key(rows, row_size, nb_strmap_probe_next(&ix->tokens, i)));
+	nb_prefetch(nb_row_key(rows, row_size, i));
+	nb_prefetch(nb_row_key(rows, row_size, nb_strmap_probe_next(&ix->tokens, i)));
 	if (len > 8)
-		__builtin_prefetch(nb_strmap_slot(&ix->tokens, i));
+		nb_prefetch(nb_strmap_slot(&ix->tokens, i));
 }
 
 /* Room for n more tokens of the document and n lookups. */
@@ -167,7 +168,7 @@ add_tokens(const NbIndex *ix, NbDoc *doc, uint32_t feature, const NbTokenRef *to
 			slot = nb_strmap_find_sized(&ix->tokens, sizeof(NbStrSlot), tokens[i].str,
 										tokens[i].len, (uint64_t) scratch[i]);
 			if (slot >= 0)
-				__builtin_prefetch(&ix->token_start[nb_strmap_slot(&ix->tokens, (uint32_t) slot)->id1 - 1]);
+				nb_prefetch(&ix->token_start[nb_strmap_slot(&ix->tokens, (uint32_t) slot)->id1 - 1]);
 		}
 		scratch[i] = slot;
 	}

@@ -13,6 +13,7 @@
 
 #include "nb_hash.h"
 #include "nb_interrupt.h"
+#include "nb_port.h"
 
 #define FAIL(...) \
 	do { snprintf(error->message, sizeof(error->message), __VA_ARGS__); return false; } while (0)
@@ -338,10 +339,8 @@ nb_view_open(NbView *view, const void *data, size_t size, NbFormatError *error)
 		FAIL("bad magic number");
 	memcpy(&view->version, p + 4, 2);
 	memcpy(&flags, p + 6, 2);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	view->version = __builtin_bswap16(view->version);
-	flags = __builtin_bswap16(flags);
-#endif
+	view->version = nb_le16(view->version);
+	flags = nb_le16(flags);
 	if (view->version != NB_FORMAT_VERSION && view->version != NB_FORMAT_VERSION_FEATURES &&
 		view->version != NB_FORMAT_VERSION_TEXT)
 		FAIL("unsupported format version %u", (unsigned) view->version);
@@ -617,9 +616,7 @@ nb_format_begin(NbFormatWriter *w, const NbFormatShape *s, unsigned char *buf, s
 	w->shape = *s;
 	memset(buf, 0, NB_HEADER_SIZE);
 	memcpy(buf, "NBCM", 4);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	stored_version = __builtin_bswap16(stored_version);
-#endif
+	stored_version = nb_le16(stored_version);
 	memcpy(buf + 4, &stored_version, 2);
 	memcpy(buf + 6, &flags, 2);
 	nb_write_u32(buf + 8, 0, s->n_classes);

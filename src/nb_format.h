@@ -74,6 +74,7 @@
 
 #include "nb_feature_type.h"
 #include "nb_hash.h"
+#include "nb_port.h"
 
 #define NB_FORMAT_VERSION 3		/* with document lengths */
 #define NB_FORMAT_VERSION_FEATURES 2
@@ -334,9 +335,7 @@ nb_read_f64(const unsigned char *base, uint64_t i)
 static inline void
 nb_write_u32(unsigned char *base, uint64_t i, uint32_t v)
 {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	v = __builtin_bswap32(v);
-#endif
+	v = nb_le32(v);
 	memcpy(base + i * 4, &v, 4);
 }
 
@@ -346,9 +345,7 @@ nb_write_f64(unsigned char *base, uint64_t i, double v)
 	uint64_t	u;
 
 	memcpy(&u, &v, 8);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	u = __builtin_bswap64(u);
-#endif
+	u = nb_le64(u);
 	memcpy(base + i * 8, &u, 8);
 }
 

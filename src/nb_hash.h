@@ -8,12 +8,7 @@
 #include <stdint.h>
 #include <string.h>
 
-/*
- * For the functions of the hot loops (hashing and probing tokens): the
- * compiler's size heuristics stop inlining them once a file calls them in
- * several places, which costs a call per token.
- */
-#define NB_HOT_INLINE static inline __attribute__((always_inline))
+#include "nb_port.h"
 
 /* Finalizer that spreads a 64-bit integer key over all bits. */
 static inline uint64_t
@@ -43,10 +38,7 @@ nb_read_le64(const unsigned char *p)
 	uint64_t	v;
 
 	memcpy(&v, p, 8);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	v = __builtin_bswap64(v);
-#endif
-	return v;
+	return nb_le64(v);
 }
 
 static inline uint64_t
@@ -104,10 +96,7 @@ nb_read_le32(const unsigned char *p)
 	uint32_t	v;
 
 	memcpy(&v, p, 4);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	v = __builtin_bswap32(v);
-#endif
-	return v;
+	return nb_le32(v);
 }
 
 /*

@@ -14,6 +14,7 @@
 
 #include "nb_format.h"
 #include "nb_hash.h"
+#include "nb_port.h"
 #include "nb_strmap.h"
 
 typedef struct NbIndex

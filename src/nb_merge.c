@@ -20,6 +20,7 @@
 #include "nb_alloc.h"
 #include "nb_interrupt.h"
 #include "nb_moments.h"
+#include "nb_port.h"
 #include "nb_runs.h"
 
 struct NbMerger
@@ -272,12 +273,12 @@ prefetch_input(const NbMerger *m, const NbCursor *cur, uint32_t i)
 {
 	const NbView *v = &m->in[i];
 
-	__builtin_prefetch(v->token_len + ((uint64_t) cur[i].item + NB_MERGE_AHEAD) * 4);
-	__builtin_prefetch(v->token_entries + ((uint64_t) cur[i].item + NB_MERGE_AHEAD) * 4);
-	__builtin_prefetch(v->tokens + cur[i].off + NB_MERGE_AHEAD * 8);
-	__builtin_prefetch(v->entry_class + (cur[i].entry + NB_MERGE_AHEAD) * 4);
-	__builtin_prefetch(v->entry_count + (cur[i].entry + NB_MERGE_AHEAD) * 8);
-	__builtin_prefetch(v->entry_docs + (cur[i].entry + NB_MERGE_AHEAD) * 8);
+	nb_prefetch(v->token_len + ((uint64_t) cur[i].item + NB_MERGE_AHEAD) * 4);
+	nb_prefetch(v->token_entries + ((uint64_t) cur[i].item + NB_MERGE_AHEAD) * 4);
+	nb_prefetch(v->tokens + cur[i].off + NB_MERGE_AHEAD * 8);
+	nb_prefetch(v->entry_class + (cur[i].entry + NB_MERGE_AHEAD) * 4);
+	nb_prefetch(v->entry_count + (cur[i].entry + NB_MERGE_AHEAD) * 8);
+	nb_prefetch(v->entry_docs + (cur[i].entry + NB_MERGE_AHEAD) * 8);
 }
 
 /*

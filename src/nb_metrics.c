@@ -11,8 +11,9 @@
 #include "nb_alloc.h"
 #include "nb_hash.h"
 #include "nb_interrupt.h"
+#include "nb_port.h"
 
-#if defined(__x86_64__) && defined(__SSE2__)
+#ifdef NB_HAVE_SSE2_STREAM
 #include <emmintrin.h>
 #endif
 
@@ -248,7 +249,7 @@ clip(double p)
 static inline void
 store_line(double *to, const double *from)
 {
-#if defined(__x86_64__) && defined(__SSE2__)
+#ifdef NB_HAVE_SSE2_STREAM
 	for (int j = 0; j < NB_METRICS_STAGE_ROWS; j++)
 	{
 		long long	bits;
@@ -548,7 +549,7 @@ static RadixDigits
 range_digits(uint64_t lo, uint64_t hi, int max_bits)
 {
 	RadixDigits rd = {lo, 0, 0};
-	int			width = hi > lo ? 64 - __builtin_clzll(hi - lo) : 0;
+	int			width = hi > lo ? 64 - nb_clz64(hi - lo) : 0;
 
 	if (width > max_bits)
 		rd.shift = width - max_bits;
@@ -707,7 +708,7 @@ typedef struct PositiveLevels
  * above any key in it, the pads above every key.  A crowded bucket is
  * searched by bisection.
  */
-#define LEVEL_BUCKET_BITS(n) (64 - __builtin_clzll(n))
+#define LEVEL_BUCKET_BITS(n) (64 - nb_clz64(n))
 #define LEVEL_WINDOW 2
 #define LEVEL_PAD UINT64_MAX
 
@@ -850,7 +851,7 @@ count_negatives(const NbMetrics *m, uint32_t c, PositiveLevels *lv)
 			is_below = key[k] > bottom;
 			bucket[k] = level_bucket(lv, key[k]);
 			weight[k] = weights != NULL ? weights[i - i0] : 1.0;
-			__builtin_prefetch(lv->first + bucket[k]);
+			nb_prefetch(lv->first + bucket[k]);
 			/* sums in row order, as the slots' would be: + 0.0 leaves them as they are */
 			neg += (double) negative * weight[k];
 			above += (double) (negative & is_above) * weight[k];
@@ -862,8 +863,8 @@ count_negatives(const NbMetrics *m, uint32_t c, PositiveLevels *lv)
 			uint64_t	j = lv->first[bucket[t]];
 
 			/* the keys of its window and their counts: its slot is within 2 j .. 2 j + 5 */
-			__builtin_prefetch(lv->key + j);
-			__builtin_prefetch(lv->neg + 2 * j);
+			nb_prefetch(lv->key + j);
+			nb_prefetch(lv->neg + 2 * j);
 		}
 		for (int t = 0; t < k; t++)
 			lv->neg[level_slot(lv, key[t], bucket[t])] += weight[t];

@@ -16,6 +16,7 @@
 #include "nb_alloc.h"
 #include "nb_interrupt.h"
 #include "nb_options.h"
+#include "nb_port.h"
 
 /*
  * a log(a / b), with 0 log 0 = 0; b <= 0 only through rounding and then
@@ -303,7 +304,7 @@ gauss_integrand(GaussIntegrand *g, double z)
 			sum += g->pi[a] * exp(g->e[a] - emax);
 		gc = -(emax + log(sum));
 	}
-	return exp(-0.5 * z * z) / sqrt(2 * M_PI) * gc;
+	return exp(-0.5 * z * z) / sqrt(2 * NB_PI) * gc;
 }
 
 typedef struct GaussPiece

@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "nb_format.h"
+#include "nb_port.h"
 
 #define NB_NONE UINT32_MAX
 
@@ -167,9 +168,7 @@ nb_head_set(NbHead *h, const NbView *v, uint32_t input, uint32_t item, size_t of
 	if (len >= 8)
 	{
 		memcpy(&p, s, 8);
-#if !(defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)
-		p = __builtin_bswap64(p);
-#endif
+		p = nb_be64(p);
 	}
 	else
 		for (uint32_t b = 0; b < len; b++)

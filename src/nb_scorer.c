@@ -45,6 +45,7 @@
 #include "nb_dcm.h"
 #include "nb_hash.h"
 #include "nb_interrupt.h"
+#include "nb_port.h"
 
 /* A logarithm as a pair (f, z) meaning f + z log(eps), see nb_scorer.h. */
 typedef struct LogFactor
@@ -585,7 +586,7 @@ build_gaussian(NbScorer *sc, const NbIndex *ix, uint32_t j, double floor)
 		else if (!isfinite(var))
 			var = DBL_MAX;
 		sc->var[jc + c] = var;
-		sc->base_f[jc + c] = -0.5 * log(2 * M_PI * var);
+		sc->base_f[jc + c] = -0.5 * log(2 * NB_PI * var);
 	}
 }
 
@@ -619,8 +620,8 @@ entries_to_rows(NbScorer *sc, const NbIndex *ix)
 			uint32_t	ahead = nb_strmap_probe_start(&ix->tokens,
 													  ix->tokens.hashes[k + NB_PREFETCH_DISTANCE]);
 
-			__builtin_prefetch(nb_strmap_slot(&ix->tokens, ahead));
-			__builtin_prefetch(nb_row_key(sc->rows, size, ahead));
+			nb_prefetch(nb_strmap_slot(&ix->tokens, ahead));
+			nb_prefetch(nb_row_key(sc->rows, size, ahead));
 		}
 		slot = nb_strmap_slot_of(&ix->tokens, k);
 		item = nb_strmap_slot(&ix->tokens, slot);
@@ -1148,7 +1149,7 @@ nb_scorer_score(NbScorer *sc, const NbDoc *doc, double *log_post)
 	/* rows are in cache: looking the token up fetched them */
 	if (sc->rows == NULL)
 		for (uint32_t i = 0; i < doc->n_tokens; i++)
-			__builtin_prefetch(&sc->entry[ix->token_start[doc->tokens[i].token]]);
+			nb_prefetch(&sc->entry[ix->token_start[doc->tokens[i].token]]);
 	score_begin(sc, doc);
 	if (sc->rows != NULL)
 		add_item_rows(sc, doc);
@@ -1373,9 +1374,9 @@ prefetch_set_terms(const NbScorerSet *set, uint32_t k)
 	const char *first = (const char *) &set->terms[start[0] * set->m];
 	const char *last = (const char *) &set->terms[start[1] * set->m];
 
-	__builtin_prefetch(&ix->entry_class[start[0]]);
+	nb_prefetch(&ix->entry_class[start[0]]);
 	for (const char *p = first; p < last; p += 64)
-		__builtin_prefetch(p);
+		nb_prefetch(p);
 }
 
 /*
@@ -1384,9 +1385,7 @@ prefetch_set_terms(const NbScorerSet *set, uint32_t k)
  * adjacent and the loop over them vectorizes), in the order of
  * add_item_entries.
  */
-#if defined(__GNUC__) && !defined(__clang__)
-__attribute__((optimize("tree-loop-vectorize", "vect-cost-model=dynamic", "no-trapping-math")))
-#endif
+NB_VECTORIZE
 static void
 add_set_items(NbScorerSet *set, const NbDoc *doc)
 {

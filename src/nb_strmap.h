@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "nb_hash.h"
+#include "nb_port.h"
 
 /* Ids and string lengths are 32-bit: a model is at most 1 GB anyway. */
 #define NB_MAX_STRINGS UINT32_C(0x7ffffffe)
@@ -150,7 +151,7 @@ uint32_t	nb_strmap_slot_of(const NbStrMap *map, uint32_t id);
 static inline void
 nb_strmap_prefetch(const NbStrMap *map, uint64_t hash)
 {
-	__builtin_prefetch(nb_strmap_slot(map, nb_strmap_probe_start(map, hash)));
+	nb_prefetch(nb_strmap_slot(map, nb_strmap_probe_start(map, hash)));
 }
 
 /*

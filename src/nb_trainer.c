@@ -11,6 +11,7 @@
 #include "nb_hash.h"
 #include "nb_interrupt.h"
 #include "nb_moments.h"
+#include "nb_port.h"
 
 #define NB_EMPTY_KEY UINT64_MAX
 
@@ -397,14 +398,14 @@ add_items(NbTrainer *t, const NbTokenRef *tokens, uint32_t n)
 		NbItemCounts *counts = t->inline_counts[cls];
 
 		for (uint32_t i = 0; i < n && i < NB_PREFETCH_DISTANCE; i++)
-			__builtin_prefetch(&counts[id[i]]);
+			nb_prefetch(&counts[id[i]]);
 		for (uint32_t i = 0; i < n; i++)
 		{
 			nb_interrupt_at(i);
 			if (i + NB_PREFETCH_DISTANCE < n)
 			{
-				__builtin_prefetch(&counts[id[i + NB_PREFETCH_DISTANCE]]);
-				__builtin_prefetch(&t->item_doc[id[i + NB_PREFETCH_DISTANCE]]);
+				nb_prefetch(&counts[id[i + NB_PREFETCH_DISTANCE]]);
+				nb_prefetch(&t->item_doc[id[i + NB_PREFETCH_DISTANCE]]);
 			}
 			count_inline(t, &counts[id[i]], tokens[i].count * w,
 						 first_in_doc(t, id[i]) ? w : 0);
@@ -418,7 +419,7 @@ add_items(NbTrainer *t, const NbTokenRef *tokens, uint32_t n)
 		/* from here on hash[i] is the hash of the (item, class) key */
 		hash[i] = nb_hash_mix(pair_key(id[i], cls));
 		if (i < NB_PREFETCH_DISTANCE)
-			__builtin_prefetch(&t->pairs[hash[i] & t->pair_mask]);
+			nb_prefetch(&t->pairs[hash[i] & t->pair_mask]);
 	}
 	for (uint32_t i = 0; i < n; i++)
 	{
@@ -427,8 +428,8 @@ add_items(NbTrainer *t, const NbTokenRef *tokens, uint32_t n)
 		nb_interrupt_at(i);
 		if (i + NB_PREFETCH_DISTANCE < n)
 		{
-			__builtin_prefetch(&t->pairs[hash[i + NB_PREFETCH_DISTANCE] & t->pair_mask]);
-			__builtin_prefetch(&t->item_doc[id[i + NB_PREFETCH_DISTANCE]]);
+			nb_prefetch(&t->pairs[hash[i + NB_PREFETCH_DISTANCE] & t->pair_mask]);
+			nb_prefetch(&t->item_doc[id[i + NB_PREFETCH_DISTANCE]]);
 		}
 		s = find_pair(t, pair_key(id[i], cls), hash[i]);
 		s->count += tokens[i].count * w;

@@ -5,6 +5,7 @@
 
 #include "nb_alloc.h"
 #include "nb_interrupt.h"
+#include "nb_port.h"
 
 #define NB_VOCAB_MIN_SLOTS 64
 
@@ -85,7 +86,7 @@ nb_vocab_rebuild(NbVocab *v, uint32_t nslots)
 			const char *str = nb_vocab_str(v, lo + i, &len);
 
 			hash[i] = nb_hash_token(str, len);
-			__builtin_prefetch(&slots[(uint32_t) hash[i] & mask]);
+			nb_prefetch(&slots[(uint32_t) hash[i] & mask]);
 		}
 		for (uint32_t i = 0; i < n; i++)
 			place(v, slots, mask, lo + i, hash[i]);

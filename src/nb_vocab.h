@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "nb_hash.h"
+#include "nb_port.h"
 
 typedef struct NbVocabSlot
 {
@@ -112,7 +113,7 @@ nb_vocab_find(const NbVocab *v, const char *str, uint32_t len, uint64_t hash)
 static inline void
 nb_vocab_prefetch(const NbVocab *v, uint64_t hash)
 {
-	__builtin_prefetch(&v->slots[(uint32_t) hash & v->mask]);
+	nb_prefetch(&v->slots[(uint32_t) hash & v->mask]);
 }
 
 /*

@@ -1,7 +1,8 @@
 #!/bin/sh
 # check.sh — run by `make check`: the unit test programs ($UNITS, from the
-# Makefile), then short runs of the two fuzzers, each counted as one more
-# test; prints one summary line for all.
+# Makefile) and the same built with NB_PORTABLE ($PORTABLE_UNITS, their
+# tests named "portable: ..."), then short runs of the two fuzzers, each
+# counted as one more test; prints one summary line for all.
 cd "$(dirname "$0")" || exit 2
 : "${UNITS:?set UNITS to the unit test programs (make check does)}"
 MAKE=${MAKE:-make}
@@ -11,23 +12,66 @@ FUZZ_MAX_LEN=${FUZZ_MAX_LEN:-4096}
 
 passed=0
 failed=0
-for unit in $UNITS; do
-	out=$(./$unit)
-	status=$?
-	summary=$(printf '%s\n' "$out" | tail -n 1)
-	printf '%s\n' "$out" | sed '$d'
-	p=$(printf '%s\n' "$summary" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1/p')
-	f=$(printf '%s\n' "$summary" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\2/p')
-	if [ -z "$p" ]; then
-		# the test binary died before its summary (a sanitizer abort, for example)
-		printf '%s\n' "$summary"
-		echo "not ok - unit tests: $unit exited with status $status before its summary"
-		p=0
-		f=1
-	fi
+
+# add_counts LINE: add the counts of a summary line "N passed, N failed";
+# false if LINE is not one.
+add_counts() {
+	p=$(printf '%s\n' "$1" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1/p')
+	f=$(printf '%s\n' "$1" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\2/p')
+	[ -n "$p" ] || return 1
 	passed=$((passed + p))
 	failed=$((failed + f))
-done
+}
+
+# run_units PREFIX UNIT...: run each program, print its lines but its
+# summary, with PREFIX before each test's name, and add its counts.
+run_units() {
+	prefix=$1
+	shift
+	for unit in "$@"; do
+		out=$(./$unit)
+		status=$?
+		summary=$(printf '%s\n' "$out" | tail -n 1)
+		printf '%s\n' "$out" | sed -e '$d' -e "s/^ok - /ok - $prefix/" -e "s/^not ok - /not ok - $prefix/"
+		if ! add_counts "$summary"; then
+			# the test binary died before its summary (a sanitizer abort, for example)
+			printf '%s\n' "$summary"
+			echo "not ok - unit tests: $unit exited with status $status before its summary"
+			failed=$((failed + 1))
+		fi
+	done
+}
+
+# The portable programs run meanwhile, on another core where there is one:
+# they take less than half the time of the sanitized ones.  Their lines and
+# summary go to portable-check.log, printed after the others'.
+(
+	run_units "portable: " $PORTABLE_UNITS
+	echo "$passed passed, $failed failed"
+) >portable-check.log 2>&1 &
+portable=$!
+run_units "" $UNITS
+wait $portable
+summary=$(tail -n 1 portable-check.log)
+sed '$d' portable-check.log
+if ! add_counts "$summary"; then
+	printf '%s\n' "$summary"
+	echo "not ok - portable unit tests: no summary, see test/unit/portable-check.log"
+	failed=$((failed + 1))
+fi
+
+# The compiler's extensions only through src/nb_port.h: -pedantic does not
+# see builtins and attributes, and the portable build would still use them.
+gnu=$(grep -nE '__builtin_|__attribute__|__int128|__extension__|__GNUC__|__clang__|__BYTE_ORDER__|__SIZEOF_INT128__|__x86_64__|__SSE2__' \
+	../../src/nb_*.[ch] | grep -v '^\.\./\.\./src/nb_port\.h:')
+if [ -z "$gnu" ]; then
+	echo "ok - portable: compiler extensions in src/nb_* only through nb_port.h"
+	passed=$((passed + 1))
+else
+	echo "not ok - portable: compiler extensions in src/nb_* outside nb_port.h:"
+	printf '%s\n' "$gnu" | sed 's/^/# /'
+	failed=$((failed + 1))
+fi
 
 # run_fuzzer NAME TARGET SECONDS WORKDIR LOG: build TARGET, fuzz for SECONDS
 # from corpus/ (new inputs in WORKDIR), count the result as one test.
