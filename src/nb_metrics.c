@@ -341,16 +341,13 @@ nb_metrics_add_scored(NbMetrics *m, uint32_t actual, const uint32_t *cls,
 		double		y = cls[i] == actual ? 1.0 : 0.0;
 		double		d = prob[i] - y;
 		double		c = clip(prob[i]);
-		uint32_t	better = prob[i] > best_p;
-
-		/*
-		 * Without branches but for ties (which class leads is random): the
-		 * index by a mask, the probability by a maximum (equal on a tie).
-		 */
-		if (i > 0 && prob[i] == best_p)
-			better = nb_metrics_label_cmp(m, cls[i], cls[best]) < 0;
-		best ^= (best ^ i) & -better;
-		best_p = prob[i] > best_p ? prob[i] : best_p;
+		/* ties to the first label in byte order, as nb_predict breaks them */
+		if (prob[i] > best_p ||
+			(i > 0 && prob[i] == best_p && nb_metrics_label_cmp(m, cls[i], cls[best]) < 0))
+		{
+			best = i;
+			best_p = prob[i];
+		}
 		if (cls[i] == actual)
 		{
 			named = true;
@@ -851,20 +848,11 @@ count_negatives(const NbMetrics *m, uint32_t c, PositiveLevels *lv)
 			is_below = key[k] > bottom;
 			bucket[k] = level_bucket(lv, key[k]);
 			weight[k] = weights != NULL ? weights[i - i0] : 1.0;
-			nb_prefetch(lv->first + bucket[k]);
 			/* sums in row order, as the slots' would be: + 0.0 leaves them as they are */
 			neg += (double) negative * weight[k];
 			above += (double) (negative & is_above) * weight[k];
 			below += (double) (negative & is_below) * weight[k];
 			k += negative & !(is_above | is_below);
-		}
-		for (int t = 0; t < k; t++)
-		{
-			uint64_t	j = lv->first[bucket[t]];
-
-			/* the keys of its window and their counts: its slot is within 2 j .. 2 j + 5 */
-			nb_prefetch(lv->key + j);
-			nb_prefetch(lv->neg + 2 * j);
 		}
 		for (int t = 0; t < k; t++)
 			lv->neg[level_slot(lv, key[t], bucket[t])] += weight[t];
