@@ -61,6 +61,9 @@ typedef struct IntFixture
 	unsigned char *twice_bytes; /* the model merged with itself, to subtract it from */
 	NbView		twice_view;
 	unsigned char *copy_src;	/* INT_COPY_BYTES to copy */
+	unsigned char *dcm_bytes;	/* a model of INT_DCM_CLASSES classes (int_dcm_build) */
+	NbView		dcm_view;
+	NbIndex		dcm_index;
 } IntFixture;
 
 static IntFixture ifx;
@@ -96,6 +99,38 @@ int_twice_build(void)
 	nb_merger_destroy(m);
 }
 
+/*
+ * The DCM's preparation fits s per class: a model of many classes, each of
+ * one document of one token, has few lengths but a fit per class.
+ */
+#define INT_DCM_CLASSES 140000
+
+static void
+int_dcm_build(void)
+{
+	NbTrainer  *t = nb_trainer_create();
+	NbFormatError e;
+	size_t		size;
+
+	for (uint32_t c = 0; c < INT_DCM_CLASSES; c++)
+	{
+		char		label[16];
+		NbTokenRef tok = {label, 0, 1.0};
+
+		snprintf(label, sizeof(label), "c%06u", c);
+		tok.len = (uint32_t) strlen(label);
+		nb_trainer_begin_doc(t, label, tok.len, 1.0);
+		if (!nb_trainer_add_text(t, &tok, 1))
+			abort();
+	}
+	nb_trainer_end_doc(t);
+	ifx.dcm_bytes = serialize(t, &size);
+	nb_trainer_destroy(t);
+	if (!nb_view_open(&ifx.dcm_view, ifx.dcm_bytes, size, &e))
+		abort();
+	nb_index_build(&ifx.dcm_index, &ifx.dcm_view);
+}
+
 static void
 int_fixture_build(void)
 {
@@ -126,6 +161,7 @@ int_fixture_build(void)
 		abort();
 	nb_index_build(&ifx.toy_index, &ifx.toy_view);
 	int_twice_build();
+	int_dcm_build();
 	ifx.copy_src = malloc(INT_COPY_BYTES);
 	for (size_t i = 0; i < INT_COPY_BYTES; i++)
 		ifx.copy_src[i] = (unsigned char) (i * 131 >> 7);
@@ -140,6 +176,8 @@ int_fixture_free(void)
 	free(ifx.toy_bytes);
 	free(ifx.twice_bytes);
 	free(ifx.copy_src);
+	nb_index_free(&ifx.dcm_index);
+	free(ifx.dcm_bytes);
 	free(ifx.bytes);
 	nb_trainer_destroy(ifx.trainer);
 	free(ifx.row);
@@ -434,49 +472,6 @@ int_op_grid(void)
 	return d;
 }
 
-/*
- * The DCM's preparation fits s per class: a model of many classes, each of
- * one document of one token, has few lengths but a fit per class.
- */
-#define INT_DCM_CLASSES 140000
-
-static NbView dcm_view;
-static NbIndex dcm_index;
-static unsigned char *dcm_bytes;
-
-static void
-int_dcm_fixture_build(void)
-{
-	NbTrainer  *t = nb_trainer_create();
-	NbFormatError e;
-	size_t		size;
-
-	for (uint32_t c = 0; c < INT_DCM_CLASSES; c++)
-	{
-		char		label[16];
-		NbTokenRef tok = {label, 0, 1.0};
-
-		snprintf(label, sizeof(label), "c%06u", c);
-		tok.len = (uint32_t) strlen(label);
-		nb_trainer_begin_doc(t, label, tok.len, 1.0);
-		if (!nb_trainer_add_text(t, &tok, 1))
-			abort();
-	}
-	nb_trainer_end_doc(t);
-	dcm_bytes = serialize(t, &size);
-	nb_trainer_destroy(t);
-	if (!nb_view_open(&dcm_view, dcm_bytes, size, &e))
-		abort();
-	nb_index_build(&dcm_index, &dcm_view);
-}
-
-static void
-int_dcm_fixture_free(void)
-{
-	nb_index_free(&dcm_index);
-	free(dcm_bytes);
-}
-
 static uint64_t
 int_op_dcm(void)
 {
@@ -485,7 +480,7 @@ int_op_dcm(void)
 	NbScorer	sc;
 	uint64_t	d;
 
-	nb_scorer_build(&sc, &dcm_index, &o);
+	nb_scorer_build(&sc, &ifx.dcm_index, &o);
 	d = sc.dcm_iterations;
 	nb_scorer_free(&sc);
 	return d;
@@ -546,14 +541,13 @@ int_units(void)
 	int_ops[15].units = INT_COPY_BYTES / 64;
 	int_ops[16].units = (uint64_t) INT_GRID * (INT_GRID - 1) / 2;
 	/* an entry per class, and a fit of at least one step over one length */
-	int_ops[17].units = dcm_view.n_entries + (uint64_t) INT_DCM_CLASSES * 2 * NB_DCM_STEP_UNITS;
+	int_ops[17].units = ifx.dcm_view.n_entries + (uint64_t) INT_DCM_CLASSES * 2 * NB_DCM_STEP_UNITS;
 }
 
 static void
 test_interrupt_every_operation_checks(void)
 {
 	int_fixture_build();
-	int_dcm_fixture_build();
 	int_units();
 	for (size_t i = 0; i < N_INT_OPS; i++)
 	{
@@ -568,7 +562,6 @@ test_interrupt_every_operation_checks(void)
 		if (want < 2 || calls < (long) want || calls > (long) (int_ops[i].units / 64 + 64))
 		{
 			int_fixture_free();
-			int_dcm_fixture_free();
 			CHECK(want >= 2, "%s: too little work to test", int_ops[i].name);
 			CHECK(calls >= (long) want, "%s: %ld checks for %llu units, expected at least %llu",
 				  int_ops[i].name, calls, (unsigned long long) int_ops[i].units,
@@ -578,7 +571,6 @@ test_interrupt_every_operation_checks(void)
 		}
 	}
 	int_fixture_free();
-	int_dcm_fixture_free();
 }
 
 static jmp_buf int_env;
@@ -609,7 +601,6 @@ test_interrupt_jump_out(void)
 
 	failure = NULL;
 	int_fixture_build();
-	int_dcm_fixture_build();
 	for (i = 0; i < N_INT_OPS && failure == NULL; i++)
 	{
 		long		before = nb_test_interrupts();
@@ -637,7 +628,6 @@ test_interrupt_jump_out(void)
 		}
 	}
 	int_fixture_free();
-	int_dcm_fixture_free();
 	CHECK(failure == NULL, "%s (jump %d): %s", int_ops[i - 1].name, k, failure);
 }
 
