@@ -68,7 +68,6 @@
 #include "access/parallel.h"
 #include "access/xact.h"
 #include "catalog/pg_class.h"
-#include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
 #include "fmgr.h"
 #include "miscadmin.h"
@@ -224,6 +223,19 @@ query_is_repeatable(Query *query)
 }
 
 /*
+ * The OID of nbc's function or aggregate name(args), in the schema of nbc's
+ * function fn (the extension is relocatable), or InvalidOid.
+ */
+static Oid
+nbc_function(Oid fn, const char *name, int nargs, const Oid *args)
+{
+	List	   *qualified = list_make2(makeString(get_namespace_name(get_func_namespace(fn))),
+									   makeString(pstrdup(name)));
+
+	return LookupFuncName(qualified, nargs, args, true);
+}
+
+/*
  * Is expr nb_train over text[] or tsvector rows without weights (nbc's, in
  * the schema of the function fn)?  Its counts are whole numbers of
  * occurrences and documents, which add up exactly in any order, so every
@@ -233,17 +245,14 @@ query_is_repeatable(Query *query)
 static bool
 is_unweighted_text_training(Node *expr, Oid fn)
 {
-	List	   *name;
 	Oid			args[2] = {TEXTOID, TEXTARRAYOID};
 
 	if (!IsA(expr, Aggref) || list_length(((Aggref *) expr)->args) != 2)
 		return false;
-	name = list_make2(makeString(get_namespace_name(get_func_namespace(fn))),
-					  makeString("nb_train"));
-	if (((Aggref *) expr)->aggfnoid == LookupFuncName(name, 2, args, true))
+	if (((Aggref *) expr)->aggfnoid == nbc_function(fn, "nb_train", 2, args))
 		return true;
 	args[1] = TSVECTOROID;
-	return ((Aggref *) expr)->aggfnoid == LookupFuncName(name, 2, args, true);
+	return ((Aggref *) expr)->aggfnoid == nbc_function(fn, "nb_train", 2, args);
 }
 
 /*
@@ -292,18 +301,6 @@ arg_is_query_constant(Node *expr, PlannerInfo *root, Oid fn, bool *serial)
 	return false;
 }
 
-/* The OID of nb_query_constant(nb_model, boolean), in the schema of the function fn. */
-static Oid
-query_constant_oid(Oid fn, Oid model_type)
-{
-	Oid			nsp = get_func_namespace(fn);
-	List	   *name = list_make2(makeString(get_namespace_name(nsp)),
-								  makeString("nb_query_constant"));
-	Oid			args[2] = {model_type, BOOLOID};
-
-	return LookupFuncName(name, 2, args, true);
-}
-
 /*
  * The planner support function of the scoring functions: their model
  * argument (the first) wrapped in nb_query_constant when it is proved the
@@ -317,6 +314,7 @@ nb_scoring_support(PG_FUNCTION_ARGS)
 	FuncExpr   *call;
 	Node	   *model;
 	Oid			mark;
+	Oid			args[2] = {InvalidOid, BOOLOID};
 	bool		serial;
 	FuncExpr   *wrapped;
 	FuncExpr   *result;
@@ -330,7 +328,8 @@ nb_scoring_support(PG_FUNCTION_ARGS)
 	model = linitial(call->args);
 	if (!arg_is_query_constant(model, req->root, call->funcid, &serial))
 		PG_RETURN_POINTER(NULL);
-	mark = query_constant_oid(call->funcid, exprType(model));
+	args[0] = exprType(model);
+	mark = nbc_function(call->funcid, "nb_query_constant", 2, args);
 	if (!OidIsValid(mark))
 		PG_RETURN_POINTER(NULL);
 

@@ -125,7 +125,7 @@ FUNCTIONS = {
 }
 
 
-def per_row(cur, name, table, rows, reps, fn, form_names):
+def per_row(cur, table, rows, reps, fn, form_names):
     """{form: [per-row ratio to stored, per round]} for the scoring function fn."""
     one_row = "d.ctid = (SELECT min(ctid) FROM %s)" % table
     cases = {}
@@ -133,7 +133,7 @@ def per_row(cur, name, table, rows, reps, fn, form_names):
         for form, sql in forms(table, fn, test).items():
             if form in form_names:
                 cases["%s/%s" % (form, test_name)] = query(cur, sql)
-    t = measure("%s %s" % (name, fn[:24]), cases, reps)
+    t = measure("%s %s" % (table, fn[:24]), cases, reps)
     cost = {f: [(a - b) / (rows - 1) for a, b in zip(t[f + "/all"], t[f + "/one"])] for f in form_names}
     return {f: [a / b for a, b in zip(cost[f], cost["stored"])] for f in form_names if f != "stored"}, cost
 
@@ -219,7 +219,7 @@ def main():
         out.append("|---|---|---|")
         for fn_name, fn in FUNCTIONS.items():
             names = all_forms if fn_name == "nb_predict_proba" else ["stored", "scalar subquery"]
-            ratios, cost = per_row(cur, table, table, rows, args.reps, fn, names)
+            ratios, cost = per_row(cur, table, rows, args.reps, fn, names)
             for form, r in ratios.items():
                 out.append("| %s | %s | %s |" % (form, fn_name, fmt(r)))
             if fn_name == "nb_predict_proba":
