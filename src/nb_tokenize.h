@@ -1,0 +1,102 @@
+/*
+ * nb_tokenize.h — scikit-learn's CountVectorizer analyzers in C: a UTF-8
+ * text in, its tokens out, token for token what
+ * CountVectorizer(**options).build_analyzer()(text) returns (scikit-learn
+ * 1.2, sklearn/feature_extraction/text.py), with Python's Unicode tables
+ * (nb_unicode.h).
+ *
+ * The steps, in scikit-learn's order: lowercase (Python's str.lower(), with
+ * its final sigma rule), strip accents (NFKD, then drop combining marks, or
+ * drop everything outside ASCII), then the analyzer:
+ *   word     the token pattern's matches, stop words removed, then word
+ *            n-grams (all 1-grams, then all 2-grams, ...) joined by " "
+ *   char     runs of two or more white space characters become one " ",
+ *            then character n-grams of the whole text
+ *   char_wb  the same white space rule, then for each word (str.split())
+ *            character n-grams of " " word " ", as scikit-learn cuts them
+ * Stop words apply to the word analyzer only, as in scikit-learn.
+ *
+ * The options travel inside a model (nb_format.h) as NB_TOKENIZER_SIZE
+ * bytes: nb_tokenizer_encode writes them canonically, nb_tokenizer_decode
+ * reads and validates them.
+ */
+#ifndef NB_TOKENIZE_H
+#define NB_TOKENIZE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum NbAnalyzer
+{
+	NB_ANALYZER_WORD,
+	NB_ANALYZER_CHAR,
+	NB_ANALYZER_CHAR_WB
+} NbAnalyzer;
+
+typedef enum NbStripAccents
+{
+	NB_ACCENTS_KEEP,			/* strip_accents null */
+	NB_ACCENTS_ASCII,
+	NB_ACCENTS_UNICODE
+} NbStripAccents;
+
+/* The token patterns supported: runs of word characters of at least this many. */
+typedef enum NbTokenPattern
+{
+	NB_PATTERN_WORD2,			/* (?u)\b\w\w+\b, scikit-learn's default */
+	NB_PATTERN_WORD1			/* (?u)\b\w+\b */
+} NbTokenPattern;
+
+typedef enum NbStopWords
+{
+	NB_STOP_NONE,
+	NB_STOP_ENGLISH				/* scikit-learn's ENGLISH_STOP_WORDS */
+} NbStopWords;
+
+/* The largest n of an n-gram range. */
+#define NB_NGRAM_MAX 64
+
+typedef struct NbTokenizer
+{
+	NbAnalyzer	analyzer;
+	uint32_t	ngram_min;		/* 1 <= ngram_min <= ngram_max <= NB_NGRAM_MAX */
+	uint32_t	ngram_max;
+	bool		lowercase;
+	NbStripAccents strip_accents;
+	NbTokenPattern token_pattern;
+	NbStopWords stop_words;
+} NbTokenizer;
+
+/* scikit-learn's defaults: word, [1, 1], lowercase, no accent stripping, \w\w+, no stop words. */
+void		nb_tokenizer_init(NbTokenizer *t);
+
+/* Whether the options are within the ranges above. */
+bool		nb_tokenizer_valid(const NbTokenizer *t);
+
+/* The stored form: bytes 0..3 analyzer, lowercase, strip_accents, token_pattern; 4 stop_words; 5..7 0; 8 ngram_min, 12 ngram_max (little-endian uint32). */
+#define NB_TOKENIZER_SIZE 16
+
+void		nb_tokenizer_encode(const NbTokenizer *t, unsigned char *out);
+
+/* Read the stored form; false if it is not one nb_tokenizer_encode writes. */
+bool		nb_tokenizer_decode(NbTokenizer *t, const unsigned char *in);
+
+/*
+ * Receives each token in order; the bytes are valid until the next call.
+ * Returning false stops the walk (nb_tokenize then returns false too).
+ */
+typedef bool (*NbTokenSink) (void *arg, const char *token, uint32_t len);
+
+/*
+ * Tokenize text (len bytes of valid UTF-8, no NUL) and hand each token to
+ * sink.  Work buffers come from nb_alloc and are freed before returning
+ * (on an error raised inside, with the caller's memory context); their size
+ * is about the text's (after lowercasing and accent stripping, which may
+ * grow it) plus the longest token.  Calls nb_interrupt at least every
+ * NB_INTERRUPT_BYTES of text and of tokens.  Returns false if sink stopped it.
+ */
+bool		nb_tokenize(const NbTokenizer *t, const char *text, size_t len,
+						NbTokenSink sink, void *arg);
+
+#endif
