@@ -174,8 +174,18 @@ FROM (VALUES (1, (SELECT nb_train('a', '{"x": "s"}'::jsonb))),
 SELECT nb_merge(nb_train('a', '{"x": "s"}'::jsonb), nb_train('a', '{"x": true}'::jsonb));
 SELECT nb_merge(m ORDER BY k)
 FROM (VALUES (1, (SELECT nb_train('a', '{1, 2}'::float8[]))),
-             (2, (SELECT nb_train('a', '{"y": 1}'::jsonb))),
+             (2, (SELECT nb_train('a', '{3, 4}'::float8[]))),
              (3, (SELECT nb_train('b', '{1, 2, 3}'::float8[])))) v(k, m);
+-- models of different kinds of rows describe different features: refused
+SELECT nb_merge(m ORDER BY k)
+FROM (VALUES (1, (SELECT nb_train('a', '{1, 2}'::float8[]))),
+             (2, (SELECT nb_train('a', '{"y": 1}'::jsonb)))) v(k, m);
+SELECT nb_merge(nb_train('a', '{x}'::text[]), nb_train('b', '{"k": ["x"]}'::jsonb));
+SELECT nb_merge(nb_train('a', 'x'::tsvector), nb_train('b', '{"k": "x"}'::jsonb));
+-- a jsonb bag named "" is the bag of text[] rows: they share it
+SELECT nb_info(nb_merge(nb_train('a', '{x}'::text[]), nb_train('b', '{"": ["x"], "k": "y"}'::jsonb))) -> 'features' AS shared_bag;
+-- a model without features goes with any
+SELECT nb_info(nb_merge(nb_train('a', '{}'::jsonb), nb_train('b', '{x}'::text[]))) -> 'classes' AS prior_only;
 -- counts that overflow double precision when added
 SELECT nb_merge(m)
 FROM (VALUES ((SELECT nb_train('a', '{x}'::text[], 1e308))),

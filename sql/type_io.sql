@@ -165,7 +165,7 @@ SELECT ''::nb_model;
 -- Header checks (checksum left as is: the checks before the checksum say why)
 CREATE TABLE io_ref AS SELECT nb_model_send(m) AS b FROM io_models WHERE id = 1;
 SELECT nbt_text(set_byte(b, 0, ascii('X')))::nb_model FROM io_ref;            -- magic
-SELECT nbt_text(set_byte(b, 4, 4))::nb_model FROM io_ref;                     -- version 4
+SELECT nbt_text(set_byte(b, 4, 5))::nb_model FROM io_ref;                     -- version 5
 SELECT nbt_text(set_byte(b, 5, 1))::nb_model FROM io_ref;                     -- version 259
 SELECT nbt_text(set_byte(b, 6, 1))::nb_model FROM io_ref;                     -- flags 0x0001
 SELECT nbt_text(set_byte(b, 7, 128))::nb_model FROM io_ref;                   -- flags 0x8000

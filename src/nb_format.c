@@ -74,11 +74,37 @@ section_counts(uint64_t C, uint64_t V, uint64_t E, uint64_t F, uint64_t H)
 	return n;
 }
 
-/* Bytes of the counts after the header: F and the vector length, then H. */
+/*
+ * Bytes of the counts after the header: F and the vector length, then H,
+ * then the sizes of the settings.
+ */
 static size_t
 counts_size(uint16_t version)
 {
-	return version >= NB_FORMAT_VERSION ? 16 : version >= NB_FORMAT_VERSION_FEATURES ? 8 : 0;
+	switch (version)
+	{
+		case NB_FORMAT_VERSION_SETTINGS:
+			return 24;
+		case NB_FORMAT_VERSION:
+			return 16;
+		case NB_FORMAT_VERSION_FEATURES:
+			return 8;
+		default:
+			return 0;
+	}
+}
+
+/*
+ * Whether a model of this version has the sections NB_SECTIONS says appear
+ * since version since: those of version 3 are the document lengths, which
+ * version 4 may leave out.
+ */
+static bool
+section_present(uint16_t version, bool lengths, int since)
+{
+	if (since == NB_FORMAT_VERSION)
+		return lengths;
+	return version >= since;
 }
 
 static bool
@@ -162,6 +188,19 @@ nb_view_has_bag(const NbView *v)
 			return true;
 	}
 	return false;
+}
+
+static const char *
+view_feature_name(const void *model, uint32_t j, uint32_t *len, NbFeatureType *type)
+{
+	*type = nb_view_feature_type(model, j);
+	return nb_view_feature_name(model, j, len);
+}
+
+uint32_t
+nb_view_input_kinds(const NbView *v)
+{
+	return nb_input_kinds(v, v->n_features, v->vector_len, view_feature_name);
 }
 
 /*
@@ -323,6 +362,11 @@ nb_view_open(NbView *view, const void *data, size_t size, NbFormatError *error)
 	const unsigned char *cursor;
 	size_t		remaining;
 	uint16_t	flags;
+	bool		lengths;
+	uint32_t	tokenizer_size = 0;
+	uint32_t	options_size = 0;
+	const unsigned char *tokenizer = NULL;
+	const unsigned char *options = NULL;
 	size_t		label_bytes;
 	size_t		token_bytes;
 	size_t		name_bytes;
@@ -341,12 +385,14 @@ nb_view_open(NbView *view, const void *data, size_t size, NbFormatError *error)
 	memcpy(&flags, p + 6, 2);
 	view->version = nb_le16(view->version);
 	flags = nb_le16(flags);
-	if (view->version != NB_FORMAT_VERSION && view->version != NB_FORMAT_VERSION_FEATURES &&
-		view->version != NB_FORMAT_VERSION_TEXT)
+	if (view->version < NB_FORMAT_VERSION_TEXT || view->version > NB_FORMAT_VERSION_SETTINGS)
 		FAIL("unsupported format version %u", (unsigned) view->version);
-	if (flags != 0)
+	if (view->version == NB_FORMAT_VERSION_SETTINGS ?
+		(flags & ~NB_FORMAT_FLAG_NO_LENGTHS) != 0 : flags != 0)
 		FAIL("unsupported flags 0x%04x", (unsigned) flags);
 	features = view->version != NB_FORMAT_VERSION_TEXT;
+	lengths = view->version == NB_FORMAT_VERSION ||
+		(view->version == NB_FORMAT_VERSION_SETTINGS && !(flags & NB_FORMAT_FLAG_NO_LENGTHS));
 
 	view->size = size;
 	view->n_classes = nb_read_u32(p + 8, 0);
@@ -367,23 +413,52 @@ nb_view_open(NbView *view, const void *data, size_t size, NbFormatError *error)
 			FAIL("counts in the header do not fit the value's %zu bytes", size);
 		view->n_features = nb_read_u32(cursor, 0);
 		view->vector_len = nb_read_u32(cursor, 1);
-		if (view->version == NB_FORMAT_VERSION)
+		if (view->version >= NB_FORMAT_VERSION)
 			view->n_lengths = nb_read_le64(cursor + 8);
+		if (view->version == NB_FORMAT_VERSION_SETTINGS)
+		{
+			tokenizer_size = nb_read_u32(cursor, 4);
+			options_size = nb_read_u32(cursor, 5);
+		}
+		if (!lengths && view->n_lengths != 0)
+			FAIL("a model without document lengths has %llu length pairs",
+				 (unsigned long long) view->n_lengths);
 		cursor += counts;
 		remaining -= counts;
 	}
 	n = section_counts(view->n_classes, view->n_tokens, view->n_entries, view->n_features,
 					   view->n_lengths);
 #define TAKE_SECTION(name, width, count, since) \
-	if (view->version >= (since) && !take(&cursor, &remaining, n.count, (width), &view->name)) \
+	if (section_present(view->version, lengths, (since)) && \
+		!take(&cursor, &remaining, n.count, (width), &view->name)) \
 		FAIL("counts in the header do not fit the value's %zu bytes", size);
 	NB_SECTIONS(TAKE_SECTION)
 #undef TAKE_SECTION
+	if (!take(&cursor, &remaining, tokenizer_size, 1, &tokenizer) ||
+		!take(&cursor, &remaining, options_size, 1, &options))
+		FAIL("settings do not fit the value's %zu bytes", size);
 	if (view->version == NB_FORMAT_VERSION_TEXT)
 		imply_text_only(view, p);
 
 	if (nb_format_checksum(p, size) != view->checksum)
 		FAIL("checksum mismatch");
+
+	if (tokenizer_size != 0)
+	{
+		if (tokenizer_size != NB_TOKENIZER_SIZE ||
+			!nb_tokenizer_decode(&view->settings.tokenizer, tokenizer))
+			FAIL("invalid tokenizer");
+		view->settings.has_tokenizer = true;
+	}
+	if (options_size != 0)
+	{
+		if (memchr(options, '\0', options_size) != NULL)
+			FAIL("prediction options contain a zero byte");
+		view->settings.options = (const char *) options;
+		view->settings.options_len = options_size;
+	}
+	if (view->version == NB_FORMAT_VERSION_SETTINGS && !nb_settings_any(&view->settings))
+		FAIL("a model without settings must be an earlier format version");
 
 	/* the string areas: labels, items and feature names fill the rest exactly */
 	if (!string_bytes(view->label_len, view->n_classes, remaining, &label_bytes))
@@ -425,7 +500,7 @@ nb_view_open(NbView *view, const void *data, size_t size, NbFormatError *error)
 	}
 	if (features && !check_feature_stats(view, error))
 		return false;
-	if (view->version == NB_FORMAT_VERSION && !check_lengths(view, error))
+	if (lengths && !check_lengths(view, error))
 		return false;
 
 	/* items: sorted within each feature; entries no more than the feature's rows */
@@ -564,6 +639,8 @@ nb_view_text_only(const NbView *view)
 static uint16_t
 shape_version(const NbFormatShape *s)
 {
+	if (nb_settings_any(&s->settings))
+		return NB_FORMAT_VERSION_SETTINGS;
 	if (s->lengths)
 		return NB_FORMAT_VERSION;
 	return s->text_only ? NB_FORMAT_VERSION_TEXT : NB_FORMAT_VERSION_FEATURES;
@@ -588,10 +665,14 @@ nb_format_size(const NbFormatShape *s, size_t max_size)
 	uint64_t	size = NB_HEADER_SIZE + counts_size(version);
 
 #define SECTION_BYTES(name, width, count, since) \
-	if (version >= (since) && !add_bytes(&size, n.count, (width), max_size)) \
+	if (section_present(version, s->lengths, (since)) && \
+		!add_bytes(&size, n.count, (width), max_size)) \
 		return 0;
 	NB_SECTIONS(SECTION_BYTES)
 #undef SECTION_BYTES
+	if (!add_bytes(&size, s->settings.has_tokenizer ? NB_TOKENIZER_SIZE : 0, 1, max_size) ||
+		!add_bytes(&size, s->settings.options_len, 1, max_size))
+		return 0;
 	if (!add_bytes(&size, s->label_bytes, 1, max_size) ||
 		!add_bytes(&size, s->token_bytes, 1, max_size) ||
 		(version >= NB_FORMAT_VERSION_FEATURES && !add_bytes(&size, s->name_bytes, 1, max_size)))
@@ -607,7 +688,8 @@ nb_format_begin(NbFormatWriter *w, const NbFormatShape *s, unsigned char *buf, s
 	uint16_t	version = shape_version(s);
 	uint16_t	stored_version = version;
 	bool		features = version != NB_FORMAT_VERSION_TEXT;
-	uint16_t	flags = 0;
+	uint16_t	flags = version == NB_FORMAT_VERSION_SETTINGS && !s->lengths ?
+		NB_FORMAT_FLAG_NO_LENGTHS : 0;
 	unsigned char *p;
 
 	memset(w, 0, sizeof(*w));
@@ -618,6 +700,7 @@ nb_format_begin(NbFormatWriter *w, const NbFormatShape *s, unsigned char *buf, s
 	memcpy(buf, "NBCM", 4);
 	stored_version = nb_le16(stored_version);
 	memcpy(buf + 4, &stored_version, 2);
+	flags = nb_le16(flags);
 	memcpy(buf + 6, &flags, 2);
 	nb_write_u32(buf + 8, 0, s->n_classes);
 	nb_write_u32(buf + 12, 0, s->n_tokens);
@@ -630,20 +713,37 @@ nb_format_begin(NbFormatWriter *w, const NbFormatShape *s, unsigned char *buf, s
 		nb_write_u32(p, 0, s->n_features);
 		nb_write_u32(p, 1, s->vector_len);
 	}
-	if (s->lengths)
+	if (version >= NB_FORMAT_VERSION)
 	{
 		nb_write_u32(p, 2, (uint32_t) s->n_lengths);
 		nb_write_u32(p, 3, (uint32_t) (s->n_lengths >> 32));
 	}
+	if (version == NB_FORMAT_VERSION_SETTINGS)
+	{
+		nb_write_u32(p, 4, s->settings.has_tokenizer ? NB_TOKENIZER_SIZE : 0);
+		nb_write_u32(p, 5, s->settings.options_len);
+	}
 	p += counts_size(version);
 #define PLACE_SECTION(name, width, count, since) \
-	if (version >= (since)) \
+	if (section_present(version, s->lengths, (since))) \
 	{ \
 		w->name = p; \
 		p += n.count * (width); \
 	}
 	NB_SECTIONS(PLACE_SECTION)
 #undef PLACE_SECTION
+	if (s->settings.has_tokenizer)
+	{
+		nb_tokenizer_encode(&s->settings.tokenizer, p);
+		p += NB_TOKENIZER_SIZE;
+	}
+	w->shape.settings.options = NULL;
+	if (s->settings.options_len > 0)
+	{
+		memcpy(p, s->settings.options, s->settings.options_len);
+		w->shape.settings.options = (const char *) p;
+		p += s->settings.options_len;
+	}
 	w->labels = (char *) p;
 	w->tokens = w->labels + s->label_bytes;
 	w->feature_names = features ? w->tokens + s->token_bytes : NULL;
@@ -673,8 +773,71 @@ nb_format_finish(const NbFormatWriter *w, NbView *view)
 	view->labels = w->labels;
 	view->tokens = w->tokens;
 	view->feature_names = w->feature_names;
+	view->settings = w->shape.settings;
 	if (w->shape.lengths)
 		view->n_lengths = w->shape.n_lengths;
-	else if (w->shape.text_only)
+	else if (view->version == NB_FORMAT_VERSION_TEXT)
 		imply_text_only(view, w->buf);
+}
+
+/* Bytes of n strings whose lengths are at lengths. */
+static uint64_t
+strings_size(const unsigned char *lengths, uint64_t n)
+{
+	uint64_t	total = 0;
+
+	for (uint64_t i = 0; i < n; i++)
+	{
+		nb_interrupt_at(i);
+		total += nb_read_u32(lengths, i);
+	}
+	return total;
+}
+
+NbFormatShape
+nb_view_shape(const NbView *v, const NbSettings *settings)
+{
+	NbFormatShape s;
+
+	memset(&s, 0, sizeof(s));
+	s.n_classes = v->n_classes;
+	s.n_tokens = v->n_tokens;
+	s.n_entries = v->n_entries;
+	s.n_features = v->n_features;
+	s.vector_len = v->vector_len;
+	s.label_bytes = (uint64_t) (v->tokens - v->labels);
+	s.token_bytes = strings_size(v->token_len, v->n_tokens);
+	s.name_bytes = strings_size(v->feature_name_len, v->n_features);
+	s.text_only = nb_view_text_only(v);
+	s.lengths = nb_view_has_lengths(v);
+	s.n_lengths = v->n_lengths;
+	s.settings = *settings;
+	return s;
+}
+
+void
+nb_format_copy(NbFormatWriter *w, const NbView *v)
+{
+	SectionCounts n = section_counts(v->n_classes, v->n_tokens, v->n_entries, v->n_features,
+									 v->n_lengths);
+
+	/*
+	 * Every section the writer has, the view has too (a version 1 view's
+	 * implied ones point at arrays of its one feature), but feature_a and
+	 * feature_b, NULL where they are implied zeros.
+	 */
+#define COPY_SECTION(name, width, count, since) \
+	if (w->name != NULL) \
+	{ \
+		if (v->name != NULL) \
+			nb_copy(w->name, v->name, n.count * (width)); \
+		else \
+			memset(w->name, 0, n.count * (width)); \
+	}
+	NB_SECTIONS(COPY_SECTION)
+#undef COPY_SECTION
+	nb_copy(w->labels, v->labels, w->shape.label_bytes);
+	nb_copy(w->tokens, v->tokens, w->shape.token_bytes);
+	if (w->feature_names != NULL)
+		nb_copy(w->feature_names, v->feature_names, w->shape.name_bytes);
 }

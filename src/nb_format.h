@@ -49,6 +49,16 @@
  * The length histogram (what kind "dcm" fits, nb_dcm.h) leaves out rows
  * whose bag is empty: they tell nothing about burstiness.
  *
+ * Version 4 is version 3 with the model's settings (nb_settings.h): at 48
+ * uint32 the size of the stored tokenizer (0 or NB_TOKENIZER_SIZE) and at 52
+ * uint32 the size of the stored prediction options (0: none), the body from
+ * 56; after the fixed-width sections come the tokenizer
+ * (nb_tokenizer_encode's form) and the options (JSON text, no zero byte),
+ * then the string areas.  Flag 1 (NB_FORMAT_FLAG_NO_LENGTHS) says the
+ * document lengths are unknown (H is 0 and the three length sections are
+ * absent, as in version 2).  A model is version 4 exactly when it has a
+ * setting; flags are 0 in every other version.
+ *
  * Version 2 is version 3 without H and the three length arrays (its body
  * starts at offset 40).  Version 1 is version 2 without F, the vector length
  * and the feature arrays (its body starts at offset 32): a single bag
@@ -75,11 +85,14 @@
 #include "nb_feature_type.h"
 #include "nb_hash.h"
 #include "nb_port.h"
+#include "nb_settings.h"
 
+#define NB_FORMAT_VERSION_SETTINGS 4	/* with a tokenizer or options */
 #define NB_FORMAT_VERSION 3		/* with document lengths */
 #define NB_FORMAT_VERSION_FEATURES 2
 #define NB_FORMAT_VERSION_TEXT 1
 #define NB_HEADER_SIZE 32
+#define NB_FORMAT_FLAG_NO_LENGTHS 1	/* version 4: the document lengths are unknown */
 #define NB_CHECKSUM_SEED UINT64_C(0x6e62632d6d6f646c)
 
 /*
@@ -157,7 +170,8 @@ nb_base64_decoded_len(uint64_t chars, unsigned padding)
  * A validated serialized model; pointers point into the caller's bytes.
  * Version 1's feature sections point at what it implies, one bag feature
  * (see nb_view_feature_type); the length sections and n_lengths are NULL
- * and 0 but in version 3 (see nb_view_has_lengths).
+ * and 0 unless the model keeps its document lengths (version 3, or 4
+ * without NB_FORMAT_FLAG_NO_LENGTHS; see nb_view_has_lengths).
  */
 typedef struct NbView
 {
@@ -170,6 +184,7 @@ typedef struct NbView
 	uint32_t	n_features;
 	uint32_t	vector_len;
 	uint64_t	n_lengths;
+	NbSettings	settings;		/* none but in version 4; options point into the bytes */
 	NB_SECTIONS(NB_VIEW_SECTION)
 	const char *labels;
 	const char *tokens;
@@ -178,10 +193,11 @@ typedef struct NbView
 
 /*
  * The shape of a model to be written: its counts and the bytes of its three
- * string areas.  With lengths, it is version 3 with n_lengths pairs.
- * Without, text_only (nb_format_text_only) is written as version 1
+ * string areas.  With settings (nb_settings_any), it is version 4, with or
+ * without lengths.  Else with lengths, it is version 3 with n_lengths
+ * pairs; without, text_only (nb_format_text_only) is written as version 1
  * (n_features, vector_len and name_bytes are then ignored); anything else
- * is version 2.
+ * is version 2.  nb_format_begin writes the settings itself.
  */
 typedef struct NbFormatShape
 {
@@ -196,12 +212,13 @@ typedef struct NbFormatShape
 	bool		text_only;
 	bool		lengths;
 	uint64_t	n_lengths;
+	NbSettings	settings;
 } NbFormatShape;
 
 /*
  * Where each section of a model being written goes, in the caller's buffer.
  * The feature sections are NULL in version 1, the length sections unless
- * version 3.  The writer fills every array
+ * the shape has lengths.  The writer fills every array
  * and string area (strings concatenated in order from the area's start),
  * then calls nb_format_finish.
  */
@@ -235,6 +252,15 @@ void		nb_format_begin(NbFormatWriter *w, const NbFormatShape *shape,
  * model there as nb_view_open would, without validating it.
  */
 void		nb_format_finish(const NbFormatWriter *w, NbView *view);
+
+/*
+ * A model rewritten with other settings (nb_with_options): the shape of the
+ * view's model with these settings, and its sections copied into a writer
+ * begun with that shape (then nb_format_finish).  The version follows the
+ * settings: removing the last one gives the bytes of the model without.
+ */
+NbFormatShape nb_view_shape(const NbView *v, const NbSettings *settings);
+void		nb_format_copy(NbFormatWriter *w, const NbView *v);
 
 /*
  * The sums scoring forms over a model: weighted documents over classes,
@@ -415,7 +441,7 @@ nb_view_b(const NbView *v, uint32_t j, uint32_t c)
 	return v->feature_b == NULL ? 0 : nb_read_f64(v->feature_b, (uint64_t) j * v->n_classes + c);
 }
 
-/* Whether the view keeps the document lengths of its bags (version 3). */
+/* Whether the view keeps the document lengths of its bags (version 3 or 4). */
 static inline bool
 nb_view_has_lengths(const NbView *v)
 {
@@ -431,6 +457,9 @@ nb_view_length_pairs(const NbView *v, uint32_t j, uint32_t c)
 
 /* Whether the view has a bag feature. */
 bool		nb_view_has_bag(const NbView *v);
+
+/* The kinds of rows the view's features came from (NB_INPUT_*, nb_settings.h). */
+uint32_t	nb_view_input_kinds(const NbView *v);
 
 /*
  * Typed reads of the view's other columns: every part of nbc reads a

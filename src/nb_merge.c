@@ -45,10 +45,39 @@ struct NbMerger
 };
 
 NbMergeStatus
+nb_merge_compat_status(NbCompat compat)
+{
+	switch (compat)
+	{
+		case NB_COMPAT_INPUTS:
+			return NB_MERGE_INPUT_CONFLICT;
+		case NB_COMPAT_TOKENIZER:
+			return NB_MERGE_TOKENIZER_CONFLICT;
+		case NB_COMPAT_OPTIONS:
+			return NB_MERGE_OPTIONS_CONFLICT;
+		case NB_COMPAT_OK:
+		default:
+			return NB_MERGE_OK;
+	}
+}
+
+NbMergeStatus
 nb_merge_check(const NbView *earlier, uint32_t n, const NbView *v, NbMergeConflict *conflict)
 {
 	uint32_t	first = NB_NONE;
 
+	conflict->inputs = nb_view_input_kinds(v);
+	conflict->earlier_inputs = 0;
+	for (uint32_t i = 0; i < n; i++)
+	{
+		uint32_t	kinds = nb_view_input_kinds(&earlier[i]);
+		NbCompat	compat = nb_compat_check(kinds, &earlier[i].settings,
+											 conflict->inputs, &v->settings);
+
+		conflict->earlier_inputs |= kinds;
+		if (compat != NB_COMPAT_OK)
+			return nb_merge_compat_status(compat);
+	}
 	conflict->earlier_vector_len = 0;
 	for (uint32_t i = 0; i < n; i++)
 		if (earlier[i].vector_len != 0)
@@ -206,6 +235,7 @@ merge_features(NbMerger *m)
 	}
 
 	m->p.text_only = nb_plan_is_text_only(&m->p);
+	m->p.settings = m->in[0].settings;
 
 	/* lengths are kept if there is a bag and no input has bags without them */
 	for (uint32_t f = 0; f < m->p.F; f++)

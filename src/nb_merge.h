@@ -25,6 +25,9 @@ typedef enum NbMergeStatus
 	NB_MERGE_OK,
 	NB_MERGE_TYPE_CONFLICT,		/* a feature of the view has another type here */
 	NB_MERGE_VECTOR_CONFLICT,	/* float8[] rows of different lengths */
+	NB_MERGE_INPUT_CONFLICT,	/* trained on different kinds of rows */
+	NB_MERGE_TOKENIZER_CONFLICT,	/* tokenized differently */
+	NB_MERGE_OPTIONS_CONFLICT,	/* with different stored prediction options */
 	NB_MERGE_TOO_LARGE			/* the result would pass the trainer's size_limit */
 } NbMergeStatus;
 
@@ -37,12 +40,18 @@ typedef struct NbMergeConflict
 	uint32_t	feature;		/* the conflicting feature of the new view */
 	NbFeatureType earlier_type; /* its type in the earlier views */
 	uint32_t	earlier_vector_len; /* the earlier views' float8[] length */
+	uint32_t	earlier_inputs; /* the kinds of rows of the earlier views, and of the new one */
+	uint32_t	inputs;
 } NbMergeConflict;
+
+/* The merge status of models that nb_compat_check found incompatible for this reason. */
+NbMergeStatus nb_merge_compat_status(NbCompat compat);
 
 /*
  * Whether view v can be merged after the n views before it (which do not
  * conflict among themselves), checked as nb_trainer_merge_view would: the
- * vector length first, then the first feature of v whose type differs.
+ * kinds of rows and settings first (nb_compat_check), then the vector
+ * length, then the first feature of v whose type differs.
  */
 NbMergeStatus nb_merge_check(const NbView *earlier, uint32_t n, const NbView *v,
 							 NbMergeConflict *conflict);

@@ -320,6 +320,7 @@ nb_pruner_create(const NbView *v, const NbPruneOptions *o)
 	plan_classes(p);
 	plan_features(p);
 	p->plan.text_only = nb_plan_is_text_only(&p->plan);
+	p->plan.settings = v->settings;
 	return p;
 }
 

@@ -100,7 +100,8 @@ plan_shape(const NbPlan *p)
 	s.name_bytes = p->name_bytes;
 	s.text_only = p->text_only;
 	s.lengths = p->lengths;
-	s.n_lengths = p->H;
+	s.n_lengths = p->lengths ? p->H : 0;
+	s.settings = p->settings;
 	return s;
 }
 
@@ -131,7 +132,7 @@ nb_plan_write_begin(const NbPlan *p, unsigned char *buf, size_t size, NbFormatWr
 			nb_write_f64(w->length_weight, h, p->length_weight[h]);
 		}
 	}
-	if (!p->text_only || p->lengths)
+	if (w->feature_name_len != NULL)
 	{
 		for (uint32_t j = 0; j < p->F; j++)
 		{

@@ -71,6 +71,7 @@ typedef struct NbPlan
 	double	   *m2;
 	uint32_t	vector_len;
 	bool		text_only;
+	NbSettings	settings;		/* the inputs' (they have the same) */
 	uint64_t	V;
 	uint64_t	E;
 	size_t		label_bytes;

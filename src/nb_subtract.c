@@ -836,6 +836,7 @@ fill_plan(Sub *s)
 		}
 	}
 	p->text_only = nb_plan_is_text_only(p);
+	p->settings = s->a->settings;
 }
 
 static void
@@ -876,6 +877,15 @@ nb_subtraction_create(const NbView *a, const NbView *b, NbSubtractError *err)
 	s.b = b;
 	s.err = err;
 	s.p = &result->p;
+	err->inputs_a = nb_view_input_kinds(a);
+	err->inputs_b = nb_view_input_kinds(b);
+	err->compat = nb_compat_check(err->inputs_a, &a->settings, err->inputs_b, &b->settings);
+	if (err->compat != NB_COMPAT_OK)
+	{
+		err->status = NB_SUBTRACT_COMPAT;
+		nb_free(result);
+		return NULL;
+	}
 	if (b->vector_len != 0 && b->vector_len != a->vector_len)
 	{
 		err->status = NB_SUBTRACT_VECTOR;

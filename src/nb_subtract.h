@@ -53,6 +53,7 @@
 typedef enum NbSubtractStatus
 {
 	NB_SUBTRACT_OK,
+	NB_SUBTRACT_COMPAT,			/* not the same kind of model (nb_compat_check) */
 	NB_SUBTRACT_VECTOR,			/* b has float8[] rows of another length than a's */
 	NB_SUBTRACT_NO_CLASS,		/* b has a class a lacks */
 	NB_SUBTRACT_NO_FEATURE,		/* b has a feature a lacks */
@@ -92,6 +93,9 @@ typedef struct NbSubtractError
 	NbFeatureType type_b;
 	uint32_t	vector_a;
 	uint32_t	vector_b;
+	NbCompat	compat;			/* NB_SUBTRACT_COMPAT: why, and the kinds of rows */
+	uint32_t	inputs_a;
+	uint32_t	inputs_b;
 	double		minuend;
 	double		subtrahend;
 	double		length;			/* NB_COUNT_LENGTH_ROWS: the document length */

@@ -78,6 +78,8 @@ nb_trainer_destroy(NbTrainer *t)
 	if (t->pending != NULL)
 		nb_free(t->pending);
 	nb_item_keys_free(&t->item_keys);
+	if (t->settings.options != NULL)
+		nb_free((void *) t->settings.options);
 	if (t->scratch_hash != NULL)
 	{
 		nb_free(t->scratch_hash);
@@ -666,17 +668,78 @@ passes_limit(const NbTrainer *t, uint64_t more)
 	return size > t->size_limit || more > t->size_limit - size;
 }
 
+static const char *
+trainer_feature_name(const void *model, uint32_t j, uint32_t *len, NbFeatureType *type)
+{
+	const NbTrainer *t = model;
+
+	*type = t->feature[j].type;
+	return nb_strmap_str(&t->features, j, len);
+}
+
+uint32_t
+nb_trainer_input_kinds(const NbTrainer *t)
+{
+	return nb_input_kinds(t, t->features.count, t->vector_len, trainer_feature_name);
+}
+
+/* Whether the trainer's settings are fixed: set, or implied by rows (none). */
+static bool
+settings_fixed(const NbTrainer *t)
+{
+	return t->settings_fixed || !nb_trainer_is_empty(t);
+}
+
+bool
+nb_trainer_set_tokenizer(NbTrainer *t, const NbTokenizer *tok)
+{
+	NbSettings	s = {true, *tok, NULL, 0};
+
+	if (settings_fixed(t))
+		return nb_settings_same_tokenizer(&t->settings, &s);
+	t->settings.has_tokenizer = true;
+	t->settings.tokenizer = *tok;
+	t->settings_fixed = true;
+	return true;
+}
+
+/* Merge the view's settings into the trainer's: adopted while not fixed, else compared. */
+static NbMergeStatus
+merge_settings(NbTrainer *t, const NbView *v)
+{
+	char	   *options;
+
+	if (settings_fixed(t))
+		return nb_merge_compat_status(nb_compat_check(nb_trainer_input_kinds(t), &t->settings,
+													  nb_view_input_kinds(v), &v->settings));
+	t->settings = v->settings;
+	t->settings.options = NULL;
+	if (v->settings.options_len > 0)
+	{
+		options = nb_alloc(v->settings.options_len);
+		memcpy(options, v->settings.options, v->settings.options_len);
+		t->settings.options = options;
+	}
+	t->settings_fixed = true;
+	return NB_MERGE_OK;
+}
+
 NbMergeStatus
 nb_trainer_merge_view(NbTrainer *t, const NbView *v, uint32_t *conflict)
 {
-	uint32_t   *feature_map = nb_alloc(sizeof(uint32_t) * v->n_features);
+	uint32_t   *feature_map;
 	uint32_t   *class_map;
-	NbMergeStatus status = map_features(t, v, feature_map, conflict);
+	NbMergeStatus status = merge_settings(t, v);
 	const char *s = v->labels;
 	uint64_t	e = 0;
 	uint64_t	h = 0;
 	uint32_t	k = 0;
 	uint64_t	work = 0;
+
+	if (status != NB_MERGE_OK)
+		return status;
+	feature_map = nb_alloc(sizeof(uint32_t) * v->n_features);
+	status = map_features(t, v, feature_map, conflict);
 
 	if (status != NB_MERGE_OK)
 	{
@@ -946,6 +1009,7 @@ trainer_shape(const NbTrainer *t, bool text_only, bool lengths)
 	s.text_only = text_only;
 	s.lengths = lengths;
 	s.n_lengths = lengths ? t->lengths_used : 0;
+	s.settings = t->settings;
 	return s;
 }
 
@@ -1472,7 +1536,7 @@ write_model(NbTrainer *t, unsigned char *buf, size_t size)
 		bucket_pairs(t, ids, class_rank, &bucket_end, &pairs);
 
 	nb_format_begin(&w, &shape, buf, size);
-	if (!text_only || lengths)
+	if (w.feature_name_len != NULL)
 		write_features(t, features, classes, &order, ids, &w);
 	if (lengths)
 		write_lengths(t, feature_rank, class_rank, &w);
@@ -1503,7 +1567,7 @@ write_model(NbTrainer *t, unsigned char *buf, size_t size)
 		strings += len;
 		e += n;
 	}
-	if (!text_only || lengths)
+	if (w.feature_names != NULL)
 		for (uint32_t j = 0; j < F; j++)
 		{
 			nb_interrupt_count(&work, 1 + features[j].len / 64);

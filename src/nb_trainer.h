@@ -114,6 +114,13 @@ typedef struct NbTrainer
 	uint32_t   *scratch_id;
 	uint32_t	scratch_cap;
 	NbItemKeys	item_keys;		/* scratch for prefixed items */
+	/*
+	 * The model's settings (nb_settings.h; options in a copy of its own),
+	 * fixed by nb_trainer_set_tokenizer, by the first row or by merging a
+	 * model into the empty trainer: every later one must agree.
+	 */
+	NbSettings	settings;
+	bool		settings_fixed;
 } NbTrainer;
 
 NbTrainer  *nb_trainer_create(void);
@@ -171,6 +178,16 @@ const uint32_t *nb_trainer_vector(NbTrainer *t, uint32_t n, uint32_t *bad);
  * then be discarded.
  */
 NbMergeStatus nb_trainer_merge_view(NbTrainer *t, const NbView *view, uint32_t *feature);
+
+/*
+ * Rows of text tokenized with tok: false if the trainer's settings are
+ * fixed otherwise (rows or models of another tokenizer, or of no tokenizer,
+ * came first).
+ */
+bool		nb_trainer_set_tokenizer(NbTrainer *t, const NbTokenizer *tok);
+
+/* The kinds of rows the trainer's features came from (NB_INPUT_*). */
+uint32_t	nb_trainer_input_kinds(const NbTrainer *t);
 
 static inline bool
 nb_trainer_is_empty(const NbTrainer *t)

@@ -225,6 +225,13 @@ nb_explain_float8(PG_FUNCTION_ARGS)
 	return explain(fcinfo, NB_INPUT_FLOAT8);
 }
 
+PG_FUNCTION_INFO_V1(nb_explain_text);
+Datum
+nb_explain_text(PG_FUNCTION_ARGS)
+{
+	return explain(fcinfo, NB_INPUT_TEXT);
+}
+
 /*
  * Rows (feature, value, label, log_prob) of one value of a feature, one per
  * class; the labels are allocated in CurrentMemoryContext.

@@ -176,6 +176,13 @@ nb_grid_metrics_float8(PG_FUNCTION_ARGS)
 	return grid_transfn(fcinfo, NB_INPUT_FLOAT8);
 }
 
+PG_FUNCTION_INFO_V1(nb_grid_metrics_text);
+Datum
+nb_grid_metrics_text(PG_FUNCTION_ARGS)
+{
+	return grid_transfn(fcinfo, NB_INPUT_TEXT);
+}
+
 /*
  * The nb_metrics object of each option set, in the grid's order.  Each is
  * made in a scratch context, reset after it: making the object of many

@@ -17,6 +17,8 @@
 #include "nb_interrupt.h"
 #include "nb_mutual_info.h"
 #include "pg_jsonb.h"
+#include "pg_options.h"
+#include "pg_tokenize.h"
 
 PG_FUNCTION_INFO_V1(nb_mutual_info_srf);
 PG_FUNCTION_INFO_V1(nb_classes);
@@ -260,6 +262,31 @@ nb_classes(PG_FUNCTION_ARGS)
 	return (Datum) 0;
 }
 
+/* The type of the rows the model was trained on, as far as it shows. */
+static const char *
+input_prose(const NbView *view)
+{
+	uint32		kinds = nb_view_input_kinds(view);
+
+	if (view->settings.has_tokenizer)
+		return "text";
+	if (kinds == NB_INPUT_TOKENS)
+		return "text[] or tsvector";
+	return nb_input_kinds_prose(kinds);
+}
+
+/* A jsonb value as the value of the key just pushed. */
+static void
+push_jsonb(JsonbParseState **state, Jsonb *value)
+{
+	JsonbValue	v;
+
+	v.type = jbvBinary;
+	v.val.binary.data = &value->root;
+	v.val.binary.len = VARSIZE(value) - VARHDRSZ;
+	pushJsonbValue(state, WJB_VALUE, &v);
+}
+
 Datum
 nb_info(PG_FUNCTION_ARGS)
 {
@@ -286,6 +313,18 @@ nb_info(PG_FUNCTION_ARGS)
 		nb_push_pair(&state, "length_pairs", (double) view.n_lengths);
 	if (view.version != NB_FORMAT_VERSION_TEXT)
 		push_features(&state, &view, NULL);
+	nb_push_key(&state, "input", 5);
+	nb_push_string(&state, input_prose(&view));
+	if (view.settings.has_tokenizer)
+	{
+		nb_push_key(&state, "tokenizer", 9);
+		push_jsonb(&state, nb_tokenizer_to_jsonb(&view.settings.tokenizer));
+	}
+	if (view.settings.options_len > 0)
+	{
+		nb_push_key(&state, "options", 7);
+		push_jsonb(&state, nb_stored_options_jsonb(&view.settings));
+	}
 	result = pushJsonbValue(&state, WJB_END_OBJECT, NULL);
 	PG_RETURN_JSONB_P(nb_jsonb_finish(result));
 }

@@ -212,30 +212,39 @@ pad_to_int(StringInfo buf)
 
 static uint32 write_jsonb_value(StringInfo buf, const JsonbValue *v);
 
-/* Write an object's container at the end of buf; returns its JEntry. */
+/*
+ * Write an object's or an array's container at the end of buf; returns its
+ * JEntry.
+ */
 static uint32
-write_jsonb_object(StringInfo buf, const JsonbValue *v)
+write_jsonb_container(StringInfo buf, const JsonbValue *v)
 {
-	int			n = v->val.object.nPairs;
+	bool		object = v->type == jbvObject;
+	int			n = object ? v->val.object.nPairs : v->val.array.nElems;
+	int			children = object ? 2 * n : n;
 	int			start = buf->len;
-	uint32		header = (uint32) n | JB_FOBJECT;
+	uint32		header = (uint32) n | (object ? JB_FOBJECT : JB_FARRAY);
 	int			entries;
 	int			data;
 
 	pad_to_int(buf);
 	appendBinaryStringInfo(buf, (char *) &header, sizeof(header));
 	entries = buf->len;
-	enlargeStringInfo(buf, sizeof(uint32) * 2 * n);
-	buf->len += sizeof(uint32) * 2 * n;
+	enlargeStringInfo(buf, sizeof(uint32) * children);
+	buf->len += sizeof(uint32) * children;
 	data = buf->len;
-	for (int i = 0; i < 2 * n; i++)
+	for (int i = 0; i < children; i++)
 	{
-		const JsonbPair *pair = &v->val.object.pairs[i % n];
+		const JsonbValue *child;
 		uint32		entry;
 		uint32		end;
 
+		if (object)
+			child = i < n ? &v->val.object.pairs[i].key : &v->val.object.pairs[i - n].value;
+		else
+			child = &v->val.array.elems[i];
 		CHECK_FOR_INTERRUPTS();
-		entry = write_jsonb_value(buf, i < n ? &pair->key : &pair->value);
+		entry = write_jsonb_value(buf, child);
 		end = (uint32) (buf->len - data);
 		if (end > JENTRY_OFFLENMASK)
 			ereport(ERROR,
@@ -267,12 +276,15 @@ write_jsonb_value(StringInfo buf, const JsonbValue *v)
 			return JENTRY_ISSTRING | (uint32) v->val.string.len;
 		case jbvNull:
 			return JENTRY_ISNULL;
+		case jbvBool:
+			return v->val.boolean ? JENTRY_ISBOOL_TRUE : JENTRY_ISBOOL_FALSE;
 		case jbvNumeric:
 			pad_to_int(buf);
 			appendBinaryStringInfo(buf, (char *) v->val.numeric, VARSIZE_ANY(v->val.numeric));
 			return JENTRY_ISNUMERIC | (uint32) (buf->len - start);
 		case jbvObject:
-			return write_jsonb_object(buf, v);
+		case jbvArray:
+			return write_jsonb_container(buf, v);
 		default:
 			elog(ERROR, "unexpected jsonb value type %d", (int) v->type);
 	}
@@ -288,7 +300,7 @@ nb_jsonb_finish(JsonbValue *root)
 		elog(ERROR, "unexpected jsonb root type %d", (int) root->type);
 	initStringInfo(&buf);
 	buf.len = VARHDRSZ;
-	(void) write_jsonb_object(&buf, root);
+	(void) write_jsonb_container(&buf, root);
 	SET_VARSIZE(buf.data, buf.len);
 	return (Jsonb *) buf.data;
 }

@@ -39,7 +39,8 @@ void		nb_push_float8(JsonbParseState **state, double v);
 void		nb_push_pair(JsonbParseState **state, const char *key, double v);
 
 /*
- * JsonbValueToJsonb for a tree of objects, strings, numbers and nulls, with
+ * JsonbValueToJsonb for a tree of objects (at the root), arrays, strings,
+ * numbers, booleans and nulls, with
  * cancellation points: the conversion of a large model's tree takes long.
  */
 Jsonb	   *nb_jsonb_finish(JsonbValue *root);

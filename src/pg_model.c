@@ -120,6 +120,8 @@ nb_expanded_merge(NbExpandedModel *em, Datum d)
 	MemoryContextSwitchTo(old);
 	if (status == NB_MERGE_TOO_LARGE)
 		nb_report_too_large(0);
+	nb_report_incompatible(false, status, nb_trainer_input_kinds(em->trainer),
+						   nb_view_input_kinds(&view));
 	if (status == NB_MERGE_TYPE_CONFLICT)
 	{
 		uint32		len;
@@ -154,6 +156,44 @@ nb_expanded_check(NbExpandedModel *em)
 	/* refuse as soon as the model passes the limit, long before it is serialized */
 	if (nb_trainer_min_flat_size(em->trainer) > NB_MODEL_MAX_SIZE)
 		nb_report_too_large(0);
+}
+
+void
+nb_report_incompatible(bool subtract, NbMergeStatus status, uint32 kinds_a, uint32 kinds_b)
+{
+	switch (status)
+	{
+		case NB_MERGE_INPUT_CONFLICT:
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 subtract ?
+					 errmsg("cannot subtract a naive Bayes model trained on %s from one trained on %s",
+							nb_input_kinds_prose(kinds_b), nb_input_kinds_prose(kinds_a)) :
+					 errmsg("cannot merge naive Bayes models trained on %s and on %s",
+							nb_input_kinds_prose(kinds_a), nb_input_kinds_prose(kinds_b)),
+					 errdetail("Rows of different types make different features: a bag of text tokens, jsonb keys and float8[] positions are not the same features.")));
+			break;
+		case NB_MERGE_TOKENIZER_CONFLICT:
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 subtract ?
+					 errmsg("cannot subtract naive Bayes models with different tokenizers") :
+					 errmsg("cannot merge naive Bayes models with different tokenizers"),
+					 errdetail("The models' tokens were made with different tokenizer options, or only one of them was trained on text with a tokenizer."),
+					 errhint("Compare nb_info(model)->'tokenizer' of the models.")));
+			break;
+		case NB_MERGE_OPTIONS_CONFLICT:
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 subtract ?
+					 errmsg("cannot subtract naive Bayes models with different stored options") :
+					 errmsg("cannot merge naive Bayes models with different stored options"),
+					 errdetail("The models would be scored differently."),
+					 errhint("Give them the same options with nb_with_options(model, options), or none with nb_with_options(model, NULL).")));
+			break;
+		default:
+			break;
+	}
 }
 
 void
@@ -240,6 +280,7 @@ hold_input(NbExpandedModel *em, Datum d)
 	if (view->size > NB_MODEL_MAX_SIZE)
 		nb_report_too_large(view->size);
 	status = nb_merge_check(em->view, em->n_inputs, view, &conflict);
+	nb_report_incompatible(false, status, conflict.earlier_inputs, conflict.inputs);
 	if (status != NB_MERGE_OK)
 		report_conflict(status, view, conflict.feature, conflict.earlier_type,
 						conflict.earlier_vector_len);
@@ -307,6 +348,7 @@ nb_model_merge(const Datum *d, int n)
 		if (views[i].size > NB_MODEL_MAX_SIZE)
 			nb_report_too_large(views[i].size);
 		status = nb_merge_check(views, i, &views[i], &conflict);
+		nb_report_incompatible(false, status, conflict.earlier_inputs, conflict.inputs);
 		if (status != NB_MERGE_OK)
 			report_conflict(status, &views[i], conflict.feature, conflict.earlier_type,
 							conflict.earlier_vector_len);

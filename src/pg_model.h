@@ -75,6 +75,14 @@ void		nb_expanded_merge(NbExpandedModel *em, Datum d);
 void		nb_report_too_large(uint64 size);
 
 /*
+ * ERROR 22023 if status says that models of these kinds of rows
+ * (NB_INPUT_*) or settings cannot be merged, or the second subtracted from
+ * the first; nothing otherwise.
+ */
+void		nb_report_incompatible(bool subtract, NbMergeStatus status, uint32 kinds_a,
+								   uint32 kinds_b);
+
+/*
  * Raise an error if training made a count overflow to infinity, or the
  * model pass NB_MODEL_MAX_SIZE.
  */

@@ -7,6 +7,7 @@
 #include "pg_options.h"
 
 #include "utils/builtins.h"
+#include "utils/fmgrprotos.h"
 
 #include "pg_jsonb.h"
 
@@ -280,4 +281,50 @@ nb_parse_options(Jsonb *options, const NbIndex *ix, NbOptions *o)
 
 		check_option(nb_options_check_model(o, &traits));
 	}
+}
+
+/* The value with every number replaced by the shortest decimal of its float8 value. */
+static JsonbValue *
+canonical_numbers(JsonbContainer *container)
+{
+	JsonbParseState *state = NULL;
+	JsonbIterator *it = JsonbIteratorInit(container);
+	JsonbIteratorToken tok;
+	JsonbValue	v;
+	JsonbValue *result = NULL;
+
+	while ((tok = JsonbIteratorNext(&it, &v, false)) != WJB_DONE)
+	{
+		if ((tok == WJB_VALUE || tok == WJB_ELEM) && v.type == jbvNumeric)
+			v.val.numeric = nb_float8_numeric(nb_numeric_to_double(v.val.numeric));
+		result = pushJsonbValue(&state, tok, tok < WJB_BEGIN_ARRAY ? &v : NULL);
+	}
+	return result;
+}
+
+char *
+nb_options_canonical(Jsonb *options, const NbIndex *index, uint32 *len)
+{
+	NbOptions	opts;
+	Jsonb	   *canonical;
+	char	   *text;
+
+	nb_parse_options(options, index, &opts);
+	canonical = nb_jsonb_finish(canonical_numbers(&options->root));
+	text = JsonbToCString(NULL, &canonical->root, VARSIZE(canonical));
+	*len = (uint32) strlen(text);
+	return text;
+}
+
+Jsonb *
+nb_stored_options_jsonb(const NbSettings *settings)
+{
+	char	   *text = pnstrdup(settings->options, settings->options_len);
+	Jsonb	   *options = DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum(text)));
+
+	if (!JB_ROOT_IS_OBJECT(options) || JB_ROOT_IS_SCALAR(options))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("naive Bayes model's stored options are not a JSON object")));
+	return options;
 }

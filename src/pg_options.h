@@ -9,6 +9,7 @@
 #include "utils/jsonb.h"
 
 #include "nb_scorer.h"
+#include "nb_settings.h"
 
 /*
  * Parse options (NULL = all defaults) for a model.  A class_prior array is
@@ -16,5 +17,17 @@
  * with SQLSTATE 22023.
  */
 void		nb_parse_options(Jsonb *options, const NbIndex *index, NbOptions *opts);
+
+/*
+ * Options to keep in a model (nb_with_options): checked against it as
+ * nb_parse_options checks them, and written as the canonical text the model
+ * stores, every number as the shortest decimal of its float8 value (the
+ * value the options use), so that equal options are equal bytes.  Sets
+ * *len; the text is not terminated.
+ */
+char	   *nb_options_canonical(Jsonb *options, const NbIndex *index, uint32 *len);
+
+/* The stored options of a model as jsonb (ERROR 22P02 if they are not valid JSON). */
+Jsonb	   *nb_stored_options_jsonb(const NbSettings *settings);
 
 #endif

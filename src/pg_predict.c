@@ -22,6 +22,7 @@
 #include "pg_options.h"
 #include "pg_predict.h"
 #include "pg_prepared.h"
+#include "pg_tokenize.h"
 
 /* A prepared model with the scorer of the row's options (NULL: any scorer of the model). */
 typedef struct RowModel
@@ -148,6 +149,30 @@ doc_boolean(void *arg, const char *key, uint32 key_len, bool x)
 }
 
 static void
+doc_text_batch(void *arg, const NbTokenRef *tokens, uint32 n)
+{
+	doc_add_text(arg, tokens, n);
+}
+
+/* A document of text, tokenized as the model's training rows were. */
+static void
+doc_from_text(RowModel *m, text *body)
+{
+	NbTokenBatch *batch;
+
+	if (!m->pm->has_tokenizer)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("naive Bayes model has no tokenizer for text features"),
+				 errdetail("The model was not trained on text, so it does not know how to tokenize it."),
+				 errhint("Pass the features in the type the model was trained on (for example '{a,b}'::text[]), or train the model on text with nb_train(label, body).")));
+	batch = nb_prepared_token_batch(m->pm);
+	nb_token_batch_begin(batch, doc_text_batch, m);
+	nb_text_tokenize(&m->pm->tokenizer, body, nb_token_batch_add, batch);
+	nb_token_batch_end(batch);
+}
+
+static void
 doc_from_float8(NbPrepared *pm, ArrayType *array)
 {
 	double	   *values;
@@ -214,6 +239,9 @@ nb_row_doc(FunctionCallInfo fcinfo, int arg, NbFeatureInput kind, NbRowCategorie
 			break;
 		case NB_INPUT_FLOAT8:
 			doc_from_float8(m.pm, PG_GETARG_ARRAYTYPE_P(arg));
+			break;
+		case NB_INPUT_TEXT:
+			doc_from_text(&m, PG_GETARG_TEXT_PP(arg));
 			break;
 	}
 }
@@ -410,4 +438,25 @@ Datum
 nb_predict_log_proba_float8(PG_FUNCTION_ARGS)
 {
 	return predict_posterior(fcinfo, NB_INPUT_FLOAT8, true);
+}
+
+PG_FUNCTION_INFO_V1(nb_predict_text);
+Datum
+nb_predict_text(PG_FUNCTION_ARGS)
+{
+	return predict_label(fcinfo, NB_INPUT_TEXT);
+}
+
+PG_FUNCTION_INFO_V1(nb_predict_proba_text);
+Datum
+nb_predict_proba_text(PG_FUNCTION_ARGS)
+{
+	return predict_posterior(fcinfo, NB_INPUT_TEXT, false);
+}
+
+PG_FUNCTION_INFO_V1(nb_predict_log_proba_text);
+Datum
+nb_predict_log_proba_text(PG_FUNCTION_ARGS)
+{
+	return predict_posterior(fcinfo, NB_INPUT_TEXT, true);
 }

@@ -16,7 +16,8 @@ typedef enum NbFeatureInput
 	NB_INPUT_ARRAY,
 	NB_INPUT_TSVECTOR,
 	NB_INPUT_JSONB,
-	NB_INPUT_FLOAT8
+	NB_INPUT_FLOAT8,
+	NB_INPUT_TEXT				/* a document, tokenized with the model's tokenizer */
 } NbFeatureInput;
 
 /*

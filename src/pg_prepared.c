@@ -48,6 +48,7 @@
 #include "access/detoast.h"
 #include "catalog/pg_type.h"
 #include "nodes/primnodes.h"
+#include "utils/fmgrprotos.h"
 #include "utils/guc.h"
 #include "utils/memutils.h"
 
@@ -366,6 +367,10 @@ build_model(const StoredBytes *b)
 	pm->key_size = b->size;
 	pm->key_bytes = palloc(b->size);
 	memcpy(pm->key_bytes, b->data, b->size);
+	pm->has_tokenizer = view.settings.has_tokenizer;
+	pm->tokenizer = view.settings.tokenizer;
+	if (view.settings.options_len > 0)
+		pm->stored_options = nb_stored_options_jsonb(&view.settings);
 	pm->doc_ctx = AllocSetContextCreate(ctx, "nb prepared document", ALLOCSET_SMALL_SIZES);
 	MemoryContextSwitchTo(pm->doc_ctx);
 	nb_doc_init(&pm->doc, &pm->index);
@@ -432,6 +437,36 @@ same_options(const struct varlena *cached, const struct varlena *given)
 		memcmp(cached, given, VARSIZE(given)) == 0;
 }
 
+NbTokenBatch *
+nb_prepared_token_batch(NbPrepared *pm)
+{
+	if (pm->batch == NULL)
+	{
+		MemoryContext old = MemoryContextSwitchTo(pm->ctx);
+
+		pm->batch = palloc(sizeof(NbTokenBatch));
+		nb_token_batch_init(pm->batch);
+		MemoryContextSwitchTo(old);
+		recount(pm);
+	}
+	return pm->batch;
+}
+
+/*
+ * The options a scorer is built with: the model's stored options, with the
+ * call's (NULL: none) taking precedence key by key (jsonb's ||).
+ */
+static Jsonb *
+effective_options(const NbPrepared *pm, Jsonb *given)
+{
+	if (pm->stored_options == NULL)
+		return given;
+	if (given == NULL)
+		return pm->stored_options;
+	return DatumGetJsonbP(DirectFunctionCall2(jsonb_concat, JsonbPGetDatum(pm->stored_options),
+											  JsonbPGetDatum(given)));
+}
+
 /* The model's scorer for these options, built if it has none. */
 static NbScorer *
 get_scorer(NbPrepared *pm, Jsonb *options)
@@ -454,7 +489,7 @@ get_scorer(NbPrepared *pm, Jsonb *options)
 	ctx = AllocSetContextCreate(CurrentMemoryContext, "nb prepared options",
 								ALLOCSET_DEFAULT_SIZES);
 	old = MemoryContextSwitchTo(ctx);
-	nb_parse_options(options, &pm->index, &opts);
+	nb_parse_options(effective_options(pm, options), &pm->index, &opts);
 	nb_scorer_build(&scorer, &pm->index, &opts);
 	if (options != NULL)
 	{
@@ -534,7 +569,8 @@ get_grid(NbPrepared *pm, ArrayType *options)
 	scorers = palloc(sizeof(NbScorer) * count);
 	opts = palloc(sizeof(NbOptions) * count);
 	for (int i = 0; i < count; i++)
-		nb_parse_options(nulls[i] ? NULL : DatumGetJsonbP(elems[i]), &pm->index, &opts[i]);
+		nb_parse_options(effective_options(pm, nulls[i] ? NULL : DatumGetJsonbP(elems[i])),
+						 &pm->index, &opts[i]);
 	check_grid_memory(pm, opts, count);
 	nb_scorer_set_build(&set, &pm->index, scorers, opts, (uint32) count);
 	copy = palloc(VARSIZE(options));

@@ -22,6 +22,8 @@
 #include "utils/jsonb.h"
 
 #include "nb_scorer.h"
+#include "nb_settings.h"
+#include "nb_token_batch.h"
 
 /* How many option sets one prepared model keeps scorers for. */
 #define NB_SCORERS_PER_MODEL 8
@@ -60,6 +62,10 @@ typedef struct NbPrepared
 	NbPreparedScorer scorers[NB_SCORERS_PER_MODEL];
 	NbPreparedGrid grid;		/* the last grid asked for */
 	uint32	   *jsonb_order;	/* NULL, or the classes in jsonb's key order */
+	bool		has_tokenizer;	/* the model's tokenizer, for rows of text */
+	NbTokenizer tokenizer;
+	NbTokenBatch *batch;		/* NULL before the first row of text */
+	Jsonb	   *stored_options; /* the model's prediction options, or NULL */
 } NbPrepared;
 
 /*
@@ -89,6 +95,9 @@ NbPrepared *nb_prepared_get_grid(FunctionCallInfo fcinfo, Datum model, ArrayType
  */
 void		nb_prepared_begin_row(NbPrepared *pm);
 void		nb_prepared_end_row(NbPrepared *pm);
+
+/* The token batch of the model's rows of text, made at the first. */
+NbTokenBatch *nb_prepared_token_batch(NbPrepared *pm);
 
 /* Room for n token references, per-row scratch of the call site. */
 NbTokenRef *nb_prepared_refs(FunctionCallInfo fcinfo, uint32 n);

@@ -66,6 +66,10 @@ report_subtract_error(const NbSubtractError *e)
 {
 	switch (e->status)
 	{
+		case NB_SUBTRACT_COMPAT:
+			nb_report_incompatible(true, nb_merge_compat_status(e->compat), e->inputs_a,
+								   e->inputs_b);
+			break;
 		case NB_SUBTRACT_VECTOR:
 			if (e->vector_a == 0)
 				ereport(ERROR,

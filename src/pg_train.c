@@ -16,6 +16,8 @@
 #include "utils/float.h"
 
 #include "nb_interrupt.h"
+#include "nb_token_batch.h"
+#include "pg_tokenize.h"
 
 PG_FUNCTION_INFO_V1(nb_train_array_transfn);
 PG_FUNCTION_INFO_V1(nb_train_tsvector_transfn);
@@ -48,18 +50,19 @@ state_for_update(FunctionCallInfo fcinfo, MemoryContext aggctx)
 }
 
 /*
- * Common row checks of the training transition functions.  Returns false
- * when the row adds nothing: NULL label, features or weight, or weight 0.
+ * Common row checks of the training transition functions, whose weight is
+ * argument weight_arg (-1: none).  Returns false when the row adds nothing:
+ * NULL label, features or weight, or weight 0.
  */
 static bool
-row_weight(FunctionCallInfo fcinfo, double *weight)
+row_weight_at(FunctionCallInfo fcinfo, int weight_arg, double *weight)
 {
 	*weight = 1.0;
-	if (PG_NARGS() > 3)
+	if (weight_arg >= 0)
 	{
-		if (PG_ARGISNULL(3))
+		if (PG_ARGISNULL(weight_arg))
 			return false;
-		*weight = PG_GETARG_FLOAT8(3);
+		*weight = PG_GETARG_FLOAT8(weight_arg);
 		if (isnan(*weight) || isinf(*weight) || *weight < 0)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -68,6 +71,13 @@ row_weight(FunctionCallInfo fcinfo, double *weight)
 					 errdetail("Weights must be finite and not negative.")));
 	}
 	return !PG_ARGISNULL(1) && !PG_ARGISNULL(2) && *weight > 0;
+}
+
+/* The same for (state, label, features [, weight]). */
+static bool
+row_weight(FunctionCallInfo fcinfo, double *weight)
+{
+	return row_weight_at(fcinfo, PG_NARGS() > 3 ? 3 : -1, weight);
 }
 
 /* Start the row's document; a new class is allocated in the state's context. */
@@ -195,6 +205,95 @@ train_row(FunctionCallInfo fcinfo, bool tsvector_features)
 			type_conflict(em, "", 0, NB_FEATURE_BAG);
 	} while (tsvector_features ? done < (uint32) tsv->size : !nb_array_tokens_done(&it));
 	MemoryContextSwitchTo(old);
+	nb_expanded_check(em);
+	PG_RETURN_DATUM(EOHPGetRWDatum(&em->hdr));
+}
+
+/*
+ * What the text transition function keeps per call site (in fn_mcxt): the
+ * tokenizer of the last options it parsed, and its token batch.
+ */
+typedef struct TextTrainSite
+{
+	Jsonb	   *options;		/* a copy, NULL for the defaults */
+	NbTokenizer tokenizer;
+	NbTokenBatch batch;
+} TextTrainSite;
+
+/* The tokenizer of these options (NULL: the defaults), parsed once per call site and options. */
+static TextTrainSite *
+text_site(FunctionCallInfo fcinfo, Jsonb *options)
+{
+	TextTrainSite *site = fcinfo->flinfo->fn_extra;
+	MemoryContext old;
+
+	if (site != NULL &&
+		(site->options == NULL ? options == NULL :
+		 options != NULL && VARSIZE(options) == VARSIZE(site->options) &&
+		 memcmp(options, site->options, VARSIZE(options)) == 0))
+		return site;
+	old = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
+	if (site == NULL)
+	{
+		site = palloc0(sizeof(TextTrainSite));
+		nb_token_batch_init(&site->batch);
+		fcinfo->flinfo->fn_extra = site;
+	}
+	nb_tokenizer_from_jsonb(options, &site->tokenizer);
+	site->options = NULL;
+	if (options != NULL)
+	{
+		site->options = palloc(VARSIZE(options));
+		memcpy(site->options, options, VARSIZE(options));
+	}
+	MemoryContextSwitchTo(old);
+	return site;
+}
+
+static void
+train_text_batch(void *arg, const NbTokenRef *tokens, uint32 n)
+{
+	NbExpandedModel *em = arg;
+	MemoryContext old = MemoryContextSwitchTo(em->hdr.eoh_context);
+
+	if (!nb_trainer_add_text(em->trainer, tokens, n))
+		type_conflict(em, "", 0, NB_FEATURE_BAG);
+	MemoryContextSwitchTo(old);
+}
+
+/*
+ * One training row of text: (state, label, body [, [weight,] tokenizer]).
+ * The body is tokenized with the tokenizer options (NULL: the defaults),
+ * which the model keeps; its tokens are the bag "", as a text[] row's.
+ */
+PG_FUNCTION_INFO_V1(nb_train_text_transfn);
+Datum
+nb_train_text_transfn(PG_FUNCTION_ARGS)
+{
+	MemoryContext aggctx = aggregate_context(fcinfo);
+	int			tokenizer_arg = PG_NARGS() > 3 ? PG_NARGS() - 1 : -1;
+	TextTrainSite *site;
+	NbExpandedModel *em;
+	double		weight;
+	text	   *label;
+	text	   *body;
+
+	site = text_site(fcinfo, tokenizer_arg < 0 || PG_ARGISNULL(tokenizer_arg) ? NULL :
+					 PG_GETARG_JSONB_P(tokenizer_arg));
+	if (!row_weight_at(fcinfo, PG_NARGS() > 4 ? 3 : -1, &weight))
+		return unchanged_state(fcinfo);
+	em = state_for_update(fcinfo, aggctx);
+	if (!nb_trainer_set_tokenizer(em->trainer, &site->tokenizer))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("naive Bayes training rows have different tokenizers"),
+				 errdetail("A model keeps one tokenizer: every row of text must be tokenized with the same options, and a model of text cannot take rows of other types.")));
+	label = PG_GETARG_TEXT_PP(1);
+	body = PG_GETARG_TEXT_PP(2);
+	begin_doc(em, label, weight);
+	nb_token_batch_begin(&site->batch, train_text_batch, em);
+	nb_text_tokenize(&site->tokenizer, body, nb_token_batch_add, &site->batch);
+	nb_token_batch_end(&site->batch);
 	nb_expanded_check(em);
 	PG_RETURN_DATUM(EOHPGetRWDatum(&em->hdr));
 }

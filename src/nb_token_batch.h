@@ -1,0 +1,47 @@
+/*
+ * nb_token_batch.h — tokens from a tokenizer (nb_tokenize.h), whose bytes
+ * live only until its next token, gathered into batches of token
+ * references for the trainer and the scorer, which take NbTokenRef arrays.
+ * A batch copies tokens into a buffer of its own and hands the references
+ * to flush when it is full and at the end, so memory stays bounded however
+ * long the text.
+ */
+#ifndef NB_TOKEN_BATCH_H
+#define NB_TOKEN_BATCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nb_item.h"
+
+/* References and bytes of one batch. */
+#define NB_TOKEN_BATCH_REFS 65536
+#define NB_TOKEN_BATCH_BYTES ((size_t) 1 << 20)
+
+typedef void (*NbTokenFlush) (void *arg, const NbTokenRef *tokens, uint32_t n);
+
+typedef struct NbTokenBatch
+{
+	NbTokenRef *refs;
+	uint32_t	n;
+	char	   *bytes;
+	size_t		used;
+	NbTokenFlush flush;
+	void	   *arg;
+} NbTokenBatch;
+
+/* Buffers from nb_alloc, kept for many texts (nb_token_batch_free). */
+void		nb_token_batch_init(NbTokenBatch *b);
+void		nb_token_batch_free(NbTokenBatch *b);
+
+/* Start a text whose tokens go to flush(arg, ...). */
+void		nb_token_batch_begin(NbTokenBatch *b, NbTokenFlush flush, void *arg);
+
+/* An NbTokenSink (arg: the batch): every token counts once. */
+bool		nb_token_batch_add(void *batch, const char *token, uint32_t len);
+
+/* Hand over what is left; flush is called at least once per text, with n 0 for a text without tokens. */
+void		nb_token_batch_end(NbTokenBatch *b);
+
+#endif
