@@ -66,22 +66,26 @@ nb_merge_check(const NbView *earlier, uint32_t n, const NbView *v, NbMergeConfli
 {
 	uint32_t	first = NB_NONE;
 
+	/*
+	 * The earlier views together, as a trainer that merged them holds them:
+	 * their kinds of rows added up, their settings (all the same).
+	 */
 	conflict->inputs = nb_view_input_kinds(v);
 	conflict->earlier_inputs = 0;
 	for (uint32_t i = 0; i < n; i++)
-	{
-		uint32_t	kinds = nb_view_input_kinds(&earlier[i]);
-		NbCompat	compat = nb_compat_check(kinds, &earlier[i].settings,
-											 conflict->inputs, &v->settings);
-
-		conflict->earlier_inputs |= kinds;
-		if (compat != NB_COMPAT_OK)
-			return nb_merge_compat_status(compat);
-	}
+		conflict->earlier_inputs |= nb_view_input_kinds(&earlier[i]);
 	conflict->earlier_vector_len = 0;
 	for (uint32_t i = 0; i < n; i++)
 		if (earlier[i].vector_len != 0)
 			conflict->earlier_vector_len = earlier[i].vector_len;
+	if (n > 0)
+	{
+		NbCompat	compat = nb_compat_check(conflict->earlier_inputs, &earlier[0].settings,
+											 conflict->inputs, &v->settings);
+
+		if (compat != NB_COMPAT_OK)
+			return nb_merge_compat_status(compat);
+	}
 	if (v->vector_len != 0 && conflict->earlier_vector_len != 0 &&
 		v->vector_len != conflict->earlier_vector_len)
 		return NB_MERGE_VECTOR_CONFLICT;

@@ -89,6 +89,7 @@ write_through_format(const RawModel *m, size_t *size, NbView *view)
 	char	   *p;
 	uint64_t	e = 0;
 
+	memset(&s, 0, sizeof(s));
 	s.n_classes = m->nc;
 	s.n_tokens = m->nt;
 	s.n_entries = 0;
@@ -299,6 +300,125 @@ test_iterators_v2(void)
 }
 
 /*
+ * Version 4: the model of raw_model's bytes with a tokenizer and options
+ * (nb_view_shape, nb_format_copy) has the documented layout: version 3's
+ * counts (H 0 and flag NB_FORMAT_FLAG_NO_LENGTHS without lengths), the two
+ * sizes at 48, the same sections, then the tokenizer and the options before
+ * the strings.  Without the settings again it is the original bytes.
+ */
+static void
+test_settings(int version)
+{
+	static const char options[] = "{\"alpha\": 2}";
+	RawModel	m;
+	unsigned char *want;
+	unsigned char *got = NULL;
+	unsigned char *back = NULL;
+	unsigned char tok[NB_TOKENIZER_SIZE];
+	size_t		want_size;
+	size_t		got_size;
+	size_t		back_size;
+	size_t		strings;
+	size_t		sections;
+	NbView		v;
+	NbView		g;
+	NbFormatError err;
+	NbFormatShape shape;
+	NbFormatWriter w;
+	NbSettings	settings;
+	NbSettings	none;
+
+	memset(&settings, 0, sizeof(settings));
+	memset(&none, 0, sizeof(none));
+	nb_tokenizer_init(&settings.tokenizer);
+	settings.tokenizer.ngram_max = 2;
+	settings.has_tokenizer = true;
+	settings.options = options;
+	settings.options_len = sizeof(options) - 1;
+	nb_tokenizer_encode(&settings.tokenizer, tok);
+
+	build(&m, version);
+	want = raw_serialize(&m, &want_size);
+	EXPECT(nb_view_open(&v, want, want_size, &err));
+	shape = nb_view_shape(&v, &settings);
+	got_size = nb_format_size(&shape, SIZE_MAX);
+	EXPECT(got_size > want_size);
+	got = malloc(got_size);
+	memset(got, 0xaa, got_size);
+	nb_format_begin(&w, &shape, got, got_size);
+	nb_format_copy(&w, &v);
+	nb_format_finish(&w, NULL);
+	EXPECT(nb_view_open(&g, got, got_size, &err));
+	EXPECT(g.version == 4 && g.settings.has_tokenizer && g.settings.tokenizer.ngram_max == 2);
+	EXPECT(g.settings.options_len == sizeof(options) - 1 &&
+		   memcmp(g.settings.options, options, sizeof(options) - 1) == 0);
+	EXPECT(got[4] == 4 && got[5] == 0);
+	EXPECT(got[6] == (version == 3 ? 0 : NB_FORMAT_FLAG_NO_LENGTHS) && got[7] == 0);
+	EXPECT(nb_read_u32(got + 48, 0) == NB_TOKENIZER_SIZE);
+	EXPECT(nb_read_u32(got + 48, 1) == sizeof(options) - 1);
+	strings = strings_bytes(&m.c[0].label, sizeof(RawClass), m.nc) +
+		strings_bytes(&m.t[0].str, sizeof(RawToken), m.nt) +
+		(m.nf ? strings_bytes(&m.f[0].name, sizeof(RawFeature), m.nf) : 0);
+	if (version >= 2)
+	{
+		size_t		header = version == 3 ? 48 : 40;
+
+		sections = want_size - header - strings;
+		EXPECT(memcmp(got + 8, want + 8, 16) == 0);
+		EXPECT(memcmp(got + 32, want + 32, header - 32) == 0);
+		EXPECT(version == 3 || nb_read_le64(got + 40) == 0);
+		EXPECT(memcmp(got + 56, want + header, sections) == 0);
+		EXPECT(memcmp(got + 56 + sections, tok, NB_TOKENIZER_SIZE) == 0);
+		EXPECT(memcmp(got + 56 + sections + NB_TOKENIZER_SIZE, options, sizeof(options) - 1) == 0);
+		EXPECT(memcmp(got + got_size - strings, want + want_size - strings, strings) == 0);
+	}
+
+	/* without the settings: the original bytes */
+	shape = nb_view_shape(&g, &none);
+	back_size = nb_format_size(&shape, SIZE_MAX);
+	EXPECT(back_size == want_size);
+	back = malloc(back_size);
+	nb_format_begin(&w, &shape, back, back_size);
+	nb_format_copy(&w, &g);
+	nb_format_finish(&w, NULL);
+	EXPECT(memcmp(back, want, want_size) == 0);
+
+	/* an unknown flag, and version 4 without settings, are refused */
+	got[6] = 2;
+	nb_write_u32(got + 24, 0, (uint32_t) nb_format_checksum(got, got_size));
+	nb_write_u32(got + 28, 0, (uint32_t) (nb_format_checksum(got, got_size) >> 32));
+	EXPECT(!nb_view_open(&g, got, got_size, &err) && strstr(err.message, "flags") != NULL);
+	got[6] = version == 3 ? 0 : NB_FORMAT_FLAG_NO_LENGTHS;
+	memset(got + 48, 0, 8);
+	nb_write_u32(got + 24, 0, (uint32_t) nb_format_checksum(got, got_size));
+	nb_write_u32(got + 28, 0, (uint32_t) (nb_format_checksum(got, got_size) >> 32));
+	EXPECT(!nb_view_open(&g, got, got_size, &err));
+done:
+	raw_free(&m);
+	free(want);
+	free(got);
+	free(back);
+}
+
+static void
+test_settings_v1(void)
+{
+	test_settings(1);
+}
+
+static void
+test_settings_v2(void)
+{
+	test_settings(2);
+}
+
+static void
+test_settings_v3(void)
+{
+	test_settings(3);
+}
+
+/*
  * Sizes computed from the layout by hand: version 1 ignores the features,
  * and a count whose bytes pass the limit, or 64 bits, gives 0 (too large)
  * rather than a wrapped-around size.
@@ -352,6 +472,9 @@ main(int argc, char **argv)
 	run("format iterators: labels, items, features of version 1 (the implied bag \"\")",
 		test_iterators_v1);
 	run("format iterators: labels, items, features of version 2", test_iterators_v2);
+	run("format version 4: settings of a version 1 model, and removed again", test_settings_v1);
+	run("format version 4: settings of a version 2 model (no lengths), as documented", test_settings_v2);
+	run("format version 4: settings of a version 3 model, as documented", test_settings_v3);
 	run("format size: by hand for each version; counts past the limit or 64 bits give 0", test_size_limits);
 	return unit_done();
 }

@@ -296,8 +296,23 @@ merge_path(const NbView *v, uint32_t n, Outcome *o, NbView *out)
 static const char *
 status_name(NbMergeStatus s)
 {
-	return s == NB_MERGE_OK ? "ok" : s == NB_MERGE_TYPE_CONFLICT ? "type conflict" :
-		"vector conflict";
+	switch (s)
+	{
+		case NB_MERGE_OK:
+			return "ok";
+		case NB_MERGE_TYPE_CONFLICT:
+			return "type conflict";
+		case NB_MERGE_VECTOR_CONFLICT:
+			return "vector conflict";
+		case NB_MERGE_INPUT_CONFLICT:
+			return "unrelated kinds of rows";
+		case NB_MERGE_TOKENIZER_CONFLICT:
+			return "tokenizer conflict";
+		case NB_MERGE_OPTIONS_CONFLICT:
+			return "options conflict";
+		default:
+			return "too large";
+	}
 }
 
 /*
