@@ -1051,6 +1051,40 @@ write_file(const char *dir, const char *name, const unsigned char *buf, size_t s
 	return 0;
 }
 
+/* The model of bytes with stored options, and with a tokenizer if tokenizer, as a seed. */
+static int
+write_with_settings(const char *dir, const char *name, const unsigned char *bytes, size_t size,
+					bool tokenizer)
+{
+	static const char options[] = "{\"alpha\": 0.5, \"beta\": [1, 2]}";
+	NbSettings	settings;
+	NbView		v;
+	NbFormatError err;
+	NbFormatShape shape;
+	NbFormatWriter w;
+	unsigned char *out;
+	size_t		out_size;
+	int			rc;
+
+	if (!nb_view_open(&v, bytes, size, &err))
+		abort();
+	memset(&settings, 0, sizeof(settings));
+	nb_tokenizer_init(&settings.tokenizer);
+	settings.tokenizer.ngram_max = 2;
+	settings.has_tokenizer = tokenizer;
+	settings.options = options;
+	settings.options_len = sizeof(options) - 1;
+	shape = nb_view_shape(&v, &settings);
+	out_size = nb_format_size(&shape, SIZE_MAX);
+	out = malloc(out_size);
+	nb_format_begin(&w, &shape, out, out_size);
+	nb_format_copy(&w, &v);
+	nb_format_finish(&w, NULL);
+	rc = write_file(dir, name, out, out_size);
+	free(out);
+	return rc;
+}
+
 static int
 write_corpus(const char *dir)
 {
@@ -1118,6 +1152,13 @@ write_corpus(const char *dir)
 		free(mrows);
 		rc |= write_file(dir, "train_mixed.txt", (const unsigned char *) training, sizeof(training) - 1);
 	}
+	/* version 4: a tokenizer and stored options, with and without lengths */
+	buf = serialize_rows(toy, NTOY, &size);
+	rc |= write_with_settings(dir, "v4_text.nbm", buf, size, true);
+	free(buf);
+	buf = v2_model(3, &size);
+	rc |= write_with_settings(dir, "v4_options.nbm", buf, size, false);
+	free(buf);
 	/* models written before format version 3: their bags' lengths unknown */
 	{
 		RawModel	m;
