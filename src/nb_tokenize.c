@@ -320,6 +320,8 @@ collapse_white_space(Walk *w, size_t len)
 			size_t		end = i + n;
 			size_t		run = 1;
 
+			tick(w, n);
+
 			while (end < len)
 			{
 				size_t		m = cp_len(b[end]);
@@ -329,8 +331,8 @@ collapse_white_space(Walk *w, size_t len)
 					break;
 				end += m;
 				run++;
+				tick(w, m);
 			}
-			tick(w, end - i);
 			if (run >= 2)
 				b[out++] = ' ';
 			else
@@ -562,13 +564,15 @@ char_wb_ngrams(Walk *w, const unsigned char *text, size_t len)
 		start = i;
 		do
 		{
-			i += cp_len(text[i]);
+			size_t		n = cp_len(text[i]);
+
+			i += n;
 			cps++;
+			tick(w, n);
 			if (i >= len)
 				break;
 			nb_utf8_decode(text + i, len - i, &c);
 		} while (!(nb_unicode_flags(c) & NB_UC_SPACE));
-		tick(w, i - start);
 		size = i - start + 2;
 		padded = scratch(w, size);
 		padded[0] = ' ';
