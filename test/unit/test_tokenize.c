@@ -522,6 +522,82 @@ test_sink_stops(void)
 	EXPECT(nb_test_live_blocks() == blocks);
 }
 
+/* What random_sink checks of every token: not empty, whole UTF-8 code points. */
+typedef struct Checked
+{
+	uint64_t	tokens;
+	const char *bad;			/* the first fault, or NULL */
+} Checked;
+
+static bool
+random_sink(void *arg, const char *token, uint32_t len)
+{
+	Checked    *c = arg;
+	uint32_t	i = 0;
+
+	c->tokens++;
+	if (len == 0 && c->bad == NULL)
+		c->bad = "an empty token";
+	while (i < len)
+	{
+		uint32_t	cp;
+		uint32_t	n = nb_utf8_decode((const unsigned char *) token + i, len - i, &cp);
+
+		if (cp == NB_UTF8_REPLACEMENT && n == 1 && c->bad == NULL)
+			c->bad = "a token that is not UTF-8";
+		i += n;
+	}
+	return true;
+}
+
+/*
+ * Random bytes, mostly UTF-8 of every length with invalid bytes, white
+ * space, capital sigmas and ASCII mixed in, under every analyzer and
+ * option: no crash, no read past the text (ASan), every token whole
+ * UTF-8, nothing left allocated.
+ */
+static void
+test_random_bytes(void)
+{
+	static const char *const pieces[] = {
+		"a", "Z", " ", "  ", "\t", "\n", "_", "7", "'", ".", "\xce\xa3", "\xc4\xb0", "\xcc\x81",
+		"\xe3\x80\x80", "\xea\xb0\x80", "\xef\xb7\xba", "\xf0\x9d\x90\x80", "\xff", "\xc3", "\xe6\x9d",
+		"\xed\xa0\x80", "\xc2\x85", "the", "\xef\xbf\xbd"
+	};
+	long		blocks = nb_test_live_blocks();
+	char		text[512];
+
+	for (int round = 0; round < 3000; round++)
+	{
+		size_t		len = 0;
+		size_t		n = unit_random() % 60;
+		NbTokenizer t = opts((NbAnalyzer) (unit_random() % 3), 1, 1);
+		Checked		c = {0, NULL};
+		char	   *copy;
+
+		for (size_t k = 0; k < n; k++)
+		{
+			const char *p = pieces[unit_random() % (sizeof(pieces) / sizeof(pieces[0]))];
+
+			memcpy(text + len, p, strlen(p));
+			len += strlen(p);
+		}
+		t.ngram_min = 1 + (uint32_t) (unit_random() % 3);
+		t.ngram_max = t.ngram_min + (uint32_t) (unit_random() % 3);
+		t.lowercase = unit_random() % 2;
+		t.strip_accents = (NbStripAccents) (unit_random() % 3);
+		t.token_pattern = (NbTokenPattern) (unit_random() % 2);
+		t.stop_words = (NbStopWords) (unit_random() % 2);
+		/* a block of exactly len bytes, so that ASan sees a read past it */
+		copy = malloc(len > 0 ? len : 1);
+		memcpy(copy, text, len);
+		nb_tokenize(&t, copy, len, random_sink, &c);
+		free(copy);
+		CHECK(c.bad == NULL, "round %d: %s", round, c.bad);
+	}
+	EXPECT(nb_test_live_blocks() == blocks);
+}
+
 /* ---------------------------------------------------------------- */
 /* nb_unicode.h                                                       */
 
@@ -633,6 +709,7 @@ main(int argc, char **argv)
 	run("strip_accents: Hangul syllables to jamo", test_hangul);
 	run("input: bytes that are not UTF-8 read as U+FFFD, not past the end", test_invalid_utf8);
 	run("sink: returning false stops the walk", test_sink_stops);
+	run("input: random bytes under random options, tokens whole UTF-8", test_random_bytes);
 	run("utf8: every code point encodes and decodes back", test_utf8_every_code_point);
 	run("utf8: invalid sequences are one U+FFFD byte", test_utf8_invalid);
 	run("unicode: flags as Python has them", test_unicode_flags);
