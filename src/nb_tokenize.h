@@ -14,7 +14,9 @@
  *            then character n-grams of the whole text
  *   char_wb  the same white space rule, then for each word (str.split())
  *            character n-grams of " " word " ", as scikit-learn cuts them
- * Stop words apply to the word analyzer only, as in scikit-learn.
+ * Stop words and the token pattern apply to the word analyzer only, as in
+ * scikit-learn; the other analyzers keep them as given (in the stored form
+ * and nb_tokenizer_to_jsonb too), unused.
  *
  * The options travel inside a model (nb_format.h) as NB_TOKENIZER_SIZE
  * bytes: nb_tokenizer_encode writes them canonically, nb_tokenizer_decode
