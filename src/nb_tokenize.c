@@ -151,7 +151,7 @@ scratch(Walk *w, size_t size)
 	return w->scratch;
 }
 
-/* The length of the code point starting at p, in text nb_tokenize wrote (valid UTF-8). */
+/* The length of the code point whose first byte is b, in text nb_tokenize wrote (valid UTF-8). */
 static inline size_t
 cp_len(unsigned char b)
 {
@@ -161,7 +161,7 @@ cp_len(unsigned char b)
 /* ---------------------------------------------------------------- */
 /* preprocessing: _preprocess (lower, then strip accents)            */
 
-/* Room for more bytes at *len in the buffer. */
+/* Room for more bytes after the first len of the buffer. */
 static void
 reserve(Walk *w, size_t len, size_t more)
 {
