@@ -32,7 +32,7 @@ SELECT typlen, typbyval, typstorage, typinput, typoutput, typreceive, typsend
 FROM pg_type WHERE typname = 'nb_model';
 
 -- every function is immutable and parallel safe; the prediction functions,
--- nb_merge and the transition functions are not strict (NULL handling is theirs)
+-- nb_merge, nb_tokens and the transition functions are not strict (NULL handling is theirs)
 SELECT oid::regprocedure::text COLLATE "C" AS function, provolatile, proisstrict, proparallel
 FROM pg_proc
 WHERE pronamespace = 'public'::regnamespace AND proname LIKE 'nb\_%' AND prokind = 'f'
