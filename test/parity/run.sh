@@ -27,7 +27,11 @@
 #   tokens.py  nb_tokens against CountVectorizer's analyzers, element for
 #              element: SpamAssassin and Debian's Russian and Chinese fortunes
 #              (test/data/load_fortunes.py) under a grid of options, and every
-#              code point.
+#              code point;
+#   text_pipeline.py from raw text to probabilities: nb_train(label, body,
+#              tokenizer) and the scoring functions given text against
+#              scikit-learn's Pipeline(CountVectorizer, MultinomialNB /
+#              BernoulliNB / ComplementNB) on SpamAssassin and the fortunes.
 # Each suite's own closing count becomes a "# ..." comment; the output closes
 # with one "N passed, N failed" over both.  Exit status 1 if anything failed,
 # including a loader or a suite that exited non-zero without a failed check.
@@ -35,7 +39,7 @@
 # Needs: python3-sklearn python3-pandas python3-psycopg2 python3-mpmath weka npm
 # dataset-fashion-mnist fortunes-ru fortunes-zh (test/setup.sh installs them).
 # NBC_PARITY_SKIP_LOAD=1 reuses already loaded tables; NBC_PARITY_SUITES
-# (default "parity mixed dcm metrics crossval tokens") runs a subset; NBC_MIXED_ARGS passes options to
+# (default "parity mixed dcm metrics crossval tokens text") runs a subset; NBC_MIXED_ARGS passes options to
 # mixed.py (e.g. "--no-fashion"); NBC_PYTHON overrides /usr/bin/python3 (the
 # interpreter that sees sklearn).
 set -uo pipefail
@@ -43,7 +47,7 @@ set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 data=$here/../data
 py=${NBC_PYTHON:-/usr/bin/python3}
-suites=${NBC_PARITY_SUITES:-parity mixed dcm metrics crossval tokens}
+suites=${NBC_PARITY_SUITES:-parity mixed dcm metrics crossval tokens text}
 
 log=$(mktemp /tmp/nbc-parity.XXXXXX)
 out=$(mktemp /tmp/nbc-parity-out.XXXXXX)
@@ -141,8 +145,11 @@ for suite in $suites; do
 	tokens)
 		load_text && load_fortunes && run_suite tokens.py
 		;;
+	text)
+		load_text && load_fortunes && run_suite text_pipeline.py
+		;;
 	*)
-		say "not ok - NBC_PARITY_SUITES: unknown suite '$suite' (parity, mixed, dcm, metrics, crossval, tokens)"
+		say "not ok - NBC_PARITY_SUITES: unknown suite '$suite' (parity, mixed, dcm, metrics, crossval, tokens, text)"
 		;;
 	esac
 done
