@@ -14,9 +14,9 @@ DECLARE
   marks text := '';
 BEGIN
   FOR line IN EXECUTE 'EXPLAIN (VERBOSE, COSTS OFF) ' || query LOOP
-    IF line LIKE '%nb_query_constant(%, false)%' THEN
+    IF line LIKE '%nbc_query_constant(%, false)%' THEN
       marks := marks || 'any plan ';
-    ELSIF line LIKE '%nb_query_constant(%, true)%' THEN
+    ELSIF line LIKE '%nbc_query_constant(%, true)%' THEN
       marks := marks || 'serial plans ';
     END IF;
   END LOOP;
@@ -65,7 +65,7 @@ SELECT qc_mark($q$WITH t AS MATERIALIZED (SELECT * FROM docs)
                           SELECT nb_predict((SELECT nb_train(label, tokens) FROM t), d.tokens)) FROM qc_docs d$q$) AS of_correlated_cte;
 
 -- a mark written by hand is removed by the planner: it proves nothing
-SELECT qc_mark($q$SELECT nb_predict(nb_query_constant(s.m, false), tokens) FROM qc_docs, qc_stored s$q$) AS by_hand;
+SELECT qc_mark($q$SELECT nb_predict(nbc_query_constant(s.m, false), tokens) FROM qc_docs, qc_stored s$q$) AS by_hand;
 
 -- every shape scores exactly as the stored model does, with every function
 CREATE TABLE qc_expected AS
@@ -148,7 +148,7 @@ SELECT (nb_grid_metrics((SELECT nb_train(label, tokens) FROM docs), d.tokens, d.
 FROM qc_docs d;
 
 -- a mark written by hand over rows of both models
-SELECT p.id, nb_predict(nb_query_constant(p.m::text::nb_model, false), ARRAY['x'])
+SELECT p.id, nb_predict(nbc_query_constant(p.m::text::nb_model, false), ARRAY['x'])
 FROM (VALUES (1), (2), (1)) g(i) JOIN qc_pair p ON p.id = g.i ORDER BY g.i, p.id;
 
 -- in parallel plans too: the scalar subquery's value comes to the workers

@@ -132,7 +132,7 @@ aggregate_context(FunctionCallInfo fcinfo)
 	if (!AggCheckCallContext(fcinfo, &aggctx))
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("nb_train_transfn can only be called by the aggregate nb_train")));
+				 errmsg("nbc_train_transfn can only be called by the aggregate nb_train")));
 	return aggctx;
 }
 /*

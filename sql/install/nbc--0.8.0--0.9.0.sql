@@ -2,3 +2,48 @@
 -- nothing silent (unknown features, unrelated merges); options that travel
 -- with the model; results shaped for psql.
 \echo Use "ALTER EXTENSION nbc UPDATE TO '0.9.0'" to load this file. \quit
+
+-- Support functions out of the nb_ prefix: \df nb_* lists what users call.
+-- nb_* is for users; nbc_* (the extension's name, as PostGIS keeps ST_* for
+-- users and postgis_*/pgis_* for its machinery) is for what PostgreSQL calls:
+-- type I/O, casts, comparison and hashing, aggregate support, the planner's
+-- support and its mark.  The C symbols do not change (prosrc keeps them), so
+-- a full script creates these as nbc_x(...) AS 'MODULE_PATHNAME', 'nb_x'.
+ALTER FUNCTION nb_model_in(cstring) RENAME TO nbc_model_in;
+ALTER FUNCTION nb_model_out(nb_model) RENAME TO nbc_model_out;
+ALTER FUNCTION nb_model_recv(internal) RENAME TO nbc_model_recv;
+ALTER FUNCTION nb_model_send(nb_model) RENAME TO nbc_model_send;
+ALTER FUNCTION nb_model_text(nb_model) RENAME TO nbc_model_to_text;
+ALTER FUNCTION nb_model_eq(nb_model, nb_model) RENAME TO nbc_model_eq;
+ALTER FUNCTION nb_model_ne(nb_model, nb_model) RENAME TO nbc_model_ne;
+ALTER FUNCTION nb_model_lt(nb_model, nb_model) RENAME TO nbc_model_lt;
+ALTER FUNCTION nb_model_le(nb_model, nb_model) RENAME TO nbc_model_le;
+ALTER FUNCTION nb_model_gt(nb_model, nb_model) RENAME TO nbc_model_gt;
+ALTER FUNCTION nb_model_ge(nb_model, nb_model) RENAME TO nbc_model_ge;
+ALTER FUNCTION nb_model_cmp(nb_model, nb_model) RENAME TO nbc_model_cmp;
+ALTER FUNCTION nb_model_hash(nb_model) RENAME TO nbc_model_hash;
+ALTER FUNCTION nb_model_hash_extended(nb_model, bigint) RENAME TO nbc_model_hash_extended;
+ALTER FUNCTION nb_train_transfn(nb_model, text, text[]) RENAME TO nbc_train_transfn;
+ALTER FUNCTION nb_train_transfn(nb_model, text, text[], float8) RENAME TO nbc_train_transfn;
+ALTER FUNCTION nb_train_transfn(nb_model, text, tsvector) RENAME TO nbc_train_transfn;
+ALTER FUNCTION nb_train_transfn(nb_model, text, tsvector, float8) RENAME TO nbc_train_transfn;
+ALTER FUNCTION nb_train_transfn(nb_model, text, jsonb) RENAME TO nbc_train_transfn;
+ALTER FUNCTION nb_train_transfn(nb_model, text, jsonb, float8) RENAME TO nbc_train_transfn;
+ALTER FUNCTION nb_train_transfn(nb_model, text, float8[]) RENAME TO nbc_train_transfn;
+ALTER FUNCTION nb_train_transfn(nb_model, text, float8[], float8) RENAME TO nbc_train_transfn;
+ALTER FUNCTION nb_metrics_label_transfn(internal, text, text) RENAME TO nbc_metrics_label_transfn;
+ALTER FUNCTION nb_metrics_label_transfn(internal, text, text, float8) RENAME TO nbc_metrics_label_transfn;
+ALTER FUNCTION nb_metrics_proba_transfn(internal, text, jsonb) RENAME TO nbc_metrics_proba_transfn;
+ALTER FUNCTION nb_metrics_proba_transfn(internal, text, jsonb, float8) RENAME TO nbc_metrics_proba_transfn;
+ALTER FUNCTION nb_metrics_combine(internal, internal) RENAME TO nbc_metrics_combine;
+ALTER FUNCTION nb_metrics_serialize(internal) RENAME TO nbc_metrics_serialize;
+ALTER FUNCTION nb_metrics_deserialize(bytea, internal) RENAME TO nbc_metrics_deserialize;
+ALTER FUNCTION nb_metrics_final(internal) RENAME TO nbc_metrics_final;
+ALTER FUNCTION nb_grid_metrics_transfn(internal, nb_model, text[], text, jsonb[]) RENAME TO nbc_grid_metrics_transfn;
+ALTER FUNCTION nb_grid_metrics_transfn(internal, nb_model, tsvector, text, jsonb[]) RENAME TO nbc_grid_metrics_transfn;
+ALTER FUNCTION nb_grid_metrics_transfn(internal, nb_model, jsonb, text, jsonb[]) RENAME TO nbc_grid_metrics_transfn;
+ALTER FUNCTION nb_grid_metrics_transfn(internal, nb_model, float8[], text, jsonb[]) RENAME TO nbc_grid_metrics_transfn;
+ALTER FUNCTION nb_grid_metrics_final(internal) RENAME TO nbc_grid_metrics_final;
+ALTER FUNCTION nb_query_constant(nb_model, boolean) RENAME TO nbc_query_constant;
+ALTER FUNCTION nb_query_constant_support(internal) RENAME TO nbc_query_constant_support;
+ALTER FUNCTION nb_scoring_support(internal) RENAME TO nbc_scoring_support;

@@ -87,7 +87,7 @@ LANGUAGE sql IMMUTABLE AS $$
 $$;
 
 /*
- * Put a model through every function that takes one (but nb_train_transfn,
+ * Put a model through every function that takes one (but nbc_train_transfn,
  * which works only inside its aggregate), each in its own
  * subtransaction; the result lists "operation:outcome", outcome being ok,
  * the SQLSTATE of the error, or "bad" when the result is wrong (not a
