@@ -41,6 +41,9 @@ SELECT qc_mark($q$SELECT nb_predict(m.m, tokens) FROM qc_docs, (SELECT nb_train(
        qc_mark($q$SELECT nb_predict(m.m, tokens) FROM qc_docs, (SELECT nb_train(label, array_to_tsvector(tokens)) AS m FROM docs) m$q$) AS tsvector,
        qc_mark($q$SELECT nb_predict(m.m, jsonb_build_object('n', cardinality(tokens))) FROM qc_docs,
                     (SELECT nb_train(label, jsonb_build_object('n', cardinality(tokens))) AS m FROM docs) m$q$) AS jsonb_values;
+-- a label of another type (nb_train's anynonarray form) counts the same whole numbers
+SELECT qc_mark($q$SELECT nb_predict(m.m, tokens) FROM qc_docs, (SELECT nb_train(length(label), tokens) AS m FROM docs) m$q$) AS integer_label,
+       qc_mark($q$SELECT nb_predict(m.m, tokens) FROM qc_docs, (SELECT nb_train(label = 'spam', array_to_tsvector(tokens)) AS m FROM docs) m$q$) AS boolean_label;
 
 -- the other scoring functions are marked too
 SELECT qc_mark($q$SELECT nb_predict_proba((SELECT m FROM qc_stored), tokens, '{"alpha": 0.5}') FROM qc_docs$q$) AS proba,

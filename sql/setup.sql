@@ -31,8 +31,10 @@ ORDER BY 1;
 SELECT typlen, typbyval, typstorage, typinput, typoutput, typreceive, typsend
 FROM pg_type WHERE typname = 'nb_model';
 
--- every function is immutable and parallel safe; the prediction functions,
--- nb_merge and the transition functions are not strict (NULL handling is theirs)
+-- every function is immutable (but the transition functions of labels of any
+-- type: stable, as a type's text may depend on settings) and parallel safe; the
+-- prediction functions, nb_merge and the transition functions are not strict
+-- (NULL handling is theirs)
 SELECT oid::regprocedure::text COLLATE "C" AS function, provolatile, proisstrict, proparallel
 FROM pg_proc
 WHERE pronamespace = 'public'::regnamespace AND proname ~ '^nbc?_' AND prokind = 'f'

@@ -245,14 +245,21 @@ nbc_function(Oid fn, const char *name, int nargs, const Oid *args)
 static bool
 is_unweighted_text_training(Node *expr, Oid fn)
 {
-	Oid			args[2] = {TEXTOID, TEXTARRAYOID};
+	/* the label text or of another type (nb_train's two forms) */
+	static const Oid labels[] = {TEXTOID, ANYNONARRAYOID};
+	static const Oid features[] = {TEXTARRAYOID, TSVECTOROID};
 
 	if (!IsA(expr, Aggref) || list_length(((Aggref *) expr)->args) != 2)
 		return false;
-	if (((Aggref *) expr)->aggfnoid == nbc_function(fn, "nb_train", 2, args))
-		return true;
-	args[1] = TSVECTOROID;
-	return ((Aggref *) expr)->aggfnoid == nbc_function(fn, "nb_train", 2, args);
+	for (int i = 0; i < lengthof(labels); i++)
+		for (int j = 0; j < lengthof(features); j++)
+		{
+			Oid			args[2] = {labels[i], features[j]};
+
+			if (((Aggref *) expr)->aggfnoid == nbc_function(fn, "nb_train", 2, args))
+				return true;
+		}
+	return false;
 }
 
 /*

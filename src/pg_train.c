@@ -8,6 +8,7 @@
  */
 #include "pg_model.h"
 #include "pg_features.h"
+#include "pg_label.h"
 
 #include <math.h>
 
@@ -167,7 +168,7 @@ train_row(FunctionCallInfo fcinfo, bool tsvector_features)
 
 	/* detoast the inputs in the per-row context, not the state's */
 	em = state_for_update(fcinfo, aggctx);
-	label = PG_GETARG_TEXT_PP(1);
+	label = nb_label_arg(fcinfo, 1);
 	if (tsvector_features)
 		tsv = PG_GETARG_TSVECTOR(2);
 	else
@@ -281,7 +282,7 @@ nb_train_jsonb_transfn(PG_FUNCTION_ARGS)
 		return unchanged_state(fcinfo);
 
 	em = state_for_update(fcinfo, aggctx);
-	label = PG_GETARG_TEXT_PP(1);
+	label = nb_label_arg(fcinfo, 1);
 	features = PG_GETARG_JSONB_P(2);
 	visitor.arg = em;
 
@@ -311,7 +312,7 @@ nb_train_float8_transfn(PG_FUNCTION_ARGS)
 		return unchanged_state(fcinfo);
 
 	em = state_for_update(fcinfo, aggctx);
-	label = PG_GETARG_TEXT_PP(1);
+	label = nb_label_arg(fcinfo, 1);
 	nb_float8_features(PG_GETARG_ARRAYTYPE_P(2), &values, &nulls, &n);
 	if (n == 0)
 		ereport(ERROR,

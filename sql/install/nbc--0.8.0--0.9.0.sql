@@ -65,3 +65,95 @@ COMMENT ON AGGREGATE nb_metrics(text, jsonb) IS 'classification metrics of predi
 COMMENT ON AGGREGATE nb_metrics(text, jsonb, float8) IS 'classification metrics of predicted probabilities ({label: p}) against actual labels, each row counted weight times';
 COMMENT ON FUNCTION nb_metrics_rows(jsonb) IS 'an nb_metrics value as rows: per class, the macro and weighted averages, then the confusion matrix';
 COMMENT ON FUNCTION nb_model(text) IS 'model from its text form (the cast text::nb_model)';
+
+-- Labels of any type: nb_train and nb_metrics take a label column of a type
+-- other than text (integer stars, a boolean) as label::text makes it.  Each
+-- has a second form with the label anynonarray, on the same C function,
+-- which reads the label through nb_label_arg (src/pg_label.c).  A text
+-- column or an unknown literal ('spam') still chooses the text form: an
+-- exact match wins, and an unknown literal goes to a string type.  The
+-- transition functions of the second form are STABLE, as anytextcat is: a
+-- type's text form may depend on settings (DateStyle, TimeZone,
+-- extra_float_digits).  An array label has no form: it is most likely the
+-- features given first.
+CREATE FUNCTION nbc_train_transfn(nb_model, anynonarray, text[]) RETURNS nb_model
+	AS 'MODULE_PATHNAME', 'nb_train_array_transfn' LANGUAGE C STABLE PARALLEL SAFE;
+CREATE FUNCTION nbc_train_transfn(nb_model, anynonarray, text[], float8) RETURNS nb_model
+	AS 'MODULE_PATHNAME', 'nb_train_array_transfn' LANGUAGE C STABLE PARALLEL SAFE;
+CREATE FUNCTION nbc_train_transfn(nb_model, anynonarray, tsvector) RETURNS nb_model
+	AS 'MODULE_PATHNAME', 'nb_train_tsvector_transfn' LANGUAGE C STABLE PARALLEL SAFE;
+CREATE FUNCTION nbc_train_transfn(nb_model, anynonarray, tsvector, float8) RETURNS nb_model
+	AS 'MODULE_PATHNAME', 'nb_train_tsvector_transfn' LANGUAGE C STABLE PARALLEL SAFE;
+CREATE FUNCTION nbc_train_transfn(nb_model, anynonarray, jsonb) RETURNS nb_model
+	AS 'MODULE_PATHNAME', 'nb_train_jsonb_transfn' LANGUAGE C STABLE PARALLEL SAFE;
+CREATE FUNCTION nbc_train_transfn(nb_model, anynonarray, jsonb, float8) RETURNS nb_model
+	AS 'MODULE_PATHNAME', 'nb_train_jsonb_transfn' LANGUAGE C STABLE PARALLEL SAFE;
+CREATE FUNCTION nbc_train_transfn(nb_model, anynonarray, float8[]) RETURNS nb_model
+	AS 'MODULE_PATHNAME', 'nb_train_float8_transfn' LANGUAGE C STABLE PARALLEL SAFE;
+CREATE FUNCTION nbc_train_transfn(nb_model, anynonarray, float8[], float8) RETURNS nb_model
+	AS 'MODULE_PATHNAME', 'nb_train_float8_transfn' LANGUAGE C STABLE PARALLEL SAFE;
+
+CREATE AGGREGATE nb_train(label anynonarray, features text[]) (
+	SFUNC = nbc_train_transfn, STYPE = nb_model,
+	COMBINEFUNC = nb_merge, PARALLEL = SAFE);
+CREATE AGGREGATE nb_train(label anynonarray, features text[], weight float8) (
+	SFUNC = nbc_train_transfn, STYPE = nb_model,
+	COMBINEFUNC = nb_merge, PARALLEL = SAFE);
+CREATE AGGREGATE nb_train(label anynonarray, features tsvector) (
+	SFUNC = nbc_train_transfn, STYPE = nb_model,
+	COMBINEFUNC = nb_merge, PARALLEL = SAFE);
+CREATE AGGREGATE nb_train(label anynonarray, features tsvector, weight float8) (
+	SFUNC = nbc_train_transfn, STYPE = nb_model,
+	COMBINEFUNC = nb_merge, PARALLEL = SAFE);
+CREATE AGGREGATE nb_train(label anynonarray, features jsonb) (
+	SFUNC = nbc_train_transfn, STYPE = nb_model,
+	COMBINEFUNC = nb_merge, PARALLEL = SAFE);
+CREATE AGGREGATE nb_train(label anynonarray, features jsonb, weight float8) (
+	SFUNC = nbc_train_transfn, STYPE = nb_model,
+	COMBINEFUNC = nb_merge, PARALLEL = SAFE);
+CREATE AGGREGATE nb_train(label anynonarray, features float8[]) (
+	SFUNC = nbc_train_transfn, STYPE = nb_model,
+	COMBINEFUNC = nb_merge, PARALLEL = SAFE);
+CREATE AGGREGATE nb_train(label anynonarray, features float8[], weight float8) (
+	SFUNC = nbc_train_transfn, STYPE = nb_model,
+	COMBINEFUNC = nb_merge, PARALLEL = SAFE);
+
+COMMENT ON AGGREGATE nb_train(anynonarray, text[]) IS 'naive Bayes model of the rows, a label of any type stored as its text (label::text)';
+COMMENT ON AGGREGATE nb_train(anynonarray, text[], float8) IS 'naive Bayes model of the rows, a label of any type stored as its text (label::text)';
+COMMENT ON AGGREGATE nb_train(anynonarray, tsvector) IS 'naive Bayes model of the rows, a label of any type stored as its text (label::text)';
+COMMENT ON AGGREGATE nb_train(anynonarray, tsvector, float8) IS 'naive Bayes model of the rows, a label of any type stored as its text (label::text)';
+COMMENT ON AGGREGATE nb_train(anynonarray, jsonb) IS 'naive Bayes model of the rows, a label of any type stored as its text (label::text)';
+COMMENT ON AGGREGATE nb_train(anynonarray, jsonb, float8) IS 'naive Bayes model of the rows, a label of any type stored as its text (label::text)';
+COMMENT ON AGGREGATE nb_train(anynonarray, float8[]) IS 'naive Bayes model of the rows, a label of any type stored as its text (label::text)';
+COMMENT ON AGGREGATE nb_train(anynonarray, float8[], float8) IS 'naive Bayes model of the rows, a label of any type stored as its text (label::text)';
+
+CREATE FUNCTION nbc_metrics_label_transfn(internal, anynonarray, text) RETURNS internal
+	AS 'MODULE_PATHNAME', 'nb_metrics_label_transfn' LANGUAGE C STABLE PARALLEL SAFE;
+CREATE FUNCTION nbc_metrics_label_transfn(internal, anynonarray, text, float8) RETURNS internal
+	AS 'MODULE_PATHNAME', 'nb_metrics_label_transfn' LANGUAGE C STABLE PARALLEL SAFE;
+CREATE FUNCTION nbc_metrics_proba_transfn(internal, anynonarray, jsonb) RETURNS internal
+	AS 'MODULE_PATHNAME', 'nb_metrics_proba_transfn' LANGUAGE C STABLE PARALLEL SAFE;
+CREATE FUNCTION nbc_metrics_proba_transfn(internal, anynonarray, jsonb, float8) RETURNS internal
+	AS 'MODULE_PATHNAME', 'nb_metrics_proba_transfn' LANGUAGE C STABLE PARALLEL SAFE;
+
+CREATE AGGREGATE nb_metrics(actual anynonarray, predicted text) (
+	SFUNC = nbc_metrics_label_transfn, STYPE = internal, FINALFUNC = nbc_metrics_final,
+	COMBINEFUNC = nbc_metrics_combine, SERIALFUNC = nbc_metrics_serialize,
+	DESERIALFUNC = nbc_metrics_deserialize, PARALLEL = SAFE);
+CREATE AGGREGATE nb_metrics(actual anynonarray, predicted text, weight float8) (
+	SFUNC = nbc_metrics_label_transfn, STYPE = internal, FINALFUNC = nbc_metrics_final,
+	COMBINEFUNC = nbc_metrics_combine, SERIALFUNC = nbc_metrics_serialize,
+	DESERIALFUNC = nbc_metrics_deserialize, PARALLEL = SAFE);
+CREATE AGGREGATE nb_metrics(actual anynonarray, probabilities jsonb) (
+	SFUNC = nbc_metrics_proba_transfn, STYPE = internal, FINALFUNC = nbc_metrics_final,
+	COMBINEFUNC = nbc_metrics_combine, SERIALFUNC = nbc_metrics_serialize,
+	DESERIALFUNC = nbc_metrics_deserialize, PARALLEL = SAFE);
+CREATE AGGREGATE nb_metrics(actual anynonarray, probabilities jsonb, weight float8) (
+	SFUNC = nbc_metrics_proba_transfn, STYPE = internal, FINALFUNC = nbc_metrics_final,
+	COMBINEFUNC = nbc_metrics_combine, SERIALFUNC = nbc_metrics_serialize,
+	DESERIALFUNC = nbc_metrics_deserialize, PARALLEL = SAFE);
+
+COMMENT ON AGGREGATE nb_metrics(anynonarray, text) IS 'classification metrics of predicted labels against actual labels of any type (as label::text)';
+COMMENT ON AGGREGATE nb_metrics(anynonarray, text, float8) IS 'classification metrics of predicted labels against actual labels of any type (as label::text), each row counted weight times';
+COMMENT ON AGGREGATE nb_metrics(anynonarray, jsonb) IS 'classification metrics of predicted probabilities ({label: p}) against actual labels of any type (as label::text)';
+COMMENT ON AGGREGATE nb_metrics(anynonarray, jsonb, float8) IS 'classification metrics of predicted probabilities ({label: p}) against actual labels of any type (as label::text), each row counted weight times';
