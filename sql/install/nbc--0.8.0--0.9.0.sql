@@ -157,3 +157,32 @@ COMMENT ON AGGREGATE nb_metrics(anynonarray, text) IS 'classification metrics of
 COMMENT ON AGGREGATE nb_metrics(anynonarray, text, float8) IS 'classification metrics of predicted labels against actual labels of any type (as label::text), each row counted weight times';
 COMMENT ON AGGREGATE nb_metrics(anynonarray, jsonb) IS 'classification metrics of predicted probabilities ({label: p}) against actual labels of any type (as label::text)';
 COMMENT ON AGGREGATE nb_metrics(anynonarray, jsonb, float8) IS 'classification metrics of predicted probabilities ({label: p}) against actual labels of any type (as label::text), each row counted weight times';
+
+-- nb_predict_top: the k most probable classes of a row as rows of (label,
+-- probability float8), most probable first, ties in byte order of the labels
+-- (nb_predict's choice first), so that a view selects a label and its
+-- probability with one call.  Not STRICT, as the other scoring functions:
+-- NULL options are the defaults, NULL k every class; a NULL model or NULL
+-- features give no rows.  Complement naive Bayes ranks the classes but has
+-- no probabilities: its probability is NULL.
+CREATE FUNCTION nb_predict_top(model nb_model, features text[], k integer DEFAULT 1, options jsonb DEFAULT NULL)
+	RETURNS TABLE(label text, probability float8)
+	AS 'MODULE_PATHNAME', 'nb_predict_top_array' LANGUAGE C IMMUTABLE PARALLEL SAFE ROWS 1
+	SUPPORT nbc_scoring_support;
+CREATE FUNCTION nb_predict_top(model nb_model, features tsvector, k integer DEFAULT 1, options jsonb DEFAULT NULL)
+	RETURNS TABLE(label text, probability float8)
+	AS 'MODULE_PATHNAME', 'nb_predict_top_tsvector' LANGUAGE C IMMUTABLE PARALLEL SAFE ROWS 1
+	SUPPORT nbc_scoring_support;
+CREATE FUNCTION nb_predict_top(model nb_model, features jsonb, k integer DEFAULT 1, options jsonb DEFAULT NULL)
+	RETURNS TABLE(label text, probability float8)
+	AS 'MODULE_PATHNAME', 'nb_predict_top_jsonb' LANGUAGE C IMMUTABLE PARALLEL SAFE ROWS 1
+	SUPPORT nbc_scoring_support;
+CREATE FUNCTION nb_predict_top(model nb_model, features float8[], k integer DEFAULT 1, options jsonb DEFAULT NULL)
+	RETURNS TABLE(label text, probability float8)
+	AS 'MODULE_PATHNAME', 'nb_predict_top_float8' LANGUAGE C IMMUTABLE PARALLEL SAFE ROWS 1
+	SUPPORT nbc_scoring_support;
+
+COMMENT ON FUNCTION nb_predict_top(nb_model, text[], integer, jsonb) IS 'the k most probable classes of a bag of tokens with their probabilities, most probable first';
+COMMENT ON FUNCTION nb_predict_top(nb_model, tsvector, integer, jsonb) IS 'the k most probable classes of a tsvector with their probabilities, most probable first';
+COMMENT ON FUNCTION nb_predict_top(nb_model, jsonb, integer, jsonb) IS 'the k most probable classes of a row of named features with their probabilities, most probable first';
+COMMENT ON FUNCTION nb_predict_top(nb_model, float8[], integer, jsonb) IS 'the k most probable classes of a vector of Gaussian features with their probabilities, most probable first';
