@@ -30,7 +30,8 @@ SELECT count(*) FROM nb_grid_options(jsonb_build_array(
 -- the expected results: for every option set and fold, a model trained on
 -- the other folds (rows of a NULL fold are always trained on), its
 -- predictions on the fold, and the metrics by hand (population standard
--- deviation over folds); tab has columns label, features, fold
+-- deviation over folds; no log loss for complement, whose scores are not
+-- probabilities); tab has columns label, features, fold
 CREATE FUNCTION cv_expected(tab regclass, grid jsonb)
 RETURNS TABLE (options jsonb, accuracy float8, accuracy_std float8, macro_f1 float8,
                macro_f1_std float8, log_loss float8, log_loss_std float8)
@@ -57,7 +58,8 @@ f1 AS (
     GROUP BY c.options, c.fold, c.c),
 per_fold AS (
     SELECT options, fold, avg((label = predicted)::int)::float8 AS accuracy,
-           avg(-ln((proba ->> label)::float8)) AS log_loss
+           CASE WHEN options ->> 'kind' IS DISTINCT FROM 'complement'
+                THEN avg(-ln((proba ->> label)::float8)) END AS log_loss
     FROM pred GROUP BY options, fold),
 macro AS (SELECT options, fold, avg(f1) AS macro_f1 FROM f1 GROUP BY options, fold)
 SELECT options, avg(accuracy), stddev_pop(accuracy), avg(macro_f1), stddev_pop(macro_f1),
@@ -65,7 +67,8 @@ SELECT options, avg(accuracy), stddev_pop(accuracy), avg(macro_f1), stddev_pop(m
 FROM per_fold JOIN macro USING (options, fold) GROUP BY options$$, tab) USING grid;
 END $f$;
 
--- got: nb_cross_validate's rows; the largest difference from cv_expected
+-- got: nb_cross_validate's rows; the largest difference from cv_expected,
+-- and the same log losses NULL (greatest() would skip a NULL)
 CREATE FUNCTION cv_compare(got regclass, tab regclass, grid jsonb) RETURNS TABLE (option_sets bigint, equal_to_direct_training boolean)
 LANGUAGE plpgsql AS $$
 BEGIN
@@ -73,6 +76,8 @@ BEGIN
         'SELECT count(*), max(greatest(abs(g.accuracy - e.accuracy), abs(g.accuracy_std - e.accuracy_std),
                                        abs(g.macro_f1 - e.macro_f1), abs(g.macro_f1_std - e.macro_f1_std),
                                        abs(g.log_loss - e.log_loss), abs(g.log_loss_std - e.log_loss_std))) < 1e-9
+                          AND bool_and((g.log_loss IS NULL) = (e.log_loss IS NULL)
+                                       AND (g.log_loss_std IS NULL) = (e.log_loss_std IS NULL))
          FROM %s g FULL JOIN cv_expected(%L, $1) e USING (options)', got, tab) USING grid;
 END $$;
 
@@ -87,7 +92,23 @@ SELECT * FROM cv_compare('cv_got', 'cv_folded', '[{"kind": ["multinomial", "bern
 -- best first
 SELECT bool_and(accuracy >= next_accuracy) AS best_first
 FROM (SELECT accuracy, lead(accuracy) OVER () AS next_accuracy FROM cv_got) s;
+-- complement's scores are not probabilities: no log loss (nor its spread)
+SELECT options ->> 'kind' AS kind, count(*) AS option_sets, count(log_loss) AS with_log_loss,
+       count(log_loss_std) AS with_log_loss_std
+FROM cv_got GROUP BY 1 ORDER BY 1;
 DROP TABLE cv_got;
+-- the same in nb_grid_metrics: complement's objects have log_loss and brier
+-- null, and the metrics of its labels, those of nb_metrics over nb_predict
+WITH m AS (SELECT nb_train(label, tokens) AS model FROM cv_docs),
+g AS (SELECT nb_grid_metrics(m.model, d.tokens, d.label,
+                             ARRAY['{"kind": "complement"}', '{"kind": "multinomial"}']::jsonb[]) AS a
+      FROM cv_docs d, m),
+l AS (SELECT nb_metrics(d.label, nb_predict(m.model, d.tokens, '{"kind": "complement"}')) AS c
+      FROM cv_docs d, m)
+SELECT g.a[1] -> 'log_loss' AS complement_log_loss, g.a[1] -> 'brier' AS complement_brier,
+       jsonb_typeof(g.a[2] -> 'log_loss') AS multinomial_log_loss, jsonb_typeof(g.a[2] -> 'brier') AS multinomial_brier,
+       g.a[1] - 'log_loss' - 'brier' = l.c AS complement_same_as_labels
+FROM g, l;
 -- leave-one-out: a fold per row, more folds than a query has columns
 -- (1664); nb_cross_validate scores 8 folds per pass over the rows
 CREATE TABLE cv_loo AS

@@ -1156,7 +1156,7 @@ nb_metrics_compute(NbMetrics *m, NbMetricsResult *r)
 	r->brier = NAN;
 	r->roc_auc_macro = NAN;
 	r->average_precision_macro = NAN;
-	if (m->scored && m->rows > 0 && total > 0)
+	if (m->scored && !m->scores_only && m->rows > 0 && total > 0)
 	{
 		r->log_loss = log_loss(m, total);
 		r->brier = nb_exact_value(&m->brier) / total;

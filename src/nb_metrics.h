@@ -84,6 +84,9 @@ typedef struct NbMetrics
 	uint64_t	rows;			/* rows added */
 	bool		scored;			/* rows come with probabilities, kept below */
 	bool		weighted;		/* rows have weights (else every weight is 1) */
+	bool		scores_only;	/* scored: the scores rank the classes but are not
+								 * probabilities (complement naive Bayes): no log
+								 * loss or Brier score (NAN) */
 	NbExactSum	brier;			/* sum of weight * the row's Brier score */
 	uint64_t	rows_cap;		/* room in the row arrays */
 	uint32_t   *actual;			/* rows: class of each row */

@@ -239,6 +239,32 @@ test_log_loss_and_brier(void)
 	nb_metrics_free(&m);
 }
 
+/* Scores that are not probabilities: the same metrics but no log loss or Brier score. */
+static void
+test_scores_only(void)
+{
+	NbMetrics	m,
+				p;
+	NbMetricsResult r,
+				q;
+
+	nb_metrics_init_unranked(&m, true);
+	nb_metrics_init_unranked(&p, true);
+	m.scores_only = true;
+	(void) add_log_loss_rows(&m);
+	(void) add_log_loss_rows(&p);
+	nb_metrics_compute(&m, &r);
+	nb_metrics_compute(&p, &q);
+	CHECK(isnan(r.log_loss) && isnan(r.brier), "log loss %g, Brier %g", r.log_loss, r.brier);
+	CHECK(!isnan(q.log_loss) && !isnan(q.brier), "probabilities: log loss %g", q.log_loss);
+	CHECK(r.accuracy == q.accuracy && r.macro.f1 == q.macro.f1 &&
+		  r.balanced_accuracy == q.balanced_accuracy, "the other metrics differ");
+	nb_metrics_result_free(&r);
+	nb_metrics_result_free(&q);
+	nb_metrics_free(&m);
+	nb_metrics_free(&p);
+}
+
 /* Deterministic pseudo-random numbers (xorshift). */
 
 /*
@@ -917,5 +943,6 @@ main(int argc, char **argv)
 	run("metrics: cancellation points in the final computation", test_interrupts);
 	run("metrics: a grid's states hold fewer labels the more option sets it has", test_grid_max_labels);
 	run("metrics: a label that is a JSON object of numbers", test_label_is_scores);
+	run("metrics: scores that are not probabilities have no log loss or Brier score", test_scores_only);
 	return unit_done();
 }
