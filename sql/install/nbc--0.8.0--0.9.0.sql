@@ -186,3 +186,39 @@ COMMENT ON FUNCTION nb_predict_top(nb_model, text[], integer, jsonb) IS 'the k m
 COMMENT ON FUNCTION nb_predict_top(nb_model, tsvector, integer, jsonb) IS 'the k most probable classes of a tsvector with their probabilities, most probable first';
 COMMENT ON FUNCTION nb_predict_top(nb_model, jsonb, integer, jsonb) IS 'the k most probable classes of a row of named features with their probabilities, most probable first';
 COMMENT ON FUNCTION nb_predict_top(nb_model, float8[], integer, jsonb) IS 'the k most probable classes of a vector of Gaussian features with their probabilities, most probable first';
+
+-- nb_explain names its rows and the classes it compares: part ('prior',
+-- 'token', 'value', 'absent' for a Bernoulli bag's absent tokens, 'length'
+-- for a DCM bag's length) instead of a blank feature, and on every row the
+-- predicted class and the class it is compared to (against, else the
+-- runner-up).  New result columns need the functions dropped and made again.
+DROP FUNCTION nb_explain(nb_model, text[], jsonb, text, integer);
+DROP FUNCTION nb_explain(nb_model, tsvector, jsonb, text, integer);
+DROP FUNCTION nb_explain(nb_model, jsonb, jsonb, text, integer);
+DROP FUNCTION nb_explain(nb_model, float8[], jsonb, text, integer);
+
+CREATE FUNCTION nb_explain(model nb_model, features text[], options jsonb DEFAULT NULL,
+		against text DEFAULT NULL, top_k integer DEFAULT NULL)
+	RETURNS TABLE(part text, feature text, value text, contribution float8, predicted text, compared_to text)
+	AS 'MODULE_PATHNAME', 'nb_explain_array' LANGUAGE C IMMUTABLE PARALLEL SAFE ROWS 20
+	SUPPORT nbc_scoring_support;
+CREATE FUNCTION nb_explain(model nb_model, features tsvector, options jsonb DEFAULT NULL,
+		against text DEFAULT NULL, top_k integer DEFAULT NULL)
+	RETURNS TABLE(part text, feature text, value text, contribution float8, predicted text, compared_to text)
+	AS 'MODULE_PATHNAME', 'nb_explain_tsvector' LANGUAGE C IMMUTABLE PARALLEL SAFE ROWS 20
+	SUPPORT nbc_scoring_support;
+CREATE FUNCTION nb_explain(model nb_model, features jsonb, options jsonb DEFAULT NULL,
+		against text DEFAULT NULL, top_k integer DEFAULT NULL)
+	RETURNS TABLE(part text, feature text, value text, contribution float8, predicted text, compared_to text)
+	AS 'MODULE_PATHNAME', 'nb_explain_jsonb' LANGUAGE C IMMUTABLE PARALLEL SAFE ROWS 20
+	SUPPORT nbc_scoring_support;
+CREATE FUNCTION nb_explain(model nb_model, features float8[], options jsonb DEFAULT NULL,
+		against text DEFAULT NULL, top_k integer DEFAULT NULL)
+	RETURNS TABLE(part text, feature text, value text, contribution float8, predicted text, compared_to text)
+	AS 'MODULE_PATHNAME', 'nb_explain_float8' LANGUAGE C IMMUTABLE PARALLEL SAFE ROWS 20
+	SUPPORT nbc_scoring_support;
+
+COMMENT ON FUNCTION nb_explain(nb_model, text[], jsonb, text, integer) IS 'contribution of each token, the prior and the absent tokens to the log odds of the predicted class against the runner-up or a given class, largest first';
+COMMENT ON FUNCTION nb_explain(nb_model, tsvector, jsonb, text, integer) IS 'contribution of each lexeme, the prior and the absent lexemes to the log odds of the predicted class against the runner-up or a given class, largest first';
+COMMENT ON FUNCTION nb_explain(nb_model, jsonb, jsonb, text, integer) IS 'contribution of each feature, token and the prior to the log odds of the predicted class against the runner-up or a given class, largest first';
+COMMENT ON FUNCTION nb_explain(nb_model, float8[], jsonb, text, integer) IS 'contribution of each element and the prior to the log odds of the predicted class against the runner-up or a given class, largest first';
