@@ -23,6 +23,16 @@ SELECT t.* FROM nb_predict_top((SELECT nb_train(label, tokens) FROM docs), ARRAY
 SELECT t.label, t.probability IS NULL AS no_probability
 FROM nb_predict_top((SELECT nb_train(label, tokens) FROM docs), ARRAY['cheap', 'lunch', 'tomorrow'], 2,
                     '{"kind": "complement"}') t;
+-- order: rows in byte order of labels ('aa' before 'b': nb_classes, a tie
+-- in nb_predict_top), while a jsonb object's keys come shorter first ("b"
+-- before "aa", as jsonb orders every object)
+CREATE TABLE top_order AS
+SELECT nb_train(label, tokens) AS m FROM (VALUES ('b', '{x}'::text[]), ('aa', '{y}')) v(label, tokens);
+SELECT string_agg(c.label, ',') AS classes FROM top_order, nb_classes(m) c;
+SELECT string_agg(t.label, ',') AS tied FROM top_order, nb_predict_top(m, ARRAY[]::text[], 2, '{"fit_prior": false}') t;
+SELECT nb_predict_proba(m, ARRAY['x']) AS proba, (SELECT string_agg(k, ',') FROM jsonb_object_keys(nb_predict_proba(m, ARRAY['x'])) k) AS keys
+FROM top_order;
+DROP TABLE top_order;
 -- a NULL model or features: no rows (LEFT JOIN LATERAL keeps the row)
 SELECT count(*) FROM nb_predict_top(NULL::nb_model, ARRAY['a']);
 SELECT count(*) FROM nb_predict_top((SELECT nb_train(label, tokens) FROM docs), NULL::text[]);
