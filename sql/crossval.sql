@@ -186,6 +186,29 @@ DROP TABLE cv_got;
 
 CREATE TABLE cv_one_fold AS SELECT label, tokens, 0 AS fold FROM cv_docs;
 CREATE TABLE cv_empty (label text, tokens text[]);
+-- progress under nbc.progress: a NOTICE after training and after each batch
+-- of up to 8 folds scored (its DETAIL, the elapsed time, left out here)
+SET nbc.progress = on;
+\set VERBOSITY terse
+SELECT count(*) FROM nb_cross_validate('cv_docs', 'label', 'tokens', 3, grid => '{"alpha": [0.5, 1]}');
+CREATE TABLE cv_many_folds AS SELECT label, tokens, id % 10 AS fold FROM cv_docs;
+SELECT count(*) FROM nb_cross_validate('cv_many_folds', 'label', 'tokens', fold_column => 'fold', grid => '{}');
+\set VERBOSITY default
+RESET nbc.progress;
+SELECT count(*) FROM nb_cross_validate('cv_many_folds', 'label', 'tokens', fold_column => 'fold', grid => '{}');
+-- an error in an internal statement: its own message, detail and hint, a
+-- sentence naming what cross-validation was doing, and a one-line CONTEXT
+-- (not the generated statement)
+SELECT * FROM nb_cross_validate('cv_many_folds', 'label', 'tokens', fold_column => 'fold',
+                                grid => '[{}, {"alpha": -1}]');
+SELECT * FROM nb_cross_validate('cv_many_folds', 'label', 'tokens', fold_column => 'fold',
+                                grid => '{"class_prior": {"nope": 1}}');
+CREATE TABLE cv_bad_rows AS
+SELECT label, jsonb_build_object('x', CASE WHEN id = 7 THEN to_jsonb('a'::text) ELSE to_jsonb(id) END) AS features
+FROM cv_docs;
+SELECT * FROM nb_cross_validate('cv_bad_rows', 'label', 'features');
+DROP TABLE cv_many_folds, cv_bad_rows;
+SET nbc.progress = 'maybe';
 -- errors, as SQLSTATE: message.  No argument reaches the SQL unquoted:
 -- names that are not columns, or a relation that does not exist, are
 -- errors, and odd names that are columns work (below)
