@@ -124,6 +124,9 @@ enum
 	EXPLAIN_COLUMNS
 };
 
+/* nb_explain's columns in 0.8.0: feature, value, contribution. */
+#define EXPLAIN_COLUMNS_0_8 3
+
 /* The part column of a row: a token of a bag, else a feature's value, or a special row. */
 static const char *
 part_name(const NbIndex *ix, const NbExplainRow *row)
@@ -204,7 +207,15 @@ put_explain_row(ReturnSetInfo *rsinfo, const NbPrepared *pm, const NbRowCategori
 	values[EXPLAIN_CONTRIBUTION] = Float8GetDatum(row->contribution);
 	values[EXPLAIN_PREDICTED] = classes[0];
 	values[EXPLAIN_COMPARED_TO] = classes[1];
-	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	/*
+	 * A database not yet updated from 0.8.0 has nb_explain's three columns
+	 * (feature, value, contribution), which come in this order here too.
+	 */
+	if (rsinfo->setDesc->natts == EXPLAIN_COLUMNS_0_8)
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, &values[EXPLAIN_FEATURE],
+							 &nulls[EXPLAIN_FEATURE]);
+	else
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 }
 
 /*
