@@ -244,7 +244,7 @@ SELECT c.m::text = m.m::text AS binary_copy_round_trip FROM mx_copy c, mx_model 
 -- validation itself must catch them.  Layout of mx_model (C = 2, V = 3,
 -- E = 5, F = 3: outlook, temp, windy): feature_type at byte 200,
 -- feature_present at 224, feature_a at 272, vector length at 36.
-CREATE TABLE mx_ref AS SELECT nb_model_send(m) AS b FROM mx_model;
+CREATE TABLE mx_ref AS SELECT nbc_model_send(m) AS b FROM mx_model;
 SELECT length(b) AS bytes, get_byte(b, 4) AS version, get_byte(b, 200) AS outlook_type,
        get_byte(b, 204) AS temp_type, get_byte(b, 208) AS windy_type FROM mx_ref;
 SELECT nbt_text(nbt_fix(overlay(b PLACING nbt_le(9, 4) FROM 201)))::nb_model FROM mx_ref;   -- unknown type
