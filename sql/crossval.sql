@@ -402,3 +402,23 @@ SELECT count(*) AS option_sets,
        count(*) FILTER (WHERE s::text = l::text) AS identical
 FROM cv_order_small s JOIN cv_order_large l USING (options);
 DROP TABLE cv_order, cv_order_small, cv_order_large;
+
+-- a text column: each fold's model tokenizes its documents (default
+-- tokenizer, or the one given) and scores the held-out documents with it,
+-- exactly as the same tokens given as text[] with the same folds
+CREATE TABLE cv_text AS
+SELECT g AS id, g % 4 AS fold, 'l' || (g % 3) AS label,
+       (SELECT string_agg('Word' || ((g * 7919 + k * (g % 3 + 1) * 104729) % 60), ' ') FROM generate_series(1, 6) k)
+       || CASE WHEN g % 5 = 0 THEN ' and, the... end!' ELSE '' END AS body
+FROM generate_series(1, 400) g;
+CREATE TABLE cv_text_tokens AS
+SELECT id, fold, label, nb_tokens(body) AS tokens, nb_tokens(body, '{"ngram_range": [1, 2]}') AS bigrams FROM cv_text;
+SELECT count(*) AS option_sets, count(*) FILTER (WHERE t::text = a::text) AS identical
+FROM nb_cross_validate('cv_text', 'label', 'body', fold_column => 'fold') t
+JOIN nb_cross_validate('cv_text_tokens', 'label', 'tokens', fold_column => 'fold') a USING (options);
+SELECT count(*) AS option_sets, count(*) FILTER (WHERE t::text = a::text) AS identical
+FROM nb_cross_validate('cv_text', 'label', 'body', fold_column => 'fold', tokenizer => '{"ngram_range": [1, 2]}') t
+JOIN nb_cross_validate('cv_text_tokens', 'label', 'bigrams', fold_column => 'fold') a USING (options);
+SELECT * FROM nb_cross_validate('cv_text_tokens', 'label', 'tokens', tokenizer => '{}');
+SELECT * FROM nb_cross_validate('cv_text', 'label', 'body', tokenizer => '{"analyzer": "sentence"}');
+DROP TABLE cv_text, cv_text_tokens;

@@ -229,9 +229,13 @@ COMMENT ON FUNCTION nb_explain(nb_model, float8[], jsonb, text, integer) IS 'con
 -- in one of its internal statements is raised again with a sentence of
 -- DETAIL naming what it was doing (training, or which folds it was
 -- scoring), so that the CONTEXT is a line, not the generated statement.
-CREATE OR REPLACE FUNCTION nb_cross_validate(rel regclass, label_column text, features_column text,
+-- A text column is documents: each fold's model is trained with the
+-- tokenizer (nb_tokens' options, NULL: the defaults) and scores the fold's
+-- documents with it.  The new argument makes a new signature.
+DROP FUNCTION nb_cross_validate(regclass, text, text, integer, jsonb, text);
+CREATE FUNCTION nb_cross_validate(rel regclass, label_column text, features_column text,
 								  folds integer DEFAULT NULL, grid jsonb DEFAULT NULL,
-								  fold_column text DEFAULT NULL)
+								  fold_column text DEFAULT NULL, tokenizer jsonb DEFAULT NULL)
 RETURNS TABLE (options jsonb, accuracy float8, accuracy_std float8, macro_f1 float8,
 			   macro_f1_std float8, log_loss float8, log_loss_std float8)
 LANGUAGE plpgsql STABLE
@@ -311,6 +315,10 @@ BEGIN
 	WHILE (SELECT t.typtype FROM pg_type t WHERE t.oid = ftype) = 'd' LOOP
 		ftype := (SELECT t.typbasetype FROM pg_type t WHERE t.oid = ftype);
 	END LOOP;
+	-- documents in a varchar column are text
+	IF ftype = 'character varying'::regtype THEN
+		ftype := 'text'::regtype;
+	END IF;
 	-- the hash that orders rows for the folds: of the contents, never of
 	-- their place in the table
 	hash := CASE ftype
@@ -318,11 +326,17 @@ BEGIN
 		WHEN 'float8[]'::regtype THEN format('hash_array_extended(%I::float8[], 0)', features_column)
 		WHEN 'jsonb'::regtype THEN format('jsonb_hash_extended(%I::jsonb, 0)', features_column)
 		WHEN 'tsvector'::regtype THEN format('hashtextextended(%I::text, 0)', features_column)
+		WHEN 'text'::regtype THEN format('hashtextextended(%I::text COLLATE "C", 0)', features_column)
 	END;
 	IF hash IS NULL THEN
 		RAISE EXCEPTION 'column "%" of relation "%" has type %', features_column, rel, cols.features_type
 			USING ERRCODE = 'datatype_mismatch',
-				  HINT = 'Features must be text[], tsvector, jsonb or float8[].';
+				  HINT = 'Features must be text, text[], tsvector, jsonb or float8[].';
+	END IF;
+	IF tokenizer IS NOT NULL AND ftype <> 'text'::regtype THEN
+		RAISE EXCEPTION 'a tokenizer needs a features column of type text'
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = format('Column "%s" of relation "%s" has type %s.', features_column, rel, cols.features_type);
 	END IF;
 	IF fold_column IS NOT NULL THEN
 		fold_type := cols.fold_type;
@@ -364,9 +378,11 @@ BEGIN
 		'       sum(n) AS all_rows, '
 		'       %1$s.nb_merge(model) AS whole, '
 		'       coalesce($1, %1$s.nb_grid_default(%1$s.nb_merge(model))) AS grid '
-		'FROM (SELECT fold, count(*) AS n, %1$s.nb_train(actual, features) AS model '
+		'FROM (SELECT fold, count(*) AS n, %1$s.nb_train(actual, features%3$s) AS model '
 		'      FROM (%2$s) r GROUP BY fold) f',
-		ext, rows_sql) INTO trained USING grid;
+		ext, rows_sql,
+		CASE WHEN ftype = 'text'::regtype THEN format(', %L::jsonb', tokenizer) ELSE '' END)
+		INTO trained USING grid;
 	EXCEPTION WHEN query_canceled OR others THEN
 		GET STACKED DIAGNOSTICS e_state = RETURNED_SQLSTATE, e_message = MESSAGE_TEXT,
 								e_detail = PG_EXCEPTION_DETAIL, e_hint = PG_EXCEPTION_HINT;
@@ -601,3 +617,5 @@ CREATE FUNCTION nb_predict_top(model nb_model, body text, k integer DEFAULT 1, o
 	SUPPORT nbc_scoring_support;
 
 COMMENT ON FUNCTION nb_predict_top(nb_model, text, integer, jsonb) IS 'the k most probable classes of a document of text with their probabilities, most probable first';
+
+COMMENT ON FUNCTION nb_cross_validate(regclass, text, text, integer, jsonb, text, jsonb) IS 'k-fold cross-validation of every option set of a grid: mean and standard deviation over the folds of accuracy, macro F1 and log loss, best first; a text column is tokenized with the tokenizer';
