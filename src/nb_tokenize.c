@@ -263,16 +263,26 @@ preprocess(Walk *w, const unsigned char *s, size_t len)
 			/* a run of ASCII, up to a check: nothing to strip, A-Z to lower */
 			size_t		stop = len - i < NB_INTERRUPT_BYTES ? len : i + NB_INTERRUPT_BYTES;
 			size_t		from = i;
+			unsigned char *o;
 
 			reserve(w, out, stop - i);
+			o = w->buf + out;
 			for (; i < stop && s[i] < 0x80; i++)
 			{
 				unsigned char b = s[i];
 
-				f = nb_unicode_flags(b);
+				*o++ = lower && (unsigned char) (b - 'A') < 26 ? (unsigned char) (b + 32) : b;
+			}
+			out = (size_t) (o - w->buf);
+			/* the final sigma rule needs the run's last character that is not case-ignorable */
+			for (size_t k = i; k > from; k--)
+			{
+				f = nb_unicode_flags(s[k - 1]);
 				if (!(f & NB_UC_IGNORABLE))
+				{
 					after_cased = (f & NB_UC_CASED) != 0;
-				w->buf[out++] = lower && b >= 'A' && b <= 'Z' ? (unsigned char) (b + 32) : b;
+					break;
+				}
 			}
 			tick(w, i - from);
 			continue;
