@@ -330,6 +330,9 @@ train_bag(void *arg, const char *key, uint32 key_len, const NbTokenRef *tokens, 
 
 	nb_trainer_add_tokens(em->trainer, train_feature(em, key, key_len, NB_FEATURE_BAG),
 						  tokens, n);
+	/* the bag "" of jsonb rows: the model is a model of jsonb rows too */
+	if (key_len == 0)
+		nb_trainer_set_jsonb_bag(em->trainer);
 	MemoryContextSwitchTo(old);
 }
 
