@@ -8,6 +8,7 @@
 #include "utils/guc.h"
 
 #include "pg_prepared.h"
+#include "pg_unknown.h"
 
 /* PostgreSQL 18 records a module's name and version (pg_get_loaded_modules) */
 #ifdef PG_MODULE_MAGIC_EXT
@@ -22,5 +23,6 @@ void
 _PG_init(void)
 {
 	nb_prepared_define_settings();
+	nb_unknown_init();
 	MarkGUCPrefixReserved("nbc");
 }
