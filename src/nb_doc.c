@@ -72,15 +72,6 @@ nb_doc_add_value(NbDoc *doc, uint32_t feature, double x)
 	doc->value[feature] = x;
 }
 
-/* A feature whose value counts as one known occurrence when it is present. */
-static inline bool
-is_value_feature(const NbIndex *ix, uint32_t feature)
-{
-	NbFeatureType type = ix->feature_type[feature];
-
-	return type == NB_FEATURE_GAUSSIAN || type == NB_FEATURE_BOOLEAN;
-}
-
 double
 nb_doc_known(const NbDoc *doc, const NbIndex *ix)
 {
@@ -94,24 +85,10 @@ nb_doc_known(const NbDoc *doc, const NbIndex *ix)
 	for (uint32_t i = 0; i < doc->n_present; i++)
 	{
 		nb_interrupt_at(i);
-		if (is_value_feature(ix, doc->present_list[i]))
+		if (nb_doc_is_value_feature(ix, doc->present_list[i]))
 			known += 1;
 	}
 	return known;
-}
-
-bool
-nb_doc_knows_nothing(const NbDoc *doc, const NbIndex *ix)
-{
-	if (doc->n_tokens > 0)
-		return false;
-	for (uint32_t i = 0; i < doc->n_present; i++)
-	{
-		nb_interrupt_at(i);
-		if (is_value_feature(ix, doc->present_list[i]))
-			return false;
-	}
-	return true;
 }
 
 /*

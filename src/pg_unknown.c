@@ -86,18 +86,16 @@ forget_rows(void)
 }
 
 void
-nb_unknown_row(const NbDoc *doc)
+nb_unknown_row_error(const NbDoc *doc)
 {
-	nb_scored_rows.unknown++;
-	if (nb_unknown_features == NB_UNKNOWN_ERROR)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("row has no feature the naive Bayes model knows"),
-				 doc->unknown > 0 ?
-				 errdetail("The model has learned none of its tokens, categorical values or keys.") :
-				 errdetail("The row has no features."),
-				 errhint("Make the features as for training (the same tokenizer, stemming and keys), "
-						 "or set nbc.unknown_features to \"warning\" to score such rows.")));
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("row has no feature the naive Bayes model knows"),
+			 doc->unknown > 0 ?
+			 errdetail("The model has learned none of its tokens, categorical values or keys.") :
+			 errdetail("The row has no features."),
+			 errhint("Make the features as for training (the same tokenizer, stemming and keys), "
+					 "or set nbc.unknown_features to \"warning\" to score such rows.")));
 }
 
 /* The end of a top-level statement: its rows, in one warning. */

@@ -35,13 +35,14 @@ typedef struct NbScoredRows
 
 extern NbScoredRows nb_scored_rows;
 
-/* Count a row the model knows nothing of; ERROR (22023) under "error". */
-void		nb_unknown_row(const NbDoc *doc);
+/* ERROR (22023): the row of this document has no feature the model knows. */
+void		nb_unknown_row_error(const NbDoc *doc);
 
 /*
  * Count a row scored with this document (filled by nb_row_doc): a test of
- * the setting, an increment, and for a row with a known token or value a
- * test of its token count.
+ * the setting, an increment, and for a row with a known token a test of
+ * its token count; under "error" a row the model knows nothing of is an
+ * error.
  */
 static inline void
 nb_count_scored_row(const NbDoc *doc, const NbIndex *index)
@@ -50,7 +51,11 @@ nb_count_scored_row(const NbDoc *doc, const NbIndex *index)
 		return;
 	nb_scored_rows.scored++;
 	if (unlikely(doc->n_tokens == 0) && nb_doc_knows_nothing(doc, index))
-		nb_unknown_row(doc);
+	{
+		nb_scored_rows.unknown++;
+		if (nb_unknown_features == NB_UNKNOWN_ERROR)
+			nb_unknown_row_error(doc);
+	}
 }
 
 /* Define nbc.unknown_features and install the hooks that report (at load). */
