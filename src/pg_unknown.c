@@ -39,17 +39,15 @@
  * so until that transaction commits nothing is reported at the end of a
  * statement: what was counted is reported when it commits (right after
  * the statement, outside a transaction block).  A commit at the top level
- * also reports whatever a statement left uncounted for any other reason
- * (a portal bound, with a constant call the planner scored, and never
- * executed), so that no row counted goes unreported.
+ * also reports what no statement's end reported for any other reason (a
+ * portal bound, with a constant call the planner scored, and never run),
+ * so that no row counted goes unreported.
  *
  * Under "error" the first such row raises the error where it is scored;
  * under "ignore" no row is counted, so a function with SET
  * nbc.unknown_features = ignore leaves its rows out of its caller's count.
  */
 #include "pg_unknown.h"
-
-#include <stdio.h>
 
 #include "access/xact.h"
 #include "executor/executor.h"
