@@ -110,3 +110,11 @@ SELECT nb_info(a) ->> 'input' AS input, nb_info(a) ->> 'format_version' AS versi
        nb_merge(a, b)::text = (SELECT nb_train(l, f) FROM (VALUES ('a', '{"": ["x"]}'::jsonb), ('b', '{"k": "v"}'::jsonb)) v(l, f))::text AS merge_is_training,
        nb_info(nb_merge((SELECT nb_train('c', ARRAY['y'])), a)) ->> 'classes' AS with_text_array
 FROM (SELECT nb_train('a', '{"": ["x"]}'::jsonb) AS a, nb_train('b', '{"k": "v"}'::jsonb) AS b) s;
+
+-- text the model's tokenizer finds nothing known in: nb_coverage says how
+-- much it knows, and the statement warns once (nbc.unknown_features)
+SELECT round(nb_coverage(text_model, 'Money for lunch, all of it'::text)::numeric, 4) AS coverage,
+       nb_coverage(text_model, 'zzz qqq') AS none_known
+FROM st_models;
+SELECT count(nb_predict(text_model, body)) AS scored
+FROM st_models, (VALUES ('zzz qqq'), ('money now'), ('')) v(body);

@@ -50,6 +50,7 @@ nb_doc_begin(NbDoc *doc)
 	doc->n_present = 0;
 	nb_itemset_clear(&doc->items);
 	doc->n_tokens = 0;
+	doc->unknown = 0;
 }
 
 static void
@@ -69,6 +70,25 @@ nb_doc_add_value(NbDoc *doc, uint32_t feature, double x)
 {
 	mark_present(doc, feature);
 	doc->value[feature] = x;
+}
+
+double
+nb_doc_known(const NbDoc *doc, const NbIndex *ix)
+{
+	double		known = 0;
+
+	for (uint32_t i = 0; i < doc->n_tokens; i++)
+	{
+		nb_interrupt_at(i);
+		known += doc->tokens[i].count;
+	}
+	for (uint32_t i = 0; i < doc->n_present; i++)
+	{
+		nb_interrupt_at(i);
+		if (nb_doc_is_value_feature(ix, doc->present_list[i]))
+			known += 1;
+	}
+	return known;
 }
 
 /*
@@ -208,6 +228,7 @@ add_tokens(const NbIndex *ix, NbDoc *doc, uint32_t feature, const NbTokenRef *to
 			}
 		}
 		doc->n_tokens = used;
+		doc->unknown += unknown;
 		doc->distinct[feature] += used - first;
 		/* an unknown categorical value still counts (see nb_scorer.c) */
 		doc->occurrences[feature] += categorical ? occurrences + unknown : occurrences;

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "nb_index.h"
+#include "nb_interrupt.h"
 #include "nb_item.h"
 #include "nb_itemset.h"
 
@@ -41,6 +42,12 @@ typedef struct NbDoc
 	double	   *occurrences;	/* bag: known tokens with repeats; categorical: 1 */
 	double	   *distinct;		/* distinct known items */
 	double	   *value;			/* Gaussian value; boolean 0 or 1 */
+	/*
+	 * Occurrences the model does not know: tokens and categorical values
+	 * it never saw, and what the caller reports with nb_doc_add_unknown
+	 * (features of keys the model does not have).
+	 */
+	double		unknown;
 } NbDoc;
 
 void		nb_doc_init(NbDoc *doc, const NbIndex *index);
@@ -59,5 +66,53 @@ void		nb_doc_add_tokens(const NbIndex *index, NbDoc *doc, uint32_t feature,
 
 /* Add the value of a Gaussian feature, or of a boolean one as 0 or 1. */
 void		nb_doc_add_value(NbDoc *doc, uint32_t feature, double x);
+
+/*
+ * Count occurrences of features the caller leaves out because the model
+ * does not have them (a jsonb key it was not trained on), as unknown.
+ */
+static inline void
+nb_doc_add_unknown(NbDoc *doc, double count)
+{
+	doc->unknown += count;
+}
+
+/*
+ * The occurrences of the document's features that the model knows: its
+ * known tokens and categorical values with their counts, and one per
+ * Gaussian or boolean value.  With doc->unknown, the denominator of the
+ * share the model knows (nb_coverage).
+ */
+double		nb_doc_known(const NbDoc *doc, const NbIndex *index);
+
+/* A feature whose value counts as one known occurrence when it is present. */
+static inline bool
+nb_doc_is_value_feature(const NbIndex *index, uint32_t feature)
+{
+	NbFeatureType type = index->feature_type[feature];
+
+	return type == NB_FEATURE_GAUSSIAN || type == NB_FEATURE_BOOLEAN;
+}
+
+/*
+ * Whether the model knows none of the document's features (nb_doc_known
+ * is 0): no known token or categorical value, no Gaussian or boolean
+ * value.  A document with no features at all is one.  Its score depends
+ * on nothing the row holds beyond which features it has.  Inline: scoring
+ * asks it of every row without a known token.
+ */
+static inline bool
+nb_doc_knows_nothing(const NbDoc *doc, const NbIndex *index)
+{
+	if (doc->n_tokens > 0)
+		return false;
+	for (uint32_t i = 0; i < doc->n_present; i++)
+	{
+		nb_interrupt_at(i);
+		if (nb_doc_is_value_feature(index, doc->present_list[i]))
+			return false;
+	}
+	return true;
+}
 
 #endif

@@ -8,6 +8,7 @@
 #include "utils/guc.h"
 
 #include "pg_prepared.h"
+#include "pg_unknown.h"
 
 /* PostgreSQL 18 records a module's name and version (pg_get_loaded_modules) */
 #ifdef PG_MODULE_MAGIC_EXT
@@ -35,5 +36,6 @@ _PG_init(void)
 							 "nb_cross_validate reports each pass over the rows: the folds trained, "
 							 "then each batch of folds scored, with the elapsed time.",
 							 &nb_progress, false, PGC_USERSET, 0, NULL, NULL, NULL);
+	nb_unknown_init();
 	MarkGUCPrefixReserved("nbc");
 }

@@ -23,6 +23,7 @@
 #include "pg_metrics.h"
 #include "pg_predict.h"
 #include "pg_prepared.h"
+#include "pg_unknown.h"
 
 typedef struct GridState
 {
@@ -144,6 +145,7 @@ grid_transfn(FunctionCallInfo fcinfo, NbFeatureInput kind)
 
 	nb_prepared_begin_row(pm);
 	nb_row_doc(fcinfo, 2, kind, NULL, pm, NULL);
+	nb_count_scored_row(&pm->doc, &pm->index);
 	old = MemoryContextSwitchTo(st->cxt);
 	ok = nb_grid_add(&st->grid, set, &pm->doc, (uint32) a);
 	MemoryContextSwitchTo(old);

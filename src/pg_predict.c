@@ -23,6 +23,7 @@
 #include "pg_predict.h"
 #include "pg_prepared.h"
 #include "pg_tokenize.h"
+#include "pg_unknown.h"
 
 /* A prepared model with the scorer of the row's options (NULL: any scorer of the model). */
 typedef struct RowModel
@@ -70,7 +71,8 @@ typedef struct JsonbDocBuilder
 /*
  * The model's feature for a key with a value of the given type: -1 if the
  * model does not know the key (the value is ignored, like an unknown
- * token), ERROR if the model knows it with another type.
+ * token, and counted as unknown by the caller), ERROR if the model knows
+ * it with another type.
  */
 static int64
 doc_feature(JsonbDocBuilder *b, const char *key, uint32 key_len, NbFeatureType type)
@@ -102,6 +104,12 @@ doc_bag(void *arg, const char *key, uint32 key_len, const NbTokenRef *tokens, ui
 
 	if (j >= 0)
 		doc_add_tokens(b->m, (uint32) j, tokens, n);
+	else
+		for (uint32 i = 0; i < n; i++)
+		{
+			nb_interrupt_at(i);
+			nb_doc_add_unknown(&b->m->pm->doc, tokens[i].count);
+		}
 }
 
 static void
@@ -112,7 +120,10 @@ doc_category(void *arg, const char *key, uint32 key_len, const char *value, uint
 	NbTokenRef	ref = {value, len, 1.0};
 
 	if (j < 0)
+	{
+		nb_doc_add_unknown(&b->m->pm->doc, 1);
 		return;
+	}
 	doc_add_tokens(b->m, (uint32) j, &ref, 1);
 	if (b->categories != NULL)
 	{
@@ -136,6 +147,8 @@ doc_real(void *arg, const char *key, uint32 key_len, double x)
 
 	if (j >= 0)
 		nb_doc_add_value(&b->m->pm->doc, (uint32) j, x);
+	else
+		nb_doc_add_unknown(&b->m->pm->doc, 1);
 }
 
 static void
@@ -146,6 +159,8 @@ doc_boolean(void *arg, const char *key, uint32 key_len, bool x)
 
 	if (j >= 0)
 		nb_doc_add_value(&b->m->pm->doc, (uint32) j, x ? 1 : 0);
+	else
+		nb_doc_add_unknown(&b->m->pm->doc, 1);
 }
 
 static void
@@ -278,6 +293,7 @@ nb_score_row_options(FunctionCallInfo fcinfo, NbFeatureInput kind, int options_a
 
 	nb_prepared_begin_row(m.pm);
 	nb_row_doc(fcinfo, 1, kind, categories, m.pm, m.scorer);
+	nb_count_scored_row(&m.pm->doc, &m.pm->index);
 	best = nb_scorer_score(m.scorer, &m.pm->doc, m.pm->log_post);
 	nb_prepared_end_row(m.pm);
 	if (best == NB_SCORE_OUT_OF_RANGE)

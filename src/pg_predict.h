@@ -36,6 +36,9 @@ typedef struct NbRowCategories
  * Fill pm->doc (between nb_prepared_begin_row and nb_prepared_end_row) with
  * the row's features, argument arg of the call: looked up for scorer, or
  * with scorer NULL in the model's index, for scoring by any of its scorers.
+ * Features the model does not know add to doc.unknown (for nb_coverage).
+ * A path that scores the document then counts it with nb_count_scored_row
+ * (pg_unknown.h).
  */
 void		nb_row_doc(FunctionCallInfo fcinfo, int arg, NbFeatureInput input,
 					   NbRowCategories *categories, NbPrepared *pm, NbScorer *scorer);
@@ -43,9 +46,10 @@ void		nb_row_doc(FunctionCallInfo fcinfo, int arg, NbFeatureInput input,
 /*
  * Score the row of a call with arguments (model, features, options): its
  * document is left in the prepared model's doc, its log posterior per
- * class in log_post.  Returns the index of the predicted class, or -1 for a
- * NULL model or features.  categories (may be NULL) receives the
- * categorical values.  A score out of range is an error (22003).
+ * class in log_post, the row counted (nb_count_scored_row).  Returns the
+ * index of the predicted class, or -1 for a NULL model or features.
+ * categories (may be NULL) receives the categorical values.  A score out
+ * of range is an error (22003).
  */
 int64		nb_score_row(FunctionCallInfo fcinfo, NbFeatureInput input,
 						 NbRowCategories *categories, NbPrepared **pm, NbScorer **scorer);

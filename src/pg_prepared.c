@@ -710,6 +710,12 @@ nb_prepared_get(FunctionCallInfo fcinfo, Datum model, Jsonb *options, NbScorer *
 }
 
 NbPrepared *
+nb_prepared_get_model(FunctionCallInfo fcinfo, Datum model)
+{
+	return call_site_model(fcinfo, model);
+}
+
+NbPrepared *
 nb_prepared_get_grid(FunctionCallInfo fcinfo, Datum model, ArrayType *options,
 					 NbScorerSet **set)
 {

@@ -79,6 +79,9 @@ const uint32 *nb_prepared_jsonb_order(NbPrepared *pm);
 NbPrepared *nb_prepared_get(FunctionCallInfo fcinfo, Datum model, Jsonb *options,
 							NbScorer **scorer);
 
+/* The same without a scorer, for looking rows up in the model's index only. */
+NbPrepared *nb_prepared_get_model(FunctionCallInfo fcinfo, Datum model);
+
 /*
  * The same with the scorers of every option set of a grid, a one-dimensional
  * jsonb[] whose NULL elements mean the defaults: a set of them in its order.

@@ -619,3 +619,37 @@ CREATE FUNCTION nb_predict_top(model nb_model, body text, k integer DEFAULT 1, o
 COMMENT ON FUNCTION nb_predict_top(nb_model, text, integer, jsonb) IS 'the k most probable classes of a document of text with their probabilities, most probable first';
 
 COMMENT ON FUNCTION nb_cross_validate(regclass, text, text, integer, jsonb, text, jsonb) IS 'k-fold cross-validation of every option set of a grid: mean and standard deviation over the folds of accuracy, macro F1 and log loss, best first; a text column is tokenized with the tokenizer';
+
+-- Rows the model knows nothing of: nbc.unknown_features (a setting, see
+-- pg_unknown.c) says what scoring does with them, and nb_coverage gives
+-- the share of a row's features that the model knows (pg_coverage.c).
+-- STRICT: a NULL model or features give NULL.
+CREATE FUNCTION nb_coverage(model nb_model, features text[]) RETURNS float8
+	AS 'MODULE_PATHNAME', 'nb_coverage_array' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
+	SUPPORT nbc_scoring_support;
+
+CREATE FUNCTION nb_coverage(model nb_model, features tsvector) RETURNS float8
+	AS 'MODULE_PATHNAME', 'nb_coverage_tsvector' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
+	SUPPORT nbc_scoring_support;
+
+CREATE FUNCTION nb_coverage(model nb_model, features jsonb) RETURNS float8
+	AS 'MODULE_PATHNAME', 'nb_coverage_jsonb' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
+	SUPPORT nbc_scoring_support;
+
+CREATE FUNCTION nb_coverage(model nb_model, features float8[]) RETURNS float8
+	AS 'MODULE_PATHNAME', 'nb_coverage_float8' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
+	SUPPORT nbc_scoring_support;
+
+COMMENT ON FUNCTION nb_coverage(nb_model, text[]) IS 'share of the row''s tokens (each occurrence counted) that the model knows; 0 when it knows none or the row has none';
+
+COMMENT ON FUNCTION nb_coverage(nb_model, tsvector) IS 'share of the row''s lexemes (each position counted) that the model knows; 0 when it knows none or the row has none';
+
+COMMENT ON FUNCTION nb_coverage(nb_model, jsonb) IS 'share of the row''s features (bag tokens with their counts, categorical values, numbers, booleans; null values left out) that the model knows; 0 when it knows none or the row has none';
+
+COMMENT ON FUNCTION nb_coverage(nb_model, float8[]) IS 'share of the row''s non-NULL elements that the model knows: 1, or 0 when every element is NULL';
+
+CREATE FUNCTION nb_coverage(model nb_model, body text) RETURNS float8
+	AS 'MODULE_PATHNAME', 'nb_coverage_text' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
+	SUPPORT nbc_scoring_support;
+
+COMMENT ON FUNCTION nb_coverage(nb_model, text) IS 'share of the tokens of a document of text (tokenized with the model''s tokenizer, each occurrence counted) that the model knows; 0 when it knows none or the document has none';

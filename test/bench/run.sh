@@ -7,7 +7,10 @@
 # needed), builds the benchmark data from it and runs every comparison
 # (test/bench/bench.py), the forms of scoring with a model the query computes
 # (test/bench/computed_bench.py), the tokenizer against the README's SQL
-# tokenization (test/bench/tokens_bench.py), then cross-validation against scikit-learn's
+# tokenization (test/bench/tokens_bench.py), text in end to end against
+# scikit-learn's Pipeline (test/bench/text_bench.py), the cost of the check
+# for rows with no known feature (test/bench/coverage_bench.py, about 2
+# minutes), then cross-validation against scikit-learn's
 # GridSearchCV on the same data (test/bench/cv_bench.py).  Prints tables of
 # ratios to standard output (progress goes to standard error) and writes them
 # as Markdown to test/bench/results.md.
@@ -99,5 +102,9 @@ echo "== models computed by the query (test/bench/computed_bench.py)" >&2
 "$py" "$here/computed_bench.py" --out "$here/results.md"
 echo "== the tokenizer (test/bench/tokens_bench.py)" >&2
 "$py" "$here/tokens_bench.py" --out "$here/results.md"
+echo "== text in, end to end (test/bench/text_bench.py)" >&2
+"$py" "$here/text_bench.py" --out "$here/results.md"
+echo "== rows with no known feature (test/bench/coverage_bench.py)" >&2
+"$py" "$here/coverage_bench.py" --out "$here/results.md"
 echo "== cross-validation benchmark" >&2
 "$py" "$here/cv_bench.py" "$@"

@@ -777,6 +777,83 @@ test_index_lookup(void)
 	free(buf);
 }
 
+/* One token of a feature, count 1. */
+static void
+add_token(const NbIndex *ix, NbDoc *doc, const char *feature, const char *token)
+{
+	NbTokenRef	ref = {token, (uint32_t) strlen(token), 1};
+
+	nb_doc_add_tokens(ix, doc, (uint32_t) nb_index_feature(ix, feature, (uint32_t) strlen(feature)), &ref, 1);
+}
+
+/*
+ * What a document's model knows (nb_doc_known, doc.unknown,
+ * nb_doc_knows_nothing): the mixed model's color (red, blue), flag, x and
+ * tags (t, u), its tokens looked up in the index and in a scorer's rows.
+ */
+static void
+test_doc_known(void)
+{
+	size_t		size;
+	unsigned char *buf = serialize_mix(mix, NMIX, &size);
+	NbView		v;
+	NbIndex		ix;
+	NbScorer	sc;
+	NbDoc		doc;
+	char		why[200];
+	NbOptions	o = {.kind = NB_MULTINOMIAL, .alpha = 1, .prior_mode = NB_PRIOR_FIT, .var_smoothing = 1e-9};
+	NbTokenRef	refs[3] = {{"t", 1, 1}, {"t", 1, 1}, {"zz", 2, 1}};
+
+	CHECK(open_view(&v, buf, size, why, sizeof(why)), "rejected: %s", why);
+	nb_index_build(&ix, &v);
+	nb_scorer_build(&sc, &ix, &o);
+	nb_doc_init(&doc, &ix);
+
+	nb_doc_begin(&doc);
+	CHECK(nb_doc_knows_nothing(&doc, &ix) && nb_doc_known(&doc, &ix) == 0 && doc.unknown == 0,
+		  "no features: known %g, unknown %g", nb_doc_known(&doc, &ix), doc.unknown);
+	/* a bag of unknown tokens: present, nothing known */
+	add_token(&ix, &doc, "tags", "zz");
+	add_token(&ix, &doc, "tags", "zz");
+	CHECK(nb_doc_knows_nothing(&doc, &ix) && doc.n_present == 1 && doc.unknown == 2,
+		  "unknown tokens: %u present, unknown %g", doc.n_present, doc.unknown);
+	add_token(&ix, &doc, "tags", "u");
+	CHECK(!nb_doc_knows_nothing(&doc, &ix) && nb_doc_known(&doc, &ix) == 1 && doc.unknown == 2,
+		  "a known token: known %g, unknown %g", nb_doc_known(&doc, &ix), doc.unknown);
+	/* an unseen categorical value: unknown, though it counts in scoring */
+	nb_doc_begin(&doc);
+	CHECK(doc.unknown == 0, "nb_doc_begin keeps unknown %g", doc.unknown);
+	add_token(&ix, &doc, "color", "green");
+	CHECK(nb_doc_knows_nothing(&doc, &ix) && doc.unknown == 1 &&
+		  doc.occurrences[nb_index_feature(&ix, "color", 5)] == 1,
+		  "unseen value: unknown %g", doc.unknown);
+	add_token(&ix, &doc, "color", "red");
+	nb_doc_add_unknown(&doc, 2);
+	CHECK(!nb_doc_knows_nothing(&doc, &ix) && nb_doc_known(&doc, &ix) == 1 && doc.unknown == 3,
+		  "red and unknown keys: known %g, unknown %g", nb_doc_known(&doc, &ix), doc.unknown);
+	/* a boolean or Gaussian value is known whatever it is */
+	nb_doc_begin(&doc);
+	nb_doc_add_value(&doc, (uint32_t) nb_index_feature(&ix, "flag", 4), 0);
+	CHECK(!nb_doc_knows_nothing(&doc, &ix) && nb_doc_known(&doc, &ix) == 1, "flag false not known");
+	nb_doc_begin(&doc);
+	nb_doc_add_value(&doc, (uint32_t) nb_index_feature(&ix, "x", 1), 1e300);
+	add_token(&ix, &doc, "tags", "zz");
+	CHECK(!nb_doc_knows_nothing(&doc, &ix) && nb_doc_known(&doc, &ix) == 1 && doc.unknown == 1,
+		  "x and an unknown token: known %g, unknown %g", nb_doc_known(&doc, &ix), doc.unknown);
+	/* through the scorer's rows, repeats kept apart: t twice known, zz unknown */
+	nb_doc_begin(&doc);
+	nb_scorer_add_tokens(&sc, &doc, (uint32_t) nb_index_feature(&ix, "tags", 4), refs, 3);
+	CHECK(nb_doc_known(&doc, &ix) == 2 && doc.unknown == 1 && !nb_doc_knows_nothing(&doc, &ix),
+		  "rows: known %g, unknown %g", nb_doc_known(&doc, &ix), doc.unknown);
+	nb_doc_begin(&doc);
+	nb_scorer_add_tokens(&sc, &doc, (uint32_t) nb_index_feature(&ix, "tags", 4), refs + 2, 1);
+	CHECK(nb_doc_knows_nothing(&doc, &ix) && doc.unknown == 1, "rows: zz known");
+	nb_doc_free(&doc);
+	nb_scorer_free(&sc);
+	nb_index_free(&ix);
+	free(buf);
+}
+
 /* The document: NULL color / flag < 0 / isnan(x), isnan(y): missing. */
 typedef struct MixDoc
 {
@@ -1551,6 +1628,8 @@ main(int argc, char **argv)
 	run("scorer: rows tell apart tokens alike in tag, length and first 8 bytes",
 		test_scorer_rows_alike_tokens);
 	run("scorer: nb_doc_add_tokens skips unknown tokens, adds up repeats across batches", test_index_lookup);
+	run("scorer: what a document's model knows: known occurrences, unknown ones, none known",
+		test_doc_known);
 	run("scorer v2: categorical by hand, unseen values, alpha 0", test_scorer_categorical);
 	run("scorer v2: boolean by hand, alpha 1 and 0", test_scorer_boolean);
 	run("scorer v2: Gaussian by hand, variance floor, class without values (pooled)",

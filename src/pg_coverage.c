@@ -1,0 +1,78 @@
+/*
+ * pg_coverage.c — nb_coverage: the share of a row's features that the
+ * model knows, to find rows (or whole tables) made with another tokenizer,
+ * stemming or keys than the model's.
+ *
+ * The row is looked up as scoring looks it up (nb_row_doc, in the prepared
+ * model's index): the share is its known occurrences (tokens and
+ * categorical values with their counts, one per Gaussian or boolean value,
+ * nb_doc_known) over those plus the occurrences the model does not know
+ * (NbDoc.unknown: unknown tokens and values, and the features under keys
+ * the model does not have).  A row with no features gives 0, as one whose
+ * features are all unknown: the rows whose coverage is 0 are exactly
+ * those nbc.unknown_features counts (pg_unknown.h).  Looking up is not
+ * scoring: nb_coverage counts no row.
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "fmgr.h"
+
+#include "pg_predict.h"
+#include "pg_prepared.h"
+
+static Datum
+coverage(FunctionCallInfo fcinfo, NbFeatureInput kind)
+{
+	NbPrepared *pm = nb_prepared_get_model(fcinfo, PG_GETARG_DATUM(0));
+	double		known;
+	double		total;
+
+	nb_prepared_begin_row(pm);
+	nb_row_doc(fcinfo, 1, kind, NULL, pm, NULL);
+	known = nb_doc_known(&pm->doc, &pm->index);
+	total = known + pm->doc.unknown;
+	nb_prepared_end_row(pm);
+	if (isinf(total))
+		ereport(ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("naive Bayes coverage of the row is out of range"),
+				 errdetail("The counts of its features add up to more than float8 holds.")));
+	PG_RETURN_FLOAT8(total > 0 ? known / total : 0);
+}
+
+PG_FUNCTION_INFO_V1(nb_coverage_array);
+Datum
+nb_coverage_array(PG_FUNCTION_ARGS)
+{
+	return coverage(fcinfo, NB_INPUT_ARRAY);
+}
+
+PG_FUNCTION_INFO_V1(nb_coverage_tsvector);
+Datum
+nb_coverage_tsvector(PG_FUNCTION_ARGS)
+{
+	return coverage(fcinfo, NB_INPUT_TSVECTOR);
+}
+
+PG_FUNCTION_INFO_V1(nb_coverage_jsonb);
+Datum
+nb_coverage_jsonb(PG_FUNCTION_ARGS)
+{
+	return coverage(fcinfo, NB_INPUT_JSONB);
+}
+
+PG_FUNCTION_INFO_V1(nb_coverage_float8);
+Datum
+nb_coverage_float8(PG_FUNCTION_ARGS)
+{
+	return coverage(fcinfo, NB_INPUT_FLOAT8);
+}
+
+PG_FUNCTION_INFO_V1(nb_coverage_text);
+Datum
+nb_coverage_text(PG_FUNCTION_ARGS)
+{
+	return coverage(fcinfo, NB_INPUT_TEXT);
+}
