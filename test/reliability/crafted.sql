@@ -62,8 +62,9 @@ INSERT INTO crafted.seed
 SELECT 12, 'v2 float8[1], four classes', nb_train('k' || (g % 4), ARRAY[g * 0.5])
 FROM generate_series(1, 12) g;
 INSERT INTO crafted.seed
-SELECT 13, 'v2 float8[3] merged with mixed jsonb',
-	nb_merge((SELECT m FROM crafted.seed WHERE id = 7), (SELECT m FROM crafted.seed WHERE id = 8));
+SELECT 13, 'v2 float8[3] merged with float8[3] rows of other classes',
+	nb_merge((SELECT m FROM crafted.seed WHERE id = 8),
+			 (SELECT nb_train('k' || (g % 3), ARRAY[g * 0.25, g * -0.5, 1.0 / g]) FROM generate_series(1, 9) g));
 INSERT INTO crafted.seed
 SELECT 14, 'v2 many items', nb_train('c' || (g % 5),
 	jsonb_build_object('w', jsonb_build_array('w' || g, 'w' || (g % 13)), 'cat', 'v' || (g % 17), 'y', g * 0.125))

@@ -40,8 +40,9 @@ INSERT INTO models SELECT 'vector', nb_train(label, x) FROM docs;
 INSERT INTO models SELECT 'one class', nb_train('only', words) FROM docs WHERE id < 5;
 INSERT INTO models SELECT 'prior only', nb_train(label, '{}'::jsonb) FROM docs;
 INSERT INTO models
-SELECT 'mixed and vector', nb_merge(a.m, b.m)
-FROM models a, models b WHERE a.kind = 'mixed' AND b.kind = 'vector';
+SELECT 'mixed merged with weighted', nb_merge(a.m, b.m)
+FROM models a, models b WHERE a.kind = 'mixed' AND b.kind = 'mixed weighted';
+INSERT INTO models SELECT 'text with options', nb_with_options(nb_train(label, array_to_string(words, ' ')), '{"alpha": 0.5}') FROM docs;
 
 -- models per class, for nb_merge over groups
 CREATE TABLE part_models AS
