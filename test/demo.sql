@@ -167,3 +167,27 @@ SELECT r.class AS actual, r.predicted, r.count AS messages
 FROM test_metrics, nb_metrics_rows(m) AS r
 WHERE r.kind = 'confusion'
 ORDER BY r.class, r.predicted;
+
+\echo
+\echo '=============================================================='
+\echo '10. Straight from the text column: the model keeps its tokenizer'
+\echo '    (scikit-learn''s CountVectorizer, here with word pairs and'
+\echo '    English stop words), so scoring text can only tokenize the'
+\echo '    way training did; the tuned options go into the model too'
+\echo '=============================================================='
+\timing on
+CREATE TABLE text_model AS
+SELECT nb_with_options(nb_train(label, body, '{"ngram_range": [1, 2], "stop_words": "english"}'), :'chosen') AS model
+FROM spamassassin WHERE split = 'train';
+\timing off
+SELECT nb_info(model) -> 'tokenizer' AS tokenizer, nb_info(model) -> 'options' AS options,
+       nb_info(model) ->> 'vocabulary' AS vocabulary
+FROM text_model;
+SELECT round((m ->> 'accuracy')::numeric, 4) AS accuracy, round((m -> 'macro' ->> 'f1')::numeric, 4) AS macro_f1
+FROM (SELECT nb_metrics(s.label, nb_predict(t.model, s.body)) AS m
+      FROM text_model AS t, spamassassin AS s WHERE s.split = 'test') AS r;
+SELECT s.folder, s.msg_id, s.label AS actual, p.label AS predicted, round(p.probability::numeric, 4) AS probability
+FROM (SELECT folder, msg_id, label, body FROM spamassassin WHERE split = 'test'
+      ORDER BY md5(folder || msg_id) LIMIT 5) AS s,
+     text_model, nb_predict_top(model, s.body) AS p
+ORDER BY s.folder, s.msg_id;
