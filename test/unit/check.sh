@@ -2,9 +2,12 @@
 # check.sh — run by `make check`: the unit test programs ($UNITS, from the
 # Makefile) and the same built with NB_PORTABLE ($PORTABLE_UNITS, their
 # tests named "portable: ..."), then short runs of the two fuzzers, each
-# counted as one more test; prints one summary line for all.
+# counted as one more test, then the unit tests built for $CROSS_ARCHS and
+# run under qemu-user (cross.sh, their tests named "ARCH: ..."); prints one
+# summary line for all.
 cd "$(dirname "$0")" || exit 2
 : "${UNITS:?set UNITS to the unit test programs (make check does)}"
+: "${CROSS_ARCHS?set CROSS_ARCHS to the architectures of cross.sh (make check does)}"
 MAKE=${MAKE:-make}
 FUZZ_SECONDS=${FUZZ_SECONDS:-20}
 FUZZ_DECODE_SECONDS=${FUZZ_DECODE_SECONDS:-10}
@@ -82,6 +85,17 @@ run_fuzzer() {
 run_fuzzer "fuzz nb_view_open" fuzz_model "$FUZZ_SECONDS" fuzz-work fuzz-check.log
 run_fuzzer "fuzz the decoder alone (fuzz_decode)" fuzz_decode "$FUZZ_DECODE_SECONDS" \
 	fuzz-decode-work fuzz-decode-check.log
+
+# The unit tests for the other architectures under qemu-user, both at once
+# (cross.sh; "# SKIP cross ..." for one whose tools are not installed).
+cross=$(./cross.sh $CROSS_ARCHS)
+summary=$(printf '%s\n' "$cross" | tail -n 1)
+printf '%s\n' "$cross" | sed '$d'
+if ! add_counts "$summary"; then
+	printf '%s\n' "$summary"
+	echo "not ok - cross: cross.sh printed no summary"
+	failed=$((failed + 1))
+fi
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
