@@ -1,6 +1,6 @@
 --
 -- compare: nb_model equality, byte order and hashing (btree and hash
--- operator classes), checked against the bytes nb_model_send gives: bytea
+-- operator classes), checked against the bytes nbc_model_send gives: bytea
 -- compares exactly as the model order is defined (memcmp, shorter first).
 --
 
@@ -23,21 +23,21 @@ UNION ALL SELECT 9, nb_train(label, ARRAY(SELECT 'token' || g || '_' || id FROM 
     FROM docs;
 
 -- 8 and 9 are equal and toasted (two different TOAST pointers)
-SELECT id, pg_column_size(m) < octet_length(nb_model_send(m)) AS compressed
+SELECT id, pg_column_size(m) < octet_length(nbc_model_send(m)) AS compressed
 FROM cmp_models WHERE id IN (8, 9) ORDER BY id;
 
 -- every operator and the support functions agree with the bytes, on all pairs
 SELECT count(*) AS pairs,
-       count(*) FILTER (WHERE (a.m = b.m) IS DISTINCT FROM (nb_model_send(a.m) = nb_model_send(b.m))) AS eq_wrong,
-       count(*) FILTER (WHERE (a.m <> b.m) IS DISTINCT FROM (nb_model_send(a.m) <> nb_model_send(b.m))) AS ne_wrong,
-       count(*) FILTER (WHERE (a.m < b.m) IS DISTINCT FROM (nb_model_send(a.m) < nb_model_send(b.m))) AS lt_wrong,
-       count(*) FILTER (WHERE (a.m <= b.m) IS DISTINCT FROM (nb_model_send(a.m) <= nb_model_send(b.m))) AS le_wrong,
-       count(*) FILTER (WHERE (a.m > b.m) IS DISTINCT FROM (nb_model_send(a.m) > nb_model_send(b.m))) AS gt_wrong,
-       count(*) FILTER (WHERE (a.m >= b.m) IS DISTINCT FROM (nb_model_send(a.m) >= nb_model_send(b.m))) AS ge_wrong,
-       count(*) FILTER (WHERE sign(nb_model_cmp(a.m, b.m)) <> sign(CASE WHEN nb_model_send(a.m) < nb_model_send(b.m) THEN -1
-                                                                 WHEN nb_model_send(a.m) > nb_model_send(b.m) THEN 1 ELSE 0 END)) AS cmp_wrong,
-       count(*) FILTER (WHERE a.m = b.m AND (nb_model_hash(a.m) <> nb_model_hash(b.m)
-                                              OR nb_model_hash_extended(a.m, 7) <> nb_model_hash_extended(b.m, 7))) AS hash_wrong,
+       count(*) FILTER (WHERE (a.m = b.m) IS DISTINCT FROM (nbc_model_send(a.m) = nbc_model_send(b.m))) AS eq_wrong,
+       count(*) FILTER (WHERE (a.m <> b.m) IS DISTINCT FROM (nbc_model_send(a.m) <> nbc_model_send(b.m))) AS ne_wrong,
+       count(*) FILTER (WHERE (a.m < b.m) IS DISTINCT FROM (nbc_model_send(a.m) < nbc_model_send(b.m))) AS lt_wrong,
+       count(*) FILTER (WHERE (a.m <= b.m) IS DISTINCT FROM (nbc_model_send(a.m) <= nbc_model_send(b.m))) AS le_wrong,
+       count(*) FILTER (WHERE (a.m > b.m) IS DISTINCT FROM (nbc_model_send(a.m) > nbc_model_send(b.m))) AS gt_wrong,
+       count(*) FILTER (WHERE (a.m >= b.m) IS DISTINCT FROM (nbc_model_send(a.m) >= nbc_model_send(b.m))) AS ge_wrong,
+       count(*) FILTER (WHERE sign(nbc_model_cmp(a.m, b.m)) <> sign(CASE WHEN nbc_model_send(a.m) < nbc_model_send(b.m) THEN -1
+                                                                 WHEN nbc_model_send(a.m) > nbc_model_send(b.m) THEN 1 ELSE 0 END)) AS cmp_wrong,
+       count(*) FILTER (WHERE a.m = b.m AND (nbc_model_hash(a.m) <> nbc_model_hash(b.m)
+                                              OR nbc_model_hash_extended(a.m, 7) <> nbc_model_hash_extended(b.m, 7))) AS hash_wrong,
        count(*) FILTER (WHERE a.m = b.m) AS equal_pairs
 FROM cmp_models a, cmp_models b;
 
@@ -45,12 +45,12 @@ FROM cmp_models a, cmp_models b;
 SELECT a.id, b.id FROM cmp_models a JOIN cmp_models b ON a.m = b.m AND a.id < b.id ORDER BY 1, 2;
 
 -- hash_extended depends on the seed; seed 0 is the plain hash widened
-SELECT count(*) FILTER (WHERE nb_model_hash_extended(m, 0) = nb_model_hash_extended(m, 1)) AS same_for_two_seeds,
-       count(*) FILTER (WHERE (nb_model_hash_extended(m, 0) & 4294967295) <> (nb_model_hash(m)::bigint & 4294967295)) AS seed0_differs
+SELECT count(*) FILTER (WHERE nbc_model_hash_extended(m, 0) = nbc_model_hash_extended(m, 1)) AS same_for_two_seeds,
+       count(*) FILTER (WHERE (nbc_model_hash_extended(m, 0) & 4294967295) <> (nbc_model_hash(m)::bigint & 4294967295)) AS seed0_differs
 FROM cmp_models;
 
 -- NULL: the operators are strict
-SELECT (NULL::nb_model = m) IS NULL AS eq_null, nb_model_cmp(m, NULL) IS NULL AS cmp_null
+SELECT (NULL::nb_model = m) IS NULL AS eq_null, nbc_model_cmp(m, NULL) IS NULL AS cmp_null
 FROM cmp_models WHERE id = 1;
 
 -- SQL that needs equality, ordering or hashing of models
@@ -58,7 +58,7 @@ SELECT count(DISTINCT m) AS distinct_models FROM cmp_models;
 SELECT count(*) AS groups FROM (SELECT m FROM cmp_models GROUP BY m) g;
 SELECT count(*) AS union_rows FROM (SELECT m FROM cmp_models UNION SELECT m FROM cmp_models WHERE id < 5) u;
 SELECT array_agg(id ORDER BY m, id) AS byte_order FROM cmp_models;
-SELECT array_agg(id ORDER BY nb_model_send(m), id) AS bytea_order FROM cmp_models;
+SELECT array_agg(id ORDER BY nbc_model_send(m), id) AS bytea_order FROM cmp_models;
 
 -- the same answers from sorted and from hashed plans (each plan checked)
 CREATE FUNCTION nbt_plan_uses(query text, node text) RETURNS boolean

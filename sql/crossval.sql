@@ -30,7 +30,8 @@ SELECT count(*) FROM nb_grid_options(jsonb_build_array(
 -- the expected results: for every option set and fold, a model trained on
 -- the other folds (rows of a NULL fold are always trained on), its
 -- predictions on the fold, and the metrics by hand (population standard
--- deviation over folds); tab has columns label, features, fold
+-- deviation over folds; no log loss for complement, whose scores are not
+-- probabilities); tab has columns label, features, fold
 CREATE FUNCTION cv_expected(tab regclass, grid jsonb)
 RETURNS TABLE (options jsonb, accuracy float8, accuracy_std float8, macro_f1 float8,
                macro_f1_std float8, log_loss float8, log_loss_std float8)
@@ -57,7 +58,8 @@ f1 AS (
     GROUP BY c.options, c.fold, c.c),
 per_fold AS (
     SELECT options, fold, avg((label = predicted)::int)::float8 AS accuracy,
-           avg(-ln((proba ->> label)::float8)) AS log_loss
+           CASE WHEN options ->> 'kind' IS DISTINCT FROM 'complement'
+                THEN avg(-ln((proba ->> label)::float8)) END AS log_loss
     FROM pred GROUP BY options, fold),
 macro AS (SELECT options, fold, avg(f1) AS macro_f1 FROM f1 GROUP BY options, fold)
 SELECT options, avg(accuracy), stddev_pop(accuracy), avg(macro_f1), stddev_pop(macro_f1),
@@ -65,7 +67,8 @@ SELECT options, avg(accuracy), stddev_pop(accuracy), avg(macro_f1), stddev_pop(m
 FROM per_fold JOIN macro USING (options, fold) GROUP BY options$$, tab) USING grid;
 END $f$;
 
--- got: nb_cross_validate's rows; the largest difference from cv_expected
+-- got: nb_cross_validate's rows; the largest difference from cv_expected,
+-- and the same log losses NULL (greatest() would skip a NULL)
 CREATE FUNCTION cv_compare(got regclass, tab regclass, grid jsonb) RETURNS TABLE (option_sets bigint, equal_to_direct_training boolean)
 LANGUAGE plpgsql AS $$
 BEGIN
@@ -73,6 +76,8 @@ BEGIN
         'SELECT count(*), max(greatest(abs(g.accuracy - e.accuracy), abs(g.accuracy_std - e.accuracy_std),
                                        abs(g.macro_f1 - e.macro_f1), abs(g.macro_f1_std - e.macro_f1_std),
                                        abs(g.log_loss - e.log_loss), abs(g.log_loss_std - e.log_loss_std))) < 1e-9
+                          AND bool_and((g.log_loss IS NULL) = (e.log_loss IS NULL)
+                                       AND (g.log_loss_std IS NULL) = (e.log_loss_std IS NULL))
          FROM %s g FULL JOIN cv_expected(%L, $1) e USING (options)', got, tab) USING grid;
 END $$;
 
@@ -87,7 +92,23 @@ SELECT * FROM cv_compare('cv_got', 'cv_folded', '[{"kind": ["multinomial", "bern
 -- best first
 SELECT bool_and(accuracy >= next_accuracy) AS best_first
 FROM (SELECT accuracy, lead(accuracy) OVER () AS next_accuracy FROM cv_got) s;
+-- complement's scores are not probabilities: no log loss (nor its spread)
+SELECT options ->> 'kind' AS kind, count(*) AS option_sets, count(log_loss) AS with_log_loss,
+       count(log_loss_std) AS with_log_loss_std
+FROM cv_got GROUP BY 1 ORDER BY 1;
 DROP TABLE cv_got;
+-- the same in nb_grid_metrics: complement's objects have log_loss and brier
+-- null, and the metrics of its labels, those of nb_metrics over nb_predict
+WITH m AS (SELECT nb_train(label, tokens) AS model FROM cv_docs),
+g AS (SELECT nb_grid_metrics(m.model, d.tokens, d.label,
+                             ARRAY['{"kind": "complement"}', '{"kind": "multinomial"}']::jsonb[]) AS a
+      FROM cv_docs d, m),
+l AS (SELECT nb_metrics(d.label, nb_predict(m.model, d.tokens, '{"kind": "complement"}')) AS c
+      FROM cv_docs d, m)
+SELECT g.a[1] -> 'log_loss' AS complement_log_loss, g.a[1] -> 'brier' AS complement_brier,
+       jsonb_typeof(g.a[2] -> 'log_loss') AS multinomial_log_loss, jsonb_typeof(g.a[2] -> 'brier') AS multinomial_brier,
+       g.a[1] - 'log_loss' - 'brier' = l.c AS complement_same_as_labels
+FROM g, l;
 -- leave-one-out: a fold per row, more folds than a query has columns
 -- (1664); nb_cross_validate scores 8 folds per pass over the rows
 CREATE TABLE cv_loo AS
@@ -165,6 +186,29 @@ DROP TABLE cv_got;
 
 CREATE TABLE cv_one_fold AS SELECT label, tokens, 0 AS fold FROM cv_docs;
 CREATE TABLE cv_empty (label text, tokens text[]);
+-- progress under nbc.progress: a NOTICE after training and after each batch
+-- of up to 8 folds scored (its DETAIL, the elapsed time, left out here)
+SET nbc.progress = on;
+\set VERBOSITY terse
+SELECT count(*) FROM nb_cross_validate('cv_docs', 'label', 'tokens', 3, grid => '{"alpha": [0.5, 1]}');
+CREATE TABLE cv_many_folds AS SELECT label, tokens, id % 10 AS fold FROM cv_docs;
+SELECT count(*) FROM nb_cross_validate('cv_many_folds', 'label', 'tokens', fold_column => 'fold', grid => '{}');
+\set VERBOSITY default
+RESET nbc.progress;
+SELECT count(*) FROM nb_cross_validate('cv_many_folds', 'label', 'tokens', fold_column => 'fold', grid => '{}');
+-- an error in an internal statement: its own message, detail and hint, a
+-- sentence naming what cross-validation was doing, and a one-line CONTEXT
+-- (not the generated statement)
+SELECT * FROM nb_cross_validate('cv_many_folds', 'label', 'tokens', fold_column => 'fold',
+                                grid => '[{}, {"alpha": -1}]');
+SELECT * FROM nb_cross_validate('cv_many_folds', 'label', 'tokens', fold_column => 'fold',
+                                grid => '{"class_prior": {"nope": 1}}');
+CREATE TABLE cv_bad_rows AS
+SELECT label, jsonb_build_object('x', CASE WHEN id = 7 THEN to_jsonb('a'::text) ELSE to_jsonb(id) END) AS features
+FROM cv_docs;
+SELECT * FROM nb_cross_validate('cv_bad_rows', 'label', 'features');
+DROP TABLE cv_many_folds, cv_bad_rows;
+SET nbc.progress = 'maybe';
 -- errors, as SQLSTATE: message.  No argument reaches the SQL unquoted:
 -- names that are not columns, or a relation that does not exist, are
 -- errors, and odd names that are columns work (below)
@@ -358,3 +402,23 @@ SELECT count(*) AS option_sets,
        count(*) FILTER (WHERE s::text = l::text) AS identical
 FROM cv_order_small s JOIN cv_order_large l USING (options);
 DROP TABLE cv_order, cv_order_small, cv_order_large;
+
+-- a text column: each fold's model tokenizes its documents (default
+-- tokenizer, or the one given) and scores the held-out documents with it,
+-- exactly as the same tokens given as text[] with the same folds
+CREATE TABLE cv_text AS
+SELECT g AS id, g % 4 AS fold, 'l' || (g % 3) AS label,
+       (SELECT string_agg('Word' || ((g * 7919 + k * (g % 3 + 1) * 104729) % 60), ' ') FROM generate_series(1, 6) k)
+       || CASE WHEN g % 5 = 0 THEN ' and, the... end!' ELSE '' END AS body
+FROM generate_series(1, 400) g;
+CREATE TABLE cv_text_tokens AS
+SELECT id, fold, label, nb_tokens(body) AS tokens, nb_tokens(body, '{"ngram_range": [1, 2]}') AS bigrams FROM cv_text;
+SELECT count(*) AS option_sets, count(*) FILTER (WHERE t::text = a::text) AS identical
+FROM nb_cross_validate('cv_text', 'label', 'body', fold_column => 'fold') t
+JOIN nb_cross_validate('cv_text_tokens', 'label', 'tokens', fold_column => 'fold') a USING (options);
+SELECT count(*) AS option_sets, count(*) FILTER (WHERE t::text = a::text) AS identical
+FROM nb_cross_validate('cv_text', 'label', 'body', fold_column => 'fold', tokenizer => '{"ngram_range": [1, 2]}') t
+JOIN nb_cross_validate('cv_text_tokens', 'label', 'bigrams', fold_column => 'fold') a USING (options);
+SELECT * FROM nb_cross_validate('cv_text_tokens', 'label', 'tokens', tokenizer => '{}');
+SELECT * FROM nb_cross_validate('cv_text', 'label', 'body', tokenizer => '{"analyzer": "sentence"}');
+DROP TABLE cv_text, cv_text_tokens;

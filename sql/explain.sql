@@ -310,6 +310,28 @@ FROM (SELECT nb_predict(m, d, o) AS pred, nb_predict_log_proba(m, d, o) AS lp,
            (VALUES ('{}'::jsonb), ('{"var_smoothing": 0.3}'), ('{"fit_prior": false}')) opts(o),
            (VALUES ('{4, 13}'::float8[]), ('{NULL, 9}'), ('{1e3, -1e3}'), ('{NULL, NULL}')) docs(d)) s;
 
+-- Every row names its part and the two classes compared: the predicted class
+-- (nb_predict's) and the class named, else the most probable other one
+-- (nb_predict_top's second).  One prior row per explanation; Bernoulli's
+-- absent tokens and the DCM's length are rows of their own, named by part
+-- (the feature column holds their bag's key, '' for text[])
+SELECT o AS options, count(*) AS rows,
+       count(*) FILTER (WHERE e.predicted <> nb_predict(m, d, o::jsonb)) AS predicted_differs,
+       count(*) FILTER (WHERE e.compared_to <> (SELECT t.label FROM nb_predict_top(m, d, 2, o::jsonb) t OFFSET 1))
+         AS compared_to_differs,
+       string_agg(DISTINCT e.part, ',' ORDER BY e.part) AS parts,
+       count(*) FILTER (WHERE e.part = 'prior') = count(DISTINCT d) AS one_prior_each,
+       count(*) FILTER (WHERE e.part IN ('absent', 'length') AND e.feature <> '') AS special_not_bag
+FROM ex_model, (VALUES ('{}'), ('{"kind": "bernoulli"}'), ('{"kind": "dcm"}')) opts(o),
+     (VALUES ('{money,money,now}'::text[]), ('{lunch,cheap}'), ('{tomorrow}')) docs(d),
+     nb_explain(m, d, o::jsonb) e
+GROUP BY o ORDER BY o;
+SELECT DISTINCT e.part, e.predicted, e.compared_to
+FROM ex_model, nb_explain(m, '{money}'::text[], against => 'ham') e ORDER BY 1;
+SELECT e.part, e.feature, e.value
+FROM ex_mx_model, nb_explain(m, '{"outlook": "overcast", "windy": true, "tags": ["warm"], "temp": 20}'::jsonb) e
+ORDER BY 1, 2;
+
 -- Errors: as nb_predict's, and the class named
 \set VERBOSITY sqlstate
 SELECT * FROM nb_explain((SELECT m FROM ex_model), '{money}'::text[], NULL, 'nope');

@@ -98,7 +98,7 @@ SELECT sum(prior) AS total_prior FROM nb_classes((SELECT m FROM insp_gen_model))
 --
 SELECT nb_info(m) FROM insp_model;
 SELECT nb_info(m) ->> 'bytes' = pg_column_size(m)::text AS bytes_is_size,
-       (nb_info(m) ->> 'bytes')::int = octet_length(nb_model_send(m)) + 4 AS bytes_is_payload_plus_header
+       (nb_info(m) ->> 'bytes')::int = octet_length(nbc_model_send(m)) + 4 AS bytes_is_payload_plus_header
 FROM insp_model;
 SELECT nb_info(nb_train('a', '{}'::text[]));
 

@@ -13,20 +13,20 @@ CREATE TABLE lim_models AS
 SELECT l, nb_train(repeat('x', l), ARRAY['a']) AS m
 FROM (VALUES (2999999), (3000000), (3000001)) v(l) GROUP BY l;
 
-SELECT l, octet_length(nb_model_send(m)) % 3 AS rest,
+SELECT l, octet_length(nbc_model_send(m)) % 3 AS rest,
        octet_length(m::text) AS chars,
-       m::text = translate(encode(nb_model_send(m), 'base64'), E'\n', '') AS same_as_encode,
-       nb_model_send(encode(nb_model_send(m), 'base64')::nb_model) = nb_model_send(m) AS wrapped_input
+       m::text = translate(encode(nbc_model_send(m), 'base64'), E'\n', '') AS same_as_encode,
+       nbc_model_send(encode(nbc_model_send(m), 'base64')::nb_model) = nbc_model_send(m) AS wrapped_input
 FROM lim_models ORDER BY l;
 
 -- white space anywhere, also across chunk boundaries, is left out (the
 -- label's bytes "xxx" are "eHh4" in base64: an "h" every 4 characters)
-SELECT l, nb_model_send(replace(m::text, 'h', E'h \n\t')::nb_model) = nb_model_send(m) AS spaced_input
+SELECT l, nbc_model_send(replace(m::text, 'h', E'h \n\t')::nb_model) = nbc_model_send(m) AS spaced_input
 FROM lim_models ORDER BY l;
 
 -- a small model of 78 bytes: its text has no padding
 CREATE TABLE lim_small AS SELECT nb_train(l, ARRAY['a']) AS m FROM (VALUES ('abcde')) v(l);
-SELECT octet_length(nb_model_send(m)) AS bytes, right(m::text, 2) AS ending FROM lim_small;
+SELECT octet_length(nbc_model_send(m)) AS bytes, right(m::text, 2) AS ending FROM lim_small;
 
 -- padding anywhere but at the end is invalid base64, not a different model
 SELECT (left(m::text, 8) || 'QQ==' || substr(m::text, 9))::nb_model FROM lim_small;

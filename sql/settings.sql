@@ -72,8 +72,8 @@ FROM (SELECT nb_with_options(nb_train(label, body), '{"alpha": 2}') x FROM st_do
 SELECT nb_info(nb_prune(m, '{"top_k": 2}')) -> 'options' AS pruned_options FROM st_opt;
 
 -- the settings in the bytes: hand-made values are validated
-CREATE TABLE st_bytes AS SELECT nb_model_send(m) AS b FROM st_opt;
-SELECT nbt_text(nbt_fix(set_byte(b, 6, 2)))::nb_model FROM st_bytes;                        -- unknown flag
+CREATE TABLE st_bytes AS SELECT nbc_model_send(m) AS b FROM st_opt;
+SELECT nbt_text(nbt_fix(set_byte(b, 6, 4)))::nb_model FROM st_bytes;                        -- unknown flag
 SELECT nbt_text(nbt_fix(set_byte(b, 48, 15)))::nb_model FROM st_bytes;                       -- tokenizer size
 SELECT nbt_text(nbt_fix(set_byte(b, position('\x22616c706861'::bytea IN b), 0)))::nb_model
 FROM st_bytes;                                                                              -- zero byte in the options
@@ -100,3 +100,13 @@ RESET min_parallel_table_scan_size;
 SELECT nb_info(p.m) ->> 'documents' AS documents,
        nb_predict_proba(p.m, 'word3 other1') = nb_predict_proba(s.m, 'word3 other1') AS parallel_equals_serial
 FROM st_parallel p, (SELECT nb_train(label, body ORDER BY id) AS m FROM st_many) s;
+
+-- jsonb rows whose key "" is a bag make the bag of text[] rows and are
+-- jsonb rows too: a part of such a training that saw only that key still
+-- goes with a part that saw only other keys (as parallel workers' parts
+-- may), and with a model of text[] rows
+SELECT nb_info(a) ->> 'input' AS input, nb_info(a) ->> 'format_version' AS version,
+       nb_info(nb_merge(a, b)) ->> 'input' AS merged_input,
+       nb_merge(a, b)::text = (SELECT nb_train(l, f) FROM (VALUES ('a', '{"": ["x"]}'::jsonb), ('b', '{"k": "v"}'::jsonb)) v(l, f))::text AS merge_is_training,
+       nb_info(nb_merge((SELECT nb_train('c', ARRAY['y'])), a)) ->> 'classes' AS with_text_array
+FROM (SELECT nb_train('a', '{"": ["x"]}'::jsonb) AS a, nb_train('b', '{"k": "v"}'::jsonb) AS b) s;

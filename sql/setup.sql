@@ -8,7 +8,7 @@
 -- drop and recreate: the script must leave nothing behind and install again
 DROP EXTENSION nbc;
 SELECT count(*) AS leftovers FROM pg_type WHERE typname = 'nb_model';
-SELECT count(*) AS leftovers FROM pg_proc WHERE proname LIKE 'nb\_%';
+SELECT count(*) AS leftovers FROM pg_proc WHERE proname ~ '^nbc?_';
 CREATE EXTENSION nbc;
 CREATE EXTENSION IF NOT EXISTS nbc;
 
@@ -31,11 +31,13 @@ ORDER BY 1;
 SELECT typlen, typbyval, typstorage, typinput, typoutput, typreceive, typsend
 FROM pg_type WHERE typname = 'nb_model';
 
--- every function is immutable and parallel safe; the prediction functions,
--- nb_merge and the transition functions are not strict (NULL handling is theirs)
+-- every function is immutable (but the transition functions of labels of any
+-- type: stable, as a type's text may depend on settings) and parallel safe; the
+-- prediction functions, nb_merge, nb_tokens and the transition functions are not strict
+-- (NULL handling is theirs)
 SELECT oid::regprocedure::text COLLATE "C" AS function, provolatile, proisstrict, proparallel
 FROM pg_proc
-WHERE pronamespace = 'public'::regnamespace AND proname LIKE 'nb\_%' AND prokind = 'f'
+WHERE pronamespace = 'public'::regnamespace AND proname ~ '^nbc?_' AND prokind = 'f'
 ORDER BY 1;
 
 -- the cast to jsonb is explicit only

@@ -132,8 +132,8 @@ SELECT label, documents, prior FROM nb_classes((SELECT nb_train(l, '{}'::text[])
 SELECT nb_train(l, t)::jsonb FROM (VALUES ('été', '{ÿ,ü,"x y"}'::text[])) AS v(l, t);
 
 -- the transition functions only work inside an aggregate
-SELECT nb_train_transfn(NULL::nb_model, 'a', '{x}'::text[]);
-SELECT nb_train_transfn(NULL::nb_model, 'a', 'x'::tsvector, 1);
+SELECT nbc_train_transfn(NULL::nb_model, 'a', '{x}'::text[]);
+SELECT nbc_train_transfn(NULL::nb_model, 'a', 'x'::tsvector, 1);
 
 --
 -- Independent check on generated data: every count of the model equals the

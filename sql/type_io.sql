@@ -96,7 +96,7 @@ INSERT INTO io_models SELECT 4, nb_train(l, t)
 INSERT INTO io_models SELECT 5, NULL;
 
 -- the checksum port agrees with the extension on every model
-SELECT id, length(nb_model_send(m)) AS bytes, nbt_fix(nb_model_send(m)) = nb_model_send(m) AS checksum_port_ok
+SELECT id, length(nbc_model_send(m)) AS bytes, nbt_fix(nbc_model_send(m)) = nbc_model_send(m) AS checksum_port_ok
 FROM io_models ORDER BY id;
 
 -- a hand-made version 1 value (nb_format.h layout) is the model nb_train
@@ -118,7 +118,7 @@ SELECT m::text AS text_form FROM io_models WHERE id = 1;
 -- Text round trip
 --
 SELECT id, m::text::nb_model::text = m::text AS text_round_trip,
-       decode(m::text, 'base64') = nb_model_send(m) AS text_is_base64_of_send,
+       decode(m::text, 'base64') = nbc_model_send(m) AS text_is_base64_of_send,
        left(m::text, 6) AS starts
 FROM io_models ORDER BY id;
 
@@ -151,10 +151,10 @@ FROM io_models a JOIN io_copy b USING (id) ORDER BY a.id;
 --
 SELECT 'not base64!'::nb_model;
 -- white space in the base64 is ignored, so encode()'s 76-character lines are accepted
-SELECT encode(nb_model_send(m), 'base64')::nb_model FROM io_models WHERE id = 1;
+SELECT encode(nbc_model_send(m), 'base64')::nb_model FROM io_models WHERE id = 1;
 SELECT ''::nb_model;
 SELECT nbt_text('\x4e42434d0100000002000000')::nb_model;   -- 12 bytes
-SELECT nbt_text(substr(nb_model_send(m), 1, 31))::nb_model FROM io_models WHERE id = 1;
+SELECT nbt_text(substr(nbc_model_send(m), 1, 31))::nb_model FROM io_models WHERE id = 1;
 
 -- SQLSTATE 22P02 (invalid_text_representation) for text input, bad base64 or bad bytes
 \set VERBOSITY sqlstate
@@ -163,7 +163,7 @@ SELECT ''::nb_model;
 \set VERBOSITY default
 
 -- Header checks (checksum left as is: the checks before the checksum say why)
-CREATE TABLE io_ref AS SELECT nb_model_send(m) AS b FROM io_models WHERE id = 1;
+CREATE TABLE io_ref AS SELECT nbc_model_send(m) AS b FROM io_models WHERE id = 1;
 SELECT nbt_text(set_byte(b, 0, ascii('X')))::nb_model FROM io_ref;            -- magic
 SELECT nbt_text(set_byte(b, 4, 5))::nb_model FROM io_ref;                     -- version 5
 SELECT nbt_text(set_byte(b, 5, 1))::nb_model FROM io_ref;                     -- version 259
@@ -257,12 +257,12 @@ SELECT nbt_text(nbt_build('{1}', '{a}', '{x}', '{1}', '{0}', '{1}', '{-Infinity}
 SELECT nbt_text(nbt_build('{-0}', '{a}', '{}', '{}', '{}', '{}', '{}'))::nb_model;
 
 --
--- Binary input (nb_model_recv): COPY a crafted bytea out in binary format and
+-- Binary input (nbc_model_recv): COPY a crafted bytea out in binary format and
 -- read it back as an nb_model; the same validation applies.
 --
 CREATE TABLE io_raw (b bytea);
 CREATE TABLE io_in (m nb_model);
-INSERT INTO io_raw SELECT nb_model_send(m) FROM io_models WHERE id = 4;
+INSERT INTO io_raw SELECT nbc_model_send(m) FROM io_models WHERE id = 4;
 COPY io_raw TO '/tmp/nbc_regress_copy.bin' WITH (FORMAT binary);
 COPY io_in FROM '/tmp/nbc_regress_copy.bin' WITH (FORMAT binary);
 SELECT m::text = (SELECT m::text FROM io_models WHERE id = 4) AS same FROM io_in;

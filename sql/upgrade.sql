@@ -22,7 +22,19 @@ CREATE TABLE upgrade_kept (m nb_model);
 INSERT INTO upgrade_kept SELECT nb_train(label, tokens) FROM docs;
 ALTER EXTENSION nbc UPDATE TO '0.2.0';
 SELECT extversion FROM pg_extension WHERE extname = 'nbc';
+-- this library serves a database not yet updated: 0.8.0's nb_explain has
+-- three columns, which it fills as before
+ALTER EXTENSION nbc UPDATE TO '0.8.0';
+CREATE TABLE upgrade_explain AS
+SELECT e.* FROM nb_explain((SELECT nb_train(label, tokens) FROM docs), ARRAY['money', 'money', 'lunch']) AS e;
 ALTER EXTENSION nbc UPDATE;
+SELECT u.feature IS NOT DISTINCT FROM e.feature AND u.value IS NOT DISTINCT FROM e.value
+       AND u.contribution = e.contribution AS same_as_updated, u.feature, u.value
+FROM (SELECT *, row_number() OVER () AS n FROM upgrade_explain) u
+JOIN (SELECT e.*, row_number() OVER () AS n
+      FROM nb_explain((SELECT nb_train(label, tokens) FROM docs), ARRAY['money', 'money', 'lunch']) AS e) e USING (n)
+ORDER BY u.n;
+DROP TABLE upgrade_explain;
 SELECT extversion = (SELECT default_version FROM pg_available_extensions WHERE name = 'nbc') AS current
 FROM pg_extension WHERE extname = 'nbc';
 

@@ -190,6 +190,14 @@ nb_view_has_bag(const NbView *v)
 	return false;
 }
 
+/* Whether the view has the bag "" (names are sorted: it is the first feature). */
+static bool
+has_unnamed_bag(const NbView *v)
+{
+	return v->n_features > 0 && nb_view_feature_name_len(v, 0) == 0 &&
+		nb_view_feature_type(v, 0) == NB_FEATURE_BAG;
+}
+
 static const char *
 view_feature_name(const void *model, uint32_t j, uint32_t *len, NbFeatureType *type)
 {
@@ -200,7 +208,7 @@ view_feature_name(const void *model, uint32_t j, uint32_t *len, NbFeatureType *t
 uint32_t
 nb_view_input_kinds(const NbView *v)
 {
-	return nb_input_kinds(v, v->n_features, v->vector_len, view_feature_name);
+	return nb_input_kinds(v, v->n_features, v->vector_len, view_feature_name, &v->settings);
 }
 
 /*
@@ -388,8 +396,9 @@ nb_view_open(NbView *view, const void *data, size_t size, NbFormatError *error)
 	if (view->version < NB_FORMAT_VERSION_TEXT || view->version > NB_FORMAT_VERSION_SETTINGS)
 		FAIL("unsupported format version %u", (unsigned) view->version);
 	if (view->version == NB_FORMAT_VERSION_SETTINGS ?
-		(flags & ~NB_FORMAT_FLAG_NO_LENGTHS) != 0 : flags != 0)
+		(flags & ~(NB_FORMAT_FLAG_NO_LENGTHS | NB_FORMAT_FLAG_JSONB_BAG)) != 0 : flags != 0)
 		FAIL("unsupported flags 0x%04x", (unsigned) flags);
+	view->settings.jsonb_bag = (flags & NB_FORMAT_FLAG_JSONB_BAG) != 0;
 	features = view->version != NB_FORMAT_VERSION_TEXT;
 	lengths = view->version == NB_FORMAT_VERSION ||
 		(view->version == NB_FORMAT_VERSION_SETTINGS && !(flags & NB_FORMAT_FLAG_NO_LENGTHS));
@@ -459,6 +468,8 @@ nb_view_open(NbView *view, const void *data, size_t size, NbFormatError *error)
 	}
 	if (view->version == NB_FORMAT_VERSION_SETTINGS && !nb_settings_any(&view->settings))
 		FAIL("a model without settings must be an earlier format version");
+	if (view->settings.jsonb_bag && !has_unnamed_bag(view))
+		FAIL("a bag \"\" of jsonb rows is flagged, but the model has no bag \"\"");
 
 	/* the string areas: labels, items and feature names fill the rest exactly */
 	if (!string_bytes(view->label_len, view->n_classes, remaining, &label_bytes))
@@ -688,10 +699,13 @@ nb_format_begin(NbFormatWriter *w, const NbFormatShape *s, unsigned char *buf, s
 	uint16_t	version = shape_version(s);
 	uint16_t	stored_version = version;
 	bool		features = version != NB_FORMAT_VERSION_TEXT;
-	uint16_t	flags = version == NB_FORMAT_VERSION_SETTINGS && !s->lengths ?
-		NB_FORMAT_FLAG_NO_LENGTHS : 0;
+	uint16_t	flags = 0;
 	unsigned char *p;
 
+	if (version == NB_FORMAT_VERSION_SETTINGS && !s->lengths)
+		flags |= NB_FORMAT_FLAG_NO_LENGTHS;
+	if (s->settings.jsonb_bag)
+		flags |= NB_FORMAT_FLAG_JSONB_BAG;
 	memset(w, 0, sizeof(*w));
 	w->buf = buf;
 	w->size = size;

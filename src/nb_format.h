@@ -56,8 +56,10 @@
  * (nb_tokenizer_encode's form) and the options (JSON text, no zero byte),
  * then the string areas.  Flag 1 (NB_FORMAT_FLAG_NO_LENGTHS) says the
  * document lengths are unknown (H is 0 and the three length sections are
- * absent, as in version 2).  A model is version 4 exactly when it has a
- * setting; flags are 0 in every other version.
+ * absent, as in version 2); flag 2 (NB_FORMAT_FLAG_JSONB_BAG) that the bag
+ * "" (which the model must have) came from jsonb rows, in part at least.
+ * A model is version 4 exactly when it has a setting or flag 2; flags are
+ * 0 in every other version.
  *
  * Version 2 is version 3 without H and the three length arrays (its body
  * starts at offset 40).  Version 1 is version 2 without F, the vector length
@@ -93,6 +95,7 @@
 #define NB_FORMAT_VERSION_TEXT 1
 #define NB_HEADER_SIZE 32
 #define NB_FORMAT_FLAG_NO_LENGTHS 1	/* version 4: the document lengths are unknown */
+#define NB_FORMAT_FLAG_JSONB_BAG 2	/* version 4: the bag "" came from jsonb rows */
 #define NB_CHECKSUM_SEED UINT64_C(0x6e62632d6d6f646c)
 
 /*

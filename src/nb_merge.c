@@ -240,6 +240,9 @@ merge_features(NbMerger *m)
 
 	m->p.text_only = nb_plan_is_text_only(&m->p);
 	m->p.settings = m->in[0].settings;
+	for (uint32_t i = 1; i < m->n; i++)
+		if (m->in[i].settings.jsonb_bag)
+			m->p.settings.jsonb_bag = true;
 
 	/* lengths are kept if there is a bag and no input has bags without them */
 	for (uint32_t f = 0; f < m->p.F; f++)

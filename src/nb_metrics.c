@@ -1156,7 +1156,7 @@ nb_metrics_compute(NbMetrics *m, NbMetricsResult *r)
 	r->brier = NAN;
 	r->roc_auc_macro = NAN;
 	r->average_precision_macro = NAN;
-	if (m->scored && m->rows > 0 && total > 0)
+	if (m->scored && !m->scores_only && m->rows > 0 && total > 0)
 	{
 		r->log_loss = log_loss(m, total);
 		r->brier = nb_exact_value(&m->brier) / total;
@@ -1173,4 +1173,130 @@ nb_metrics_result_free(NbMetricsResult *r)
 	nb_free(r->order);
 	nb_free(r->cls);
 	memset(r, 0, sizeof(*r));
+}
+
+/* The position after JSON whitespace from i. */
+static size_t
+json_space(const char *s, size_t i, size_t n)
+{
+	while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r'))
+		i++;
+	return i;
+}
+
+static bool
+is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static bool
+is_hex_digit(char c)
+{
+	return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+/* A JSON string at i: the position after it, or 0 if there is none. */
+static size_t
+json_string(const char *s, size_t i, size_t n)
+{
+	if (i >= n || s[i] != '"')
+		return 0;
+	for (i++; i < n; i++)
+	{
+		unsigned char c = (unsigned char) s[i];
+
+		if (c == '"')
+			return i + 1;
+		if (c < 0x20)
+			return 0;
+		if (c != '\\')
+			continue;
+		if (++i >= n)
+			return 0;
+		switch (s[i])
+		{
+			case '"':
+			case '\\':
+			case '/':
+			case 'b':
+			case 'f':
+			case 'n':
+			case 'r':
+			case 't':
+				break;
+			case 'u':
+				for (int k = 0; k < 4; k++)
+					if (++i >= n || !is_hex_digit(s[i]))
+						return 0;
+				break;
+			default:
+				return 0;
+		}
+	}
+	return 0;
+}
+
+/* A JSON number or null at i: the position after it, or 0 if there is none. */
+static size_t
+json_number_or_null(const char *s, size_t i, size_t n)
+{
+	size_t		start;
+
+	if (n - i >= 4 && memcmp(s + i, "null", 4) == 0)
+		return i + 4;
+	if (i < n && s[i] == '-')
+		i++;
+	if (i < n && s[i] == '0')
+		i++;
+	else if (i < n && is_digit(s[i]))
+		while (i < n && is_digit(s[i]))
+			i++;
+	else
+		return 0;
+	if (i < n && s[i] == '.')
+	{
+		start = ++i;
+		while (i < n && is_digit(s[i]))
+			i++;
+		if (i == start)
+			return 0;
+	}
+	if (i < n && (s[i] == 'e' || s[i] == 'E'))
+	{
+		i++;
+		if (i < n && (s[i] == '+' || s[i] == '-'))
+			i++;
+		start = i;
+		while (i < n && is_digit(s[i]))
+			i++;
+		if (i == start)
+			return 0;
+	}
+	return i;
+}
+
+bool
+nb_metrics_label_is_scores(const char *s, size_t n)
+{
+	size_t		i = json_space(s, 0, n);
+
+	if (i >= n || s[i] != '{')
+		return false;
+	for (;;)
+	{
+		i = json_string(s, json_space(s, i + 1, n), n);
+		if (i == 0)
+			return false;
+		i = json_space(s, i, n);
+		if (i >= n || s[i] != ':')
+			return false;
+		i = json_number_or_null(s, json_space(s, i + 1, n), n);
+		if (i == 0)
+			return false;
+		i = json_space(s, i, n);
+		if (i < n && s[i] == ',')
+			continue;
+		return i < n && s[i] == '}' && json_space(s, i + 1, n) == n;
+	}
 }

@@ -102,6 +102,9 @@ plan_shape(const NbPlan *p)
 	s.lengths = p->lengths;
 	s.n_lengths = p->lengths ? p->H : 0;
 	s.settings = p->settings;
+	/* a plan without the bag "" (pruned or subtracted away) has no bag of jsonb rows */
+	if (p->F == 0 || p->name_len[0] != 0 || p->type[0] != NB_FEATURE_BAG)
+		s.settings.jsonb_bag = false;
 	return s;
 }
 

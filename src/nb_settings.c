@@ -8,9 +8,12 @@
 
 uint32_t
 nb_input_kinds(const void *model, uint32_t n_features, uint32_t vector_len,
-			   NbFeatureNameAt name)
+			   NbFeatureNameAt name, const NbSettings *s)
 {
 	uint32_t	kinds = vector_len > 0 ? NB_INPUT_VECTOR : 0;
+
+	if (s->jsonb_bag)
+		kinds |= NB_INPUT_KEYS;
 
 	for (uint32_t j = 0; j < n_features; j++)
 	{

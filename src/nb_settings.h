@@ -26,12 +26,19 @@ typedef struct NbSettings
 	 */
 	const char *options;
 	uint32_t	options_len;
+
+	/*
+	 * The bag "" came, in part at least, from jsonb rows (their key ""): the
+	 * model is then a model of jsonb rows too, whatever rows a part of it
+	 * saw.  Not a setting to agree on: a merge has it if a part has.
+	 */
+	bool		jsonb_bag;
 } NbSettings;
 
 static inline bool
 nb_settings_any(const NbSettings *s)
 {
-	return s->has_tokenizer || s->options_len > 0;
+	return s->has_tokenizer || s->options_len > 0 || s->jsonb_bag;
 }
 
 static inline bool
@@ -68,13 +75,14 @@ nb_settings_same_options(const NbSettings *a, const NbSettings *b)
 /*
  * The kinds of a model with n_features features whose feature j is named
  * name(model, j) with type *type, and vector_len float8[] positions (whose
- * features are the Gaussian ones named "1".."vector_len").
+ * features are the Gaussian ones named "1".."vector_len"), and settings s
+ * (a bag "" of jsonb rows is jsonb too).
  */
 typedef const char *(*NbFeatureNameAt) (const void *model, uint32_t j, uint32_t *len,
 										NbFeatureType *type);
 
 uint32_t	nb_input_kinds(const void *model, uint32_t n_features, uint32_t vector_len,
-						   NbFeatureNameAt name);
+						   NbFeatureNameAt name, const NbSettings *s);
 
 /* Why two models cannot be merged, or one subtracted from the other. */
 typedef enum NbCompat

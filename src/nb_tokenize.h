@@ -14,7 +14,9 @@
  *            then character n-grams of the whole text
  *   char_wb  the same white space rule, then for each word (str.split())
  *            character n-grams of " " word " ", as scikit-learn cuts them
- * Stop words apply to the word analyzer only, as in scikit-learn.
+ * Stop words and the token pattern apply to the word analyzer only, as in
+ * scikit-learn; the other analyzers keep them as given (in the stored form
+ * and nb_tokenizer_to_jsonb too), unused.
  *
  * The options travel inside a model (nb_format.h) as NB_TOKENIZER_SIZE
  * bytes: nb_tokenizer_encode writes them canonically, nb_tokenizer_decode
@@ -89,8 +91,17 @@ bool		nb_tokenizer_decode(NbTokenizer *t, const unsigned char *in);
 typedef bool (*NbTokenSink) (void *arg, const char *token, uint32_t len);
 
 /*
- * Tokenize text (len bytes of valid UTF-8, no NUL) and hand each token to
- * sink.  Work buffers come from nb_alloc and are freed before returning
+ * The longest text nb_tokenize takes, in bytes: lowercasing and accent
+ * stripping may make a text longer (nb_unicode_growth: up to 11 times for
+ * NFKD), and every token must stay shorter than 4 GiB.  About 2 GiB, or
+ * 390 MB with strip_accents.
+ */
+size_t		nb_tokenize_max_len(const NbTokenizer *t);
+
+/*
+ * Tokenize text (len <= nb_tokenize_max_len bytes of valid UTF-8; a byte
+ * that does not start valid UTF-8 is read as U+FFFD, and nothing past len
+ * is read) and hand each token to sink.  Work buffers come from nb_alloc and are freed before returning
  * (on an error raised inside, with the caller's memory context); their size
  * is about the text's (after lowercasing and accent stripping, which may
  * grow it) plus the longest token.  Calls nb_interrupt at least every

@@ -680,7 +680,7 @@ trainer_feature_name(const void *model, uint32_t j, uint32_t *len, NbFeatureType
 uint32_t
 nb_trainer_input_kinds(const NbTrainer *t)
 {
-	return nb_input_kinds(t, t->features.count, t->vector_len, trainer_feature_name);
+	return nb_input_kinds(t, t->features.count, t->vector_len, trainer_feature_name, &t->settings);
 }
 
 /* Whether the trainer's settings are fixed: set, or implied by rows (none). */
@@ -693,7 +693,7 @@ settings_fixed(const NbTrainer *t)
 bool
 nb_trainer_set_tokenizer(NbTrainer *t, const NbTokenizer *tok)
 {
-	NbSettings	s = {true, *tok, NULL, 0};
+	NbSettings	s = {true, *tok, NULL, 0, false};
 
 	if (settings_fixed(t))
 		return nb_settings_same_tokenizer(&t->settings, &s);
@@ -862,10 +862,18 @@ nb_trainer_merge_view(NbTrainer *t, const NbView *v, uint32_t *conflict)
 			s += len;
 		}
 	}
+	if (v->settings.jsonb_bag)
+		t->settings.jsonb_bag = true;
 done:
 	nb_free(class_map);
 	nb_free(feature_map);
 	return status;
+}
+
+void
+nb_trainer_set_jsonb_bag(NbTrainer *t)
+{
+	t->settings.jsonb_bag = true;
 }
 
 /* A non-zero (item, class) pair of the trainer. */

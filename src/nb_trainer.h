@@ -186,6 +186,9 @@ NbMergeStatus nb_trainer_merge_view(NbTrainer *t, const NbView *view, uint32_t *
  */
 bool		nb_trainer_set_tokenizer(NbTrainer *t, const NbTokenizer *tok);
 
+/* Rows of jsonb added to the bag "" (their key ""): see NbSettings.jsonb_bag. */
+void		nb_trainer_set_jsonb_bag(NbTrainer *t);
+
 /* The kinds of rows the trainer's features came from (NB_INPUT_*). */
 uint32_t	nb_trainer_input_kinds(const NbTrainer *t);
 

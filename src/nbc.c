@@ -18,9 +18,22 @@ PG_MODULE_MAGIC;
 
 void		_PG_init(void);
 
+/*
+ * nbc.progress: long operations report their progress as NOTICEs.
+ * nb_cross_validate (PL/pgSQL) reads it with current_setting(); it is
+ * defined here so that SET checks its value and SHOW and pg_settings
+ * describe it.
+ */
+static bool nb_progress = false;
+
 void
 _PG_init(void)
 {
 	nb_prepared_define_settings();
+	DefineCustomBoolVariable("nbc.progress",
+							 "Reports the progress of long nbc operations as notices.",
+							 "nb_cross_validate reports each pass over the rows: the folds trained, "
+							 "then each batch of folds scored, with the elapsed time.",
+							 &nb_progress, false, PGC_USERSET, 0, NULL, NULL, NULL);
 	MarkGUCPrefixReserved("nbc");
 }

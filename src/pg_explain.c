@@ -1,7 +1,10 @@
 /*
  * pg_explain.c — nb_explain and nb_feature_log_prob: the parts of one
  * prediction, and the log-probabilities a model's scorer holds, both read
- * off the prepared scorer that nb_predict uses (see nb_explain.h).
+ * off the prepared scorer that nb_predict uses (see nb_explain.h).  Each of
+ * nb_explain's rows names its part (the prior, a token, a feature's value,
+ * a Bernoulli bag's absent tokens, a DCM bag's length) and the two classes
+ * compared.
  */
 #include "pg_model.h"
 
@@ -66,6 +69,15 @@ item_feature(const NbIndex *ix, uint32 j, uint32 k)
 }
 
 static text *
+class_label(const NbPrepared *pm, uint32 c)
+{
+	uint32		len;
+	const char *s = nb_strmap_str(&pm->index.labels, c, &len);
+
+	return cstring_to_text_with_len(s, len);
+}
+
+static text *
 number_text(double x)
 {
 	return cstring_to_text(float8out_internal(x));
@@ -100,61 +112,110 @@ other_class(FunctionCallInfo fcinfo, const NbPrepared *pm, uint32 best)
 	return other;
 }
 
-/* One row of nb_explain into the result. */
-static void
-put_explain_row(ReturnSetInfo *rsinfo, const NbPrepared *pm, const NbRowCategories *cats,
-				const NbExplainRow *row)
+/* The columns of nb_explain's rows. */
+enum
 {
-	const NbIndex *ix = &pm->index;
-	Datum		values[3];
-	bool		nulls[3] = {false, false, false};
-	uint32		j = row->feature;
+	EXPLAIN_PART,				/* what the row is: prior, token, value, absent, length */
+	EXPLAIN_FEATURE,
+	EXPLAIN_VALUE,
+	EXPLAIN_CONTRIBUTION,
+	EXPLAIN_PREDICTED,			/* the two classes compared, on every row */
+	EXPLAIN_COMPARED_TO,
+	EXPLAIN_COLUMNS
+};
 
+/* nb_explain's columns in 0.8.0: feature, value, contribution. */
+#define EXPLAIN_COLUMNS_0_8 3
+
+/* The part column of a row: a token of a bag, else a feature's value, or a special row. */
+static const char *
+part_name(const NbIndex *ix, const NbExplainRow *row)
+{
 	switch (row->part)
 	{
 		case NB_EXPLAIN_PRIOR:
-			nulls[0] = nulls[1] = true;
+			return "prior";
+		case NB_EXPLAIN_ITEM:
+			return ix->feature_type[row->feature] == NB_FEATURE_CATEGORICAL ? "value" : "token";
+		case NB_EXPLAIN_VALUE:
+			return "value";
+		case NB_EXPLAIN_ABSENT:
+			return "absent";
+		case NB_EXPLAIN_LENGTH:
+			return "length";
+	}
+	pg_unreachable();
+}
+
+/*
+ * One row of nb_explain into the result; classes holds the datums of the
+ * predicted class and the class it is compared to.
+ */
+static void
+put_explain_row(ReturnSetInfo *rsinfo, const NbPrepared *pm, const NbRowCategories *cats,
+				const NbExplainRow *row, const Datum *classes)
+{
+	const NbIndex *ix = &pm->index;
+	Datum		values[EXPLAIN_COLUMNS];
+	bool		nulls[EXPLAIN_COLUMNS] = {false};
+	uint32		j = row->feature;
+
+	values[EXPLAIN_PART] = PointerGetDatum(cstring_to_text(part_name(ix, row)));
+	switch (row->part)
+	{
+		case NB_EXPLAIN_PRIOR:
+			nulls[EXPLAIN_FEATURE] = nulls[EXPLAIN_VALUE] = true;
 			break;
 		case NB_EXPLAIN_ITEM:
-			values[0] = PointerGetDatum(item_feature(ix, j, row->item));
+			values[EXPLAIN_FEATURE] = PointerGetDatum(item_feature(ix, j, row->item));
 			if (ix->feature_type[j] == NB_FEATURE_CATEGORICAL)
 			{
 				uint32		len;
 				const char *s = item_value(ix, j, row->item, &len);
 
-				values[1] = PointerGetDatum(cstring_to_text_with_len(s, len));
+				values[EXPLAIN_VALUE] = PointerGetDatum(cstring_to_text_with_len(s, len));
 			}
 			else
-				values[1] = PointerGetDatum(number_text(row->count));
+				values[EXPLAIN_VALUE] = PointerGetDatum(number_text(row->count));
 			break;
 		case NB_EXPLAIN_VALUE:
-			values[0] = PointerGetDatum(feature_name(ix, j));
+			values[EXPLAIN_FEATURE] = PointerGetDatum(feature_name(ix, j));
 			switch (ix->feature_type[j])
 			{
 				case NB_FEATURE_BOOLEAN:
-					values[1] = PointerGetDatum(cstring_to_text(pm->doc.value[j] != 0 ? "true" : "false"));
+					values[EXPLAIN_VALUE] = PointerGetDatum(cstring_to_text(pm->doc.value[j] != 0 ? "true" : "false"));
 					break;
 				case NB_FEATURE_GAUSSIAN:
-					values[1] = PointerGetDatum(number_text(pm->doc.value[j]));
+					values[EXPLAIN_VALUE] = PointerGetDatum(number_text(pm->doc.value[j]));
 					break;
 				default:
 					/* a categorical value never seen in training */
 					if (cats->str != NULL && cats->str[j] != NULL)
-						values[1] = PointerGetDatum(cstring_to_text_with_len(cats->str[j],
-																			 cats->len[j]));
+						values[EXPLAIN_VALUE] = PointerGetDatum(cstring_to_text_with_len(cats->str[j],
+																						 cats->len[j]));
 					else
-						nulls[1] = true;
+						nulls[EXPLAIN_VALUE] = true;
 					break;
 			}
 			break;
 		case NB_EXPLAIN_ABSENT:
 		case NB_EXPLAIN_LENGTH:
-			values[0] = PointerGetDatum(feature_name(ix, j));
-			values[1] = PointerGetDatum(number_text(row->count));
+			values[EXPLAIN_FEATURE] = PointerGetDatum(feature_name(ix, j));
+			values[EXPLAIN_VALUE] = PointerGetDatum(number_text(row->count));
 			break;
 	}
-	values[2] = Float8GetDatum(row->contribution);
-	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	values[EXPLAIN_CONTRIBUTION] = Float8GetDatum(row->contribution);
+	values[EXPLAIN_PREDICTED] = classes[0];
+	values[EXPLAIN_COMPARED_TO] = classes[1];
+	/*
+	 * A database not yet updated from 0.8.0 has nb_explain's three columns
+	 * (feature, value, contribution), which come in this order here too.
+	 */
+	if (rsinfo->setDesc->natts == EXPLAIN_COLUMNS_0_8)
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, &values[EXPLAIN_FEATURE],
+							 &nulls[EXPLAIN_FEATURE]);
+	else
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 }
 
 /*
@@ -172,6 +233,7 @@ explain(FunctionCallInfo fcinfo, NbFeatureInput input)
 	int64		best;
 	uint64		n;
 	int64		other;
+	Datum		classes[2];
 
 	InitMaterializedSRF(fcinfo, 0);
 	if (!PG_ARGISNULL(4) && PG_GETARG_INT32(4) < 0)
@@ -185,6 +247,8 @@ explain(FunctionCallInfo fcinfo, NbFeatureInput input)
 	if (other < 0)
 		return (Datum) 0;
 
+	classes[0] = PointerGetDatum(class_label(pm, (uint32) best));
+	classes[1] = PointerGetDatum(class_label(pm, (uint32) other));
 	rows = palloc_extended(sizeof(NbExplainRow) * nb_explain_max_rows(&pm->doc), MCXT_ALLOC_HUGE);
 	n = nb_explain(scorer, &pm->doc, (uint32) best, (uint32) other, rows);
 	if (!PG_ARGISNULL(4) && n > (uint64) PG_GETARG_INT32(4))
@@ -192,7 +256,7 @@ explain(FunctionCallInfo fcinfo, NbFeatureInput input)
 	for (uint64 i = 0; i < n; i++)
 	{
 		CHECK_FOR_INTERRUPTS();
-		put_explain_row(rsinfo, pm, &cats, &rows[i]);
+		put_explain_row(rsinfo, pm, &cats, &rows[i], classes);
 	}
 	return (Datum) 0;
 }

@@ -114,7 +114,12 @@ grid_transfn(FunctionCallInfo fcinfo, NbFeatureInput kind)
 	}
 	pm = nb_prepared_get_grid(fcinfo, PG_GETARG_DATUM(1), options, &set);
 	if (st == NULL)
+	{
 		st = state_create(aggctx, set->n, options);
+		/* complement's scores are not probabilities: no log loss or Brier score */
+		for (uint32 s = 0; s < set->n; s++)
+			st->grid.metrics[s].scores_only = set->scorers[s].kind == NB_COMPLEMENT;
+	}
 	else if (VARSIZE(st->options) != VARSIZE(options) ||
 			 memcmp(st->options, options, VARSIZE(options)) != 0)
 		ereport(ERROR,

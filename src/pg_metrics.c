@@ -14,6 +14,7 @@
 
 #include "fmgr.h"
 #include "lib/stringinfo.h"
+#include "mb/pg_wchar.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
 #include "utils/float.h"
@@ -23,6 +24,7 @@
 
 #include "nb_metrics.h"
 #include "pg_jsonb.h"
+#include "pg_label.h"
 #include "pg_metrics.h"
 
 PG_FUNCTION_INFO_V1(nb_metrics_label_transfn);
@@ -157,6 +159,27 @@ begin_row(FunctionCallInfo fcinfo, bool scored, MetricsState **st, double *weigh
 	return true;
 }
 
+/*
+ * A predicted label that is an object of probabilities is nb_predict_proba's
+ * result cast to text (nb_metrics(actual, p::text), or a text column that
+ * holds it), which would count every distinct object as a class: refused on
+ * the first such row, before a state of thousands of "labels" is built.
+ */
+static void
+check_predicted_label(text *predicted)
+{
+	const char *s = VARDATA_ANY(predicted);
+	int			len = (int) VARSIZE_ANY_EXHDR(predicted);
+
+	if (nb_metrics_label_is_scores(s, (size_t) len))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("predicted label is a JSON object of probabilities"),
+				 errdetail("The predicted label is \"%.*s%s\".",
+						   pg_mbcliplen(s, len, 60), s, len > 60 ? "..." : ""),
+				 errhint("Pass the probabilities as jsonb, as nb_predict_proba returns them (without a cast to text), or the label nb_predict returns.")));
+}
+
 /* nb_metrics(actual text, predicted text [, weight float8]) */
 Datum
 nb_metrics_label_transfn(PG_FUNCTION_ARGS)
@@ -171,8 +194,9 @@ nb_metrics_label_transfn(PG_FUNCTION_ARGS)
 
 	if (!begin_row(fcinfo, false, &st, &weight))
 		return return_state(fcinfo, st);
-	actual = PG_GETARG_TEXT_PP(1);
+	actual = nb_label_arg(fcinfo, 1, &fcinfo->flinfo->fn_extra);
 	predicted = PG_GETARG_TEXT_PP(2);
+	check_predicted_label(predicted);
 	old = MemoryContextSwitchTo(st->cxt);
 	a = label_id(st, VARDATA_ANY(actual), VARSIZE_ANY_EXHDR(actual));
 	p = label_id(st, VARDATA_ANY(predicted), VARSIZE_ANY_EXHDR(predicted));
@@ -286,7 +310,7 @@ nb_metrics_proba_transfn(PG_FUNCTION_ARGS)
 
 	if (!begin_row(fcinfo, true, &st, &weight))
 		return return_state(fcinfo, st);
-	actual = PG_GETARG_TEXT_PP(1);
+	actual = nb_label_arg(fcinfo, 1, &fcinfo->flinfo->fn_extra);
 	proba = PG_GETARG_JSONB_P(2);
 	if (!JB_ROOT_IS_OBJECT(proba))
 		ereport(ERROR,

@@ -260,13 +260,21 @@ int64
 nb_score_row(FunctionCallInfo fcinfo, NbFeatureInput kind, NbRowCategories *categories,
 			 NbPrepared **pm_out, NbScorer **scorer_out)
 {
+	return nb_score_row_options(fcinfo, kind, 2, categories, pm_out, scorer_out);
+}
+
+int64
+nb_score_row_options(FunctionCallInfo fcinfo, NbFeatureInput kind, int options_arg,
+					 NbRowCategories *categories, NbPrepared **pm_out, NbScorer **scorer_out)
+{
 	RowModel	m;
 	int64		best;
 
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
 		return -1;
 	m.pm = nb_prepared_get(fcinfo, PG_GETARG_DATUM(0),
-						   PG_ARGISNULL(2) ? NULL : PG_GETARG_JSONB_P(2), &m.scorer);
+						   PG_ARGISNULL(options_arg) ? NULL : PG_GETARG_JSONB_P(options_arg),
+						   &m.scorer);
 
 	nb_prepared_begin_row(m.pm);
 	nb_row_doc(fcinfo, 1, kind, categories, m.pm, m.scorer);

@@ -50,6 +50,10 @@ void		nb_row_doc(FunctionCallInfo fcinfo, int arg, NbFeatureInput input,
 int64		nb_score_row(FunctionCallInfo fcinfo, NbFeatureInput input,
 						 NbRowCategories *categories, NbPrepared **pm, NbScorer **scorer);
 
+/* The same with the options in argument options_arg (arguments after the features). */
+int64		nb_score_row_options(FunctionCallInfo fcinfo, NbFeatureInput input, int options_arg,
+								 NbRowCategories *categories, NbPrepared **pm, NbScorer **scorer);
+
 /* ERROR 22003: a row's score overflowed (nb_scorer_score's NB_SCORE_OUT_OF_RANGE). */
 void		nb_report_score_out_of_range(void);
 

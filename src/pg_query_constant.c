@@ -8,9 +8,9 @@
  * on the next row (a buffer reused, a per-row copy), so a call site that
  * only sees the value must compare it whole on every row.  The planner,
  * though, can see where the value comes from.  The planner support
- * function of every scoring function (nb_scoring_support) looks at the
+ * function of every scoring function (nbc_scoring_support) looks at the
  * model argument and, when it can prove the value constant for the whole
- * execution of the plan, wraps it in nb_query_constant(model), an identity
+ * execution of the plan, wraps it in nbc_query_constant(model), an identity
  * function that the call site recognizes (nb_model_arg_is_query_constant).
  * Two shapes are proved for any plan:
  *
@@ -57,10 +57,10 @@
  * plan sets, an uncorrelated scalar subquery's (no parameters from
  * outside, so run once, as above).  See nb_agg_arg_is_query_constant.
  *
- * A user cannot forge the mark: nb_query_constant's own support function
+ * A user cannot forge the mark: nbc_query_constant's own support function
  * replaces every call of it that the planner simplifies with its argument,
  * and every expression PostgreSQL executes is simplified first; the marks
- * nb_scoring_support adds are made after their arguments were simplified
+ * nbc_scoring_support adds are made after their arguments were simplified
  * and are not simplified again.
  */
 #include "postgres.h"
@@ -236,8 +236,9 @@ nbc_function(Oid fn, const char *name, int nargs, const Oid *args)
 }
 
 /*
- * Is expr nb_train over text[] or tsvector rows without weights (nbc's, in
- * the schema of the function fn)?  Its counts are whole numbers of
+ * Is expr nb_train over text[], tsvector or text rows (the default
+ * tokenizer) without weights (nbc's, in the schema of the function fn)?
+ * Its counts are whole numbers of
  * occurrences and documents, which add up exactly in any order, so every
  * evaluation over the same rows gives the same bytes, however parallel
  * workers share the rows out and return their partial models.
@@ -245,14 +246,21 @@ nbc_function(Oid fn, const char *name, int nargs, const Oid *args)
 static bool
 is_unweighted_text_training(Node *expr, Oid fn)
 {
-	Oid			args[2] = {TEXTOID, TEXTARRAYOID};
+	/* the label text or of another type (nb_train's two forms) */
+	static const Oid labels[] = {TEXTOID, ANYNONARRAYOID};
+	static const Oid features[] = {TEXTARRAYOID, TSVECTOROID, TEXTOID};
 
 	if (!IsA(expr, Aggref) || list_length(((Aggref *) expr)->args) != 2)
 		return false;
-	if (((Aggref *) expr)->aggfnoid == nbc_function(fn, "nb_train", 2, args))
-		return true;
-	args[1] = TSVECTOROID;
-	return ((Aggref *) expr)->aggfnoid == nbc_function(fn, "nb_train", 2, args);
+	for (int i = 0; i < lengthof(labels); i++)
+		for (int j = 0; j < lengthof(features); j++)
+		{
+			Oid			args[2] = {labels[i], features[j]};
+
+			if (((Aggref *) expr)->aggfnoid == nbc_function(fn, "nb_train", 2, args))
+				return true;
+		}
+	return false;
 }
 
 /*
@@ -303,7 +311,7 @@ arg_is_query_constant(Node *expr, PlannerInfo *root, Oid fn, bool *serial)
 
 /*
  * The planner support function of the scoring functions: their model
- * argument (the first) wrapped in nb_query_constant when it is proved the
+ * argument (the first) wrapped in nbc_query_constant when it is proved the
  * same value for the whole plan.
  */
 Datum
@@ -329,7 +337,7 @@ nb_scoring_support(PG_FUNCTION_ARGS)
 	if (!arg_is_query_constant(model, req->root, call->funcid, &serial))
 		PG_RETURN_POINTER(NULL);
 	args[0] = exprType(model);
-	mark = nbc_function(call->funcid, "nb_query_constant", 2, args);
+	mark = nbc_function(call->funcid, "nbc_query_constant", 2, args);
 	if (!OidIsValid(mark))
 		PG_RETURN_POINTER(NULL);
 
@@ -342,7 +350,7 @@ nb_scoring_support(PG_FUNCTION_ARGS)
 	PG_RETURN_POINTER(result);
 }
 
-/* nb_query_constant(model, serial): the model. */
+/* nbc_query_constant(model, serial): the model (its C symbol is the name it had before 0.9.0). */
 Datum
 nb_query_constant(PG_FUNCTION_ARGS)
 {

@@ -8,6 +8,7 @@
  */
 #include "pg_model.h"
 #include "pg_features.h"
+#include "pg_label.h"
 
 #include <math.h>
 
@@ -142,7 +143,7 @@ aggregate_context(FunctionCallInfo fcinfo)
 	if (!AggCheckCallContext(fcinfo, &aggctx))
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("nb_train_transfn can only be called by the aggregate nb_train")));
+				 errmsg("nbc_train_transfn can only be called by the aggregate nb_train")));
 	return aggctx;
 }
 /*
@@ -177,7 +178,7 @@ train_row(FunctionCallInfo fcinfo, bool tsvector_features)
 
 	/* detoast the inputs in the per-row context, not the state's */
 	em = state_for_update(fcinfo, aggctx);
-	label = PG_GETARG_TEXT_PP(1);
+	label = nb_label_arg(fcinfo, 1, &fcinfo->flinfo->fn_extra);
 	if (tsvector_features)
 		tsv = PG_GETARG_TSVECTOR(2);
 	else
@@ -218,6 +219,7 @@ typedef struct TextTrainSite
 	Jsonb	   *options;		/* a copy, NULL for the defaults */
 	NbTokenizer tokenizer;
 	NbTokenBatch batch;
+	void	   *label_cast;		/* nb_label_arg's */
 } TextTrainSite;
 
 /* The tokenizer of these options (NULL: the defaults), parsed once per call site and options. */
@@ -288,7 +290,7 @@ nb_train_text_transfn(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("naive Bayes training rows have different tokenizers"),
 				 errdetail("A model keeps one tokenizer: every row of text must be tokenized with the same options, and a model of text cannot take rows of other types.")));
-	label = PG_GETARG_TEXT_PP(1);
+	label = nb_label_arg(fcinfo, 1, &site->label_cast);
 	body = PG_GETARG_TEXT_PP(2);
 	begin_doc(em, label, weight);
 	nb_token_batch_begin(&site->batch, train_text_batch, em);
@@ -328,6 +330,9 @@ train_bag(void *arg, const char *key, uint32 key_len, const NbTokenRef *tokens, 
 
 	nb_trainer_add_tokens(em->trainer, train_feature(em, key, key_len, NB_FEATURE_BAG),
 						  tokens, n);
+	/* the bag "" of jsonb rows: the model is a model of jsonb rows too */
+	if (key_len == 0)
+		nb_trainer_set_jsonb_bag(em->trainer);
 	MemoryContextSwitchTo(old);
 }
 
@@ -380,7 +385,7 @@ nb_train_jsonb_transfn(PG_FUNCTION_ARGS)
 		return unchanged_state(fcinfo);
 
 	em = state_for_update(fcinfo, aggctx);
-	label = PG_GETARG_TEXT_PP(1);
+	label = nb_label_arg(fcinfo, 1, &fcinfo->flinfo->fn_extra);
 	features = PG_GETARG_JSONB_P(2);
 	visitor.arg = em;
 
@@ -410,7 +415,7 @@ nb_train_float8_transfn(PG_FUNCTION_ARGS)
 		return unchanged_state(fcinfo);
 
 	em = state_for_update(fcinfo, aggctx);
-	label = PG_GETARG_TEXT_PP(1);
+	label = nb_label_arg(fcinfo, 1, &fcinfo->flinfo->fn_extra);
 	nb_float8_features(PG_GETARG_ARRAYTYPE_P(2), &values, &nulls, &n);
 	if (n == 0)
 		ereport(ERROR,

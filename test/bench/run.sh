@@ -6,7 +6,8 @@
 # SpamAssassin corpus (test/data/load_spamassassin.py, which fetches it if
 # needed), builds the benchmark data from it and runs every comparison
 # (test/bench/bench.py), the forms of scoring with a model the query computes
-# (test/bench/computed_bench.py), then cross-validation against scikit-learn's
+# (test/bench/computed_bench.py), the tokenizer against the README's SQL
+# tokenization (test/bench/tokens_bench.py), then cross-validation against scikit-learn's
 # GridSearchCV on the same data (test/bench/cv_bench.py).  Prints tables of
 # ratios to standard output (progress goes to standard error) and writes them
 # as Markdown to test/bench/results.md.
@@ -96,5 +97,7 @@ echo "== benchmark" >&2
 "$py" "$here/bench.py" "$@"
 echo "== models computed by the query (test/bench/computed_bench.py)" >&2
 "$py" "$here/computed_bench.py" --out "$here/results.md"
+echo "== the tokenizer (test/bench/tokens_bench.py)" >&2
+"$py" "$here/tokens_bench.py" --out "$here/results.md"
 echo "== cross-validation benchmark" >&2
 "$py" "$here/cv_bench.py" "$@"

@@ -23,6 +23,8 @@ and weighting (none, or 0.5 + (hash % 7) / 4 per row):
     is itself up to ~4e-9 off on long SpamAssassin messages, so it is shown
     beside each result but is not the yardstick;
   * nb_predict against sklearn's predict (ties: first class in sorted order);
+  * nb_predict_top with every class: the first label nb_predict's, every
+    probability nb_predict_proba's exactly, most probable first;
   * nb_model_to_jsonb counts, nb_classes, nb_mutual_info (Murphy eq. 3.76
     in numpy for every token, sklearn.metrics.mutual_info_score for 50, and
     the order), and nb_merge of two disjoint halves against the whole;
@@ -772,6 +774,36 @@ def check_classes(db, docs, ds, inp, weighted):
         fmt(err), ", ".join("%s %g docs prior %.6f" % (c, got[c][0], got[c][1]) for c in classes)))
 
 
+def check_predict_top(db, ds, inp, weighted):
+    """nb_predict_top with every class, on every test document: its first label
+    is nb_predict's, each probability exactly nb_predict_proba's (both checked
+    against scikit-learn above), most probable first, ties in byte order."""
+    col = INPUTS[inp]
+    msql, margs = model_sql(ds, inp, weighted)
+    for opts in (None, {"kind": "bernoulli"}, {"alpha": 0.1, "fit_prior": False}):
+        desc = "%s %s%s nb_predict_top %s" % (ds, inp, " weighted" if weighted else "",
+                                             json.dumps(opts) if opts else "defaults")
+        ojson = None if opts is None else json.dumps(opts)
+        try:
+            docs, rows, first_differs, p_differs, out_of_order = db.query(
+                "SELECT count(DISTINCT key), count(*), count(*) FILTER (WHERE n = 1 AND label <> predicted), "
+                "count(*) FILTER (WHERE probability IS DISTINCT FROM (proba ->> label)::float8), "
+                "count(*) FILTER (WHERE prev_p < probability OR (prev_p = probability AND prev_label COLLATE \"C\" > label)) "
+                "FROM (SELECT d.key, t.n, t.label, t.probability, nb_predict(mm.m, " + col + ", %s::jsonb) AS predicted, "
+                "             nb_predict_proba(mm.m, " + col + ", %s::jsonb) AS proba, "
+                "             lag(t.probability) OVER w AS prev_p, lag(t.label) OVER w AS prev_label "
+                "      FROM nbc_parity_docs d, " + msql + " AS mm(m), "
+                "           nb_predict_top(mm.m, " + col + ", NULL, %s::jsonb) WITH ORDINALITY AS t(label, probability, n) "
+                "      WHERE d.ds = %s AND d.split = 'test' WINDOW w AS (PARTITION BY d.key ORDER BY t.n)) s",
+                (ojson, ojson) + margs + (ojson, ds))[0]
+        except psycopg2.Error as e:
+            R.check(False, desc, str(e).strip().splitlines()[0])
+            continue
+        R.check(docs > 0 and first_differs == 0 and p_differs == 0 and out_of_order == 0, desc,
+                "%d documents, %d rows: %d first labels not nb_predict's, %d probabilities not "
+                "nb_predict_proba's, %d out of order" % (docs, rows, first_differs, p_differs, out_of_order))
+
+
 def merge_variants():
     return [("nb_merge(a, b)", "merge2", KINDS), ("aggregate nb_merge(model)", "mergeagg", ("multinomial",))]
 
@@ -1053,6 +1085,7 @@ def run_checks(db, preds, selected):
                     continue
                 check_model_counts(db, docs, ds, inp, weighted)
                 check_classes(db, docs, ds, inp, weighted)
+                check_predict_top(db, ds, inp, weighted)
                 keep = {}
                 for name, opts, skargs in option_sets(ds, inp, weighted):
                     run_case(preds, docs, ds, inp, weighted, name, opts, skargs, cache, keep)

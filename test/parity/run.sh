@@ -6,7 +6,7 @@
 # Assumes the libpq environment variables (PGHOST, PGPORT, PGUSER, PGPASSWORD,
 # PGDATABASE) point at a database where it may create tables, with nbc
 # installed (make install); it runs CREATE EXTENSION IF NOT EXISTS nbc.
-# Four suites, each printing one "ok - ..." / "not ok - ..." line per check:
+# Six suites, each printing one "ok - ..." / "not ok - ..." line per check:
 #   parity.py  token bags: loads SpamAssassin (test/data/load_spamassassin.py,
 #              which runs test/data/fetch_data.sh if the corpus is not cached
 #              yet) and Reuters Grain (test/data/load_reuters.py, from
@@ -23,15 +23,23 @@
 #              what the suites before it did not);
 #   crossval.py nb_cross_validate against scikit-learn's cross_validate with
 #              the same folds: SpamAssassin, Reuters Grain, and iris, wine and
-#              breast_cancer as float8[] and jsonb (loads the same way).
+#              breast_cancer as float8[] and jsonb (loads the same way);
+#   tokens.py  nb_tokens against CountVectorizer's analyzers, element for
+#              element: SpamAssassin and Debian's Russian and Chinese fortunes
+#              (test/data/load_fortunes.py) under a grid of options, and every
+#              code point;
+#   text_pipeline.py from raw text to probabilities: nb_train(label, body,
+#              tokenizer) and the scoring functions given text against
+#              scikit-learn's Pipeline(CountVectorizer, MultinomialNB /
+#              BernoulliNB / ComplementNB) on SpamAssassin and the fortunes.
 # Each suite's own closing count becomes a "# ..." comment; the output closes
 # with one "N passed, N failed" over both.  Exit status 1 if anything failed,
 # including a loader or a suite that exited non-zero without a failed check.
 #
 # Needs: python3-sklearn python3-pandas python3-psycopg2 python3-mpmath weka npm
-# dataset-fashion-mnist (test/setup.sh installs them).
+# dataset-fashion-mnist fortunes-ru fortunes-zh (test/setup.sh installs them).
 # NBC_PARITY_SKIP_LOAD=1 reuses already loaded tables; NBC_PARITY_SUITES
-# (default "parity mixed dcm metrics crossval") runs a subset; NBC_MIXED_ARGS passes options to
+# (default "parity mixed dcm metrics crossval tokens text") runs a subset; NBC_MIXED_ARGS passes options to
 # mixed.py (e.g. "--no-fashion"); NBC_PYTHON overrides /usr/bin/python3 (the
 # interpreter that sees sklearn).
 set -uo pipefail
@@ -39,7 +47,7 @@ set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 data=$here/../data
 py=${NBC_PYTHON:-/usr/bin/python3}
-suites=${NBC_PARITY_SUITES:-parity mixed dcm metrics crossval}
+suites=${NBC_PARITY_SUITES:-parity mixed dcm metrics crossval tokens text}
 
 log=$(mktemp /tmp/nbc-parity.XXXXXX)
 out=$(mktemp /tmp/nbc-parity-out.XXXXXX)
@@ -91,9 +99,11 @@ if ! psql -X -q -v ON_ERROR_STOP=1 -c 'SET client_min_messages = warning' \
 	finish
 fi
 
-# load_text, load_mixed: the loaders of the token and mixed data sets, once
+# load_text, load_mixed, load_fortunes: the loaders of the token, mixed and
+# fortune data sets, once
 text_loaded=${NBC_PARITY_SKIP_LOAD:-0}
 mixed_loaded=${NBC_PARITY_SKIP_LOAD:-0}
+fortunes_loaded=${NBC_PARITY_SKIP_LOAD:-0}
 load_text() {
 	[ "$text_loaded" = 1 ] && return 0
 	load load_spamassassin.py && load load_reuters.py && text_loaded=1
@@ -101,6 +111,10 @@ load_text() {
 load_mixed() {
 	[ "$mixed_loaded" = 1 ] && return 0
 	load load_mixed.py "$@" && mixed_loaded=1
+}
+load_fortunes() {
+	[ "$fortunes_loaded" = 1 ] && return 0
+	load load_fortunes.py && fortunes_loaded=1
 }
 
 for suite in $suites; do
@@ -128,8 +142,14 @@ for suite in $suites; do
 	crossval)
 		load_text && load_mixed --no-fashion && run_suite crossval.py
 		;;
+	tokens)
+		load_text && load_fortunes && run_suite tokens.py
+		;;
+	text)
+		load_text && load_fortunes && run_suite text_pipeline.py
+		;;
 	*)
-		say "not ok - NBC_PARITY_SUITES: unknown suite '$suite' (parity, mixed, dcm, metrics, crossval)"
+		say "not ok - NBC_PARITY_SUITES: unknown suite '$suite' (parity, mixed, dcm, metrics, crossval, tokens, text)"
 		;;
 	esac
 done

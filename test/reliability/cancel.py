@@ -29,7 +29,8 @@ row of its own copies them into a bytea column; see BASELINES).  A failed
 check of the
 backend afterwards always fails.
 
-  cancel.py                 1.5M-token models, a 30M-token row (a few minutes)
+  cancel.py                 1.5M-token models, a 30M-token row, a 10M-token
+                            text (a few minutes)
   cancel.py --quick         small inputs, in well under a minute
 """
 import argparse
@@ -93,6 +94,11 @@ def build(cur, vocab, row_tokens, log):
     # a model of many classes of one document each: DCM fits a class at a time
     cur.execute("INSERT INTO models SELECT 'many', nb_train('c' || i, ARRAY['t1']) "
                 "FROM generate_series(1, %s) i", (vocab,))
+    # a text of a third of the row's tokens, for the tokenizer
+    cur.execute("CREATE TABLE bigtext (t text)")
+    cur.execute("ALTER TABLE bigtext ALTER t SET STORAGE EXTERNAL")
+    cur.execute("INSERT INTO bigtext SELECT string_agg('Tok' || (i %% %s), ' ') "
+                "FROM generate_series(1, %s) i", (vocab, row_tokens // 3))
     cur.execute("CREATE TABLE mtext (t text)")
     cur.execute("ALTER TABLE mtext ALTER t SET STORAGE EXTERNAL")
     cur.execute("INSERT INTO mtext SELECT m::text FROM models WHERE name = 'ab'")
@@ -156,6 +162,8 @@ def operations(copy_file):
          "SELECT nb_metrics(actual, p) ->> 'accuracy' FROM evalrows", None),
         ("nb_cross_validate",
          "SELECT count(*) FROM nb_cross_validate('nbc_cancel.cvdocs', 'label', 'tokens', 5)", None),
+        ("nb_tokens of a huge text, 1- and 2-grams",
+         "SELECT cardinality(nb_tokens(t, '{\"ngram_range\": [1, 2]}')) FROM bigtext", None),
         ("DCM preparation, one class per document",
          "SELECT nb_predict(m, ARRAY['t1', 't1'], '{\"kind\": \"dcm\"}') FROM models "
          "WHERE name = 'many'", "SET nbc.prepared_model_cache = 0"),

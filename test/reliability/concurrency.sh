@@ -14,7 +14,7 @@
 # (nbc.prepared_model_cache) with scores from a fresh preparation, and log any
 # difference.  Counts and weights are small integers, so every order
 # of merging gives the same bits: at the end each stored model must equal
-# nb_train over the committed rows byte for byte (nb_model_send).
+# nb_train over the committed rows byte for byte (nbc_model_send).
 #
 # Without --crash it runs against the libpq environment (PGHOST, PGPORT, ...)
 # in a database nbc_rel_load it creates (and drops when it passes).  With
@@ -127,8 +127,8 @@ FROM models m,
 			count(*) AS n
 		FROM docs WHERE seg = m.seg) t
 WHERE m.seg = :seg
-	AND (m.docs <> t.n OR nb_model_send(m.m) IS DISTINCT FROM nb_model_send(t.m)
-		OR nb_model_send(m.mj) IS DISTINCT FROM nb_model_send(t.mj));
+	AND (m.docs <> t.n OR nbc_model_send(m.m) IS DISTINCT FROM nbc_model_send(t.m)
+		OR nbc_model_send(m.mj) IS DISTINCT FROM nbc_model_send(t.mj));
 SELECT coalesce(md5(nb_predict_proba(m, ARRAY['w' || (:k % :vocab), 'w' || ((:k / 5) % :vocab)])::text), 'none') AS kept
 FROM models WHERE seg = :seg \gset
 SET LOCAL nbc.prepared_model_cache = 0;
@@ -165,8 +165,8 @@ pgbench_cmd=("$REL_BIN/pgbench" -n -c "$clients" -j 2 --random-seed="$seed" -D s
 check_models() {
 	local what=$1 out
 	out=$(rel_psql -d "$db" <<'SQL'
-SELECT count(*) FILTER (WHERE nb_model_send(m.m) IS DISTINCT FROM nb_model_send(t.m)
-		OR nb_model_send(m.mj) IS DISTINCT FROM nb_model_send(t.mj) OR m.docs <> t.n),
+SELECT count(*) FILTER (WHERE nbc_model_send(m.m) IS DISTINCT FROM nbc_model_send(t.m)
+		OR nbc_model_send(m.mj) IS DISTINCT FROM nbc_model_send(t.mj) OR m.docs <> t.n),
 	count(m.m) FILTER (WHERE m.mj IS NOT NULL), sum(t.n)
 FROM models m
 	LEFT JOIN LATERAL (SELECT nb_train(label, tokens, weight::float8) AS m,
@@ -187,8 +187,8 @@ SQL
 	# the merge of the segments' models is the model of all rows
 	is "$tag: $what: nb_merge over the stored models equals nb_train over all rows" \
 		"$(rel_psql -d "$db" <<'SQL'
-SELECT nb_model_send((SELECT nb_merge(m) FROM models)) = nb_model_send((SELECT nb_train(label, tokens, weight::float8) FROM docs))
-	AND nb_model_send((SELECT nb_merge(mj) FROM models)) = nb_model_send((SELECT nb_train(label, attrs, weight::float8) FROM docs));
+SELECT nbc_model_send((SELECT nb_merge(m) FROM models)) = nbc_model_send((SELECT nb_train(label, tokens, weight::float8) FROM docs))
+	AND nbc_model_send((SELECT nb_merge(mj) FROM models)) = nbc_model_send((SELECT nb_train(label, attrs, weight::float8) FROM docs));
 SQL
 		)" t
 	# a probe set scores the same with a stored model and a fresh one

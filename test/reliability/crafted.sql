@@ -87,7 +87,7 @@ LANGUAGE sql IMMUTABLE AS $$
 $$;
 
 /*
- * Put a model through every function that takes one (but nb_train_transfn,
+ * Put a model through every function that takes one (but nbc_train_transfn,
  * which works only inside its aggregate), each in its own
  * subtransaction; the result lists "operation:outcome", outcome being ok,
  * the SQLSTATE of the error, or "bad" when the result is wrong (not a
@@ -107,7 +107,7 @@ DECLARE
 		'merge_v1', 'merge_mixed', 'merge_vector',
 		'predict_text', 'proba_text', 'log_proba_text', 'proba_tsvector',
 		'proba_jsonb', 'proba_vector', 'proba_bernoulli', 'proba_complement',
-		'explain_text', 'explain_jsonb', 'feature_log_prob'];
+		'top_text', 'explain_text', 'explain_jsonb', 'feature_log_prob'];
 BEGIN
 	FOREACH op IN ARRAY ops LOOP
 		BEGIN
@@ -158,6 +158,13 @@ BEGIN
 			WHEN 'proba_complement' THEN
 				ok := crafted.is_distribution(nb_predict_proba(m, '{"tags": ["b"], "": ["y"]}'::jsonb,
 					'{"kind": "complement", "fit_prior": false}'));
+			WHEN 'top_text' THEN
+				-- every class once, probabilities a distribution, most probable first
+				SELECT count(*) = count(DISTINCT t.label) AND abs(sum(t.probability) - 1) < 1e-9
+					   AND bool_and(t.probability BETWEEN 0 AND 1)
+					   AND array_agg(t.probability ORDER BY t.ord) = array_agg(t.probability ORDER BY t.probability DESC, t.ord)
+				INTO ok
+				FROM nb_predict_top(m, ARRAY['hello', 'buy', 't7'], NULL) WITH ORDINALITY AS t(label, probability, ord);
 			WHEN 'explain_text' THEN
 				SELECT coalesce(bool_and(contribution <> 'NaN'), true) INTO ok
 				FROM nb_explain(m, ARRAY['hello', 'buy', 'buy', 'x'], '{"kind": "bernoulli"}');

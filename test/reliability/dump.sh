@@ -63,7 +63,7 @@ if ! want=$(fingerprint "$src" 2>&1) || [ "$(grep -c '^predict ' <<<"$want")" -n
 	rel_finish
 	exit
 fi
-size=$(rel_psql -d "$src" -c "SELECT pg_size_pretty(sum(length(nb_model_send(m)))) FROM rel_models")
+size=$(rel_psql -d "$src" -c "SELECT pg_size_pretty(sum(length(nbc_model_send(m)))) FROM rel_models")
 diag "dump: $scale rows, $(grep -c '^model ' <<<"$want") models ($size), from $src"
 
 # pg_dump -Fc, pg_restore into a fresh database
@@ -93,7 +93,7 @@ else
 	not_ok "dump: pg_dump --column-inserts" "$out"
 fi
 
-# binary COPY of every table into the same schema (nb_model_send/recv)
+# binary COPY of every table into the same schema (nbc_model_send/recv)
 "$REL_BIN/createdb" -T template0 nbc_rel_dump_copy
 copy_tables() {
 	local t

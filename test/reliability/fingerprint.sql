@@ -3,7 +3,7 @@
 -- mutual information, and its predictions for a probe set.  One line per
 -- model and aspect, in a fixed order, so two runs compare with diff.
 SET max_parallel_workers_per_gather = 0;
-SELECT concat_ws(' ', 'model', name, kind, md5(nb_model_send(m)), md5(m::text), md5(m::jsonb::text), nb_info(m))
+SELECT concat_ws(' ', 'model', name, kind, md5(nbc_model_send(m)), md5(m::text), md5(m::jsonb::text), nb_info(m))
 FROM rel_models ORDER BY name;
 SELECT concat_ws(' ', 'classes', name, md5(string_agg(concat_ws(' ', c.label, c.documents, c.prior), '|' ORDER BY c.label)))
 FROM rel_models, nb_classes(m) c GROUP BY name ORDER BY name;

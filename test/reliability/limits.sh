@@ -46,7 +46,7 @@ model_md5() {
 	"${psql_cmd[@]}" -c "COPY (SELECT m FROM nbc_limits.m WHERE name = '$1') TO STDOUT (FORMAT binary)" |
 		md5sum | cut -d' ' -f1
 }
-msize() { q "SELECT octet_length(nb_model_send(m)) FROM nbc_limits.m WHERE name = '$1'"; }
+msize() { q "SELECT octet_length(nbc_model_send(m)) FROM nbc_limits.m WHERE name = '$1'"; }
 
 if ! q "CREATE EXTENSION IF NOT EXISTS nbc;
 	DROP SCHEMA IF EXISTS nbc_limits CASCADE;
@@ -71,8 +71,8 @@ fi
 # merge_overhead bytes; both overheads are measured here, from one-byte
 # labels, so that they follow the format.  Labels of 'b' x merge_a and
 # 'c' x merge_b then merge into exactly max bytes.
-overhead=$(( $(q "SELECT octet_length(nb_model_send(nb_train('x', ARRAY['a'])))") - 1 ))
-merge_overhead=$(( $(q "SELECT octet_length(nb_model_send(nb_merge(nb_train('x', ARRAY['a']),
+overhead=$(( $(q "SELECT octet_length(nbc_model_send(nb_train('x', ARRAY['a'])))") - 1 ))
+merge_overhead=$(( $(q "SELECT octet_length(nbc_model_send(nb_merge(nb_train('x', ARRAY['a']),
 	nb_train('y', ARRAY['a']))))") - 2 ))
 merge_a=$(( (max - merge_overhead) / 2 ))
 merge_b=$(( max - merge_overhead - merge_a ))

@@ -38,7 +38,7 @@ max_model=805306362
 # L bytes larger than the same model with the label '' (measured, so that it
 # follows the format: version 3 adds the document length histogram).
 psql -X -q -c 'CREATE EXTENSION IF NOT EXISTS nbc' >/dev/null
-overhead=$("${psql_cmd[@]}" -c "SELECT octet_length(nb_model_send(nb_train('', ARRAY['a'])))")
+overhead=$("${psql_cmd[@]}" -c "SELECT octet_length(nbc_model_send(nb_train('', ARRAY['a'])))")
 sz() { awk -v s="$scale" -v n="$1" 'BEGIN { printf "%d", n * s }'; }
 
 label_100mb=$(sz 100000000)
@@ -119,7 +119,7 @@ measure() {
 # The merged model of two such models shares the header (32 bytes), the
 # token "a" (1), its length (4) and its entry count (4): 41 bytes less.
 out_table="CREATE TEMP TABLE r (m nb_model); ALTER TABLE r ALTER m SET STORAGE external;"
-msize() { bytes "SELECT octet_length(nb_model_send(m)) FROM nbc_mem.model WHERE name = '$1'"; }
+msize() { bytes "SELECT octet_length(nbc_model_send(m)) FROM nbc_mem.model WHERE name = '$1'"; }
 
 measure "train, 100 MB label" "$label_100mb" $((label_100mb + overhead)) "$out_table" \
 	"INSERT INTO r SELECT nb_train(l, ARRAY['a']) FROM nbc_mem.label WHERE name = '100mb';"

@@ -134,7 +134,7 @@ models_sql="CREATE TABLE models AS
 	UNION ALL SELECT 'float8', nb_train(label, vec ORDER BY id) FROM docs
 	UNION ALL SELECT 'merged', nb_merge(nb_train(label, toks) FILTER (WHERE id <= 2), nb_train(label, toks) FILTER (WHERE id > 2)) FROM docs
 	UNION ALL SELECT 'merge_agg', nb_merge(m ORDER BY id) FROM (SELECT id, nb_train(label, toks) AS m FROM docs GROUP BY id) s"
-bytes_sql="SELECT string_agg(name || ':' || md5(nb_model_send(m)), ' ' ORDER BY name) FROM models"
+bytes_sql="SELECT string_agg(name || ':' || md5(nbc_model_send(m)), ' ' ORDER BY name) FROM models"
 works "nonsuper: the owner trains every feature type and merges" $owner "6" "$train_sql" "$models_sql" \
 	"SELECT count(m) FROM models"
 super_bytes=$(rel_psql -d "$db" -c "CREATE TEMP TABLE docs AS SELECT * FROM public.docs" \
@@ -156,7 +156,7 @@ works "nonsuper: the owner copies models out and in, in binary" $owner "6" \
 	"\\copy models TO '$copy_file' WITH (FORMAT binary)" \
 	"CREATE TABLE models2 (LIKE models)" \
 	"\\copy models2 FROM '$copy_file' WITH (FORMAT binary)" \
-	"SELECT count(*) FROM models JOIN models2 USING (name) WHERE nb_model_send(models.m) = nb_model_send(models2.m)"
+	"SELECT count(*) FROM models JOIN models2 USING (name) WHERE nbc_model_send(models.m) = nbc_model_send(models2.m)"
 rm -f "$copy_file"
 works "nonsuper: the owner sets nbc.prepared_model_cache and scores with it" $owner "a" \
 	"SET nbc.prepared_model_cache = '2TB'" "SET nbc.prepared_model_cache = '1MB'" \

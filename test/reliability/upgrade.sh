@@ -79,7 +79,9 @@ same() {
 	fi
 }
 
-bytes_sql="SELECT string_agg(name || ' ' || coalesce(md5(nb_model_send(m)), 'null'), ' ' ORDER BY name) FROM rel_models"
+# the bytes by their text form (base64 of them), which every version can write:
+# the binary output function's name changed in 0.9.0
+bytes_sql="SELECT string_agg(name || ' ' || coalesce(md5(m::text), 'null'), ' ' ORDER BY name) FROM rel_models"
 for v in "${older[@]}"; do
 	db=nbc_rel_up_${v//./_}
 	dbs+=("$db")
@@ -96,7 +98,7 @@ for v in "${older[@]}"; do
 		not_ok "upgrade: an update path from $v to $current"
 	fi
 	# the kinds of model this version can train
-	mixed=$(rel_psql -d "$db" -c "SELECT to_regprocedure('nb_train_transfn(nb_model, text, jsonb)') IS NOT NULL")
+	mixed=$(rel_psql -d "$db" -c "SELECT to_regprocedure('nb_train(text, jsonb)') IS NOT NULL")
 	files=(-f "$here/fixture.sql")
 	[ "$mixed" = t ] && files+=(-f "$here/fixture_mixed.sql")
 	if ! out=$(rel_psql -d "$db" -v scale=$scale -v vocab=$vocab "${files[@]}" 2>&1); then

@@ -139,9 +139,11 @@ walk(const NbView *v, const uint8_t *data, size_t size)
 	size_t		name_bytes = 0;
 
 	if (v->size != size || v->n_classes == 0 ||
-		(v->version != 1 && v->version != 2 && v->version != 3) ||
+		v->version < 1 || v->version > 4 ||
 		(v->version == 1 && (v->n_features != 1 || v->vector_len != 0)) ||
-		((v->version == 3) != (v->length_pairs != NULL)))
+		(v->version < 4 && (v->version == 3) != (v->length_pairs != NULL)) ||
+		(v->version < 4 && (v->settings.has_tokenizer || v->settings.options_len != 0 ||
+							v->settings.jsonb_bag)))
 		fail(v, "inconsistent header fields");
 
 	/* classes */

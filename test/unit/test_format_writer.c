@@ -383,11 +383,16 @@ test_settings(int version)
 	nb_format_finish(&w, NULL);
 	EXPECT(memcmp(back, want, want_size) == 0);
 
-	/* an unknown flag, and version 4 without settings, are refused */
-	got[6] = 2;
+	/* an unknown flag, the flag of a jsonb bag "" without one, and version 4 without settings, are refused */
+	got[6] = 4;
 	nb_write_u32(got + 24, 0, (uint32_t) nb_format_checksum(got, got_size));
 	nb_write_u32(got + 28, 0, (uint32_t) (nb_format_checksum(got, got_size) >> 32));
 	EXPECT(!nb_view_open(&g, got, got_size, &err) && strstr(err.message, "flags") != NULL);
+	got[6] = (version == 3 ? 0 : NB_FORMAT_FLAG_NO_LENGTHS) | NB_FORMAT_FLAG_JSONB_BAG;
+	nb_write_u32(got + 24, 0, (uint32_t) nb_format_checksum(got, got_size));
+	nb_write_u32(got + 28, 0, (uint32_t) (nb_format_checksum(got, got_size) >> 32));
+	EXPECT(version == 1 ? nb_view_open(&g, got, got_size, &err) && g.settings.jsonb_bag :
+		   !nb_view_open(&g, got, got_size, &err) && strstr(err.message, "jsonb") != NULL);
 	got[6] = version == 3 ? 0 : NB_FORMAT_FLAG_NO_LENGTHS;
 	memset(got + 48, 0, 8);
 	nb_write_u32(got + 24, 0, (uint32_t) nb_format_checksum(got, got_size));

@@ -25,6 +25,7 @@
 #include "nb_subtract.h"
 #include "nb_mutual_info.h"
 #include "nb_scorer.h"
+#include "nb_tokenize.h"
 #include "nb_trainer.h"
 #include "unit.h"
 
@@ -64,6 +65,8 @@ typedef struct IntFixture
 	unsigned char *dcm_bytes;	/* a model of INT_DCM_CLASSES classes (int_dcm_build) */
 	NbView		dcm_view;
 	NbIndex		dcm_index;
+	char	   *text;			/* INT_TEXT_BYTES of words to tokenize (int_text_build) */
+	char	   *blank;			/* INT_TEXT_BYTES of white space */
 } IntFixture;
 
 static IntFixture ifx;
@@ -131,6 +134,31 @@ int_dcm_build(void)
 	nb_index_build(&ifx.dcm_index, &ifx.dcm_view);
 }
 
+/*
+ * A text of INT_TEXT_WORDS words: "W012345 " in capitals, every 16th word
+ * Greek with a sigma, so that lowercasing has work beyond ASCII.
+ */
+#define INT_TEXT_WORDS (1024 * 1024)
+#define INT_TEXT_BYTES ((size_t) INT_TEXT_WORDS * 8)
+
+static void
+int_text_build(void)
+{
+	ifx.text = malloc(INT_TEXT_BYTES);
+	for (uint32_t k = 0; k < INT_TEXT_WORDS; k++)
+	{
+		char	   *w = ifx.text + (size_t) k * 8;
+
+		if (k % 16 == 15)
+			memcpy(w, "\xce\x9f\xce\x94\xce\xa3 ", 7);	/* ΟΔΣ, 7 bytes */
+		else
+			snprintf(w, 8, "W%06u", k % 1000000);
+		w[7] = ' ';
+	}
+	ifx.blank = malloc(INT_TEXT_BYTES);
+	memset(ifx.blank, ' ', INT_TEXT_BYTES);
+}
+
 static void
 int_fixture_build(void)
 {
@@ -165,11 +193,14 @@ int_fixture_build(void)
 	ifx.copy_src = malloc(INT_COPY_BYTES);
 	for (size_t i = 0; i < INT_COPY_BYTES; i++)
 		ifx.copy_src[i] = (unsigned char) (i * 131 >> 7);
+	int_text_build();
 }
 
 static void
 int_fixture_free(void)
 {
+	free(ifx.text);
+	free(ifx.blank);
 	nb_scorer_free(&ifx.scorer);
 	nb_index_free(&ifx.index);
 	nb_index_free(&ifx.toy_index);
@@ -486,6 +517,57 @@ int_op_dcm(void)
 	return d;
 }
 
+/* A digest of the tokens: their number and bytes. */
+static bool
+int_token_sink(void *arg, const char *token, uint32_t len)
+{
+	uint64_t   *d = arg;
+
+	*d = nb_hash_bytes(token, len, *d + 1);
+	return true;
+}
+
+static uint64_t
+int_tokenize(const char *text, NbAnalyzer analyzer, uint32_t ngram_max, bool lowercase)
+{
+	NbTokenizer t;
+	uint64_t	d = 0;
+
+	nb_tokenizer_init(&t);
+	t.analyzer = analyzer;
+	t.ngram_max = ngram_max;
+	t.lowercase = lowercase;
+	if (!nb_tokenize(&t, text, INT_TEXT_BYTES, int_token_sink, &d))
+		abort();
+	return d | 1;
+}
+
+static uint64_t
+int_op_tokenize_words(void)
+{
+	return int_tokenize(ifx.text, NB_ANALYZER_WORD, 3, true);
+}
+
+static uint64_t
+int_op_tokenize_chars(void)
+{
+	return int_tokenize(ifx.text, NB_ANALYZER_CHAR, 4, true);
+}
+
+/* the text as it is, no token: the scan alone */
+static uint64_t
+int_op_tokenize_blank_words(void)
+{
+	return int_tokenize(ifx.blank, NB_ANALYZER_WORD, 1, false);
+}
+
+/* one run of white space, made one space */
+static uint64_t
+int_op_tokenize_blank_chars(void)
+{
+	return int_tokenize(ifx.blank, NB_ANALYZER_CHAR_WB, 1, false);
+}
+
 typedef struct IntOp
 {
 	const char *name;
@@ -512,6 +594,10 @@ static IntOp int_ops[] = {
 	{"nb_copy", int_op_copy, 0},
 	{"build the scorers of a grid of many option sets", int_op_grid, 0},
 	{"prepare the DCM of a model of many classes", int_op_dcm, 0},
+	{"tokenize a large text, word 1- to 3-grams", int_op_tokenize_words, 0},
+	{"tokenize a large text, char 1- to 4-grams", int_op_tokenize_chars, 0},
+	{"tokenize a large blank text, word", int_op_tokenize_blank_words, 0},
+	{"tokenize a large blank text, char_wb", int_op_tokenize_blank_chars, 0},
 };
 
 #define N_INT_OPS (sizeof(int_ops) / sizeof(int_ops[0]))
@@ -542,6 +628,12 @@ int_units(void)
 	int_ops[16].units = (uint64_t) INT_GRID * (INT_GRID - 1) / 2;
 	/* an entry per class, and a fit of at least one step over one length */
 	int_ops[17].units = ifx.dcm_view.n_entries + (uint64_t) INT_DCM_CLASSES * 2 * NB_DCM_STEP_UNITS;
+	/* a unit per 64 bytes read per pass (lowercasing is one), and per token */
+	int_ops[18].units = 4 * INT_TEXT_BYTES / 64 + 3 * (uint64_t) INT_TEXT_WORDS;
+	int_ops[19].units = 2 * INT_TEXT_BYTES / 64 + 4 * (uint64_t) INT_TEXT_BYTES;
+	int_ops[20].units = INT_TEXT_BYTES / 64;
+	/* copied, then white space made one space */
+	int_ops[21].units = 2 * INT_TEXT_BYTES / 64;
 }
 
 static void

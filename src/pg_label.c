@@ -1,0 +1,87 @@
+/*
+ * pg_label.c — a row's class label as text, whatever the type of its column.
+ *
+ * Labels are text in a model, in nb_predict's result and in nb_metrics, but
+ * a label column is often integer (stars, a category id) or boolean.  The
+ * aggregates that take a label have a second form with the label declared
+ * anynonarray (text literals and text columns still choose the text form:
+ * PostgreSQL prefers a string type for an unknown literal, and an exact
+ * match for a text column), and this reads the label of either form.
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "parser/parse_coerce.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+
+#include "pg_label.h"
+
+/* How a label of a type other than text becomes text. */
+typedef struct LabelCast
+{
+	Oid			type;			/* the argument's type */
+	CoercionPathType path;
+	FmgrInfo	fn;				/* the cast function, or the output function */
+	short		nargs;			/* the cast function's arguments (1 to 3) */
+} LabelCast;
+
+static LabelCast *
+label_cast(FunctionCallInfo fcinfo, Oid type, void **cache)
+{
+	LabelCast  *c = *cache;
+	Oid			fn;
+	bool		varlena;
+
+	if (c != NULL && c->type == type)
+		return c;
+	c = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(LabelCast));
+	c->type = type;
+	c->path = find_coercion_pathway(TEXTOID, type, COERCION_EXPLICIT, &fn);
+	switch (c->path)
+	{
+		case COERCION_PATH_FUNC:
+			fmgr_info_cxt(fn, &c->fn, fcinfo->flinfo->fn_mcxt);
+			c->nargs = (short) get_func_nargs(fn);
+			break;
+		case COERCION_PATH_RELABELTYPE:
+			break;
+		case COERCION_PATH_COERCEVIAIO:
+			getTypeOutputInfo(type, &fn, &varlena);
+			fmgr_info_cxt(fn, &c->fn, fcinfo->flinfo->fn_mcxt);
+			break;
+		default:
+			/* every type that is not an array can be cast to text */
+			elog(ERROR, "no cast from type %s to text", format_type_be(type));
+	}
+	*cache = c;
+	return c;
+}
+
+text *
+nb_label_arg(FunctionCallInfo fcinfo, int arg, void **cache)
+{
+	Oid			type = get_fn_expr_argtype(fcinfo->flinfo, arg);
+	LabelCast  *c;
+	Datum		value = PG_GETARG_DATUM(arg);
+
+	if (type == TEXTOID || !OidIsValid(type))
+		return PG_GETARG_TEXT_PP(arg);
+	c = label_cast(fcinfo, type, cache);
+	switch (c->path)
+	{
+		case COERCION_PATH_FUNC:
+			/* a cast function's optional arguments: no typmod, explicit */
+			if (c->nargs == 3)
+				value = FunctionCall3(&c->fn, value, Int32GetDatum(-1), BoolGetDatum(true));
+			else if (c->nargs == 2)
+				value = FunctionCall2(&c->fn, value, Int32GetDatum(-1));
+			else
+				value = FunctionCall1(&c->fn, value);
+			return DatumGetTextPP(value);
+		case COERCION_PATH_RELABELTYPE:
+			return DatumGetTextPP(value);
+		default:
+			return cstring_to_text(OutputFunctionCall(&c->fn, value));
+	}
+}

@@ -1,0 +1,21 @@
+/*
+ * pg_label.h — a row's class label as text, whatever the type of its column.
+ */
+#ifndef PG_LABEL_H
+#define PG_LABEL_H
+
+#include "postgres.h"
+
+#include "fmgr.h"
+
+/*
+ * Argument arg of the call, a label, as text: a text argument as it is; an
+ * argument of another type (declared anynonarray) as label::text makes it,
+ * by the cast to text or else the type's output function.  The conversion
+ * found for the argument's type is kept in *cache (in fn_mcxt), NULL at
+ * first: the call's fn_extra, or a field of what the caller keeps there.
+ * Not for a NULL argument.
+ */
+text	   *nb_label_arg(FunctionCallInfo fcinfo, int arg, void **cache);
+
+#endif
