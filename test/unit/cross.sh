@@ -3,8 +3,10 @@
 # programs ($UNITS, from the Makefile) for other architectures (aarch64,
 # s390x), built static with Debian's cross compiler (make cross-build-ARCH,
 # into obj-ARCH/) and run under qemu-user (qemu-ARCH-static), their tests
-# named "ARCH: ...".  The architectures run side by side, each on a core;
-# prints their lines in order, then one summary line for all.
+# named "ARCH: ...", and the extension compiled for ARCH with -Werror
+# against PostgreSQL 15's headers for ARCH (cross-pg.sh).  The architectures
+# run side by side, each on a core; prints their lines in order, then one
+# summary line for all.
 #
 # test_format flips one bit of each byte (NBT_FLIPS_PER_BYTE=1), not all
 # eight: emulated, every bit takes minutes.  An architecture whose compiler,
@@ -52,6 +54,11 @@ cross_run() {
 		done
 		NBT_FLIPS_PER_BYTE=1 UNIT_RUNNER=qemu-$arch-static run_units "$arch: " $programs
 	fi
+	# the extension itself, against PostgreSQL's headers for ARCH
+	pg=$(./cross-pg.sh "$arch")
+	printf '%s\n' "$pg"
+	passed=$((passed + $(printf '%s\n' "$pg" | grep -c '^ok - ')))
+	failed=$((failed + $(printf '%s\n' "$pg" | grep -c '^not ok - ')))
 	echo "$passed passed, $failed failed"
 }
 
