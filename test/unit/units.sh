@@ -13,7 +13,8 @@ add_counts() {
 
 # run_units PREFIX UNIT...: run each program (./UNIT, under $UNIT_RUNNER when
 # set, an emulator say), print its lines but its summary, with PREFIX
-# before each test's name, and add its counts.
+# before each test's name, and add its counts; a program that dies before
+# its summary is one more failed test.
 run_units() {
 	prefix=$1
 	shift
@@ -21,12 +22,13 @@ run_units() {
 		out=$($UNIT_RUNNER ./$unit)
 		status=$?
 		summary=$(printf '%s\n' "$out" | tail -n 1)
-		printf '%s\n' "$out" | sed -e '$d' -e "s/^ok - /ok - $prefix/" -e "s/^not ok - /not ok - $prefix/"
-		if ! add_counts "$summary"; then
+		if add_counts "$summary"; then
+			out=$(printf '%s\n' "$out" | sed '$d')
+		else
 			# the test binary died before its summary (a sanitizer abort, for example)
-			printf '%s\n' "$summary"
-			echo "not ok - unit tests: $unit exited with status $status before its summary"
+			out=$(printf '%s\n' "$out" "not ok - unit tests: $unit exited with status $status before its summary")
 			failed=$((failed + 1))
 		fi
+		printf '%s\n' "$out" | sed -e "s/^ok - /ok - $prefix/" -e "s/^not ok - /not ok - $prefix/"
 	done
 }
