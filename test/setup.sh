@@ -21,6 +21,10 @@ nbc_setup() {
 	# parity; clang's libFuzzer for the unit suite's fuzz run
 	local packages=(postgresql-server-dev-15 python3-sklearn python3-pandas python3-psycopg2 python3-mpmath weka
 		dataset-fashion-mnist fortunes-ru fortunes-zh clang libclang-rt-14-dev sqlsmith)
+	# the unit suite's cross builds (test/unit/cross.sh): without them it
+	# skips those loudly, so an archive that does not serve them fails nothing
+	local cross_packages=(gcc-aarch64-linux-gnu gcc-s390x-linux-gnu libc6-dev-arm64-cross
+		libc6-dev-s390x-cross qemu-user-static)
 	local sudo=() missing=() p status
 
 	if [ "$(id -u)" -ne 0 ]; then
@@ -31,7 +35,7 @@ nbc_setup() {
 		sudo=(sudo)
 	fi
 
-	for p in "${packages[@]}"; do
+	for p in "${packages[@]}" "${cross_packages[@]}"; do
 		status=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
 		[ "$status" = installed ] || missing+=("$p")
 	done
@@ -42,6 +46,8 @@ nbc_setup() {
 		echo "== setup: installing ${missing[*]}"
 		"${sudo[@]}" apt-get update
 		"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y "${packages[@]}"
+		"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y "${cross_packages[@]}" ||
+			echo "== setup: !!! could not install ${cross_packages[*]}: the unit suite skips its cross builds" >&2
 	else
 		echo "== setup: packages already installed"
 	fi

@@ -2,9 +2,12 @@
 # check.sh — run by `make check`: the unit test programs ($UNITS, from the
 # Makefile) and the same built with NB_PORTABLE ($PORTABLE_UNITS, their
 # tests named "portable: ..."), then short runs of the two fuzzers, each
-# counted as one more test; prints one summary line for all.
+# counted as one more test, then the unit tests built for $CROSS_ARCHS and
+# run under qemu-user (cross.sh, their tests named "ARCH: ..."); prints one
+# summary line for all.
 cd "$(dirname "$0")" || exit 2
 : "${UNITS:?set UNITS to the unit test programs (make check does)}"
+: "${CROSS_ARCHS?set CROSS_ARCHS to the architectures of cross.sh (make check does)}"
 MAKE=${MAKE:-make}
 FUZZ_SECONDS=${FUZZ_SECONDS:-20}
 FUZZ_DECODE_SECONDS=${FUZZ_DECODE_SECONDS:-10}
@@ -12,35 +15,7 @@ FUZZ_MAX_LEN=${FUZZ_MAX_LEN:-4096}
 
 passed=0
 failed=0
-
-# add_counts LINE: add the counts of a summary line "N passed, N failed";
-# false if LINE is not one.
-add_counts() {
-	p=$(printf '%s\n' "$1" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1/p')
-	f=$(printf '%s\n' "$1" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\2/p')
-	[ -n "$p" ] || return 1
-	passed=$((passed + p))
-	failed=$((failed + f))
-}
-
-# run_units PREFIX UNIT...: run each program, print its lines but its
-# summary, with PREFIX before each test's name, and add its counts.
-run_units() {
-	prefix=$1
-	shift
-	for unit in "$@"; do
-		out=$(./$unit)
-		status=$?
-		summary=$(printf '%s\n' "$out" | tail -n 1)
-		printf '%s\n' "$out" | sed -e '$d' -e "s/^ok - /ok - $prefix/" -e "s/^not ok - /not ok - $prefix/"
-		if ! add_counts "$summary"; then
-			# the test binary died before its summary (a sanitizer abort, for example)
-			printf '%s\n' "$summary"
-			echo "not ok - unit tests: $unit exited with status $status before its summary"
-			failed=$((failed + 1))
-		fi
-	done
-}
+. ./units.sh
 
 # The portable programs run meanwhile, on another core where there is one:
 # they take less than half the time of the sanitized ones.  Their lines and
@@ -110,6 +85,17 @@ run_fuzzer() {
 run_fuzzer "fuzz nb_view_open" fuzz_model "$FUZZ_SECONDS" fuzz-work fuzz-check.log
 run_fuzzer "fuzz the decoder alone (fuzz_decode)" fuzz_decode "$FUZZ_DECODE_SECONDS" \
 	fuzz-decode-work fuzz-decode-check.log
+
+# The unit tests for the other architectures under qemu-user, both at once
+# (cross.sh; "# SKIP cross ..." for one whose tools are not installed).
+cross=$(./cross.sh $CROSS_ARCHS)
+summary=$(printf '%s\n' "$cross" | tail -n 1)
+printf '%s\n' "$cross" | sed '$d'
+if ! add_counts "$summary"; then
+	printf '%s\n' "$summary"
+	echo "not ok - cross: cross.sh printed no summary"
+	failed=$((failed + 1))
+fi
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

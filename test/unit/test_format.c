@@ -1,15 +1,25 @@
 /*
  * test_format.c — unit tests of the serialized format and its reader
  * (src/nb_format.c): size limits, nb_view_open on trainer output,
- * truncations, bit flips and corrupted structure of versions 1 and 2.
+ * truncations, bit flips and corrupted structure of versions 1 and 2, the
+ * committed corpus read as corpus-readings.txt says.
  *
  *   ./test_format            run every test
  *   ./test_format WORD       run the tests whose name contains WORD
+ *   NBT_FLIPS_PER_BYTE=N ./test_format
+ *                            flip N bits (1 to 8, default 8) of each byte
+ *                            of the samples in the bit flip tests: under
+ *                            emulation (make cross) every bit takes minutes,
+ *                            one per byte an eighth of that
  *   ./test_format --write-corpus DIR
  *                            write the fuzzer's seed corpus (valid models)
+ *   ./test_format --write-readings
+ *                            print what reading each model of corpus/ gives
+ *                            (corpus-readings.txt, see test_corpus_readings)
  *
  * Output: see unit.h.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <float.h>
 #include <math.h>
@@ -23,7 +33,11 @@
 
 #include "fixtures.h"
 #include "model_check.h"
+#include "nb_doc.h"
 #include "nb_format.h"
+#include "nb_index.h"
+#include "nb_options.h"
+#include "nb_scorer.h"
 #include "raw_model.h"
 #include "unit.h"
 
@@ -211,6 +225,9 @@ test_view_extensions(void)
 	free_samples(s);
 }
 
+/* Bits flipped per byte by the bit flip tests (NBT_FLIPS_PER_BYTE). */
+static int	flips_per_byte = 8;
+
 static void
 bitflips(bool fix_checksum)
 {
@@ -222,12 +239,17 @@ bitflips(bool fix_checksum)
 	char		first[600] = "";
 
 	make_samples(s);
+	if (flips_per_byte < 8)
+		note("%d of each byte's 8 bits flipped (NBT_FLIPS_PER_BYTE)", flips_per_byte);
 	for (int i = 0; i < NSAMPLES; i++)
 	{
 		unsigned char *p = malloc(s[i].size);
 
-		for (size_t bit = 0; bit < 8 * s[i].size; bit++)
+		for (size_t flip = 0; flip < flips_per_byte * s[i].size; flip++)
 		{
+			/* bits in turn, every bit of a byte with 8 flips per byte */
+			size_t		byte = flip / flips_per_byte;
+			size_t		bit = 8 * byte + (3 * byte + flip % flips_per_byte) % 8;
 			NbView		v;
 			NbFormatError e;
 			char		err[512];
@@ -1186,6 +1208,532 @@ write_corpus(const char *dir)
 }
 
 /* ---------------------------------------------------------------- */
+/* the committed corpus, read alike on every architecture            */
+
+/*
+ * corpus-readings.txt says what reading each model of corpus/ gives (both
+ * written by make corpus, on x86-64): per part of the view a digest of
+ * every value its accessors return, and the log posteriors of two
+ * documents under each kind.  test_corpus_readings reads every committed
+ * model and compares, the parts bit for bit and the posteriors within
+ * CORPUS_TOLERANCE (relative): another compiler or libm may round their
+ * last bits differently (GCC contracts a * b + c into one rounding on
+ * aarch64 and s390x).  Under make cross this is the proof that a model
+ * written on one architecture reads the same on the others, little- and
+ * big-endian.  The test programs find the files in NBT_UNIT_DIR (the
+ * Makefile passes test/unit's path), wherever they run.
+ */
+#define CORPUS_DIR NBT_UNIT_DIR "/corpus"
+#define CORPUS_READINGS NBT_UNIT_DIR "/corpus-readings.txt"
+#define CORPUS_TOLERANCE 1e-12
+
+/* FNV-1a over the bytes of each value, least significant first: the same digest on any machine. */
+static void
+digest_bytes(uint64_t *h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+
+	for (size_t i = 0; i < n; i++)
+		*h = (*h ^ b[i]) * UINT64_C(0x100000001b3);
+}
+
+static void
+digest_u64(uint64_t *h, uint64_t x)
+{
+	for (int i = 0; i < 8; i++)
+	{
+		unsigned char b = (unsigned char) (x >> (8 * i));
+
+		digest_bytes(h, &b, 1);
+	}
+}
+
+static void
+digest_all(uint64_t *h, const uint64_t *x, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		digest_u64(h, x[i]);
+}
+
+static void
+digest_f64(uint64_t *h, double x)
+{
+	uint64_t	u;
+
+	memcpy(&u, &x, sizeof(u));
+	digest_u64(h, u);
+}
+
+static void
+digest_str(uint64_t *h, const char *s, uint32_t len)
+{
+	digest_u64(h, len);
+	digest_bytes(h, s, len);
+}
+
+#define DIGEST_START UINT64_C(0xcbf29ce484222325)
+
+/* The digests of the view's parts, one line each. */
+static void
+reading_view(FILE *out, const char *name, const NbView *v)
+{
+	uint64_t	h = DIGEST_START;
+	NbStringIter labels = nb_view_labels(v);
+	NbFeatureIter features = nb_view_features(v);
+	NbFeature	f;
+	const char *s;
+	uint32_t	len;
+	uint32_t	c = 0;
+	const uint64_t header[] = {v->version, v->size, v->checksum, v->n_classes, v->n_tokens,
+	v->n_entries, v->n_features, v->vector_len, v->n_lengths};
+
+	digest_all(&h, header, sizeof(header) / sizeof(header[0]));
+	fprintf(out, "%s view header %016llx\n", name, (unsigned long long) h);
+
+	h = DIGEST_START;
+	while (nb_string_next(&labels, &s, &len))
+	{
+		digest_str(&h, s, len);
+		digest_f64(&h, nb_view_class_docs(v, c++));
+	}
+	fprintf(out, "%s view classes %016llx\n", name, (unsigned long long) h);
+
+	h = DIGEST_START;
+	while (nb_feature_next(&features, &f))
+	{
+		digest_str(&h, f.name, f.name_len);
+		digest_u64(&h, f.type);
+		digest_u64(&h, f.n_items);
+		for (c = 0; c < v->n_classes; c++)
+		{
+			digest_f64(&h, nb_view_present(v, f.index, c));
+			digest_f64(&h, nb_view_a(v, f.index, c));
+			digest_f64(&h, nb_view_b(v, f.index, c));
+		}
+		if (v->version != NB_FORMAT_VERSION_TEXT)
+		{
+			digest_f64(&h, nb_view_feature_rows(v, f.index));
+			digest_f64(&h, nb_view_feature_mean(v, f.index));
+			digest_f64(&h, nb_view_feature_m2(v, f.index));
+		}
+	}
+	fprintf(out, "%s view features %016llx\n", name, (unsigned long long) h);
+
+	h = DIGEST_START;
+	features = nb_view_features(v);
+	while (nb_feature_next(&features, &f))
+	{
+		NbItemIter	items = nb_feature_item_iter(v, &f);
+		NbItem		item;
+
+		while (nb_item_next(&items, &item))
+		{
+			digest_str(&h, item.str, item.len);
+			digest_u64(&h, item.n_entries);
+			for (uint32_t i = 0; i < item.n_entries; i++)
+			{
+				NbEntry		en = nb_view_entry(v, item.first_entry + i);
+
+				digest_u64(&h, en.cls);
+				digest_f64(&h, en.count);
+				digest_f64(&h, en.docs);
+			}
+		}
+	}
+	fprintf(out, "%s view items %016llx\n", name, (unsigned long long) h);
+
+	h = DIGEST_START;
+	if (nb_view_has_lengths(v))
+	{
+		for (uint64_t jc = 0; jc < (uint64_t) v->n_features * v->n_classes; jc++)
+			digest_u64(&h, nb_view_length_pairs_at(v, jc));
+		for (uint64_t i = 0; i < v->n_lengths; i++)
+		{
+			digest_f64(&h, nb_view_length_value(v, i));
+			digest_f64(&h, nb_view_length_weight(v, i));
+		}
+	}
+	fprintf(out, "%s view lengths %016llx\n", name, (unsigned long long) h);
+
+	h = DIGEST_START;
+	digest_u64(&h, v->settings.has_tokenizer);
+	if (v->settings.has_tokenizer)
+	{
+		const NbTokenizer *t = &v->settings.tokenizer;
+		const uint64_t tokenizer[] = {t->analyzer, t->ngram_min, t->ngram_max, t->lowercase,
+		t->strip_accents, t->token_pattern, t->stop_words};
+
+		digest_all(&h, tokenizer, sizeof(tokenizer) / sizeof(tokenizer[0]));
+	}
+	digest_str(&h, v->settings.options, v->settings.options_len);
+	fprintf(out, "%s view settings %016llx\n", name, (unsigned long long) h);
+}
+
+/*
+ * The document "all": every feature present, each item of a bag (item k
+ * counted 1 + k % 3 times) and an unknown token, a categorical feature's
+ * first value, boolean features true, Gaussian ones at their overall mean.
+ */
+static void
+reading_doc_all(const NbView *v, const NbIndex *ix, NbDoc *doc)
+{
+	static const char unknown[] = "\x01unknown";
+	NbFeatureIter features = nb_view_features(v);
+	NbFeature	f;
+	NbTokenRef *refs = malloc(sizeof(NbTokenRef) * ((size_t) v->n_tokens + 1));
+
+	nb_doc_begin(doc);
+	while (nb_feature_next(&features, &f))
+	{
+		NbStringIter items = nb_feature_items(v, &f);
+		uint32_t	n = 0;
+
+		switch (f.type)
+		{
+			case NB_FEATURE_BAG:
+			case NB_FEATURE_CATEGORICAL:
+				while ((f.type == NB_FEATURE_BAG || n == 0) &&
+					   nb_string_next(&items, &refs[n].str, &refs[n].len))
+				{
+					refs[n].count = 1 + (f.first_item + n) % 3;
+					n++;
+				}
+				if (f.type == NB_FEATURE_BAG || n == 0)
+				{
+					refs[n].str = unknown;
+					refs[n].len = sizeof(unknown) - 1;
+					refs[n].count = 1;
+					n++;
+				}
+				nb_doc_add_tokens(ix, doc, f.index, refs, n);
+				break;
+			case NB_FEATURE_BOOLEAN:
+				nb_doc_add_value(doc, f.index, 1);
+				break;
+			default:
+				nb_doc_add_value(doc, f.index, nb_view_feature_mean(v, f.index));
+				break;
+		}
+	}
+	free(refs);
+}
+
+/* The log posteriors of the documents "empty" and "all" under each kind, one line each. */
+static void
+reading_scores(FILE *out, const char *name, const NbView *v)
+{
+	static const char *const kinds[] = {"multinomial", "bernoulli", "complement", "dcm"};
+	NbIndex		ix;
+	NbDoc		docs[2];
+	double	   *log_post = malloc(sizeof(double) * v->n_classes);
+
+	nb_index_build(&ix, v);
+	for (int d = 0; d < 2; d++)
+		nb_doc_init(&docs[d], &ix);
+	nb_doc_begin(&docs[0]);
+	reading_doc_all(v, &ix, &docs[1]);
+	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
+	{
+		NbOptions	o;
+		NbModelTraits traits = {nb_index_only_bags(&ix), nb_index_has_bag(&ix), ix.has_lengths};
+		NbOptionStatus st;
+		NbScorer	sc;
+
+		nb_options_init(&o);
+		st = nb_options_set_kind(&o, kinds[k], strlen(kinds[k]));
+		if (st == NB_OPTION_OK)
+			st = nb_options_check_set(&o);
+		if (st == NB_OPTION_OK)
+			st = nb_options_check_model(&o, &traits);
+		if (st != NB_OPTION_OK)
+		{
+			fprintf(out, "%s score %s refused %d\n", name, kinds[k], (int) st);
+			continue;
+		}
+		nb_scorer_build(&sc, &ix, &o);
+		for (int d = 0; d < 2; d++)
+		{
+			int64_t		best = nb_scorer_score(&sc, &docs[d], log_post);
+
+			fprintf(out, "%s score %s %s", name, kinds[k], d == 0 ? "empty" : "all");
+			if (best < 0)
+				fprintf(out, " failed %lld", (long long) best);
+			else
+				for (uint32_t c = 0; c < v->n_classes; c++)
+					fprintf(out, " %.17g", log_post[c]);
+			fprintf(out, "\n");
+		}
+		nb_scorer_free(&sc);
+	}
+	for (int d = 0; d < 2; d++)
+		nb_doc_free(&docs[d]);
+	nb_index_free(&ix);
+	free(log_post);
+}
+
+/* The whole of a file into a malloc'd buffer (NUL-terminated), or NULL. */
+static char *
+read_whole(const char *path, size_t *size)
+{
+	FILE	   *f = fopen(path, "rb");
+	char	   *buf = NULL;
+	size_t		n = 0;
+	size_t		got;
+
+	if (f == NULL)
+		return NULL;
+	do
+	{
+		buf = realloc(buf, n + 4096 + 1);
+		got = fread(buf + n, 1, 4096, f);
+		n += got;
+	} while (got == 4096);
+	if (ferror(f))
+	{
+		free(buf);
+		buf = NULL;
+	}
+	else
+		buf[n] = '\0';
+	fclose(f);
+	*size = n;
+	return buf;
+}
+
+static int
+compare_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *) a, *(char *const *) b);
+}
+
+/* The names of the .nbm files of corpus/ in byte order (malloc'd, *n of them), or NULL. */
+static char **
+corpus_models(int *n)
+{
+	DIR		   *dir = opendir(CORPUS_DIR);
+	struct dirent *e;
+	char	  **names = NULL;
+
+	*n = 0;
+	if (dir == NULL)
+		return NULL;
+	while ((e = readdir(dir)) != NULL)
+	{
+		size_t		len = strlen(e->d_name);
+
+		if (len > 4 && strcmp(e->d_name + len - 4, ".nbm") == 0)
+		{
+			names = realloc(names, sizeof(char *) * (*n + 1));
+			names[(*n)++] = strdup(e->d_name);
+		}
+	}
+	closedir(dir);
+	qsort(names, *n, sizeof(char *), compare_names);
+	return names;
+}
+
+static void
+free_names(char **names, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+/*
+ * What reading corpus/name gives (malloc'd lines), or NULL with why: the
+ * model must open and pass model_check.c's checks.
+ */
+static char *
+corpus_reading(const char *name, char *why, size_t whylen)
+{
+	char		path[4096];
+	size_t		size;
+	unsigned char *bytes;
+	NbView		v;
+	NbtStats	st = {0};
+	char	   *text = NULL;
+	size_t		text_size;
+	FILE	   *out;
+
+	snprintf(path, sizeof(path), "%s/%s", CORPUS_DIR, name);
+	bytes = (unsigned char *) read_whole(path, &size);
+	if (bytes == NULL)
+		snprintf(why, whylen, "cannot read %s: %s", path, strerror(errno));
+	else if (!open_view(&v, bytes, size, why, whylen))
+		;
+	else if (nbt_check_model(bytes, size, &v, 1, 0, &st, why, whylen))
+	{
+		out = open_memstream(&text, &text_size);
+		reading_view(out, name, &v);
+		reading_scores(out, name, &v);
+		fclose(out);
+	}
+	free(bytes);
+	return text;
+}
+
+/* ./test_format --write-readings: corpus-readings.txt's text, on stdout. */
+static int
+write_readings(void)
+{
+	int			n;
+	char	  **names = corpus_models(&n);
+	int			rc = n > 0 ? 0 : 1;
+
+	printf("# What test_format reads from each model of corpus/, written by make corpus\n"
+		   "# (./test_format --write-readings) on x86-64; see test_corpus_readings.\n");
+	for (int i = 0; i < n && rc == 0; i++)
+	{
+		char		why[512];
+		char	   *text = corpus_reading(names[i], why, sizeof(why));
+
+		if (text == NULL)
+		{
+			fprintf(stderr, "corpus/%s: %s\n", names[i], why);
+			rc = 1;
+		}
+		else
+			fputs(text, stdout);
+		free(text);
+	}
+	free_names(names, n);
+	return rc;
+}
+
+/* Whether words g and w, both numbers, differ by CORPUS_TOLERANCE at most. */
+static bool
+numbers_near(const char *g, const char *w)
+{
+	char	   *gend,
+			   *wend;
+	double		gv = strtod(g, &gend),
+				wv = strtod(w, &wend);
+
+	return *gend == '\0' && *wend == '\0' && fabs(gv - wv) <= CORPUS_TOLERANCE * fmax(1, fabs(wv));
+}
+
+/*
+ * Whether a line read matches the line expected: the same words, but that
+ * the log posteriors of a "score" line (its fifth word on) may differ by
+ * CORPUS_TOLERANCE.
+ */
+static bool
+reading_line_matches(const char *got, const char *want)
+{
+	char	   *g_copy = strdup(got),
+			   *w_copy = strdup(want);
+	char	   *g_save,
+			   *w_save;
+	char	   *g = strtok_r(g_copy, " ", &g_save),
+			   *w = strtok_r(w_copy, " ", &w_save);
+	bool		score = false;
+	bool		same = true;
+
+	for (int word = 0; same && g != NULL && w != NULL; word++)
+	{
+		if (word == 1)
+			score = strcmp(w, "score") == 0;
+		same = strcmp(g, w) == 0 || (score && word >= 4 && numbers_near(g, w));
+		g = strtok_r(NULL, " ", &g_save);
+		w = strtok_r(NULL, " ", &w_save);
+	}
+	same = same && g == NULL && w == NULL;
+	free(g_copy);
+	free(w_copy);
+	return same;
+}
+
+/* Split text into its lines in place, but empty and "#" ones; *lines malloc'd. */
+static int
+split_lines(char *text, char ***lines)
+{
+	int			n = 0;
+
+	*lines = NULL;
+	for (char *line = text; line != NULL && *line != '\0';)
+	{
+		char	   *end = strchr(line, '\n');
+
+		if (end != NULL)
+			*end++ = '\0';
+		if (*line != '\0' && *line != '#')
+		{
+			*lines = realloc(*lines, sizeof(char *) * (n + 1));
+			(*lines)[n++] = line;
+		}
+		line = end;
+	}
+	return n;
+}
+
+/* Whether line is a line of model name's reading. */
+static bool
+line_of(const char *line, const char *name)
+{
+	size_t		len = strlen(name);
+
+	return strncmp(line, name, len) == 0 && line[len] == ' ';
+}
+
+/*
+ * Every model of corpus/ opens, passes model_check.c's checks and reads as
+ * corpus-readings.txt says; the file has no reading of a model not there.
+ */
+static void
+test_corpus_readings(void)
+{
+	int			n_models;
+	char	  **names = corpus_models(&n_models);
+	size_t		size;
+	char	   *expected = read_whole(CORPUS_READINGS, &size);
+	char	  **want = NULL;
+	int			n_want = expected != NULL ? split_lines(expected, &want) : 0;
+	bool	   *used = calloc(n_want + 1, sizeof(bool));
+	char	   *text = NULL;
+	char	  **got = NULL;
+
+	CHECK_OR_DONE(n_models > 0, "no models in %s", CORPUS_DIR);
+	CHECK_OR_DONE(expected != NULL, "cannot read %s: %s", CORPUS_READINGS, strerror(errno));
+	for (int i = 0; i < n_models; i++)
+	{
+		char		why[512];
+		int			n_got,
+					w = 0;
+
+		text = corpus_reading(names[i], why, sizeof(why));
+		CHECK_OR_DONE(text != NULL, "corpus/%s: %s", names[i], why);
+		n_got = split_lines(text, &got);
+		for (int g = 0; g < n_got; g++, w++)
+		{
+			while (w < n_want && !line_of(want[w], names[i]))
+				w++;
+			CHECK_OR_DONE(w < n_want, "corpus/%s reads \"%s\", which %s does not have",
+						  names[i], got[g], CORPUS_READINGS);
+			CHECK_OR_DONE(reading_line_matches(got[g], want[w]), "corpus/%s reads \"%s\", expected \"%s\"",
+						  names[i], got[g], want[w]);
+			used[w] = true;
+		}
+		for (; w < n_want; w++)
+			CHECK_OR_DONE(!line_of(want[w], names[i]), "corpus/%s: no reading \"%s\"", names[i], want[w]);
+		free(got);
+		free(text);
+		got = NULL;
+		text = NULL;
+	}
+	for (int w = 0; w < n_want; w++)
+		CHECK_OR_DONE(used[w], "%s: \"%s\" is of no model of corpus/", CORPUS_READINGS, want[w]);
+	note("%d models of corpus/ read as corpus-readings.txt says (%d lines)", n_models, n_want);
+done:
+	free(got);
+	free(text);
+	free(used);
+	free(want);
+	free(expected);
+	free_names(names, n_models);
+}
+
+/* ---------------------------------------------------------------- */
 
 /*
  * One model, one byte string: version 2 holding only the bag "" present in
@@ -1441,6 +1989,17 @@ main(int argc, char **argv)
 {
 	if (argc == 3 && strcmp(argv[1], "--write-corpus") == 0)
 		return write_corpus(argv[2]);
+	if (argc == 2 && strcmp(argv[1], "--write-readings") == 0)
+		return write_readings();
+	if (getenv("NBT_FLIPS_PER_BYTE") != NULL)
+	{
+		flips_per_byte = atoi(getenv("NBT_FLIPS_PER_BYTE"));
+		if (flips_per_byte < 1 || flips_per_byte > 8)
+		{
+			fprintf(stderr, "NBT_FLIPS_PER_BYTE must be 1 to 8\n");
+			return 2;
+		}
+	}
 	unit_init(argc, argv);
 	run("format: size limit, base64 lengths (NB_MODEL_MAX_SIZE by hand)", test_format_size_limit);
 	run("view: accepts trainer output and it is fully usable", test_view_accepts_samples);
@@ -1461,5 +2020,7 @@ main(int argc, char **argv)
 	run("view v3: corrupted document length histograms are rejected", test_view_v3_lengths);
 	run("view: inputs of bugs once tolerated by model_check.c are rejected, or valid and usable",
 		test_view_once_known_bugs);
+	run("corpus: every committed model (corpus/) is valid and reads as corpus-readings.txt says",
+		test_corpus_readings);
 	return unit_done();
 }
