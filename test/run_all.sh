@@ -4,7 +4,8 @@
 # throwaway PostgreSQL 15 cluster (pg_virtualenv), every suite:
 #   pg_regress   make installcheck (sql/*.sql against expected/*.out)
 #   parity       test/parity/run.sh (nbc against scikit-learn on real data)
-#   unit         the pure-C unit tests, when test/unit/Makefile exists
+#   unit         the pure-C unit tests, when test/unit/Makefile exists, also
+#                built for aarch64 and s390x and run under qemu-user
 #   readme       test/readme/check.py (README.md's SQL runs and prints what it shows)
 #   versions     test/versions.sh: pg_regress and a parity subset on the other
 #                PostgreSQL versions (servers from Debian's archive, cached)
