@@ -12,7 +12,7 @@
  * Layout of format version 3 (offsets in bytes):
  *   0   magic "NBCM"
  *   4   uint16 format version (3)
- *   6   uint16 flags (0; reserved)
+ *   6   uint16 flags (0; version 4 has two, see below)
  *   8   uint32 C, number of classes (>= 1)
  *   12  uint32 V, number of items (bag tokens and categorical values)
  *   16  uint64 E, number of non-zero (item, class) entries
@@ -70,7 +70,7 @@
  * keep), and a model whose document lengths are unknown, because it merged a
  * version 1 or 2 model with bag features, is version 1 if it is the bag ""
  * alone present in every document, else version 2.  Every other model with
- * a bag feature is version 3.
+ * a bag feature and no settings is version 3.
  *
  * The canonical order makes equal models byte-identical; nothing refers to
  * an OID or anything else local to one database.
