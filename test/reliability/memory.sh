@@ -49,6 +49,8 @@ label_fit=$(( $(sz 350000000) - overhead ))
 # one row of many distinct small tokens "t1", "t2", ...: the trainer's hash
 # tables, not the strings, take most of its memory
 n_tokens=$(sz 10000000)
+# a text of about 100 MB of words (7 bytes each with its space) to tokenize
+n_words=$(sz 14000000)
 
 "${psql_cmd[@]}" -v ON_ERROR_STOP=1 <<SQL || { echo "setup failed"; exit 1; }
 CREATE EXTENSION IF NOT EXISTS nbc;
@@ -66,6 +68,9 @@ INSERT INTO nbc_mem.label VALUES
 CREATE TABLE nbc_mem.tokens (a text[]);
 ALTER TABLE nbc_mem.tokens ALTER a SET STORAGE external;
 INSERT INTO nbc_mem.tokens SELECT array_agg('t' || i) FROM generate_series(1, $n_tokens) i;
+CREATE TABLE nbc_mem.body (body text);
+ALTER TABLE nbc_mem.body ALTER body SET STORAGE external;
+INSERT INTO nbc_mem.body SELECT string_agg('w' || (i % 50000), ' ') FROM generate_series(1, $n_words) i;
 CREATE TABLE nbc_mem.model (name text PRIMARY KEY, m nb_model);
 ALTER TABLE nbc_mem.model ALTER m SET STORAGE external;
 INSERT INTO nbc_mem.model SELECT name, nb_train(l, ARRAY['a']) FROM nbc_mem.label
@@ -135,6 +140,13 @@ token_bytes=$(bytes "SELECT sum(length('t' || i)) FROM generate_series(1, $n_tok
 measure "train, $n_tokens small tokens" "$(bytes "SELECT pg_column_size(a) FROM nbc_mem.tokens")" \
 	$(( overhead + (n_tokens - 1) * (8 + 20) + token_bytes )) "$out_table" \
 	"INSERT INTO r SELECT nb_train('x', a) FROM nbc_mem.tokens;"
+# a text tokenized (nb_tokens' text[] the result): the detoasted text, its
+# lowercased copy and the result
+body_bytes=$(bytes "SELECT octet_length(body) FROM nbc_mem.body")
+measure "nb_tokens, $((body_bytes / 1000000)) MB text" "$body_bytes" \
+	"$(bytes "SELECT pg_column_size(nb_tokens(body)) FROM nbc_mem.body")" \
+	"CREATE TEMP TABLE t (a text[]); ALTER TABLE t ALTER a SET STORAGE external;" \
+	"INSERT INTO t SELECT nb_tokens(body) FROM nbc_mem.body;"
 text_len=$(( $(stat -c %s "$dir/max.txt") - 1 ))
 measure "output: COPY TO, largest model" "$(msize max)" "$text_len" "" \
 	"COPY (SELECT m FROM nbc_mem.model WHERE name = 'max') TO '$dir/out.txt';"

@@ -25,7 +25,7 @@
 #   nonsuper     nonsuper.sh: trusted install by a database owner who is not a
 #                superuser; what that owner and a plain user can and cannot do
 #   limits       limits.sh: the model size limit at its boundary
-#   memory       memory.sh: peak memory of training, merging, input and output
+#   memory       memory.sh: peak memory of training, tokenizing, merging, input and output
 #                (quick: NBC_MEM_SCALE=0.25 unless set)
 #   cancel       cancel.py: cancel latency of every long operation
 #   crafted      crafted.*: mutated models through every entry point
