@@ -198,17 +198,19 @@ has_unnamed_bag(const NbView *v)
 		nb_view_feature_type(v, 0) == NB_FEATURE_BAG;
 }
 
-static const char *
-view_feature_name(const void *model, uint32_t j, uint32_t *len, NbFeatureType *type)
-{
-	*type = nb_view_feature_type(model, j);
-	return nb_view_feature_name(model, j, len);
-}
-
 uint32_t
 nb_view_input_kinds(const NbView *v)
 {
-	return nb_input_kinds(v, v->n_features, v->vector_len, view_feature_name, &v->settings);
+	uint32_t	kinds = nb_input_kinds_base(v->vector_len, &v->settings);
+	NbFeatureIter it = nb_view_features(v);
+	NbFeature	f;
+
+	while (nb_feature_next(&it, &f))
+	{
+		nb_interrupt_at(f.index);
+		kinds |= nb_feature_input_kind(f.name, f.name_len, f.type, v->vector_len);
+	}
+	return kinds;
 }
 
 /*

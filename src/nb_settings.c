@@ -4,30 +4,15 @@
 #include "nb_settings.h"
 
 #include "nb_format.h"
-#include "nb_interrupt.h"
 
 uint32_t
-nb_input_kinds(const void *model, uint32_t n_features, uint32_t vector_len,
-			   NbFeatureNameAt name, const NbSettings *s)
+nb_feature_input_kind(const char *name, uint32_t len, NbFeatureType type, uint32_t vector_len)
 {
-	uint32_t	kinds = vector_len > 0 ? NB_INPUT_VECTOR : 0;
-
-	if (s->jsonb_bag)
-		kinds |= NB_INPUT_KEYS;
-
-	for (uint32_t j = 0; j < n_features; j++)
-	{
-		uint32_t	len;
-		NbFeatureType type;
-		const char *s = name(model, j, &len, &type);
-
-		nb_interrupt_at(j);
-		if (len == 0 && type == NB_FEATURE_BAG)
-			kinds |= NB_INPUT_TOKENS;
-		else if (!(type == NB_FEATURE_GAUSSIAN && nb_is_position_name(s, len, vector_len)))
-			kinds |= NB_INPUT_KEYS;
-	}
-	return kinds;
+	if (len == 0 && type == NB_FEATURE_BAG)
+		return NB_INPUT_TOKENS;
+	if (type == NB_FEATURE_GAUSSIAN && nb_is_position_name(name, len, vector_len))
+		return NB_INPUT_VECTOR;
+	return NB_INPUT_KEYS;
 }
 
 NbCompat

@@ -73,16 +73,22 @@ nb_settings_same_options(const NbSettings *a, const NbSettings *b)
 #define NB_INPUT_KEYS 4			/* named features: jsonb objects */
 
 /*
- * The kinds of a model with n_features features whose feature j is named
- * name(model, j) with type *type, and vector_len float8[] positions (whose
- * features are the Gaussian ones named "1".."vector_len"), and settings s
- * (a bag "" of jsonb rows is jsonb too).
+ * The kind of rows a feature named name (len bytes) of this type came from,
+ * in a model of vector_len float8[] positions (whose features are the
+ * Gaussian ones named "1".."vector_len").  A model's kinds are those of its
+ * features added up, with NB_INPUT_VECTOR if vector_len > 0 and
+ * NB_INPUT_KEYS if s->jsonb_bag (a bag "" of jsonb rows is jsonb too): see
+ * nb_input_kinds_base.
  */
-typedef const char *(*NbFeatureNameAt) (const void *model, uint32_t j, uint32_t *len,
-										NbFeatureType *type);
+uint32_t	nb_feature_input_kind(const char *name, uint32_t len, NbFeatureType type,
+								  uint32_t vector_len);
 
-uint32_t	nb_input_kinds(const void *model, uint32_t n_features, uint32_t vector_len,
-						   NbFeatureNameAt name, const NbSettings *s);
+/* The kinds a model has whatever its features: of its vector and its settings. */
+static inline uint32_t
+nb_input_kinds_base(uint32_t vector_len, const NbSettings *s)
+{
+	return (vector_len > 0 ? NB_INPUT_VECTOR : 0) | (s->jsonb_bag ? NB_INPUT_KEYS : 0);
+}
 
 /* Why two models cannot be merged, or one subtracted from the other. */
 typedef enum NbCompat

@@ -668,19 +668,20 @@ passes_limit(const NbTrainer *t, uint64_t more)
 	return size > t->size_limit || more > t->size_limit - size;
 }
 
-static const char *
-trainer_feature_name(const void *model, uint32_t j, uint32_t *len, NbFeatureType *type)
-{
-	const NbTrainer *t = model;
-
-	*type = t->feature[j].type;
-	return nb_strmap_str(&t->features, j, len);
-}
-
 uint32_t
 nb_trainer_input_kinds(const NbTrainer *t)
 {
-	return nb_input_kinds(t, t->features.count, t->vector_len, trainer_feature_name, &t->settings);
+	uint32_t	kinds = nb_input_kinds_base(t->vector_len, &t->settings);
+
+	for (uint32_t j = 0; j < t->features.count; j++)
+	{
+		uint32_t	len;
+		const char *name = nb_strmap_str(&t->features, j, &len);
+
+		nb_interrupt_at(j);
+		kinds |= nb_feature_input_kind(name, len, t->feature[j].type, t->vector_len);
+	}
+	return kinds;
 }
 
 /* Whether the trainer's settings are fixed: set, or implied by rows (none). */
