@@ -196,6 +196,21 @@ nb_report_incompatible(bool subtract, NbMergeStatus status, uint32 kinds_a, uint
 	}
 }
 
+struct varlena *
+nb_model_alloc(size_t size, MemoryContext ctx)
+{
+	MemoryContext old;
+	struct varlena *result;
+
+	if (size == 0)
+		nb_report_too_large(0);
+	old = MemoryContextSwitchTo(ctx);
+	result = nb_alloc(size + VARHDRSZ);
+	MemoryContextSwitchTo(old);
+	SET_VARSIZE(result, size + VARHDRSZ);
+	return result;
+}
+
 void
 nb_report_too_large(uint64 size)
 {
@@ -218,16 +233,8 @@ merge_views(const NbView *views, uint32 n, MemoryContext ctx, NbView *out)
 {
 	NbMerger   *m = nb_merger_create(views, n);
 	size_t		size = nb_merger_size(m, NB_MODEL_MAX_SIZE);
-	struct varlena *result;
-	MemoryContext old;
+	struct varlena *result = nb_model_alloc(size, ctx);
 
-	if (size == 0)
-		nb_report_too_large(0);
-	/* nb_alloc: huge pages for a large result (see pg_alloc.c) */
-	old = MemoryContextSwitchTo(ctx);
-	result = nb_alloc(size + VARHDRSZ);
-	MemoryContextSwitchTo(old);
-	SET_VARSIZE(result, size + VARHDRSZ);
 	if (!nb_merger_write(m, (unsigned char *) VARDATA(result), size, out))
 		report_overflow();
 	nb_merger_destroy(m);

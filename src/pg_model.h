@@ -75,6 +75,14 @@ void		nb_expanded_merge(NbExpandedModel *em, Datum d);
 void		nb_report_too_large(uint64 size);
 
 /*
+ * A model value for a serialized model of size bytes (0, as the size
+ * functions give for one past NB_MODEL_MAX_SIZE: nb_report_too_large),
+ * allocated in ctx with nb_alloc, so that a large result gets huge pages
+ * (see pg_alloc.c).  Its header is set; the caller writes VARDATA.
+ */
+struct varlena *nb_model_alloc(size_t size, MemoryContext ctx);
+
+/*
  * ERROR 22023 if status says that models of these kinds of rows
  * (NB_INPUT_*) or settings cannot be merged, or the second subtracted from
  * the first; nothing otherwise.

@@ -8,7 +8,6 @@
 #include "utils/jsonb.h"
 #include "utils/memutils.h"
 
-#include "nb_alloc.h"
 #include "nb_prune.h"
 #include "pg_jsonb.h"
 
@@ -96,13 +95,7 @@ nb_prune(PG_FUNCTION_ARGS)
 	(void) nb_model_open(PG_GETARG_DATUM(0), &view, ERRCODE_DATA_CORRUPTED);
 	p = nb_pruner_create(&view, &o);
 	size = nb_pruner_size(p, NB_MODEL_MAX_SIZE);
-	if (size == 0)
-		nb_report_too_large(0);
-	/* nb_alloc: huge pages for a large result (see pg_alloc.c) */
-	MemoryContextSwitchTo(caller);
-	result = nb_alloc(size + VARHDRSZ);
-	SET_VARSIZE(result, size + VARHDRSZ);
-	MemoryContextSwitchTo(scratch);
+	result = nb_model_alloc(size, caller);
 	nb_pruner_write(p, (unsigned char *) VARDATA(result), size, &out);
 	MemoryContextSwitchTo(caller);
 	MemoryContextDelete(scratch);

@@ -8,7 +8,6 @@
 #include "utils/jsonb.h"
 #include "utils/memutils.h"
 
-#include "nb_alloc.h"
 #include "nb_index.h"
 #include "pg_options.h"
 
@@ -50,13 +49,7 @@ nb_with_options(PG_FUNCTION_ARGS)
 	}
 	shape = nb_view_shape(&view, &settings);
 	size = nb_format_size(&shape, NB_MODEL_MAX_SIZE);
-	if (size == 0)
-		nb_report_too_large(0);
-	MemoryContextSwitchTo(caller);
-	/* nb_alloc: huge pages for a large result (see pg_alloc.c) */
-	result = nb_alloc(size + VARHDRSZ);
-	SET_VARSIZE(result, size + VARHDRSZ);
-	MemoryContextSwitchTo(scratch);
+	result = nb_model_alloc(size, caller);
 	nb_format_begin(&w, &shape, (unsigned char *) VARDATA(result), size);
 	nb_format_copy(&w, &view);
 	nb_format_finish(&w, NULL);

@@ -8,7 +8,6 @@
 #include "utils/float.h"
 #include "utils/memutils.h"
 
-#include "nb_alloc.h"
 #include "nb_subtract.h"
 
 PG_FUNCTION_INFO_V1(nb_subtract);
@@ -181,13 +180,7 @@ nb_subtract(PG_FUNCTION_ARGS)
 	{
 		size_t		size = nb_subtraction_size(s, NB_MODEL_MAX_SIZE);
 
-		if (size == 0)
-			nb_report_too_large(0);
-		/* nb_alloc: huge pages for a large result (see pg_alloc.c) */
-		MemoryContextSwitchTo(caller);
-		result = nb_alloc(size + VARHDRSZ);
-		MemoryContextSwitchTo(scratch);
-		SET_VARSIZE(result, size + VARHDRSZ);
+		result = nb_model_alloc(size, caller);
 		nb_subtraction_write(s, (unsigned char *) VARDATA(result), size, &out);
 	}
 	nb_subtraction_destroy(s);
