@@ -403,3 +403,24 @@ nb_jsonb_number(const JsonbValue *v, double *result)
 	*result = nb_numeric_to_double(v->val.numeric);
 	return true;
 }
+
+void
+nb_jsonb_each_option(Jsonb *options, NbJsonbOption option, void *arg)
+{
+	JsonbIterator *it = JsonbIteratorInit(&options->root);
+	JsonbIteratorToken tok;
+	JsonbValue	key;
+	JsonbValue	val;
+
+	while ((tok = JsonbIteratorNext(&it, &key, true)) != WJB_DONE)
+	{
+		char	   *name;
+
+		if (tok != WJB_KEY)
+			continue;
+		name = pnstrdup(key.val.string.val, key.val.string.len);
+		(void) JsonbIteratorNext(&it, &val, true);
+		option(name, &val, arg);
+		pfree(name);
+	}
+}

@@ -54,6 +54,15 @@ Jsonb	   *nb_jsonb_finish(JsonbValue *root);
  */
 double		nb_numeric_to_double(Numeric num);
 
+/*
+ * Each key of an options object and its value, in jsonb's key order, to
+ * option(name, value, arg), name a NUL-terminated copy that lives until
+ * option returns.  The caller checked that options is an object.
+ */
+typedef void (*NbJsonbOption) (const char *name, const JsonbValue *value, void *arg);
+
+void		nb_jsonb_each_option(Jsonb *options, NbJsonbOption option, void *arg);
+
 /* A JSON number as float8, as nb_numeric_to_double (false if v is not a number). */
 bool		nb_jsonb_number(const JsonbValue *v, double *result);
 

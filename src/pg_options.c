@@ -190,13 +190,82 @@ parse_beta(const JsonbValue *v, NbOptions *o)
 	check_option(nb_options_set_beta(o, b[0], b[1]));
 }
 
+/* What nb_parse_options reads the options into. */
+typedef struct ParseTarget
+{
+	const NbIndex *ix;
+	NbOptions  *o;
+} ParseTarget;
+
+static void
+parse_option(const char *name, const JsonbValue *val, void *arg)
+{
+	const NbIndex *ix = ((ParseTarget *) arg)->ix;
+	NbOptions  *o = ((ParseTarget *) arg)->o;
+
+	if (strcmp(name, "kind") == 0)
+	{
+		if (val->type != jbvString)
+			option_error("kind", KIND_DETAIL);
+		check_option(nb_options_set_kind(o, val->val.string.val, val->val.string.len));
+	}
+	else if (strcmp(name, "alpha") == 0)
+	{
+		double		alpha;
+
+		if (!nb_jsonb_number(val, &alpha))
+			option_error("alpha", ALPHA_DETAIL);
+		check_option(nb_options_set_alpha(o, alpha));
+	}
+	else if (strcmp(name, "fit_prior") == 0)
+	{
+		if (val->type != jbvBool)
+			option_error("fit_prior", FIT_PRIOR_DETAIL);
+		nb_options_set_fit_prior(o, val->val.boolean);
+	}
+	else if (strcmp(name, "class_prior") == 0)
+		parse_class_prior(val, ix, o);
+	else if (strcmp(name, "var_smoothing") == 0)
+	{
+		double		var_smoothing;
+
+		if (!nb_jsonb_number(val, &var_smoothing))
+			option_error("var_smoothing", VAR_SMOOTHING_DETAIL);
+		check_option(nb_options_set_var_smoothing(o, var_smoothing));
+	}
+	else if (strcmp(name, "class_alpha") == 0)
+	{
+		double		class_alpha;
+
+		if (!nb_jsonb_number(val, &class_alpha))
+			option_error("class_alpha", CLASS_ALPHA_DETAIL);
+		check_option(nb_options_set_class_alpha(o, class_alpha));
+	}
+	else if (strcmp(name, "estimator") == 0)
+	{
+		if (val->type != jbvString)
+			option_error("estimator", ESTIMATOR_DETAIL);
+		check_option(nb_options_set_estimator(o, val->val.string.val, val->val.string.len));
+	}
+	else if (strcmp(name, "beta") == 0)
+		parse_beta(val, o);
+	else if (strcmp(name, "norm") == 0)
+	{
+		if (val->type != jbvBool)
+			option_error("norm", NORM_DETAIL);
+		nb_options_set_norm(o, val->val.boolean);
+	}
+	else
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("unrecognized naive Bayes option \"%s\"", name),
+				 errhint("Valid options are kind, alpha, fit_prior, class_prior, var_smoothing, class_alpha, estimator, beta and norm.")));
+}
+
 void
 nb_parse_options(Jsonb *options, const NbIndex *ix, NbOptions *o)
 {
-	JsonbIterator *it;
-	JsonbIteratorToken tok;
-	JsonbValue	key;
-	JsonbValue	val;
+	ParseTarget target = {ix, o};
 
 	nb_options_init(o);
 	if (options == NULL)
@@ -207,74 +276,7 @@ nb_parse_options(Jsonb *options, const NbIndex *ix, NbOptions *o)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("naive Bayes options must be a JSON object")));
 
-	it = JsonbIteratorInit(&options->root);
-	while ((tok = JsonbIteratorNext(&it, &key, true)) != WJB_DONE)
-	{
-		char	   *name;
-
-		if (tok != WJB_KEY)
-			continue;
-		name = pnstrdup(key.val.string.val, key.val.string.len);
-		tok = JsonbIteratorNext(&it, &val, true);
-
-		if (strcmp(name, "kind") == 0)
-		{
-			if (val.type != jbvString)
-				option_error("kind", KIND_DETAIL);
-			check_option(nb_options_set_kind(o, val.val.string.val, val.val.string.len));
-		}
-		else if (strcmp(name, "alpha") == 0)
-		{
-			double		alpha;
-
-			if (!nb_jsonb_number(&val, &alpha))
-				option_error("alpha", ALPHA_DETAIL);
-			check_option(nb_options_set_alpha(o, alpha));
-		}
-		else if (strcmp(name, "fit_prior") == 0)
-		{
-			if (val.type != jbvBool)
-				option_error("fit_prior", FIT_PRIOR_DETAIL);
-			nb_options_set_fit_prior(o, val.val.boolean);
-		}
-		else if (strcmp(name, "class_prior") == 0)
-			parse_class_prior(&val, ix, o);
-		else if (strcmp(name, "var_smoothing") == 0)
-		{
-			double		var_smoothing;
-
-			if (!nb_jsonb_number(&val, &var_smoothing))
-				option_error("var_smoothing", VAR_SMOOTHING_DETAIL);
-			check_option(nb_options_set_var_smoothing(o, var_smoothing));
-		}
-		else if (strcmp(name, "class_alpha") == 0)
-		{
-			double		class_alpha;
-
-			if (!nb_jsonb_number(&val, &class_alpha))
-				option_error("class_alpha", CLASS_ALPHA_DETAIL);
-			check_option(nb_options_set_class_alpha(o, class_alpha));
-		}
-		else if (strcmp(name, "estimator") == 0)
-		{
-			if (val.type != jbvString)
-				option_error("estimator", ESTIMATOR_DETAIL);
-			check_option(nb_options_set_estimator(o, val.val.string.val, val.val.string.len));
-		}
-		else if (strcmp(name, "beta") == 0)
-			parse_beta(&val, o);
-		else if (strcmp(name, "norm") == 0)
-		{
-			if (val.type != jbvBool)
-				option_error("norm", NORM_DETAIL);
-			nb_options_set_norm(o, val.val.boolean);
-		}
-		else
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("unrecognized naive Bayes option \"%s\"", name),
-					 errhint("Valid options are kind, alpha, fit_prior, class_prior, var_smoothing, class_alpha, estimator, beta and norm.")));
-	}
+	nb_jsonb_each_option(options, parse_option, &target);
 	check_option(nb_options_check_set(o));
 	{
 		NbModelTraits traits = {nb_index_only_bags(ix), nb_index_has_bag(ix), ix->has_lengths};

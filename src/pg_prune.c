@@ -25,50 +25,42 @@ PG_FUNCTION_INFO_V1(nb_prune);
 			 errdetail(detail)))
 
 static void
+parse_prune_option(const char *name, const JsonbValue *val, void *arg)
+{
+	NbPruneOptions *o = arg;
+	double		x;
+
+	if (strcmp(name, "top_k") == 0)
+	{
+		if (!nb_jsonb_number(val, &x) || nb_prune_set_top_k(o, x) != NB_PRUNE_OK)
+			prune_option_error("top_k", TOP_K_DETAIL);
+	}
+	else if (strcmp(name, "min_documents") == 0)
+	{
+		if (!nb_jsonb_number(val, &x) || nb_prune_set_min_documents(o, x) != NB_PRUNE_OK)
+			prune_option_error("min_documents", MIN_DOCUMENTS_DETAIL);
+	}
+	else if (strcmp(name, "max_document_fraction") == 0)
+	{
+		if (!nb_jsonb_number(val, &x) || nb_prune_set_max_document_fraction(o, x) != NB_PRUNE_OK)
+			prune_option_error("max_document_fraction", FRACTION_DETAIL);
+	}
+	else
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("unrecognized nb_prune option \"%s\"", name),
+				 errhint("Valid options are top_k, min_documents and max_document_fraction.")));
+}
+
+static void
 parse_prune_options(Jsonb *options, NbPruneOptions *o)
 {
-	JsonbIterator *it;
-	JsonbIteratorToken tok;
-	JsonbValue	key;
-	JsonbValue	val;
-
 	nb_prune_options_init(o);
 	if (!JB_ROOT_IS_OBJECT(options) || JB_ROOT_IS_SCALAR(options))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("nb_prune options must be a JSON object")));
-	it = JsonbIteratorInit(&options->root);
-	while ((tok = JsonbIteratorNext(&it, &key, true)) != WJB_DONE)
-	{
-		char	   *name;
-		double		x;
-
-		if (tok != WJB_KEY)
-			continue;
-		name = pnstrdup(key.val.string.val, key.val.string.len);
-		tok = JsonbIteratorNext(&it, &val, true);
-		if (strcmp(name, "top_k") == 0)
-		{
-			if (!nb_jsonb_number(&val, &x) || nb_prune_set_top_k(o, x) != NB_PRUNE_OK)
-				prune_option_error("top_k", TOP_K_DETAIL);
-		}
-		else if (strcmp(name, "min_documents") == 0)
-		{
-			if (!nb_jsonb_number(&val, &x) || nb_prune_set_min_documents(o, x) != NB_PRUNE_OK)
-				prune_option_error("min_documents", MIN_DOCUMENTS_DETAIL);
-		}
-		else if (strcmp(name, "max_document_fraction") == 0)
-		{
-			if (!nb_jsonb_number(&val, &x) || nb_prune_set_max_document_fraction(o, x) != NB_PRUNE_OK)
-				prune_option_error("max_document_fraction", FRACTION_DETAIL);
-		}
-		else
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("unrecognized nb_prune option \"%s\"", name),
-					 errhint("Valid options are top_k, min_documents and max_document_fraction.")));
-		pfree(name);
-	}
+	nb_jsonb_each_option(options, parse_prune_option, o);
 }
 
 /*

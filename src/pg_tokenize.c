@@ -89,8 +89,10 @@ parse_ngram_range(const JsonbValue *v, NbTokenizer *t)
 }
 
 static void
-parse_option(const char *name, const JsonbValue *v, NbTokenizer *t)
+parse_option(const char *name, const JsonbValue *v, void *arg)
 {
+	NbTokenizer *t = arg;
+
 	if (strcmp(name, "analyzer") == 0)
 	{
 		for (int i = 0; i < lengthof(analyzers); i++)
@@ -153,11 +155,6 @@ parse_option(const char *name, const JsonbValue *v, NbTokenizer *t)
 void
 nb_tokenizer_from_jsonb(Jsonb *options, NbTokenizer *t)
 {
-	JsonbIterator *it;
-	JsonbIteratorToken tok;
-	JsonbValue	key;
-	JsonbValue	val;
-
 	nb_tokenizer_init(t);
 	if (options == NULL)
 		return;
@@ -165,18 +162,7 @@ nb_tokenizer_from_jsonb(Jsonb *options, NbTokenizer *t)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("tokenizer options must be a JSON object")));
-	it = JsonbIteratorInit(&options->root);
-	while ((tok = JsonbIteratorNext(&it, &key, true)) != WJB_DONE)
-	{
-		char	   *name;
-
-		if (tok != WJB_KEY)
-			continue;
-		name = pnstrdup(key.val.string.val, key.val.string.len);
-		tok = JsonbIteratorNext(&it, &val, true);
-		parse_option(name, &val, t);
-		pfree(name);
-	}
+	nb_jsonb_each_option(options, parse_option, t);
 	Assert(nb_tokenizer_valid(t));
 }
 
