@@ -1,0 +1,1492 @@
+\echo Use "CREATE EXTENSION nbc" to load this file. \quit
+
+-- nbc 0.10.0, installed in one script: the objects of 0.9.0 as nbc--0.9.0.sql
+-- makes them, then the changes of 0.10.0 as nbc--0.9.0--0.10.0.sql makes them,
+-- so that a new installation and an updated one are the same catalog (the
+-- reliability suite's upgrade part checks it).
+
+-- The model type.  Its text form is base64 of the versioned binary format, so
+-- model::text::nb_model, pg_dump and Citus' text transport are exact.
+CREATE TYPE nb_model;
+
+CREATE FUNCTION nb_model_in(cstring) RETURNS nb_model
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION nb_model_out(nb_model) RETURNS cstring
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION nb_model_recv(internal) RETURNS nb_model
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION nb_model_send(nb_model) RETURNS bytea
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE TYPE nb_model (
+	INPUT = nb_model_in,
+	OUTPUT = nb_model_out,
+	RECEIVE = nb_model_recv,
+	SEND = nb_model_send,
+	INTERNALLENGTH = VARIABLE,
+	STORAGE = extended
+);
+
+-- Transition functions.  Not STRICT: the first non-NULL row must create the
+-- state, and rows with a NULL label or NULL features are skipped.
+CREATE FUNCTION nb_train_transfn(nb_model, text, text[]) RETURNS nb_model
+	AS 'MODULE_PATHNAME', 'nb_train_array_transfn' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE FUNCTION nb_train_transfn(nb_model, text, text[], float8) RETURNS nb_model
+	AS 'MODULE_PATHNAME', 'nb_train_array_transfn' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE FUNCTION nb_train_transfn(nb_model, text, tsvector) RETURNS nb_model
+	AS 'MODULE_PATHNAME', 'nb_train_tsvector_transfn' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE FUNCTION nb_train_transfn(nb_model, text, tsvector, float8) RETURNS nb_model
+	AS 'MODULE_PATHNAME', 'nb_train_tsvector_transfn' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+-- Merging, also the combine function of every nbc aggregate and the
+-- transition function of the aggregate nb_merge(nb_model).  Not STRICT:
+-- NULL is the empty model, so merging in an empty batch keeps the model.
+CREATE FUNCTION nb_merge(a nb_model, b nb_model) RETURNS nb_model
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE AGGREGATE nb_train(label text, features text[]) (
+	SFUNC = nb_train_transfn, STYPE = nb_model,
+	COMBINEFUNC = nb_merge, PARALLEL = SAFE);
+
+CREATE AGGREGATE nb_train(label text, features text[], weight float8) (
+	SFUNC = nb_train_transfn, STYPE = nb_model,
+	COMBINEFUNC = nb_merge, PARALLEL = SAFE);
+
+CREATE AGGREGATE nb_train(label text, features tsvector) (
+	SFUNC = nb_train_transfn, STYPE = nb_model,
+	COMBINEFUNC = nb_merge, PARALLEL = SAFE);
+
+CREATE AGGREGATE nb_train(label text, features tsvector, weight float8) (
+	SFUNC = nb_train_transfn, STYPE = nb_model,
+	COMBINEFUNC = nb_merge, PARALLEL = SAFE);
+
+CREATE AGGREGATE nb_merge(nb_model) (
+	SFUNC = nb_merge, STYPE = nb_model,
+	COMBINEFUNC = nb_merge, PARALLEL = SAFE);
+
+-- Scoring.  Not STRICT, so that NULL options mean the defaults; a NULL model
+-- or NULL features give NULL.
+CREATE FUNCTION nb_predict(model nb_model, features text[], options jsonb DEFAULT NULL) RETURNS text
+	AS 'MODULE_PATHNAME', 'nb_predict_array' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE FUNCTION nb_predict(model nb_model, features tsvector, options jsonb DEFAULT NULL) RETURNS text
+	AS 'MODULE_PATHNAME', 'nb_predict_tsvector' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE FUNCTION nb_predict_proba(model nb_model, features text[], options jsonb DEFAULT NULL) RETURNS jsonb
+	AS 'MODULE_PATHNAME', 'nb_predict_proba_array' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE FUNCTION nb_predict_proba(model nb_model, features tsvector, options jsonb DEFAULT NULL) RETURNS jsonb
+	AS 'MODULE_PATHNAME', 'nb_predict_proba_tsvector' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE FUNCTION nb_predict_log_proba(model nb_model, features text[], options jsonb DEFAULT NULL) RETURNS jsonb
+	AS 'MODULE_PATHNAME', 'nb_predict_log_proba_array' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE FUNCTION nb_predict_log_proba(model nb_model, features tsvector, options jsonb DEFAULT NULL) RETURNS jsonb
+	AS 'MODULE_PATHNAME', 'nb_predict_log_proba_tsvector' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+-- Inspection.
+CREATE FUNCTION nb_mutual_info(model nb_model) RETURNS TABLE(feature text, mutual_info float8)
+	AS 'MODULE_PATHNAME', 'nb_mutual_info_srf' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE ROWS 1000;
+
+CREATE FUNCTION nb_classes(model nb_model) RETURNS TABLE(label text, documents float8, prior float8)
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE ROWS 10;
+
+CREATE FUNCTION nb_info(model nb_model) RETURNS jsonb
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION nb_model_to_jsonb(nb_model) RETURNS jsonb
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE CAST (nb_model AS jsonb) WITH FUNCTION nb_model_to_jsonb(nb_model);
+
+COMMENT ON FUNCTION nb_merge(nb_model, nb_model) IS 'model trained on the union of the rows of two models (NULL is the empty model)';
+
+COMMENT ON FUNCTION nb_predict(nb_model, text[], jsonb) IS 'most probable class of a bag of tokens';
+
+COMMENT ON FUNCTION nb_predict(nb_model, tsvector, jsonb) IS 'most probable class of a tsvector';
+
+COMMENT ON FUNCTION nb_predict_proba(nb_model, text[], jsonb) IS 'posterior probability of every class, as {label: p}';
+
+COMMENT ON FUNCTION nb_predict_proba(nb_model, tsvector, jsonb) IS 'posterior probability of every class, as {label: p}';
+
+COMMENT ON FUNCTION nb_predict_log_proba(nb_model, text[], jsonb) IS 'natural-log posterior of every class, as {label: log p}';
+
+COMMENT ON FUNCTION nb_predict_log_proba(nb_model, tsvector, jsonb) IS 'natural-log posterior of every class, as {label: log p}';
+
+COMMENT ON FUNCTION nb_classes(nb_model) IS 'classes with their (weighted) document counts and maximum-likelihood priors';
+
+COMMENT ON FUNCTION nb_model_to_jsonb(nb_model) IS 'every count of a model in readable form';
+
+COMMENT ON TYPE nb_model IS 'naive Bayes model: per-class statistics of token bags, categorical, Gaussian and boolean features';
+
+CREATE FUNCTION nb_train_transfn(nb_model, text, jsonb) RETURNS nb_model
+	AS 'MODULE_PATHNAME', 'nb_train_jsonb_transfn' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE FUNCTION nb_train_transfn(nb_model, text, jsonb, float8) RETURNS nb_model
+	AS 'MODULE_PATHNAME', 'nb_train_jsonb_transfn' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE FUNCTION nb_train_transfn(nb_model, text, float8[]) RETURNS nb_model
+	AS 'MODULE_PATHNAME', 'nb_train_float8_transfn' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE FUNCTION nb_train_transfn(nb_model, text, float8[], float8) RETURNS nb_model
+	AS 'MODULE_PATHNAME', 'nb_train_float8_transfn' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE AGGREGATE nb_train(label text, features jsonb) (
+	SFUNC = nb_train_transfn, STYPE = nb_model,
+	COMBINEFUNC = nb_merge, PARALLEL = SAFE);
+
+CREATE AGGREGATE nb_train(label text, features jsonb, weight float8) (
+	SFUNC = nb_train_transfn, STYPE = nb_model,
+	COMBINEFUNC = nb_merge, PARALLEL = SAFE);
+
+CREATE AGGREGATE nb_train(label text, features float8[]) (
+	SFUNC = nb_train_transfn, STYPE = nb_model,
+	COMBINEFUNC = nb_merge, PARALLEL = SAFE);
+
+CREATE AGGREGATE nb_train(label text, features float8[], weight float8) (
+	SFUNC = nb_train_transfn, STYPE = nb_model,
+	COMBINEFUNC = nb_merge, PARALLEL = SAFE);
+
+CREATE FUNCTION nb_predict(model nb_model, features jsonb, options jsonb DEFAULT NULL) RETURNS text
+	AS 'MODULE_PATHNAME', 'nb_predict_jsonb' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE FUNCTION nb_predict(model nb_model, features float8[], options jsonb DEFAULT NULL) RETURNS text
+	AS 'MODULE_PATHNAME', 'nb_predict_float8' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE FUNCTION nb_predict_proba(model nb_model, features jsonb, options jsonb DEFAULT NULL) RETURNS jsonb
+	AS 'MODULE_PATHNAME', 'nb_predict_proba_jsonb' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE FUNCTION nb_predict_proba(model nb_model, features float8[], options jsonb DEFAULT NULL) RETURNS jsonb
+	AS 'MODULE_PATHNAME', 'nb_predict_proba_float8' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE FUNCTION nb_predict_log_proba(model nb_model, features jsonb, options jsonb DEFAULT NULL) RETURNS jsonb
+	AS 'MODULE_PATHNAME', 'nb_predict_log_proba_jsonb' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE FUNCTION nb_predict_log_proba(model nb_model, features float8[], options jsonb DEFAULT NULL) RETURNS jsonb
+	AS 'MODULE_PATHNAME', 'nb_predict_log_proba_float8' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION nb_predict(nb_model, jsonb, jsonb) IS 'most probable class of a row of named features (jsonb object)';
+
+COMMENT ON FUNCTION nb_predict(nb_model, float8[], jsonb) IS 'most probable class of a vector of Gaussian features';
+
+COMMENT ON FUNCTION nb_predict_proba(nb_model, jsonb, jsonb) IS 'posterior probability of every class, as {label: p}';
+
+COMMENT ON FUNCTION nb_predict_proba(nb_model, float8[], jsonb) IS 'posterior probability of every class, as {label: p}';
+
+COMMENT ON FUNCTION nb_predict_log_proba(nb_model, jsonb, jsonb) IS 'natural-log posterior of every class, as {label: log p}';
+
+COMMENT ON FUNCTION nb_predict_log_proba(nb_model, float8[], jsonb) IS 'natural-log posterior of every class, as {label: log p}';
+
+COMMENT ON FUNCTION nb_mutual_info(nb_model) IS 'mutual information (nats) between each token''s presence, or each categorical or boolean feature, and the class, highest first';
+
+COMMENT ON FUNCTION nb_info(nb_model) IS 'summary of a model: classes, vocabulary, documents, tokens, features, format version, bytes';
+
+-- Equal models are byte-identical (the format is canonical), so equality is
+-- byte equality; the order is byte order and means nothing else.  They let
+-- DISTINCT, GROUP BY, UNION, ORDER BY, hash and merge joins, and Citus'
+-- count(DISTINCT ...) work on nb_model.
+CREATE FUNCTION nb_model_eq(nb_model, nb_model) RETURNS boolean
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION nb_model_ne(nb_model, nb_model) RETURNS boolean
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION nb_model_lt(nb_model, nb_model) RETURNS boolean
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION nb_model_le(nb_model, nb_model) RETURNS boolean
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION nb_model_gt(nb_model, nb_model) RETURNS boolean
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION nb_model_ge(nb_model, nb_model) RETURNS boolean
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION nb_model_cmp(nb_model, nb_model) RETURNS integer
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION nb_model_hash(nb_model) RETURNS integer
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION nb_model_hash_extended(nb_model, bigint) RETURNS bigint
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE OPERATOR = (
+	LEFTARG = nb_model, RIGHTARG = nb_model, FUNCTION = nb_model_eq,
+	COMMUTATOR = =, NEGATOR = <>, RESTRICT = eqsel, JOIN = eqjoinsel,
+	HASHES, MERGES);
+
+CREATE OPERATOR <> (
+	LEFTARG = nb_model, RIGHTARG = nb_model, FUNCTION = nb_model_ne,
+	COMMUTATOR = <>, NEGATOR = =, RESTRICT = neqsel, JOIN = neqjoinsel);
+
+CREATE OPERATOR < (
+	LEFTARG = nb_model, RIGHTARG = nb_model, FUNCTION = nb_model_lt,
+	COMMUTATOR = >, NEGATOR = >=, RESTRICT = scalarltsel, JOIN = scalarltjoinsel);
+
+CREATE OPERATOR <= (
+	LEFTARG = nb_model, RIGHTARG = nb_model, FUNCTION = nb_model_le,
+	COMMUTATOR = >=, NEGATOR = >, RESTRICT = scalarlesel, JOIN = scalarlejoinsel);
+
+CREATE OPERATOR > (
+	LEFTARG = nb_model, RIGHTARG = nb_model, FUNCTION = nb_model_gt,
+	COMMUTATOR = <, NEGATOR = <=, RESTRICT = scalargtsel, JOIN = scalargtjoinsel);
+
+CREATE OPERATOR >= (
+	LEFTARG = nb_model, RIGHTARG = nb_model, FUNCTION = nb_model_ge,
+	COMMUTATOR = <=, NEGATOR = <, RESTRICT = scalargesel, JOIN = scalargejoinsel);
+
+CREATE OPERATOR CLASS nb_model_ops DEFAULT FOR TYPE nb_model USING btree AS
+	OPERATOR 1 <, OPERATOR 2 <=, OPERATOR 3 =, OPERATOR 4 >=, OPERATOR 5 >,
+	FUNCTION 1 nb_model_cmp(nb_model, nb_model);
+
+CREATE OPERATOR CLASS nb_model_ops DEFAULT FOR TYPE nb_model USING hash AS
+	OPERATOR 1 =,
+	FUNCTION 1 nb_model_hash(nb_model),
+	FUNCTION 2 nb_model_hash_extended(nb_model, bigint);
+
+COMMENT ON FUNCTION nb_model_eq(nb_model, nb_model) IS 'equal: the same serialized bytes';
+
+COMMENT ON FUNCTION nb_model_ne(nb_model, nb_model) IS 'not equal';
+
+COMMENT ON FUNCTION nb_model_lt(nb_model, nb_model) IS 'less than in byte order';
+
+COMMENT ON FUNCTION nb_model_le(nb_model, nb_model) IS 'less than or equal in byte order';
+
+COMMENT ON FUNCTION nb_model_gt(nb_model, nb_model) IS 'greater than in byte order';
+
+COMMENT ON FUNCTION nb_model_ge(nb_model, nb_model) IS 'greater than or equal in byte order';
+
+COMMENT ON FUNCTION nb_model_cmp(nb_model, nb_model) IS 'btree support: byte order of the serialized models';
+
+COMMENT ON FUNCTION nb_model_hash(nb_model) IS 'hash support: hash of the serialized bytes';
+
+COMMENT ON FUNCTION nb_model_hash_extended(nb_model, bigint) IS 'hash support: seeded 64-bit hash of the serialized bytes';
+
+-- The casts to and from text: the same conversions as the type's output
+-- and input functions, written straight into (and read in slices from) the
+-- text value, so that a big model's text form is made and read with checks
+-- for a cancel throughout.  Assignment and explicit, as the I/O conversion
+-- casts they replace.
+CREATE FUNCTION nb_model_text(nb_model) RETURNS text
+	AS 'MODULE_PATHNAME', 'nb_model_to_text' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION nb_model(text) RETURNS nb_model
+	AS 'MODULE_PATHNAME', 'nb_model_from_text' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE CAST (nb_model AS text) WITH FUNCTION nb_model_text(nb_model) AS ASSIGNMENT;
+
+CREATE CAST (text AS nb_model) WITH FUNCTION nb_model(text);
+
+-- Unlearning: nb_subtract.
+-- The model of the rows of a without those of b (which must be among them),
+-- the inverse of nb_merge.  Not STRICT: NULL b gives a (and NULL a, NULL).
+CREATE FUNCTION nb_subtract(a nb_model, b nb_model) RETURNS nb_model
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION nb_subtract(nb_model, nb_model) IS 'model of the rows of the first model without those of the second (the inverse of nb_merge; NULL when nothing is left)';
+
+-- Evaluation: nb_metrics.
+-- Classification metrics of any query's predictions as jsonb (pg_metrics.c):
+-- from labels, or from nb_predict_proba's probabilities (adding log loss,
+-- Brier score, ROC AUC and average precision).  Internal state, so
+-- parallel aggregation serializes partial states.
+CREATE FUNCTION nb_metrics_label_transfn(internal, text, text) RETURNS internal
+	AS 'MODULE_PATHNAME' LANGUAGE C PARALLEL SAFE;
+
+CREATE FUNCTION nb_metrics_label_transfn(internal, text, text, float8) RETURNS internal
+	AS 'MODULE_PATHNAME' LANGUAGE C PARALLEL SAFE;
+
+CREATE FUNCTION nb_metrics_proba_transfn(internal, text, jsonb) RETURNS internal
+	AS 'MODULE_PATHNAME' LANGUAGE C PARALLEL SAFE;
+
+CREATE FUNCTION nb_metrics_proba_transfn(internal, text, jsonb, float8) RETURNS internal
+	AS 'MODULE_PATHNAME' LANGUAGE C PARALLEL SAFE;
+
+CREATE FUNCTION nb_metrics_combine(internal, internal) RETURNS internal
+	AS 'MODULE_PATHNAME' LANGUAGE C PARALLEL SAFE;
+
+CREATE FUNCTION nb_metrics_serialize(internal) RETURNS bytea
+	AS 'MODULE_PATHNAME' LANGUAGE C STRICT PARALLEL SAFE;
+
+CREATE FUNCTION nb_metrics_deserialize(bytea, internal) RETURNS internal
+	AS 'MODULE_PATHNAME' LANGUAGE C STRICT PARALLEL SAFE;
+
+CREATE FUNCTION nb_metrics_final(internal) RETURNS jsonb
+	AS 'MODULE_PATHNAME' LANGUAGE C PARALLEL SAFE;
+
+CREATE AGGREGATE nb_metrics(actual text, predicted text) (
+	SFUNC = nb_metrics_label_transfn, STYPE = internal, FINALFUNC = nb_metrics_final,
+	COMBINEFUNC = nb_metrics_combine, SERIALFUNC = nb_metrics_serialize,
+	DESERIALFUNC = nb_metrics_deserialize, PARALLEL = SAFE);
+
+CREATE AGGREGATE nb_metrics(actual text, predicted text, weight float8) (
+	SFUNC = nb_metrics_label_transfn, STYPE = internal, FINALFUNC = nb_metrics_final,
+	COMBINEFUNC = nb_metrics_combine, SERIALFUNC = nb_metrics_serialize,
+	DESERIALFUNC = nb_metrics_deserialize, PARALLEL = SAFE);
+
+CREATE AGGREGATE nb_metrics(actual text, probabilities jsonb) (
+	SFUNC = nb_metrics_proba_transfn, STYPE = internal, FINALFUNC = nb_metrics_final,
+	COMBINEFUNC = nb_metrics_combine, SERIALFUNC = nb_metrics_serialize,
+	DESERIALFUNC = nb_metrics_deserialize, PARALLEL = SAFE);
+
+CREATE AGGREGATE nb_metrics(actual text, probabilities jsonb, weight float8) (
+	SFUNC = nb_metrics_proba_transfn, STYPE = internal, FINALFUNC = nb_metrics_final,
+	COMBINEFUNC = nb_metrics_combine, SERIALFUNC = nb_metrics_serialize,
+	DESERIALFUNC = nb_metrics_deserialize, PARALLEL = SAFE);
+
+-- A metrics value as rows for psql: one per class (kind 'class'), the
+-- macro and weighted averages, then the confusion matrix (kind
+-- 'confusion': class is the actual label, predicted the predicted one).
+CREATE FUNCTION nb_metrics_rows(metrics jsonb)
+	RETURNS TABLE (kind text, class text, predicted text, "precision" float8, recall float8,
+				   f1 float8, support float8, roc_auc float8, average_precision float8,
+				   count float8)
+	LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+	AS $$
+	SELECT kind, class, predicted, precision, recall, f1, support, roc_auc,
+		   average_precision, count
+	FROM (
+		SELECT 1 AS part, 'class' AS kind, c.key AS class, NULL::text AS predicted,
+			   (c.value ->> 'precision')::float8 AS precision,
+			   (c.value ->> 'recall')::float8 AS recall,
+			   (c.value ->> 'f1')::float8 AS f1,
+			   (c.value ->> 'support')::float8 AS support,
+			   (metrics -> 'roc_auc' -> 'classes' ->> c.key)::float8 AS roc_auc,
+			   (metrics -> 'average_precision' -> 'classes' ->> c.key)::float8 AS average_precision,
+			   NULL::float8 AS count
+		FROM jsonb_each(metrics -> 'classes') AS c
+		UNION ALL
+		SELECT 2, a.kind, NULL, NULL, (a.value ->> 'precision')::float8,
+			   (a.value ->> 'recall')::float8, (a.value ->> 'f1')::float8,
+			   (SELECT sum((c.value ->> 'support')::float8)
+				FROM jsonb_each(metrics -> 'classes') AS c),
+			   CASE a.kind WHEN 'macro' THEN (metrics -> 'roc_auc' ->> 'macro')::float8 END,
+			   CASE a.kind WHEN 'macro' THEN (metrics -> 'average_precision' ->> 'macro')::float8 END,
+			   NULL
+		FROM (VALUES ('macro', metrics -> 'macro'), ('weighted', metrics -> 'weighted'))
+			AS a (kind, value)
+		UNION ALL
+		SELECT 3, 'confusion', a.key, p.key, NULL, NULL, NULL, NULL, NULL, NULL,
+			   p.value::text::float8
+		FROM jsonb_each(metrics -> 'confusion') AS a, jsonb_each(a.value) AS p
+	) AS r
+	ORDER BY part, kind, class COLLATE "C", predicted COLLATE "C"
+	$$;
+
+-- The default grid for a model: the options that matter for its types of
+-- features.
+CREATE FUNCTION nb_grid_default(model nb_model) RETURNS jsonb
+LANGUAGE plpgsql STABLE STRICT PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+	ext text := (SELECT quote_ident(n.nspname)
+				 FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+				 WHERE e.extname = 'nbc');
+	info jsonb;
+	types text[];
+	grid jsonb := '{"fit_prior": [true, false]}';
+BEGIN
+	EXECUTE format('SELECT %s.nb_info($1)', ext) INTO info USING model;
+	-- models of text[] or tsvector rows list no features: one bag
+	types := coalesce(ARRAY(SELECT DISTINCT value FROM jsonb_each_text(info -> 'features')), '{}');
+	IF NOT info ? 'features' THEN
+		types := '{bag}';
+	END IF;
+	IF types && '{bag,categorical,boolean}' THEN
+		grid := grid || '{"alpha": [0.01, 0.1, 0.5, 1]}';
+	END IF;
+	IF 'gaussian' = ANY (types) THEN
+		grid := grid || '{"var_smoothing": [1e-9, 1e-6, 1e-3]}';
+	END IF;
+	IF 'bag' = ANY (types) THEN
+		grid := grid || '{"kind": ["multinomial", "bernoulli"]}';
+		-- complement applies to bags only, and ignores the prior
+		IF types = '{bag}' THEN
+			grid := jsonb_build_array(grid, '{"kind": "complement", "alpha": [0.01, 0.1, 0.5, 1]}'::jsonb);
+		END IF;
+	END IF;
+	RETURN grid;
+END
+$$;
+
+COMMENT ON FUNCTION nb_grid_default(nb_model) IS 'the grid of prediction options that matter for the model''s types of features';
+
+-- Explaining and inspecting: nb_explain, nb_feature_log_prob.
+-- Not STRICT, as the scoring functions: NULL options mean the defaults, NULL
+-- against the runner-up, NULL top_k every row; a NULL model or NULL features
+-- give no rows.
+CREATE FUNCTION nb_explain(model nb_model, features text[], options jsonb DEFAULT NULL,
+		against text DEFAULT NULL, top_k integer DEFAULT NULL)
+	RETURNS TABLE(feature text, value text, contribution float8)
+	AS 'MODULE_PATHNAME', 'nb_explain_array' LANGUAGE C IMMUTABLE PARALLEL SAFE ROWS 20;
+
+CREATE FUNCTION nb_explain(model nb_model, features tsvector, options jsonb DEFAULT NULL,
+		against text DEFAULT NULL, top_k integer DEFAULT NULL)
+	RETURNS TABLE(feature text, value text, contribution float8)
+	AS 'MODULE_PATHNAME', 'nb_explain_tsvector' LANGUAGE C IMMUTABLE PARALLEL SAFE ROWS 20;
+
+CREATE FUNCTION nb_explain(model nb_model, features jsonb, options jsonb DEFAULT NULL,
+		against text DEFAULT NULL, top_k integer DEFAULT NULL)
+	RETURNS TABLE(feature text, value text, contribution float8)
+	AS 'MODULE_PATHNAME', 'nb_explain_jsonb' LANGUAGE C IMMUTABLE PARALLEL SAFE ROWS 20;
+
+CREATE FUNCTION nb_explain(model nb_model, features float8[], options jsonb DEFAULT NULL,
+		against text DEFAULT NULL, top_k integer DEFAULT NULL)
+	RETURNS TABLE(feature text, value text, contribution float8)
+	AS 'MODULE_PATHNAME', 'nb_explain_float8' LANGUAGE C IMMUTABLE PARALLEL SAFE ROWS 20;
+
+CREATE FUNCTION nb_feature_log_prob(model nb_model, options jsonb DEFAULT NULL)
+	RETURNS TABLE(feature text, value text, label text, log_prob float8)
+	AS 'MODULE_PATHNAME', 'nb_feature_log_prob' LANGUAGE C IMMUTABLE PARALLEL SAFE ROWS 1000;
+
+COMMENT ON FUNCTION nb_explain(nb_model, text[], jsonb, text, integer) IS 'contribution of each token and the prior to the log odds of the predicted class against the runner-up, largest first';
+
+COMMENT ON FUNCTION nb_explain(nb_model, tsvector, jsonb, text, integer) IS 'contribution of each lexeme and the prior to the log odds of the predicted class against the runner-up, largest first';
+
+COMMENT ON FUNCTION nb_explain(nb_model, jsonb, jsonb, text, integer) IS 'contribution of each feature and the prior to the log odds of the predicted class against the runner-up, largest first';
+
+COMMENT ON FUNCTION nb_explain(nb_model, float8[], jsonb, text, integer) IS 'contribution of each element and the prior to the log odds of the predicted class against the runner-up, largest first';
+
+COMMENT ON FUNCTION nb_feature_log_prob(nb_model, jsonb) IS 'smoothed log probability of every token or value per class (Gaussian: mean and variance) as the scorer uses it';
+
+-- Smaller models: nb_prune.
+CREATE FUNCTION nb_prune(model nb_model, options jsonb) RETURNS nb_model
+	AS 'MODULE_PATHNAME', 'nb_prune' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION nb_prune(nb_model, jsonb) IS 'the model trained on the same rows without the tokens and features that options top_k, min_documents and max_document_fraction leave out';
+
+-- cvgrid: a grid of option sets scored in one pass (pg_grid.c), and
+-- nb_cross_validate on it.
+-- nb_grid_metrics(model, features, actual, options jsonb[]): the nb_metrics
+-- object (without roc_auc and average_precision) of every option set of
+-- the array, in its order, each row looked up once and scored under every
+-- option set.
+CREATE FUNCTION nb_grid_metrics_transfn(internal, nb_model, text[], text, jsonb[]) RETURNS internal
+	AS 'MODULE_PATHNAME', 'nb_grid_metrics_array' LANGUAGE C PARALLEL SAFE;
+
+CREATE FUNCTION nb_grid_metrics_transfn(internal, nb_model, tsvector, text, jsonb[]) RETURNS internal
+	AS 'MODULE_PATHNAME', 'nb_grid_metrics_tsvector' LANGUAGE C PARALLEL SAFE;
+
+CREATE FUNCTION nb_grid_metrics_transfn(internal, nb_model, jsonb, text, jsonb[]) RETURNS internal
+	AS 'MODULE_PATHNAME', 'nb_grid_metrics_jsonb' LANGUAGE C PARALLEL SAFE;
+
+CREATE FUNCTION nb_grid_metrics_transfn(internal, nb_model, float8[], text, jsonb[]) RETURNS internal
+	AS 'MODULE_PATHNAME', 'nb_grid_metrics_float8' LANGUAGE C PARALLEL SAFE;
+
+CREATE FUNCTION nb_grid_metrics_final(internal) RETURNS jsonb[]
+	AS 'MODULE_PATHNAME' LANGUAGE C PARALLEL SAFE;
+
+CREATE AGGREGATE nb_grid_metrics(model nb_model, features text[], actual text, options jsonb[]) (
+	SFUNC = nb_grid_metrics_transfn, STYPE = internal, FINALFUNC = nb_grid_metrics_final,
+	PARALLEL = SAFE);
+
+CREATE AGGREGATE nb_grid_metrics(model nb_model, features tsvector, actual text, options jsonb[]) (
+	SFUNC = nb_grid_metrics_transfn, STYPE = internal, FINALFUNC = nb_grid_metrics_final,
+	PARALLEL = SAFE);
+
+CREATE AGGREGATE nb_grid_metrics(model nb_model, features jsonb, actual text, options jsonb[]) (
+	SFUNC = nb_grid_metrics_transfn, STYPE = internal, FINALFUNC = nb_grid_metrics_final,
+	PARALLEL = SAFE);
+
+CREATE AGGREGATE nb_grid_metrics(model nb_model, features float8[], actual text, options jsonb[]) (
+	SFUNC = nb_grid_metrics_transfn, STYPE = internal, FINALFUNC = nb_grid_metrics_final,
+	PARALLEL = SAFE);
+
+COMMENT ON AGGREGATE nb_grid_metrics(nb_model, text[], text, jsonb[]) IS 'nb_metrics of the model''s predictions under each option set of the array (without roc_auc and average_precision), each row scored once per option set';
+
+COMMENT ON AGGREGATE nb_grid_metrics(nb_model, tsvector, text, jsonb[]) IS 'nb_metrics of the model''s predictions under each option set of the array (without roc_auc and average_precision), each row scored once per option set';
+
+COMMENT ON AGGREGATE nb_grid_metrics(nb_model, jsonb, text, jsonb[]) IS 'nb_metrics of the model''s predictions under each option set of the array (without roc_auc and average_precision), each row scored once per option set';
+
+COMMENT ON AGGREGATE nb_grid_metrics(nb_model, float8[], text, jsonb[]) IS 'nb_metrics of the model''s predictions under each option set of the array (without roc_auc and average_precision), each row scored once per option set';
+
+-- nb_query_constant(model, serial) is the mark the planner puts on a scoring call's
+-- model argument when it proved that argument the same value for the whole
+-- query (an uncorrelated scalar subquery, a one-row CTE that is not
+-- inlined): the call then prepares the model on its first row and skips
+-- comparing the model's bytes on the others.  Calls a user writes are
+-- removed by the planner (its support function), so the mark cannot be
+-- forged.
+CREATE FUNCTION nb_query_constant_support(internal) RETURNS internal
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION nb_query_constant(model nb_model, serial boolean) RETURNS nb_model
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
+	SUPPORT nb_query_constant_support;
+
+-- the planner support function of every function that scores rows
+CREATE FUNCTION nb_scoring_support(internal) RETURNS internal
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+ALTER FUNCTION nb_predict(nb_model, text[], jsonb) SUPPORT nb_scoring_support;
+
+ALTER FUNCTION nb_predict(nb_model, tsvector, jsonb) SUPPORT nb_scoring_support;
+
+ALTER FUNCTION nb_predict(nb_model, jsonb, jsonb) SUPPORT nb_scoring_support;
+
+ALTER FUNCTION nb_predict(nb_model, float8[], jsonb) SUPPORT nb_scoring_support;
+
+ALTER FUNCTION nb_predict_proba(nb_model, text[], jsonb) SUPPORT nb_scoring_support;
+
+ALTER FUNCTION nb_predict_proba(nb_model, tsvector, jsonb) SUPPORT nb_scoring_support;
+
+ALTER FUNCTION nb_predict_proba(nb_model, jsonb, jsonb) SUPPORT nb_scoring_support;
+
+ALTER FUNCTION nb_predict_proba(nb_model, float8[], jsonb) SUPPORT nb_scoring_support;
+
+ALTER FUNCTION nb_predict_log_proba(nb_model, text[], jsonb) SUPPORT nb_scoring_support;
+
+ALTER FUNCTION nb_predict_log_proba(nb_model, tsvector, jsonb) SUPPORT nb_scoring_support;
+
+ALTER FUNCTION nb_predict_log_proba(nb_model, jsonb, jsonb) SUPPORT nb_scoring_support;
+
+ALTER FUNCTION nb_predict_log_proba(nb_model, float8[], jsonb) SUPPORT nb_scoring_support;
+
+ALTER FUNCTION nb_explain(nb_model, text[], jsonb, text, integer) SUPPORT nb_scoring_support;
+
+ALTER FUNCTION nb_explain(nb_model, tsvector, jsonb, text, integer) SUPPORT nb_scoring_support;
+
+ALTER FUNCTION nb_explain(nb_model, jsonb, jsonb, text, integer) SUPPORT nb_scoring_support;
+
+ALTER FUNCTION nb_explain(nb_model, float8[], jsonb, text, integer) SUPPORT nb_scoring_support;
+
+-- nb_cross_validate: k-fold cross-validation of every option set of a grid.
+-- One pass over the rows trains a model per fold (and their merge, the
+-- whole); each batch of up to 8 folds is then scored in one pass by
+-- nb_grid_metrics with each fold's out-of-fold model, nb_subtract(whole,
+-- fold).  A relation with more classes than the metrics count is refused
+-- right after training.
+CREATE FUNCTION nb_cross_validate(rel regclass, label_column text, features_column text,
+								  folds integer DEFAULT NULL, grid jsonb DEFAULT NULL,
+								  fold_column text DEFAULT NULL)
+RETURNS TABLE (options jsonb, accuracy float8, accuracy_std float8, macro_f1 float8,
+			   macro_f1_std float8, log_loss float8, log_loss_std float8)
+LANGUAGE plpgsql STABLE
+-- The extension is relocatable: its own objects are named through the schema
+-- it is in (found at run time), everything else resolves in pg_catalog only.
+SET search_path = pg_catalog, pg_temp
+-- The work is in nbc's functions, which JIT cannot speed up; the scoring
+-- query's estimated cost would have it spend seconds compiling.
+SET jit = off
+AS $$
+DECLARE
+	ext text;
+	ftype regtype;
+	fold_type regtype;
+	hash text;
+	rows_sql text;
+	fold_sql text;
+	option_sets jsonb[];
+	per_fold text;
+	batch jsonb[];
+	fold_metrics jsonb[];
+	fold_order integer[];
+	trained record;
+	cols record;
+	n_classes bigint;
+BEGIN
+	IF rel IS NULL OR label_column IS NULL OR features_column IS NULL THEN
+		RAISE EXCEPTION 'relation, label column and features column must not be null'
+			USING ERRCODE = 'null_value_not_allowed';
+	END IF;
+	IF folds IS NOT NULL AND fold_column IS NOT NULL THEN
+		RAISE EXCEPTION 'folds and fold_column cannot both be given'
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	folds := coalesce(folds, 5);
+	IF fold_column IS NULL AND folds < 2 THEN
+		RAISE EXCEPTION 'folds must be at least 2'
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = format('The number of folds is %s.', folds);
+	END IF;
+	SELECT quote_ident(n.nspname) INTO ext
+	FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+	WHERE e.extname = 'nbc';
+
+	-- the columns: each must exist; features must be of a type nbc trains on
+	SELECT
+		(SELECT a.atttypid::regtype FROM pg_attribute a
+		 WHERE a.attrelid = rel AND a.attname = label_column AND a.attnum > 0 AND NOT a.attisdropped) AS label_type,
+		(SELECT a.atttypid::regtype FROM pg_attribute a
+		 WHERE a.attrelid = rel AND a.attname = features_column AND a.attnum > 0 AND NOT a.attisdropped) AS features_type,
+		(SELECT a.atttypid::regtype FROM pg_attribute a
+		 WHERE a.attrelid = rel AND a.attname = fold_column AND a.attnum > 0 AND NOT a.attisdropped) AS fold_type
+	INTO cols;
+	IF cols.label_type IS NULL THEN
+		RAISE EXCEPTION 'column "%" of relation "%" does not exist', label_column, rel
+			USING ERRCODE = 'undefined_column';
+	END IF;
+	IF cols.features_type IS NULL THEN
+		RAISE EXCEPTION 'column "%" of relation "%" does not exist', features_column, rel
+			USING ERRCODE = 'undefined_column';
+	END IF;
+	IF fold_column IS NOT NULL AND cols.fold_type IS NULL THEN
+		RAISE EXCEPTION 'column "%" of relation "%" does not exist', fold_column, rel
+			USING ERRCODE = 'undefined_column';
+	END IF;
+	-- a domain counts as its base type
+	ftype := cols.features_type;
+	WHILE (SELECT t.typtype FROM pg_type t WHERE t.oid = ftype) = 'd' LOOP
+		ftype := (SELECT t.typbasetype FROM pg_type t WHERE t.oid = ftype);
+	END LOOP;
+	-- the hash that orders rows for the folds: of the contents, never of
+	-- their place in the table
+	hash := CASE ftype
+		WHEN 'text[]'::regtype THEN format('hash_array_extended(%I::text[] COLLATE "C", 0)', features_column)
+		WHEN 'float8[]'::regtype THEN format('hash_array_extended(%I::float8[], 0)', features_column)
+		WHEN 'jsonb'::regtype THEN format('jsonb_hash_extended(%I::jsonb, 0)', features_column)
+		WHEN 'tsvector'::regtype THEN format('hashtextextended(%I::text, 0)', features_column)
+	END;
+	IF hash IS NULL THEN
+		RAISE EXCEPTION 'column "%" of relation "%" has type %', features_column, rel, cols.features_type
+			USING ERRCODE = 'datatype_mismatch',
+				  HINT = 'Features must be text[], tsvector, jsonb or float8[].';
+	END IF;
+	IF fold_column IS NOT NULL THEN
+		fold_type := cols.fold_type;
+		WHILE (SELECT t.typtype FROM pg_type t WHERE t.oid = fold_type) = 'd' LOOP
+			fold_type := (SELECT t.typbasetype FROM pg_type t WHERE t.oid = fold_type);
+		END LOOP;
+		IF fold_type NOT IN ('smallint'::regtype, 'integer'::regtype, 'bigint'::regtype) THEN
+			RAISE EXCEPTION 'column "%" of relation "%" has type %', fold_column, rel, cols.fold_type
+				USING ERRCODE = 'datatype_mismatch',
+					  HINT = 'Folds must be smallint, integer or bigint.';
+		END IF;
+		fold_sql := format('%I::bigint', fold_column);
+	ELSE
+		fold_sql := format('(row_number() OVER (ORDER BY %I::text COLLATE "C", %s) - 1) %% %s',
+						   label_column, hash, folds);
+	END IF;
+	-- the rows: label as text, features as they are, fold (NULL: training only)
+	rows_sql := format('SELECT %s AS fold, %I::text AS actual, %I::%s AS features FROM %s '
+					   'WHERE %I IS NOT NULL AND %I IS NOT NULL',
+					   fold_sql, label_column, features_column, ftype, rel,
+					   label_column, features_column);
+
+	-- one pass: a model per fold and the whole by nb_merge (with the rows
+	-- that are in no fold), and the default grid from the whole.  Each
+	-- fold's out-of-fold model is made by the scoring query below, so that
+	-- only a batch of them is ever in memory (a leave-one-out model is nearly
+	-- the whole).  A fold holds every row when its rows are all the rows.
+	EXECUTE format(
+		'SELECT array_agg(fold) FILTER (WHERE fold IS NOT NULL) AS folds, '
+		'       array_agg(model) FILTER (WHERE fold IS NOT NULL) AS models, '
+		'       array_agg(n) FILTER (WHERE fold IS NOT NULL) AS fold_rows, '
+		'       sum(n) AS all_rows, '
+		'       %1$s.nb_merge(model) AS whole, '
+		'       coalesce($1, %1$s.nb_grid_default(%1$s.nb_merge(model))) AS grid '
+		'FROM (SELECT fold, count(*) AS n, %1$s.nb_train(actual, features) AS model '
+		'      FROM (%2$s) r GROUP BY fold) f',
+		ext, rows_sql) INTO trained USING grid;
+	IF trained.folds IS NULL THEN
+		RAISE EXCEPTION 'relation "%" has no rows to cross-validate', rel
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = 'A row needs a label, features and a fold.';
+	END IF;
+	IF fold_column IS NULL AND array_length(trained.folds, 1) < folds THEN
+		RAISE EXCEPTION 'relation "%" has fewer rows than folds', rel
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = format('%s rows to cross-validate in %s folds.', array_length(trained.folds, 1), folds);
+	END IF;
+	IF array_position(trained.fold_rows, trained.all_rows) IS NOT NULL THEN
+		RAISE EXCEPTION 'fold % holds every row', trained.folds[array_position(trained.fold_rows, trained.all_rows)]
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = 'Each fold is scored by a model of the rows outside it.';
+	END IF;
+
+	-- a fold's metrics count a confusion matrix per option set, of at most
+	-- 2048 labels (nb_grid_metrics): refuse more classes now, before any
+	-- fold's model is made and prepared
+	EXECUTE format('SELECT (%s.nb_info($1) ->> ''classes'')::bigint', ext) INTO n_classes USING trained.whole;
+	IF n_classes > 2048 THEN
+		RAISE EXCEPTION 'relation "%" has % classes, more than cross-validation supports', rel, n_classes
+			USING ERRCODE = 'program_limit_exceeded',
+				  DETAIL = 'nb_cross_validate counts at most 2048 distinct labels.',
+				  HINT = 'Group rare labels together, or cross-validate a subset of the classes.';
+	END IF;
+
+	-- the folds in order, as positions in those arrays (in the order the
+	-- folds came, paired: ordering the models themselves would copy them)
+	fold_order := ARRAY(SELECT i FROM generate_subscripts(trained.folds, 1) AS i ORDER BY trained.folds[i]);
+	grid := trained.grid;
+	EXECUTE format('SELECT ARRAY(SELECT %s.nb_grid_options($1))', ext) INTO option_sets USING grid;
+
+	-- nb_grid_metrics per fold over the fold's rows, its out-of-fold model
+	-- nb_subtract(whole, fold's model) of two parameters, so that the planner
+	-- computes it once as a constant of the plan: the model is prepared once
+	-- with a scorer per option set, and each row is looked up once and scored
+	-- under every option set.  (Parameters of their own: one array of all the
+	-- models, subscripted in the query, made the planner copy the whole array
+	-- for each fold.)  The rows come in fold order, so that one model's
+	-- tables are in use at a time (interleaved, the models' tables together
+	-- fall out of the CPU's caches: a third slower).  At most 8 folds per
+	-- pass over the rows: each fold's prepared model stays in memory until
+	-- its query ends, and a query has at most 1664 columns, so that
+	-- leave-one-out (a fold per row) works too.  The means and spreads add
+	-- the folds in their order, whatever the plan, so that the results do
+	-- not depend on it to the last bit.
+	FOR b IN 0 .. (array_length(trained.folds, 1) - 1) / 8 LOOP
+		per_fold := '';
+		FOR i IN b * 8 + 1 .. least(b * 8 + 8, array_length(trained.folds, 1)) LOOP
+			per_fold := per_fold || format('%1$s%2$s.nb_grid_metrics(%2$s.nb_subtract($2, $%3$s), r.features, r.actual, $1) '
+										   'FILTER (WHERE r.fold = %4$s)',
+										   CASE WHEN i > b * 8 + 1 THEN ', ' END, ext, i - b * 8 + 2,
+										   trained.folds[fold_order[i]]);
+		END LOOP;
+		-- past the last fold, fold_order[i] and so the model are NULL, unused
+		EXECUTE format('SELECT ARRAY[%s] FROM (SELECT * FROM (%s) r WHERE r.fold IS NOT NULL ORDER BY r.fold) r',
+					   per_fold, rows_sql)
+			INTO batch
+			USING option_sets, trained.whole,
+				  trained.models[fold_order[b * 8 + 1]], trained.models[fold_order[b * 8 + 2]],
+				  trained.models[fold_order[b * 8 + 3]], trained.models[fold_order[b * 8 + 4]],
+				  trained.models[fold_order[b * 8 + 5]], trained.models[fold_order[b * 8 + 6]],
+				  trained.models[fold_order[b * 8 + 7]], trained.models[fold_order[b * 8 + 8]];
+		-- [fold][option set]
+		fold_metrics := fold_metrics || batch;
+	END LOOP;
+	RETURN QUERY EXECUTE
+		'WITH s AS (SELECT k, n, (m[k][n] ->> ''accuracy'')::float8 AS accuracy, '
+		'                  (m[k][n] -> ''macro'' ->> ''f1'')::float8 AS macro_f1, (m[k][n] ->> ''log_loss'')::float8 AS log_loss '
+		'           FROM (SELECT $2 AS m) a, generate_subscripts($2, 1) AS k, generate_subscripts($2, 2) AS n) '
+		'SELECT g.options, avg(s.accuracy ORDER BY s.k), stddev_pop(s.accuracy ORDER BY s.k), '
+		'       avg(s.macro_f1 ORDER BY s.k), stddev_pop(s.macro_f1 ORDER BY s.k), '
+		'       avg(s.log_loss ORDER BY s.k), stddev_pop(s.log_loss ORDER BY s.k) '
+		'FROM unnest($1) WITH ORDINALITY AS g(options, n) JOIN s USING (n) '
+		'GROUP BY g.n, g.options '
+		'ORDER BY 2 DESC, 4 DESC, 6, g.n'
+		USING option_sets, fold_metrics;
+END
+$$;
+COMMENT ON FUNCTION nb_cross_validate(regclass, text, text, integer, jsonb, text) IS 'k-fold cross-validation of every option set of a grid: mean and standard deviation over the folds of accuracy, macro F1 and log loss, best first';
+
+-- The grid as a list of option sets: an object {key: value or [values]} is
+-- every combination of its values (scikit-learn's param_grid), an array is
+-- the concatenation of its elements' lists.  At most 10,000 option sets,
+-- counted before any is made (a few lists of values multiply).
+CREATE FUNCTION nb_grid_options(grid jsonb) RETURNS SETOF jsonb
+LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE ROWS 20
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+	part jsonb;
+	combos jsonb;
+	k text;
+	vals jsonb;
+	sets bigint := 0;
+	part_sets bigint;
+BEGIN
+	IF jsonb_typeof(grid) = 'object' THEN
+		grid := jsonb_build_array(grid);
+	ELSIF jsonb_typeof(grid) <> 'array' OR jsonb_array_length(grid) = 0 THEN
+		RAISE EXCEPTION 'grid must be an object or a non-empty array of objects'
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = format('The grid is %s.', grid);
+	END IF;
+	FOR part IN SELECT e FROM jsonb_array_elements(grid) AS e LOOP
+		IF jsonb_typeof(part) <> 'object' THEN
+			RAISE EXCEPTION 'grid must be an object or a non-empty array of objects'
+				USING ERRCODE = 'invalid_parameter_value',
+					  DETAIL = format('Element %s is not an object.', part);
+		END IF;
+		-- count the option sets before making any: a few lists multiply
+		part_sets := 1;
+		FOR k, vals IN SELECT key, value FROM jsonb_each(part) LOOP
+			IF jsonb_typeof(vals) = 'array' THEN
+				part_sets := part_sets * greatest(jsonb_array_length(vals), 1);
+			END IF;
+			EXIT WHEN part_sets > 10000;
+		END LOOP;
+		sets := sets + part_sets;
+		IF sets > 10000 THEN
+			RAISE EXCEPTION 'grid has more than 10000 option sets'
+				USING ERRCODE = 'program_limit_exceeded',
+					  DETAIL = 'Every combination of an object''s values is an option set.',
+					  HINT = 'Give fewer values per key, or search the grid in parts.';
+		END IF;
+		combos := '[{}]';
+		FOR k, vals IN SELECT key, value FROM jsonb_each(part) LOOP
+			IF jsonb_typeof(vals) <> 'array' THEN
+				vals := jsonb_build_array(vals);
+			ELSIF jsonb_array_length(vals) = 0 THEN
+				RAISE EXCEPTION 'grid key "%" has no values', k
+					USING ERRCODE = 'invalid_parameter_value';
+			END IF;
+			SELECT jsonb_agg(c || jsonb_build_object(k, v) ORDER BY ci, vi) INTO combos
+			FROM jsonb_array_elements(combos) WITH ORDINALITY AS a(c, ci),
+				 jsonb_array_elements(vals) WITH ORDINALITY AS b(v, vi);
+		END LOOP;
+		RETURN QUERY SELECT c FROM jsonb_array_elements(combos) AS c;
+	END LOOP;
+END
+$$;
+COMMENT ON FUNCTION nb_grid_options(jsonb) IS 'the option sets of a grid: an object gives every combination of its values, an array the option sets of each element';
+
+-- ---------------------------------------------------------------------------
+-- 0.9.0: text in, with the tokenizer kept inside the model; nothing silent
+-- (unknown features, unrelated merges); options that travel with the model;
+-- results shaped for psql.
+
+-- Support functions out of the nb_ prefix: \df nb_* lists what users call.
+-- nb_* is for users; nbc_* (the extension's name, as PostGIS keeps ST_* for
+-- users and postgis_*/pgis_* for its machinery) is for what PostgreSQL calls:
+-- type I/O, casts, comparison and hashing, aggregate support, the planner's
+-- support and its mark.  The C symbols do not change (prosrc keeps them), so
+-- a full script creates these as nbc_x(...) AS 'MODULE_PATHNAME', 'nb_x'.
+ALTER FUNCTION nb_model_in(cstring) RENAME TO nbc_model_in;
+ALTER FUNCTION nb_model_out(nb_model) RENAME TO nbc_model_out;
+ALTER FUNCTION nb_model_recv(internal) RENAME TO nbc_model_recv;
+ALTER FUNCTION nb_model_send(nb_model) RENAME TO nbc_model_send;
+ALTER FUNCTION nb_model_text(nb_model) RENAME TO nbc_model_to_text;
+ALTER FUNCTION nb_model_eq(nb_model, nb_model) RENAME TO nbc_model_eq;
+ALTER FUNCTION nb_model_ne(nb_model, nb_model) RENAME TO nbc_model_ne;
+ALTER FUNCTION nb_model_lt(nb_model, nb_model) RENAME TO nbc_model_lt;
+ALTER FUNCTION nb_model_le(nb_model, nb_model) RENAME TO nbc_model_le;
+ALTER FUNCTION nb_model_gt(nb_model, nb_model) RENAME TO nbc_model_gt;
+ALTER FUNCTION nb_model_ge(nb_model, nb_model) RENAME TO nbc_model_ge;
+ALTER FUNCTION nb_model_cmp(nb_model, nb_model) RENAME TO nbc_model_cmp;
+ALTER FUNCTION nb_model_hash(nb_model) RENAME TO nbc_model_hash;
+ALTER FUNCTION nb_model_hash_extended(nb_model, bigint) RENAME TO nbc_model_hash_extended;
+ALTER FUNCTION nb_train_transfn(nb_model, text, text[]) RENAME TO nbc_train_transfn;
+ALTER FUNCTION nb_train_transfn(nb_model, text, text[], float8) RENAME TO nbc_train_transfn;
+ALTER FUNCTION nb_train_transfn(nb_model, text, tsvector) RENAME TO nbc_train_transfn;
+ALTER FUNCTION nb_train_transfn(nb_model, text, tsvector, float8) RENAME TO nbc_train_transfn;
+ALTER FUNCTION nb_train_transfn(nb_model, text, jsonb) RENAME TO nbc_train_transfn;
+ALTER FUNCTION nb_train_transfn(nb_model, text, jsonb, float8) RENAME TO nbc_train_transfn;
+ALTER FUNCTION nb_train_transfn(nb_model, text, float8[]) RENAME TO nbc_train_transfn;
+ALTER FUNCTION nb_train_transfn(nb_model, text, float8[], float8) RENAME TO nbc_train_transfn;
+ALTER FUNCTION nb_metrics_label_transfn(internal, text, text) RENAME TO nbc_metrics_label_transfn;
+ALTER FUNCTION nb_metrics_label_transfn(internal, text, text, float8) RENAME TO nbc_metrics_label_transfn;
+ALTER FUNCTION nb_metrics_proba_transfn(internal, text, jsonb) RENAME TO nbc_metrics_proba_transfn;
+ALTER FUNCTION nb_metrics_proba_transfn(internal, text, jsonb, float8) RENAME TO nbc_metrics_proba_transfn;
+ALTER FUNCTION nb_metrics_combine(internal, internal) RENAME TO nbc_metrics_combine;
+ALTER FUNCTION nb_metrics_serialize(internal) RENAME TO nbc_metrics_serialize;
+ALTER FUNCTION nb_metrics_deserialize(bytea, internal) RENAME TO nbc_metrics_deserialize;
+ALTER FUNCTION nb_metrics_final(internal) RENAME TO nbc_metrics_final;
+ALTER FUNCTION nb_grid_metrics_transfn(internal, nb_model, text[], text, jsonb[]) RENAME TO nbc_grid_metrics_transfn;
+ALTER FUNCTION nb_grid_metrics_transfn(internal, nb_model, tsvector, text, jsonb[]) RENAME TO nbc_grid_metrics_transfn;
+ALTER FUNCTION nb_grid_metrics_transfn(internal, nb_model, jsonb, text, jsonb[]) RENAME TO nbc_grid_metrics_transfn;
+ALTER FUNCTION nb_grid_metrics_transfn(internal, nb_model, float8[], text, jsonb[]) RENAME TO nbc_grid_metrics_transfn;
+ALTER FUNCTION nb_grid_metrics_final(internal) RENAME TO nbc_grid_metrics_final;
+ALTER FUNCTION nb_query_constant(nb_model, boolean) RENAME TO nbc_query_constant;
+ALTER FUNCTION nb_query_constant_support(internal) RENAME TO nbc_query_constant_support;
+ALTER FUNCTION nb_scoring_support(internal) RENAME TO nbc_scoring_support;
+
+-- A comment for every function, aggregate and type users call or see
+-- (\df+ and \da show them; the catalog test lists any without one).
+COMMENT ON AGGREGATE nb_train(text, text[]) IS 'naive Bayes model of the rows: each a document of class label with a bag of tokens';
+COMMENT ON AGGREGATE nb_train(text, text[], float8) IS 'naive Bayes model of the rows: each a document of class label with a bag of tokens, counted weight times';
+COMMENT ON AGGREGATE nb_train(text, tsvector) IS 'naive Bayes model of the rows: each a document of class label with the lexemes of a tsvector';
+COMMENT ON AGGREGATE nb_train(text, tsvector, float8) IS 'naive Bayes model of the rows: each a document of class label with the lexemes of a tsvector, counted weight times';
+COMMENT ON AGGREGATE nb_train(text, jsonb) IS 'naive Bayes model of the rows: each a document of class label with named features (jsonb object)';
+COMMENT ON AGGREGATE nb_train(text, jsonb, float8) IS 'naive Bayes model of the rows: each a document of class label with named features (jsonb object), counted weight times';
+COMMENT ON AGGREGATE nb_train(text, float8[]) IS 'naive Bayes model of the rows: each a document of class label with a vector of Gaussian features';
+COMMENT ON AGGREGATE nb_train(text, float8[], float8) IS 'naive Bayes model of the rows: each a document of class label with a vector of Gaussian features, counted weight times';
+COMMENT ON AGGREGATE nb_merge(nb_model) IS 'model trained on the union of the rows of the models';
+COMMENT ON AGGREGATE nb_metrics(text, text) IS 'classification metrics of predicted labels against actual ones: accuracy, precision, recall, F1, confusion matrix';
+COMMENT ON AGGREGATE nb_metrics(text, text, float8) IS 'classification metrics of predicted labels against actual ones, each row counted weight times';
+COMMENT ON AGGREGATE nb_metrics(text, jsonb) IS 'classification metrics of predicted probabilities ({label: p}) against actual labels, with log loss, Brier score, ROC AUC and average precision';
+COMMENT ON AGGREGATE nb_metrics(text, jsonb, float8) IS 'classification metrics of predicted probabilities ({label: p}) against actual labels, each row counted weight times';
+COMMENT ON FUNCTION nb_metrics_rows(jsonb) IS 'an nb_metrics value as rows: per class, the macro and weighted averages, then the confusion matrix';
+COMMENT ON FUNCTION nb_model(text) IS 'model from its text form (the cast text::nb_model)';
+
+-- Labels of any type: nb_train and nb_metrics take a label column of a type
+-- other than text (integer stars, a boolean) as label::text makes it.  Each
+-- has a second form with the label anynonarray, on the same C function,
+-- which reads the label through nb_label_arg (src/pg_label.c).  A text
+-- column or an unknown literal ('spam') still chooses the text form: an
+-- exact match wins, and an unknown literal goes to a string type.  The
+-- transition functions of the second form are STABLE, as anytextcat is: a
+-- type's text form may depend on settings (DateStyle, TimeZone,
+-- extra_float_digits).  An array label has no form: it is most likely the
+-- features given first.
+CREATE FUNCTION nbc_train_transfn(nb_model, anynonarray, text[]) RETURNS nb_model
+	AS 'MODULE_PATHNAME', 'nb_train_array_transfn' LANGUAGE C STABLE PARALLEL SAFE;
+CREATE FUNCTION nbc_train_transfn(nb_model, anynonarray, text[], float8) RETURNS nb_model
+	AS 'MODULE_PATHNAME', 'nb_train_array_transfn' LANGUAGE C STABLE PARALLEL SAFE;
+CREATE FUNCTION nbc_train_transfn(nb_model, anynonarray, tsvector) RETURNS nb_model
+	AS 'MODULE_PATHNAME', 'nb_train_tsvector_transfn' LANGUAGE C STABLE PARALLEL SAFE;
+CREATE FUNCTION nbc_train_transfn(nb_model, anynonarray, tsvector, float8) RETURNS nb_model
+	AS 'MODULE_PATHNAME', 'nb_train_tsvector_transfn' LANGUAGE C STABLE PARALLEL SAFE;
+CREATE FUNCTION nbc_train_transfn(nb_model, anynonarray, jsonb) RETURNS nb_model
+	AS 'MODULE_PATHNAME', 'nb_train_jsonb_transfn' LANGUAGE C STABLE PARALLEL SAFE;
+CREATE FUNCTION nbc_train_transfn(nb_model, anynonarray, jsonb, float8) RETURNS nb_model
+	AS 'MODULE_PATHNAME', 'nb_train_jsonb_transfn' LANGUAGE C STABLE PARALLEL SAFE;
+CREATE FUNCTION nbc_train_transfn(nb_model, anynonarray, float8[]) RETURNS nb_model
+	AS 'MODULE_PATHNAME', 'nb_train_float8_transfn' LANGUAGE C STABLE PARALLEL SAFE;
+CREATE FUNCTION nbc_train_transfn(nb_model, anynonarray, float8[], float8) RETURNS nb_model
+	AS 'MODULE_PATHNAME', 'nb_train_float8_transfn' LANGUAGE C STABLE PARALLEL SAFE;
+
+CREATE AGGREGATE nb_train(label anynonarray, features text[]) (
+	SFUNC = nbc_train_transfn, STYPE = nb_model,
+	COMBINEFUNC = nb_merge, PARALLEL = SAFE);
+CREATE AGGREGATE nb_train(label anynonarray, features text[], weight float8) (
+	SFUNC = nbc_train_transfn, STYPE = nb_model,
+	COMBINEFUNC = nb_merge, PARALLEL = SAFE);
+CREATE AGGREGATE nb_train(label anynonarray, features tsvector) (
+	SFUNC = nbc_train_transfn, STYPE = nb_model,
+	COMBINEFUNC = nb_merge, PARALLEL = SAFE);
+CREATE AGGREGATE nb_train(label anynonarray, features tsvector, weight float8) (
+	SFUNC = nbc_train_transfn, STYPE = nb_model,
+	COMBINEFUNC = nb_merge, PARALLEL = SAFE);
+CREATE AGGREGATE nb_train(label anynonarray, features jsonb) (
+	SFUNC = nbc_train_transfn, STYPE = nb_model,
+	COMBINEFUNC = nb_merge, PARALLEL = SAFE);
+CREATE AGGREGATE nb_train(label anynonarray, features jsonb, weight float8) (
+	SFUNC = nbc_train_transfn, STYPE = nb_model,
+	COMBINEFUNC = nb_merge, PARALLEL = SAFE);
+CREATE AGGREGATE nb_train(label anynonarray, features float8[]) (
+	SFUNC = nbc_train_transfn, STYPE = nb_model,
+	COMBINEFUNC = nb_merge, PARALLEL = SAFE);
+CREATE AGGREGATE nb_train(label anynonarray, features float8[], weight float8) (
+	SFUNC = nbc_train_transfn, STYPE = nb_model,
+	COMBINEFUNC = nb_merge, PARALLEL = SAFE);
+
+COMMENT ON AGGREGATE nb_train(anynonarray, text[]) IS 'naive Bayes model of the rows, a label of any type stored as its text (label::text)';
+COMMENT ON AGGREGATE nb_train(anynonarray, text[], float8) IS 'naive Bayes model of the rows, a label of any type stored as its text (label::text)';
+COMMENT ON AGGREGATE nb_train(anynonarray, tsvector) IS 'naive Bayes model of the rows, a label of any type stored as its text (label::text)';
+COMMENT ON AGGREGATE nb_train(anynonarray, tsvector, float8) IS 'naive Bayes model of the rows, a label of any type stored as its text (label::text)';
+COMMENT ON AGGREGATE nb_train(anynonarray, jsonb) IS 'naive Bayes model of the rows, a label of any type stored as its text (label::text)';
+COMMENT ON AGGREGATE nb_train(anynonarray, jsonb, float8) IS 'naive Bayes model of the rows, a label of any type stored as its text (label::text)';
+COMMENT ON AGGREGATE nb_train(anynonarray, float8[]) IS 'naive Bayes model of the rows, a label of any type stored as its text (label::text)';
+COMMENT ON AGGREGATE nb_train(anynonarray, float8[], float8) IS 'naive Bayes model of the rows, a label of any type stored as its text (label::text)';
+
+CREATE FUNCTION nbc_metrics_label_transfn(internal, anynonarray, text) RETURNS internal
+	AS 'MODULE_PATHNAME', 'nb_metrics_label_transfn' LANGUAGE C STABLE PARALLEL SAFE;
+CREATE FUNCTION nbc_metrics_label_transfn(internal, anynonarray, text, float8) RETURNS internal
+	AS 'MODULE_PATHNAME', 'nb_metrics_label_transfn' LANGUAGE C STABLE PARALLEL SAFE;
+CREATE FUNCTION nbc_metrics_proba_transfn(internal, anynonarray, jsonb) RETURNS internal
+	AS 'MODULE_PATHNAME', 'nb_metrics_proba_transfn' LANGUAGE C STABLE PARALLEL SAFE;
+CREATE FUNCTION nbc_metrics_proba_transfn(internal, anynonarray, jsonb, float8) RETURNS internal
+	AS 'MODULE_PATHNAME', 'nb_metrics_proba_transfn' LANGUAGE C STABLE PARALLEL SAFE;
+
+CREATE AGGREGATE nb_metrics(actual anynonarray, predicted text) (
+	SFUNC = nbc_metrics_label_transfn, STYPE = internal, FINALFUNC = nbc_metrics_final,
+	COMBINEFUNC = nbc_metrics_combine, SERIALFUNC = nbc_metrics_serialize,
+	DESERIALFUNC = nbc_metrics_deserialize, PARALLEL = SAFE);
+CREATE AGGREGATE nb_metrics(actual anynonarray, predicted text, weight float8) (
+	SFUNC = nbc_metrics_label_transfn, STYPE = internal, FINALFUNC = nbc_metrics_final,
+	COMBINEFUNC = nbc_metrics_combine, SERIALFUNC = nbc_metrics_serialize,
+	DESERIALFUNC = nbc_metrics_deserialize, PARALLEL = SAFE);
+CREATE AGGREGATE nb_metrics(actual anynonarray, probabilities jsonb) (
+	SFUNC = nbc_metrics_proba_transfn, STYPE = internal, FINALFUNC = nbc_metrics_final,
+	COMBINEFUNC = nbc_metrics_combine, SERIALFUNC = nbc_metrics_serialize,
+	DESERIALFUNC = nbc_metrics_deserialize, PARALLEL = SAFE);
+CREATE AGGREGATE nb_metrics(actual anynonarray, probabilities jsonb, weight float8) (
+	SFUNC = nbc_metrics_proba_transfn, STYPE = internal, FINALFUNC = nbc_metrics_final,
+	COMBINEFUNC = nbc_metrics_combine, SERIALFUNC = nbc_metrics_serialize,
+	DESERIALFUNC = nbc_metrics_deserialize, PARALLEL = SAFE);
+
+COMMENT ON AGGREGATE nb_metrics(anynonarray, text) IS 'classification metrics of predicted labels against actual labels of any type (as label::text)';
+COMMENT ON AGGREGATE nb_metrics(anynonarray, text, float8) IS 'classification metrics of predicted labels against actual labels of any type (as label::text), each row counted weight times';
+COMMENT ON AGGREGATE nb_metrics(anynonarray, jsonb) IS 'classification metrics of predicted probabilities ({label: p}) against actual labels of any type (as label::text)';
+COMMENT ON AGGREGATE nb_metrics(anynonarray, jsonb, float8) IS 'classification metrics of predicted probabilities ({label: p}) against actual labels of any type (as label::text), each row counted weight times';
+
+-- nb_predict_top: the k most probable classes of a row as rows of (label,
+-- probability float8), most probable first, ties in byte order of the labels
+-- (nb_predict's choice first), so that a view selects a label and its
+-- probability with one call.  Not STRICT, as the other scoring functions:
+-- NULL options are the defaults, NULL k every class; a NULL model or NULL
+-- features give no rows.  Complement naive Bayes ranks the classes but has
+-- no probabilities: its probability is NULL.
+CREATE FUNCTION nb_predict_top(model nb_model, features text[], k integer DEFAULT 1, options jsonb DEFAULT NULL)
+	RETURNS TABLE(label text, probability float8)
+	AS 'MODULE_PATHNAME', 'nb_predict_top_array' LANGUAGE C IMMUTABLE PARALLEL SAFE ROWS 1
+	SUPPORT nbc_scoring_support;
+CREATE FUNCTION nb_predict_top(model nb_model, features tsvector, k integer DEFAULT 1, options jsonb DEFAULT NULL)
+	RETURNS TABLE(label text, probability float8)
+	AS 'MODULE_PATHNAME', 'nb_predict_top_tsvector' LANGUAGE C IMMUTABLE PARALLEL SAFE ROWS 1
+	SUPPORT nbc_scoring_support;
+CREATE FUNCTION nb_predict_top(model nb_model, features jsonb, k integer DEFAULT 1, options jsonb DEFAULT NULL)
+	RETURNS TABLE(label text, probability float8)
+	AS 'MODULE_PATHNAME', 'nb_predict_top_jsonb' LANGUAGE C IMMUTABLE PARALLEL SAFE ROWS 1
+	SUPPORT nbc_scoring_support;
+CREATE FUNCTION nb_predict_top(model nb_model, features float8[], k integer DEFAULT 1, options jsonb DEFAULT NULL)
+	RETURNS TABLE(label text, probability float8)
+	AS 'MODULE_PATHNAME', 'nb_predict_top_float8' LANGUAGE C IMMUTABLE PARALLEL SAFE ROWS 1
+	SUPPORT nbc_scoring_support;
+
+COMMENT ON FUNCTION nb_predict_top(nb_model, text[], integer, jsonb) IS 'the k most probable classes of a bag of tokens with their probabilities, most probable first';
+COMMENT ON FUNCTION nb_predict_top(nb_model, tsvector, integer, jsonb) IS 'the k most probable classes of a tsvector with their probabilities, most probable first';
+COMMENT ON FUNCTION nb_predict_top(nb_model, jsonb, integer, jsonb) IS 'the k most probable classes of a row of named features with their probabilities, most probable first';
+COMMENT ON FUNCTION nb_predict_top(nb_model, float8[], integer, jsonb) IS 'the k most probable classes of a vector of Gaussian features with their probabilities, most probable first';
+
+-- nb_explain names its rows and the classes it compares: part ('prior',
+-- 'token', 'value', 'absent' for a Bernoulli bag's absent tokens, 'length'
+-- for a DCM bag's length) instead of a blank feature, and on every row the
+-- predicted class and the class it is compared to (against, else the
+-- runner-up).  New result columns need the functions dropped and made again.
+DROP FUNCTION nb_explain(nb_model, text[], jsonb, text, integer);
+DROP FUNCTION nb_explain(nb_model, tsvector, jsonb, text, integer);
+DROP FUNCTION nb_explain(nb_model, jsonb, jsonb, text, integer);
+DROP FUNCTION nb_explain(nb_model, float8[], jsonb, text, integer);
+
+CREATE FUNCTION nb_explain(model nb_model, features text[], options jsonb DEFAULT NULL,
+		against text DEFAULT NULL, top_k integer DEFAULT NULL)
+	RETURNS TABLE(part text, feature text, value text, contribution float8, predicted text, compared_to text)
+	AS 'MODULE_PATHNAME', 'nb_explain_array' LANGUAGE C IMMUTABLE PARALLEL SAFE ROWS 20
+	SUPPORT nbc_scoring_support;
+CREATE FUNCTION nb_explain(model nb_model, features tsvector, options jsonb DEFAULT NULL,
+		against text DEFAULT NULL, top_k integer DEFAULT NULL)
+	RETURNS TABLE(part text, feature text, value text, contribution float8, predicted text, compared_to text)
+	AS 'MODULE_PATHNAME', 'nb_explain_tsvector' LANGUAGE C IMMUTABLE PARALLEL SAFE ROWS 20
+	SUPPORT nbc_scoring_support;
+CREATE FUNCTION nb_explain(model nb_model, features jsonb, options jsonb DEFAULT NULL,
+		against text DEFAULT NULL, top_k integer DEFAULT NULL)
+	RETURNS TABLE(part text, feature text, value text, contribution float8, predicted text, compared_to text)
+	AS 'MODULE_PATHNAME', 'nb_explain_jsonb' LANGUAGE C IMMUTABLE PARALLEL SAFE ROWS 20
+	SUPPORT nbc_scoring_support;
+CREATE FUNCTION nb_explain(model nb_model, features float8[], options jsonb DEFAULT NULL,
+		against text DEFAULT NULL, top_k integer DEFAULT NULL)
+	RETURNS TABLE(part text, feature text, value text, contribution float8, predicted text, compared_to text)
+	AS 'MODULE_PATHNAME', 'nb_explain_float8' LANGUAGE C IMMUTABLE PARALLEL SAFE ROWS 20
+	SUPPORT nbc_scoring_support;
+
+COMMENT ON FUNCTION nb_explain(nb_model, text[], jsonb, text, integer) IS 'contribution of each token, the prior and the absent tokens to the log odds of the predicted class against the runner-up or a given class, largest first';
+COMMENT ON FUNCTION nb_explain(nb_model, tsvector, jsonb, text, integer) IS 'contribution of each lexeme, the prior and the absent lexemes to the log odds of the predicted class against the runner-up or a given class, largest first';
+COMMENT ON FUNCTION nb_explain(nb_model, jsonb, jsonb, text, integer) IS 'contribution of each feature, token and the prior to the log odds of the predicted class against the runner-up or a given class, largest first';
+COMMENT ON FUNCTION nb_explain(nb_model, float8[], jsonb, text, integer) IS 'contribution of each element and the prior to the log odds of the predicted class against the runner-up or a given class, largest first';
+
+-- nb_cross_validate reports its progress and fails with a short context:
+-- under nbc.progress (off by default) a NOTICE after training and after each
+-- batch of up to 8 folds scored, with the elapsed time; an error or a cancel
+-- in one of its internal statements is raised again with a sentence of
+-- DETAIL naming what it was doing (training, or which folds it was
+-- scoring), so that the CONTEXT is a line, not the generated statement.
+-- A text column is documents: each fold's model is trained with the
+-- tokenizer (nb_tokens' options, NULL: the defaults) and scores the fold's
+-- documents with it.  The new argument makes a new signature.
+DROP FUNCTION nb_cross_validate(regclass, text, text, integer, jsonb, text);
+CREATE FUNCTION nb_cross_validate(rel regclass, label_column text, features_column text,
+								  folds integer DEFAULT NULL, grid jsonb DEFAULT NULL,
+								  fold_column text DEFAULT NULL, tokenizer jsonb DEFAULT NULL)
+RETURNS TABLE (options jsonb, accuracy float8, accuracy_std float8, macro_f1 float8,
+			   macro_f1_std float8, log_loss float8, log_loss_std float8)
+LANGUAGE plpgsql STABLE
+-- The extension is relocatable: its own objects are named through the schema
+-- it is in (found at run time), everything else resolves in pg_catalog only.
+SET search_path = pg_catalog, pg_temp
+-- The work is in nbc's functions, which JIT cannot speed up; the scoring
+-- query's estimated cost would have it spend seconds compiling.
+SET jit = off
+AS $$
+DECLARE
+	ext text;
+	ftype regtype;
+	fold_type regtype;
+	hash text;
+	rows_sql text;
+	fold_sql text;
+	option_sets jsonb[];
+	per_fold text;
+	batch jsonb[];
+	fold_metrics jsonb[];
+	fold_order integer[];
+	trained record;
+	cols record;
+	n_classes bigint;
+	-- nbc.progress: a NOTICE per pass, its elapsed time in the DETAIL
+	progress boolean := coalesce(current_setting('nbc.progress', true), 'off')::boolean;
+	started timestamptz := clock_timestamp();
+	-- what the internal statements were doing when they failed (see below)
+	doing text;
+	e_state text;
+	e_message text;
+	e_detail text;
+	e_hint text;
+BEGIN
+	IF rel IS NULL OR label_column IS NULL OR features_column IS NULL THEN
+		RAISE EXCEPTION 'relation, label column and features column must not be null'
+			USING ERRCODE = 'null_value_not_allowed';
+	END IF;
+	IF folds IS NOT NULL AND fold_column IS NOT NULL THEN
+		RAISE EXCEPTION 'folds and fold_column cannot both be given'
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	folds := coalesce(folds, 5);
+	IF fold_column IS NULL AND folds < 2 THEN
+		RAISE EXCEPTION 'folds must be at least 2'
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = format('The number of folds is %s.', folds);
+	END IF;
+	SELECT quote_ident(n.nspname) INTO ext
+	FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+	WHERE e.extname = 'nbc';
+
+	-- the columns: each must exist; features must be of a type nbc trains on
+	SELECT
+		(SELECT a.atttypid::regtype FROM pg_attribute a
+		 WHERE a.attrelid = rel AND a.attname = label_column AND a.attnum > 0 AND NOT a.attisdropped) AS label_type,
+		(SELECT a.atttypid::regtype FROM pg_attribute a
+		 WHERE a.attrelid = rel AND a.attname = features_column AND a.attnum > 0 AND NOT a.attisdropped) AS features_type,
+		(SELECT a.atttypid::regtype FROM pg_attribute a
+		 WHERE a.attrelid = rel AND a.attname = fold_column AND a.attnum > 0 AND NOT a.attisdropped) AS fold_type
+	INTO cols;
+	IF cols.label_type IS NULL THEN
+		RAISE EXCEPTION 'column "%" of relation "%" does not exist', label_column, rel
+			USING ERRCODE = 'undefined_column';
+	END IF;
+	IF cols.features_type IS NULL THEN
+		RAISE EXCEPTION 'column "%" of relation "%" does not exist', features_column, rel
+			USING ERRCODE = 'undefined_column';
+	END IF;
+	IF fold_column IS NOT NULL AND cols.fold_type IS NULL THEN
+		RAISE EXCEPTION 'column "%" of relation "%" does not exist', fold_column, rel
+			USING ERRCODE = 'undefined_column';
+	END IF;
+	-- a domain counts as its base type
+	ftype := cols.features_type;
+	WHILE (SELECT t.typtype FROM pg_type t WHERE t.oid = ftype) = 'd' LOOP
+		ftype := (SELECT t.typbasetype FROM pg_type t WHERE t.oid = ftype);
+	END LOOP;
+	-- documents in a varchar column are text
+	IF ftype = 'character varying'::regtype THEN
+		ftype := 'text'::regtype;
+	END IF;
+	-- the hash that orders rows for the folds: of the contents, never of
+	-- their place in the table
+	hash := CASE ftype
+		WHEN 'text[]'::regtype THEN format('hash_array_extended(%I::text[] COLLATE "C", 0)', features_column)
+		WHEN 'float8[]'::regtype THEN format('hash_array_extended(%I::float8[], 0)', features_column)
+		WHEN 'jsonb'::regtype THEN format('jsonb_hash_extended(%I::jsonb, 0)', features_column)
+		WHEN 'tsvector'::regtype THEN format('hashtextextended(%I::text, 0)', features_column)
+		WHEN 'text'::regtype THEN format('hashtextextended(%I::text COLLATE "C", 0)', features_column)
+	END;
+	IF hash IS NULL THEN
+		RAISE EXCEPTION 'column "%" of relation "%" has type %', features_column, rel, cols.features_type
+			USING ERRCODE = 'datatype_mismatch',
+				  HINT = 'Features must be text, text[], tsvector, jsonb or float8[].';
+	END IF;
+	IF tokenizer IS NOT NULL AND ftype <> 'text'::regtype THEN
+		RAISE EXCEPTION 'a tokenizer needs a features column of type text'
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = format('Column "%s" of relation "%s" has type %s.', features_column, rel, cols.features_type);
+	END IF;
+	IF fold_column IS NOT NULL THEN
+		fold_type := cols.fold_type;
+		WHILE (SELECT t.typtype FROM pg_type t WHERE t.oid = fold_type) = 'd' LOOP
+			fold_type := (SELECT t.typbasetype FROM pg_type t WHERE t.oid = fold_type);
+		END LOOP;
+		IF fold_type NOT IN ('smallint'::regtype, 'integer'::regtype, 'bigint'::regtype) THEN
+			RAISE EXCEPTION 'column "%" of relation "%" has type %', fold_column, rel, cols.fold_type
+				USING ERRCODE = 'datatype_mismatch',
+					  HINT = 'Folds must be smallint, integer or bigint.';
+		END IF;
+		fold_sql := format('%I::bigint', fold_column);
+	ELSE
+		fold_sql := format('(row_number() OVER (ORDER BY %I::text COLLATE "C", %s) - 1) %% %s',
+						   label_column, hash, folds);
+	END IF;
+	-- the rows: label as text, features as they are, fold (NULL: training only)
+	rows_sql := format('SELECT %s AS fold, %I::text AS actual, %I::%s AS features FROM %s '
+					   'WHERE %I IS NOT NULL AND %I IS NOT NULL',
+					   fold_sql, label_column, features_column, ftype, rel,
+					   label_column, features_column);
+
+	-- one pass: a model per fold and the whole by nb_merge (with the rows
+	-- that are in no fold), and the default grid from the whole.  Each
+	-- fold's out-of-fold model is made by the scoring query below, so that
+	-- only a batch of them is ever in memory (a leave-one-out model is nearly
+	-- the whole).  A fold holds every row when its rows are all the rows.
+	--
+	-- An error or a cancel in an internal statement is raised again from here
+	-- with its SQLSTATE, message, detail and hint, and a sentence saying what
+	-- cross-validation was doing: PostgreSQL's CONTEXT would otherwise quote
+	-- the whole generated statement (near 1,000 characters per batch of folds).
+	doing := format('Cross-validation of "%s" was training a model per fold.', rel);
+	BEGIN
+	EXECUTE format(
+		'SELECT array_agg(fold) FILTER (WHERE fold IS NOT NULL) AS folds, '
+		'       array_agg(model) FILTER (WHERE fold IS NOT NULL) AS models, '
+		'       array_agg(n) FILTER (WHERE fold IS NOT NULL) AS fold_rows, '
+		'       sum(n) AS all_rows, '
+		'       %1$s.nb_merge(model) AS whole, '
+		'       coalesce($1, %1$s.nb_grid_default(%1$s.nb_merge(model))) AS grid '
+		'FROM (SELECT fold, count(*) AS n, %1$s.nb_train(actual, features%3$s) AS model '
+		'      FROM (%2$s) r GROUP BY fold) f',
+		ext, rows_sql,
+		CASE WHEN ftype = 'text'::regtype THEN format(', %L::jsonb', tokenizer) ELSE '' END)
+		INTO trained USING grid;
+	EXCEPTION WHEN query_canceled OR others THEN
+		GET STACKED DIAGNOSTICS e_state = RETURNED_SQLSTATE, e_message = MESSAGE_TEXT,
+								e_detail = PG_EXCEPTION_DETAIL, e_hint = PG_EXCEPTION_HINT;
+		e_detail := concat_ws(' ', nullif(e_detail, ''), doing);
+		-- (a RAISE option cannot be null, and an empty one prints an empty line)
+		IF e_hint = '' THEN
+			RAISE EXCEPTION USING ERRCODE = e_state, MESSAGE = e_message, DETAIL = e_detail;
+		END IF;
+		RAISE EXCEPTION USING ERRCODE = e_state, MESSAGE = e_message, DETAIL = e_detail, HINT = e_hint;
+	END;
+	IF trained.folds IS NULL THEN
+		RAISE EXCEPTION 'relation "%" has no rows to cross-validate', rel
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = 'A row needs a label, features and a fold.';
+	END IF;
+	IF fold_column IS NULL AND array_length(trained.folds, 1) < folds THEN
+		RAISE EXCEPTION 'relation "%" has fewer rows than folds', rel
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = format('%s rows to cross-validate in %s folds.', array_length(trained.folds, 1), folds);
+	END IF;
+	IF array_position(trained.fold_rows, trained.all_rows) IS NOT NULL THEN
+		RAISE EXCEPTION 'fold % holds every row', trained.folds[array_position(trained.fold_rows, trained.all_rows)]
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = 'Each fold is scored by a model of the rows outside it.';
+	END IF;
+
+	-- a fold's metrics count a confusion matrix per option set, of at most
+	-- 2048 labels (nb_grid_metrics): refuse more classes now, before any
+	-- fold's model is made and prepared
+	EXECUTE format('SELECT (%s.nb_info($1) ->> ''classes'')::bigint', ext) INTO n_classes USING trained.whole;
+	IF n_classes > 2048 THEN
+		RAISE EXCEPTION 'relation "%" has % classes, more than cross-validation supports', rel, n_classes
+			USING ERRCODE = 'program_limit_exceeded',
+				  DETAIL = 'nb_cross_validate counts at most 2048 distinct labels.',
+				  HINT = 'Group rare labels together, or cross-validate a subset of the classes.';
+	END IF;
+
+	-- the folds in order, as positions in those arrays (in the order the
+	-- folds came, paired: ordering the models themselves would copy them)
+	fold_order := ARRAY(SELECT i FROM generate_subscripts(trained.folds, 1) AS i ORDER BY trained.folds[i]);
+	grid := trained.grid;
+	EXECUTE format('SELECT ARRAY(SELECT %s.nb_grid_options($1))', ext) INTO option_sets USING grid;
+	IF progress THEN
+		RAISE NOTICE 'nb_cross_validate: trained % folds of % rows; % to score',
+			array_length(trained.folds, 1), trained.all_rows,
+			CASE array_length(option_sets, 1) WHEN 1 THEN '1 option set'
+				 ELSE array_length(option_sets, 1) || ' option sets' END
+			USING DETAIL = format('Elapsed: %s s.', round(extract(epoch FROM clock_timestamp() - started)::numeric, 3));
+	END IF;
+
+	-- nb_grid_metrics per fold over the fold's rows, its out-of-fold model
+	-- nb_subtract(whole, fold's model) of two parameters, so that the planner
+	-- computes it once as a constant of the plan: the model is prepared once
+	-- with a scorer per option set, and each row is looked up once and scored
+	-- under every option set.  (Parameters of their own: one array of all the
+	-- models, subscripted in the query, made the planner copy the whole array
+	-- for each fold.)  The rows come in fold order, so that one model's
+	-- tables are in use at a time (interleaved, the models' tables together
+	-- fall out of the CPU's caches: a third slower).  At most 8 folds per
+	-- pass over the rows: each fold's prepared model stays in memory until
+	-- its query ends, and a query has at most 1664 columns, so that
+	-- leave-one-out (a fold per row) works too.  The means and spreads add
+	-- the folds in their order, whatever the plan, so that the results do
+	-- not depend on it to the last bit.
+	FOR b IN 0 .. (array_length(trained.folds, 1) - 1) / 8 LOOP
+		per_fold := '';
+		FOR i IN b * 8 + 1 .. least(b * 8 + 8, array_length(trained.folds, 1)) LOOP
+			per_fold := per_fold || format('%1$s%2$s.nb_grid_metrics(%2$s.nb_subtract($2, $%3$s), r.features, r.actual, $1) '
+										   'FILTER (WHERE r.fold = %4$s)',
+										   CASE WHEN i > b * 8 + 1 THEN ', ' END, ext, i - b * 8 + 2,
+										   trained.folds[fold_order[i]]);
+		END LOOP;
+		-- past the last fold, fold_order[i] and so the model are NULL, unused
+		doing := format('Cross-validation of "%s" was scoring folds %s to %s of %s.',
+						rel, b * 8 + 1, least(b * 8 + 8, array_length(trained.folds, 1)), array_length(trained.folds, 1));
+		BEGIN
+		EXECUTE format('SELECT ARRAY[%s] FROM (SELECT * FROM (%s) r WHERE r.fold IS NOT NULL ORDER BY r.fold) r',
+					   per_fold, rows_sql)
+			INTO batch
+			USING option_sets, trained.whole,
+				  trained.models[fold_order[b * 8 + 1]], trained.models[fold_order[b * 8 + 2]],
+				  trained.models[fold_order[b * 8 + 3]], trained.models[fold_order[b * 8 + 4]],
+				  trained.models[fold_order[b * 8 + 5]], trained.models[fold_order[b * 8 + 6]],
+				  trained.models[fold_order[b * 8 + 7]], trained.models[fold_order[b * 8 + 8]];
+		EXCEPTION WHEN query_canceled OR others THEN
+			GET STACKED DIAGNOSTICS e_state = RETURNED_SQLSTATE, e_message = MESSAGE_TEXT,
+									e_detail = PG_EXCEPTION_DETAIL, e_hint = PG_EXCEPTION_HINT;
+			e_detail := concat_ws(' ', nullif(e_detail, ''), doing);
+			IF e_hint = '' THEN
+				RAISE EXCEPTION USING ERRCODE = e_state, MESSAGE = e_message, DETAIL = e_detail;
+			END IF;
+			RAISE EXCEPTION USING ERRCODE = e_state, MESSAGE = e_message, DETAIL = e_detail, HINT = e_hint;
+		END;
+		-- [fold][option set]
+		fold_metrics := fold_metrics || batch;
+		IF progress THEN
+			RAISE NOTICE 'nb_cross_validate: scored folds % to % of %',
+				b * 8 + 1, least(b * 8 + 8, array_length(trained.folds, 1)), array_length(trained.folds, 1)
+				USING DETAIL = format('Elapsed: %s s.', round(extract(epoch FROM clock_timestamp() - started)::numeric, 3));
+		END IF;
+	END LOOP;
+	RETURN QUERY EXECUTE
+		'WITH s AS (SELECT k, n, (m[k][n] ->> ''accuracy'')::float8 AS accuracy, '
+		'                  (m[k][n] -> ''macro'' ->> ''f1'')::float8 AS macro_f1, (m[k][n] ->> ''log_loss'')::float8 AS log_loss '
+		'           FROM (SELECT $2 AS m) a, generate_subscripts($2, 1) AS k, generate_subscripts($2, 2) AS n) '
+		'SELECT g.options, avg(s.accuracy ORDER BY s.k), stddev_pop(s.accuracy ORDER BY s.k), '
+		'       avg(s.macro_f1 ORDER BY s.k), stddev_pop(s.macro_f1 ORDER BY s.k), '
+		'       avg(s.log_loss ORDER BY s.k), stddev_pop(s.log_loss ORDER BY s.k) '
+		'FROM unnest($1) WITH ORDINALITY AS g(options, n) JOIN s USING (n) '
+		'GROUP BY g.n, g.options '
+		'ORDER BY 2 DESC, 4 DESC, 6, g.n'
+		USING option_sets, fold_metrics;
+END
+$$;
+
+-- nb_tokens(body, options): the tokens scikit-learn's
+-- CountVectorizer(**options).build_analyzer() makes of body, in order.
+-- Not STRICT: NULL options (the default) mean scikit-learn's defaults; a
+-- NULL body gives NULL.
+CREATE FUNCTION nb_tokens(body text, options jsonb DEFAULT NULL) RETURNS text[]
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION nb_tokens(text, jsonb) IS 'tokens of a text as scikit-learn''s CountVectorizer analyzer makes them (options: analyzer, ngram_range, lowercase, strip_accents, token_pattern, stop_words)';
+
+-- Text in: nb_train(label, body text [, [weight,] tokenizer]) tokenizes each
+-- body (nb_tokens' options; NULL or absent: scikit-learn's defaults) and
+-- keeps the tokenizer in the model; the scoring functions given text
+-- tokenize it with the model's tokenizer.  (A weighted row of text names its
+-- tokenizer, NULL for the defaults: a third argument of unknown type would
+-- be ambiguous between a weight and a tokenizer.)
+CREATE FUNCTION nbc_train_transfn(nb_model, text, text) RETURNS nb_model
+	AS 'MODULE_PATHNAME', 'nb_train_text_transfn' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE FUNCTION nbc_train_transfn(nb_model, text, text, jsonb) RETURNS nb_model
+	AS 'MODULE_PATHNAME', 'nb_train_text_transfn' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE FUNCTION nbc_train_transfn(nb_model, text, text, float8, jsonb) RETURNS nb_model
+	AS 'MODULE_PATHNAME', 'nb_train_text_transfn' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE AGGREGATE nb_train(label text, body text) (
+	SFUNC = nbc_train_transfn, STYPE = nb_model,
+	COMBINEFUNC = nb_merge, PARALLEL = SAFE);
+
+CREATE AGGREGATE nb_train(label text, body text, tokenizer jsonb) (
+	SFUNC = nbc_train_transfn, STYPE = nb_model,
+	COMBINEFUNC = nb_merge, PARALLEL = SAFE);
+
+CREATE AGGREGATE nb_train(label text, body text, weight float8, tokenizer jsonb) (
+	SFUNC = nbc_train_transfn, STYPE = nb_model,
+	COMBINEFUNC = nb_merge, PARALLEL = SAFE);
+
+COMMENT ON AGGREGATE nb_train(text, text) IS 'train a naive Bayes model on documents of text, tokenized as scikit-learn''s CountVectorizer does by default; the model keeps its tokenizer';
+
+COMMENT ON AGGREGATE nb_train(text, text, jsonb) IS 'train a naive Bayes model on documents of text, tokenized with these options (see nb_tokens); the model keeps its tokenizer';
+
+COMMENT ON AGGREGATE nb_train(text, text, float8, jsonb) IS 'train a naive Bayes model on weighted documents of text, tokenized with these options (NULL: the defaults); the model keeps its tokenizer';
+
+CREATE FUNCTION nb_predict(model nb_model, body text, options jsonb DEFAULT NULL) RETURNS text
+	AS 'MODULE_PATHNAME', 'nb_predict_text' LANGUAGE C IMMUTABLE PARALLEL SAFE
+	SUPPORT nbc_scoring_support;
+
+CREATE FUNCTION nb_predict_proba(model nb_model, body text, options jsonb DEFAULT NULL) RETURNS jsonb
+	AS 'MODULE_PATHNAME', 'nb_predict_proba_text' LANGUAGE C IMMUTABLE PARALLEL SAFE
+	SUPPORT nbc_scoring_support;
+
+CREATE FUNCTION nb_predict_log_proba(model nb_model, body text, options jsonb DEFAULT NULL) RETURNS jsonb
+	AS 'MODULE_PATHNAME', 'nb_predict_log_proba_text' LANGUAGE C IMMUTABLE PARALLEL SAFE
+	SUPPORT nbc_scoring_support;
+
+CREATE FUNCTION nb_explain(model nb_model, body text, options jsonb DEFAULT NULL,
+		against text DEFAULT NULL, top_k integer DEFAULT NULL)
+	RETURNS TABLE(part text, feature text, value text, contribution float8, predicted text, compared_to text)
+	AS 'MODULE_PATHNAME', 'nb_explain_text' LANGUAGE C IMMUTABLE PARALLEL SAFE ROWS 20
+	SUPPORT nbc_scoring_support;
+
+COMMENT ON FUNCTION nb_predict(nb_model, text, jsonb) IS 'most probable class of a document of text, tokenized with the model''s tokenizer';
+
+COMMENT ON FUNCTION nb_predict_proba(nb_model, text, jsonb) IS 'posterior probability of every class of a document of text, as {label: p}';
+
+COMMENT ON FUNCTION nb_predict_log_proba(nb_model, text, jsonb) IS 'natural-log posterior of every class of a document of text, as {label: log p}';
+
+COMMENT ON FUNCTION nb_explain(nb_model, text, jsonb, text, integer) IS 'contribution of each token of a document of text, the prior and the absent tokens to the log odds of the predicted class against the runner-up or a given class, largest first';
+
+CREATE FUNCTION nbc_grid_metrics_transfn(internal, nb_model, text, text, jsonb[]) RETURNS internal
+	AS 'MODULE_PATHNAME', 'nb_grid_metrics_text' LANGUAGE C PARALLEL SAFE;
+
+CREATE AGGREGATE nb_grid_metrics(model nb_model, body text, actual text, options jsonb[]) (
+	SFUNC = nbc_grid_metrics_transfn, STYPE = internal, FINALFUNC = nbc_grid_metrics_final,
+	PARALLEL = SAFE);
+
+COMMENT ON AGGREGATE nb_grid_metrics(nb_model, text, text, jsonb[]) IS 'nb_metrics of the model''s predictions of documents of text under each option set of the array (without roc_auc and average_precision), each row scored once per option set';
+
+-- Options that travel with the model: nb_with_options(model, options)
+-- keeps prediction options in the model (checked against it); every scoring
+-- function applies them, a call's own options taking precedence key by key.
+-- NULL options remove them.
+CREATE FUNCTION nb_with_options(model nb_model, options jsonb) RETURNS nb_model
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION nb_with_options(nb_model, jsonb) IS 'the model with these prediction options kept inside it as its defaults (NULL: none)';
+
+-- Labels of any type for rows of text too (see the labels' forms above).
+CREATE FUNCTION nbc_train_transfn(nb_model, anynonarray, text) RETURNS nb_model
+	AS 'MODULE_PATHNAME', 'nb_train_text_transfn' LANGUAGE C STABLE PARALLEL SAFE;
+
+CREATE FUNCTION nbc_train_transfn(nb_model, anynonarray, text, jsonb) RETURNS nb_model
+	AS 'MODULE_PATHNAME', 'nb_train_text_transfn' LANGUAGE C STABLE PARALLEL SAFE;
+
+CREATE FUNCTION nbc_train_transfn(nb_model, anynonarray, text, float8, jsonb) RETURNS nb_model
+	AS 'MODULE_PATHNAME', 'nb_train_text_transfn' LANGUAGE C STABLE PARALLEL SAFE;
+
+CREATE AGGREGATE nb_train(label anynonarray, body text) (
+	SFUNC = nbc_train_transfn, STYPE = nb_model,
+	COMBINEFUNC = nb_merge, PARALLEL = SAFE);
+
+CREATE AGGREGATE nb_train(label anynonarray, body text, tokenizer jsonb) (
+	SFUNC = nbc_train_transfn, STYPE = nb_model,
+	COMBINEFUNC = nb_merge, PARALLEL = SAFE);
+
+CREATE AGGREGATE nb_train(label anynonarray, body text, weight float8, tokenizer jsonb) (
+	SFUNC = nbc_train_transfn, STYPE = nb_model,
+	COMBINEFUNC = nb_merge, PARALLEL = SAFE);
+
+COMMENT ON AGGREGATE nb_train(anynonarray, text) IS 'train a naive Bayes model on documents of text with labels of any type (stored as their text), tokenized as scikit-learn''s CountVectorizer does by default';
+
+COMMENT ON AGGREGATE nb_train(anynonarray, text, jsonb) IS 'train a naive Bayes model on documents of text with labels of any type (stored as their text), tokenized with these options';
+
+COMMENT ON AGGREGATE nb_train(anynonarray, text, float8, jsonb) IS 'train a naive Bayes model on weighted documents of text with labels of any type (stored as their text), tokenized with these options (NULL: the defaults)';
+
+CREATE FUNCTION nb_predict_top(model nb_model, body text, k integer DEFAULT 1, options jsonb DEFAULT NULL)
+	RETURNS TABLE(label text, probability float8)
+	AS 'MODULE_PATHNAME', 'nb_predict_top_text' LANGUAGE C IMMUTABLE PARALLEL SAFE ROWS 1
+	SUPPORT nbc_scoring_support;
+
+COMMENT ON FUNCTION nb_predict_top(nb_model, text, integer, jsonb) IS 'the k most probable classes of a document of text with their probabilities, most probable first';
+
+COMMENT ON FUNCTION nb_cross_validate(regclass, text, text, integer, jsonb, text, jsonb) IS 'k-fold cross-validation of every option set of a grid: mean and standard deviation over the folds of accuracy, macro F1 and log loss, best first; a text column is tokenized with the tokenizer';
+
+-- Rows the model knows nothing of: nbc.unknown_features (a setting, see
+-- pg_unknown.c) says what scoring does with them, and nb_coverage gives
+-- the share of a row's features that the model knows (pg_coverage.c).
+-- STRICT: a NULL model or features give NULL.
+CREATE FUNCTION nb_coverage(model nb_model, features text[]) RETURNS float8
+	AS 'MODULE_PATHNAME', 'nb_coverage_array' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
+	SUPPORT nbc_scoring_support;
+
+CREATE FUNCTION nb_coverage(model nb_model, features tsvector) RETURNS float8
+	AS 'MODULE_PATHNAME', 'nb_coverage_tsvector' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
+	SUPPORT nbc_scoring_support;
+
+CREATE FUNCTION nb_coverage(model nb_model, features jsonb) RETURNS float8
+	AS 'MODULE_PATHNAME', 'nb_coverage_jsonb' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
+	SUPPORT nbc_scoring_support;
+
+CREATE FUNCTION nb_coverage(model nb_model, features float8[]) RETURNS float8
+	AS 'MODULE_PATHNAME', 'nb_coverage_float8' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
+	SUPPORT nbc_scoring_support;
+
+COMMENT ON FUNCTION nb_coverage(nb_model, text[]) IS 'share of the row''s tokens (each occurrence counted) that the model knows; 0 when it knows none or the row has none';
+
+COMMENT ON FUNCTION nb_coverage(nb_model, tsvector) IS 'share of the row''s lexemes (each position counted) that the model knows; 0 when it knows none or the row has none';
+
+COMMENT ON FUNCTION nb_coverage(nb_model, jsonb) IS 'share of the row''s features (bag tokens with their counts, categorical values, numbers, booleans; null values left out) that the model knows; 0 when it knows none or the row has none';
+
+COMMENT ON FUNCTION nb_coverage(nb_model, float8[]) IS 'share of the row''s non-NULL elements that the model knows: 1, or 0 when every element is NULL';
+
+CREATE FUNCTION nb_coverage(model nb_model, body text) RETURNS float8
+	AS 'MODULE_PATHNAME', 'nb_coverage_text' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
+	SUPPORT nbc_scoring_support;
+
+COMMENT ON FUNCTION nb_coverage(nb_model, text) IS 'share of the tokens of a document of text (tokenized with the model''s tokenizer, each occurrence counted) that the model knows; 0 when it knows none or the document has none';
+
+-- ---------------------------------------------------------------------------
+-- 0.10.0: live models, learning from unlabelled rows, calibrated
+-- probabilities, evaluation that distributes.
