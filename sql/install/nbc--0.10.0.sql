@@ -1536,7 +1536,7 @@ COMMENT ON AGGREGATE nbc_em_step(nb_model, text, text[], float8, jsonb, jsonb) I
 CREATE FUNCTION nb_train_em_trace(rel regclass, label_column text, features_column text,
 								  options jsonb DEFAULT NULL)
 RETURNS TABLE (iteration integer, log_likelihood float8, model nb_model)
-LANGUAGE plpgsql VOLATILE
+LANGUAGE plpgsql STABLE
 -- relocatable: nbc's objects through its schema, found at run time
 SET search_path = pg_catalog, pg_temp
 SET jit = off
@@ -1679,11 +1679,12 @@ BEGIN
 	-- one pass per iteration: the current model is a parameter, which the
 	-- plan takes as a constant, so that it is prepared once per pass
 	features_sql := CASE ftype
-		WHEN 'text'::regtype THEN format('%s.nb_tokens(%I::text, $4), $4', ext, features_column)
+		WHEN 'text'::regtype THEN format('%s.nb_tokens(%I::text, $4)', ext, features_column)
 		ELSE format('%I::%s', features_column, ftype) END;
 	step_sql := format('SELECT (s).model, (s).log_likelihood FROM '
-					   '(SELECT %s.nbc_em_step($1, %I::text, %s, $2, $3) AS s FROM %s OFFSET 0) q',
-					   ext, label_column, features_sql, rel);
+					   '(SELECT %s.nbc_em_step($1, %I::text, %s, $2, $3%s) AS s FROM %s OFFSET 0) q',
+					   ext, label_column, features_sql,
+					   CASE WHEN ftype = 'text'::regtype THEN ', $4' ELSE '' END, rel);
 	LOOP
 		BEGIN
 		EXECUTE step_sql INTO step USING model, lambda, train_options, tokenizer;
@@ -1697,7 +1698,7 @@ BEGIN
 			RAISE EXCEPTION USING ERRCODE = e_state, MESSAGE = e_message, DETAIL = e_detail, HINT = e_hint;
 		END;
 		IF progress THEN
-			RAISE NOTICE 'nb_train_em: iteration %, log likelihood %', k, step.log_likelihood
+			RAISE NOTICE 'nb_train_em: iteration %, log likelihood %', k, round(step.log_likelihood::numeric, 3)
 				USING DETAIL = format('Elapsed: %s s.', round(extract(epoch FROM clock_timestamp() - started)::numeric, 3));
 		END IF;
 		iteration := k;
@@ -1723,7 +1724,7 @@ COMMENT ON FUNCTION nb_train_em_trace(regclass, text, text, jsonb) IS 'semi-supe
 CREATE FUNCTION nb_train_em(rel regclass, label_column text, features_column text,
 							options jsonb DEFAULT NULL)
 RETURNS nb_model
-LANGUAGE plpgsql VOLATILE
+LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
@@ -1740,4 +1741,4 @@ BEGIN
 END
 $$;
 
-COMMENT ON FUNCTION nb_train_em(regclass, text, text, jsonb) IS 'semi-supervised training by EM (Nigam et al. 2000): a model of the labelled rows improved with the unlabelled ones (NULL label), each counted in every class with weight lambda times its posterior';
+COMMENT ON FUNCTION nb_train_em(regclass, text, text, jsonb) IS 'semi-supervised training by EM (Nigam et al. 2000): a model of the labelled rows improved with the unlabelled ones (those with a NULL label)';
