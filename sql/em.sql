@@ -69,6 +69,28 @@ SELECT r.iteration,
 FROM rows r JOIN em_trace t USING (iteration)
 GROUP BY r.iteration, t.log_likelihood ORDER BY r.iteration;
 
+-- Bernoulli: the same for the weighted documents each token is in (the
+-- log likelihood by its definition is checked by test/parity/em.py)
+CREATE TABLE em_trace_b AS SELECT * FROM nb_train_em_trace('em_docs', 'label', 'tokens',
+  '{"kind": "bernoulli", "lambda": 0.5, "iterations": 3, "beta": [0.5, 2]}');
+SELECT iteration, log_likelihood >= lag(log_likelihood) OVER (ORDER BY iteration) - 1e-9 AS not_decreasing,
+       nb_info(model) -> 'options' AS options
+FROM em_trace_b ORDER BY iteration;
+WITH next AS (
+  SELECT t.iteration + 1 AS iteration,
+         (SELECT nb_train(l, tokens, w) FROM (
+            SELECT label AS l, tokens, 1.0::float8 AS w FROM em_docs WHERE label IS NOT NULL
+            UNION ALL
+            SELECT p.key, d.tokens, 0.5 * p.value::float8
+            FROM em_docs d, jsonb_each_text(nb_predict_proba(t.model, d.tokens)) p
+            WHERE d.label IS NULL AND p.value::float8 > 0) r) AS model
+  FROM em_trace_b t WHERE t.iteration < 3)
+SELECT n.iteration,
+       max(abs((nb_predict_proba(n.model, d.tokens, '{"kind": "bernoulli", "beta": [0.5, 2]}') ->> 'ham')::float8
+               - (nb_predict_proba(t.model, d.tokens) ->> 'ham')::float8)) < 1e-12 AS same_posteriors
+FROM next n JOIN em_trace_b t USING (iteration), em_docs d
+GROUP BY n.iteration ORDER BY n.iteration;
+
 -- every row labelled, or lambda 0: nb_train over the labelled rows (with the
 -- options kept in the model when there are any); text documents keep their
 -- tokenizer, tsvector rows count positions
@@ -118,7 +140,8 @@ SELECT nb_train_em('em_docs', 'label', 'tokens', '{"tolerance": "small"}');
 SELECT nb_train_em('em_docs', 'label', 'tokens', '[1]');
 SELECT nb_train_em('em_docs', 'label', 'tokens', '{"alpha": -1}');
 SELECT nb_train_em('em_docs', 'label', 'tokens', '{"bogus": 1}');
-SELECT nb_train_em('em_docs', 'label', 'tokens', '{"kind": "bernoulli"}');
+SELECT nb_train_em('em_docs', 'label', 'tokens', '{"kind": "complement"}');
+SELECT nb_train_em('em_docs', 'label', 'tokens', '{"kind": "bernoulli", "beta": [1, 0]}');
 SELECT nb_train_em('em_docs', 'label', 'tokens', '{"alpha": 0}');
 SELECT nb_train_em('em_docs', 'label', 'tokens', '{"estimator": "map", "alpha": 1}');
 SELECT nb_train_em('em_docs', 'label', 'tokens', '{"tokenizer": {}}');

@@ -46,10 +46,10 @@ em_status_message(NbEmStatus status)
 {
 	switch (status)
 	{
-		case NB_EM_NOT_MULTINOMIAL:
-			return "nb_train_em supports the kind multinomial only";
+		case NB_EM_KIND:
+			return "nb_train_em supports the kinds multinomial and bernoulli only";
 		case NB_EM_NOT_SMOOTHED:
-			return "nb_train_em needs a positive pseudo-count";
+			return "nb_train_em needs positive pseudo-counts";
 		case NB_EM_NOT_BAGS:
 			return "nb_train_em supports bags of tokens only";
 		case NB_EM_OK:
@@ -63,17 +63,22 @@ static EmState *
 first_row(FunctionCallInfo fcinfo, MemoryContext aggctx, NbPrepared *pm, NbScorer *scorer)
 {
 	EmState    *st;
-	NbEmStatus	status = nb_em_check(scorer);
+	NbEmStatus	status;
 	double		lambda;
 	NbOptions	opts;
 	NbPseudoCounts pc;
 
+	/* the pseudo-counts, of the options the scorer applies */
+	nb_parse_options(nb_prepared_options(pm, PG_ARGISNULL(5) ? NULL : PG_GETARG_JSONB_P(5)),
+					 &pm->index, &opts);
+	pc = nb_options_pseudo(&opts);
+	status = nb_em_check(scorer, &pc);
 	if (status != NB_EM_OK)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("%s", em_status_message(status)),
 				 status == NB_EM_NOT_SMOOTHED ?
-				 errdetail("With a pseudo-count of 0 a token a class never saw has probability 0, and the log likelihood EM increases is not finite.") : 0));
+				 errdetail("With a pseudo-count of 0 a token can have probability 0 in a class, and the log likelihood EM increases is not finite.") : 0));
 	lambda = PG_ARGISNULL(4) ? NAN : PG_GETARG_FLOAT8(4);
 	if (!(lambda >= 0 && lambda <= 1))
 		ereport(ERROR,
@@ -81,15 +86,11 @@ first_row(FunctionCallInfo fcinfo, MemoryContext aggctx, NbPrepared *pm, NbScore
 				 errmsg("nb_train_em lambda must be between 0 and 1, not %s",
 						PG_ARGISNULL(4) ? "null" : float8out_internal(lambda))));
 
-	/* the class prior's pseudo-count, of the options the scorer applies */
-	nb_parse_options(nb_prepared_options(pm, PG_ARGISNULL(5) ? NULL : PG_GETARG_JSONB_P(5)),
-					 &pm->index, &opts);
-	pc = nb_options_pseudo(&opts);
 
 	st = MemoryContextAllocZero(aggctx, sizeof(EmState));
 	st->em = nb_expanded_create(aggctx);
 	st->lambda = lambda;
-	st->log_prior = nb_em_log_prior(scorer, opts.prior_mode == NB_PRIOR_FIT ? pc.class_alpha : 0);
+	st->log_prior = nb_em_log_prior(scorer, &pc, opts.prior_mode == NB_PRIOR_FIT ? pc.class_alpha : 0);
 	nb_exact_init(&st->labelled);
 	nb_exact_init(&st->unlabelled);
 	if (PG_NARGS() > 6)
