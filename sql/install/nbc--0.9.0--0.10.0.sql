@@ -69,6 +69,7 @@ DECLARE
 	k integer := 0;
 	progress boolean := coalesce(current_setting('nbc.progress', true), 'off')::boolean;
 	started timestamptz := clock_timestamp();
+	doing text;
 	e_state text;
 	e_message text;
 	e_detail text;
@@ -159,22 +160,18 @@ BEGIN
 				  DETAIL = format('Column "%s" of relation "%s" has type %s.', features_column, rel, cols.features_type);
 	END IF;
 
-	-- the model of the labelled rows, and how many rows are unlabelled
+	-- An error or a cancel in an internal statement is raised again with a
+	-- sentence saying what EM was doing (doing; NULL: nothing to add), as
+	-- nb_cross_validate does, instead of a CONTEXT quoting the statement.
 	BEGIN
+	-- the model of the labelled rows, and how many rows are unlabelled
+	doing := format('EM on "%s" was training the model of the labelled rows.', rel);
 	EXECUTE format('SELECT %1$s.nb_train(%2$I::text, %3$I::%4$s%5$s) FILTER (WHERE %2$I IS NOT NULL) AS model, '
 				   'count(*) FILTER (WHERE %2$I IS NULL AND %3$I IS NOT NULL) AS unlabelled FROM %6$s',
 				   ext, label_column, features_column, ftype,
 				   CASE WHEN ftype = 'text'::regtype THEN ', $1' ELSE '' END, rel)
 		INTO first USING tokenizer;
-	EXCEPTION WHEN query_canceled OR others THEN
-		GET STACKED DIAGNOSTICS e_state = RETURNED_SQLSTATE, e_message = MESSAGE_TEXT,
-								e_detail = PG_EXCEPTION_DETAIL, e_hint = PG_EXCEPTION_HINT;
-		e_detail := concat_ws(' ', nullif(e_detail, ''), format('EM on "%s" was training the model of the labelled rows.', rel));
-		IF e_hint = '' THEN
-			RAISE EXCEPTION USING ERRCODE = e_state, MESSAGE = e_message, DETAIL = e_detail;
-		END IF;
-		RAISE EXCEPTION USING ERRCODE = e_state, MESSAGE = e_message, DETAIL = e_detail, HINT = e_hint;
-	END;
+	doing := NULL;
 	IF first.model IS NULL THEN
 		RAISE EXCEPTION 'relation "%" has no labelled row', rel
 			USING ERRCODE = 'invalid_parameter_value',
@@ -197,17 +194,9 @@ BEGIN
 					   ext, label_column, features_sql,
 					   CASE WHEN ftype = 'text'::regtype THEN ', $4' ELSE '' END, rel);
 	LOOP
-		BEGIN
+		doing := format('EM on "%s" was in iteration %s.', rel, k + 1);
 		EXECUTE step_sql INTO step USING model, lambda, train_options, tokenizer;
-		EXCEPTION WHEN query_canceled OR others THEN
-			GET STACKED DIAGNOSTICS e_state = RETURNED_SQLSTATE, e_message = MESSAGE_TEXT,
-									e_detail = PG_EXCEPTION_DETAIL, e_hint = PG_EXCEPTION_HINT;
-			e_detail := concat_ws(' ', nullif(e_detail, ''), format('EM on "%s" was in iteration %s.', rel, k + 1));
-			IF e_hint = '' THEN
-				RAISE EXCEPTION USING ERRCODE = e_state, MESSAGE = e_message, DETAIL = e_detail;
-			END IF;
-			RAISE EXCEPTION USING ERRCODE = e_state, MESSAGE = e_message, DETAIL = e_detail, HINT = e_hint;
-		END;
+		doing := NULL;
 		IF progress THEN
 			RAISE NOTICE 'nb_train_em: iteration %, log likelihood %', k, round(step.log_likelihood::numeric, 3)
 				USING DETAIL = format('Elapsed: %s s.', round(extract(epoch FROM clock_timestamp() - started)::numeric, 3));
@@ -227,6 +216,20 @@ BEGIN
 		END IF;
 		k := k + 1;
 	END LOOP;
+	EXCEPTION WHEN query_canceled OR others THEN
+		GET STACKED DIAGNOSTICS e_state = RETURNED_SQLSTATE, e_message = MESSAGE_TEXT,
+								e_detail = PG_EXCEPTION_DETAIL, e_hint = PG_EXCEPTION_HINT;
+		e_detail := concat_ws(' ', nullif(e_detail, ''), doing);
+		-- (a RAISE option cannot be null, and an empty one prints an empty line)
+		IF e_detail = '' AND e_hint = '' THEN
+			RAISE EXCEPTION USING ERRCODE = e_state, MESSAGE = e_message;
+		ELSIF e_hint = '' THEN
+			RAISE EXCEPTION USING ERRCODE = e_state, MESSAGE = e_message, DETAIL = e_detail;
+		ELSIF e_detail = '' THEN
+			RAISE EXCEPTION USING ERRCODE = e_state, MESSAGE = e_message, HINT = e_hint;
+		END IF;
+		RAISE EXCEPTION USING ERRCODE = e_state, MESSAGE = e_message, DETAIL = e_detail, HINT = e_hint;
+	END;
 END
 $$;
 
