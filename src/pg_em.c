@@ -86,7 +86,6 @@ first_row(FunctionCallInfo fcinfo, MemoryContext aggctx, NbPrepared *pm, NbScore
 				 errmsg("nb_train_em lambda must be between 0 and 1, not %s",
 						PG_ARGISNULL(4) ? "null" : float8out_internal(lambda))));
 
-
 	st = MemoryContextAllocZero(aggctx, sizeof(EmState));
 	st->em = nb_expanded_create(aggctx);
 	st->lambda = lambda;
@@ -96,9 +95,14 @@ first_row(FunctionCallInfo fcinfo, MemoryContext aggctx, NbPrepared *pm, NbScore
 	if (PG_NARGS() > 6)
 	{
 		NbTokenizer tok;
+		MemoryContext old;
+		bool		set;
 
 		nb_tokenizer_from_jsonb(PG_ARGISNULL(6) ? NULL : PG_GETARG_JSONB_P(6), &tok);
-		if (!nb_trainer_set_tokenizer(nb_expanded_trainer(st->em), &tok))
+		old = MemoryContextSwitchTo(st->em->hdr.eoh_context);
+		set = nb_trainer_set_tokenizer(nb_expanded_trainer(st->em), &tok);
+		MemoryContextSwitchTo(old);
+		if (!set)
 			elog(ERROR, "a new trainer refused a tokenizer");
 	}
 	return st;
