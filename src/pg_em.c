@@ -108,16 +108,21 @@ first_row(FunctionCallInfo fcinfo, MemoryContext aggctx, NbPrepared *pm, NbScore
 	return st;
 }
 
-/* Add the row's tokens to the new model as a document of class label with weight w. */
+/*
+ * Add the row's tokens to the new model as a document of class label with
+ * weight w; again: the same tokens as the last call's, for another class.
+ */
 static void
 train_doc(EmState *st, const char *label, uint32 len, double w,
-		  const NbTokenRef *refs, uint32 n)
+		  const NbTokenRef *refs, uint32 n, bool again)
 {
 	MemoryContext old = MemoryContextSwitchTo(st->em->hdr.eoh_context);
 	NbTrainer  *t = nb_expanded_trainer(st->em);
 
 	nb_trainer_begin_doc(t, label, len, w);
-	if (!nb_trainer_add_text(t, refs, n))
+	if (again)
+		nb_trainer_add_text_again(t, refs, n);
+	else if (!nb_trainer_add_text(t, refs, n))
 		elog(ERROR, "a model of text[] rows has a feature \"\" of another type");
 	MemoryContextSwitchTo(old);
 }
@@ -198,11 +203,14 @@ em_step(FunctionCallInfo fcinfo, bool tsvector_features)
 							(int) VARSIZE_ANY_EXHDR(label), VARDATA_ANY(label)),
 					 errdetail("The model of an iteration is trained on every labelled row.")));
 		nb_exact_add(&st->labelled, nb_em_log_joint(scorer, (uint32) c, shared));
-		train_doc(st, VARDATA_ANY(label), VARSIZE_ANY_EXHDR(label), 1.0, refs, n);
+		train_doc(st, VARDATA_ANY(label), VARSIZE_ANY_EXHDR(label), 1.0, refs, n, false);
 	}
 	else
 	{
+		bool		again = false;
+
 		nb_exact_add(&st->unlabelled, nb_em_log_marginal(scorer, shared));
+		/* the tokens are looked up for the first class, their items reused for the others */
 		for (uint32 c = 0; c < pm->index.n_classes; c++)
 		{
 			double		w = st->lambda * exp(pm->log_post[c]);
@@ -212,7 +220,8 @@ em_step(FunctionCallInfo fcinfo, bool tsvector_features)
 			if (!(w > 0))
 				continue;
 			label = nb_strmap_str(&pm->index.labels, c, &len);
-			train_doc(st, label, len, w, refs, n);
+			train_doc(st, label, len, w, refs, n, again);
+			again = true;
 		}
 	}
 	nb_expanded_check(st->em);
