@@ -114,6 +114,17 @@ CREATE TABLE em_text AS SELECT label, array_to_string(tokens, ' ') AS body FROM 
 SELECT nb_predict(nb_train_em('em_text', 'label', 'body', '{"iterations": 3}'), 'w1 w2 w3') AS predicted,
        nb_info(nb_train_em('em_text', 'label', 'body', '{"iterations": 1, "alpha": 0.25}')) -> 'options' AS options;
 
+-- a label of another type is read as label::text, varchar[] features as
+-- text[]: the same EM as with labels ham and spam, which sort alike
+CREATE TABLE em_typed AS
+SELECT CASE label WHEN 'ham' THEN 0 WHEN 'spam' THEN 1 END AS label, tokens::varchar[] AS tokens FROM em_docs;
+WITH m AS (SELECT nb_train_em('em_typed', 'label', 'tokens', '{"iterations": 2}') AS typed,
+                  nb_train_em('em_docs', 'label', 'tokens', '{"iterations": 2}') AS named)
+SELECT (SELECT array_agg(label ORDER BY label) FROM nb_classes(typed)) AS classes,
+       max(abs((nb_predict_proba(typed, d.tokens) ->> '0')::float8
+               - (nb_predict_proba(named, d.tokens) ->> 'ham')::float8)) AS max_difference
+FROM m, em_docs d GROUP BY typed;
+
 -- one class: every unlabelled row goes to it with weight lambda; the second
 -- iteration changes nothing
 CREATE TABLE em_one AS SELECT CASE WHEN label IS NOT NULL THEN 'only' END AS label, tokens FROM em_docs;
