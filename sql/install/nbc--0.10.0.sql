@@ -1533,8 +1533,11 @@ COMMENT ON AGGREGATE nbc_em_step(nb_model, text, tsvector, float8, jsonb) IS 'on
 
 COMMENT ON AGGREGATE nbc_em_step(nb_model, text, text[], float8, jsonb, jsonb) IS 'one EM iteration over documents given as their tokens (nb_tokens): the new model keeps the tokenizer';
 
-CREATE FUNCTION nb_train_em_trace(rel regclass, label_column text, features_column text,
-								  options jsonb DEFAULT NULL)
+-- nbc_em_run does the work of both: each iteration as a row (trace), or only
+-- the last, so that nb_train_em keeps one model at a time rather than a
+-- tuplestore of them all.
+CREATE FUNCTION nbc_em_run(rel regclass, label_column text, features_column text,
+						   options jsonb, trace boolean)
 RETURNS TABLE (iteration integer, log_likelihood float8, model nb_model)
 LANGUAGE plpgsql STABLE
 -- relocatable: nbc's objects through its schema, found at run time
@@ -1692,7 +1695,9 @@ BEGIN
 		END IF;
 		iteration := k;
 		log_likelihood := step.log_likelihood;
-		RETURN NEXT;
+		IF trace THEN
+			RETURN NEXT;
+		END IF;
 		-- nothing to learn from; the last iteration; converged.  The first
 		-- model's vocabulary is the labelled rows' only, so its log
 		-- likelihood is not comparable: from the second iteration on.
@@ -1705,6 +1710,9 @@ BEGIN
 		END IF;
 		k := k + 1;
 	END LOOP;
+	IF NOT trace THEN
+		RETURN NEXT;
+	END IF;
 	EXCEPTION WHEN query_canceled OR others THEN
 		GET STACKED DIAGNOSTICS e_state = RETURNED_SQLSTATE, e_message = MESSAGE_TEXT,
 								e_detail = PG_EXCEPTION_DETAIL, e_hint = PG_EXCEPTION_HINT;
@@ -1719,6 +1727,25 @@ BEGIN
 		END IF;
 		RAISE EXCEPTION USING ERRCODE = e_state, MESSAGE = e_message, DETAIL = e_detail, HINT = e_hint;
 	END;
+END
+$$;
+
+COMMENT ON FUNCTION nbc_em_run(regclass, text, text, jsonb, boolean) IS 'the work of nb_train_em (trace false: the last iteration only) and nb_train_em_trace (trace true: every iteration)';
+
+CREATE FUNCTION nb_train_em_trace(rel regclass, label_column text, features_column text,
+								  options jsonb DEFAULT NULL)
+RETURNS TABLE (iteration integer, log_likelihood float8, model nb_model)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+	ext text;
+BEGIN
+	SELECT quote_ident(n.nspname) INTO ext
+	FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+	WHERE e.extname = 'nbc';
+	RETURN QUERY EXECUTE format('SELECT * FROM %s.nbc_em_run($1, $2, $3, $4, true)', ext)
+		USING rel, label_column, features_column, options;
 END
 $$;
 
@@ -1737,8 +1764,7 @@ BEGIN
 	SELECT quote_ident(n.nspname) INTO ext
 	FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
 	WHERE e.extname = 'nbc';
-	EXECUTE format('SELECT t.model FROM %s.nb_train_em_trace($1, $2, $3, $4) t '
-				   'ORDER BY t.iteration DESC LIMIT 1', ext)
+	EXECUTE format('SELECT model FROM %s.nbc_em_run($1, $2, $3, $4, false)', ext)
 		INTO result USING rel, label_column, features_column, options;
 	RETURN result.model;
 END
