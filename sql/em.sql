@@ -29,21 +29,28 @@ FROM em_trace WHERE iteration = 6;
 
 -- iteration k + 1 is nb_train over the labelled rows and, for each
 -- unlabelled row and class, the row with weight lambda p(class | row) under
--- iteration k's model: the same posteriors on every row
-WITH next AS (
-  SELECT t.iteration + 1 AS iteration,
-         (SELECT nb_train(l, tokens, w) FROM (
-            SELECT label AS l, tokens, 1.0::float8 AS w FROM em_docs WHERE label IS NOT NULL
-            UNION ALL
-            SELECT p.key, d.tokens, 0.5 * p.value::float8
-            FROM em_docs d, jsonb_each_text(nb_predict_proba(t.model, d.tokens)) p
-            WHERE d.label IS NULL AND p.value::float8 > 0) r) AS model
-  FROM em_trace t WHERE t.iteration < 6)
-SELECT n.iteration,
-       max(abs((nb_predict_proba(n.model, d.tokens) ->> 'ham')::float8
-               - (nb_predict_proba(t.model, d.tokens) ->> 'ham')::float8)) < 1e-12 AS same_posteriors
-FROM next n JOIN em_trace t USING (iteration), em_docs d
-GROUP BY n.iteration ORDER BY n.iteration;
+-- iteration k's model (with the trace's options): the same posteriors on
+-- every row.  em_same_as_weighted(trace table, lambda) checks every iteration.
+CREATE FUNCTION em_same_as_weighted(trace regclass, lambda float8)
+RETURNS TABLE (iteration integer, same_posteriors boolean) LANGUAGE plpgsql AS $$
+BEGIN
+  RETURN QUERY EXECUTE format($q$
+    WITH next AS (
+      SELECT t.iteration + 1 AS iteration, nb_info(t.model) -> 'options' AS options,
+             (SELECT nb_train(l, tokens, w) FROM (
+                SELECT label AS l, tokens, 1.0::float8 AS w FROM em_docs WHERE label IS NOT NULL
+                UNION ALL
+                SELECT p.key, d.tokens, $1 * p.value::float8
+                FROM em_docs d, jsonb_each_text(nb_predict_proba(t.model, d.tokens)) p
+                WHERE d.label IS NULL AND p.value::float8 > 0) r) AS model
+      FROM %s t WHERE t.iteration < (SELECT max(iteration) FROM %s))
+    SELECT n.iteration,
+           max(abs((nb_predict_proba(n.model, d.tokens, n.options) ->> 'ham')::float8
+                   - (nb_predict_proba(t.model, d.tokens) ->> 'ham')::float8)) < 1e-12
+    FROM next n JOIN %s t USING (iteration), em_docs d
+    GROUP BY n.iteration ORDER BY n.iteration$q$, trace, trace, trace) USING lambda;
+END $$;
+SELECT * FROM em_same_as_weighted('em_trace', 0.5);
 
 -- the log likelihood by its definition: labelled rows log pi_y + sum x_t
 -- log theta_yt, unlabelled lambda log sum_c pi_c prod theta_ct^x_t, and the
@@ -76,20 +83,7 @@ CREATE TABLE em_trace_b AS SELECT * FROM nb_train_em_trace('em_docs', 'label', '
 SELECT iteration, log_likelihood >= lag(log_likelihood) OVER (ORDER BY iteration) - 1e-9 AS not_decreasing,
        nb_info(model) -> 'options' AS options
 FROM em_trace_b ORDER BY iteration;
-WITH next AS (
-  SELECT t.iteration + 1 AS iteration,
-         (SELECT nb_train(l, tokens, w) FROM (
-            SELECT label AS l, tokens, 1.0::float8 AS w FROM em_docs WHERE label IS NOT NULL
-            UNION ALL
-            SELECT p.key, d.tokens, 0.5 * p.value::float8
-            FROM em_docs d, jsonb_each_text(nb_predict_proba(t.model, d.tokens)) p
-            WHERE d.label IS NULL AND p.value::float8 > 0) r) AS model
-  FROM em_trace_b t WHERE t.iteration < 3)
-SELECT n.iteration,
-       max(abs((nb_predict_proba(n.model, d.tokens, '{"kind": "bernoulli", "beta": [0.5, 2]}') ->> 'ham')::float8
-               - (nb_predict_proba(t.model, d.tokens) ->> 'ham')::float8)) < 1e-12 AS same_posteriors
-FROM next n JOIN em_trace_b t USING (iteration), em_docs d
-GROUP BY n.iteration ORDER BY n.iteration;
+SELECT * FROM em_same_as_weighted('em_trace_b', 0.5);
 
 -- every row labelled, or lambda 0: nb_train over the labelled rows (with the
 -- options kept in the model when there are any); text documents keep their
