@@ -98,7 +98,12 @@ typedef struct NbScorer
 	double	   *dcm_s;
 	uint64_t	dcm_iterations;
 	uint32_t	dcm_unconverged;
-	/* scratch for one document: score, its rounding compensation, zero factors */
+	/*
+	 * scratch for one document: score, its rounding compensation, zero
+	 * factors; after nb_scorer_score f holds each class's score (the log
+	 * posterior before normalization, without the terms every class shares:
+	 * nb_em.h reads it)
+	 */
 	double	   *f, *fc, *z;
 	double	   *term, *term_z;	/* one feature's terms */
 } NbScorer;

@@ -358,19 +358,15 @@ first_in_doc(NbTrainer *t, uint32_t k)
 }
 
 /*
- * Hash every token of the batch; resolve item ids, prefetching slots
- * NB_PREFETCH_DISTANCE tokens ahead so that cache misses overlap; then
- * count, prefetching the counts (in the item's inline counts for a class
- * below NB_INLINE_CLASSES, else in the pair table) and the item's document
- * stamp the same way.
+ * Hash every token of the batch and resolve its item id into scratch_id
+ * (a new item if need be), prefetching slots NB_PREFETCH_DISTANCE tokens
+ * ahead so that cache misses overlap.
  */
 static void
-add_items(NbTrainer *t, const NbTokenRef *tokens, uint32_t n)
+resolve_items(NbTrainer *t, const NbTokenRef *tokens, uint32_t n)
 {
 	uint64_t   *hash;
 	uint32_t   *id;
-	uint32_t	cls = t->doc_class;
-	double		w = t->doc_weight;
 
 	reserve_scratch(t, n);
 	nb_vocab_index(&t->tokens);
@@ -394,6 +390,21 @@ add_items(NbTrainer *t, const NbTokenRef *tokens, uint32_t n)
 		id[i] = found >= 0 ? (uint32_t) found :
 			new_item(t, tokens[i].str, tokens[i].len, hash[i]);
 	}
+}
+
+/*
+ * Count the batch's items (in scratch_id) in the current document,
+ * prefetching the counts (in the item's inline counts for a class below
+ * NB_INLINE_CLASSES, else in the pair table) and the item's document stamp
+ * NB_PREFETCH_DISTANCE tokens ahead.
+ */
+static void
+count_items(NbTrainer *t, const NbTokenRef *tokens, uint32_t n)
+{
+	uint64_t   *hash = t->scratch_hash;
+	uint32_t   *id = t->scratch_id;
+	uint32_t	cls = t->doc_class;
+	double		w = t->doc_weight;
 
 	if (cls < NB_INLINE_CLASSES)
 	{
@@ -418,7 +429,7 @@ add_items(NbTrainer *t, const NbTokenRef *tokens, uint32_t n)
 	reserve_pairs(t, n);
 	for (uint32_t i = 0; i < n; i++)
 	{
-		/* from here on hash[i] is the hash of the (item, class) key */
+		/* the hashes of the (item, class) keys, in the scratch of the tokens' */
 		hash[i] = nb_hash_mix(pair_key(id[i], cls));
 		if (i < NB_PREFETCH_DISTANCE)
 			nb_prefetch(&t->pairs[hash[i] & t->pair_mask]);
@@ -541,8 +552,12 @@ drop_lengths(NbTrainer *t)
 	t->n_pending = 0;
 }
 
-void
-nb_trainer_add_tokens(NbTrainer *t, uint32_t feature, const NbTokenRef *tokens, uint32_t n)
+/*
+ * nb_trainer_add_tokens, or with again the tokens of the last batch, whose
+ * items are in scratch_id still (nb_trainer_add_text_again).
+ */
+static void
+add_tokens(NbTrainer *t, uint32_t feature, const NbTokenRef *tokens, uint32_t n, bool again)
 {
 	NbTrainerFeature *f = &t->feature[feature];
 	bool		first = f->last_doc != t->doc_seq;
@@ -574,7 +589,15 @@ nb_trainer_add_tokens(NbTrainer *t, uint32_t feature, const NbTokenRef *tokens, 
 		return;
 	if ((int64_t) feature != t->unnamed_bag)
 		tokens = nb_item_keys(&t->item_keys, feature, tokens, n);
-	add_items(t, tokens, n);
+	if (!again)
+		resolve_items(t, tokens, n);
+	count_items(t, tokens, n);
+}
+
+void
+nb_trainer_add_tokens(NbTrainer *t, uint32_t feature, const NbTokenRef *tokens, uint32_t n)
+{
+	add_tokens(t, feature, tokens, n, false);
 }
 
 bool
@@ -586,8 +609,14 @@ nb_trainer_add_text(NbTrainer *t, const NbTokenRef *tokens, uint32_t n)
 
 	if (j < 0)
 		return false;
-	nb_trainer_add_tokens(t, (uint32_t) j, tokens, n);
+	add_tokens(t, (uint32_t) j, tokens, n, false);
 	return true;
+}
+
+void
+nb_trainer_add_text_again(NbTrainer *t, const NbTokenRef *tokens, uint32_t n)
+{
+	add_tokens(t, (uint32_t) t->unnamed_bag, tokens, n, true);
 }
 
 void

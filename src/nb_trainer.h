@@ -155,6 +155,15 @@ void		nb_trainer_add_tokens(NbTrainer *t, uint32_t feature,
  */
 bool		nb_trainer_add_text(NbTrainer *t, const NbTokenRef *tokens, uint32_t n);
 
+/*
+ * The same tokens as the last nb_trainer_add_text call, which succeeded,
+ * added to the current document, begun since (another class or weight),
+ * without looking their items up again: the items of the last batch are
+ * kept until the next batch.  Nothing may be added in between.  EM adds a
+ * row to every class this way (pg_em.c).
+ */
+void		nb_trainer_add_text_again(NbTrainer *t, const NbTokenRef *tokens, uint32_t n);
+
 /* The current document's value of a categorical, Gaussian or boolean feature. */
 void		nb_trainer_add_category(NbTrainer *t, uint32_t feature,
 									const char *value, uint32_t len);

@@ -21,9 +21,9 @@ void		_PG_init(void);
 
 /*
  * nbc.progress: long operations report their progress as NOTICEs.
- * nb_cross_validate (PL/pgSQL) reads it with current_setting(); it is
- * defined here so that SET checks its value and SHOW and pg_settings
- * describe it.
+ * nb_cross_validate and nb_train_em_trace (PL/pgSQL) read it with
+ * current_setting(); it is defined here so that SET checks its value and
+ * SHOW and pg_settings describe it.
  */
 static bool nb_progress = false;
 
@@ -34,7 +34,8 @@ _PG_init(void)
 	DefineCustomBoolVariable("nbc.progress",
 							 "Reports the progress of long nbc operations as notices.",
 							 "nb_cross_validate reports each pass over the rows: the folds trained, "
-							 "then each batch of folds scored, with the elapsed time.",
+							 "then each batch of folds scored; nb_train_em each iteration with its "
+							 "log likelihood; each with the elapsed time.",
 							 &nb_progress, false, PGC_USERSET, 0, NULL, NULL, NULL);
 	nb_unknown_init();
 	MarkGUCPrefixReserved("nbc");

@@ -452,12 +452,8 @@ nb_prepared_token_batch(NbPrepared *pm)
 	return pm->batch;
 }
 
-/*
- * The options a scorer is built with: the model's stored options, with the
- * call's (NULL: none) taking precedence key by key (jsonb's ||).
- */
-static Jsonb *
-effective_options(const NbPrepared *pm, Jsonb *given)
+Jsonb *
+nb_prepared_options(const NbPrepared *pm, Jsonb *given)
 {
 	if (pm->stored_options == NULL)
 		return given;
@@ -489,7 +485,7 @@ get_scorer(NbPrepared *pm, Jsonb *options)
 	ctx = AllocSetContextCreate(CurrentMemoryContext, "nb prepared options",
 								ALLOCSET_DEFAULT_SIZES);
 	old = MemoryContextSwitchTo(ctx);
-	nb_parse_options(effective_options(pm, options), &pm->index, &opts);
+	nb_parse_options(nb_prepared_options(pm, options), &pm->index, &opts);
 	nb_scorer_build(&scorer, &pm->index, &opts);
 	if (options != NULL)
 	{
@@ -569,7 +565,7 @@ get_grid(NbPrepared *pm, ArrayType *options)
 	scorers = palloc(sizeof(NbScorer) * count);
 	opts = palloc(sizeof(NbOptions) * count);
 	for (int i = 0; i < count; i++)
-		nb_parse_options(effective_options(pm, nulls[i] ? NULL : DatumGetJsonbP(elems[i])),
+		nb_parse_options(nb_prepared_options(pm, nulls[i] ? NULL : DatumGetJsonbP(elems[i])),
 						 &pm->index, &opts[i]);
 	check_grid_memory(pm, opts, count);
 	nb_scorer_set_build(&set, &pm->index, scorers, opts, (uint32) count);

@@ -79,6 +79,12 @@ const uint32 *nb_prepared_jsonb_order(NbPrepared *pm);
 NbPrepared *nb_prepared_get(FunctionCallInfo fcinfo, Datum model, Jsonb *options,
 							NbScorer **scorer);
 
+/*
+ * The options a scorer is built with: the model's stored options, with the
+ * call's (NULL: none) taking precedence key by key (jsonb's ||).
+ */
+Jsonb	   *nb_prepared_options(const NbPrepared *pm, Jsonb *given);
+
 /* The same without a scorer, for looking rows up in the model's index only. */
 NbPrepared *nb_prepared_get_model(FunctionCallInfo fcinfo, Datum model);
 

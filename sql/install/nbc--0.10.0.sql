@@ -1490,3 +1490,284 @@ COMMENT ON FUNCTION nb_coverage(nb_model, text) IS 'share of the tokens of a doc
 -- ---------------------------------------------------------------------------
 -- 0.10.0: live models, learning from unlabelled rows, calibrated
 -- probabilities, evaluation that distributes.
+
+-- ---------------------------------------------------------------------------
+-- Learning from unlabelled rows: semi-supervised training by EM (Nigam,
+-- McCallum, Thrun & Mitchell 2000).  nb_train_em_trace trains a model of the
+-- labelled rows, then runs the aggregate nbc_em_step over the table once per
+-- iteration: each row is scored with the current model (the E-step) and
+-- added to the next one in the same pass (the M-step), an unlabelled row to
+-- every class with weight lambda times its posterior; the pass also sums the
+-- current model's log likelihood (src/nb_em.h).  nb_train_em returns the
+-- last model.
+
+CREATE TYPE nbc_em_step AS (model nb_model, log_likelihood float8);
+
+COMMENT ON TYPE nbc_em_step IS 'result of one EM iteration (nbc_em_step): the next model and the log likelihood of the current one';
+
+CREATE FUNCTION nbc_em_step_transfn(internal, nb_model, text, text[], float8, jsonb) RETURNS internal
+	AS 'MODULE_PATHNAME', 'nb_em_step_array_transfn' LANGUAGE C PARALLEL SAFE;
+
+CREATE FUNCTION nbc_em_step_transfn(internal, nb_model, text, tsvector, float8, jsonb) RETURNS internal
+	AS 'MODULE_PATHNAME', 'nb_em_step_tsvector_transfn' LANGUAGE C PARALLEL SAFE;
+
+CREATE FUNCTION nbc_em_step_transfn(internal, nb_model, text, text[], float8, jsonb, jsonb) RETURNS internal
+	AS 'MODULE_PATHNAME', 'nb_em_step_array_transfn' LANGUAGE C PARALLEL SAFE;
+
+CREATE FUNCTION nbc_em_step_final(internal) RETURNS nbc_em_step
+	AS 'MODULE_PATHNAME', 'nb_em_step_final' LANGUAGE C PARALLEL SAFE;
+
+CREATE AGGREGATE nbc_em_step(model nb_model, label text, features text[], lambda float8, options jsonb) (
+	SFUNC = nbc_em_step_transfn, STYPE = internal, FINALFUNC = nbc_em_step_final);
+
+CREATE AGGREGATE nbc_em_step(model nb_model, label text, features tsvector, lambda float8, options jsonb) (
+	SFUNC = nbc_em_step_transfn, STYPE = internal, FINALFUNC = nbc_em_step_final);
+
+CREATE AGGREGATE nbc_em_step(model nb_model, label text, tokens text[], lambda float8, options jsonb,
+							 tokenizer jsonb) (
+	SFUNC = nbc_em_step_transfn, STYPE = internal, FINALFUNC = nbc_em_step_final);
+
+COMMENT ON AGGREGATE nbc_em_step(nb_model, text, text[], float8, jsonb) IS 'one EM iteration over the rows (NULL label: unlabelled): the model trained with each unlabelled row in every class weighted by lambda times its posterior under model, and the log likelihood of model';
+
+COMMENT ON AGGREGATE nbc_em_step(nb_model, text, tsvector, float8, jsonb) IS 'one EM iteration over the rows (NULL label: unlabelled): the model trained with each unlabelled row in every class weighted by lambda times its posterior under model, and the log likelihood of model';
+
+COMMENT ON AGGREGATE nbc_em_step(nb_model, text, text[], float8, jsonb, jsonb) IS 'one EM iteration over documents given as their tokens (nb_tokens): the new model keeps the tokenizer';
+
+-- nbc_em_run does the work of both: each iteration as a row (trace), or only
+-- the last, so that nb_train_em keeps one model at a time rather than a
+-- tuplestore of them all.
+CREATE FUNCTION nbc_em_run(rel regclass, label_column text, features_column text,
+						   options jsonb, trace boolean)
+RETURNS TABLE (iteration integer, log_likelihood float8, model nb_model)
+LANGUAGE plpgsql STABLE
+-- relocatable: nbc's objects through its schema, found at run time
+SET search_path = pg_catalog, pg_temp
+SET jit = off
+AS $$
+DECLARE
+	ext text;
+	cols record;
+	ftype regtype;
+	lambda float8 := 1;
+	max_iterations integer := 20;
+	tolerance float8 := 1e-6;
+	tokenizer jsonb;
+	train_options jsonb;
+	features_sql text;
+	step_sql text;
+	first record;
+	step record;
+	previous float8;
+	k integer := 0;
+	progress boolean := coalesce(current_setting('nbc.progress', true), 'off')::boolean;
+	started timestamptz := clock_timestamp();
+	doing text;
+	e_state text;
+	e_message text;
+	e_detail text;
+	e_hint text;
+BEGIN
+	IF rel IS NULL OR label_column IS NULL OR features_column IS NULL THEN
+		RAISE EXCEPTION 'relation, label column and features column must not be null'
+			USING ERRCODE = 'null_value_not_allowed';
+	END IF;
+	options := coalesce(options, '{}');
+	IF jsonb_typeof(options) <> 'object' THEN
+		RAISE EXCEPTION 'nb_train_em options must be a JSON object'
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	IF options ? 'lambda' THEN
+		IF jsonb_typeof(options -> 'lambda') <> 'number' THEN
+			RAISE EXCEPTION 'nb_train_em option "lambda" must be a number'
+				USING ERRCODE = 'invalid_parameter_value';
+		END IF;
+		lambda := (options ->> 'lambda')::float8;
+		IF NOT lambda BETWEEN 0 AND 1 THEN
+			RAISE EXCEPTION 'nb_train_em option "lambda" must be between 0 and 1'
+				USING ERRCODE = 'invalid_parameter_value',
+					  DETAIL = format('It is %s.', options -> 'lambda');
+		END IF;
+	END IF;
+	IF options ? 'iterations' THEN
+		IF jsonb_typeof(options -> 'iterations') <> 'number'
+		   OR (options ->> 'iterations')::numeric NOT BETWEEN 0 AND 1000
+		   OR (options ->> 'iterations')::numeric <> trunc((options ->> 'iterations')::numeric) THEN
+			RAISE EXCEPTION 'nb_train_em option "iterations" must be an integer from 0 to 1000'
+				USING ERRCODE = 'invalid_parameter_value',
+					  DETAIL = format('It is %s.', options -> 'iterations');
+		END IF;
+		max_iterations := (options ->> 'iterations')::integer;
+	END IF;
+	IF options ? 'tolerance' THEN
+		IF jsonb_typeof(options -> 'tolerance') <> 'number'
+		   OR (options ->> 'tolerance')::numeric < 0 THEN
+			RAISE EXCEPTION 'nb_train_em option "tolerance" must be a number at least 0'
+				USING ERRCODE = 'invalid_parameter_value',
+					  DETAIL = format('It is %s.', options -> 'tolerance');
+		END IF;
+		tolerance := (options ->> 'tolerance')::float8;
+	END IF;
+	IF options ? 'tokenizer' AND jsonb_typeof(options -> 'tokenizer') NOT IN ('object', 'null') THEN
+		RAISE EXCEPTION 'nb_train_em option "tokenizer" must be an object of nb_tokens options'
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	tokenizer := nullif(options -> 'tokenizer', 'null');
+	-- the rest are the model's options (nb_with_options checks them)
+	train_options := nullif(options - 'lambda' - 'iterations' - 'tolerance' - 'tokenizer', '{}');
+	SELECT quote_ident(n.nspname) INTO ext
+	FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+	WHERE e.extname = 'nbc';
+
+	SELECT
+		(SELECT a.atttypid::regtype FROM pg_attribute a
+		 WHERE a.attrelid = rel AND a.attname = label_column AND a.attnum > 0 AND NOT a.attisdropped) AS label_type,
+		(SELECT a.atttypid::regtype FROM pg_attribute a
+		 WHERE a.attrelid = rel AND a.attname = features_column AND a.attnum > 0 AND NOT a.attisdropped) AS features_type
+	INTO cols;
+	IF cols.label_type IS NULL THEN
+		RAISE EXCEPTION 'column "%" of relation "%" does not exist', label_column, rel
+			USING ERRCODE = 'undefined_column';
+	END IF;
+	IF cols.features_type IS NULL THEN
+		RAISE EXCEPTION 'column "%" of relation "%" does not exist', features_column, rel
+			USING ERRCODE = 'undefined_column';
+	END IF;
+	ftype := cols.features_type;
+	WHILE (SELECT t.typtype FROM pg_type t WHERE t.oid = ftype) = 'd' LOOP
+		ftype := (SELECT t.typbasetype FROM pg_type t WHERE t.oid = ftype);
+	END LOOP;
+	IF ftype = 'character varying'::regtype THEN
+		ftype := 'text'::regtype;
+	ELSIF ftype = 'character varying[]'::regtype THEN
+		ftype := 'text[]'::regtype;
+	END IF;
+	IF ftype NOT IN ('text'::regtype, 'text[]'::regtype, 'tsvector'::regtype) THEN
+		RAISE EXCEPTION 'column "%" of relation "%" has type %', features_column, rel, cols.features_type
+			USING ERRCODE = 'datatype_mismatch',
+				  HINT = 'nb_train_em trains on bags of tokens: text, text[] or tsvector features.';
+	END IF;
+	IF tokenizer IS NOT NULL AND ftype <> 'text'::regtype THEN
+		RAISE EXCEPTION 'a tokenizer needs a features column of type text'
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = format('Column "%s" of relation "%s" has type %s.', features_column, rel, cols.features_type);
+	END IF;
+
+	-- An error or a cancel in an internal statement is raised again with a
+	-- sentence saying what EM was doing (doing; NULL: nothing to add), as
+	-- nb_cross_validate does, instead of a CONTEXT quoting the statement.
+	BEGIN
+	-- the model of the labelled rows, and how many rows are unlabelled
+	doing := format('EM on "%s" was training the model of the labelled rows.', rel);
+	EXECUTE format('SELECT %1$s.nb_train(%2$I::text, %3$I::%4$s%5$s) FILTER (WHERE %2$I IS NOT NULL) AS model, '
+				   'count(*) FILTER (WHERE %2$I IS NULL AND %3$I IS NOT NULL) AS unlabelled FROM %6$s',
+				   ext, label_column, features_column, ftype,
+				   CASE WHEN ftype = 'text'::regtype THEN ', $1' ELSE '' END, rel)
+		INTO first USING tokenizer;
+	doing := NULL;
+	IF first.model IS NULL THEN
+		RAISE EXCEPTION 'relation "%" has no labelled row', rel
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = 'EM starts from a model of the rows whose label is not NULL (and whose features are not NULL).';
+	END IF;
+	-- the OUT column model holds the current model (a variable of type
+	-- nb_model would need nbc's schema in the search path)
+	model := first.model;
+	IF train_options IS NOT NULL THEN
+		EXECUTE format('SELECT %s.nb_with_options($1, $2)', ext) INTO model USING model, train_options;
+	END IF;
+
+	-- one pass per iteration: the current model is a parameter, which the
+	-- plan takes as a constant, so that it is prepared once per pass
+	features_sql := CASE ftype
+		WHEN 'text'::regtype THEN format('%s.nb_tokens(%I::text, $4)', ext, features_column)
+		ELSE format('%I::%s', features_column, ftype) END;
+	step_sql := format('SELECT (s).model, (s).log_likelihood FROM '
+					   '(SELECT %s.nbc_em_step($1, %I::text, %s, $2, $3%s) AS s FROM %s OFFSET 0) q',
+					   ext, label_column, features_sql,
+					   CASE WHEN ftype = 'text'::regtype THEN ', $4' ELSE '' END, rel);
+	LOOP
+		doing := format('EM on "%s" was in iteration %s.', rel, k + 1);
+		EXECUTE step_sql INTO step USING model, lambda, train_options, tokenizer;
+		doing := NULL;
+		IF progress THEN
+			RAISE NOTICE 'nb_train_em: iteration %, log likelihood %', k, round(step.log_likelihood::numeric, 3)
+				USING DETAIL = format('Elapsed: %s s.', round(extract(epoch FROM clock_timestamp() - started)::numeric, 3));
+		END IF;
+		iteration := k;
+		log_likelihood := step.log_likelihood;
+		IF trace THEN
+			RETURN NEXT;
+		END IF;
+		-- nothing to learn from; the last iteration; converged.  The first
+		-- model's vocabulary is the labelled rows' only, so its log
+		-- likelihood is not comparable: from the second iteration on.
+		EXIT WHEN first.unlabelled = 0 OR lambda = 0 OR k >= max_iterations;
+		EXIT WHEN k >= 2 AND step.log_likelihood - previous <= tolerance * abs(previous);
+		previous := step.log_likelihood;
+		model := step.model;
+		IF train_options IS NOT NULL THEN
+			EXECUTE format('SELECT %s.nb_with_options($1, $2)', ext) INTO model USING model, train_options;
+		END IF;
+		k := k + 1;
+	END LOOP;
+	IF NOT trace THEN
+		RETURN NEXT;
+	END IF;
+	EXCEPTION WHEN query_canceled OR others THEN
+		GET STACKED DIAGNOSTICS e_state = RETURNED_SQLSTATE, e_message = MESSAGE_TEXT,
+								e_detail = PG_EXCEPTION_DETAIL, e_hint = PG_EXCEPTION_HINT;
+		e_detail := concat_ws(' ', nullif(e_detail, ''), doing);
+		-- (a RAISE option cannot be null, and an empty one prints an empty line)
+		IF e_detail = '' AND e_hint = '' THEN
+			RAISE EXCEPTION USING ERRCODE = e_state, MESSAGE = e_message;
+		ELSIF e_hint = '' THEN
+			RAISE EXCEPTION USING ERRCODE = e_state, MESSAGE = e_message, DETAIL = e_detail;
+		ELSIF e_detail = '' THEN
+			RAISE EXCEPTION USING ERRCODE = e_state, MESSAGE = e_message, HINT = e_hint;
+		END IF;
+		RAISE EXCEPTION USING ERRCODE = e_state, MESSAGE = e_message, DETAIL = e_detail, HINT = e_hint;
+	END;
+END
+$$;
+
+COMMENT ON FUNCTION nbc_em_run(regclass, text, text, jsonb, boolean) IS 'the work of nb_train_em (trace false: the last iteration only) and nb_train_em_trace (trace true: every iteration)';
+
+CREATE FUNCTION nb_train_em_trace(rel regclass, label_column text, features_column text,
+								  options jsonb DEFAULT NULL)
+RETURNS TABLE (iteration integer, log_likelihood float8, model nb_model)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+	ext text;
+BEGIN
+	SELECT quote_ident(n.nspname) INTO ext
+	FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+	WHERE e.extname = 'nbc';
+	RETURN QUERY EXECUTE format('SELECT * FROM %s.nbc_em_run($1, $2, $3, $4, true)', ext)
+		USING rel, label_column, features_column, options;
+END
+$$;
+
+COMMENT ON FUNCTION nb_train_em_trace(regclass, text, text, jsonb) IS 'semi-supervised training by EM (rows with a NULL label are unlabelled): each iteration''s model with its log likelihood';
+
+CREATE FUNCTION nb_train_em(rel regclass, label_column text, features_column text,
+							options jsonb DEFAULT NULL)
+RETURNS nb_model
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+	ext text;
+	result record;
+BEGIN
+	SELECT quote_ident(n.nspname) INTO ext
+	FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+	WHERE e.extname = 'nbc';
+	EXECUTE format('SELECT model FROM %s.nbc_em_run($1, $2, $3, $4, false)', ext)
+		INTO result USING rel, label_column, features_column, options;
+	RETURN result.model;
+END
+$$;
+
+COMMENT ON FUNCTION nb_train_em(regclass, text, text, jsonb) IS 'semi-supervised training by EM (Nigam et al. 2000): a model of the labelled rows improved with the unlabelled ones (those with a NULL label)';

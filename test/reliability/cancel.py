@@ -91,6 +91,9 @@ def build(cur, vocab, row_tokens, log):
                 "SELECT 'l' || (i %% 4) AS label, ARRAY(SELECT 'tok' || ((i * 7919 + j * 104729) %% %s) "
                 "FROM generate_series(1, 10) j) AS tokens FROM generate_series(1, %s) i",
                 (vocab, row_tokens // 100))
+    # the same documents with one label in ten kept, for EM
+    cur.execute("CREATE TABLE emdocs AS SELECT CASE WHEN n % 10 = 0 THEN label END AS label, tokens "
+                "FROM (SELECT row_number() OVER () AS n, label, tokens FROM cvdocs) s")
     # a model of many classes of one document each: DCM fits a class at a time
     cur.execute("INSERT INTO models SELECT 'many', nb_train('c' || i, ARRAY['t1']) "
                 "FROM generate_series(1, %s) i", (vocab,))
@@ -162,6 +165,9 @@ def operations(copy_file):
          "SELECT nb_metrics(actual, p) ->> 'accuracy' FROM evalrows", None),
         ("nb_cross_validate",
          "SELECT count(*) FROM nb_cross_validate('nbc_cancel.cvdocs', 'label', 'tokens', 5)", None),
+        ("nb_train_em",
+         "SELECT nb_info(nb_train_em('nbc_cancel.emdocs', 'label', 'tokens', "
+         "'{\"iterations\": 1000, \"tolerance\": 0}')) ->> 'documents'", None),
         ("nb_tokens of a huge text, 1- and 2-grams",
          "SELECT cardinality(nb_tokens(t, '{\"ngram_range\": [1, 2]}')) FROM bigtext", None),
         ("DCM preparation, one class per document",

@@ -442,6 +442,61 @@ test_trainer_batches(void)
 }
 
 /*
+ * Every row in each of 4 classes with weights 1/(k + 1), as EM adds an
+ * unlabelled row (pg_em.c): the same bytes whether the other classes get
+ * the row by nb_trainer_add_text_again or by looking the tokens up again.
+ */
+static unsigned char *
+train_every_class(const RandRow *rows, bool again, size_t *size)
+{
+	static const char *const labels[] = {"c0", "c1", "c2", "c3"};
+	NbTrainer  *t = nb_trainer_create();
+	unsigned char *bytes;
+	char		tok[MAX_DOC_TOKENS][16];
+	NbTokenRef	refs[MAX_DOC_TOKENS];
+
+	for (int i = 0; i < RAND_ROWS; i++)
+	{
+		for (uint32_t j = 0; j < rows[i].n; j++)
+		{
+			refs[j].len = (uint32_t) snprintf(tok[j], sizeof(tok[j]), "t%u", rows[i].tok[j]);
+			refs[j].str = tok[j];
+			refs[j].count = 1.0 + j % 3;
+		}
+		for (int k = 0; k < 4; k++)
+		{
+			nb_trainer_begin_doc(t, labels[k], 2, 1.0 / (k + 1));
+			if (again && k > 0)
+				nb_trainer_add_text_again(t, refs, rows[i].n);
+			else
+				if (!nb_trainer_add_text(t, refs, rows[i].n))
+					abort();
+		}
+	}
+	bytes = serialize(t, size);
+	nb_trainer_destroy(t);
+	return bytes;
+}
+
+static void
+test_trainer_add_again(void)
+{
+	RandRow    *rows = malloc(sizeof(RandRow) * RAND_ROWS);
+	size_t		s0,
+				s1;
+	unsigned char *b0,
+			   *b1;
+
+	rand_rows(rows, RAND_ROWS, 4, RAND_TOKENS, 11, true);
+	b0 = train_every_class(rows, false, &s0);
+	b1 = train_every_class(rows, true, &s1);
+	CHECK(s1 == s0 && memcmp(b0, b1, s0) == 0, "add_text_again gives different bytes");
+	free(b0);
+	free(b1);
+	free(rows);
+}
+
+/*
  * The rows, and every 97th a document of a token that shares its first
  * bytes with many others; with write_midway, the model written twice when
  * half of them are in.  Returns the bytes written at the end.
@@ -1408,6 +1463,8 @@ main(int argc, char **argv)
 	run("trainer: merge of serialized parts equals training on all rows", test_trainer_merge);
 	run("trainer: serialization is canonical (row and token order)", test_trainer_canonical);
 	run("trainer: batch sizes of nb_trainer_add_tokens do not matter", test_trainer_batches);
+	run("trainer: a row added again to other classes (nb_trainer_add_text_again) as if looked up",
+		test_trainer_add_again);
 	run("trainer: the pair table stays a valid linear-probing table through its doublings",
 		test_trainer_pair_growth);
 	run("trainer: labels and tokens in unsigned byte order, empty and binary strings",

@@ -1,0 +1,274 @@
+/*
+ * pg_em.c — one iteration of semi-supervised training by EM (nb_em.h), the
+ * aggregate nbc_em_step that nb_train_em runs over the table once per
+ * iteration.
+ *
+ * Each row is scored with the current model (prepared once for the query:
+ * it is the aggregate's first argument, a constant of the plan) and added
+ * to a new model in the same pass: a labelled row to its class with weight
+ * 1, an unlabelled row to every class c with weight lambda p(c | x) (the
+ * E-step and the M-step at once; a class whose posterior underflows to 0
+ * adds nothing).  The row's tokens are read once, for both.  The result is
+ * the new model and the log likelihood of the current one.
+ */
+#include "pg_model.h"
+
+#include <math.h>
+
+#include "access/htup_details.h"
+#include "funcapi.h"
+#include "tsearch/ts_type.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/float.h"
+#include "utils/jsonb.h"
+
+#include "nb_em.h"
+#include "nb_exact.h"
+#include "nb_interrupt.h"
+#include "pg_features.h"
+#include "pg_options.h"
+#include "pg_predict.h"
+#include "pg_prepared.h"
+#include "pg_tokenize.h"
+
+typedef struct EmState
+{
+	NbExpandedModel *em;		/* the model being trained */
+	double		lambda;
+	double		log_prior;		/* of the current model */
+	NbExactSum	labelled;		/* log p(x, y) of the labelled rows */
+	NbExactSum	unlabelled;		/* log p(x) of the unlabelled rows */
+} EmState;
+
+static const char *
+em_status_message(NbEmStatus status)
+{
+	switch (status)
+	{
+		case NB_EM_KIND:
+			return "nb_train_em supports the kinds multinomial and bernoulli only";
+		case NB_EM_NOT_SMOOTHED:
+			return "nb_train_em needs positive pseudo-counts";
+		case NB_EM_NOT_BAGS:
+			return "nb_train_em supports bags of tokens only";
+		case NB_EM_OK:
+			break;
+	}
+	return "";
+}
+
+/* The state at the first row: the lambda, the model's prior terms, checks. */
+static EmState *
+first_row(FunctionCallInfo fcinfo, MemoryContext aggctx, NbPrepared *pm, NbScorer *scorer)
+{
+	EmState    *st;
+	NbEmStatus	status;
+	double		lambda;
+	NbOptions	opts;
+	NbPseudoCounts pc;
+
+	/* the pseudo-counts, of the options the scorer applies */
+	nb_parse_options(nb_prepared_options(pm, PG_ARGISNULL(5) ? NULL : PG_GETARG_JSONB_P(5)),
+					 &pm->index, &opts);
+	pc = nb_options_pseudo(&opts);
+	status = nb_em_check(scorer, &pc);
+	if (status != NB_EM_OK)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s", em_status_message(status)),
+				 status == NB_EM_NOT_SMOOTHED ?
+				 errdetail("With a pseudo-count of 0 a token can have probability 0 in a class, and the log likelihood EM increases is not finite.") : 0));
+	lambda = PG_ARGISNULL(4) ? NAN : PG_GETARG_FLOAT8(4);
+	if (!(lambda >= 0 && lambda <= 1))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("nb_train_em lambda must be between 0 and 1, not %s",
+						PG_ARGISNULL(4) ? "null" : float8out_internal(lambda))));
+
+	st = MemoryContextAllocZero(aggctx, sizeof(EmState));
+	st->em = nb_expanded_create(aggctx);
+	st->lambda = lambda;
+	st->log_prior = nb_em_log_prior(scorer, &pc, opts.prior_mode == NB_PRIOR_FIT ? pc.class_alpha : 0);
+	nb_exact_init(&st->labelled);
+	nb_exact_init(&st->unlabelled);
+	if (PG_NARGS() > 6)
+	{
+		NbTokenizer tok;
+		MemoryContext old;
+		bool		set;
+
+		nb_tokenizer_from_jsonb(PG_ARGISNULL(6) ? NULL : PG_GETARG_JSONB_P(6), &tok);
+		old = MemoryContextSwitchTo(st->em->hdr.eoh_context);
+		set = nb_trainer_set_tokenizer(nb_expanded_trainer(st->em), &tok);
+		MemoryContextSwitchTo(old);
+		if (!set)
+			elog(ERROR, "a new trainer refused a tokenizer");
+	}
+	return st;
+}
+
+/*
+ * Add the row's tokens to the new model as a document of class label with
+ * weight w; again: the same tokens as the last call's, for another class.
+ */
+static void
+train_doc(EmState *st, const char *label, uint32 len, double w,
+		  const NbTokenRef *refs, uint32 n, bool again)
+{
+	MemoryContext old = MemoryContextSwitchTo(st->em->hdr.eoh_context);
+	NbTrainer  *t = nb_expanded_trainer(st->em);
+
+	nb_trainer_begin_doc(t, label, len, w);
+	if (again)
+		nb_trainer_add_text_again(t, refs, n);
+	else if (!nb_trainer_add_text(t, refs, n))
+		elog(ERROR, "a model of text[] rows has a feature \"\" of another type");
+	MemoryContextSwitchTo(old);
+}
+
+/*
+ * nbc_em_step(model, label text, features, lambda, options [, tokenizer]):
+ * features text[] or tsvector; a NULL label makes the row unlabelled; rows
+ * with NULL features are skipped.  With a tokenizer argument the features
+ * are the tokens of documents of text and the new model keeps the
+ * tokenizer.
+ */
+static Datum
+em_step(FunctionCallInfo fcinfo, bool tsvector_features)
+{
+	MemoryContext aggctx;
+	EmState    *st;
+	NbPrepared *pm;
+	NbScorer   *scorer;
+	NbTokenRef *refs;
+	uint32		n;
+	double		shared;
+	int64		best;
+	MemoryContext old;
+
+	if (!AggCheckCallContext(fcinfo, &aggctx))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("nbc_em_step_transfn can only be called by the aggregate nbc_em_step")));
+	if (PG_ARGISNULL(1))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("nbc_em_step needs a model")));
+	st = PG_ARGISNULL(0) ? NULL : (EmState *) PG_GETARG_POINTER(0);
+	pm = nb_prepared_get(fcinfo, PG_GETARG_DATUM(1),
+						 PG_ARGISNULL(5) ? NULL : PG_GETARG_JSONB_P(5), &scorer);
+	if (st == NULL)
+		st = first_row(fcinfo, aggctx, pm, scorer);
+	if (PG_ARGISNULL(3) || (PG_ARGISNULL(2) && st->lambda == 0))
+		PG_RETURN_POINTER(st);
+
+	if (tsvector_features)
+	{
+		TSVector	tsv = PG_GETARG_TSVECTOR(3);
+
+		refs = nb_prepared_refs(fcinfo, tsv->size);
+		n = nb_tsvector_tokens(tsv, refs);
+	}
+	else
+	{
+		ArrayType  *array = PG_GETARG_ARRAYTYPE_P(3);
+
+		nb_check_feature_array(array);
+		refs = nb_prepared_refs(fcinfo, nb_array_size(array));
+		n = nb_array_tokens(array, refs);
+	}
+
+	nb_prepared_begin_row(pm);
+	old = MemoryContextSwitchTo(pm->doc_ctx);
+	nb_scorer_add_tokens(scorer, &pm->doc, (uint32) pm->index.unnamed_bag, refs, n);
+	MemoryContextSwitchTo(old);
+	shared = nb_em_shared(scorer, &pm->doc);
+	best = nb_scorer_score(scorer, &pm->doc, pm->log_post);
+	nb_prepared_end_row(pm);
+	if (best == NB_SCORE_OUT_OF_RANGE)
+		nb_report_score_out_of_range();
+	if (best < 0)
+		elog(ERROR, "every class is excluded by the class prior");
+
+	if (!PG_ARGISNULL(2))
+	{
+		text	   *label = PG_GETARG_TEXT_PP(2);
+		int64		c = nb_index_class(&pm->index, VARDATA_ANY(label), VARSIZE_ANY_EXHDR(label));
+
+		if (c < 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("nbc_em_step label \"%.*s\" is not a class of the model",
+							(int) VARSIZE_ANY_EXHDR(label), VARDATA_ANY(label)),
+					 errdetail("The model of an iteration is trained on every labelled row.")));
+		nb_exact_add(&st->labelled, nb_em_log_joint(scorer, (uint32) c, shared));
+		train_doc(st, VARDATA_ANY(label), VARSIZE_ANY_EXHDR(label), 1.0, refs, n, false);
+	}
+	else
+	{
+		bool		again = false;
+
+		nb_exact_add(&st->unlabelled, nb_em_log_marginal(scorer, shared));
+		/* the tokens are looked up for the first class, their items reused for the others */
+		for (uint32 c = 0; c < pm->index.n_classes; c++)
+		{
+			double		w = st->lambda * exp(pm->log_post[c]);
+			uint32		len;
+			const char *label;
+
+			if (!(w > 0))
+				continue;
+			label = nb_strmap_str(&pm->index.labels, c, &len);
+			train_doc(st, label, len, w, refs, n, again);
+			again = true;
+		}
+	}
+	nb_expanded_check(st->em);
+	PG_RETURN_POINTER(st);
+}
+
+PG_FUNCTION_INFO_V1(nb_em_step_array_transfn);
+Datum
+nb_em_step_array_transfn(PG_FUNCTION_ARGS)
+{
+	return em_step(fcinfo, false);
+}
+
+PG_FUNCTION_INFO_V1(nb_em_step_tsvector_transfn);
+Datum
+nb_em_step_tsvector_transfn(PG_FUNCTION_ARGS)
+{
+	return em_step(fcinfo, true);
+}
+
+/*
+ * The new model and the current model's log likelihood (nb_em.h), as the
+ * composite nbc_em_step; NULL over no rows.  A model that nothing was
+ * added to (no labelled row, lambda 0) is NULL.
+ */
+PG_FUNCTION_INFO_V1(nb_em_step_final);
+Datum
+nb_em_step_final(PG_FUNCTION_ARGS)
+{
+	EmState    *st = PG_ARGISNULL(0) ? NULL : (EmState *) PG_GETARG_POINTER(0);
+	TupleDesc	desc;
+	Datum		values[2];
+	bool		nulls[2] = {false, false};
+
+	if (st == NULL)
+		PG_RETURN_NULL();
+	if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "nbc_em_step_final must return a composite type");
+	desc = BlessTupleDesc(desc);
+	if (nb_trainer_is_empty(nb_expanded_trainer(st->em)))
+		nulls[0] = true;
+	else
+	{
+		nb_expanded_check(st->em);
+		values[0] = EOHPGetRWDatum(&st->em->hdr);
+	}
+	values[1] = Float8GetDatum(nb_exact_value(&st->labelled) +
+							   st->lambda * nb_exact_value(&st->unlabelled) + st->log_prior);
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(desc, values, nulls)));
+}

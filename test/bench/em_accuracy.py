@@ -1,0 +1,211 @@
+#!/usr/bin/python3
+"""Held-out accuracy of EM (nb_train_em) against training on the labelled rows only.
+
+    em_accuracy.py [--seeds N] [--iterations N] [--fractions 0.01,0.05,0.2] [--corpora LIST]
+
+Connects with the libpq environment variables to a database with nbc and
+the tables of test/data/load_spamassassin.py, load_reuters.py and
+load_fortunes.py (a corpus whose table is missing is skipped and said so).
+Prints a Markdown table (the README's, section "Learning from unlabelled
+rows"); progress goes to standard error.
+
+Corpora and their splits: SpamAssassin and Reuters grain/other with their
+loaders' train/test splits; the Russian fortunes of 8 topical files (love,
+polit, knowledge, education, flirt, computer, friendship, book: 5,101
+short texts) with every row whose hashtext(label/n) is 0 mod 4 held out.
+Tokens: nb_tokens' defaults.  And a control that fits EM's assumptions:
+6,000 documents of 20 tokens drawn from the multinomial naive Bayes model of
+SpamAssassin's training rows (make_sampled), a quarter held out.
+
+For each fraction of the training labels kept and each seed, a training row
+keeps its label when hashtext(seed || key) falls in that fraction of its
+range; the other training rows are unlabelled (NULL).  Models:
+
+  labelled only  nb_train over the labelled rows (EM's iteration 0);
+  EM             nb_train_em with lambda 1 (the paper's basic EM) and at most
+                 --iterations iterations (tolerance 1e-6);
+  EM, CV lambda  lambda chosen among 0 (labelled only), 0.1, 0.3 and 1 by
+                 3-fold cross-validation on the labelled rows: each fold's
+                 labels are hidden (its rows join the unlabelled ones), EM
+                 runs on the rest, and the fold's accuracy is measured; the
+                 lambda with the best mean (ties: the smaller) is then used
+                 on all the labelled rows.
+
+Accuracy is nb_predict's on the held-out rows, averaged over the seeds.
+"""
+
+import argparse
+import json
+import statistics
+import sys
+
+import psycopg2
+
+CORPORA = [
+    ("spamassassin", "SpamAssassin",
+     "SELECT msg_id AS k, label, nb_tokens(body) AS tokens, split FROM spamassassin"),
+    ("reuters_grain", "Reuters grain",
+     "SELECT id::text AS k, label, nb_tokens(body) AS tokens, split FROM reuters_grain"),
+    ("fortunes", "Russian fortunes, 8 topics",
+     "SELECT label || '/' || n AS k, label, nb_tokens(body) AS tokens, "
+     "CASE WHEN hashtext(label || '/' || n) % 4 = 0 THEN 'test' ELSE 'train' END AS split "
+     "FROM fortunes WHERE label IN ('ru/love', 'ru/polit', 'ru/knowledge', 'ru/education', 'ru/flirt', "
+     "'ru/computer', 'ru/friendship', 'ru/book')"),
+]
+# the control: documents drawn from a naive Bayes model (see make_sampled)
+CORPORA.append(("em_acc_sampled", "Sampled from SpamAssassin's model (control)",
+                "SELECT k, label, tokens, split FROM em_acc_sampled"))
+SAMPLED_ROWS = 6000
+SAMPLED_LENGTH = 20
+LAMBDAS = [0.1, 0.3, 1.0]
+CV_FOLDS = 3
+
+
+def log(msg):
+    print(msg, file=sys.stderr, flush=True)
+
+
+class Run:
+    def __init__(self, cur, iterations):
+        self.cur = cur
+        self.iterations = iterations
+
+    def one(self, sql, args=None):
+        self.cur.execute(sql, args)
+        return self.cur.fetchone()[0]
+
+    def em(self, rel, lam):
+        """The model of rel(label, tokens): labelled only for lambda 0."""
+        if lam == 0:
+            return self.one("SELECT nb_train(label, tokens) FROM " + rel + " WHERE label IS NOT NULL")
+        return self.one("SELECT nb_train_em(%s, 'label', 'tokens', %s)",
+                        (rel, json.dumps({"lambda": lam, "iterations": self.iterations, "tolerance": 1e-6})))
+
+    def accuracy(self, model, where):
+        return self.one("SELECT avg((nb_predict(%s::nb_model, tokens) = truth)::int)::float8 FROM em_acc WHERE "
+                        + where, (model,))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--seeds", type=int, default=3)
+    ap.add_argument("--iterations", type=int, default=10)
+    ap.add_argument("--fractions", default="0.01,0.05,0.2")
+    ap.add_argument("--corpora", default="spamassassin,reuters_grain,fortunes,em_acc_sampled",
+                    help="tables of the corpora to run, comma-separated (default: all)")
+    args = ap.parse_args()
+    fractions = [float(f) for f in args.fractions.split(",")]
+    conn = psycopg2.connect("")
+    conn.autocommit = True
+    cur = conn.cursor()
+    cur.execute("SET jit = off")
+    cur.execute("SET nbc.unknown_features = ignore")
+    run = Run(cur, args.iterations)
+    lines = ["| corpus | labels kept | labelled rows | unlabelled rows | test rows | labelled only | EM (λ = 1) "
+             "| EM, λ by CV | λ chosen |", "|---|---|---|---|---|---|---|---|---|"]
+    for source, name, select in CORPORA:
+        if source not in args.corpora.split(","):
+            continue
+        if source == "em_acc_sampled" and not one_missing(cur, "spamassassin"):
+            make_sampled(cur)
+        if one_missing(cur, source):
+            log("em_accuracy: no table %s (load it with test/data/load_%s.py): skipped" % (source, source))
+            continue
+        cur.execute("DROP TABLE IF EXISTS em_acc CASCADE")
+        cur.execute("CREATE TABLE em_acc AS SELECT k, label AS truth, tokens, split FROM (" + select + ") s")
+        cur.execute("ANALYZE em_acc")
+        n_train = run.one("SELECT count(*) FROM em_acc WHERE split = 'train'")
+        n_test = run.one("SELECT count(*) FROM em_acc WHERE split = 'test'")
+        for frac in fractions:
+            acc = {"labelled": [], "em": [], "cv": []}
+            chosen, n_lab = [], []
+            for seed in range(args.seeds):
+                keep = "(hashtext('%d/' || k) & 1048575) < %d" % (seed, int(round(frac * 1048576)))
+                # the training rows with the labels kept; fold of a labelled row for CV
+                cur.execute("CREATE OR REPLACE VIEW em_acc_train AS SELECT k, CASE WHEN %s THEN truth END AS label, "
+                            "tokens, CASE WHEN %s THEN abs(hashtext('fold/' || k)) %% %d END AS fold "
+                            "FROM em_acc WHERE split = 'train'" % (keep, keep, CV_FOLDS))
+                n_lab.append(run.one("SELECT count(label) FROM em_acc_train"))
+                log("em_accuracy: %s, %g%% of the labels, seed %d: %d labelled rows" % (
+                    name, frac * 100, seed, n_lab[-1]))
+                base = run.em("em_acc_train", 0)
+                acc["labelled"].append(run.accuracy(base, "split = 'test'"))
+                acc["em"].append(run.accuracy(run.em("em_acc_train", 1.0), "split = 'test'"))
+                # lambda by cross-validation on the labelled rows
+                best, best_score = 0.0, None
+                for lam in [0.0] + LAMBDAS:
+                    scores = []
+                    for f in range(CV_FOLDS):
+                        cur.execute("CREATE OR REPLACE VIEW em_acc_fold AS SELECT CASE WHEN fold <> %d THEN label END "
+                                    "AS label, tokens FROM em_acc_train" % f)
+                        held = run.one("SELECT count(*) FROM em_acc_train WHERE fold = %d" % f)
+                        if held == 0 or run.one("SELECT count(label) FROM em_acc_fold") == 0:
+                            continue
+                        m = run.em("em_acc_fold", lam)
+                        scores.append(run.accuracy(m, "k IN (SELECT k FROM em_acc_train WHERE fold = %d)" % f))
+                    score = statistics.mean(scores) if scores else 0.0
+                    if best_score is None or score > best_score:
+                        best, best_score = lam, score
+                chosen.append(best)
+                acc["cv"].append(acc["labelled"][-1] if best == 0 else
+                                 acc["em"][-1] if best == 1.0 else
+                                 run.accuracy(run.em("em_acc_train", best), "split = 'test'"))
+            lines.append("| %s | %g%% | %.0f | %.0f | %d | %.4f | %.4f | %.4f | %s |" % (
+                name, frac * 100, statistics.mean(n_lab), n_train - statistics.mean(n_lab), n_test,
+                statistics.mean(acc["labelled"]), statistics.mean(acc["em"]), statistics.mean(acc["cv"]),
+                ", ".join("%g" % c for c in chosen)))
+            log(lines[-1])
+        cur.execute("DROP TABLE em_acc CASCADE")
+        cur.execute("DROP TABLE IF EXISTS em_acc_sampled")
+    print("Held-out accuracy, mean over %d seeds (which rows keep their labels); EM at most %d iterations."
+          % (args.seeds, args.iterations))
+    print()
+    print("\n".join(lines))
+    conn.close()
+
+
+def make_sampled(cur):
+    """Table em_acc_sampled(k, label, tokens, split): SAMPLED_ROWS documents of SAMPLED_LENGTH
+    tokens drawn from the multinomial naive Bayes model of SpamAssassin's training rows (tokens
+    seen at least 5 times, probabilities (count + 0.1) / sum, the classes' proportions), a
+    quarter held out: data that satisfy the model's assumptions (one multinomial per class)."""
+    import numpy as np
+    cur.execute("SELECT label, tok, count(*) FROM spamassassin, unnest(nb_tokens(body)) AS tok "
+                "WHERE split = 'train' GROUP BY 1, 2")
+    counts = {}
+    for label, tok, n in cur.fetchall():
+        counts.setdefault(label, {})[tok] = n
+    total = {}
+    for per in counts.values():
+        for tok, n in per.items():
+            total[tok] = total.get(tok, 0) + n
+    vocab = sorted(t for t, n in total.items() if n >= 5)
+    labels = sorted(counts)
+    cur.execute("SELECT label, count(*) FROM spamassassin WHERE split = 'train' GROUP BY 1 ORDER BY 1")
+    prior = np.array([n for _, n in cur.fetchall()], dtype=float)
+    prior /= prior.sum()
+    rng = np.random.RandomState(31)
+    rows = []
+    for i in range(SAMPLED_ROWS):
+        c = rng.choice(len(labels), p=prior)
+        rows.append((c, i))
+    theta = []
+    for label in labels:
+        v = np.array([counts[label].get(t, 0) + 0.1 for t in vocab])
+        theta.append(v / v.sum())
+    cur.execute("DROP TABLE IF EXISTS em_acc_sampled")
+    cur.execute("CREATE TABLE em_acc_sampled (k text, label text, tokens text[], split text)")
+    data = []
+    for c, i in rows:
+        toks = [vocab[j] for j in rng.choice(len(vocab), size=SAMPLED_LENGTH, p=theta[c])]
+        data.append(("s%05d" % i, labels[c], toks, "test" if i % 4 == 0 else "train"))
+    cur.executemany("INSERT INTO em_acc_sampled VALUES (%s, %s, %s, %s)", data)
+
+
+def one_missing(cur, source):
+    cur.execute("SELECT to_regclass(%s)", (source,))
+    return cur.fetchone()[0] is None
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,240 @@
+#!/usr/bin/python3
+"""Parity of nb_train_em_trace against an independent numpy implementation of
+EM (Nigam, McCallum, Thrun & Mitchell 2000).
+
+Run by test/parity/run.sh (suite "em"), which loads the data first: tables
+spamassassin and reuters_grain (test/data/load_spamassassin.py,
+load_reuters.py).
+
+Rows: each corpus's training split, tokens by nb_tokens(body) (exported as
+they are: the tokens are the input here, not what is checked); a row keeps
+its label when hashtext of its key is below 5% of its range (the others are
+unlabelled, NULL), and the test split is scored too.  For each option set
+below, nb_train_em_trace runs a fixed number of iterations (tolerance 0),
+and this file computes the same iterations from the formulas alone, with
+scipy.sparse count matrices:
+
+  iteration 0   theta from the labelled rows: theta_ct = (N_ct + a) /
+                (N_c + a V), V the labelled rows' vocabulary, pi_c = (D_c +
+                b) / (D + C b) (b the class_alpha pseudo-count, 0 unless
+                given); tokens outside the vocabulary are ignored;
+  E-step        log p(x, c) = log pi_c + sum_t x_t log theta_ct, the
+                posterior its softmax;
+  log likelihood  sum_labelled log p(x, y) + lambda sum_unlabelled
+                logsumexp_c log p(x, c) + a sum_{c,t} log theta_ct +
+                b sum_c log pi_c;
+  M-step        weights: labelled rows 1 in their class, unlabelled lambda
+                p(c | x) in every class; N_ct and D_c their weighted sums;
+                the vocabulary every token of a row with positive weight.
+
+Bernoulli (kind "bernoulli", beta [b1, b0]): t_ct = (d_ct + b1) / (D_c + b1
++ b0) with d_ct the weighted rows of class c that have token t; log p(x, c)
+= log pi_c + sum over the vocabulary of log t_ct or log(1 - t_ct) as the
+row has t or not; the prior's terms b1 log t_ct + b0 log(1 - t_ct).
+
+The reference sums in long double (80-bit on x86-64) from logarithms taken in
+long double: over rows of thousands of tokens (and for Bernoulli the whole
+vocabulary), float64 parameters alone would be off by more than the
+tolerance, each token's rounding multiplied by its count.
+
+Checks per option set and iteration: nb_predict_proba of that iteration's
+model on every row (training and test) equals the numpy posterior within
+1e-9, and the log likelihood within 1e-9 relative.  Also that it never
+decreases from iteration 1 on.
+
+Prints one TAP-style line per check and closes with "N passed, N failed".
+"""
+
+import json
+import sys
+
+from report import Report, fmt
+
+try:
+    import numpy as np
+    import psycopg2  # noqa: F401 (db needs it)
+    import scipy.sparse as sp
+except ImportError as e:
+    print("not ok - em prerequisites: %s (Debian: python3-numpy python3-scipy python3-psycopg2; "
+          "run with /usr/bin/python3)" % e)
+    print("0 passed, 1 failed")
+    sys.exit(1)
+
+from db import DB  # noqa: E402
+
+TOL = 1e-9
+ITERATIONS = 4
+OPTION_SETS = [
+    {"lambda": 1},
+    {"lambda": 0.3, "alpha": 0.2, "class_alpha": 2},
+    {"kind": "bernoulli", "lambda": 0.5, "beta": [0.5, 2]},
+]
+CORPORA = [
+    ("spamassassin", "SELECT msg_id AS k, label, body, split FROM spamassassin"),
+    ("reuters_grain", "SELECT id::text AS k, label, body, split FROM reuters_grain"),
+]
+SEP = "\x01"
+R = Report()
+
+
+def load(db, source, select):
+    """Table em_parity_<source>: label (NULL when unlabelled), truth, tokens, split, row number."""
+    rel = "em_parity_" + source
+    db.execute("DROP TABLE IF EXISTS " + rel)
+    db.execute("CREATE TABLE " + rel + " AS SELECT row_number() OVER (ORDER BY k) AS id, "
+               "CASE WHEN split = 'train' AND (hashtext(k) & 1023) < 51 THEN label END AS label, "
+               "label AS truth, split, nb_tokens(body) AS tokens FROM (" + select + ") s")
+    rows = db.query("SELECT id, label, split, array_to_string(tokens, %s), cardinality(tokens) "
+                    "FROM " + rel + " ORDER BY id", (SEP,))
+    vocab = {}
+    indptr, indices = [0], []
+    for r in rows:
+        toks = r[3].split(SEP) if r[4] > 0 else []
+        if len(toks) != r[4]:
+            raise RuntimeError("a token contains \\x01")
+        for t in toks:
+            indices.append(vocab.setdefault(t, len(vocab)))
+        indptr.append(len(indices))
+    X = sp.csr_matrix((np.ones(len(indices)), np.array(indices, dtype=np.int64), np.array(indptr)),
+                      shape=(len(rows), len(vocab)))
+    X.sum_duplicates()
+    labels = [r[1] for r in rows]
+    train = np.array([r[2] == "train" for r in rows])
+    return rel, [r[0] for r in rows], X.tocsr(), labels, train
+
+
+def fit(X, W, opts, keep):
+    """Log parameters from weighted rows: (log theta or log t, log(1 - t) or None, log pi, vocabulary)."""
+    a = opts.get("alpha", 1.0)
+    b = opts.get("class_alpha", 0.0)
+    bern = opts.get("kind") == "bernoulli"
+    if bern:
+        X = X.copy()
+        X.data[:] = 1.0                          # presence
+    # C x V, dense (the corpora are small); the logarithms in long double, as the sums below
+    N = np.asarray((W.T @ X)).astype(np.longdouble)
+    vocab = np.asarray((X[keep].sum(axis=0) > 0)).ravel()
+    V = vocab.sum()
+    D = W.sum(axis=0).astype(np.longdouble)
+    log_p = np.full(N.shape, -np.inf, dtype=np.longdouble)
+    log_q = None
+    if bern:
+        b1, b0 = opts.get("beta", [a, a])
+        den = (D + b1 + b0)[:, None]
+        t = (N[:, vocab] + b1) / den
+        log_p[:, vocab] = np.log(N[:, vocab] + b1) - np.log(den)
+        log_q = np.full(N.shape, -np.inf, dtype=np.longdouble)
+        log_q[:, vocab] = np.where(t < 0.5, np.log1p(-t), np.log(D[:, None] - N[:, vocab] + b0) - np.log(den))
+    else:
+        Nc = N[:, vocab].sum(axis=1)
+        log_p[:, vocab] = np.log(N[:, vocab] + a) - np.log(Nc + a * V)[:, None]
+    C = W.shape[1]
+    log_pi = np.log(D + b) - np.log(D.sum() + C * b)
+    return log_p, log_q, log_pi, vocab
+
+
+def row_sums(X, terms):
+    """Per row of X, the sum of terms (C x nnz, one column per stored entry of X), in long double."""
+    out = np.zeros((X.shape[0], terms.shape[0]), dtype=np.longdouble)
+    lengths = np.diff(X.indptr)
+    rows = np.nonzero(lengths)[0]
+    if len(rows):
+        out[rows] = np.add.reduceat(terms, X.indptr[rows], axis=1).T
+    return out
+
+
+def log_joint(X, params, bern):
+    """log p(x, c) per row and class, summed in long double (80-bit on x86-64): the reference
+    must be more precise than what it checks, over rows of thousands of tokens and, for
+    Bernoulli, a sum over the whole vocabulary."""
+    log_p, log_q, log_pi, vocab = params
+    Xv = X[:, vocab].tocsr()
+    lp = log_p[:, vocab]
+    if not bern:
+        return row_sums(Xv, Xv.data.astype(np.longdouble) * lp[:, Xv.indices]) + log_pi
+    lq = log_q[:, vocab]
+    return row_sums(Xv, (lp - lq)[:, Xv.indices]) + lq.sum(axis=1) + log_pi
+
+
+def log_prior(params, opts):
+    log_p, log_q, log_pi, vocab = params
+    a = opts.get("alpha", 1.0)
+    b = opts.get("class_alpha", 0.0)
+    if opts.get("kind") == "bernoulli":
+        b1, b0 = opts.get("beta", [a, a])
+        theta = b1 * log_p[:, vocab].sum() + b0 * log_q[:, vocab].sum()
+    else:
+        theta = a * log_p[:, vocab].sum()
+    return theta + b * log_pi.sum()
+
+
+def em(X, labels, classes, train, opts):
+    lam = opts.get("lambda", 1.0)
+    bern = opts.get("kind") == "bernoulli"
+    C = len(classes)
+    lab = np.array([l is not None for l in labels]) & train
+    unl = ~lab & train
+    y = np.array([classes.index(l) if l is not None else -1 for l in labels])
+    W = np.zeros((X.shape[0], C))
+    W[lab, y[lab]] = 1.0
+    out = []
+    params = fit(X, W, opts, lab)
+    for k in range(ITERATIONS + 1):
+        joint = log_joint(X, params, bern)
+        m = joint.max(axis=1)[:, None]
+        lse = m + np.log(np.exp(joint - m).sum(axis=1))[:, None]
+        post = np.exp(joint - lse).astype(np.float64)
+        L = float(joint[lab, y[lab]].sum() + lam * lse[unl].sum() + log_prior(params, opts))
+        out.append((post, L))
+        W = np.zeros((X.shape[0], C))
+        W[lab, y[lab]] = 1.0
+        W[unl] = lam * post[unl]
+        params = fit(X, W, opts, (W.sum(axis=1) > 0) & train)
+    return out
+
+
+def main():
+    db = DB()
+    db.execute("CREATE EXTENSION IF NOT EXISTS nbc")
+    db.execute("SET jit = off")
+    for source, select in CORPORA:
+        if db.query("SELECT to_regclass(%s)", (source,))[0][0] is None:
+            R.check(False, "%s loaded" % source, "table %s is missing" % source)
+            continue
+        rel, ids, X, labels, train = load(db, source, select)
+        classes = sorted({l for l in labels if l is not None})
+        R.note("%s: %d rows (%d training, %d labelled), %d tokens" % (
+            source, X.shape[0], train.sum(), sum(l is not None for l in labels), X.shape[1]))
+        # the training rows only go into EM: a view of them
+        db.execute("CREATE OR REPLACE VIEW %s_train AS SELECT label, tokens FROM %s WHERE split = 'train'"
+                   % (rel, rel))
+        for opts in OPTION_SETS:
+            o = dict(opts, iterations=ITERATIONS, tolerance=0)
+            trace = db.query("SELECT iteration, log_likelihood, model::text FROM nb_train_em_trace(%s, "
+                             "'label', 'tokens', %s) ORDER BY iteration", (rel + "_train", json.dumps(o)))
+            ref = em(X, labels, classes, train, opts)
+            R.check(len(trace) == len(ref), "%s %s: %d iterations" % (source, json.dumps(opts), len(ref)),
+                    "nbc gave %d" % len(trace))
+            prev = None
+            for (k, L, model), (post, Lref) in zip(trace, ref):
+                got = db.query("SELECT id, nb_predict_proba(%s::nb_model, tokens) FROM " + rel + " ORDER BY id",
+                               (model,))
+                P = np.array([[p[c] for c in classes] for _, p in got])
+                err = np.abs(P - post).max()
+                R.check(err <= TOL, "%s %s iteration %d: posteriors of %d rows" % (
+                    source, json.dumps(opts), k, len(got)), "max error %s" % fmt(err))
+                rel_err = abs(L - Lref) / abs(Lref)
+                R.check(rel_err <= TOL, "%s %s iteration %d: log likelihood" % (source, json.dumps(opts), k),
+                        "%.6f vs numpy %.6f, relative error %s" % (L, Lref, fmt(rel_err)))
+                if k >= 2:
+                    R.check(L >= prev - TOL * abs(prev), "%s %s iteration %d: log likelihood not decreasing" % (
+                        source, json.dumps(opts), k), "%.6f after %.6f" % (L, prev))
+                prev = L
+        db.execute("DROP VIEW %s_train" % rel)
+        db.execute("DROP TABLE " + rel)
+    print("%d passed, %d failed" % (R.passed, R.failed))
+    return 1 if R.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
