@@ -1,0 +1,443 @@
+/*
+ * nb_calibrate.c — calibrated probabilities (nb_calibrate.h).
+ */
+#include "nb_calibrate.h"
+
+#include <math.h>
+
+#include "nb_alloc.h"
+#include "nb_exact.h"
+#include "nb_interrupt.h"
+
+/* Newton steps (or bisections) at most; each fit converges in far fewer. */
+#define MAX_ITERATIONS 200
+
+void
+nb_calibration_init(NbCalibration *cal)
+{
+	cal->temperature = 1;
+	cal->sigmoid = NULL;
+	cal->sigmoid_class = NB_SIGMOID_EVERY_CLASS;
+}
+
+bool
+nb_calibration_is_identity(const NbCalibration *cal)
+{
+	return cal->temperature == 1 && cal->sigmoid == NULL;
+}
+
+bool
+nb_calibration_valid_temperature(double t)
+{
+	return t > 0 && isfinite(t);
+}
+
+bool
+nb_calibration_valid_sigmoid(double a, double b)
+{
+	return isfinite(a) && isfinite(b);
+}
+
+/* log(1 + e^u) without overflow or loss for large |u| */
+static double
+log1pexp(double u)
+{
+	return u > 0 ? u + log1p(exp(-u)) : log1p(exp(u));
+}
+
+/* Divide the log posteriors by t and normalize again; best (a finite one) stays the most probable. */
+static void
+apply_temperature(double *log_post, uint32_t C, int64_t best, double t)
+{
+	double		top = log_post[best];
+	double		sum = 0;
+	double		lse;
+
+	/* relative to the best class, whose term is then exactly 1: no overflow at any t */
+	for (uint32_t c = 0; c < C; c++)
+		if (log_post[c] != -INFINITY)
+		{
+			log_post[c] = (log_post[c] - top) / t;
+			sum += exp(log_post[c]);
+		}
+	lse = log(sum);
+	for (uint32_t c = 0; c < C; c++)
+		if (log_post[c] != -INFINITY)
+			log_post[c] -= lse;
+}
+
+static double
+probability(double log_p)
+{
+	return log_p == -INFINITY ? 0.0 : exp(log_p);
+}
+
+/* log q of the sigmoid [a, b] at probability p: q = 1 / (1 + e^(a p + b)) */
+static double
+log_sigmoid(const double *ab, double p)
+{
+	return -log1pexp(ab[0] * p + ab[1]);
+}
+
+static void
+apply_sigmoids(const NbCalibration *cal, double *log_post, uint32_t C, double *scratch)
+{
+	if (cal->sigmoid_class >= 0)
+	{
+		/* two classes: the other's probability is the complement, 1 / (1 + e^-u) */
+		uint32_t	k = (uint32_t) cal->sigmoid_class;
+		const double *ab = &cal->sigmoid[2 * k];
+		double		u = ab[0] * probability(log_post[k]) + ab[1];
+
+		log_post[k] = -log1pexp(u);
+		log_post[1 - k] = -log1pexp(-u);
+		return;
+	}
+	{
+		double		top = -INFINITY;
+		double		sum = 0;
+		double		lse;
+
+		for (uint32_t c = 0; c < C; c++)
+		{
+			scratch[c] = log_sigmoid(&cal->sigmoid[2 * c], probability(log_post[c]));
+			if (scratch[c] > top)
+				top = scratch[c];
+		}
+		for (uint32_t c = 0; c < C; c++)
+			sum += exp(scratch[c] - top);
+		lse = top + log(sum);
+		for (uint32_t c = 0; c < C; c++)
+			log_post[c] = scratch[c] - lse;
+	}
+}
+
+int64_t
+nb_calibration_apply(const NbCalibration *cal, double *log_post, uint32_t C, int64_t best,
+					 double *scratch)
+{
+	if (cal->temperature != 1)
+		apply_temperature(log_post, C, best, cal->temperature);
+	if (cal->sigmoid != NULL)
+	{
+		apply_sigmoids(cal, log_post, C, scratch);
+		best = 0;
+		for (uint32_t c = 1; c < C; c++)
+			if (log_post[c] > log_post[best])
+				best = c;
+	}
+	return best;
+}
+
+/* ---------------------------------------------------------------------- */
+/* temperature                                                            */
+/* ---------------------------------------------------------------------- */
+
+/* The largest log posterior of row i. */
+static double
+row_top(const NbCalibrationRows *rows, size_t i)
+{
+	const double *l = &rows->log_post[i * rows->C];
+	double		top = -INFINITY;
+
+	for (uint32_t c = 0; c < rows->C; c++)
+		if (l[c] > top)
+			top = l[c];
+	return top;
+}
+
+/*
+ * The first and second derivatives of the log loss in beta = 1 / T:
+ * per row, with d_c = l_c - max l and p_c proportional to e^(beta d_c),
+ * E_p[d] - d_actual and Var_p[d] (the loss is convex in beta).  beta 0
+ * is the uniform distribution over the classes with a probability.
+ */
+static void
+temperature_derivatives(const NbCalibrationRows *rows, double beta, double *d1, double *d2)
+{
+	NbExactSum	g;
+	NbExactSum	h;
+	uint32_t	C = rows->C;
+	uint64_t	work = 0;
+
+	nb_exact_init(&g);
+	nb_exact_init(&h);
+	for (size_t i = 0; i < rows->n; i++)
+	{
+		const double *l = &rows->log_post[i * C];
+		double		top = row_top(rows, i);
+		double		actual = l[rows->actual[i]];
+		double		z = 0;
+		double		mean = 0;
+		double		var = 0;
+
+		nb_interrupt_count(&work, 1 + (uint64_t) C);
+		if (actual == -INFINITY)
+			continue;
+		for (uint32_t c = 0; c < C; c++)
+			if (l[c] != -INFINITY)
+			{
+				double		w = exp(beta * (l[c] - top));
+
+				z += w;
+				mean += w * (l[c] - top);
+			}
+		mean /= z;
+		for (uint32_t c = 0; c < C; c++)
+			if (l[c] != -INFINITY)
+			{
+				double		dev = (l[c] - top) - mean;
+
+				var += exp(beta * (l[c] - top)) * dev * dev;
+			}
+		nb_exact_add(&g, mean - (actual - top));
+		nb_exact_add(&h, var / z);
+	}
+	*d1 = nb_exact_value(&g);
+	*d2 = nb_exact_value(&h);
+}
+
+/*
+ * Whether a minimum exists, from the rows alone: the loss falls as T -> 0
+ * when every row's actual class is a most probable one and some row has a
+ * less probable class (then no row pulls back), and as T -> infinity when
+ * the uniform distribution already has a gradient pointing there.
+ */
+static NbCalibrationStatus
+temperature_minimum_exists(const NbCalibrationRows *rows)
+{
+	size_t		used = 0;
+	bool		all_right = true;
+	bool		some_below = false;
+	uint32_t	C = rows->C;
+	uint64_t	work = 0;
+	double		d1;
+	double		d2;
+
+	for (size_t i = 0; i < rows->n; i++)
+	{
+		const double *l = &rows->log_post[i * C];
+		double		top = row_top(rows, i);
+
+		nb_interrupt_count(&work, 1 + (uint64_t) C);
+		if (l[rows->actual[i]] == -INFINITY)
+			continue;
+		used++;
+		if (l[rows->actual[i]] < top)
+			all_right = false;
+		for (uint32_t c = 0; c < C; c++)
+			if (l[c] != -INFINITY && l[c] < top)
+				some_below = true;
+	}
+	if (used == 0)
+		return NB_CALIBRATION_TOO_FEW_ROWS;
+	if (!some_below && all_right)
+		return NB_CALIBRATION_NO_BETTER;
+	if (all_right)
+		return NB_CALIBRATION_SEPARATED;
+	temperature_derivatives(rows, 0, &d1, &d2);
+	if (d1 >= 0)
+		return NB_CALIBRATION_NO_BETTER;
+	return NB_CALIBRATION_OK;
+}
+
+NbCalibrationStatus
+nb_calibration_fit_temperature(const NbCalibrationRows *rows, double *temperature,
+							   uint32_t *iterations)
+{
+	NbCalibrationStatus status = temperature_minimum_exists(rows);
+	double		lo = 0;
+	double		hi = INFINITY;
+	double		beta = 1;
+	uint32_t	k = 0;
+
+	*iterations = 0;
+	if (status != NB_CALIBRATION_OK)
+		return status;
+	/*
+	 * The derivative is negative at 0 and positive for large beta (some row
+	 * is wrong): [lo, hi] keeps the root between a negative and a positive
+	 * derivative.  A Newton step that leaves it is replaced by doubling
+	 * (while no upper end is known) or bisection.
+	 */
+	while (k < MAX_ITERATIONS)
+	{
+		double		d1;
+		double		d2;
+		double		next;
+
+		temperature_derivatives(rows, beta, &d1, &d2);
+		k++;
+		if (d1 == 0)
+			break;
+		if (d1 > 0)
+			hi = beta;
+		else
+			lo = beta;
+		next = d2 > 0 ? beta - d1 / d2 : NAN;
+		if (!(next > lo && next < hi))
+			next = isinf(hi) ? 2 * beta : lo + (hi - lo) / 2;
+		if (fabs(next - beta) <= 1e-13 * beta)
+		{
+			beta = next;
+			break;
+		}
+		beta = next;
+	}
+	*temperature = 1 / beta;
+	*iterations = k;
+	return NB_CALIBRATION_OK;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Platt's sigmoid                                                        */
+/* ---------------------------------------------------------------------- */
+
+/* One class's rows as the sigmoid reads them: probabilities and targets. */
+typedef struct SigmoidRows
+{
+	size_t		n;
+	double	   *p;
+	double	   *t;
+	double		positive;		/* rows of the class */
+} SigmoidRows;
+
+/* The cross-entropy at (a, b), and its gradient and Hessian (g and h may be NULL). */
+static double
+sigmoid_loss(const SigmoidRows *s, const double *ab, double *g, double *h)
+{
+	NbExactSum	loss;
+	NbExactSum	sum[5];
+	uint64_t	work = 0;
+
+	nb_exact_init(&loss);
+	for (int k = 0; k < 5; k++)
+		nb_exact_init(&sum[k]);
+	for (size_t i = 0; i < s->n; i++)
+	{
+		double		u = ab[0] * s->p[i] + ab[1];
+		/* P = 1 / (1 + e^u), the probability of the class; the loss is log(1 + e^u) - (1 - t) u */
+		double		P = 1 / (1 + exp(u));
+		double		r = s->t[i] - P;
+		double		w = P * (1 - P);
+
+		nb_interrupt_count(&work, 8);
+		nb_exact_add(&loss, log1pexp(u) - (1 - s->t[i]) * u);
+		if (g == NULL)
+			continue;
+		nb_exact_add(&sum[0], r * s->p[i]);
+		nb_exact_add(&sum[1], r);
+		nb_exact_add(&sum[2], w * s->p[i] * s->p[i]);
+		nb_exact_add(&sum[3], w * s->p[i]);
+		nb_exact_add(&sum[4], w);
+	}
+	if (g != NULL)
+	{
+		g[0] = nb_exact_value(&sum[0]);
+		g[1] = nb_exact_value(&sum[1]);
+		h[0] = nb_exact_value(&sum[2]);
+		h[1] = nb_exact_value(&sum[3]);
+		h[2] = nb_exact_value(&sum[4]);
+	}
+	return nb_exact_value(&loss);
+}
+
+static void
+sigmoid_rows(const NbCalibrationRows *rows, uint32_t c, double temperature, SigmoidRows *s)
+{
+	uint32_t	C = rows->C;
+	double	   *l = nb_alloc(sizeof(double) * C);
+	NbCalibration cal;
+	size_t		positive = 0;
+
+	nb_calibration_init(&cal);
+	cal.temperature = temperature;
+	s->n = rows->n;
+	s->p = nb_alloc(sizeof(double) * (rows->n + 1));
+	s->t = nb_alloc(sizeof(double) * (rows->n + 1));
+	for (size_t i = 0; i < rows->n; i++)
+	{
+		int64_t		best = -1;
+
+		nb_interrupt_at(i);
+		for (uint32_t k = 0; k < C; k++)
+		{
+			l[k] = rows->log_post[i * C + k];
+			if (l[k] != -INFINITY && (best < 0 || l[k] > l[best]))
+				best = k;
+		}
+		if (best >= 0)
+			nb_calibration_apply(&cal, l, C, best, NULL);
+		s->p[i] = probability(l[c]);
+		positive += rows->actual[i] == c;
+	}
+	/* Platt's targets: the positives' and negatives' counts as a Bayesian prior */
+	for (size_t i = 0; i < rows->n; i++)
+		s->t[i] = rows->actual[i] == c ? (positive + 1.0) / (positive + 2.0)
+			: 1.0 / (rows->n - positive + 2.0);
+	s->positive = (double) positive;
+	nb_free(l);
+}
+
+NbCalibrationStatus
+nb_calibration_fit_sigmoid(const NbCalibrationRows *rows, uint32_t c, double temperature,
+						   double *ab, uint32_t *iterations)
+{
+	SigmoidRows s;
+	double		positive;
+	double		loss;
+	uint32_t	k = 0;
+
+	*iterations = 0;
+	if (rows->n == 0)
+		return NB_CALIBRATION_TOO_FEW_ROWS;
+	sigmoid_rows(rows, c, temperature, &s);
+	positive = s.positive;
+	ab[0] = 0;
+	ab[1] = log((rows->n - positive + 1.0) / (positive + 1.0));
+	loss = sigmoid_loss(&s, ab, NULL, NULL);
+	while (k < MAX_ITERATIONS)
+	{
+		double		g[2];
+		double		h[3];
+		double		det;
+		double		d[2];
+		double		slope;
+		double		step = 1;
+		bool		moved = false;
+
+		(void) sigmoid_loss(&s, ab, g, h);
+		k++;
+		if (fabs(g[0]) <= 1e-12 * rows->n && fabs(g[1]) <= 1e-12 * rows->n)
+			break;
+		/* (H + sigma I) d = -g, sigma keeping it invertible when every p is the same */
+		h[0] += 1e-12;
+		h[2] += 1e-12;
+		det = h[0] * h[2] - h[1] * h[1];
+		d[0] = -(h[2] * g[0] - h[1] * g[1]) / det;
+		d[1] = -(h[0] * g[1] - h[1] * g[0]) / det;
+		slope = g[0] * d[0] + g[1] * d[1];
+		/* backtracking (Armijo) until the loss falls enough, or the step is lost in rounding */
+		while (step >= 1e-10)
+		{
+			double		next[2] = {ab[0] + step * d[0], ab[1] + step * d[1]};
+			double		next_loss = sigmoid_loss(&s, next, NULL, NULL);
+
+			if (next_loss <= loss + 1e-4 * step * slope)
+			{
+				moved = next[0] != ab[0] || next[1] != ab[1];
+				ab[0] = next[0];
+				ab[1] = next[1];
+				loss = next_loss;
+				break;
+			}
+			step /= 2;
+		}
+		if (!moved)
+			break;
+	}
+	nb_free(s.p);
+	nb_free(s.t);
+	*iterations = k;
+	return NB_CALIBRATION_OK;
+}
