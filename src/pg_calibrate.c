@@ -342,64 +342,99 @@ report_status(NbCalibrationStatus status)
 	elog(ERROR, "unexpected calibration status %d", (int) status);
 }
 
-/* The calibration fitted, as the option that applies it, into *state. */
-static uint32
-fit(const char *method, const NbCalibrationRows *rows, ArrayType *classes, NbCalibration *cal,
-	JsonbParseState **state)
+/* A calibration fitted: its map, the option that applies it, its out-of-fold scores. */
+typedef struct Fitted
 {
-	uint32		iterations = 0;
+	const char *method;
+	NbCalibration cal;
+	Jsonb	   *option;			/* {"temperature": T} or {"sigmoid": {label: [a, b]}} */
+	double		log_loss;
+	double		brier;
+	uint32		iterations;
+} Fitted;
 
-	if (strcmp(method, "temperature") == 0)
+static NbCalibrationStatus
+fit_temperature(const NbCalibrationRows *rows, Fitted *f)
+{
+	JsonbParseState *state = NULL;
+	double		t;
+	NbCalibrationStatus status = nb_calibration_fit_temperature(rows, &t, &f->iterations);
+
+	if (status != NB_CALIBRATION_OK)
+		return status;
+	f->method = "temperature";
+	nb_calibration_init(&f->cal);
+	f->cal.temperature = t;
+	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
+	nb_push_pair(&state, "temperature", t);
+	f->option = nb_jsonb_finish(pushJsonbValue(&state, WJB_END_OBJECT, NULL));
+	score_rows(rows, &f->cal, &f->log_loss, &f->brier);
+	return NB_CALIBRATION_OK;
+}
+
+/* Two classes: the second's sigmoid, the first's probability its complement (scikit-learn's). */
+static void
+fit_sigmoid(const NbCalibrationRows *rows, ArrayType *classes, Fitted *f)
+{
+	JsonbParseState *state = NULL;
+	Datum	   *labels;
+	int			count;
+	double	   *ab = palloc0(sizeof(double) * 2 * rows->C);
+	uint32		first = rows->C == 2 ? 1 : 0;
+
+	f->method = "sigmoid";
+	f->iterations = 0;
+	deconstruct_array(classes, TEXTOID, -1, false, TYPALIGN_INT, &labels, NULL, &count);
+	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
+	nb_push_key(&state, "sigmoid", strlen("sigmoid"));
+	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
+	for (uint32 c = first; c < rows->C; c++)
 	{
-		double		t;
+		uint32		steps;
+		uint32		len;
+		const char *s = label_of(DatumGetTextPP(labels[c]), &len);
 
-		report_status(nb_calibration_fit_temperature(rows, &t, &iterations));
-		cal->temperature = t;
-		nb_push_pair(state, "temperature", t);
-		return iterations;
-	}
-	else
-	{
-		Datum	   *labels;
-		int			count;
-		double	   *ab = palloc0(sizeof(double) * 2 * rows->C);
-		/* two classes: the second's sigmoid, the first's probability its complement */
-		uint32		first = rows->C == 2 ? 1 : 0;
-
-		deconstruct_array(classes, TEXTOID, -1, false, TYPALIGN_INT, &labels, NULL, &count);
-		nb_push_key(state, "sigmoid", strlen("sigmoid"));
-		pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
-		for (uint32 c = first; c < rows->C; c++)
+		report_status(nb_calibration_fit_sigmoid(rows, c, 1, &ab[2 * c], &steps));
+		f->iterations += steps;
+		nb_push_key(&state, s, len);
+		pushJsonbValue(&state, WJB_BEGIN_ARRAY, NULL);
+		for (int k = 0; k < 2; k++)
 		{
-			uint32		steps;
-			uint32		len;
-			const char *s = label_of(DatumGetTextPP(labels[c]), &len);
+			JsonbValue	v;
 
-			report_status(nb_calibration_fit_sigmoid(rows, c, 1, &ab[2 * c], &steps));
-			iterations += steps;
-			nb_push_key(state, s, len);
-			pushJsonbValue(state, WJB_BEGIN_ARRAY, NULL);
-			for (int k = 0; k < 2; k++)
-			{
-				JsonbValue	v;
-
-				v.type = jbvNumeric;
-				v.val.numeric = nb_float8_numeric(ab[2 * c + k]);
-				pushJsonbValue(state, WJB_ELEM, &v);
-			}
-			pushJsonbValue(state, WJB_END_ARRAY, NULL);
+			v.type = jbvNumeric;
+			v.val.numeric = nb_float8_numeric(ab[2 * c + k]);
+			pushJsonbValue(&state, WJB_ELEM, &v);
 		}
-		pushJsonbValue(state, WJB_END_OBJECT, NULL);
-		cal->sigmoid = ab;
-		cal->sigmoid_class = rows->C == 2 ? 1 : NB_SIGMOID_EVERY_CLASS;
-		return iterations;
+		pushJsonbValue(&state, WJB_END_ARRAY, NULL);
 	}
+	pushJsonbValue(&state, WJB_END_OBJECT, NULL);
+	f->option = nb_jsonb_finish(pushJsonbValue(&state, WJB_END_OBJECT, NULL));
+	nb_calibration_init(&f->cal);
+	f->cal.sigmoid = ab;
+	f->cal.sigmoid_class = rows->C == 2 ? 1 : NB_SIGMOID_EVERY_CLASS;
+	score_rows(rows, &f->cal, &f->log_loss, &f->brier);
+}
+
+static void
+push_jsonb(JsonbParseState **state, const char *key, Jsonb *value)
+{
+	JsonbValue	v;
+
+	nb_push_key(state, key, strlen(key));
+	v.type = jbvBinary;
+	v.val.binary.data = &value->root;
+	v.val.binary.len = VARSIZE(value) - VARHDRSZ;
+	pushJsonbValue(state, WJB_VALUE, &v);
 }
 
 /*
- * nbc_calibration_fit(method, scores, classes, options): {"options":
- * options with the calibration, "log_loss", "brier" (out of fold, before),
- * "calibrated_log_loss", "calibrated_brier" (after), "iterations"}.
+ * nbc_calibration_fit(method, scores, classes, options): {"method",
+ * "options": options with the calibration, "log_loss", "brier" (out of
+ * fold, before), "calibrated_log_loss", "calibrated_brier" (after),
+ * "iterations"}.  Method "auto" fits both and keeps the one of the lower
+ * out-of-fold log loss (temperature on a tie, and sigmoid when no
+ * temperature minimizes it).
  */
 PG_FUNCTION_INFO_V1(nbc_calibration_fit);
 Datum
@@ -415,24 +450,25 @@ nbc_calibration_fit(PG_FUNCTION_ARGS)
 	uint32		C;
 	bool	   *seen;
 	uint32		n_seen = 0;
-	NbCalibration cal;
+	NbCalibration none;
+	Fitted		temperature;
+	Fitted		sigmoid;
+	Fitted	   *chosen;
 	JsonbParseState *state = NULL;
-	JsonbValue *fitted;
 	Jsonb	   *options;
-	uint32		iterations;
 	double		before[2];
-	double		after[2];
 
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(2))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("calibration method and classes must not be null")));
 	method = text_to_cstring(PG_GETARG_TEXT_PP(0));
-	if (strcmp(method, "temperature") != 0 && strcmp(method, "sigmoid") != 0)
+	if (strcmp(method, "temperature") != 0 && strcmp(method, "sigmoid") != 0 &&
+		strcmp(method, "auto") != 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("unrecognized calibration method \"%s\"", method),
-				 errhint("Valid methods are \"temperature\" and \"sigmoid\".")));
+				 errhint("Valid methods are \"auto\", \"temperature\" and \"sigmoid\".")));
 	if (PG_ARGISNULL(1))
 		report_status(NB_CALIBRATION_TOO_FEW_ROWS);
 	scores = PG_GETARG_ARRAYTYPE_P(1);
@@ -469,32 +505,38 @@ nbc_calibration_fit(PG_FUNCTION_ARGS)
 	rows.actual = actual;
 	rows.log_post = log_post;
 
-	nb_calibration_init(&cal);
-	score_rows(&rows, &cal, &before[0], &before[1]);
-	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
-	iterations = fit(method, &rows, classes, &cal, &state);
-	fitted = pushJsonbValue(&state, WJB_END_OBJECT, NULL);
-	score_rows(&rows, &cal, &after[0], &after[1]);
-	options = nb_jsonb_finish(fitted);
+	nb_calibration_init(&none);
+	score_rows(&rows, &none, &before[0], &before[1]);
+	if (strcmp(method, "temperature") == 0)
+	{
+		report_status(fit_temperature(&rows, &temperature));
+		chosen = &temperature;
+	}
+	else if (strcmp(method, "sigmoid") == 0)
+	{
+		fit_sigmoid(&rows, classes, &sigmoid);
+		chosen = &sigmoid;
+	}
+	else
+	{
+		bool		have_temperature = fit_temperature(&rows, &temperature) == NB_CALIBRATION_OK;
+
+		fit_sigmoid(&rows, classes, &sigmoid);
+		chosen = have_temperature && temperature.log_loss <= sigmoid.log_loss ? &temperature : &sigmoid;
+	}
+	options = chosen->option;
 	if (!PG_ARGISNULL(3))
 		options = DatumGetJsonbP(DirectFunctionCall2(jsonb_concat, PG_GETARG_DATUM(3),
 													 JsonbPGetDatum(options)));
 
-	state = NULL;
 	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
-	nb_push_key(&state, "options", strlen("options"));
-	{
-		JsonbValue	v;
-
-		v.type = jbvBinary;
-		v.val.binary.data = &options->root;
-		v.val.binary.len = VARSIZE(options) - VARHDRSZ;
-		pushJsonbValue(&state, WJB_VALUE, &v);
-	}
+	nb_push_key(&state, "method", strlen("method"));
+	nb_push_string(&state, chosen->method);
+	push_jsonb(&state, "options", options);
 	nb_push_pair(&state, "log_loss", before[0]);
 	nb_push_pair(&state, "brier", before[1]);
-	nb_push_pair(&state, "calibrated_log_loss", after[0]);
-	nb_push_pair(&state, "calibrated_brier", after[1]);
-	nb_push_pair(&state, "iterations", iterations);
+	nb_push_pair(&state, "calibrated_log_loss", chosen->log_loss);
+	nb_push_pair(&state, "calibrated_brier", chosen->brier);
+	nb_push_pair(&state, "iterations", chosen->iterations);
 	PG_RETURN_JSONB_P(nb_jsonb_finish(pushJsonbValue(&state, WJB_END_OBJECT, NULL)));
 }

@@ -55,11 +55,12 @@ CREATE FUNCTION nbc_calibration_fit(method text, scores float8[], classes text[]
 -- nb_calibrate: the rows and folds of nb_cross_validate (the same checks,
 -- the same assignment of rows to folds), one training pass (a model per
 -- fold and their merge), then passes of up to 8 folds scoring each fold's
--- rows with its out-of-fold model, and the fit on all of them.
+-- rows with its out-of-fold model, and the fit on all of them (method
+-- "auto": both, the one of the lower out-of-fold log loss kept).
 CREATE FUNCTION nb_calibrate(rel regclass, label_column text, features_column text,
 							 folds integer DEFAULT NULL, options jsonb DEFAULT NULL,
 							 fold_column text DEFAULT NULL, tokenizer jsonb DEFAULT NULL,
-							 method text DEFAULT 'temperature')
+							 method text DEFAULT 'auto')
 RETURNS TABLE (calibrated_options jsonb, log_loss float8, calibrated_log_loss float8,
 			   brier float8, calibrated_brier float8)
 LANGUAGE plpgsql STABLE
@@ -92,10 +93,10 @@ BEGIN
 		RAISE EXCEPTION 'relation, label column, features column and method must not be null'
 			USING ERRCODE = 'null_value_not_allowed';
 	END IF;
-	IF method NOT IN ('temperature', 'sigmoid') THEN
+	IF method NOT IN ('auto', 'temperature', 'sigmoid') THEN
 		RAISE EXCEPTION 'unrecognized calibration method "%"', method
 			USING ERRCODE = 'invalid_parameter_value',
-				  HINT = 'Valid methods are "temperature" and "sigmoid".';
+				  HINT = 'Valid methods are "auto", "temperature" and "sigmoid".';
 	END IF;
 	IF options ? 'temperature' OR options ? 'sigmoid' THEN
 		RAISE EXCEPTION 'options to calibrate must not be calibrated already'
@@ -270,4 +271,4 @@ BEGIN
 						(fitted ->> 'brier')::float8, (fitted ->> 'calibrated_brier')::float8;
 END
 $$;
-COMMENT ON FUNCTION nb_calibrate(regclass, text, text, integer, jsonb, text, jsonb, text) IS 'fit calibrated probabilities (method temperature or sigmoid) on the out-of-fold posteriors of k-fold cross-validation: the options that apply them, and the out-of-fold log loss and Brier score before and after';
+COMMENT ON FUNCTION nb_calibrate(regclass, text, text, integer, jsonb, text, jsonb, text) IS 'fit calibrated probabilities (method auto, temperature or sigmoid) on the out-of-fold posteriors of k-fold cross-validation: the options that apply them, and the out-of-fold log loss and Brier score before and after';

@@ -6,7 +6,7 @@
 # Assumes the libpq environment variables (PGHOST, PGPORT, PGUSER, PGPASSWORD,
 # PGDATABASE) point at a database where it may create tables, with nbc
 # installed (make install); it runs CREATE EXTENSION IF NOT EXISTS nbc.
-# Six suites, each printing one "ok - ..." / "not ok - ..." line per check:
+# Seven suites, each printing one "ok - ..." / "not ok - ..." line per check:
 #   parity.py  token bags: loads SpamAssassin (test/data/load_spamassassin.py,
 #              which runs test/data/fetch_data.sh if the corpus is not cached
 #              yet) and Reuters Grain (test/data/load_reuters.py, from
@@ -31,7 +31,11 @@
 #   text_pipeline.py from raw text to probabilities: nb_train(label, body,
 #              tokenizer) and the scoring functions given text against
 #              scikit-learn's Pipeline(CountVectorizer, MultinomialNB /
-#              BernoulliNB / ComplementNB) on SpamAssassin and the fortunes.
+#              BernoulliNB / ComplementNB) on SpamAssassin and the fortunes;
+#   calibration.py nb_calibrate's temperature and sigmoid against
+#              scikit-learn's CalibratedClassifierCV and numpy/scipy fits on
+#              SpamAssassin, Reuters Grain and the fortunes, and the held-out
+#              log loss and Brier score against uncalibrated and sklearn's.
 # Each suite's own closing count becomes a "# ..." comment; the output closes
 # with one "N passed, N failed" over both.  Exit status 1 if anything failed,
 # including a loader or a suite that exited non-zero without a failed check.
@@ -39,7 +43,7 @@
 # Needs: python3-sklearn python3-pandas python3-psycopg2 python3-mpmath weka npm
 # dataset-fashion-mnist fortunes-ru fortunes-zh (test/setup.sh installs them).
 # NBC_PARITY_SKIP_LOAD=1 reuses already loaded tables; NBC_PARITY_SUITES
-# (default "parity mixed dcm metrics crossval tokens text") runs a subset; NBC_MIXED_ARGS passes options to
+# (default "parity mixed dcm metrics crossval tokens text calibration") runs a subset; NBC_MIXED_ARGS passes options to
 # mixed.py (e.g. "--no-fashion"); NBC_PYTHON overrides /usr/bin/python3 (the
 # interpreter that sees sklearn).
 set -uo pipefail
@@ -47,7 +51,7 @@ set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 data=$here/../data
 py=${NBC_PYTHON:-/usr/bin/python3}
-suites=${NBC_PARITY_SUITES:-parity mixed dcm metrics crossval tokens text}
+suites=${NBC_PARITY_SUITES:-parity mixed dcm metrics crossval tokens text calibration}
 
 log=$(mktemp /tmp/nbc-parity.XXXXXX)
 out=$(mktemp /tmp/nbc-parity-out.XXXXXX)
@@ -148,8 +152,11 @@ for suite in $suites; do
 	text)
 		load_text && load_fortunes && run_suite text_pipeline.py
 		;;
+	calibration)
+		load_text && load_fortunes && run_suite calibration.py
+		;;
 	*)
-		say "not ok - NBC_PARITY_SUITES: unknown suite '$suite' (parity, mixed, dcm, metrics, crossval, tokens, text)"
+		say "not ok - NBC_PARITY_SUITES: unknown suite '$suite' (parity, mixed, dcm, metrics, crossval, tokens, text, calibration)"
 		;;
 	esac
 done
