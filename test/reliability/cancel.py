@@ -91,6 +91,11 @@ def build(cur, vocab, row_tokens, log):
                 "SELECT 'l' || (i %% 4) AS label, ARRAY(SELECT 'tok' || ((i * 7919 + j * 104729) %% %s) "
                 "FROM generate_series(1, 10) j) AS tokens FROM generate_series(1, %s) i",
                 (vocab, row_tokens // 100))
+    # the out-of-fold log posteriors of cvdocs (every row scored by the whole
+    # model, as a fold's would be), for the calibration's fit alone
+    cur.execute("CREATE TABLE calscores AS "
+                "SELECT nbc_calibration_scores(w.m, d.tokens, d.label, NULL, ARRAY['l0', 'l1', 'l2', 'l3']) AS scores "
+                "FROM cvdocs d, (SELECT nb_train(label, tokens) AS m FROM cvdocs) w")
     # a model of many classes of one document each: DCM fits a class at a time
     cur.execute("INSERT INTO models SELECT 'many', nb_train('c' || i, ARRAY['t1']) "
                 "FROM generate_series(1, %s) i", (vocab,))
@@ -162,6 +167,11 @@ def operations(copy_file):
          "SELECT nb_metrics(actual, p) ->> 'accuracy' FROM evalrows", None),
         ("nb_cross_validate",
          "SELECT count(*) FROM nb_cross_validate('nbc_cancel.cvdocs', 'label', 'tokens', 5)", None),
+        ("nb_calibrate",
+         "SELECT count(*) FROM nb_calibrate('nbc_cancel.cvdocs', 'label', 'tokens', 5)", None),
+        ("calibration fit (temperature and sigmoid)",
+         "SELECT nbc_calibration_fit('auto', scores, ARRAY['l0', 'l1', 'l2', 'l3'], NULL) ->> 'method' "
+         "FROM calscores", None),
         ("nb_tokens of a huge text, 1- and 2-grams",
          "SELECT cardinality(nb_tokens(t, '{\"ngram_range\": [1, 2]}')) FROM bigtext", None),
         ("DCM preparation, one class per document",
