@@ -280,7 +280,7 @@ def main():
     db = DB()
     db.execute("SET client_min_messages = warning")
     db.execute("CREATE EXTENSION IF NOT EXISTS nbc")
-    R.note("| corpus | train / test rows | log loss | temperature | sigmoid | auto | sklearn sigmoid cv=5 "
+    R.note("| corpus | train / test rows | log loss | temperature | sigmoid | auto | scikit-learn sigmoid, cv=5 "
            "| Brier | temperature | sigmoid | auto |")
     R.note("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for name, source in CORPORA:

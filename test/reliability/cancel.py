@@ -93,9 +93,10 @@ def build(cur, vocab, row_tokens, log):
                 (vocab, row_tokens // 100))
     # the out-of-fold log posteriors of cvdocs (every row scored by the whole
     # model, as a fold's would be), for the calibration's fit alone
+    cur.execute("INSERT INTO models SELECT 'cv', nb_train(label, tokens) FROM cvdocs")
     cur.execute("CREATE TABLE calscores AS "
                 "SELECT nbc_calibration_scores(w.m, d.tokens, d.label, NULL, ARRAY['l0', 'l1', 'l2', 'l3']) AS scores "
-                "FROM cvdocs d, (SELECT nb_train(label, tokens) AS m FROM cvdocs) w")
+                "FROM cvdocs d, models w WHERE w.name = 'cv'")
     # a model of many classes of one document each: DCM fits a class at a time
     cur.execute("INSERT INTO models SELECT 'many', nb_train('c' || i, ARRAY['t1']) "
                 "FROM generate_series(1, %s) i", (vocab,))
