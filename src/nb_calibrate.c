@@ -15,15 +15,22 @@
 void
 nb_calibration_init(NbCalibration *cal)
 {
-	cal->temperature = 1;
+	cal->temperature = 0;
 	cal->sigmoid = NULL;
 	cal->sigmoid_class = NB_SIGMOID_EVERY_CLASS;
+}
+
+/* Whether cal divides by a temperature other than 1. */
+static bool
+has_temperature(const NbCalibration *cal)
+{
+	return cal->temperature != 0 && cal->temperature != 1;
 }
 
 bool
 nb_calibration_is_identity(const NbCalibration *cal)
 {
-	return cal->temperature == 1 && cal->sigmoid == NULL;
+	return !has_temperature(cal) && cal->sigmoid == NULL;
 }
 
 bool
@@ -116,7 +123,7 @@ int64_t
 nb_calibration_apply(const NbCalibration *cal, double *log_post, uint32_t C, int64_t best,
 					 double *scratch)
 {
-	if (cal->temperature != 1)
+	if (has_temperature(cal))
 		apply_temperature(log_post, C, best, cal->temperature);
 	if (cal->sigmoid != NULL)
 	{

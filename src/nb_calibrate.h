@@ -40,9 +40,10 @@
 /* NbCalibration.sigmoid_class when every class has a sigmoid */
 #define NB_SIGMOID_EVERY_CLASS (-1)
 
+/* All-zero is no map, as nb_calibration_init makes it (NbOptions' zero defaults). */
 typedef struct NbCalibration
 {
-	double		temperature;	/* 1: none */
+	double		temperature;	/* 0 or 1: none */
 	const double *sigmoid;		/* NULL: none; else [a, b] per class, model order */
 	int64_t		sigmoid_class;	/* two classes: the one with a sigmoid; else NB_SIGMOID_EVERY_CLASS */
 } NbCalibration;
