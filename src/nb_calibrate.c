@@ -5,12 +5,35 @@
 
 #include <math.h>
 
+#include <string.h>
+
 #include "nb_alloc.h"
-#include "nb_exact.h"
 #include "nb_interrupt.h"
 
 /* Newton steps (or bisections) at most; each fit converges in far fewer. */
 #define MAX_ITERATIONS 200
+
+/* A sum with Neumaier's compensation: the rounding error of each addition kept apart. */
+typedef struct Sum
+{
+	double		sum;
+	double		comp;
+} Sum;
+
+static void
+sum_add(Sum *s, double x)
+{
+	double		t = s->sum + x;
+
+	s->comp += fabs(s->sum) >= fabs(x) ? (s->sum - t) + x : (x - t) + s->sum;
+	s->sum = t;
+}
+
+static double
+sum_value(const Sum *s)
+{
+	return s->sum + s->comp;
+}
 
 void
 nb_calibration_init(NbCalibration *cal)
@@ -162,46 +185,44 @@ row_top(const NbCalibrationRows *rows, size_t i)
 static void
 temperature_derivatives(const NbCalibrationRows *rows, double beta, double *d1, double *d2)
 {
-	NbExactSum	g;
-	NbExactSum	h;
+	Sum			g = {0, 0};
+	Sum			h = {0, 0};
 	uint32_t	C = rows->C;
 	uint64_t	work = 0;
 
-	nb_exact_init(&g);
-	nb_exact_init(&h);
 	for (size_t i = 0; i < rows->n; i++)
 	{
 		const double *l = &rows->log_post[i * C];
 		double		top = row_top(rows, i);
 		double		actual = l[rows->actual[i]];
 		double		z = 0;
-		double		mean = 0;
-		double		var = 0;
+		double		m1 = 0;
+		double		m2 = 0;
+		double		mean;
 
 		nb_interrupt_count(&work, 1 + (uint64_t) C);
 		if (actual == -INFINITY)
 			continue;
+		/*
+		 * One pass: the moments of d <= 0, whose largest value 0 has weight
+		 * 1, so that E[d^2] - E[d]^2 cannot lose the variance to cancellation
+		 */
 		for (uint32_t c = 0; c < C; c++)
 			if (l[c] != -INFINITY)
 			{
-				double		w = exp(beta * (l[c] - top));
+				double		d = l[c] - top;
+				double		w = exp(beta * d);
 
 				z += w;
-				mean += w * (l[c] - top);
+				m1 += w * d;
+				m2 += w * d * d;
 			}
-		mean /= z;
-		for (uint32_t c = 0; c < C; c++)
-			if (l[c] != -INFINITY)
-			{
-				double		dev = (l[c] - top) - mean;
-
-				var += exp(beta * (l[c] - top)) * dev * dev;
-			}
-		nb_exact_add(&g, mean - (actual - top));
-		nb_exact_add(&h, var / z);
+		mean = m1 / z;
+		sum_add(&g, mean - (actual - top));
+		sum_add(&h, fmax(m2 / z - mean * mean, 0));
 	}
-	*d1 = nb_exact_value(&g);
-	*d2 = nb_exact_value(&h);
+	*d1 = sum_value(&g);
+	*d2 = sum_value(&h);
 }
 
 /*
@@ -281,14 +302,12 @@ nb_calibration_fit_temperature(const NbCalibrationRows *rows, double *temperatur
 			hi = beta;
 		else
 			lo = beta;
+		/* converged: the Newton step is lost in beta's last digits */
+		if (d2 > 0 && fabs(d1 / d2) <= 1e-13 * beta)
+			break;
 		next = d2 > 0 ? beta - d1 / d2 : NAN;
 		if (!(next > lo && next < hi))
 			next = isinf(hi) ? 2 * beta : lo + (hi - lo) / 2;
-		if (fabs(next - beta) <= 1e-13 * beta)
-		{
-			beta = next;
-			break;
-		}
 		beta = next;
 	}
 	*temperature = 1 / beta;
@@ -313,40 +332,42 @@ typedef struct SigmoidRows
 static double
 sigmoid_loss(const SigmoidRows *s, const double *ab, double *g, double *h)
 {
-	NbExactSum	loss;
-	NbExactSum	sum[5];
+	Sum			loss = {0, 0};
+	Sum			sum[5];
 	uint64_t	work = 0;
 
-	nb_exact_init(&loss);
-	for (int k = 0; k < 5; k++)
-		nb_exact_init(&sum[k]);
+	memset(sum, 0, sizeof(sum));
 	for (size_t i = 0; i < s->n; i++)
 	{
 		double		u = ab[0] * s->p[i] + ab[1];
-		/* P = 1 / (1 + e^u), the probability of the class; the loss is log(1 + e^u) - (1 - t) u */
-		double		P = 1 / (1 + exp(u));
+		/*
+		 * P = 1 / (1 + e^u), the probability of the class; the loss is
+		 * log(1 + e^u) - (1 - t) u.  One exponential, of -|u|, serves both.
+		 */
+		double		e = exp(-fabs(u));
+		double		P = u > 0 ? e / (1 + e) : 1 / (1 + e);
 		double		r = s->t[i] - P;
 		double		w = P * (1 - P);
 
 		nb_interrupt_count(&work, 8);
-		nb_exact_add(&loss, log1pexp(u) - (1 - s->t[i]) * u);
+		sum_add(&loss, fmax(u, 0) + log1p(e) - (1 - s->t[i]) * u);
 		if (g == NULL)
 			continue;
-		nb_exact_add(&sum[0], r * s->p[i]);
-		nb_exact_add(&sum[1], r);
-		nb_exact_add(&sum[2], w * s->p[i] * s->p[i]);
-		nb_exact_add(&sum[3], w * s->p[i]);
-		nb_exact_add(&sum[4], w);
+		sum_add(&sum[0], r * s->p[i]);
+		sum_add(&sum[1], r);
+		sum_add(&sum[2], w * s->p[i] * s->p[i]);
+		sum_add(&sum[3], w * s->p[i]);
+		sum_add(&sum[4], w);
 	}
 	if (g != NULL)
 	{
-		g[0] = nb_exact_value(&sum[0]);
-		g[1] = nb_exact_value(&sum[1]);
-		h[0] = nb_exact_value(&sum[2]);
-		h[1] = nb_exact_value(&sum[3]);
-		h[2] = nb_exact_value(&sum[4]);
+		g[0] = sum_value(&sum[0]);
+		g[1] = sum_value(&sum[1]);
+		h[0] = sum_value(&sum[2]);
+		h[1] = sum_value(&sum[3]);
+		h[2] = sum_value(&sum[4]);
 	}
-	return nb_exact_value(&loss);
+	return sum_value(&loss);
 }
 
 static void
@@ -356,6 +377,7 @@ sigmoid_rows(const NbCalibrationRows *rows, uint32_t c, double temperature, Sigm
 	double	   *l = nb_alloc(sizeof(double) * C);
 	NbCalibration cal;
 	size_t		positive = 0;
+	uint64_t	work = 0;
 
 	nb_calibration_init(&cal);
 	cal.temperature = temperature;
@@ -366,7 +388,14 @@ sigmoid_rows(const NbCalibrationRows *rows, uint32_t c, double temperature, Sigm
 	{
 		int64_t		best = -1;
 
-		nb_interrupt_at(i);
+		positive += rows->actual[i] == c;
+		if (!has_temperature(&cal))
+		{
+			nb_interrupt_at(i);
+			s->p[i] = probability(rows->log_post[i * C + c]);
+			continue;
+		}
+		nb_interrupt_count(&work, 1 + (uint64_t) C);
 		for (uint32_t k = 0; k < C; k++)
 		{
 			l[k] = rows->log_post[i * C + k];
@@ -376,7 +405,6 @@ sigmoid_rows(const NbCalibrationRows *rows, uint32_t c, double temperature, Sigm
 		if (best >= 0)
 			nb_calibration_apply(&cal, l, C, best, NULL);
 		s->p[i] = probability(l[c]);
-		positive += rows->actual[i] == c;
 	}
 	/* Platt's targets: the positives' and negatives' counts as a Bayesian prior */
 	for (size_t i = 0; i < rows->n; i++)
@@ -393,6 +421,8 @@ nb_calibration_fit_sigmoid(const NbCalibrationRows *rows, uint32_t c, double tem
 	SigmoidRows s;
 	double		positive;
 	double		loss;
+	double		g[2];
+	double		h[3];
 	uint32_t	k = 0;
 
 	*iterations = 0;
@@ -402,18 +432,15 @@ nb_calibration_fit_sigmoid(const NbCalibrationRows *rows, uint32_t c, double tem
 	positive = s.positive;
 	ab[0] = 0;
 	ab[1] = log((rows->n - positive + 1.0) / (positive + 1.0));
-	loss = sigmoid_loss(&s, ab, NULL, NULL);
+	loss = sigmoid_loss(&s, ab, g, h);
 	while (k < MAX_ITERATIONS)
 	{
-		double		g[2];
-		double		h[3];
 		double		det;
 		double		d[2];
 		double		slope;
 		double		step = 1;
 		bool		moved = false;
 
-		(void) sigmoid_loss(&s, ab, g, h);
 		k++;
 		if (fabs(g[0]) <= 1e-12 * rows->n && fabs(g[1]) <= 1e-12 * rows->n)
 			break;
@@ -424,17 +451,23 @@ nb_calibration_fit_sigmoid(const NbCalibrationRows *rows, uint32_t c, double tem
 		d[0] = -(h[2] * g[0] - h[1] * g[1]) / det;
 		d[1] = -(h[0] * g[1] - h[1] * g[0]) / det;
 		slope = g[0] * d[0] + g[1] * d[1];
-		/* backtracking (Armijo) until the loss falls enough, or the step is lost in rounding */
+		/*
+		 * backtracking (Armijo) until the loss falls enough, or the step is
+		 * lost in rounding; each trial's gradient is the next step's
+		 */
 		while (step >= 1e-10)
 		{
 			double		next[2] = {ab[0] + step * d[0], ab[1] + step * d[1]};
-			double		next_loss = sigmoid_loss(&s, next, NULL, NULL);
+			double		next_g[2];
+			double		next_h[3];
+			double		next_loss = sigmoid_loss(&s, next, next_g, next_h);
 
 			if (next_loss <= loss + 1e-4 * step * slope)
 			{
 				moved = next[0] != ab[0] || next[1] != ab[1];
-				ab[0] = next[0];
-				ab[1] = next[1];
+				memcpy(ab, next, sizeof(next));
+				memcpy(g, next_g, sizeof(next_g));
+				memcpy(h, next_h, sizeof(next_h));
 				loss = next_loss;
 				break;
 			}
@@ -447,4 +480,53 @@ nb_calibration_fit_sigmoid(const NbCalibrationRows *rows, uint32_t c, double tem
 	nb_free(s.t);
 	*iterations = k;
 	return NB_CALIBRATION_OK;
+}
+
+/* ---------------------------------------------------------------------- */
+/* the rows' order                                                        */
+/* ---------------------------------------------------------------------- */
+
+typedef struct OrderedRow
+{
+	const double *log_post;
+	uint32_t	C;
+	uint32_t	actual;
+} OrderedRow;
+
+/* By actual class, then by the bytes of the log posteriors: any total order does. */
+static int
+row_order(const void *a, const void *b)
+{
+	const OrderedRow *x = a;
+	const OrderedRow *y = b;
+
+	if (x->actual != y->actual)
+		return x->actual < y->actual ? -1 : 1;
+	return memcmp(x->log_post, y->log_post, sizeof(double) * x->C);
+}
+
+void
+nb_calibration_order_rows(size_t n, uint32_t C, uint32_t *actual, double *log_post)
+{
+	OrderedRow *order = nb_alloc(sizeof(OrderedRow) * (n + 1));
+	double	   *copy = nb_alloc(sizeof(double) * (n * C + 1));
+	uint64_t	work = 0;
+
+	nb_copy(copy, log_post, sizeof(double) * n * C);
+	for (size_t i = 0; i < n; i++)
+	{
+		nb_interrupt_at(i);
+		order[i].log_post = &copy[i * C];
+		order[i].C = C;
+		order[i].actual = actual[i];
+	}
+	nb_sort(order, n, sizeof(OrderedRow), row_order);
+	for (size_t i = 0; i < n; i++)
+	{
+		nb_interrupt_count(&work, 1 + (uint64_t) C / 8);
+		actual[i] = order[i].actual;
+		memcpy(&log_post[i * C], order[i].log_post, sizeof(double) * C);
+	}
+	nb_free(order);
+	nb_free(copy);
 }

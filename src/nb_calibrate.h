@@ -87,12 +87,19 @@ typedef enum NbCalibrationStatus
 } NbCalibrationStatus;
 
 /*
+ * Put the rows in a canonical order (by actual class, then by their log
+ * posteriors' bytes).  The fits sum over the rows in their order, with
+ * compensated sums: rows given in this order give the same result to the
+ * bit whatever order they came in.
+ */
+void		nb_calibration_order_rows(size_t n, uint32_t C, uint32_t *actual, double *log_post);
+
+/*
  * The temperature minimizing the rows' log loss: Newton's method on 1 / T,
  * kept inside a bracket of the minimum (bisection when a step leaves it),
- * until a step changes 1 / T by less than 1e-13 of it.  Rows whose actual
- * class has probability 0 are left out (their loss is infinite at every
- * T).  The sums are exact (nb_exact.h): the order of the rows does not
- * change the result.  *iterations receives the Newton or bisection steps.
+ * until a step would change 1 / T by less than 1e-13 of it.  Rows whose
+ * actual class has probability 0 are left out (their loss is infinite at
+ * every T).  *iterations receives the Newton or bisection steps.
  */
 NbCalibrationStatus nb_calibration_fit_temperature(const NbCalibrationRows *rows, double *temperature,
 												   uint32_t *iterations);

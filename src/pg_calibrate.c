@@ -502,6 +502,8 @@ nbc_calibration_fit(PG_FUNCTION_ARGS)
 	}
 	if (C < 2 || n_seen < 2)
 		report_status(NB_CALIBRATION_ONE_CLASS);
+	/* the rows come in an order the plan chose: the fits read them in one of their own */
+	nb_calibration_order_rows(rows.n, C, actual, log_post);
 	rows.actual = actual;
 	rows.log_post = log_post;
 

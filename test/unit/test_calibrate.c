@@ -175,8 +175,15 @@ test_temperature_fit(void)
 	EXPECT(t > 1);
 	CHECK(fabs(temperature_derivative(big, by, N, C, t)) < 1e-9 * N, "derivative %g at T = %g",
 		  temperature_derivative(big, by, N, C, t), t);
-	rows = (NbCalibrationRows) {N, C, ry, reversed};
+	/* in the canonical order, rows that came in any order give the same bits */
+	nb_calibration_order_rows(N, C, by, big);
+	nb_calibration_order_rows(N, C, ry, reversed);
+	EXPECT(memcmp(big, reversed, sizeof(big)) == 0 && memcmp(by, ry, sizeof(by)) == 0);
+	rows = (NbCalibrationRows) {N, C, by, big};
 	EXPECT(nb_calibration_fit_temperature(&rows, &t2, &k) == NB_CALIBRATION_OK);
+	CHECK_NEAR(t2, t, 1e-12 * t, "T of the ordered rows");
+	rows = (NbCalibrationRows) {N, C, ry, reversed};
+	EXPECT(nb_calibration_fit_temperature(&rows, &t, &k) == NB_CALIBRATION_OK);
 	EXPECT(t2 == t);
 }
 
@@ -294,7 +301,7 @@ main(int argc, char **argv)
 	run("temperature: the formula", test_temperature_apply);
 	run("temperature: limits, never NaN", test_temperature_limits);
 	run("sigmoid: two classes and more", test_sigmoid_apply);
-	run("temperature fit: scipy's value, zero derivative, order", test_temperature_fit);
+	run("temperature fit: scipy's value, zero derivative, canonical order", test_temperature_fit);
 	run("temperature fit: separated, no better than uniform, no rows", test_temperature_refusals);
 	run("sigmoid fit: zero gradient", test_sigmoid_fit);
 	run("fits check for a cancel", test_fit_interrupts);
