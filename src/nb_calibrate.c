@@ -452,9 +452,22 @@ nb_calibration_fit_sigmoid(const NbCalibrationRows *rows, uint32_t c, double tem
 		d[1] = -(h[0] * g[1] - h[1] * g[0]) / det;
 		slope = g[0] * d[0] + g[1] * d[1];
 		/*
-		 * backtracking (Armijo) until the loss falls enough, or the step is
-		 * lost in rounding; each trial's gradient is the next step's
+		 * Backtracking (Armijo) until the loss falls enough, or the step is
+		 * lost in rounding; each trial's gradient is the next step's.  Near
+		 * the minimum the fall Newton's step promises (-slope / 2) is below
+		 * the rounding of the loss, a sum over every row, which can then not
+		 * tell it: the step is taken whole, the gradient (which has no such
+		 * floor) deciding when to stop.
 		 */
+		if (-slope <= 1e-12 * (1 + fabs(loss)))
+		{
+			double		next[2] = {ab[0] + d[0], ab[1] + d[1]};
+
+			moved = next[0] != ab[0] || next[1] != ab[1];
+			memcpy(ab, next, sizeof(next));
+			loss = sigmoid_loss(&s, ab, g, h);
+			step = 0;
+		}
 		while (step >= 1e-10)
 		{
 			double		next[2] = {ab[0] + step * d[0], ab[1] + step * d[1]};

@@ -130,6 +130,21 @@ check_option(NbOptionStatus status)
 	elog(ERROR, "unexpected naive Bayes option status %d", (int) status);
 }
 
+/* The class a key of option's object names (an error if the model has none). */
+static int64
+named_class(const NbIndex *ix, const JsonbValue *key, const char *option)
+{
+	int64		c = nb_index_class(ix, key->val.string.val, key->val.string.len);
+
+	if (c < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s names unrecognized class \"%.*s\"", option,
+						key->val.string.len, key->val.string.val),
+				 errdetail("The model has no class with that label.")));
+	return c;
+}
+
 static const double *
 parse_class_prior(const JsonbValue *v, const NbIndex *ix, NbOptions *o)
 {
@@ -151,13 +166,7 @@ parse_class_prior(const JsonbValue *v, const NbIndex *ix, NbOptions *o)
 		if (tok != WJB_KEY)
 			continue;
 		tok = JsonbIteratorNext(&it, &val, true);
-		c = nb_index_class(ix, key.val.string.val, key.val.string.len);
-		if (c < 0)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("class_prior names unrecognized class \"%.*s\"",
-							key.val.string.len, key.val.string.val),
-					 errdetail("The model has no class with that label.")));
+		c = named_class(ix, &key, "class_prior");
 		if (!nb_jsonb_number(&val, &p))
 			option_error("class_prior", CLASS_PRIOR_DETAIL);
 		if (nb_options_check_prior(p) != NB_OPTION_OK)
@@ -222,13 +231,7 @@ parse_sigmoid(const JsonbValue *v, const NbIndex *ix, NbOptions *o)
 		if (tok != WJB_KEY)
 			continue;
 		tok = JsonbIteratorNext(&it, &val, true);
-		c = nb_index_class(ix, key.val.string.val, key.val.string.len);
-		if (c < 0)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("sigmoid names unrecognized class \"%.*s\"",
-							key.val.string.len, key.val.string.val),
-					 errdetail("The model has no class with that label.")));
+		c = named_class(ix, &key, "sigmoid");
 		if (val.type != jbvBinary || !JsonContainerIsArray(val.val.binary.data) ||
 			JsonContainerSize(val.val.binary.data) != 2)
 			option_error("sigmoid", SIGMOID_DETAIL);

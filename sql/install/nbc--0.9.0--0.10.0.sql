@@ -221,30 +221,20 @@ BEGIN
 		-- the options are checked against the model before any fold is scored
 		doing := format('Calibration on "%s" was checking the options.', rel);
 		EXECUTE format('SELECT %s.nb_with_options($1, $2)', ext) USING trained.whole, options;
-	EXCEPTION WHEN query_canceled OR others THEN
-		GET STACKED DIAGNOSTICS e_state = RETURNED_SQLSTATE, e_message = MESSAGE_TEXT,
-								e_detail = PG_EXCEPTION_DETAIL, e_hint = PG_EXCEPTION_HINT;
-		e_detail := concat_ws(' ', nullif(e_detail, ''), doing);
-		IF e_hint = '' THEN
-			RAISE EXCEPTION USING ERRCODE = e_state, MESSAGE = e_message, DETAIL = e_detail;
-		END IF;
-		RAISE EXCEPTION USING ERRCODE = e_state, MESSAGE = e_message, DETAIL = e_detail, HINT = e_hint;
-	END;
 
-	-- each fold's rows scored with its out-of-fold model, a constant of the
-	-- plan (see nb_cross_validate), up to 8 folds per pass, in fold order
-	fold_order := ARRAY(SELECT i FROM generate_subscripts(trained.folds, 1) AS i ORDER BY trained.folds[i]);
-	FOR b IN 0 .. (array_length(trained.folds, 1) - 1) / 8 LOOP
-		per_fold := '';
-		FOR i IN b * 8 + 1 .. least(b * 8 + 8, array_length(trained.folds, 1)) LOOP
-			per_fold := per_fold || format('%1$s%2$s.nbc_calibration_scores(%2$s.nb_subtract($3, $%3$s), r.features, r.actual, $1, $2) '
-										   'FILTER (WHERE r.fold = %4$s)',
-										   CASE WHEN i > b * 8 + 1 THEN ' || ' END, ext, i - b * 8 + 3,
-										   trained.folds[fold_order[i]]);
-		END LOOP;
-		doing := format('Calibration on "%s" was scoring folds %s to %s of %s.',
-						rel, b * 8 + 1, least(b * 8 + 8, array_length(trained.folds, 1)), array_length(trained.folds, 1));
-		BEGIN
+		-- each fold's rows scored with its out-of-fold model, a constant of the
+		-- plan (see nb_cross_validate), up to 8 folds per pass, in fold order
+		fold_order := ARRAY(SELECT i FROM generate_subscripts(trained.folds, 1) AS i ORDER BY trained.folds[i]);
+		FOR b IN 0 .. (array_length(trained.folds, 1) - 1) / 8 LOOP
+			per_fold := '';
+			FOR i IN b * 8 + 1 .. least(b * 8 + 8, array_length(trained.folds, 1)) LOOP
+				per_fold := per_fold || format('%1$s%2$s.nbc_calibration_scores(%2$s.nb_subtract($3, $%3$s), r.features, r.actual, $1, $2) '
+											   'FILTER (WHERE r.fold = %4$s)',
+											   CASE WHEN i > b * 8 + 1 THEN ' || ' END, ext, i - b * 8 + 3,
+											   trained.folds[fold_order[i]]);
+			END LOOP;
+			doing := format('Calibration on "%s" was scoring folds %s to %s of %s.',
+							rel, b * 8 + 1, least(b * 8 + 8, array_length(trained.folds, 1)), array_length(trained.folds, 1));
 			EXECUTE format('SELECT %s FROM (SELECT * FROM (%s) r WHERE r.fold IS NOT NULL ORDER BY r.fold) r',
 						   per_fold, rows_sql)
 				INTO part
@@ -253,17 +243,18 @@ BEGIN
 					  trained.models[fold_order[b * 8 + 3]], trained.models[fold_order[b * 8 + 4]],
 					  trained.models[fold_order[b * 8 + 5]], trained.models[fold_order[b * 8 + 6]],
 					  trained.models[fold_order[b * 8 + 7]], trained.models[fold_order[b * 8 + 8]];
-		EXCEPTION WHEN query_canceled OR others THEN
-			GET STACKED DIAGNOSTICS e_state = RETURNED_SQLSTATE, e_message = MESSAGE_TEXT,
-									e_detail = PG_EXCEPTION_DETAIL, e_hint = PG_EXCEPTION_HINT;
-			e_detail := concat_ws(' ', nullif(e_detail, ''), doing);
-			IF e_hint = '' THEN
-				RAISE EXCEPTION USING ERRCODE = e_state, MESSAGE = e_message, DETAIL = e_detail;
-			END IF;
-			RAISE EXCEPTION USING ERRCODE = e_state, MESSAGE = e_message, DETAIL = e_detail, HINT = e_hint;
-		END;
-		scores := scores || part;
-	END LOOP;
+			scores := scores || part;
+		END LOOP;
+	EXCEPTION WHEN query_canceled OR others THEN
+		GET STACKED DIAGNOSTICS e_state = RETURNED_SQLSTATE, e_message = MESSAGE_TEXT,
+								e_detail = PG_EXCEPTION_DETAIL, e_hint = PG_EXCEPTION_HINT;
+		e_detail := concat_ws(' ', nullif(e_detail, ''), doing);
+		-- (a RAISE option cannot be null, and an empty one prints an empty line)
+		IF e_hint = '' THEN
+			RAISE EXCEPTION USING ERRCODE = e_state, MESSAGE = e_message, DETAIL = e_detail;
+		END IF;
+		RAISE EXCEPTION USING ERRCODE = e_state, MESSAGE = e_message, DETAIL = e_detail, HINT = e_hint;
+	END;
 	EXECUTE format('SELECT %s.nbc_calibration_fit($1, $2, $3, $4)', ext)
 		INTO fitted USING method, scores, classes, options;
 	RETURN QUERY SELECT fitted -> 'options', (fitted ->> 'log_loss')::float8,
