@@ -371,52 +371,29 @@ sigmoid_loss(const SigmoidRows *s, const double *ab, double *g, double *h)
 }
 
 static void
-sigmoid_rows(const NbCalibrationRows *rows, uint32_t c, double temperature, SigmoidRows *s)
+sigmoid_rows(const NbCalibrationRows *rows, uint32_t c, SigmoidRows *s)
 {
-	uint32_t	C = rows->C;
-	double	   *l = nb_alloc(sizeof(double) * C);
-	NbCalibration cal;
 	size_t		positive = 0;
-	uint64_t	work = 0;
 
-	nb_calibration_init(&cal);
-	cal.temperature = temperature;
 	s->n = rows->n;
 	s->p = nb_alloc(sizeof(double) * (rows->n + 1));
 	s->t = nb_alloc(sizeof(double) * (rows->n + 1));
 	for (size_t i = 0; i < rows->n; i++)
 	{
-		int64_t		best = -1;
-
+		nb_interrupt_at(i);
 		positive += rows->actual[i] == c;
-		if (!has_temperature(&cal))
-		{
-			nb_interrupt_at(i);
-			s->p[i] = probability(rows->log_post[i * C + c]);
-			continue;
-		}
-		nb_interrupt_count(&work, 1 + (uint64_t) C);
-		for (uint32_t k = 0; k < C; k++)
-		{
-			l[k] = rows->log_post[i * C + k];
-			if (l[k] != -INFINITY && (best < 0 || l[k] > l[best]))
-				best = k;
-		}
-		if (best >= 0)
-			nb_calibration_apply(&cal, l, C, best, NULL);
-		s->p[i] = probability(l[c]);
+		s->p[i] = probability(rows->log_post[i * rows->C + c]);
 	}
 	/* Platt's targets: the positives' and negatives' counts as a Bayesian prior */
 	for (size_t i = 0; i < rows->n; i++)
 		s->t[i] = rows->actual[i] == c ? (positive + 1.0) / (positive + 2.0)
 			: 1.0 / (rows->n - positive + 2.0);
 	s->positive = (double) positive;
-	nb_free(l);
 }
 
 NbCalibrationStatus
-nb_calibration_fit_sigmoid(const NbCalibrationRows *rows, uint32_t c, double temperature,
-						   double *ab, uint32_t *iterations)
+nb_calibration_fit_sigmoid(const NbCalibrationRows *rows, uint32_t c, double *ab,
+						   uint32_t *iterations)
 {
 	SigmoidRows s;
 	double		positive;
@@ -428,7 +405,7 @@ nb_calibration_fit_sigmoid(const NbCalibrationRows *rows, uint32_t c, double tem
 	*iterations = 0;
 	if (rows->n == 0)
 		return NB_CALIBRATION_TOO_FEW_ROWS;
-	sigmoid_rows(rows, c, temperature, &s);
+	sigmoid_rows(rows, c, &s);
 	positive = s.positive;
 	ab[0] = 0;
 	ab[1] = log((rows->n - positive + 1.0) / (positive + 1.0));

@@ -106,14 +106,13 @@ NbCalibrationStatus nb_calibration_fit_temperature(const NbCalibrationRows *rows
 
 /*
  * The sigmoid of class c: (a, b) minimizing the cross-entropy of 1 / (1 +
- * exp(a p + b)) with Platt's targets, p the row's probability of c (after
- * temperature t, 1 for none) and the target from whether c is its actual
- * class; Newton's method with a backtracking line search from
- * scikit-learn's start (0, log((N- + 1) / (N+ + 1))), until the gradient
- * is below 1e-12 of the rows (or a step changes nothing).  ab[0] = a,
- * ab[1] = b.
+ * exp(a p + b)) with Platt's targets, p the row's probability of c and the
+ * target from whether c is its actual class; Newton's method with a
+ * backtracking line search from scikit-learn's start (0, log((N- + 1) /
+ * (N+ + 1))), until the gradient is below 1e-12 of the rows (or a step
+ * changes nothing).  ab[0] = a, ab[1] = b.
  */
-NbCalibrationStatus nb_calibration_fit_sigmoid(const NbCalibrationRows *rows, uint32_t c,
-											   double temperature, double *ab, uint32_t *iterations);
+NbCalibrationStatus nb_calibration_fit_sigmoid(const NbCalibrationRows *rows, uint32_t c, double *ab,
+											   uint32_t *iterations);
 
 #endif

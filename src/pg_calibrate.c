@@ -394,7 +394,7 @@ fit_sigmoid(const NbCalibrationRows *rows, ArrayType *classes, Fitted *f)
 		uint32		len;
 		const char *s = label_of(DatumGetTextPP(labels[c]), &len);
 
-		report_status(nb_calibration_fit_sigmoid(rows, c, 1, &ab[2 * c], &steps));
+		report_status(nb_calibration_fit_sigmoid(rows, c, &ab[2 * c], &steps));
 		f->iterations += steps;
 		nb_push_key(&state, s, len);
 		pushJsonbValue(&state, WJB_BEGIN_ARRAY, NULL);

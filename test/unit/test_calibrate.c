@@ -243,7 +243,7 @@ test_sigmoid_fit(void)
 		y[i] = (double) ((seed >> 20) % 10000) / 10000 < 0.25 + 0.5 * p;
 		n1 += y[i];
 	}
-	EXPECT(nb_calibration_fit_sigmoid(&rows, 1, 1, ab, &k) == NB_CALIBRATION_OK);
+	EXPECT(nb_calibration_fit_sigmoid(&rows, 1, ab, &k) == NB_CALIBRATION_OK);
 	/* the gradient of Platt's cross-entropy is 0: sum (t - P) [p, 1] */
 	for (size_t i = 0; i < N; i++)
 	{
@@ -258,7 +258,7 @@ test_sigmoid_fit(void)
 	/* flatter than the posteriors: a > -1 / 0.25, the slope a perfect calibration would have */
 	EXPECT(ab[0] < 0 && ab[0] > -4);
 	rows.n = 0;
-	EXPECT(nb_calibration_fit_sigmoid(&rows, 1, 1, ab, &k) == NB_CALIBRATION_TOO_FEW_ROWS);
+	EXPECT(nb_calibration_fit_sigmoid(&rows, 1, ab, &k) == NB_CALIBRATION_TOO_FEW_ROWS);
 }
 
 /* A fit checks for a cancel as it goes: nb_interrupt is called. */
@@ -287,7 +287,7 @@ test_fit_interrupts(void)
 	CHECK_OR_DONE(nb_calibration_fit_temperature(&rows, &t, &k) == NB_CALIBRATION_OK, "temperature fit");
 	CHECK_OR_DONE(nb_test_interrupts() > before, "no check for a cancel in the temperature fit");
 	before = nb_test_interrupts();
-	CHECK_OR_DONE(nb_calibration_fit_sigmoid(&rows, 1, 1, ab, &k) == NB_CALIBRATION_OK, "sigmoid fit");
+	CHECK_OR_DONE(nb_calibration_fit_sigmoid(&rows, 1, ab, &k) == NB_CALIBRATION_OK, "sigmoid fit");
 	CHECK_OR_DONE(nb_test_interrupts() > before, "no check for a cancel in the sigmoid fit");
 done:
 	nb_free(lp);
