@@ -72,7 +72,7 @@ def main():
         cur.execute("DROP TABLE IF EXISTS nbc_calbench")
         cur.execute("CREATE TABLE nbc_calbench AS SELECT s.key, s.label, "
                     "ARRAY(SELECT m[1] FROM regexp_matches(lower(s.body), '\\w\\w+', 'g') AS m) AS tokens, "
-                    "abs(hashtext(s.key)) %% 5 AS fold FROM (" + source + ") s")
+                    "abs(hashtext(s.key)) % 5 AS fold FROM (" + source + ") s")
         cur.execute("VACUUM ANALYZE nbc_calbench")
         cur.execute("SELECT count(*), count(DISTINCT label) FROM nbc_calbench")
         n, classes = cur.fetchone()
