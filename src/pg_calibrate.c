@@ -263,7 +263,11 @@ nbc_calibration_scores_final(PG_FUNCTION_ARGS)
 /* the fit                                                                */
 /* ---------------------------------------------------------------------- */
 
-/* Log loss (scikit-learn's: clipped to [eps, 1 - eps], renormalized) and Brier score of rows under cal. */
+/*
+ * Log loss (scikit-learn's: clipped to [eps, 1 - eps], renormalized) and
+ * Brier score of rows under cal.  (Its two rows of scratch go with the
+ * call's memory.)
+ */
 static void
 score_rows(const NbCalibrationRows *rows, const NbCalibration *cal, double *log_loss, double *brier)
 {
@@ -303,8 +307,6 @@ score_rows(const NbCalibrationRows *rows, const NbCalibration *cal, double *log_
 	}
 	*log_loss = nb_exact_value(&ll) / rows->n;
 	*brier = nb_exact_value(&br) / rows->n;
-	pfree(l);
-	pfree(scratch);
 }
 
 static void
