@@ -23,6 +23,7 @@ nb_options_init(NbOptions *o)
 	o->beta_given = false;
 	o->beta[0] = o->beta[1] = 0;
 	o->norm = false;
+	nb_calibration_init(&o->calibration);
 }
 
 static bool
@@ -106,6 +107,26 @@ nb_options_set_norm(NbOptions *o, bool norm)
 	o->norm = norm;
 }
 
+NbOptionStatus
+nb_options_set_temperature(NbOptions *o, double temperature)
+{
+	if (!nb_calibration_valid_temperature(temperature))
+		return NB_OPTION_TEMPERATURE_OUT_OF_RANGE;
+	o->calibration.temperature = temperature;
+	return NB_OPTION_OK;
+}
+
+NbOptionStatus
+nb_options_set_sigmoid(NbOptions *o, const double *ab, uint32_t n_classes, int64_t only)
+{
+	for (uint32_t c = 0; c < n_classes; c++)
+		if ((only < 0 || c == only) && !nb_calibration_valid_sigmoid(ab[2 * c], ab[2 * c + 1]))
+			return NB_OPTION_SIGMOID_OUT_OF_RANGE;
+	o->calibration.sigmoid = ab;
+	o->calibration.sigmoid_class = only;
+	return NB_OPTION_OK;
+}
+
 void
 nb_options_set_fit_prior(NbOptions *o, bool fit_prior)
 {
@@ -163,6 +184,9 @@ nb_options_check_set(const NbOptions *o)
 	/* a token a class never saw would have beta = 0: probability 0 for every document with it */
 	if (o->kind == NB_DCM && nb_options_pseudo(o).docs == 0)
 		return NB_OPTION_DCM_NOT_SMOOTHED;
+	/* complement's scores rank the classes; there are no probabilities to calibrate */
+	if (o->kind == NB_COMPLEMENT && !nb_calibration_is_identity(&o->calibration))
+		return NB_OPTION_CALIBRATION_COMPLEMENT;
 	return NB_OPTION_OK;
 }
 

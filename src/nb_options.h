@@ -22,11 +22,16 @@
  *   beta           Beta(presence, absence) prior of Bernoulli bags and boolean
  *                  features, each 0 <= b <= NB_MAX_ALPHA (default: alpha, alpha)
  *   norm           complement only: Rennie et al.'s weight normalization
+ *   temperature    calibration (nb_calibrate.h): the log posteriors divided
+ *                  by T, finite and > 0 (default 1: none)
+ *   sigmoid        calibration: Platt's sigmoid [a, b] per class, finite
+ *                  (two classes: of one class, the other's is its complement)
  * and, over the whole set (nb_options_check_set, nb_options_check_model):
  * map needs every prior parameter >= 1, norm needs kind complement and
  * positive pseudo-counts, complement scores token bags only, dcm needs a
  * positive pseudo-count (its pseudo document count, nb_dcm.h), a bag and
- * the bags' document lengths (format version 3).
+ * the bags' document lengths (format version 3), and calibration needs
+ * probabilities (not complement's scores).
  */
 #ifndef NB_OPTIONS_H
 #define NB_OPTIONS_H
@@ -34,6 +39,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "nb_calibrate.h"
 
 typedef enum NbKind
 {
@@ -71,6 +78,7 @@ typedef struct NbOptions
 	bool		beta_given;
 	double		beta[2];		/* presence (beta_1), absence (beta_0) */
 	bool		norm;
+	NbCalibration calibration;	/* applied after scoring; identity by default */
 } NbOptions;
 
 /*
@@ -112,7 +120,10 @@ typedef enum NbOptionStatus
 	NB_OPTION_NORM_NOT_SMOOTHED,	/* norm with a pseudo-count of 0 */
 	NB_OPTION_DCM_NOT_SMOOTHED, /* dcm with a pseudo-count of 0 */
 	NB_OPTION_DCM_NO_BAG,		/* dcm with a model without bag features */
-	NB_OPTION_DCM_NO_LENGTHS	/* dcm with a model without document lengths */
+	NB_OPTION_DCM_NO_LENGTHS,	/* dcm with a model without document lengths */
+	NB_OPTION_TEMPERATURE_OUT_OF_RANGE,
+	NB_OPTION_SIGMOID_OUT_OF_RANGE, /* a parameter not finite */
+	NB_OPTION_CALIBRATION_COMPLEMENT	/* calibration of complement's scores */
 } NbOptionStatus;
 
 /* The defaults. */
@@ -125,6 +136,15 @@ NbOptionStatus nb_options_set_class_alpha(NbOptions *o, double class_alpha);
 NbOptionStatus nb_options_set_estimator(NbOptions *o, const char *name, size_t len);
 NbOptionStatus nb_options_set_beta(NbOptions *o, double present, double absent);
 void		nb_options_set_norm(NbOptions *o, bool norm);
+NbOptionStatus nb_options_set_temperature(NbOptions *o, double temperature);
+
+/*
+ * sigmoid: [a, b] per class in model order (2 * n_classes numbers, kept by
+ * reference), of every class, or with two classes of class only (else
+ * NB_SIGMOID_EVERY_CLASS); each checked by nb_calibration_valid_sigmoid.
+ */
+NbOptionStatus nb_options_set_sigmoid(NbOptions *o, const double *ab, uint32_t n_classes,
+									  int64_t only);
 
 /* fit_prior: whether the prior comes from the training rows (unless class_prior is given). */
 void		nb_options_set_fit_prior(NbOptions *o, bool fit_prior);

@@ -644,6 +644,22 @@ entries_to_rows(NbScorer *sc, const NbIndex *ix)
 	sc->entry_z = NULL;
 }
 
+/* The options' calibration, its sigmoids copied (the options' are the caller's). */
+static void
+set_calibration(NbScorer *sc, const NbOptions *o, uint32_t C)
+{
+	sc->calibration = o->calibration;
+	sc->cal_scratch = NULL;
+	if (o->calibration.sigmoid != NULL)
+	{
+		double	   *ab = nb_alloc(sizeof(double) * 2 * C);
+
+		nb_copy(ab, o->calibration.sigmoid, sizeof(double) * 2 * C);
+		sc->calibration.sigmoid = ab;
+		sc->cal_scratch = nb_alloc(sizeof(double) * C);
+	}
+}
+
 /* nb_scorer_build, with the item rows of the index's choice or none. */
 static void
 build(NbScorer *sc, const NbIndex *ix, const NbOptions *o, bool rows)
@@ -698,6 +714,7 @@ build(NbScorer *sc, const NbIndex *ix, const NbOptions *o, bool rows)
 	/* complement naive Bayes has no prior (options allow it with bags only) */
 	if (o->kind != NB_COMPLEMENT || C == 1)
 		set_prior(sc, ix, o, pc.class_alpha);
+	set_calibration(sc, o, C);
 
 	for (uint32_t j = 0; j < F; j++)
 	{
@@ -794,6 +811,11 @@ nb_scorer_free(NbScorer *sc)
 	}
 	if (sc->dcm_s != NULL)
 		nb_free(sc->dcm_s);
+	if (sc->calibration.sigmoid != NULL)
+	{
+		nb_free((double *) sc->calibration.sigmoid);
+		nb_free(sc->cal_scratch);
+	}
 }
 
 /*
@@ -1138,6 +1160,9 @@ score_end(NbScorer *sc, const NbDoc *doc, double *log_post)
 		if (log_post[c] != -INFINITY && (best < 0 || log_post[c] > log_post[best]))
 			best = c;
 	}
+	/* none (temperature 1): nothing touches the posteriors */
+	if (!nb_calibration_is_identity(&sc->calibration))
+		best = nb_calibration_apply(&sc->calibration, log_post, C, best, sc->cal_scratch);
 	return best;
 }
 
@@ -1159,9 +1184,10 @@ nb_scorer_score(NbScorer *sc, const NbDoc *doc, double *log_post)
 }
 
 /*
- * Whether two option sets differ in the class prior only: their scorers
- * then have the same terms but the prior's.  Not DCM, whose repeats read
- * the entries a copy lacks.
+ * Whether two option sets differ in the class prior only (or in the
+ * calibration, applied after the terms): their scorers then have the same
+ * terms but the prior's.  Not DCM, whose repeats read the entries a copy
+ * lacks.
  */
 static bool
 same_but_prior(const NbOptions *a, const NbOptions *b)
@@ -1187,7 +1213,7 @@ copy_of(const void *src, size_t size)
 
 /*
  * A scorer for options o that differ from src's in the prior only: src's
- * terms, copied, and o's prior.  Without entries or rows: scored through a
+ * terms, copied, and o's prior and calibration.  Without entries or rows: scored through a
  * set, in src's column.
  */
 static void
@@ -1227,6 +1253,7 @@ copy_with_prior(NbScorer *dst, const NbScorer *src, const NbOptions *o)
 	/* as nb_scorer_build: complement naive Bayes has no prior */
 	if (o->kind != NB_COMPLEMENT || C == 1)
 		set_prior(dst, ix, o, nb_options_pseudo(o).class_alpha);
+	set_calibration(dst, o, C);
 }
 
 /* Put scorer s's entries in column j of the set and free them. */

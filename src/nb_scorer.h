@@ -21,6 +21,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "nb_calibrate.h"
 #include "nb_doc.h"
 #include "nb_index.h"
 #include "nb_item.h"
@@ -98,6 +99,12 @@ typedef struct NbScorer
 	double	   *dcm_s;
 	uint64_t	dcm_iterations;
 	uint32_t	dcm_unconverged;
+	/*
+	 * The calibration of the posteriors (nb_calibrate.h), applied last; its
+	 * sigmoids are the scorer's own copy, cal_scratch C doubles for them.
+	 */
+	NbCalibration calibration;
+	double	   *cal_scratch;
 	/*
 	 * scratch for one document: score, its rounding compensation, zero
 	 * factors; after nb_scorer_score f holds each class's score (the log

@@ -21,6 +21,8 @@
 #define ESTIMATOR_DETAIL "Valid estimators are \"mean\" and \"map\"."
 #define BETA_DETAIL "It must be an array of two numbers from 0 to 1e100, the pseudo-counts of presence and absence."
 #define NORM_DETAIL "It must be true or false."
+#define TEMPERATURE_DETAIL "It must be a finite number greater than 0."
+#define SIGMOID_DETAIL "It must be null or an object mapping class labels to arrays [a, b] of two finite numbers."
 #define MAP_DETAIL "The posterior mode of a Dirichlet or Beta prior needs parameters of at least 1."
 
 /* detail: one of the literal *_DETAIL strings above (translatable as they are) */
@@ -106,6 +108,18 @@ check_option(NbOptionStatus status)
 					 errdetail("The model was made before nbc kept document lengths (format version 3), or merged with or subtracted a model made before, or pruned of some of its bags' tokens."),
 					 errhint("Train the model again from its rows.")));
 			break;
+		case NB_OPTION_TEMPERATURE_OUT_OF_RANGE:
+			option_error("temperature", TEMPERATURE_DETAIL);
+			break;
+		case NB_OPTION_SIGMOID_OUT_OF_RANGE:
+			option_error("sigmoid", SIGMOID_DETAIL);
+			break;
+		case NB_OPTION_CALIBRATION_COMPLEMENT:
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("complement naive Bayes has no probabilities to calibrate"),
+					 errdetail("Options \"temperature\" and \"sigmoid\" apply to posterior probabilities; complement's scores only rank the classes.")));
+			break;
 		case NB_OPTION_COMPLEMENT_NOT_BAGS:
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -114,6 +128,21 @@ check_option(NbOptionStatus status)
 			break;
 	}
 	elog(ERROR, "unexpected naive Bayes option status %d", (int) status);
+}
+
+/* The class a key of option's object names (an error if the model has none). */
+static int64
+named_class(const NbIndex *ix, const JsonbValue *key, const char *option)
+{
+	int64		c = nb_index_class(ix, key->val.string.val, key->val.string.len);
+
+	if (c < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s names unrecognized class \"%.*s\"", option,
+						key->val.string.len, key->val.string.val),
+				 errdetail("The model has no class with that label.")));
+	return c;
 }
 
 static const double *
@@ -137,13 +166,7 @@ parse_class_prior(const JsonbValue *v, const NbIndex *ix, NbOptions *o)
 		if (tok != WJB_KEY)
 			continue;
 		tok = JsonbIteratorNext(&it, &val, true);
-		c = nb_index_class(ix, key.val.string.val, key.val.string.len);
-		if (c < 0)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("class_prior names unrecognized class \"%.*s\"",
-							key.val.string.len, key.val.string.val),
-					 errdetail("The model has no class with that label.")));
+		c = named_class(ix, &key, "class_prior");
 		if (!nb_jsonb_number(&val, &p))
 			option_error("class_prior", CLASS_PRIOR_DETAIL);
 		if (nb_options_check_prior(p) != NB_OPTION_OK)
@@ -168,6 +191,73 @@ parse_class_prior(const JsonbValue *v, const NbIndex *ix, NbOptions *o)
 		}
 	check_option(nb_options_set_class_prior(o, prior, ix->n_classes));
 	return prior;
+}
+
+/*
+ * sigmoid: null (none) or {label: [a, b]}, of every class, or with two
+ * classes of one of them (the other's probability is the complement).
+ */
+static void
+parse_sigmoid(const JsonbValue *v, const NbIndex *ix, NbOptions *o)
+{
+	double	   *ab;
+	uint32		named = 0;
+	int64		only = NB_SIGMOID_EVERY_CLASS;
+	JsonbIterator *it;
+	JsonbIteratorToken tok;
+	JsonbValue	key;
+	JsonbValue	val;
+
+	if (v->type == jbvNull)
+	{
+		o->calibration.sigmoid = NULL;
+		return;
+	}
+	if (v->type != jbvBinary || !JsonContainerIsObject(v->val.binary.data))
+		option_error("sigmoid", SIGMOID_DETAIL);
+	if (ix->n_classes < 2)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("naive Bayes option \"sigmoid\" needs a model of at least two classes")));
+	ab = palloc0(sizeof(double) * 2 * ix->n_classes);
+	it = JsonbIteratorInit(v->val.binary.data);
+	while ((tok = JsonbIteratorNext(&it, &key, true)) != WJB_DONE)
+	{
+		int64		c;
+		JsonbIterator *pair;
+		JsonbValue	elem;
+		int			n = 0;
+
+		if (tok != WJB_KEY)
+			continue;
+		tok = JsonbIteratorNext(&it, &val, true);
+		c = named_class(ix, &key, "sigmoid");
+		if (val.type != jbvBinary || !JsonContainerIsArray(val.val.binary.data) ||
+			JsonContainerSize(val.val.binary.data) != 2)
+			option_error("sigmoid", SIGMOID_DETAIL);
+		pair = JsonbIteratorInit(val.val.binary.data);
+		while ((tok = JsonbIteratorNext(&pair, &elem, true)) != WJB_DONE)
+			if (tok == WJB_ELEM && !nb_jsonb_number(&elem, &ab[2 * c + n++]))
+				option_error("sigmoid", SIGMOID_DETAIL);
+		named++;
+		only = c;
+	}
+	if (ix->n_classes == 2 && named != 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("sigmoid of a model of two classes must name one class"),
+				 errdetail("The other class's probability is the complement, as scikit-learn's binary calibration."),
+				 errhint("Name the class last in byte order, whose sigmoid nb_calibrate fits.")));
+	if (ix->n_classes > 2)
+	{
+		if (named != ix->n_classes)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("sigmoid must name every class of the model"),
+					 errdetail("It names %u of %u classes.", named, ix->n_classes)));
+		only = NB_SIGMOID_EVERY_CLASS;
+	}
+	check_option(nb_options_set_sigmoid(o, ab, ix->n_classes, only));
 }
 
 /* beta: [presence, absence] */
@@ -255,11 +345,21 @@ parse_option(const char *name, const JsonbValue *val, void *arg)
 			option_error("norm", NORM_DETAIL);
 		nb_options_set_norm(o, val->val.boolean);
 	}
+	else if (strcmp(name, "temperature") == 0)
+	{
+		double		temperature;
+
+		if (!nb_jsonb_number(val, &temperature))
+			option_error("temperature", TEMPERATURE_DETAIL);
+		check_option(nb_options_set_temperature(o, temperature));
+	}
+	else if (strcmp(name, "sigmoid") == 0)
+		parse_sigmoid(val, ix, o);
 	else
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("unrecognized naive Bayes option \"%s\"", name),
-				 errhint("Valid options are kind, alpha, fit_prior, class_prior, var_smoothing, class_alpha, estimator, beta and norm.")));
+				 errhint("Valid options are kind, alpha, fit_prior, class_prior, var_smoothing, class_alpha, estimator, beta, norm, temperature and sigmoid.")));
 }
 
 void

@@ -25,9 +25,14 @@ typedef struct RankedClass
 {
 	double		log_post;
 	uint32		cls;
+	bool		predicted;		/* nb_predict's class */
 } RankedClass;
 
-/* Most probable first; on a tie the label first in byte order (the classes' order). */
+/*
+ * Most probable first; on a tie nb_predict's class, then the label first in
+ * byte order (the classes' order).  (A temperature can round classes of
+ * different posteriors to a tie: the prediction is still the one before it.)
+ */
 static int
 rank_order(const void *a, const void *b)
 {
@@ -36,6 +41,8 @@ rank_order(const void *a, const void *b)
 
 	if (x->log_post != y->log_post)
 		return x->log_post > y->log_post ? -1 : 1;
+	if (x->predicted != y->predicted)
+		return x->predicted ? -1 : 1;
 	return x->cls < y->cls ? -1 : x->cls > y->cls;
 }
 
@@ -53,6 +60,7 @@ predict_top(FunctionCallInfo fcinfo, NbFeatureInput input)
 	RankedClass *ranked;
 	uint32		n;
 	uint32		k;
+	int64		best;
 
 	InitMaterializedSRF(fcinfo, 0);
 	if (!PG_ARGISNULL(2) && PG_GETARG_INT32(2) < 0)
@@ -60,7 +68,8 @@ predict_top(FunctionCallInfo fcinfo, NbFeatureInput input)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("k must not be negative"),
 				 errdetail("k is %d.", PG_GETARG_INT32(2))));
-	if (nb_score_row_options(fcinfo, input, 3, NULL, &pm, &scorer) < 0)
+	best = nb_score_row_options(fcinfo, input, 3, NULL, &pm, &scorer);
+	if (best < 0)
 		return (Datum) 0;
 
 	n = pm->index.n_classes;
@@ -71,6 +80,7 @@ predict_top(FunctionCallInfo fcinfo, NbFeatureInput input)
 		nb_interrupt_at(c);
 		ranked[c].log_post = pm->log_post[c];
 		ranked[c].cls = c;
+		ranked[c].predicted = c == best;
 	}
 	nb_sort(ranked, n, sizeof(RankedClass), rank_order);
 	for (uint32 i = 0; i < k; i++)

@@ -1771,3 +1771,265 @@ END
 $$;
 
 COMMENT ON FUNCTION nb_train_em(regclass, text, text, jsonb) IS 'semi-supervised training by EM (Nigam et al. 2000): a model of the labelled rows improved with the unlabelled ones (those with a NULL label)';
+
+-- Calibrated probabilities (issue #31, part 2; nb_calibrate.h, pg_calibrate.c).
+-- Two prediction options map a row's posteriors after scoring, in every
+-- function that scores: "temperature" T (log posteriors divided by T and
+-- normalized again) and "sigmoid" (Platt's sigmoid per class, as
+-- scikit-learn's CalibratedClassifierCV(method="sigmoid")).  nb_calibrate
+-- fits either on out-of-fold posteriors, folds as nb_cross_validate makes
+-- them (no refitting: each fold's model is nb_subtract(whole, fold)), and
+-- returns the options that apply it, for nb_with_options.
+--
+-- nbc_calibration_scores(model, features, actual, options, classes): the
+-- rows' log posteriors under the model as a float8[rows][1 + classes]
+-- (the actual class's position in classes, then each class's log
+-- posterior); nbc_calibration_fit(method, scores, classes, options): the
+-- fit, as jsonb.
+CREATE FUNCTION nbc_calibration_scores_transfn(internal, nb_model, text[], text, jsonb, text[]) RETURNS internal
+	AS 'MODULE_PATHNAME', 'nbc_calibration_scores_array' LANGUAGE C PARALLEL SAFE;
+
+CREATE FUNCTION nbc_calibration_scores_transfn(internal, nb_model, tsvector, text, jsonb, text[]) RETURNS internal
+	AS 'MODULE_PATHNAME', 'nbc_calibration_scores_tsvector' LANGUAGE C PARALLEL SAFE;
+
+CREATE FUNCTION nbc_calibration_scores_transfn(internal, nb_model, jsonb, text, jsonb, text[]) RETURNS internal
+	AS 'MODULE_PATHNAME', 'nbc_calibration_scores_jsonb' LANGUAGE C PARALLEL SAFE;
+
+CREATE FUNCTION nbc_calibration_scores_transfn(internal, nb_model, float8[], text, jsonb, text[]) RETURNS internal
+	AS 'MODULE_PATHNAME', 'nbc_calibration_scores_float8' LANGUAGE C PARALLEL SAFE;
+
+CREATE FUNCTION nbc_calibration_scores_transfn(internal, nb_model, text, text, jsonb, text[]) RETURNS internal
+	AS 'MODULE_PATHNAME', 'nbc_calibration_scores_text' LANGUAGE C PARALLEL SAFE;
+
+CREATE FUNCTION nbc_calibration_scores_final(internal) RETURNS float8[]
+	AS 'MODULE_PATHNAME' LANGUAGE C PARALLEL SAFE;
+
+CREATE AGGREGATE nbc_calibration_scores(model nb_model, features text[], actual text, options jsonb, classes text[]) (
+	SFUNC = nbc_calibration_scores_transfn, STYPE = internal, FINALFUNC = nbc_calibration_scores_final);
+
+CREATE AGGREGATE nbc_calibration_scores(model nb_model, features tsvector, actual text, options jsonb, classes text[]) (
+	SFUNC = nbc_calibration_scores_transfn, STYPE = internal, FINALFUNC = nbc_calibration_scores_final);
+
+CREATE AGGREGATE nbc_calibration_scores(model nb_model, features jsonb, actual text, options jsonb, classes text[]) (
+	SFUNC = nbc_calibration_scores_transfn, STYPE = internal, FINALFUNC = nbc_calibration_scores_final);
+
+CREATE AGGREGATE nbc_calibration_scores(model nb_model, features float8[], actual text, options jsonb, classes text[]) (
+	SFUNC = nbc_calibration_scores_transfn, STYPE = internal, FINALFUNC = nbc_calibration_scores_final);
+
+CREATE AGGREGATE nbc_calibration_scores(model nb_model, body text, actual text, options jsonb, classes text[]) (
+	SFUNC = nbc_calibration_scores_transfn, STYPE = internal, FINALFUNC = nbc_calibration_scores_final);
+
+CREATE FUNCTION nbc_calibration_fit(method text, scores float8[], classes text[], options jsonb) RETURNS jsonb
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+-- nb_calibrate: the rows and folds of nb_cross_validate (the same checks,
+-- the same assignment of rows to folds), one training pass (a model per
+-- fold and their merge), then passes of up to 8 folds scoring each fold's
+-- rows with its out-of-fold model, and the fit on all of them (method
+-- "auto": both, the one of the lower out-of-fold log loss kept).
+CREATE FUNCTION nb_calibrate(rel regclass, label_column text, features_column text,
+							 folds integer DEFAULT NULL, options jsonb DEFAULT NULL,
+							 fold_column text DEFAULT NULL, tokenizer jsonb DEFAULT NULL,
+							 method text DEFAULT 'auto')
+RETURNS TABLE (calibrated_options jsonb, log_loss float8, calibrated_log_loss float8,
+			   brier float8, calibrated_brier float8)
+LANGUAGE plpgsql STABLE
+-- relocatable: nbc's objects through its schema, the rest from pg_catalog
+SET search_path = pg_catalog, pg_temp
+SET jit = off
+AS $$
+DECLARE
+	ext text;
+	ftype regtype;
+	fold_type regtype;
+	hash text;
+	rows_sql text;
+	fold_sql text;
+	per_fold text;
+	part float8[];
+	scores float8[];
+	fold_order integer[];
+	classes text[];
+	trained record;
+	cols record;
+	fitted jsonb;
+	doing text;
+	e_state text;
+	e_message text;
+	e_detail text;
+	e_hint text;
+BEGIN
+	IF rel IS NULL OR label_column IS NULL OR features_column IS NULL OR method IS NULL THEN
+		RAISE EXCEPTION 'relation, label column, features column and method must not be null'
+			USING ERRCODE = 'null_value_not_allowed';
+	END IF;
+	IF method NOT IN ('auto', 'temperature', 'sigmoid') THEN
+		RAISE EXCEPTION 'unrecognized calibration method "%"', method
+			USING ERRCODE = 'invalid_parameter_value',
+				  HINT = 'Valid methods are "auto", "temperature" and "sigmoid".';
+	END IF;
+	IF options ? 'temperature' OR options ? 'sigmoid' THEN
+		RAISE EXCEPTION 'options to calibrate must not be calibrated already'
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = 'The options name "temperature" or "sigmoid"; calibration fits them.';
+	END IF;
+	IF folds IS NOT NULL AND fold_column IS NOT NULL THEN
+		RAISE EXCEPTION 'folds and fold_column cannot both be given'
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	folds := coalesce(folds, 5);
+	IF fold_column IS NULL AND folds < 2 THEN
+		RAISE EXCEPTION 'folds must be at least 2'
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = format('The number of folds is %s.', folds);
+	END IF;
+	SELECT quote_ident(n.nspname) INTO ext
+	FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+	WHERE e.extname = 'nbc';
+
+	SELECT
+		(SELECT a.atttypid::regtype FROM pg_attribute a
+		 WHERE a.attrelid = rel AND a.attname = label_column AND a.attnum > 0 AND NOT a.attisdropped) AS label_type,
+		(SELECT a.atttypid::regtype FROM pg_attribute a
+		 WHERE a.attrelid = rel AND a.attname = features_column AND a.attnum > 0 AND NOT a.attisdropped) AS features_type,
+		(SELECT a.atttypid::regtype FROM pg_attribute a
+		 WHERE a.attrelid = rel AND a.attname = fold_column AND a.attnum > 0 AND NOT a.attisdropped) AS fold_type
+	INTO cols;
+	IF cols.label_type IS NULL THEN
+		RAISE EXCEPTION 'column "%" of relation "%" does not exist', label_column, rel
+			USING ERRCODE = 'undefined_column';
+	END IF;
+	IF cols.features_type IS NULL THEN
+		RAISE EXCEPTION 'column "%" of relation "%" does not exist', features_column, rel
+			USING ERRCODE = 'undefined_column';
+	END IF;
+	IF fold_column IS NOT NULL AND cols.fold_type IS NULL THEN
+		RAISE EXCEPTION 'column "%" of relation "%" does not exist', fold_column, rel
+			USING ERRCODE = 'undefined_column';
+	END IF;
+	ftype := cols.features_type;
+	WHILE (SELECT t.typtype FROM pg_type t WHERE t.oid = ftype) = 'd' LOOP
+		ftype := (SELECT t.typbasetype FROM pg_type t WHERE t.oid = ftype);
+	END LOOP;
+	IF ftype = 'character varying'::regtype THEN
+		ftype := 'text'::regtype;
+	END IF;
+	-- the folds of nb_cross_validate: rows numbered by label, then a hash of their contents
+	hash := CASE ftype
+		WHEN 'text[]'::regtype THEN format('hash_array_extended(%I::text[] COLLATE "C", 0)', features_column)
+		WHEN 'float8[]'::regtype THEN format('hash_array_extended(%I::float8[], 0)', features_column)
+		WHEN 'jsonb'::regtype THEN format('jsonb_hash_extended(%I::jsonb, 0)', features_column)
+		WHEN 'tsvector'::regtype THEN format('hashtextextended(%I::text, 0)', features_column)
+		WHEN 'text'::regtype THEN format('hashtextextended(%I::text COLLATE "C", 0)', features_column)
+	END;
+	IF hash IS NULL THEN
+		RAISE EXCEPTION 'column "%" of relation "%" has type %', features_column, rel, cols.features_type
+			USING ERRCODE = 'datatype_mismatch',
+				  HINT = 'Features must be text, text[], tsvector, jsonb or float8[].';
+	END IF;
+	IF tokenizer IS NOT NULL AND ftype <> 'text'::regtype THEN
+		RAISE EXCEPTION 'a tokenizer needs a features column of type text'
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = format('Column "%s" of relation "%s" has type %s.', features_column, rel, cols.features_type);
+	END IF;
+	IF fold_column IS NOT NULL THEN
+		fold_type := cols.fold_type;
+		WHILE (SELECT t.typtype FROM pg_type t WHERE t.oid = fold_type) = 'd' LOOP
+			fold_type := (SELECT t.typbasetype FROM pg_type t WHERE t.oid = fold_type);
+		END LOOP;
+		IF fold_type NOT IN ('smallint'::regtype, 'integer'::regtype, 'bigint'::regtype) THEN
+			RAISE EXCEPTION 'column "%" of relation "%" has type %', fold_column, rel, cols.fold_type
+				USING ERRCODE = 'datatype_mismatch',
+					  HINT = 'Folds must be smallint, integer or bigint.';
+		END IF;
+		fold_sql := format('%I::bigint', fold_column);
+	ELSE
+		fold_sql := format('(row_number() OVER (ORDER BY %I::text COLLATE "C", %s) - 1) %% %s',
+						   label_column, hash, folds);
+	END IF;
+	rows_sql := format('SELECT %s AS fold, %I::text AS actual, %I::%s AS features FROM %s '
+					   'WHERE %I IS NOT NULL AND %I IS NOT NULL',
+					   fold_sql, label_column, features_column, ftype, rel,
+					   label_column, features_column);
+
+	-- An error in an internal statement is raised again with a sentence
+	-- saying what calibration was doing, not the generated statement.
+	doing := format('Calibration on "%s" was training a model per fold.', rel);
+	BEGIN
+		EXECUTE format(
+			'SELECT array_agg(fold) FILTER (WHERE fold IS NOT NULL) AS folds, '
+			'       array_agg(model) FILTER (WHERE fold IS NOT NULL) AS models, '
+			'       array_agg(n) FILTER (WHERE fold IS NOT NULL) AS fold_rows, '
+			'       sum(n) AS all_rows, %1$s.nb_merge(model) AS whole '
+			'FROM (SELECT fold, count(*) AS n, %1$s.nb_train(actual, features%3$s) AS model '
+			'      FROM (%2$s) r GROUP BY fold) f',
+			ext, rows_sql,
+			CASE WHEN ftype = 'text'::regtype THEN format(', %L::jsonb', tokenizer) ELSE '' END)
+			INTO trained;
+		IF trained.folds IS NULL THEN
+			RAISE EXCEPTION 'relation "%" has no rows to calibrate on', rel
+				USING ERRCODE = 'invalid_parameter_value',
+					  DETAIL = 'A row needs a label, features and a fold.';
+		END IF;
+		IF fold_column IS NULL AND array_length(trained.folds, 1) < folds THEN
+			RAISE EXCEPTION 'relation "%" has fewer rows than folds', rel
+				USING ERRCODE = 'invalid_parameter_value',
+					  DETAIL = format('%s rows to calibrate on in %s folds.', array_length(trained.folds, 1), folds);
+		END IF;
+		IF array_position(trained.fold_rows, trained.all_rows) IS NOT NULL THEN
+			RAISE EXCEPTION 'fold % holds every row', trained.folds[array_position(trained.fold_rows, trained.all_rows)]
+				USING ERRCODE = 'invalid_parameter_value',
+					  DETAIL = 'Each fold is scored by a model of the rows outside it.';
+		END IF;
+		EXECUTE format('SELECT array_agg(c.label ORDER BY c.n) FROM %s.nb_classes($1) WITH ORDINALITY AS c(label, documents, prior, n)', ext)
+			INTO classes USING trained.whole;
+		IF array_length(classes, 1) < 2 THEN
+			RAISE EXCEPTION 'relation "%" has one class', rel
+				USING ERRCODE = 'invalid_parameter_value',
+					  DETAIL = 'Calibration needs rows of at least two classes.';
+		END IF;
+		-- the options are checked against the model before any fold is scored
+		doing := format('Calibration on "%s" was checking the options.', rel);
+		EXECUTE format('SELECT %s.nb_with_options($1, $2)', ext) USING trained.whole, options;
+
+		-- each fold's rows scored with its out-of-fold model, a constant of the
+		-- plan (see nb_cross_validate), up to 8 folds per pass, in fold order
+		fold_order := ARRAY(SELECT i FROM generate_subscripts(trained.folds, 1) AS i ORDER BY trained.folds[i]);
+		FOR b IN 0 .. (array_length(trained.folds, 1) - 1) / 8 LOOP
+			per_fold := '';
+			FOR i IN b * 8 + 1 .. least(b * 8 + 8, array_length(trained.folds, 1)) LOOP
+				per_fold := per_fold || format('%1$s%2$s.nbc_calibration_scores(%2$s.nb_subtract($3, $%3$s), r.features, r.actual, $1, $2) '
+											   'FILTER (WHERE r.fold = %4$s)',
+											   CASE WHEN i > b * 8 + 1 THEN ' || ' END, ext, i - b * 8 + 3,
+											   trained.folds[fold_order[i]]);
+			END LOOP;
+			doing := format('Calibration on "%s" was scoring folds %s to %s of %s.',
+							rel, b * 8 + 1, least(b * 8 + 8, array_length(trained.folds, 1)), array_length(trained.folds, 1));
+			EXECUTE format('SELECT %s FROM (SELECT * FROM (%s) r WHERE r.fold IS NOT NULL ORDER BY r.fold) r',
+						   per_fold, rows_sql)
+				INTO part
+				USING options, classes, trained.whole,
+					  trained.models[fold_order[b * 8 + 1]], trained.models[fold_order[b * 8 + 2]],
+					  trained.models[fold_order[b * 8 + 3]], trained.models[fold_order[b * 8 + 4]],
+					  trained.models[fold_order[b * 8 + 5]], trained.models[fold_order[b * 8 + 6]],
+					  trained.models[fold_order[b * 8 + 7]], trained.models[fold_order[b * 8 + 8]];
+			scores := scores || part;
+		END LOOP;
+	EXCEPTION WHEN query_canceled OR others THEN
+		GET STACKED DIAGNOSTICS e_state = RETURNED_SQLSTATE, e_message = MESSAGE_TEXT,
+								e_detail = PG_EXCEPTION_DETAIL, e_hint = PG_EXCEPTION_HINT;
+		e_detail := concat_ws(' ', nullif(e_detail, ''), doing);
+		-- (a RAISE option cannot be null, and an empty one prints an empty line)
+		IF e_hint = '' THEN
+			RAISE EXCEPTION USING ERRCODE = e_state, MESSAGE = e_message, DETAIL = e_detail;
+		END IF;
+		RAISE EXCEPTION USING ERRCODE = e_state, MESSAGE = e_message, DETAIL = e_detail, HINT = e_hint;
+	END;
+	EXECUTE format('SELECT %s.nbc_calibration_fit($1, $2, $3, $4)', ext)
+		INTO fitted USING method, scores, classes, options;
+	RETURN QUERY SELECT fitted -> 'options', (fitted ->> 'log_loss')::float8,
+						(fitted ->> 'calibrated_log_loss')::float8,
+						(fitted ->> 'brier')::float8, (fitted ->> 'calibrated_brier')::float8;
+END
+$$;
+COMMENT ON FUNCTION nb_calibrate(regclass, text, text, integer, jsonb, text, jsonb, text) IS 'fit calibrated probabilities (method auto, temperature or sigmoid) on the out-of-fold posteriors of k-fold cross-validation: the options that apply them, and the out-of-fold log loss and Brier score before and after';

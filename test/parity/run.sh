@@ -36,6 +36,10 @@
 #              of EM (Nigam et al. 2000) on SpamAssassin and Reuters Grain
 #              with 5% of the labels: every iteration's posteriors and log
 #              likelihood.
+#   calibration.py nb_calibrate's temperature and sigmoid against
+#              scikit-learn's CalibratedClassifierCV and numpy/scipy fits on
+#              SpamAssassin, Reuters Grain and the fortunes, and the held-out
+#              log loss and Brier score against uncalibrated and sklearn's.
 # Each suite's own closing count becomes a "# ..." comment; the output closes
 # with one "N passed, N failed" over both.  Exit status 1 if anything failed,
 # including a loader or a suite that exited non-zero without a failed check.
@@ -43,7 +47,7 @@
 # Needs: python3-sklearn python3-pandas python3-psycopg2 python3-mpmath weka npm
 # dataset-fashion-mnist fortunes-ru fortunes-zh (test/setup.sh installs them).
 # NBC_PARITY_SKIP_LOAD=1 reuses already loaded tables; NBC_PARITY_SUITES
-# (default "parity mixed dcm metrics crossval tokens text em") runs a subset; NBC_MIXED_ARGS passes options to
+# (default "parity mixed dcm metrics crossval tokens text em calibration") runs a subset; NBC_MIXED_ARGS passes options to
 # mixed.py (e.g. "--no-fashion"); NBC_PYTHON overrides /usr/bin/python3 (the
 # interpreter that sees sklearn).
 set -uo pipefail
@@ -51,7 +55,7 @@ set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 data=$here/../data
 py=${NBC_PYTHON:-/usr/bin/python3}
-suites=${NBC_PARITY_SUITES:-parity mixed dcm metrics crossval tokens text em}
+suites=${NBC_PARITY_SUITES:-parity mixed dcm metrics crossval tokens text em calibration}
 
 log=$(mktemp /tmp/nbc-parity.XXXXXX)
 out=$(mktemp /tmp/nbc-parity-out.XXXXXX)
@@ -155,8 +159,11 @@ for suite in $suites; do
 	em)
 		load_text && run_suite em.py
 		;;
+	calibration)
+		load_text && load_fortunes && run_suite calibration.py
+		;;
 	*)
-		say "not ok - NBC_PARITY_SUITES: unknown suite '$suite' (parity, mixed, dcm, metrics, crossval, tokens, text, em)"
+		say "not ok - NBC_PARITY_SUITES: unknown suite '$suite' (parity, mixed, dcm, metrics, crossval, tokens, text, em, calibration)"
 		;;
 	esac
 done

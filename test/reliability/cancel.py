@@ -94,6 +94,12 @@ def build(cur, vocab, row_tokens, log):
     # the same documents with one label in ten kept, for EM
     cur.execute("CREATE TABLE emdocs AS SELECT CASE WHEN n % 10 = 0 THEN label END AS label, tokens "
                 "FROM (SELECT row_number() OVER () AS n, label, tokens FROM cvdocs) s")
+    # the out-of-fold log posteriors of cvdocs (every row scored by the whole
+    # model, as a fold's would be), for the calibration's fit alone
+    cur.execute("INSERT INTO models SELECT 'cv', nb_train(label, tokens) FROM cvdocs")
+    cur.execute("CREATE TABLE calscores AS "
+                "SELECT nbc_calibration_scores(w.m, d.tokens, d.label, NULL, ARRAY['l0', 'l1', 'l2', 'l3']) AS scores "
+                "FROM cvdocs d, models w WHERE w.name = 'cv'")
     # a model of many classes of one document each: DCM fits a class at a time
     cur.execute("INSERT INTO models SELECT 'many', nb_train('c' || i, ARRAY['t1']) "
                 "FROM generate_series(1, %s) i", (vocab,))
@@ -168,6 +174,11 @@ def operations(copy_file):
         ("nb_train_em",
          "SELECT nb_info(nb_train_em('nbc_cancel.emdocs', 'label', 'tokens', "
          "'{\"iterations\": 1000, \"tolerance\": 0}')) ->> 'documents'", None),
+        ("nb_calibrate",
+         "SELECT count(*) FROM nb_calibrate('nbc_cancel.cvdocs', 'label', 'tokens', 5)", None),
+        ("calibration fit (temperature and sigmoid)",
+         "SELECT nbc_calibration_fit('auto', scores, ARRAY['l0', 'l1', 'l2', 'l3'], NULL) ->> 'method' "
+         "FROM calscores", None),
         ("nb_tokens of a huge text, 1- and 2-grams",
          "SELECT cardinality(nb_tokens(t, '{\"ngram_range\": [1, 2]}')) FROM bigtext", None),
         ("DCM preparation, one class per document",

@@ -1,0 +1,522 @@
+/*
+ * nb_calibrate.c — calibrated probabilities (nb_calibrate.h).
+ */
+#include "nb_calibrate.h"
+
+#include <math.h>
+
+#include <string.h>
+
+#include "nb_alloc.h"
+#include "nb_interrupt.h"
+
+/* Newton steps (or bisections) at most; each fit converges in far fewer. */
+#define MAX_ITERATIONS 200
+
+/* A sum with Neumaier's compensation: the rounding error of each addition kept apart. */
+typedef struct Sum
+{
+	double		sum;
+	double		comp;
+} Sum;
+
+static void
+sum_add(Sum *s, double x)
+{
+	double		t = s->sum + x;
+
+	s->comp += fabs(s->sum) >= fabs(x) ? (s->sum - t) + x : (x - t) + s->sum;
+	s->sum = t;
+}
+
+static double
+sum_value(const Sum *s)
+{
+	return s->sum + s->comp;
+}
+
+void
+nb_calibration_init(NbCalibration *cal)
+{
+	cal->temperature = 0;
+	cal->sigmoid = NULL;
+	cal->sigmoid_class = NB_SIGMOID_EVERY_CLASS;
+}
+
+/* Whether cal divides by a temperature other than 1. */
+static bool
+has_temperature(const NbCalibration *cal)
+{
+	return cal->temperature != 0 && cal->temperature != 1;
+}
+
+bool
+nb_calibration_is_identity(const NbCalibration *cal)
+{
+	return !has_temperature(cal) && cal->sigmoid == NULL;
+}
+
+bool
+nb_calibration_valid_temperature(double t)
+{
+	return t > 0 && isfinite(t);
+}
+
+bool
+nb_calibration_valid_sigmoid(double a, double b)
+{
+	return isfinite(a) && isfinite(b);
+}
+
+/* log(1 + e^u) without overflow or loss for large |u| */
+static double
+log1pexp(double u)
+{
+	return u > 0 ? u + log1p(exp(-u)) : log1p(exp(u));
+}
+
+/* Divide the log posteriors by t and normalize again; best (a finite one) stays the most probable. */
+static void
+apply_temperature(double *log_post, uint32_t C, int64_t best, double t)
+{
+	double		top = log_post[best];
+	double		sum = 0;
+	double		lse;
+
+	/* relative to the best class, whose term is then exactly 1: no overflow at any t */
+	for (uint32_t c = 0; c < C; c++)
+		if (log_post[c] != -INFINITY)
+		{
+			log_post[c] = (log_post[c] - top) / t;
+			sum += exp(log_post[c]);
+		}
+	lse = log(sum);
+	for (uint32_t c = 0; c < C; c++)
+		if (log_post[c] != -INFINITY)
+			log_post[c] -= lse;
+}
+
+static double
+probability(double log_p)
+{
+	return log_p == -INFINITY ? 0.0 : exp(log_p);
+}
+
+/* log q of the sigmoid [a, b] at probability p: q = 1 / (1 + e^(a p + b)) */
+static double
+log_sigmoid(const double *ab, double p)
+{
+	return -log1pexp(ab[0] * p + ab[1]);
+}
+
+static void
+apply_sigmoids(const NbCalibration *cal, double *log_post, uint32_t C, double *scratch)
+{
+	if (cal->sigmoid_class >= 0)
+	{
+		/* two classes: the other's probability is the complement, 1 / (1 + e^-u) */
+		uint32_t	k = (uint32_t) cal->sigmoid_class;
+		const double *ab = &cal->sigmoid[2 * k];
+		double		u = ab[0] * probability(log_post[k]) + ab[1];
+
+		log_post[k] = -log1pexp(u);
+		log_post[1 - k] = -log1pexp(-u);
+		return;
+	}
+	{
+		double		top = -INFINITY;
+		double		sum = 0;
+		double		lse;
+
+		for (uint32_t c = 0; c < C; c++)
+		{
+			scratch[c] = log_sigmoid(&cal->sigmoid[2 * c], probability(log_post[c]));
+			if (scratch[c] > top)
+				top = scratch[c];
+		}
+		for (uint32_t c = 0; c < C; c++)
+			sum += exp(scratch[c] - top);
+		lse = top + log(sum);
+		for (uint32_t c = 0; c < C; c++)
+			log_post[c] = scratch[c] - lse;
+	}
+}
+
+int64_t
+nb_calibration_apply(const NbCalibration *cal, double *log_post, uint32_t C, int64_t best,
+					 double *scratch)
+{
+	if (has_temperature(cal))
+		apply_temperature(log_post, C, best, cal->temperature);
+	if (cal->sigmoid != NULL)
+	{
+		apply_sigmoids(cal, log_post, C, scratch);
+		best = 0;
+		for (uint32_t c = 1; c < C; c++)
+			if (log_post[c] > log_post[best])
+				best = c;
+	}
+	return best;
+}
+
+/* ---------------------------------------------------------------------- */
+/* temperature                                                            */
+/* ---------------------------------------------------------------------- */
+
+/* The largest log posterior of row i. */
+static double
+row_top(const NbCalibrationRows *rows, size_t i)
+{
+	const double *l = &rows->log_post[i * rows->C];
+	double		top = -INFINITY;
+
+	for (uint32_t c = 0; c < rows->C; c++)
+		if (l[c] > top)
+			top = l[c];
+	return top;
+}
+
+/*
+ * The first and second derivatives of the log loss in beta = 1 / T:
+ * per row, with d_c = l_c - max l and p_c proportional to e^(beta d_c),
+ * E_p[d] - d_actual and Var_p[d] (the loss is convex in beta).  beta 0
+ * is the uniform distribution over the classes with a probability.
+ */
+static void
+temperature_derivatives(const NbCalibrationRows *rows, double beta, double *d1, double *d2)
+{
+	Sum			g = {0, 0};
+	Sum			h = {0, 0};
+	uint32_t	C = rows->C;
+	uint64_t	work = 0;
+
+	for (size_t i = 0; i < rows->n; i++)
+	{
+		const double *l = &rows->log_post[i * C];
+		double		top = row_top(rows, i);
+		double		actual = l[rows->actual[i]];
+		double		z = 0;
+		double		m1 = 0;
+		double		m2 = 0;
+		double		mean;
+
+		nb_interrupt_count(&work, 1 + (uint64_t) C);
+		if (actual == -INFINITY)
+			continue;
+		/*
+		 * One pass: the moments of d <= 0, whose largest value 0 has weight
+		 * 1, so that E[d^2] - E[d]^2 cannot lose the variance to cancellation
+		 */
+		for (uint32_t c = 0; c < C; c++)
+			if (l[c] != -INFINITY)
+			{
+				double		d = l[c] - top;
+				double		w = exp(beta * d);
+
+				z += w;
+				m1 += w * d;
+				m2 += w * d * d;
+			}
+		mean = m1 / z;
+		sum_add(&g, mean - (actual - top));
+		sum_add(&h, fmax(m2 / z - mean * mean, 0));
+	}
+	*d1 = sum_value(&g);
+	*d2 = sum_value(&h);
+}
+
+/*
+ * Whether a minimum exists, from the rows alone: the loss falls as T -> 0
+ * when every row's actual class is a most probable one and some row has a
+ * less probable class (then no row pulls back), and as T -> infinity when
+ * the uniform distribution already has a gradient pointing there.
+ */
+static NbCalibrationStatus
+temperature_minimum_exists(const NbCalibrationRows *rows)
+{
+	size_t		used = 0;
+	bool		all_right = true;
+	bool		some_below = false;
+	uint32_t	C = rows->C;
+	uint64_t	work = 0;
+	double		d1;
+	double		d2;
+
+	for (size_t i = 0; i < rows->n; i++)
+	{
+		const double *l = &rows->log_post[i * C];
+		double		top = row_top(rows, i);
+
+		nb_interrupt_count(&work, 1 + (uint64_t) C);
+		if (l[rows->actual[i]] == -INFINITY)
+			continue;
+		used++;
+		if (l[rows->actual[i]] < top)
+			all_right = false;
+		for (uint32_t c = 0; c < C; c++)
+			if (l[c] != -INFINITY && l[c] < top)
+				some_below = true;
+	}
+	if (used == 0)
+		return NB_CALIBRATION_TOO_FEW_ROWS;
+	if (!some_below && all_right)
+		return NB_CALIBRATION_NO_BETTER;
+	if (all_right)
+		return NB_CALIBRATION_SEPARATED;
+	temperature_derivatives(rows, 0, &d1, &d2);
+	if (d1 >= 0)
+		return NB_CALIBRATION_NO_BETTER;
+	return NB_CALIBRATION_OK;
+}
+
+NbCalibrationStatus
+nb_calibration_fit_temperature(const NbCalibrationRows *rows, double *temperature,
+							   uint32_t *iterations)
+{
+	NbCalibrationStatus status = temperature_minimum_exists(rows);
+	double		lo = 0;
+	double		hi = INFINITY;
+	double		beta = 1;
+	uint32_t	k = 0;
+
+	*iterations = 0;
+	if (status != NB_CALIBRATION_OK)
+		return status;
+	/*
+	 * The derivative is negative at 0 and positive for large beta (some row
+	 * is wrong): [lo, hi] keeps the root between a negative and a positive
+	 * derivative.  A Newton step that leaves it is replaced by doubling
+	 * (while no upper end is known) or bisection.
+	 */
+	while (k < MAX_ITERATIONS)
+	{
+		double		d1;
+		double		d2;
+		double		next;
+
+		temperature_derivatives(rows, beta, &d1, &d2);
+		k++;
+		if (d1 == 0)
+			break;
+		if (d1 > 0)
+			hi = beta;
+		else
+			lo = beta;
+		/* converged: the Newton step is lost in beta's last digits */
+		if (d2 > 0 && fabs(d1 / d2) <= 1e-13 * beta)
+			break;
+		next = d2 > 0 ? beta - d1 / d2 : NAN;
+		if (!(next > lo && next < hi))
+			next = isinf(hi) ? 2 * beta : lo + (hi - lo) / 2;
+		beta = next;
+	}
+	*temperature = 1 / beta;
+	*iterations = k;
+	return NB_CALIBRATION_OK;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Platt's sigmoid                                                        */
+/* ---------------------------------------------------------------------- */
+
+/* One class's rows as the sigmoid reads them: probabilities and targets. */
+typedef struct SigmoidRows
+{
+	size_t		n;
+	double	   *p;
+	double	   *t;
+	double		positive;		/* rows of the class */
+} SigmoidRows;
+
+/* The cross-entropy at (a, b), and its gradient and Hessian (g and h may be NULL). */
+static double
+sigmoid_loss(const SigmoidRows *s, const double *ab, double *g, double *h)
+{
+	Sum			loss = {0, 0};
+	Sum			sum[5];
+	uint64_t	work = 0;
+
+	memset(sum, 0, sizeof(sum));
+	for (size_t i = 0; i < s->n; i++)
+	{
+		double		u = ab[0] * s->p[i] + ab[1];
+		/*
+		 * P = 1 / (1 + e^u), the probability of the class; the loss is
+		 * log(1 + e^u) - (1 - t) u.  One exponential, of -|u|, serves both.
+		 */
+		double		e = exp(-fabs(u));
+		double		P = u > 0 ? e / (1 + e) : 1 / (1 + e);
+		double		r = s->t[i] - P;
+		double		w = P * (1 - P);
+
+		nb_interrupt_count(&work, 8);
+		sum_add(&loss, fmax(u, 0) + log1p(e) - (1 - s->t[i]) * u);
+		if (g == NULL)
+			continue;
+		sum_add(&sum[0], r * s->p[i]);
+		sum_add(&sum[1], r);
+		sum_add(&sum[2], w * s->p[i] * s->p[i]);
+		sum_add(&sum[3], w * s->p[i]);
+		sum_add(&sum[4], w);
+	}
+	if (g != NULL)
+	{
+		g[0] = sum_value(&sum[0]);
+		g[1] = sum_value(&sum[1]);
+		h[0] = sum_value(&sum[2]);
+		h[1] = sum_value(&sum[3]);
+		h[2] = sum_value(&sum[4]);
+	}
+	return sum_value(&loss);
+}
+
+static void
+sigmoid_rows(const NbCalibrationRows *rows, uint32_t c, SigmoidRows *s)
+{
+	size_t		positive = 0;
+
+	s->n = rows->n;
+	s->p = nb_alloc(sizeof(double) * (rows->n + 1));
+	s->t = nb_alloc(sizeof(double) * (rows->n + 1));
+	for (size_t i = 0; i < rows->n; i++)
+	{
+		nb_interrupt_at(i);
+		positive += rows->actual[i] == c;
+		s->p[i] = probability(rows->log_post[i * rows->C + c]);
+	}
+	/* Platt's targets: the positives' and negatives' counts as a Bayesian prior */
+	for (size_t i = 0; i < rows->n; i++)
+		s->t[i] = rows->actual[i] == c ? (positive + 1.0) / (positive + 2.0)
+			: 1.0 / (rows->n - positive + 2.0);
+	s->positive = (double) positive;
+}
+
+NbCalibrationStatus
+nb_calibration_fit_sigmoid(const NbCalibrationRows *rows, uint32_t c, double *ab,
+						   uint32_t *iterations)
+{
+	SigmoidRows s;
+	double		positive;
+	double		loss;
+	double		g[2];
+	double		h[3];
+	uint32_t	k = 0;
+
+	*iterations = 0;
+	if (rows->n == 0)
+		return NB_CALIBRATION_TOO_FEW_ROWS;
+	sigmoid_rows(rows, c, &s);
+	positive = s.positive;
+	ab[0] = 0;
+	ab[1] = log((rows->n - positive + 1.0) / (positive + 1.0));
+	loss = sigmoid_loss(&s, ab, g, h);
+	while (k < MAX_ITERATIONS)
+	{
+		double		det;
+		double		d[2];
+		double		slope;
+		double		step = 1;
+		bool		moved = false;
+
+		k++;
+		if (fabs(g[0]) <= 1e-12 * rows->n && fabs(g[1]) <= 1e-12 * rows->n)
+			break;
+		/* (H + sigma I) d = -g, sigma keeping it invertible when every p is the same */
+		h[0] += 1e-12;
+		h[2] += 1e-12;
+		det = h[0] * h[2] - h[1] * h[1];
+		d[0] = -(h[2] * g[0] - h[1] * g[1]) / det;
+		d[1] = -(h[0] * g[1] - h[1] * g[0]) / det;
+		slope = g[0] * d[0] + g[1] * d[1];
+		/*
+		 * Backtracking (Armijo) until the loss falls enough, or the step is
+		 * lost in rounding; each trial's gradient is the next step's.  Near
+		 * the minimum the fall Newton's step promises (-slope / 2) is below
+		 * the rounding of the loss, a sum over every row, which can then not
+		 * tell it: the step is taken whole, the gradient (which has no such
+		 * floor) deciding when to stop.
+		 */
+		if (-slope <= 1e-12 * (1 + fabs(loss)))
+		{
+			double		next[2] = {ab[0] + d[0], ab[1] + d[1]};
+
+			moved = next[0] != ab[0] || next[1] != ab[1];
+			memcpy(ab, next, sizeof(next));
+			loss = sigmoid_loss(&s, ab, g, h);
+			step = 0;
+		}
+		while (step >= 1e-10)
+		{
+			double		next[2] = {ab[0] + step * d[0], ab[1] + step * d[1]};
+			double		next_g[2];
+			double		next_h[3];
+			double		next_loss = sigmoid_loss(&s, next, next_g, next_h);
+
+			if (next_loss <= loss + 1e-4 * step * slope)
+			{
+				moved = next[0] != ab[0] || next[1] != ab[1];
+				memcpy(ab, next, sizeof(next));
+				memcpy(g, next_g, sizeof(next_g));
+				memcpy(h, next_h, sizeof(next_h));
+				loss = next_loss;
+				break;
+			}
+			step /= 2;
+		}
+		if (!moved)
+			break;
+	}
+	nb_free(s.p);
+	nb_free(s.t);
+	*iterations = k;
+	return NB_CALIBRATION_OK;
+}
+
+/* ---------------------------------------------------------------------- */
+/* the rows' order                                                        */
+/* ---------------------------------------------------------------------- */
+
+typedef struct OrderedRow
+{
+	const double *log_post;
+	uint32_t	C;
+	uint32_t	actual;
+} OrderedRow;
+
+/* By actual class, then by the bytes of the log posteriors: any total order does. */
+static int
+row_order(const void *a, const void *b)
+{
+	const OrderedRow *x = a;
+	const OrderedRow *y = b;
+
+	if (x->actual != y->actual)
+		return x->actual < y->actual ? -1 : 1;
+	return memcmp(x->log_post, y->log_post, sizeof(double) * x->C);
+}
+
+void
+nb_calibration_order_rows(size_t n, uint32_t C, uint32_t *actual, double *log_post)
+{
+	OrderedRow *order = nb_alloc(sizeof(OrderedRow) * (n + 1));
+	double	   *copy = nb_alloc(sizeof(double) * (n * C + 1));
+	uint64_t	work = 0;
+
+	nb_copy(copy, log_post, sizeof(double) * n * C);
+	for (size_t i = 0; i < n; i++)
+	{
+		nb_interrupt_at(i);
+		order[i].log_post = &copy[i * C];
+		order[i].C = C;
+		order[i].actual = actual[i];
+	}
+	nb_sort(order, n, sizeof(OrderedRow), row_order);
+	for (size_t i = 0; i < n; i++)
+	{
+		nb_interrupt_count(&work, 1 + (uint64_t) C / 8);
+		actual[i] = order[i].actual;
+		memcpy(&log_post[i * C], order[i].log_post, sizeof(double) * C);
+	}
+	nb_free(order);
+	nb_free(copy);
+}

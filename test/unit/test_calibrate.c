@@ -1,0 +1,309 @@
+/*
+ * test_calibrate.c — unit tests of calibrated probabilities (src/nb_calibrate.c).
+ *
+ *   ./test_calibrate        run every test
+ *   ./test_calibrate WORD   run the tests whose name contains WORD
+ *
+ * The maps against their formulas, the fits against their optimality
+ * conditions (a zero derivative, computed here apart) and a value computed
+ * with scipy, and the fits' refusals.  Output: see unit.h.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "malloc_alloc.h"
+#include "nb_alloc.h"
+#include "nb_calibrate.h"
+#include "unit.h"
+
+/* A failed condition is the detail of the failure. */
+#define EXPECT(cond) CHECK(cond, "%s", #cond)
+
+static void
+test_temperature_apply(void)
+{
+	double		l[3] = {log(0.7), log(0.2), log(0.1)};
+	double		s[3];
+	NbCalibration cal;
+	double		z = pow(0.7, 0.5) + pow(0.2, 0.5) + pow(0.1, 0.5);
+
+	nb_calibration_init(&cal);
+	EXPECT(nb_calibration_is_identity(&cal));
+	cal.temperature = 2;
+	EXPECT(!nb_calibration_is_identity(&cal));
+	EXPECT(nb_calibration_apply(&cal, l, 3, 0, s) == 0);
+	CHECK_NEAR(exp(l[0]), pow(0.7, 0.5) / z, 1e-15, "p0");
+	CHECK_NEAR(exp(l[1]), pow(0.2, 0.5) / z, 1e-15, "p1");
+	CHECK_NEAR(exp(l[2]), pow(0.1, 0.5) / z, 1e-15, "p2");
+}
+
+static void
+test_temperature_limits(void)
+{
+	double		l[3] = {-0.3, -1.5, -INFINITY};
+	double		s[3];
+	NbCalibration cal;
+
+	nb_calibration_init(&cal);
+	cal.temperature = 1e-300;
+	EXPECT(nb_calibration_apply(&cal, l, 3, 0, s) == 0);
+	/* the other class's probability underflows to 0; its logarithm stays finite */
+	EXPECT(l[0] == 0 && exp(l[1]) == 0 && l[2] == -INFINITY);
+	l[0] = -0.3;
+	l[1] = -1.5;
+	cal.temperature = 1e300;
+	EXPECT(nb_calibration_apply(&cal, l, 3, 0, s) == 0);
+	/* a class of probability 0 keeps it; the others tend to uniform */
+	CHECK_NEAR(l[0], log(0.5), 1e-15, "l0");
+	CHECK_NEAR(l[1], log(0.5), 1e-15, "l1");
+	EXPECT(l[2] == -INFINITY);
+	EXPECT(!nb_calibration_valid_temperature(0) && !nb_calibration_valid_temperature(-1) &&
+		   !nb_calibration_valid_temperature(INFINITY) && !nb_calibration_valid_temperature(NAN) &&
+		   nb_calibration_valid_temperature(1e-300));
+}
+
+static void
+test_sigmoid_apply(void)
+{
+	double		ab2[4] = {0, 0, -4, 1.5};
+	double		ab3[6] = {-3, 2, -5, 1, -2, 0.5};
+	double		l[3] = {log(0.3), log(0.7), -INFINITY};
+	double		s[3];
+	NbCalibration cal;
+	double		q[3];
+	double		sum = 0;
+
+	nb_calibration_init(&cal);
+	cal.sigmoid = ab2;
+	cal.sigmoid_class = 1;
+	EXPECT(nb_calibration_apply(&cal, l, 2, 1, s) == 1);
+	CHECK_NEAR(exp(l[1]), 1 / (1 + exp(-4 * 0.7 + 1.5)), 1e-15, "q");
+	CHECK_NEAR(exp(l[0]), 1 - 1 / (1 + exp(-4 * 0.7 + 1.5)), 1e-15, "1 - q");
+
+	l[0] = log(0.3);
+	l[1] = log(0.7);
+	l[2] = -INFINITY;
+	cal.sigmoid = ab3;
+	cal.sigmoid_class = NB_SIGMOID_EVERY_CLASS;
+	q[0] = 1 / (1 + exp(-3 * 0.3 + 2));
+	q[1] = 1 / (1 + exp(-5 * 0.7 + 1));
+	q[2] = 1 / (1 + exp(0.5));
+	for (int c = 0; c < 3; c++)
+		sum += q[c];
+	(void) nb_calibration_apply(&cal, l, 3, 1, s);
+	for (int c = 0; c < 3; c++)
+		CHECK_NEAR(exp(l[c]), q[c] / sum, 1e-15, "normalized q");
+}
+
+/* The derivative of the rows' log loss in 1 / T at T, computed apart. */
+static double
+temperature_derivative(const double *lp, const uint32_t *y, size_t n, uint32_t C, double t)
+{
+	double		d = 0;
+
+	for (size_t i = 0; i < n; i++)
+	{
+		double		z = 0;
+		double		m = 0;
+
+		for (uint32_t c = 0; c < C; c++)
+		{
+			z += exp(lp[i * C + c] / t);
+			m += exp(lp[i * C + c] / t) * lp[i * C + c];
+		}
+		d += m / z - lp[i * C + y[i]];
+	}
+	return d;
+}
+
+static void
+test_temperature_fit(void)
+{
+	/* one row right, one wrong, each the other's mirror: T = 3.1024149022 (scipy's brentq) */
+	double		lp[4] = {-0.5, -1.5, -0.25, -1};
+	uint32_t	y[2] = {0, 1};
+	NbCalibrationRows rows = {2, 2, y, lp};
+	double		t;
+	uint32_t	k;
+	uint64_t	seed = 7;
+	enum
+	{
+		N = 500, C = 4
+	};
+	double		big[N * C];
+	double		reversed[N * C];
+	uint32_t	by[N];
+	uint32_t	ry[N];
+	double		t2;
+
+	EXPECT(nb_calibration_fit_temperature(&rows, &t, &k) == NB_CALIBRATION_OK);
+	CHECK_NEAR(t, 3.1024149022, 1e-10, "T");
+
+	/* overconfident random rows: the derivative is 0 at the fit, and the rows' order changes no bit */
+	for (size_t i = 0; i < N; i++)
+	{
+		double		m = -INFINITY;
+		double		z = 0;
+
+		for (uint32_t c = 0; c < C; c++)
+		{
+			seed ^= seed << 13;
+			seed ^= seed >> 7;
+			seed ^= seed << 17;
+			big[i * C + c] = 20.0 * (double) (seed % 1000) / 1000;
+			if (big[i * C + c] > m)
+			{
+				m = big[i * C + c];
+				by[i] = c;
+			}
+		}
+		for (uint32_t c = 0; c < C; c++)
+			z += exp(big[i * C + c] - m);
+		for (uint32_t c = 0; c < C; c++)
+			big[i * C + c] -= m + log(z);
+		/* the actual class: the most probable 6 times in 10, else any */
+		if ((seed >> 20) % 10 >= 6)
+			by[i] = (uint32_t) (seed >> 40) % C;
+	}
+	for (size_t i = 0; i < N; i++)
+	{
+		memcpy(&reversed[i * C], &big[(N - 1 - i) * C], sizeof(double) * C);
+		ry[i] = by[N - 1 - i];
+	}
+	rows = (NbCalibrationRows) {N, C, by, big};
+	EXPECT(nb_calibration_fit_temperature(&rows, &t, &k) == NB_CALIBRATION_OK);
+	EXPECT(t > 1);
+	CHECK(fabs(temperature_derivative(big, by, N, C, t)) < 1e-9 * N, "derivative %g at T = %g",
+		  temperature_derivative(big, by, N, C, t), t);
+	/* in the canonical order, rows that came in any order give the same bits */
+	nb_calibration_order_rows(N, C, by, big);
+	nb_calibration_order_rows(N, C, ry, reversed);
+	EXPECT(memcmp(big, reversed, sizeof(big)) == 0 && memcmp(by, ry, sizeof(by)) == 0);
+	rows = (NbCalibrationRows) {N, C, by, big};
+	EXPECT(nb_calibration_fit_temperature(&rows, &t2, &k) == NB_CALIBRATION_OK);
+	CHECK_NEAR(t2, t, 1e-12 * t, "T of the ordered rows");
+	rows = (NbCalibrationRows) {N, C, ry, reversed};
+	EXPECT(nb_calibration_fit_temperature(&rows, &t, &k) == NB_CALIBRATION_OK);
+	EXPECT(t2 == t);
+}
+
+static void
+test_temperature_refusals(void)
+{
+	double		right[4] = {-0.1, -2.4, -3, -0.05};
+	uint32_t	y[2] = {0, 1};
+	double		flat[4] = {log(0.5), log(0.5), log(0.5), log(0.5)};
+	double		zero[4] = {-INFINITY, 0, -INFINITY, 0};
+	NbCalibrationRows rows = {2, 2, y, right};
+	double		t;
+	uint32_t	k;
+
+	EXPECT(nb_calibration_fit_temperature(&rows, &t, &k) == NB_CALIBRATION_SEPARATED);
+	rows.log_post = flat;
+	EXPECT(nb_calibration_fit_temperature(&rows, &t, &k) == NB_CALIBRATION_NO_BETTER);
+	/* the first row's actual class has probability 0; the second's 1 */
+	y[1] = 1;
+	rows.log_post = zero;
+	y[0] = 0;
+	EXPECT(nb_calibration_fit_temperature(&rows, &t, &k) == NB_CALIBRATION_NO_BETTER);
+	y[1] = 0;
+	EXPECT(nb_calibration_fit_temperature(&rows, &t, &k) == NB_CALIBRATION_TOO_FEW_ROWS);
+	rows.n = 0;
+	EXPECT(nb_calibration_fit_temperature(&rows, &t, &k) == NB_CALIBRATION_TOO_FEW_ROWS);
+}
+
+static void
+test_sigmoid_fit(void)
+{
+	enum
+	{
+		N = 300
+	};
+	double		lp[N * 2];
+	uint32_t	y[N];
+	uint64_t	seed = 11;
+	NbCalibrationRows rows = {N, 2, y, lp};
+	double		ab[2];
+	uint32_t	k;
+	double		n1 = 0;
+	double		ga = 0;
+	double		gb = 0;
+
+	for (size_t i = 0; i < N; i++)
+	{
+		double		p;
+
+		seed ^= seed << 13;
+		seed ^= seed >> 7;
+		seed ^= seed << 17;
+		p = (double) (seed % 10000) / 10000 * 0.98 + 0.01;
+		lp[2 * i] = log1p(-p);
+		lp[2 * i + 1] = log(p);
+		/* the class follows p, less sharply than p says */
+		y[i] = (double) ((seed >> 20) % 10000) / 10000 < 0.25 + 0.5 * p;
+		n1 += y[i];
+	}
+	EXPECT(nb_calibration_fit_sigmoid(&rows, 1, ab, &k) == NB_CALIBRATION_OK);
+	/* the gradient of Platt's cross-entropy is 0: sum (t - P) [p, 1] */
+	for (size_t i = 0; i < N; i++)
+	{
+		double		p = exp(lp[2 * i + 1]);
+		double		t = y[i] ? (n1 + 1) / (n1 + 2) : 1 / (N - n1 + 2);
+		double		P = 1 / (1 + exp(ab[0] * p + ab[1]));
+
+		ga += (t - P) * p;
+		gb += t - P;
+	}
+	CHECK(fabs(ga) < 1e-9 && fabs(gb) < 1e-9, "gradient (%g, %g) at (%g, %g)", ga, gb, ab[0], ab[1]);
+	/* flatter than the posteriors: a > -1 / 0.25, the slope a perfect calibration would have */
+	EXPECT(ab[0] < 0 && ab[0] > -4);
+	rows.n = 0;
+	EXPECT(nb_calibration_fit_sigmoid(&rows, 1, ab, &k) == NB_CALIBRATION_TOO_FEW_ROWS);
+}
+
+/* A fit checks for a cancel as it goes: nb_interrupt is called. */
+static void
+test_fit_interrupts(void)
+{
+	enum
+	{
+		N = 20000
+	};
+	double	   *lp = nb_alloc(sizeof(double) * N * 2);
+	uint32_t   *y = nb_alloc(sizeof(uint32_t) * N);
+	NbCalibrationRows rows = {N, 2, y, lp};
+	double		t;
+	double		ab[2];
+	uint32_t	k;
+	long		before;
+
+	for (size_t i = 0; i < N; i++)
+	{
+		lp[2 * i] = i % 3 ? -0.01 : -5;
+		lp[2 * i + 1] = log1p(-exp(lp[2 * i]));
+		y[i] = i % 4 == 0;
+	}
+	before = nb_test_interrupts();
+	CHECK_OR_DONE(nb_calibration_fit_temperature(&rows, &t, &k) == NB_CALIBRATION_OK, "temperature fit");
+	CHECK_OR_DONE(nb_test_interrupts() > before, "no check for a cancel in the temperature fit");
+	before = nb_test_interrupts();
+	CHECK_OR_DONE(nb_calibration_fit_sigmoid(&rows, 1, ab, &k) == NB_CALIBRATION_OK, "sigmoid fit");
+	CHECK_OR_DONE(nb_test_interrupts() > before, "no check for a cancel in the sigmoid fit");
+done:
+	nb_free(lp);
+	nb_free(y);
+}
+
+int
+main(int argc, char **argv)
+{
+	unit_init(argc, argv);
+	run("temperature: the formula", test_temperature_apply);
+	run("temperature: limits, never NaN", test_temperature_limits);
+	run("sigmoid: two classes and more", test_sigmoid_apply);
+	run("temperature fit: scipy's value, zero derivative, canonical order", test_temperature_fit);
+	run("temperature fit: separated, no better than uniform, no rows", test_temperature_refusals);
+	run("sigmoid fit: zero gradient", test_sigmoid_fit);
+	run("fits check for a cancel", test_fit_interrupts);
+	return unit_done();
+}
