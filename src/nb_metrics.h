@@ -33,6 +33,24 @@
  * clipped to eps) at the end, when every class is known, to first order:
  * log(S + k eps) = log S + k eps / S, the second-order term (k eps)^2 being
  * below 1e-24 for the most classes a state holds.
+ *
+ * Calibration (rows with probabilities, not scores_only): the rows in
+ * NB_METRICS_BINS equal-width bins of their top-class confidence p (the
+ * predicted class's probability as given, unclipped), bin min(floor(10 p),
+ * 9) computed in double precision; per bin the weight, the weight times p
+ * and the weight of the rows predicted right.  The expected calibration
+ * error is the sum over bins of |weight right - weight times p| over the
+ * total weight (= sum of W_b / W |accuracy_b - confidence_b|).
+ *
+ * Arrival order: every sum of the probability form (log loss, Brier score,
+ * calibration bins) is an exact sum (nb_exact.h), rounded once, and the
+ * unweighted counts are integers: the metrics of the same rows are the
+ * same bits in any order and any grouping of partial states, but for two
+ * kinds of sums of weights: a confusion cell's weight and, with weights and
+ * probabilities, the weights summed at the points of the ROC and precision
+ * curves are plain sums of the rows' weights, whose orders differ by at
+ * most (n - 1) 2^-53 of the sum for n rows (and so do the metrics made of
+ * them, to a few units of that).
  */
 #ifndef NB_METRICS_H
 #define NB_METRICS_H
@@ -72,6 +90,11 @@
  */
 #define NB_METRICS_STAGE_ROWS 8
 
+/* Calibration bins of the top-class confidence (see above). */
+#define NB_METRICS_BINS 10
+/* per bin: weight, weight * confidence, weight of the rows predicted right */
+#define NB_METRICS_BIN_SUMS 3
+
 #define NB_METRICS_SEGMENT_BITS 18
 #define NB_METRICS_SEGMENT_ROWS ((uint64_t) 1 << NB_METRICS_SEGMENT_BITS)
 
@@ -101,6 +124,11 @@ typedef struct NbMetrics
 	 * sums of weight / S; NULL while no row named n classes
 	 */
 	NbExactSum **ll_inv_sum;
+	/* scored: NB_METRICS_BINS * NB_METRICS_BIN_SUMS calibration sums, [bin * 3 + k] */
+	NbExactSum *calib;
+	/* bytes of the serialized state: serial_fixed + rows * serial_per_row */
+	uint64_t	serial_fixed;
+	uint64_t	serial_per_row;
 } NbMetrics;
 
 void		nb_metrics_init(NbMetrics *m, bool scored, bool weighted);
@@ -189,6 +217,13 @@ typedef struct NbClassMetrics
 	double		average_precision;	/* NAN if undefined or not scored */
 } NbClassMetrics;
 
+typedef struct NbCalibrationBin
+{
+	double		weight;			/* of the rows in the bin */
+	double		confidence;		/* their mean top-class probability; NAN if weight 0 */
+	double		accuracy;		/* the weight predicted right over weight; NAN if weight 0 */
+} NbCalibrationBin;
+
 typedef struct NbAverages
 {
 	double		precision;
@@ -209,7 +244,16 @@ typedef struct NbMetricsResult
 	double		brier;
 	double		roc_auc_macro;	/* NAN if not ranked */
 	double		average_precision_macro;
+	double		ece;			/* expected calibration error; NAN if not calibrated */
+	NbCalibrationBin bins[NB_METRICS_BINS];
 } NbMetricsResult;
+
+/* Whether a state has calibration bins: probabilities, not only scores. */
+static inline bool
+nb_metrics_calibrated(const NbMetrics *m)
+{
+	return m->scored && !m->scores_only;
+}
 
 /* Whether a class is a report class (occurs as actual or predicted). */
 static inline bool
@@ -224,5 +268,61 @@ nb_metrics_reported(const NbMetrics *m, uint32_t c)
  */
 void		nb_metrics_compute(NbMetrics *m, NbMetricsResult *r);
 void		nb_metrics_result_free(NbMetricsResult *r);
+
+/*
+ * The serialized form of states, for the nb_metrics_state type (its binary
+ * form; base64 of it as text) and so for parallel workers and Citus.
+ * Little-endian on every machine.  A value holds one or more states (a
+ * grid's, one per option set) after a header:
+ *   magic "NBM" and version 1 (4 bytes), the number of states (u32), a tag
+ *   the caller keeps with them (u32 length, bytes: a grid's option sets);
+ * then each state:
+ *   flags (u8: 1 scored, 2 weighted, 4 ranked, 8 scores_only), rows (u64),
+ *   labels K (u32), each label (u32 length, bytes, seen flags u8), the K x
+ *   K confusion weights (f64, [actual][predicted] by id); if scored, the
+ *   exact sums (nb_exact.h's form) of the Brier score and the log loss, for
+ *   n = 0..K a flag (u8) and the sum of weight / S of rows naming n
+ *   classes, the calibration sums; if ranked, the rows' actual class ids
+ *   (u32 each), their weights if weighted (f64), then per class a flag (u8)
+ *   and its column (f64 per row).
+ */
+#define NB_METRICS_SERIAL_HEADER 12
+#define NB_METRICS_SERIAL_VERSION 1
+
+/* Bytes of a state's serialized form (kept up to date as rows come). */
+static inline uint64_t
+nb_metrics_serial_size(const NbMetrics *m)
+{
+	return m->serial_fixed + m->rows * m->serial_per_row;
+}
+
+/* Write the header of n states and a tag of tag_len bytes; returns the end. */
+unsigned char *nb_metrics_write_header(unsigned char *out, uint32_t n, const void *tag,
+									   uint32_t tag_len);
+
+/*
+ * Write a state (nb_metrics_serial_size bytes); returns the end.  Flushes
+ * its staged rows (nb_metrics_flush): the state is the same otherwise.
+ */
+unsigned char *nb_metrics_write(NbMetrics *m, unsigned char *out);
+
+/* Reading serialized states: *p advances up to end; error says why it stopped. */
+typedef struct NbMetricsIn
+{
+	const unsigned char *p;
+	const unsigned char *end;
+	const char *error;			/* static text, set when a read returns false */
+} NbMetricsIn;
+
+/* The header: number of states, and the tag (pointing into the input). */
+bool		nb_metrics_read_header(NbMetricsIn *in, uint32_t *n, const unsigned char **tag,
+								   uint32_t *tag_len);
+
+/*
+ * A state, validated (labels distinct, ids, weights and probabilities in
+ * range, exact sums in their form), into m, which this initializes: free it
+ * with nb_metrics_free whether or not this succeeds.
+ */
+bool		nb_metrics_read(NbMetrics *m, NbMetricsIn *in);
 
 #endif

@@ -19,7 +19,4 @@
  */
 Jsonb	   *nb_metrics_jsonb(NbMetrics *m);
 
-/* The error of a label that would be one more than NB_METRICS_MAX_CLASSES. */
-void		nb_metrics_too_many_labels(const char *label, uint32 len);
-
 #endif
