@@ -1243,16 +1243,25 @@ nb_metrics_compute(NbMetrics *m, NbMetricsResult *r)
 	r->brier = NAN;
 	r->roc_auc_macro = NAN;
 	r->average_precision_macro = NAN;
-	if (m->scored && !m->scores_only && m->rows > 0 && total > 0)
-	{
-		r->log_loss = log_loss(m, total);
-		r->brier = nb_exact_value(&m->brier) / total;
-	}
 	r->ece = NAN;
 	for (int b = 0; b < NB_METRICS_BINS; b++)
 		r->bins[b].confidence = r->bins[b].accuracy = NAN;
 	if (nb_metrics_calibrated(m) && m->rows > 0 && total > 0)
+	{
+		/*
+		 * the total weight as the exact sum of the bins' (every row is in
+		 * one), not the confusion's: the same bits in any order of rows
+		 */
+		NbExactSum	exact_total;
+
+		nb_exact_init(&exact_total);
+		for (int b = 0; b < NB_METRICS_BINS; b++)
+			nb_exact_merge(&exact_total, &m->calib[b * NB_METRICS_BIN_SUMS]);
+		total = nb_exact_value(&exact_total);
+		r->log_loss = log_loss(m, total);
+		r->brier = nb_exact_value(&m->brier) / total;
 		calibration(m, total, r);
+	}
 	if (m->ranked && m->rows > 0)
 		rank_classes(m, r);
 	nb_free(true_sum);

@@ -43,7 +43,8 @@
  * total weight (= sum of W_b / W |accuracy_b - confidence_b|).
  *
  * Arrival order: every sum of the probability form (log loss, Brier score,
- * calibration bins) is an exact sum (nb_exact.h), rounded once, and the
+ * calibration bins, and the total weight they are divided by, the bins'
+ * weights summed) is an exact sum (nb_exact.h), rounded once, and the
  * unweighted counts are integers: the metrics of the same rows are the
  * same bits in any order and any grouping of partial states, but for two
  * kinds of sums of weights: a confusion cell's weight and, with weights and
