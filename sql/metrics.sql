@@ -113,6 +113,11 @@ SELECT nb_metrics('x', '{"x": null}'::jsonb);
 SELECT nb_metrics('x', '{"x": 1.5}'::jsonb);
 SELECT nb_metrics('x', '{"x": -0.1}'::jsonb);
 SELECT nb_metrics('c' || i, 'c0') FROM generate_series(1, 2049) AS i;
+SELECT nb_metrics('x', '{"x": 1}'::jsonb, 1, '{"rank": false}'::jsonb);
+SELECT nb_metrics('x', '{"x": 1}'::jsonb, 1, '{"ranked": "no"}'::jsonb);
+SELECT nb_metrics('x', '{"x": 1}'::jsonb, 1, '[false]'::jsonb);
+SELECT nb_metrics(a, '{"x": 1}'::jsonb, 1, o::jsonb)
+FROM (VALUES ('x', '{"ranked": false}'), ('x', '{"ranked": true}')) AS v (a, o);
 SELECT 'not base64!'::nb_metrics_state;
 SELECT encode('not a state', 'base64')::nb_metrics_state;
 
@@ -144,6 +149,16 @@ SELECT (nb_metrics(label, proba) - '{log_loss,brier,calibration,roc_auc,average_
          = nb_metrics(label, predicted) AS same_label_metrics,
        (nb_metrics(label, proba, w) - '{log_loss,brier,calibration,roc_auc,average_precision}'::text[])
          = nb_metrics(label, predicted, w) AS same_weighted
+FROM met_pred;
+
+-- the lighter form ({"ranked": false}) keeps no rows: the same metrics but
+-- ROC AUC and average precision, which it leaves out; NULL options are the
+-- defaults
+SELECT nb_metrics(label, proba, 1, '{"ranked": false}'::jsonb)
+         = nb_metrics(label, proba) - '{roc_auc,average_precision}'::text[] AS same_unranked,
+       nb_metrics(label, proba, w, '{"ranked": false}'::jsonb)
+         = nb_metrics(label, proba, w) - '{roc_auc,average_precision}'::text[] AS same_weighted_unranked,
+       nb_metrics(label, proba, w, NULL::jsonb) = nb_metrics(label, proba, w) AS null_options
 FROM met_pred;
 
 -- GROUP BY: the metrics of each segment in one pass equal those of each alone

@@ -13,9 +13,6 @@
 #include "nb_interrupt.h"
 #include "nb_port.h"
 
-#ifdef NB_HAVE_SSE2_STREAM
-#include <emmintrin.h>
-#endif
 
 _Static_assert(sizeof(double) << NB_METRICS_SEGMENT_BITS == NB_HUGE_PAGE,
 			   "a segment of a column past the first is one huge page");
@@ -120,7 +117,6 @@ nb_metrics_init(NbMetrics *m, bool scored, bool weighted)
 	if (scored)
 	{
 		m->score = nb_alloc_zero(sizeof(double *) * m->cap);
-		m->stage = nb_alloc_zero(sizeof(double) * NB_METRICS_STAGE_ROWS * m->cap);
 		m->ll_inv_sum = nb_alloc_zero(sizeof(NbExactSum *) * (m->cap + 1));
 		m->calib = nb_alloc(sizeof(NbExactSum) * NB_METRICS_BINS * NB_METRICS_BIN_SUMS);
 		for (int k = 0; k < NB_METRICS_BINS * NB_METRICS_BIN_SUMS; k++)
@@ -153,7 +149,6 @@ nb_metrics_free(NbMetrics *m)
 			nb_free(m->actual);
 		if (m->weight != NULL)
 			free_column(m->weight, m->rows_cap);
-		nb_free(m->stage);
 		for (uint32_t n = 0; n <= m->cap; n++)
 			if (m->ll_inv_sum[n] != NULL)
 				nb_free(m->ll_inv_sum[n]);
@@ -187,9 +182,6 @@ grow_classes(NbMetrics *m)
 	{
 		m->score = nb_realloc(m->score, sizeof(double *) * cap);
 		memset(m->score + m->cap, 0, sizeof(double *) * (cap - m->cap));
-		m->stage = nb_realloc(m->stage, sizeof(double) * NB_METRICS_STAGE_ROWS * cap);
-		memset(m->stage + (size_t) NB_METRICS_STAGE_ROWS * m->cap, 0,
-			   sizeof(double) * NB_METRICS_STAGE_ROWS * (cap - m->cap));
 		m->ll_inv_sum = nb_realloc(m->ll_inv_sum, sizeof(NbExactSum *) * (cap + 1));
 		memset(m->ll_inv_sum + m->cap + 1, 0, sizeof(NbExactSum *) * (cap - m->cap));
 	}
@@ -287,72 +279,6 @@ clip(double p)
 	return above < 1.0 - DBL_EPSILON ? above : 1.0 - DBL_EPSILON;
 }
 
-/* A group's line of a column from the stage, past the caches where the CPU can. */
-static inline void
-store_line(double *to, const double *from)
-{
-#ifdef NB_HAVE_SSE2_STREAM
-	for (int j = 0; j < NB_METRICS_STAGE_ROWS; j++)
-	{
-		long long	bits;
-
-		memcpy(&bits, &from[j], sizeof(bits));
-		_mm_stream_si64((long long *) &to[j], bits);
-	}
-#else
-	memcpy(to, from, sizeof(double) * NB_METRICS_STAGE_ROWS);
-#endif
-}
-
-/*
- * The first n staged rows of every column into rows first on: a whole
- * group (n = NB_METRICS_STAGE_ROWS) a line at a time, its stage cleared for
- * the next; the start of one (a flush) as it is.  A group is in one segment.
- */
-static void
-write_stage(NbMetrics *m, uint64_t first, uint32_t n)
-{
-	for (uint32_t c = 0; c < m->labels.count; c++)
-	{
-		double	   *stage = &m->stage[(size_t) c * NB_METRICS_STAGE_ROWS];
-		double	   *to;
-
-		if (m->score[c] == NULL)
-			continue;
-		to = nb_metrics_score_at(m->score[c], first);
-		if (n == NB_METRICS_STAGE_ROWS)
-		{
-			store_line(to, stage);
-			memset(stage, 0, sizeof(double) * NB_METRICS_STAGE_ROWS);
-		}
-		else
-			memcpy(to, stage, sizeof(double) * n);
-	}
-}
-
-void
-nb_metrics_flush(NbMetrics *m)
-{
-	uint32_t	staged = (uint32_t) (m->rows % NB_METRICS_STAGE_ROWS);
-
-	if (m->ranked && staged > 0)
-		write_stage(m, m->rows - staged, staged);
-}
-
-void
-nb_metrics_restage(NbMetrics *m)
-{
-	uint32_t	staged = (uint32_t) (m->rows % NB_METRICS_STAGE_ROWS);
-
-	if (!m->ranked)
-		return;
-	memset(m->stage, 0, sizeof(double) * NB_METRICS_STAGE_ROWS * m->cap);
-	for (uint32_t c = 0; c < m->labels.count; c++)
-		if (m->score[c] != NULL && staged > 0)
-			memcpy(&m->stage[(size_t) c * NB_METRICS_STAGE_ROWS],
-				   nb_metrics_score_at(m->score[c], m->rows - staged), sizeof(double) * staged);
-}
-
 NbExactSum *
 nb_metrics_inv_sum(NbMetrics *m, uint32_t n)
 {
@@ -412,7 +338,7 @@ nb_metrics_add_scored(NbMetrics *m, uint32_t actual, const uint32_t *cls,
 			if (m->score[cls[i]] == NULL)
 				(void) nb_metrics_column(m, cls[i]);
 			/* + 0.0 makes a -0 +0, which the sort keys need */
-			m->stage[(size_t) cls[i] * NB_METRICS_STAGE_ROWS + row % NB_METRICS_STAGE_ROWS] = prob[i] + 0.0;
+			*nb_metrics_score_at(m->score[cls[i]], row) = prob[i] + 0.0;
 		}
 	}
 	if (!named)
@@ -422,8 +348,6 @@ nb_metrics_add_scored(NbMetrics *m, uint32_t actual, const uint32_t *cls,
 		m->actual[row] = actual;
 		if (m->weighted)
 			*nb_metrics_score_at(m->weight, row) = weight;
-		if (row % NB_METRICS_STAGE_ROWS == NB_METRICS_STAGE_ROWS - 1)
-			write_stage(m, row + 1 - NB_METRICS_STAGE_ROWS, NB_METRICS_STAGE_ROWS);
 	}
 	nb_exact_add(&m->ll_sum, weight * log(clipped / p_actual));
 	nb_exact_add(nb_metrics_inv_sum(m, n), weight / clipped);
@@ -494,8 +418,6 @@ nb_metrics_merge(NbMetrics *dst, NbMetrics *src)
 	if (dst->ranked)
 	{
 		/* the rows of both in their columns: src's are copied after dst's */
-		nb_metrics_flush(src);
-		nb_metrics_flush(dst);
 		nb_metrics_reserve_rows(dst, src->rows);
 		for (uint64_t i = 0; i < src->rows; i++)
 		{
@@ -509,7 +431,6 @@ nb_metrics_merge(NbMetrics *dst, NbMetrics *src)
 				copy_column(nb_metrics_column(dst, map[c]), row0, src->score[c], src->rows);
 	}
 	dst->rows += src->rows;
-	nb_metrics_restage(dst);
 	nb_free(map);
 }
 
@@ -1158,7 +1079,6 @@ nb_metrics_compute(NbMetrics *m, NbMetricsResult *r)
 				supported = 0;
 	NbAverages	wsum = {0, 0, 0};
 
-	nb_metrics_flush(m);
 	memset(r, 0, sizeof(*r));
 	r->n_classes = K;
 	r->order = nb_alloc(sizeof(uint32_t) * (K + 1));
@@ -1525,7 +1445,6 @@ nb_metrics_write(NbMetrics *m, unsigned char *out)
 {
 	uint32_t	K = m->labels.count;
 
-	nb_metrics_flush(m);
 	out = put_u8(out, (m->scored ? FLAG_SCORED : 0) | (m->weighted ? FLAG_WEIGHTED : 0) |
 				 (m->ranked ? FLAG_RANKED : 0) | (m->scores_only ? FLAG_SCORES_ONLY : 0));
 	out = put_u64(out, m->rows);
@@ -1772,6 +1691,5 @@ nb_metrics_read(NbMetrics *m, NbMetricsIn *in)
 	if (m->ranked && !read_rows(m, in, rows))
 		return false;
 	m->rows = rows;
-	nb_metrics_restage(m);
 	return true;
 }

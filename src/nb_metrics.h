@@ -77,19 +77,6 @@
  * 4 kB pages instead: 22,700 faults for a million rows of ten classes
  * (4,600 now), about a twentieth of nb_metrics' time.
  */
-/*
- * The probabilities of a row are staged, per class, until a group of
- * NB_METRICS_STAGE_ROWS rows (a cache line of a column) is complete, and
- * then written to the columns a whole line at a time with stores that
- * bypass the caches: the columns are written once and read back only at the
- * end, and a store of 8 bytes into each of many columns read every line
- * from memory first (a tenth of the time of nb_metrics over a million rows
- * of ten classes).  stage[c * NB_METRICS_STAGE_ROWS + j] holds row
- * (rows - rows % NB_METRICS_STAGE_ROWS) + j of class c for j < rows %
- * NB_METRICS_STAGE_ROWS, and 0 past that; the columns hold every row
- * before those.  Whatever reads the columns flushes the rest first.
- */
-#define NB_METRICS_STAGE_ROWS 8
 
 /* Calibration bins of the top-class confidence (see above). */
 #define NB_METRICS_BINS 10
@@ -116,7 +103,6 @@ typedef struct NbMetrics
 	uint32_t   *actual;			/* rows: class of each row */
 	double	  **weight;			/* rows, if weighted: weight of each row, a column as below */
 	double	 ***score;			/* cap: each class's probability per row, in segments (below); NULL while no row named it */
-	double	   *stage;			/* scored: cap * NB_METRICS_STAGE_ROWS (NB_METRICS_STAGE_ROWS) */
 	bool		ranked;			/* scored rows are kept (for AUC) */
 	/* scored: sum over rows of weight * log(S / clip(p of the actual class)), S the row's clipped sum */
 	NbExactSum	ll_sum;
@@ -193,17 +179,8 @@ void		nb_metrics_reserve_rows(NbMetrics *m, uint64_t rows);
 /* The column of class c of a ranked state, made (zero) when no row named c yet. */
 double	  **nb_metrics_column(NbMetrics *m, uint32_t c);
 
-/*
- * Add src's rows to dst (same form, ranked or not).  Flushes src's staged
- * rows into its columns (see above): src is the same otherwise.
- */
+/* Add src's rows to dst (same form, ranked or not). */
 void		nb_metrics_merge(NbMetrics *dst, NbMetrics *src);
-
-/* Write the staged rows of a ranked state into its columns (their values do not change). */
-void		nb_metrics_flush(NbMetrics *m);
-
-/* After rows were written into the columns directly (m->rows set): stage the last group's. */
-void		nb_metrics_restage(NbMetrics *m);
 
 /* Byte order of two labels (memcmp, then the shorter first). */
 int			nb_metrics_label_cmp(const NbMetrics *m, uint32_t a, uint32_t b);
@@ -263,10 +240,7 @@ nb_metrics_reported(const NbMetrics *m, uint32_t c)
 	return m->seen[c] != 0;
 }
 
-/*
- * The metrics of a state; free with nb_metrics_result_free.  Flushes the
- * staged rows (nb_metrics_flush): the state is the same otherwise.
- */
+/* The metrics of a state; free with nb_metrics_result_free. */
 void		nb_metrics_compute(NbMetrics *m, NbMetricsResult *r);
 void		nb_metrics_result_free(NbMetricsResult *r);
 
@@ -301,10 +275,7 @@ nb_metrics_serial_size(const NbMetrics *m)
 unsigned char *nb_metrics_write_header(unsigned char *out, uint32_t n, const void *tag,
 									   uint32_t tag_len);
 
-/*
- * Write a state (nb_metrics_serial_size bytes); returns the end.  Flushes
- * its staged rows (nb_metrics_flush): the state is the same otherwise.
- */
+/* Write a state (nb_metrics_serial_size bytes); returns the end. */
 unsigned char *nb_metrics_write(NbMetrics *m, unsigned char *out);
 
 /* Reading serialized states: *p advances up to end; error says why it stopped. */

@@ -97,7 +97,7 @@ grid_transfn(FunctionCallInfo fcinfo, NbFeatureInput kind)
 	pm = nb_prepared_get_grid(fcinfo, PG_GETARG_DATUM(1), options, &set);
 	if (st == NULL)
 	{
-		st = nb_metrics_state_create(aggctx, true, false, (struct varlena *) options, set->n);
+		st = nb_metrics_state_create(aggctx, true, false, false, (struct varlena *) options, set->n);
 		/* complement's scores are not probabilities: no log loss or Brier score */
 		for (uint32 s = 0; s < set->n; s++)
 			st->grid.metrics[s].scores_only = set->scorers[s].kind == NB_COMPLEMENT;

@@ -28,6 +28,7 @@
 
 PG_FUNCTION_INFO_V1(nb_metrics_label_transfn);
 PG_FUNCTION_INFO_V1(nb_metrics_proba_transfn);
+PG_FUNCTION_INFO_V1(nb_metrics_proba_options_transfn);
 PG_FUNCTION_INFO_V1(nb_metrics_combine);
 PG_FUNCTION_INFO_V1(nb_metrics_final);
 
@@ -47,21 +48,29 @@ aggregate_context(FunctionCallInfo fcinfo)
 	return aggctx;
 }
 
+/* The form of a transition function's rows: which arguments follow the prediction. */
+typedef struct RowForm
+{
+	bool		scored;			/* probabilities, not a label */
+	int			weight_arg;		/* the weight's argument, or -1 */
+	int			options_arg;	/* the options' argument, or -1 */
+} RowForm;
+
 /*
- * The row's weight (argument 3 if there is one, else 1); false when the row
- * is skipped: a NULL actual, prediction or weight.
+ * The row's weight (1 without a weight argument); false when the row is
+ * skipped: a NULL actual, prediction or weight.
  */
 static bool
-row_weight(FunctionCallInfo fcinfo, double *weight)
+row_weight(FunctionCallInfo fcinfo, const RowForm *form, double *weight)
 {
 	*weight = 1.0;
 	if (PG_ARGISNULL(1) || PG_ARGISNULL(2))
 		return false;
-	if (PG_NARGS() > 3)
+	if (form->weight_arg >= 0)
 	{
-		if (PG_ARGISNULL(3))
+		if (PG_ARGISNULL(form->weight_arg))
 			return false;
-		*weight = PG_GETARG_FLOAT8(3);
+		*weight = PG_GETARG_FLOAT8(form->weight_arg);
 		if (isnan(*weight) || isinf(*weight) || *weight < 0)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -95,22 +104,101 @@ check_single(NbMetricsState *st)
 	return st;
 }
 
+static void
+parse_option(const char *name, const JsonbValue *value, void *arg)
+{
+	if (strcmp(name, "ranked") != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("unrecognized nb_metrics option \"%s\"", name),
+				 errhint("The only option is \"ranked\".")));
+	if (value->type != jbvBool)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("nb_metrics option \"ranked\" must be true or false")));
+	*(bool *) arg = value->val.boolean;
+}
+
+/*
+ * Whether the options (NULL: the defaults) ask for the ranked form, which
+ * keeps the rows for ROC AUC and average precision: {"ranked": false} does
+ * not.
+ */
+static bool
+ranked_option(Jsonb *options)
+{
+	bool		ranked = true;
+
+	if (options == NULL)
+		return true;
+	if (!JB_ROOT_IS_OBJECT(options) || JB_ROOT_IS_SCALAR(options))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("nb_metrics options must be a JSON object")));
+	nb_jsonb_each_option(options, parse_option, &ranked);
+	return ranked;
+}
+
+/*
+ * A row's options agree with the state's form; the bytes of the last that
+ * did are kept, so that rows with the same options (a constant, mostly) are
+ * not parsed again.
+ */
+static void
+check_row_options(FunctionCallInfo fcinfo, const RowForm *form, NbMetricsState *st)
+{
+	Jsonb	   *options = PG_ARGISNULL(form->options_arg) ? NULL : PG_GETARG_JSONB_P(form->options_arg);
+	const char *bytes = options != NULL ? (const char *) options : "";
+	int			len = options != NULL ? (int) VARSIZE(options) : 0;
+
+	if (st->row_options.data != NULL && st->row_options.len == len &&
+		memcmp(st->row_options.data, bytes, len) == 0)
+		return;
+	if (ranked_option(options) != st->single.ranked)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("nb_metrics needs the same options in every row"),
+				 errdetail("The first row asked for %s form.",
+						   st->single.ranked ? "the ranked" : "the unranked")));
+	if (st->row_options.data == NULL)
+	{
+		MemoryContext old = MemoryContextSwitchTo(st->hdr.eoh_context);
+
+		initStringInfo(&st->row_options);
+		MemoryContextSwitchTo(old);
+	}
+	resetStringInfo(&st->row_options);
+	appendBinaryStringInfo(&st->row_options, bytes, len);
+}
+
 /*
  * A transition function's state (argument 0, updated in place) and the
  * row's weight: false for a row to skip (*st may then be NULL), else the
- * state, made at the first row.
+ * state, made at the first row in the form the row's options ask for.
  */
 static bool
-begin_row(FunctionCallInfo fcinfo, bool scored, NbMetricsState **st, double *weight)
+begin_row(FunctionCallInfo fcinfo, const RowForm *form, NbMetricsState **st, double *weight)
 {
 	MemoryContext aggctx = aggregate_context(fcinfo);
+	bool		weighted = form->weight_arg >= 0;
 
 	*st = check_single(nb_metrics_state_for_update(fcinfo, aggctx));
-	if (!row_weight(fcinfo, weight))
+	if (!row_weight(fcinfo, form, weight))
 		return false;
 	if (*st == NULL)
-		*st = nb_metrics_state_create(aggctx, scored, PG_NARGS() > 3, NULL, 0);
-	else if ((*st)->single.scored != scored || (*st)->single.weighted != (PG_NARGS() > 3))
+	{
+		bool		ranked = form->options_arg < 0 || PG_ARGISNULL(form->options_arg) ||
+			ranked_option(PG_GETARG_JSONB_P(form->options_arg));
+
+		*st = nb_metrics_state_create(aggctx, form->scored, ranked, weighted, NULL, 0);
+	}
+	else if ((*st)->single.scored != form->scored || (*st)->single.weighted != weighted)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("cannot add rows of another form to an nb_metrics state")));
+	if (form->options_arg >= 0)
+		check_row_options(fcinfo, form, *st);
+	else if (form->scored && !(*st)->single.ranked)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("cannot add rows of another form to an nb_metrics state")));
@@ -158,7 +246,9 @@ nb_metrics_label_transfn(PG_FUNCTION_ARGS)
 	uint32		a,
 				p;
 
-	if (!begin_row(fcinfo, false, &st, &weight))
+	RowForm		form = {false, PG_NARGS() > 3 ? 3 : -1, -1};
+
+	if (!begin_row(fcinfo, &form, &st, &weight))
 		return return_state(fcinfo, st);
 	actual = nb_label_arg(fcinfo, 1, &fcinfo->flinfo->fn_extra);
 	predicted = PG_GETARG_TEXT_PP(2);
@@ -259,9 +349,9 @@ invalid_probability(const JsonbContainer *jc, uint32 n, uint32 i, const char *pr
 					   key_len, data + key_start, problem)));
 }
 
-/* nb_metrics(actual text, probabilities jsonb [, weight float8]) */
-Datum
-nb_metrics_proba_transfn(PG_FUNCTION_ARGS)
+/* A row of probabilities of the form (see RowForm). */
+static Datum
+proba_row(FunctionCallInfo fcinfo, const RowForm *form)
 {
 	NbMetricsState *st;
 	double		weight;
@@ -275,7 +365,7 @@ nb_metrics_proba_transfn(PG_FUNCTION_ARGS)
 	uint32		a;
 	MemoryContext old;
 
-	if (!begin_row(fcinfo, true, &st, &weight))
+	if (!begin_row(fcinfo, form, &st, &weight))
 		return return_state(fcinfo, st);
 	actual = nb_label_arg(fcinfo, 1, &fcinfo->flinfo->fn_extra);
 	proba = PG_GETARG_JSONB_P(2);
@@ -325,6 +415,24 @@ nb_metrics_proba_transfn(PG_FUNCTION_ARGS)
 	MemoryContextSwitchTo(old);
 	nb_metrics_state_check_size(st);
 	return nb_metrics_state_datum(st);
+}
+
+/* nb_metrics(actual, probabilities jsonb [, weight float8]) */
+Datum
+nb_metrics_proba_transfn(PG_FUNCTION_ARGS)
+{
+	RowForm		form = {true, PG_NARGS() > 3 ? 3 : -1, -1};
+
+	return proba_row(fcinfo, &form);
+}
+
+/* nb_metrics(actual, probabilities jsonb, weight float8, options jsonb) */
+Datum
+nb_metrics_proba_options_transfn(PG_FUNCTION_ARGS)
+{
+	RowForm		form = {true, 3, 4};
+
+	return proba_row(fcinfo, &form);
 }
 
 /*

@@ -14,8 +14,7 @@
 /*
  * The metrics of a state as nb_metrics returns them (the keys of the
  * README's Reference); an unranked state has no roc_auc and
- * average_precision.  Built in CurrentMemoryContext; the state's staged
- * rows are flushed (nb_metrics_flush), its content is the same.
+ * average_precision.  Built in CurrentMemoryContext.
  */
 Jsonb	   *nb_metrics_jsonb(NbMetrics *m);
 

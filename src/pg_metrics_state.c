@@ -45,7 +45,7 @@ new_state(MemoryContext parent)
 }
 
 NbMetricsState *
-nb_metrics_state_create(MemoryContext parent, bool scored, bool weighted,
+nb_metrics_state_create(MemoryContext parent, bool scored, bool ranked, bool weighted,
 						const struct varlena *options, uint32 n_sets)
 {
 	NbMetricsState *st = new_state(parent);
@@ -58,6 +58,8 @@ nb_metrics_state_create(MemoryContext parent, bool scored, bool weighted,
 		st->options = palloc(VARSIZE_ANY(options));
 		memcpy(st->options, options, VARSIZE_ANY(options));
 	}
+	else if (scored && !ranked)
+		nb_metrics_init_unranked(&st->single, weighted);
 	else
 		nb_metrics_init(&st->single, scored, weighted);
 	MemoryContextSwitchTo(old);
@@ -72,20 +74,13 @@ empty_like(NbMetricsState *st, MemoryContext parent)
 
 	if (st->is_grid)
 	{
-		empty = nb_metrics_state_create(parent, true, false, st->options, st->grid.n_sets);
+		empty = nb_metrics_state_create(parent, true, false, false, st->options, st->grid.n_sets);
 		for (uint32 s = 0; s < st->grid.n_sets; s++)
 			empty->grid.metrics[s].scores_only = st->grid.metrics[s].scores_only;
 		return empty;
 	}
-	empty = nb_metrics_state_create(parent, st->single.scored, st->single.weighted, NULL, 0);
-	if (st->single.scored && !st->single.ranked)
-	{
-		MemoryContext old = MemoryContextSwitchTo(empty->hdr.eoh_context);
-
-		nb_metrics_free(&empty->single);
-		nb_metrics_init_unranked(&empty->single, st->single.weighted);
-		MemoryContextSwitchTo(old);
-	}
+	empty = nb_metrics_state_create(parent, st->single.scored, st->single.ranked,
+									st->single.weighted, NULL, 0);
 	empty->single.scores_only = st->single.scores_only;
 	return empty;
 }
@@ -144,9 +139,8 @@ state_flat_size(ExpandedObjectHeader *eohptr)
 }
 
 /*
- * Writing allocates nothing (the context the copy goes to may be a bump
- * context, see pg_model.c); it flushes the staged rows of ranked states
- * into their columns, which leaves their values as they are.
+ * Writing allocates nothing: the context the copy goes to may be a bump
+ * context (see pg_model.c).
  */
 static void
 state_flatten(ExpandedObjectHeader *eohptr, void *result, Size size)

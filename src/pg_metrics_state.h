@@ -44,6 +44,7 @@ typedef struct NbMetricsState
 	double	   *row_prob;
 	uint32		keys_n;			/* the last row's keys (pg_metrics.c, keys_match) */
 	StringInfoData keys;
+	StringInfoData row_options; /* the last row's options, which the state's form matched */
 } NbMetricsState;
 
 /* The states it holds: one, or a grid's, one per option set. */
@@ -55,12 +56,13 @@ nb_metrics_state_sets(NbMetricsState *st, uint32 *n)
 }
 
 /*
- * A new state in its own context under parent: single (scored, weighted,
- * ranked as nb_metrics_init), or a grid of n_sets option sets when options
- * is not NULL.
+ * A new state in its own context under parent: single (scored, weighted as
+ * nb_metrics_init; scored but not ranked as nb_metrics_init_unranked), or
+ * a grid of n_sets option sets when options is not NULL.
  */
-NbMetricsState *nb_metrics_state_create(MemoryContext parent, bool scored, bool weighted,
-										const struct varlena *options, uint32 n_sets);
+NbMetricsState *nb_metrics_state_create(MemoryContext parent, bool scored, bool ranked,
+										bool weighted, const struct varlena *options,
+										uint32 n_sets);
 
 /*
  * The state of argument 0 of a transition function, to update in place:

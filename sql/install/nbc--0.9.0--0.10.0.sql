@@ -83,6 +83,10 @@ CREATE FUNCTION nbc_metrics_proba_transfn(nb_metrics_state, anynonarray, jsonb) 
 	AS 'MODULE_PATHNAME', 'nb_metrics_proba_transfn' LANGUAGE C STABLE PARALLEL SAFE;
 CREATE FUNCTION nbc_metrics_proba_transfn(nb_metrics_state, anynonarray, jsonb, float8) RETURNS nb_metrics_state
 	AS 'MODULE_PATHNAME', 'nb_metrics_proba_transfn' LANGUAGE C STABLE PARALLEL SAFE;
+CREATE FUNCTION nbc_metrics_proba_transfn(nb_metrics_state, text, jsonb, float8, jsonb) RETURNS nb_metrics_state
+	AS 'MODULE_PATHNAME', 'nb_metrics_proba_options_transfn' LANGUAGE C PARALLEL SAFE;
+CREATE FUNCTION nbc_metrics_proba_transfn(nb_metrics_state, anynonarray, jsonb, float8, jsonb) RETURNS nb_metrics_state
+	AS 'MODULE_PATHNAME', 'nb_metrics_proba_options_transfn' LANGUAGE C STABLE PARALLEL SAFE;
 CREATE FUNCTION nbc_metrics_combine(nb_metrics_state, nb_metrics_state) RETURNS nb_metrics_state
 	AS 'MODULE_PATHNAME', 'nb_metrics_combine' LANGUAGE C PARALLEL SAFE;
 CREATE FUNCTION nbc_metrics_final(nb_metrics_state) RETURNS jsonb
@@ -113,6 +117,16 @@ CREATE AGGREGATE nb_metrics(actual anynonarray, probabilities jsonb, weight floa
 	SFUNC = nbc_metrics_proba_transfn, STYPE = nb_metrics_state, FINALFUNC = nbc_metrics_final,
 	COMBINEFUNC = nbc_metrics_combine, PARALLEL = SAFE);
 
+-- With options ({"ranked": false}: the lighter form that keeps no rows, without
+-- ROC AUC and average precision), after a weight (1 for none): a form with
+-- options but no weight would make nb_metrics('x', 'y', '1') ambiguous.
+CREATE AGGREGATE nb_metrics(actual text, probabilities jsonb, weight float8, options jsonb) (
+	SFUNC = nbc_metrics_proba_transfn, STYPE = nb_metrics_state, FINALFUNC = nbc_metrics_final,
+	COMBINEFUNC = nbc_metrics_combine, PARALLEL = SAFE);
+CREATE AGGREGATE nb_metrics(actual anynonarray, probabilities jsonb, weight float8, options jsonb) (
+	SFUNC = nbc_metrics_proba_transfn, STYPE = nb_metrics_state, FINALFUNC = nbc_metrics_final,
+	COMBINEFUNC = nbc_metrics_combine, PARALLEL = SAFE);
+
 COMMENT ON AGGREGATE nb_metrics(text, text) IS 'classification metrics of predicted labels against actual ones: accuracy, precision, recall, F1, confusion matrix';
 COMMENT ON AGGREGATE nb_metrics(text, text, float8) IS 'classification metrics of predicted labels against actual ones, each row counted weight times';
 COMMENT ON AGGREGATE nb_metrics(text, jsonb) IS 'classification metrics of predicted probabilities ({label: p}) against actual labels, with log loss, Brier score, calibration, ROC AUC and average precision';
@@ -121,6 +135,8 @@ COMMENT ON AGGREGATE nb_metrics(anynonarray, text) IS 'classification metrics of
 COMMENT ON AGGREGATE nb_metrics(anynonarray, text, float8) IS 'classification metrics of predicted labels against actual labels of any type (as label::text), each row counted weight times';
 COMMENT ON AGGREGATE nb_metrics(anynonarray, jsonb) IS 'classification metrics of predicted probabilities ({label: p}) against actual labels of any type (as label::text)';
 COMMENT ON AGGREGATE nb_metrics(anynonarray, jsonb, float8) IS 'classification metrics of predicted probabilities ({label: p}) against actual labels of any type (as label::text), each row counted weight times';
+COMMENT ON AGGREGATE nb_metrics(text, jsonb, float8, jsonb) IS 'classification metrics of predicted probabilities with options, each row counted weight times: {"ranked": false} keeps no rows, without ROC AUC and average precision';
+COMMENT ON AGGREGATE nb_metrics(anynonarray, jsonb, float8, jsonb) IS 'classification metrics of predicted probabilities with options, against actual labels of any type (as label::text), each row counted weight times';
 
 CREATE FUNCTION nbc_grid_metrics_transfn(nb_metrics_state, nb_model, text[], text, jsonb[]) RETURNS nb_metrics_state
 	AS 'MODULE_PATHNAME', 'nb_grid_metrics_array' LANGUAGE C PARALLEL SAFE;

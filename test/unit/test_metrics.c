@@ -658,15 +658,13 @@ test_rows_in_segments(void)
 }
 
 static void
-test_staged_rows(void)
+test_small_merges(void)
 {
 	/*
-	 * A row's probabilities wait in a stage until a group of
-	 * NB_METRICS_STAGE_ROWS is complete.  A state that takes the same rows,
-	 * in the same order, now one at a time, now merged from states of 0 to
-	 * 12 rows, with its metrics computed (a flush) now and then and rows
-	 * added after that, ends equal to one that took them one at a time, bit
-	 * for bit.  Rows name 1 to 5 of 5 classes, so that some classes'
+	 * A state that takes the same rows, in the same order, now one at a
+	 * time, now merged from states of 0 to 12 rows, with its metrics
+	 * computed now and then and rows added after that, ends equal to one
+	 * that took them one at a time, bit for bit.  Rows name 1 to 5 of 5 classes, so that some classes'
 	 * columns are made in the middle of a group.
 	 */
 	enum
@@ -1236,8 +1234,8 @@ main(int argc, char **argv)
 	run("metrics: negatives outside the positives' scores, one level, unnamed class",
 		test_ranking_outside_positives);
 	run("metrics: rows in several segments, a column made past the first", test_rows_in_segments);
-	run("metrics: staged rows, merged and flushed at any point, equal rows added one at a time",
-		test_staged_rows);
+	run("metrics: rows merged from small states at any point equal rows added one at a time",
+		test_small_merges);
 	run("metrics: unranked states (log loss summed per row) equal ranked ones", test_unranked_equals_ranked);
 	run("metrics: more classes than the initial capacity", test_many_classes_grow);
 	run("metrics: cancellation points in the final computation", test_interrupts);
