@@ -88,9 +88,11 @@ update_sizes(NbMetrics *m)
 		fixed += 4 + (uint64_t) m->labels.lengths[c] + 1;
 	if (m->scored)
 	{
-		fixed += (2 + NB_METRICS_BINS * NB_METRICS_BIN_SUMS) * (uint64_t) NB_EXACT_SERIAL_SIZE;
+		fixed += 2 * (uint64_t) NB_EXACT_SERIAL_SIZE;
 		for (uint32_t n = 0; n <= K; n++)
 			fixed += 1 + (m->ll_inv_sum[n] != NULL ? NB_EXACT_SERIAL_SIZE : 0);
+		for (int b = 0; b < NB_METRICS_BINS; b++)
+			fixed += 1 + (m->calib[b] != NULL ? NB_METRICS_BIN_SUMS * NB_EXACT_SERIAL_SIZE : 0);
 	}
 	if (m->ranked)
 	{
@@ -118,9 +120,7 @@ nb_metrics_init(NbMetrics *m, bool scored, bool weighted)
 	{
 		m->score = nb_alloc_zero(sizeof(double *) * m->cap);
 		m->ll_inv_sum = nb_alloc_zero(sizeof(NbExactSum *) * (m->cap + 1));
-		m->calib = nb_alloc(sizeof(NbExactSum) * NB_METRICS_BINS * NB_METRICS_BIN_SUMS);
-		for (int k = 0; k < NB_METRICS_BINS * NB_METRICS_BIN_SUMS; k++)
-			nb_exact_init(&m->calib[k]);
+		m->calib = nb_alloc_zero(sizeof(NbExactSum *) * NB_METRICS_BINS);
 	}
 	update_sizes(m);
 }
@@ -153,6 +153,9 @@ nb_metrics_free(NbMetrics *m)
 			if (m->ll_inv_sum[n] != NULL)
 				nb_free(m->ll_inv_sum[n]);
 		nb_free(m->ll_inv_sum);
+		for (int b = 0; b < NB_METRICS_BINS; b++)
+			if (m->calib[b] != NULL)
+				nb_free(m->calib[b]);
 		nb_free(m->calib);
 	}
 	memset(m, 0, sizeof(*m));
@@ -291,6 +294,20 @@ nb_metrics_inv_sum(NbMetrics *m, uint32_t n)
 	return m->ll_inv_sum[n];
 }
 
+/* The sums of calibration bin b, made (zero) when no row fell in it yet. */
+static NbExactSum *
+calibration_sums(NbMetrics *m, int b)
+{
+	if (m->calib[b] == NULL)
+	{
+		m->calib[b] = nb_alloc(sizeof(NbExactSum) * NB_METRICS_BIN_SUMS);
+		for (int k = 0; k < NB_METRICS_BIN_SUMS; k++)
+			nb_exact_init(&m->calib[b][k]);
+		update_sizes(m);
+	}
+	return m->calib[b];
+}
+
 /* The calibration bin of a top-class probability p in [0, 1] (nb_metrics.h). */
 static inline int
 calibration_bin(double p)
@@ -354,7 +371,7 @@ nb_metrics_add_scored(NbMetrics *m, uint32_t actual, const uint32_t *cls,
 	nb_exact_add(&m->brier, weight * brier);
 	if (!m->scores_only)
 	{
-		NbExactSum *bin = &m->calib[calibration_bin(best_p) * NB_METRICS_BIN_SUMS];
+		NbExactSum *bin = calibration_sums(m, calibration_bin(best_p));
 
 		nb_exact_add(&bin[0], weight);
 		nb_exact_add(&bin[1], weight * best_p);
@@ -412,8 +429,14 @@ nb_metrics_merge(NbMetrics *dst, NbMetrics *src)
 			if (src->ll_inv_sum[k] != NULL)
 				nb_exact_merge(nb_metrics_inv_sum(dst, k), src->ll_inv_sum[k]);
 		nb_exact_merge(&dst->brier, &src->brier);
-		for (int k = 0; k < NB_METRICS_BINS * NB_METRICS_BIN_SUMS; k++)
-			nb_exact_merge(&dst->calib[k], &src->calib[k]);
+		for (int b = 0; b < NB_METRICS_BINS; b++)
+			if (src->calib[b] != NULL)
+			{
+				NbExactSum *sums = calibration_sums(dst, b);
+
+				for (int k = 0; k < NB_METRICS_BIN_SUMS; k++)
+					nb_exact_merge(&sums[k], &src->calib[b][k]);
+			}
 	}
 	if (dst->ranked)
 	{
@@ -1049,11 +1072,16 @@ calibration(const NbMetrics *m, double total, NbMetricsResult *r)
 
 	for (int b = 0; b < NB_METRICS_BINS; b++)
 	{
-		const NbExactSum *sums = &m->calib[b * NB_METRICS_BIN_SUMS];
-		double		weight = nb_exact_value(&sums[0]);
-		double		confident = nb_exact_value(&sums[1]);
-		double		right = nb_exact_value(&sums[2]);
+		const NbExactSum *sums = m->calib[b];
+		double		weight,
+					confident,
+					right;
 
+		if (sums == NULL)
+			continue;
+		weight = nb_exact_value(&sums[0]);
+		confident = nb_exact_value(&sums[1]);
+		right = nb_exact_value(&sums[2]);
 		r->bins[b].weight = weight;
 		if (weight > 0)
 		{
@@ -1176,7 +1204,8 @@ nb_metrics_compute(NbMetrics *m, NbMetricsResult *r)
 
 		nb_exact_init(&exact_total);
 		for (int b = 0; b < NB_METRICS_BINS; b++)
-			nb_exact_merge(&exact_total, &m->calib[b * NB_METRICS_BIN_SUMS]);
+			if (m->calib[b] != NULL)
+				nb_exact_merge(&exact_total, &m->calib[b][0]);
 		total = nb_exact_value(&exact_total);
 		r->log_loss = log_loss(m, total);
 		r->brier = nb_exact_value(&m->brier) / total;
@@ -1473,8 +1502,12 @@ nb_metrics_write(NbMetrics *m, unsigned char *out)
 			if (m->ll_inv_sum[n] != NULL)
 				out = put_exact(out, m->ll_inv_sum[n]);
 		}
-		for (int k = 0; k < NB_METRICS_BINS * NB_METRICS_BIN_SUMS; k++)
-			out = put_exact(out, &m->calib[k]);
+		for (int b = 0; b < NB_METRICS_BINS; b++)
+		{
+			out = put_u8(out, m->calib[b] != NULL);
+			for (int k = 0; m->calib[b] != NULL && k < NB_METRICS_BIN_SUMS; k++)
+				out = put_exact(out, &m->calib[b][k]);
+		}
 	}
 	if (m->ranked)
 	{
@@ -1684,9 +1717,16 @@ nb_metrics_read(NbMetrics *m, NbMetricsIn *in)
 			if (*p == 1 && !read_exact(in, nb_metrics_inv_sum(m, n)))
 				return false;
 		}
-		for (int k = 0; k < NB_METRICS_BINS * NB_METRICS_BIN_SUMS; k++)
-			if (!read_exact(in, &m->calib[k]))
+		for (int b = 0; b < NB_METRICS_BINS; b++)
+		{
+			if ((p = take(in, 1)) == NULL)
 				return false;
+			if (*p > 1)
+				return fail(in, "a flag out of range");
+			for (int k = 0; *p == 1 && k < NB_METRICS_BIN_SUMS; k++)
+				if (!read_exact(in, &calibration_sums(m, b)[k]))
+					return false;
+		}
 	}
 	if (m->ranked && !read_rows(m, in, rows))
 		return false;

@@ -111,8 +111,12 @@ typedef struct NbMetrics
 	 * sums of weight / S; NULL while no row named n classes
 	 */
 	NbExactSum **ll_inv_sum;
-	/* scored: NB_METRICS_BINS * NB_METRICS_BIN_SUMS calibration sums, [bin * 3 + k] */
-	NbExactSum *calib;
+	/*
+	 * scored: per calibration bin its NB_METRICS_BIN_SUMS sums, NULL while no
+	 * row fell in the bin (most rows of naive Bayes fall in one or two: a
+	 * state of many GROUP BY groups stays small)
+	 */
+	NbExactSum **calib;
 	/* bytes of the serialized state: serial_fixed + rows * serial_per_row */
 	uint64_t	serial_fixed;
 	uint64_t	serial_per_row;
@@ -257,7 +261,7 @@ void		nb_metrics_result_free(NbMetricsResult *r);
  *   K confusion weights (f64, [actual][predicted] by id); if scored, the
  *   exact sums (nb_exact.h's form) of the Brier score and the log loss, for
  *   n = 0..K a flag (u8) and the sum of weight / S of rows naming n
- *   classes, the calibration sums; if ranked, the rows' actual class ids
+ *   classes, for each calibration bin a flag (u8) and its three sums; if ranked, the rows' actual class ids
  *   (u32 each), their weights if weighted (f64), then per class a flag (u8)
  *   and its column (f64 per row).
  */
