@@ -280,6 +280,25 @@ SELECT i % 3 AS part, met_partial(label, proba, w)::text AS pw FROM met_large GR
 SELECT met_same(met_combine(q.pw::nb_metrics_state ORDER BY part), s.pw) AS same_large,
        met_same(met_combine(q.pw::nb_metrics_state ORDER BY part DESC), s.pw) AS same_large_reversed
 FROM met_large_states q, met_large_serial s GROUP BY s.pw;
+-- nb_grid_metrics' states the same way: one per segment through the text
+-- form, combined in two orders, equal to one pass; a grid's state is not
+-- nb_metrics' own
+CREATE AGGREGATE met_grid_partial(nb_model, text[], text, jsonb[]) (
+	SFUNC = nbc_grid_metrics_transfn, STYPE = nb_metrics_state);
+CREATE AGGREGATE met_grid_combine(nb_metrics_state) (SFUNC = nbc_grid_metrics_combine,
+	STYPE = nb_metrics_state, FINALFUNC = nbc_grid_metrics_final);
+SET nbc.unknown_features = 'ignore';
+CREATE TABLE met_grid_states AS
+SELECT d.segment, met_grid_partial(m.m, d.tokens, d.label,
+         '{"{\"alpha\": 0.5}", "{\"kind\": \"bernoulli\"}", "{\"kind\": \"complement\"}"}')::text AS s
+FROM met_docs d, met_model m GROUP BY d.segment;
+SELECT (SELECT met_grid_combine(s::nb_metrics_state ORDER BY segment) FROM met_grid_states)::text = w.a::text AS same_grid,
+       (SELECT met_grid_combine(s::nb_metrics_state ORDER BY segment DESC) FROM met_grid_states)::text = w.a::text AS same_grid_reversed
+FROM (SELECT nb_grid_metrics(m.m, d.tokens, d.label,
+        '{"{\"alpha\": 0.5}", "{\"kind\": \"bernoulli\"}", "{\"kind\": \"complement\"}"}') AS a
+      FROM met_docs d, met_model m) w;
+RESET nbc.unknown_features;
+SELECT met_combine(s::nb_metrics_state) FROM met_grid_states;
 -- states of other forms do not combine
 SELECT met_combine(s) FROM (SELECT l::nb_metrics_state AS s FROM met_states
                             UNION ALL SELECT p::nb_metrics_state FROM met_states) u;
