@@ -160,6 +160,7 @@ nb_grid_metrics_combine(PG_FUNCTION_ARGS)
 		st1 = nb_metrics_state_copy(st2, aggctx);
 	else
 		nb_metrics_state_combine(st1, st2);
+	nb_metrics_state_close(st2, PG_GETARG_DATUM(1));
 	return nb_metrics_state_datum(st1);
 }
 
@@ -211,6 +212,7 @@ Datum
 nb_grid_metrics_final(PG_FUNCTION_ARGS)
 {
 	NbMetricsState *st;
+	ArrayType  *result;
 	Datum	   *values;
 	MemoryContext scratch;
 	Size		total = 0;
@@ -246,6 +248,7 @@ nb_grid_metrics_final(PG_FUNCTION_ARGS)
 		MemoryContextReset(scratch);
 	}
 	MemoryContextDelete(scratch);
-	PG_RETURN_ARRAYTYPE_P(construct_array(values, (int) st->grid.n_sets, JSONBOID, -1, false,
-										  TYPALIGN_INT));
+	result = construct_array(values, (int) st->grid.n_sets, JSONBOID, -1, false, TYPALIGN_INT);
+	nb_metrics_state_close(st, PG_GETARG_DATUM(0));
+	PG_RETURN_ARRAYTYPE_P(result);
 }

@@ -454,6 +454,7 @@ nb_metrics_combine(PG_FUNCTION_ARGS)
 		st1 = nb_metrics_state_copy(st2, aggctx);
 	else
 		nb_metrics_state_combine(st1, st2);
+	nb_metrics_state_close(st2, PG_GETARG_DATUM(1));
 	return nb_metrics_state_datum(st1);
 }
 
@@ -648,10 +649,16 @@ nb_metrics_jsonb(NbMetrics *m)
 Datum
 nb_metrics_final(PG_FUNCTION_ARGS)
 {
+	NbMetricsState *st;
+	Jsonb	   *result;
+
 	(void) aggregate_context(fcinfo);
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
-	PG_RETURN_JSONB_P(nb_metrics_jsonb(&check_single(nb_metrics_state_open(PG_GETARG_DATUM(0)))->single));
+	st = check_single(nb_metrics_state_open(PG_GETARG_DATUM(0)));
+	result = nb_metrics_jsonb(&st->single);
+	nb_metrics_state_close(st, PG_GETARG_DATUM(0));
+	PG_RETURN_JSONB_P(result);
 }
 
 /*

@@ -300,6 +300,13 @@ nb_metrics_state_open(Datum d)
 }
 
 void
+nb_metrics_state_close(NbMetricsState *st, Datum d)
+{
+	if (expanded_state(d) != st)
+		MemoryContextDelete(st->hdr.eoh_context);
+}
+
+void
 nb_metrics_state_too_many_labels(const NbMetricsState *st, const char *label, uint32 len)
 {
 	uint32		most = st->is_grid ? st->grid.max_labels : NB_METRICS_MAX_CLASSES;

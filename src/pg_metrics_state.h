@@ -77,6 +77,13 @@ NbMetricsState *nb_metrics_state_copy(NbMetricsState *st, MemoryContext parent);
 /* The state of a datum to read (expanded, or made from the flat form in the current context). */
 NbMetricsState *nb_metrics_state_open(Datum d);
 
+/*
+ * Done with a state nb_metrics_state_open gave for d: one it made from the
+ * flat form is freed now (not when the caller's context goes: a Citus
+ * coordinator combines a state per shard in one context).
+ */
+void		nb_metrics_state_close(NbMetricsState *st, Datum d);
+
 /* The read/write datum of a state. */
 static inline Datum
 nb_metrics_state_datum(NbMetricsState *st)
