@@ -192,16 +192,14 @@ begin_row(FunctionCallInfo fcinfo, const RowForm *form, NbMetricsState **st, dou
 
 		*st = nb_metrics_state_create(aggctx, form->scored, ranked, weighted, NULL, 0);
 	}
-	else if ((*st)->single.scored != form->scored || (*st)->single.weighted != weighted)
+	/* states of another form come only from a user's own aggregate over these functions */
+	else if ((*st)->single.scored != form->scored || (*st)->single.weighted != weighted ||
+			 (form->options_arg < 0 && form->scored && !(*st)->single.ranked))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("cannot add rows of another form to an nb_metrics state")));
 	if (form->options_arg >= 0)
 		check_row_options(fcinfo, form, *st);
-	else if (form->scored && !(*st)->single.ranked)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("cannot add rows of another form to an nb_metrics state")));
 	return true;
 }
 
