@@ -285,7 +285,8 @@ JOIN nb_cross_validate('cv_docs', 'label', 'tokens', fold_column => 'fold',
 -- no roc_auc and average_precision.  A model trained on the rows of folds
 -- other than 0 scores fold 0.
 CREATE FUNCTION cv_grid_equal(tab text, features text, grid jsonb)
-RETURNS TABLE (option_sets bigint, same_counts boolean, same_log_loss boolean, same_brier boolean)
+RETURNS TABLE (option_sets bigint, same_counts boolean, same_log_loss boolean, same_brier boolean,
+               same_ece boolean)
 LANGUAGE plpgsql AS $f$
 BEGIN
     RETURN QUERY EXECUTE format($$
@@ -299,9 +300,12 @@ x AS (SELECT g.n, (SELECT nb_metrics(d.label, nb_predict_proba(m.model, d.%2$I, 
                    FROM %1$s d WHERE d.fold = 0) AS m
       FROM m, nb_grid_options($1) WITH ORDINALITY AS g(options, n))
 SELECT count(*),
-       bool_and((g.m - 'log_loss' - 'brier') = (x.m - 'log_loss' - 'brier' - 'roc_auc' - 'average_precision')),
+       bool_and((g.m - 'log_loss' - 'brier' - 'calibration') =
+                (x.m - 'log_loss' - 'brier' - 'calibration' - 'roc_auc' - 'average_precision')),
        max(abs((g.m ->> 'log_loss')::float8 - (x.m ->> 'log_loss')::float8)) < 1e-12,
-       max(abs((g.m ->> 'brier')::float8 - (x.m ->> 'brier')::float8)) < 1e-12
+       max(abs((g.m ->> 'brier')::float8 - (x.m ->> 'brier')::float8)) < 1e-12,
+       coalesce(max(abs((g.m #>> '{calibration,ece}')::float8 - (x.m #>> '{calibration,ece}')::float8)) < 1e-12,
+                bool_and(g.m -> 'calibration' IS NULL AND x.m -> 'calibration' IS NULL))
 FROM g JOIN x USING (n)$$, tab, features) USING grid;
 END $f$;
 -- text[], tsvector, jsonb (mixed features) and float8[] rows

@@ -12,7 +12,9 @@ FROM (VALUES ('x', 'x'), ('x', 'y'), ('y', 'y'), ('z', 'y')) AS v (a, p);
 
 -- probabilities and weights 1, 2, 1, 1; y/{x 0.5, y 0.5} is a tie, which
 -- goes to x (the first label in byte order, as nb_predict); z is named by
--- no row: probability 0, clipped to 2.2e-16 in the log loss
+-- no row: probability 0, clipped to 2.2e-16 in the log loss.  Calibration
+-- by hand: top probabilities 0.7 (right), 0.6 (wrong, weight 2), 0.5 (wrong),
+-- 0.9 (wrong) in bins 7, 6, 5 and 9; ECE = (0.3 + 1.2 + 0.5 + 0.9) / 5 = 0.58
 SELECT jsonb_pretty(nb_metrics(a, p::jsonb, w))
 FROM (VALUES ('x', '{"x": 0.7, "y": 0.3}', 1.0), ('x', '{"x": 0.4, "y": 0.6}', 2),
              ('y', '{"x": 0.5, "y": 0.5}', 1), ('z', '{"x": 0.1, "y": 0.9}', 1)) AS v (a, p, w);
@@ -111,6 +113,13 @@ SELECT nb_metrics('x', '{"x": null}'::jsonb);
 SELECT nb_metrics('x', '{"x": 1.5}'::jsonb);
 SELECT nb_metrics('x', '{"x": -0.1}'::jsonb);
 SELECT nb_metrics('c' || i, 'c0') FROM generate_series(1, 2049) AS i;
+SELECT nb_metrics('x', '{"x": 1}'::jsonb, 1, '{"rank": false}'::jsonb);
+SELECT nb_metrics('x', '{"x": 1}'::jsonb, 1, '{"ranked": "no"}'::jsonb);
+SELECT nb_metrics('x', '{"x": 1}'::jsonb, 1, '[false]'::jsonb);
+SELECT nb_metrics(a, '{"x": 1}'::jsonb, 1, o::jsonb)
+FROM (VALUES ('x', '{"ranked": false}'), ('x', '{"ranked": true}')) AS v (a, o);
+SELECT 'not base64!'::nb_metrics_state;
+SELECT encode('not a state', 'base64')::nb_metrics_state;
 
 --
 -- Real predictions: a model trained on most of a synthetic corpus (token
@@ -136,10 +145,20 @@ FROM met_docs d, met_model m;
 ANALYZE met_pred;
 -- ties: the unseen documents have equal probabilities for c0, c1 and c2
 SELECT predicted, count(*) FROM met_pred WHERE id % 97 = 0 GROUP BY 1;
-SELECT (nb_metrics(label, proba) - '{log_loss,brier,roc_auc,average_precision}'::text[])
+SELECT (nb_metrics(label, proba) - '{log_loss,brier,calibration,roc_auc,average_precision}'::text[])
          = nb_metrics(label, predicted) AS same_label_metrics,
-       (nb_metrics(label, proba, w) - '{log_loss,brier,roc_auc,average_precision}'::text[])
+       (nb_metrics(label, proba, w) - '{log_loss,brier,calibration,roc_auc,average_precision}'::text[])
          = nb_metrics(label, predicted, w) AS same_weighted
+FROM met_pred;
+
+-- the lighter form ({"ranked": false}) keeps no rows: the same metrics but
+-- ROC AUC and average precision, which it leaves out; NULL options are the
+-- defaults
+SELECT nb_metrics(label, proba, 1, '{"ranked": false}'::jsonb)
+         = nb_metrics(label, proba) - '{roc_auc,average_precision}'::text[] AS same_unranked,
+       nb_metrics(label, proba, w, '{"ranked": false}'::jsonb)
+         = nb_metrics(label, proba, w) - '{roc_auc,average_precision}'::text[] AS same_weighted_unranked,
+       nb_metrics(label, proba, w, NULL::jsonb) = nb_metrics(label, proba, w) AS null_options
 FROM met_pred;
 
 -- GROUP BY: the metrics of each segment in one pass equal those of each alone
@@ -223,6 +242,66 @@ FROM (SELECT md5(nb_metrics(label, proba ORDER BY i)::text) AS p,
              md5(nb_metrics(label, proba, w ORDER BY md5(i::text))::text) FROM met_large
       UNION ALL
       SELECT NULL, md5(pw::text) FROM met_large_serial) r;
+
+-- The shape Citus distributes (its AggregateEnabledCustom): every nb_metrics
+-- and nb_grid_metrics aggregate has a combine function and a state type
+-- that is not a pseudo-type (internal), so that Citus runs the partial
+-- aggregation on the workers and ships the states as text.
+SELECT p.proname, count(*) AS forms,
+       bool_and(a.aggcombinefn <> 0 AND t.typtype <> 'p') AS distributable,
+       string_agg(DISTINCT t.typname, ', ') AS state_type
+FROM pg_aggregate a JOIN pg_proc p ON p.oid = a.aggfnoid JOIN pg_type t ON t.oid = a.aggtranstype
+WHERE p.proname IN ('nb_metrics', 'nb_grid_metrics') GROUP BY 1 ORDER BY 1;
+
+-- Partial states the way Citus moves them: each segment's state made on its
+-- own (an aggregate without a final function returns the state itself, as
+-- Citus's worker_partial_agg), through its text form (the type's output and
+-- input functions, as Citus sends it), then combined in two orders (as
+-- coord_combine_agg): the same metrics as one pass, bit for bit.  The large
+-- table's states hold more rows than a segment of the columns.
+CREATE AGGREGATE met_partial(text, text) (SFUNC = nbc_metrics_label_transfn, STYPE = nb_metrics_state);
+CREATE AGGREGATE met_partial(text, text, float8) (SFUNC = nbc_metrics_label_transfn, STYPE = nb_metrics_state);
+CREATE AGGREGATE met_partial(text, jsonb) (SFUNC = nbc_metrics_proba_transfn, STYPE = nb_metrics_state);
+CREATE AGGREGATE met_partial(text, jsonb, float8) (SFUNC = nbc_metrics_proba_transfn, STYPE = nb_metrics_state);
+CREATE AGGREGATE met_combine(nb_metrics_state) (SFUNC = nbc_metrics_combine, STYPE = nb_metrics_state,
+	FINALFUNC = nbc_metrics_final);
+CREATE TABLE met_states AS
+SELECT segment, met_partial(label, predicted)::text AS l, met_partial(label, predicted, w)::text AS lw,
+       met_partial(label, proba)::text AS p, met_partial(label, proba, w)::text AS pw
+FROM met_pred GROUP BY segment;
+SELECT met_same(met_combine(q.l::nb_metrics_state ORDER BY segment), w.l) AS same_labels,
+       met_same(met_combine(q.lw::nb_metrics_state ORDER BY segment DESC), w.lw) AS same_weighted_labels,
+       met_same(met_combine(q.p::nb_metrics_state ORDER BY segment), w.p) AS same_proba,
+       met_same(met_combine(q.p::nb_metrics_state ORDER BY segment DESC), w.p) AS same_proba_reversed,
+       met_same(met_combine(q.pw::nb_metrics_state ORDER BY segment % 2, segment DESC), w.pw) AS same_weighted_proba
+FROM met_states q, met_whole w GROUP BY w.l, w.lw, w.p, w.pw;
+CREATE TABLE met_large_states AS
+SELECT i % 3 AS part, met_partial(label, proba, w)::text AS pw FROM met_large GROUP BY 1;
+SELECT met_same(met_combine(q.pw::nb_metrics_state ORDER BY part), s.pw) AS same_large,
+       met_same(met_combine(q.pw::nb_metrics_state ORDER BY part DESC), s.pw) AS same_large_reversed
+FROM met_large_states q, met_large_serial s GROUP BY s.pw;
+-- nb_grid_metrics' states the same way: one per segment through the text
+-- form, combined in two orders, equal to one pass; a grid's state is not
+-- nb_metrics' own
+CREATE AGGREGATE met_grid_partial(nb_model, text[], text, jsonb[]) (
+	SFUNC = nbc_grid_metrics_transfn, STYPE = nb_metrics_state);
+CREATE AGGREGATE met_grid_combine(nb_metrics_state) (SFUNC = nbc_grid_metrics_combine,
+	STYPE = nb_metrics_state, FINALFUNC = nbc_grid_metrics_final);
+SET nbc.unknown_features = 'ignore';
+CREATE TABLE met_grid_states AS
+SELECT d.segment, met_grid_partial(m.m, d.tokens, d.label,
+         '{"{\"alpha\": 0.5}", "{\"kind\": \"bernoulli\"}", "{\"kind\": \"complement\"}"}')::text AS s
+FROM met_docs d, met_model m GROUP BY d.segment;
+SELECT (SELECT met_grid_combine(s::nb_metrics_state ORDER BY segment) FROM met_grid_states)::text = w.a::text AS same_grid,
+       (SELECT met_grid_combine(s::nb_metrics_state ORDER BY segment DESC) FROM met_grid_states)::text = w.a::text AS same_grid_reversed
+FROM (SELECT nb_grid_metrics(m.m, d.tokens, d.label,
+        '{"{\"alpha\": 0.5}", "{\"kind\": \"bernoulli\"}", "{\"kind\": \"complement\"}"}') AS a
+      FROM met_docs d, met_model m) w;
+RESET nbc.unknown_features;
+SELECT met_combine(s::nb_metrics_state) FROM met_grid_states;
+-- states of other forms do not combine
+SELECT met_combine(s) FROM (SELECT l::nb_metrics_state AS s FROM met_states
+                            UNION ALL SELECT p::nb_metrics_state FROM met_states) u;
 
 -- the whole corpus's metrics, as sklearn 1.2.1 gives them for these rows (exported;
 -- parity on real corpora to 1e-12: test/parity)

@@ -215,8 +215,14 @@ nb_exact_read(NbExactSum *s, const unsigned char *in)
 		for (int j = 0; j < 8; j++)
 			v |= (uint64_t) in[i * 8 + j] << (8 * j);
 		s->limb[i] = (int64_t) v;
-		/* canonical: every limb but the top one in [0, 2^32) */
+		/*
+		 * canonical: every limb but the top one in [0, 2^32); the top one
+		 * signed, of 32 bits too, which leaves every sum of such sums its
+		 * headroom (and -limb defined)
+		 */
 		if (i < NB_EXACT_LIMBS - 1 && v > LIMB_MASK)
+			return false;
+		if (i == NB_EXACT_LIMBS - 1 && (s->limb[i] < -(int64_t) LIMB_MASK || s->limb[i] > (int64_t) LIMB_MASK))
 			return false;
 	}
 	for (int j = 0; j < 8; j++)

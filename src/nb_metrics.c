@@ -13,9 +13,6 @@
 #include "nb_interrupt.h"
 #include "nb_port.h"
 
-#ifdef NB_HAVE_SSE2_STREAM
-#include <emmintrin.h>
-#endif
 
 _Static_assert(sizeof(double) << NB_METRICS_SEGMENT_BITS == NB_HUGE_PAGE,
 			   "a segment of a column past the first is one huge page");
@@ -75,6 +72,39 @@ free_column(double **column, uint64_t cap)
 	nb_free(column);
 }
 
+/*
+ * The serialized size of a state as its parts are now (nb_metrics.h): kept
+ * in serial_fixed and serial_per_row whenever a label, a column or a sum
+ * is added, so that the size of a growing state is known at every row.
+ */
+static void
+update_sizes(NbMetrics *m)
+{
+	uint32_t	K = m->labels.count;
+	uint64_t	fixed = 1 + 8 + 4 + (uint64_t) K * K * sizeof(double);
+	uint64_t	per_row = 0;
+
+	for (uint32_t c = 0; c < K; c++)
+		fixed += 4 + (uint64_t) m->labels.lengths[c] + 1;
+	if (m->scored)
+	{
+		fixed += 2 * (uint64_t) NB_EXACT_SERIAL_SIZE;
+		for (uint32_t n = 0; n <= K; n++)
+			fixed += 1 + (m->ll_inv_sum[n] != NULL ? NB_EXACT_SERIAL_SIZE : 0);
+		for (int b = 0; b < NB_METRICS_BINS; b++)
+			fixed += 1 + (m->calib[b] != NULL ? NB_METRICS_BIN_SUMS * NB_EXACT_SERIAL_SIZE : 0);
+	}
+	if (m->ranked)
+	{
+		fixed += K;
+		per_row = sizeof(uint32_t) + (m->weighted ? sizeof(double) : 0);
+		for (uint32_t c = 0; c < K; c++)
+			per_row += m->score[c] != NULL ? sizeof(double) : 0;
+	}
+	m->serial_fixed = fixed;
+	m->serial_per_row = per_row;
+}
+
 void
 nb_metrics_init(NbMetrics *m, bool scored, bool weighted)
 {
@@ -89,9 +119,10 @@ nb_metrics_init(NbMetrics *m, bool scored, bool weighted)
 	if (scored)
 	{
 		m->score = nb_alloc_zero(sizeof(double *) * m->cap);
-		m->stage = nb_alloc_zero(sizeof(double) * NB_METRICS_STAGE_ROWS * m->cap);
 		m->ll_inv_sum = nb_alloc_zero(sizeof(NbExactSum *) * (m->cap + 1));
+		m->calib = nb_alloc_zero(sizeof(NbExactSum *) * NB_METRICS_BINS);
 	}
+	update_sizes(m);
 }
 
 void
@@ -99,6 +130,7 @@ nb_metrics_init_unranked(NbMetrics *m, bool weighted)
 {
 	nb_metrics_init(m, true, weighted);
 	m->ranked = false;
+	update_sizes(m);
 }
 
 void
@@ -117,11 +149,14 @@ nb_metrics_free(NbMetrics *m)
 			nb_free(m->actual);
 		if (m->weight != NULL)
 			free_column(m->weight, m->rows_cap);
-		nb_free(m->stage);
 		for (uint32_t n = 0; n <= m->cap; n++)
 			if (m->ll_inv_sum[n] != NULL)
 				nb_free(m->ll_inv_sum[n]);
 		nb_free(m->ll_inv_sum);
+		for (int b = 0; b < NB_METRICS_BINS; b++)
+			if (m->calib[b] != NULL)
+				nb_free(m->calib[b]);
+		nb_free(m->calib);
 	}
 	memset(m, 0, sizeof(*m));
 }
@@ -150,9 +185,6 @@ grow_classes(NbMetrics *m)
 	{
 		m->score = nb_realloc(m->score, sizeof(double *) * cap);
 		memset(m->score + m->cap, 0, sizeof(double *) * (cap - m->cap));
-		m->stage = nb_realloc(m->stage, sizeof(double) * NB_METRICS_STAGE_ROWS * cap);
-		memset(m->stage + (size_t) NB_METRICS_STAGE_ROWS * m->cap, 0,
-			   sizeof(double) * NB_METRICS_STAGE_ROWS * (cap - m->cap));
 		m->ll_inv_sum = nb_realloc(m->ll_inv_sum, sizeof(NbExactSum *) * (cap + 1));
 		memset(m->ll_inv_sum + m->cap + 1, 0, sizeof(NbExactSum *) * (cap - m->cap));
 	}
@@ -169,7 +201,9 @@ nb_metrics_class(NbMetrics *m, const char *label, uint32_t len)
 		return (uint32_t) found;
 	if (m->labels.count == m->cap)
 		grow_classes(m);
-	return nb_strmap_add(&m->labels, label, len, hash);
+	found = nb_strmap_add(&m->labels, label, len, hash);
+	update_sizes(m);
+	return (uint32_t) found;
 }
 
 int
@@ -228,7 +262,10 @@ double	  **
 nb_metrics_column(NbMetrics *m, uint32_t c)
 {
 	if (m->score[c] == NULL)
+	{
 		m->score[c] = grow_column(NULL, 0, m->rows_cap);
+		update_sizes(m);
+	}
 	return m->score[c];
 }
 
@@ -245,72 +282,6 @@ clip(double p)
 	return above < 1.0 - DBL_EPSILON ? above : 1.0 - DBL_EPSILON;
 }
 
-/* A group's line of a column from the stage, past the caches where the CPU can. */
-static inline void
-store_line(double *to, const double *from)
-{
-#ifdef NB_HAVE_SSE2_STREAM
-	for (int j = 0; j < NB_METRICS_STAGE_ROWS; j++)
-	{
-		long long	bits;
-
-		memcpy(&bits, &from[j], sizeof(bits));
-		_mm_stream_si64((long long *) &to[j], bits);
-	}
-#else
-	memcpy(to, from, sizeof(double) * NB_METRICS_STAGE_ROWS);
-#endif
-}
-
-/*
- * The first n staged rows of every column into rows first on: a whole
- * group (n = NB_METRICS_STAGE_ROWS) a line at a time, its stage cleared for
- * the next; the start of one (a flush) as it is.  A group is in one segment.
- */
-static void
-write_stage(NbMetrics *m, uint64_t first, uint32_t n)
-{
-	for (uint32_t c = 0; c < m->labels.count; c++)
-	{
-		double	   *stage = &m->stage[(size_t) c * NB_METRICS_STAGE_ROWS];
-		double	   *to;
-
-		if (m->score[c] == NULL)
-			continue;
-		to = nb_metrics_score_at(m->score[c], first);
-		if (n == NB_METRICS_STAGE_ROWS)
-		{
-			store_line(to, stage);
-			memset(stage, 0, sizeof(double) * NB_METRICS_STAGE_ROWS);
-		}
-		else
-			memcpy(to, stage, sizeof(double) * n);
-	}
-}
-
-void
-nb_metrics_flush(NbMetrics *m)
-{
-	uint32_t	staged = (uint32_t) (m->rows % NB_METRICS_STAGE_ROWS);
-
-	if (m->ranked && staged > 0)
-		write_stage(m, m->rows - staged, staged);
-}
-
-void
-nb_metrics_restage(NbMetrics *m)
-{
-	uint32_t	staged = (uint32_t) (m->rows % NB_METRICS_STAGE_ROWS);
-
-	if (!m->ranked)
-		return;
-	memset(m->stage, 0, sizeof(double) * NB_METRICS_STAGE_ROWS * m->cap);
-	for (uint32_t c = 0; c < m->labels.count; c++)
-		if (m->score[c] != NULL && staged > 0)
-			memcpy(&m->stage[(size_t) c * NB_METRICS_STAGE_ROWS],
-				   nb_metrics_score_at(m->score[c], m->rows - staged), sizeof(double) * staged);
-}
-
 NbExactSum *
 nb_metrics_inv_sum(NbMetrics *m, uint32_t n)
 {
@@ -318,8 +289,32 @@ nb_metrics_inv_sum(NbMetrics *m, uint32_t n)
 	{
 		m->ll_inv_sum[n] = nb_alloc(sizeof(NbExactSum));
 		nb_exact_init(m->ll_inv_sum[n]);
+		update_sizes(m);
 	}
 	return m->ll_inv_sum[n];
+}
+
+/* The sums of calibration bin b, made (zero) when no row fell in it yet. */
+static NbExactSum *
+calibration_sums(NbMetrics *m, int b)
+{
+	if (m->calib[b] == NULL)
+	{
+		m->calib[b] = nb_alloc(sizeof(NbExactSum) * NB_METRICS_BIN_SUMS);
+		for (int k = 0; k < NB_METRICS_BIN_SUMS; k++)
+			nb_exact_init(&m->calib[b][k]);
+		update_sizes(m);
+	}
+	return m->calib[b];
+}
+
+/* The calibration bin of a top-class probability p in [0, 1] (nb_metrics.h). */
+static inline int
+calibration_bin(double p)
+{
+	double		b = floor(p * NB_METRICS_BINS);
+
+	return b >= NB_METRICS_BINS - 1 ? NB_METRICS_BINS - 1 : (int) b;
 }
 
 void
@@ -360,7 +355,7 @@ nb_metrics_add_scored(NbMetrics *m, uint32_t actual, const uint32_t *cls,
 			if (m->score[cls[i]] == NULL)
 				(void) nb_metrics_column(m, cls[i]);
 			/* + 0.0 makes a -0 +0, which the sort keys need */
-			m->stage[(size_t) cls[i] * NB_METRICS_STAGE_ROWS + row % NB_METRICS_STAGE_ROWS] = prob[i] + 0.0;
+			*nb_metrics_score_at(m->score[cls[i]], row) = prob[i] + 0.0;
 		}
 	}
 	if (!named)
@@ -370,12 +365,19 @@ nb_metrics_add_scored(NbMetrics *m, uint32_t actual, const uint32_t *cls,
 		m->actual[row] = actual;
 		if (m->weighted)
 			*nb_metrics_score_at(m->weight, row) = weight;
-		if (row % NB_METRICS_STAGE_ROWS == NB_METRICS_STAGE_ROWS - 1)
-			write_stage(m, row + 1 - NB_METRICS_STAGE_ROWS, NB_METRICS_STAGE_ROWS);
 	}
 	nb_exact_add(&m->ll_sum, weight * log(clipped / p_actual));
 	nb_exact_add(nb_metrics_inv_sum(m, n), weight / clipped);
 	nb_exact_add(&m->brier, weight * brier);
+	if (!m->scores_only)
+	{
+		NbExactSum *bin = calibration_sums(m, calibration_bin(best_p));
+
+		nb_exact_add(&bin[0], weight);
+		nb_exact_add(&bin[1], weight * best_p);
+		if (cls[best] == actual)
+			nb_exact_add(&bin[2], weight);
+	}
 	count(m, actual, cls[best], weight);
 }
 
@@ -427,12 +429,18 @@ nb_metrics_merge(NbMetrics *dst, NbMetrics *src)
 			if (src->ll_inv_sum[k] != NULL)
 				nb_exact_merge(nb_metrics_inv_sum(dst, k), src->ll_inv_sum[k]);
 		nb_exact_merge(&dst->brier, &src->brier);
+		for (int b = 0; b < NB_METRICS_BINS; b++)
+			if (src->calib[b] != NULL)
+			{
+				NbExactSum *sums = calibration_sums(dst, b);
+
+				for (int k = 0; k < NB_METRICS_BIN_SUMS; k++)
+					nb_exact_merge(&sums[k], &src->calib[b][k]);
+			}
 	}
 	if (dst->ranked)
 	{
 		/* the rows of both in their columns: src's are copied after dst's */
-		nb_metrics_flush(src);
-		nb_metrics_flush(dst);
 		nb_metrics_reserve_rows(dst, src->rows);
 		for (uint64_t i = 0; i < src->rows; i++)
 		{
@@ -446,7 +454,6 @@ nb_metrics_merge(NbMetrics *dst, NbMetrics *src)
 				copy_column(nb_metrics_column(dst, map[c]), row0, src->score[c], src->rows);
 	}
 	dst->rows += src->rows;
-	nb_metrics_restage(dst);
 	nb_free(map);
 }
 
@@ -1057,6 +1064,35 @@ rank_classes(const NbMetrics *m, NbMetricsResult *r)
 	free_levels(&lv);
 }
 
+/* The calibration bins and the expected calibration error (nb_metrics.h). */
+static void
+calibration(const NbMetrics *m, double total, NbMetricsResult *r)
+{
+	double		gap = 0;
+
+	for (int b = 0; b < NB_METRICS_BINS; b++)
+	{
+		const NbExactSum *sums = m->calib[b];
+		double		weight,
+					confident,
+					right;
+
+		if (sums == NULL)
+			continue;
+		weight = nb_exact_value(&sums[0]);
+		confident = nb_exact_value(&sums[1]);
+		right = nb_exact_value(&sums[2]);
+		r->bins[b].weight = weight;
+		if (weight > 0)
+		{
+			r->bins[b].confidence = confident / weight;
+			r->bins[b].accuracy = right / weight;
+		}
+		gap += fabs(right - confident);
+	}
+	r->ece = gap / total;
+}
+
 void
 nb_metrics_compute(NbMetrics *m, NbMetricsResult *r)
 {
@@ -1071,7 +1107,6 @@ nb_metrics_compute(NbMetrics *m, NbMetricsResult *r)
 				supported = 0;
 	NbAverages	wsum = {0, 0, 0};
 
-	nb_metrics_flush(m);
 	memset(r, 0, sizeof(*r));
 	r->n_classes = K;
 	r->order = nb_alloc(sizeof(uint32_t) * (K + 1));
@@ -1156,10 +1191,25 @@ nb_metrics_compute(NbMetrics *m, NbMetricsResult *r)
 	r->brier = NAN;
 	r->roc_auc_macro = NAN;
 	r->average_precision_macro = NAN;
-	if (m->scored && !m->scores_only && m->rows > 0 && total > 0)
+	r->ece = NAN;
+	for (int b = 0; b < NB_METRICS_BINS; b++)
+		r->bins[b].confidence = r->bins[b].accuracy = NAN;
+	if (nb_metrics_calibrated(m) && m->rows > 0 && total > 0)
 	{
+		/*
+		 * the total weight as the exact sum of the bins' (every row is in
+		 * one), not the confusion's: the same bits in any order of rows
+		 */
+		NbExactSum	exact_total;
+
+		nb_exact_init(&exact_total);
+		for (int b = 0; b < NB_METRICS_BINS; b++)
+			if (m->calib[b] != NULL)
+				nb_exact_merge(&exact_total, &m->calib[b][0]);
+		total = nb_exact_value(&exact_total);
 		r->log_loss = log_loss(m, total);
 		r->brier = nb_exact_value(&m->brier) / total;
+		calibration(m, total, r);
 	}
 	if (m->ranked && m->rows > 0)
 		rank_classes(m, r);
@@ -1299,4 +1349,387 @@ nb_metrics_label_is_scores(const char *s, size_t n)
 			continue;
 		return i < n && s[i] == '}' && json_space(s, i + 1, n) == n;
 	}
+}
+
+/* ---------------------------------------------------------------- */
+/* the serialized form (nb_metrics.h)                                */
+
+static unsigned char *
+put_u8(unsigned char *out, uint8_t v)
+{
+	*out = v;
+	return out + 1;
+}
+
+static unsigned char *
+put_u32(unsigned char *out, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		out[i] = (unsigned char) (v >> (8 * i));
+	return out + 4;
+}
+
+static unsigned char *
+put_u64(unsigned char *out, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		out[i] = (unsigned char) (v >> (8 * i));
+	return out + 8;
+}
+
+static uint32_t
+get_u32(const unsigned char *in)
+{
+	uint32_t	v = 0;
+
+	for (int i = 0; i < 4; i++)
+		v |= (uint32_t) in[i] << (8 * i);
+	return v;
+}
+
+static uint64_t
+get_u64(const unsigned char *in)
+{
+	uint64_t	v = 0;
+
+	for (int i = 0; i < 8; i++)
+		v |= (uint64_t) in[i] << (8 * i);
+	return v;
+}
+
+/* n doubles, little-endian: a copy where the machine is. */
+static unsigned char *
+put_doubles(unsigned char *out, const double *v, uint64_t n)
+{
+#ifdef NB_LITTLE_ENDIAN
+	memcpy(out, v, sizeof(double) * n);
+#else
+	for (uint64_t i = 0; i < n; i++)
+	{
+		uint64_t	bits;
+
+		memcpy(&bits, &v[i], sizeof(bits));
+		put_u64(out + 8 * i, bits);
+	}
+#endif
+	return out + sizeof(double) * n;
+}
+
+static void
+get_doubles(double *v, const unsigned char *in, uint64_t n)
+{
+#ifdef NB_LITTLE_ENDIAN
+	memcpy(v, in, sizeof(double) * n);
+#else
+	for (uint64_t i = 0; i < n; i++)
+	{
+		uint64_t	bits = get_u64(in + 8 * i);
+
+		memcpy(&v[i], &bits, sizeof(bits));
+	}
+#endif
+}
+
+static unsigned char *
+put_exact(unsigned char *out, const NbExactSum *sum)
+{
+	nb_exact_write(sum, out);
+	return out + NB_EXACT_SERIAL_SIZE;
+}
+
+/* The first rows values of a column, a segment at a time. */
+static unsigned char *
+put_column(unsigned char *out, double *const *column, uint64_t rows)
+{
+	for (uint64_t i = 0, n; i < rows; i += n)
+	{
+		const double *run;
+
+		n = rows - i;
+		run = nb_metrics_score_run(column, i, &n);
+		out = put_doubles(out, run, n);
+	}
+	return out;
+}
+
+unsigned char *
+nb_metrics_write_header(unsigned char *out, uint32_t n, const void *tag, uint32_t tag_len)
+{
+	memcpy(out, "NBM", 3);
+	out = put_u8(out + 3, NB_METRICS_SERIAL_VERSION);
+	out = put_u32(out, n);
+	out = put_u32(out, tag_len);
+	if (tag_len > 0)
+		memcpy(out, tag, tag_len);
+	return out + tag_len;
+}
+
+#define FLAG_SCORED 1
+#define FLAG_WEIGHTED 2
+#define FLAG_RANKED 4
+#define FLAG_SCORES_ONLY 8
+
+unsigned char *
+nb_metrics_write(NbMetrics *m, unsigned char *out)
+{
+	uint32_t	K = m->labels.count;
+
+	out = put_u8(out, (m->scored ? FLAG_SCORED : 0) | (m->weighted ? FLAG_WEIGHTED : 0) |
+				 (m->ranked ? FLAG_RANKED : 0) | (m->scores_only ? FLAG_SCORES_ONLY : 0));
+	out = put_u64(out, m->rows);
+	out = put_u32(out, K);
+	for (uint32_t c = 0; c < K; c++)
+	{
+		uint32_t	len;
+		const char *s = nb_strmap_str(&m->labels, c, &len);
+
+		out = put_u32(out, len);
+		memcpy(out, s, len);
+		out = put_u8(out + len, m->seen[c]);
+	}
+	for (uint32_t a = 0; a < K; a++)
+	{
+		nb_interrupt();
+		out = put_doubles(out, m->confusion + (size_t) a * m->cap, K);
+	}
+	if (m->scored)
+	{
+		out = put_exact(out, &m->brier);
+		out = put_exact(out, &m->ll_sum);
+		for (uint32_t n = 0; n <= K; n++)
+		{
+			out = put_u8(out, m->ll_inv_sum[n] != NULL);
+			if (m->ll_inv_sum[n] != NULL)
+				out = put_exact(out, m->ll_inv_sum[n]);
+		}
+		for (int b = 0; b < NB_METRICS_BINS; b++)
+		{
+			out = put_u8(out, m->calib[b] != NULL);
+			for (int k = 0; m->calib[b] != NULL && k < NB_METRICS_BIN_SUMS; k++)
+				out = put_exact(out, &m->calib[b][k]);
+		}
+	}
+	if (m->ranked)
+	{
+		for (uint64_t i = 0; i < m->rows; i++)
+		{
+			nb_interrupt_at(i);
+			out = put_u32(out, m->actual[i]);
+		}
+		if (m->weighted)
+			out = put_column(out, m->weight, m->rows);
+		for (uint32_t c = 0; c < K; c++)
+		{
+			out = put_u8(out, m->score[c] != NULL);
+			if (m->score[c] != NULL)
+				out = put_column(out, m->score[c], m->rows);
+		}
+	}
+	return out;
+}
+
+/* The next n bytes of the input, or NULL (error set) if there are fewer. */
+static const unsigned char *
+take(NbMetricsIn *in, uint64_t n)
+{
+	const unsigned char *p = in->p;
+
+	if ((uint64_t) (in->end - in->p) < n)
+	{
+		in->error = "truncated";
+		return NULL;
+	}
+	in->p += n;
+	return p;
+}
+
+static bool
+fail(NbMetricsIn *in, const char *error)
+{
+	in->error = error;
+	return false;
+}
+
+bool
+nb_metrics_read_header(NbMetricsIn *in, uint32_t *n, const unsigned char **tag,
+					   uint32_t *tag_len)
+{
+	const unsigned char *p = take(in, NB_METRICS_SERIAL_HEADER);
+
+	if (p == NULL)
+		return false;
+	if (memcmp(p, "NBM", 3) != 0)
+		return fail(in, "not an nb_metrics state");
+	if (p[3] != NB_METRICS_SERIAL_VERSION)
+		return fail(in, "an nb_metrics state of another version");
+	*n = get_u32(p + 4);
+	*tag_len = get_u32(p + 8);
+	*tag = take(in, *tag_len);
+	return *tag != NULL;
+}
+
+static bool
+read_exact(NbMetricsIn *in, NbExactSum *sum)
+{
+	const unsigned char *p = take(in, NB_EXACT_SERIAL_SIZE);
+
+	if (p == NULL)
+		return false;
+	if (!nb_exact_read(sum, p))
+		return fail(in, "an exact sum out of its form");
+	return true;
+}
+
+/* A weight: finite and not negative. */
+static inline bool
+valid_weight(double w)
+{
+	return w >= 0 && w <= DBL_MAX;
+}
+
+/*
+ * rows values of a column: weights (finite, >= 0) or probabilities (in [0,
+ * 1], not -0, which the sort keys need).
+ */
+static bool
+read_column(NbMetricsIn *in, double *const *column, uint64_t rows, bool probabilities)
+{
+	for (uint64_t i = 0, n; i < rows; i += n)
+	{
+		double	   *run;
+		const unsigned char *p;
+
+		n = rows - i;
+		run = nb_metrics_score_run(column, i, &n);
+		if ((p = take(in, sizeof(double) * n)) == NULL)
+			return false;
+		get_doubles(run, p, n);
+		for (uint64_t j = 0; j < n; j++)
+		{
+			bool		ok = probabilities ? run[j] >= 0 && run[j] <= 1 && !signbit(run[j]) :
+				valid_weight(run[j]);
+
+			nb_interrupt_at(j);
+			if (!ok)
+				return fail(in, probabilities ? "a probability out of range" :
+							"a weight out of range");
+		}
+	}
+	return true;
+}
+
+/* The rows of a ranked state. */
+static bool
+read_rows(NbMetrics *m, NbMetricsIn *in, uint64_t rows)
+{
+	uint32_t	K = m->labels.count;
+	const unsigned char *p;
+
+	/* at least 4 bytes a row: no room is made for rows the input cannot have */
+	if (rows > (uint64_t) (in->end - in->p) / sizeof(uint32_t))
+		return fail(in, "truncated");
+	nb_metrics_reserve_rows(m, rows > 0 ? rows : 1);
+	p = take(in, sizeof(uint32_t) * rows);
+	for (uint64_t i = 0; i < rows; i++)
+	{
+		nb_interrupt_at(i);
+		m->actual[i] = get_u32(p + 4 * i);
+		if (m->actual[i] >= K)
+			return fail(in, "a row's class out of range");
+	}
+	if (m->weighted && !read_column(in, m->weight, rows, false))
+		return false;
+	for (uint32_t c = 0; c < K; c++)
+	{
+		if ((p = take(in, 1)) == NULL)
+			return false;
+		if (*p > 1)
+			return fail(in, "a flag out of range");
+		if (*p == 1 && !read_column(in, nb_metrics_column(m, c), rows, true))
+			return false;
+	}
+	return true;
+}
+
+bool
+nb_metrics_read(NbMetrics *m, NbMetricsIn *in)
+{
+	const unsigned char *p = take(in, 1 + 8 + 4);
+	uint8_t		flags;
+	uint64_t	rows;
+	uint32_t	K;
+
+	nb_metrics_init(m, false, false);
+	if (p == NULL)
+		return false;
+	flags = p[0];
+	rows = get_u64(p + 1);
+	K = get_u32(p + 9);
+	if (flags > 15 || (!(flags & FLAG_SCORED) && (flags & (FLAG_RANKED | FLAG_SCORES_ONLY))))
+		return fail(in, "flags out of range");
+	if (K > NB_METRICS_MAX_CLASSES)
+		return fail(in, "too many labels");
+	nb_metrics_free(m);
+	if ((flags & FLAG_SCORED) && !(flags & FLAG_RANKED))
+		nb_metrics_init_unranked(m, (flags & FLAG_WEIGHTED) != 0);
+	else
+		nb_metrics_init(m, (flags & FLAG_SCORED) != 0, (flags & FLAG_WEIGHTED) != 0);
+	m->scores_only = (flags & FLAG_SCORES_ONLY) != 0;
+	for (uint32_t c = 0; c < K; c++)
+	{
+		uint32_t	len;
+		const unsigned char *s;
+
+		if ((p = take(in, 4)) == NULL)
+			return false;
+		len = get_u32(p);
+		if ((s = take(in, (uint64_t) len + 1)) == NULL)
+			return false;
+		if (nb_metrics_find(m, (const char *) s, len) >= 0)
+			return fail(in, "a label repeated");
+		(void) nb_metrics_class(m, (const char *) s, len);
+		m->seen[c] = s[len];
+		if (m->seen[c] > (NB_SEEN_ACTUAL | NB_SEEN_PREDICTED))
+			return fail(in, "a label's flags out of range");
+	}
+	for (uint32_t a = 0; a < K; a++)
+	{
+		double	   *row = m->confusion + (size_t) a * m->cap;
+
+		nb_interrupt();
+		if ((p = take(in, sizeof(double) * K)) == NULL)
+			return false;
+		get_doubles(row, p, K);
+		for (uint32_t j = 0; j < K; j++)
+			if (!valid_weight(row[j]))
+				return fail(in, "a weight out of range");
+	}
+	if (m->scored)
+	{
+		if (!read_exact(in, &m->brier) || !read_exact(in, &m->ll_sum))
+			return false;
+		for (uint32_t n = 0; n <= K; n++)
+		{
+			if ((p = take(in, 1)) == NULL)
+				return false;
+			if (*p > 1)
+				return fail(in, "a flag out of range");
+			if (*p == 1 && !read_exact(in, nb_metrics_inv_sum(m, n)))
+				return false;
+		}
+		for (int b = 0; b < NB_METRICS_BINS; b++)
+		{
+			if ((p = take(in, 1)) == NULL)
+				return false;
+			if (*p > 1)
+				return fail(in, "a flag out of range");
+			for (int k = 0; *p == 1 && k < NB_METRICS_BIN_SUMS; k++)
+				if (!read_exact(in, &calibration_sums(m, b)[k]))
+					return false;
+		}
+	}
+	if (m->ranked && !read_rows(m, in, rows))
+		return false;
+	m->rows = rows;
+	return true;
 }

@@ -33,6 +33,25 @@
  * clipped to eps) at the end, when every class is known, to first order:
  * log(S + k eps) = log S + k eps / S, the second-order term (k eps)^2 being
  * below 1e-24 for the most classes a state holds.
+ *
+ * Calibration (rows with probabilities, not scores_only): the rows in
+ * NB_METRICS_BINS equal-width bins of their top-class confidence p (the
+ * predicted class's probability as given, unclipped), bin min(floor(10 p),
+ * 9) computed in double precision; per bin the weight, the weight times p
+ * and the weight of the rows predicted right.  The expected calibration
+ * error is the sum over bins of |weight right - weight times p| over the
+ * total weight (= sum of W_b / W |accuracy_b - confidence_b|).
+ *
+ * Arrival order: every sum of the probability form (log loss, Brier score,
+ * calibration bins, and the total weight they are divided by, the bins'
+ * weights summed) is an exact sum (nb_exact.h), rounded once, and the
+ * unweighted counts are integers: the metrics of the same rows are the
+ * same bits in any order and any grouping of partial states, but for two
+ * kinds of sums of weights: a confusion cell's weight and, with weights and
+ * probabilities, the weights summed at the points of the ROC and precision
+ * curves are plain sums of the rows' weights, whose orders differ by at
+ * most (n - 1) 2^-53 of the sum for n rows (and so do the metrics made of
+ * them, to a few units of that).
  */
 #ifndef NB_METRICS_H
 #define NB_METRICS_H
@@ -58,19 +77,11 @@
  * 4 kB pages instead: 22,700 faults for a million rows of ten classes
  * (4,600 now), about a twentieth of nb_metrics' time.
  */
-/*
- * The probabilities of a row are staged, per class, until a group of
- * NB_METRICS_STAGE_ROWS rows (a cache line of a column) is complete, and
- * then written to the columns a whole line at a time with stores that
- * bypass the caches: the columns are written once and read back only at the
- * end, and a store of 8 bytes into each of many columns read every line
- * from memory first (a tenth of the time of nb_metrics over a million rows
- * of ten classes).  stage[c * NB_METRICS_STAGE_ROWS + j] holds row
- * (rows - rows % NB_METRICS_STAGE_ROWS) + j of class c for j < rows %
- * NB_METRICS_STAGE_ROWS, and 0 past that; the columns hold every row
- * before those.  Whatever reads the columns flushes the rest first.
- */
-#define NB_METRICS_STAGE_ROWS 8
+
+/* Calibration bins of the top-class confidence (see above). */
+#define NB_METRICS_BINS 10
+/* per bin: weight, weight * confidence, weight of the rows predicted right */
+#define NB_METRICS_BIN_SUMS 3
 
 #define NB_METRICS_SEGMENT_BITS 18
 #define NB_METRICS_SEGMENT_ROWS ((uint64_t) 1 << NB_METRICS_SEGMENT_BITS)
@@ -92,7 +103,6 @@ typedef struct NbMetrics
 	uint32_t   *actual;			/* rows: class of each row */
 	double	  **weight;			/* rows, if weighted: weight of each row, a column as below */
 	double	 ***score;			/* cap: each class's probability per row, in segments (below); NULL while no row named it */
-	double	   *stage;			/* scored: cap * NB_METRICS_STAGE_ROWS (NB_METRICS_STAGE_ROWS) */
 	bool		ranked;			/* scored rows are kept (for AUC) */
 	/* scored: sum over rows of weight * log(S / clip(p of the actual class)), S the row's clipped sum */
 	NbExactSum	ll_sum;
@@ -101,6 +111,15 @@ typedef struct NbMetrics
 	 * sums of weight / S; NULL while no row named n classes
 	 */
 	NbExactSum **ll_inv_sum;
+	/*
+	 * scored: per calibration bin its NB_METRICS_BIN_SUMS sums, NULL while no
+	 * row fell in the bin (most rows of naive Bayes fall in one or two: a
+	 * state of many GROUP BY groups stays small)
+	 */
+	NbExactSum **calib;
+	/* bytes of the serialized state: serial_fixed + rows * serial_per_row */
+	uint64_t	serial_fixed;
+	uint64_t	serial_per_row;
 } NbMetrics;
 
 void		nb_metrics_init(NbMetrics *m, bool scored, bool weighted);
@@ -164,17 +183,8 @@ void		nb_metrics_reserve_rows(NbMetrics *m, uint64_t rows);
 /* The column of class c of a ranked state, made (zero) when no row named c yet. */
 double	  **nb_metrics_column(NbMetrics *m, uint32_t c);
 
-/*
- * Add src's rows to dst (same form, ranked or not).  Flushes src's staged
- * rows into its columns (see above): src is the same otherwise.
- */
+/* Add src's rows to dst (same form, ranked or not). */
 void		nb_metrics_merge(NbMetrics *dst, NbMetrics *src);
-
-/* Write the staged rows of a ranked state into its columns (their values do not change). */
-void		nb_metrics_flush(NbMetrics *m);
-
-/* After rows were written into the columns directly (m->rows set): stage the last group's. */
-void		nb_metrics_restage(NbMetrics *m);
 
 /* Byte order of two labels (memcmp, then the shorter first). */
 int			nb_metrics_label_cmp(const NbMetrics *m, uint32_t a, uint32_t b);
@@ -188,6 +198,13 @@ typedef struct NbClassMetrics
 	double		roc_auc;		/* NAN if undefined or not scored */
 	double		average_precision;	/* NAN if undefined or not scored */
 } NbClassMetrics;
+
+typedef struct NbCalibrationBin
+{
+	double		weight;			/* of the rows in the bin */
+	double		confidence;		/* their mean top-class probability; NAN if weight 0 */
+	double		accuracy;		/* the weight predicted right over weight; NAN if weight 0 */
+} NbCalibrationBin;
 
 typedef struct NbAverages
 {
@@ -209,7 +226,16 @@ typedef struct NbMetricsResult
 	double		brier;
 	double		roc_auc_macro;	/* NAN if not ranked */
 	double		average_precision_macro;
+	double		ece;			/* expected calibration error; NAN if not calibrated */
+	NbCalibrationBin bins[NB_METRICS_BINS];
 } NbMetricsResult;
+
+/* Whether a state has calibration bins: probabilities, not only scores. */
+static inline bool
+nb_metrics_calibrated(const NbMetrics *m)
+{
+	return m->scored && !m->scores_only;
+}
 
 /* Whether a class is a report class (occurs as actual or predicted). */
 static inline bool
@@ -218,11 +244,61 @@ nb_metrics_reported(const NbMetrics *m, uint32_t c)
 	return m->seen[c] != 0;
 }
 
-/*
- * The metrics of a state; free with nb_metrics_result_free.  Flushes the
- * staged rows (nb_metrics_flush): the state is the same otherwise.
- */
+/* The metrics of a state; free with nb_metrics_result_free. */
 void		nb_metrics_compute(NbMetrics *m, NbMetricsResult *r);
 void		nb_metrics_result_free(NbMetricsResult *r);
+
+/*
+ * The serialized form of states, for the nb_metrics_state type (its binary
+ * form; base64 of it as text) and so for parallel workers and Citus.
+ * Little-endian on every machine.  A value holds one or more states (a
+ * grid's, one per option set) after a header:
+ *   magic "NBM" and version 1 (4 bytes), the number of states (u32), a tag
+ *   the caller keeps with them (u32 length, bytes: a grid's option sets);
+ * then each state:
+ *   flags (u8: 1 scored, 2 weighted, 4 ranked, 8 scores_only), rows (u64),
+ *   labels K (u32), each label (u32 length, bytes, seen flags u8), the K x
+ *   K confusion weights (f64, [actual][predicted] by id); if scored, the
+ *   exact sums (nb_exact.h's form) of the Brier score and the log loss, for
+ *   n = 0..K a flag (u8) and the sum of weight / S of rows naming n
+ *   classes, for each calibration bin a flag (u8) and its three sums; if ranked, the rows' actual class ids
+ *   (u32 each), their weights if weighted (f64), then per class a flag (u8)
+ *   and its column (f64 per row).
+ */
+#define NB_METRICS_SERIAL_HEADER 12
+#define NB_METRICS_SERIAL_VERSION 1
+
+/* Bytes of a state's serialized form (kept up to date as rows come). */
+static inline uint64_t
+nb_metrics_serial_size(const NbMetrics *m)
+{
+	return m->serial_fixed + m->rows * m->serial_per_row;
+}
+
+/* Write the header of n states and a tag of tag_len bytes; returns the end. */
+unsigned char *nb_metrics_write_header(unsigned char *out, uint32_t n, const void *tag,
+									   uint32_t tag_len);
+
+/* Write a state (nb_metrics_serial_size bytes); returns the end. */
+unsigned char *nb_metrics_write(NbMetrics *m, unsigned char *out);
+
+/* Reading serialized states: *p advances up to end; error says why it stopped. */
+typedef struct NbMetricsIn
+{
+	const unsigned char *p;
+	const unsigned char *end;
+	const char *error;			/* static text, set when a read returns false */
+} NbMetricsIn;
+
+/* The header: number of states, and the tag (pointing into the input). */
+bool		nb_metrics_read_header(NbMetricsIn *in, uint32_t *n, const unsigned char **tag,
+								   uint32_t *tag_len);
+
+/*
+ * A state, validated (labels distinct, ids, weights and probabilities in
+ * range, exact sums in their form), into m, which this initializes: free it
+ * with nb_metrics_free whether or not this succeeds.
+ */
+bool		nb_metrics_read(NbMetrics *m, NbMetricsIn *in);
 
 #endif

@@ -1,6 +1,6 @@
 /*
  * nb_port.h — the one place the pure model code (nb_*.c) reaches past plain
- * C: compiler builtins and attributes, 128-bit integers, x86 intrinsics,
+ * C: compiler builtins and attributes, 128-bit integers,
  * extended precision, the byte order.  Each has a plain C fallback, for
  * compilers without the feature and, with NB_PORTABLE defined, for any
  * compiler: the unit tests are built both ways (test/unit, make check), so
@@ -22,11 +22,6 @@
 #if defined(NB_GNU_C) && defined(__SIZEOF_INT128__)
 #define NB_HAVE_INT128
 __extension__ typedef unsigned __int128 nb_uint128;
-#endif
-
-/* Non-temporal stores (_mm_stream_si64 of <emmintrin.h>, nb_metrics.c) */
-#if defined(__x86_64__) && defined(__SSE2__) && !defined(NB_PORTABLE)
-#define NB_HAVE_SSE2_STREAM
 #endif
 
 /*

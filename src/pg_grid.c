@@ -21,50 +21,33 @@
 
 #include "nb_grid.h"
 #include "pg_metrics.h"
+#include "pg_metrics_state.h"
 #include "pg_predict.h"
 #include "pg_prepared.h"
 #include "pg_unknown.h"
 
-typedef struct GridState
+/* The aggregate's memory context; a direct call of a support function is a user's error. */
+static MemoryContext
+grid_context(FunctionCallInfo fcinfo)
 {
-	MemoryContext cxt;			/* holds the state and everything in it */
-	NbGrid		grid;
-	struct varlena *options;	/* the grid of the first row */
-} GridState;
+	MemoryContext aggctx;
 
-static GridState *
-state_create(MemoryContext parent, uint32 n_sets, ArrayType *options)
-{
-	MemoryContext cxt = AllocSetContextCreate(parent, "nb_grid_metrics state",
-											  ALLOCSET_DEFAULT_SIZES);
-	MemoryContext old = MemoryContextSwitchTo(cxt);
-	GridState  *st = palloc0(sizeof(GridState));
-
-	st->cxt = cxt;
-	nb_grid_init(&st->grid, n_sets);
-	st->options = palloc(VARSIZE(options));
-	memcpy(st->options, options, VARSIZE(options));
-	MemoryContextSwitchTo(old);
-	return st;
+	if (!AggCheckCallContext(fcinfo, &aggctx))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("nb_grid_metrics support functions can only be called by the aggregate nb_grid_metrics")));
+	return aggctx;
 }
 
-/*
- * A label the states cannot take: one too many for nb_metrics, or for the
- * memory of this many option sets' confusion matrices (nb_grid_max_labels).
- */
-static void
-too_many_labels(const GridState *st, const char *label, uint32 len)
+/* The state of an nb_grid_metrics aggregate, or an error for another's. */
+static NbMetricsState *
+check_grid(NbMetricsState *st)
 {
-	if (st->grid.max_labels == NB_METRICS_MAX_CLASSES)
-		nb_metrics_too_many_labels(label, len);
-	ereport(ERROR,
-			(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-			 errmsg_plural("nb_grid_metrics of %u option set supports at most %u distinct labels",
-						   "nb_grid_metrics of %u option sets supports at most %u distinct labels",
-						   st->grid.n_sets, st->grid.n_sets, st->grid.max_labels),
-			 errdetail("Label \"%.*s\" would be number %u.", (int) len, label,
-					   st->grid.max_labels + 1),
-			 errhint("Score fewer option sets at a time.")));
+	if (st != NULL && !st->is_grid)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("an nb_metrics state is not an nb_grid_metrics state")));
+	return st;
 }
 
 /*
@@ -76,7 +59,7 @@ static Datum
 grid_transfn(FunctionCallInfo fcinfo, NbFeatureInput kind)
 {
 	MemoryContext aggctx;
-	GridState  *st = PG_ARGISNULL(0) ? NULL : (GridState *) PG_GETARG_POINTER(0);
+	NbMetricsState *st;
 	ArrayType  *options;
 	NbPrepared *pm;
 	NbScorerSet *set;
@@ -86,10 +69,8 @@ grid_transfn(FunctionCallInfo fcinfo, NbFeatureInput kind)
 	bool		ok;
 	MemoryContext old;
 
-	if (!AggCheckCallContext(fcinfo, &aggctx))
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("nb_grid_metrics support functions can only be called by the aggregate nb_grid_metrics")));
+	aggctx = grid_context(fcinfo);
+	st = check_grid(nb_metrics_state_for_update(fcinfo, aggctx));
 	if (PG_ARGISNULL(4))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
@@ -98,7 +79,7 @@ grid_transfn(FunctionCallInfo fcinfo, NbFeatureInput kind)
 	{
 		if (st == NULL)
 			PG_RETURN_NULL();
-		PG_RETURN_POINTER(st);
+		return nb_metrics_state_datum(st);
 	}
 	options = PG_GETARG_ARRAYTYPE_P(4);
 	if (st == NULL)
@@ -116,12 +97,12 @@ grid_transfn(FunctionCallInfo fcinfo, NbFeatureInput kind)
 	pm = nb_prepared_get_grid(fcinfo, PG_GETARG_DATUM(1), options, &set);
 	if (st == NULL)
 	{
-		st = state_create(aggctx, set->n, options);
+		st = nb_metrics_state_create(aggctx, true, false, false, (struct varlena *) options, set->n);
 		/* complement's scores are not probabilities: no log loss or Brier score */
 		for (uint32 s = 0; s < set->n; s++)
 			st->grid.metrics[s].scores_only = set->scorers[s].kind == NB_COMPLEMENT;
 	}
-	else if (VARSIZE(st->options) != VARSIZE(options) ||
+	else if (VARSIZE_ANY(st->options) != VARSIZE(options) ||
 			 memcmp(st->options, options, VARSIZE(options)) != 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -129,30 +110,58 @@ grid_transfn(FunctionCallInfo fcinfo, NbFeatureInput kind)
 				 errdetail("The metrics of each option set are of the rows scored with it.")));
 	actual = PG_GETARG_TEXT_PP(3);
 
-	old = MemoryContextSwitchTo(st->cxt);
+	old = MemoryContextSwitchTo(st->hdr.eoh_context);
 	failed = nb_grid_classes(&st->grid, &pm->index);
 	if (failed >= 0)
 	{
 		uint32		len;
 		const char *s = nb_strmap_str(&pm->index.labels, (uint32) failed, &len);
 
-		too_many_labels(st, s, len);
+		nb_metrics_state_too_many_labels(st, s, len);
 	}
 	a = nb_grid_label(&st->grid, VARDATA_ANY(actual), VARSIZE_ANY_EXHDR(actual));
 	if (a < 0)
-		too_many_labels(st, VARDATA_ANY(actual), VARSIZE_ANY_EXHDR(actual));
+		nb_metrics_state_too_many_labels(st, VARDATA_ANY(actual), VARSIZE_ANY_EXHDR(actual));
 	MemoryContextSwitchTo(old);
 
 	nb_prepared_begin_row(pm);
 	nb_row_doc(fcinfo, 2, kind, NULL, pm, NULL);
 	nb_count_scored_row(&pm->doc, &pm->index);
-	old = MemoryContextSwitchTo(st->cxt);
+	old = MemoryContextSwitchTo(st->hdr.eoh_context);
 	ok = nb_grid_add(&st->grid, set, &pm->doc, (uint32) a);
 	MemoryContextSwitchTo(old);
 	nb_prepared_end_row(pm);
 	if (!ok)
 		nb_report_score_out_of_range();
-	PG_RETURN_POINTER(st);
+	nb_metrics_state_check_size(st);
+	return nb_metrics_state_datum(st);
+}
+
+/*
+ * Combine, as nb_metrics_combine: the same option sets (checked) and labels
+ * in the same order in every option set's state.
+ */
+PG_FUNCTION_INFO_V1(nb_grid_metrics_combine);
+Datum
+nb_grid_metrics_combine(PG_FUNCTION_ARGS)
+{
+	MemoryContext aggctx = grid_context(fcinfo);
+	NbMetricsState *st1 = check_grid(nb_metrics_state_for_update(fcinfo, aggctx));
+	NbMetricsState *st2;
+
+	if (PG_ARGISNULL(1))
+	{
+		if (st1 == NULL)
+			PG_RETURN_NULL();
+		return nb_metrics_state_datum(st1);
+	}
+	st2 = check_grid(nb_metrics_state_open(PG_GETARG_DATUM(1)));
+	if (st1 == NULL)
+		st1 = nb_metrics_state_copy(st2, aggctx);
+	else
+		nb_metrics_state_combine(st1, st2);
+	nb_metrics_state_close(st2, PG_GETARG_DATUM(1));
+	return nb_metrics_state_datum(st1);
 }
 
 PG_FUNCTION_INFO_V1(nb_grid_metrics_array);
@@ -202,18 +211,16 @@ PG_FUNCTION_INFO_V1(nb_grid_metrics_final);
 Datum
 nb_grid_metrics_final(PG_FUNCTION_ARGS)
 {
-	GridState  *st;
+	NbMetricsState *st;
+	ArrayType  *result;
 	Datum	   *values;
 	MemoryContext scratch;
 	Size		total = 0;
 
-	if (!AggCheckCallContext(fcinfo, NULL))
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("nb_grid_metrics support functions can only be called by the aggregate nb_grid_metrics")));
+	(void) grid_context(fcinfo);
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
-	st = (GridState *) PG_GETARG_POINTER(0);
+	st = check_grid(nb_metrics_state_open(PG_GETARG_DATUM(0)));
 	values = palloc(sizeof(Datum) * st->grid.n_sets);
 	scratch = AllocSetContextCreate(CurrentMemoryContext, "nb_grid_metrics final",
 									ALLOCSET_DEFAULT_SIZES);
@@ -241,6 +248,7 @@ nb_grid_metrics_final(PG_FUNCTION_ARGS)
 		MemoryContextReset(scratch);
 	}
 	MemoryContextDelete(scratch);
-	PG_RETURN_ARRAYTYPE_P(construct_array(values, (int) st->grid.n_sets, JSONBOID, -1, false,
-										  TYPALIGN_INT));
+	result = construct_array(values, (int) st->grid.n_sets, JSONBOID, -1, false, TYPALIGN_INT);
+	nb_metrics_state_close(st, PG_GETARG_DATUM(0));
+	PG_RETURN_ARRAYTYPE_P(result);
 }

@@ -10,10 +10,13 @@
  */
 #include "postgres.h"
 
+#include "access/htup_details.h"
+#include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
 #include "parser/parse_coerce.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
+#include "utils/syscache.h"
 
 #include "pg_label.h"
 
@@ -58,6 +61,25 @@ label_cast(FunctionCallInfo fcinfo, Oid type, void **cache)
 	return c;
 }
 
+/*
+ * The declared type of argument arg of the function called.  Only for a
+ * call without its expression (a direct fmgr call: Citus's
+ * worker_partial_agg calls the transition functions so), which the type of
+ * an anynonarray argument cannot be told from.
+ */
+static Oid
+declared_arg_type(FunctionCallInfo fcinfo, int arg)
+{
+	HeapTuple	tuple = SearchSysCache1(PROCOID, ObjectIdGetDatum(fcinfo->flinfo->fn_oid));
+	Oid			type;
+
+	if (!HeapTupleIsValid(tuple))
+		elog(ERROR, "cache lookup failed for function %u", fcinfo->flinfo->fn_oid);
+	type = ((Form_pg_proc) GETSTRUCT(tuple))->proargtypes.values[arg];
+	ReleaseSysCache(tuple);
+	return type;
+}
+
 text *
 nb_label_arg(FunctionCallInfo fcinfo, int arg, void **cache)
 {
@@ -65,8 +87,18 @@ nb_label_arg(FunctionCallInfo fcinfo, int arg, void **cache)
 	LabelCast  *c;
 	Datum		value = PG_GETARG_DATUM(arg);
 
-	if (type == TEXTOID || !OidIsValid(type))
+	if (type == TEXTOID)
 		return PG_GETARG_TEXT_PP(arg);
+	if (!OidIsValid(type))
+	{
+		if (declared_arg_type(fcinfo, arg) != TEXTOID)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("cannot determine the type of the label"),
+					 errdetail("The function was called without its call expression, as Citus's worker_partial_agg calls transition functions."),
+					 errhint("Cast the label to text: label::text.")));
+		return PG_GETARG_TEXT_PP(arg);
+	}
 	c = label_cast(fcinfo, type, cache);
 	switch (c->path)
 	{

@@ -2,11 +2,9 @@
  * pg_metrics.c — the nb_metrics aggregates: classification metrics of a
  * query's predictions, as jsonb (see nb_metrics.h for the definitions).
  *
- * The state is internal: an NbMetrics in a memory context of its own (an
- * AllocSet under the aggregate's context), because the pure code frees and
- * reallocates and the aggregate's context need not allow that (PostgreSQL
- * 17's bump contexts).  Partial states travel between parallel workers
- * serialized as bytea in the server's native byte order.
+ * The state is an nb_metrics_state (pg_metrics_state.h), updated in place
+ * from row to row; partial states combine, in parallel workers and on
+ * Citus's workers alike.
  */
 #include "postgres.h"
 
@@ -26,49 +24,13 @@
 #include "pg_jsonb.h"
 #include "pg_label.h"
 #include "pg_metrics.h"
+#include "pg_metrics_state.h"
 
 PG_FUNCTION_INFO_V1(nb_metrics_label_transfn);
 PG_FUNCTION_INFO_V1(nb_metrics_proba_transfn);
+PG_FUNCTION_INFO_V1(nb_metrics_proba_options_transfn);
 PG_FUNCTION_INFO_V1(nb_metrics_combine);
-PG_FUNCTION_INFO_V1(nb_metrics_serialize);
-PG_FUNCTION_INFO_V1(nb_metrics_deserialize);
-/* An exact sum in its serial form (nb_exact.h). */
-static void
-append_exact(StringInfo buf, const NbExactSum *sum)
-{
-	unsigned char bytes[NB_EXACT_SERIAL_SIZE];
-
-	nb_exact_write(sum, bytes);
-	appendBinaryStringInfo(buf, (char *) bytes, NB_EXACT_SERIAL_SIZE);
-}
-
 PG_FUNCTION_INFO_V1(nb_metrics_final);
-
-typedef struct MetricsState
-{
-	MemoryContext cxt;			/* holds the state and everything in it */
-	NbMetrics	m;
-	uint32		row_cap;		/* room in the row's scratch arrays */
-	uint32	   *row_class;		/* the classes of a row's probabilities */
-	double	   *row_prob;
-	/* the last row's keys: their count, then their JEntries and bytes (see keys_match) */
-	uint32		keys_n;
-	StringInfoData keys;
-} MetricsState;
-
-static MetricsState *
-state_create(MemoryContext parent, bool scored, bool weighted)
-{
-	MemoryContext cxt = AllocSetContextCreate(parent, "nb_metrics state",
-											  ALLOCSET_DEFAULT_SIZES);
-	MemoryContext old = MemoryContextSwitchTo(cxt);
-	MetricsState *st = palloc0(sizeof(MetricsState));
-
-	st->cxt = cxt;
-	nb_metrics_init(&st->m, scored, weighted);
-	MemoryContextSwitchTo(old);
-	return st;
-}
 
 /*
  * The aggregate's memory context.  The support functions are SQL-callable
@@ -86,21 +48,29 @@ aggregate_context(FunctionCallInfo fcinfo)
 	return aggctx;
 }
 
+/* The form of a transition function's rows: which arguments follow the prediction. */
+typedef struct RowForm
+{
+	bool		scored;			/* probabilities, not a label */
+	int			weight_arg;		/* the weight's argument, or -1 */
+	int			options_arg;	/* the options' argument, or -1 */
+} RowForm;
+
 /*
- * The row's weight (argument 3 if there is one, else 1); false when the row
- * is skipped: a NULL actual, prediction or weight.
+ * The row's weight (1 without a weight argument); false when the row is
+ * skipped: a NULL actual, prediction or weight.
  */
 static bool
-row_weight(FunctionCallInfo fcinfo, double *weight)
+row_weight(FunctionCallInfo fcinfo, const RowForm *form, double *weight)
 {
 	*weight = 1.0;
 	if (PG_ARGISNULL(1) || PG_ARGISNULL(2))
 		return false;
-	if (PG_NARGS() > 3)
+	if (form->weight_arg >= 0)
 	{
-		if (PG_ARGISNULL(3))
+		if (PG_ARGISNULL(form->weight_arg))
 			return false;
-		*weight = PG_GETARG_FLOAT8(3);
+		*weight = PG_GETARG_FLOAT8(form->weight_arg);
 		if (isnan(*weight) || isinf(*weight) || *weight < 0)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -110,53 +80,135 @@ row_weight(FunctionCallInfo fcinfo, double *weight)
 	return true;
 }
 
-void
-nb_metrics_too_many_labels(const char *label, uint32 len)
-{
-	ereport(ERROR,
-			(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-			 errmsg("nb_metrics supports at most %d distinct labels",
-					NB_METRICS_MAX_CLASSES),
-			 errdetail("Label \"%.*s\" would be number %d.", (int) len, label,
-					   NB_METRICS_MAX_CLASSES + 1)));
-}
-
 /* The id of a label, added if new; called in the state's context. */
 static uint32
-label_id(MetricsState *st, const char *label, uint32 len)
+label_id(NbMetricsState *st, const char *label, uint32 len)
 {
-	int64		id = nb_metrics_find(&st->m, label, len);
+	int64		id = nb_metrics_find(&st->single, label, len);
 
 	if (id >= 0)
 		return (uint32) id;
-	if (st->m.labels.count >= NB_METRICS_MAX_CLASSES)
-		nb_metrics_too_many_labels(label, len);
-	return nb_metrics_class(&st->m, label, len);
+	if (st->single.labels.count >= NB_METRICS_MAX_CLASSES)
+		nb_metrics_state_too_many_labels(st, label, len);
+	return nb_metrics_class(&st->single, label, len);
 }
 
-static Datum
-return_state(FunctionCallInfo fcinfo, MetricsState *st)
+/* The state of an nb_metrics aggregate, or an error for another's. */
+static NbMetricsState *
+check_single(NbMetricsState *st)
 {
-	if (st == NULL)
-		PG_RETURN_NULL();
-	PG_RETURN_POINTER(st);
+	if (st != NULL && st->is_grid)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("an nb_grid_metrics state is not an nb_metrics state")));
+	return st;
+}
+
+static void
+parse_option(const char *name, const JsonbValue *value, void *arg)
+{
+	if (strcmp(name, "ranked") != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("unrecognized nb_metrics option \"%s\"", name),
+				 errhint("The only option is \"ranked\".")));
+	if (value->type != jbvBool)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("nb_metrics option \"ranked\" must be true or false")));
+	*(bool *) arg = value->val.boolean;
 }
 
 /*
- * A transition function's state (argument 0) and the row's weight: false
- * for a row to skip, else the state, made at the first row.
+ * Whether the options (NULL: the defaults) ask for the ranked form, which
+ * keeps the rows for ROC AUC and average precision: {"ranked": false} does
+ * not.
  */
 static bool
-begin_row(FunctionCallInfo fcinfo, bool scored, MetricsState **st, double *weight)
+ranked_option(Jsonb *options)
+{
+	bool		ranked = true;
+
+	if (options == NULL)
+		return true;
+	if (!JB_ROOT_IS_OBJECT(options) || JB_ROOT_IS_SCALAR(options))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("nb_metrics options must be a JSON object")));
+	nb_jsonb_each_option(options, parse_option, &ranked);
+	return ranked;
+}
+
+/*
+ * A row's options agree with the state's form; the bytes of the last that
+ * did are kept, so that rows with the same options (a constant, mostly) are
+ * not parsed again.
+ */
+static void
+check_row_options(FunctionCallInfo fcinfo, const RowForm *form, NbMetricsState *st)
+{
+	Jsonb	   *options = PG_ARGISNULL(form->options_arg) ? NULL : PG_GETARG_JSONB_P(form->options_arg);
+	const char *bytes = options != NULL ? (const char *) options : "";
+	int			len = options != NULL ? (int) VARSIZE(options) : 0;
+
+	if (st->row_options.data != NULL && st->row_options.len == len &&
+		memcmp(st->row_options.data, bytes, len) == 0)
+		return;
+	if (ranked_option(options) != st->single.ranked)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("nb_metrics needs the same options in every row"),
+				 errdetail("The first row asked for %s form.",
+						   st->single.ranked ? "the ranked" : "the unranked")));
+	if (st->row_options.data == NULL)
+	{
+		MemoryContext old = MemoryContextSwitchTo(st->hdr.eoh_context);
+
+		initStringInfo(&st->row_options);
+		MemoryContextSwitchTo(old);
+	}
+	resetStringInfo(&st->row_options);
+	appendBinaryStringInfo(&st->row_options, bytes, len);
+}
+
+/*
+ * A transition function's state (argument 0, updated in place) and the
+ * row's weight: false for a row to skip (*st may then be NULL), else the
+ * state, made at the first row in the form the row's options ask for.
+ */
+static bool
+begin_row(FunctionCallInfo fcinfo, const RowForm *form, NbMetricsState **st, double *weight)
 {
 	MemoryContext aggctx = aggregate_context(fcinfo);
+	bool		weighted = form->weight_arg >= 0;
 
-	*st = PG_ARGISNULL(0) ? NULL : (MetricsState *) PG_GETARG_POINTER(0);
-	if (!row_weight(fcinfo, weight))
+	*st = check_single(nb_metrics_state_for_update(fcinfo, aggctx));
+	if (!row_weight(fcinfo, form, weight))
 		return false;
 	if (*st == NULL)
-		*st = state_create(aggctx, scored, PG_NARGS() > 3);
+	{
+		bool		ranked = form->options_arg < 0 || PG_ARGISNULL(form->options_arg) ||
+			ranked_option(PG_GETARG_JSONB_P(form->options_arg));
+
+		*st = nb_metrics_state_create(aggctx, form->scored, ranked, weighted, NULL, 0);
+	}
+	/* states of another form come only from a user's own aggregate over these functions */
+	else if ((*st)->single.scored != form->scored || (*st)->single.weighted != weighted ||
+			 (form->options_arg < 0 && form->scored && !(*st)->single.ranked))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("cannot add rows of another form to an nb_metrics state")));
+	if (form->options_arg >= 0)
+		check_row_options(fcinfo, form, *st);
 	return true;
+}
+
+static Datum
+return_state(FunctionCallInfo fcinfo, NbMetricsState *st)
+{
+	if (st == NULL)
+		PG_RETURN_NULL();
+	return nb_metrics_state_datum(st);
 }
 
 /*
@@ -184,7 +236,7 @@ check_predicted_label(text *predicted)
 Datum
 nb_metrics_label_transfn(PG_FUNCTION_ARGS)
 {
-	MetricsState *st;
+	NbMetricsState *st;
 	double		weight;
 	text	   *actual;
 	text	   *predicted;
@@ -192,22 +244,25 @@ nb_metrics_label_transfn(PG_FUNCTION_ARGS)
 	uint32		a,
 				p;
 
-	if (!begin_row(fcinfo, false, &st, &weight))
+	RowForm		form = {false, PG_NARGS() > 3 ? 3 : -1, -1};
+
+	if (!begin_row(fcinfo, &form, &st, &weight))
 		return return_state(fcinfo, st);
 	actual = nb_label_arg(fcinfo, 1, &fcinfo->flinfo->fn_extra);
 	predicted = PG_GETARG_TEXT_PP(2);
 	check_predicted_label(predicted);
-	old = MemoryContextSwitchTo(st->cxt);
+	old = MemoryContextSwitchTo(st->hdr.eoh_context);
 	a = label_id(st, VARDATA_ANY(actual), VARSIZE_ANY_EXHDR(actual));
 	p = label_id(st, VARDATA_ANY(predicted), VARSIZE_ANY_EXHDR(predicted));
-	nb_metrics_add(&st->m, a, p, weight);
+	nb_metrics_add(&st->single, a, p, weight);
 	MemoryContextSwitchTo(old);
-	PG_RETURN_POINTER(st);
+	nb_metrics_state_check_size(st);
+	return nb_metrics_state_datum(st);
 }
 
 /* Room for n classes in the row's scratch arrays. */
 static void
-reserve_row(MetricsState *st, uint32 n)
+reserve_row(NbMetricsState *st, uint32 n)
 {
 	uint32		cap = Max(n, 2 * st->row_cap);
 
@@ -216,8 +271,8 @@ reserve_row(MetricsState *st, uint32 n)
 	/* the state's context is an AllocSet: repalloc is fine there */
 	if (st->row_cap == 0)
 	{
-		st->row_class = MemoryContextAlloc(st->cxt, sizeof(uint32) * cap);
-		st->row_prob = MemoryContextAlloc(st->cxt, sizeof(double) * cap);
+		st->row_class = MemoryContextAlloc(st->hdr.eoh_context, sizeof(uint32) * cap);
+		st->row_prob = MemoryContextAlloc(st->hdr.eoh_context, sizeof(double) * cap);
 	}
 	else
 	{
@@ -237,7 +292,7 @@ reserve_row(MetricsState *st, uint32 n)
  * the keys' data, *keys_len.
  */
 static bool
-keys_match(const MetricsState *st, const JsonbContainer *jc, uint32 n, uint32 *keys_len)
+keys_match(const NbMetricsState *st, const JsonbContainer *jc, uint32 n, uint32 *keys_len)
 {
 	if (n != st->keys_n || memcmp(st->keys.data, jc->children, sizeof(JEntry) * n) != 0)
 		return false;
@@ -247,11 +302,11 @@ keys_match(const MetricsState *st, const JsonbContainer *jc, uint32 n, uint32 *k
 
 /* Each key's class (added if new) into st->row_class; the keys kept for keys_match. */
 static void
-read_keys(MetricsState *st, const JsonbContainer *jc, uint32 n, uint32 keys_len)
+read_keys(NbMetricsState *st, const JsonbContainer *jc, uint32 n, uint32 keys_len)
 {
 	const char *data = (const char *) &jc->children[2 * n];
 	uint32		key_end = 0;
-	MemoryContext old = MemoryContextSwitchTo(st->cxt);
+	MemoryContext old = MemoryContextSwitchTo(st->hdr.eoh_context);
 
 	/* row_class is rewritten: no row matches until the keys are all read */
 	st->keys_n = 0;
@@ -292,11 +347,11 @@ invalid_probability(const JsonbContainer *jc, uint32 n, uint32 i, const char *pr
 					   key_len, data + key_start, problem)));
 }
 
-/* nb_metrics(actual text, probabilities jsonb [, weight float8]) */
-Datum
-nb_metrics_proba_transfn(PG_FUNCTION_ARGS)
+/* A row of probabilities of the form (see RowForm). */
+static Datum
+proba_row(FunctionCallInfo fcinfo, const RowForm *form)
 {
-	MetricsState *st;
+	NbMetricsState *st;
 	double		weight;
 	text	   *actual;
 	Jsonb	   *proba;
@@ -308,7 +363,7 @@ nb_metrics_proba_transfn(PG_FUNCTION_ARGS)
 	uint32		a;
 	MemoryContext old;
 
-	if (!begin_row(fcinfo, true, &st, &weight))
+	if (!begin_row(fcinfo, form, &st, &weight))
 		return return_state(fcinfo, st);
 	actual = nb_label_arg(fcinfo, 1, &fcinfo->flinfo->fn_extra);
 	proba = PG_GETARG_JSONB_P(2);
@@ -352,243 +407,53 @@ nb_metrics_proba_transfn(PG_FUNCTION_ARGS)
 		st->row_prob[i] = p;
 	}
 
-	old = MemoryContextSwitchTo(st->cxt);
+	old = MemoryContextSwitchTo(st->hdr.eoh_context);
 	a = label_id(st, VARDATA_ANY(actual), VARSIZE_ANY_EXHDR(actual));
-	nb_metrics_add_scored(&st->m, a, st->row_class, st->row_prob, n, weight);
+	nb_metrics_add_scored(&st->single, a, st->row_class, st->row_prob, n, weight);
 	MemoryContextSwitchTo(old);
-	PG_RETURN_POINTER(st);
+	nb_metrics_state_check_size(st);
+	return nb_metrics_state_datum(st);
 }
 
+/* nb_metrics(actual, probabilities jsonb [, weight float8]) */
+Datum
+nb_metrics_proba_transfn(PG_FUNCTION_ARGS)
+{
+	RowForm		form = {true, PG_NARGS() > 3 ? 3 : -1, -1};
+
+	return proba_row(fcinfo, &form);
+}
+
+/* nb_metrics(actual, probabilities jsonb, weight float8, options jsonb) */
+Datum
+nb_metrics_proba_options_transfn(PG_FUNCTION_ARGS)
+{
+	RowForm		form = {true, 3, 4};
+
+	return proba_row(fcinfo, &form);
+}
+
+/*
+ * Combine: the first state updated in place when it is this aggregate's,
+ * else a copy; the second read where it is (expanded) or from its flat
+ * form (from a parallel worker, or Citus's worker as text).
+ */
 Datum
 nb_metrics_combine(PG_FUNCTION_ARGS)
 {
 	MemoryContext aggctx = aggregate_context(fcinfo);
-	MetricsState *st1 = PG_ARGISNULL(0) ? NULL : (MetricsState *) PG_GETARG_POINTER(0);
-	MetricsState *st2 = PG_ARGISNULL(1) ? NULL : (MetricsState *) PG_GETARG_POINTER(1);
-	uint32		added = 0;
-	MemoryContext old;
+	NbMetricsState *st1 = nb_metrics_state_for_update(fcinfo, aggctx);
+	NbMetricsState *st2;
 
-	if (st2 == NULL)
+	if (PG_ARGISNULL(1))
 		return return_state(fcinfo, st1);
-	/* st2 may live in a short-lived context (deserialized): copy it */
+	st2 = nb_metrics_state_open(PG_GETARG_DATUM(1));
 	if (st1 == NULL)
-		st1 = state_create(aggctx, st2->m.scored, st2->m.weighted);
-	/* the states of one aggregate are all of one form: anything else is a bug */
-	if (st1->m.scored != st2->m.scored || st1->m.weighted != st2->m.weighted ||
-		st1->m.ranked != st2->m.ranked)
-		elog(ERROR, "nb_metrics states of different forms cannot be combined");
-	for (uint32 c = 0; c < st2->m.labels.count; c++)
-	{
-		uint32		len;
-		const char *s = nb_strmap_str(&st2->m.labels, c, &len);
-
-		added += nb_metrics_find(&st1->m, s, len) < 0;
-	}
-	if (st1->m.labels.count + added > NB_METRICS_MAX_CLASSES)
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("nb_metrics supports at most %d distinct labels",
-						NB_METRICS_MAX_CLASSES)));
-	old = MemoryContextSwitchTo(st1->cxt);
-	nb_metrics_merge(&st1->m, &st2->m);
-	MemoryContextSwitchTo(old);
-	PG_RETURN_POINTER(st1);
-}
-
-/* The first rows values of a column (nb_metrics.h), a segment at a time. */
-static void
-append_column(StringInfo buf, double *const *column, uint64 rows)
-{
-	for (uint64 i = 0, n; i < rows; i += n)
-	{
-		const double *run;
-
-		n = rows - i;
-		run = nb_metrics_score_run(column, i, &n);
-		appendBinaryStringInfo(buf, (const char *) run, sizeof(double) * n);
-	}
-}
-
-/*
- * Serialized state: flags (scored, weighted), rows, the Brier sum, the
- * labels (length, bytes, seen flags), the dense confusion matrix, and with
- * probabilities the log loss sums (K + 1 of them by classes named) and the
- * row arrays (actual, weights, then per class a flag and its column).
- */
-Datum
-nb_metrics_serialize(PG_FUNCTION_ARGS)
-{
-	MetricsState *st = (MetricsState *) PG_GETARG_POINTER(0);
-	NbMetrics  *m = &st->m;
-	uint32		K = m->labels.count;
-	StringInfoData buf;
-	uint8		flags[2] = {m->scored, m->weighted};
-
-	(void) aggregate_context(fcinfo);
-	initStringInfo(&buf);
-	appendStringInfoSpaces(&buf, VARHDRSZ);
-	appendBinaryStringInfo(&buf, (char *) flags, 2);
-	appendBinaryStringInfo(&buf, (char *) &m->rows, sizeof(uint64));
-	append_exact(&buf, &m->brier);
-	appendBinaryStringInfo(&buf, (char *) &K, sizeof(uint32));
-	for (uint32 c = 0; c < K; c++)
-	{
-		uint32		len;
-		const char *s = nb_strmap_str(&m->labels, c, &len);
-
-		appendBinaryStringInfo(&buf, (char *) &len, sizeof(uint32));
-		appendBinaryStringInfo(&buf, s, len);
-		appendBinaryStringInfo(&buf, (char *) &m->seen[c], 1);
-	}
-	for (uint32 a = 0; a < K; a++)
-		appendBinaryStringInfo(&buf, (char *) (m->confusion + (Size) a * m->cap),
-							   sizeof(double) * K);
-	if (m->scored)
-	{
-		append_exact(&buf, &m->ll_sum);
-		for (uint32 n = 0; n <= K; n++)
-		{
-			uint8		present = m->ll_inv_sum[n] != NULL;
-
-			appendBinaryStringInfo(&buf, (char *) &present, 1);
-			if (present)
-				append_exact(&buf, m->ll_inv_sum[n]);
-		}
-		nb_metrics_flush(m);
-		appendBinaryStringInfo(&buf, (char *) m->actual, sizeof(uint32) * m->rows);
-		if (m->weighted)
-			append_column(&buf, m->weight, m->rows);
-		for (uint32 c = 0; c < K; c++)
-		{
-			uint8		has = m->score[c] != NULL;
-
-			appendBinaryStringInfo(&buf, (char *) &has, 1);
-			if (has)
-				append_column(&buf, m->score[c], m->rows);
-		}
-	}
-	SET_VARSIZE(buf.data, buf.len);
-	PG_RETURN_BYTEA_P(buf.data);
-}
-
-/* Reading a serialized state: a corrupt one is a bug, not a user's error. */
-typedef struct Reader
-{
-	const char *p;
-	const char *end;
-} Reader;
-
-static const char *
-take(Reader *r, uint64 n)
-{
-	const char *p = r->p;
-
-	if ((uint64) (r->end - r->p) < n)
-		elog(ERROR, "truncated nb_metrics state");
-	r->p += n;
-	return p;
-}
-
-static void
-read_into(Reader *r, void *dst, uint64 n)
-{
-	memcpy(dst, take(r, n), n);
-}
-
-/* An exact sum in its serial form, as append_exact wrote it. */
-static void
-read_exact(Reader *r, NbExactSum *sum)
-{
-	if (!nb_exact_read(sum, (const unsigned char *) take(r, NB_EXACT_SERIAL_SIZE)))
-		elog(ERROR, "corrupt nb_metrics state: a sum out of its form");
-}
-
-/* The first rows values of a column, as append_column wrote them. */
-static void
-read_column(Reader *r, double *const *column, uint64 rows)
-{
-	for (uint64 i = 0, n; i < rows; i += n)
-	{
-		double	   *run;
-
-		n = rows - i;
-		run = nb_metrics_score_run(column, i, &n);
-		read_into(r, run, sizeof(double) * n);
-	}
-}
-
-Datum
-nb_metrics_deserialize(PG_FUNCTION_ARGS)
-{
-	bytea	   *bytes = PG_GETARG_BYTEA_PP(0);
-	Reader		r = {VARDATA_ANY(bytes), VARDATA_ANY(bytes) + VARSIZE_ANY_EXHDR(bytes)};
-	uint8		flags[2];
-	uint64		rows;
-	NbExactSum	brier;
-	uint32		K;
-	MetricsState *st;
-	NbMetrics  *m;
-	MemoryContext old;
-
-	(void) aggregate_context(fcinfo);
-	read_into(&r, flags, 2);
-	read_into(&r, &rows, sizeof(uint64));
-	read_exact(&r, &brier);
-	read_into(&r, &K, sizeof(uint32));
-	if (K > NB_METRICS_MAX_CLASSES)
-		elog(ERROR, "corrupt nb_metrics state: %u labels", K);
-	st = state_create(CurrentMemoryContext, flags[0] != 0, flags[1] != 0);
-	m = &st->m;
-	old = MemoryContextSwitchTo(st->cxt);
-	for (uint32 c = 0; c < K; c++)
-	{
-		uint32		len;
-		const char *s;
-
-		read_into(&r, &len, sizeof(uint32));
-		s = take(&r, len);
-		if (nb_metrics_class(m, s, len) != c)
-			elog(ERROR, "corrupt nb_metrics state: label %u repeated", c);
-		read_into(&r, &m->seen[c], 1);
-	}
-	for (uint32 a = 0; a < K; a++)
-		read_into(&r, m->confusion + (Size) a * m->cap, sizeof(double) * K);
-	m->brier = brier;
-	if (m->scored)
-	{
-		read_exact(&r, &m->ll_sum);
-		for (uint32 n = 0; n <= K; n++)
-		{
-			uint8		present;
-
-			read_into(&r, &present, 1);
-			if (present)
-				read_exact(&r, nb_metrics_inv_sum(m, n));
-		}
-		if (rows > (uint64) (r.end - r.p) / sizeof(uint32))
-			elog(ERROR, "corrupt nb_metrics state: %llu rows", (unsigned long long) rows);
-		nb_metrics_reserve_rows(m, Max(rows, 1));
-		read_into(&r, m->actual, sizeof(uint32) * rows);
-		for (uint64 i = 0; i < rows; i++)
-			if (m->actual[i] >= K)
-				elog(ERROR, "corrupt nb_metrics state: class %u", m->actual[i]);
-		if (m->weighted)
-			read_column(&r, m->weight, rows);
-		for (uint32 c = 0; c < K; c++)
-		{
-			uint8		has;
-
-			read_into(&r, &has, 1);
-			if (has)
-				read_column(&r, nb_metrics_column(m, c), rows);
-		}
-	}
-	m->rows = rows;
-	nb_metrics_restage(m);
-	if (r.p != r.end)
-		elog(ERROR, "corrupt nb_metrics state: %zu bytes left over", (size_t) (r.end - r.p));
-	MemoryContextSwitchTo(old);
-	PG_RETURN_POINTER(st);
+		st1 = nb_metrics_state_copy(st2, aggctx);
+	else
+		nb_metrics_state_combine(st1, st2);
+	nb_metrics_state_close(st2, PG_GETARG_DATUM(1));
+	return nb_metrics_state_datum(st1);
 }
 
 /* ---------------------------------------------------------------- */
@@ -657,6 +522,33 @@ push_ranking(JsonbParseState **state, const NbMetrics *m, const NbMetricsResult 
 	pushJsonbValue(state, WJB_END_OBJECT, NULL);
 }
 
+/*
+ * {"ece": e, "bins": [{"lower", "upper", "count", "confidence", "accuracy"}
+ * per bin]}: the bins of nb_metrics.h, a bin without rows with null
+ * confidence and accuracy.
+ */
+static void
+push_calibration(JsonbParseState **state, const NbMetricsResult *r)
+{
+	nb_push_key(state, "calibration", strlen("calibration"));
+	pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
+	push_number(state, "ece", r->ece);
+	nb_push_key(state, "bins", strlen("bins"));
+	pushJsonbValue(state, WJB_BEGIN_ARRAY, NULL);
+	for (int b = 0; b < NB_METRICS_BINS; b++)
+	{
+		pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
+		push_number(state, "lower", (double) b / NB_METRICS_BINS);
+		push_number(state, "upper", (double) (b + 1) / NB_METRICS_BINS);
+		push_number(state, "count", r->bins[b].weight);
+		push_number(state, "confidence", r->bins[b].confidence);
+		push_number(state, "accuracy", r->bins[b].accuracy);
+		pushJsonbValue(state, WJB_END_OBJECT, NULL);
+	}
+	pushJsonbValue(state, WJB_END_ARRAY, NULL);
+	pushJsonbValue(state, WJB_END_OBJECT, NULL);
+}
+
 static Jsonb *
 metrics_jsonb(const NbMetrics *m, const NbMetricsResult *r)
 {
@@ -722,6 +614,8 @@ metrics_jsonb(const NbMetrics *m, const NbMetricsResult *r)
 		push_number(&state, "log_loss", r->log_loss);
 		push_number(&state, "brier", r->brier);
 	}
+	if (nb_metrics_calibrated(m))
+		push_calibration(&state, r);
 	if (m->ranked)
 	{
 		push_ranking(&state, m, r, "roc_auc", r->roc_auc_macro, true);
@@ -753,8 +647,45 @@ nb_metrics_jsonb(NbMetrics *m)
 Datum
 nb_metrics_final(PG_FUNCTION_ARGS)
 {
+	NbMetricsState *st;
+	Jsonb	   *result;
+
 	(void) aggregate_context(fcinfo);
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
-	PG_RETURN_JSONB_P(nb_metrics_jsonb(&((MetricsState *) PG_GETARG_POINTER(0))->m));
+	st = check_single(nb_metrics_state_open(PG_GETARG_DATUM(0)));
+	result = nb_metrics_jsonb(&st->single);
+	nb_metrics_state_close(st, PG_GETARG_DATUM(0));
+	PG_RETURN_JSONB_P(result);
+}
+
+/*
+ * The serial functions of nb_metrics' internal state up to nbc 0.9.0.  The
+ * install scripts of those versions, which a new installation of 0.10.0
+ * runs before the update script drops them, create the functions, and
+ * CREATE FUNCTION needs their symbols; nothing calls them.
+ */
+PG_FUNCTION_INFO_V1(nb_metrics_serialize);
+PG_FUNCTION_INFO_V1(nb_metrics_deserialize);
+
+static Datum
+retired_function(void)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("nb_metrics' internal state is retired"),
+			 errhint("Update the extension: ALTER EXTENSION nbc UPDATE.")));
+	return (Datum) 0;
+}
+
+Datum
+nb_metrics_serialize(PG_FUNCTION_ARGS)
+{
+	return retired_function();
+}
+
+Datum
+nb_metrics_deserialize(PG_FUNCTION_ARGS)
+{
+	return retired_function();
 }

@@ -14,12 +14,8 @@
 /*
  * The metrics of a state as nb_metrics returns them (the keys of the
  * README's Reference); an unranked state has no roc_auc and
- * average_precision.  Built in CurrentMemoryContext; the state's staged
- * rows are flushed (nb_metrics_flush), its content is the same.
+ * average_precision.  Built in CurrentMemoryContext.
  */
 Jsonb	   *nb_metrics_jsonb(NbMetrics *m);
-
-/* The error of a label that would be one more than NB_METRICS_MAX_CLASSES. */
-void		nb_metrics_too_many_labels(const char *label, uint32 len);
 
 #endif

@@ -15,14 +15,20 @@ the same metrics on them:
   multi_class='ovr' macro), average_precision_score (per class and macro),
   each with sample_weight for the weighted forms; the multi-class Brier
   score, which sklearn 1.2 lacks, in numpy (and for two classes against
-  twice brier_score_loss).
+  twice brier_score_loss); the calibration bins and the expected
+  calibration error in numpy (calibration_ref: 10 equal-width bins of the
+  top-class probability, bin min(floor(10 p), 9); per bin the weight, the
+  mean top probability and the accuracy; ECE the weighted mean of
+  |accuracy - confidence|).
 
 Cases: binary (SpamAssassin and Reuters Grain, text[] tokens, multinomial
 and Bernoulli, whose probabilities reach exactly 0 and 1 and so exercise
 log loss's clipping) and multi-class (digits 10 classes and wine 3, Gaussian;
 soybean 19 classes, categorical, also with alpha 0 for zero probabilities).
 Every value within 1e-12 (absolute).  Also: the probability form's argmax is
-nb_predict's label on every row, ties included.
+nb_predict's label on every row, ties included; and partial states of the
+rows (four parts, through nb_metrics_state's text form, as Citus moves
+them) combined in two orders give the one-pass result bit for bit.
 
 Prints one TAP-style line per check and closes with "N passed, N failed";
 exits 1 when a check failed.
@@ -178,6 +184,79 @@ def proba_metrics(c, m, y, P, classes, w):
                M.average_precision_score(Y, P, average="macro", sample_weight=w))
 
 
+def calibration_ref(P, right, w):
+    """Bins (weight, mean confidence, accuracy) and ECE of the top-class probabilities."""
+    top = P.max(axis=1)
+    ww = np.ones(len(top)) if w is None else np.asarray(w, dtype=np.float64)
+    b = np.minimum(np.floor(top * 10).astype(int), 9)
+    bins = []
+    for k in range(10):
+        inb = b == k
+        wk = ww[inb].sum()
+        if wk > 0:
+            bins.append((wk, np.dot(ww[inb], top[inb]) / wk, ww[inb & right].sum() / wk))
+        else:
+            bins.append((0.0, None, None))
+    ece = sum(wk / ww.sum() * abs(acc - conf) for wk, conf, acc in bins if wk > 0)
+    return bins, ece
+
+
+def calibration_metrics(c, m, P, right, w):
+    bins, ece = calibration_ref(P, right, w)
+    cal = m["calibration"]
+    c.near("ece", cal["ece"], ece)
+    for k, (wk, conf, acc) in enumerate(bins):
+        got = cal["bins"][k]
+        c.near("bin_count[%d]" % k, got["count"], wk)
+        c.near("bin_confidence[%d]" % k, got["confidence"], conf)
+        c.near("bin_accuracy[%d]" % k, got["accuracy"], acc)
+        c.near("bin_lower[%d]" % k, got["lower"], k / 10)
+
+
+PARTIAL_AGGREGATES = [
+    "DROP AGGREGATE IF EXISTS nbc_parity_partial(text, jsonb, float8)",
+    "DROP AGGREGATE IF EXISTS nbc_parity_partial(text, jsonb)",
+    "DROP AGGREGATE IF EXISTS nbc_parity_combine(nb_metrics_state)",
+    "CREATE AGGREGATE nbc_parity_partial(text, jsonb) "
+    "(SFUNC = nbc_metrics_proba_transfn, STYPE = nb_metrics_state)",
+    "CREATE AGGREGATE nbc_parity_partial(text, jsonb, float8) "
+    "(SFUNC = nbc_metrics_proba_transfn, STYPE = nb_metrics_state)",
+    "CREATE AGGREGATE nbc_parity_combine(nb_metrics_state) "
+    "(SFUNC = nbc_metrics_combine, STYPE = nb_metrics_state, FINALFUNC = nbc_metrics_final)",
+]
+
+
+def partial_states_check(conn, tag):
+    """Four parts' states through their text form, combined in two orders, against one pass:
+    the same bits without weights; with these weights (not binary fractions) the same
+    log loss, Brier score and calibration (exact sums), the rest within its bound."""
+    for weighted in (False, True):
+        arg = "label, proba" + (", weight" if weighted else "")
+        got = query(conn, """
+            WITH parts AS (SELECT get_byte(decode(md5(key), 'hex'), 0) % 4 AS part,
+                                  nbc_parity_partial(""" + arg + """)::text AS s
+                           FROM nbc_metrics_pred GROUP BY 1)
+            SELECT (SELECT nbc_parity_combine(s::nb_metrics_state ORDER BY part) FROM parts),
+                   (SELECT nbc_parity_combine(s::nb_metrics_state ORDER BY part DESC) FROM parts),
+                   (SELECT nb_metrics(""" + arg + """) FROM nbc_metrics_pred)""")[0]
+        name = "nb_metrics partial states combined in any order = one pass%s: %s" % (
+            ", weight" if weighted else "", tag)
+        if not weighted:
+            same = got[0] == got[2] and got[1] == got[2]
+            R.check(same, name, "the same bits" if same else "they differ")
+            continue
+        exact = all(g[k] == got[2][k] for g in got[:2] for k in ("log_loss", "brier", "calibration"))
+        c = Checker(name)
+        for g in got[:2]:
+            for k in ("accuracy", "balanced_accuracy"):
+                c.near(k, g[k], got[2][k])
+            for lab, v in got[2]["roc_auc"]["classes"].items():
+                c.near("roc_auc[%s]" % lab, g["roc_auc"]["classes"][lab], v)
+        if not exact:
+            c.problems.append("log loss, Brier score or calibration differ")
+        c.report()
+
+
 def run_case(conn, name, source, options):
     opt = "NULL::jsonb" if options is None else "'%s'::jsonb" % options
     query(conn, "DROP TABLE IF EXISTS nbc_metrics_pred")
@@ -215,7 +294,9 @@ def run_case(conn, name, source, options):
         c = Checker("nb_metrics(actual, probabilities%s) = sklearn: %s" % (", weight" if weighted else "", tag))
         label_metrics(c, got[3 if weighted else 2], y, argmax, ww)
         proba_metrics(c, got[3 if weighted else 2], y, P, classes, ww)
+        calibration_metrics(c, got[3 if weighted else 2], P, np.array(argmax) == np.array(y), ww)
         c.report()
+    partial_states_check(conn, tag)
 
 
 def main():
@@ -223,6 +304,8 @@ def main():
     conn = connect()
     query(conn, "SET client_min_messages = warning")
     query(conn, "CREATE EXTENSION IF NOT EXISTS nbc")
+    for sql in PARTIAL_AGGREGATES:
+        query(conn, sql)
     for name, source, option_sets in CASES:
         for options in option_sets:
             try:
@@ -230,6 +313,8 @@ def main():
             except Exception as e:  # a broken case is a failed check, the others still run
                 R.check(False, "metrics case %s %s" % (name, options or ""), repr(e))
     query(conn, "DROP TABLE IF EXISTS nbc_metrics_pred")
+    for sql in PARTIAL_AGGREGATES[:3]:
+        query(conn, sql)
     print("%d passed, %d failed" % (R.passed, R.failed))
     return 1 if R.failed else 0
 

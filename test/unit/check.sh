@@ -1,7 +1,7 @@
 #!/bin/sh
 # check.sh — run by `make check`: the unit test programs ($UNITS, from the
 # Makefile) and the same built with NB_PORTABLE ($PORTABLE_UNITS, their
-# tests named "portable: ..."), then short runs of the two fuzzers, each
+# tests named "portable: ..."), then short runs of the three fuzzers, each
 # counted as one more test, then the unit tests built for $CROSS_ARCHS and
 # run under qemu-user (cross.sh, their tests named "ARCH: ..."); prints one
 # summary line for all.
@@ -48,17 +48,18 @@ else
 	failed=$((failed + 1))
 fi
 
-# run_fuzzer NAME TARGET SECONDS WORKDIR LOG: build TARGET, fuzz for SECONDS
-# from corpus/ (new inputs in WORKDIR), count the result as one test.
+# run_fuzzer NAME TARGET SECONDS WORKDIR LOG [MAX_LEN]: build TARGET, fuzz for
+# SECONDS from corpus/ (new inputs in WORKDIR) with inputs up to MAX_LEN
+# bytes (FUZZ_MAX_LEN), count the result as one test.
 run_fuzzer() {
-	name=$1 target=$2 seconds=$3 work=$4 log=$5
+	name=$1 target=$2 seconds=$3 work=$4 log=$5 max_len=${6:-$FUZZ_MAX_LEN}
 	if ! $MAKE -s "$target" >"$log" 2>&1; then
 		echo "not ok - $name: cannot build the fuzzer (clang with libFuzzer: apt-get install clang libclang-rt-14-dev), see test/unit/$log"
 		failed=$((failed + 1))
 		return
 	fi
 	mkdir -p "$work" fuzz-artifacts
-	./"$target" -max_total_time="$seconds" -max_len="$FUZZ_MAX_LEN" \
+	./"$target" -max_total_time="$seconds" -max_len="$max_len" \
 		-artifact_prefix=fuzz-artifacts/ -print_final_stats=1 "$work" corpus \
 		>>"$log" 2>&1
 	fstatus=$?
@@ -85,6 +86,8 @@ run_fuzzer() {
 run_fuzzer "fuzz nb_view_open" fuzz_model "$FUZZ_SECONDS" fuzz-work fuzz-check.log
 run_fuzzer "fuzz the decoder alone (fuzz_decode)" fuzz_decode "$FUZZ_DECODE_SECONDS" \
 	fuzz-decode-work fuzz-decode-check.log
+run_fuzzer "fuzz nb_metrics' serialized states (fuzz_metrics)" fuzz_metrics "$FUZZ_METRICS_SECONDS" \
+	fuzz-metrics-work fuzz-metrics-check.log "$FUZZ_METRICS_MAX_LEN"
 
 # The unit tests for the other architectures under qemu-user, both at once
 # (cross.sh; "# SKIP cross ..." for one whose tools are not installed).

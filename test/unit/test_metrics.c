@@ -658,15 +658,13 @@ test_rows_in_segments(void)
 }
 
 static void
-test_staged_rows(void)
+test_small_merges(void)
 {
 	/*
-	 * A row's probabilities wait in a stage until a group of
-	 * NB_METRICS_STAGE_ROWS is complete.  A state that takes the same rows,
-	 * in the same order, now one at a time, now merged from states of 0 to
-	 * 12 rows, with its metrics computed (a flush) now and then and rows
-	 * added after that, ends equal to one that took them one at a time, bit
-	 * for bit.  Rows name 1 to 5 of 5 classes, so that some classes'
+	 * A state that takes the same rows, in the same order, now one at a
+	 * time, now merged from states of 0 to 12 rows, with its metrics
+	 * computed now and then and rows added after that, ends equal to one
+	 * that took them one at a time, bit for bit.  Rows name 1 to 5 of 5 classes, so that some classes'
 	 * columns are made in the middle of a group.
 	 */
 	enum
@@ -922,6 +920,306 @@ test_label_is_scores(void)
 	CHECK(nb_metrics_label_is_scores("{\"a\": 1}xyz", 8), "bounded by the length");
 }
 
+/* ---------------------------------------------------------------- */
+/* the serialized form                                               */
+
+/* A state's bytes: header and the state, *len set. */
+static unsigned char *
+serialize(NbMetrics *m, size_t *len)
+{
+	uint64_t	size = NB_METRICS_SERIAL_HEADER + nb_metrics_serial_size(m);
+	unsigned char *buf = malloc(size + 1);
+	unsigned char *end = nb_metrics_write(m, nb_metrics_write_header(buf, 1, NULL, 0));
+
+	if ((uint64_t) (end - buf) != size)
+		fail_at(__LINE__, "wrote %lld bytes, the size says %llu", (long long) (end - buf),
+				(unsigned long long) size);
+	*len = (size_t) size;
+	return buf;
+}
+
+/* Read a state of serialize's bytes; false if they are refused. */
+static bool
+deserialize(NbMetrics *m, const unsigned char *buf, size_t len)
+{
+	NbMetricsIn in = {buf, buf + len, NULL};
+	uint32_t	n,
+				tag_len;
+	const unsigned char *tag;
+
+	if (!nb_metrics_read_header(&in, &n, &tag, &tag_len) || n != 1)
+	{
+		nb_metrics_init(m, false, false);
+		return false;
+	}
+	return nb_metrics_read(m, &in) && in.p == in.end;
+}
+
+/* Every metric of two results the same bits (NAN equal to NAN). */
+static bool
+same_bits(double a, double b)
+{
+	return memcmp(&a, &b, sizeof(a)) == 0 || (isnan(a) && isnan(b));
+}
+
+static bool
+same_results(const NbMetricsResult *a, const NbMetricsResult *b, const NbMetrics *ma,
+			 const NbMetrics *mb)
+{
+	bool		same = a->n_classes == b->n_classes && same_bits(a->accuracy, b->accuracy) &&
+		same_bits(a->balanced_accuracy, b->balanced_accuracy) &&
+		same_bits(a->macro.f1, b->macro.f1) && same_bits(a->weighted.f1, b->weighted.f1) &&
+		same_bits(a->log_loss, b->log_loss) && same_bits(a->brier, b->brier) &&
+		same_bits(a->roc_auc_macro, b->roc_auc_macro) &&
+		same_bits(a->average_precision_macro, b->average_precision_macro) &&
+		same_bits(a->ece, b->ece);
+
+	for (int k = 0; same && k < NB_METRICS_BINS; k++)
+		same = same_bits(a->bins[k].weight, b->bins[k].weight) &&
+			same_bits(a->bins[k].confidence, b->bins[k].confidence) &&
+			same_bits(a->bins[k].accuracy, b->bins[k].accuracy);
+	for (uint32_t k = 0; same && k < a->n_classes; k++)
+	{
+		const NbClassMetrics *x = &a->cls[a->order[k]];
+		const NbClassMetrics *y = &b->cls[b->order[k]];
+
+		same = nb_metrics_label_cmp(ma, a->order[k], a->order[k]) == 0 &&
+			same_bits(x->precision, y->precision) && same_bits(x->recall, y->recall) &&
+			same_bits(x->support, y->support) && same_bits(x->roc_auc, y->roc_auc) &&
+			same_bits(x->average_precision, y->average_precision);
+	}
+	(void) mb;
+	return same;
+}
+
+enum
+{
+	FORM_LABELS,
+	FORM_RANKED,
+	FORM_UNRANKED,
+	FORMS
+};
+
+static void
+init_form(NbMetrics *m, int form, bool weighted)
+{
+	if (form == FORM_UNRANKED)
+		nb_metrics_init_unranked(m, weighted);
+	else
+		nb_metrics_init(m, form == FORM_RANKED, weighted);
+}
+
+/* Row i of a random but fixed set (seeded by i): 5 classes, some rows naming only 3. */
+static void
+add_fixed_row(NbMetrics *m, int form, bool weighted, int i)
+{
+	static const char *const labels[5] = {"a", "b", "c", "dd", "e\xc3\xa9"};
+	uint64_t	x = (uint64_t) i * 0x9E3779B97F4A7C15u + 12345;
+	double		p[5],
+				sum = 0;
+	uint32_t	n = (x >> 7) % 4 == 0 ? 3 : 5;
+	uint32_t	actual = (uint32_t) ((x >> 13) % 5);
+	double		w = weighted ? (double) ((x >> 21) % 1000) / 7.0 : 1.0;
+
+	for (uint32_t c = 0; c < n; c++)
+	{
+		x = x * 6364136223846793005u + 1442695040888963407u;
+		p[c] = (double) (x >> 11) / 9007199254740992.0 + (c == actual ? 0.5 : 0);
+		sum += p[c];
+	}
+	for (uint32_t c = 0; c < n; c++)
+		p[c] /= sum;
+	if (form == FORM_LABELS)
+		nb_metrics_add(m, cls(m, labels[actual]), cls(m, labels[(x >> 17) % 5]), w);
+	else
+		add_row(m, labels[actual], labels, p, n, w);
+}
+
+static void
+test_serial_round_trip(void)
+{
+	/*
+	 * Every form, weighted or not, past a segment of rows: the size is what
+	 * is written, the state read back gives the same bits of every metric
+	 * and writes the same bytes again.
+	 */
+	for (int form = 0; form < FORMS; form++)
+		for (int weighted = 0; weighted <= 1; weighted++)
+		{
+			NbMetrics	m,
+						back;
+			NbMetricsResult r,
+						rb;
+			size_t		len,
+						len2;
+			unsigned char *buf,
+					   *buf2;
+			int			rows = form == FORM_RANKED && weighted ? (int) NB_METRICS_SEGMENT_ROWS + 100 : 3000;
+
+			init_form(&m, form, weighted);
+			for (int i = 0; i < rows; i++)
+				add_fixed_row(&m, form, weighted, i);
+			buf = serialize(&m, &len);
+			CHECK(deserialize(&back, buf, len), "form %d weighted %d not read back", form, weighted);
+			buf2 = serialize(&back, &len2);
+			CHECK(len == len2 && memcmp(buf, buf2, len) == 0, "form %d weighted %d: other bytes", form, weighted);
+			nb_metrics_compute(&m, &r);
+			nb_metrics_compute(&back, &rb);
+			CHECK(same_results(&r, &rb, &m, &back), "form %d weighted %d: other metrics", form, weighted);
+			CHECK(form == FORM_LABELS || isfinite(r.ece), "form %d: no calibration error", form);
+			nb_metrics_result_free(&r);
+			nb_metrics_result_free(&rb);
+			nb_metrics_free(&m);
+			nb_metrics_free(&back);
+			free(buf);
+			free(buf2);
+		}
+}
+
+static void
+test_serial_any_order(void)
+{
+	/*
+	 * Partial states of the same rows (four parts of another size each),
+	 * through their serialized form, combined in three orders: the same bits
+	 * of every metric for unweighted rows; with weights the same log loss,
+	 * Brier score and calibration (exact sums), the confusion's weights
+	 * within their stated bound.
+	 */
+	enum
+	{
+		PARTS = 4,
+		ROWS = 4000
+	};
+	static const int orders[3][PARTS] = {{0, 1, 2, 3}, {3, 2, 1, 0}, {2, 0, 3, 1}};
+
+	for (int form = 0; form < FORMS; form++)
+		for (int weighted = 0; weighted <= 1; weighted++)
+		{
+			NbMetricsResult r[3];
+			NbMetrics	all[3];
+
+			for (int o = 0; o < 3; o++)
+			{
+				init_form(&all[o], form, weighted);
+				for (int k = 0; k < PARTS; k++)
+				{
+					int			part = orders[o][k];
+					int			lo = part == 0 ? 0 : ROWS / 10 * (part * part);
+					int			hi = part == PARTS - 1 ? ROWS : ROWS / 10 * ((part + 1) * (part + 1));
+					NbMetrics	m,
+								back;
+					size_t		len;
+					unsigned char *buf;
+
+					init_form(&m, form, weighted);
+					/* the rows of a part in another order too */
+					for (int i = hi - 1; i >= lo; i--)
+						add_fixed_row(&m, form, weighted, o == 1 ? i : lo + hi - 1 - i);
+					buf = serialize(&m, &len);
+					CHECK(deserialize(&back, buf, len), "not read back");
+					nb_metrics_merge(&all[o], &back);
+					nb_metrics_free(&m);
+					nb_metrics_free(&back);
+					free(buf);
+				}
+				nb_metrics_compute(&all[o], &r[o]);
+			}
+			for (int o = 1; o < 3; o++)
+			{
+				if (!weighted)
+					CHECK(same_results(&r[0], &r[o], &all[0], &all[o]), "form %d order %d: other metrics", form, o);
+				CHECK(same_bits(r[0].log_loss, r[o].log_loss) && same_bits(r[0].brier, r[o].brier) &&
+					  same_bits(r[0].ece, r[o].ece), "form %d weighted %d order %d: other sums", form, weighted, o);
+				CHECK(fabs(r[0].accuracy - r[o].accuracy) <= 4 * ROWS * DBL_EPSILON,
+					  "form %d weighted %d: accuracy %.17g vs %.17g", form, weighted, r[0].accuracy, r[o].accuracy);
+			}
+			for (int o = 0; o < 3; o++)
+			{
+				nb_metrics_result_free(&r[o]);
+				nb_metrics_free(&all[o]);
+			}
+		}
+}
+
+static void
+test_serial_corrupt(void)
+{
+	/*
+	 * Every prefix of a state's bytes is refused, and so is every byte
+	 * changed at random in the flags, counts, labels, ids, weights and
+	 * probabilities: never a crash (ASan), and what is read is a state the
+	 * metrics can be computed of.
+	 */
+	NbMetrics	m;
+	size_t		len;
+	unsigned char *buf;
+
+	nb_metrics_init(&m, true, true);
+	for (int i = 0; i < 40; i++)
+		add_fixed_row(&m, FORM_RANKED, true, i);
+	buf = serialize(&m, &len);
+	for (size_t cut = 0; cut < len; cut++)
+	{
+		NbMetrics	back;
+
+		CHECK(!deserialize(&back, buf, cut), "a prefix of %zu of %zu bytes read", cut, len);
+		nb_metrics_free(&back);
+	}
+	for (int t = 0; t < 20000; t++)
+	{
+		unsigned char *bad = malloc(len);
+		NbMetrics	back;
+
+		memcpy(bad, buf, len);
+		bad[unit_random() % len] ^= (unsigned char) (1u << (unit_random() % 8));
+		if (deserialize(&back, bad, len))
+		{
+			NbMetricsResult r;
+
+			nb_metrics_compute(&back, &r);
+			nb_metrics_result_free(&r);
+		}
+		nb_metrics_free(&back);
+		free(bad);
+	}
+	nb_metrics_free(&m);
+	free(buf);
+}
+
+static void
+test_calibration_by_hand(void)
+{
+	/*
+	 * Three rows: top probabilities 0.8 (right), 0.65 (right), 0.9
+	 * (wrong), weights 1, 2, 1: bins 8, 6 and 9; ECE = (|1 - 0.8| + |2 -
+	 * 1.3| + |0 - 0.9|) / 4 = 0.45.  A top probability of exactly 1 is in
+	 * the last bin, 0.3 (below the real 0.3) in bin 2 by floor(10 p) = 2.999...
+	 */
+	const char *labels[2] = {"x", "y"};
+	NbMetrics	m;
+	NbMetricsResult r;
+
+	nb_metrics_init(&m, true, true);
+	add_row(&m, "x", labels, (const double[]) {0.8, 0.2}, 2, 1);
+	add_row(&m, "y", labels, (const double[]) {0.35, 0.65}, 2, 2);
+	add_row(&m, "y", labels, (const double[]) {0.9, 0.1}, 2, 1);
+	nb_metrics_compute(&m, &r);
+	CHECK_NEAR(r.ece, 0.45, 1e-15, "ECE");
+	CHECK(r.bins[8].weight == 1 && r.bins[8].accuracy == 1 && r.bins[8].confidence == 0.8, "bin 8");
+	CHECK(r.bins[6].weight == 2 && r.bins[6].accuracy == 1 && r.bins[6].confidence == 0.65, "bin 6");
+	CHECK(r.bins[9].weight == 1 && r.bins[9].accuracy == 0 && r.bins[9].confidence == 0.9, "bin 9");
+	CHECK(r.bins[0].weight == 0 && isnan(r.bins[0].accuracy) && isnan(r.bins[0].confidence), "bin 0");
+	nb_metrics_result_free(&r);
+	nb_metrics_free(&m);
+	nb_metrics_init(&m, true, false);
+	add_row(&m, "x", labels, (const double[]) {1.0, 0.0}, 2, 1);
+	nb_metrics_compute(&m, &r);
+	CHECK(r.bins[9].weight == 1 && r.ece == 0, "a probability of 1 in the last bin");
+	nb_metrics_result_free(&r);
+	nb_metrics_free(&m);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -936,13 +1234,18 @@ main(int argc, char **argv)
 	run("metrics: negatives outside the positives' scores, one level, unnamed class",
 		test_ranking_outside_positives);
 	run("metrics: rows in several segments, a column made past the first", test_rows_in_segments);
-	run("metrics: staged rows, merged and flushed at any point, equal rows added one at a time",
-		test_staged_rows);
+	run("metrics: rows merged from small states at any point equal rows added one at a time",
+		test_small_merges);
 	run("metrics: unranked states (log loss summed per row) equal ranked ones", test_unranked_equals_ranked);
 	run("metrics: more classes than the initial capacity", test_many_classes_grow);
 	run("metrics: cancellation points in the final computation", test_interrupts);
 	run("metrics: a grid's states hold fewer labels the more option sets it has", test_grid_max_labels);
 	run("metrics: a label that is a JSON object of numbers", test_label_is_scores);
 	run("metrics: scores that are not probabilities have no log loss or Brier score", test_scores_only);
+	run("metrics: calibration bins and ECE by hand", test_calibration_by_hand);
+	run("metrics: serialized states read back the same, every form", test_serial_round_trip);
+	run("metrics: partial states combined in any order give the same metrics", test_serial_any_order);
+	run("metrics: truncated or corrupt serialized states are refused, never a crash",
+		test_serial_corrupt);
 	return unit_done();
 }
