@@ -2,7 +2,7 @@
 """Citus benchmark: nbc on a distributed table against the same rows in a
 local table of the coordinator, as ratios measured in the same rounds.
 
-    citus_bench.py [--rows N] [--rounds R] [--pitfall-rows N] [--keep]
+    citus_bench.py [--rows N] [--rounds R] [--pitfall-rows N] [--wide-rows N] [--keep]
 
 Runs against a Citus coordinator in the PG* environment (PGHOST, PGPORT,
 PGUSER, PGDATABASE) with workers added and nbc installed on every node
@@ -33,6 +33,12 @@ statement_timeout of 10 minutes: the recipe's scoring with the rows read
 directly and count(DISTINCT nb_predict(model, tokens)).  Prints a table of
 medians and ranges; the machine may be shared, so only the ratios mean
 something.
+
+With --wide-rows N (default 0: none), training is also timed on merge_bench.py's
+corpus shape (N rows of 8 tokens, ranks log-uniform over a vocabulary of up to
+1,000,000; 2,000,000 rows is README's "Citus coordinator" row): cb_wide, the
+rows distributed in 32 shards, against cb_wide_local, --rounds rounds of
+pg_column_size(nb_train(label, tokens)) on each, the models compared.
 """
 import argparse
 import json
@@ -120,6 +126,33 @@ def make_data(cur, args):
     return time.perf_counter() - t0, cur.fetchone()
 
 
+def wide(cur, args):
+    """Distributed training on merge_bench.py's corpus shape: [(local s, distributed s)]."""
+    if rows_of(cur, "cb_wide_local") != args.wide_rows or rows_of(cur, "cb_wide") != args.wide_rows:
+        log("== generating cb_wide_local and cb_wide: %d rows of 8 tokens" % args.wide_rows)
+        cur.execute("DROP TABLE IF EXISTS cb_wide_local, cb_wide")
+        cur.execute("""CREATE TABLE cb_wide_local AS
+            SELECT i AS id, 'c' || (hashint4(i) & 3) AS label,
+                   ARRAY(SELECT 't' || floor(exp(random() * ln(1000000)))::int
+                         FROM generate_series(1, 8 + 0 * i)) AS tokens
+            FROM generate_series(1, %s) AS i""", (args.wide_rows,))
+        cur.execute("VACUUM ANALYZE cb_wide_local")
+        distribute(cur, "cb_wide_local", "cb_wide")
+    out = []
+    for rnd in range(args.rounds + 1):
+        sides = ["cb_wide_local", "cb_wide"] if rnd % 2 == 0 else ["cb_wide", "cb_wide_local"]
+        t = {}
+        for table in sides:
+            t[table], _ = timed(cur, "SELECT pg_column_size(nb_train(label, tokens)) FROM %s" % table)
+        if rnd:
+            out.append((t["cb_wide_local"], t["cb_wide"]))
+            log("== wide round %d: distributed %.3f s, local %.3f s" % (rnd, t["cb_wide"], t["cb_wide_local"]))
+    cur.execute("SELECT (SELECT nb_train(label, tokens) FROM cb_wide) = (SELECT nb_train(label, tokens) FROM cb_wide_local)")
+    if not cur.fetchone()[0]:
+        sys.exit("citus_bench.py: the distributed model of cb_wide is not the local one")
+    return out
+
+
 def recipe(table, oof, materialized):
     rows = "SELECT id %% 5 AS fold, label, tokens FROM %s" % table
     source = ("WITH d AS MATERIALIZED (%s) " % rows, "d") if materialized else ("", "(%s)" % rows)
@@ -177,6 +210,7 @@ def main():
     ap.add_argument("--rows", type=int, default=100000)
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--pitfall-rows", type=int, default=2000)
+    ap.add_argument("--wide-rows", type=int, default=0)
     ap.add_argument("--keep", action="store_true")
     args = ap.parse_args()
 
@@ -212,6 +246,7 @@ def main():
                                  ", ".join("%s %.3f/%.3f" % (n, times[n]["dist"][-1], times[n]["local"][-1])
                                            for n in names) if rnd else "results equal"))
     found = pitfalls(cur) if args.pitfall_rows else []
+    trained = wide(cur, args) if args.wide_rows else []
     cur.execute("SELECT pg_size_pretty(pg_total_relation_size('cb_local'))")
     size = cur.fetchone()[0]
 
@@ -238,9 +273,17 @@ def main():
         for name, tl, cell in found:
             print("| %s | %.3f | %s |" % (name, tl, cell))
 
+    if trained:
+        r = [d / l for l, d in trained]
+        print()
+        print("Training on %d rows of 8 tokens (merge_bench.py's shape), distributed in 32 shards "
+              "/ local: %.2f (%.2f-%.2f); medians %.3f s distributed, %.3f s local; the models equal."
+              % (args.wide_rows, statistics.median(r), min(r), max(r),
+                 statistics.median(d for _, d in trained), statistics.median(l for l, _ in trained)))
+
     if not args.keep:
         cur.execute("DROP TABLE IF EXISTS cb_local, cb_dist, cb_small_local, cb_small, "
-                    "cb_model_local, cb_model_dist, cb_oof_local, cb_oof_dist")
+                    "cb_model_local, cb_model_dist, cb_oof_local, cb_oof_dist, cb_wide_local, cb_wide")
     db.close()
 
 
