@@ -159,6 +159,12 @@ for f in "feats" "vec" "tokens, w"; do
 		     jsonb_each_text(nb_predict_proba(m.d, r.${f%%,*})) a
 		     JOIN jsonb_each_text(nb_predict_proba(m.l, r.${f%%,*})) b USING (key)"
 done
+step "setup: the rows again in 32 shards" "
+	CREATE TABLE docs32 (LIKE docs_local);
+	SELECT create_distributed_table('docs32', 'id', shard_count => 32);
+	INSERT INTO docs32 SELECT * FROM docs_local;"
+check "32 partial states through the text form and the combine function: the local model" "
+	SELECT (SELECT nb_train(label, tokens) FROM docs32) = (SELECT nb_train(label, tokens) FROM docs_local)"
 check "GROUP BY on the workers: a model per fold, each byte for byte local's" "
 	SELECT bool_and(d.model = l.model) AND count(*) = 5
 	FROM (SELECT fold, nb_train(label, tokens) AS model FROM docs GROUP BY fold) d
@@ -243,9 +249,28 @@ for how in "fold_column => 'fold'" "folds => 5" "folds => 12"; do
 		"$(q "SELECT * FROM nb_cross_validate('docs', 'label', 'tokens', $how, grid => '$grid')")" \
 		"$(q "SELECT * FROM nb_cross_validate('docs_local', 'label', 'tokens', $how, grid => '$grid')")"
 done
+# what the workers are sent (Citus logs each command it issues to a node):
+# the training, never a fold's model (before #32 each scoring pass sent nb_subtract of two
+# model constants, evaluated on the workers and shipped back with every row)
+remote=$(q "SET citus.log_remote_commands = on; SET client_min_messages = log;
+            SELECT count(*) FROM nb_cross_validate('docs', 'label', 'tokens', fold_column => 'fold', grid => '$grid')" |
+         grep '^NOTICE:  issuing ')
+ok "nb_cross_validate with a fold column: the workers train, and are sent no fold's model" \
+	"$(grep -c 'worker_partial_agg' <<<"$remote") $(grep -c 'nb_subtract\|nb_grid_metrics' <<<"$remote")" \
+	"$(grep -c 'worker_partial_agg' <<<"$remote" | grep -v '^0$') 0"
 ok "nb_cross_validate of a view of the distributed table, a fold column = local" \
 	"$(q "CREATE VIEW v_docs AS SELECT id, label, tokens, fold FROM docs;
 	      SELECT * FROM nb_cross_validate('v_docs', 'label', 'tokens', fold_column => 'fold', grid => '$grid')")" \
+	"$(q "SELECT * FROM nb_cross_validate('docs_local', 'label', 'tokens', fold_column => 'fold', grid => '$grid')")"
+ok "nb_cross_validate of text documents with a tokenizer and a fold column = local" \
+	"$(q "SELECT * FROM nb_cross_validate('docs', 'label', 'body', fold_column => 'fold', grid => '$grid',
+	                                      tokenizer => '{\"ngram_range\": [1, 2]}')")" \
+	"$(q "SELECT * FROM nb_cross_validate('docs_local', 'label', 'body', fold_column => 'fold', grid => '$grid',
+	                                      tokenizer => '{\"ngram_range\": [1, 2]}')")"
+step "setup: the rows in a reference table" "CREATE TABLE docs_ref AS SELECT * FROM docs_local;
+	SELECT create_reference_table('docs_ref');"
+ok "nb_cross_validate of a reference table, a fold column = local" \
+	"$(q "SELECT * FROM nb_cross_validate('docs_ref', 'label', 'tokens', fold_column => 'fold', grid => '$grid')")" \
 	"$(q "SELECT * FROM nb_cross_validate('docs_local', 'label', 'tokens', fold_column => 'fold', grid => '$grid')")"
 ok "nb_cross_validate of jsonb rows with a fold column = local within 1e-9" \
 	"$(q "SELECT bool_and(abs(d.accuracy - l.accuracy) < 1e-9 AND abs(d.log_loss - l.log_loss) < 1e-9) AND count(*) > 1
