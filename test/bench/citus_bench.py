@@ -52,10 +52,7 @@ import psycopg2
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from cv_bench import GRID  # noqa: E402
-
-
-def log(msg):
-    print(msg, file=sys.stderr, flush=True)
+from merge_bench import log, table_rows as rows_of  # noqa: E402
 
 
 def connect():
@@ -65,14 +62,6 @@ def connect():
     cur.execute("SET jit = off")
     cur.execute("SET client_min_messages = warning")
     return db, cur
-
-
-def rows_of(cur, name):
-    cur.execute("SELECT to_regclass(%s) IS NOT NULL", (name,))
-    if not cur.fetchone()[0]:
-        return None
-    cur.execute("SELECT count(*) FROM " + name)
-    return cur.fetchone()[0]
 
 
 CORPUS = """
