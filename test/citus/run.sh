@@ -104,7 +104,7 @@ version=$(q "SELECT extversion FROM pg_extension WHERE extname = 'citus'")
 workers=$(q "SELECT count(*) FROM pg_dist_node WHERE shouldhaveshards AND isactive AND noderole = 'primary'")
 if [ -z "$version" ] || [[ ! $workers =~ ^[0-9]+$ ]] || [ "$workers" -eq 0 ]; then
 	echo "not ok 1 - a Citus coordinator with workers at NBC_CITUS"
-	echo "# citus: ${version:-not installed}; workers: $workers"
+	printf 'citus: %s\nworkers: %s\n' "${version:-not installed}" "$workers" | sed 's/^/# /'
 	echo "1..1"
 	exit 1
 fi
