@@ -29,10 +29,11 @@
 #     folds, equal to local; README's cross-validation recipe in its Citus
 #     form (rows through a MATERIALIZED CTE) equal to local; count(DISTINCT
 #     nb_predict(...)): the pitfall's plan (the workers group by the model)
-#     and the rewrite README gives, equal to local.
+#     and the rewrite README gives, equal to local.  (#32's fourth item is
+#     a benchmark: test/bench/merge_bench.py and citus_bench.py.)
 #
-# A cluster on this kind of machine (Debian 12, PostgreSQL 15): see
-# ../shared/PLATFORMS.md or README's "Citus" section: build Citus 13.2.2
+# A cluster on this kind of machine (Debian 12, PostgreSQL 15): see README's
+# "Citus" section, in short: build Citus 13.2.2
 # against the server, three clusters with shared_preload_libraries =
 # 'citus', CREATE EXTENSION citus in each, citus_set_coordinator_host and
 # citus_add_node on the coordinator, nbc's `make install` into the same
