@@ -1494,15 +1494,18 @@ COMMENT ON FUNCTION nb_coverage(nb_model, text) IS 'share of the tokens of a doc
 -- ---------------------------------------------------------------------------
 -- Cross-validation on Citus (#32): nb_cross_validate with a fold column on a
 -- distributed table had Citus evaluate each fold's out-of-fold model on the
--- workers and ship it with every row (minutes for thousands of rows).  The
--- rows a scoring pass reads now come to the coordinator first when the
--- relation is a Citus table or a view reading one; elsewhere nothing changes.
+-- workers and ship it with every row (minutes for thousands of rows).  When
+-- the relation is a Citus table or a view reading one, the rows now come to
+-- the coordinator first, into a temporary table (so the function is no
+-- longer STABLE), or in a read-only transaction through a MATERIALIZED CTE;
+-- elsewhere nothing changes.
 CREATE OR REPLACE FUNCTION nb_cross_validate(rel regclass, label_column text, features_column text,
 								  folds integer DEFAULT NULL, grid jsonb DEFAULT NULL,
 								  fold_column text DEFAULT NULL, tokenizer jsonb DEFAULT NULL)
 RETURNS TABLE (options jsonb, accuracy float8, accuracy_std float8, macro_f1 float8,
 			   macro_f1_std float8, log_loss float8, log_loss_std float8)
-LANGUAGE plpgsql STABLE
+-- VOLATILE: on Citus it may make a temporary table of the rows (below)
+LANGUAGE plpgsql VOLATILE
 -- The extension is relocatable: its own objects are named through the schema
 -- it is in (found at run time), everything else resolves in pg_catalog only.
 SET search_path = pg_catalog, pg_temp
@@ -1518,6 +1521,7 @@ DECLARE
 	rows_sql text;
 	scored_sql text;
 	on_citus boolean := false;
+	rows_copied boolean := false;
 	fold_sql text;
 	option_sets jsonb[];
 	per_fold text;
@@ -1625,15 +1629,16 @@ BEGIN
 					   fold_sql, label_column, features_column, ftype, rel,
 					   label_column, features_column);
 
-	-- the rows a scoring pass reads: those in a fold.  On Citus, when the
-	-- relation is a Citus table (distributed or reference) or a view that
-	-- reads one, they are first brought to the coordinator by a MATERIALIZED
-	-- CTE, which Citus runs as a subplan whose rows the rest of the query
-	-- reads locally.  Otherwise Citus evaluates each fold's nb_subtract on
-	-- the workers, its two models constants of the worker query, and ships
-	-- a whole model with every row.  (Training needs no such care: Citus
-	-- trains a partial model per shard and combines them on the coordinator.)
-	scored_sql := format('SELECT * FROM (%s) r WHERE r.fold IS NOT NULL', rows_sql);
+	-- On Citus, when the relation is a Citus table (distributed or reference)
+	-- or a view that reads one, the rows come to the coordinator once, into a
+	-- temporary table that both passes then read locally.  Read directly,
+	-- Citus would evaluate each fold's nb_subtract on the workers, its two
+	-- models constants of the worker query, and ship a whole model with every
+	-- row.  Where no table can be made (a read-only transaction, or the name
+	-- taken) the scoring passes read the rows through a MATERIALIZED CTE,
+	-- which Citus runs first as a subplan: slower, since the training is then
+	-- combined from every shard's partial models, and the query that scores
+	-- carries the folds' models in its text.
 	IF to_regclass('pg_catalog.pg_dist_partition') IS NOT NULL THEN
 		-- the relation and, through the rules of views, what they read
 		EXECUTE 'WITH RECURSIVE reads(relid) AS ('
@@ -1647,9 +1652,8 @@ BEGIN
 				'SELECT EXISTS (SELECT FROM reads JOIN pg_catalog.pg_dist_partition p ON p.logicalrelid = reads.relid)'
 			INTO on_citus USING rel;
 	END IF;
-	IF on_citus THEN
-		scored_sql := format('WITH scored AS MATERIALIZED (%s) SELECT * FROM scored', scored_sql);
-	END IF;
+	rows_copied := on_citus AND NOT current_setting('transaction_read_only')::boolean
+				   AND to_regclass('pg_temp.nbc_cross_validate_rows') IS NULL;
 
 	-- one pass: a model per fold and the whole by nb_merge (with the rows
 	-- that are in no fold), and the default grid from the whole.  Each
@@ -1663,6 +1667,10 @@ BEGIN
 	-- the whole generated statement (near 1,000 characters per batch of folds).
 	doing := format('Cross-validation of "%s" was training a model per fold.', rel);
 	BEGIN
+	IF rows_copied THEN
+		EXECUTE format('CREATE TEMPORARY TABLE nbc_cross_validate_rows ON COMMIT DROP AS %s', rows_sql);
+		rows_sql := 'SELECT fold, actual, features FROM pg_temp.nbc_cross_validate_rows';
+	END IF;
 	EXECUTE format(
 		'SELECT array_agg(fold) FILTER (WHERE fold IS NOT NULL) AS folds, '
 		'       array_agg(model) FILTER (WHERE fold IS NOT NULL) AS models, '
@@ -1685,6 +1693,11 @@ BEGIN
 		END IF;
 		RAISE EXCEPTION USING ERRCODE = e_state, MESSAGE = e_message, DETAIL = e_detail, HINT = e_hint;
 	END;
+	-- the rows a scoring pass reads: those in a fold
+	scored_sql := format('SELECT * FROM (%s) r WHERE r.fold IS NOT NULL', rows_sql);
+	IF on_citus AND NOT rows_copied THEN
+		scored_sql := format('WITH scored AS MATERIALIZED (%s) SELECT * FROM scored', scored_sql);
+	END IF;
 	IF trained.folds IS NULL THEN
 		RAISE EXCEPTION 'relation "%" has no rows to cross-validate', rel
 			USING ERRCODE = 'invalid_parameter_value',
@@ -1776,6 +1789,9 @@ BEGIN
 				USING DETAIL = format('Elapsed: %s s.', round(extract(epoch FROM clock_timestamp() - started)::numeric, 3));
 		END IF;
 	END LOOP;
+	IF rows_copied THEN
+		DROP TABLE pg_temp.nbc_cross_validate_rows;
+	END IF;
 	RETURN QUERY EXECUTE
 		'WITH s AS (SELECT k, n, (m[k][n] ->> ''accuracy'')::float8 AS accuracy, '
 		'                  (m[k][n] -> ''macro'' ->> ''f1'')::float8 AS macro_f1, (m[k][n] ->> ''log_loss'')::float8 AS log_loss '

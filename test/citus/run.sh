@@ -26,7 +26,9 @@
 #   - #32: nb_metrics partially aggregated on the workers with
 #     citus.coordinator_aggregation_strategy = 'disabled', equal to local and
 #     the same in every run; nb_cross_validate with a fold column and with
-#     folds, equal to local; README's cross-validation recipe in its Citus
+#     folds, of a distributed table, a reference table and a view, in a
+#     read-only transaction too, equal to local, no fold's model sent to
+#     the workers; README's cross-validation recipe in its Citus
 #     form (rows through a MATERIALIZED CTE) equal to local; count(DISTINCT
 #     nb_predict(...)): the pitfall's plan (the workers group by the model)
 #     and the rewrite README gives, equal to local.  (#32's fourth item is
@@ -255,14 +257,21 @@ for how in "fold_column => 'fold'" "folds => 5" "folds => 12"; do
 		"$(q "SELECT * FROM nb_cross_validate('docs_local', 'label', 'tokens', $how, grid => '$grid')")"
 done
 # what the workers are sent (Citus logs each command it issues to a node):
-# the training, never a fold's model (before #32 each scoring pass sent nb_subtract of two
-# model constants, evaluated on the workers and shipped back with every row)
+# a read of the rows, never a fold's model (before #32 each scoring pass sent
+# nb_subtract of two model constants, evaluated on the workers and shipped
+# back with every row)
 remote=$(q "SET citus.log_remote_commands = on; SET client_min_messages = log;
             SELECT count(*) FROM nb_cross_validate('docs', 'label', 'tokens', fold_column => 'fold', grid => '$grid')" |
          grep '^NOTICE:  issuing ')
-ok "nb_cross_validate with a fold column: the workers train, and are sent no fold's model" \
-	"$(grep -c 'worker_partial_agg' <<<"$remote") $(grep -c 'nb_subtract\|nb_grid_metrics' <<<"$remote")" \
-	"$(grep -c 'worker_partial_agg' <<<"$remote" | grep -v '^0$') 0"
+ok "nb_cross_validate with a fold column: the workers are sent a read of the rows, and no fold's model" \
+	"$(grep -c 'issuing SELECT .*FROM nbc_citus_test.docs_' <<<"$remote" | sed 's/^[1-9][0-9]*$/read/') $(grep -c 'nb_subtract\|nb_grid_metrics' <<<"$remote")" \
+	"read 0"
+ok "nb_cross_validate leaves no temporary table behind" \
+	"$(q "SELECT count(*) FROM nb_cross_validate('docs', 'label', 'tokens', fold_column => 'fold', grid => '$grid');
+	      SELECT to_regclass('pg_temp.nbc_cross_validate_rows') IS NULL")" "$(printf '5\nt')"
+ok "nb_cross_validate in a read-only transaction (rows through a MATERIALIZED CTE) = local" \
+	"$(q "BEGIN READ ONLY; SELECT * FROM nb_cross_validate('docs', 'label', 'tokens', fold_column => 'fold', grid => '$grid'); COMMIT;")" \
+	"$(q "SELECT * FROM nb_cross_validate('docs_local', 'label', 'tokens', fold_column => 'fold', grid => '$grid')")"
 ok "nb_cross_validate of a view of the distributed table, a fold column = local" \
 	"$(q "CREATE VIEW v_docs AS SELECT id, label, tokens, fold FROM docs;
 	      SELECT * FROM nb_cross_validate('v_docs', 'label', 'tokens', fold_column => 'fold', grid => '$grid')")" \
