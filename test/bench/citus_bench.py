@@ -18,6 +18,10 @@ order, runs each case on both tables:
   cv column   nb_cross_validate(T, 'label', 'tokens', fold_column => 'fold',
               grid => 20 option sets): target distributed / local <= 3
   cv folds    the same with folds => 5 (rows numbered by their contents)
+  cv column read-only
+              cv column in read-only transactions, where nb_cross_validate
+              cannot copy the rows into a temporary table and reads them
+              through a MATERIALIZED CTE
   recipe      README's hand-written scoring step; on the distributed side
               the rows read through a MATERIALIZED CTE (the form README's
               Citus section gives)
@@ -156,6 +160,9 @@ def cases(side, table):
                      "grid => '%s')" % (table, GRID),
         "cv folds": "SELECT * FROM nb_cross_validate('%s', 'label', 'tokens', folds => 5, grid => '%s')"
                     % (table, GRID),
+        "cv column read-only": "BEGIN READ ONLY; "
+                               "SELECT * FROM nb_cross_validate('%s', 'label', 'tokens', "
+                               "fold_column => 'fold', grid => '%s')" % (table, GRID),
         "recipe": recipe(table, "cb_oof_" + side, side == "dist"),
         "distinct": "SELECT count(*) FROM (SELECT DISTINCT nb_predict(m.model, d.tokens) "
                     "FROM %s d, cb_model_%s m) s" % (table, side),
@@ -167,7 +174,10 @@ def timed(cur, sql):
     t = time.perf_counter()
     cur.execute(sql)
     out = cur.fetchall()
-    return time.perf_counter() - t, out
+    elapsed = time.perf_counter() - t
+    if cur.connection.get_transaction_status() == psycopg2.extensions.TRANSACTION_STATUS_INTRANS:
+        cur.execute("COMMIT")
+    return elapsed, out
 
 
 def pitfalls(cur):
