@@ -1634,8 +1634,8 @@ BEGIN
 	-- temporary table that both passes then read locally.  Read directly,
 	-- Citus would evaluate each fold's nb_subtract on the workers, its two
 	-- models constants of the worker query, and ship a whole model with every
-	-- row.  Where no table can be made (a read-only transaction, or the name
-	-- taken) the scoring passes read the rows through a MATERIALIZED CTE,
+	-- row.  Where no table can be made (a read-only transaction, no right to
+	-- make temporary tables, or the name taken) the scoring passes read the rows through a MATERIALIZED CTE,
 	-- which Citus runs first as a subplan: slower, since the training is then
 	-- combined from every shard's partial models, and the query that scores
 	-- carries the folds' models in its text.
@@ -1653,6 +1653,7 @@ BEGIN
 			INTO on_citus USING rel;
 	END IF;
 	rows_copied := on_citus AND NOT current_setting('transaction_read_only')::boolean
+				   AND has_database_privilege(current_database(), 'TEMPORARY')
 				   AND to_regclass('pg_temp.nbc_cross_validate_rows') IS NULL;
 
 	-- one pass: a model per fold and the whole by nb_merge (with the rows
