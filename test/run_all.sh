@@ -11,6 +11,8 @@
 #                PostgreSQL versions (servers from Debian's archive, cached)
 #   reliability  test/reliability/run.sh --quick (concurrency, crash, dump,
 #                update path, non-superuser and the other streams' parts)
+#   citus        test/citus/run.sh against the Citus coordinator that NBC_CITUS
+#                names (a libpq connection string); without one, a loud skip
 # and closes with one line "N passed, N failed, N skipped" (a skipped check is
 # one that does not apply here, said loudly where it happens).  Exits 1 when a
 # test failed or a suite could not run.
@@ -183,8 +185,23 @@ suite_reliability() {
 	count_tap reliability "$log" "$rc"
 }
 
+# Citus is not part of the throwaway cluster: the suite runs against the
+# coordinator NBC_CITUS names, with nbc installed on every node; without it
+# the suite is one loud skip (the plan "1..0 # SKIP ...")
+suite_citus() {
+	local log=$logs/citus.log rc=0
+	echo
+	echo "=== citus (test/citus/run.sh)"
+	run_logged "$log" bash test/citus/run.sh || rc=$?
+	if [ "$rc" -eq 0 ] && grep -qiE '^1\.\.0 # skip' "$log"; then
+		record citus 0 0 "SKIPPED: no Citus cluster (NBC_CITUS not set)" 1
+		return
+	fi
+	count_tap citus "$log" "$rc"
+}
+
 # To add a suite: write suite_NAME (run it, then record or count_tap) and list it here.
-for s in pg_regress parity unit readme reliability versions; do
+for s in pg_regress parity unit readme reliability versions citus; do
 	"suite_$s"
 done
 
