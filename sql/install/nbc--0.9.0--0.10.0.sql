@@ -193,7 +193,8 @@ BEGIN
 END
 $$;
 
--- the deltas of live models that no longer exist (run as the tables' owner)
+-- the deltas of live models that no longer exist (run as the tables' owner;
+-- harmless to anyone: nb_live_drop calls it as its caller)
 CREATE FUNCTION nbc_live_forget() RETURNS void
 	LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
@@ -206,7 +207,6 @@ BEGIN
 	END IF;
 END
 $$;
-REVOKE ALL ON FUNCTION nbc_live_forget() FROM PUBLIC;
 
 CREATE FUNCTION nb_live_drop(name text) RETURNS void
 	LANGUAGE plpgsql VOLATILE STRICT SET search_path = pg_catalog, pg_temp
