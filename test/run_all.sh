@@ -9,7 +9,7 @@
 #   readme       test/readme/check.py (README.md's SQL runs and prints what it shows)
 #   versions     test/versions.sh: pg_regress and a parity subset on the other
 #                PostgreSQL versions (servers from Debian's archive, cached)
-#   reliability  test/reliability/run.sh --quick (concurrency, crash, dump,
+#   reliability  test/reliability/run.sh --quick (concurrency, crash, live models, dump,
 #                update path, non-superuser and the other streams' parts)
 # and closes with one line "N passed, N failed, N skipped" (a skipped check is
 # one that does not apply here, said loudly where it happens).  Exits 1 when a
