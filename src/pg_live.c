@@ -41,6 +41,7 @@
 #include "utils/builtins.h"
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
+#include "utils/memutils.h"
 #include "utils/rel.h"
 #include "utils/syscache.h"
 
@@ -118,14 +119,68 @@ model_type(LiveContext *c)
 						   ObjectIdGetDatum(c->nsp_oid));
 }
 
-/* Run a query with parameters; the result is in SPI_tuptable. */
-static void
-run(const char *sql, int nargs, Oid *types, Datum *values, const char *nulls, int expect)
+/*
+ * Plans kept for the backend's life, found by their query's text (which
+ * names everything they depend on: the schema, the columns, and for the
+ * trigger's queries over transition tables the source's oid and number of
+ * columns, see train_query): a single-row INSERT then pays for no parse and
+ * no planning.  PostgreSQL replans them when the tables they read change.
+ */
+#define LIVE_PLANS 16
+
+typedef struct LivePlan
 {
-	int			rc = SPI_execute_with_args(sql, nargs, types, values, nulls, false, 0);
+	char	   *sql;
+	SPIPlanPtr	plan;
+} LivePlan;
+
+static LivePlan live_plans[LIVE_PLANS];
+static int	live_plans_next;
+
+static SPIPlanPtr
+live_plan(const char *sql, int nargs, Oid *types)
+{
+	LivePlan   *e;
+	SPIPlanPtr	plan;
+
+	for (int i = 0; i < LIVE_PLANS; i++)
+		if (live_plans[i].sql != NULL && strcmp(live_plans[i].sql, sql) == 0)
+			return live_plans[i].plan;
+	plan = SPI_prepare(sql, nargs, types);
+	if (plan == NULL)
+		elog(ERROR, "SPI_prepare failed (%d): %s", SPI_result, sql);
+	if (SPI_keepplan(plan) != 0)
+		elog(ERROR, "SPI_keepplan failed");
+	e = &live_plans[live_plans_next];
+	live_plans_next = (live_plans_next + 1) % LIVE_PLANS;
+	if (e->plan != NULL)
+		SPI_freeplan(e->plan);
+	if (e->sql != NULL)
+		pfree(e->sql);
+	e->sql = MemoryContextStrdup(TopMemoryContext, sql);
+	e->plan = plan;
+	return plan;
+}
+
+/*
+ * Run a query with parameters; the result is in SPI_tuptable.  A writing
+ * query (and a fold's, which must see what committed before it got its
+ * lock) runs in a new snapshot; a reading one, read_only, in the caller's.
+ */
+static void
+run_in(bool read_only, const char *sql, int nargs, Oid *types, Datum *values, const char *nulls,
+	   int expect)
+{
+	int			rc = SPI_execute_plan(live_plan(sql, nargs, types), values, nulls, read_only, 0);
 
 	if (rc != expect)
 		elog(ERROR, "live model query failed (%d): %s", rc, sql);
+}
+
+static void
+run(const char *sql, int nargs, Oid *types, Datum *values, const char *nulls, int expect)
+{
+	run_in(false, sql, nargs, types, values, nulls, expect);
 }
 
 static Datum
@@ -215,7 +270,9 @@ train_query(LiveContext *c, const LiveModel *m, Relation rel, const char *from)
 	StringInfoData q;
 
 	initStringInfo(&q);
-	appendStringInfo(&q, "SELECT %s.nb_train(%s, %s", c->nsp, col[0], col[1]);
+	/* the plan is kept (live_plan): the text says which relation's transition table it reads */
+	appendStringInfo(&q, "/* source %u of %d columns */ SELECT %s.nb_train(%s, %s",
+					 RelationGetRelid(rel), RelationGetDescr(rel)->natts, c->nsp, col[0], col[1]);
 	if (n == 3)
 		appendStringInfo(&q, ", %s", col[2]);
 	if (feature_type == TEXTOID && (n == 3 || m->tokenizer != NULL))
@@ -400,13 +457,41 @@ live_id(LiveContext *c, text *name)
 
 	initStringInfo(&q);
 	appendStringInfo(&q, "SELECT id FROM %s.nbc_live WHERE name = $1", c->nsp);
-	run(q.data, 1, types, values, NULL, SPI_OK_SELECT);
+	run_in(true, q.data, 1, types, values, NULL, SPI_OK_SELECT);
 	if (SPI_processed == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_OBJECT),
 				 errmsg("live model \"%s\" does not exist", text_to_cstring(name)),
 				 errhint("nb_lives lists the live models you can read.")));
 	return DatumGetInt32(result(1, &isnull));
+}
+
+/*
+ * The live model this backend read last, and the version of its rows it was
+ * computed from: the base row's (ctid, xmin), which no two versions share,
+ * and the ids of the deltas, which are never updated.  A snapshot that sees
+ * the same rows has the same model: nb_live then costs a look at the rows
+ * and a copy, as reading a stored model does (and the prepared-model cache
+ * finds the model by its bytes).  One model at a time: a backend holds no
+ * more than the model it reads.
+ */
+static MemoryContext live_cache_cxt;
+static int32 live_cache_id;
+static char *live_cache_version;
+static struct varlena *live_cache_model;	/* NULL: the model of no rows */
+
+/* The version of live model $1's rows, given the CTE d of its deltas. */
+#define LIVE_VERSION(nsp) \
+	"(SELECT l.ctid::text || ' ' || l.xmin::text FROM " nsp ".nbc_live l WHERE l.id = $1) || ' ' || " \
+	"COALESCE((SELECT string_agg(d.id::text, ',' ORDER BY d.id) FROM d), '')"
+
+static Datum
+cached_model(void)
+{
+	struct varlena *copy = palloc(VARSIZE(live_cache_model));
+
+	memcpy(copy, live_cache_model, VARSIZE(live_cache_model));
+	return PointerGetDatum(copy);
 }
 
 /* nb_live(name): the live model, as the caller's snapshot sees its source. */
@@ -419,21 +504,54 @@ nbc_live_read(PG_FUNCTION_ARGS)
 	Datum		values[1];
 	bool		isnull;
 	Datum		model;
+	char	   *deltas;
+	char	   *version;
+	int32		id;
 
 	live_begin(&c, fcinfo);
-	values[0] = Int32GetDatum(live_id(&c, PG_GETARG_TEXT_PP(0)));
+	id = live_id(&c, PG_GETARG_TEXT_PP(0));
+	values[0] = Int32GetDatum(id);
+	deltas = psprintf("SELECT id, reset, added, removed FROM %s.nbc_live_delta WHERE live_id = $1", c.nsp);
+	if (live_cache_version != NULL && live_cache_id == id)
+	{
+		initStringInfo(&q);
+		appendStringInfo(&q, "WITH d AS (%s) SELECT %s", deltas,
+						 psprintf(LIVE_VERSION("%s"), c.nsp));
+		run_in(true, q.data, 1, types, values, NULL, SPI_OK_SELECT);
+		version = TextDatumGetCString(result(1, &isnull));
+		if (strcmp(version, live_cache_version) == 0)
+		{
+			live_end(&c);
+			if (live_cache_model == NULL)
+				PG_RETURN_NULL();
+			PG_RETURN_DATUM(cached_model());
+		}
+	}
 	initStringInfo(&q);
-	model_query(&q, c.nsp,
-				psprintf("SELECT id, reset, added, removed FROM %s.nbc_live_delta WHERE live_id = $1", c.nsp),
-				psprintf("SELECT base FROM %s.nbc_live WHERE id = $1", c.nsp), "SELECT");
-	run(q.data, 1, types, values, NULL, SPI_OK_SELECT);
-	model = result(1, &isnull);
+	model_query(&q, c.nsp, deltas, psprintf("SELECT base FROM %s.nbc_live WHERE id = $1", c.nsp),
+				psprintf("SELECT " LIVE_VERSION("%s") ",", c.nsp));
+	run_in(true, q.data, 1, types, values, NULL, SPI_OK_SELECT);
+	version = TextDatumGetCString(result(1, &isnull));
+	model = result(2, &isnull);
+
+	if (live_cache_cxt == NULL)
+		live_cache_cxt = AllocSetContextCreate(TopMemoryContext, "nbc live model", ALLOCSET_DEFAULT_SIZES);
+	MemoryContextReset(live_cache_cxt);
+	live_cache_version = NULL;
+	live_cache_model = NULL;
 	if (!isnull)
-		model = SPI_datumTransfer(model, false, -1);
+	{
+		MemoryContext old = MemoryContextSwitchTo(live_cache_cxt);
+
+		live_cache_model = PG_DETOAST_DATUM_COPY(model);
+		MemoryContextSwitchTo(old);
+	}
+	live_cache_id = id;
+	live_cache_version = MemoryContextStrdup(live_cache_cxt, version);
 	live_end(&c);
 	if (isnull)
 		PG_RETURN_NULL();
-	PG_RETURN_DATUM(model);
+	PG_RETURN_DATUM(cached_model());
 }
 
 /* nb_live_fold(name): fold the deltas into the base now, waiting for a fold under way. */
