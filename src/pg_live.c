@@ -146,7 +146,7 @@ live_plan(const char *sql, int nargs, Oid *types)
 	for (int i = 0; i < LIVE_PLANS; i++)
 		if (live_plans[i].sql != NULL && strcmp(live_plans[i].sql, sql) == 0)
 			return live_plans[i].plan;
-	plan = SPI_prepare(sql, nargs, types);
+	plan = SPI_prepare_cursor(sql, nargs, types, CURSOR_OPT_GENERIC_PLAN);
 	if (plan == NULL)
 		elog(ERROR, "SPI_prepare failed (%d): %s", SPI_result, sql);
 	if (SPI_keepplan(plan) != 0)
@@ -291,7 +291,11 @@ train(LiveContext *c, const LiveModel *m, Relation rel, const char *from, bool *
 
 /*
  * The live model given the CTE "d" of its deltas (id, reset, added, removed)
- * and an expression of its base: its WITH part and the expression.
+ * and an expression of its base: its WITH part and the expression.  The
+ * deltas are merged in a fixed order (the same value, to the last bit, for
+ * every reader) and the base last: nb_merge merges NB_MERGE_FANIN inputs at
+ * a time, so the small deltas are merged among themselves first and the
+ * base, the large input, is read and copied once.
  */
 static void
 model_query(StringInfo q, const char *nsp, const char *deltas, const char *base, const char *rest)
@@ -299,7 +303,7 @@ model_query(StringInfo q, const char *nsp, const char *deltas, const char *base,
 	appendStringInfo(q,
 					 "WITH d AS (%2$s), r AS (SELECT max(id) AS at FROM d WHERE reset) "
 					 "%4$s %1$s.nb_subtract("
-					 "(SELECT %1$s.nb_merge(m ORDER BY k) FROM "
+					 "(SELECT %1$s.nb_merge(m ORDER BY k DESC) FROM "
 					 "(SELECT 0::bigint AS k, (%3$s) AS m FROM r WHERE r.at IS NULL "
 					 "UNION ALL SELECT d.id, d.added FROM d, r WHERE d.id > COALESCE(r.at, 0)) x), "
 					 "(SELECT %1$s.nb_merge(d.removed ORDER BY d.id) FROM d, r WHERE d.id > COALESCE(r.at, 0)))",
@@ -431,11 +435,18 @@ nbc_live_capture(PG_FUNCTION_ARGS)
 
 	as_owner(&c);
 	types[2] = types[3] = model_type(&c);
+	/*
+	 * The deltas pending are at most the ids from the oldest pending one to
+	 * this one (the ids of all live models come from one sequence, so that
+	 * counts more when several are written at once, never fewer): one index
+	 * probe, where counting them would cost a visit per pending delta.
+	 */
 	initStringInfo(&q);
 	appendStringInfo(&q,
 					 "WITH i AS (INSERT INTO %1$s.nbc_live_delta (live_id, source, reset, added, removed) "
-					 "VALUES ($1, %2$u, $2, $3, $4)) "
-					 "SELECT count(*) + 1 FROM %1$s.nbc_live_delta WHERE live_id = $1",
+					 "VALUES ($1, %2$u, $2, $3, $4) RETURNING id) "
+					 "SELECT i.id - COALESCE((SELECT min(d.id) FROM %1$s.nbc_live_delta d WHERE d.live_id = $1), i.id) + 1 "
+					 "FROM i",
 					 c.nsp, m.source);
 	run(q.data, 4, types, values, nulls, SPI_OK_SELECT);
 	if (DatumGetInt64(result(1, &isnull)) >= m.fold_after && !IsolationUsesXactSnapshot())

@@ -37,6 +37,11 @@ CREATE TABLE nbc_live_delta (
 	PRIMARY KEY (live_id, id)
 );
 
+-- Folding rewrites the base every fold_after statements: stored out of line
+-- but not compressed, it costs a copy, not a compression (pglz would take
+-- most of a writer's time), and reading it no decompression.
+ALTER TABLE nbc_live ALTER COLUMN base SET STORAGE EXTERNAL;
+
 -- pg_dump dumps the live models' rows with the tables they follow
 SELECT pg_catalog.pg_extension_config_dump('nbc_live', '');
 SELECT pg_catalog.pg_extension_config_dump('nbc_live_id_seq', '');
@@ -91,7 +96,7 @@ DECLARE
 	ty oid;
 	key text;
 	tokenizer jsonb := options -> 'tokenizer';
-	fold_after integer := 32;
+	fold_after integer := 256;
 	id integer;
 	tg text;
 BEGIN
