@@ -291,6 +291,18 @@ ROLLBACK;
 ALTER TABLE live_rows RENAME TO live_docs;
 ALTER TABLE live_docs RENAME COLUMN class TO label;
 
+-- the extension moved to another schema (it is relocatable): the triggers
+-- and functions find their tables there
+BEGIN;
+CREATE SCHEMA regress_live_moved;
+ALTER EXTENSION nbc SET SCHEMA regress_live_moved;
+SET LOCAL search_path = public;
+INSERT INTO live_docs (label, tokens) VALUES ('ham', '{moved}');
+DELETE FROM live_docs WHERE id % 5 = 0;
+SELECT regress_live_moved.nb_live('live_tokens') OPERATOR(regress_live_moved.=)
+	(SELECT regress_live_moved.nb_train(label, tokens) FROM live_docs) AS exact_after_move;
+ROLLBACK;
+
 -- DROP EXTENSION refuses while live models exist; CASCADE takes their triggers
 SELECT live_error('DROP EXTENSION nbc');
 BEGIN;
