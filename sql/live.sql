@@ -229,6 +229,13 @@ CREATE TRIGGER r AFTER INSERT ON live_mine FOR EACH ROW EXECUTE FUNCTION nbc_liv
 SELECT live_error($$INSERT INTO live_mine VALUES ('spam', '{forged}')$$);
 DROP TABLE live_mine;
 RESET ROLE;
+-- nor a second trigger on the source (its owner's) count the rows twice
+SET ROLE regress_live_owner;
+CREATE TRIGGER again AFTER INSERT ON live_docs REFERENCING NEW TABLE AS nbc_new
+	FOR EACH STATEMENT EXECUTE FUNCTION nbc_live_capture('1');
+SELECT live_error($$INSERT INTO live_docs (label, tokens) VALUES ('spam', '{twice}')$$);
+DROP TRIGGER again ON live_docs;
+RESET ROLE;
 SELECT * FROM live_exact;
 
 -- a hostile search_path: look-alike functions ahead of the extension's

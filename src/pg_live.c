@@ -354,6 +354,28 @@ check_trigger(FunctionCallInfo fcinfo, TriggerData **td, int32 *id)
 }
 
 /*
+ * The trigger must be the one nb_live_create made for this event: trigger
+ * names are unique per table, so no second trigger on the source (one its
+ * owner or a role with TRIGGER made) can count the rows again.
+ */
+static void
+check_trigger_name(TriggerData *td, int32 id)
+{
+	TriggerEvent ev = td->tg_event;
+	const char *event = TRIGGER_FIRED_BY_INSERT(ev) ? "insert" :
+		TRIGGER_FIRED_BY_UPDATE(ev) ? "update" :
+		TRIGGER_FIRED_BY_DELETE(ev) ? "delete" : "truncate";
+	char		want[NAMEDATALEN];
+
+	snprintf(want, sizeof(want), "nbc_live_%d_%s", id, event);
+	if (strcmp(td->tg_trigger->tgname, want) != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("trigger \"%s\" on table \"%s\" is not live model %d's trigger \"%s\"",
+						td->tg_trigger->tgname, RelationGetRelationName(td->tg_relation), id, want)));
+}
+
+/*
  * The trigger of a live model's source (AFTER INSERT, UPDATE, DELETE,
  * TRUNCATE, FOR EACH STATEMENT, with transition tables nbc_new and
  * nbc_old): appends the statement's delta, then folds if the live model has
@@ -392,6 +414,7 @@ nbc_live_capture(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("trigger \"%s\" on table \"%s\" is not on the source of live model %d",
 						td->tg_trigger->tgname, RelationGetRelationName(rel), id)));
+	check_trigger_name(td, id);
 	as_caller(&c);
 
 	values[0] = Int32GetDatum(id);
@@ -522,6 +545,12 @@ nbc_live_read(PG_FUNCTION_ARGS)
 	live_begin(&c, fcinfo);
 	id = live_id(&c, PG_GETARG_TEXT_PP(0));
 	values[0] = Int32GetDatum(id);
+	/*
+	 * The caller may read this live model (row-level security showed it its
+	 * row): its rows are read as their owner, in the caller's snapshot,
+	 * sparing the policy's check on every delta.
+	 */
+	as_owner(&c);
 	deltas = psprintf("SELECT id, reset, added, removed FROM %s.nbc_live_delta WHERE live_id = $1", c.nsp);
 	if (live_cache_version != NULL && live_cache_id == id)
 	{
@@ -532,6 +561,7 @@ nbc_live_read(PG_FUNCTION_ARGS)
 		version = TextDatumGetCString(result(1, &isnull));
 		if (strcmp(version, live_cache_version) == 0)
 		{
+			as_caller(&c);
 			live_end(&c);
 			if (live_cache_model == NULL)
 				PG_RETURN_NULL();
@@ -559,6 +589,7 @@ nbc_live_read(PG_FUNCTION_ARGS)
 	}
 	live_cache_id = id;
 	live_cache_version = MemoryContextStrdup(live_cache_cxt, version);
+	as_caller(&c);
 	live_end(&c);
 	if (isnull)
 		PG_RETURN_NULL();
