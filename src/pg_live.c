@@ -86,6 +86,14 @@ live_begin(LiveContext *c, FunctionCallInfo fcinfo)
 	c->guc_level = NewGUCNestLevel();
 	(void) set_config_option("search_path", "pg_catalog, pg_temp", PGC_USERSET, PGC_S_SESSION,
 							 GUC_ACTION_SAVE, true, 0, false);
+	/*
+	 * Every query on the extension's tables reads one live model's rows,
+	 * through an index: a plan kept from when the deltas were few (or their
+	 * statistics unknown) must not scan the table, whose dead deltas pile up
+	 * between vacuums as folds delete them.
+	 */
+	(void) set_config_option("enable_seqscan", "off", PGC_USERSET, PGC_S_SESSION,
+							 GUC_ACTION_SAVE, true, 0, false);
 	GetUserIdAndSecContext(&c->save_user, &c->save_sec);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
@@ -201,6 +209,7 @@ typedef struct LiveModel
 	Oid			source;
 	char	   *tokenizer;		/* jsonb text, or NULL */
 	int32		fold_after;
+	int64		folded_through; /* the largest id the last fold took */
 } LiveModel;
 
 static bool
@@ -213,7 +222,7 @@ live_model(LiveContext *c, int32 id, LiveModel *m)
 	Datum		d;
 
 	initStringInfo(&q);
-	appendStringInfo(&q, "SELECT source::oid, tokenizer::text, fold_after FROM %s.nbc_live WHERE id = $1",
+	appendStringInfo(&q, "SELECT source::oid, tokenizer::text, fold_after, folded_through FROM %s.nbc_live WHERE id = $1",
 					 c->nsp);
 	run(q.data, 1, types, values, NULL, SPI_OK_SELECT);
 	if (SPI_processed == 0)
@@ -223,6 +232,7 @@ live_model(LiveContext *c, int32 id, LiveModel *m)
 	d = result(2, &isnull);
 	m->tokenizer = isnull ? NULL : TextDatumGetCString(d);
 	m->fold_after = DatumGetInt32(result(3, &isnull));
+	m->folded_through = DatumGetInt64(result(4, &isnull));
 	return true;
 }
 
@@ -331,7 +341,8 @@ fold(LiveContext *c, int32 id, bool skip_locked)
 					  "RETURNING id, reset, added, removed", c->nsp);
 	base = psprintf("SELECT base FROM %s.nbc_live WHERE id = $1", c->nsp);
 	resetStringInfo(&q);
-	model_query(&q, c->nsp, deltas, base, psprintf("UPDATE %s.nbc_live SET base =", c->nsp));
+	model_query(&q, c->nsp, deltas, base, psprintf("UPDATE %1$s.nbc_live SET folded_through = "
+						 "GREATEST(folded_through, (SELECT max(id) FROM d)), base =", c->nsp));
 	appendStringInfoString(&q, " WHERE id = $1");
 	run(q.data, 1, types, values, NULL, SPI_OK_UPDATE);
 	return true;
@@ -391,9 +402,9 @@ nbc_live_capture(PG_FUNCTION_ARGS)
 	LiveModel	m;
 	Relation	rel;
 	bool		reset = false;
-	Datum		values[4];
-	char		nulls[4] = {' ', ' ', ' ', ' '};
-	Oid			types[4] = {INT4OID, BOOLOID, InvalidOid, InvalidOid};
+	Datum		values[5];
+	char		nulls[5] = {' ', ' ', ' ', ' ', ' '};
+	Oid			types[5] = {INT4OID, BOOLOID, InvalidOid, InvalidOid, INT8OID};
 	bool		isnull;
 	StringInfoData q;
 
@@ -459,19 +470,25 @@ nbc_live_capture(PG_FUNCTION_ARGS)
 	as_owner(&c);
 	types[2] = types[3] = model_type(&c);
 	/*
-	 * The deltas pending are at most the ids from the oldest pending one to
+	 * The deltas pending are about the ids from the oldest pending one to
 	 * this one (the ids of all live models come from one sequence, so that
-	 * counts more when several are written at once, never fewer): one index
-	 * probe, where counting them would cost a visit per pending delta.
+	 * counts more when several are written at once): one index probe, where
+	 * counting them would cost a visit per pending delta.  The probe starts
+	 * past the last fold's deltas, whose dead index entries it would
+	 * otherwise step over until a vacuum; a delta of a transaction that
+	 * was under way during that fold and has a smaller id is left out of
+	 * the estimate (not of the model).
 	 */
 	initStringInfo(&q);
 	appendStringInfo(&q,
 					 "WITH i AS (INSERT INTO %1$s.nbc_live_delta (live_id, source, reset, added, removed) "
 					 "VALUES ($1, %2$u, $2, $3, $4) RETURNING id) "
-					 "SELECT i.id - COALESCE((SELECT min(d.id) FROM %1$s.nbc_live_delta d WHERE d.live_id = $1), i.id) + 1 "
+					 "SELECT i.id - COALESCE((SELECT min(d.id) FROM %1$s.nbc_live_delta d "
+					 "WHERE d.live_id = $1 AND d.id > $5), i.id) + 1 "
 					 "FROM i",
 					 c.nsp, m.source);
-	run(q.data, 4, types, values, nulls, SPI_OK_SELECT);
+	values[4] = Int64GetDatum(m.folded_through);
+	run(q.data, 5, types, values, nulls, SPI_OK_SELECT);
 	if (DatumGetInt64(result(1, &isnull)) >= m.fold_after && !IsolationUsesXactSnapshot())
 		(void) fold(&c, id, true);
 	as_caller(&c);

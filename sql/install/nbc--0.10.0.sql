@@ -1513,6 +1513,7 @@ CREATE TABLE nbc_live (
 	source regclass NOT NULL,
 	tokenizer jsonb,
 	fold_after integer NOT NULL,
+	folded_through bigint NOT NULL DEFAULT 0,
 	base nb_model
 );
 
