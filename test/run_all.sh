@@ -9,7 +9,7 @@
 #   readme       test/readme/check.py (README.md's SQL runs and prints what it shows)
 #   versions     test/versions.sh: pg_regress and a parity subset on the other
 #                PostgreSQL versions (servers from Debian's archive, cached)
-#   reliability  test/reliability/run.sh --quick (concurrency, crash, dump,
+#   reliability  test/reliability/run.sh --quick (concurrency, crash, live models, dump,
 #                update path, non-superuser and the other streams' parts)
 #   citus        test/citus/run.sh against the Citus coordinator that NBC_CITUS
 #                names (a libpq connection string); without one, a loud skip

@@ -16,6 +16,10 @@
 #   crash        concurrency.sh --crash: the same load in a throwaway cluster
 #                of its own, pg_ctl stop -m immediate, restart, the same
 #                equalities, no committed row lost, amcheck (1 round, 3 long)
+#   live         live.sh: live models under pgbench writers (insert, update,
+#                delete, rollback) with readers and REPEATABLE READ checkers
+#                comparing nb_live with nb_train; an immediate shutdown under
+#                that load; pg_dump and pg_restore (8 clients 15 s; 16 for 60 s long)
 #   dump         dump.sh: pg_dump -Fc, plain, --column-inserts and binary COPY
 #                into fresh databases; models, forms, summaries, predictions
 #                identical
@@ -65,7 +69,7 @@ while [ $# -gt 0 ]; do
 done
 timeout_s=${NBC_REL_PART_TIMEOUT:-$([ "$mode" = quick ] && echo 900 || echo 21600)}
 
-parts=(concurrency crash dump upgrade nonsuper limits memory cancel crafted sqlsmith)
+parts=(concurrency crash live dump upgrade nonsuper limits memory cancel crafted sqlsmith)
 declare -A p_ok p_bad p_secs p_note
 total_ok=0
 total_bad=0
@@ -145,6 +149,7 @@ run_other() {
 
 part_concurrency() { run_part concurrency bash "$here/concurrency.sh" "--$mode"; }
 part_crash() { run_part crash bash "$here/concurrency.sh" "--$mode" --crash; }
+part_live() { run_part live bash "$here/live.sh" "--$mode"; }
 part_dump() { run_part dump bash "$here/dump.sh" "--$mode"; }
 part_upgrade() { run_part upgrade bash "$here/upgrade.sh" "--$mode"; }
 part_nonsuper() { run_part nonsuper bash "$here/nonsuper.sh" "--$mode"; }

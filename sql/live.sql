@@ -1,0 +1,344 @@
+--
+-- live: live models (nb_live_create, nb_live, nb_live_fold, nb_live_drop,
+-- nb_lives).  In every snapshot a live model must equal nb_train over its
+-- source as that snapshot sees it: byte for byte (=) for unweighted rows and
+-- integer weights, within 1e-12 relative for fractional weights and
+-- Gaussian statistics (compared number by number through the jsonb form).
+-- The roles are not superusers: the table's owner, a member of the owning
+-- role, a writer who may not read the table, a reader.
+--
+
+-- the SQLSTATE and message of a statement, or 'ok'
+CREATE FUNCTION live_error(q text) RETURNS text LANGUAGE plpgsql AS $$
+BEGIN
+	EXECUTE q;
+	RETURN 'ok';
+EXCEPTION WHEN OTHERS THEN
+	RETURN SQLSTATE || ': ' || SQLERRM;
+END $$;
+
+-- every number of two models' jsonb forms within rel relative, and the same keys
+CREATE FUNCTION live_near(x nb_model, y nb_model, rel float8) RETURNS boolean
+LANGUAGE sql IMMUTABLE AS $$
+	WITH RECURSIVE p(model, path, v) AS (
+		SELECT 'x', '', x::jsonb UNION ALL SELECT 'y', '', y::jsonb
+		UNION ALL
+		SELECT p.model, p.path || '/' || e.key, e.value
+		FROM p, jsonb_each(CASE WHEN jsonb_typeof(p.v) = 'object' THEN p.v ELSE '{}' END) AS e),
+	leaves AS (SELECT * FROM p WHERE jsonb_typeof(v) <> 'object')
+	SELECT (x IS NULL) = (y IS NULL) AND coalesce(bool_and(CASE
+		WHEN jsonb_typeof(a.v) = 'number' AND jsonb_typeof(b.v) = 'number'
+		THEN abs(a.v::float8 - b.v::float8) <= rel * greatest(abs(a.v::float8), abs(b.v::float8))
+		ELSE a.v IS NOT DISTINCT FROM b.v END), true)
+	FROM (SELECT * FROM leaves WHERE model = 'x') a
+	FULL JOIN (SELECT * FROM leaves WHERE model = 'y') b USING (path) $$;
+
+CREATE ROLE regress_live_owner;
+CREATE ROLE regress_live_member IN ROLE regress_live_owner;
+CREATE ROLE regress_live_writer;
+CREATE ROLE regress_live_reader;
+
+CREATE TABLE live_docs (id serial PRIMARY KEY, label text, tokens text[], body text, attrs jsonb,
+	vec float8[], stars integer, weight float8, note text);
+ALTER TABLE live_docs OWNER TO regress_live_owner;
+GRANT INSERT, UPDATE, DELETE, TRUNCATE ON live_docs TO regress_live_writer;
+GRANT SELECT (id) ON live_docs TO regress_live_writer;
+GRANT USAGE ON SEQUENCE live_docs_id_seq TO regress_live_writer;
+GRANT SELECT ON live_docs TO regress_live_reader;
+
+-- rows with NULL labels and NULL features among them, as nb_train skips them
+INSERT INTO live_docs (label, tokens, body, attrs, vec, stars, weight)
+SELECT CASE WHEN i % 17 = 0 THEN NULL ELSE (ARRAY['spam', 'ham', 'eggs'])[1 + i % 3] END,
+	CASE WHEN i % 13 = 0 THEN NULL ELSE ARRAY(SELECT 'w' || ((i * j) % 19) FROM generate_series(1, 1 + i % 4) j) END,
+	'The ' || (ARRAY['quick', 'lazy', 'brown'])[1 + i % 3] || ' fox number ' || (i % 7),
+	jsonb_build_object('colour', 'c' || (i % 4), 'big', i % 2 = 0),
+	ARRAY[(i % 9) * 1.37, (i % 5) * 0.1 + 2],
+	1 + i % 5,
+	1.0 / (1 + i % 7)
+FROM generate_series(1, 120) i;
+
+SET ROLE regress_live_owner;
+SELECT nb_live_create('live_tokens', 'live_docs', 'label', 'tokens');
+SELECT nb_live_create('live_text', 'live_docs', 'label', 'body',
+	options => '{"tokenizer": {"ngram_range": [1, 2]}, "fold_after": 4}');
+SELECT nb_live_create('live_attrs', 'live_docs', 'label', 'attrs');
+SELECT nb_live_create('live_stars', 'live_docs', 'stars', 'tokens');
+SELECT nb_live_create('live_weighted', 'live_docs', 'label', 'tokens', 'weight');
+SELECT nb_live_create('live_vec', 'live_docs', 'label', 'vec', 'weight');
+SELECT name, source, label, features, weight, tokenizer, fold_after, pending_deltas
+FROM nb_lives ORDER BY name;
+RESET ROLE;
+
+-- each live model against nb_train over the table, in one snapshot
+CREATE VIEW live_exact AS
+SELECT nb_live('live_tokens') = (SELECT nb_train(label, tokens) FROM live_docs) AS tokens,
+	nb_live('live_text') = (SELECT nb_train(label, body, '{"ngram_range": [1, 2]}') FROM live_docs) AS text,
+	nb_live('live_attrs') = (SELECT nb_train(label, attrs) FROM live_docs) AS attrs,
+	nb_live('live_stars') = (SELECT nb_train(stars, tokens) FROM live_docs) AS stars,
+	live_near(nb_live('live_weighted'), (SELECT nb_train(label, tokens, weight) FROM live_docs), 1e-12) AS weighted,
+	live_near(nb_live('live_vec'), (SELECT nb_train(label, vec, weight) FROM live_docs), 1e-12) AS vec;
+SELECT * FROM live_exact;
+
+-- every kind of write, as the writer (who cannot read the table)
+SET ROLE regress_live_writer;
+INSERT INTO live_docs (label, tokens, body, attrs, vec, stars, weight)
+VALUES ('spam', '{w1,new}', 'A new fox', '{"colour": "c9"}', '{1.5, 2.5}', 5, 0.3);
+INSERT INTO live_docs (label, tokens, body, attrs, vec, stars, weight)
+SELECT 'toast', ARRAY['t' || i], 'toast ' || i, jsonb_build_object('n', i), ARRAY[i * 0.7, 1], i, 0.1 * i
+FROM generate_series(1, 5) i;
+UPDATE live_docs SET label = 'ham' WHERE id % 10 = 1;
+UPDATE live_docs SET tokens = '{extra,w1}', body = 'extra words' WHERE id % 10 = 2;
+UPDATE live_docs SET weight = 2.5, vec = '{0, 0}' WHERE id % 10 = 3;
+UPDATE live_docs SET label = NULL WHERE id = 4;
+DELETE FROM live_docs WHERE id % 10 = 5;
+RESET ROLE;
+SELECT * FROM live_exact;
+-- INSERT ... ON CONFLICT and MERGE, as the owner
+SET ROLE regress_live_owner;
+INSERT INTO live_docs (id, label, tokens) VALUES (6, 'eggs', '{upserted}'), (999, 'ham', '{inserted}')
+	ON CONFLICT (id) DO UPDATE SET label = excluded.label, tokens = excluded.tokens;
+MERGE INTO live_docs d USING (VALUES (7, 'spam'), (8, NULL), (1000, 'ham')) s(id, label) ON d.id = s.id
+	WHEN MATCHED AND s.label IS NULL THEN DELETE
+	WHEN MATCHED THEN UPDATE SET label = s.label
+	WHEN NOT MATCHED THEN INSERT (id, label, tokens, body) VALUES (s.id, s.label, '{merged}', 'merged');
+RESET ROLE;
+SELECT * FROM live_exact;
+
+-- a statement that changes no counted value records nothing: rows with a
+-- NULL label, an update of a column the models do not read
+SELECT sum(pending_deltas) AS pending FROM nb_lives \gset
+INSERT INTO live_docs (label, tokens, body, attrs, vec) VALUES (NULL, NULL, NULL, NULL, NULL);
+UPDATE live_docs SET note = 'seen';
+SELECT sum(pending_deltas) - :pending AS new_deltas FROM nb_lives;
+SELECT * FROM live_exact;
+
+-- a rolled-back transaction changes nothing; inside it, the live model sees its writes
+SELECT nb_live('live_tokens') AS before \gset
+BEGIN;
+DELETE FROM live_docs WHERE id < 60;
+INSERT INTO live_docs (label, tokens) VALUES ('spam', '{rolled,back}');
+SELECT * FROM live_exact;
+ROLLBACK;
+SELECT nb_live('live_tokens') = :'before' AS unchanged;
+BEGIN;
+INSERT INTO live_docs (label, tokens) VALUES ('ham', '{kept}');
+SAVEPOINT s;
+DELETE FROM live_docs WHERE label = 'spam';
+ROLLBACK TO SAVEPOINT s;
+COMMIT;
+SELECT * FROM live_exact;
+
+-- folding: automatically past fold_after pending deltas (live_text: 4),
+-- explicitly by anyone who can read the model; the value never changes
+SELECT pending_deltas <= 4 AS bounded FROM nb_lives WHERE name = 'live_text';
+SELECT nb_live('live_weighted') AS before \gset
+SELECT nb_live_fold(name) FROM nb_lives;
+SELECT name, pending_deltas FROM nb_lives ORDER BY name;
+SELECT nb_live('live_weighted') = :'before' AS same_after_fold;
+SELECT * FROM live_exact;
+
+-- TRUNCATE: in a transaction that rolls back, then for good
+BEGIN;
+TRUNCATE live_docs;
+SELECT nb_live('live_tokens') IS NULL AS empty;
+ROLLBACK;
+SELECT * FROM live_exact;
+SET ROLE regress_live_writer;
+TRUNCATE live_docs;
+INSERT INTO live_docs (label, tokens, body, attrs, vec, stars, weight)
+VALUES ('ham', '{after}', 'after truncate', '{"a": 1}', '{1, 1}', 3, 1), (NULL, '{skipped}', NULL, NULL, NULL, NULL, NULL);
+RESET ROLE;
+SELECT * FROM live_exact;
+-- deleting every row: the model of no rows is NULL, as nb_train's
+DELETE FROM live_docs;
+SELECT nb_live('live_tokens') IS NULL AS null_model, (SELECT nb_train(label, tokens) FROM live_docs) IS NULL AS null_train;
+INSERT INTO live_docs (label, tokens, body, attrs, vec, stars, weight)
+SELECT (ARRAY['spam', 'ham'])[1 + i % 2], ARRAY['r' || i % 3], 'again ' || i, jsonb_build_object('k', i % 2),
+	ARRAY[i * 0.5, 1], i % 3, 0.25 * i
+FROM generate_series(1, 30) i;
+SELECT * FROM live_exact;
+
+-- a view of predicted labels that stays exact while rows change
+CREATE VIEW live_predicted AS
+SELECT d.id, d.label, nb_predict((SELECT nb_live('live_tokens')), d.tokens) AS predicted
+FROM live_docs d;
+SELECT count(*) AS rows, count(*) FILTER (WHERE predicted = label) AS correct FROM live_predicted;
+INSERT INTO live_docs (label, tokens) SELECT 'eggs', '{r1}' FROM generate_series(1, 40);
+SELECT (SELECT array_agg(predicted ORDER BY id) FROM live_predicted)
+	= (SELECT array_agg(nb_predict(m, d.tokens) ORDER BY d.id)
+	   FROM live_docs d, (SELECT nb_train(label, tokens) AS m FROM live_docs) t) AS same_predictions;
+
+-- errors
+SET ROLE regress_live_owner;
+SELECT live_error($$SELECT nb_live('live_nope')$$);
+SELECT live_error($$SELECT nb_live_drop('live_nope')$$);
+SELECT live_error($$SELECT nb_live_fold('live_nope')$$);
+SELECT live_error($$SELECT nb_live_create('live_tokens', 'live_docs', 'label', 'tokens')$$);
+SELECT live_error($$SELECT nb_live_create('live_x', 'live_docs', 'label', 'nope')$$);
+SELECT live_error($$SELECT nb_live_create('live_x', 'live_docs', 'label', 'stars')$$);
+SELECT live_error($$SELECT nb_live_create('live_x', 'live_docs', 'tokens', 'body')$$);
+SELECT live_error($$SELECT nb_live_create('live_x', 'live_docs', 'label', 'tokens', 'note')$$);
+SELECT live_error($$SELECT nb_live_create('live_x', 'live_docs', 'label', 'tokens', options => '{"tokenizer": {}}')$$);
+SELECT live_error($$SELECT nb_live_create('live_x', 'live_docs', 'label', 'body', options => '{"tokenizer": {"lowercase": 3}}')$$);
+SELECT live_error($$SELECT nb_live_create('live_x', 'live_docs', 'label', 'tokens', options => '{"fold": 3}')$$);
+SELECT live_error($$SELECT nb_live_create('live_x', 'live_docs', 'label', 'tokens', options => '{"fold_after": 0}')$$);
+SELECT live_error($$SELECT nb_live_create('live_x', 'live_docs', 'label', 'tokens', options => '{"fold_after": 2.5}')$$);
+SELECT live_error($$SELECT nb_live_create(NULL, 'live_docs', 'label', 'tokens')$$);
+SELECT live_error($$SELECT nb_live_create('live_x', NULL, 'label', 'tokens')$$);
+SELECT nb_live(NULL) IS NULL AS strict;
+BEGIN ISOLATION LEVEL REPEATABLE READ;
+SELECT live_error($$SELECT nb_live_create('live_x', 'live_docs', 'label', 'tokens')$$);
+ROLLBACK;
+RESET ROLE;
+CREATE VIEW live_docs_view AS SELECT * FROM live_docs;
+CREATE TABLE live_parted (label text, tokens text[]) PARTITION BY LIST (label);
+CREATE TABLE live_part_a PARTITION OF live_parted FOR VALUES IN ('a');
+CREATE TABLE live_parent (label text, tokens text[]);
+CREATE TABLE live_child () INHERITS (live_parent);
+SELECT live_error($$SELECT nb_live_create('live_x', 'live_docs_view', 'label', 'tokens')$$);
+SELECT live_error($$SELECT nb_live_create('live_x', 'live_parted', 'label', 'tokens')$$);
+SELECT live_error($$SELECT nb_live_create('live_x', 'live_part_a', 'label', 'tokens')$$);
+SELECT live_error($$SELECT nb_live_create('live_x', 'live_parent', 'label', 'tokens')$$);
+SELECT live_error($$SELECT nb_live_create('live_x', 'live_child', 'label', 'tokens')$$);
+DROP VIEW live_docs_view;
+DROP TABLE live_parted, live_parent, live_child;
+
+-- security: who can create, read, drop and fold
+SET ROLE regress_live_writer;
+SELECT live_error($$SELECT nb_live_create('live_x', 'live_docs', 'label', 'tokens')$$);
+SELECT live_error($$SELECT nb_live('live_tokens')$$);
+SELECT live_error($$SELECT nb_live_drop('live_tokens')$$);
+SELECT live_error($$SELECT nb_live_fold('live_tokens')$$);
+SELECT count(*) AS listed FROM nb_lives;
+-- the tables behind it: nothing to read, nothing to write
+SELECT live_error($$SELECT count(*) FROM nbc_live_delta WHERE added IS NOT NULL$$),
+	(SELECT count(*) FROM nbc_live) AS visible_models, (SELECT count(*) FROM nbc_live_delta) AS visible_deltas;
+SELECT live_error($$INSERT INTO nbc_live_delta (live_id, source, reset) VALUES (1, 'live_docs', true)$$);
+WITH u AS (UPDATE nbc_live SET base = NULL RETURNING 1) SELECT count(*) AS rebased FROM u;
+SELECT live_error($$UPDATE nbc_live SET fold_after = 1$$);
+WITH d AS (DELETE FROM nbc_live RETURNING 1) SELECT count(*) AS dropped FROM d;
+SELECT live_error($$SELECT nbc_live_train(1)$$);
+SELECT live_error($$SELECT nbc_live_forget()$$);
+-- a trigger of the writer's own table cannot feed someone's live model
+CREATE TEMP TABLE live_mine (label text, tokens text[]);
+CREATE TRIGGER t AFTER INSERT ON live_mine REFERENCING NEW TABLE AS nbc_new
+	FOR EACH STATEMENT EXECUTE FUNCTION nbc_live_capture('1');
+SELECT live_error($$INSERT INTO live_mine VALUES ('spam', '{forged}')$$);
+DROP TRIGGER t ON live_mine;
+CREATE TRIGGER r AFTER INSERT ON live_mine FOR EACH ROW EXECUTE FUNCTION nbc_live_capture('1');
+SELECT live_error($$INSERT INTO live_mine VALUES ('spam', '{forged}')$$);
+DROP TABLE live_mine;
+RESET ROLE;
+-- nor a second trigger on the source (its owner's) count the rows twice
+SET ROLE regress_live_owner;
+CREATE TRIGGER again AFTER INSERT ON live_docs REFERENCING NEW TABLE AS nbc_new
+	FOR EACH STATEMENT EXECUTE FUNCTION nbc_live_capture('1');
+SELECT live_error($$INSERT INTO live_docs (label, tokens) VALUES ('spam', '{twice}')$$);
+DROP TRIGGER again ON live_docs;
+RESET ROLE;
+SELECT * FROM live_exact;
+
+-- a hostile search_path: look-alike functions ahead of the extension's
+-- would fail the writer's statements if the triggers called them
+CREATE SCHEMA regress_live_evil AUTHORIZATION regress_live_writer;
+SET ROLE regress_live_writer;
+CREATE FUNCTION regress_live_evil.nb_merge(a nb_model, b nb_model) RETURNS nb_model
+	LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'look-alike nb_merge called'; END $$;
+CREATE FUNCTION regress_live_evil.nb_subtract(a nb_model, b nb_model) RETURNS nb_model
+	LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'look-alike nb_subtract called'; END $$;
+CREATE FUNCTION regress_live_evil.max(bigint) RETURNS bigint
+	LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'look-alike max called'; END $$;
+CREATE FUNCTION regress_live_evil.evil_sfunc(nb_model, text, text[]) RETURNS nb_model
+	LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'look-alike nb_train called'; END $$;
+CREATE AGGREGATE regress_live_evil.nb_train(text, text[]) (SFUNC = regress_live_evil.evil_sfunc, STYPE = nb_model);
+SET search_path = regress_live_evil, public, pg_catalog;
+INSERT INTO live_docs (label, tokens) SELECT 'spam', ARRAY['hostile' || i] FROM generate_series(1, 40) i;
+DELETE FROM live_docs WHERE id % 3 = 0;
+RESET search_path;
+RESET ROLE;
+SELECT * FROM live_exact;
+DROP SCHEMA regress_live_evil CASCADE;
+
+-- a reader (SELECT on the table) reads the live models, cannot drop them
+SET ROLE regress_live_reader;
+SELECT count(*) AS listed FROM nb_lives;
+SELECT nb_live('live_tokens') = (SELECT nb_train(label, tokens) FROM live_docs) AS reader_exact;
+SELECT live_error($$SELECT nb_live_drop('live_tokens')$$);
+SELECT live_error($$SELECT nb_live_create('live_x', 'live_docs', 'label', 'tokens')$$);
+RESET ROLE;
+-- a member of the owning role creates and drops
+SET ROLE regress_live_member;
+SELECT nb_live_create('live_member', 'live_docs', 'label', 'tokens');
+SELECT nb_live('live_member') = nb_live('live_tokens') AS member_exact;
+SELECT nb_live_drop('live_member');
+SELECT count(*) AS member_triggers FROM pg_trigger WHERE tgname LIKE 'nbc\_live\_%' AND tgrelid = 'live_docs'::regclass;
+RESET ROLE;
+
+-- lifecycle: renames, unrelated columns, the columns a live model reads
+ALTER TABLE live_docs RENAME TO live_rows;
+ALTER TABLE live_rows RENAME COLUMN label TO class;
+ALTER TABLE live_rows ADD COLUMN extra integer DEFAULT 7;
+INSERT INTO live_rows (class, tokens, body, attrs, vec, stars, weight, extra)
+VALUES ('ham', '{renamed}', 'renamed', '{"r": true}', '{3, 4}', 2, 0.5, 1);
+ALTER TABLE live_rows DROP COLUMN extra;
+ALTER TABLE live_rows DROP COLUMN note;
+UPDATE live_rows SET class = 'spam' WHERE id % 4 = 0;
+SELECT name, source, label, features, weight FROM nb_lives ORDER BY name;
+SELECT nb_live('live_tokens') = (SELECT nb_train(class, tokens) FROM live_rows) AS tokens,
+	nb_live('live_text') = (SELECT nb_train(class, body, '{"ngram_range": [1, 2]}') FROM live_rows) AS text,
+	live_near(nb_live('live_vec'), (SELECT nb_train(class, vec, weight) FROM live_rows), 1e-12) AS vec;
+SELECT live_error($$ALTER TABLE live_rows DROP COLUMN class$$);
+SELECT live_error($$ALTER TABLE live_rows ALTER COLUMN stars TYPE bigint$$);
+SELECT live_error($$ALTER TABLE live_rows ALTER COLUMN weight TYPE numeric$$);
+-- a column dropped with CASCADE takes the live model's columns: writes then fail loudly
+BEGIN;
+ALTER TABLE live_rows DROP COLUMN attrs CASCADE;
+SELECT live_error($$INSERT INTO live_rows (class, tokens) VALUES ('ham', '{x}')$$);
+ROLLBACK;
+ALTER TABLE live_rows RENAME TO live_docs;
+ALTER TABLE live_docs RENAME COLUMN class TO label;
+
+-- the extension moved to another schema (it is relocatable): the triggers
+-- and functions find their tables there
+BEGIN;
+CREATE SCHEMA regress_live_moved;
+ALTER EXTENSION nbc SET SCHEMA regress_live_moved;
+SET LOCAL search_path = public;
+INSERT INTO live_docs (label, tokens) VALUES ('ham', '{moved}');
+DELETE FROM live_docs WHERE id % 5 = 0;
+SELECT regress_live_moved.nb_live('live_tokens') OPERATOR(regress_live_moved.=)
+	(SELECT regress_live_moved.nb_train(label, tokens) FROM live_docs) AS exact_after_move;
+ROLLBACK;
+
+-- DROP EXTENSION refuses while live models exist; CASCADE takes their triggers
+SELECT live_error('DROP EXTENSION nbc');
+BEGIN;
+-- (the list of what it drops depends on the earlier tests' tables)
+SET LOCAL client_min_messages = warning;
+DROP EXTENSION nbc CASCADE;
+SELECT count(*) AS triggers_left FROM pg_trigger WHERE tgname LIKE 'nbc\_live\_%';
+ROLLBACK;
+
+-- dropping a live model removes its triggers and deltas; DROP TABLE its live models
+SELECT id AS attrs_id FROM nbc_live WHERE name = 'live_attrs' \gset
+INSERT INTO live_docs (label, attrs) VALUES ('ham', '{"pending": 1}');
+SET ROLE regress_live_owner;
+SELECT nb_live_drop('live_attrs');
+RESET ROLE;
+SELECT count(*) AS attrs_triggers FROM pg_trigger WHERE tgname LIKE 'nbc\_live\_' || :attrs_id || '\_%';
+SELECT count(*) AS attrs_deltas FROM nbc_live_delta WHERE live_id = :attrs_id;
+SELECT count(*) AS orphan_deltas FROM nbc_live_delta d WHERE NOT EXISTS (SELECT FROM nbc_live l WHERE l.id = d.live_id);
+-- the triggers are the machinery: writes that skip triggers (replication
+-- role replica, as logical replication applies rows) are not seen
+SET session_replication_role = replica;
+INSERT INTO live_docs (label, tokens) VALUES ('ham', '{unseen}');
+RESET session_replication_role;
+SELECT tokens AS exact_after_replica FROM live_exact;
+DROP VIEW live_exact, live_predicted;
+DROP TABLE live_docs;
+SELECT count(*) AS models_left, (SELECT count(*) FROM nbc_live_delta) AS deltas_left FROM nbc_live;
+SELECT live_error($$SELECT nb_live('live_tokens')$$);
+
+DROP FUNCTION live_error(text);
+DROP FUNCTION live_near(nb_model, nb_model, float8);
+DROP ROLE regress_live_member, regress_live_owner, regress_live_writer, regress_live_reader;
