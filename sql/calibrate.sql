@@ -190,8 +190,13 @@ SELECT i AS id, CASE WHEN i % 2 = 0 THEN 'a' ELSE 'b' END AS label,
        CASE WHEN i % 2 = 0 THEN ARRAY['x', 'x', 'y'] ELSE ARRAY['z', 'z', 'w'] END AS tokens
 FROM generate_series(1, 20) AS i;
 SELECT * FROM nb_calibrate('cal_easy', 'label', 'tokens', method => 'temperature');
--- auto then takes the sigmoid, whose Platt targets keep it finite
-SELECT jsonb_object_keys(calibrated_options) AS method FROM nb_calibrate('cal_easy', 'label', 'tokens');
+-- the sigmoid, whose Platt targets keep it finite, has a higher log loss
+-- than these rows' uncalibrated one: auto keeps neither, the options unchanged
+SELECT s.calibrated_log_loss > s.log_loss AS sigmoid_worse
+FROM nb_calibrate('cal_easy', 'label', 'tokens', method => 'sigmoid') AS s;
+SELECT calibrated_options, calibrated_log_loss = log_loss AS unchanged_loss,
+       calibrated_brier = brier AS unchanged_brier
+FROM nb_calibrate('cal_easy', 'label', 'tokens', options => '{"alpha": 0.5}');
 
 -- the support functions refuse what they cannot mean
 SELECT nbc_calibration_fit('temperature', '{{0, -0.1, -2.4}}', ARRAY['a', 'b'], NULL);

@@ -436,7 +436,10 @@ push_jsonb(JsonbParseState **state, const char *key, Jsonb *value)
  * fold, before), "calibrated_log_loss", "calibrated_brier" (after),
  * "iterations"}.  Method "auto" fits both and keeps the one of the lower
  * out-of-fold log loss (temperature on a tie, and sigmoid when no
- * temperature minimizes it).
+ * temperature minimizes it), or neither (method "none", the options
+ * unchanged) when neither lowers the log loss of the rows before: on
+ * separable rows Platt's targets keep the sigmoid's loss above an
+ * uncalibrated loss near 0.
  */
 PG_FUNCTION_INFO_V1(nbc_calibration_fit);
 Datum
@@ -455,6 +458,7 @@ nbc_calibration_fit(PG_FUNCTION_ARGS)
 	NbCalibration none;
 	Fitted		temperature;
 	Fitted		sigmoid;
+	Fitted		unchanged;
 	Fitted	   *chosen;
 	JsonbParseState *state = NULL;
 	Jsonb	   *options;
@@ -527,6 +531,16 @@ nbc_calibration_fit(PG_FUNCTION_ARGS)
 
 		fit_sigmoid(&rows, classes, &sigmoid);
 		chosen = have_temperature && temperature.log_loss <= sigmoid.log_loss ? &temperature : &sigmoid;
+		if (!(chosen->log_loss < before[0]))
+		{
+			unchanged.method = "none";
+			unchanged.cal = none;
+			unchanged.option = DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum("{}")));
+			unchanged.log_loss = before[0];
+			unchanged.brier = before[1];
+			unchanged.iterations = 0;
+			chosen = &unchanged;
+		}
 	}
 	options = chosen->option;
 	if (!PG_ARGISNULL(3))

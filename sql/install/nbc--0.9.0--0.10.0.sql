@@ -337,7 +337,8 @@ CREATE FUNCTION nbc_calibration_fit(method text, scores float8[], classes text[]
 -- the same assignment of rows to folds), one training pass (a model per
 -- fold and their merge), then passes of up to 8 folds scoring each fold's
 -- rows with its out-of-fold model, and the fit on all of them (method
--- "auto": both, the one of the lower out-of-fold log loss kept).
+-- "auto": both, the one of the lower out-of-fold log loss kept, or neither
+-- when neither lowers it).
 CREATE FUNCTION nb_calibrate(rel regclass, label_column text, features_column text,
 							 folds integer DEFAULT NULL, options jsonb DEFAULT NULL,
 							 fold_column text DEFAULT NULL, tokenizer jsonb DEFAULT NULL,
