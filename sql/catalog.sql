@@ -29,9 +29,9 @@ WHERE p.proname LIKE 'nb\_%'
        OR 'internal'::regtype = ANY (p.proargtypes));
 
 -- every user-facing member without a comment: none.  User-facing: the
--- functions and aggregates not named nbc_*, and the types (but the array
--- type PostgreSQL makes for nb_model, which PostgreSQL 17 and later list as
--- a member).
+-- functions and aggregates not named nbc_*, and the types (but the types
+-- PostgreSQL makes for other objects, array types and the row types of
+-- tables and views, which PostgreSQL 17 and later list as members).
 SELECT pg_describe_object(d.classid, d.objid, 0) AS without_comment
 FROM pg_depend d
 JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'nbc'
@@ -39,6 +39,8 @@ WHERE d.refclassid = 'pg_extension'::regclass AND d.deptype = 'e'
   AND ((d.classid = 'pg_proc'::regclass
         AND (SELECT p.proname FROM pg_proc p WHERE p.oid = d.objid) NOT LIKE 'nbc\_%')
        OR (d.classid = 'pg_type'::regclass
-           AND (SELECT t.typcategory FROM pg_type t WHERE t.oid = d.objid) <> 'A'))
+           AND NOT EXISTS (SELECT FROM pg_type AS t LEFT JOIN pg_class AS c ON c.oid = t.typrelid
+                           WHERE t.oid = d.objid
+                             AND (t.typcategory = 'A' OR c.relkind IN ('r', 'v', 'm', 'p', 'f')))))
   AND obj_description(d.objid, (SELECT c.relname FROM pg_class c WHERE c.oid = d.classid)) IS NULL
 ORDER BY 1;
