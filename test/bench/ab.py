@@ -15,7 +15,9 @@ then B or B then A (alternating, so drift on a shared machine falls on
 both).  Prints per query the median time ratio B/A and its range over the
 rounds, and A's median time.  Settings: jit off, no parallel workers.
 test/bench/ab_jsonb.tsv is the A/B of src/pg_jsonb.c's private formats
-(issue #27 part 2; results in test/bench/results.md).
+(issue #27 part 2), test/bench/ab_huge_pages.tsv that of pg_alloc's advice
+for huge pages (part 1; run it with nbc.prepared_model_cache = 2GB in the
+connection options); results in test/bench/results.md.
 """
 import argparse
 import statistics
