@@ -37,6 +37,7 @@ scikit-learn.
 import argparse
 import io
 import json
+import math
 import os
 import statistics
 import sys
@@ -195,6 +196,14 @@ def sklearn_case(cur, rel):
     return run, parts
 
 
+def difference(a, b):
+    """|a - b|, where nbc's NULL (a log loss that is not finite: a right class
+    of probability 0) matches scikit-learn's inf or nan and nothing else."""
+    if a is None:
+        return 0.0 if not math.isfinite(b) else math.inf
+    return abs(a - b)
+
+
 def compare(nbc, sk):
     """Largest difference over the option sets: accuracy, macro F1, log loss."""
     worst = [0.0, 0.0, 0.0]
@@ -203,7 +212,7 @@ def compare(nbc, sk):
         key = json.dumps(json.loads(opts))
         s = sk[key]
         for i, (a, b) in enumerate(zip((acc, f1, ll), s)):
-            worst[i] = max(worst[i], abs(a - b))
+            worst[i] = max(worst[i], difference(a, b))
         if best_nbc is None:
             best_nbc = key
     best_sk = max(sk, key=lambda k: (sk[k][0], sk[k][1], -sk[k][2]))
