@@ -88,7 +88,7 @@ def build(cur, vocab, row_tokens, log):
                 "SELECT 'c' || (i %% 10) AS actual, jsonb_object_agg('c' || k, (1 + (i + k) %% 7) / 28.0) AS p "
                 "FROM generate_series(1, %s) i, generate_series(0, 9) k GROUP BY i", (row_tokens // 6,))
     cur.execute("CREATE TABLE cvdocs AS "
-                "SELECT 'l' || (i %% 4) AS label, ARRAY(SELECT 'tok' || ((i * 7919 + j * 104729) %% %s) "
+                "SELECT 'l' || (i %% 4) AS label, ARRAY(SELECT 'tok' || ((i::bigint * 7919 + j * 104729) %% %s) "
                 "FROM generate_series(1, 10) j) AS tokens FROM generate_series(1, %s) i",
                 (vocab, row_tokens // 100))
     # the same documents with one label in ten kept, for EM
