@@ -7,6 +7,14 @@
  * shorter first); it exists so that sorting, DISTINCT, GROUP BY, UNION and
  * merge joins work, and means nothing else.
  *
+ * Comparing two stored models should not cost two decompressions when the
+ * values are the same: sorting or grouping rows by a model column compares
+ * each value with many others, mostly copies of one model.  Two references
+ * to one TOAST value are equal without reading it, and two compressed values
+ * with the same compressed bytes (method and raw size included) are equal
+ * without decompressing them (decompression is deterministic); anything else
+ * is decompressed and compared byte for byte.
+ *
  * These functions may run while CurrentMemoryContext is a tuplesort's or a
  * hash table's bump context (PostgreSQL 17+), where pfree is not allowed:
  * a toasted argument is detoasted into a private context that is reset
@@ -34,20 +42,39 @@ PG_FUNCTION_INFO_V1(nb_model_hash_extended);
 
 static MemoryContext detoast_context = NULL;
 
-/* Argument n's bytes, detoasted into detoast_context if need be. */
-static struct varlena *
-model_arg(FunctionCallInfo fcinfo, int n)
+static MemoryContext
+private_context(void)
 {
-	struct varlena *v = (struct varlena *) PG_GETARG_POINTER(n);
-	MemoryContext old;
-
-	if (!VARATT_IS_EXTENDED(v))
-		return v;
 	if (detoast_context == NULL)
 		detoast_context = AllocSetContextCreate(TopMemoryContext,
 												"nb_model comparison",
 												ALLOCSET_DEFAULT_SIZES);
-	old = MemoryContextSwitchTo(detoast_context);
+	return detoast_context;
+}
+
+/* v as stored: fetched into detoast_context if out of line, still compressed if it was. */
+static struct varlena *
+fetched(struct varlena *v)
+{
+	MemoryContext old;
+
+	if (!VARATT_IS_EXTERNAL(v))
+		return v;
+	old = MemoryContextSwitchTo(private_context());
+	v = detoast_external_attr(v);
+	MemoryContextSwitchTo(old);
+	return v;
+}
+
+/* v's bytes, decompressed into detoast_context if need be. */
+static struct varlena *
+plain(struct varlena *v)
+{
+	MemoryContext old;
+
+	if (!VARATT_IS_EXTENDED(v))
+		return v;
+	old = MemoryContextSwitchTo(private_context());
 	v = pg_detoast_datum_packed(v);
 	MemoryContextSwitchTo(old);
 	return v;
@@ -60,16 +87,45 @@ release_args(void)
 		MemoryContextReset(detoast_context);
 }
 
+/* Two pointers to one value in a TOAST table. */
+static bool
+same_toast_value(struct varlena *a, struct varlena *b)
+{
+	struct varatt_external pa;
+	struct varatt_external pb;
+
+	if (!VARATT_IS_EXTERNAL_ONDISK(a) || !VARATT_IS_EXTERNAL_ONDISK(b))
+		return false;
+	VARATT_EXTERNAL_GET_POINTER(pa, a);
+	VARATT_EXTERNAL_GET_POINTER(pb, b);
+	return pa.va_valueid == pb.va_valueid && pa.va_toastrelid == pb.va_toastrelid;
+}
+
 /* Byte order: memcmp of the common prefix, then the shorter first. */
 static int
 compare_models(FunctionCallInfo fcinfo)
 {
-	struct varlena *a = model_arg(fcinfo, 0);
-	struct varlena *b = model_arg(fcinfo, 1);
-	Size		alen = VARSIZE_ANY_EXHDR(a);
-	Size		blen = VARSIZE_ANY_EXHDR(b);
-	int			c = memcmp(VARDATA_ANY(a), VARDATA_ANY(b), Min(alen, blen));
+	struct varlena *a = (struct varlena *) PG_GETARG_POINTER(0);
+	struct varlena *b = (struct varlena *) PG_GETARG_POINTER(1);
+	Size		alen;
+	Size		blen;
+	int			c;
 
+	if (same_toast_value(a, b))
+		return 0;
+	a = fetched(a);
+	b = fetched(b);
+	if (VARATT_IS_COMPRESSED(a) && VARATT_IS_COMPRESSED(b) &&
+		VARSIZE(a) == VARSIZE(b) && memcmp(a, b, VARSIZE(a)) == 0)
+	{
+		release_args();
+		return 0;
+	}
+	a = plain(a);
+	b = plain(b);
+	alen = VARSIZE_ANY_EXHDR(a);
+	blen = VARSIZE_ANY_EXHDR(b);
+	c = memcmp(VARDATA_ANY(a), VARDATA_ANY(b), Min(alen, blen));
 	if (c == 0)
 		c = (alen > blen) - (alen < blen);
 	else
@@ -129,7 +185,7 @@ nb_model_cmp(PG_FUNCTION_ARGS)
 Datum
 nb_model_hash(PG_FUNCTION_ARGS)
 {
-	struct varlena *m = model_arg(fcinfo, 0);
+	struct varlena *m = plain(fetched((struct varlena *) PG_GETARG_POINTER(0)));
 	Datum		h = hash_any((const unsigned char *) VARDATA_ANY(m),
 							 (int) VARSIZE_ANY_EXHDR(m));
 
@@ -140,7 +196,7 @@ nb_model_hash(PG_FUNCTION_ARGS)
 Datum
 nb_model_hash_extended(PG_FUNCTION_ARGS)
 {
-	struct varlena *m = model_arg(fcinfo, 0);
+	struct varlena *m = plain(fetched((struct varlena *) PG_GETARG_POINTER(0)));
 	Datum		h = hash_any_extended((const unsigned char *) VARDATA_ANY(m),
 									  (int) VARSIZE_ANY_EXHDR(m),
 									  PG_GETARG_INT64(1));
