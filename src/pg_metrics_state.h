@@ -91,8 +91,11 @@ nb_metrics_state_datum(NbMetricsState *st)
 	return EOHPGetRWDatum(&st->hdr);
 }
 
-/* ERROR 54000 if the state's serialized form passed NB_METRICS_STATE_MAX_SIZE. */
-void		nb_metrics_state_check_size(NbMetricsState *st);
+/*
+ * The size of the state's serialized form (without a varlena header); ERROR
+ * 54000 if it passed NB_METRICS_STATE_MAX_SIZE.
+ */
+Size		nb_metrics_state_check_size(NbMetricsState *st);
 
 /*
  * Add src's rows to dst: states of the same aggregate (forms, grids of the
