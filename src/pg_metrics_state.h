@@ -42,8 +42,7 @@ typedef struct NbMetricsState
 	uint32		row_cap;
 	uint32	   *row_class;
 	double	   *row_prob;
-	uint32		keys_n;			/* the last row's keys (pg_metrics.c, keys_match) */
-	StringInfoData keys;
+	StringInfoData keys;		/* the last row's keys (pg_metrics.c, read_keys) */
 	StringInfoData row_options; /* the last row's options, which the state's form matched */
 } NbMetricsState;
 
