@@ -1,8 +1,10 @@
 /*
  * pg_jsonb.c — jsonb building helpers, see pg_jsonb.h; and the one place
  * nbc reads or writes PostgreSQL's private formats: numeric's stored form
- * (nb_numeric_to_double) and binary jsonb (nb_jsonb_finish), each where a
- * public function measured too slow or not cancellable (see at each).
+ * (nb_numeric_to_double) and binary jsonb (nb_jsonb_finish writes it, the
+ * object readers nb_jsonb_keep_keys .. nb_jsonb_read_numbers read it), each
+ * where a public function measured too slow or not cancellable (see at
+ * each).
  */
 #include "pg_jsonb.h"
 
@@ -343,4 +345,127 @@ nb_jsonb_each_option(Jsonb *options, NbJsonbOption option, void *arg)
 		option(name, &val, arg);
 		pfree(name);
 	}
+}
+
+/*
+ * An object's pairs read from the binary jsonb format (utils/jsonb.h), as
+ * JsonbIteratorNext reads them (PostgreSQL 15.18,
+ * src/include/utils/jsonb.h lines 144-205: JEntry, JBE_ADVANCE_OFFSET,
+ * JsonbContainer; src/backend/utils/adt/jsonb_util.c lines 503-544 and
+ * 919-988: fillJsonbValue, the iterator's JBI_OBJECT_START, JBI_OBJECT_KEY
+ * and JBI_OBJECT_VALUE states; the format is the one on disk, which
+ * pg_upgrade keeps, the same in 16-18), for speed: nb_metrics reads an
+ * object of probabilities per row, and JsonbIterator (an iterator
+ * allocated per object, a call per key and per value, and the keys
+ * compared one by one to know the row's classes) took 22-40% more of the
+ * backend's CPU on its probability forms (test/bench/ab_metrics_keys.tsv,
+ * results.md).  The
+ * pg_regress test jsonb_objects compares what nb_metrics reads with
+ * jsonb_each and numeric::float8 on random objects on every PostgreSQL
+ * version the test command covers.
+ *
+ * An object of n pairs is its header word, n key JEntries, n value
+ * JEntries, the keys' data, then the values' data (the layout above
+ * nb_jsonb_finish); a JEntry with JENTRY_HAS_OFF holds the end offset of
+ * its data, the others its length.  The keys kept for nb_jsonb_read_numbers
+ * are n, the n key JEntries and the keys' data: the JEntries too, because
+ * the same bytes may be split into other keys.  Equal keys written by
+ * another placement of the offsets (jsonb.h allows one) only fail to
+ * match, and are read again.
+ */
+
+/* The keys' data, which the values' data follows. */
+static const char *
+object_data(const JsonbContainer *jc, uint32 n)
+{
+	return (const char *) &jc->children[2 * n];
+}
+
+void
+nb_jsonb_keep_keys(const Jsonb *obj, StringInfo kept)
+{
+	const JsonbContainer *jc = &obj->root;
+	uint32		n = JsonContainerSize(jc);
+
+	resetStringInfo(kept);
+	appendBinaryStringInfo(kept, (const char *) &n, sizeof(uint32));
+	appendBinaryStringInfo(kept, (const char *) jc->children, sizeof(JEntry) * n);
+	/* the keys' data ends where the values' begins */
+	appendBinaryStringInfo(kept, object_data(jc, n), getJsonbOffset(jc, n));
+}
+
+void
+nb_jsonb_each_key(const Jsonb *obj, NbJsonbKey key, void *arg)
+{
+	const JsonbContainer *jc = &obj->root;
+	uint32		n = JsonContainerSize(jc);
+	const char *data = object_data(jc, n);
+	uint32		end = 0;
+
+	for (uint32 i = 0; i < n; i++)
+	{
+		uint32		start = end;
+
+		JBE_ADVANCE_OFFSET(end, jc->children[i]);
+		key(i, data + start, end - start, arg);
+	}
+}
+
+const char *
+nb_jsonb_key(const Jsonb *obj, uint32 i, uint32 *len)
+{
+	const JsonbContainer *jc = &obj->root;
+
+	*len = getJsonbLength(jc, i);
+	return object_data(jc, JsonContainerSize(jc)) + getJsonbOffset(jc, i);
+}
+
+/*
+ * The length of the keys' data of obj when its keys are those kept, in the
+ * same order; else -1.
+ */
+static int64
+kept_keys_len(const JsonbContainer *jc, uint32 n, const StringInfoData *kept)
+{
+	Size		entries = sizeof(JEntry) * n;
+	uint32		kept_n;
+	Size		keys_len;
+
+	if (kept->len < (int) (sizeof(uint32) + entries))
+		return -1;
+	memcpy(&kept_n, kept->data, sizeof(uint32));
+	keys_len = kept->len - sizeof(uint32) - entries;
+	if (kept_n != n || memcmp(kept->data + sizeof(uint32), jc->children, entries) != 0 ||
+		memcmp(kept->data + sizeof(uint32) + entries, object_data(jc, n), keys_len) != 0)
+		return -1;
+	return (int64) keys_len;
+}
+
+bool
+nb_jsonb_read_numbers(const Jsonb *obj, const StringInfoData *kept, double *values,
+					  uint32 *numbers)
+{
+	const JsonbContainer *jc = &obj->root;
+	uint32		n = JsonContainerSize(jc);
+	const char *data = object_data(jc, n);
+	int64		keys_len = kept_keys_len(jc, n, kept);
+	/* the values' data follows the keys' */
+	uint32		end = keys_len >= 0 ? (uint32) keys_len : getJsonbOffset(jc, n);
+
+	*numbers = n;
+	for (uint32 i = 0; i < n; i++)
+	{
+		JEntry		entry = jc->children[n + i];
+		uint32		start = end;
+
+		JBE_ADVANCE_OFFSET(end, entry);
+		if (!JBE_ISNUMERIC(entry))
+		{
+			*numbers = i;
+			break;
+		}
+		/* numbers start at a 4-byte boundary of the data */
+		values[i] = nb_numeric_to_double((Numeric) (data + INTALIGN(start)));
+	}
+	return keys_len >= 0;
 }

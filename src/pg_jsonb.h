@@ -6,6 +6,7 @@
 
 #include "postgres.h"
 
+#include "lib/stringinfo.h"
 #include "utils/jsonb.h"
 #include "utils/numeric.h"
 
@@ -65,5 +66,32 @@ void		nb_jsonb_each_option(Jsonb *options, NbJsonbOption option, void *arg);
 
 /* A JSON number as float8, as nb_numeric_to_double (false if v is not a number). */
 bool		nb_jsonb_number(const JsonbValue *v, double *result);
+
+/*
+ * The pairs of a jsonb object read from jsonb's binary form, for rows of
+ * many such objects (nb_metrics' probabilities; pg_jsonb.c says why not
+ * JsonbIterator).  obj is an object (JB_ROOT_IS_OBJECT) of n pairs
+ * (JB_ROOT_COUNT), its keys in jsonb's order: shorter first, then by bytes.
+ */
+
+/* obj's keys into kept (reset first), for nb_jsonb_read_numbers. */
+void		nb_jsonb_keep_keys(const Jsonb *obj, StringInfo kept);
+
+/* Each key of obj in order, to key(i, bytes, length, arg); the bytes are obj's. */
+typedef void (*NbJsonbKey) (uint32 i, const char *key, uint32 len, void *arg);
+
+void		nb_jsonb_each_key(const Jsonb *obj, NbJsonbKey key, void *arg);
+
+/* Key i of obj: its bytes (obj's) and *len. */
+const char *nb_jsonb_key(const Jsonb *obj, uint32 i, uint32 *len);
+
+/*
+ * The values of obj in order into values, as nb_numeric_to_double reads
+ * them, up to the first that is not a number (*numbers: how many were);
+ * true when obj has the keys kept (by nb_jsonb_keep_keys; kept may be
+ * zeroed: none), in the same order.
+ */
+bool		nb_jsonb_read_numbers(const Jsonb *obj, const StringInfoData *kept, double *values,
+								  uint32 *numbers);
 
 #endif

@@ -282,69 +282,51 @@ reserve_row(NbMetricsState *st, uint32 n)
 	st->row_cap = cap;
 }
 
-/*
- * Whether an object of n pairs has the last row's keys, in the same order:
- * rows mostly do (nb_predict_proba names every class of its model), and
- * then their classes are known.  The keys are their n JEntries and bytes
- * (both: the same bytes may be split into other keys), which the pairs'
- * layout puts first (utils/jsonb.h): n key entries, n value entries, the
- * keys' data, the values' data.  The same entries give the same length of
- * the keys' data, *keys_len.
- */
-static bool
-keys_match(const NbMetricsState *st, const JsonbContainer *jc, uint32 n, uint32 *keys_len)
+static void
+key_class(uint32 i, const char *key, uint32 len, void *arg)
 {
-	if (n != st->keys_n || memcmp(st->keys.data, jc->children, sizeof(JEntry) * n) != 0)
-		return false;
-	*keys_len = st->keys.len - sizeof(JEntry) * n;
-	return memcmp(st->keys.data + sizeof(JEntry) * n, &jc->children[2 * n], *keys_len) == 0;
+	NbMetricsState *st = arg;
+
+	st->row_class[i] = label_id(st, key, len);
 }
 
-/* Each key's class (added if new) into st->row_class; the keys kept for keys_match. */
+/*
+ * Each key's class (added if new) into st->row_class, and the keys kept in
+ * st->keys: rows mostly have the last row's keys in the same order
+ * (nb_predict_proba names every class of its model), and then their
+ * classes are known without this.
+ */
 static void
-read_keys(NbMetricsState *st, const JsonbContainer *jc, uint32 n, uint32 keys_len)
+read_keys(NbMetricsState *st, const Jsonb *proba)
 {
-	const char *data = (const char *) &jc->children[2 * n];
-	uint32		key_end = 0;
 	MemoryContext old = MemoryContextSwitchTo(st->hdr.eoh_context);
 
-	/* row_class is rewritten: no row matches until the keys are all read */
-	st->keys_n = 0;
-	for (uint32 i = 0; i < n; i++)
-	{
-		uint32		key_start = key_end;
-
-		JBE_ADVANCE_OFFSET(key_end, jc->children[i]);
-		st->row_class[i] = label_id(st, data + key_start, key_end - key_start);
-	}
 	if (st->keys.data == NULL)
 		initStringInfo(&st->keys);
+	/* row_class is rewritten: no row matches until the keys are all read */
 	resetStringInfo(&st->keys);
-	appendBinaryStringInfo(&st->keys, (const char *) jc->children, sizeof(JEntry) * n);
-	appendBinaryStringInfo(&st->keys, data, keys_len);
-	st->keys_n = n;
+	nb_jsonb_each_key(proba, key_class, st);
+	nb_jsonb_keep_keys(proba, &st->keys);
 	MemoryContextSwitchTo(old);
 }
 
 /* The probability of key i is not a number (problem NULL) or the number problem. */
 static void
-invalid_probability(const JsonbContainer *jc, uint32 n, uint32 i, const char *problem)
+invalid_probability(const Jsonb *proba, uint32 i, const char *problem)
 {
-	const char *data = (const char *) &jc->children[2 * n];
-	uint32		key_start = getJsonbOffset(jc, i);
-	int			key_len = (int) getJsonbLength(jc, i);
+	uint32		len;
+	const char *key = nb_jsonb_key(proba, i, &len);
 
 	if (problem == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("invalid nb_metrics probabilities"),
-				 errdetail("The probability of \"%.*s\" is not a number.",
-						   key_len, data + key_start)));
+				 errdetail("The probability of \"%.*s\" is not a number.", (int) len, key)));
 	ereport(ERROR,
 			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 			 errmsg("invalid nb_metrics probabilities"),
 			 errdetail("The probability of \"%.*s\" is %s, outside [0, 1].",
-					   key_len, data + key_start, problem)));
+					   (int) len, key, problem)));
 }
 
 /* A row of probabilities of the form (see RowForm). */
@@ -356,10 +338,7 @@ proba_row(FunctionCallInfo fcinfo, const RowForm *form)
 	text	   *actual;
 	Jsonb	   *proba;
 	uint32		n;
-	const JsonbContainer *jc;
-	const char *data;
-	uint32		keys_len;
-	uint32		value_end;
+	uint32		numbers;
 	uint32		a;
 	MemoryContext old;
 
@@ -381,31 +360,13 @@ proba_row(FunctionCallInfo fcinfo, const RowForm *form)
 				 errdetail("The probabilities name no class."),
 				 errhint("Pass an object of label: probability as nb_predict_proba returns it.")));
 	reserve_row(st, n);
-
-	jc = &proba->root;
-	data = (const char *) &jc->children[2 * n];
-	if (!keys_match(st, jc, n, &keys_len))
-	{
-		/* the keys' data ends where the values' begins */
-		keys_len = getJsonbOffset(jc, n);
-		read_keys(st, jc, n, keys_len);
-	}
-	value_end = keys_len;
-	for (uint32 i = 0; i < n; i++)
-	{
-		JEntry		value_entry = jc->children[n + i];
-		uint32		value_start = value_end;
-		double		p;
-
-		JBE_ADVANCE_OFFSET(value_end, value_entry);
-		if (!JBE_ISNUMERIC(value_entry))
-			invalid_probability(jc, n, i, NULL);
-		/* numbers start at a 4-byte boundary of the data */
-		p = nb_numeric_to_double((Numeric) (data + INTALIGN(value_start)));
-		if (!(p >= 0 && p <= 1))
-			invalid_probability(jc, n, i, float8out_internal(p));
-		st->row_prob[i] = p;
-	}
+	if (!nb_jsonb_read_numbers(proba, &st->keys, st->row_prob, &numbers))
+		read_keys(st, proba);
+	for (uint32 i = 0; i < numbers; i++)
+		if (!(st->row_prob[i] >= 0 && st->row_prob[i] <= 1))
+			invalid_probability(proba, i, float8out_internal(st->row_prob[i]));
+	if (numbers < n)
+		invalid_probability(proba, numbers, NULL);
 
 	old = MemoryContextSwitchTo(st->hdr.eoh_context);
 	a = label_id(st, VARDATA_ANY(actual), VARSIZE_ANY_EXHDR(actual));

@@ -119,23 +119,20 @@ report_too_large(uint64 size)
 			 errhint("Evaluate fewer rows at once, or pass the option \"ranked\": false for the metrics without ROC AUC and average precision, which keep no rows.")));
 }
 
-void
+Size
 nb_metrics_state_check_size(NbMetricsState *st)
 {
 	uint64		size = serial_size(st);
 
 	if (size > NB_METRICS_STATE_MAX_SIZE)
 		report_too_large(size);
+	return (Size) size;
 }
 
 static Size
 state_flat_size(ExpandedObjectHeader *eohptr)
 {
-	uint64		size = serial_size((NbMetricsState *) eohptr);
-
-	if (size > NB_METRICS_STATE_MAX_SIZE)
-		report_too_large(size);
-	return VARHDRSZ + size;
+	return VARHDRSZ + nb_metrics_state_check_size((NbMetricsState *) eohptr);
 }
 
 /*

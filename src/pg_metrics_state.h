@@ -42,8 +42,7 @@ typedef struct NbMetricsState
 	uint32		row_cap;
 	uint32	   *row_class;
 	double	   *row_prob;
-	uint32		keys_n;			/* the last row's keys (pg_metrics.c, keys_match) */
-	StringInfoData keys;
+	StringInfoData keys;		/* the last row's keys (pg_metrics.c, read_keys) */
 	StringInfoData row_options; /* the last row's options, which the state's form matched */
 } NbMetricsState;
 
@@ -91,8 +90,11 @@ nb_metrics_state_datum(NbMetricsState *st)
 	return EOHPGetRWDatum(&st->hdr);
 }
 
-/* ERROR 54000 if the state's serialized form passed NB_METRICS_STATE_MAX_SIZE. */
-void		nb_metrics_state_check_size(NbMetricsState *st);
+/*
+ * The size of the state's serialized form (without a varlena header); ERROR
+ * 54000 if it passed NB_METRICS_STATE_MAX_SIZE.
+ */
+Size		nb_metrics_state_check_size(NbMetricsState *st);
 
 /*
  * Add src's rows to dst: states of the same aggregate (forms, grids of the
