@@ -328,9 +328,12 @@ typedef struct SigmoidRows
 	double		positive;		/* rows of the class */
 } SigmoidRows;
 
-/* The cross-entropy at (a, b), and its gradient and Hessian (g and h may be NULL). */
+/*
+ * The cross-entropy at (a, b) (NAN unless want_loss: it takes a logarithm
+ * per row the others do not), and its gradient and Hessian.
+ */
 static double
-sigmoid_loss(const SigmoidRows *s, const double *ab, double *g, double *h)
+sigmoid_loss(const SigmoidRows *s, const double *ab, bool want_loss, double *g, double *h)
 {
 	Sum			loss = {0, 0};
 	Sum			sum[5];
@@ -350,24 +353,31 @@ sigmoid_loss(const SigmoidRows *s, const double *ab, double *g, double *h)
 		double		w = P * (1 - P);
 
 		nb_interrupt_count(&work, 8);
-		sum_add(&loss, fmax(u, 0) + log1p(e) - (1 - s->t[i]) * u);
-		if (g == NULL)
-			continue;
+		if (want_loss)
+			sum_add(&loss, fmax(u, 0) + log1p(e) - (1 - s->t[i]) * u);
 		sum_add(&sum[0], r * s->p[i]);
 		sum_add(&sum[1], r);
 		sum_add(&sum[2], w * s->p[i] * s->p[i]);
 		sum_add(&sum[3], w * s->p[i]);
 		sum_add(&sum[4], w);
 	}
-	if (g != NULL)
-	{
-		g[0] = sum_value(&sum[0]);
-		g[1] = sum_value(&sum[1]);
-		h[0] = sum_value(&sum[2]);
-		h[1] = sum_value(&sum[3]);
-		h[2] = sum_value(&sum[4]);
-	}
-	return sum_value(&loss);
+	g[0] = sum_value(&sum[0]);
+	g[1] = sum_value(&sum[1]);
+	h[0] = sum_value(&sum[2]);
+	h[1] = sum_value(&sum[3]);
+	h[2] = sum_value(&sum[4]);
+	return want_loss ? sum_value(&loss) : NAN;
+}
+
+/* The loss at (a, b) alone, *known then true (its gradient and Hessian are known already). */
+static double
+sigmoid_loss_here(const SigmoidRows *s, const double *ab, bool *known)
+{
+	double		g[2];
+	double		h[3];
+
+	*known = true;
+	return sigmoid_loss(s, ab, true, g, h);
 }
 
 static void
@@ -398,6 +408,7 @@ nb_calibration_fit_sigmoid(const NbCalibrationRows *rows, uint32_t c, double *ab
 	SigmoidRows s;
 	double		positive;
 	double		loss;
+	bool		loss_known;
 	double		g[2];
 	double		h[3];
 	uint32_t	k = 0;
@@ -409,7 +420,14 @@ nb_calibration_fit_sigmoid(const NbCalibrationRows *rows, uint32_t c, double *ab
 	positive = s.positive;
 	ab[0] = 0;
 	ab[1] = log((rows->n - positive + 1.0) / (positive + 1.0));
-	loss = sigmoid_loss(&s, ab, g, h);
+	/*
+	 * loss is the loss at ab when loss_known, else an upper bound of it (the
+	 * loss at an earlier point, steps since having lowered it): a step is
+	 * mostly accepted from the gradient at its end alone, and the loss, a
+	 * logarithm per row, is computed only where a test needs its value.
+	 */
+	loss = sigmoid_loss(&s, ab, true, g, h);
+	loss_known = true;
 	while (k < MAX_ITERATIONS)
 	{
 		double		det;
@@ -428,6 +446,8 @@ nb_calibration_fit_sigmoid(const NbCalibrationRows *rows, uint32_t c, double *ab
 		d[0] = -(h[2] * g[0] - h[1] * g[1]) / det;
 		d[1] = -(h[0] * g[1] - h[1] * g[0]) / det;
 		slope = g[0] * d[0] + g[1] * d[1];
+		if (!loss_known && -slope <= 1e-12 * (1 + fabs(loss)))
+			loss = sigmoid_loss_here(&s, ab, &loss_known);
 		/*
 		 * Backtracking (Armijo) until the loss falls enough, or the step is
 		 * lost in rounding; each trial's gradient is the next step's.  Near
@@ -442,7 +462,8 @@ nb_calibration_fit_sigmoid(const NbCalibrationRows *rows, uint32_t c, double *ab
 
 			moved = next[0] != ab[0] || next[1] != ab[1];
 			memcpy(ab, next, sizeof(next));
-			loss = sigmoid_loss(&s, ab, g, h);
+			loss = sigmoid_loss(&s, ab, true, g, h);
+			loss_known = true;
 			step = 0;
 		}
 		while (step >= 1e-10)
@@ -450,15 +471,33 @@ nb_calibration_fit_sigmoid(const NbCalibrationRows *rows, uint32_t c, double *ab
 			double		next[2] = {ab[0] + step * d[0], ab[1] + step * d[1]};
 			double		next_g[2];
 			double		next_h[3];
-			double		next_loss = sigmoid_loss(&s, next, next_g, next_h);
+			double		next_loss = sigmoid_loss(&s, next, false, next_g, next_h);
+			bool		accept;
 
-			if (next_loss <= loss + 1e-4 * step * slope)
+			/*
+			 * The loss is convex along the step: a slope at its end still at
+			 * least 1e-4 of the slope at its start (both negative) bounds
+			 * the loss there by the loss here plus that slope, which is
+			 * Armijo's condition.  Otherwise the losses themselves decide.
+			 */
+			accept = next_g[0] * d[0] + next_g[1] * d[1] <= 1e-4 * slope;
+			if (!accept)
+			{
+				if (!loss_known)
+					loss = sigmoid_loss_here(&s, ab, &loss_known);
+				next_loss = sigmoid_loss(&s, next, true, next_g, next_h);
+				accept = next_loss <= loss + 1e-4 * step * slope;
+			}
+			if (accept)
 			{
 				moved = next[0] != ab[0] || next[1] != ab[1];
 				memcpy(ab, next, sizeof(next));
 				memcpy(g, next_g, sizeof(next_g));
 				memcpy(h, next_h, sizeof(next_h));
-				loss = next_loss;
+				/* without next's loss, the loss here bounds it */
+				loss_known = !isnan(next_loss);
+				if (loss_known)
+					loss = next_loss;
 				break;
 			}
 			step /= 2;
