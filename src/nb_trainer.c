@@ -679,7 +679,7 @@ nb_trainer_add_text_spread(NbTrainer *t, const NbTokenRef *tokens, uint32_t n, c
 	double		length = 0;
 	uint64_t	work = 0;
 
-	if (j < 0)
+	if (j < 0 || t->spread == NULL)
 		return false;
 	f = &t->feature[j];
 	end_doc(t);

@@ -188,7 +188,8 @@ bool		nb_trainer_spread_init(NbTrainer *t, uint32_t n_classes);
  * looked up once and counted in one dense block per token: EM adds each
  * unlabelled row to every class this way (pg_em.c), where the pair table
  * would take a random access per token and class.  False if the model has
- * a feature "" of another type.
+ * a feature "" of another type, or no dense counts (none made, or merged
+ * since).
  */
 bool		nb_trainer_add_text_spread(NbTrainer *t, const NbTokenRef *tokens, uint32_t n,
 									   const double *w);

@@ -165,7 +165,7 @@ train_unlabelled(EmState *st, const NbIndex *ix, const double *log_post,
 		st->weight[st->trainer_class[c]] = w;
 	}
 	if (!nb_trainer_add_text_spread(t, refs, n, st->weight))
-		elog(ERROR, "a model of text[] rows has a feature \"\" of another type");
+		elog(ERROR, "the next model refused an unlabelled row");
 	MemoryContextSwitchTo(old);
 }
 

@@ -448,10 +448,12 @@ test_trainer_batches(void)
  * classes' counts are dense (nb_trainer_spread_init) and the rows go to
  * every class at once (nb_trainer_add_text_spread), or each row is a
  * document per class in a plain trainer (two classes inline, two in the
- * pair table).
+ * pair table); with merge, a model merged in next, after which the dense
+ * counts are gone (no more spread rows) and rows count in the tables.
  */
 static unsigned char *
-train_every_class(const RandRow *rows, bool spread, size_t *size)
+train_every_class(const RandRow *rows, bool spread, const unsigned char *merge, size_t merge_size,
+				  size_t *size)
 {
 	static const char *const labels[] = {"c0", "c1", "c2", "c3"};
 	NbTrainer  *t = nb_trainer_create();
@@ -498,6 +500,22 @@ train_every_class(const RandRow *rows, bool spread, size_t *size)
 				abort();
 		}
 	}
+	if (merge != NULL)
+	{
+		/* a merge moves the dense counts to the tables, where later rows count too */
+		merge_bytes(t, merge, merge_size);
+		if (spread && nb_trainer_add_text_spread(t, refs, 0, (double[]) {1, 1, 1, 1}))
+			abort();
+		for (int i = 0; i < RAND_ROWS / 10; i++)
+		{
+			refs[0].str = "t1";
+			refs[0].len = 2;
+			refs[0].count = 1 + i % 3;
+			nb_trainer_begin_doc(t, rows[i].label, (uint32_t) strlen(rows[i].label), rows[i].weight);
+			if (!nb_trainer_add_text(t, refs, 1))
+				abort();
+		}
+	}
 	bytes = serialize(t, size);
 	nb_trainer_destroy(t);
 	return bytes;
@@ -513,11 +531,22 @@ test_trainer_add_spread(void)
 			   *b1;
 
 	rand_rows(rows, RAND_ROWS, 4, RAND_TOKENS, 11, true);
-	b0 = train_every_class(rows, false, &s0);
-	b1 = train_every_class(rows, true, &s1);
+	b0 = train_every_class(rows, false, NULL, 0, &s0);
+	b1 = train_every_class(rows, true, NULL, 0, &s1);
 	CHECK(s1 == s0 && memcmp(b0, b1, s0) == 0, "add_text_spread gives different bytes");
-	free(b0);
 	free(b1);
+	/* the same with the model merged into both, and rows after the merge */
+	{
+		size_t		s2,
+					s3;
+		unsigned char *b2 = train_every_class(rows, false, b0, s0, &s2);
+		unsigned char *b3 = train_every_class(rows, true, b0, s0, &s3);
+
+		CHECK(s3 == s2 && memcmp(b2, b3, s2) == 0, "a merge into dense counts gives different bytes");
+		free(b2);
+		free(b3);
+	}
+	free(b0);
 	free(rows);
 }
 
