@@ -10,6 +10,18 @@
 #include "nb_alloc.h"
 #include "nb_interrupt.h"
 
+/* Rows whose terms the sigmoid's sums add plainly before one compensated addition. */
+#define SIGMOID_BLOCK 32
+
+/*
+ * The fits' warm starts: a fit on every SAMPLE-th row first, with at least
+ * SAMPLE_ROWS rows (a sigmoid's: SAMPLE_SIDE of the class and of the
+ * others), whose minimum is near the minimum of all.
+ */
+#define SAMPLE 16
+#define SAMPLE_ROWS 256
+#define SAMPLE_SIDE 8
+
 /* Newton steps (or bisections) at most; each fit converges in far fewer. */
 #define MAX_ITERATIONS 200
 
@@ -211,7 +223,8 @@ temperature_derivatives(const NbCalibrationRows *rows, double beta, double *d1, 
 			if (l[c] != -INFINITY)
 			{
 				double		d = l[c] - top;
-				double		w = exp(beta * d);
+				/* (at beta 0, where the existence of a minimum is checked, e^0) */
+				double		w = beta == 0 ? 1 : exp(beta * d);
 
 				z += w;
 				m1 += w * d;
@@ -269,19 +282,19 @@ temperature_minimum_exists(const NbCalibrationRows *rows)
 	return NB_CALIBRATION_OK;
 }
 
-NbCalibrationStatus
-nb_calibration_fit_temperature(const NbCalibrationRows *rows, double *temperature,
-							   uint32_t *iterations)
+/*
+ * Newton's method on beta = 1 / T from *beta, kept inside a bracket of the
+ * minimum (bisection when a step leaves it), until a step would change
+ * beta by less than 1e-13 of it; returns the steps.  A minimum exists
+ * (temperature_minimum_exists).
+ */
+static uint32_t
+temperature_newton(const NbCalibrationRows *rows, double *beta)
 {
-	NbCalibrationStatus status = temperature_minimum_exists(rows);
 	double		lo = 0;
 	double		hi = INFINITY;
-	double		beta = 1;
 	uint32_t	k = 0;
 
-	*iterations = 0;
-	if (status != NB_CALIBRATION_OK)
-		return status;
 	/*
 	 * The derivative is negative at 0 and positive for large beta (some row
 	 * is wrong): [lo, hi] keeps the root between a negative and a positive
@@ -294,22 +307,64 @@ nb_calibration_fit_temperature(const NbCalibrationRows *rows, double *temperatur
 		double		d2;
 		double		next;
 
-		temperature_derivatives(rows, beta, &d1, &d2);
+		temperature_derivatives(rows, *beta, &d1, &d2);
 		k++;
 		if (d1 == 0)
 			break;
 		if (d1 > 0)
-			hi = beta;
+			hi = *beta;
 		else
-			lo = beta;
+			lo = *beta;
 		/* converged: the Newton step is lost in beta's last digits */
-		if (d2 > 0 && fabs(d1 / d2) <= 1e-13 * beta)
+		if (d2 > 0 && fabs(d1 / d2) <= 1e-13 * *beta)
 			break;
-		next = d2 > 0 ? beta - d1 / d2 : NAN;
+		next = d2 > 0 ? *beta - d1 / d2 : NAN;
 		if (!(next > lo && next < hi))
-			next = isinf(hi) ? 2 * beta : lo + (hi - lo) / 2;
-		beta = next;
+			next = isinf(hi) ? 2 * *beta : lo + (hi - lo) / 2;
+		*beta = next;
 	}
+	return k;
+}
+
+NbCalibrationStatus
+nb_calibration_fit_temperature(const NbCalibrationRows *rows, double *temperature,
+							   uint32_t *iterations)
+{
+	NbCalibrationStatus status = temperature_minimum_exists(rows);
+	NbCalibrationRows sample;
+	double		beta = 1;
+	uint32_t	k = 0;
+	uint64_t	work = 0;
+
+	*iterations = 0;
+	if (status != NB_CALIBRATION_OK)
+		return status;
+	/*
+	 * A warm start, as the sigmoids': the minimum of every SAMPLE-th row,
+	 * when they have one, is near the minimum of all.
+	 */
+	sample.C = rows->C;
+	sample.n = rows->n / SAMPLE;
+	if (sample.n >= SAMPLE_ROWS)
+	{
+		uint32_t   *actual = nb_alloc(sizeof(uint32_t) * sample.n);
+		double	   *log_post = nb_alloc(sizeof(double) * sample.n * rows->C);
+
+		for (size_t i = 0; i < sample.n; i++)
+		{
+			nb_interrupt_count(&work, 1 + (uint64_t) rows->C / 8);
+			actual[i] = rows->actual[i * SAMPLE];
+			memcpy(&log_post[i * rows->C], &rows->log_post[i * SAMPLE * rows->C],
+				   sizeof(double) * rows->C);
+		}
+		sample.actual = actual;
+		sample.log_post = log_post;
+		if (temperature_minimum_exists(&sample) == NB_CALIBRATION_OK)
+			k += temperature_newton(&sample, &beta);
+		nb_free(actual);
+		nb_free(log_post);
+	}
+	k += temperature_newton(rows, &beta);
 	*temperature = 1 / beta;
 	*iterations = k;
 	return NB_CALIBRATION_OK;
@@ -337,27 +392,35 @@ sigmoid_loss(const SigmoidRows *s, const double *ab, double *g, double *h)
 	uint64_t	work = 0;
 
 	memset(sum, 0, sizeof(sum));
-	for (size_t i = 0; i < s->n; i++)
+	for (size_t start = 0; start < s->n; start += SIGMOID_BLOCK)
 	{
-		double		u = ab[0] * s->p[i] + ab[1];
-		/*
-		 * P = 1 / (1 + e^u), the probability of the class; the loss is
-		 * log(1 + e^u) - (1 - t) u.  One exponential, of -|u|, serves both.
-		 */
-		double		e = exp(-fabs(u));
-		double		P = u > 0 ? e / (1 + e) : 1 / (1 + e);
-		double		r = s->t[i] - P;
-		double		w = P * (1 - P);
+		size_t		end = start + SIGMOID_BLOCK < s->n ? start + SIGMOID_BLOCK : s->n;
+		double		part[6] = {0, 0, 0, 0, 0, 0};
 
-		nb_interrupt_count(&work, 8);
-		sum_add(&loss, fmax(u, 0) + log1p(e) - (1 - s->t[i]) * u);
-		if (g == NULL)
-			continue;
-		sum_add(&sum[0], r * s->p[i]);
-		sum_add(&sum[1], r);
-		sum_add(&sum[2], w * s->p[i] * s->p[i]);
-		sum_add(&sum[3], w * s->p[i]);
-		sum_add(&sum[4], w);
+		nb_interrupt_count(&work, 8 * (end - start));
+		for (size_t i = start; i < end; i++)
+		{
+			double		p = s->p[i];
+			double		u = ab[0] * p + ab[1];
+			/*
+			 * P = 1 / (1 + e^u), the probability of the class; the loss is
+			 * log(1 + e^u) - (1 - t) u.  One exponential, of -|u|, serves both.
+			 */
+			double		e = exp(-fabs(u));
+			double		P = u > 0 ? e / (1 + e) : 1 / (1 + e);
+			double		r = s->t[i] - P;
+			double		w = P * (1 - P);
+
+			part[5] += fmax(u, 0) + log1p(e) - (1 - s->t[i]) * u;
+			part[0] += r * p;
+			part[1] += r;
+			part[2] += w * p * p;
+			part[3] += w * p;
+			part[4] += w;
+		}
+		sum_add(&loss, part[5]);
+		for (int k = 0; k < 5; k++)
+			sum_add(&sum[k], part[k]);
 	}
 	if (g != NULL)
 	{
@@ -391,25 +454,20 @@ sigmoid_rows(const NbCalibrationRows *rows, uint32_t c, SigmoidRows *s)
 	s->positive = (double) positive;
 }
 
-NbCalibrationStatus
-nb_calibration_fit_sigmoid(const NbCalibrationRows *rows, uint32_t c, double *ab,
-						   uint32_t *iterations)
+/*
+ * Newton's method with a backtracking line search on the rows from ab,
+ * until the gradient is below 1e-12 of the rows (or a step changes
+ * nothing); returns the steps.
+ */
+static uint32_t
+sigmoid_newton(const SigmoidRows *s, double *ab)
 {
-	SigmoidRows s;
-	double		positive;
 	double		loss;
 	double		g[2];
 	double		h[3];
 	uint32_t	k = 0;
 
-	*iterations = 0;
-	if (rows->n == 0)
-		return NB_CALIBRATION_TOO_FEW_ROWS;
-	sigmoid_rows(rows, c, &s);
-	positive = s.positive;
-	ab[0] = 0;
-	ab[1] = log((rows->n - positive + 1.0) / (positive + 1.0));
-	loss = sigmoid_loss(&s, ab, g, h);
+	loss = sigmoid_loss(s, ab, g, h);
 	while (k < MAX_ITERATIONS)
 	{
 		double		det;
@@ -419,7 +477,7 @@ nb_calibration_fit_sigmoid(const NbCalibrationRows *rows, uint32_t c, double *ab
 		bool		moved = false;
 
 		k++;
-		if (fabs(g[0]) <= 1e-12 * rows->n && fabs(g[1]) <= 1e-12 * rows->n)
+		if (fabs(g[0]) <= 1e-12 * s->n && fabs(g[1]) <= 1e-12 * s->n)
 			break;
 		/* (H + sigma I) d = -g, sigma keeping it invertible when every p is the same */
 		h[0] += 1e-12;
@@ -442,7 +500,7 @@ nb_calibration_fit_sigmoid(const NbCalibrationRows *rows, uint32_t c, double *ab
 
 			moved = next[0] != ab[0] || next[1] != ab[1];
 			memcpy(ab, next, sizeof(next));
-			loss = sigmoid_loss(&s, ab, g, h);
+			loss = sigmoid_loss(s, ab, g, h);
 			step = 0;
 		}
 		while (step >= 1e-10)
@@ -450,7 +508,7 @@ nb_calibration_fit_sigmoid(const NbCalibrationRows *rows, uint32_t c, double *ab
 			double		next[2] = {ab[0] + step * d[0], ab[1] + step * d[1]};
 			double		next_g[2];
 			double		next_h[3];
-			double		next_loss = sigmoid_loss(&s, next, next_g, next_h);
+			double		next_loss = sigmoid_loss(s, next, next_g, next_h);
 
 			if (next_loss <= loss + 1e-4 * step * slope)
 			{
@@ -466,6 +524,62 @@ nb_calibration_fit_sigmoid(const NbCalibrationRows *rows, uint32_t c, double *ab
 		if (!moved)
 			break;
 	}
+	return k;
+}
+
+/*
+ * Every SAMPLE-th row, when that is SAMPLE_ROWS rows with SAMPLE_SIDE of
+ * the class and of the others: the sigmoid of this sample, a few passes
+ * over a small part of the rows, is near the sigmoid of all, and Newton's
+ * method from there takes fewer passes over all of them.
+ */
+static bool
+sigmoid_sample(const SigmoidRows *s, SigmoidRows *sample)
+{
+	size_t		n = s->n / SAMPLE;
+	size_t		positive = 0;
+
+	if (n < SAMPLE_ROWS)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		positive += s->t[i * SAMPLE] > 0.5;
+	if (positive < SAMPLE_SIDE || n - positive < SAMPLE_SIDE)
+		return false;
+	sample->n = n;
+	sample->p = nb_alloc(sizeof(double) * n);
+	sample->t = nb_alloc(sizeof(double) * n);
+	for (size_t i = 0; i < n; i++)
+	{
+		nb_interrupt_at(i);
+		sample->p[i] = s->p[i * SAMPLE];
+		sample->t[i] = s->t[i * SAMPLE];
+	}
+	sample->positive = (double) positive;
+	return true;
+}
+
+NbCalibrationStatus
+nb_calibration_fit_sigmoid(const NbCalibrationRows *rows, uint32_t c, double *ab,
+						   uint32_t *iterations)
+{
+	SigmoidRows s;
+	SigmoidRows sample;
+	uint32_t	k = 0;
+
+	*iterations = 0;
+	if (rows->n == 0)
+		return NB_CALIBRATION_TOO_FEW_ROWS;
+	sigmoid_rows(rows, c, &s);
+	/* scikit-learn's start */
+	ab[0] = 0;
+	ab[1] = log((rows->n - s.positive + 1.0) / (s.positive + 1.0));
+	if (sigmoid_sample(&s, &sample))
+	{
+		k += sigmoid_newton(&sample, ab);
+		nb_free(sample.p);
+		nb_free(sample.t);
+	}
+	k += sigmoid_newton(&s, ab);
 	nb_free(s.p);
 	nb_free(s.t);
 	*iterations = k;

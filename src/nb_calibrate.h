@@ -97,9 +97,10 @@ void		nb_calibration_order_rows(size_t n, uint32_t C, uint32_t *actual, double *
 /*
  * The temperature minimizing the rows' log loss: Newton's method on 1 / T,
  * kept inside a bracket of the minimum (bisection when a step leaves it),
- * until a step would change 1 / T by less than 1e-13 of it.  Rows whose
+ * until a step would change 1 / T by less than 1e-13 of it, from the
+ * minimum of every 16th row (when those are 256 or more and have one).  Rows whose
  * actual class has probability 0 are left out (their loss is infinite at
- * every T).  *iterations receives the Newton or bisection steps.
+ * every T).  *iterations receives the Newton or bisection steps (of both fits).
  */
 NbCalibrationStatus nb_calibration_fit_temperature(const NbCalibrationRows *rows, double *temperature,
 												   uint32_t *iterations);
@@ -108,9 +109,11 @@ NbCalibrationStatus nb_calibration_fit_temperature(const NbCalibrationRows *rows
  * The sigmoid of class c: (a, b) minimizing the cross-entropy of 1 / (1 +
  * exp(a p + b)) with Platt's targets, p the row's probability of c and the
  * target from whether c is its actual class; Newton's method with a
- * backtracking line search from scikit-learn's start (0, log((N- + 1) /
- * (N+ + 1))), until the gradient is below 1e-12 of the rows (or a step
- * changes nothing).  ab[0] = a, ab[1] = b.
+ * backtracking line search until the gradient is below 1e-12 of the rows
+ * (or a step changes nothing), from the same fit on every 16th row (when
+ * those are 256 with 8 of each side), which starts where scikit-learn does
+ * (0, log((N- + 1) / (N+ + 1))).  ab[0] = a, ab[1] = b.  *iterations
+ * receives the steps of both.
  */
 NbCalibrationStatus nb_calibration_fit_sigmoid(const NbCalibrationRows *rows, uint32_t c, double *ab,
 											   uint32_t *iterations);

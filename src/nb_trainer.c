@@ -66,6 +66,11 @@ nb_trainer_destroy(NbTrainer *t)
 		if (t->inline_counts[c] != NULL)
 			nb_free(t->inline_counts[c]);
 	nb_free(t->item_doc);
+	if (t->spread != NULL)
+	{
+		nb_free(t->spread);
+		nb_free(t->spread_active);
+	}
 	nb_free(t->class_docs);
 	for (uint32_t j = 0; j < t->features.count; j++)
 		nb_free(t->feature[j].stats);
@@ -114,13 +119,14 @@ intern_class(NbTrainer *t, const char *label, uint32_t len)
 	return c;
 }
 
+/* Rehash the pair table into slots slots (a power of two, more than it has). */
 static void
-grow_pairs(NbTrainer *t)
+grow_pairs(NbTrainer *t, uint64_t slots)
 {
 	NbPairSlot *old = t->pairs;
 	uint64_t	old_slots = t->pair_mask + 1;
 
-	init_pairs(t, old_slots * 2);
+	init_pairs(t, slots);
 	for (uint64_t i = 0; i < old_slots; i++)
 	{
 		uint64_t	j;
@@ -190,8 +196,12 @@ count_inline(NbTrainer *t, NbItemCounts *in, double count, double docs)
 static void
 reserve_pairs(NbTrainer *t, uint64_t n)
 {
-	while ((t->pairs_used + n) * 4 > (t->pair_mask + 1) * 3)
-		grow_pairs(t);
+	uint64_t	slots = t->pair_mask + 1;
+
+	while ((t->pairs_used + n) * 4 > slots * 3)
+		slots *= 2;
+	if (slots > t->pair_mask + 1)
+		grow_pairs(t, slots);
 }
 
 /*
@@ -212,25 +222,25 @@ new_item(NbTrainer *t, const char *str, uint32_t len, uint64_t hash)
 				t->inline_counts[c] = nb_realloc(t->inline_counts[c],
 												 sizeof(NbItemCounts) * t->item_cap);
 		t->item_doc = nb_realloc(t->item_doc, sizeof(uint32_t) * t->item_cap);
+		if (t->spread != NULL)
+			t->spread = nb_realloc(t->spread, sizeof(NbItemCounts) * t->spread_classes * t->item_cap);
 	}
 	for (uint32_t c = 0; c < NB_INLINE_CLASSES; c++)
 		if (t->inline_counts[c] != NULL)
 			memset(&t->inline_counts[c][k], 0, sizeof(NbItemCounts));
+	if (t->spread != NULL)
+		memset(&t->spread[(uint64_t) k * t->spread_classes], 0,
+			   sizeof(NbItemCounts) * t->spread_classes);
 	t->item_doc[k] = 0;
 	if (len > 0 && str[0] == '\0')
 		t->prefix_bytes += NB_ITEM_PREFIX;
 	return k;
 }
 
-void
-nb_trainer_begin_doc(NbTrainer *t, const char *label, uint32_t len, double weight)
+/* A new document: its features and items are not counted in it yet. */
+static void
+next_doc(NbTrainer *t)
 {
-	end_doc(t);
-	t->doc_class = intern_class(t, label, len);
-	t->class_docs[t->doc_class] += weight;
-	if (!isfinite(t->class_docs[t->doc_class]))
-		t->overflow = true;
-	t->doc_weight = weight;
 	t->doc_seq++;
 	/* once in 2^32 documents the stamps start over, with no item stamped */
 	if (++t->doc_stamp == 0)
@@ -242,6 +252,24 @@ nb_trainer_begin_doc(NbTrainer *t, const char *label, uint32_t len, double weigh
 		}
 		t->doc_stamp = 1;
 	}
+}
+
+void
+nb_trainer_begin_doc(NbTrainer *t, const char *label, uint32_t len, double weight)
+{
+	end_doc(t);
+	t->doc_class = intern_class(t, label, len);
+	t->class_docs[t->doc_class] += weight;
+	if (!isfinite(t->class_docs[t->doc_class]))
+		t->overflow = true;
+	t->doc_weight = weight;
+	next_doc(t);
+}
+
+uint32_t
+nb_trainer_class(NbTrainer *t, const char *label, uint32_t len)
+{
+	return intern_class(t, label, len);
 }
 
 int64_t
@@ -406,6 +434,25 @@ count_items(NbTrainer *t, const NbTokenRef *tokens, uint32_t n)
 	uint32_t	cls = t->doc_class;
 	double		w = t->doc_weight;
 
+	if (t->spread != NULL && cls < t->spread_classes)
+	{
+		uint32_t	S = t->spread_classes;
+
+		for (uint32_t i = 0; i < n; i++)
+		{
+			NbItemCounts *cell = &t->spread[(uint64_t) id[i] * S + cls];
+
+			nb_interrupt_at(i);
+			if (cell->docs == 0)
+				t->n_entries++;
+			cell->count += tokens[i].count * w;
+			if (first_in_doc(t, id[i]))
+				cell->docs += w;
+			if (!isfinite(cell->count))
+				t->overflow = true;
+		}
+		return;
+	}
 	if (cls < NB_INLINE_CLASSES)
 	{
 		NbItemCounts *counts = t->inline_counts[cls];
@@ -552,12 +599,8 @@ drop_lengths(NbTrainer *t)
 	t->n_pending = 0;
 }
 
-/*
- * nb_trainer_add_tokens, or with again the tokens of the last batch, whose
- * items are in scratch_id still (nb_trainer_add_text_again).
- */
 static void
-add_tokens(NbTrainer *t, uint32_t feature, const NbTokenRef *tokens, uint32_t n, bool again)
+add_tokens(NbTrainer *t, uint32_t feature, const NbTokenRef *tokens, uint32_t n)
 {
 	NbTrainerFeature *f = &t->feature[feature];
 	bool		first = f->last_doc != t->doc_seq;
@@ -589,15 +632,14 @@ add_tokens(NbTrainer *t, uint32_t feature, const NbTokenRef *tokens, uint32_t n,
 		return;
 	if ((int64_t) feature != t->unnamed_bag)
 		tokens = nb_item_keys(&t->item_keys, feature, tokens, n);
-	if (!again)
-		resolve_items(t, tokens, n);
+	resolve_items(t, tokens, n);
 	count_items(t, tokens, n);
 }
 
 void
 nb_trainer_add_tokens(NbTrainer *t, uint32_t feature, const NbTokenRef *tokens, uint32_t n)
 {
-	add_tokens(t, feature, tokens, n, false);
+	add_tokens(t, feature, tokens, n);
 }
 
 bool
@@ -609,14 +651,142 @@ nb_trainer_add_text(NbTrainer *t, const NbTokenRef *tokens, uint32_t n)
 
 	if (j < 0)
 		return false;
-	add_tokens(t, (uint32_t) j, tokens, n, false);
+	add_tokens(t, (uint32_t) j, tokens, n);
 	return true;
 }
 
-void
-nb_trainer_add_text_again(NbTrainer *t, const NbTokenRef *tokens, uint32_t n)
+bool
+nb_trainer_spread_init(NbTrainer *t, uint32_t n_classes)
 {
-	add_tokens(t, (uint32_t) t->unnamed_bag, tokens, n, true);
+	if (t->n_entries > 0 || t->spread != NULL)
+		return false;
+	t->spread_classes = n_classes;
+	t->spread = nb_alloc_zero(sizeof(NbItemCounts) * n_classes * t->item_cap);
+	t->spread_active = nb_alloc(sizeof(uint32_t) * (n_classes ? n_classes : 1));
+	return true;
+}
+
+bool
+nb_trainer_add_text_spread(NbTrainer *t, const NbTokenRef *tokens, uint32_t n, const double *w)
+{
+	uint32_t	n_classes = t->spread_classes;
+	NbFeatureType existing;
+	int64_t		j = t->unnamed_bag >= 0 ? t->unnamed_bag :
+		nb_trainer_feature(t, "", 0, NB_FEATURE_BAG, &existing);
+	NbTrainerFeature *f;
+	uint32_t   *active;
+	uint32_t	n_active = 0;
+	double		length = 0;
+	uint64_t	work = 0;
+
+	if (j < 0 || t->spread == NULL)
+		return false;
+	f = &t->feature[j];
+	end_doc(t);
+	next_doc(t);
+	f->last_doc = t->doc_seq;
+	active = t->spread_active;
+	for (uint32_t c = 0; c < n_classes; c++)
+	{
+		if (!(w[c] > 0))
+			continue;
+		active[n_active++] = c;
+		t->class_docs[c] += w[c];
+		f->stats[c].present += w[c];
+		if (!isfinite(t->class_docs[c]) || !isfinite(f->stats[c].present))
+			t->overflow = true;
+	}
+	for (uint32_t i = 0; i < n; i++)
+	{
+		nb_interrupt_at(i);
+		length += tokens[i].count;
+	}
+	if (!isfinite(length))
+		t->overflow = true;
+	/* the lengths as end_doc adds them, per class */
+	if (!t->lengths_unknown && length > 0 && isfinite(length))
+		for (uint32_t a = 0; a < n_active; a++)
+			add_length(t, (uint32_t) j, active[a], length, w[active[a]]);
+	if (n == 0)
+		return true;
+	resolve_items(t, tokens, n);
+	for (uint32_t i = 0; i < n; i++)
+	{
+		uint32_t	id = t->scratch_id[i];
+		NbItemCounts *cells = &t->spread[(uint64_t) id * n_classes];
+		bool		first = first_in_doc(t, id);
+		double		count = tokens[i].count;
+
+		nb_interrupt_count(&work, 1 + (uint64_t) n_active);
+		for (uint32_t a = 0; a < n_active; a++)
+		{
+			uint32_t	c = active[a];
+			NbItemCounts *cell = &cells[c];
+
+			if (cell->docs == 0)
+				t->n_entries++;
+			cell->count += count * w[c];
+			if (first)
+				cell->docs += w[c];
+			if (!isfinite(cell->count))
+				t->overflow = true;
+		}
+	}
+	return true;
+}
+
+/*
+ * Move the dense counts of the spread classes to the tables of the others
+ * (inline and pairs), where merging adds: rows added later go there too.
+ */
+static void
+fold_spread(NbTrainer *t)
+{
+	uint32_t	S = t->spread_classes;
+	uint32_t	V = t->tokens.count;
+	uint64_t	pairs = 0;
+	uint64_t	work = 0;
+
+	if (t->spread == NULL)
+		return;
+	for (uint64_t i = 0; i < (uint64_t) V * S; i++)
+	{
+		nb_interrupt_at(i);
+		pairs += t->spread[i].docs != 0 && i % S >= NB_INLINE_CLASSES;
+	}
+	reserve_pairs(t, pairs);
+	for (uint32_t k = 0; k < V; k++)
+	{
+		const NbItemCounts *cells = &t->spread[(uint64_t) k * S];
+
+		nb_interrupt_count(&work, 1 + (uint64_t) S);
+		for (uint32_t c = 0; c < S; c++)
+		{
+			const NbItemCounts *cell = &cells[c];
+
+			if (cell->docs == 0)
+				continue;
+			/* counted as an entry when added: counted again below if new to the tables */
+			t->n_entries--;
+			if (c < NB_INLINE_CLASSES)
+				count_inline(t, &t->inline_counts[c][k], cell->count, cell->docs);
+			else
+			{
+				uint64_t	key = pair_key(k, c);
+				NbPairSlot *s = find_pair(t, key, nb_hash_mix(key));
+
+				s->count += cell->count;
+				s->docs += cell->docs;
+				if (!isfinite(s->count))
+					t->overflow = true;
+			}
+		}
+	}
+	nb_free(t->spread);
+	nb_free(t->spread_active);
+	t->spread = NULL;
+	t->spread_active = NULL;
+	t->spread_classes = 0;
 }
 
 void
@@ -777,6 +947,7 @@ nb_trainer_merge_view(NbTrainer *t, const NbView *v, uint32_t *conflict)
 		return status;
 	}
 	end_doc(t);
+	fold_spread(t);
 	/* the lengths of an older model's bags are unknown, and so are the merged ones */
 	if (!t->lengths_unknown && !nb_view_has_lengths(v) && nb_view_has_bag(v))
 		drop_lengths(t);
@@ -917,7 +1088,8 @@ typedef struct Entry
 
 /*
  * Step *pos (0 at first) through the entries: the inline counts item by
- * item, then the pair table.  False after the last.
+ * item, then the pair table, then the spread classes' dense counts.  False
+ * after the last.
  */
 static bool
 next_entry(const NbTrainer *t, uint64_t *pos, Entry *e)
@@ -952,6 +1124,23 @@ next_entry(const NbTrainer *t, uint64_t *pos, Entry *e)
 			e->cls = (uint32_t) s->key;
 			e->count = s->count;
 			e->docs = s->docs;
+			(*pos)++;
+			return true;
+		}
+	}
+	for (; t->spread != NULL && *pos - in_slots - (t->pair_mask + 1) <
+		 (uint64_t) t->tokens.count * t->spread_classes; (*pos)++)
+	{
+		uint64_t	i = *pos - in_slots - (t->pair_mask + 1);
+		const NbItemCounts *cell = &t->spread[i];
+
+		nb_interrupt_at(*pos);
+		if (cell->docs != 0)
+		{
+			e->item = (uint32_t) (i / t->spread_classes);
+			e->cls = (uint32_t) (i % t->spread_classes);
+			e->count = cell->count;
+			e->docs = cell->docs;
 			(*pos)++;
 			return true;
 		}
@@ -1510,6 +1699,42 @@ write_item_entries(const NbTrainer *t, const NbFormatWriter *w, uint32_t id,
 	return n_inline + (uint32_t) n_bucket;
 }
 
+/*
+ * write_item_entries with the spread classes' dense counts: the classes in
+ * rank order (classes[r].id is the class of rank r), each entry from the
+ * dense counts of a spread class, else from the inline counts or the
+ * bucket.
+ */
+static uint32_t
+write_spread_item_entries(const NbTrainer *t, const NbFormatWriter *w, uint32_t id,
+						  const StrRef *classes, const Entry *bucket, uint64_t n_bucket,
+						  uint64_t i)
+{
+	const NbItemCounts *cells = &t->spread[(uint64_t) id * t->spread_classes];
+	uint64_t	first = i;
+	uint64_t	b = 0;
+
+	for (uint32_t r = 0; r < t->classes.count; r++)
+	{
+		uint32_t	c = classes[r].id;
+		const NbItemCounts *in = NULL;
+
+		if (c < t->spread_classes)
+			in = cells[c].docs != 0 ? &cells[c] : NULL;
+		else if (c < NB_INLINE_CLASSES && t->inline_counts[c] != NULL &&
+				 t->inline_counts[c][id].count != 0)
+			in = &t->inline_counts[c][id];
+		if (in != NULL)
+			write_entry(w, i++, r, in->count, in->docs);
+		else if (b < n_bucket && bucket[b].cls == r)
+		{
+			write_entry(w, i++, r, bucket[b].count, bucket[b].docs);
+			b++;
+		}
+	}
+	return (uint32_t) (i - first);
+}
+
 static void
 write_model(NbTrainer *t, unsigned char *buf, size_t size)
 {
@@ -1595,8 +1820,10 @@ write_model(NbTrainer *t, unsigned char *buf, size_t size)
 		const char *str = item_value(&order, ids[k], &len, &group);
 		uint64_t	lo = pairs == NULL || k == 0 ? 0 : bucket_end[k - 1];
 		uint64_t	hi = pairs == NULL ? 0 : bucket_end[k];
-		uint32_t	n = write_item_entries(t, &w, ids[k], class_rank,
-										   pairs == NULL ? NULL : pairs + lo, hi - lo, e);
+		const Entry *bucket = pairs == NULL ? NULL : pairs + lo;
+		uint32_t	n = t->spread != NULL ?
+			write_spread_item_entries(t, &w, ids[k], classes, bucket, hi - lo, e) :
+			write_item_entries(t, &w, ids[k], class_rank, bucket, hi - lo, e);
 
 		nb_interrupt_count(&work, 1 + n + len / 64);
 		nb_write_u32(w.token_len, k, len);

@@ -87,6 +87,15 @@ typedef struct NbTrainer
 	uint32_t   *position_feature;	/* feature ids of the vector_len positions, or NULL */
 	NbVocab		tokens;			/* the items */
 	NbItemCounts *inline_counts[NB_INLINE_CLASSES];	/* per item; NULL before the class */
+	/*
+	 * The counts of the classes below spread_classes when
+	 * nb_trainer_spread_init made them dense (else NULL), instead of the
+	 * two above: per item, spread_classes of them.  A count of docs 0
+	 * there is no entry (a document adds docs > 0 where it adds).
+	 */
+	NbItemCounts *spread;
+	uint32_t	spread_classes;
+	uint32_t   *spread_active;	/* scratch: the classes a document goes to */
 	uint32_t   *item_doc;		/* per item, the document that last counted it */
 	uint32_t	item_cap;		/* items the two arrays have room for */
 	uint64_t	prefix_bytes;	/* NB_ITEM_PREFIX times the prefixed items */
@@ -156,13 +165,34 @@ void		nb_trainer_add_tokens(NbTrainer *t, uint32_t feature,
 bool		nb_trainer_add_text(NbTrainer *t, const NbTokenRef *tokens, uint32_t n);
 
 /*
- * The same tokens as the last nb_trainer_add_text call, which succeeded,
- * added to the current document, begun since (another class or weight),
- * without looking their items up again: the items of the last batch are
- * kept until the next batch.  Nothing may be added in between.  EM adds a
- * row to every class this way (pg_em.c).
+ * The id of the class of this label, created with no documents if new (it
+ * is then in the model).
  */
-void		nb_trainer_add_text_again(NbTrainer *t, const NbTokenRef *tokens, uint32_t n);
+uint32_t	nb_trainer_class(NbTrainer *t, const char *label, uint32_t len);
+
+/*
+ * Keep the counts of the classes below n_classes (ids in the order they
+ * came in) in a dense block per item instead of the inline arrays and the
+ * pair table, for nb_trainer_add_text_spread; false if the trainer has
+ * entries already or a block.  Every later document of those classes
+ * counts there, in the same order: the model is the same to the bit.  A
+ * merge moves the block to the tables (and rows after it count there).
+ */
+bool		nb_trainer_spread_init(NbTrainer *t, uint32_t n_classes);
+
+/*
+ * A document of the bag "" (text[] and tsvector rows) added to every class
+ * c below nb_trainer_spread_init's n_classes with weight w[c] (0: not to
+ * c; each class of a positive weight exists), as nb_trainer_begin_doc and
+ * nb_trainer_add_text once per class would add it, but with its tokens
+ * looked up once and counted in one dense block per token: EM adds each
+ * unlabelled row to every class this way (pg_em.c), where the pair table
+ * would take a random access per token and class.  False if the model has
+ * a feature "" of another type, or no dense counts (none made, or merged
+ * since).
+ */
+bool		nb_trainer_add_text_spread(NbTrainer *t, const NbTokenRef *tokens, uint32_t n,
+									   const double *w);
 
 /* The current document's value of a categorical, Gaussian or boolean feature. */
 void		nb_trainer_add_category(NbTrainer *t, uint32_t feature,

@@ -39,6 +39,9 @@ typedef struct EmState
 	double		log_prior;		/* of the current model */
 	NbExactSum	labelled;		/* log p(x, y) of the labelled rows */
 	NbExactSum	unlabelled;		/* log p(x) of the unlabelled rows */
+	uint32		n_classes;		/* the current model's */
+	int64	   *trainer_class;	/* per class of the current model, its id in em's trainer, or -1 */
+	double	   *weight;			/* an unlabelled row's weights, by id in em's trainer */
 } EmState;
 
 static const char *
@@ -67,6 +70,7 @@ first_row(FunctionCallInfo fcinfo, MemoryContext aggctx, NbPrepared *pm, NbScore
 	double		lambda;
 	NbOptions	opts;
 	NbPseudoCounts pc;
+	MemoryContext old;
 
 	/* the pseudo-counts, of the options the scorer applies */
 	nb_parse_options(nb_prepared_options(pm, PG_ARGISNULL(5) ? NULL : PG_GETARG_JSONB_P(5)),
@@ -92,10 +96,19 @@ first_row(FunctionCallInfo fcinfo, MemoryContext aggctx, NbPrepared *pm, NbScore
 	st->log_prior = nb_em_log_prior(scorer, &pc, opts.prior_mode == NB_PRIOR_FIT ? pc.class_alpha : 0);
 	nb_exact_init(&st->labelled);
 	nb_exact_init(&st->unlabelled);
+	st->n_classes = pm->index.n_classes;
+	st->trainer_class = MemoryContextAlloc(aggctx, sizeof(int64) * st->n_classes);
+	for (uint32 c = 0; c < st->n_classes; c++)
+		st->trainer_class[c] = -1;
+	st->weight = MemoryContextAllocZero(aggctx, sizeof(double) * st->n_classes);
+	/* the new model's classes are the current one's: dense counts (nb_trainer.h) */
+	old = MemoryContextSwitchTo(st->em->hdr.eoh_context);
+	if (!nb_trainer_spread_init(nb_expanded_trainer(st->em), st->n_classes))
+		elog(ERROR, "a new trainer refused dense counts");
+	MemoryContextSwitchTo(old);
 	if (PG_NARGS() > 6)
 	{
 		NbTokenizer tok;
-		MemoryContext old;
 		bool		set;
 
 		nb_tokenizer_from_jsonb(PG_ARGISNULL(6) ? NULL : PG_GETARG_JSONB_P(6), &tok);
@@ -108,22 +121,51 @@ first_row(FunctionCallInfo fcinfo, MemoryContext aggctx, NbPrepared *pm, NbScore
 	return st;
 }
 
-/*
- * Add the row's tokens to the new model as a document of class label with
- * weight w; again: the same tokens as the last call's, for another class.
- */
+/* Add a labelled row's tokens to the new model, in its class with weight 1. */
 static void
-train_doc(EmState *st, const char *label, uint32 len, double w,
-		  const NbTokenRef *refs, uint32 n, bool again)
+train_labelled(EmState *st, const char *label, uint32 len, const NbTokenRef *refs, uint32 n)
 {
 	MemoryContext old = MemoryContextSwitchTo(st->em->hdr.eoh_context);
 	NbTrainer  *t = nb_expanded_trainer(st->em);
 
-	nb_trainer_begin_doc(t, label, len, w);
-	if (again)
-		nb_trainer_add_text_again(t, refs, n);
-	else if (!nb_trainer_add_text(t, refs, n))
+	nb_trainer_begin_doc(t, label, len, 1.0);
+	if (!nb_trainer_add_text(t, refs, n))
 		elog(ERROR, "a model of text[] rows has a feature \"\" of another type");
+	MemoryContextSwitchTo(old);
+}
+
+/*
+ * Add an unlabelled row's tokens to the new model, in every class c with
+ * weight lambda p(c | x), the posteriors exp(log_post) (a class whose
+ * posterior underflows to 0 adds nothing).  The new model's classes are
+ * those of the current one, in the order they came in: the weights go by
+ * their ids there.
+ */
+static void
+train_unlabelled(EmState *st, const NbIndex *ix, const double *log_post,
+				 const NbTokenRef *refs, uint32 n)
+{
+	MemoryContext old = MemoryContextSwitchTo(st->em->hdr.eoh_context);
+	NbTrainer  *t = nb_expanded_trainer(st->em);
+
+	memset(st->weight, 0, sizeof(double) * st->n_classes);
+	for (uint32 c = 0; c < st->n_classes; c++)
+	{
+		double		w = st->lambda * exp(log_post[c]);
+
+		if (!(w > 0))
+			continue;
+		if (st->trainer_class[c] < 0)
+		{
+			uint32		len;
+			const char *label = nb_strmap_str(&ix->labels, c, &len);
+
+			st->trainer_class[c] = nb_trainer_class(t, label, len);
+		}
+		st->weight[st->trainer_class[c]] = w;
+	}
+	if (!nb_trainer_add_text_spread(t, refs, n, st->weight))
+		elog(ERROR, "the next model refused an unlabelled row");
 	MemoryContextSwitchTo(old);
 }
 
@@ -203,26 +245,12 @@ em_step(FunctionCallInfo fcinfo, bool tsvector_features)
 							(int) VARSIZE_ANY_EXHDR(label), VARDATA_ANY(label)),
 					 errdetail("The model of an iteration is trained on every labelled row.")));
 		nb_exact_add(&st->labelled, nb_em_log_joint(scorer, (uint32) c, shared));
-		train_doc(st, VARDATA_ANY(label), VARSIZE_ANY_EXHDR(label), 1.0, refs, n, false);
+		train_labelled(st, VARDATA_ANY(label), VARSIZE_ANY_EXHDR(label), refs, n);
 	}
 	else
 	{
-		bool		again = false;
-
 		nb_exact_add(&st->unlabelled, nb_em_log_marginal(scorer, shared));
-		/* the tokens are looked up for the first class, their items reused for the others */
-		for (uint32 c = 0; c < pm->index.n_classes; c++)
-		{
-			double		w = st->lambda * exp(pm->log_post[c]);
-			uint32		len;
-			const char *label;
-
-			if (!(w > 0))
-				continue;
-			label = nb_strmap_str(&pm->index.labels, c, &len);
-			train_doc(st, label, len, w, refs, n, again);
-			again = true;
-		}
+		train_unlabelled(st, &pm->index, pm->log_post, refs, n);
 	}
 	nb_expanded_check(st->em);
 	PG_RETURN_POINTER(st);

@@ -28,7 +28,8 @@
 #     the same in every run; nb_cross_validate with a fold column and with
 #     folds, of a distributed table, a reference table and a view, in a
 #     read-only transaction too, equal to local, no fold's model sent to
-#     the workers; README's cross-validation recipe in its Citus
+#     the workers, and nb_calibrate the same way (#31); README's
+#     cross-validation recipe in its Citus
 #     form (rows through a MATERIALIZED CTE) equal to local; count(DISTINCT
 #     nb_predict(...)): the pitfall's plan (the workers group by the model)
 #     and the rewrite README gives, equal to local.  (#32's fourth item is
@@ -286,6 +287,25 @@ step "setup: the rows in a reference table" "CREATE TABLE docs_ref AS SELECT * F
 ok "nb_cross_validate of a reference table, a fold column = local" \
 	"$(q "SELECT * FROM nb_cross_validate('docs_ref', 'label', 'tokens', fold_column => 'fold', grid => '$grid')")" \
 	"$(q "SELECT * FROM nb_cross_validate('docs_local', 'label', 'tokens', fold_column => 'fold', grid => '$grid')")"
+# nb_calibrate shares nb_cross_validate's rows (nbc_cross_validation_rows, #31):
+# the same copy to the coordinator, the same results as local
+for how in "fold_column => 'fold'" "folds => 5"; do
+	ok "nb_calibrate(docs, $how) = local" \
+		"$(q "SELECT * FROM nb_calibrate('docs', 'label', 'tokens', $how)")" \
+		"$(q "SELECT * FROM nb_calibrate('docs_local', 'label', 'tokens', $how)")"
+done
+remote=$(q "SET citus.log_remote_commands = on; SET client_min_messages = log;
+            SELECT count(*) FROM nb_calibrate('docs', 'label', 'tokens', fold_column => 'fold')" |
+         grep '^NOTICE:  issuing ')
+ok "nb_calibrate with a fold column: the workers are sent a read of the rows, and no fold's model" \
+	"$(grep -c 'issuing SELECT .*FROM nbc_citus_test.docs_' <<<"$remote" | sed 's/^[1-9][0-9]*$/read/') $(grep -c 'nb_subtract\|nbc_calibration_scores' <<<"$remote")" \
+	"read 0"
+ok "nb_calibrate leaves no temporary table behind" \
+	"$(q "SELECT count(*) FROM nb_calibrate('docs', 'label', 'tokens', fold_column => 'fold');
+	      SELECT to_regclass('pg_temp.nbc_calibrate_rows') IS NULL")" "$(printf '1\nt')"
+ok "nb_calibrate in a read-only transaction (rows through a MATERIALIZED CTE) = local" \
+	"$(q "BEGIN READ ONLY; SELECT * FROM nb_calibrate('docs', 'label', 'tokens', fold_column => 'fold'); COMMIT;")" \
+	"$(q "SELECT * FROM nb_calibrate('docs_local', 'label', 'tokens', fold_column => 'fold')")"
 ok "nb_cross_validate of jsonb rows with a fold column = local within 1e-9" \
 	"$(q "SELECT bool_and(abs(d.accuracy - l.accuracy) < 1e-9 AND abs(d.log_loss - l.log_loss) < 1e-9) AND count(*) > 1
 	      FROM nb_cross_validate('docs', 'label', 'feats', fold_column => 'fold') d

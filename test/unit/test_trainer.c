@@ -442,12 +442,18 @@ test_trainer_batches(void)
 }
 
 /*
- * Every row in each of 4 classes with weights 1/(k + 1), as EM adds an
- * unlabelled row (pg_em.c): the same bytes whether the other classes get
- * the row by nb_trainer_add_text_again or by looking the tokens up again.
+ * Every row in each of 4 classes with weights 1/(k + 1), but not in class
+ * i % 5 (row i), as EM adds an unlabelled row (pg_em.c), and every 7th
+ * also in its own class as a labelled row: the same bytes whether the
+ * classes' counts are dense (nb_trainer_spread_init) and the rows go to
+ * every class at once (nb_trainer_add_text_spread), or each row is a
+ * document per class in a plain trainer (two classes inline, two in the
+ * pair table); with merge, a model merged in next, after which the dense
+ * counts are gone (no more spread rows) and rows count in the tables.
  */
 static unsigned char *
-train_every_class(const RandRow *rows, bool again, size_t *size)
+train_every_class(const RandRow *rows, bool spread, const unsigned char *merge, size_t merge_size,
+				  size_t *size)
 {
 	static const char *const labels[] = {"c0", "c1", "c2", "c3"};
 	NbTrainer  *t = nb_trainer_create();
@@ -455,22 +461,59 @@ train_every_class(const RandRow *rows, bool again, size_t *size)
 	char		tok[MAX_DOC_TOKENS][16];
 	NbTokenRef	refs[MAX_DOC_TOKENS];
 
+	if (spread && !nb_trainer_spread_init(t, 4))
+		abort();
+	if (spread)
+		for (uint32_t k = 0; k < 4; k++)
+			if (nb_trainer_class(t, labels[k], 2) != k)
+				abort();
 	for (int i = 0; i < RAND_ROWS; i++)
 	{
+		double		w[4];
+
 		for (uint32_t j = 0; j < rows[i].n; j++)
 		{
 			refs[j].len = (uint32_t) snprintf(tok[j], sizeof(tok[j]), "t%u", rows[i].tok[j]);
 			refs[j].str = tok[j];
 			refs[j].count = 1.0 + j % 3;
 		}
+		if (i % 7 == 0)
+		{
+			nb_trainer_begin_doc(t, rows[i].label, (uint32_t) strlen(rows[i].label), rows[i].weight);
+			if (!nb_trainer_add_text(t, refs, rows[i].n))
+				abort();
+		}
+		for (int k = 0; k < 4; k++)
+			w[k] = i % 5 == k ? 0 : 1.0 / (k + 1);
+		if (spread)
+		{
+			if (!nb_trainer_add_text_spread(t, refs, rows[i].n, w))
+				abort();
+			continue;
+		}
 		for (int k = 0; k < 4; k++)
 		{
-			nb_trainer_begin_doc(t, labels[k], 2, 1.0 / (k + 1));
-			if (again && k > 0)
-				nb_trainer_add_text_again(t, refs, rows[i].n);
-			else
-				if (!nb_trainer_add_text(t, refs, rows[i].n))
-					abort();
+			if (w[k] == 0)
+				continue;
+			nb_trainer_begin_doc(t, labels[k], 2, w[k]);
+			if (!nb_trainer_add_text(t, refs, rows[i].n))
+				abort();
+		}
+	}
+	if (merge != NULL)
+	{
+		/* a merge moves the dense counts to the tables, where later rows count too */
+		merge_bytes(t, merge, merge_size);
+		if (spread && nb_trainer_add_text_spread(t, refs, 0, (double[]) {1, 1, 1, 1}))
+			abort();
+		for (int i = 0; i < RAND_ROWS / 10; i++)
+		{
+			refs[0].str = "t1";
+			refs[0].len = 2;
+			refs[0].count = 1 + i % 3;
+			nb_trainer_begin_doc(t, rows[i].label, (uint32_t) strlen(rows[i].label), rows[i].weight);
+			if (!nb_trainer_add_text(t, refs, 1))
+				abort();
 		}
 	}
 	bytes = serialize(t, size);
@@ -479,7 +522,7 @@ train_every_class(const RandRow *rows, bool again, size_t *size)
 }
 
 static void
-test_trainer_add_again(void)
+test_trainer_add_spread(void)
 {
 	RandRow    *rows = malloc(sizeof(RandRow) * RAND_ROWS);
 	size_t		s0,
@@ -488,11 +531,22 @@ test_trainer_add_again(void)
 			   *b1;
 
 	rand_rows(rows, RAND_ROWS, 4, RAND_TOKENS, 11, true);
-	b0 = train_every_class(rows, false, &s0);
-	b1 = train_every_class(rows, true, &s1);
-	CHECK(s1 == s0 && memcmp(b0, b1, s0) == 0, "add_text_again gives different bytes");
-	free(b0);
+	b0 = train_every_class(rows, false, NULL, 0, &s0);
+	b1 = train_every_class(rows, true, NULL, 0, &s1);
+	CHECK(s1 == s0 && memcmp(b0, b1, s0) == 0, "add_text_spread gives different bytes");
 	free(b1);
+	/* the same with the model merged into both, and rows after the merge */
+	{
+		size_t		s2,
+					s3;
+		unsigned char *b2 = train_every_class(rows, false, b0, s0, &s2);
+		unsigned char *b3 = train_every_class(rows, true, b0, s0, &s3);
+
+		CHECK(s3 == s2 && memcmp(b2, b3, s2) == 0, "a merge into dense counts gives different bytes");
+		free(b2);
+		free(b3);
+	}
+	free(b0);
 	free(rows);
 }
 
@@ -1463,8 +1517,8 @@ main(int argc, char **argv)
 	run("trainer: merge of serialized parts equals training on all rows", test_trainer_merge);
 	run("trainer: serialization is canonical (row and token order)", test_trainer_canonical);
 	run("trainer: batch sizes of nb_trainer_add_tokens do not matter", test_trainer_batches);
-	run("trainer: a row added again to other classes (nb_trainer_add_text_again) as if looked up",
-		test_trainer_add_again);
+	run("trainer: a row added to every class at once (nb_trainer_add_text_spread) as to each",
+		test_trainer_add_spread);
 	run("trainer: the pair table stays a valid linear-probing table through its doublings",
 		test_trainer_pair_growth);
 	run("trainer: labels and tokens in unsigned byte order, empty and binary strings",
