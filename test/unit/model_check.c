@@ -1167,7 +1167,7 @@ index_overflowed(const NbIndex *ix)
 		if (!isfinite(ix->feature_total[j]))
 			return true;
 	for (uint32_t k = 0; k < ix->n_tokens; k++)
-		if (!isfinite(ix->token_total[k]))
+		if (!isfinite(nb_index_token_total(ix, k)))
 			return true;
 	return false;
 }
