@@ -36,8 +36,8 @@ init(NbStrMap *map, uint32_t expected, uint32_t payload, uint32_t nslots, bool h
 {
 	memset(map, 0, sizeof(*map));
 	map->id_cap = expected < 8 ? 8 : expected;
-	map->offsets = nb_alloc(sizeof(size_t) * map->id_cap);
-	map->lengths = nb_alloc(sizeof(uint32_t) * map->id_cap);
+	map->offsets = nb_alloc(sizeof(size_t) * ((size_t) map->id_cap + 1));
+	map->offsets[0] = 0;
 	map->hashes = hashes ? nb_alloc(sizeof(uint64_t) * map->id_cap) : NULL;
 	map->arena_cap = 64 + (size_t) map->id_cap * 8;
 	map->arena = nb_alloc(map->arena_cap);
@@ -69,7 +69,6 @@ nb_strmap_free(NbStrMap *map)
 {
 	nb_free(map->arena);
 	nb_free(map->offsets);
-	nb_free(map->lengths);
 	if (map->hashes != NULL)
 		nb_free(map->hashes);
 	nb_free(map->slots_block);
@@ -100,7 +99,7 @@ place(const NbStrMap *map, uint32_t id, uint64_t hash)
 
 	slot->id1 = id + 1;
 	slot->tag = (uint32_t) (hash >> 32);
-	slot->len = map->lengths[id];
+	slot->len = (uint32_t) (map->offsets[id + 1] - map->offsets[id]);
 	if (slot->len <= NB_SLOT_INLINE)
 		memcpy(slot->bytes, map->arena + map->offsets[id], slot->len);
 }
@@ -154,8 +153,7 @@ nb_strmap_append(NbStrMap *map, const char *str, uint32_t len, uint64_t hash)
 	if (map->count == map->id_cap)
 	{
 		map->id_cap = map->id_cap * 2;
-		map->offsets = nb_realloc(map->offsets, sizeof(size_t) * map->id_cap);
-		map->lengths = nb_realloc(map->lengths, sizeof(uint32_t) * map->id_cap);
+		map->offsets = nb_realloc(map->offsets, sizeof(size_t) * ((size_t) map->id_cap + 1));
 		if (map->hashes != NULL)
 			map->hashes = nb_realloc(map->hashes, sizeof(uint64_t) * map->id_cap);
 	}
@@ -167,8 +165,7 @@ nb_strmap_append(NbStrMap *map, const char *str, uint32_t len, uint64_t hash)
 	}
 	id = map->count++;
 	memcpy(map->arena + map->arena_used, str, len);
-	map->offsets[id] = map->arena_used;
-	map->lengths[id] = len;
+	map->offsets[id + 1] = map->arena_used + len;
 	if (map->hashes != NULL)
 		map->hashes[id] = hash;
 	map->arena_used += len;

@@ -41,8 +41,8 @@ typedef struct NbStrMap
 	char	   *arena;
 	size_t		arena_used;
 	size_t		arena_cap;
-	size_t	   *offsets;		/* offsets[id] into arena */
-	uint32_t   *lengths;		/* lengths[id] */
+	/* id's string is arena[offsets[id]] .. arena[offsets[id + 1] - 1] */
+	size_t	   *offsets;
 	uint64_t   *hashes;			/* hashes[id], or NULL (nb_strmap_init_appending) */
 	uint32_t	count;
 	uint32_t	placed;			/* ids below this have their slot (nb_strmap_append) */
@@ -190,7 +190,7 @@ void		nb_strmap_place_appended(NbStrMap *map);
 static inline const char *
 nb_strmap_str(const NbStrMap *map, uint32_t id, uint32_t *len)
 {
-	*len = map->lengths[id];
+	*len = (uint32_t) (map->offsets[id + 1] - map->offsets[id]);
 	return map->arena + map->offsets[id];
 }
 
