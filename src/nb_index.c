@@ -10,6 +10,20 @@
 #include "nb_item.h"
 #include "nb_interrupt.h"
 
+/* Whether some feature of the view has items (a bag or a categorical feature). */
+static bool
+has_items(const NbView *v)
+{
+	for (uint32_t j = 0; j < v->n_features; j++)
+	{
+		NbFeatureType type = nb_view_feature_type(v, j);
+
+		if (type == NB_FEATURE_BAG || type == NB_FEATURE_CATEGORICAL)
+			return true;
+	}
+	return false;
+}
+
 void
 nb_index_copy(NbIndex *ix, const NbView *v)
 {
@@ -39,7 +53,7 @@ nb_index_copy(NbIndex *ix, const NbView *v)
 	ix->present = nb_alloc(sizeof(double) * (FC + 1));
 	ix->stat_a = nb_alloc(sizeof(double) * (FC + 1));
 	ix->stat_b = nb_alloc(sizeof(double) * (FC + 1));
-	ix->feature_tokens = nb_alloc_zero(sizeof(double) * (FC + 1));
+	ix->feature_tokens = has_items(v) ? nb_alloc_zero(sizeof(double) * (FC + 1)) : NULL;
 	ix->feature_total = nb_alloc_zero(sizeof(double) * (F + 1));
 	ix->feature_rows = nb_alloc(sizeof(double) * (F + 1));
 	ix->feature_mean = nb_alloc(sizeof(double) * (F + 1));
@@ -115,7 +129,7 @@ nb_index_copy(NbIndex *ix, const NbView *v)
 			}
 			s += len;
 		}
-		for (uint32_t c = 0; c < C; c++)
+		for (uint32_t c = 0; c < C && ix->feature_tokens != NULL; c++)
 			ix->feature_total[j] += ix->feature_tokens[(uint64_t) j * C + c];
 		name += name_len;
 	}
@@ -182,7 +196,8 @@ nb_index_free(NbIndex *ix)
 	nb_free(ix->present);
 	nb_free(ix->stat_a);
 	nb_free(ix->stat_b);
-	nb_free(ix->feature_tokens);
+	if (ix->feature_tokens != NULL)
+		nb_free(ix->feature_tokens);
 	nb_free(ix->feature_total);
 	nb_free(ix->feature_rows);
 	nb_free(ix->feature_mean);

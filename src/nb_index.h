@@ -39,7 +39,9 @@ typedef struct NbIndex
 	double	   *present;
 	double	   *stat_a;
 	double	   *stat_b;
-	double	   *feature_tokens; /* sum of the entry counts of j's items in c */
+	double	   *feature_tokens; /* sum of the entry counts of j's items in c;
+								 * NULL in a model without bag or categorical
+								 * features */
 	double	   *feature_total;	/* sum of feature_tokens over classes */
 	double	   *feature_rows;	/* Gaussian: unweighted rows, mean, sum of squares */
 	double	   *feature_mean;
