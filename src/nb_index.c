@@ -10,8 +10,22 @@
 #include "nb_item.h"
 #include "nb_interrupt.h"
 
+/* Whether some feature of the view has items (a bag or a categorical feature). */
+static bool
+has_items(const NbView *v)
+{
+	for (uint32_t j = 0; j < v->n_features; j++)
+	{
+		NbFeatureType type = nb_view_feature_type(v, j);
+
+		if (type == NB_FEATURE_BAG || type == NB_FEATURE_CATEGORICAL)
+			return true;
+	}
+	return false;
+}
+
 void
-nb_index_build(NbIndex *ix, const NbView *v)
+nb_index_copy(NbIndex *ix, const NbView *v)
 {
 	uint32_t	C = v->n_classes;
 	uint32_t	F = v->n_features;
@@ -32,14 +46,14 @@ nb_index_build(NbIndex *ix, const NbView *v)
 	ix->unnamed_bag = -1;
 	nb_strmap_init(&ix->labels, C);
 	nb_strmap_init(&ix->features, F);
-	nb_strmap_init(&ix->tokens, v->n_tokens);
+	nb_strmap_init_appending(&ix->tokens, v->n_tokens);
 	ix->feature_type = nb_alloc(sizeof(NbFeatureType) * (F + 1));
 	ix->feature_items = nb_alloc(sizeof(uint32_t) * (F + 1));
 	ix->position_feature = nb_alloc(sizeof(uint32_t) * ((uint64_t) v->vector_len + 1));
 	ix->present = nb_alloc(sizeof(double) * (FC + 1));
 	ix->stat_a = nb_alloc(sizeof(double) * (FC + 1));
 	ix->stat_b = nb_alloc(sizeof(double) * (FC + 1));
-	ix->feature_tokens = nb_alloc_zero(sizeof(double) * (FC + 1));
+	ix->feature_tokens = has_items(v) ? nb_alloc_zero(sizeof(double) * (FC + 1)) : NULL;
 	ix->feature_total = nb_alloc_zero(sizeof(double) * (F + 1));
 	ix->feature_rows = nb_alloc(sizeof(double) * (F + 1));
 	ix->feature_mean = nb_alloc(sizeof(double) * (F + 1));
@@ -49,7 +63,6 @@ nb_index_build(NbIndex *ix, const NbView *v)
 	ix->entry_count = nb_alloc(sizeof(double) * (v->n_entries + 1));
 	ix->entry_docs = nb_alloc(sizeof(double) * (v->n_entries + 1));
 	ix->class_docs = nb_alloc(sizeof(double) * C);
-	ix->token_total = nb_alloc_zero(sizeof(double) * ((uint64_t) v->n_tokens + 1));
 
 	s = v->labels;
 	for (uint32_t c = 0; c < C; c++)
@@ -98,9 +111,11 @@ nb_index_build(NbIndex *ix, const NbView *v)
 			const NbTokenRef *item = prefixed ? nb_item_keys(&keys, j, &ref, 1) : &ref;
 
 			nb_interrupt_count(&work, 1 + (uint64_t) n + len / 64);
-			/* items are unique, so ids come out as 0, 1, 2, ... */
-			nb_strmap_append(&ix->tokens, item->str, item->len,
-							 nb_hash_token(item->str, item->len));
+			/*
+			 * items are unique, so ids come out as 0, 1, 2, ...; the map
+			 * hashes them when it places them (nb_strmap_init_appending)
+			 */
+			nb_strmap_append(&ix->tokens, item->str, item->len, 0);
 			ix->token_start[k] = e;
 			for (uint32_t i = 0; i < n; i++, e++)
 			{
@@ -111,17 +126,15 @@ nb_index_build(NbIndex *ix, const NbView *v)
 				ix->entry_count[e] = count;
 				ix->entry_docs[e] = nb_view_entry_docs(v, e);
 				ix->feature_tokens[(uint64_t) j * C + c] += count;
-				ix->token_total[k] += count;
 			}
 			s += len;
 		}
-		for (uint32_t c = 0; c < C; c++)
+		for (uint32_t c = 0; c < C && ix->feature_tokens != NULL; c++)
 			ix->feature_total[j] += ix->feature_tokens[(uint64_t) j * C + c];
 		name += name_len;
 	}
 	ix->token_start[v->n_tokens] = e;
 	nb_item_keys_free(&keys);
-	nb_strmap_place_appended(&ix->tokens);
 
 	ix->item_rows = C <= NB_ROW_CLASSES;
 
@@ -159,6 +172,19 @@ nb_index_build(NbIndex *ix, const NbView *v)
 }
 
 void
+nb_index_place(NbIndex *ix)
+{
+	nb_strmap_place_appended(&ix->tokens);
+}
+
+void
+nb_index_build(NbIndex *ix, const NbView *v)
+{
+	nb_index_copy(ix, v);
+	nb_index_place(ix);
+}
+
+void
 nb_index_free(NbIndex *ix)
 {
 	nb_strmap_free(&ix->labels);
@@ -170,7 +196,8 @@ nb_index_free(NbIndex *ix)
 	nb_free(ix->present);
 	nb_free(ix->stat_a);
 	nb_free(ix->stat_b);
-	nb_free(ix->feature_tokens);
+	if (ix->feature_tokens != NULL)
+		nb_free(ix->feature_tokens);
 	nb_free(ix->feature_total);
 	nb_free(ix->feature_rows);
 	nb_free(ix->feature_mean);
@@ -180,13 +207,22 @@ nb_index_free(NbIndex *ix)
 	nb_free(ix->entry_count);
 	nb_free(ix->entry_docs);
 	nb_free(ix->class_docs);
-	nb_free(ix->token_total);
 	if (ix->has_lengths)
 	{
 		nb_free(ix->length_start);
 		nb_free(ix->length_value);
 		nb_free(ix->length_weight);
 	}
+}
+
+double
+nb_index_token_total(const NbIndex *ix, uint32_t k)
+{
+	double		total = 0;
+
+	for (uint64_t e = ix->token_start[k]; e < ix->token_start[k + 1]; e++)
+		total += ix->entry_count[e];
+	return total;
 }
 
 int64_t

@@ -39,7 +39,9 @@ typedef struct NbIndex
 	double	   *present;
 	double	   *stat_a;
 	double	   *stat_b;
-	double	   *feature_tokens; /* sum of the entry counts of j's items in c */
+	double	   *feature_tokens; /* sum of the entry counts of j's items in c;
+								 * NULL in a model without bag or categorical
+								 * features */
 	double	   *feature_total;	/* sum of feature_tokens over classes */
 	double	   *feature_rows;	/* Gaussian: unweighted rows, mean, sum of squares */
 	double	   *feature_mean;
@@ -49,7 +51,6 @@ typedef struct NbIndex
 	double	   *entry_count;
 	double	   *entry_docs;
 	double	   *class_docs;
-	double	   *token_total;	/* F_j: count summed over classes */
 	double		total_docs;
 	/* scorers keep the terms of items as rows (see NbRowKey, NbScorer.rows) */
 	bool		item_rows;
@@ -137,7 +138,24 @@ nb_index_find_row(const NbIndex *index, const char *rows, size_t row_size,
 }
 
 void		nb_index_build(NbIndex *index, const NbView *view);
+
+/*
+ * nb_index_build in two steps: everything the index copies from the view,
+ * then the item map's slots, which need no view.  A caller that holds the
+ * view's bytes only for the index frees them in between, so that they and
+ * the slots (most of an index of many items) are never held at once.  Only
+ * the labels and features can be looked up before nb_index_place.
+ */
+void		nb_index_copy(NbIndex *index, const NbView *view);
+void		nb_index_place(NbIndex *index);
 void		nb_index_free(NbIndex *index);
+
+/*
+ * F_k, item k's count summed over its classes (in entry order, the sum
+ * every caller gets bit for bit).  Not kept: 8 bytes per item that only
+ * building a scorer reads, once per item.
+ */
+double		nb_index_token_total(const NbIndex *index, uint32_t k);
 
 /* Index of a feature, or -1. */
 int64_t		nb_index_feature(const NbIndex *index, const char *name, uint32_t len);

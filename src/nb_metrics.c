@@ -84,8 +84,8 @@ update_sizes(NbMetrics *m)
 	uint64_t	fixed = 1 + 8 + 4 + (uint64_t) K * K * sizeof(double);
 	uint64_t	per_row = 0;
 
-	for (uint32_t c = 0; c < K; c++)
-		fixed += 4 + (uint64_t) m->labels.lengths[c] + 1;
+	/* each label's length, bytes and terminator; the arena holds the bytes */
+	fixed += (uint64_t) K * (4 + 1) + m->labels.arena_used;
 	if (m->scored)
 	{
 		fixed += 2 * (uint64_t) NB_EXACT_SERIAL_SIZE;

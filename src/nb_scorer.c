@@ -149,17 +149,20 @@ add_compensated(double *sum, double *comp, double term)
 	*sum = total;
 }
 
-/* Most scorers have no zero factors in their entries; scoring then skips z. */
-static bool
-any_nonzero(const double *v, uint64_t n)
+/*
+ * Entry e's zero factors.  Most scorers have none (only a pseudo-count of 0
+ * makes them): entry_z is made at the first entry with some, so that a
+ * scorer without any never holds 8 bytes per entry of zeros, and scoring
+ * skips z.
+ */
+static inline void
+set_entry_z(NbScorer *sc, uint64_t e, double z)
 {
-	for (uint64_t i = 0; i < n; i++)
-	{
-		nb_interrupt_at(i);
-		if (v[i] != 0)
-			return true;
-	}
-	return false;
+	if (z == 0)
+		return;
+	if (sc->entry_z == NULL)
+		sc->entry_z = nb_alloc_zero(sizeof(double) * (sc->index->n_entries + 1));
+	sc->entry_z[e] = z;
 }
 
 /*
@@ -278,8 +281,8 @@ item_shared(const NbIndex *ix, NbKind kind, uint32_t j, uint32_t k, double a, co
 		return smoothed(0, 1, a);
 	if (kind == NB_COMPLEMENT)
 	{
-		LogFactor	none = memo != NULL ? memo_smoothed(memo, ix->token_total[k], a) :
-			smoothed(ix->token_total[k], 1, a);
+		double		total = nb_index_token_total(ix, k);
+		LogFactor	none = memo != NULL ? memo_smoothed(memo, total, a) : smoothed(total, 1, a);
 		LogFactor	r = {-none.f, -none.z};
 
 		return r;
@@ -312,7 +315,7 @@ build_multinomial(NbScorer *sc, const NbIndex *ix, uint32_t j, uint32_t first_it
 
 		nb_interrupt_at(e);
 		sc->entry[e].f = num.f - la.f;
-		sc->entry_z[e] = num.z - la.z;
+		set_entry_z(sc, e, num.z - la.z);
 	}
 }
 
@@ -356,7 +359,7 @@ build_bernoulli(NbScorer *sc, const NbIndex *ix, uint32_t j, uint32_t first_item
 		add_compensated(&sc->base_f[jc + c], &comp[c], absent.f);
 		sc->base_z[jc + c] += absent.z;
 		sc->entry[e].f = (present.f - absent.f) - sc->dist_f[jc + c];
-		sc->entry_z[e] = (present.z - absent.z) - sc->dist_z[jc + c];
+		set_entry_z(sc, e, (present.z - absent.z) - sc->dist_z[jc + c]);
 	}
 	for (uint32_t c = 0; c < C; c++)
 	{
@@ -390,14 +393,15 @@ build_complement(NbScorer *sc, const NbIndex *ix, uint32_t j, uint32_t first_ite
 	for (uint32_t k = first_item; k < first_item + ix->feature_items[j]; k++)
 	{
 		LogFactor	shared = item_shared(ix, NB_COMPLEMENT, j, k, a, &memo);
+		double		total = nb_index_token_total(ix, k);
 
 		nb_interrupt_count(&work, 1 + (ix->token_start[k + 1] - ix->token_start[k]));
 		for (uint64_t e = ix->token_start[k]; e < ix->token_start[k + 1]; e++)
 		{
-			LogFactor	comp = memo_smoothed(&memo, ix->token_total[k] - ix->entry_count[e], a);
+			LogFactor	comp = memo_smoothed(&memo, total - ix->entry_count[e], a);
 
 			sc->entry[e].f = -comp.f - shared.f;
-			sc->entry_z[e] = -comp.z - shared.z;
+			set_entry_z(sc, e, -comp.z - shared.z);
 		}
 	}
 }
@@ -426,7 +430,7 @@ normalize_complement(NbScorer *sc, const NbIndex *ix, uint32_t j, uint32_t first
 	for (uint32_t k = first_item; k < first_item + ix->feature_items[j]; k++)
 	{
 		nb_interrupt_at(k);
-		sc->norm_u[k] = log(ix->token_total[k] + a);
+		sc->norm_u[k] = log(nb_index_token_total(ix, k) + a);
 		add_compensated(&u_sum, &u_comp, sc->norm_u[k]);
 	}
 	feature_entries(ix, j, first_item, &first, &end);
@@ -598,14 +602,19 @@ entries_to_rows(NbScorer *sc, const NbIndex *ix)
 	uint64_t	nslots = (uint64_t) ix->tokens.slot_mask + 1;
 	size_t		size = C <= 2 ? 32 : 64;
 	uint64_t	work = 0;
+	/* the hashes of items k .. k + NB_PREFETCH_DISTANCE - 1, at k % NB_PREFETCH_DISTANCE */
+	uint64_t	ahead_hash[NB_PREFETCH_DISTANCE];
 
 	sc->row_size = (uint32_t) size;
 	sc->rows_block = nb_alloc_zero(size * (nslots + 1));
 	sc->rows = (char *) (((uintptr_t) sc->rows_block + size - 1) & ~(uintptr_t) (size - 1));
 	if (sc->any_entry_z)
 		sc->row_z = nb_alloc_zero(sizeof(double) * nslots * C);
+	for (uint32_t k = 0; k < NB_PREFETCH_DISTANCE && k < ix->n_tokens; k++)
+		ahead_hash[k] = nb_strmap_hash_of(&ix->tokens, k);
 	for (uint32_t k = 0; k < ix->n_tokens; k++)
 	{
+		uint64_t	hash = ahead_hash[k % NB_PREFETCH_DISTANCE];
 		uint32_t	slot;
 		uint32_t	len;
 		const char *str = nb_strmap_str(&ix->tokens, k, &len);
@@ -617,13 +626,14 @@ entries_to_rows(NbScorer *sc, const NbIndex *ix)
 		/* the slots are at random: fetch those of later items meanwhile */
 		if (k + NB_PREFETCH_DISTANCE < ix->n_tokens)
 		{
-			uint32_t	ahead = nb_strmap_probe_start(&ix->tokens,
-													  ix->tokens.hashes[k + NB_PREFETCH_DISTANCE]);
+			uint64_t	later = nb_strmap_hash_of(&ix->tokens, k + NB_PREFETCH_DISTANCE);
+			uint32_t	ahead = nb_strmap_probe_start(&ix->tokens, later);
 
+			ahead_hash[k % NB_PREFETCH_DISTANCE] = later;
 			nb_prefetch(nb_strmap_slot(&ix->tokens, ahead));
 			nb_prefetch(nb_row_key(sc->rows, size, ahead));
 		}
-		slot = nb_strmap_slot_of(&ix->tokens, k);
+		slot = nb_strmap_slot_of(&ix->tokens, k, hash);
 		item = nb_strmap_slot(&ix->tokens, slot);
 		key = (NbRowKey *) nb_row_key(sc->rows, size, slot);
 		key->id1 = item->id1;
@@ -639,7 +649,8 @@ entries_to_rows(NbScorer *sc, const NbIndex *ix)
 		}
 	}
 	nb_free(sc->entry);
-	nb_free(sc->entry_z);
+	if (sc->entry_z != NULL)
+		nb_free(sc->entry_z);
 	sc->entry = NULL;
 	sc->entry_z = NULL;
 }
@@ -660,6 +671,52 @@ set_calibration(NbScorer *sc, const NbOptions *o, uint32_t C)
 	}
 }
 
+/*
+ * The tables per (feature, class) the scorers of a model need: base_f for
+ * every feature; base_z and the terms per occurrence and per distinct item
+ * (occ, dist) for the count terms of bag and categorical features and the
+ * terms of boolean ones; mean and var for Gaussian ones.  A model of one
+ * kind of feature leaves the others' tables out (NULL): a Gaussian model of
+ * many features and classes would hold 40 bytes per pair of zeros.
+ */
+static void
+tables_needed(const NbIndex *ix, bool *counts, bool *gaussian)
+{
+	*counts = false;
+	*gaussian = false;
+	for (uint32_t j = 0; j < ix->n_features; j++)
+	{
+		if (ix->feature_type[j] == NB_FEATURE_GAUSSIAN)
+			*gaussian = true;
+		else
+			*counts = true;
+	}
+}
+
+/* How many tables per (feature, class) tables_needed asks for. */
+static uint32_t
+tables_per_pair(const NbIndex *ix)
+{
+	bool		counts;
+	bool		gaussian;
+
+	tables_needed(ix, &counts, &gaussian);
+	return 1 + (counts ? 5 : 0) + (gaussian ? 2 : 0);
+}
+
+static double *
+table_if(bool needed, uint64_t n)
+{
+	return needed ? nb_alloc_zero(sizeof(double) * n) : NULL;
+}
+
+static void
+free_if(void *ptr)
+{
+	if (ptr != NULL)
+		nb_free(ptr);
+}
+
 /* nb_scorer_build, with the item rows of the index's choice or none. */
 static void
 build(NbScorer *sc, const NbIndex *ix, const NbOptions *o, bool rows)
@@ -673,21 +730,24 @@ build(NbScorer *sc, const NbIndex *ix, const NbOptions *o, bool rows)
 	double		floor = variance_floor(ix, o->var_smoothing);
 	uint32_t	first_item = 0;
 	uint64_t	work = 0;
+	bool		counts;
+	bool		gaussian;
 
 	memset(sc, 0, sizeof(*sc));
 	sc->index = ix;
 	sc->kind = o->kind;
 	sc->alpha = a;
+	tables_needed(ix, &counts, &gaussian);
 	sc->excluded = nb_alloc_zero(sizeof(bool) * C);
 	sc->prior_f = nb_alloc_zero(sizeof(double) * C);
 	sc->base_f = nb_alloc_zero(sizeof(double) * FC);
-	sc->base_z = nb_alloc_zero(sizeof(double) * FC);
-	sc->occ_f = nb_alloc_zero(sizeof(double) * FC);
-	sc->occ_z = nb_alloc_zero(sizeof(double) * FC);
-	sc->dist_f = nb_alloc_zero(sizeof(double) * FC);
-	sc->dist_z = nb_alloc_zero(sizeof(double) * FC);
-	sc->mean = nb_alloc_zero(sizeof(double) * FC);
-	sc->var = nb_alloc_zero(sizeof(double) * FC);
+	sc->base_z = table_if(counts, FC);
+	sc->occ_f = table_if(counts, FC);
+	sc->occ_z = table_if(counts, FC);
+	sc->dist_f = table_if(counts, FC);
+	sc->dist_z = table_if(counts, FC);
+	sc->mean = table_if(gaussian, FC);
+	sc->var = table_if(gaussian, FC);
 	sc->per_occurrence = nb_alloc_zero(sizeof(bool) * (F + 1));
 	sc->usable = nb_alloc_zero(sizeof(bool) * (F + 1));
 	sc->entry = nb_alloc_zero(sizeof(NbScoredEntry) * (E + 1));
@@ -696,7 +756,6 @@ build(NbScorer *sc, const NbIndex *ix, const NbOptions *o, bool rows)
 		nb_interrupt_at(e);
 		sc->entry[e].cls = ix->entry_class[e];
 	}
-	sc->entry_z = nb_alloc_zero(sizeof(double) * (E + 1));
 	sc->f = nb_alloc(sizeof(double) * C);
 	sc->fc = nb_alloc(sizeof(double) * C);
 	sc->term = nb_alloc(sizeof(double) * C);
@@ -755,7 +814,7 @@ build(NbScorer *sc, const NbIndex *ix, const NbOptions *o, bool rows)
 		}
 		first_item += ix->feature_items[j];
 	}
-	sc->any_entry_z = any_nonzero(sc->entry_z, E);
+	sc->any_entry_z = sc->entry_z != NULL;
 	if (rows)
 		entries_to_rows(sc, ix);
 	for (uint32_t j = 0; j < F; j++)
@@ -781,13 +840,13 @@ nb_scorer_free(NbScorer *sc)
 	nb_free(sc->excluded);
 	nb_free(sc->prior_f);
 	nb_free(sc->base_f);
-	nb_free(sc->base_z);
-	nb_free(sc->occ_f);
-	nb_free(sc->occ_z);
-	nb_free(sc->dist_f);
-	nb_free(sc->dist_z);
-	nb_free(sc->mean);
-	nb_free(sc->var);
+	free_if(sc->base_z);
+	free_if(sc->occ_f);
+	free_if(sc->occ_z);
+	free_if(sc->dist_f);
+	free_if(sc->dist_z);
+	free_if(sc->mean);
+	free_if(sc->var);
 	nb_free(sc->per_occurrence);
 	nb_free(sc->usable);
 	if (sc->rows_block != NULL)
@@ -1278,7 +1337,8 @@ take_entries(NbScorerSet *set, uint32_t s, uint32_t j)
 	if (sc->dcm_s == NULL)
 	{
 		nb_free(sc->entry);
-		nb_free(sc->entry_z);
+		if (sc->entry_z != NULL)
+			nb_free(sc->entry_z);
 		sc->entry = NULL;
 		sc->entry_z = NULL;
 	}
@@ -1320,19 +1380,24 @@ nb_scorer_set_bytes(const NbIndex *ix, const NbOptions *opts, uint32_t n)
 	uint32_t   *column = nb_alloc(sizeof(uint32_t) * (n + 1));
 	uint32_t   *owner = nb_alloc(sizeof(uint32_t) * (n + 1));
 	uint32_t	m = assign_columns(opts, n, column, owner);
-	/* the terms and scratch of each column, and one column's entries while it is built */
+	uint32_t	tables = tables_per_pair(ix);
+	/*
+	 * the terms and scratch of each column, and one column's entries while
+	 * it is built (their zero factors only come with a pseudo-count of 0)
+	 */
 	uint64_t	bytes = sizeof(double) * (E + 3 * C + 1) * m +
-		(sizeof(NbScoredEntry) + sizeof(double)) * (E + 1);
+		sizeof(NbScoredEntry) * (E + 1);
 
 	for (uint32_t s = 0; s < n; s++)
 	{
-		/* eight tables per (feature, class), six per class and the excluded flags */
-		bytes += sizeof(NbScorer) + sizeof(double) * 8 * FC + (sizeof(double) * 6 + sizeof(bool)) * C;
+		/* the tables per (feature, class), six per class and the excluded flags */
+		bytes += sizeof(NbScorer) + sizeof(double) * tables * FC +
+			(sizeof(double) * 6 + sizeof(bool)) * C;
 		if (opts[s].norm)
 			bytes += sizeof(double) * ((uint64_t) ix->n_tokens + 1 + FC);
 		/* a DCM column keeps its entries (add_dcm_repeats reads them) */
 		if (opts[s].kind == NB_DCM && owner[column[s]] == s)
-			bytes += (sizeof(NbScoredEntry) + sizeof(double)) * (E + 1) + sizeof(double) * FC;
+			bytes += sizeof(NbScoredEntry) * (E + 1) + sizeof(double) * FC;
 	}
 	nb_free(column);
 	nb_free(owner);
@@ -1495,7 +1560,7 @@ nb_scorer_item_terms(const NbScorer *sc, uint32_t j, uint32_t k, double *f, doub
 
 	if (sc->rows != NULL)
 	{
-		uint32_t	slot = nb_strmap_slot_of(&ix->tokens, k);
+		uint32_t	slot = nb_strmap_slot_of(&ix->tokens, k, nb_strmap_hash_of(&ix->tokens, k));
 		const double *row = nb_row_terms(sc->rows, sc->row_size, slot);
 
 		for (uint32_t c = 0; c < C; c++)
@@ -1511,7 +1576,7 @@ nb_scorer_item_terms(const NbScorer *sc, uint32_t j, uint32_t k, double *f, doub
 		for (uint64_t e = ix->token_start[k]; e < ix->token_start[k + 1]; e++)
 		{
 			f[sc->entry[e].cls] = sc->entry[e].f;
-			z[sc->entry[e].cls] = sc->entry_z[e];
+			z[sc->entry[e].cls] = sc->entry_z != NULL ? sc->entry_z[e] : 0;
 		}
 	}
 	/* the product add_norm_products adds per occurrence */

@@ -45,7 +45,9 @@ typedef struct NbScorer
 	 * (base), a part per occurrence of a known token (occ) and per distinct
 	 * known token (dist).  Boolean features: occ is the term of true, dist
 	 * the term of false.  Gaussian features: mean, variance and the
-	 * log-normalizer -log(2 pi var)/2 in mean, var and base_f.
+	 * log-normalizer -log(2 pi var)/2 in mean, var and base_f.  Tables
+	 * no feature of the model uses are NULL: mean and var without a
+	 * Gaussian feature, base_z, occ and dist with only Gaussian ones.
 	 */
 	double	   *base_f, *base_z;
 	double	   *occ_f, *occ_z;

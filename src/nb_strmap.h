@@ -9,7 +9,8 @@
  * A map may also keep a few bytes of the caller's per string in the slot,
  * after the NbStrSlot (the trainer keeps counts there), so that what a
  * lookup is for is in the line it fetched.  Each id keeps its full 64-bit
- * hash (nb_hash_token) so growing never rehashes bytes.
+ * hash (nb_hash_token) so growing never rehashes bytes, unless the map
+ * was made for appending (nb_strmap_init_appending).
  */
 #ifndef NB_STRMAP_H
 #define NB_STRMAP_H
@@ -40,9 +41,9 @@ typedef struct NbStrMap
 	char	   *arena;
 	size_t		arena_used;
 	size_t		arena_cap;
-	size_t	   *offsets;		/* offsets[id] into arena */
-	uint32_t   *lengths;		/* lengths[id] */
-	uint64_t   *hashes;			/* hashes[id] */
+	/* id's string is arena[offsets[id]] .. arena[offsets[id + 1] - 1] */
+	size_t	   *offsets;
+	uint64_t   *hashes;			/* hashes[id], or NULL (nb_strmap_init_appending) */
 	uint32_t	count;
 	uint32_t	placed;			/* ids below this have their slot (nb_strmap_append) */
 	uint32_t	id_cap;
@@ -54,6 +55,16 @@ typedef struct NbStrMap
 
 /* Room for this many strings without growing; no payload. */
 void		nb_strmap_init(NbStrMap *map, uint32_t expected);
+
+/*
+ * The same for strings to be appended (nb_strmap_append), with the slots
+ * made only by nb_strmap_place_appended, at their final size: until then
+ * the map holds its strings and ids only, so a caller can free what it
+ * copied them from before the slots take their memory.  Nor does it keep
+ * their hashes (8 bytes per string): the strings must be hashed with
+ * nb_hash_token, which nb_strmap_hash_of then does again.
+ */
+void		nb_strmap_init_appending(NbStrMap *map, uint32_t expected);
 
 /*
  * With payload bytes (zeroed) in each slot after its NbStrSlot, which move
@@ -140,8 +151,11 @@ nb_strmap_find(const NbStrMap *map, const char *str, uint32_t len, uint64_t hash
 	return i < 0 ? -1 : (int64_t) nb_strmap_slot(map, (uint32_t) i)->id1 - 1;
 }
 
-/* The slot of an id. */
-uint32_t	nb_strmap_slot_of(const NbStrMap *map, uint32_t id);
+/* The slot of an id whose string has this hash (nb_strmap_hash_of). */
+uint32_t	nb_strmap_slot_of(const NbStrMap *map, uint32_t id, uint64_t hash);
+
+/* The hash of id's string: kept, or made again (nb_strmap_init_appending). */
+uint64_t	nb_strmap_hash_of(const NbStrMap *map, uint32_t id);
 
 /*
  * Ask the CPU to fetch the slot a lookup of this hash starts at.  Callers
@@ -167,7 +181,8 @@ uint32_t	nb_strmap_add(NbStrMap *map, const char *str, uint32_t len, uint64_t ha
 /*
  * nb_strmap_add without finding the string a slot: lookups miss it until
  * nb_strmap_place_appended, which places every such string at once, much
- * faster for many (the slots they go to are fetched ahead).
+ * faster for many (the slots they go to are fetched ahead).  A map made by
+ * nb_strmap_init_appending ignores hash.
  */
 uint32_t	nb_strmap_append(NbStrMap *map, const char *str, uint32_t len, uint64_t hash);
 void		nb_strmap_place_appended(NbStrMap *map);
@@ -175,7 +190,7 @@ void		nb_strmap_place_appended(NbStrMap *map);
 static inline const char *
 nb_strmap_str(const NbStrMap *map, uint32_t id, uint32_t *len)
 {
-	*len = map->lengths[id];
+	*len = (uint32_t) (map->offsets[id + 1] - map->offsets[id]);
 	return map->arena + map->offsets[id];
 }
 

@@ -339,15 +339,17 @@ find_cached(const StoredBytes *b)
 	return NULL;
 }
 
-/* Prepare the model of the stored bytes and add it to the backend's cache. */
+/*
+ * Prepare the model of the stored bytes and add it to the backend's cache,
+ * in ctx (a new context under the current one).  The bytes are its key; if
+ * they are already in ctx (fetched there), they are kept, not copied.
+ */
 static NbPrepared *
-build_model(const StoredBytes *b)
+build_model(const StoredBytes *b, MemoryContext ctx, bool bytes_in_ctx)
 {
 	struct varlena *flat = NULL;
 	const char *data = b->data;
 	Size		size = b->size;
-	MemoryContext ctx = AllocSetContextCreate(CurrentMemoryContext, "nb prepared model",
-											  ALLOCSET_DEFAULT_SIZES);
 	MemoryContext old;
 	NbPrepared *pm;
 	NbView		view;
@@ -361,22 +363,29 @@ build_model(const StoredBytes *b)
 	nb_model_validate_bytes(data, size, &view, ERRCODE_DATA_CORRUPTED, false);
 	old = MemoryContextSwitchTo(ctx);
 	pm = palloc0(sizeof(NbPrepared));
-	nb_index_build(&pm->index, &view);
+	nb_index_copy(&pm->index, &view);
 	pm->log_post = palloc(sizeof(double) * view.n_classes);
 	pm->key_compressed = b->compressed;
 	pm->key_size = b->size;
-	pm->key_bytes = palloc(b->size);
-	memcpy(pm->key_bytes, b->data, b->size);
+	if (bytes_in_ctx)
+		pm->key_bytes = unconstify(char *, b->data);
+	else
+	{
+		pm->key_bytes = palloc(b->size);
+		memcpy(pm->key_bytes, b->data, b->size);
+	}
 	pm->has_tokenizer = view.settings.has_tokenizer;
 	pm->tokenizer = view.settings.tokenizer;
 	if (view.settings.options_len > 0)
 		pm->stored_options = nb_stored_options_jsonb(&view.settings);
+	/* the decompressed model before the item map's slots take their memory */
+	if (flat != NULL)
+		pfree(flat);
+	nb_index_place(&pm->index);
 	pm->doc_ctx = AllocSetContextCreate(ctx, "nb prepared document", ALLOCSET_SMALL_SIZES);
 	MemoryContextSwitchTo(pm->doc_ctx);
 	nb_doc_init(&pm->doc, &pm->index);
 	MemoryContextSwitchTo(old);
-	if (flat != NULL)
-		pfree(flat);
 
 	if (cache_ctx == NULL)
 		cache_ctx = AllocSetContextCreate(TopMemoryContext, "nb prepared models",
@@ -391,17 +400,18 @@ build_model(const StoredBytes *b)
 
 /*
  * The prepared model of stored bytes the call site has not seen: from the
- * backend's cache, else built.
+ * backend's cache, else built in ctx (see build_model), which is deleted if
+ * the cache has it.
  */
 static NbPrepared *
-lookup_model(const StoredBytes *b)
+lookup_model(const StoredBytes *b, MemoryContext ctx, bool bytes_in_ctx)
 {
 	NbPrepared *pm = find_cached(b);
 
 	if (pm == NULL)
-		pm = build_model(b);
-	else
-		dlist_move_head(&cache_models, &pm->node);
+		return build_model(b, ctx, bytes_in_ctx);
+	MemoryContextDelete(ctx);
+	dlist_move_head(&cache_models, &pm->node);
 	return pm;
 }
 
@@ -626,14 +636,22 @@ call_site_model(FunctionCallInfo fcinfo, Datum model)
 	if (entry == NULL)
 	{
 		NbPrepared *pm;
+		MemoryContext ctx = AllocSetContextCreate(CurrentMemoryContext, "nb prepared model",
+												  ALLOCSET_DEFAULT_SIZES);
 
 		if (by_pointer)
 		{
-			/* fetched, still compressed if it was */
-			value = fetched = detoast_external_attr(value);
+			/*
+			 * Fetched, still compressed if it was, into the context of the
+			 * model it may become: the key of a new one without a copy.
+			 */
+			MemoryContext old = MemoryContextSwitchTo(ctx);
+
+			value = detoast_external_attr(value);
+			MemoryContextSwitchTo(old);
 			b = stored_bytes(value);
 		}
-		pm = lookup_model(&b);
+		pm = lookup_model(&b, ctx, by_pointer);
 		/* pin it before anything can trim the cache */
 		pm->pins++;
 		/* a free entry, else the least recently used one */

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Peak memory of nbc's big operations, against the size of what they make
-# and read.
+# and read, and of preparing a model for scoring, against the model's size.
 #
 #   bash test/reliability/memory.sh          (libpq environment: PGHOST, PGPORT, ...)
 #
@@ -11,7 +11,9 @@
 # VmHWM to the current VmRSS), run the operation, read VmHWM.  Reports peak
 # minus baseline as a ratio to (result + input) bytes and flags ratios above
 # 3; a refused operation (an over-limit merge) counts its input only.
-# Prints a TAP line per operation: "ok" within the bound of 3x.  The
+# Prints a TAP line per operation: "ok" within the bound of 3x, to which
+# preparing a model adds what a prepared model keeps besides what it makes
+# from the model's contents (see prepare_bound).  The
 # operations store what they make as users do: INSERT into a table (storage
 # external, so that compression does not count), and COPY TO and FROM a
 # file for the text form; PostgreSQL's own copies count too.
@@ -51,6 +53,11 @@ label_fit=$(( $(sz 350000000) - overhead ))
 n_tokens=$(sz 10000000)
 # a text of about 100 MB of words (7 bytes each with its space) to tokenize
 n_words=$(sz 14000000)
+# models to prepare for scoring: distinct short tokens, each in one class of
+# 2 or of 1,000 (the most items for their size: 28 bytes and the token's per
+# item), and Gaussian features of 500 classes
+n_prep=$(sz 2000000)
+n_gauss=$(sz 2000)
 
 "${psql_cmd[@]}" -v ON_ERROR_STOP=1 <<SQL || { echo "setup failed"; exit 1; }
 CREATE EXTENSION IF NOT EXISTS nbc;
@@ -76,19 +83,29 @@ ALTER TABLE nbc_mem.model ALTER m SET STORAGE external;
 INSERT INTO nbc_mem.model SELECT name, nb_train(l, ARRAY['a']) FROM nbc_mem.label
 	WHERE name <> '100mb' GROUP BY name;
 COPY (SELECT m FROM nbc_mem.model WHERE name = 'max') TO '$dir/max.txt';
+CREATE TABLE nbc_mem.prep (name text PRIMARY KEY, m nb_model);
+ALTER TABLE nbc_mem.prep ALTER m SET STORAGE external;
+INSERT INTO nbc_mem.prep SELECT 'tokens, 2 classes', nb_train(l, a) FROM
+	(SELECT (g % 2)::text l, array_agg('t' || i) a FROM generate_series(1, $n_prep) i,
+		LATERAL (SELECT i / 10000 AS g) x GROUP BY g) s;
+INSERT INTO nbc_mem.prep SELECT 'tokens, 1,000 classes', nb_train(l, a) FROM
+	(SELECT 'c' || (g % 1000) l, array_agg('t' || i) a FROM generate_series(1, $n_prep) i,
+		LATERAL (SELECT i / 200 AS g) x GROUP BY g) s;
+INSERT INTO nbc_mem.prep SELECT 'Gaussian, 500 classes', nb_train('c' || (r % 500), f) FROM
+	(SELECT r, jsonb_object_agg('f' || j, (r * 7 + j * 13) % 101 + 0.5) f
+		FROM generate_series(1, 1000) r, generate_series(1, $n_gauss) j GROUP BY r) s;
 SQL
 
 # The size in bytes of a query's single value.
 bytes() { "${psql_cmd[@]}" -c "$1"; }
 
 flagged=0
-bound=3
 tap=()
 printf '%-34s %10s %10s %10s %7s\n' operation "input MB" "result MB" "peak MB" ratio
 
-# measure NAME INPUT_BYTES RESULT_BYTES SETUP_SQL OPERATION_SQL
+# measure NAME INPUT_BYTES RESULT_BYTES SETUP_SQL OPERATION_SQL [BOUND]
 measure() {
-	local name=$1 input=$2 result=$3 setup=$4 op=$5 pid base peak out ratio mark failed=0
+	local name=$1 input=$2 result=$3 setup=$4 op=$5 bound=${6:-3} pid base peak out ratio mark failed=0
 	coproc SESSION { "${psql_cmd[@]}" 2>&1; }
 	echo "SELECT pg_backend_pid();" >&"${SESSION[1]}"
 	read -r pid <&"${SESSION[0]}"
@@ -159,6 +176,33 @@ measure "merge over the limit" "$over_sum" "$(( over_sum - 41 ))" "$out_table" \
 fit_sum=$(( $(msize fit1) + $(msize fit2) ))
 measure "merge of two that fit" "$fit_sum" "$(( fit_sum - 41 ))" "$out_table" \
 	"INSERT INTO r SELECT nb_merge(a.m, b.m) FROM nbc_mem.model a, nbc_mem.model b WHERE a.name = 'fit1' AND b.name = 'fit2';"
+
+# Preparing a model for scoring (nbc.prepared_model_cache = 0: each query
+# prepares it; the setup's query loads nbc and prepares it once): the
+# model's bytes fetched, its index and the scorer of the default options.
+# Two parts of a prepared model are not made from the model's contents, and
+# the bound adds them to 3x the model: the model's bytes as stored (the key
+# that recognizes it byte for byte: all of it when stored uncompressed, as
+# here) and its item map's hash tables: 32-byte slots, at most half of them
+# full (a power of two, at least 16), and with up to 6 classes the
+# scorer's rows at the same positions (32 bytes a slot up to 2 classes, 64
+# up to 6), which make a token's lookup one cache line (README, Reliability).
+prepare_bound() {
+	local model=$1 stored=$2 items=$3 classes=$4 slots=16 row=0
+	while [ "$slots" -lt $((2 * items)) ]; do slots=$((slots * 2)); done
+	if [ "$classes" -le 2 ]; then row=32; elif [ "$classes" -le 6 ]; then row=64; fi
+	[ "$items" -gt 0 ] || slots=0
+	awk -v m="$model" -v extra=$(( stored + (32 + row) * slots )) 'BEGIN { printf "%.2f", 3 + extra / m }'
+}
+mapfile -t prep < <(bytes "SELECT name, octet_length(nbc_model_send(m)), pg_column_size(m),
+	nb_info(m)->>'tokens', nb_info(m)->>'classes' FROM nbc_mem.prep ORDER BY name DESC")
+for row in "${prep[@]}"; do
+	IFS='|' read -r name model stored items classes <<<"$row"
+	score="SELECT nb_predict(m, CASE WHEN name LIKE 'Gaussian%' THEN '{\"f1\": 1}' ELSE '{\"\": [\"t1\"]}' END::jsonb) IS NULL FROM nbc_mem.prep WHERE name = '$name';"
+	score=$'\\o /dev/null\n'"$score"$'\n\\o'
+	measure "prepare: $name" "$model" 0 "SET nbc.prepared_model_cache = 0;"$'\n'"$score" "$score" \
+		"$(prepare_bound "$model" "$stored" "$items" "$classes")"
+done
 
 "${psql_cmd[@]}" -c "DROP SCHEMA nbc_mem CASCADE"
 echo "# $flagged operation(s) above 3x (scale $scale)"

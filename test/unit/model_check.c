@@ -982,8 +982,11 @@ check_index(const NbView *v, const RefModel *m, NbIndex *ix, char *err, size_t e
 			unnamed = j;
 		if (m->type[j] != NB_FEATURE_BAG)
 			only_bags = false;
+		if (ix->feature_tokens == NULL &&
+			(m->type[j] == NB_FEATURE_BAG || m->type[j] == NB_FEATURE_CATEGORICAL))
+			FAILF("index without feature_tokens, feature %u has items", j);
 		/* sums of doubles: equal to the exact sums up to rounding, in whatever order */
-		for (uint32_t c = 0; c < v->n_classes; c++)
+		for (uint32_t c = 0; c < v->n_classes && ix->feature_tokens != NULL; c++)
 			if (fabsl(ix->feature_tokens[(size_t) j * v->n_classes + c] - m->Tc[(size_t) j * v->n_classes + c]) >
 				1e-12L * fabsl(m->Tc[(size_t) j * v->n_classes + c]))
 				FAILF("index feature_tokens of feature %u class %u", j, c);
@@ -1160,14 +1163,14 @@ index_overflowed(const NbIndex *ix)
 {
 	if (!isfinite(ix->total_docs))
 		return true;
-	for (uint64_t i = 0; i < (uint64_t) ix->n_features * ix->n_classes; i++)
+	for (uint64_t i = 0; i < (uint64_t) ix->n_features * ix->n_classes && ix->feature_tokens != NULL; i++)
 		if (!isfinite(ix->feature_tokens[i]))
 			return true;
 	for (uint32_t j = 0; j < ix->n_features; j++)
 		if (!isfinite(ix->feature_total[j]))
 			return true;
 	for (uint32_t k = 0; k < ix->n_tokens; k++)
-		if (!isfinite(ix->token_total[k]))
+		if (!isfinite(nb_index_token_total(ix, k)))
 			return true;
 	return false;
 }
