@@ -16,6 +16,7 @@
 #include "common/shortest_dec.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
+#include "utils/memutils.h"
 #include "utils/numeric.h"
 
 #include "nb_decimal.h"
@@ -132,62 +133,92 @@ pad_to_int(StringInfo buf)
 	appendBinaryStringInfo(buf, zeros, pad);
 }
 
-static uint32 write_jsonb_value(StringInfo buf, const JsonbValue *v);
+static uint32 write_jsonb_value(StringInfo buf, const JsonbValue *v, const NbJsonbTable *table);
+static uint32 write_number_table(StringInfo buf, const NbJsonbTable *t);
+
+/* A container being written: where it starts, its JEntries and its data. */
+typedef struct ContainerWriter
+{
+	int			start;
+	int			entries;
+	int			data;
+} ContainerWriter;
+
+/* Begin a container of n children (2n for an object) at the end of buf. */
+static void
+container_begin(StringInfo buf, ContainerWriter *w, uint32 n, bool object)
+{
+	uint32		header = n | (object ? JB_FOBJECT : JB_FARRAY);
+	int			children = object ? 2 * n : n;
+
+	w->start = buf->len;
+	pad_to_int(buf);
+	appendBinaryStringInfo(buf, (char *) &header, sizeof(header));
+	w->entries = buf->len;
+	enlargeStringInfo(buf, sizeof(uint32) * children);
+	buf->len += sizeof(uint32) * children;
+	w->data = buf->len;
+}
+
+static void
+check_container_size(uint32 size)
+{
+	if (size > JENTRY_OFFLENMASK)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("total size of jsonb object elements exceeds the maximum of %u bytes",
+						JENTRY_OFFLENMASK)));
+}
+
+/* Child i's data was just written; entry is its type and length. */
+static void
+container_child(StringInfo buf, ContainerWriter *w, int i, uint32 entry)
+{
+	uint32		end = (uint32) (buf->len - w->data);
+
+	check_container_size(end);
+	if (i % JB_OFFSET_STRIDE == 0)
+		entry = (entry & JENTRY_TYPEMASK) | end | JENTRY_HAS_OFF;
+	memcpy(buf->data + w->entries + sizeof(uint32) * i, &entry, sizeof(entry));
+}
+
+/* The finished container's JEntry. */
+static uint32
+container_end(StringInfo buf, ContainerWriter *w)
+{
+	check_container_size((uint32) (buf->len - w->start));
+	return JENTRY_ISCONTAINER | (uint32) (buf->len - w->start);
+}
 
 /*
  * Write an object's or an array's container at the end of buf; returns its
  * JEntry.
  */
 static uint32
-write_jsonb_container(StringInfo buf, const JsonbValue *v)
+write_jsonb_container(StringInfo buf, const JsonbValue *v, const NbJsonbTable *table)
 {
 	bool		object = v->type == jbvObject;
 	int			n = object ? v->val.object.nPairs : v->val.array.nElems;
-	int			children = object ? 2 * n : n;
-	int			start = buf->len;
-	uint32		header = (uint32) n | (object ? JB_FOBJECT : JB_FARRAY);
-	int			entries;
-	int			data;
+	ContainerWriter w;
 
-	pad_to_int(buf);
-	appendBinaryStringInfo(buf, (char *) &header, sizeof(header));
-	entries = buf->len;
-	enlargeStringInfo(buf, sizeof(uint32) * children);
-	buf->len += sizeof(uint32) * children;
-	data = buf->len;
-	for (int i = 0; i < children; i++)
+	container_begin(buf, &w, (uint32) n, object);
+	for (int i = 0; i < (object ? 2 * n : n); i++)
 	{
 		const JsonbValue *child;
-		uint32		entry;
-		uint32		end;
 
 		if (object)
 			child = i < n ? &v->val.object.pairs[i].key : &v->val.object.pairs[i - n].value;
 		else
 			child = &v->val.array.elems[i];
 		CHECK_FOR_INTERRUPTS();
-		entry = write_jsonb_value(buf, child);
-		end = (uint32) (buf->len - data);
-		if (end > JENTRY_OFFLENMASK)
-			ereport(ERROR,
-					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-					 errmsg("total size of jsonb object elements exceeds the maximum of %u bytes",
-							JENTRY_OFFLENMASK)));
-		if (i % JB_OFFSET_STRIDE == 0)
-			entry = (entry & JENTRY_TYPEMASK) | end | JENTRY_HAS_OFF;
-		memcpy(buf->data + entries + sizeof(uint32) * i, &entry, sizeof(entry));
+		container_child(buf, &w, i, write_jsonb_value(buf, child, table));
 	}
-	if (buf->len - start > JENTRY_OFFLENMASK)
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("total size of jsonb object elements exceeds the maximum of %u bytes",
-						JENTRY_OFFLENMASK)));
-	return JENTRY_ISCONTAINER | (uint32) (buf->len - start);
+	return container_end(buf, &w);
 }
 
 /* Write a value's data at the end of buf; returns its JEntry (type and length). */
 static uint32
-write_jsonb_value(StringInfo buf, const JsonbValue *v)
+write_jsonb_value(StringInfo buf, const JsonbValue *v, const NbJsonbTable *table)
 {
 	int			start = buf->len;
 
@@ -206,7 +237,12 @@ write_jsonb_value(StringInfo buf, const JsonbValue *v)
 			return JENTRY_ISNUMERIC | (uint32) (buf->len - start);
 		case jbvObject:
 		case jbvArray:
-			return write_jsonb_container(buf, v);
+			return write_jsonb_container(buf, v, table);
+		case jbvBinary:
+			/* the placeholder of nb_jsonb_finish_table's table */
+			if (v->val.binary.data != NULL || table == NULL)
+				elog(ERROR, "unexpected jsonb container value");
+			return write_number_table(buf, table);
 		default:
 			elog(ERROR, "unexpected jsonb value type %d", (int) v->type);
 	}
@@ -214,7 +250,7 @@ write_jsonb_value(StringInfo buf, const JsonbValue *v)
 }
 
 Jsonb *
-nb_jsonb_finish(JsonbValue *root)
+nb_jsonb_finish_table(JsonbValue *root, const NbJsonbTable *table)
 {
 	StringInfoData buf;
 
@@ -222,9 +258,76 @@ nb_jsonb_finish(JsonbValue *root)
 		elog(ERROR, "unexpected jsonb root type %d", (int) root->type);
 	initStringInfo(&buf);
 	buf.len = VARHDRSZ;
-	(void) write_jsonb_container(&buf, root);
+	(void) write_jsonb_container(&buf, root, table);
 	SET_VARSIZE(buf.data, buf.len);
 	return (Jsonb *) buf.data;
+}
+
+Jsonb *
+nb_jsonb_finish(JsonbValue *root)
+{
+	return nb_jsonb_finish_table(root, NULL);
+}
+
+void
+nb_jsonb_table_placeholder(JsonbValue *v)
+{
+	v->type = jbvBinary;
+	v->val.binary.data = NULL;
+	v->val.binary.len = 0;
+}
+
+/* Write key's bytes as child i of w. */
+static void
+write_key(StringInfo buf, ContainerWriter *w, int i, const char *key, uint32 len)
+{
+	appendBinaryStringInfo(buf, key, len);
+	container_child(buf, w, i, JENTRY_ISSTRING | len);
+}
+
+/*
+ * Write t's object of objects at the end of buf; returns its JEntry.  Each
+ * row's numbers are made in a context reset after the row, so that the
+ * table costs no more than its bytes in buf.
+ */
+static uint32
+write_number_table(StringInfo buf, const NbJsonbTable *t)
+{
+	ContainerWriter outer;
+	MemoryContext row_context;
+	MemoryContext old;
+	uint32		entry;
+
+	row_context = AllocSetContextCreate(CurrentMemoryContext, "nb_jsonb number table row",
+										ALLOCSET_SMALL_SIZES);
+	container_begin(buf, &outer, t->n, true);
+	for (uint32 i = 0; i < t->n; i++)
+		write_key(buf, &outer, (int) i, t->keys[i], t->lens[i]);
+	for (uint32 i = 0; i < t->n; i++)
+	{
+		ContainerWriter row;
+
+		CHECK_FOR_INTERRUPTS();
+		container_begin(buf, &row, t->n, true);
+		for (uint32 j = 0; j < t->n; j++)
+			write_key(buf, &row, (int) j, t->keys[j], t->lens[j]);
+		old = MemoryContextSwitchTo(row_context);
+		for (uint32 j = 0; j < t->n; j++)
+		{
+			Numeric		num = nb_float8_numeric(t->cell(i, j, t->arg));
+			int			start = buf->len;
+
+			pad_to_int(buf);
+			appendBinaryStringInfo(buf, (char *) num, VARSIZE_ANY(num));
+			container_child(buf, &row, (int) (t->n + j), JENTRY_ISNUMERIC | (uint32) (buf->len - start));
+		}
+		MemoryContextSwitchTo(old);
+		MemoryContextReset(row_context);
+		container_child(buf, &outer, (int) (t->n + i), container_end(buf, &row));
+	}
+	entry = container_end(buf, &outer);
+	MemoryContextDelete(row_context);
+	return entry;
 }
 
 /*

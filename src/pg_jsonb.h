@@ -47,6 +47,29 @@ void		nb_push_pair(JsonbParseState **state, const char *key, double v);
 Jsonb	   *nb_jsonb_finish(JsonbValue *root);
 
 /*
+ * An object of n objects of numbers, all with the same n keys (given in
+ * jsonb's key order, nb_jsonb_key_cmp, without repeats): outer key i's
+ * object maps key j to cell(i, j, arg).  nb_jsonb_finish_table writes it,
+ * row by row, where the tree holds the placeholder value
+ * nb_jsonb_table_placeholder makes: a confusion matrix of thousands of
+ * classes as a tree would take about 150 bytes a cell, written in place it
+ * takes its 20.
+ */
+typedef double (*NbJsonbCell) (uint32 i, uint32 j, void *arg);
+
+typedef struct NbJsonbTable
+{
+	uint32		n;
+	const char *const *keys;
+	const uint32 *lens;
+	NbJsonbCell cell;
+	void	   *arg;
+} NbJsonbTable;
+
+void		nb_jsonb_table_placeholder(JsonbValue *v);
+Jsonb	   *nb_jsonb_finish_table(JsonbValue *root, const NbJsonbTable *table);
+
+/*
  * A numeric as the nearest float8, as numeric_out and strtod give it (not
  * numeric_float8: a number beyond the range of float8 becomes infinity or
  * 0, which the caller's range check then refuses with its own error,

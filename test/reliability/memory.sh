@@ -177,6 +177,18 @@ fit_sum=$(( $(msize fit1) + $(msize fit2) ))
 measure "merge of two that fit" "$fit_sum" "$(( fit_sum - 41 ))" "$out_table" \
 	"INSERT INTO r SELECT nb_merge(a.m, b.m) FROM nbc_mem.model a, nbc_mem.model b WHERE a.name = 'fit1' AND b.name = 'fit2';"
 
+# nb_metrics of as many labels as it allows (2,047 besides the one it keeps
+# for NULL): its result is mostly the confusion matrix, about 20 bytes a
+# cell, written in place (it was a tree of about 150 bytes a cell); at every
+# scale, since it takes a second; the setup loads nbc
+n_labels=2047
+metrics_rows="SELECT 'l' || i AS actual, 'l' || (i * 7 % $n_labels) AS predicted FROM generate_series(1, $n_labels) i"
+measure "nb_metrics, $n_labels labels" \
+	"$(bytes "SELECT sum(octet_length(actual) + octet_length(predicted)) FROM ($metrics_rows) r")" \
+	"$(bytes "SELECT pg_column_size(nb_metrics(actual, predicted)) FROM ($metrics_rows) r")" \
+	"CREATE TEMP TABLE j (a jsonb); ALTER TABLE j ALTER a SET STORAGE external;"$'\n\\o /dev/null\n'"SELECT nb_metrics('a', 'b');"$'\n\\o' \
+	"INSERT INTO j SELECT nb_metrics(actual, predicted) FROM ($metrics_rows) r;"
+
 # Preparing a model for scoring (nbc.prepared_model_cache = 0: each query
 # prepares it; the setup's query loads nbc and prepares it once): the
 # model's bytes fetched, its index and the scorer of the default options.
