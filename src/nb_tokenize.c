@@ -18,6 +18,7 @@
 
 #include "nb_alloc.h"
 #include "nb_interrupt.h"
+#include "nb_port.h"
 #include "nb_stop_words.h"
 #include "nb_unicode.h"
 
@@ -232,6 +233,23 @@ sigma_final_ahead(Walk *w, const unsigned char *s, size_t len)
 	return true;
 }
 
+/* A byte of 1 in each byte of a uint64_t. */
+#define ONES UINT64_C(0x0101010101010101)
+
+/*
+ * Eight ASCII bytes with A-Z made a-z, byte by byte in one word: a byte's
+ * high bit is set after adding 0x80 - 'A' if it is 'A' or more, after
+ * adding 0x80 - 'Z' - 1 if it is more than 'Z' (no byte carries into the
+ * next: they are all below 0x80), and 0x80 >> 2 is the 0x20 to add.
+ */
+static inline uint64_t
+ascii_lower8(uint64_t v)
+{
+	uint64_t	upper = (v + ONES * (0x80 - 'A')) & ~(v + ONES * (0x80 - 'Z' - 1)) & ONES * 0x80;
+
+	return v | upper >> 2;
+}
+
 /*
  * _preprocess into the buffer: str.lower() if lowercase (per code point,
  * U+03A3 by its context), then per code point of that strip_accents_unicode
@@ -267,6 +285,17 @@ preprocess(Walk *w, const unsigned char *s, size_t len)
 
 			reserve(w, out, stop - i);
 			o = w->buf + out;
+			for (; stop - i >= 8; i += 8, o += 8)
+			{
+				uint64_t	v;
+
+				memcpy(&v, s + i, 8);
+				if (v & ONES * 0x80)
+					break;
+				if (lower)
+					v = ascii_lower8(v);
+				memcpy(o, &v, 8);
+			}
 			for (; i < stop && s[i] < 0x80; i++)
 			{
 				unsigned char b = s[i];
@@ -365,39 +394,147 @@ collapse_white_space(Walk *w, size_t len)
 /* word: the token pattern's findall, stop words, _word_ngrams      */
 
 /*
+ * The \w characters of a text by 64-byte windows, so that finding where a
+ * word starts and ends costs a few bit operations per word rather than a
+ * branch per character (whose mispredictions at every word's two ends
+ * dominated).  Bit k of a window at "at" is the byte text[at + k]: in word
+ * if it is an ASCII \w character, in high if it is not ASCII (a code
+ * point the walk then decodes).
+ */
+typedef struct WordWindow
+{
+	size_t		at;
+	size_t		n;				/* bytes in the window, at most 64 */
+	uint64_t	word;
+	uint64_t	high;
+} WordWindow;
+
+/* The window at i, unless the one in *win already holds byte i. */
+static inline void
+word_window(WordWindow *win, const unsigned char *text, size_t len, size_t i)
+{
+	const uint8_t *ascii = nb_unicode_flags_block[nb_unicode_flags_index[0]];
+	const unsigned char *p = text + i;
+	uint64_t	word = 0;
+	uint64_t	high = 0;
+	unsigned	any_high = 0;
+	size_t		n;
+
+	if (i >= win->at && i - win->at < win->n)
+		return;
+	n = len - i < 64 ? len - i : 64;
+	/* from the last byte down: bit k is byte k, in one dependency step a byte */
+	for (size_t k = n; k-- > 0;)
+	{
+		any_high |= p[k];
+		word = word * 2 + ((ascii[p[k] & 0x7F] & NB_UC_WORD) != 0);
+	}
+	if (any_high & 0x80)
+		for (size_t k = n; k-- > 0;)
+			high = high * 2 + (p[k] >> 7);
+	win->at = i;
+	win->n = n;
+	win->word = word & ~high;
+	win->high = high;
+}
+
+/* Bits 0 to n - 1. */
+static inline uint64_t
+low_bits(size_t n)
+{
+	return n >= 64 ? ~(uint64_t) 0 : ((uint64_t) 1 << n) - 1;
+}
+
+/* Whether the code point at text + i, which is not ASCII, is \w; its length in *n. */
+static inline bool
+decoded_word_char(const unsigned char *text, size_t len, size_t i, uint32_t *n)
+{
+	uint32_t	c;
+
+	*n = nb_utf8_decode(text + i, len - i, &c);
+	return (nb_unicode_flags(c) & NB_UC_WORD) != 0;
+}
+
+/* The first \w code point at or after i, or len. */
+static size_t
+skip_non_word(Walk *w, WordWindow *win, const unsigned char *text, size_t len, size_t i)
+{
+	while (i < len)
+	{
+		uint64_t	stops;
+		size_t		k;
+		uint32_t	n;
+
+		word_window(win, text, len, i);
+		stops = (win->word | win->high) >> (i - win->at);
+		if (stops == 0)
+		{
+			tick(w, win->at + win->n - i);
+			i = win->at + win->n;
+			continue;
+		}
+		k = (size_t) nb_ctz64(stops);
+		tick(w, k);
+		i += k;
+		if (!(win->high >> (i - win->at) & 1))
+			return i;
+		if (decoded_word_char(text, len, i, &n))
+			return i;
+		tick(w, n);
+		i += n;
+	}
+	return len;
+}
+
+/* The end of the run of \w code points at i; their number added to *cps. */
+static size_t
+skip_word(Walk *w, WordWindow *win, const unsigned char *text, size_t len, size_t i, uint32_t *cps)
+{
+	while (i < len)
+	{
+		uint64_t	stops;
+		size_t		k;
+		uint32_t	n;
+
+		word_window(win, text, len, i);
+		stops = ~(win->word & ~win->high) >> (i - win->at) & low_bits(win->at + win->n - i);
+		if (stops == 0)
+		{
+			*cps += (uint32_t) (win->at + win->n - i);
+			tick(w, win->at + win->n - i);
+			i = win->at + win->n;
+			continue;
+		}
+		k = (size_t) nb_ctz64(stops);
+		*cps += (uint32_t) k;
+		tick(w, k);
+		i += k;
+		if (!(win->high >> (i - win->at) & 1) || !decoded_word_char(text, len, i, &n))
+			return i;
+		(*cps)++;
+		tick(w, n);
+		i += n;
+	}
+	return len;
+}
+
+/*
  * The next match of \b\w\w+\b (min_cps 2) or \b\w+\b (min_cps 1) at or
  * after *pos: a maximal run of \w characters (\b is a change between \w
  * and not \w) of at least min_cps code points.  false at the end.
  */
 static bool
-next_word(Walk *w, const unsigned char *text, size_t len, size_t *pos, uint32_t min_cps,
-		  size_t *start, size_t *end)
+next_word(Walk *w, WordWindow *win, const unsigned char *text, size_t len, size_t *pos,
+		  uint32_t min_cps, size_t *start, size_t *end)
 {
 	size_t		i = *pos;
 
-	while (i < len)
+	while ((i = skip_non_word(w, win, text, len, i)) < len)
 	{
-		uint32_t	c;
-		uint32_t	n = nb_utf8_decode(text + i, len - i, &c);
-		size_t		s;
+		size_t		s = i;
 		uint32_t	cps = 0;
 
-		tick(w, n);
-		if (!(nb_unicode_flags(c) & NB_UC_WORD))
-		{
-			i += n;
-			continue;
-		}
-		s = i;
-		do
-		{
-			i += n;
-			cps++;
-			if (i >= len)
-				break;
-			n = nb_utf8_decode(text + i, len - i, &c);
-			tick(w, n);
-		} while (nb_unicode_flags(c) & NB_UC_WORD);
+		i = skip_word(w, win, text, len, i, &cps);
 		if (cps >= min_cps)
 		{
 			*start = s;
@@ -412,11 +549,12 @@ next_word(Walk *w, const unsigned char *text, size_t len, size_t *pos, uint32_t 
 
 /* The next token that is not a stop word. */
 static bool
-next_token(Walk *w, const unsigned char *text, size_t len, size_t *pos, size_t *start, size_t *end)
+next_token(Walk *w, WordWindow *win, const unsigned char *text, size_t len, size_t *pos,
+		   size_t *start, size_t *end)
 {
 	uint32_t	min_cps = w->t->token_pattern == NB_PATTERN_WORD2 ? 2 : 1;
 
-	while (next_word(w, text, len, pos, min_cps, start, end))
+	while (next_word(w, win, text, len, pos, min_cps, start, end))
 		if (w->t->stop_words == NB_STOP_NONE ||
 			!nb_stop_word_english((const char *) text + *start, *end - *start))
 			return true;
@@ -440,8 +578,9 @@ word_ngrams(Walk *w, const unsigned char *text, size_t len)
 		size_t		pos = 0;
 		size_t		start;
 		size_t		end;
+		WordWindow	win = {0, 0, 0, 0};
 
-		while (next_token(w, text, len, &pos, &start, &end))
+		while (next_token(w, &win, text, len, &pos, &start, &end))
 		{
 			uint32_t	slot = (uint32_t) (count % n);
 			size_t		size;
