@@ -233,23 +233,6 @@ sigma_final_ahead(Walk *w, const unsigned char *s, size_t len)
 	return true;
 }
 
-/* A byte of 1 in each byte of a uint64_t. */
-#define ONES UINT64_C(0x0101010101010101)
-
-/*
- * Eight ASCII bytes with A-Z made a-z, byte by byte in one word: a byte's
- * high bit is set after adding 0x80 - 'A' if it is 'A' or more, after
- * adding 0x80 - 'Z' - 1 if it is more than 'Z' (no byte carries into the
- * next: they are all below 0x80), and 0x80 >> 2 is the 0x20 to add.
- */
-static inline uint64_t
-ascii_lower8(uint64_t v)
-{
-	uint64_t	upper = (v + ONES * (0x80 - 'A')) & ~(v + ONES * (0x80 - 'Z' - 1)) & ONES * 0x80;
-
-	return v | upper >> 2;
-}
-
 /*
  * _preprocess into the buffer: str.lower() if lowercase (per code point,
  * U+03A3 by its context), then per code point of that strip_accents_unicode
@@ -285,17 +268,6 @@ preprocess(Walk *w, const unsigned char *s, size_t len)
 
 			reserve(w, out, stop - i);
 			o = w->buf + out;
-			for (; stop - i >= 8; i += 8, o += 8)
-			{
-				uint64_t	v;
-
-				memcpy(&v, s + i, 8);
-				if (v & ONES * 0x80)
-					break;
-				if (lower)
-					v = ascii_lower8(v);
-				memcpy(o, &v, 8);
-			}
 			for (; i < stop && s[i] < 0x80; i++)
 			{
 				unsigned char b = s[i];

@@ -62,111 +62,6 @@ nb_push_string(JsonbParseState **state, const char *s)
 #define NB_NUMERIC_SHORT_WEIGHT_NEG 0x0040
 #define NB_NUMERIC_SHORT_WEIGHT_MASK 0x003F
 
-/* numeric.c's limits of the short form (PostgreSQL 15.18, lines 214-222) */
-#define NB_NUMERIC_SHORT_DSCALE_SHIFT 7
-#define NB_NUMERIC_SHORT_DSCALE_MAX 0x3F
-#define NB_NUMERIC_SHORT_WEIGHT_MIN (-64)
-
-/* Decimal digits a double's shortest text has at most: fewer than its characters. */
-#define NB_SHORTEST_DIGITS DOUBLE_SHORTEST_DECIMAL_LEN
-
-/*
- * What numeric_in makes of s, the shortest decimal text of a finite double
- * as double_to_shortest_decimal_bufn writes it ([-]digits[.digits][e[+|-]digits]),
- * built in the stored form: numeric_in's steps (PostgreSQL 15.18,
- * numeric.c: set_var_from_str, strip_var, make_result) without its tests
- * for NaN and the infinities' spellings and its allocations, which made it
- * 70% of a two-class nb_predict_proba's jsonb.  The pg_regress test
- * jsonb_numbers compares the results, text and size, with to_jsonb(float8)
- * on random values over float8's range.
- */
-static Numeric
-shortest_to_numeric(const char *s)
-{
-	/* the decimal digits, DEC_DIGITS (4) zeros before and 3 after for alignment */
-	uint8		dec[4 + NB_SHORTEST_DIGITS + 3] = {0};
-	int16		digits[(NB_SHORTEST_DIGITS + 6) / 4 + 1];
-	bool		negative = *s == '-';
-	bool		point = false;
-	int			dweight = -1;
-	int			dscale = 0;
-	int			ndec = 0;
-	int			weight;
-	int			offset;
-	int			ndigits;
-	int			first = 0;
-	Numeric		result;
-	Size		size;
-
-	if (negative)
-		s++;
-	for (; ((*s >= '0' && *s <= '9') || *s == '.') && ndec < NB_SHORTEST_DIGITS; s++)
-	{
-		if (*s == '.')
-			point = true;
-		else
-		{
-			dec[4 + ndec++] = (uint8) (*s - '0');
-			if (point)
-				dscale++;
-			else
-				dweight++;
-		}
-	}
-	if (*s == 'e')
-	{
-		int			exponent = atoi(s + 1);
-
-		dweight += exponent;
-		dscale = Max(dscale - exponent, 0);
-	}
-	/* to base 10000: offset zeros before the first digit align the first group */
-	weight = dweight >= 0 ? (dweight + 4) / 4 - 1 : -((-dweight - 1) / 4 + 1);
-	offset = (weight + 1) * 4 - (dweight + 1);
-	ndigits = (ndec + offset + 3) / 4;
-	for (int k = 0, i = 4 - offset; k < ndigits; k++, i += 4)
-		digits[k] = (int16) (((dec[i] * 10 + dec[i + 1]) * 10 + dec[i + 2]) * 10 + dec[i + 3]);
-	/* strip_var: no leading or trailing zero groups; zero is positive, of weight 0 */
-	while (first < ndigits && digits[first] == 0)
-	{
-		first++;
-		weight--;
-	}
-	while (ndigits > first && digits[ndigits - 1] == 0)
-		ndigits--;
-	ndigits -= first;
-	if (ndigits == 0)
-	{
-		weight = 0;
-		negative = false;
-	}
-	if (dscale <= NB_NUMERIC_SHORT_DSCALE_MAX &&
-		weight <= NB_NUMERIC_SHORT_WEIGHT_MASK && weight >= NB_NUMERIC_SHORT_WEIGHT_MIN)
-	{
-		uint16		header = NB_NUMERIC_SHORT | (negative ? NB_NUMERIC_SHORT_NEG : 0) |
-			(uint16) (dscale << NB_NUMERIC_SHORT_DSCALE_SHIFT) |
-			(weight < 0 ? NB_NUMERIC_SHORT_WEIGHT_NEG : 0) |
-			(uint16) (weight & NB_NUMERIC_SHORT_WEIGHT_MASK);
-
-		size = VARHDRSZ + sizeof(uint16) + ndigits * sizeof(int16);
-		result = palloc(size);
-		memcpy((char *) result + VARHDRSZ, &header, sizeof(header));
-	}
-	else
-	{
-		uint16		sign_dscale = (negative ? NB_NUMERIC_LONG_NEG : 0) | (uint16) dscale;
-		int16		w = (int16) weight;
-
-		size = VARHDRSZ + sizeof(uint16) + sizeof(int16) + ndigits * sizeof(int16);
-		result = palloc(size);
-		memcpy((char *) result + VARHDRSZ, &sign_dscale, sizeof(sign_dscale));
-		memcpy((char *) result + VARHDRSZ + sizeof(uint16), &w, sizeof(w));
-	}
-	memcpy((char *) result + size - ndigits * sizeof(int16), digits + first, ndigits * sizeof(int16));
-	SET_VARSIZE(result, size);
-	return result;
-}
-
 Numeric
 nb_float8_numeric(double v)
 {
@@ -183,7 +78,9 @@ nb_float8_numeric(double v)
 				 errhint("Counts or weights this large overflow float8; scale them down.")));
 	len = double_to_shortest_decimal_bufn(v, buf);
 	buf[len] = '\0';
-	return shortest_to_numeric(buf);
+	return DatumGetNumeric(DirectFunctionCall3(numeric_in, CStringGetDatum(buf),
+											   ObjectIdGetDatum(InvalidOid),
+											   Int32GetDatum(-1)));
 }
 
 void
