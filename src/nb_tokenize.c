@@ -427,9 +427,14 @@ decoded_word_char(const unsigned char *text, size_t len, size_t i, uint32_t *n)
 	return (nb_unicode_flags(c) & NB_UC_WORD) != 0;
 }
 
-/* The first \w code point at or after i, or len. */
-static size_t
-skip_non_word(Walk *w, WordWindow *win, const unsigned char *text, size_t len, size_t i)
+/*
+ * From i, where the run of code points that are \w (in_word) or are not
+ * ends: the first one of the other kind, or len; the code points passed are
+ * added to *passed.  Inline, so that each caller's in_word is a constant.
+ */
+NB_HOT_INLINE size_t
+skip_run(Walk *w, WordWindow *win, const unsigned char *text, size_t len, size_t i,
+		 bool in_word, uint32_t *passed)
 {
 	while (i < len)
 	{
@@ -438,52 +443,18 @@ skip_non_word(Walk *w, WordWindow *win, const unsigned char *text, size_t len, s
 		uint32_t	n;
 
 		word_window(win, text, len, i);
-		stops = (win->word | win->high) >> (i - win->at);
-		if (stops == 0)
-		{
-			tick(w, win->at + win->n - i);
-			i = win->at + win->n;
-			continue;
-		}
-		k = (size_t) nb_ctz64(stops);
+		/* where the run may end: an ASCII byte of the other kind, or one to decode */
+		stops = ((in_word ? ~win->word : win->word) | win->high) >> (i - win->at) &
+			low_bits(win->at + win->n - i);
+		k = stops == 0 ? win->at + win->n - i : (size_t) nb_ctz64(stops);
+		*passed += (uint32_t) k;
 		tick(w, k);
 		i += k;
-		if (!(win->high >> (i - win->at) & 1))
-			return i;
-		if (decoded_word_char(text, len, i, &n))
-			return i;
-		tick(w, n);
-		i += n;
-	}
-	return len;
-}
-
-/* The end of the run of \w code points at i; their number added to *cps. */
-static size_t
-skip_word(Walk *w, WordWindow *win, const unsigned char *text, size_t len, size_t i, uint32_t *cps)
-{
-	while (i < len)
-	{
-		uint64_t	stops;
-		size_t		k;
-		uint32_t	n;
-
-		word_window(win, text, len, i);
-		stops = ~(win->word & ~win->high) >> (i - win->at) & low_bits(win->at + win->n - i);
 		if (stops == 0)
-		{
-			*cps += (uint32_t) (win->at + win->n - i);
-			tick(w, win->at + win->n - i);
-			i = win->at + win->n;
 			continue;
-		}
-		k = (size_t) nb_ctz64(stops);
-		*cps += (uint32_t) k;
-		tick(w, k);
-		i += k;
-		if (!(win->high >> (i - win->at) & 1) || !decoded_word_char(text, len, i, &n))
+		if (!(win->high >> (i - win->at) & 1) || decoded_word_char(text, len, i, &n) != in_word)
 			return i;
-		(*cps)++;
+		(*passed)++;
 		tick(w, n);
 		i += n;
 	}
@@ -500,13 +471,14 @@ next_word(Walk *w, WordWindow *win, const unsigned char *text, size_t len, size_
 		  uint32_t min_cps, size_t *start, size_t *end)
 {
 	size_t		i = *pos;
+	uint32_t	gap = 0;		/* the code points between words, not needed */
 
-	while ((i = skip_non_word(w, win, text, len, i)) < len)
+	while ((i = skip_run(w, win, text, len, i, false, &gap)) < len)
 	{
 		size_t		s = i;
 		uint32_t	cps = 0;
 
-		i = skip_word(w, win, text, len, i, &cps);
+		i = skip_run(w, win, text, len, i, true, &cps);
 		if (cps >= min_cps)
 		{
 			*start = s;
