@@ -29,23 +29,30 @@ SELECT v::numeric FROM unnest(ARRAY['0', '-0', '1', '-1', '0.1', '0.3', '1e-300'
     '2.2250738585072014e-308', '2.2250738585072009e-308', '4.9406564584124654e-324',
     '1.7976931348623157e308', '-1.7976931348623157e308', '9007199254740993',
     '0.30000000000000004', '123456789012345678901234567890', '1e22', '1e23',
-    '5e-324', '2.5e-320', '0.000001', '100000000000000000000']) AS e(v);
+    '5e-324', '2.5e-320', '0.000001', '100000000000000000000',
+    -- the most digits the shortest text has: 17 significant, after "0." and zeros
+    '0.29411764705882354', '0.00012345678901234567', '-0.99999999999999989',
+    '123456789012345.67']) AS e(v);
 
 -- read and written back: a Gaussian feature of one row, whose mean is the
--- number nbc read, as the model's jsonb shows it
+-- number nbc read, as the model's jsonb shows it (the same value, text and
+-- size: nbc builds the numeric numeric_in would make of the shortest digits)
 CREATE TABLE jsonb_numbers_read AS
 SELECT v, m::jsonb #> '{features,x,mean}' AS nbc, to_jsonb(v::float8) AS postgresql
 FROM jsonb_numbers_values,
      LATERAL (SELECT nb_train('a', x) AS m
               FROM (VALUES (jsonb_build_object('x', v))) AS r(x)) AS t;
 SELECT count(*) AS values,
-       count(*) FILTER (WHERE nbc::text IS DISTINCT FROM postgresql::text) AS differ
+       count(*) FILTER (WHERE nbc IS DISTINCT FROM postgresql
+                        OR nbc::text IS DISTINCT FROM postgresql::text
+                        OR pg_column_size(nbc) <> pg_column_size(postgresql)) AS differ
 FROM jsonb_numbers_read;
 
 -- the numbers that differ, if any (none)
 SELECT v, nbc, postgresql
 FROM jsonb_numbers_read
-WHERE nbc::text IS DISTINCT FROM postgresql::text
+WHERE nbc IS DISTINCT FROM postgresql OR nbc::text IS DISTINCT FROM postgresql::text
+   OR pg_column_size(nbc) <> pg_column_size(postgresql)
 LIMIT 5;
 
 -- jsonb written by nbc and the jsonb of its text: the same value, the same

@@ -98,6 +98,24 @@ nb_clz64(uint64_t x)
 }
 #endif
 
+/* The trailing zero bits of x, which is not 0. */
+#ifdef NB_GNU_C
+#define nb_ctz64(x) __builtin_ctzll(x)
+#else
+static inline int
+nb_ctz64(uint64_t x)
+{
+	int			n = 0;
+
+	while ((x & 1) == 0)
+	{
+		x >>= 1;
+		n++;
+	}
+	return n;
+}
+#endif
+
 /*
  * a * b + c, which fits in 128 bits: its high 64 bits, the low ones in
  * *low.

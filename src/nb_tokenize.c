@@ -18,6 +18,7 @@
 
 #include "nb_alloc.h"
 #include "nb_interrupt.h"
+#include "nb_port.h"
 #include "nb_stop_words.h"
 #include "nb_unicode.h"
 
@@ -365,39 +366,119 @@ collapse_white_space(Walk *w, size_t len)
 /* word: the token pattern's findall, stop words, _word_ngrams      */
 
 /*
+ * The \w characters of a text by 64-byte windows, so that finding where a
+ * word starts and ends costs a few bit operations per word rather than a
+ * branch per character (whose mispredictions at every word's two ends
+ * dominated).  Bit k of a window at "at" is the byte text[at + k]: in word
+ * if it is an ASCII \w character, in high if it is not ASCII (a code
+ * point the walk then decodes).
+ */
+typedef struct WordWindow
+{
+	size_t		at;
+	size_t		n;				/* bytes in the window, at most 64 */
+	uint64_t	word;
+	uint64_t	high;
+} WordWindow;
+
+/* The window at i, unless the one in *win already holds byte i. */
+static inline void
+word_window(WordWindow *win, const unsigned char *text, size_t len, size_t i)
+{
+	const uint8_t *ascii = nb_unicode_flags_block[nb_unicode_flags_index[0]];
+	const unsigned char *p = text + i;
+	uint64_t	word = 0;
+	uint64_t	high = 0;
+	unsigned	any_high = 0;
+	size_t		n;
+
+	if (i >= win->at && i - win->at < win->n)
+		return;
+	n = len - i < 64 ? len - i : 64;
+	/* from the last byte down: bit k is byte k, in one dependency step a byte */
+	for (size_t k = n; k-- > 0;)
+	{
+		any_high |= p[k];
+		word = word * 2 + ((ascii[p[k] & 0x7F] & NB_UC_WORD) != 0);
+	}
+	if (any_high & 0x80)
+		for (size_t k = n; k-- > 0;)
+			high = high * 2 + (p[k] >> 7);
+	win->at = i;
+	win->n = n;
+	win->word = word & ~high;
+	win->high = high;
+}
+
+/* Bits 0 to n - 1. */
+static inline uint64_t
+low_bits(size_t n)
+{
+	return n >= 64 ? ~(uint64_t) 0 : ((uint64_t) 1 << n) - 1;
+}
+
+/* Whether the code point at text + i, which is not ASCII, is \w; its length in *n. */
+static inline bool
+decoded_word_char(const unsigned char *text, size_t len, size_t i, uint32_t *n)
+{
+	uint32_t	c;
+
+	*n = nb_utf8_decode(text + i, len - i, &c);
+	return (nb_unicode_flags(c) & NB_UC_WORD) != 0;
+}
+
+/*
+ * From i, where the run of code points that are \w (in_word) or are not
+ * ends: the first one of the other kind, or len; the code points passed are
+ * added to *passed.  Inline, so that each caller's in_word is a constant.
+ */
+NB_HOT_INLINE size_t
+skip_run(Walk *w, WordWindow *win, const unsigned char *text, size_t len, size_t i,
+		 bool in_word, uint32_t *passed)
+{
+	while (i < len)
+	{
+		uint64_t	stops;
+		size_t		k;
+		uint32_t	n;
+
+		word_window(win, text, len, i);
+		/* where the run may end: an ASCII byte of the other kind, or one to decode */
+		stops = ((in_word ? ~win->word : win->word) | win->high) >> (i - win->at) &
+			low_bits(win->at + win->n - i);
+		k = stops == 0 ? win->at + win->n - i : (size_t) nb_ctz64(stops);
+		*passed += (uint32_t) k;
+		tick(w, k);
+		i += k;
+		if (stops == 0)
+			continue;
+		if (!(win->high >> (i - win->at) & 1) || decoded_word_char(text, len, i, &n) != in_word)
+			return i;
+		(*passed)++;
+		tick(w, n);
+		i += n;
+	}
+	return len;
+}
+
+/*
  * The next match of \b\w\w+\b (min_cps 2) or \b\w+\b (min_cps 1) at or
  * after *pos: a maximal run of \w characters (\b is a change between \w
  * and not \w) of at least min_cps code points.  false at the end.
  */
 static bool
-next_word(Walk *w, const unsigned char *text, size_t len, size_t *pos, uint32_t min_cps,
-		  size_t *start, size_t *end)
+next_word(Walk *w, WordWindow *win, const unsigned char *text, size_t len, size_t *pos,
+		  uint32_t min_cps, size_t *start, size_t *end)
 {
 	size_t		i = *pos;
+	uint32_t	gap = 0;		/* the code points between words, not needed */
 
-	while (i < len)
+	while ((i = skip_run(w, win, text, len, i, false, &gap)) < len)
 	{
-		uint32_t	c;
-		uint32_t	n = nb_utf8_decode(text + i, len - i, &c);
-		size_t		s;
+		size_t		s = i;
 		uint32_t	cps = 0;
 
-		tick(w, n);
-		if (!(nb_unicode_flags(c) & NB_UC_WORD))
-		{
-			i += n;
-			continue;
-		}
-		s = i;
-		do
-		{
-			i += n;
-			cps++;
-			if (i >= len)
-				break;
-			n = nb_utf8_decode(text + i, len - i, &c);
-			tick(w, n);
-		} while (nb_unicode_flags(c) & NB_UC_WORD);
+		i = skip_run(w, win, text, len, i, true, &cps);
 		if (cps >= min_cps)
 		{
 			*start = s;
@@ -412,11 +493,12 @@ next_word(Walk *w, const unsigned char *text, size_t len, size_t *pos, uint32_t 
 
 /* The next token that is not a stop word. */
 static bool
-next_token(Walk *w, const unsigned char *text, size_t len, size_t *pos, size_t *start, size_t *end)
+next_token(Walk *w, WordWindow *win, const unsigned char *text, size_t len, size_t *pos,
+		   size_t *start, size_t *end)
 {
 	uint32_t	min_cps = w->t->token_pattern == NB_PATTERN_WORD2 ? 2 : 1;
 
-	while (next_word(w, text, len, pos, min_cps, start, end))
+	while (next_word(w, win, text, len, pos, min_cps, start, end))
 		if (w->t->stop_words == NB_STOP_NONE ||
 			!nb_stop_word_english((const char *) text + *start, *end - *start))
 			return true;
@@ -440,8 +522,9 @@ word_ngrams(Walk *w, const unsigned char *text, size_t len)
 		size_t		pos = 0;
 		size_t		start;
 		size_t		end;
+		WordWindow	win = {0, 0, 0, 0};
 
-		while (next_token(w, text, len, &pos, &start, &end))
+		while (next_token(w, &win, text, len, &pos, &start, &end))
 		{
 			uint32_t	slot = (uint32_t) (count % n);
 			size_t		size;

@@ -8,7 +8,8 @@
 # (test/bench/bench.py), the forms of scoring with a model the query computes
 # (test/bench/computed_bench.py), the tokenizer against the README's SQL
 # tokenization (test/bench/tokens_bench.py), text in end to end against
-# scikit-learn's Pipeline (test/bench/text_bench.py), the cost of the check
+# scikit-learn's Pipeline (test/bench/text_bench.py) and its parts in CPU
+# time (test/bench/text_cpu.py, printed only), the cost of the check
 # for rows with no known feature (test/bench/coverage_bench.py, about 2
 # minutes), then cross-validation against scikit-learn's
 # GridSearchCV on the same data (test/bench/cv_bench.py).  Prints tables of
@@ -104,6 +105,8 @@ echo "== the tokenizer (test/bench/tokens_bench.py)" >&2
 "$py" "$here/tokens_bench.py" --out "$here/results.md"
 echo "== text in, end to end (test/bench/text_bench.py)" >&2
 "$py" "$here/text_bench.py" --out "$here/results.md"
+echo "== text in, the parts in CPU time (test/bench/text_cpu.py)" >&2
+"$py" "$here/text_cpu.py"
 echo "== rows with no known feature (test/bench/coverage_bench.py)" >&2
 "$py" "$here/coverage_bench.py" --out "$here/results.md"
 echo "== cross-validation benchmark" >&2

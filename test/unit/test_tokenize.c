@@ -598,6 +598,80 @@ test_random_bytes(void)
 	EXPECT(nb_test_live_blocks() == blocks);
 }
 
+/*
+ * The word analyzer's findall, one code point at a time as the definition
+ * says (runs of \w of at least min_cps code points), for the test below.
+ */
+static void
+reference_words(const char *text, size_t len, uint32_t min_cps, Joined *j)
+{
+	const unsigned char *s = (const unsigned char *) text;
+	size_t		i = 0;
+
+	j->len = 0;
+	j->count = 0;
+	j->s[0] = '\0';
+	while (i < len)
+	{
+		size_t		start = i;
+		uint32_t	cps = 0;
+		uint32_t	c;
+		uint32_t	n = nb_utf8_decode(s + i, len - i, &c);
+
+		if (!(nb_unicode_flags(c) & NB_UC_WORD))
+		{
+			i += n;
+			continue;
+		}
+		while (i < len && (n = nb_utf8_decode(s + i, len - i, &c), nb_unicode_flags(c) & NB_UC_WORD))
+		{
+			i += n;
+			cps++;
+		}
+		if (cps >= min_cps)
+			join_sink(j, text + start, (uint32_t) (i - start));
+	}
+}
+
+/*
+ * The word scan reads 64-byte windows of bits (nb_tokenize.c): words and
+ * gaps longer than a window, multibyte letters and non-letters across a
+ * window's edge, invalid bytes, against the code point by code point
+ * reference, for both token patterns.
+ */
+static void
+test_word_windows(void)
+{
+	static const char *const pieces[] = {
+		"a", "Q", "_", "7", " ", ".", "'", "\xc3\xa9", "\xd0\x94", "\xe4\xb8\xad", "\xf0\x9d\x90\x80",
+		"\xe3\x80\x80", "\xcc\x81", "\xc2\xa0", "\xff", "\xe6\x9d",
+		"abcdefghijklmnopqrstuvwxyz0123456789", "------------------------------------------"
+	};
+	char		text[1024];
+
+	for (int round = 0; round < 3000; round++)
+	{
+		size_t		len = 0;
+		size_t		n = unit_random() % 40;
+		NbTokenizer t = opts(NB_ANALYZER_WORD, 1, 1);
+		Joined		got = {{0}, 0, 0, 0};
+		Joined		want = {{0}, 0, 0, 0};
+
+		for (size_t k = 0; k < n; k++)
+		{
+			const char *p = pieces[unit_random() % (sizeof(pieces) / sizeof(pieces[0]))];
+
+			memcpy(text + len, p, strlen(p));
+			len += strlen(p);
+		}
+		t.lowercase = false;
+		t.token_pattern = (NbTokenPattern) (unit_random() % 2);
+		tokenize_n(&t, text, len, &got);
+		reference_words(text, len, t.token_pattern == NB_PATTERN_WORD2 ? 2 : 1, &want);
+		CHECK(strcmp(got.s, want.s) == 0, "round %d: got \"%s\", expected \"%s\"", round, got.s, want.s);
+	}
+}
+
 /* ---------------------------------------------------------------- */
 /* nb_unicode.h                                                       */
 
@@ -710,6 +784,7 @@ main(int argc, char **argv)
 	run("input: bytes that are not UTF-8 read as U+FFFD, not past the end", test_invalid_utf8);
 	run("sink: returning false stops the walk", test_sink_stops);
 	run("input: random bytes under random options, tokens whole UTF-8", test_random_bytes);
+	run("word: the 64-byte windows of the scan against a code point by code point one", test_word_windows);
 	run("utf8: every code point encodes and decodes back", test_utf8_every_code_point);
 	run("utf8: invalid sequences are one U+FFFD byte", test_utf8_invalid);
 	run("unicode: flags as Python has them", test_unicode_flags);
