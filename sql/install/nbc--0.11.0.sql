@@ -2809,3 +2809,12 @@ COMMENT ON VIEW nb_lives IS 'the live models the current role can read, with the
 
 -- ---------------------------------------------------------------------------
 -- 0.11.0
+
+-- ---------------------------------------------------------------------------
+-- Live models: tiered folding (issue #30, the write overhead).  The automatic
+-- fold merges the pending deltas into one delta and rewrites the base only
+-- once those merged deltas weigh a quarter of it or number 16
+-- (src/pg_live.c, fold_auto).  based_through is the last delta the base
+-- took: the merged deltas are those past it, up to folded_through.
+ALTER TABLE nbc_live ADD COLUMN based_through bigint NOT NULL DEFAULT 0;
+UPDATE nbc_live SET based_through = folded_through;
