@@ -559,25 +559,18 @@ nbc_live_capture(PG_FUNCTION_ARGS)
 	as_owner(&c);
 	types[2] = types[3] = model_type(&c);
 	/*
-	 * The deltas pending are about the ids from the oldest pending one to
-	 * this one (the ids of all live models come from one sequence, so that
-	 * counts more when several are written at once): one index probe, where
-	 * counting them would cost a visit per pending delta.  The probe starts
-	 * past the last fold's deltas, whose dead index entries it would
-	 * otherwise step over until a vacuum; a delta of a transaction that
-	 * was under way during that fold and has a smaller id is left out of
-	 * the estimate (not of the model).
+	 * The deltas pending are about the ids past the last fold's
+	 * (folded_through) up to this one: the ids of all live models come
+	 * from one sequence, so that counts more when several are written at
+	 * once, and it takes no look at the pending deltas.
 	 */
 	initStringInfo(&q);
 	appendStringInfo(&q,
-					 "WITH i AS (INSERT INTO %1$s.nbc_live_delta (live_id, source, reset, added, removed) "
-					 "VALUES ($1, %2$u, $2, $3, $4) RETURNING id) "
-					 "SELECT i.id - COALESCE((SELECT min(d.id) FROM %1$s.nbc_live_delta d "
-					 "WHERE d.live_id = $1 AND d.id > $5), i.id) + 1 "
-					 "FROM i",
+					 "INSERT INTO %1$s.nbc_live_delta (live_id, source, reset, added, removed) "
+					 "VALUES ($1, %2$u, $2, $3, $4) RETURNING id - $5",
 					 c.nsp, m.source);
 	values[4] = Int64GetDatum(m.folded_through);
-	run(q.data, 5, types, values, nulls, SPI_OK_SELECT);
+	run(q.data, 5, types, values, nulls, SPI_OK_INSERT_RETURNING);
 	if (DatumGetInt64(result(1, &isnull)) >= m.fold_after && !IsolationUsesXactSnapshot())
 		fold_auto(&c, id, m.source);
 	as_caller(&c);
