@@ -137,6 +137,50 @@ SELECT name, pending_deltas FROM nb_lives ORDER BY name;
 SELECT nb_live('live_weighted') = :'before' AS same_after_fold;
 SELECT * FROM live_exact;
 
+-- the automatic fold is tiered: the pending deltas are merged into one
+-- delta, and the base is rewritten only past LIVE_MERGED_MAX (16) merged
+-- deltas or a quarter of its size (pg_live.c, fold_auto).  With fold_after 2
+-- every other statement folds; after each statement the live models are
+-- exact, the deltas past the last fold are at most fold_after, the merged
+-- ones at most 16, and both kinds of fold happened.
+CREATE TABLE live_tiers (id serial PRIMARY KEY, label text, tokens text[], weight float8);
+INSERT INTO live_tiers (label, tokens, weight)
+SELECT (ARRAY['spam', 'ham', 'eggs'])[1 + i % 3], ARRAY(SELECT 'w' || ((i * j) % 301) FROM generate_series(1, 2 + i % 5) j),
+	1.0 / (1 + i % 7)
+FROM generate_series(1, 400) i;
+SELECT nb_live_create('live_tiers', 'live_tiers', 'label', 'tokens', options => '{"fold_after": 2}');
+SELECT nb_live_create('live_tiers_w', 'live_tiers', 'label', 'tokens', 'weight', options => '{"fold_after": 2}');
+CREATE TABLE live_tier_log (step integer, exact boolean, near boolean, pending bigint, merged bigint, base_rewritten boolean);
+DO $$
+DECLARE
+	base0 nb_model := (SELECT base FROM nbc_live WHERE name = 'live_tiers');
+BEGIN
+	FOR i IN 1..120 LOOP
+		CASE i % 4
+		WHEN 0 THEN INSERT INTO live_tiers (label, tokens, weight) VALUES ('ham', ARRAY['n' || i, 'w1'], 0.1 * i);
+		WHEN 1 THEN UPDATE live_tiers SET label = 'eggs' WHERE id = i;
+		WHEN 2 THEN DELETE FROM live_tiers WHERE id = 400 - i;
+		ELSE INSERT INTO live_tiers (label, tokens, weight) SELECT 'spam', ARRAY['m' || i, 'm' || j], 1.5 FROM generate_series(1, 3) j;
+		END CASE;
+		INSERT INTO live_tier_log
+		SELECT i, nb_live('live_tiers') = (SELECT nb_train(label, tokens) FROM live_tiers),
+			live_near(nb_live('live_tiers_w'), (SELECT nb_train(label, tokens, weight) FROM live_tiers), 1e-12),
+			count(*) FILTER (WHERE d.id > l.folded_through), count(*) FILTER (WHERE d.id <= l.folded_through),
+			l.base IS DISTINCT FROM base0
+		FROM nbc_live l LEFT JOIN nbc_live_delta d ON d.live_id = l.id
+		WHERE l.name = 'live_tiers' GROUP BY l.id;
+	END LOOP;
+END $$;
+SELECT bool_and(exact) AS exact, bool_and(near) AS near, max(pending) <= 2 AS pending_bounded,
+	max(merged) > 1 AS merged_deltas, max(merged) <= 16 AS merged_bounded, bool_or(base_rewritten) AS base_rewritten
+FROM live_tier_log;
+TRUNCATE live_tiers;
+INSERT INTO live_tiers (label, tokens, weight) VALUES ('ham', '{after}', 1), ('spam', '{after,truncate}', 2);
+SELECT nb_live('live_tiers') = (SELECT nb_train(label, tokens) FROM live_tiers) AS exact_after_truncate,
+	(SELECT count(*) FROM nbc_live_delta d JOIN nbc_live l ON l.id = d.live_id WHERE l.name = 'live_tiers') AS deltas;
+SELECT nb_live_drop('live_tiers'), nb_live_drop('live_tiers_w');
+DROP TABLE live_tiers, live_tier_log;
+
 -- TRUNCATE: in a transaction that rolls back, then for good
 BEGIN;
 TRUNCATE live_docs;

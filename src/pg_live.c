@@ -320,9 +320,13 @@ model_query(StringInfo q, const char *nsp, const char *deltas, const char *base,
 					 nsp, deltas, base, rest);
 }
 
-/* Fold a live model's deltas into its base; false if another fold holds it (skip_locked). */
-static bool
-fold(LiveContext *c, int32 id, bool skip_locked)
+/*
+ * Fold a live model's deltas into its base, in a new statement (in READ
+ * COMMITTED, a snapshot that sees the previous fold); the caller holds the
+ * base row's lock.
+ */
+static void
+fold_into_base(LiveContext *c, int32 id)
 {
 	StringInfoData q;
 	Oid			types[1] = {INT4OID};
@@ -331,21 +335,106 @@ fold(LiveContext *c, int32 id, bool skip_locked)
 	char	   *base;
 
 	initStringInfo(&q);
-	appendStringInfo(&q, "SELECT 1 FROM %s.nbc_live WHERE id = $1 FOR NO KEY UPDATE%s", c->nsp,
-					 skip_locked ? " SKIP LOCKED" : "");
-	run(q.data, 1, types, values, NULL, SPI_OK_SELECT);
-	if (SPI_processed == 0)
-		return false;
-	/* a new statement: in READ COMMITTED, a snapshot that sees the previous fold */
 	deltas = psprintf("DELETE FROM %s.nbc_live_delta WHERE live_id = $1 "
 					  "RETURNING id, reset, added, removed", c->nsp);
 	base = psprintf("SELECT base FROM %s.nbc_live WHERE id = $1", c->nsp);
-	resetStringInfo(&q);
 	model_query(&q, c->nsp, deltas, base, psprintf("UPDATE %1$s.nbc_live SET folded_through = "
+						 "GREATEST(folded_through, (SELECT max(id) FROM d)), based_through = "
 						 "GREATEST(folded_through, (SELECT max(id) FROM d)), base =", c->nsp));
 	appendStringInfoString(&q, " WHERE id = $1");
 	run(q.data, 1, types, values, NULL, SPI_OK_UPDATE);
-	return true;
+}
+
+/* Take the base row's lock; false if another fold holds it (skip_locked). */
+static bool
+lock_base(LiveContext *c, int32 id, bool skip_locked)
+{
+	StringInfoData q;
+	Oid			types[1] = {INT4OID};
+	Datum		values[1] = {Int32GetDatum(id)};
+
+	initStringInfo(&q);
+	appendStringInfo(&q, "SELECT 1 FROM %s.nbc_live WHERE id = $1 FOR NO KEY UPDATE%s", c->nsp,
+					 skip_locked ? " SKIP LOCKED" : "");
+	run(q.data, 1, types, values, NULL, SPI_OK_SELECT);
+	return SPI_processed > 0;
+}
+
+/*
+ * The automatic fold is tiered, so that a writer's share of it does not
+ * grow with the model.  Rewriting the base costs a copy of the whole model
+ * (and its WAL); doing that every fold_after statements made it most of a
+ * single-row INSERT's cost.  Instead the pending deltas (those past
+ * folded_through) are merged into one delta, which costs what they weigh;
+ * the base is rewritten only once the merged deltas (those past
+ * based_through, the last delta the base took) weigh a quarter of it, or
+ * number LIVE_MERGED_MAX, so a writer pays for a base about every
+ * fold_after * LIVE_MERGED_MAX statements, and a reader merges at most
+ * that many merged deltas, of at most a quarter of the base, besides the
+ * fold_after pending ones.  A delta with a reset (a TRUNCATE) goes into the
+ * base at once.  The merged delta keeps the largest id it took (the readers'
+ * order, and the latest reset, are unchanged), its rows are deleted by the
+ * same statement, and folded_through moves to it.  Every query here reads
+ * a range of ids past a fold: the deltas folds deleted leave index entries
+ * below it until a vacuum, which a scan from the first id would step over.
+ *
+ * No TRUNCATE can come between the queries: the writer holds its lock on
+ * the source until it commits.
+ */
+#define LIVE_MERGED_MAX 16
+
+static void
+fold_auto(LiveContext *c, int32 id, Oid source)
+{
+	StringInfoData q;
+	Oid			types[3] = {INT4OID, INT8OID, OIDOID};
+	Datum		values[3] = {Int32GetDatum(id), (Datum) 0, ObjectIdGetDatum(source)};
+	bool		isnull;
+	int64		merged;
+	int64		merged_bytes;
+	int64		base_bytes;
+	bool		reset;
+
+	if (!lock_base(c, id, true))
+		return;
+	/* in a new snapshot, which sees the previous fold */
+	initStringInfo(&q);
+	appendStringInfo(&q,
+					 "SELECT l.folded_through, COALESCE(pg_column_size(l.base), 0)::bigint, m.n, m.bytes, "
+					 "EXISTS (SELECT FROM %1$s.nbc_live_delta d WHERE d.live_id = l.id "
+					 "AND d.id > l.folded_through AND d.reset) "
+					 "FROM %1$s.nbc_live l, LATERAL (SELECT count(*) AS n, "
+					 "COALESCE(sum(COALESCE(pg_column_size(d.added), 0) + COALESCE(pg_column_size(d.removed), 0)), 0) AS bytes "
+					 "FROM %1$s.nbc_live_delta d WHERE d.live_id = l.id "
+					 "AND d.id > l.based_through AND d.id <= l.folded_through) m "
+					 "WHERE l.id = $1",
+					 c->nsp);
+	run(q.data, 1, types, values, NULL, SPI_OK_SELECT);
+	if (SPI_processed == 0)
+		return;
+	values[1] = result(1, &isnull);
+	base_bytes = DatumGetInt64(result(2, &isnull));
+	merged = DatumGetInt64(result(3, &isnull));
+	merged_bytes = DatumGetInt64(result(4, &isnull));
+	reset = DatumGetBool(result(5, &isnull));
+	if (reset || merged >= LIVE_MERGED_MAX - 1 || merged_bytes >= base_bytes / 4)
+	{
+		fold_into_base(c, id);
+		return;
+	}
+	resetStringInfo(&q);
+	appendStringInfo(&q,
+					 "WITH d AS (DELETE FROM %1$s.nbc_live_delta WHERE live_id = $1 AND id > $2 "
+					 "RETURNING id, added, removed), "
+					 "m AS (SELECT max(id) AS id, %1$s.nb_merge(added ORDER BY id DESC) AS added, "
+					 "%1$s.nb_merge(removed ORDER BY id) AS removed FROM d), "
+					 "u AS (UPDATE %1$s.nbc_live SET folded_through = m.id FROM m "
+					 "WHERE nbc_live.id = $1 AND m.id IS NOT NULL) "
+					 "INSERT INTO %1$s.nbc_live_delta (live_id, id, source, reset, added, removed) "
+					 "SELECT $1, m.id, $3, false, m.added, m.removed FROM m "
+					 "WHERE m.added IS NOT NULL OR m.removed IS NOT NULL",
+					 c->nsp);
+	run(q.data, 3, types, values, NULL, SPI_OK_INSERT);
 }
 
 static void
@@ -470,27 +559,20 @@ nbc_live_capture(PG_FUNCTION_ARGS)
 	as_owner(&c);
 	types[2] = types[3] = model_type(&c);
 	/*
-	 * The deltas pending are about the ids from the oldest pending one to
-	 * this one (the ids of all live models come from one sequence, so that
-	 * counts more when several are written at once): one index probe, where
-	 * counting them would cost a visit per pending delta.  The probe starts
-	 * past the last fold's deltas, whose dead index entries it would
-	 * otherwise step over until a vacuum; a delta of a transaction that
-	 * was under way during that fold and has a smaller id is left out of
-	 * the estimate (not of the model).
+	 * The deltas pending are about the ids past the last fold's
+	 * (folded_through) up to this one: the ids of all live models come
+	 * from one sequence, so that counts more when several are written at
+	 * once, and it takes no look at the pending deltas.
 	 */
 	initStringInfo(&q);
 	appendStringInfo(&q,
-					 "WITH i AS (INSERT INTO %1$s.nbc_live_delta (live_id, source, reset, added, removed) "
-					 "VALUES ($1, %2$u, $2, $3, $4) RETURNING id) "
-					 "SELECT i.id - COALESCE((SELECT min(d.id) FROM %1$s.nbc_live_delta d "
-					 "WHERE d.live_id = $1 AND d.id > $5), i.id) + 1 "
-					 "FROM i",
+					 "INSERT INTO %1$s.nbc_live_delta (live_id, source, reset, added, removed) "
+					 "VALUES ($1, %2$u, $2, $3, $4) RETURNING id - $5",
 					 c.nsp, m.source);
 	values[4] = Int64GetDatum(m.folded_through);
-	run(q.data, 5, types, values, nulls, SPI_OK_SELECT);
+	run(q.data, 5, types, values, nulls, SPI_OK_INSERT_RETURNING);
 	if (DatumGetInt64(result(1, &isnull)) >= m.fold_after && !IsolationUsesXactSnapshot())
-		(void) fold(&c, id, true);
+		fold_auto(&c, id, m.source);
 	as_caller(&c);
 done:
 	live_end(&c);
@@ -623,7 +705,8 @@ nbc_live_fold(PG_FUNCTION_ARGS)
 	live_begin(&c, fcinfo);
 	id = live_id(&c, PG_GETARG_TEXT_PP(0));
 	as_owner(&c);
-	(void) fold(&c, id, false);
+	(void) lock_base(&c, id, false);
+	fold_into_base(&c, id);
 	as_caller(&c);
 	live_end(&c);
 	PG_RETURN_VOID();

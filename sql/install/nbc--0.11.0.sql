@@ -3300,3 +3300,12 @@ BEGIN
 						(fitted ->> 'brier')::float8, (fitted ->> 'calibrated_brier')::float8;
 END
 $$;
+
+-- ---------------------------------------------------------------------------
+-- Live models: tiered folding (issue #30, the write overhead).  The automatic
+-- fold merges the pending deltas into one delta and rewrites the base only
+-- once those merged deltas weigh a quarter of it or number 16
+-- (src/pg_live.c, fold_auto).  based_through is the last delta the base
+-- took: the merged deltas are those past it, up to folded_through.
+ALTER TABLE nbc_live ADD COLUMN based_through bigint NOT NULL DEFAULT 0;
+UPDATE nbc_live SET based_through = folded_through;

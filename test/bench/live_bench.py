@@ -10,11 +10,17 @@ PGDATABASE), in which nbc must be installed; pgbench from the bin directory
 of pg_config (PG_CONFIG) or the PATH.  Tables lb_*, dropped at the end
 unless --keep.  Each round measures, in alternating order:
 
-  insert     single-row INSERT of a short document, one client, for S
-             seconds with pgbench: transactions per second into a table
-             with a live model / into the same table without one (with the
-             server's synchronous_commit, and with synchronous_commit off,
-             where the commit's WAL flush no longer hides the trigger)
+  insert     single-row INSERT of a short document, one client, S seconds
+             in all with pgbench, in 5 pairs of runs alternating between a
+             table with a live model and the same table without one:
+             transactions per second, and the median of the pairs' ratios
+             live / plain (with the server's synchronous_commit, and with
+             synchronous_commit off, where the commit's WAL flush no longer
+             hides the trigger)
+  floor*     the same with synchronous_commit off into a table whose only
+             trigger is an empty statement trigger with a transition table /
+             into the table without it: what the trigger machinery alone
+             costs
   copy       COPY of N short documents (label, token array) into an empty
              table with a live model / without one (--copy-rows 0: left out)
   read       nb_live(name) with fold_after - 1 deltas pending (the most the
@@ -28,10 +34,12 @@ unless --keep.  Each round measures, in alternating order:
              through the same query on the stored model (the prepared-model
              cache serves both: it knows a model by its bytes)
 
-A read or a scoring query is timed 10 times in a round and the fastest
-counts (the others wait for the machine's other work, which has nothing
-to do with the query); prints medians and ranges over the rounds of each
-ratio.  The machine may be shared, so only the ratios mean something.
+A read or a scoring query is timed 20 times in a round, alternating with
+the query it is compared with: the fastest run of each is printed, and
+the round's ratio is the median of the ratios of the runs side by side
+(a change in the machine's load then falls on both alike).  Prints
+medians over the rounds, and the ranges of the rounds' ratios.  The
+machine may be shared, so only the ratios mean something.
 """
 import argparse
 import os
@@ -75,19 +83,24 @@ FROM generate_series(%s, %s) i"""
 
 
 def setup(cur, base_rows, probe_rows, fold_after):
-    cur.execute("DROP TABLE IF EXISTS lb_plain, lb_live, lb_copy_plain, lb_copy_live, lb_stored, lb_probe")
+    cur.execute("DROP TABLE IF EXISTS lb_plain, lb_live, lb_trigger, lb_copy_plain, lb_copy_live, lb_stored, lb_probe")
+    cur.execute("DROP FUNCTION IF EXISTS lb_nothing()")
     cur.execute("SELECT name FROM nb_lives WHERE name LIKE 'lb\\_%'")
     for (name,) in cur.fetchall():
         cur.execute("SELECT nb_live_drop(%s)", (name,))
-    for t in ("lb_plain", "lb_live", "lb_copy_plain", "lb_copy_live"):
+    for t in ("lb_plain", "lb_live", "lb_trigger", "lb_copy_plain", "lb_copy_live"):
         cur.execute(f"CREATE TABLE {t} (id bigserial PRIMARY KEY, label text, tokens text[])")
-    for t in ("lb_plain", "lb_live"):
+    for t in ("lb_plain", "lb_live", "lb_trigger"):
         cur.execute(f"INSERT INTO {t} (label, tokens) " + DOC_SQL, (1, base_rows))
+    # the floor: a statement trigger with a transition table that does nothing
+    cur.execute("CREATE FUNCTION lb_nothing() RETURNS trigger LANGUAGE plpgsql AS 'BEGIN RETURN NULL; END'")
+    cur.execute("CREATE TRIGGER lb_nothing AFTER INSERT ON lb_trigger REFERENCING NEW TABLE AS n "
+                "FOR EACH STATEMENT EXECUTE FUNCTION lb_nothing()")
     opts = '{"fold_after": %d}' % fold_after
     cur.execute("SELECT nb_live_create('lb_live', 'lb_live', 'label', 'tokens', options => %s)", (opts,))
     cur.execute("SELECT nb_live_create('lb_copy', 'lb_copy_live', 'label', 'tokens', options => %s)", (opts,))
     cur.execute("CREATE TABLE lb_probe AS SELECT * FROM lb_plain ORDER BY id LIMIT %s", (probe_rows,))
-    cur.execute("VACUUM ANALYZE lb_plain, lb_live, lb_probe")
+    cur.execute("VACUUM ANALYZE lb_plain, lb_live, lb_trigger, lb_probe")
 
 
 def timed(cur, sql, args=None):
@@ -95,6 +108,25 @@ def timed(cur, sql, args=None):
     cur.execute(sql, args)
     cur.fetchall() if cur.description else None
     return time.perf_counter() - t
+
+
+def interleaved(cur, queries, reps, rnd):
+    """reps runs of each of the two queries {"live": ..., "stored": ...},
+    alternating (after one run of each to warm up): the fastest run of each
+    and the median of the ratios live/stored of the runs side by side, so
+    that a change in the machine's load falls on both alike."""
+    keys = ("live", "stored") if rnd % 2 == 0 else ("stored", "live")
+    times = {k: [] for k in keys}
+    for k in keys:
+        timed(cur, queries[k])
+    for _ in range(reps):
+        for k in keys:
+            times[k].append(timed(cur, queries[k]))
+    ratio = statistics.median(x / y for x, y in zip(times["live"], times["stored"]))
+    return min(times["live"]), min(times["stored"]), ratio
+
+
+INSERT_PAIRS = 5
 
 
 def insert_tps(table, secs, sync):
@@ -116,6 +148,21 @@ def insert_tps(table, secs, sync):
     raise RuntimeError(out)
 
 
+def insert_ratio(secs, sync, rnd, table="lb_live"):
+    """Single-row inserts into table and lb_plain in INSERT_PAIRS pairs of
+    secs / INSERT_PAIRS seconds each, alternating: the mean rate of each and
+    the median of the pairs' ratios table/plain."""
+    part = max(1, round(secs / INSERT_PAIRS))
+    tps = {table: [], "lb_plain": []}
+    ratios = []
+    for i in range(INSERT_PAIRS):
+        order = ("lb_plain", table) if (rnd + i) % 2 == 0 else (table, "lb_plain")
+        for t in order:
+            tps[t].append(insert_tps(t, part, sync))
+        ratios.append(tps[table][-1] / tps["lb_plain"][-1])
+    return statistics.mean(tps[table]), statistics.mean(tps["lb_plain"]), statistics.median(ratios)
+
+
 def copy_time(cur, path, table):
     cur.execute(f"TRUNCATE {table}")
     cur.execute("CHECKPOINT")
@@ -126,7 +173,12 @@ def copy_time(cur, path, table):
 
 
 def pending_deltas(cur, fold_after):
-    """Fold, then leave fold_after - 1 deltas pending (single-row inserts)."""
+    """Fold, then leave fold_after - 1 deltas pending (single-row inserts).
+    A writer counts the deltas pending by the ids past the last fold's, and
+    the ids of every live model's deltas come from one sequence: a delta of
+    this live model just before the fold makes its last id the sequence's,
+    rather than one that lb_copy's COPY has moved past."""
+    cur.execute("INSERT INTO lb_live (label, tokens) VALUES ('ham', ARRAY['pending', 'w1'])")
     cur.execute("SELECT nb_live_fold('lb_live')")
     for i in range(fold_after - 1):
         cur.execute("INSERT INTO lb_live (label, tokens) VALUES ('ham', ARRAY['pending' || %s::text, 'w1'])", (i,))
@@ -134,8 +186,11 @@ def pending_deltas(cur, fold_after):
     return cur.fetchone()[0]
 
 
-def summary(name, a, b, label_a, label_b, unit, target):
-    ratios = [x / y for x, y in zip(a, b)]
+def summary(name, a, b, label_a, label_b, unit, target, ratios=None):
+    """Medians of a and b over the rounds, and of the rounds' ratios: those
+    given (paired within each round), else a / b."""
+    if ratios is None:
+        ratios = [x / y for x, y in zip(a, b)]
     print(f"{name:8s} {label_a}: {statistics.median(a):10.4g} {unit}  {label_b}: {statistics.median(b):10.4g} {unit}  "
           f"ratio {statistics.median(ratios):.3f} (range {min(ratios):.3f}-{max(ratios):.3f}; target {target})")
 
@@ -162,15 +217,22 @@ def main():
         log(f"copy file: {a.copy_rows} documents, {os.path.getsize(path) / 1e6:.1f} MB")
 
     r = {k: [] for k in ("ins_live", "ins_plain", "ins_live_async", "ins_plain_async",
+                         "ins_trigger_async", "ins_plain_trigger_async",
                          "copy_live", "copy_plain", "read_live", "read_stored", "read_changed", "score_live", "score_stored")}
-    reps = 10
+    ratios = {k: [] for k in ("ins", "ins_async", "ins_trigger_async", "read", "score")}
+    reps = 20
     for rnd in range(a.rounds):
         log(f"round {rnd + 1}/{a.rounds}")
         for sync in (True, False):
             suffix = "" if sync else "_async"
-            order = ("lb_plain", "lb_live") if rnd % 2 == 0 else ("lb_live", "lb_plain")
-            for t in order:
-                r["ins_" + t[3:] + suffix].append(insert_tps(t, a.secs, sync))
+            live, plain, ratio = insert_ratio(a.secs, sync, rnd)
+            r["ins_live" + suffix].append(live)
+            r["ins_plain" + suffix].append(plain)
+            ratios["ins" + suffix].append(ratio)
+        trig, plain, ratio = insert_ratio(a.secs, False, rnd, "lb_trigger")
+        r["ins_trigger_async"].append(trig)
+        r["ins_plain_trigger_async"].append(plain)
+        ratios["ins_trigger_async"].append(ratio)
         order = ("lb_copy_plain", "lb_copy_live") if rnd % 2 == 0 else ("lb_copy_live", "lb_copy_plain")
         for t in order if a.copy_rows > 0 else ():
             r["copy_" + t[8:]].append(copy_time(cur, path, t))
@@ -192,32 +254,38 @@ def main():
                           "nb_predict((SELECT nb_live('lb_live')), tokens) AS p FROM lb_probe) s",
                   "stored": "SELECT count(*) FILTER (WHERE p = label) FROM (SELECT label, "
                             "nb_predict((SELECT m FROM lb_stored WHERE id = 1), tokens) AS p FROM lb_probe) s"}
-        for k in ("live", "stored") if rnd % 2 == 0 else ("stored", "live"):
-            timed(cur, reads[k])
-            r["read_" + k].append(min(timed(cur, reads[k]) for _ in range(reps)))
+        live, stored, ratio = interleaved(cur, reads, reps, rnd)
+        r["read_live"].append(live)
+        r["read_stored"].append(stored)
+        ratios["read"].append(ratio)
         changed = []
         for i in range(reps):
             cur.execute("INSERT INTO lb_live (label, tokens) VALUES ('eggs', ARRAY['changed' || %s::text])", (i,))
             changed.append(timed(cur, reads["live"]))
         r["read_changed"].append(min(changed))
-        for k in ("live", "stored") if rnd % 2 == 0 else ("stored", "live"):
-            timed(cur, scores[k])
-            r["score_" + k].append(min(timed(cur, scores[k]) for _ in range(reps)))
+        live, stored, ratio = interleaved(cur, scores, reps, rnd)
+        r["score_live"].append(live)
+        r["score_stored"].append(stored)
+        ratios["score"].append(ratio)
 
     print(f"live models benchmark: {a.rounds} rounds, base {a.base_rows} documents, "
           f"COPY of {a.copy_rows}, {a.probe_rows} rows scored, fold_after {a.fold_after}")
-    summary("insert", r["ins_live"], r["ins_plain"], "live", "plain", "tps", ">= 0.5")
-    summary("insert*", r["ins_live_async"], r["ins_plain_async"], "live", "plain", "tps", ">= 0.5 (synchronous_commit off)")
+    summary("insert", r["ins_live"], r["ins_plain"], "live", "plain", "tps", ">= 0.5", ratios["ins"])
+    summary("insert*", r["ins_live_async"], r["ins_plain_async"], "live", "plain", "tps", ">= 0.5 (synchronous_commit off)",
+            ratios["ins_async"])
+    summary("floor*", r["ins_trigger_async"], r["ins_plain_trigger_async"], "trigger", "plain", "tps",
+            "(an empty statement trigger with a transition table, synchronous_commit off)", ratios["ins_trigger_async"])
     if a.copy_rows > 0:
         summary("copy", r["copy_live"], r["copy_plain"], "live", "plain", "s", "<= 1.5")
-    summary("read", r["read_live"], r["read_stored"], "live", "stored", "s", "<= 2")
+    summary("read", r["read_live"], r["read_stored"], "live", "stored", "s", "<= 2", ratios["read"])
     summary("read*", r["read_changed"], r["read_stored"], "live", "stored", "s", "(after a write)")
-    summary("score", r["score_live"], r["score_stored"], "live", "stored", "s", "<= 1.1")
+    summary("score", r["score_live"], r["score_stored"], "live", "stored", "s", "<= 1.1", ratios["score"])
 
     shutil.rmtree(tmp)
     if not a.keep:
         cur.execute("SELECT nb_live_drop('lb_live'), nb_live_drop('lb_copy')")
-        cur.execute("DROP TABLE lb_plain, lb_live, lb_copy_plain, lb_copy_live, lb_stored, lb_probe")
+        cur.execute("DROP TABLE lb_plain, lb_live, lb_trigger, lb_copy_plain, lb_copy_live, lb_stored, lb_probe")
+        cur.execute("DROP FUNCTION lb_nothing()")
 
 
 if __name__ == "__main__":
