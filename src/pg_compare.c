@@ -42,42 +42,34 @@ PG_FUNCTION_INFO_V1(nb_model_hash_extended);
 
 static MemoryContext detoast_context = NULL;
 
-static MemoryContext
-private_context(void)
+/* f(v), allocating in detoast_context. */
+static struct varlena *
+in_private_context(struct varlena *(*f) (struct varlena *), struct varlena *v)
 {
+	MemoryContext old;
+
 	if (detoast_context == NULL)
 		detoast_context = AllocSetContextCreate(TopMemoryContext,
 												"nb_model comparison",
 												ALLOCSET_DEFAULT_SIZES);
-	return detoast_context;
+	old = MemoryContextSwitchTo(detoast_context);
+	v = f(v);
+	MemoryContextSwitchTo(old);
+	return v;
 }
 
-/* v as stored: fetched into detoast_context if out of line, still compressed if it was. */
+/* v as stored: fetched if out of line, still compressed if it was. */
 static struct varlena *
 fetched(struct varlena *v)
 {
-	MemoryContext old;
-
-	if (!VARATT_IS_EXTERNAL(v))
-		return v;
-	old = MemoryContextSwitchTo(private_context());
-	v = detoast_external_attr(v);
-	MemoryContextSwitchTo(old);
-	return v;
+	return VARATT_IS_EXTERNAL(v) ? in_private_context(detoast_external_attr, v) : v;
 }
 
-/* v's bytes, decompressed into detoast_context if need be. */
+/* v's bytes, decompressed if need be. */
 static struct varlena *
 plain(struct varlena *v)
 {
-	MemoryContext old;
-
-	if (!VARATT_IS_EXTENDED(v))
-		return v;
-	old = MemoryContextSwitchTo(private_context());
-	v = pg_detoast_datum_packed(v);
-	MemoryContextSwitchTo(old);
-	return v;
+	return VARATT_IS_EXTENDED(v) ? in_private_context(pg_detoast_datum_packed, v) : v;
 }
 
 static void
