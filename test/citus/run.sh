@@ -3,7 +3,8 @@
 #
 # Runs against the Citus coordinator that the libpq connection string in
 # NBC_CITUS names (citus created in that database, workers added, nbc's files
-# installed on every node).  It builds and installs nothing: without
+# installed on every node; an older nbc in that database is updated to the
+# files' version).  It builds and installs nothing: without
 # NBC_CITUS it prints a loud SKIP and a TAP plan of 0 tests; a cluster named
 # but unreachable, or without citus, is a failure.  NBC_CITUS_PSQL names the
 # psql to use (default: psql on PATH).
@@ -118,6 +119,8 @@ setup=$(q "
 DROP SCHEMA IF EXISTS $S CASCADE;
 CREATE SCHEMA $S;
 CREATE EXTENSION IF NOT EXISTS nbc;
+-- the version of the files installed (Citus updates the workers with it)
+ALTER EXTENSION nbc UPDATE;
 SET search_path = $S, public;
 -- 2,000 documents in 4 classes: half of each one's 12 tokens from a common
 -- Zipf ranking, half from its class's own; a jsonb and a float8[] of the
