@@ -28,6 +28,7 @@
 #include "nb_calibrate.h"
 #include "nb_exact.h"
 #include "nb_strmap.h"
+#include "pg_aggregate.h"
 #include "pg_jsonb.h"
 #include "pg_predict.h"
 #include "pg_prepared.h"
@@ -131,10 +132,8 @@ scores_transfn(FunctionCallInfo fcinfo, NbFeatureInput kind)
 	uint32		len;
 	const char *actual;
 
-	if (!AggCheckCallContext(fcinfo, &aggctx))
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("nbc_calibration_scores support functions can only be called by the aggregate nbc_calibration_scores")));
+	aggctx = nb_aggregate_context(fcinfo, "nbc_calibration_scores support functions",
+								  "nbc_calibration_scores");
 	if (PG_ARGISNULL(5))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
@@ -232,10 +231,8 @@ nbc_calibration_scores_final(PG_FUNCTION_ARGS)
 	Size		bytes;
 	ArrayType  *result;
 
-	if (!AggCheckCallContext(fcinfo, NULL))
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("nbc_calibration_scores support functions can only be called by the aggregate nbc_calibration_scores")));
+	(void) nb_aggregate_context(fcinfo, "nbc_calibration_scores support functions",
+								"nbc_calibration_scores");
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
 	st = (ScoresState *) PG_GETARG_POINTER(0);

@@ -26,6 +26,7 @@
 #include "nb_em.h"
 #include "nb_exact.h"
 #include "nb_interrupt.h"
+#include "pg_aggregate.h"
 #include "pg_features.h"
 #include "pg_options.h"
 #include "pg_predict.h"
@@ -189,10 +190,7 @@ em_step(FunctionCallInfo fcinfo, bool tsvector_features)
 	int64		best;
 	MemoryContext old;
 
-	if (!AggCheckCallContext(fcinfo, &aggctx))
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("nbc_em_step_transfn can only be called by the aggregate nbc_em_step")));
+	aggctx = nb_aggregate_context(fcinfo, "nbc_em_step_transfn", "nbc_em_step");
 	if (PG_ARGISNULL(1))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),

@@ -20,6 +20,7 @@
 #include "utils/memutils.h"
 
 #include "nb_grid.h"
+#include "pg_aggregate.h"
 #include "pg_metrics.h"
 #include "pg_metrics_state.h"
 #include "pg_predict.h"
@@ -30,13 +31,7 @@
 static MemoryContext
 grid_context(FunctionCallInfo fcinfo)
 {
-	MemoryContext aggctx;
-
-	if (!AggCheckCallContext(fcinfo, &aggctx))
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("nb_grid_metrics support functions can only be called by the aggregate nb_grid_metrics")));
-	return aggctx;
+	return nb_aggregate_context(fcinfo, "nb_grid_metrics support functions", "nb_grid_metrics");
 }
 
 /* The state of an nb_grid_metrics aggregate, or an error for another's. */

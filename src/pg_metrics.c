@@ -21,6 +21,7 @@
 #include "utils/numeric.h"
 
 #include "nb_metrics.h"
+#include "pg_aggregate.h"
 #include "pg_jsonb.h"
 #include "pg_label.h"
 #include "pg_metrics.h"
@@ -32,20 +33,11 @@ PG_FUNCTION_INFO_V1(nb_metrics_proba_options_transfn);
 PG_FUNCTION_INFO_V1(nb_metrics_combine);
 PG_FUNCTION_INFO_V1(nb_metrics_final);
 
-/*
- * The aggregate's memory context.  The support functions are SQL-callable
- * (CREATE AGGREGATE needs them to be), so a direct call is a user's error.
- */
+/* The aggregate's memory context (a direct call is refused). */
 static MemoryContext
 aggregate_context(FunctionCallInfo fcinfo)
 {
-	MemoryContext aggctx;
-
-	if (!AggCheckCallContext(fcinfo, &aggctx))
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("nb_metrics support functions can only be called by the aggregate nb_metrics")));
-	return aggctx;
+	return nb_aggregate_context(fcinfo, "nb_metrics support functions", "nb_metrics");
 }
 
 /* The form of a transition function's rows: which arguments follow the prediction. */

@@ -7,6 +7,7 @@
  * function returns the same pointer (nodeAgg.c, ExecAggTransReparent).
  */
 #include "pg_model.h"
+#include "pg_aggregate.h"
 #include "pg_features.h"
 #include "pg_label.h"
 
@@ -131,20 +132,11 @@ type_conflict(NbExpandedModel *em, const char *name, uint32 len, NbFeatureType t
 }
 
 
-/*
- * The aggregate's memory context.  The transition functions are SQL-callable
- * (CREATE AGGREGATE needs them to be), so a direct call is a user's error.
- */
+/* The aggregate's memory context (a direct call is refused). */
 static MemoryContext
 aggregate_context(FunctionCallInfo fcinfo)
 {
-	MemoryContext aggctx;
-
-	if (!AggCheckCallContext(fcinfo, &aggctx))
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("nbc_train_transfn can only be called by the aggregate nb_train")));
-	return aggctx;
+	return nb_aggregate_context(fcinfo, "nbc_train_transfn", "nb_train");
 }
 /*
  * Tokens of a text[] or tsvector row added to the trainer at a time: the
