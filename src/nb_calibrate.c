@@ -22,6 +22,12 @@
 #define SAMPLE_ROWS 256
 #define SAMPLE_SIDE 8
 
+/*
+ * A sigmoid's step whose |d_a| + |d_b| is at most this is tried without
+ * the losses (sigmoid_descent_proved usually holds for it).
+ */
+#define SIGMOID_PROVED_STEP 2
+
 /* Newton steps (or bisections) at most; each fit converges in far fewer. */
 #define MAX_ITERATIONS 200
 
@@ -374,18 +380,36 @@ nb_calibration_fit_temperature(const NbCalibrationRows *rows, double *temperatur
 /* Platt's sigmoid                                                        */
 /* ---------------------------------------------------------------------- */
 
-/* One class's rows as the sigmoid reads them: probabilities and targets. */
+/*
+ * One class's rows as the sigmoid reads them: probabilities and targets,
+ * and two rows of n for each pass's probabilities of the class (q of the
+ * point the fit is at, and of the point it tries).
+ */
 typedef struct SigmoidRows
 {
 	size_t		n;
-	double	   *p;
+	const double *p;
 	double	   *t;
-	double		positive;		/* rows of the class */
+	double	   *q;
+	double	   *trial_q;
 } SigmoidRows;
 
-/* The cross-entropy at (a, b), and its gradient and Hessian (g and h may be NULL). */
-static double
-sigmoid_loss(const SigmoidRows *s, const double *ab, double *g, double *h)
+/* The sums of one pass over the rows at (a, b). */
+typedef struct SigmoidPass
+{
+	double		g[2];			/* gradient */
+	double		h[3];			/* Hessian: aa, ab, bb */
+	double		loss;			/* the cross-entropy, NAN when not asked for */
+} SigmoidPass;
+
+/*
+ * One pass over the rows at ab: the gradient and Hessian of the
+ * cross-entropy, each row's q = 1 / (1 + e^(a p + b)) into q, and the
+ * cross-entropy itself when with_loss (its log1p is the dearest part of
+ * a pass, and near the minimum the steps are accepted without it).
+ */
+static void
+sigmoid_pass(const SigmoidRows *s, const double *ab, bool with_loss, double *q, SigmoidPass *out)
 {
 	Sum			loss = {0, 0};
 	Sum			sum[5];
@@ -395,129 +419,198 @@ sigmoid_loss(const SigmoidRows *s, const double *ab, double *g, double *h)
 	for (size_t start = 0; start < s->n; start += SIGMOID_BLOCK)
 	{
 		size_t		end = start + SIGMOID_BLOCK < s->n ? start + SIGMOID_BLOCK : s->n;
-		double		part[6] = {0, 0, 0, 0, 0, 0};
+		double		part[5] = {0, 0, 0, 0, 0};
+		double		u[SIGMOID_BLOCK];
+		double		e[SIGMOID_BLOCK];
 
 		nb_interrupt_count(&work, 8 * (end - start));
 		for (size_t i = start; i < end; i++)
 		{
 			double		p = s->p[i];
-			double		u = ab[0] * p + ab[1];
+			double		ui = ab[0] * p + ab[1];
 			/*
 			 * P = 1 / (1 + e^u), the probability of the class; the loss is
 			 * log(1 + e^u) - (1 - t) u.  One exponential, of -|u|, serves both.
 			 */
-			double		e = exp(-fabs(u));
-			double		P = u > 0 ? e / (1 + e) : 1 / (1 + e);
+			double		ei = exp(-fabs(ui));
+			double		P = ui > 0 ? ei / (1 + ei) : 1 / (1 + ei);
 			double		r = s->t[i] - P;
 			double		w = P * (1 - P);
 
-			part[5] += fmax(u, 0) + log1p(e) - (1 - s->t[i]) * u;
+			u[i - start] = ui;
+			e[i - start] = ei;
+			q[i] = P;
 			part[0] += r * p;
 			part[1] += r;
 			part[2] += w * p * p;
 			part[3] += w * p;
 			part[4] += w;
 		}
-		sum_add(&loss, part[5]);
+		if (with_loss)
+		{
+			double		block_loss = 0;
+
+			for (size_t i = start; i < end; i++)
+				block_loss += fmax(u[i - start], 0) + log1p(e[i - start]) - (1 - s->t[i]) * u[i - start];
+			sum_add(&loss, block_loss);
+		}
 		for (int k = 0; k < 5; k++)
 			sum_add(&sum[k], part[k]);
 	}
-	if (g != NULL)
-	{
-		g[0] = sum_value(&sum[0]);
-		g[1] = sum_value(&sum[1]);
-		h[0] = sum_value(&sum[2]);
-		h[1] = sum_value(&sum[3]);
-		h[2] = sum_value(&sum[4]);
-	}
-	return sum_value(&loss);
+	out->g[0] = sum_value(&sum[0]);
+	out->g[1] = sum_value(&sum[1]);
+	out->h[0] = sum_value(&sum[2]);
+	out->h[1] = sum_value(&sum[3]);
+	out->h[2] = sum_value(&sum[4]);
+	out->loss = with_loss ? sum_value(&loss) : NAN;
 }
 
-static void
-sigmoid_rows(const NbCalibrationRows *rows, uint32_t c, SigmoidRows *s)
+/*
+ * Whether the step d from a point of slope g.d (< 0) to the point of pass
+ * at lowers the loss as much as Armijo's condition asks (by 1e-4 of what
+ * the slope promises), proved from the end of the step alone, without the
+ * losses.  Along the step, phi(s) = loss(x + s d) is convex, and its third
+ * derivative is at most V phi'' for V = |d_a| + |d_b| (a row's is sum of
+ * P (1 - P) (1 - 2P) v^3 with |v| = |d_a p + d_b| <= V), so phi''(s) >=
+ * phi''(1) e^(-V (1 - s)), and integrating twice: phi(1) - phi(0) <=
+ * phi'(1) - phi''(1) c(V), c(V) = (V - 1 + e^-V) / V^2 >= max(1/2 - V/6,
+ * (V - 1) / V^2).  Near the minimum phi'(1) is about 0 and the bound about
+ * slope / 2.
+ */
+static bool
+sigmoid_descent_proved(const SigmoidPass *at, const double *d, double slope)
+{
+	double		v = fabs(d[0]) + fabs(d[1]);
+	double		c = v > 0 ? fmax(0.5 - v / 6, (v - 1) / (v * v)) : 0.5;
+	double		end_slope = at->g[0] * d[0] + at->g[1] * d[1];
+	double		curvature = at->h[0] * d[0] * d[0] + 2 * at->h[1] * d[0] * d[1] + at->h[2] * d[1] * d[1];
+
+	return end_slope - c * curvature <= 1e-4 * slope;
+}
+
+/* s's targets for class c, and the rows' q for each pass; returns the rows of c. */
+static size_t
+sigmoid_rows(const NbCalibrationRows *rows, uint32_t c, const double *p, SigmoidRows *s)
 {
 	size_t		positive = 0;
 
 	s->n = rows->n;
-	s->p = nb_alloc(sizeof(double) * (rows->n + 1));
+	s->p = p;
 	s->t = nb_alloc(sizeof(double) * (rows->n + 1));
+	s->q = nb_alloc(sizeof(double) * (rows->n + 1));
+	s->trial_q = nb_alloc(sizeof(double) * (rows->n + 1));
+	for (size_t i = 0; i < rows->n; i++)
+		positive += rows->actual[i] == c;
+	/* Platt's targets: the positives' and negatives' counts as a Bayesian prior */
 	for (size_t i = 0; i < rows->n; i++)
 	{
 		nb_interrupt_at(i);
-		positive += rows->actual[i] == c;
-		s->p[i] = probability(rows->log_post[i * rows->C + c]);
-	}
-	/* Platt's targets: the positives' and negatives' counts as a Bayesian prior */
-	for (size_t i = 0; i < rows->n; i++)
 		s->t[i] = rows->actual[i] == c ? (positive + 1.0) / (positive + 2.0)
 			: 1.0 / (rows->n - positive + 2.0);
-	s->positive = (double) positive;
+	}
+	return positive;
+}
+
+static void
+sigmoid_rows_free(SigmoidRows *s)
+{
+	nb_free(s->t);
+	nb_free(s->q);
+	nb_free(s->trial_q);
+}
+
+/* The trial point becomes the current one: its pass and q. */
+static void
+sigmoid_accept(SigmoidRows *s, double *ab, const double *next, SigmoidPass *at, const SigmoidPass *trial)
+{
+	double	   *q = s->q;
+
+	ab[0] = next[0];
+	ab[1] = next[1];
+	*at = *trial;
+	s->q = s->trial_q;
+	s->trial_q = q;
 }
 
 /*
  * Newton's method with a backtracking line search on the rows from ab,
  * until the gradient is below 1e-12 of the rows (or a step changes
- * nothing); returns the steps.
+ * nothing); returns the steps.  s->q holds the rows' q at the result.
  */
 static uint32_t
-sigmoid_newton(const SigmoidRows *s, double *ab)
+sigmoid_newton(SigmoidRows *s, double *ab)
 {
-	double		loss;
-	double		g[2];
-	double		h[3];
+	SigmoidPass at;
+	double		scale;
 	uint32_t	k = 0;
 
-	loss = sigmoid_loss(s, ab, g, h);
+	sigmoid_pass(s, ab, true, s->q, &at);
+	/* the loss's size, for its rounding (the steps only lower it) */
+	scale = 1 + fabs(at.loss);
 	while (k < MAX_ITERATIONS)
 	{
+		double		h[3] = {at.h[0] + 1e-12, at.h[1], at.h[2] + 1e-12};
 		double		det;
 		double		d[2];
 		double		slope;
 		double		step = 1;
+		bool		with_loss;
 		bool		moved = false;
 
 		k++;
-		if (fabs(g[0]) <= 1e-12 * s->n && fabs(g[1]) <= 1e-12 * s->n)
+		if (fabs(at.g[0]) <= 1e-12 * s->n && fabs(at.g[1]) <= 1e-12 * s->n)
 			break;
 		/* (H + sigma I) d = -g, sigma keeping it invertible when every p is the same */
-		h[0] += 1e-12;
-		h[2] += 1e-12;
 		det = h[0] * h[2] - h[1] * h[1];
-		d[0] = -(h[2] * g[0] - h[1] * g[1]) / det;
-		d[1] = -(h[0] * g[1] - h[1] * g[0]) / det;
-		slope = g[0] * d[0] + g[1] * d[1];
+		d[0] = -(h[2] * at.g[0] - h[1] * at.g[1]) / det;
+		d[1] = -(h[0] * at.g[1] - h[1] * at.g[0]) / det;
+		slope = at.g[0] * d[0] + at.g[1] * d[1];
 		/*
-		 * Backtracking (Armijo) until the loss falls enough, or the step is
-		 * lost in rounding; each trial's gradient is the next step's.  Near
-		 * the minimum the fall Newton's step promises (-slope / 2) is below
-		 * the rounding of the loss, a sum over every row, which can then not
-		 * tell it: the step is taken whole, the gradient (which has no such
-		 * floor) deciding when to stop.
+		 * Near the minimum the fall Newton's step promises (-slope / 2) is
+		 * below the rounding of the loss, a sum over every row, which can
+		 * then not tell it: the step is taken whole, the gradient (which has
+		 * no such floor) deciding when to stop.
 		 */
-		if (-slope <= 1e-12 * (1 + fabs(loss)))
+		if (-slope <= 1e-12 * scale)
 		{
 			double		next[2] = {ab[0] + d[0], ab[1] + d[1]};
+			SigmoidPass trial;
 
 			moved = next[0] != ab[0] || next[1] != ab[1];
-			memcpy(ab, next, sizeof(next));
-			loss = sigmoid_loss(s, ab, g, h);
+			sigmoid_pass(s, next, false, s->trial_q, &trial);
+			sigmoid_accept(s, ab, next, &at, &trial);
 			step = 0;
 		}
+		/*
+		 * Backtracking (Armijo) until the loss falls enough, or the step is
+		 * lost in rounding; each trial's gradient is the next step's.  A
+		 * trial is accepted without the losses when its end proves the fall
+		 * (always so near the minimum); else the losses decide.  The trials
+		 * compute them from the first when the step is long (V > 1: far
+		 * from the minimum, where Newton's steps overshoot, the proof seldom
+		 * holds), else once the proof has failed, that trial again.
+		 */
+		with_loss = fabs(d[0]) + fabs(d[1]) > SIGMOID_PROVED_STEP;
 		while (step >= 1e-10)
 		{
 			double		next[2] = {ab[0] + step * d[0], ab[1] + step * d[1]};
-			double		next_g[2];
-			double		next_h[3];
-			double		next_loss = sigmoid_loss(s, next, next_g, next_h);
+			double		sd[2] = {step * d[0], step * d[1]};
+			SigmoidPass trial;
 
-			if (next_loss <= loss + 1e-4 * step * slope)
+			if (with_loss && isnan(at.loss))
+				sigmoid_pass(s, ab, true, s->q, &at);
+			sigmoid_pass(s, next, with_loss, s->trial_q, &trial);
+			if (sigmoid_descent_proved(&trial, sd, step * slope) ||
+				(with_loss && trial.loss <= at.loss + 1e-4 * step * slope))
 			{
 				moved = next[0] != ab[0] || next[1] != ab[1];
-				memcpy(ab, next, sizeof(next));
-				memcpy(g, next_g, sizeof(next_g));
-				memcpy(h, next_h, sizeof(next_h));
-				loss = next_loss;
+				sigmoid_accept(s, ab, next, &at, &trial);
 				break;
+			}
+			if (!with_loss)
+			{
+				with_loss = true;
+				continue;
 			}
 			step /= 2;
 		}
@@ -534,7 +627,7 @@ sigmoid_newton(const SigmoidRows *s, double *ab)
  * method from there takes fewer passes over all of them.
  */
 static bool
-sigmoid_sample(const SigmoidRows *s, SigmoidRows *sample)
+sigmoid_sample(const SigmoidRows *s, SigmoidRows *sample, double *p)
 {
 	size_t		n = s->n / SAMPLE;
 	size_t		positive = 0;
@@ -546,42 +639,69 @@ sigmoid_sample(const SigmoidRows *s, SigmoidRows *sample)
 	if (positive < SAMPLE_SIDE || n - positive < SAMPLE_SIDE)
 		return false;
 	sample->n = n;
-	sample->p = nb_alloc(sizeof(double) * n);
+	sample->p = p;
 	sample->t = nb_alloc(sizeof(double) * n);
+	sample->q = nb_alloc(sizeof(double) * n);
+	sample->trial_q = nb_alloc(sizeof(double) * n);
 	for (size_t i = 0; i < n; i++)
 	{
 		nb_interrupt_at(i);
-		sample->p[i] = s->p[i * SAMPLE];
+		p[i] = s->p[i * SAMPLE];
 		sample->t[i] = s->t[i * SAMPLE];
 	}
-	sample->positive = (double) positive;
 	return true;
 }
 
-NbCalibrationStatus
-nb_calibration_fit_sigmoid(const NbCalibrationRows *rows, uint32_t c, double *ab,
-						   uint32_t *iterations)
+/* The probabilities of classes first to C - 1 into q, a column of n per class. */
+static void
+sigmoid_probabilities(const NbCalibrationRows *rows, uint32_t first, double *q)
 {
-	SigmoidRows s;
-	SigmoidRows sample;
+	uint64_t	work = 0;
+
+	for (size_t i = 0; i < rows->n; i++)
+	{
+		const double *l = &rows->log_post[i * rows->C];
+
+		nb_interrupt_count(&work, 1 + (uint64_t) rows->C / 8);
+		for (uint32_t c = first; c < rows->C; c++)
+			q[c * rows->n + i] = probability(l[c]);
+	}
+}
+
+NbCalibrationStatus
+nb_calibration_fit_sigmoids(const NbCalibrationRows *rows, uint32_t first, double *ab, double *q,
+							uint32_t *iterations)
+{
+	double	   *sample_p;
 	uint32_t	k = 0;
 
 	*iterations = 0;
 	if (rows->n == 0)
 		return NB_CALIBRATION_TOO_FEW_ROWS;
-	sigmoid_rows(rows, c, &s);
-	/* scikit-learn's start */
-	ab[0] = 0;
-	ab[1] = log((rows->n - s.positive + 1.0) / (s.positive + 1.0));
-	if (sigmoid_sample(&s, &sample))
+	sample_p = nb_alloc(sizeof(double) * (rows->n / SAMPLE + 1));
+	/* the probabilities, read row by row once, each class's then read in order */
+	sigmoid_probabilities(rows, first, q);
+	for (uint32_t c = first; c < rows->C; c++)
 	{
-		k += sigmoid_newton(&sample, ab);
-		nb_free(sample.p);
-		nb_free(sample.t);
+		SigmoidRows s;
+		SigmoidRows sample;
+		double	   *column = &q[c * rows->n];
+		size_t		positive = sigmoid_rows(rows, c, column, &s);
+
+		/* scikit-learn's start */
+		ab[2 * c] = 0;
+		ab[2 * c + 1] = log((rows->n - positive + 1.0) / (positive + 1.0));
+		if (sigmoid_sample(&s, &sample, sample_p))
+		{
+			k += sigmoid_newton(&sample, &ab[2 * c]);
+			sigmoid_rows_free(&sample);
+		}
+		k += sigmoid_newton(&s, &ab[2 * c]);
+		/* the class's probabilities, read no more, give way to its q */
+		memcpy(column, s.q, sizeof(double) * rows->n);
+		sigmoid_rows_free(&s);
 	}
-	k += sigmoid_newton(&s, ab);
-	nb_free(s.p);
-	nb_free(s.t);
+	nb_free(sample_p);
 	*iterations = k;
 	return NB_CALIBRATION_OK;
 }

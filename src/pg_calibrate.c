@@ -260,50 +260,89 @@ nbc_calibration_scores_final(PG_FUNCTION_ARGS)
 /* the fit                                                                */
 /* ---------------------------------------------------------------------- */
 
+/* The exact sums of the rows' log loss and Brier score. */
+typedef struct RowScores
+{
+	NbExactSum	log_loss;
+	NbExactSum	brier;
+} RowScores;
+
 /*
- * Log loss (scikit-learn's: clipped to [eps, 1 - eps], renormalized) and
- * Brier score of rows under cal.  (Its two rows of scratch go with the
- * call's memory.)
+ * Add a row's log loss (scikit-learn's: clipped to [eps, 1 - eps],
+ * renormalized) and Brier score, from its probabilities p and its actual
+ * class y.
  */
 static void
-score_rows(const NbCalibrationRows *rows, const NbCalibration *cal, double *log_loss, double *brier)
+add_row_scores(RowScores *scores, const double *p, uint32 C, uint32 y)
+{
+	double		sum = 0;
+
+	for (uint32 c = 0; c < C; c++)
+	{
+		double		e = p[c] - (c == y ? 1.0 : 0.0);
+
+		nb_exact_add(&scores->brier, e * e);
+		sum += Min(Max(p[c], DBL_EPSILON), 1 - DBL_EPSILON);
+	}
+	nb_exact_add(&scores->log_loss, -log(Min(Max(p[y], DBL_EPSILON), 1 - DBL_EPSILON) / sum));
+}
+
+/* Row i's probabilities under cal into p; l is scratch of C doubles, and so is scratch. */
+static void
+row_probabilities(const NbCalibrationRows *rows, size_t i, const NbCalibration *cal, double *p,
+				  double *l, double *scratch)
 {
 	uint32		C = rows->C;
+	int64		best = -1;
+
+	for (uint32 c = 0; c < C; c++)
+	{
+		l[c] = rows->log_post[i * C + c];
+		if (l[c] != -INFINITY && (best < 0 || l[c] > l[best]))
+			best = c;
+	}
+	if (!nb_calibration_is_identity(cal))
+		(void) nb_calibration_apply(cal, l, C, best, scratch);
+	for (uint32 c = 0; c < C; c++)
+		p[c] = l[c] == -INFINITY ? 0.0 : exp(l[c]);
+}
+
+/*
+ * Log loss and Brier score of rows under cal; with q (not NULL), every
+ * class's sigmoid of each row as nb_calibration_fit_sigmoids gives them,
+ * normalized here instead of computed again (unless they underflow).  (The
+ * rows of scratch go with the call's memory.)
+ */
+static void
+score_rows(const NbCalibrationRows *rows, const NbCalibration *cal, const double *q,
+		   double *log_loss, double *brier)
+{
+	uint32		C = rows->C;
+	double	   *p = palloc(sizeof(double) * C);
 	double	   *l = palloc(sizeof(double) * C);
 	double	   *scratch = palloc(sizeof(double) * C);
-	NbExactSum	ll;
-	NbExactSum	br;
+	RowScores	scores;
 
-	nb_exact_init(&ll);
-	nb_exact_init(&br);
+	nb_exact_init(&scores.log_loss);
+	nb_exact_init(&scores.brier);
 	for (size_t i = 0; i < rows->n; i++)
 	{
-		int64		best = -1;
 		double		sum = 0;
-		uint32		y = rows->actual[i];
 
 		if ((i & 1023) == 0)
 			CHECK_FOR_INTERRUPTS();
-		for (uint32 c = 0; c < C; c++)
-		{
-			l[c] = rows->log_post[i * C + c];
-			if (l[c] != -INFINITY && (best < 0 || l[c] > l[best]))
-				best = c;
-		}
-		if (!nb_calibration_is_identity(cal))
-			(void) nb_calibration_apply(cal, l, C, best, scratch);
-		for (uint32 c = 0; c < C; c++)
-		{
-			double		p = l[c] == -INFINITY ? 0.0 : exp(l[c]);
-			double		e = p - (c == y ? 1.0 : 0.0);
-
-			nb_exact_add(&br, e * e);
-			sum += Min(Max(p, DBL_EPSILON), 1 - DBL_EPSILON);
-		}
-		nb_exact_add(&ll, -log(Min(Max(exp(l[y]), DBL_EPSILON), 1 - DBL_EPSILON) / sum));
+		if (q != NULL)
+			for (uint32 c = 0; c < C; c++)
+				sum += q[c * rows->n + i];
+		if (sum >= DBL_MIN)
+			for (uint32 c = 0; c < C; c++)
+				p[c] = q[c * rows->n + i] / sum;
+		else
+			row_probabilities(rows, i, cal, p, l, scratch);
+		add_row_scores(&scores, p, C, rows->actual[i]);
 	}
-	*log_loss = nb_exact_value(&ll) / rows->n;
-	*brier = nb_exact_value(&br) / rows->n;
+	*log_loss = nb_exact_value(&scores.log_loss) / rows->n;
+	*brier = nb_exact_value(&scores.brier) / rows->n;
 }
 
 static void
@@ -367,11 +406,15 @@ fit_temperature(const NbCalibrationRows *rows, Fitted *f)
 	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
 	nb_push_pair(&state, "temperature", t);
 	f->option = nb_jsonb_finish(pushJsonbValue(&state, WJB_END_OBJECT, NULL));
-	score_rows(rows, &f->cal, &f->log_loss, &f->brier);
+	score_rows(rows, &f->cal, NULL, &f->log_loss, &f->brier);
 	return NB_CALIBRATION_OK;
 }
 
-/* Two classes: the second's sigmoid, the first's probability its complement (scikit-learn's). */
+/*
+ * Two classes: the second's sigmoid, the first's probability its
+ * complement (scikit-learn's).  More: every class's, whose sigmoids of the
+ * rows the fit gives for their scores.
+ */
 static void
 fit_sigmoid(const NbCalibrationRows *rows, ArrayType *classes, Fitted *f)
 {
@@ -379,22 +422,20 @@ fit_sigmoid(const NbCalibrationRows *rows, ArrayType *classes, Fitted *f)
 	Datum	   *labels;
 	int			count;
 	double	   *ab = palloc0(sizeof(double) * 2 * rows->C);
+	double	   *q = palloc_extended(sizeof(double) * (rows->n * rows->C + 1), MCXT_ALLOC_HUGE);
 	uint32		first = rows->C == 2 ? 1 : 0;
 
 	f->method = "sigmoid";
-	f->iterations = 0;
+	report_status(nb_calibration_fit_sigmoids(rows, first, ab, q, &f->iterations));
 	deconstruct_array(classes, TEXTOID, -1, false, TYPALIGN_INT, &labels, NULL, &count);
 	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
 	nb_push_key(&state, "sigmoid", strlen("sigmoid"));
 	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
 	for (uint32 c = first; c < rows->C; c++)
 	{
-		uint32		steps;
 		uint32		len;
 		const char *s = label_of(DatumGetTextPP(labels[c]), &len);
 
-		report_status(nb_calibration_fit_sigmoid(rows, c, &ab[2 * c], &steps));
-		f->iterations += steps;
 		nb_push_key(&state, s, len);
 		pushJsonbValue(&state, WJB_BEGIN_ARRAY, NULL);
 		for (int k = 0; k < 2; k++)
@@ -412,7 +453,8 @@ fit_sigmoid(const NbCalibrationRows *rows, ArrayType *classes, Fitted *f)
 	nb_calibration_init(&f->cal);
 	f->cal.sigmoid = ab;
 	f->cal.sigmoid_class = rows->C == 2 ? 1 : NB_SIGMOID_EVERY_CLASS;
-	score_rows(rows, &f->cal, &f->log_loss, &f->brier);
+	/* (two classes: the complement is computed apart, as nb_calibration_apply does) */
+	score_rows(rows, &f->cal, rows->C == 2 ? NULL : q, &f->log_loss, &f->brier);
 }
 
 static void
@@ -511,7 +553,7 @@ nbc_calibration_fit(PG_FUNCTION_ARGS)
 	rows.log_post = log_post;
 
 	nb_calibration_init(&none);
-	score_rows(&rows, &none, &before[0], &before[1]);
+	score_rows(&rows, &none, NULL, &before[0], &before[1]);
 	if (strcmp(method, "temperature") == 0)
 	{
 		report_status(fit_temperature(&rows, &temperature));

@@ -223,11 +223,13 @@ test_sigmoid_fit(void)
 	uint32_t	y[N];
 	uint64_t	seed = 11;
 	NbCalibrationRows rows = {N, 2, y, lp};
-	double		ab[2];
+	double		ab[4];
+	double		q[N * 2];
 	uint32_t	k;
 	double		n1 = 0;
 	double		ga = 0;
 	double		gb = 0;
+	double		q_error = 0;
 
 	for (size_t i = 0; i < N; i++)
 	{
@@ -243,22 +245,24 @@ test_sigmoid_fit(void)
 		y[i] = (double) ((seed >> 20) % 10000) / 10000 < 0.25 + 0.5 * p;
 		n1 += y[i];
 	}
-	EXPECT(nb_calibration_fit_sigmoid(&rows, 1, ab, &k) == NB_CALIBRATION_OK);
-	/* the gradient of Platt's cross-entropy is 0: sum (t - P) [p, 1] */
+	EXPECT(nb_calibration_fit_sigmoids(&rows, 1, ab, q, &k) == NB_CALIBRATION_OK);
+	/* the gradient of Platt's cross-entropy is 0: sum (t - P) [p, 1]; q the sigmoid of each row */
 	for (size_t i = 0; i < N; i++)
 	{
 		double		p = exp(lp[2 * i + 1]);
 		double		t = y[i] ? (n1 + 1) / (n1 + 2) : 1 / (N - n1 + 2);
-		double		P = 1 / (1 + exp(ab[0] * p + ab[1]));
+		double		P = 1 / (1 + exp(ab[2] * p + ab[3]));
 
 		ga += (t - P) * p;
 		gb += t - P;
+		q_error = fmax(q_error, fabs(q[N + i] - P) / P);
 	}
-	CHECK(fabs(ga) < 1e-9 && fabs(gb) < 1e-9, "gradient (%g, %g) at (%g, %g)", ga, gb, ab[0], ab[1]);
+	CHECK(fabs(ga) < 1e-9 && fabs(gb) < 1e-9, "gradient (%g, %g) at (%g, %g)", ga, gb, ab[2], ab[3]);
+	CHECK(q_error < 1e-14, "q off by %g", q_error);
 	/* flatter than the posteriors: a > -1 / 0.25, the slope a perfect calibration would have */
-	EXPECT(ab[0] < 0 && ab[0] > -4);
+	EXPECT(ab[2] < 0 && ab[2] > -4);
 	rows.n = 0;
-	EXPECT(nb_calibration_fit_sigmoid(&rows, 1, ab, &k) == NB_CALIBRATION_TOO_FEW_ROWS);
+	EXPECT(nb_calibration_fit_sigmoids(&rows, 1, ab, q, &k) == NB_CALIBRATION_TOO_FEW_ROWS);
 }
 
 /* A fit checks for a cancel as it goes: nb_interrupt is called. */
@@ -272,8 +276,9 @@ test_fit_interrupts(void)
 	double	   *lp = nb_alloc(sizeof(double) * N * 2);
 	uint32_t   *y = nb_alloc(sizeof(uint32_t) * N);
 	NbCalibrationRows rows = {N, 2, y, lp};
+	double	   *q = nb_alloc(sizeof(double) * N * 2);
 	double		t;
-	double		ab[2];
+	double		ab[4];
 	uint32_t	k;
 	long		before;
 
@@ -287,11 +292,12 @@ test_fit_interrupts(void)
 	CHECK_OR_DONE(nb_calibration_fit_temperature(&rows, &t, &k) == NB_CALIBRATION_OK, "temperature fit");
 	CHECK_OR_DONE(nb_test_interrupts() > before, "no check for a cancel in the temperature fit");
 	before = nb_test_interrupts();
-	CHECK_OR_DONE(nb_calibration_fit_sigmoid(&rows, 1, ab, &k) == NB_CALIBRATION_OK, "sigmoid fit");
+	CHECK_OR_DONE(nb_calibration_fit_sigmoids(&rows, 1, ab, q, &k) == NB_CALIBRATION_OK, "sigmoid fit");
 	CHECK_OR_DONE(nb_test_interrupts() > before, "no check for a cancel in the sigmoid fit");
 done:
 	nb_free(lp);
 	nb_free(y);
+	nb_free(q);
 }
 
 int
