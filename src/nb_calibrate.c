@@ -424,21 +424,25 @@ sigmoid_pass(const SigmoidRows *s, const double *ab, bool with_loss, double *q, 
 		double		e[SIGMOID_BLOCK];
 
 		nb_interrupt_count(&work, 8 * (end - start));
+		/*
+		 * P = 1 / (1 + e^u), the probability of the class; the loss is
+		 * log(1 + e^u) - (1 - t) u.  One exponential, of -|u|, serves both.
+		 * The exponentials first, apart: the sums' registers need not be
+		 * saved around each call.
+		 */
+		for (size_t i = start; i < end; i++)
+		{
+			u[i - start] = ab[0] * s->p[i] + ab[1];
+			e[i - start] = exp(-fabs(u[i - start]));
+		}
 		for (size_t i = start; i < end; i++)
 		{
 			double		p = s->p[i];
-			double		ui = ab[0] * p + ab[1];
-			/*
-			 * P = 1 / (1 + e^u), the probability of the class; the loss is
-			 * log(1 + e^u) - (1 - t) u.  One exponential, of -|u|, serves both.
-			 */
-			double		ei = exp(-fabs(ui));
-			double		P = ui > 0 ? ei / (1 + ei) : 1 / (1 + ei);
+			double		ei = e[i - start];
+			double		P = u[i - start] > 0 ? ei / (1 + ei) : 1 / (1 + ei);
 			double		r = s->t[i] - P;
 			double		w = P * (1 - P);
 
-			u[i - start] = ui;
-			e[i - start] = ei;
 			q[i] = P;
 			part[0] += r * p;
 			part[1] += r;
