@@ -276,14 +276,17 @@ static void
 add_row_scores(RowScores *scores, const double *p, uint32 C, uint32 y)
 {
 	double		sum = 0;
+	double		brier = 0;
 
+	/* (a row's Brier score, at most 2, summed plainly: the rows' sum is exact) */
 	for (uint32 c = 0; c < C; c++)
 	{
 		double		e = p[c] - (c == y ? 1.0 : 0.0);
 
-		nb_exact_add(&scores->brier, e * e);
+		brier += e * e;
 		sum += Min(Max(p[c], DBL_EPSILON), 1 - DBL_EPSILON);
 	}
+	nb_exact_add(&scores->brier, brier);
 	nb_exact_add(&scores->log_loss, -log(Min(Max(p[y], DBL_EPSILON), 1 - DBL_EPSILON) / sum));
 }
 
@@ -300,6 +303,20 @@ row_probabilities(const NbCalibrationRows *rows, size_t i, const NbCalibration *
 		l[c] = rows->log_post[i * C + c];
 		if (l[c] != -INFINITY && (best < 0 || l[c] > l[best]))
 			best = c;
+	}
+	if (cal->sigmoid == NULL && !nb_calibration_is_identity(cal))
+	{
+		/* a temperature alone: each probability's exponential once, p ∝ e^((l - max l) / T) */
+		double		sum = 0;
+
+		for (uint32 c = 0; c < C; c++)
+		{
+			p[c] = l[c] == -INFINITY ? 0.0 : exp((l[c] - l[best]) / cal->temperature);
+			sum += p[c];
+		}
+		for (uint32 c = 0; c < C; c++)
+			p[c] /= sum;
+		return;
 	}
 	if (!nb_calibration_is_identity(cal))
 		(void) nb_calibration_apply(cal, l, C, best, scratch);
