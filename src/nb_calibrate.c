@@ -734,17 +734,16 @@ row_order(const void *a, const void *b)
 }
 
 void
-nb_calibration_order_rows(size_t n, uint32_t C, uint32_t *actual, double *log_post)
+nb_calibration_order_rows(size_t n, uint32_t C, const double *source, size_t stride, uint32_t *actual,
+						  double *log_post)
 {
 	OrderedRow *order = nb_alloc(sizeof(OrderedRow) * (n + 1));
-	double	   *copy = nb_alloc(sizeof(double) * (n * C + 1));
 	uint64_t	work = 0;
 
-	nb_copy(copy, log_post, sizeof(double) * n * C);
 	for (size_t i = 0; i < n; i++)
 	{
 		nb_interrupt_at(i);
-		order[i].log_post = &copy[i * C];
+		order[i].log_post = &source[i * stride];
 		order[i].C = C;
 		order[i].actual = actual[i];
 	}
@@ -756,5 +755,4 @@ nb_calibration_order_rows(size_t n, uint32_t C, uint32_t *actual, double *log_po
 		memcpy(&log_post[i * C], order[i].log_post, sizeof(double) * C);
 	}
 	nb_free(order);
-	nb_free(copy);
 }

@@ -90,9 +90,12 @@ typedef enum NbCalibrationStatus
  * Put the rows in a canonical order (by actual class, then by their log
  * posteriors' bytes).  The fits sum over the rows in their order, with
  * compensated sums: rows given in this order give the same result to the
- * bit whatever order they came in.
+ * bit whatever order they came in.  Row i's class is actual[i] and its C
+ * log posteriors are at source[i * stride]; they go to actual and log_post
+ * (n * C, apart from source) in that order.
  */
-void		nb_calibration_order_rows(size_t n, uint32_t C, uint32_t *actual, double *log_post);
+void		nb_calibration_order_rows(size_t n, uint32_t C, const double *source, size_t stride,
+									  uint32_t *actual, double *log_post);
 
 /*
  * The temperature minimizing the rows' log loss: Newton's method on 1 / T,

@@ -560,12 +560,11 @@ nbc_calibration_fit(PG_FUNCTION_ARGS)
 		actual[i] = (uint32) a;
 		n_seen += !seen[actual[i]];
 		seen[actual[i]] = true;
-		memcpy(&log_post[i * C], &data[i * (C + 1) + 1], sizeof(double) * C);
 	}
 	if (C < 2 || n_seen < 2)
 		report_status(NB_CALIBRATION_ONE_CLASS);
 	/* the rows come in an order the plan chose: the fits read them in one of their own */
-	nb_calibration_order_rows(rows.n, C, actual, log_post);
+	nb_calibration_order_rows(rows.n, C, data + 1, C + 1, actual, log_post);
 	rows.actual = actual;
 	rows.log_post = log_post;
 

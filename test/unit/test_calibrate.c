@@ -132,6 +132,8 @@ test_temperature_fit(void)
 	};
 	double		big[N * C];
 	double		reversed[N * C];
+	double		source[N * C];
+	double		strided[N * (C + 1)];
 	uint32_t	by[N];
 	uint32_t	ry[N];
 	double		t2;
@@ -176,8 +178,12 @@ test_temperature_fit(void)
 	CHECK(fabs(temperature_derivative(big, by, N, C, t)) < 1e-9 * N, "derivative %g at T = %g",
 		  temperature_derivative(big, by, N, C, t), t);
 	/* in the canonical order, rows that came in any order give the same bits */
-	nb_calibration_order_rows(N, C, by, big);
-	nb_calibration_order_rows(N, C, ry, reversed);
+	memcpy(source, big, sizeof(big));
+	nb_calibration_order_rows(N, C, source, C, by, big);
+	/* (rows read with a stride: each row's C log posteriors, then one more double) */
+	for (size_t i = 0; i < N; i++)
+		memcpy(&strided[i * (C + 1)], &reversed[i * C], sizeof(double) * C);
+	nb_calibration_order_rows(N, C, strided, C + 1, ry, reversed);
 	EXPECT(memcmp(big, reversed, sizeof(big)) == 0 && memcmp(by, ry, sizeof(by)) == 0);
 	rows = (NbCalibrationRows) {N, C, by, big};
 	EXPECT(nb_calibration_fit_temperature(&rows, &t2, &k) == NB_CALIBRATION_OK);
