@@ -195,16 +195,18 @@ row_top(const NbCalibrationRows *rows, size_t i)
 }
 
 /*
- * The first and second derivatives of the log loss in beta = 1 / T:
- * per row, with d_c = l_c - max l and p_c proportional to e^(beta d_c),
- * E_p[d] - d_actual and Var_p[d] (the loss is convex in beta).  beta 0
- * is the uniform distribution over the classes with a probability.
+ * The first three derivatives of the log loss in beta = 1 / T: per row,
+ * with d_c = l_c - max l and p_c proportional to e^(beta d_c), E_p[d] -
+ * d_actual, Var_p[d] (the loss is convex in beta) and E_p[(d - E_p[d])^3].
+ * beta 0 is the uniform distribution over the classes with a probability.
  */
 static void
-temperature_derivatives(const NbCalibrationRows *rows, double beta, double *d1, double *d2)
+temperature_derivatives(const NbCalibrationRows *rows, double beta, double *d1, double *d2,
+						double *d3)
 {
 	Sum			g = {0, 0};
 	Sum			h = {0, 0};
+	Sum			t = {0, 0};
 	uint32_t	C = rows->C;
 	uint64_t	work = 0;
 
@@ -216,6 +218,7 @@ temperature_derivatives(const NbCalibrationRows *rows, double beta, double *d1, 
 		double		z = 0;
 		double		m1 = 0;
 		double		m2 = 0;
+		double		m3 = 0;
 		double		mean;
 
 		nb_interrupt_count(&work, 1 + (uint64_t) C);
@@ -235,13 +238,16 @@ temperature_derivatives(const NbCalibrationRows *rows, double beta, double *d1, 
 				z += w;
 				m1 += w * d;
 				m2 += w * d * d;
+				m3 += w * d * d * d;
 			}
 		mean = m1 / z;
 		sum_add(&g, mean - (actual - top));
 		sum_add(&h, fmax(m2 / z - mean * mean, 0));
+		sum_add(&t, m3 / z - 3 * mean * (m2 / z) + 2 * mean * mean * mean);
 	}
 	*d1 = sum_value(&g);
 	*d2 = sum_value(&h);
+	*d3 = sum_value(&t);
 }
 
 /*
@@ -260,6 +266,7 @@ temperature_minimum_exists(const NbCalibrationRows *rows)
 	uint64_t	work = 0;
 	double		d1;
 	double		d2;
+	double		d3;
 
 	for (size_t i = 0; i < rows->n; i++)
 	{
@@ -282,7 +289,7 @@ temperature_minimum_exists(const NbCalibrationRows *rows)
 		return NB_CALIBRATION_NO_BETTER;
 	if (all_right)
 		return NB_CALIBRATION_SEPARATED;
-	temperature_derivatives(rows, 0, &d1, &d2);
+	temperature_derivatives(rows, 0, &d1, &d2, &d3);
 	if (d1 >= 0)
 		return NB_CALIBRATION_NO_BETTER;
 	return NB_CALIBRATION_OK;
@@ -291,7 +298,10 @@ temperature_minimum_exists(const NbCalibrationRows *rows)
 /*
  * Newton's method on beta = 1 / T from *beta, kept inside a bracket of the
  * minimum (bisection when a step leaves it), until a step would change
- * beta by less than 1e-13 of it; returns the steps.  A minimum exists
+ * beta by less than 1e-13 of it; returns the steps.  The steps taken are
+ * Halley's (Newton's corrected by the third derivative, which the pass
+ * computes at little more cost: cubic convergence, a pass fewer), Newton's
+ * when the correction is large.  A minimum exists
  * (temperature_minimum_exists).
  */
 static uint32_t
@@ -304,16 +314,19 @@ temperature_newton(const NbCalibrationRows *rows, double *beta)
 	/*
 	 * The derivative is negative at 0 and positive for large beta (some row
 	 * is wrong): [lo, hi] keeps the root between a negative and a positive
-	 * derivative.  A Newton step that leaves it is replaced by doubling
-	 * (while no upper end is known) or bisection.
+	 * derivative.  A step that leaves it is replaced by doubling (while no
+	 * upper end is known) or bisection.
 	 */
 	while (k < MAX_ITERATIONS)
 	{
 		double		d1;
 		double		d2;
+		double		d3;
+		double		newton;
+		double		halley;
 		double		next;
 
-		temperature_derivatives(rows, *beta, &d1, &d2);
+		temperature_derivatives(rows, *beta, &d1, &d2, &d3);
 		k++;
 		if (d1 == 0)
 			break;
@@ -324,7 +337,10 @@ temperature_newton(const NbCalibrationRows *rows, double *beta)
 		/* converged: the Newton step is lost in beta's last digits */
 		if (d2 > 0 && fabs(d1 / d2) <= 1e-13 * *beta)
 			break;
-		next = d2 > 0 ? *beta - d1 / d2 : NAN;
+		newton = d2 > 0 ? d1 / d2 : NAN;
+		/* Halley's step: newton / (1 - newton d3 / (2 d2)) */
+		halley = 1 - newton * d3 / (2 * d2);
+		next = *beta - (halley > 0.5 && halley < 2 ? newton / halley : newton);
 		if (!(next > lo && next < hi))
 			next = isinf(hi) ? 2 * *beta : lo + (hi - lo) / 2;
 		*beta = next;
@@ -656,9 +672,8 @@ sigmoid_sample(const SigmoidRows *s, SigmoidRows *sample, double *p)
 	return true;
 }
 
-/* The probabilities of classes first to C - 1 into q, a column of n per class. */
-static void
-sigmoid_probabilities(const NbCalibrationRows *rows, uint32_t first, double *q)
+void
+nb_calibration_probabilities(const NbCalibrationRows *rows, double *p)
 {
 	uint64_t	work = 0;
 
@@ -667,8 +682,8 @@ sigmoid_probabilities(const NbCalibrationRows *rows, uint32_t first, double *q)
 		const double *l = &rows->log_post[i * rows->C];
 
 		nb_interrupt_count(&work, 1 + (uint64_t) rows->C / 8);
-		for (uint32_t c = first; c < rows->C; c++)
-			q[c * rows->n + i] = probability(l[c]);
+		for (uint32_t c = 0; c < rows->C; c++)
+			p[c * rows->n + i] = probability(l[c]);
 	}
 }
 
@@ -683,8 +698,6 @@ nb_calibration_fit_sigmoids(const NbCalibrationRows *rows, uint32_t first, doubl
 	if (rows->n == 0)
 		return NB_CALIBRATION_TOO_FEW_ROWS;
 	sample_p = nb_alloc(sizeof(double) * (rows->n / SAMPLE + 1));
-	/* the probabilities, read row by row once, each class's then read in order */
-	sigmoid_probabilities(rows, first, q);
 	for (uint32_t c = first; c < rows->C; c++)
 	{
 		SigmoidRows s;

@@ -109,6 +109,13 @@ NbCalibrationStatus nb_calibration_fit_temperature(const NbCalibrationRows *rows
 												   uint32_t *iterations);
 
 /*
+ * The rows' probabilities, e^l (0 for -inf), a column of n per class: row
+ * i's of class c at p[c * n + i] (n * C doubles), as the sigmoids read
+ * them.
+ */
+void		nb_calibration_probabilities(const NbCalibrationRows *rows, double *p);
+
+/*
  * The sigmoids of classes first to C - 1 (0 for every class; 1 for the
  * second of two, as nb_calibration_apply's sigmoid_class): the (a, b) of
  * class c at ab[2c], ab[2c + 1], minimizing the cross-entropy of 1 / (1 +
@@ -117,11 +124,12 @@ NbCalibrationStatus nb_calibration_fit_temperature(const NbCalibrationRows *rows
  * backtracking line search until the gradient is below 1e-12 of the rows
  * (or a step changes nothing), from the same fit on every 16th row (when
  * those are 256 with 8 of each side), which starts where scikit-learn does
- * (0, log((N- + 1) / (N+ + 1))).  q (n * C doubles) receives each row's
- * sigmoid at its class's fit, q_c = 1 / (1 + exp(a_c p_c + b_c)) of row i
- * at q[c * n + i] (a column per class, from first), which the fit computed
- * last: the calibrated rows need no pass of their own.  *iterations
- * receives the steps of every fit.
+ * (0, log((N- + 1) / (N+ + 1))).  q (n * C doubles) holds the rows'
+ * probabilities as nb_calibration_probabilities gives them, and receives
+ * each row's sigmoid at its class's fit in their place, q_c = 1 / (1 +
+ * exp(a_c p_c + b_c)) of row i at q[c * n + i] (from class first on),
+ * which the fit computed last: the calibrated rows need no pass of their
+ * own.  *iterations receives the steps of every fit.
  */
 NbCalibrationStatus nb_calibration_fit_sigmoids(const NbCalibrationRows *rows, uint32_t first, double *ab,
 												double *q, uint32_t *iterations);

@@ -325,13 +325,15 @@ row_probabilities(const NbCalibrationRows *rows, size_t i, const NbCalibration *
 }
 
 /*
- * Log loss and Brier score of rows under cal; with q (not NULL), every
- * class's sigmoid of each row as nb_calibration_fit_sigmoids gives them,
- * normalized here instead of computed again (unless they underflow).  (The
- * rows of scratch go with the call's memory.)
+ * Log loss and Brier score of rows under cal; with q (not NULL), its
+ * values of each row instead of computing them again: with normalize,
+ * every class's sigmoid as nb_calibration_fit_sigmoids gives them (unless
+ * they underflow), else the probabilities themselves (cal none), as
+ * nb_calibration_probabilities gives them.  (The rows of scratch go with
+ * the call's memory.)
  */
 static void
-score_rows(const NbCalibrationRows *rows, const NbCalibration *cal, const double *q,
+score_rows(const NbCalibrationRows *rows, const NbCalibration *cal, const double *q, bool normalize,
 		   double *log_loss, double *brier)
 {
 	uint32		C = rows->C;
@@ -348,10 +350,13 @@ score_rows(const NbCalibrationRows *rows, const NbCalibration *cal, const double
 
 		if ((i & 1023) == 0)
 			CHECK_FOR_INTERRUPTS();
-		if (q != NULL)
+		if (q != NULL && normalize)
 			for (uint32 c = 0; c < C; c++)
 				sum += q[c * rows->n + i];
-		if (sum >= DBL_MIN)
+		if (q != NULL && !normalize)
+			for (uint32 c = 0; c < C; c++)
+				p[c] = q[c * rows->n + i];
+		else if (sum >= DBL_MIN)
 			for (uint32 c = 0; c < C; c++)
 				p[c] = q[c * rows->n + i] / sum;
 		else
@@ -423,23 +428,23 @@ fit_temperature(const NbCalibrationRows *rows, Fitted *f)
 	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
 	nb_push_pair(&state, "temperature", t);
 	f->option = nb_jsonb_finish(pushJsonbValue(&state, WJB_END_OBJECT, NULL));
-	score_rows(rows, &f->cal, NULL, &f->log_loss, &f->brier);
+	score_rows(rows, &f->cal, NULL, false, &f->log_loss, &f->brier);
 	return NB_CALIBRATION_OK;
 }
 
 /*
  * Two classes: the second's sigmoid, the first's probability its
  * complement (scikit-learn's).  More: every class's, whose sigmoids of the
- * rows the fit gives for their scores.
+ * rows the fit gives for their scores.  q holds the rows' probabilities
+ * (nb_calibration_probabilities), and then their sigmoids.
  */
 static void
-fit_sigmoid(const NbCalibrationRows *rows, ArrayType *classes, Fitted *f)
+fit_sigmoid(const NbCalibrationRows *rows, ArrayType *classes, double *q, Fitted *f)
 {
 	JsonbParseState *state = NULL;
 	Datum	   *labels;
 	int			count;
 	double	   *ab = palloc0(sizeof(double) * 2 * rows->C);
-	double	   *q = palloc_extended(sizeof(double) * (rows->n * rows->C + 1), MCXT_ALLOC_HUGE);
 	uint32		first = rows->C == 2 ? 1 : 0;
 
 	f->method = "sigmoid";
@@ -471,7 +476,7 @@ fit_sigmoid(const NbCalibrationRows *rows, ArrayType *classes, Fitted *f)
 	f->cal.sigmoid = ab;
 	f->cal.sigmoid_class = rows->C == 2 ? 1 : NB_SIGMOID_EVERY_CLASS;
 	/* (two classes: the complement is computed apart, as nb_calibration_apply does) */
-	score_rows(rows, &f->cal, rows->C == 2 ? NULL : q, &f->log_loss, &f->brier);
+	score_rows(rows, &f->cal, rows->C == 2 ? NULL : q, true, &f->log_loss, &f->brier);
 }
 
 static void
@@ -512,6 +517,7 @@ nbc_calibration_fit(PG_FUNCTION_ARGS)
 	bool	   *seen;
 	uint32		n_seen = 0;
 	NbCalibration none;
+	double	   *probabilities = NULL;
 	Fitted		temperature;
 	Fitted		sigmoid;
 	Fitted		unchanged;
@@ -568,8 +574,14 @@ nbc_calibration_fit(PG_FUNCTION_ARGS)
 	rows.actual = actual;
 	rows.log_post = log_post;
 
+	/* the probabilities, read row by row once: the scores before and the sigmoids read them */
+	if (strcmp(method, "temperature") != 0)
+	{
+		probabilities = palloc_extended(sizeof(double) * (rows.n * C + 1), MCXT_ALLOC_HUGE);
+		nb_calibration_probabilities(&rows, probabilities);
+	}
 	nb_calibration_init(&none);
-	score_rows(&rows, &none, NULL, &before[0], &before[1]);
+	score_rows(&rows, &none, probabilities, false, &before[0], &before[1]);
 	if (strcmp(method, "temperature") == 0)
 	{
 		report_status(fit_temperature(&rows, &temperature));
@@ -577,14 +589,14 @@ nbc_calibration_fit(PG_FUNCTION_ARGS)
 	}
 	else if (strcmp(method, "sigmoid") == 0)
 	{
-		fit_sigmoid(&rows, classes, &sigmoid);
+		fit_sigmoid(&rows, classes, probabilities, &sigmoid);
 		chosen = &sigmoid;
 	}
 	else
 	{
 		bool		have_temperature = fit_temperature(&rows, &temperature) == NB_CALIBRATION_OK;
 
-		fit_sigmoid(&rows, classes, &sigmoid);
+		fit_sigmoid(&rows, classes, probabilities, &sigmoid);
 		chosen = have_temperature && temperature.log_loss <= sigmoid.log_loss ? &temperature : &sigmoid;
 		if (!(chosen->log_loss < before[0]))
 		{

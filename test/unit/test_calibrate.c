@@ -251,6 +251,10 @@ test_sigmoid_fit(void)
 		y[i] = (double) ((seed >> 20) % 10000) / 10000 < 0.25 + 0.5 * p;
 		n1 += y[i];
 	}
+	nb_calibration_probabilities(&rows, q);
+	for (size_t i = 0; i < N; i++)
+		q_error = fmax(q_error, fabs(q[N + i] - exp(lp[2 * i + 1])));
+	CHECK(q_error == 0, "probability off by %g", q_error);
 	EXPECT(nb_calibration_fit_sigmoids(&rows, 1, ab, q, &k) == NB_CALIBRATION_OK);
 	/* the gradient of Platt's cross-entropy is 0: sum (t - P) [p, 1]; q the sigmoid of each row */
 	for (size_t i = 0; i < N; i++)
@@ -298,6 +302,7 @@ test_fit_interrupts(void)
 	CHECK_OR_DONE(nb_calibration_fit_temperature(&rows, &t, &k) == NB_CALIBRATION_OK, "temperature fit");
 	CHECK_OR_DONE(nb_test_interrupts() > before, "no check for a cancel in the temperature fit");
 	before = nb_test_interrupts();
+	nb_calibration_probabilities(&rows, q);
 	CHECK_OR_DONE(nb_calibration_fit_sigmoids(&rows, 1, ab, q, &k) == NB_CALIBRATION_OK, "sigmoid fit");
 	CHECK_OR_DONE(nb_test_interrupts() > before, "no check for a cancel in the sigmoid fit");
 done:
