@@ -606,9 +606,10 @@ sigmoid_newton(SigmoidRows *s, double *ab)
 		 * lost in rounding; each trial's gradient is the next step's.  A
 		 * trial is accepted without the losses when its end proves the fall
 		 * (always so near the minimum); else the losses decide.  The trials
-		 * compute them from the first when the step is long (V > 1: far
-		 * from the minimum, where Newton's steps overshoot, the proof seldom
-		 * holds), else once the proof has failed, that trial again.
+		 * compute them from the first when the step is long (|d_a| + |d_b|
+		 * above SIGMOID_PROVED_STEP: far from the minimum, where Newton's
+		 * steps overshoot, the proof seldom holds), else once the proof has
+		 * failed, that trial again.
 		 */
 		with_loss = fabs(d[0]) + fabs(d[1]) > SIGMOID_PROVED_STEP;
 		while (step >= 1e-10)
