@@ -22,6 +22,12 @@
 #define SAMPLE_ROWS 256
 #define SAMPLE_SIDE 8
 
+/*
+ * A sigmoid's step whose |d_a| + |d_b| is at most this is tried without
+ * the losses (sigmoid_descent_proved usually holds for it).
+ */
+#define SIGMOID_PROVED_STEP 2
+
 /* Newton steps (or bisections) at most; each fit converges in far fewer. */
 #define MAX_ITERATIONS 200
 
@@ -189,16 +195,18 @@ row_top(const NbCalibrationRows *rows, size_t i)
 }
 
 /*
- * The first and second derivatives of the log loss in beta = 1 / T:
- * per row, with d_c = l_c - max l and p_c proportional to e^(beta d_c),
- * E_p[d] - d_actual and Var_p[d] (the loss is convex in beta).  beta 0
- * is the uniform distribution over the classes with a probability.
+ * The first three derivatives of the log loss in beta = 1 / T: per row,
+ * with d_c = l_c - max l and p_c proportional to e^(beta d_c), E_p[d] -
+ * d_actual, Var_p[d] (the loss is convex in beta) and E_p[(d - E_p[d])^3].
+ * beta 0 is the uniform distribution over the classes with a probability.
  */
 static void
-temperature_derivatives(const NbCalibrationRows *rows, double beta, double *d1, double *d2)
+temperature_derivatives(const NbCalibrationRows *rows, double beta, double *d1, double *d2,
+						double *d3)
 {
 	Sum			g = {0, 0};
 	Sum			h = {0, 0};
+	Sum			t = {0, 0};
 	uint32_t	C = rows->C;
 	uint64_t	work = 0;
 
@@ -210,6 +218,7 @@ temperature_derivatives(const NbCalibrationRows *rows, double beta, double *d1, 
 		double		z = 0;
 		double		m1 = 0;
 		double		m2 = 0;
+		double		m3 = 0;
 		double		mean;
 
 		nb_interrupt_count(&work, 1 + (uint64_t) C);
@@ -229,13 +238,16 @@ temperature_derivatives(const NbCalibrationRows *rows, double beta, double *d1, 
 				z += w;
 				m1 += w * d;
 				m2 += w * d * d;
+				m3 += w * d * d * d;
 			}
 		mean = m1 / z;
 		sum_add(&g, mean - (actual - top));
 		sum_add(&h, fmax(m2 / z - mean * mean, 0));
+		sum_add(&t, m3 / z - 3 * mean * (m2 / z) + 2 * mean * mean * mean);
 	}
 	*d1 = sum_value(&g);
 	*d2 = sum_value(&h);
+	*d3 = sum_value(&t);
 }
 
 /*
@@ -254,6 +266,7 @@ temperature_minimum_exists(const NbCalibrationRows *rows)
 	uint64_t	work = 0;
 	double		d1;
 	double		d2;
+	double		d3;
 
 	for (size_t i = 0; i < rows->n; i++)
 	{
@@ -276,7 +289,7 @@ temperature_minimum_exists(const NbCalibrationRows *rows)
 		return NB_CALIBRATION_NO_BETTER;
 	if (all_right)
 		return NB_CALIBRATION_SEPARATED;
-	temperature_derivatives(rows, 0, &d1, &d2);
+	temperature_derivatives(rows, 0, &d1, &d2, &d3);
 	if (d1 >= 0)
 		return NB_CALIBRATION_NO_BETTER;
 	return NB_CALIBRATION_OK;
@@ -285,7 +298,10 @@ temperature_minimum_exists(const NbCalibrationRows *rows)
 /*
  * Newton's method on beta = 1 / T from *beta, kept inside a bracket of the
  * minimum (bisection when a step leaves it), until a step would change
- * beta by less than 1e-13 of it; returns the steps.  A minimum exists
+ * beta by less than 1e-13 of it; returns the steps.  The steps taken are
+ * Halley's (Newton's corrected by the third derivative, which the pass
+ * computes at little more cost: cubic convergence, a pass fewer), Newton's
+ * when the correction is large.  A minimum exists
  * (temperature_minimum_exists).
  */
 static uint32_t
@@ -298,16 +314,19 @@ temperature_newton(const NbCalibrationRows *rows, double *beta)
 	/*
 	 * The derivative is negative at 0 and positive for large beta (some row
 	 * is wrong): [lo, hi] keeps the root between a negative and a positive
-	 * derivative.  A Newton step that leaves it is replaced by doubling
-	 * (while no upper end is known) or bisection.
+	 * derivative.  A step that leaves it is replaced by doubling (while no
+	 * upper end is known) or bisection.
 	 */
 	while (k < MAX_ITERATIONS)
 	{
 		double		d1;
 		double		d2;
+		double		d3;
+		double		newton;
+		double		halley;
 		double		next;
 
-		temperature_derivatives(rows, *beta, &d1, &d2);
+		temperature_derivatives(rows, *beta, &d1, &d2, &d3);
 		k++;
 		if (d1 == 0)
 			break;
@@ -318,7 +337,10 @@ temperature_newton(const NbCalibrationRows *rows, double *beta)
 		/* converged: the Newton step is lost in beta's last digits */
 		if (d2 > 0 && fabs(d1 / d2) <= 1e-13 * *beta)
 			break;
-		next = d2 > 0 ? *beta - d1 / d2 : NAN;
+		newton = d2 > 0 ? d1 / d2 : NAN;
+		/* Halley's step: newton / (1 - newton d3 / (2 d2)) */
+		halley = 1 - newton * d3 / (2 * d2);
+		next = *beta - (halley > 0.5 && halley < 2 ? newton / halley : newton);
 		if (!(next > lo && next < hi))
 			next = isinf(hi) ? 2 * *beta : lo + (hi - lo) / 2;
 		*beta = next;
@@ -374,18 +396,36 @@ nb_calibration_fit_temperature(const NbCalibrationRows *rows, double *temperatur
 /* Platt's sigmoid                                                        */
 /* ---------------------------------------------------------------------- */
 
-/* One class's rows as the sigmoid reads them: probabilities and targets. */
+/*
+ * One class's rows as the sigmoid reads them: probabilities and targets,
+ * and two rows of n for each pass's probabilities of the class (q of the
+ * point the fit is at, and of the point it tries).
+ */
 typedef struct SigmoidRows
 {
 	size_t		n;
-	double	   *p;
+	const double *p;
 	double	   *t;
-	double		positive;		/* rows of the class */
+	double	   *q;
+	double	   *trial_q;
 } SigmoidRows;
 
-/* The cross-entropy at (a, b), and its gradient and Hessian (g and h may be NULL). */
-static double
-sigmoid_loss(const SigmoidRows *s, const double *ab, double *g, double *h)
+/* The sums of one pass over the rows at (a, b). */
+typedef struct SigmoidPass
+{
+	double		g[2];			/* gradient */
+	double		h[3];			/* Hessian: aa, ab, bb */
+	double		loss;			/* the cross-entropy, NAN when not asked for */
+} SigmoidPass;
+
+/*
+ * One pass over the rows at ab: the gradient and Hessian of the
+ * cross-entropy, each row's q = 1 / (1 + e^(a p + b)) into q, and the
+ * cross-entropy itself when with_loss (its log1p is the dearest part of
+ * a pass, and near the minimum the steps are accepted without it).
+ */
+static void
+sigmoid_pass(const SigmoidRows *s, const double *ab, bool with_loss, double *q, SigmoidPass *out)
 {
 	Sum			loss = {0, 0};
 	Sum			sum[5];
@@ -395,129 +435,203 @@ sigmoid_loss(const SigmoidRows *s, const double *ab, double *g, double *h)
 	for (size_t start = 0; start < s->n; start += SIGMOID_BLOCK)
 	{
 		size_t		end = start + SIGMOID_BLOCK < s->n ? start + SIGMOID_BLOCK : s->n;
-		double		part[6] = {0, 0, 0, 0, 0, 0};
+		double		part[5] = {0, 0, 0, 0, 0};
+		double		u[SIGMOID_BLOCK];
+		double		e[SIGMOID_BLOCK];
 
 		nb_interrupt_count(&work, 8 * (end - start));
+		/*
+		 * P = 1 / (1 + e^u), the probability of the class; the loss is
+		 * log(1 + e^u) - (1 - t) u.  One exponential, of -|u|, serves both.
+		 * The exponentials first, apart: the sums' registers need not be
+		 * saved around each call.
+		 */
+		for (size_t i = start; i < end; i++)
+		{
+			u[i - start] = ab[0] * s->p[i] + ab[1];
+			e[i - start] = exp(-fabs(u[i - start]));
+		}
 		for (size_t i = start; i < end; i++)
 		{
 			double		p = s->p[i];
-			double		u = ab[0] * p + ab[1];
-			/*
-			 * P = 1 / (1 + e^u), the probability of the class; the loss is
-			 * log(1 + e^u) - (1 - t) u.  One exponential, of -|u|, serves both.
-			 */
-			double		e = exp(-fabs(u));
-			double		P = u > 0 ? e / (1 + e) : 1 / (1 + e);
+			double		ei = e[i - start];
+			double		P = u[i - start] > 0 ? ei / (1 + ei) : 1 / (1 + ei);
 			double		r = s->t[i] - P;
 			double		w = P * (1 - P);
 
-			part[5] += fmax(u, 0) + log1p(e) - (1 - s->t[i]) * u;
+			q[i] = P;
 			part[0] += r * p;
 			part[1] += r;
 			part[2] += w * p * p;
 			part[3] += w * p;
 			part[4] += w;
 		}
-		sum_add(&loss, part[5]);
+		if (with_loss)
+		{
+			double		block_loss = 0;
+
+			for (size_t i = start; i < end; i++)
+				block_loss += fmax(u[i - start], 0) + log1p(e[i - start]) - (1 - s->t[i]) * u[i - start];
+			sum_add(&loss, block_loss);
+		}
 		for (int k = 0; k < 5; k++)
 			sum_add(&sum[k], part[k]);
 	}
-	if (g != NULL)
-	{
-		g[0] = sum_value(&sum[0]);
-		g[1] = sum_value(&sum[1]);
-		h[0] = sum_value(&sum[2]);
-		h[1] = sum_value(&sum[3]);
-		h[2] = sum_value(&sum[4]);
-	}
-	return sum_value(&loss);
+	out->g[0] = sum_value(&sum[0]);
+	out->g[1] = sum_value(&sum[1]);
+	out->h[0] = sum_value(&sum[2]);
+	out->h[1] = sum_value(&sum[3]);
+	out->h[2] = sum_value(&sum[4]);
+	out->loss = with_loss ? sum_value(&loss) : NAN;
 }
 
-static void
-sigmoid_rows(const NbCalibrationRows *rows, uint32_t c, SigmoidRows *s)
+/*
+ * Whether the step d from a point of slope g.d (< 0) to the point of pass
+ * at lowers the loss as much as Armijo's condition asks (by 1e-4 of what
+ * the slope promises), proved from the end of the step alone, without the
+ * losses.  Along the step, phi(s) = loss(x + s d) is convex, and its third
+ * derivative is at most V phi'' for V = |d_a| + |d_b| (a row's is sum of
+ * P (1 - P) (1 - 2P) v^3 with |v| = |d_a p + d_b| <= V), so phi''(s) >=
+ * phi''(1) e^(-V (1 - s)), and integrating twice: phi(1) - phi(0) <=
+ * phi'(1) - phi''(1) c(V), c(V) = (V - 1 + e^-V) / V^2 >= max(1/2 - V/6,
+ * (V - 1) / V^2).  Near the minimum phi'(1) is about 0 and the bound about
+ * slope / 2.
+ */
+static bool
+sigmoid_descent_proved(const SigmoidPass *at, const double *d, double slope)
+{
+	double		v = fabs(d[0]) + fabs(d[1]);
+	double		c = v > 0 ? fmax(0.5 - v / 6, (v - 1) / (v * v)) : 0.5;
+	double		end_slope = at->g[0] * d[0] + at->g[1] * d[1];
+	double		curvature = at->h[0] * d[0] * d[0] + 2 * at->h[1] * d[0] * d[1] + at->h[2] * d[1] * d[1];
+
+	return end_slope - c * curvature <= 1e-4 * slope;
+}
+
+/* s's targets for class c, and the rows' q for each pass; returns the rows of c. */
+static size_t
+sigmoid_rows(const NbCalibrationRows *rows, uint32_t c, const double *p, SigmoidRows *s)
 {
 	size_t		positive = 0;
 
 	s->n = rows->n;
-	s->p = nb_alloc(sizeof(double) * (rows->n + 1));
+	s->p = p;
 	s->t = nb_alloc(sizeof(double) * (rows->n + 1));
+	s->q = nb_alloc(sizeof(double) * (rows->n + 1));
+	s->trial_q = nb_alloc(sizeof(double) * (rows->n + 1));
+	for (size_t i = 0; i < rows->n; i++)
+		positive += rows->actual[i] == c;
+	/* Platt's targets: the positives' and negatives' counts as a Bayesian prior */
 	for (size_t i = 0; i < rows->n; i++)
 	{
 		nb_interrupt_at(i);
-		positive += rows->actual[i] == c;
-		s->p[i] = probability(rows->log_post[i * rows->C + c]);
-	}
-	/* Platt's targets: the positives' and negatives' counts as a Bayesian prior */
-	for (size_t i = 0; i < rows->n; i++)
 		s->t[i] = rows->actual[i] == c ? (positive + 1.0) / (positive + 2.0)
 			: 1.0 / (rows->n - positive + 2.0);
-	s->positive = (double) positive;
+	}
+	return positive;
+}
+
+static void
+sigmoid_rows_free(SigmoidRows *s)
+{
+	nb_free(s->t);
+	nb_free(s->q);
+	nb_free(s->trial_q);
+}
+
+/* The trial point becomes the current one: its pass and q. */
+static void
+sigmoid_accept(SigmoidRows *s, double *ab, const double *next, SigmoidPass *at, const SigmoidPass *trial)
+{
+	double	   *q = s->q;
+
+	ab[0] = next[0];
+	ab[1] = next[1];
+	*at = *trial;
+	s->q = s->trial_q;
+	s->trial_q = q;
 }
 
 /*
  * Newton's method with a backtracking line search on the rows from ab,
  * until the gradient is below 1e-12 of the rows (or a step changes
- * nothing); returns the steps.
+ * nothing); returns the steps.  s->q holds the rows' q at the result.
  */
 static uint32_t
-sigmoid_newton(const SigmoidRows *s, double *ab)
+sigmoid_newton(SigmoidRows *s, double *ab)
 {
-	double		loss;
-	double		g[2];
-	double		h[3];
+	SigmoidPass at;
+	double		scale;
 	uint32_t	k = 0;
 
-	loss = sigmoid_loss(s, ab, g, h);
+	sigmoid_pass(s, ab, true, s->q, &at);
+	/* the loss's size, for its rounding (the steps only lower it) */
+	scale = 1 + fabs(at.loss);
 	while (k < MAX_ITERATIONS)
 	{
+		double		h[3] = {at.h[0] + 1e-12, at.h[1], at.h[2] + 1e-12};
 		double		det;
 		double		d[2];
 		double		slope;
 		double		step = 1;
+		bool		with_loss;
 		bool		moved = false;
 
 		k++;
-		if (fabs(g[0]) <= 1e-12 * s->n && fabs(g[1]) <= 1e-12 * s->n)
+		if (fabs(at.g[0]) <= 1e-12 * s->n && fabs(at.g[1]) <= 1e-12 * s->n)
 			break;
 		/* (H + sigma I) d = -g, sigma keeping it invertible when every p is the same */
-		h[0] += 1e-12;
-		h[2] += 1e-12;
 		det = h[0] * h[2] - h[1] * h[1];
-		d[0] = -(h[2] * g[0] - h[1] * g[1]) / det;
-		d[1] = -(h[0] * g[1] - h[1] * g[0]) / det;
-		slope = g[0] * d[0] + g[1] * d[1];
+		d[0] = -(h[2] * at.g[0] - h[1] * at.g[1]) / det;
+		d[1] = -(h[0] * at.g[1] - h[1] * at.g[0]) / det;
+		slope = at.g[0] * d[0] + at.g[1] * d[1];
 		/*
-		 * Backtracking (Armijo) until the loss falls enough, or the step is
-		 * lost in rounding; each trial's gradient is the next step's.  Near
-		 * the minimum the fall Newton's step promises (-slope / 2) is below
-		 * the rounding of the loss, a sum over every row, which can then not
-		 * tell it: the step is taken whole, the gradient (which has no such
-		 * floor) deciding when to stop.
+		 * Near the minimum the fall Newton's step promises (-slope / 2) is
+		 * below the rounding of the loss, a sum over every row, which can
+		 * then not tell it: the step is taken whole, the gradient (which has
+		 * no such floor) deciding when to stop.
 		 */
-		if (-slope <= 1e-12 * (1 + fabs(loss)))
+		if (-slope <= 1e-12 * scale)
 		{
 			double		next[2] = {ab[0] + d[0], ab[1] + d[1]};
+			SigmoidPass trial;
 
 			moved = next[0] != ab[0] || next[1] != ab[1];
-			memcpy(ab, next, sizeof(next));
-			loss = sigmoid_loss(s, ab, g, h);
+			sigmoid_pass(s, next, false, s->trial_q, &trial);
+			sigmoid_accept(s, ab, next, &at, &trial);
 			step = 0;
 		}
+		/*
+		 * Backtracking (Armijo) until the loss falls enough, or the step is
+		 * lost in rounding; each trial's gradient is the next step's.  A
+		 * trial is accepted without the losses when its end proves the fall
+		 * (always so near the minimum); else the losses decide.  The trials
+		 * compute them from the first when the step is long (|d_a| + |d_b|
+		 * above SIGMOID_PROVED_STEP: far from the minimum, where Newton's
+		 * steps overshoot, the proof seldom holds), else once the proof has
+		 * failed, that trial again.
+		 */
+		with_loss = fabs(d[0]) + fabs(d[1]) > SIGMOID_PROVED_STEP;
 		while (step >= 1e-10)
 		{
 			double		next[2] = {ab[0] + step * d[0], ab[1] + step * d[1]};
-			double		next_g[2];
-			double		next_h[3];
-			double		next_loss = sigmoid_loss(s, next, next_g, next_h);
+			double		sd[2] = {step * d[0], step * d[1]};
+			SigmoidPass trial;
 
-			if (next_loss <= loss + 1e-4 * step * slope)
+			if (with_loss && isnan(at.loss))
+				sigmoid_pass(s, ab, true, s->q, &at);
+			sigmoid_pass(s, next, with_loss, s->trial_q, &trial);
+			if (sigmoid_descent_proved(&trial, sd, step * slope) ||
+				(with_loss && trial.loss <= at.loss + 1e-4 * step * slope))
 			{
 				moved = next[0] != ab[0] || next[1] != ab[1];
-				memcpy(ab, next, sizeof(next));
-				memcpy(g, next_g, sizeof(next_g));
-				memcpy(h, next_h, sizeof(next_h));
-				loss = next_loss;
+				sigmoid_accept(s, ab, next, &at, &trial);
 				break;
+			}
+			if (!with_loss)
+			{
+				with_loss = true;
+				continue;
 			}
 			step /= 2;
 		}
@@ -534,7 +648,7 @@ sigmoid_newton(const SigmoidRows *s, double *ab)
  * method from there takes fewer passes over all of them.
  */
 static bool
-sigmoid_sample(const SigmoidRows *s, SigmoidRows *sample)
+sigmoid_sample(const SigmoidRows *s, SigmoidRows *sample, double *p)
 {
 	size_t		n = s->n / SAMPLE;
 	size_t		positive = 0;
@@ -546,42 +660,66 @@ sigmoid_sample(const SigmoidRows *s, SigmoidRows *sample)
 	if (positive < SAMPLE_SIDE || n - positive < SAMPLE_SIDE)
 		return false;
 	sample->n = n;
-	sample->p = nb_alloc(sizeof(double) * n);
+	sample->p = p;
 	sample->t = nb_alloc(sizeof(double) * n);
+	sample->q = nb_alloc(sizeof(double) * n);
+	sample->trial_q = nb_alloc(sizeof(double) * n);
 	for (size_t i = 0; i < n; i++)
 	{
 		nb_interrupt_at(i);
-		sample->p[i] = s->p[i * SAMPLE];
+		p[i] = s->p[i * SAMPLE];
 		sample->t[i] = s->t[i * SAMPLE];
 	}
-	sample->positive = (double) positive;
 	return true;
 }
 
-NbCalibrationStatus
-nb_calibration_fit_sigmoid(const NbCalibrationRows *rows, uint32_t c, double *ab,
-						   uint32_t *iterations)
+void
+nb_calibration_probabilities(const NbCalibrationRows *rows, double *p)
 {
-	SigmoidRows s;
-	SigmoidRows sample;
+	uint64_t	work = 0;
+
+	for (size_t i = 0; i < rows->n; i++)
+	{
+		const double *l = &rows->log_post[i * rows->C];
+
+		nb_interrupt_count(&work, 1 + (uint64_t) rows->C / 8);
+		for (uint32_t c = 0; c < rows->C; c++)
+			p[c * rows->n + i] = probability(l[c]);
+	}
+}
+
+NbCalibrationStatus
+nb_calibration_fit_sigmoids(const NbCalibrationRows *rows, uint32_t first, double *ab, double *q,
+							uint32_t *iterations)
+{
+	double	   *sample_p;
 	uint32_t	k = 0;
 
 	*iterations = 0;
 	if (rows->n == 0)
 		return NB_CALIBRATION_TOO_FEW_ROWS;
-	sigmoid_rows(rows, c, &s);
-	/* scikit-learn's start */
-	ab[0] = 0;
-	ab[1] = log((rows->n - s.positive + 1.0) / (s.positive + 1.0));
-	if (sigmoid_sample(&s, &sample))
+	sample_p = nb_alloc(sizeof(double) * (rows->n / SAMPLE + 1));
+	for (uint32_t c = first; c < rows->C; c++)
 	{
-		k += sigmoid_newton(&sample, ab);
-		nb_free(sample.p);
-		nb_free(sample.t);
+		SigmoidRows s;
+		SigmoidRows sample;
+		double	   *column = &q[c * rows->n];
+		size_t		positive = sigmoid_rows(rows, c, column, &s);
+
+		/* scikit-learn's start */
+		ab[2 * c] = 0;
+		ab[2 * c + 1] = log((rows->n - positive + 1.0) / (positive + 1.0));
+		if (sigmoid_sample(&s, &sample, sample_p))
+		{
+			k += sigmoid_newton(&sample, &ab[2 * c]);
+			sigmoid_rows_free(&sample);
+		}
+		k += sigmoid_newton(&s, &ab[2 * c]);
+		/* the class's probabilities, read no more, give way to its q */
+		memcpy(column, s.q, sizeof(double) * rows->n);
+		sigmoid_rows_free(&s);
 	}
-	k += sigmoid_newton(&s, ab);
-	nb_free(s.p);
-	nb_free(s.t);
+	nb_free(sample_p);
 	*iterations = k;
 	return NB_CALIBRATION_OK;
 }
@@ -610,17 +748,16 @@ row_order(const void *a, const void *b)
 }
 
 void
-nb_calibration_order_rows(size_t n, uint32_t C, uint32_t *actual, double *log_post)
+nb_calibration_order_rows(size_t n, uint32_t C, const double *source, size_t stride, uint32_t *actual,
+						  double *log_post)
 {
 	OrderedRow *order = nb_alloc(sizeof(OrderedRow) * (n + 1));
-	double	   *copy = nb_alloc(sizeof(double) * (n * C + 1));
 	uint64_t	work = 0;
 
-	nb_copy(copy, log_post, sizeof(double) * n * C);
 	for (size_t i = 0; i < n; i++)
 	{
 		nb_interrupt_at(i);
-		order[i].log_post = &copy[i * C];
+		order[i].log_post = &source[i * stride];
 		order[i].C = C;
 		order[i].actual = actual[i];
 	}
@@ -632,5 +769,4 @@ nb_calibration_order_rows(size_t n, uint32_t C, uint32_t *actual, double *log_po
 		memcpy(&log_post[i * C], order[i].log_post, sizeof(double) * C);
 	}
 	nb_free(order);
-	nb_free(copy);
 }

@@ -90,9 +90,12 @@ typedef enum NbCalibrationStatus
  * Put the rows in a canonical order (by actual class, then by their log
  * posteriors' bytes).  The fits sum over the rows in their order, with
  * compensated sums: rows given in this order give the same result to the
- * bit whatever order they came in.
+ * bit whatever order they came in.  Row i's class is actual[i] and its C
+ * log posteriors are at source[i * stride]; they go to actual and log_post
+ * (n * C, apart from source) in that order.
  */
-void		nb_calibration_order_rows(size_t n, uint32_t C, uint32_t *actual, double *log_post);
+void		nb_calibration_order_rows(size_t n, uint32_t C, const double *source, size_t stride,
+									  uint32_t *actual, double *log_post);
 
 /*
  * The temperature minimizing the rows' log loss: Newton's method on 1 / T,
@@ -106,16 +109,29 @@ NbCalibrationStatus nb_calibration_fit_temperature(const NbCalibrationRows *rows
 												   uint32_t *iterations);
 
 /*
- * The sigmoid of class c: (a, b) minimizing the cross-entropy of 1 / (1 +
+ * The rows' probabilities, e^l (0 for -inf), a column of n per class: row
+ * i's of class c at p[c * n + i] (n * C doubles), as the sigmoids read
+ * them.
+ */
+void		nb_calibration_probabilities(const NbCalibrationRows *rows, double *p);
+
+/*
+ * The sigmoids of classes first to C - 1 (0 for every class; 1 for the
+ * second of two, as nb_calibration_apply's sigmoid_class): the (a, b) of
+ * class c at ab[2c], ab[2c + 1], minimizing the cross-entropy of 1 / (1 +
  * exp(a p + b)) with Platt's targets, p the row's probability of c and the
  * target from whether c is its actual class; Newton's method with a
  * backtracking line search until the gradient is below 1e-12 of the rows
  * (or a step changes nothing), from the same fit on every 16th row (when
  * those are 256 with 8 of each side), which starts where scikit-learn does
- * (0, log((N- + 1) / (N+ + 1))).  ab[0] = a, ab[1] = b.  *iterations
- * receives the steps of both.
+ * (0, log((N- + 1) / (N+ + 1))).  q (n * C doubles) holds the rows'
+ * probabilities as nb_calibration_probabilities gives them, and receives
+ * each row's sigmoid at its class's fit in their place, q_c = 1 / (1 +
+ * exp(a_c p_c + b_c)) of row i at q[c * n + i] (from class first on),
+ * which the fit computed last: the calibrated rows need no pass of their
+ * own.  *iterations receives the steps of every fit.
  */
-NbCalibrationStatus nb_calibration_fit_sigmoid(const NbCalibrationRows *rows, uint32_t c, double *ab,
-											   uint32_t *iterations);
+NbCalibrationStatus nb_calibration_fit_sigmoids(const NbCalibrationRows *rows, uint32_t first, double *ab,
+												double *q, uint32_t *iterations);
 
 #endif

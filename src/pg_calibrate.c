@@ -260,50 +260,111 @@ nbc_calibration_scores_final(PG_FUNCTION_ARGS)
 /* the fit                                                                */
 /* ---------------------------------------------------------------------- */
 
+/* The exact sums of the rows' log loss and Brier score. */
+typedef struct RowScores
+{
+	NbExactSum	log_loss;
+	NbExactSum	brier;
+} RowScores;
+
 /*
- * Log loss (scikit-learn's: clipped to [eps, 1 - eps], renormalized) and
- * Brier score of rows under cal.  (Its two rows of scratch go with the
- * call's memory.)
+ * Add a row's log loss (scikit-learn's: clipped to [eps, 1 - eps],
+ * renormalized) and Brier score, from its probabilities p and its actual
+ * class y.
  */
 static void
-score_rows(const NbCalibrationRows *rows, const NbCalibration *cal, double *log_loss, double *brier)
+add_row_scores(RowScores *scores, const double *p, uint32 C, uint32 y)
+{
+	double		sum = 0;
+	double		brier = 0;
+
+	/* (a row's Brier score, at most 2, summed plainly: the rows' sum is exact) */
+	for (uint32 c = 0; c < C; c++)
+	{
+		double		e = p[c] - (c == y ? 1.0 : 0.0);
+
+		brier += e * e;
+		sum += Min(Max(p[c], DBL_EPSILON), 1 - DBL_EPSILON);
+	}
+	nb_exact_add(&scores->brier, brier);
+	nb_exact_add(&scores->log_loss, -log(Min(Max(p[y], DBL_EPSILON), 1 - DBL_EPSILON) / sum));
+}
+
+/* Row i's probabilities under cal into p; l is scratch of C doubles, and so is scratch. */
+static void
+row_probabilities(const NbCalibrationRows *rows, size_t i, const NbCalibration *cal, double *p,
+				  double *l, double *scratch)
 {
 	uint32		C = rows->C;
+	int64		best = -1;
+
+	for (uint32 c = 0; c < C; c++)
+	{
+		l[c] = rows->log_post[i * C + c];
+		if (l[c] != -INFINITY && (best < 0 || l[c] > l[best]))
+			best = c;
+	}
+	if (cal->sigmoid == NULL && !nb_calibration_is_identity(cal))
+	{
+		/* a temperature alone: each probability's exponential once, p ∝ e^((l - max l) / T) */
+		double		sum = 0;
+
+		for (uint32 c = 0; c < C; c++)
+		{
+			p[c] = l[c] == -INFINITY ? 0.0 : exp((l[c] - l[best]) / cal->temperature);
+			sum += p[c];
+		}
+		for (uint32 c = 0; c < C; c++)
+			p[c] /= sum;
+		return;
+	}
+	if (!nb_calibration_is_identity(cal))
+		(void) nb_calibration_apply(cal, l, C, best, scratch);
+	for (uint32 c = 0; c < C; c++)
+		p[c] = l[c] == -INFINITY ? 0.0 : exp(l[c]);
+}
+
+/*
+ * Log loss and Brier score of rows under cal; with q (not NULL), its
+ * values of each row instead of computing them again: with normalize,
+ * every class's sigmoid as nb_calibration_fit_sigmoids gives them (unless
+ * they underflow), else the probabilities themselves (cal none), as
+ * nb_calibration_probabilities gives them.  (The rows of scratch go with
+ * the call's memory.)
+ */
+static void
+score_rows(const NbCalibrationRows *rows, const NbCalibration *cal, const double *q, bool normalize,
+		   double *log_loss, double *brier)
+{
+	uint32		C = rows->C;
+	double	   *p = palloc(sizeof(double) * C);
 	double	   *l = palloc(sizeof(double) * C);
 	double	   *scratch = palloc(sizeof(double) * C);
-	NbExactSum	ll;
-	NbExactSum	br;
+	RowScores	scores;
 
-	nb_exact_init(&ll);
-	nb_exact_init(&br);
+	nb_exact_init(&scores.log_loss);
+	nb_exact_init(&scores.brier);
 	for (size_t i = 0; i < rows->n; i++)
 	{
-		int64		best = -1;
 		double		sum = 0;
-		uint32		y = rows->actual[i];
 
 		if ((i & 1023) == 0)
 			CHECK_FOR_INTERRUPTS();
-		for (uint32 c = 0; c < C; c++)
-		{
-			l[c] = rows->log_post[i * C + c];
-			if (l[c] != -INFINITY && (best < 0 || l[c] > l[best]))
-				best = c;
-		}
-		if (!nb_calibration_is_identity(cal))
-			(void) nb_calibration_apply(cal, l, C, best, scratch);
-		for (uint32 c = 0; c < C; c++)
-		{
-			double		p = l[c] == -INFINITY ? 0.0 : exp(l[c]);
-			double		e = p - (c == y ? 1.0 : 0.0);
-
-			nb_exact_add(&br, e * e);
-			sum += Min(Max(p, DBL_EPSILON), 1 - DBL_EPSILON);
-		}
-		nb_exact_add(&ll, -log(Min(Max(exp(l[y]), DBL_EPSILON), 1 - DBL_EPSILON) / sum));
+		if (q != NULL && normalize)
+			for (uint32 c = 0; c < C; c++)
+				sum += q[c * rows->n + i];
+		if (q != NULL && !normalize)
+			for (uint32 c = 0; c < C; c++)
+				p[c] = q[c * rows->n + i];
+		else if (sum >= DBL_MIN)
+			for (uint32 c = 0; c < C; c++)
+				p[c] = q[c * rows->n + i] / sum;
+		else
+			row_probabilities(rows, i, cal, p, l, scratch);
+		add_row_scores(&scores, p, C, rows->actual[i]);
 	}
-	*log_loss = nb_exact_value(&ll) / rows->n;
-	*brier = nb_exact_value(&br) / rows->n;
+	*log_loss = nb_exact_value(&scores.log_loss) / rows->n;
+	*brier = nb_exact_value(&scores.brier) / rows->n;
 }
 
 static void
@@ -367,13 +428,18 @@ fit_temperature(const NbCalibrationRows *rows, Fitted *f)
 	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
 	nb_push_pair(&state, "temperature", t);
 	f->option = nb_jsonb_finish(pushJsonbValue(&state, WJB_END_OBJECT, NULL));
-	score_rows(rows, &f->cal, &f->log_loss, &f->brier);
+	score_rows(rows, &f->cal, NULL, false, &f->log_loss, &f->brier);
 	return NB_CALIBRATION_OK;
 }
 
-/* Two classes: the second's sigmoid, the first's probability its complement (scikit-learn's). */
+/*
+ * Two classes: the second's sigmoid, the first's probability its
+ * complement (scikit-learn's).  More: every class's, whose sigmoids of the
+ * rows the fit gives for their scores.  q holds the rows' probabilities
+ * (nb_calibration_probabilities), and then their sigmoids.
+ */
 static void
-fit_sigmoid(const NbCalibrationRows *rows, ArrayType *classes, Fitted *f)
+fit_sigmoid(const NbCalibrationRows *rows, ArrayType *classes, double *q, Fitted *f)
 {
 	JsonbParseState *state = NULL;
 	Datum	   *labels;
@@ -382,19 +448,16 @@ fit_sigmoid(const NbCalibrationRows *rows, ArrayType *classes, Fitted *f)
 	uint32		first = rows->C == 2 ? 1 : 0;
 
 	f->method = "sigmoid";
-	f->iterations = 0;
+	report_status(nb_calibration_fit_sigmoids(rows, first, ab, q, &f->iterations));
 	deconstruct_array(classes, TEXTOID, -1, false, TYPALIGN_INT, &labels, NULL, &count);
 	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
 	nb_push_key(&state, "sigmoid", strlen("sigmoid"));
 	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
 	for (uint32 c = first; c < rows->C; c++)
 	{
-		uint32		steps;
 		uint32		len;
 		const char *s = label_of(DatumGetTextPP(labels[c]), &len);
 
-		report_status(nb_calibration_fit_sigmoid(rows, c, &ab[2 * c], &steps));
-		f->iterations += steps;
 		nb_push_key(&state, s, len);
 		pushJsonbValue(&state, WJB_BEGIN_ARRAY, NULL);
 		for (int k = 0; k < 2; k++)
@@ -412,7 +475,8 @@ fit_sigmoid(const NbCalibrationRows *rows, ArrayType *classes, Fitted *f)
 	nb_calibration_init(&f->cal);
 	f->cal.sigmoid = ab;
 	f->cal.sigmoid_class = rows->C == 2 ? 1 : NB_SIGMOID_EVERY_CLASS;
-	score_rows(rows, &f->cal, &f->log_loss, &f->brier);
+	/* (two classes: the complement is computed apart, as nb_calibration_apply does) */
+	score_rows(rows, &f->cal, rows->C == 2 ? NULL : q, true, &f->log_loss, &f->brier);
 }
 
 static void
@@ -453,6 +517,7 @@ nbc_calibration_fit(PG_FUNCTION_ARGS)
 	bool	   *seen;
 	uint32		n_seen = 0;
 	NbCalibration none;
+	double	   *probabilities = NULL;
 	Fitted		temperature;
 	Fitted		sigmoid;
 	Fitted		unchanged;
@@ -501,17 +566,22 @@ nbc_calibration_fit(PG_FUNCTION_ARGS)
 		actual[i] = (uint32) a;
 		n_seen += !seen[actual[i]];
 		seen[actual[i]] = true;
-		memcpy(&log_post[i * C], &data[i * (C + 1) + 1], sizeof(double) * C);
 	}
 	if (C < 2 || n_seen < 2)
 		report_status(NB_CALIBRATION_ONE_CLASS);
 	/* the rows come in an order the plan chose: the fits read them in one of their own */
-	nb_calibration_order_rows(rows.n, C, actual, log_post);
+	nb_calibration_order_rows(rows.n, C, data + 1, C + 1, actual, log_post);
 	rows.actual = actual;
 	rows.log_post = log_post;
 
+	/* the probabilities, read row by row once: the scores before and the sigmoids read them */
+	if (strcmp(method, "temperature") != 0)
+	{
+		probabilities = palloc_extended(sizeof(double) * (rows.n * C + 1), MCXT_ALLOC_HUGE);
+		nb_calibration_probabilities(&rows, probabilities);
+	}
 	nb_calibration_init(&none);
-	score_rows(&rows, &none, &before[0], &before[1]);
+	score_rows(&rows, &none, probabilities, false, &before[0], &before[1]);
 	if (strcmp(method, "temperature") == 0)
 	{
 		report_status(fit_temperature(&rows, &temperature));
@@ -519,14 +589,14 @@ nbc_calibration_fit(PG_FUNCTION_ARGS)
 	}
 	else if (strcmp(method, "sigmoid") == 0)
 	{
-		fit_sigmoid(&rows, classes, &sigmoid);
+		fit_sigmoid(&rows, classes, probabilities, &sigmoid);
 		chosen = &sigmoid;
 	}
 	else
 	{
 		bool		have_temperature = fit_temperature(&rows, &temperature) == NB_CALIBRATION_OK;
 
-		fit_sigmoid(&rows, classes, &sigmoid);
+		fit_sigmoid(&rows, classes, probabilities, &sigmoid);
 		chosen = have_temperature && temperature.log_loss <= sigmoid.log_loss ? &temperature : &sigmoid;
 		if (!(chosen->log_loss < before[0]))
 		{

@@ -132,6 +132,8 @@ test_temperature_fit(void)
 	};
 	double		big[N * C];
 	double		reversed[N * C];
+	double		source[N * C];
+	double		strided[N * (C + 1)];
 	uint32_t	by[N];
 	uint32_t	ry[N];
 	double		t2;
@@ -176,8 +178,12 @@ test_temperature_fit(void)
 	CHECK(fabs(temperature_derivative(big, by, N, C, t)) < 1e-9 * N, "derivative %g at T = %g",
 		  temperature_derivative(big, by, N, C, t), t);
 	/* in the canonical order, rows that came in any order give the same bits */
-	nb_calibration_order_rows(N, C, by, big);
-	nb_calibration_order_rows(N, C, ry, reversed);
+	memcpy(source, big, sizeof(big));
+	nb_calibration_order_rows(N, C, source, C, by, big);
+	/* (rows read with a stride: each row's C log posteriors, then one more double) */
+	for (size_t i = 0; i < N; i++)
+		memcpy(&strided[i * (C + 1)], &reversed[i * C], sizeof(double) * C);
+	nb_calibration_order_rows(N, C, strided, C + 1, ry, reversed);
 	EXPECT(memcmp(big, reversed, sizeof(big)) == 0 && memcmp(by, ry, sizeof(by)) == 0);
 	rows = (NbCalibrationRows) {N, C, by, big};
 	EXPECT(nb_calibration_fit_temperature(&rows, &t2, &k) == NB_CALIBRATION_OK);
@@ -223,11 +229,13 @@ test_sigmoid_fit(void)
 	uint32_t	y[N];
 	uint64_t	seed = 11;
 	NbCalibrationRows rows = {N, 2, y, lp};
-	double		ab[2];
+	double		ab[4];
+	double		q[N * 2];
 	uint32_t	k;
 	double		n1 = 0;
 	double		ga = 0;
 	double		gb = 0;
+	double		q_error = 0;
 
 	for (size_t i = 0; i < N; i++)
 	{
@@ -243,22 +251,28 @@ test_sigmoid_fit(void)
 		y[i] = (double) ((seed >> 20) % 10000) / 10000 < 0.25 + 0.5 * p;
 		n1 += y[i];
 	}
-	EXPECT(nb_calibration_fit_sigmoid(&rows, 1, ab, &k) == NB_CALIBRATION_OK);
-	/* the gradient of Platt's cross-entropy is 0: sum (t - P) [p, 1] */
+	nb_calibration_probabilities(&rows, q);
+	for (size_t i = 0; i < N; i++)
+		q_error = fmax(q_error, fabs(q[N + i] - exp(lp[2 * i + 1])));
+	CHECK(q_error == 0, "probability off by %g", q_error);
+	EXPECT(nb_calibration_fit_sigmoids(&rows, 1, ab, q, &k) == NB_CALIBRATION_OK);
+	/* the gradient of Platt's cross-entropy is 0: sum (t - P) [p, 1]; q the sigmoid of each row */
 	for (size_t i = 0; i < N; i++)
 	{
 		double		p = exp(lp[2 * i + 1]);
 		double		t = y[i] ? (n1 + 1) / (n1 + 2) : 1 / (N - n1 + 2);
-		double		P = 1 / (1 + exp(ab[0] * p + ab[1]));
+		double		P = 1 / (1 + exp(ab[2] * p + ab[3]));
 
 		ga += (t - P) * p;
 		gb += t - P;
+		q_error = fmax(q_error, fabs(q[N + i] - P) / P);
 	}
-	CHECK(fabs(ga) < 1e-9 && fabs(gb) < 1e-9, "gradient (%g, %g) at (%g, %g)", ga, gb, ab[0], ab[1]);
+	CHECK(fabs(ga) < 1e-9 && fabs(gb) < 1e-9, "gradient (%g, %g) at (%g, %g)", ga, gb, ab[2], ab[3]);
+	CHECK(q_error < 1e-14, "q off by %g", q_error);
 	/* flatter than the posteriors: a > -1 / 0.25, the slope a perfect calibration would have */
-	EXPECT(ab[0] < 0 && ab[0] > -4);
+	EXPECT(ab[2] < 0 && ab[2] > -4);
 	rows.n = 0;
-	EXPECT(nb_calibration_fit_sigmoid(&rows, 1, ab, &k) == NB_CALIBRATION_TOO_FEW_ROWS);
+	EXPECT(nb_calibration_fit_sigmoids(&rows, 1, ab, q, &k) == NB_CALIBRATION_TOO_FEW_ROWS);
 }
 
 /* A fit checks for a cancel as it goes: nb_interrupt is called. */
@@ -272,8 +286,9 @@ test_fit_interrupts(void)
 	double	   *lp = nb_alloc(sizeof(double) * N * 2);
 	uint32_t   *y = nb_alloc(sizeof(uint32_t) * N);
 	NbCalibrationRows rows = {N, 2, y, lp};
+	double	   *q = nb_alloc(sizeof(double) * N * 2);
 	double		t;
-	double		ab[2];
+	double		ab[4];
 	uint32_t	k;
 	long		before;
 
@@ -287,11 +302,13 @@ test_fit_interrupts(void)
 	CHECK_OR_DONE(nb_calibration_fit_temperature(&rows, &t, &k) == NB_CALIBRATION_OK, "temperature fit");
 	CHECK_OR_DONE(nb_test_interrupts() > before, "no check for a cancel in the temperature fit");
 	before = nb_test_interrupts();
-	CHECK_OR_DONE(nb_calibration_fit_sigmoid(&rows, 1, ab, &k) == NB_CALIBRATION_OK, "sigmoid fit");
+	nb_calibration_probabilities(&rows, q);
+	CHECK_OR_DONE(nb_calibration_fit_sigmoids(&rows, 1, ab, q, &k) == NB_CALIBRATION_OK, "sigmoid fit");
 	CHECK_OR_DONE(nb_test_interrupts() > before, "no check for a cancel in the sigmoid fit");
 done:
 	nb_free(lp);
 	nb_free(y);
+	nb_free(q);
 }
 
 int
