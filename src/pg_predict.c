@@ -184,7 +184,7 @@ doc_from_text(RowModel *m, text *body)
 				 errhint("Pass the features in the type the model was trained on (for example '{a,b}'::text[]), or train the model on text with nb_train(label, body).")));
 	batch = nb_prepared_token_batch(m->pm);
 	nb_token_batch_begin(batch, doc_text_batch, m);
-	nb_text_tokenize(&m->pm->tokenizer, body, nb_token_batch_add, batch);
+	nb_text_tokenize(&m->pm->tokenizer, body, nb_token_batch_add, batch, &batch->text_buffers);
 	nb_token_batch_end(batch);
 }
 
