@@ -1,8 +1,9 @@
 --
 -- predict_top: nb_predict_top, the k most probable classes of a row with
--- their probabilities as float8.  By hand on the README's four documents,
--- then row by row against nb_predict and nb_predict_proba on generated rows
--- of every feature type under several option sets.
+-- their probabilities as float8, and nb_probability, one class's.  By hand
+-- on the README's four documents, then row by row against nb_predict and
+-- nb_predict_proba on generated rows of every feature type under several
+-- option sets.
 --
 
 -- By hand, "money" and "lunch" (alpha 1, V = 9; spam has 7 tokens, ham 6):
@@ -141,4 +142,48 @@ WHERE r.id % 3 = 0
   AND ARRAY(SELECT t.label FROM nb_predict_top(m.bag, r.tokens, k) t) <>
       (ARRAY(SELECT t.label FROM nb_predict_top(m.bag, r.tokens, NULL) t))[1:k];
 
+-- nb_probability: every class's probability is nb_predict_proba's number
+-- for it, to the bit, for each feature type and option set (complement's
+-- normalized scores and a temperature included)
+WITH opts(o) AS (VALUES (NULL::jsonb), ('{"alpha": 0.1}'), ('{"kind": "bernoulli"}'),
+                        ('{"fit_prior": false, "alpha": 0}'), ('{"kind": "dcm"}'),
+                        ('{"kind": "complement"}'), ('{"temperature": 3}')),
+classes AS (SELECT c.label FROM top_models m, nb_classes(m.bag) c),
+pairs AS (
+    SELECT 'text[]' AS input, o.o, nb_probability(m.bag, r.tokens, c.label, o.o) AS p,
+           (nb_predict_proba(m.bag, r.tokens, o.o) ->> c.label)::float8 AS want
+    FROM top_rows r, top_models m, opts o, classes c
+    UNION ALL
+    SELECT 'tsvector', o.o, nb_probability(m.lexemes, array_to_tsvector(r.tokens), c.label, o.o),
+           (nb_predict_proba(m.lexemes, array_to_tsvector(r.tokens), o.o) ->> c.label)::float8
+    FROM top_rows r, top_models m, opts o, classes c
+    UNION ALL
+    SELECT 'jsonb', o.o, nb_probability(m.mixed, f.f, c.label, o.o), (nb_predict_proba(m.mixed, f.f, o.o) ->> c.label)::float8
+    FROM top_rows r, top_models m, opts o, classes c,
+         LATERAL (SELECT jsonb_build_object('x', r.x, 'cat', r.cat, 'words', to_jsonb(r.tokens)) AS f) f
+    WHERE o.o IS DISTINCT FROM '{"kind": "complement"}'
+    UNION ALL
+    SELECT 'float8[]', o.o, nb_probability(m.vec, v.v, c.label, o.o), (nb_predict_proba(m.vec, v.v, o.o) ->> c.label)::float8
+    FROM top_rows r, top_models m, opts o, classes c,
+         LATERAL (SELECT ARRAY[r.x, cardinality(r.tokens)]::float8[] AS v) v
+    WHERE o.o IS NULL OR o.o IN ('{"fit_prior": false, "alpha": 0}', '{"temperature": 3}'))
+SELECT input, count(*) AS pairs, count(*) FILTER (WHERE p IS DISTINCT FROM want) AS differ
+FROM pairs GROUP BY input ORDER BY input;
+
 DROP TABLE top_rows, top_models, top_check;
+
+-- by hand as above: p(ham | money, lunch) = 256/481, p(spam) = 225/481
+SELECT nb_probability(m, ARRAY['money', 'lunch'], 'ham') AS ham, 256 / 481.0 AS by_hand,
+       nb_probability(m, ARRAY['money', 'lunch'], 'spam') + nb_probability(m, ARRAY['money', 'lunch'], 'ham') AS total
+FROM (SELECT nb_train(label, tokens) AS m FROM docs) t;
+-- a document of text, with the model's tokenizer
+SELECT nb_probability(nb_train(label, array_to_string(tokens, ' ')), 'Money for LUNCH', 'ham') AS ham FROM docs;
+-- NULL model, features or label: NULL; a label the model has no class of:
+-- an error; the scoring functions' own errors
+SELECT nb_probability(NULL::nb_model, ARRAY['a'], 'ham') IS NULL AS null_model,
+       nb_probability(m, NULL::text[], 'ham') IS NULL AS null_features,
+       nb_probability(m, ARRAY['a'], NULL) IS NULL AS null_label
+FROM (SELECT nb_train(label, tokens) AS m FROM docs) t;
+SELECT nb_probability(m, ARRAY['money'], 'eggs') FROM (SELECT nb_train(label, tokens) AS m FROM docs) t;
+SELECT nb_probability(m, ARRAY['money'], 'ham', '{"kind": "other"}') FROM (SELECT nb_train(label, tokens) AS m FROM docs) t;
+SELECT nb_probability(m, 'money', 'ham') FROM (SELECT nb_train(label, tokens) AS m FROM docs) t;

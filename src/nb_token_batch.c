@@ -13,6 +13,7 @@ nb_token_batch_init(NbTokenBatch *b)
 	memset(b, 0, sizeof(*b));
 	b->refs = nb_alloc(sizeof(NbTokenRef) * NB_TOKEN_BATCH_REFS);
 	b->bytes = nb_alloc(NB_TOKEN_BATCH_BYTES);
+	nb_tokenize_buffers_init(&b->text_buffers);
 }
 
 void
@@ -20,6 +21,7 @@ nb_token_batch_free(NbTokenBatch *b)
 {
 	nb_free(b->refs);
 	nb_free(b->bytes);
+	nb_tokenize_buffers_free(&b->text_buffers);
 }
 
 void
@@ -29,6 +31,7 @@ nb_token_batch_begin(NbTokenBatch *b, NbTokenFlush flush, void *arg)
 	b->used = 0;
 	b->flush = flush;
 	b->arg = arg;
+	nb_tokenize_buffers_shrink(&b->text_buffers);
 }
 
 static void
@@ -40,10 +43,20 @@ flush_batch(NbTokenBatch *b)
 }
 
 bool
-nb_token_batch_add(void *batch, const char *token, uint32_t len)
+nb_token_batch_add(void *batch, const char *token, uint32_t len, bool stable)
 {
 	NbTokenBatch *b = batch;
 
+	if (stable)
+	{
+		if (b->n == NB_TOKEN_BATCH_REFS)
+			flush_batch(b);
+		b->refs[b->n].str = token;
+		b->refs[b->n].len = len;
+		b->refs[b->n].count = 1.0;
+		b->n++;
+		return true;
+	}
 	if (b->n == NB_TOKEN_BATCH_REFS || len > NB_TOKEN_BATCH_BYTES - b->used)
 		flush_batch(b);
 	if (len > NB_TOKEN_BATCH_BYTES)

@@ -109,10 +109,8 @@ typedef struct Walk
 	NbTokenSink sink;
 	void	   *arg;
 	uint64_t	work;			/* bytes read or handed out since the last check */
-	unsigned char *buf;			/* the preprocessed text, or NULL */
-	size_t		cap;
-	unsigned char *scratch;		/* word n-grams, padded words; or NULL */
-	size_t		scratch_cap;
+	NbTokenizeBuffers *b;		/* their pointers NULL until needed */
+	bool		kept;			/* the buffers outlive the walk (nb_tokenize_kept) */
 } Walk;
 
 /* Count bytes of work; check for a cancel once they reach NB_INTERRUPT_BYTES. */
@@ -127,29 +125,32 @@ tick(Walk *w, size_t bytes)
 	}
 }
 
-/* A token costs as much as a hash lookup (64 bytes) besides its bytes. */
+/*
+ * A token costs as much as a hash lookup (64 bytes) besides its bytes.
+ * stable: it is a piece of the text or, with kept buffers, of the buffer.
+ */
 static inline bool
-emit(Walk *w, const unsigned char *token, size_t len)
+emit(Walk *w, const unsigned char *token, size_t len, bool stable)
 {
 	tick(w, len + 64);
-	return w->sink(w->arg, (const char *) token, (uint32_t) len);
+	return w->sink(w->arg, (const char *) token, (uint32_t) len, stable);
 }
 
 /* Room for size bytes in the scratch buffer. */
 static unsigned char *
 scratch(Walk *w, size_t size)
 {
-	if (size > w->scratch_cap)
+	if (size > w->b->scratch_cap)
 	{
-		size_t		cap = w->scratch_cap * 2 > size ? w->scratch_cap * 2 : size;
+		size_t		cap = w->b->scratch_cap * 2 > size ? w->b->scratch_cap * 2 : size;
 
-		if (w->scratch == NULL)
-			w->scratch = nb_alloc(cap);
+		if (w->b->scratch == NULL)
+			w->b->scratch = nb_alloc(cap);
 		else
-			w->scratch = nb_realloc(w->scratch, cap);
-		w->scratch_cap = cap;
+			w->b->scratch = nb_realloc(w->b->scratch, cap);
+		w->b->scratch_cap = cap;
 	}
-	return w->scratch;
+	return w->b->scratch;
 }
 
 /* The length of the code point whose first byte is b, in text nb_tokenize wrote (valid UTF-8). */
@@ -166,14 +167,14 @@ cp_len(unsigned char b)
 static void
 reserve(Walk *w, size_t len, size_t more)
 {
-	if (len + more > w->cap)
+	if (len + more > w->b->cap)
 	{
-		size_t		cap = w->cap + w->cap / 2;
+		size_t		cap = w->b->cap + w->b->cap / 2;
 
 		if (cap < len + more)
 			cap = len + more;
-		w->buf = nb_realloc(w->buf, cap);
-		w->cap = cap;
+		w->b->buf = w->b->buf == NULL ? nb_alloc(cap) : nb_realloc(w->b->buf, cap);
+		w->b->cap = cap;
 	}
 }
 
@@ -191,19 +192,19 @@ put_stripped(Walk *w, size_t out, uint32_t c)
 		if (mode == NB_ACCENTS_ASCII && c >= 0x80)
 			return out;
 		reserve(w, out, 4);
-		return out + nb_utf8_encode(c, w->buf + out);
+		return out + nb_utf8_encode(c, w->b->buf + out);
 	}
 	reserve(w, out, NB_UNICODE_STRIP_MAX);
-	s = nb_unicode_strip(c, w->buf + out, &len);
+	s = nb_unicode_strip(c, w->b->buf + out, &len);
 	if (mode == NB_ACCENTS_UNICODE)
 	{
-		if (s != w->buf + out)
-			memcpy(w->buf + out, s, len);
+		if (s != w->b->buf + out)
+			memcpy(w->b->buf + out, s, len);
 		return out + len;
 	}
 	for (uint32_t i = 0; i < len; i++)
 		if (s[i] < 0x80)
-			w->buf[out++] = s[i];
+			w->b->buf[out++] = s[i];
 	return out;
 }
 
@@ -249,8 +250,7 @@ preprocess(Walk *w, const unsigned char *s, size_t len)
 	size_t		out = 0;
 	size_t		i = 0;
 
-	w->cap = len + len / 8 + 16;
-	w->buf = nb_alloc(w->cap);
+	reserve(w, 0, len + len / 8 + 16);
 	while (i < len)
 	{
 		uint32_t	c;
@@ -267,14 +267,14 @@ preprocess(Walk *w, const unsigned char *s, size_t len)
 			unsigned char *o;
 
 			reserve(w, out, stop - i);
-			o = w->buf + out;
+			o = w->b->buf + out;
 			for (; i < stop && s[i] < 0x80; i++)
 			{
 				unsigned char b = s[i];
 
 				*o++ = lower && (unsigned char) (b - 'A') < 26 ? (unsigned char) (b + 32) : b;
 			}
-			out = (size_t) (o - w->buf);
+			out = (size_t) (o - w->b->buf);
 			/* the final sigma rule needs the run's last character that is not case-ignorable */
 			for (size_t k = i; k > from; k--)
 			{
@@ -316,7 +316,7 @@ preprocess(Walk *w, const unsigned char *s, size_t len)
 static size_t
 collapse_white_space(Walk *w, size_t len)
 {
-	unsigned char *b = w->buf;
+	unsigned char *b = w->b->buf;
 	size_t		out = 0;
 	size_t		i = 0;
 
@@ -512,7 +512,7 @@ next_token(Walk *w, WordWindow *win, const unsigned char *text, size_t len, size
  * has none, nor any larger n.
  */
 static bool
-word_ngrams(Walk *w, const unsigned char *text, size_t len)
+word_ngrams(Walk *w, const unsigned char *text, size_t len, bool stable)
 {
 	for (uint32_t n = w->t->ngram_min; n <= w->t->ngram_max; n++)
 	{
@@ -533,7 +533,7 @@ word_ngrams(Walk *w, const unsigned char *text, size_t len)
 			count++;
 			if (n == 1)
 			{
-				if (!emit(w, text + start, end - start))
+				if (!emit(w, text + start, end - start, stable))
 					return false;
 				continue;
 			}
@@ -556,7 +556,7 @@ word_ngrams(Walk *w, const unsigned char *text, size_t len)
 				memcpy(gram + size, text + ring_start[r], ring_len[r]);
 				size += ring_len[r];
 			}
-			if (!emit(w, gram, size))
+			if (!emit(w, gram, size, false))
 				return false;
 		}
 		if (count < n)
@@ -589,7 +589,7 @@ skip_cps(const unsigned char *text, size_t len, size_t at, uint32_t n, uint32_t 
  * fewer than n code points (nothing handed out).
  */
 static bool
-slide(Walk *w, const unsigned char *text, size_t len, uint32_t n, bool *shorter)
+slide(Walk *w, const unsigned char *text, size_t len, uint32_t n, bool stable, bool *shorter)
 {
 	uint32_t	got;
 	size_t		a = 0;
@@ -600,7 +600,7 @@ slide(Walk *w, const unsigned char *text, size_t len, uint32_t n, bool *shorter)
 		return true;
 	for (;;)
 	{
-		if (!emit(w, text + a, b - a))
+		if (!emit(w, text + a, b - a, stable))
 			return false;
 		if (b >= len)
 			return true;
@@ -620,7 +620,7 @@ char_ngrams(Walk *w, const unsigned char *text, size_t len)
 	{
 		bool		shorter;
 
-		if (!slide(w, text, len, n, &shorter))
+		if (!slide(w, text, len, n, w->kept, &shorter))
 			return false;
 		if (shorter)
 			break;
@@ -677,11 +677,11 @@ char_wb_ngrams(Walk *w, const unsigned char *text, size_t len)
 
 			if (n >= cps)
 			{
-				if (!emit(w, padded, size))
+				if (!emit(w, padded, size, false))
 					return false;
 				break;
 			}
-			if (!slide(w, padded, size, n, &shorter))
+			if (!slide(w, padded, size, n, false, &shorter))
 				return false;
 		}
 	}
@@ -690,29 +690,76 @@ char_wb_ngrams(Walk *w, const unsigned char *text, size_t len)
 
 /* ---------------------------------------------------------------- */
 
+static bool
+walk(Walk *w, const char *text, size_t len)
+{
+	const NbTokenizer *t = w->t;
+	const unsigned char *s = (const unsigned char *) text;
+	size_t		n;
+
+	if (t->analyzer == NB_ANALYZER_WORD && !t->lowercase && t->strip_accents == NB_ACCENTS_KEEP)
+		return word_ngrams(w, s, len, true);
+	n = preprocess(w, s, len);
+	if (t->analyzer == NB_ANALYZER_WORD)
+		return word_ngrams(w, w->b->buf, n, w->kept);
+	n = collapse_white_space(w, n);
+	return t->analyzer == NB_ANALYZER_CHAR ? char_ngrams(w, w->b->buf, n) : char_wb_ngrams(w, w->b->buf, n);
+}
+
 bool
 nb_tokenize(const NbTokenizer *t, const char *text, size_t len, NbTokenSink sink, void *arg)
 {
-	Walk		w = {t, sink, arg, 0, NULL, 0, NULL, 0};
-	const unsigned char *s = (const unsigned char *) text;
-	bool		ok;
+	NbTokenizeBuffers b = {NULL, 0, NULL, 0};
+	Walk		w = {t, sink, arg, 0, &b, false};
+	bool		ok = walk(&w, text, len);
 
-	if (t->analyzer == NB_ANALYZER_WORD && !t->lowercase && t->strip_accents == NB_ACCENTS_KEEP)
-		ok = word_ngrams(&w, s, len);
-	else
-	{
-		size_t		n = preprocess(&w, s, len);
-
-		if (t->analyzer == NB_ANALYZER_WORD)
-			ok = word_ngrams(&w, w.buf, n);
-		else
-		{
-			n = collapse_white_space(&w, n);
-			ok = t->analyzer == NB_ANALYZER_CHAR ? char_ngrams(&w, w.buf, n) : char_wb_ngrams(&w, w.buf, n);
-		}
-		nb_free(w.buf);
-	}
-	if (w.scratch != NULL)
-		nb_free(w.scratch);
+	if (b.buf != NULL)
+		nb_free(b.buf);
+	if (b.scratch != NULL)
+		nb_free(b.scratch);
 	return ok;
+}
+
+/* What kept buffers start as, and shrink back to past the limit. */
+#define KEPT_BUFFER_BYTES 4096
+#define KEPT_BUFFER_LIMIT ((size_t) 1 << 20)
+
+void
+nb_tokenize_buffers_init(NbTokenizeBuffers *b)
+{
+	b->buf = nb_alloc(KEPT_BUFFER_BYTES);
+	b->cap = KEPT_BUFFER_BYTES;
+	b->scratch = nb_alloc(KEPT_BUFFER_BYTES);
+	b->scratch_cap = KEPT_BUFFER_BYTES;
+}
+
+void
+nb_tokenize_buffers_shrink(NbTokenizeBuffers *b)
+{
+	if (b->cap > KEPT_BUFFER_LIMIT)
+	{
+		b->buf = nb_realloc(b->buf, KEPT_BUFFER_BYTES);
+		b->cap = KEPT_BUFFER_BYTES;
+	}
+	if (b->scratch_cap > KEPT_BUFFER_LIMIT)
+	{
+		b->scratch = nb_realloc(b->scratch, KEPT_BUFFER_BYTES);
+		b->scratch_cap = KEPT_BUFFER_BYTES;
+	}
+}
+
+void
+nb_tokenize_buffers_free(NbTokenizeBuffers *b)
+{
+	nb_free(b->buf);
+	nb_free(b->scratch);
+}
+
+bool
+nb_tokenize_kept(const NbTokenizer *t, const char *text, size_t len, NbTokenSink sink, void *arg,
+				 NbTokenizeBuffers *keep)
+{
+	Walk		w = {t, sink, arg, 0, keep, true};
+
+	return walk(&w, text, len);
 }

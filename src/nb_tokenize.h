@@ -85,10 +85,34 @@ void		nb_tokenizer_encode(const NbTokenizer *t, unsigned char *out);
 bool		nb_tokenizer_decode(NbTokenizer *t, const unsigned char *in);
 
 /*
- * Receives each token in order; the bytes are valid until the next call.
- * Returning false stops the walk (nb_tokenize then returns false too).
+ * Receives each token in order.  Its bytes are valid until the next call,
+ * or, when stable, as long as the text given to nb_tokenize and, for
+ * nb_tokenize_kept, until its buffers are used again or freed: a sink can
+ * then keep the reference instead of copying the bytes.  Returning false
+ * stops the walk (nb_tokenize then returns false too).
  */
-typedef bool (*NbTokenSink) (void *arg, const char *token, uint32_t len);
+typedef bool (*NbTokenSink) (void *arg, const char *token, uint32_t len, bool stable);
+
+/* Work buffers kept from one text to the next (nb_tokenize_kept). */
+typedef struct NbTokenizeBuffers
+{
+	unsigned char *buf;			/* the preprocessed text */
+	size_t		cap;
+	unsigned char *scratch;		/* word n-grams, padded words */
+	size_t		scratch_cap;
+} NbTokenizeBuffers;
+
+/*
+ * Allocate small buffers now, from nb_alloc: they only grow and shrink
+ * (nb_realloc) afterwards, so they stay where they were made (inside the
+ * server, the memory context current here).
+ */
+void		nb_tokenize_buffers_init(NbTokenizeBuffers *b);
+
+/* Give back what a long text made them grow to (a text's tokens must no longer be used). */
+void		nb_tokenize_buffers_shrink(NbTokenizeBuffers *b);
+
+void		nb_tokenize_buffers_free(NbTokenizeBuffers *b);
 
 /*
  * The longest text nb_tokenize takes, in bytes: lowercasing and accent
@@ -106,8 +130,18 @@ size_t		nb_tokenize_max_len(const NbTokenizer *t);
  * is about the text's (after lowercasing and accent stripping, which may
  * grow it) plus the longest token.  Calls nb_interrupt at least every
  * NB_INTERRUPT_BYTES of text and of tokens.  Returns false if sink stopped it.
+ * Only tokens that are pieces of text itself are stable.
  */
 bool		nb_tokenize(const NbTokenizer *t, const char *text, size_t len,
 						NbTokenSink sink, void *arg);
+
+/*
+ * The same with the work buffers of keep (nb_tokenize_buffers_init), left
+ * as they are on return: tokens that are pieces of the text or of its
+ * lowercased copy (every token of the word analyzer without n-grams, and
+ * of char) are stable, which saves a batch of them a copy.
+ */
+bool		nb_tokenize_kept(const NbTokenizer *t, const char *text, size_t len,
+							 NbTokenSink sink, void *arg, NbTokenizeBuffers *keep);
 
 #endif

@@ -1,5 +1,6 @@
 /*
- * pg_predict.c — nb_predict, nb_predict_proba, nb_predict_log_proba.
+ * pg_predict.c — nb_predict, nb_predict_proba, nb_predict_log_proba and
+ * nb_probability.
  *
  * Each row is scored with the model prepared once (see pg_prepared.h): the
  * row's features go into the prepared model's document, which the scorer
@@ -183,7 +184,7 @@ doc_from_text(RowModel *m, text *body)
 				 errhint("Pass the features in the type the model was trained on (for example '{a,b}'::text[]), or train the model on text with nb_train(label, body).")));
 	batch = nb_prepared_token_batch(m->pm);
 	nb_token_batch_begin(batch, doc_text_batch, m);
-	nb_text_tokenize(&m->pm->tokenizer, body, nb_token_batch_add, batch);
+	nb_text_tokenize(&m->pm->tokenizer, body, nb_token_batch_add, batch, &batch->text_buffers);
 	nb_token_batch_end(batch);
 }
 
@@ -380,6 +381,37 @@ predict_posterior(FunctionCallInfo fcinfo, NbFeatureInput kind, bool log_scale)
 	return posterior_jsonb(pm, log_scale);
 }
 
+/*
+ * nb_probability(model, features, label, options): the posterior of one
+ * class as float8, the number nb_predict_proba gives it (to the bit: that
+ * number is this double, written exactly), without the object of every
+ * class that a query would read one value of (a view's column, a sum).
+ * NULL for a NULL model, features or label; a label the model has no
+ * class of is an error.
+ */
+static Datum
+predict_class_probability(FunctionCallInfo fcinfo, NbFeatureInput kind)
+{
+	NbPrepared *pm;
+	NbScorer   *scorer;
+	text	   *label;
+	int64		c;
+	double		lp;
+
+	if (PG_ARGISNULL(2) || nb_score_row_options(fcinfo, kind, 3, NULL, &pm, &scorer) < 0)
+		PG_RETURN_NULL();
+	label = PG_GETARG_TEXT_PP(2);
+	c = nb_index_class(&pm->index, VARDATA_ANY(label), VARSIZE_ANY_EXHDR(label));
+	if (c < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("naive Bayes model has no class \"%.*s\"",
+						(int) VARSIZE_ANY_EXHDR(label), VARDATA_ANY(label)),
+				 errhint("nb_classes(model) lists the model's classes.")));
+	lp = pm->log_post[c];
+	PG_RETURN_FLOAT8(lp == -INFINITY ? 0.0 : exp(lp));
+}
+
 PG_FUNCTION_INFO_V1(nb_predict_array);
 Datum
 nb_predict_array(PG_FUNCTION_ARGS)
@@ -483,4 +515,39 @@ Datum
 nb_predict_log_proba_text(PG_FUNCTION_ARGS)
 {
 	return predict_posterior(fcinfo, NB_INPUT_TEXT, true);
+}
+
+PG_FUNCTION_INFO_V1(nb_probability_array);
+Datum
+nb_probability_array(PG_FUNCTION_ARGS)
+{
+	return predict_class_probability(fcinfo, NB_INPUT_ARRAY);
+}
+
+PG_FUNCTION_INFO_V1(nb_probability_tsvector);
+Datum
+nb_probability_tsvector(PG_FUNCTION_ARGS)
+{
+	return predict_class_probability(fcinfo, NB_INPUT_TSVECTOR);
+}
+
+PG_FUNCTION_INFO_V1(nb_probability_jsonb);
+Datum
+nb_probability_jsonb(PG_FUNCTION_ARGS)
+{
+	return predict_class_probability(fcinfo, NB_INPUT_JSONB);
+}
+
+PG_FUNCTION_INFO_V1(nb_probability_float8);
+Datum
+nb_probability_float8(PG_FUNCTION_ARGS)
+{
+	return predict_class_probability(fcinfo, NB_INPUT_FLOAT8);
+}
+
+PG_FUNCTION_INFO_V1(nb_probability_text);
+Datum
+nb_probability_text(PG_FUNCTION_ARGS)
+{
+	return predict_class_probability(fcinfo, NB_INPUT_TEXT);
 }

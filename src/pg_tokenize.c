@@ -237,9 +237,12 @@ typedef struct Reencode
 	void	   *arg;
 } Reencode;
 
-/* A UTF-8 token converted to the database encoding, then handed on. */
+/*
+ * A UTF-8 token converted to the database encoding, then handed on; never
+ * stable, since the UTF-8 text is a copy freed once it is tokenized.
+ */
 static bool
-reencode_token(void *arg, const char *token, uint32_t len)
+reencode_token(void *arg, const char *token, uint32_t len, bool stable)
 {
 	Reencode   *r = arg;
 	char	   *s = pg_any_to_server(token, (int) len, PG_UTF8);
@@ -247,8 +250,8 @@ reencode_token(void *arg, const char *token, uint32_t len)
 
 	/* pg_any_to_server gives its input back when the bytes stay the same */
 	if (s == token)
-		return r->sink(r->arg, token, len);
-	more = r->sink(r->arg, s, (uint32_t) strlen(s));
+		return r->sink(r->arg, token, len, false);
+	more = r->sink(r->arg, s, (uint32_t) strlen(s), false);
 	pfree(s);
 	return more;
 }
@@ -266,7 +269,7 @@ check_length(const NbTokenizer *t, size_t len)
 }
 
 void
-nb_text_tokenize(const NbTokenizer *t, text *body, NbTokenSink sink, void *arg)
+nb_text_tokenize(const NbTokenizer *t, text *body, NbTokenSink sink, void *arg, NbTokenizeBuffers *keep)
 {
 	const char *s = VARDATA_ANY(body);
 	int			len = VARSIZE_ANY_EXHDR(body);
@@ -281,7 +284,10 @@ nb_text_tokenize(const NbTokenizer *t, text *body, NbTokenSink sink, void *arg)
 		if (encoding == PG_SQL_ASCII)
 			(void) pg_verify_mbstr(PG_UTF8, s, len, false);
 		check_length(t, len);
-		(void) nb_tokenize(t, s, len, sink, arg);
+		if (keep != NULL)
+			(void) nb_tokenize_kept(t, s, len, sink, arg, keep);
+		else
+			(void) nb_tokenize(t, s, len, sink, arg);
 		return;
 	}
 	/* the converted text ends in a NUL; the unconverted one (empty) does not */
@@ -321,7 +327,7 @@ StaticAssertDecl((MaxAllocSize - TOKEN_ARRAY_HEADER) / INTALIGN(VARHDRSZ + 1) <=
 				 "a text[] within MaxAllocSize may have too many elements");
 
 static bool
-append_token(void *arg, const char *token, uint32_t len)
+append_token(void *arg, const char *token, uint32_t len, bool stable)
 {
 	TokenArray *a = arg;
 	Size		size = INTALIGN(VARHDRSZ + (Size) len);
@@ -374,7 +380,7 @@ nb_tokens(PG_FUNCTION_ARGS)
 	a.buf = palloc(a.cap);
 	a.used = TOKEN_ARRAY_HEADER;
 	a.count = 0;
-	nb_text_tokenize(&t, body, append_token, &a);
+	nb_text_tokenize(&t, body, append_token, &a, NULL);
 	if (a.count == 0)
 		PG_RETURN_ARRAYTYPE_P(construct_empty_array(TEXTOID));
 

@@ -29,8 +29,11 @@ Jsonb	   *nb_tokenizer_to_jsonb(const NbTokenizer *t);
  * converted to UTF-8 and each token back (a token the encoding cannot
  * hold, as NFKD's U+2044 of "½" in LATIN1, is ERROR 22P05).  A text longer
  * than nb_tokenize_max_len in UTF-8 is ERROR 54000.  A sink that returns
- * false ends the walk early.
+ * false ends the walk early.  With keep (NULL: none), the work buffers are
+ * kept there (nb_tokenize_kept), and a UTF-8 database's tokens can be
+ * stable.
  */
-void		nb_text_tokenize(const NbTokenizer *t, text *body, NbTokenSink sink, void *arg);
+void		nb_text_tokenize(const NbTokenizer *t, text *body, NbTokenSink sink, void *arg,
+							 NbTokenizeBuffers *keep);
 
 #endif

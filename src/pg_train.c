@@ -286,7 +286,7 @@ nb_train_text_transfn(PG_FUNCTION_ARGS)
 	body = PG_GETARG_TEXT_PP(2);
 	begin_doc(em, label, weight);
 	nb_token_batch_begin(&site->batch, train_text_batch, em);
-	nb_text_tokenize(&site->tokenizer, body, nb_token_batch_add, &site->batch);
+	nb_text_tokenize(&site->tokenizer, body, nb_token_batch_add, &site->batch, &site->batch.text_buffers);
 	nb_token_batch_end(&site->batch);
 	nb_expanded_check(em);
 	PG_RETURN_DATUM(EOHPGetRWDatum(&em->hdr));

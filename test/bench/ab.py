@@ -23,7 +23,10 @@ test/bench/ab_jsonb.tsv is the A/B of src/pg_jsonb.c's private formats
 reading of its rows' objects of probabilities (the same part),
 test/bench/ab_huge_pages.tsv that of pg_alloc's advice for huge pages
 (part 1; run it with nbc.prepared_model_cache = 2GB in the connection
-options); results in test/bench/results.md.
+options), test/bench/ab_token_refs.tsv that of the token batch's references
+to stable tokens (issue #28; tables spamassassin and text_bench.py's
+tb_lines, nbc.unknown_features = ignore in the connection options); results
+in test/bench/results.md.
 """
 import argparse
 import os

@@ -37,6 +37,8 @@ PARTS = [
      "SELECT count(nb_predict_proba(%s, body)) FROM tb_lines WHERE split = 'test'" % MODEL),
     ("the same, and (p ->> 'spam')::float8 summed",
      "SELECT sum((nb_predict_proba(%s, body) ->> 'spam')::float8) FROM tb_lines WHERE split = 'test'" % MODEL),
+    ("nb_probability of the held-out lines, summed",
+     "SELECT sum(nb_probability(%s, body, 'spam')) FROM tb_lines WHERE split = 'test'" % MODEL),
     ("end to end, lines", E2E_SQL.format(t="tb_lines")),
     ("nb_tokens of the training messages",
      "SELECT sum(cardinality(nb_tokens(body))) FROM spamassassin WHERE split = 'train'"),

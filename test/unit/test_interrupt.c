@@ -519,10 +519,11 @@ int_op_dcm(void)
 
 /* A digest of the tokens: their number and bytes. */
 static bool
-int_token_sink(void *arg, const char *token, uint32_t len)
+int_token_sink(void *arg, const char *token, uint32_t len, bool stable)
 {
 	uint64_t   *d = arg;
 
+	(void) stable;
 	*d = nb_hash_bytes(token, len, *d + 1);
 	return true;
 }

@@ -32,10 +32,11 @@ typedef struct Joined
 } Joined;
 
 static bool
-join_sink(void *arg, const char *token, uint32_t len)
+join_sink(void *arg, const char *token, uint32_t len, bool stable)
 {
 	Joined	   *j = arg;
 
+	(void) stable;
 	if (j->len + len + 2 > sizeof(j->s))
 		abort();
 	if (j->count > 0)
@@ -530,11 +531,12 @@ typedef struct Checked
 } Checked;
 
 static bool
-random_sink(void *arg, const char *token, uint32_t len)
+random_sink(void *arg, const char *token, uint32_t len, bool stable)
 {
 	Checked    *c = arg;
 	uint32_t	i = 0;
 
+	(void) stable;
 	c->tokens++;
 	if (len == 0 && c->bad == NULL)
 		c->bad = "an empty token";
@@ -598,6 +600,98 @@ test_random_bytes(void)
 	EXPECT(nb_test_live_blocks() == blocks);
 }
 
+/* Stable tokens as they were handed out: where they are, and a copy of their bytes. */
+typedef struct Kept
+{
+	Joined		joined;			/* every token, as join_sink keeps them */
+	const char *where[256];
+	char		copy[256][64];
+	uint32_t	len[256];
+	uint32_t	stable;
+} Kept;
+
+static bool
+kept_sink(void *arg, const char *token, uint32_t len, bool stable)
+{
+	Kept	   *k = arg;
+
+	if (stable)
+	{
+		if (k->stable == 256 || len > 64)
+			abort();
+		k->where[k->stable] = token;
+		memcpy(k->copy[k->stable], token, len);
+		k->len[k->stable++] = len;
+	}
+	return join_sink(&k->joined, token, len, stable);
+}
+
+/*
+ * nb_tokenize_kept: the tokens of nb_tokenize, in order; those it calls
+ * stable still hold their bytes after it returns (the buffers kept, the
+ * text unchanged), which the batch relies on to reference them without a
+ * copy; n-grams of words and char_wb's padded words are never stable; the
+ * buffers are reused from text to text, shrink back after a long one, and
+ * are all that is left allocated until they are freed.
+ */
+static void
+test_kept_buffers(void)
+{
+	static const char *const texts[] = {
+		"Hello World, the WORLD says hello", "ΣΑΣ σας Καλημέρα", "  tabs\tand\nnew lines  ", "", "a"
+	};
+	long		blocks = nb_test_live_blocks();
+	NbTokenizeBuffers keep;
+	char	   *long_text;
+	size_t		long_len = (size_t) 3 << 20;
+
+	nb_tokenize_buffers_init(&keep);
+	for (int round = 0; round < 3 * 2 * 2 * 2; round++)
+	{
+		NbTokenizer t = opts((NbAnalyzer) (round % 3), 1, 1 + (uint32_t) (round / 3 % 2));
+
+		t.lowercase = round / 6 % 2 == 0;
+		t.strip_accents = round / 12 % 2 == 0 ? NB_ACCENTS_KEEP : NB_ACCENTS_UNICODE;
+		for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++)
+		{
+			Kept		k;
+			Joined		plain = {{0}, 0, 0, 0};
+			size_t		len = strlen(texts[i]);
+
+			memset(&k, 0, sizeof(k));
+			CHECK(tokenize_n(&t, texts[i], len, &plain), "round %d text %zu", round, i);
+			CHECK(nb_tokenize_kept(&t, texts[i], len, kept_sink, &k, &keep), "round %d text %zu", round, i);
+			CHECK(strcmp(k.joined.s, plain.s) == 0, "round %d text %zu: \"%s\" kept, \"%s\" not",
+				  round, i, k.joined.s, plain.s);
+			for (uint32_t s = 0; s < k.stable; s++)
+				CHECK(memcmp(k.where[s], k.copy[s], k.len[s]) == 0,
+					  "round %d text %zu: stable token %u changed", round, i, s);
+			if (t.analyzer == NB_ANALYZER_WORD && t.ngram_max == 1)
+				CHECK(k.stable == k.joined.count, "round %d text %zu: %u of %u tokens stable",
+					  round, i, k.stable, k.joined.count);
+			if (t.analyzer == NB_ANALYZER_CHAR_WB)
+				CHECK(k.stable == 0, "round %d text %zu: padded words called stable", round, i);
+		}
+	}
+	/* a long text grows them; the next batch's start gives the memory back */
+	long_text = malloc(long_len);
+	memset(long_text, 'A', long_len);
+	{
+		Checked		c = {0, NULL};
+		NbTokenizer t = opts(NB_ANALYZER_WORD, 1, 2);
+
+		long_text[long_len / 2] = ' ';
+		EXPECT(nb_tokenize_kept(&t, long_text, long_len, random_sink, &c, &keep));
+		EXPECT(c.tokens == 3 && c.bad == NULL);
+		EXPECT(keep.cap >= long_len && keep.scratch_cap >= long_len);
+	}
+	free(long_text);
+	nb_tokenize_buffers_shrink(&keep);
+	EXPECT(keep.cap < ((size_t) 1 << 20) && keep.scratch_cap < ((size_t) 1 << 20));
+	nb_tokenize_buffers_free(&keep);
+	EXPECT(nb_test_live_blocks() == blocks);
+}
+
 /*
  * The word analyzer's findall, one code point at a time as the definition
  * says (runs of \w of at least min_cps code points), for the test below.
@@ -629,7 +723,7 @@ reference_words(const char *text, size_t len, uint32_t min_cps, Joined *j)
 			cps++;
 		}
 		if (cps >= min_cps)
-			join_sink(j, text + start, (uint32_t) (i - start));
+			join_sink(j, text + start, (uint32_t) (i - start), false);
 	}
 }
 
@@ -784,6 +878,7 @@ main(int argc, char **argv)
 	run("input: bytes that are not UTF-8 read as U+FFFD, not past the end", test_invalid_utf8);
 	run("sink: returning false stops the walk", test_sink_stops);
 	run("input: random bytes under random options, tokens whole UTF-8", test_random_bytes);
+	run("kept buffers: the same tokens, stable ones still valid after, memory given back", test_kept_buffers);
 	run("word: the 64-byte windows of the scan against a code point by code point one", test_word_windows);
 	run("utf8: every code point encodes and decodes back", test_utf8_every_code_point);
 	run("utf8: invalid sequences are one U+FFFD byte", test_utf8_invalid);
