@@ -19,6 +19,7 @@
 
 #include "fmgr.h"
 #include "utils/expandeddatum.h"
+#include "utils/jsonb.h"
 
 #include "nb_format.h"
 #include "nb_merge.h"
@@ -81,6 +82,12 @@ void		nb_report_too_large(uint64 size);
  * (see pg_alloc.c).  Its header is set; the caller writes VARDATA.
  */
 struct varlena *nb_model_alloc(size_t size, MemoryContext ctx);
+
+/*
+ * The model datum with options (NULL: none) as its stored prediction
+ * options, in the current context (nb_with_options, pg_settings.c).
+ */
+struct varlena *nb_model_with_options(Datum model, Jsonb *options);
 
 /*
  * ERROR 22023 if status says that models of these kinds of rows
