@@ -155,19 +155,13 @@ BEGIN
 		EXECUTE format('SELECT %s.nb_with_options($1, $2)', ext) INTO model USING model, train_options;
 	END IF;
 
-	-- the iterations, in C (src/pg_em_run.c): it adds what it was doing
-	-- to an error of its own
-	IF trace THEN
-		RETURN QUERY EXECUTE format('SELECT * FROM %s.nbc_em_iterate($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, true, $12)', ext)
-			USING model, rel, label_column, features_column, ftype, lambda, train_options, tokenizer,
-				  max_iterations, tolerance, first.unlabelled, started;
-	ELSE
-		EXECUTE format('SELECT * FROM %s.nbc_em_iterate($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, false, $12)', ext)
-			INTO iteration, log_likelihood, model
-			USING model, rel, label_column, features_column, ftype, lambda, train_options, tokenizer,
-				  max_iterations, tolerance, first.unlabelled, started;
-		RETURN NEXT;
-	END IF;
+	-- the iterations, in C (src/pg_em_run.c), which adds what it was doing
+	-- to an error of its own; without trace, a row of the last iteration
+	-- only (RETURN QUERY: the model is copied once more, not three times
+	-- as by INTO and RETURN NEXT)
+	RETURN QUERY EXECUTE format('SELECT * FROM %s.nbc_em_iterate($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)', ext)
+		USING model, rel, label_column, features_column, ftype, lambda, train_options, tokenizer,
+			  max_iterations, tolerance, first.unlabelled, trace, started;
 	EXCEPTION WHEN query_canceled OR others THEN
 		GET STACKED DIAGNOSTICS e_state = RETURNED_SQLSTATE, e_message = MESSAGE_TEXT,
 								e_detail = PG_EXCEPTION_DETAIL, e_hint = PG_EXCEPTION_HINT;
