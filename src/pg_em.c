@@ -227,6 +227,34 @@ nb_em_log_likelihood(const EmState *st)
 		st->log_prior;
 }
 
+uint32
+nb_em_row_tokens(Datum features, bool tsvector_features, NbTokenRef *(*reserve) (void *, uint32),
+				 void *arg, NbTokenRef **refs)
+{
+	if (tsvector_features)
+	{
+		TSVector	tsv = DatumGetTSVector(features);
+
+		*refs = reserve(arg, tsv->size);
+		return nb_tsvector_tokens(tsv, *refs);
+	}
+	else
+	{
+		ArrayType  *array = DatumGetArrayTypeP(features);
+
+		nb_check_feature_array(array);
+		*refs = reserve(arg, nb_array_size(array));
+		return nb_array_tokens(array, *refs);
+	}
+}
+
+/* Room for a row's tokens in the call site's scratch. */
+static NbTokenRef *
+call_site_refs(void *fcinfo, uint32 n)
+{
+	return nb_prepared_refs((FunctionCallInfo) fcinfo, n);
+}
+
 /*
  * nbc_em_step(model, label text, features, lambda, options [, tokenizer]):
  * features text[] or tsvector; a NULL label makes the row unlabelled; rows
@@ -259,21 +287,7 @@ em_step(FunctionCallInfo fcinfo, bool tsvector_features)
 	if (nb_em_skips_row(st, PG_ARGISNULL(2), PG_ARGISNULL(3)))
 		PG_RETURN_POINTER(st);
 
-	if (tsvector_features)
-	{
-		TSVector	tsv = PG_GETARG_TSVECTOR(3);
-
-		refs = nb_prepared_refs(fcinfo, tsv->size);
-		n = nb_tsvector_tokens(tsv, refs);
-	}
-	else
-	{
-		ArrayType  *array = PG_GETARG_ARRAYTYPE_P(3);
-
-		nb_check_feature_array(array);
-		refs = nb_prepared_refs(fcinfo, nb_array_size(array));
-		n = nb_array_tokens(array, refs);
-	}
+	n = nb_em_row_tokens(PG_GETARG_DATUM(3), tsvector_features, call_site_refs, fcinfo, &refs);
 	nb_em_add_row(st, pm, scorer, PG_ARGISNULL(2) ? NULL : PG_GETARG_TEXT_PP(2), refs, n);
 	PG_RETURN_POINTER(st);
 }

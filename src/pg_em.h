@@ -28,6 +28,15 @@ EmState    *nb_em_begin(MemoryContext ctx, NbPrepared *pm, NbScorer *scorer, Jso
 bool		nb_em_skips_row(const EmState *st, bool label_is_null, bool features_are_null);
 
 /*
+ * The tokens of a row's features, a text[] (checked as training checks it)
+ * or a tsvector, into *refs, which reserve(arg, n) makes room for; returns
+ * how many.  The references point into the detoasted value.
+ */
+uint32		nb_em_row_tokens(Datum features, bool tsvector_features,
+							 NbTokenRef *(*reserve) (void *arg, uint32 n), void *arg,
+							 NbTokenRef **refs);
+
+/*
  * Score a row's tokens with the current model and add them to the next: a
  * labelled row (label not NULL) to its class, an unlabelled one to every
  * class by its posterior.

@@ -22,7 +22,6 @@
 #include "executor/spi.h"
 #include "funcapi.h"
 #include "miscadmin.h"
-#include "tsearch/ts_type.h"
 #include "utils/builtins.h"
 #include "utils/float.h"
 #include "utils/fmgrprotos.h"
@@ -31,7 +30,6 @@
 #include "utils/timestamp.h"
 #include "utils/tuplestore.h"
 
-#include "pg_features.h"
 
 /* Rows fetched from the cursor at a time. */
 #define EM_BATCH_ROWS 1000
@@ -53,8 +51,10 @@ typedef struct EmRun
 
 /* Room for n token references. */
 static NbTokenRef *
-row_refs(EmRun *run, uint32 n)
+row_refs(void *arg, uint32 n)
 {
+	EmRun	   *run = arg;
+
 	if (n > run->refs_cap)
 	{
 		run->refs_cap = Max(n, 2 * run->refs_cap);
@@ -77,21 +77,7 @@ add_row(EmRun *run, EmState *st, NbPrepared *pm, NbScorer *scorer, HeapTuple tup
 
 	if (nb_em_skips_row(st, label_null, features_null))
 		return;
-	if (run->tsvector_features)
-	{
-		TSVector	tsv = DatumGetTSVector(features);
-
-		refs = row_refs(run, tsv->size);
-		n = nb_tsvector_tokens(tsv, refs);
-	}
-	else
-	{
-		ArrayType  *array = DatumGetArrayTypeP(features);
-
-		nb_check_feature_array(array);
-		refs = row_refs(run, nb_array_size(array));
-		n = nb_array_tokens(array, refs);
-	}
+	n = nb_em_row_tokens(features, run->tsvector_features, row_refs, run, &refs);
 	nb_em_add_row(st, pm, scorer, label_null ? NULL : DatumGetTextPP(label), refs, n);
 }
 
