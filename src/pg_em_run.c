@@ -118,21 +118,23 @@ run_pass(EmRun *run, NbPrepared *pm, MemoryContext ctx)
 
 /*
  * The next model of an iteration, flat, with the model's options, in ctx
- * (scratch: the state's context).
+ * (scratch: the state's context).  *trusted is whether *view describes it:
+ * a model without stored options as the trainer wrote it, which need not
+ * be validated again (the trainer's view of stored options would point
+ * into the trainer, freed before the model is prepared).
  */
 static struct varlena *
-write_model(EmRun *run, EmState *st, MemoryContext ctx, MemoryContext scratch)
+write_model(EmRun *run, EmState *st, MemoryContext ctx, MemoryContext scratch, NbView *view,
+			bool *trusted)
 {
-	ExpandedObjectHeader *hdr = &nb_em_model(st)->hdr;
-	Size		size;
+	NbExpandedModel *em = nb_em_model(st);
 	struct varlena *flat;
 	MemoryContext old;
 
-	if (nb_trainer_is_empty(nb_expanded_trainer(nb_em_model(st))))
+	if (nb_trainer_is_empty(nb_expanded_trainer(em)))
 		elog(ERROR, "an EM iteration trained no row");
-	size = EOH_get_flat_size(hdr);
-	flat = nb_model_alloc(size - VARHDRSZ, run->options == NULL ? ctx : scratch);
-	EOH_flatten_into(hdr, flat, size);
+	flat = nb_expanded_write(em, run->options == NULL ? ctx : scratch, view);
+	*trusted = run->options == NULL && view->settings.options_len == 0;
 	if (run->options == NULL)
 		return flat;
 	old = MemoryContextSwitchTo(ctx);
@@ -141,15 +143,17 @@ write_model(EmRun *run, EmState *st, MemoryContext ctx, MemoryContext scratch)
 	return flat;
 }
 
-/* A model's bytes, flat and validated, prepared for scoring in ctx. */
+/*
+ * A model's bytes, flat, prepared for scoring in ctx: described by view if
+ * trusted (as the trainer wrote them), else validated first.
+ */
 static NbPrepared *
-prepare(const struct varlena *flat, MemoryContext ctx)
+prepare(const struct varlena *flat, NbView *view, bool trusted, MemoryContext ctx)
 {
-	NbView		view;
-
-	nb_model_validate_bytes(VARDATA(flat), VARSIZE(flat) - VARHDRSZ, &view,
-							ERRCODE_DATA_CORRUPTED, false);
-	return nb_prepared_build(&view, ctx);
+	if (!trusted)
+		nb_model_validate_bytes(VARDATA(flat), VARSIZE(flat) - VARHDRSZ, view,
+								ERRCODE_DATA_CORRUPTED, false);
+	return nb_prepared_build(view, ctx);
 }
 
 /*
@@ -252,6 +256,8 @@ nb_em_iterate(PG_FUNCTION_ARGS)
 	EmRun		run = {0};
 	struct varlena *model;
 	NbPrepared *pm = NULL;
+	NbView		view;
+	bool		trusted = false;	/* view describes model */
 	double		previous = 0;
 	double		log_likelihood = 0;
 	int			k = 0;
@@ -290,7 +296,7 @@ nb_em_iterate(PG_FUNCTION_ARGS)
 			EmState    *st;
 
 			if (pm == NULL)
-				pm = prepare(model, prepared_ctx);
+				pm = prepare(model, &view, trusted, prepared_ctx);
 			st = run_pass(&run, pm, step_ctx);
 			log_likelihood = nb_em_log_likelihood(st);
 			last = !anything_unlabelled || run.lambda == 0 || k >= max_iterations ||
@@ -300,7 +306,7 @@ nb_em_iterate(PG_FUNCTION_ARGS)
 			{
 				MemoryContextReset(prepared_ctx);
 				pm = NULL;
-				next = write_model(&run, st, model_ctx[(k + 1) % 2], step_ctx);
+				next = write_model(&run, st, model_ctx[(k + 1) % 2], step_ctx, &view, &trusted);
 			}
 		}
 		PG_CATCH();
