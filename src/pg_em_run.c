@@ -234,21 +234,40 @@ rows_plan(FunctionCallInfo fcinfo, Oid rel, text *label_column, text *features_c
  * size (from the third on: the first model's vocabulary is the labelled
  * rows' only, so its log likelihood is not comparable).
  */
+/* Arguments a direct call could get wrong; nbc_em_run passes them right. */
+static void
+check_arguments(FunctionCallInfo fcinfo)
+{
+	Oid			features_type;
+
+	for (int i = 0; i < PG_NARGS(); i++)
+		if (PG_ARGISNULL(i) && i != 6 && i != 7)
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("nbc_em_iterate arguments but options and tokenizer must not be null")));
+	features_type = PG_GETARG_OID(4);
+	if (features_type != TEXTOID && features_type != TEXTARRAYOID && features_type != TSVECTOROID)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("nbc_em_iterate features type must be text, text[] or tsvector, not %s",
+						format_type_be(features_type))));
+}
+
 PG_FUNCTION_INFO_V1(nb_em_iterate);
 Datum
 nb_em_iterate(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	Oid			rel = PG_GETARG_OID(1);
-	Oid			features_type = PG_GETARG_OID(4);
-	int32		max_iterations = PG_GETARG_INT32(8);
-	double		tolerance = PG_GETARG_FLOAT8(9);
-	bool		anything_unlabelled = PG_GETARG_INT64(10) > 0;
-	bool		trace = PG_GETARG_BOOL(11);
-	TimestampTz started = PG_GETARG_TIMESTAMPTZ(12);
+	Oid			rel;
+	Oid			features_type;
+	int32		max_iterations;
+	double		tolerance;
+	bool		anything_unlabelled;
+	bool		trace;
+	TimestampTz started;
 	const char *progress = GetConfigOption("nbc.progress", true, false);
 	bool		report = progress != NULL && strcmp(progress, "on") == 0;
-	char	   *rel_name = DatumGetCString(DirectFunctionCall1(regclassout, ObjectIdGetDatum(rel)));
+	char	   *rel_name;
 	MemoryContext caller = CurrentMemoryContext;
 	MemoryContext model_ctx[2];
 	MemoryContext prepared_ctx;
@@ -262,6 +281,15 @@ nb_em_iterate(PG_FUNCTION_ARGS)
 	double		log_likelihood = 0;
 	int			k = 0;
 
+	check_arguments(fcinfo);
+	rel = PG_GETARG_OID(1);
+	features_type = PG_GETARG_OID(4);
+	max_iterations = PG_GETARG_INT32(8);
+	tolerance = PG_GETARG_FLOAT8(9);
+	anything_unlabelled = PG_GETARG_INT64(10) > 0;
+	trace = PG_GETARG_BOOL(11);
+	started = PG_GETARG_TIMESTAMPTZ(12);
+	rel_name = DatumGetCString(DirectFunctionCall1(regclassout, ObjectIdGetDatum(rel)));
 	InitMaterializedSRF(fcinfo, 0);
 	run.lambda = PG_GETARG_FLOAT8(5);
 	run.options = PG_ARGISNULL(6) ? NULL : PG_GETARG_JSONB_P_COPY(6);
