@@ -30,7 +30,6 @@
 #include "utils/timestamp.h"
 #include "utils/tuplestore.h"
 
-
 /* Rows fetched from the cursor at a time. */
 #define EM_BATCH_ROWS 1000
 
@@ -219,21 +218,6 @@ rows_plan(FunctionCallInfo fcinfo, Oid rel, text *label_column, text *features_c
 	return plan;
 }
 
-/*
- * nbc_em_iterate(model, rel, label_column, features_column, features_type,
- * lambda, options, tokenizer, iterations, tolerance, unlabelled, trace,
- * started): EM from model, the model of the labelled rows with options (a
- * NULL model option set: none); features_type is text (tokenized with
- * tokenizer), text[] or tsvector; unlabelled is how many rows are.
- * Iteration k scores every row with model k, whose log likelihood it
- * gives, and trains model k + 1.  Rows (iteration, log likelihood, model)
- * of each iteration if trace, else of the last only; nbc.progress reports
- * each with the time elapsed since started.  It stops after iterations
- * iterations, with nothing unlabelled to learn from or lambda 0 after the
- * first, or when the log likelihood rose by at most tolerance times its
- * size (from the third on: the first model's vocabulary is the labelled
- * rows' only, so its log likelihood is not comparable).
- */
 /* Arguments a direct call could get wrong; nbc_em_run passes them right. */
 static void
 check_arguments(FunctionCallInfo fcinfo)
@@ -253,6 +237,21 @@ check_arguments(FunctionCallInfo fcinfo)
 						format_type_be(features_type))));
 }
 
+/*
+ * nbc_em_iterate(model, rel, label_column, features_column, features_type,
+ * lambda, options, tokenizer, iterations, tolerance, unlabelled, trace,
+ * started): EM from model, the model of the labelled rows with options
+ * (NULL: none) stored; features_type is text (tokenized with tokenizer),
+ * text[] or tsvector; unlabelled is how many rows are unlabelled.
+ * Iteration k scores every row with model k, whose log likelihood it
+ * gives, and trains model k + 1.  Rows (iteration, log likelihood, model)
+ * of each iteration if trace, else of the last only; nbc.progress reports
+ * each with the time elapsed since started.  It stops after iterations
+ * iterations, with nothing unlabelled to learn from or lambda 0 after the
+ * first, or when the log likelihood rose by at most tolerance times its
+ * size (from the third on: the first model's vocabulary is the labelled
+ * rows' only, so its log likelihood is not comparable).
+ */
 PG_FUNCTION_INFO_V1(nb_em_iterate);
 Datum
 nb_em_iterate(PG_FUNCTION_ARGS)
