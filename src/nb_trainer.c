@@ -1736,7 +1736,7 @@ write_spread_item_entries(const NbTrainer *t, const NbFormatWriter *w, uint32_t 
 }
 
 static void
-write_model(NbTrainer *t, unsigned char *buf, size_t size)
+write_model(NbTrainer *t, unsigned char *buf, size_t size, NbView *view)
 {
 	uint32_t	C = t->classes.count;
 	uint32_t	V = t->tokens.count;
@@ -1839,7 +1839,7 @@ write_model(NbTrainer *t, unsigned char *buf, size_t size)
 			memcpy(strings, features[j].str, features[j].len);
 			strings += features[j].len;
 		}
-	nb_format_finish(&w, NULL);
+	nb_format_finish(&w, view);
 
 	nb_free(class_rank);
 	nb_free(feature_rank);
@@ -1857,5 +1857,12 @@ void
 nb_trainer_write(NbTrainer *t, unsigned char *buf, size_t size)
 {
 	end_doc(t);
-	write_model(t, buf, size);
+	write_model(t, buf, size, NULL);
+}
+
+void
+nb_trainer_write_view(NbTrainer *t, unsigned char *buf, size_t size, NbView *view)
+{
+	end_doc(t);
+	write_model(t, buf, size, view);
 }

@@ -269,4 +269,12 @@ size_t		nb_trainer_flat_size(NbTrainer *t, size_t max_size);
  */
 void		nb_trainer_write(NbTrainer *t, unsigned char *buf, size_t size);
 
+/*
+ * The same, also describing the model written in *view as nb_view_open
+ * would, without validating it (nb_format_finish): for a caller that reads
+ * the model it has just written.  The view points into buf, and into the
+ * trainer for its stored options, if it has any.
+ */
+void		nb_trainer_write_view(NbTrainer *t, unsigned char *buf, size_t size, NbView *view);
+
 #endif

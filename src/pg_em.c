@@ -11,7 +11,7 @@
  * adds nothing).  The row's tokens are read once, for both.  The result is
  * the new model and the log likelihood of the current one.
  */
-#include "pg_model.h"
+#include "pg_em.h"
 
 #include <math.h>
 
@@ -33,7 +33,7 @@
 #include "pg_prepared.h"
 #include "pg_tokenize.h"
 
-typedef struct EmState
+struct EmState
 {
 	NbExpandedModel *em;		/* the model being trained */
 	double		lambda;
@@ -43,7 +43,7 @@ typedef struct EmState
 	uint32		n_classes;		/* the current model's */
 	int64	   *trainer_class;	/* per class of the current model, its id in em's trainer, or -1 */
 	double	   *weight;			/* an unlabelled row's weights, by id in em's trainer */
-} EmState;
+};
 
 static const char *
 em_status_message(NbEmStatus status)
@@ -62,20 +62,18 @@ em_status_message(NbEmStatus status)
 	return "";
 }
 
-/* The state at the first row: the lambda, the model's prior terms, checks. */
-static EmState *
-first_row(FunctionCallInfo fcinfo, MemoryContext aggctx, NbPrepared *pm, NbScorer *scorer)
+EmState *
+nb_em_begin(MemoryContext ctx, NbPrepared *pm, NbScorer *scorer, Jsonb *options,
+			bool lambda_is_null, double lambda, bool with_tokenizer, Jsonb *tokenizer)
 {
 	EmState    *st;
 	NbEmStatus	status;
-	double		lambda;
 	NbOptions	opts;
 	NbPseudoCounts pc;
 	MemoryContext old;
 
 	/* the pseudo-counts, of the options the scorer applies */
-	nb_parse_options(nb_prepared_options(pm, PG_ARGISNULL(5) ? NULL : PG_GETARG_JSONB_P(5)),
-					 &pm->index, &opts);
+	nb_parse_options(nb_prepared_options(pm, options), &pm->index, &opts);
 	pc = nb_options_pseudo(&opts);
 	status = nb_em_check(scorer, &pc);
 	if (status != NB_EM_OK)
@@ -84,35 +82,34 @@ first_row(FunctionCallInfo fcinfo, MemoryContext aggctx, NbPrepared *pm, NbScore
 				 errmsg("%s", em_status_message(status)),
 				 status == NB_EM_NOT_SMOOTHED ?
 				 errdetail("With a pseudo-count of 0 a token can have probability 0 in a class, and the log likelihood EM increases is not finite.") : 0));
-	lambda = PG_ARGISNULL(4) ? NAN : PG_GETARG_FLOAT8(4);
-	if (!(lambda >= 0 && lambda <= 1))
+	if (lambda_is_null || !(lambda >= 0 && lambda <= 1))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("nb_train_em lambda must be between 0 and 1, not %s",
-						PG_ARGISNULL(4) ? "null" : float8out_internal(lambda))));
+						lambda_is_null ? "null" : float8out_internal(lambda))));
 
-	st = MemoryContextAllocZero(aggctx, sizeof(EmState));
-	st->em = nb_expanded_create(aggctx);
+	st = MemoryContextAllocZero(ctx, sizeof(EmState));
+	st->em = nb_expanded_create(ctx);
 	st->lambda = lambda;
 	st->log_prior = nb_em_log_prior(scorer, &pc, opts.prior_mode == NB_PRIOR_FIT ? pc.class_alpha : 0);
 	nb_exact_init(&st->labelled);
 	nb_exact_init(&st->unlabelled);
 	st->n_classes = pm->index.n_classes;
-	st->trainer_class = MemoryContextAlloc(aggctx, sizeof(int64) * st->n_classes);
+	st->trainer_class = MemoryContextAlloc(ctx, sizeof(int64) * st->n_classes);
 	for (uint32 c = 0; c < st->n_classes; c++)
 		st->trainer_class[c] = -1;
-	st->weight = MemoryContextAllocZero(aggctx, sizeof(double) * st->n_classes);
+	st->weight = MemoryContextAllocZero(ctx, sizeof(double) * st->n_classes);
 	/* the new model's classes are the current one's: dense counts (nb_trainer.h) */
 	old = MemoryContextSwitchTo(st->em->hdr.eoh_context);
 	if (!nb_trainer_spread_init(nb_expanded_trainer(st->em), st->n_classes))
 		elog(ERROR, "a new trainer refused dense counts");
 	MemoryContextSwitchTo(old);
-	if (PG_NARGS() > 6)
+	if (with_tokenizer)
 	{
 		NbTokenizer tok;
 		bool		set;
 
-		nb_tokenizer_from_jsonb(PG_ARGISNULL(6) ? NULL : PG_GETARG_JSONB_P(6), &tok);
+		nb_tokenizer_from_jsonb(tokenizer, &tok);
 		old = MemoryContextSwitchTo(st->em->hdr.eoh_context);
 		set = nb_trainer_set_tokenizer(nb_expanded_trainer(st->em), &tok);
 		MemoryContextSwitchTo(old);
@@ -170,54 +167,13 @@ train_unlabelled(EmState *st, const NbIndex *ix, const double *log_post,
 	MemoryContextSwitchTo(old);
 }
 
-/*
- * nbc_em_step(model, label text, features, lambda, options [, tokenizer]):
- * features text[] or tsvector; a NULL label makes the row unlabelled; rows
- * with NULL features are skipped.  With a tokenizer argument the features
- * are the tokens of documents of text and the new model keeps the
- * tokenizer.
- */
-static Datum
-em_step(FunctionCallInfo fcinfo, bool tsvector_features)
+void
+nb_em_add_row(EmState *st, NbPrepared *pm, NbScorer *scorer, const text *label,
+			  const NbTokenRef *refs, uint32 n)
 {
-	MemoryContext aggctx;
-	EmState    *st;
-	NbPrepared *pm;
-	NbScorer   *scorer;
-	NbTokenRef *refs;
-	uint32		n;
 	double		shared;
 	int64		best;
 	MemoryContext old;
-
-	aggctx = nb_aggregate_context(fcinfo, "nbc_em_step_transfn", "nbc_em_step");
-	if (PG_ARGISNULL(1))
-		ereport(ERROR,
-				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("nbc_em_step needs a model")));
-	st = PG_ARGISNULL(0) ? NULL : (EmState *) PG_GETARG_POINTER(0);
-	pm = nb_prepared_get(fcinfo, PG_GETARG_DATUM(1),
-						 PG_ARGISNULL(5) ? NULL : PG_GETARG_JSONB_P(5), &scorer);
-	if (st == NULL)
-		st = first_row(fcinfo, aggctx, pm, scorer);
-	if (PG_ARGISNULL(3) || (PG_ARGISNULL(2) && st->lambda == 0))
-		PG_RETURN_POINTER(st);
-
-	if (tsvector_features)
-	{
-		TSVector	tsv = PG_GETARG_TSVECTOR(3);
-
-		refs = nb_prepared_refs(fcinfo, tsv->size);
-		n = nb_tsvector_tokens(tsv, refs);
-	}
-	else
-	{
-		ArrayType  *array = PG_GETARG_ARRAYTYPE_P(3);
-
-		nb_check_feature_array(array);
-		refs = nb_prepared_refs(fcinfo, nb_array_size(array));
-		n = nb_array_tokens(array, refs);
-	}
 
 	nb_prepared_begin_row(pm);
 	old = MemoryContextSwitchTo(pm->doc_ctx);
@@ -231,9 +187,8 @@ em_step(FunctionCallInfo fcinfo, bool tsvector_features)
 	if (best < 0)
 		elog(ERROR, "every class is excluded by the class prior");
 
-	if (!PG_ARGISNULL(2))
+	if (label != NULL)
 	{
-		text	   *label = PG_GETARG_TEXT_PP(2);
 		int64		c = nb_index_class(&pm->index, VARDATA_ANY(label), VARSIZE_ANY_EXHDR(label));
 
 		if (c < 0)
@@ -251,6 +206,89 @@ em_step(FunctionCallInfo fcinfo, bool tsvector_features)
 		train_unlabelled(st, &pm->index, pm->log_post, refs, n);
 	}
 	nb_expanded_check(st->em);
+}
+
+bool
+nb_em_skips_row(const EmState *st, bool label_is_null, bool features_are_null)
+{
+	return features_are_null || (label_is_null && st->lambda == 0);
+}
+
+NbExpandedModel *
+nb_em_model(const EmState *st)
+{
+	return st->em;
+}
+
+double
+nb_em_log_likelihood(const EmState *st)
+{
+	return nb_exact_value(&st->labelled) + st->lambda * nb_exact_value(&st->unlabelled) +
+		st->log_prior;
+}
+
+uint32
+nb_em_row_tokens(Datum features, bool tsvector_features, NbTokenRef *(*reserve) (void *, uint32),
+				 void *arg, NbTokenRef **refs)
+{
+	if (tsvector_features)
+	{
+		TSVector	tsv = DatumGetTSVector(features);
+
+		*refs = reserve(arg, tsv->size);
+		return nb_tsvector_tokens(tsv, *refs);
+	}
+	else
+	{
+		ArrayType  *array = DatumGetArrayTypeP(features);
+
+		nb_check_feature_array(array);
+		*refs = reserve(arg, nb_array_size(array));
+		return nb_array_tokens(array, *refs);
+	}
+}
+
+/* Room for a row's tokens in the call site's scratch. */
+static NbTokenRef *
+call_site_refs(void *fcinfo, uint32 n)
+{
+	return nb_prepared_refs((FunctionCallInfo) fcinfo, n);
+}
+
+/*
+ * nbc_em_step(model, label text, features, lambda, options [, tokenizer]):
+ * features text[] or tsvector; a NULL label makes the row unlabelled; rows
+ * with NULL features are skipped.  With a tokenizer argument the features
+ * are the tokens of documents of text and the new model keeps the
+ * tokenizer.
+ */
+static Datum
+em_step(FunctionCallInfo fcinfo, bool tsvector_features)
+{
+	MemoryContext aggctx;
+	EmState    *st;
+	NbPrepared *pm;
+	NbScorer   *scorer;
+	NbTokenRef *refs;
+	uint32		n;
+
+	aggctx = nb_aggregate_context(fcinfo, "nbc_em_step_transfn", "nbc_em_step");
+	if (PG_ARGISNULL(1))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("nbc_em_step needs a model")));
+	st = PG_ARGISNULL(0) ? NULL : (EmState *) PG_GETARG_POINTER(0);
+	pm = nb_prepared_get(fcinfo, PG_GETARG_DATUM(1),
+						 PG_ARGISNULL(5) ? NULL : PG_GETARG_JSONB_P(5), &scorer);
+	if (st == NULL)
+		st = nb_em_begin(aggctx, pm, scorer, PG_ARGISNULL(5) ? NULL : PG_GETARG_JSONB_P(5),
+						 PG_ARGISNULL(4), PG_ARGISNULL(4) ? 0 : PG_GETARG_FLOAT8(4),
+						 PG_NARGS() > 6, PG_NARGS() > 6 && !PG_ARGISNULL(6) ? PG_GETARG_JSONB_P(6) : NULL);
+	if (nb_em_skips_row(st, PG_ARGISNULL(2), PG_ARGISNULL(3)))
+		PG_RETURN_POINTER(st);
+
+	n = nb_em_row_tokens(PG_GETARG_DATUM(3), tsvector_features, call_site_refs, fcinfo, &refs);
+	nb_em_add_row(st, pm, scorer, PG_ARGISNULL(2) ? NULL : PG_GETARG_TEXT_PP(2), refs, n);
 	PG_RETURN_POINTER(st);
 }
 
@@ -294,7 +332,6 @@ nb_em_step_final(PG_FUNCTION_ARGS)
 		nb_expanded_check(st->em);
 		values[0] = EOHPGetRWDatum(&st->em->hdr);
 	}
-	values[1] = Float8GetDatum(nb_exact_value(&st->labelled) +
-							   st->lambda * nb_exact_value(&st->unlabelled) + st->log_prior);
+	values[1] = Float8GetDatum(nb_em_log_likelihood(st));
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(desc, values, nulls)));
 }

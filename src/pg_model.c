@@ -419,12 +419,27 @@ nb_expanded_flat_size(ExpandedObjectHeader *eohptr)
 	return size + VARHDRSZ;
 }
 
+/* The trainer's model into result, of size bytes with its header; see nb_trainer_write_view. */
+static void
+write_trainer(NbExpandedModel *em, void *result, Size size, NbView *view)
+{
+	MemoryContext scratch;
+	MemoryContext old;
+
+	end_document(em);
+	scratch = AllocSetContextCreate(em->hdr.eoh_context, "nb_model flatten",
+									ALLOCSET_DEFAULT_SIZES);
+	old = MemoryContextSwitchTo(scratch);
+	SET_VARSIZE(result, size);
+	nb_trainer_write_view(em->trainer, (unsigned char *) VARDATA(result), size - VARHDRSZ, view);
+	MemoryContextSwitchTo(old);
+	MemoryContextDelete(scratch);
+}
+
 static void
 nb_expanded_flatten(ExpandedObjectHeader *eohptr, void *result, Size size)
 {
 	NbExpandedModel *em = (NbExpandedModel *) eohptr;
-	MemoryContext scratch;
-	MemoryContext old;
 
 	if (em->trainer == NULL)
 	{
@@ -434,14 +449,21 @@ nb_expanded_flatten(ExpandedObjectHeader *eohptr, void *result, Size size)
 		nb_copy(result, em->input[0], size);
 		return;
 	}
-	end_document(em);
-	scratch = AllocSetContextCreate(eohptr->eoh_context, "nb_model flatten",
-									ALLOCSET_DEFAULT_SIZES);
-	old = MemoryContextSwitchTo(scratch);
-	SET_VARSIZE(result, size);
-	nb_trainer_write(em->trainer, (unsigned char *) VARDATA(result), size - VARHDRSZ);
-	MemoryContextSwitchTo(old);
-	MemoryContextDelete(scratch);
+	write_trainer(em, result, size, NULL);
+}
+
+struct varlena *
+nb_expanded_write(NbExpandedModel *em, MemoryContext ctx, NbView *view)
+{
+	Size		size;
+	struct varlena *result;
+
+	Assert(em->trainer != NULL);
+	size = nb_expanded_flat_size(&em->hdr);
+	result = nb_model_alloc(size - VARHDRSZ, ctx);
+
+	write_trainer(em, result, size, view);
+	return result;
 }
 
 static void

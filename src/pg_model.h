@@ -19,6 +19,7 @@
 
 #include "fmgr.h"
 #include "utils/expandeddatum.h"
+#include "utils/jsonb.h"
 
 #include "nb_format.h"
 #include "nb_merge.h"
@@ -81,6 +82,20 @@ void		nb_report_too_large(uint64 size);
  * (see pg_alloc.c).  Its header is set; the caller writes VARDATA.
  */
 struct varlena *nb_model_alloc(size_t size, MemoryContext ctx);
+
+/*
+ * A training model's flat form, as flattening writes it, in ctx, and the
+ * view of it (nb_trainer_write_view): for a caller that reads the model it
+ * has just written, which need not validate it again.  Raises the errors
+ * flattening raises (sums not finite, a model too large).
+ */
+struct varlena *nb_expanded_write(NbExpandedModel *em, MemoryContext ctx, NbView *view);
+
+/*
+ * The model datum with options (NULL: none) as its stored prediction
+ * options, in the current context (nb_with_options, pg_settings.c).
+ */
+struct varlena *nb_model_with_options(Datum model, Jsonb *options);
 
 /*
  * ERROR 22023 if status says that models of these kinds of rows

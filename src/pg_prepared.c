@@ -168,6 +168,8 @@ trim_cache(void)
 static void
 recount(NbPrepared *pm)
 {
+	if (!pm->cached)
+		return;
 	cache_bytes -= pm->bytes;
 	pm->bytes = MemoryContextMemAllocated(pm->ctx, true);
 	cache_bytes += pm->bytes;
@@ -340,6 +342,40 @@ find_cached(const StoredBytes *b)
 }
 
 /*
+ * The part of preparing a model that reads its validated view, in ctx: the
+ * index without its item map's slots (place_model adds them), so that the
+ * caller can free the view's bytes in between.
+ */
+static NbPrepared *
+copy_model(const NbView *view, MemoryContext ctx)
+{
+	MemoryContext old = MemoryContextSwitchTo(ctx);
+	NbPrepared *pm = palloc0(sizeof(NbPrepared));
+
+	pm->ctx = ctx;
+	nb_index_copy(&pm->index, view);
+	pm->log_post = palloc(sizeof(double) * view->n_classes);
+	pm->has_tokenizer = view->settings.has_tokenizer;
+	pm->tokenizer = view->settings.tokenizer;
+	if (view->settings.options_len > 0)
+		pm->stored_options = nb_stored_options_jsonb(&view->settings);
+	MemoryContextSwitchTo(old);
+	return pm;
+}
+
+static void
+place_model(NbPrepared *pm)
+{
+	MemoryContext old = MemoryContextSwitchTo(pm->ctx);
+
+	nb_index_place(&pm->index);
+	pm->doc_ctx = AllocSetContextCreate(pm->ctx, "nb prepared document", ALLOCSET_SMALL_SIZES);
+	MemoryContextSwitchTo(pm->doc_ctx);
+	nb_doc_init(&pm->doc, &pm->index);
+	MemoryContextSwitchTo(old);
+}
+
+/*
  * Prepare the model of the stored bytes and add it to the backend's cache,
  * in ctx (a new context under the current one).  The bytes are its key; if
  * they are already in ctx (fetched there), they are kept, not copied.
@@ -350,7 +386,6 @@ build_model(const StoredBytes *b, MemoryContext ctx, bool bytes_in_ctx)
 	struct varlena *flat = NULL;
 	const char *data = b->data;
 	Size		size = b->size;
-	MemoryContext old;
 	NbPrepared *pm;
 	NbView		view;
 
@@ -361,41 +396,47 @@ build_model(const StoredBytes *b, MemoryContext ctx, bool bytes_in_ctx)
 		size = VARSIZE(flat) - VARHDRSZ;
 	}
 	nb_model_validate_bytes(data, size, &view, ERRCODE_DATA_CORRUPTED, false);
-	old = MemoryContextSwitchTo(ctx);
-	pm = palloc0(sizeof(NbPrepared));
-	nb_index_copy(&pm->index, &view);
-	pm->log_post = palloc(sizeof(double) * view.n_classes);
+	pm = copy_model(&view, ctx);
+	pm->cached = true;
 	pm->key_compressed = b->compressed;
 	pm->key_size = b->size;
 	if (bytes_in_ctx)
 		pm->key_bytes = unconstify(char *, b->data);
 	else
 	{
-		pm->key_bytes = palloc(b->size);
+		pm->key_bytes = MemoryContextAlloc(ctx, b->size);
 		memcpy(pm->key_bytes, b->data, b->size);
 	}
-	pm->has_tokenizer = view.settings.has_tokenizer;
-	pm->tokenizer = view.settings.tokenizer;
-	if (view.settings.options_len > 0)
-		pm->stored_options = nb_stored_options_jsonb(&view.settings);
 	/* the decompressed model before the item map's slots take their memory */
 	if (flat != NULL)
 		pfree(flat);
-	nb_index_place(&pm->index);
-	pm->doc_ctx = AllocSetContextCreate(ctx, "nb prepared document", ALLOCSET_SMALL_SIZES);
-	MemoryContextSwitchTo(pm->doc_ctx);
-	nb_doc_init(&pm->doc, &pm->index);
-	MemoryContextSwitchTo(old);
+	place_model(pm);
 
 	if (cache_ctx == NULL)
 		cache_ctx = AllocSetContextCreate(TopMemoryContext, "nb prepared models",
 										  ALLOCSET_SMALL_SIZES);
 	MemoryContextSetParent(ctx, cache_ctx);
-	pm->ctx = ctx;
 	pm->bytes = MemoryContextMemAllocated(ctx, true);
 	cache_bytes += pm->bytes;
 	dlist_push_head(&cache_models, &pm->node);
 	return pm;
+}
+
+NbPrepared *
+nb_prepared_build(const NbView *view, MemoryContext parent)
+{
+	NbPrepared *pm = copy_model(view, AllocSetContextCreate(parent, "nb prepared model",
+															 ALLOCSET_DEFAULT_SIZES));
+
+	place_model(pm);
+	return pm;
+}
+
+void
+nb_prepared_free(NbPrepared *pm)
+{
+	Assert(!pm->cached);
+	MemoryContextDelete(pm->ctx);
 }
 
 /*
@@ -473,9 +514,8 @@ nb_prepared_options(const NbPrepared *pm, Jsonb *given)
 											  JsonbPGetDatum(given)));
 }
 
-/* The model's scorer for these options, built if it has none. */
-static NbScorer *
-get_scorer(NbPrepared *pm, Jsonb *options)
+NbScorer *
+nb_prepared_scorer(NbPrepared *pm, Jsonb *options)
 {
 	NbPreparedScorer *slot = NULL;
 	NbOptions	opts;
@@ -719,7 +759,7 @@ nb_prepared_get(FunctionCallInfo fcinfo, Datum model, Jsonb *options, NbScorer *
 {
 	NbPrepared *pm = call_site_model(fcinfo, model);
 
-	*scorer = get_scorer(pm, options);
+	*scorer = nb_prepared_scorer(pm, options);
 	return pm;
 }
 

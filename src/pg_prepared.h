@@ -51,6 +51,7 @@ typedef struct NbPrepared
 	double	   *log_post;		/* its log posterior per class */
 	MemoryContext ctx;
 	MemoryContext doc_ctx;
+	bool		cached;			/* in the backend's cache (else nb_prepared_build's) */
 	bool		doc_busy;		/* a row began and did not end (it raised an error) */
 	/* the backend's list: the bytes prepared (as stored), users and memory */
 	dlist_node	node;
@@ -78,6 +79,18 @@ const uint32 *nb_prepared_jsonb_order(NbPrepared *pm);
 /* The model datum prepared for this call site, with a scorer for options (NULL: defaults). */
 NbPrepared *nb_prepared_get(FunctionCallInfo fcinfo, Datum model, Jsonb *options,
 							NbScorer **scorer);
+
+/*
+ * A model prepared from its validated view in a new context under parent,
+ * kept in no cache and found by no call site: for a caller that scores
+ * with a model it made itself (EM's iterations, pg_em_run.c), whose bytes
+ * it may free once this returns.  Freed by nb_prepared_free.
+ */
+NbPrepared *nb_prepared_build(const NbView *view, MemoryContext parent);
+void		nb_prepared_free(NbPrepared *pm);
+
+/* The prepared model's scorer for options (NULL: defaults), built if it has none. */
+NbScorer   *nb_prepared_scorer(NbPrepared *pm, Jsonb *options);
 
 /*
  * The options a scorer is built with: the model's stored options, with the

@@ -13,14 +13,8 @@
 
 PG_FUNCTION_INFO_V1(nb_with_options);
 
-/*
- * The model with options (NULL: none) as its stored prediction options,
- * checked against it as a call's options are.  The rest of the model is
- * copied as it is; without any setting left it is the model's earlier
- * format version, byte for byte what training it gave.
- */
-Datum
-nb_with_options(PG_FUNCTION_ARGS)
+struct varlena *
+nb_model_with_options(Datum model, Jsonb *options)
 {
 	MemoryContext caller = CurrentMemoryContext;
 	MemoryContext scratch;
@@ -31,21 +25,18 @@ nb_with_options(PG_FUNCTION_ARGS)
 	size_t		size;
 	struct varlena *result;
 
-	if (PG_ARGISNULL(0))
-		PG_RETURN_NULL();
 	scratch = AllocSetContextCreate(caller, "nb_with_options", ALLOCSET_DEFAULT_SIZES);
 	MemoryContextSwitchTo(scratch);
-	(void) nb_model_open(PG_GETARG_DATUM(0), &view, ERRCODE_DATA_CORRUPTED);
+	(void) nb_model_open(model, &view, ERRCODE_DATA_CORRUPTED);
 	settings = view.settings;
 	settings.options = NULL;
 	settings.options_len = 0;
-	if (!PG_ARGISNULL(1))
+	if (options != NULL)
 	{
 		NbIndex		index;
 
 		nb_index_build(&index, &view);
-		settings.options = nb_options_canonical(PG_GETARG_JSONB_P(1), &index,
-												&settings.options_len);
+		settings.options = nb_options_canonical(options, &index, &settings.options_len);
 	}
 	shape = nb_view_shape(&view, &settings);
 	size = nb_format_size(&shape, NB_MODEL_MAX_SIZE);
@@ -55,5 +46,21 @@ nb_with_options(PG_FUNCTION_ARGS)
 	nb_format_finish(&w, NULL);
 	MemoryContextSwitchTo(caller);
 	MemoryContextDelete(scratch);
-	PG_RETURN_POINTER(result);
+	return result;
+}
+
+/*
+ * nb_with_options(model, options): the model with options (NULL: none) as
+ * its stored prediction options, checked against it as a call's options
+ * are.  The rest of the model is copied as it is; without any setting left
+ * it is the model's earlier format version, byte for byte what training it
+ * gave.
+ */
+Datum
+nb_with_options(PG_FUNCTION_ARGS)
+{
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	PG_RETURN_POINTER(nb_model_with_options(PG_GETARG_DATUM(0),
+											PG_ARGISNULL(1) ? NULL : PG_GETARG_JSONB_P(1)));
 }

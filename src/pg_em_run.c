@@ -1,0 +1,367 @@
+/*
+ * pg_em_run.c — nb_train_em's iterations (nbc_em_iterate), driven in C.
+ *
+ * nbc_em_run (PL/pgSQL) checks the arguments and trains the model of the
+ * labelled rows; this runs the iterations from it.  Each reads the rows
+ * once through a cursor, scores each with the current model and adds it to
+ * the next one (pg_em.h, as the aggregate nbc_em_step does), then writes
+ * the next model and prepares it for scoring.  The current model stays in
+ * this function's memory from one iteration to the next: a model of many
+ * classes spread over by the unlabelled rows is large (4 million entries,
+ * 110 MB as text, for 98 classes of 20,000 short documents), and passing
+ * it between statements copied it several times per iteration and prepared
+ * it in the backend's cache of models, which it then mostly filled.  Each
+ * iteration's memory is freed before the next: the previous model's bytes,
+ * its prepared form and the trainer that made it.
+ */
+#include "pg_em.h"
+
+#include <math.h>
+
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "utils/builtins.h"
+#include "utils/float.h"
+#include "utils/fmgrprotos.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/timestamp.h"
+#include "utils/tuplestore.h"
+
+/* Rows fetched from the cursor at a time. */
+#define EM_BATCH_ROWS 1000
+
+typedef struct EmRun
+{
+	SPIPlanPtr	plan;			/* SELECT label, features FROM rel */
+	Datum		tokenizer_arg;	/* its parameter for rows of text */
+	char		tokenizer_null;
+	bool		tsvector_features;
+	bool		with_tokenizer; /* rows of text: the models keep the tokenizer */
+	Jsonb	   *tokenizer;
+	Jsonb	   *options;		/* the model's options, NULL: none */
+	double		lambda;
+	MemoryContext batch_ctx;	/* a batch of rows, detoasted */
+	NbTokenRef *refs;			/* a row's tokens */
+	uint32		refs_cap;
+} EmRun;
+
+/* Room for n token references. */
+static NbTokenRef *
+row_refs(void *arg, uint32 n)
+{
+	EmRun	   *run = arg;
+
+	if (n > run->refs_cap)
+	{
+		run->refs_cap = Max(n, 2 * run->refs_cap);
+		run->refs = repalloc_huge(run->refs, sizeof(NbTokenRef) * (Size) run->refs_cap);
+	}
+	return run->refs;
+}
+
+/* Add one row of the cursor to the iteration. */
+static void
+add_row(EmRun *run, EmState *st, NbPrepared *pm, NbScorer *scorer, HeapTuple tuple,
+		TupleDesc desc)
+{
+	bool		label_null;
+	bool		features_null;
+	Datum		label = SPI_getbinval(tuple, desc, 1, &label_null);
+	Datum		features = SPI_getbinval(tuple, desc, 2, &features_null);
+	NbTokenRef *refs;
+	uint32		n;
+
+	if (nb_em_skips_row(st, label_null, features_null))
+		return;
+	n = nb_em_row_tokens(features, run->tsvector_features, row_refs, run, &refs);
+	nb_em_add_row(st, pm, scorer, label_null ? NULL : DatumGetTextPP(label), refs, n);
+}
+
+/*
+ * One pass over the rows with the prepared current model: the iteration's
+ * state, in ctx, holding the next model and the current one's log
+ * likelihood.
+ */
+static EmState *
+run_pass(EmRun *run, NbPrepared *pm, MemoryContext ctx)
+{
+	MemoryContext old = MemoryContextSwitchTo(ctx);
+	NbScorer   *scorer = nb_prepared_scorer(pm, run->options);
+	EmState    *st = nb_em_begin(ctx, pm, scorer, run->options, false, run->lambda,
+								 run->with_tokenizer, run->tokenizer);
+	Portal		portal = SPI_cursor_open(NULL, run->plan, &run->tokenizer_arg,
+										 &run->tokenizer_null, true);
+
+	for (;;)
+	{
+		/* (SPI's calls return in SPI's own context) */
+		SPI_cursor_fetch(portal, true, EM_BATCH_ROWS);
+		if (SPI_processed == 0)
+			break;
+		MemoryContextSwitchTo(run->batch_ctx);
+		for (uint64 i = 0; i < SPI_processed; i++)
+		{
+			CHECK_FOR_INTERRUPTS();
+			add_row(run, st, pm, scorer, SPI_tuptable->vals[i], SPI_tuptable->tupdesc);
+		}
+		MemoryContextReset(run->batch_ctx);
+		SPI_freetuptable(SPI_tuptable);
+	}
+	SPI_cursor_close(portal);
+	MemoryContextSwitchTo(old);
+	return st;
+}
+
+/*
+ * The next model of an iteration, flat, with the model's options, in ctx
+ * (scratch: the state's context).  *trusted is whether *view describes it:
+ * a model without stored options as the trainer wrote it, which need not
+ * be validated again (the trainer's view of stored options would point
+ * into the trainer, freed before the model is prepared).
+ */
+static struct varlena *
+write_model(EmRun *run, EmState *st, MemoryContext ctx, MemoryContext scratch, NbView *view,
+			bool *trusted)
+{
+	NbExpandedModel *em = nb_em_model(st);
+	struct varlena *flat;
+	MemoryContext old;
+
+	if (nb_trainer_is_empty(nb_expanded_trainer(em)))
+		elog(ERROR, "an EM iteration trained no row");
+	flat = nb_expanded_write(em, run->options == NULL ? ctx : scratch, view);
+	*trusted = run->options == NULL && view->settings.options_len == 0;
+	if (run->options == NULL)
+		return flat;
+	old = MemoryContextSwitchTo(ctx);
+	flat = nb_model_with_options(PointerGetDatum(flat), run->options);
+	MemoryContextSwitchTo(old);
+	return flat;
+}
+
+/*
+ * A model's bytes, flat, prepared for scoring in ctx: described by view if
+ * trusted (as the trainer wrote them), else validated first.
+ */
+static NbPrepared *
+prepare(const struct varlena *flat, NbView *view, bool trusted, MemoryContext ctx)
+{
+	if (!trusted)
+		nb_model_validate_bytes(VARDATA(flat), VARSIZE(flat) - VARHDRSZ, view,
+								ERRCODE_DATA_CORRUPTED, false);
+	return nb_prepared_build(view, ctx);
+}
+
+/*
+ * An error raised by an iteration, raised again with a sentence saying so
+ * after its detail, as nbc_em_run says what it was doing.
+ */
+static void
+rethrow_with_detail(MemoryContext ctx, const char *doing)
+{
+	ErrorData  *edata;
+
+	MemoryContextSwitchTo(ctx);
+	edata = CopyErrorData();
+	FlushErrorState();
+	edata->detail = edata->detail != NULL && edata->detail[0] != '\0' ?
+		psprintf("%s %s", edata->detail, doing) : pstrdup(doing);
+	ReThrowError(edata);
+}
+
+/* x rounded to 3 decimals as numeric text, as round(x::numeric, 3). */
+static char *
+round3(Datum numeric)
+{
+	return DatumGetCString(DirectFunctionCall1(numeric_out,
+											   DirectFunctionCall2(numeric_round, numeric,
+																   Int32GetDatum(3))));
+}
+
+static void
+report_progress(int k, double log_likelihood, TimestampTz started)
+{
+	Datum		elapsed = DirectFunctionCall2(extract_interval, CStringGetTextDatum("epoch"),
+											  DirectFunctionCall2(timestamp_mi,
+																  TimestampTzGetDatum(GetCurrentTimestamp()),
+																  TimestampTzGetDatum(started)));
+
+	ereport(NOTICE,
+			(errmsg("nb_train_em: iteration %d, log likelihood %s", k,
+					round3(DirectFunctionCall1(float8_numeric, Float8GetDatum(log_likelihood)))),
+			 errdetail("Elapsed: %s s.", round3(elapsed))));
+}
+
+/* SELECT label::text, features FROM rel, as nbc_em_run's step read them. */
+static SPIPlanPtr
+rows_plan(FunctionCallInfo fcinfo, Oid rel, text *label_column, text *features_column,
+		  Oid features_type)
+{
+	char	   *ext = get_namespace_name(get_func_namespace(fcinfo->flinfo->fn_oid));
+	const char *features = quote_identifier(text_to_cstring(features_column));
+	char	   *sql;
+	Oid			argtype = JSONBOID;
+	SPIPlanPtr	plan;
+
+	sql = psprintf("SELECT %s::text, %s FROM %s",
+				   quote_identifier(text_to_cstring(label_column)),
+				   features_type == TEXTOID ?
+				   psprintf("%s.nb_tokens(%s::text, $1)", quote_identifier(ext), features) :
+				   psprintf("%s::%s", features, format_type_be(features_type)),
+				   DatumGetCString(DirectFunctionCall1(regclassout, ObjectIdGetDatum(rel))));
+	plan = SPI_prepare(sql, features_type == TEXTOID ? 1 : 0, &argtype);
+	if (plan == NULL)
+		elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
+	return plan;
+}
+
+/* Arguments a direct call could get wrong; nbc_em_run passes them right. */
+static void
+check_arguments(FunctionCallInfo fcinfo)
+{
+	Oid			features_type;
+
+	for (int i = 0; i < PG_NARGS(); i++)
+		if (PG_ARGISNULL(i) && i != 6 && i != 7)
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("nbc_em_iterate arguments but options and tokenizer must not be null")));
+	features_type = PG_GETARG_OID(4);
+	if (features_type != TEXTOID && features_type != TEXTARRAYOID && features_type != TSVECTOROID)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("nbc_em_iterate features type must be text, text[] or tsvector, not %s",
+						format_type_be(features_type))));
+}
+
+/*
+ * nbc_em_iterate(model, rel, label_column, features_column, features_type,
+ * lambda, options, tokenizer, iterations, tolerance, unlabelled, trace,
+ * started): EM from model, the model of the labelled rows with options
+ * (NULL: none) stored; features_type is text (tokenized with tokenizer),
+ * text[] or tsvector; unlabelled is how many rows are unlabelled.
+ * Iteration k scores every row with model k, whose log likelihood it
+ * gives, and trains model k + 1.  Rows (iteration, log likelihood, model)
+ * of each iteration if trace, else of the last only; nbc.progress reports
+ * each with the time elapsed since started.  It stops after iterations
+ * iterations, with nothing unlabelled to learn from or lambda 0 after the
+ * first, or when the log likelihood rose by at most tolerance times its
+ * size (from the third on: the first model's vocabulary is the labelled
+ * rows' only, so its log likelihood is not comparable).
+ */
+PG_FUNCTION_INFO_V1(nb_em_iterate);
+Datum
+nb_em_iterate(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	Oid			rel;
+	Oid			features_type;
+	int32		max_iterations;
+	double		tolerance;
+	bool		anything_unlabelled;
+	bool		trace;
+	TimestampTz started;
+	const char *progress = GetConfigOption("nbc.progress", true, false);
+	bool		report = progress != NULL && strcmp(progress, "on") == 0;
+	char	   *rel_name;
+	MemoryContext caller = CurrentMemoryContext;
+	MemoryContext model_ctx[2];
+	MemoryContext prepared_ctx;
+	MemoryContext step_ctx;
+	EmRun		run = {0};
+	struct varlena *model;
+	NbPrepared *pm = NULL;
+	NbView		view;
+	bool		trusted = false;	/* view describes model */
+	double		previous = 0;
+	double		log_likelihood = 0;
+	int			k = 0;
+
+	check_arguments(fcinfo);
+	rel = PG_GETARG_OID(1);
+	features_type = PG_GETARG_OID(4);
+	max_iterations = PG_GETARG_INT32(8);
+	tolerance = PG_GETARG_FLOAT8(9);
+	anything_unlabelled = PG_GETARG_INT64(10) > 0;
+	trace = PG_GETARG_BOOL(11);
+	started = PG_GETARG_TIMESTAMPTZ(12);
+	rel_name = DatumGetCString(DirectFunctionCall1(regclassout, ObjectIdGetDatum(rel)));
+	InitMaterializedSRF(fcinfo, 0);
+	run.lambda = PG_GETARG_FLOAT8(5);
+	run.options = PG_ARGISNULL(6) ? NULL : PG_GETARG_JSONB_P_COPY(6);
+	run.tokenizer = PG_ARGISNULL(7) ? NULL : PG_GETARG_JSONB_P_COPY(7);
+	run.tsvector_features = features_type == TSVECTOROID;
+	run.with_tokenizer = features_type == TEXTOID;
+	run.tokenizer_arg = PointerGetDatum(run.tokenizer);
+	run.tokenizer_null = run.tokenizer == NULL ? 'n' : ' ';
+	run.batch_ctx = AllocSetContextCreate(caller, "nb_train_em rows", ALLOCSET_DEFAULT_SIZES);
+	run.refs_cap = 64;
+	run.refs = MemoryContextAlloc(caller, sizeof(NbTokenRef) * run.refs_cap);
+	/* the current model's bytes and the next one's, its prepared form, the step */
+	model_ctx[0] = AllocSetContextCreate(caller, "nb_train_em model", ALLOCSET_DEFAULT_SIZES);
+	model_ctx[1] = AllocSetContextCreate(caller, "nb_train_em model", ALLOCSET_DEFAULT_SIZES);
+	prepared_ctx = AllocSetContextCreate(caller, "nb_train_em prepared", ALLOCSET_DEFAULT_SIZES);
+	step_ctx = AllocSetContextCreate(caller, "nb_train_em step", ALLOCSET_DEFAULT_SIZES);
+	MemoryContextSwitchTo(model_ctx[0]);
+	model = (struct varlena *) PG_DETOAST_DATUM_COPY(PG_GETARG_DATUM(0));
+	MemoryContextSwitchTo(caller);
+
+	SPI_connect();
+	run.plan = rows_plan(fcinfo, rel, PG_GETARG_TEXT_PP(2), PG_GETARG_TEXT_PP(3), features_type);
+	MemoryContextSwitchTo(caller);
+	for (;;)
+	{
+		char	   *doing = psprintf("EM on \"%s\" was in iteration %d.", rel_name, k + 1);
+		struct varlena *next = NULL;
+		bool		last;
+
+		PG_TRY();
+		{
+			EmState    *st;
+
+			if (pm == NULL)
+				pm = prepare(model, &view, trusted, prepared_ctx);
+			st = run_pass(&run, pm, step_ctx);
+			log_likelihood = nb_em_log_likelihood(st);
+			last = !anything_unlabelled || run.lambda == 0 || k >= max_iterations ||
+				(k >= 2 && float8_le(float8_mi(log_likelihood, previous),
+									 float8_mul(tolerance, fabs(previous))));
+			if (!last)
+			{
+				MemoryContextReset(prepared_ctx);
+				pm = NULL;
+				next = write_model(&run, st, model_ctx[(k + 1) % 2], step_ctx, &view, &trusted);
+			}
+		}
+		PG_CATCH();
+		{
+			rethrow_with_detail(caller, doing);
+		}
+		PG_END_TRY();
+		MemoryContextSwitchTo(caller);
+
+		if (report)
+			report_progress(k, log_likelihood, started);
+		if (trace || last)
+		{
+			Datum		values[3] = {Int32GetDatum(k), Float8GetDatum(log_likelihood),
+			PointerGetDatum(model)};
+			bool		nulls[3] = {false, false, false};
+
+			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		}
+		if (last)
+			break;
+		previous = log_likelihood;
+		MemoryContextReset(model_ctx[k % 2]);
+		model = next;
+		MemoryContextReset(step_ctx);
+		pfree(doing);
+		k++;
+	}
+	SPI_finish();
+	return (Datum) 0;
+}
