@@ -23,6 +23,15 @@
 #define SAMPLE_SIDE 8
 
 /*
+ * A sigmoid's warm start, before that one: a sample of the class's own
+ * (sigmoid_class_sample), every row of the class, every row of the others
+ * where its probability is at least CLASS_SAMPLE_P, and every SAMPLE-th
+ * of the rest, when that is at most 1 / CLASS_SAMPLE_SHARE of the rows.
+ */
+#define CLASS_SAMPLE_P 1e-3
+#define CLASS_SAMPLE_SHARE 4
+
+/*
  * A sigmoid's step whose |d_a| + |d_b| is at most this is tried without
  * the losses (sigmoid_descent_proved usually holds for it).
  */
@@ -397,15 +406,17 @@ nb_calibration_fit_temperature(const NbCalibrationRows *rows, double *temperatur
 /* ---------------------------------------------------------------------- */
 
 /*
- * One class's rows as the sigmoid reads them: probabilities and targets,
- * and two rows of n for each pass's probabilities of the class (q of the
- * point the fit is at, and of the point it tries).
+ * One class's rows as the sigmoid reads them: probabilities, targets and
+ * weights (NULL: every row's is 1), and two rows of n for each pass's
+ * probabilities of the class (q of the point the fit is at, and of the
+ * point it tries).
  */
 typedef struct SigmoidRows
 {
 	size_t		n;
 	const double *p;
 	double	   *t;
+	double	   *w;
 	double	   *q;
 	double	   *trial_q;
 } SigmoidRows;
@@ -429,6 +440,7 @@ sigmoid_pass(const SigmoidRows *s, const double *ab, bool with_loss, double *q, 
 {
 	Sum			loss = {0, 0};
 	Sum			sum[5];
+	const double *weight = s->w;
 	uint64_t	work = 0;
 
 	memset(sum, 0, sizeof(sum));
@@ -451,13 +463,15 @@ sigmoid_pass(const SigmoidRows *s, const double *ab, bool with_loss, double *q, 
 			u[i - start] = ab[0] * s->p[i] + ab[1];
 			e[i - start] = exp(-fabs(u[i - start]));
 		}
+		/* (a weight of 1 changes no bit of a term) */
 		for (size_t i = start; i < end; i++)
 		{
 			double		p = s->p[i];
 			double		ei = e[i - start];
 			double		P = u[i - start] > 0 ? ei / (1 + ei) : 1 / (1 + ei);
-			double		r = s->t[i] - P;
-			double		w = P * (1 - P);
+			double		wi = weight != NULL ? weight[i] : 1;
+			double		r = (s->t[i] - P) * wi;
+			double		w = P * (1 - P) * wi;
 
 			q[i] = P;
 			part[0] += r * p;
@@ -471,7 +485,8 @@ sigmoid_pass(const SigmoidRows *s, const double *ab, bool with_loss, double *q, 
 			double		block_loss = 0;
 
 			for (size_t i = start; i < end; i++)
-				block_loss += fmax(u[i - start], 0) + log1p(e[i - start]) - (1 - s->t[i]) * u[i - start];
+				block_loss += (fmax(u[i - start], 0) + log1p(e[i - start]) - (1 - s->t[i]) * u[i - start]) *
+					(weight != NULL ? weight[i] : 1);
 			sum_add(&loss, block_loss);
 		}
 		for (int k = 0; k < 5; k++)
@@ -516,6 +531,7 @@ sigmoid_rows(const NbCalibrationRows *rows, uint32_t c, const double *p, Sigmoid
 
 	s->n = rows->n;
 	s->p = p;
+	s->w = NULL;
 	s->t = nb_alloc(sizeof(double) * (rows->n + 1));
 	s->q = nb_alloc(sizeof(double) * (rows->n + 1));
 	s->trial_q = nb_alloc(sizeof(double) * (rows->n + 1));
@@ -534,6 +550,8 @@ sigmoid_rows(const NbCalibrationRows *rows, uint32_t c, const double *p, Sigmoid
 static void
 sigmoid_rows_free(SigmoidRows *s)
 {
+	if (s->w != NULL)
+		nb_free(s->w);
 	nb_free(s->t);
 	nb_free(s->q);
 	nb_free(s->trial_q);
@@ -661,6 +679,7 @@ sigmoid_sample(const SigmoidRows *s, SigmoidRows *sample, double *p)
 		return false;
 	sample->n = n;
 	sample->p = p;
+	sample->w = NULL;
 	sample->t = nb_alloc(sizeof(double) * n);
 	sample->q = nb_alloc(sizeof(double) * n);
 	sample->trial_q = nb_alloc(sizeof(double) * n);
@@ -669,6 +688,62 @@ sigmoid_sample(const SigmoidRows *s, SigmoidRows *sample, double *p)
 		nb_interrupt_at(i);
 		p[i] = s->p[i * SAMPLE];
 		sample->t[i] = s->t[i * SAMPLE];
+	}
+	return true;
+}
+
+/*
+ * A class's own sample: every row of the class, and every row of the
+ * others where its probability p is at least CLASS_SAMPLE_P (those rows
+ * decide the slope a), each of weight 1, and every SAMPLE-th of the rest
+ * weighted by the rows they stand for (their a p is small: they move the
+ * loss almost only through b, and their weighted sum is near theirs).
+ * Its minimum is nearer the minimum of all than every SAMPLE-th row's:
+ * that sample has few rows of a small class or none (then Newton's steps
+ * from scikit-learn's start overshoot by orders of magnitude, and every
+ * halving is a pass over all the rows), and misses most rows of a middle
+ * one that the class's probability confuses with it.  At most 1 /
+ * CLASS_SAMPLE_SHARE of the rows, else none (a large class: every
+ * SAMPLE-th row is enough); p has room for as many.
+ */
+static bool
+sigmoid_class_sample(const SigmoidRows *s, SigmoidRows *sample, double *p)
+{
+	size_t		n = 0;
+	size_t		rest = 0;
+	size_t		kept = 0;
+	double		weight;
+
+	for (size_t i = 0; i < s->n; i++)
+	{
+		nb_interrupt_at(i);
+		if (s->t[i] > 0.5 || s->p[i] >= CLASS_SAMPLE_P)
+			n++;
+		else
+			rest++;
+	}
+	n += (rest + SAMPLE - 1) / SAMPLE;
+	if (n > s->n / CLASS_SAMPLE_SHARE || rest == 0)
+		return false;
+	weight = (double) rest / ((rest + SAMPLE - 1) / SAMPLE);
+	sample->n = n;
+	sample->p = p;
+	sample->w = nb_alloc(sizeof(double) * n);
+	sample->t = nb_alloc(sizeof(double) * n);
+	sample->q = nb_alloc(sizeof(double) * n);
+	sample->trial_q = nb_alloc(sizeof(double) * n);
+	rest = 0;
+	for (size_t i = 0; i < s->n; i++)
+	{
+		bool		own = s->t[i] > 0.5 || s->p[i] >= CLASS_SAMPLE_P;
+
+		nb_interrupt_at(i);
+		if (!own && rest++ % SAMPLE != 0)
+			continue;
+		p[kept] = s->p[i];
+		sample->t[kept] = s->t[i];
+		sample->w[kept] = own ? 1 : weight;
+		kept++;
 	}
 	return true;
 }
@@ -698,7 +773,7 @@ nb_calibration_fit_sigmoids(const NbCalibrationRows *rows, uint32_t first, doubl
 	*iterations = 0;
 	if (rows->n == 0)
 		return NB_CALIBRATION_TOO_FEW_ROWS;
-	sample_p = nb_alloc(sizeof(double) * (rows->n / SAMPLE + 1));
+	sample_p = nb_alloc(sizeof(double) * (rows->n / CLASS_SAMPLE_SHARE + 1));
 	for (uint32_t c = first; c < rows->C; c++)
 	{
 		SigmoidRows s;
@@ -706,10 +781,10 @@ nb_calibration_fit_sigmoids(const NbCalibrationRows *rows, uint32_t first, doubl
 		double	   *column = &q[c * rows->n];
 		size_t		positive = sigmoid_rows(rows, c, column, &s);
 
-		/* scikit-learn's start */
+		/* scikit-learn's start, and from there a sample's minimum */
 		ab[2 * c] = 0;
 		ab[2 * c + 1] = log((rows->n - positive + 1.0) / (positive + 1.0));
-		if (sigmoid_sample(&s, &sample, sample_p))
+		if (sigmoid_class_sample(&s, &sample, sample_p) || sigmoid_sample(&s, &sample, sample_p))
 		{
 			k += sigmoid_newton(&sample, &ab[2 * c]);
 			sigmoid_rows_free(&sample);

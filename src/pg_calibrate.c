@@ -11,6 +11,9 @@
  *   nbc_calibration_fit(method, scores, classes, options): the fit on the
  *     rows of every fold, as the options that apply it and the out-of-fold
  *     log loss and Brier score before and after.
+ *
+ * The rows' arrays, megabytes each, are nb_alloc's (nb_alloc.h): written
+ * once in order, they fault in a huge page at a time.
  */
 #include "postgres.h"
 
@@ -25,6 +28,7 @@
 #include "utils/jsonb.h"
 #include "utils/memutils.h"
 
+#include "nb_alloc.h"
 #include "nb_calibrate.h"
 #include "nb_exact.h"
 #include "nb_strmap.h"
@@ -173,7 +177,7 @@ scores_transfn(FunctionCallInfo fcinfo, NbFeatureInput kind)
 					 errdetail("The log posteriors of %zu rows of %u classes take more than %zu bytes.",
 							   st->n, st->C, (size_t) MaxAllocSize)));
 		st->cap *= 2;
-		st->rows = repalloc_huge(st->rows, sizeof(double) * st->cap * (st->C + 1));
+		st->rows = nb_realloc(st->rows, sizeof(double) * st->cap * (st->C + 1));
 	}
 	row = &st->rows[st->n * (st->C + 1)];
 	row[0] = class_position(st, actual, len);
@@ -245,7 +249,7 @@ nbc_calibration_scores_final(PG_FUNCTION_ARGS)
 						   st->n, st->C, (size_t) MaxAllocSize)));
 	dims[0] = (int) st->n;
 	dims[1] = (int) st->C + 1;
-	result = palloc(ARR_OVERHEAD_NONULLS(2) + bytes);
+	result = nb_alloc(ARR_OVERHEAD_NONULLS(2) + bytes);
 	SET_VARSIZE(result, ARR_OVERHEAD_NONULLS(2) + bytes);
 	result->ndim = 2;
 	result->dataoffset = 0;
@@ -551,7 +555,7 @@ nbc_calibration_fit(PG_FUNCTION_ARGS)
 	rows.C = C;
 	data = (const double *) ARR_DATA_PTR(scores);
 	actual = palloc(sizeof(uint32) * (rows.n + 1));
-	log_post = palloc_extended(sizeof(double) * (rows.n * C + 1), MCXT_ALLOC_HUGE);
+	log_post = nb_alloc(sizeof(double) * (rows.n * C + 1));
 	seen = palloc0(sizeof(bool) * (C + 1));
 	for (size_t i = 0; i < rows.n; i++)
 	{
@@ -577,7 +581,7 @@ nbc_calibration_fit(PG_FUNCTION_ARGS)
 	/* the probabilities, read row by row once: the scores before and the sigmoids read them */
 	if (strcmp(method, "temperature") != 0)
 	{
-		probabilities = palloc_extended(sizeof(double) * (rows.n * C + 1), MCXT_ALLOC_HUGE);
+		probabilities = nb_alloc(sizeof(double) * (rows.n * C + 1));
 		nb_calibration_probabilities(&rows, probabilities);
 	}
 	nb_calibration_init(&none);

@@ -275,6 +275,76 @@ test_sigmoid_fit(void)
 	EXPECT(nb_calibration_fit_sigmoids(&rows, 1, ab, q, &k) == NB_CALIBRATION_TOO_FEW_ROWS);
 }
 
+/*
+ * Three classes, one of 1% of the rows: every class's sigmoid has a zero
+ * gradient.  The small class has too few rows among every 16th for that
+ * sample, and its own (its rows, the 1% of the others it confuses, every
+ * 16th of the rest weighted) starts it: the fit of all must still reach
+ * the minimum of all.
+ */
+static void
+test_sigmoid_fit_small_class(void)
+{
+	enum
+	{
+		N = 4000,
+		C = 3
+	};
+	double	   *lp = nb_alloc(sizeof(double) * N * C);
+	uint32_t   *y = nb_alloc(sizeof(uint32_t) * N);
+	double	   *q = nb_alloc(sizeof(double) * N * C);
+	NbCalibrationRows rows = {N, C, y, lp};
+	double		ab[2 * C];
+	double		n1[C] = {0, 0, 0};
+	uint64_t	seed = 5;
+	uint32_t	k;
+
+	for (size_t i = 0; i < N; i++)
+	{
+		double		u;
+		double		v;
+		double		p2;
+
+		seed ^= seed << 13;
+		seed ^= seed >> 7;
+		seed ^= seed << 17;
+		u = (double) (seed % 10000) / 10000;
+		v = (double) ((seed >> 20) % 10000) / 10000;
+		y[i] = i % 100 == 0 ? 2 : v < 0.6 ? 0 : 1;
+		/* the small class's probability: high on its rows, 1e-5 or below elsewhere but 1% confused */
+		p2 = y[i] == 2 ? 0.05 + 0.55 * u : i % 100 == 50 ? 0.01 + 0.3 * u : 1e-5 * u + 1e-9;
+		lp[C * i + 2] = log(p2);
+		/* classes 0 and 1 share the rest, following the class less sharply than p says */
+		lp[C * i] = log((1 - p2) * (y[i] == 0 ? 0.3 + 0.6 * u : 0.1 + 0.6 * u));
+		lp[C * i + 1] = log1p(-p2 - exp(lp[C * i]));
+		n1[y[i]]++;
+	}
+	nb_calibration_probabilities(&rows, q);
+	EXPECT(nb_calibration_fit_sigmoids(&rows, 0, ab, q, &k) == NB_CALIBRATION_OK);
+	for (uint32_t c = 0; c < C; c++)
+	{
+		double		ga = 0;
+		double		gb = 0;
+
+		for (size_t i = 0; i < N; i++)
+		{
+			double		p = exp(lp[C * i + c]);
+			double		t = y[i] == c ? (n1[c] + 1) / (n1[c] + 2) : 1 / (N - n1[c] + 2);
+			double		P = 1 / (1 + exp(ab[2 * c] * p + ab[2 * c + 1]));
+
+			ga += (t - P) * p;
+			gb += t - P;
+		}
+		CHECK(fabs(ga) < 1e-9 && fabs(gb) < 1e-9, "class %u: gradient (%g, %g) at (%g, %g)", c, ga, gb,
+			  ab[2 * c], ab[2 * c + 1]);
+	}
+	/* the small class's probability says more than its rows show: a flatter, falling sigmoid */
+	EXPECT(ab[4] < 0);
+	nb_free(lp);
+	nb_free(y);
+	nb_free(q);
+}
+
 /* A fit checks for a cancel as it goes: nb_interrupt is called. */
 static void
 test_fit_interrupts(void)
@@ -321,6 +391,7 @@ main(int argc, char **argv)
 	run("temperature fit: scipy's value, zero derivative, canonical order", test_temperature_fit);
 	run("temperature fit: separated, no better than uniform, no rows", test_temperature_refusals);
 	run("sigmoid fit: zero gradient", test_sigmoid_fit);
+	run("sigmoid fit: a small class among many rows", test_sigmoid_fit_small_class);
 	run("fits check for a cancel", test_fit_interrupts);
 	return unit_done();
 }
