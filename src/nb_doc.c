@@ -34,7 +34,6 @@ nb_doc_free(NbDoc *doc)
 	nb_itemset_free(&doc->items);
 	if (doc->scratch != NULL)
 		nb_free(doc->scratch);
-	nb_item_keys_free(&doc->item_keys);
 	nb_free(doc->present);
 	nb_free(doc->present_list);
 	nb_free(doc->occurrences);
@@ -92,27 +91,27 @@ nb_doc_known(const NbDoc *doc, const NbIndex *ix)
 }
 
 /*
- * Fetch the slot where a lookup of this hash starts.  In rows (row_size not
- * 0), also fetch the next slot's cache line: many items sit one slot past
- * where their lookup starts (linear probing), and they should not cost a
- * second wait for memory.  A token longer than 8 bytes is also compared in
- * the item map.
+ * Fetch what a lookup will read: the item map's slot where the probe of
+ * hash starts, then (later, once that slot is in cache) the item it
+ * likely finds, its row or, without rows, its value's offset.
  */
 NB_HOT_INLINE void
-prefetch_slot(const NbIndex *ix, uint64_t hash, uint32_t len, const char *rows,
-			  size_t row_size)
+prefetch_slot(const NbIndex *ix, uint64_t hash)
 {
-	uint32_t	i = nb_strmap_probe_start(&ix->tokens, hash);
+	nb_prefetch(&ix->item_slots[nb_index_probe_start(ix, hash)]);
+}
 
-	if (row_size == 0)
-	{
-		nb_prefetch(nb_strmap_slot(&ix->tokens, i));
+NB_HOT_INLINE void
+prefetch_item(const NbIndex *ix, uint64_t hash, const char *rows, size_t row_size)
+{
+	int64_t		k = nb_index_candidate(ix, hash);
+
+	if (k < 0)
 		return;
-	}
-	nb_prefetch(nb_row_key(rows, row_size, i));
-	nb_prefetch(nb_row_key(rows, row_size, nb_strmap_probe_next(&ix->tokens, i)));
-	if (len > 8)
-		nb_prefetch(nb_strmap_slot(&ix->tokens, i));
+	if (rows != NULL)
+		nb_prefetch(nb_row_key(rows, row_size, (uint64_t) k));
+	else
+		nb_prefetch(&ix->item_offset[k]);
 }
 
 /* Room for n more tokens of the document and n lookups. */
@@ -139,10 +138,9 @@ reserve_doc(NbDoc *doc, uint32_t n)
 }
 
 /*
- * Add tokens, looking them up in the index's item map (row_size 0) or in a
- * scorer's rows.  Repeats of an item are added up if merge, else kept as
- * separate items.  Inline so that each caller's probe has its row_size as a
- * constant.
+ * Add tokens, looking them up in the index's item map (rows NULL) or
+ * through a scorer's rows.  Repeats of an item are added up if merge, else
+ * kept as separate items.  Inline so that each caller's probe knows which.
  */
 NB_HOT_INLINE void
 add_tokens(const NbIndex *ix, NbDoc *doc, uint32_t feature, const NbTokenRef *tokens,
@@ -156,41 +154,44 @@ add_tokens(const NbIndex *ix, NbDoc *doc, uint32_t feature, const NbTokenRef *to
 		return;
 	reserve_doc(doc, n);
 	scratch = doc->scratch;
-	if ((int64_t) feature != ix->unnamed_bag)
-		tokens = nb_item_keys(&doc->item_keys, feature, tokens, n);
 
 	/*
 	 * Hash, then probe with software prefetching a fixed distance ahead, so
 	 * that cache misses overlap without flooding the CPU's outstanding-miss
-	 * slots; then add up repeats.
+	 * slots: the slot a distance ahead, the item (found in that slot, now in
+	 * cache) half of it ahead.  Then add up repeats.
 	 */
 	for (uint32_t i = 0; i < n; i++)
 	{
 		nb_interrupt_at(i);
-		scratch[i] = (int64_t) nb_hash_token(tokens[i].str, tokens[i].len);
+		scratch[i] = (int64_t) nb_index_item_hash(ix, feature,
+												  nb_hash_token(tokens[i].str, tokens[i].len));
 		if (i < NB_PREFETCH_DISTANCE)
-			prefetch_slot(ix, (uint64_t) scratch[i], tokens[i].len, rows, row_size);
+			prefetch_slot(ix, (uint64_t) scratch[i]);
 	}
+	for (uint32_t i = 0; i < n && i < NB_PREFETCH_DISTANCE / 2; i++)
+		prefetch_item(ix, (uint64_t) scratch[i], rows, row_size);
 	for (uint32_t i = 0; i < n; i++)
 	{
 		uint32_t	ahead = i + NB_PREFETCH_DISTANCE;
-		int64_t		slot;
+		int64_t		k;
 
 		nb_interrupt_at(i);
 		if (ahead < n)
-			prefetch_slot(ix, (uint64_t) scratch[ahead], tokens[ahead].len, rows, row_size);
-		if (row_size != 0)
-			slot = nb_index_find_row(ix, rows, row_size, tokens[i].str, tokens[i].len,
-							(uint64_t) scratch[i]);
+			prefetch_slot(ix, (uint64_t) scratch[ahead]);
+		if (i + NB_PREFETCH_DISTANCE / 2 < n)
+			prefetch_item(ix, (uint64_t) scratch[i + NB_PREFETCH_DISTANCE / 2], rows, row_size);
+		if (rows != NULL)
+			k = nb_index_find_row(ix, rows, row_size, feature, tokens[i].str, tokens[i].len,
+								  (uint64_t) scratch[i]);
 		else
 		{
-			/* the index's item map has no payload: its slots are NbStrSlots */
-			slot = nb_strmap_find_sized(&ix->tokens, sizeof(NbStrSlot), tokens[i].str,
-										tokens[i].len, (uint64_t) scratch[i]);
-			if (slot >= 0)
-				nb_prefetch(&ix->token_start[nb_strmap_slot(&ix->tokens, (uint32_t) slot)->id1 - 1]);
+			k = nb_index_find_item(ix, feature, tokens[i].str, tokens[i].len,
+								   (uint64_t) scratch[i]);
+			if (k >= 0)
+				nb_prefetch(&ix->token_start[k]);
 		}
-		scratch[i] = slot;
+		scratch[i] = k;
 	}
 
 	/* in locals: stores through doc would make the compiler reload them */
@@ -203,25 +204,21 @@ add_tokens(const NbIndex *ix, NbDoc *doc, uint32_t feature, const NbTokenRef *to
 
 		for (uint32_t i = 0; i < n; i++)
 		{
-			int64_t		slot = scratch[i];
-			uint32_t	k;
+			uint32_t	k = (uint32_t) scratch[i];
 			uint32_t	pos = used;
 
 			nb_interrupt_at(i);
-			if (slot < 0)
+			if (scratch[i] < 0)
 			{
 				unknown += tokens[i].count;
 				continue;
 			}
-			k = (row_size != 0 ? nb_row_key(rows, row_size, (uint64_t) slot)->id1 :
-				 nb_strmap_slot(&ix->tokens, (uint32_t) slot)->id1) - 1;
 			occurrences += tokens[i].count;
 			if (merge && !nb_itemset_add(&doc->items, k, &pos))
 				out[pos].count += tokens[i].count;
 			else
 			{
 				out[used].token = k;
-				out[used].slot = (uint32_t) slot;
 				out[used].feature = feature;
 				out[used].count = tokens[i].count;
 				used++;
@@ -243,8 +240,8 @@ nb_doc_add_tokens(const NbIndex *ix, NbDoc *doc, uint32_t feature,
 }
 
 /*
- * Here rather than in nb_scorer.c so that add_tokens is inlined, with a
- * constant row_size, into each of its branches: going through a function of
+ * Here rather than in nb_scorer.c so that add_tokens is inlined, with or
+ * without rows, into each of its branches: going through a function of
  * nb_doc.c instead took 1.7% more instructions to score short documents.
  */
 void
@@ -259,8 +256,6 @@ nb_scorer_add_tokens(const NbScorer *sc, NbDoc *doc, uint32_t feature,
 
 	if (sc->rows == NULL)
 		add_tokens(sc->index, doc, feature, tokens, n, NULL, 0, true);
-	else if (sc->row_size == 32)
-		add_tokens(sc->index, doc, feature, tokens, n, sc->rows, 32, merge);
 	else
-		add_tokens(sc->index, doc, feature, tokens, n, sc->rows, 64, merge);
+		add_tokens(sc->index, doc, feature, tokens, n, sc->rows, sc->row_size, merge);
 }

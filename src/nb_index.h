@@ -2,8 +2,8 @@
  * nb_index.h — the vocabulary index: a validated model in a form fit for
  * lookups (label, feature and item maps, and per item the list of the
  * classes it occurs in), built once from a view and shared by the documents
- * and scorers of that model.  Also the layout of item rows, tables a scorer
- * keeps beside the index's item map (same slots), and their lookup.
+ * and scorers of that model.  Also the layout of item rows, a table a
+ * scorer keeps per item (row k of item k), and their lookup.
  */
 #ifndef NB_INDEX_H
 #define NB_INDEX_H
@@ -26,11 +26,6 @@ typedef struct NbIndex
 	uint32_t	vector_len;
 	NbStrMap	labels;			/* label id = class index */
 	NbStrMap	features;		/* feature id = feature index */
-	/*
-	 * Items keyed as the trainer keys them (NB_ITEM_PREFIX): the bag "" by
-	 * the bare token, other features by prefix and value; id = item index.
-	 */
-	NbStrMap	tokens;
 	int64_t		unnamed_bag;	/* index of the bag feature "", or -1 */
 	NbFeatureType *feature_type;
 	uint32_t   *feature_items;	/* K_j or V_j: items of each feature */
@@ -46,12 +41,37 @@ typedef struct NbIndex
 	double	   *feature_rows;	/* Gaussian: unweighted rows, mean, sum of squares */
 	double	   *feature_mean;
 	double	   *feature_m2;
-	uint64_t   *token_start;	/* entries of item k: [token_start[k], token_start[k+1]) */
-	uint32_t   *entry_class;
-	double	   *entry_count;
-	double	   *entry_docs;
 	double	   *class_docs;
 	double		total_docs;
+
+	/*
+	 * The items (bag tokens, categorical values), numbered in the model's
+	 * order: feature j's are first_item[j] .. first_item[j + 1] - 1.  Their
+	 * values and entries are read in place in the model's bytes (the view's
+	 * sections) or in item_copy, the index's copy of those sections
+	 * (nb_index_copy), else NULL.
+	 */
+	char	   *item_copy;
+	uint32_t   *first_item;		/* F + 1 */
+	const char *item_text;		/* the values, concatenated (the view's tokens) */
+	uint32_t   *item_offset;	/* k's value: item_text[item_offset[k] .. item_offset[k + 1]) */
+	uint32_t   *token_start;	/* entries of item k: [token_start[k], token_start[k+1]) */
+	/* entry e's class (4 bytes) and count and documents (8): little-endian, in place */
+	const unsigned char *entries_class;
+	const unsigned char *entries_count;
+	const unsigned char *entries_docs;
+
+	/*
+	 * The item map: open addressing with linear probing over item_slots,
+	 * each the high 32 bits of the item's hash (nb_index_item_hash) above
+	 * k + 1 (0: empty), at most half of them full: 16 bytes per item, and a
+	 * lookup's probes mostly in one cache line, which the tags let it
+	 * leave without reading a value that is not the one looked for.
+	 */
+	uint64_t   *item_slots;
+	uint64_t	n_item_slots;
+	uint64_t   *feature_salt;	/* per feature: what its items' hashes are xored with */
+
 	/* scorers keep the terms of items as rows (see NbRowKey, NbScorer.rows) */
 	bool		item_rows;
 	/*
@@ -65,25 +85,137 @@ typedef struct NbIndex
 	double	   *length_weight;
 } NbIndex;
 
+/* Entry e's class, count and weighted documents (read in the model's bytes). */
+static inline uint32_t
+nb_index_entry_class(const NbIndex *index, uint64_t e)
+{
+	return nb_read_u32(index->entries_class, e);
+}
+
+static inline double
+nb_index_entry_count(const NbIndex *index, uint64_t e)
+{
+	return nb_read_f64(index->entries_count, e);
+}
+
+static inline double
+nb_index_entry_docs(const NbIndex *index, uint64_t e)
+{
+	return nb_read_f64(index->entries_docs, e);
+}
+
+/* Item k's value (for an item of a feature other than the bag "", without a prefix). */
+static inline const char *
+nb_index_item(const NbIndex *index, uint32_t k, uint32_t *len)
+{
+	*len = index->item_offset[k + 1] - index->item_offset[k];
+	return index->item_text + index->item_offset[k];
+}
+
+/*
+ * The hash under which the item map keeps a value of feature j: the
+ * value's nb_hash_token, xored with a constant of the feature, so that the
+ * same value in two features is two items that mostly probe apart.
+ */
+static inline uint64_t
+nb_index_item_hash(const NbIndex *index, uint32_t feature, uint64_t value_hash)
+{
+	return value_hash ^ index->feature_salt[feature];
+}
+
+/* The probe sequence of the item map: where a lookup starts, the slot after i. */
+static inline uint64_t
+nb_index_probe_start(const NbIndex *index, uint64_t hash)
+{
+	return ((hash & UINT32_MAX) * index->n_item_slots) >> 32;
+}
+
+static inline uint64_t
+nb_index_probe_next(const NbIndex *index, uint64_t i)
+{
+	return i + 1 == index->n_item_slots ? 0 : i + 1;
+}
+
+/*
+ * The first item along the probe of this hash whose tag matches, or -1:
+ * likely the one looked for, to fetch what a lookup will read next.
+ */
+static inline int64_t
+nb_index_candidate(const NbIndex *index, uint64_t hash)
+{
+	uint64_t	tag = hash >> 32;
+
+	for (uint64_t i = nb_index_probe_start(index, hash);; i = nb_index_probe_next(index, i))
+	{
+		uint64_t	s = index->item_slots[i];
+
+		if (s == 0)
+			return -1;
+		if (s >> 32 == tag)
+			return (int64_t) (uint32_t) s - 1;
+	}
+}
+
+/* Whether item k belongs to feature j. */
+static inline bool
+nb_index_item_in(const NbIndex *index, uint32_t feature, uint32_t k)
+{
+	return k >= index->first_item[feature] && k < index->first_item[feature + 1];
+}
+
+/*
+ * The item of feature j with this value, hash its nb_index_item_hash, or
+ * -1; the value compared in the model's bytes.
+ */
+NB_HOT_INLINE int64_t
+nb_index_find_item(const NbIndex *index, uint32_t feature, const char *str, uint32_t len,
+				   uint64_t hash)
+{
+	uint64_t	tag = hash >> 32;
+
+	for (uint64_t i = nb_index_probe_start(index, hash);; i = nb_index_probe_next(index, i))
+	{
+		uint64_t	s = index->item_slots[i];
+
+		if (s == 0)
+			return -1;
+		if (s >> 32 == tag)
+		{
+			uint32_t	k = (uint32_t) s - 1;
+			uint32_t	klen;
+			const char *kstr = nb_index_item(index, k, &klen);
+
+			if (klen == len && nb_index_item_in(index, feature, k) &&
+				nb_bytes_equal(kstr, str, len))
+				return k;
+		}
+	}
+}
+
 /*
  * Up to this many classes, a scorer keeps each item's terms as a row after a
- * compact copy of its key (NbRowKey), both in one slot of 32 bytes (up to 2
- * classes) or 64 bytes (a cache line).
+ * copy of its key (NbRowKey): row k of 16 + 8 C bytes.
  */
 #define NB_ROW_CLASSES 6
 
 /*
- * The key of a row: enough of the item's string to tell it from others
- * without a second cache line when it is at most 8 bytes long (most tokens);
- * a longer one is compared with its slot of the item map (same position).
+ * The key of a row: enough of the item's value to tell it from others
+ * without reading the value when it is at most 8 bytes long (most tokens);
+ * a longer one is compared in the model's bytes, at off.
  */
 typedef struct NbRowKey
 {
-	uint32_t	id1;			/* as in NbIndex.tokens; 0 = empty slot */
-	uint16_t	tag;			/* high 16 bits of the hash */
-	uint16_t	len;			/* length, at most UINT16_MAX */
-	uint64_t	head;			/* nb_row_head of the string */
+	uint64_t	head;			/* nb_row_head of the value */
+	uint32_t	len;
+	uint32_t	off;			/* item_offset of the item */
 } NbRowKey;
+
+/* The bytes of a row of C classes. */
+static inline size_t
+nb_row_size(uint32_t n_classes)
+{
+	return sizeof(NbRowKey) + sizeof(double) * n_classes;
+}
 
 /*
  * The first 8 bytes of a string as one word, or for a shorter one a word
@@ -97,56 +229,64 @@ nb_row_head(const char *str, uint32_t len)
 	return len >= 8 ? nb_read_le64(p) : nb_tail_word(p, len, len);
 }
 
-/* Slot i of rows of row_size bytes each (a scorer's, see NbScorer.rows). */
+/* Row k of rows of row_size bytes each (a scorer's, see NbScorer.rows). */
 static inline const NbRowKey *
-nb_row_key(const char *rows, size_t row_size, uint64_t i)
+nb_row_key(const char *rows, size_t row_size, uint64_t k)
 {
-	return (const NbRowKey *) (rows + i * row_size);
+	return (const NbRowKey *) (rows + k * row_size);
 }
 
-/* The terms of the row in slot i: C doubles after its key. */
+/* The terms of row k: C doubles after its key. */
 static inline const double *
-nb_row_terms(const char *rows, size_t row_size, uint64_t i)
+nb_row_terms(const char *rows, size_t row_size, uint64_t k)
 {
-	return (const double *) (nb_row_key(rows, row_size, i) + 1);
+	return (const double *) (nb_row_key(rows, row_size, k) + 1);
 }
 
 /*
- * The slot of the item in rows beside the index's item map, or -1: the
- * map's probe, with the string compared through its NbRowKey, and only if
- * it is longer than 8 bytes also through its slot of the item map.
+ * nb_index_find_item with the value compared through the item's row key
+ * (in rows beside the item map), and only if it is longer than 8 bytes
+ * also in the model's bytes.
  */
 NB_HOT_INLINE int64_t
-nb_index_find_row(const NbIndex *index, const char *rows, size_t row_size,
+nb_index_find_row(const NbIndex *index, const char *rows, size_t row_size, uint32_t feature,
 				  const char *str, uint32_t len, uint64_t hash)
 {
-	const NbStrMap *map = &index->tokens;
-	uint16_t	tag = (uint16_t) (hash >> 48);
-	uint16_t	len16 = len > UINT16_MAX ? UINT16_MAX : (uint16_t) len;
+	uint64_t	tag = hash >> 32;
 	uint64_t	head = nb_row_head(str, len);
 
-	for (uint32_t i = nb_strmap_probe_start(map, hash);; i = nb_strmap_probe_next(map, i))
+	for (uint64_t i = nb_index_probe_start(index, hash);; i = nb_index_probe_next(index, i))
 	{
-		const NbRowKey *key = nb_row_key(rows, row_size, i);
+		uint64_t	s = index->item_slots[i];
 
-		if (key->id1 == 0)
+		if (s == 0)
 			return -1;
-		if (key->tag == tag && key->len == len16 && key->head == head &&
-			(len <= 8 || nb_strmap_slot_holds(map, nb_strmap_slot(map, i), str, len)))
-			return i;
+		if (s >> 32 == tag)
+		{
+			uint32_t	k = (uint32_t) s - 1;
+			const NbRowKey *key = nb_row_key(rows, row_size, k);
+
+			if (key->len == len && key->head == head && nb_index_item_in(index, feature, k) &&
+				(len <= 8 || nb_bytes_equal(index->item_text + key->off, str, len)))
+				return k;
+		}
 	}
 }
 
+/* The index of a view, whose bytes must outlive it (it reads the items in place). */
 void		nb_index_build(NbIndex *index, const NbView *view);
 
 /*
- * nb_index_build in two steps: everything the index copies from the view,
- * then the item map's slots, which need no view.  A caller that holds the
- * view's bytes only for the index frees them in between, so that they and
- * the slots (most of an index of many items) are never held at once.  Only
- * the labels and features can be looked up before nb_index_place.
+ * nb_index_build in two steps: everything but the item map, then the item
+ * map.  With own_items the index copies its items' values and entries out
+ * of the view (else the view's bytes must outlive the index, which reads
+ * them in place), so that a caller holding the bytes only for the index
+ * (a model decompressed to be prepared) frees them in between: they and
+ * the item map are never held at once, and of the model the index keeps
+ * its items only.  Only the labels and features can be looked up before
+ * nb_index_place.
  */
-void		nb_index_copy(NbIndex *index, const NbView *view);
+void		nb_index_copy(NbIndex *index, const NbView *view, bool own_items);
 void		nb_index_place(NbIndex *index);
 void		nb_index_free(NbIndex *index);
 

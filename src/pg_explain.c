@@ -18,21 +18,9 @@
 #include "utils/tuplestore.h"
 
 #include "nb_explain.h"
-#include "nb_item.h"
 #include "pg_predict.h"
 #include "pg_prepared.h"
 
-/* An item's value: the bare token for the bag "", else after its prefix (nb_item.h). */
-static const char *
-item_value(const NbIndex *ix, uint32 j, uint32 k, uint32 *len)
-{
-	const char *s = nb_strmap_str(&ix->tokens, k, len);
-
-	if ((int64) j == ix->unnamed_bag)
-		return s;
-	*len -= NB_ITEM_PREFIX;
-	return s + NB_ITEM_PREFIX;
-}
 
 static text *
 feature_name(const NbIndex *ix, uint32 j)
@@ -54,7 +42,7 @@ item_feature(const NbIndex *ix, uint32 j, uint32 k)
 	uint32		key_len;
 	const char *key = nb_strmap_str(&ix->features, j, &key_len);
 	uint32		len;
-	const char *value = item_value(ix, j, k, &len);
+	const char *value = nb_index_item(ix, k, &len);
 	StringInfoData buf;
 
 	if (ix->feature_type[j] == NB_FEATURE_CATEGORICAL)
@@ -171,7 +159,7 @@ put_explain_row(ReturnSetInfo *rsinfo, const NbPrepared *pm, const NbRowCategori
 			if (ix->feature_type[j] == NB_FEATURE_CATEGORICAL)
 			{
 				uint32		len;
-				const char *s = item_value(ix, j, row->item, &len);
+				const char *s = nb_index_item(ix, row->item, &len);
 
 				values[EXPLAIN_VALUE] = PointerGetDatum(cstring_to_text_with_len(s, len));
 			}
@@ -361,7 +349,7 @@ nb_feature_log_prob(PG_FUNCTION_ARGS)
 				for (uint32 k = first_item; k < first_item + ix->feature_items[j]; k++)
 				{
 					uint32		len;
-					const char *s = item_value(ix, j, k, &len);
+					const char *s = nb_index_item(ix, k, &len);
 
 					old = MemoryContextSwitchTo(per_value);
 					nb_item_log_prob(sc, j, k, log_prob);

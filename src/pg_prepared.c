@@ -342,29 +342,23 @@ find_cached(const StoredBytes *b)
 /*
  * Prepare the model of the stored bytes and add it to the backend's cache,
  * in ctx (a new context under the current one).  The bytes are its key; if
- * they are already in ctx (fetched there), they are kept, not copied.
+ * they are already in ctx (fetched there), they are kept, not copied.  The
+ * index reads the model's items in place in the key, or, for a compressed
+ * key, copies them out of the decompressed model, which goes before the
+ * item map is made (nb_index_copy).
  */
 static NbPrepared *
 build_model(const StoredBytes *b, MemoryContext ctx, bool bytes_in_ctx)
 {
 	struct varlena *flat = NULL;
-	const char *data = b->data;
-	Size		size = b->size;
+	const char *data;
+	Size		size;
 	MemoryContext old;
 	NbPrepared *pm;
 	NbView		view;
 
-	if (b->compressed)
-	{
-		flat = detoast_attr((struct varlena *) b->data);
-		data = VARDATA(flat);
-		size = VARSIZE(flat) - VARHDRSZ;
-	}
-	nb_model_validate_bytes(data, size, &view, ERRCODE_DATA_CORRUPTED, false);
 	old = MemoryContextSwitchTo(ctx);
 	pm = palloc0(sizeof(NbPrepared));
-	nb_index_copy(&pm->index, &view);
-	pm->log_post = palloc(sizeof(double) * view.n_classes);
 	pm->key_compressed = b->compressed;
 	pm->key_size = b->size;
 	if (bytes_in_ctx)
@@ -374,11 +368,25 @@ build_model(const StoredBytes *b, MemoryContext ctx, bool bytes_in_ctx)
 		pm->key_bytes = palloc(b->size);
 		memcpy(pm->key_bytes, b->data, b->size);
 	}
+	if (b->compressed)
+	{
+		flat = detoast_attr((struct varlena *) pm->key_bytes);
+		data = VARDATA(flat);
+		size = VARSIZE(flat) - VARHDRSZ;
+	}
+	else
+	{
+		data = pm->key_bytes;
+		size = b->size;
+	}
+	nb_model_validate_bytes(data, size, &view, ERRCODE_DATA_CORRUPTED, false);
+	nb_index_copy(&pm->index, &view, flat != NULL);
+	pm->log_post = palloc(sizeof(double) * view.n_classes);
 	pm->has_tokenizer = view.settings.has_tokenizer;
 	pm->tokenizer = view.settings.tokenizer;
 	if (view.settings.options_len > 0)
 		pm->stored_options = nb_stored_options_jsonb(&view.settings);
-	/* the decompressed model before the item map's slots take their memory */
+	/* the decompressed model before the item map takes its memory */
 	if (flat != NULL)
 		pfree(flat);
 	nb_index_place(&pm->index);
