@@ -91,27 +91,27 @@ nb_doc_known(const NbDoc *doc, const NbIndex *ix)
 }
 
 /*
- * Fetch what a lookup will read: the item map's slot where the probe of
- * hash starts, then (later, once that slot is in cache) the item it
- * likely finds, its row or, without rows, its value's offset.
+ * Fetch what looking up a token will read first: through rows, its row
+ * (and the next, where many items sit: linear probing), where the bitmap
+ * says it is (probe is the token's nb_index_probe); without, the item of
+ * the rank where its probe starts (hash its hash).
  */
 NB_HOT_INLINE void
-prefetch_slot(const NbIndex *ix, uint64_t hash)
+prefetch_lookup(const NbIndex *ix, int64_t probe_or_hash, const char *rows, size_t row_size)
 {
-	nb_prefetch(&ix->item_slots[nb_index_probe_start(ix, hash)]);
-}
+	int64_t		p = rows != NULL ? probe_or_hash : nb_index_probe(ix, (uint64_t) probe_or_hash);
+	uint64_t	r;
 
-NB_HOT_INLINE void
-prefetch_item(const NbIndex *ix, uint64_t hash, const char *rows, size_t row_size)
-{
-	int64_t		k = nb_index_candidate(ix, hash);
-
-	if (k < 0)
+	if (p < 0)
 		return;
+	r = nb_index_probe_rank(p);
 	if (rows != NULL)
-		nb_prefetch(nb_row_key(rows, row_size, (uint64_t) k));
+	{
+		nb_prefetch(nb_row_key(rows, row_size, r));
+		nb_prefetch(nb_row_key(rows, row_size, r + 1));
+	}
 	else
-		nb_prefetch(&ix->item_offset[k]);
+		nb_prefetch(&ix->item_key[r]);
 }
 
 /* Room for n more tokens of the document and n lookups. */
@@ -156,42 +156,35 @@ add_tokens(const NbIndex *ix, NbDoc *doc, uint32_t feature, const NbTokenRef *to
 	scratch = doc->scratch;
 
 	/*
-	 * Hash, then probe with software prefetching a fixed distance ahead, so
-	 * that cache misses overlap without flooding the CPU's outstanding-miss
-	 * slots: the slot a distance ahead, the item (found in that slot, now in
-	 * cache) half of it ahead.  Then add up repeats.
+	 * Hash (and through rows, find where the probe starts), then look up
+	 * with software prefetching a fixed distance ahead, so that cache
+	 * misses overlap without flooding the CPU's outstanding-miss slots;
+	 * then add up repeats.
 	 */
 	for (uint32_t i = 0; i < n; i++)
 	{
-		nb_interrupt_at(i);
-		scratch[i] = (int64_t) nb_index_item_hash(ix, feature,
-												  nb_hash_token(tokens[i].str, tokens[i].len));
-		if (i < NB_PREFETCH_DISTANCE)
-			prefetch_slot(ix, (uint64_t) scratch[i]);
-	}
-	for (uint32_t i = 0; i < n && i < NB_PREFETCH_DISTANCE / 2; i++)
-		prefetch_item(ix, (uint64_t) scratch[i], rows, row_size);
-	for (uint32_t i = 0; i < n; i++)
-	{
-		uint32_t	ahead = i + NB_PREFETCH_DISTANCE;
-		int64_t		k;
+		uint64_t	hash = nb_index_item_hash(ix, feature, nb_hash_token(tokens[i].str, tokens[i].len));
 
 		nb_interrupt_at(i);
-		if (ahead < n)
-			prefetch_slot(ix, (uint64_t) scratch[ahead]);
-		if (i + NB_PREFETCH_DISTANCE / 2 < n)
-			prefetch_item(ix, (uint64_t) scratch[i + NB_PREFETCH_DISTANCE / 2], rows, row_size);
+		scratch[i] = rows != NULL ? nb_index_probe(ix, hash) : (int64_t) hash;
+		if (i < NB_PREFETCH_DISTANCE)
+			prefetch_lookup(ix, scratch[i], rows, row_size);
+	}
+	for (uint32_t i = 0; i < n; i++)
+	{
+		nb_interrupt_at(i);
+		if (i + NB_PREFETCH_DISTANCE < n)
+			prefetch_lookup(ix, scratch[i + NB_PREFETCH_DISTANCE], rows, row_size);
 		if (rows != NULL)
-			k = nb_index_find_row(ix, rows, row_size, feature, tokens[i].str, tokens[i].len,
-								  (uint64_t) scratch[i]);
+			scratch[i] = nb_index_find_row(ix, rows, row_size, feature, tokens[i].str,
+										   tokens[i].len, scratch[i]);
 		else
 		{
-			k = nb_index_find_item(ix, feature, tokens[i].str, tokens[i].len,
-								   (uint64_t) scratch[i]);
-			if (k >= 0)
-				nb_prefetch(&ix->token_start[k]);
+			scratch[i] = nb_index_find_item(ix, feature, tokens[i].str, tokens[i].len,
+											(uint64_t) scratch[i]);
+			if (scratch[i] >= 0)
+				nb_prefetch(&ix->token_start[nb_index_item_at(ix, (uint64_t) scratch[i])]);
 		}
-		scratch[i] = k;
 	}
 
 	/* in locals: stores through doc would make the compiler reload them */
@@ -204,7 +197,7 @@ add_tokens(const NbIndex *ix, NbDoc *doc, uint32_t feature, const NbTokenRef *to
 
 		for (uint32_t i = 0; i < n; i++)
 		{
-			uint32_t	k = (uint32_t) scratch[i];
+			uint32_t	k;
 			uint32_t	pos = used;
 
 			nb_interrupt_at(i);
@@ -213,12 +206,15 @@ add_tokens(const NbIndex *ix, NbDoc *doc, uint32_t feature, const NbTokenRef *to
 				unknown += tokens[i].count;
 				continue;
 			}
+			k = rows != NULL ? nb_row_key(rows, row_size, (uint64_t) scratch[i])->item :
+				nb_index_item_at(ix, (uint64_t) scratch[i]);
 			occurrences += tokens[i].count;
 			if (merge && !nb_itemset_add(&doc->items, k, &pos))
 				out[pos].count += tokens[i].count;
 			else
 			{
 				out[used].token = k;
+				out[used].slot = (uint32_t) scratch[i];
 				out[used].feature = feature;
 				out[used].count = tokens[i].count;
 				used++;

@@ -17,6 +17,7 @@
 typedef struct NbDocToken
 {
 	uint32_t	token;
+	uint32_t	slot;			/* its rank in the index's item map: its row */
 	uint32_t	feature;
 	double		count;
 } NbDocToken;

@@ -62,14 +62,22 @@ typedef struct NbIndex
 	const unsigned char *entries_docs;
 
 	/*
-	 * The item map: open addressing with linear probing over item_slots,
-	 * each the high 32 bits of the item's hash (nb_index_item_hash) above
-	 * k + 1 (0: empty), at most half of them full: 16 bytes per item, and a
-	 * lookup's probes mostly in one cache line, which the tags let it
-	 * leave without reading a value that is not the one looked for.
+	 * The item map: open addressing with linear probing over n_item_slots
+	 * slots, at most half of them full, kept compact.  Which slots are full
+	 * is a bitmap (item_full, a word per 64 slots, and item_rank, the full
+	 * slots before each word: 0.4 bytes per item, which stays in cache);
+	 * the items of the full slots are in slot order in item_key, r-th the
+	 * r-th full slot's: the high 32 bits of the item's hash
+	 * (nb_index_item_hash) above the item k.  A scorer's rows are in that
+	 * order too, so that the bitmap alone says where a token's row is: a
+	 * lookup reads one line from memory, or none for a token whose probe
+	 * starts at an empty slot.  item_place[k] is item k's r.
 	 */
-	uint64_t   *item_slots;
-	uint64_t	n_item_slots;
+	uint64_t	n_item_slots;	/* a multiple of 64 */
+	uint64_t   *item_full;
+	uint32_t   *item_rank;
+	uint64_t   *item_key;
+	uint32_t   *item_place;
 	uint64_t   *feature_salt;	/* per feature: what its items' hashes are xored with */
 
 	/* scorers keep the terms of items as rows (see NbRowKey, NbScorer.rows) */
@@ -136,24 +144,73 @@ nb_index_probe_next(const NbIndex *index, uint64_t i)
 	return i + 1 == index->n_item_slots ? 0 : i + 1;
 }
 
+static inline bool
+nb_index_slot_full(const NbIndex *index, uint64_t i)
+{
+	return (index->item_full[i >> 6] >> (i & 63)) & 1;
+}
+
 /*
- * The first item along the probe of this hash whose tag matches, or -1:
- * likely the one looked for, to fetch what a lookup will read next.
+ * The bits set in x, in a few instructions everywhere (a compiler's
+ * builtin is a call into a loop where the CPU's instruction is not assumed).
+ */
+static inline uint64_t
+nb_bit_count(uint64_t x)
+{
+	x = x - ((x >> 1) & UINT64_C(0x5555555555555555));
+	x = (x & UINT64_C(0x3333333333333333)) + ((x >> 2) & UINT64_C(0x3333333333333333));
+	x = (x + (x >> 4)) & UINT64_C(0x0f0f0f0f0f0f0f0f);
+	return (x * UINT64_C(0x0101010101010101)) >> 56;
+}
+
+/* The rank of full slot i: how many full slots come before it. */
+static inline uint64_t
+nb_index_slot_rank(const NbIndex *index, uint64_t i)
+{
+	uint64_t	below = (UINT64_C(1) << (i & 63)) - 1;
+
+	return index->item_rank[i >> 6] + nb_bit_count(index->item_full[i >> 6] & below);
+}
+
+/*
+ * Where the probe of hash starts: the slot and its rank, packed as rank <<
+ * 32 | slot (n_item_slots < 2^32: a model's items are fewer than 2^31, as
+ * each takes 8 bytes of it at least), or -1 if that slot is empty (then no
+ * item has the hash: linear probing would have put it there).
  */
 static inline int64_t
-nb_index_candidate(const NbIndex *index, uint64_t hash)
+nb_index_probe(const NbIndex *index, uint64_t hash)
 {
-	uint64_t	tag = hash >> 32;
+	uint64_t	i = nb_index_probe_start(index, hash);
 
-	for (uint64_t i = nb_index_probe_start(index, hash);; i = nb_index_probe_next(index, i))
-	{
-		uint64_t	s = index->item_slots[i];
+	if (!nb_index_slot_full(index, i))
+		return -1;
+	return (int64_t) (nb_index_slot_rank(index, i) << 32 | i);
+}
 
-		if (s == 0)
-			return -1;
-		if (s >> 32 == tag)
-			return (int64_t) (uint32_t) s - 1;
-	}
+/* The rank of a probe's slot (nb_index_probe, not -1). */
+static inline uint64_t
+nb_index_probe_rank(int64_t probe)
+{
+	return (uint64_t) probe >> 32;
+}
+
+/* The probe's next full slot, or -1 if the next slot is empty. */
+static inline int64_t
+nb_index_probe_on(const NbIndex *index, int64_t probe)
+{
+	uint64_t	i = nb_index_probe_next(index, (uint32_t) probe);
+
+	if (!nb_index_slot_full(index, i))
+		return -1;
+	return (int64_t) ((i == 0 ? 0 : nb_index_probe_rank(probe) + 1) << 32 | i);
+}
+
+/* The item of rank r. */
+static inline uint32_t
+nb_index_item_at(const NbIndex *index, uint64_t r)
+{
+	return (uint32_t) index->item_key[r];
 }
 
 /* Whether item k belongs to feature j. */
@@ -163,9 +220,21 @@ nb_index_item_in(const NbIndex *index, uint32_t feature, uint32_t k)
 	return k >= index->first_item[feature] && k < index->first_item[feature + 1];
 }
 
+
+/* Whether item k is the value of feature j, compared in the model's bytes. */
+NB_HOT_INLINE bool
+nb_index_item_is(const NbIndex *index, uint32_t feature, uint32_t k, const char *str, uint32_t len)
+{
+	uint32_t	klen;
+	const char *kstr = nb_index_item(index, k, &klen);
+
+	return klen == len && nb_index_item_in(index, feature, k) && nb_bytes_equal(kstr, str, len);
+}
+
 /*
- * The item of feature j with this value, hash its nb_index_item_hash, or
- * -1; the value compared in the model's bytes.
+ * The rank of the item of feature j with this value, hash its
+ * nb_index_item_hash, or -1: along its probe, the item with the hash's tag
+ * that is the value.
  */
 NB_HOT_INLINE int64_t
 nb_index_find_item(const NbIndex *index, uint32_t feature, const char *str, uint32_t len,
@@ -173,48 +242,41 @@ nb_index_find_item(const NbIndex *index, uint32_t feature, const char *str, uint
 {
 	uint64_t	tag = hash >> 32;
 
-	for (uint64_t i = nb_index_probe_start(index, hash);; i = nb_index_probe_next(index, i))
+	for (int64_t p = nb_index_probe(index, hash); p >= 0; p = nb_index_probe_on(index, p))
 	{
-		uint64_t	s = index->item_slots[i];
+		uint64_t	key = index->item_key[nb_index_probe_rank(p)];
 
-		if (s == 0)
-			return -1;
-		if (s >> 32 == tag)
-		{
-			uint32_t	k = (uint32_t) s - 1;
-			uint32_t	klen;
-			const char *kstr = nb_index_item(index, k, &klen);
-
-			if (klen == len && nb_index_item_in(index, feature, k) &&
-				nb_bytes_equal(kstr, str, len))
-				return k;
-		}
+		if (key >> 32 == tag && nb_index_item_is(index, feature, (uint32_t) key, str, len))
+			return (int64_t) nb_index_probe_rank(p);
 	}
+	return -1;
 }
 
 /*
  * Up to this many classes, a scorer keeps each item's terms as a row after a
- * copy of its key (NbRowKey): row k of 16 + 8 C bytes.
+ * copy of its key (NbRowKey), in the item map's order (row r of the item of
+ * rank r): 32 bytes (up to 2 classes) or 64 (a cache line), aligned so that
+ * no row spans two cache lines.
  */
 #define NB_ROW_CLASSES 6
 
 /*
- * The key of a row: enough of the item's value to tell it from others
- * without reading the value when it is at most 8 bytes long (most tokens);
- * a longer one is compared in the model's bytes, at off.
+ * The key of a row: its item, and enough of the item's value to tell it
+ * from others without reading the value when it is at most 8 bytes long
+ * (most tokens); a longer one is compared in the model's bytes.
  */
 typedef struct NbRowKey
 {
 	uint64_t	head;			/* nb_row_head of the value */
 	uint32_t	len;
-	uint32_t	off;			/* item_offset of the item */
+	uint32_t	item;
 } NbRowKey;
 
 /* The bytes of a row of C classes. */
 static inline size_t
 nb_row_size(uint32_t n_classes)
 {
-	return sizeof(NbRowKey) + sizeof(double) * n_classes;
+	return n_classes <= 2 ? 32 : 64;
 }
 
 /*
@@ -229,48 +291,49 @@ nb_row_head(const char *str, uint32_t len)
 	return len >= 8 ? nb_read_le64(p) : nb_tail_word(p, len, len);
 }
 
-/* Row k of rows of row_size bytes each (a scorer's, see NbScorer.rows). */
+/* Row r of rows of row_size bytes each (a scorer's, see NbScorer.rows). */
 static inline const NbRowKey *
-nb_row_key(const char *rows, size_t row_size, uint64_t k)
+nb_row_key(const char *rows, size_t row_size, uint64_t r)
 {
-	return (const NbRowKey *) (rows + k * row_size);
+	return (const NbRowKey *) (rows + r * row_size);
 }
 
-/* The terms of row k: C doubles after its key. */
+/* The terms of row r: C doubles after its key. */
 static inline const double *
-nb_row_terms(const char *rows, size_t row_size, uint64_t k)
+nb_row_terms(const char *rows, size_t row_size, uint64_t r)
 {
-	return (const double *) (nb_row_key(rows, row_size, k) + 1);
+	return (const double *) (nb_row_key(rows, row_size, r) + 1);
 }
 
 /*
- * nb_index_find_item with the value compared through the item's row key
+ * nb_index_item_is with the value compared through the item's row key
  * (in rows beside the item map), and only if it is longer than 8 bytes
  * also in the model's bytes.
  */
+NB_HOT_INLINE bool
+nb_index_row_is(const NbIndex *index, const char *rows, size_t row_size, uint32_t feature,
+				uint64_t r, const char *str, uint32_t len)
+{
+	const NbRowKey *key = nb_row_key(rows, row_size, r);
+
+	return key->len == len && key->head == nb_row_head(str, len) &&
+		(len <= 8 ||
+		 nb_bytes_equal(index->item_text + index->item_offset[key->item], str, len)) &&
+		nb_index_item_in(index, feature, key->item);
+}
+
+/*
+ * nb_index_find_item comparing through rows (nb_index_row_is), from the
+ * probe of the value's hash (nb_index_probe).
+ */
 NB_HOT_INLINE int64_t
 nb_index_find_row(const NbIndex *index, const char *rows, size_t row_size, uint32_t feature,
-				  const char *str, uint32_t len, uint64_t hash)
+				  const char *str, uint32_t len, int64_t probe)
 {
-	uint64_t	tag = hash >> 32;
-	uint64_t	head = nb_row_head(str, len);
-
-	for (uint64_t i = nb_index_probe_start(index, hash);; i = nb_index_probe_next(index, i))
-	{
-		uint64_t	s = index->item_slots[i];
-
-		if (s == 0)
-			return -1;
-		if (s >> 32 == tag)
-		{
-			uint32_t	k = (uint32_t) s - 1;
-			const NbRowKey *key = nb_row_key(rows, row_size, k);
-
-			if (key->len == len && key->head == head && nb_index_item_in(index, feature, k) &&
-				(len <= 8 || nb_bytes_equal(index->item_text + key->off, str, len)))
-				return k;
-		}
-	}
+	for (int64_t p = probe; p >= 0; p = nb_index_probe_on(index, p))
+		if (nb_index_row_is(index, rows, row_size, feature, nb_index_probe_rank(p), str, len))
+			return (int64_t) nb_index_probe_rank(p);
+	return -1;
 }
 
 /* The index of a view, whose bytes must outlive it (it reads the items in place). */

@@ -158,7 +158,7 @@ static inline double *
 entry_term(NbScorer *sc, uint32_t k, uint64_t e)
 {
 	if (sc->rows != NULL)
-		return (double *) nb_row_terms(sc->rows, sc->row_size, k) +
+		return (double *) nb_row_terms(sc->rows, sc->row_size, sc->index->item_place[k]) +
 			nb_index_entry_class(sc->index, e);
 	return &sc->entry[e].f;
 }
@@ -180,7 +180,7 @@ set_entry_z(NbScorer *sc, uint32_t k, uint64_t e, double z)
 	{
 		if (sc->row_z == NULL)
 			sc->row_z = nb_alloc_zero(sizeof(double) * ((uint64_t) ix->n_tokens * ix->n_classes + 1));
-		sc->row_z[(uint64_t) k * ix->n_classes + nb_index_entry_class(ix, e)] = z;
+		sc->row_z[(uint64_t) ix->item_place[k] * ix->n_classes + nb_index_entry_class(ix, e)] = z;
 		return;
 	}
 	if (sc->entry_z == NULL)
@@ -619,17 +619,19 @@ make_rows(NbScorer *sc, const NbIndex *ix)
 	size_t		size = nb_row_size(ix->n_classes);
 
 	sc->row_size = (uint32_t) size;
-	sc->rows = nb_alloc_zero(size * ((uint64_t) ix->n_tokens + 1));
-	for (uint32_t k = 0; k < ix->n_tokens; k++)
+	sc->rows_block = nb_alloc_zero(size * ((uint64_t) ix->n_tokens + 1));
+	sc->rows = (char *) (((uintptr_t) sc->rows_block + size - 1) & ~(uintptr_t) (size - 1));
+	for (uint32_t r = 0; r < ix->n_tokens; r++)
 	{
-		NbRowKey   *key = (NbRowKey *) nb_row_key(sc->rows, size, k);
+		NbRowKey   *key = (NbRowKey *) nb_row_key(sc->rows, size, r);
+		uint32_t	k = nb_index_item_at(ix, r);
 		uint32_t	len;
 		const char *str = nb_index_item(ix, k, &len);
 
-		nb_interrupt_at(k);
+		nb_interrupt_at(r);
 		key->head = nb_row_head(str, len);
 		key->len = len;
-		key->off = ix->item_offset[k];
+		key->item = k;
 	}
 }
 
@@ -830,8 +832,8 @@ nb_scorer_free(NbScorer *sc)
 	free_if(sc->var);
 	nb_free(sc->per_occurrence);
 	nb_free(sc->usable);
-	if (sc->rows != NULL)
-		nb_free(sc->rows);
+	if (sc->rows_block != NULL)
+		nb_free(sc->rows_block);
 	if (sc->row_z != NULL)
 		nb_free(sc->row_z);
 	if (sc->entry != NULL)
@@ -1009,7 +1011,7 @@ add_item_rows_of(NbScorer *sc, const NbDoc *doc, uint32_t C, size_t row_size)
 	{
 		const NbDocToken *t = &doc->tokens[i];
 		double		mult = item_multiplier(sc, t);
-		const double *row = nb_row_terms(sc->rows, row_size, t->token);
+		const double *row = nb_row_terms(sc->rows, row_size, t->slot);
 
 		nb_interrupt_at(i);
 #pragma GCC unroll 6
@@ -1017,7 +1019,7 @@ add_item_rows_of(NbScorer *sc, const NbDoc *doc, uint32_t C, size_t row_size)
 			add_compensated(&f[c], &fc[c], mult * row[c]);
 		if (sc->row_z != NULL)
 		{
-			row = sc->row_z + (uint64_t) t->token * C;
+			row = sc->row_z + (uint64_t) t->slot * C;
 #pragma GCC unroll 6
 			for (uint32_t c = 0; c < C; c++)
 				sc->z[c] += mult * row[c];
@@ -1112,7 +1114,7 @@ add_dcm_repeats(NbScorer *sc, const NbDoc *doc)
 			sc->term[c] = 0;
 		if (sc->rows != NULL)
 		{
-			const double *row = nb_row_terms(sc->rows, sc->row_size, t->token);
+			const double *row = nb_row_terms(sc->rows, sc->row_size, t->slot);
 
 			for (uint32_t c = 0; c < C; c++)
 				sc->term[c] = row[c];
@@ -1280,6 +1282,7 @@ copy_with_prior(NbScorer *dst, const NbScorer *src, const NbOptions *o)
 	dst->entry = NULL;
 	dst->entry_z = NULL;
 	dst->rows = NULL;
+	dst->rows_block = NULL;
 	dst->row_z = NULL;
 	dst->norm_u = copy_of(src->norm_u, sizeof(double) * ((uint64_t) ix->n_tokens + 1));
 	dst->norm_scale = copy_of(src->norm_scale, sizeof(double) * FC);
@@ -1540,12 +1543,13 @@ nb_scorer_item_terms(const NbScorer *sc, uint32_t j, uint32_t k, double *f, doub
 
 	if (sc->rows != NULL)
 	{
-		const double *row = nb_row_terms(sc->rows, sc->row_size, k);
+		uint64_t	r = ix->item_place[k];
+		const double *row = nb_row_terms(sc->rows, sc->row_size, r);
 
 		for (uint32_t c = 0; c < C; c++)
 		{
 			f[c] = row[c];
-			z[c] = sc->row_z != NULL ? sc->row_z[(uint64_t) k * C + c] : 0;
+			z[c] = sc->row_z != NULL ? sc->row_z[r * C + c] : 0;
 		}
 	}
 	else

@@ -67,16 +67,19 @@ typedef struct NbScorer
 	bool		any_entry_z;	/* some entry_z is not 0 (only possible with alpha = 0) */
 	/*
 	 * With few classes (NbIndex.item_rows) the entries are kept as rows
-	 * instead (entry and entry_z are NULL): row k holds item k's NbRowKey
-	 * and its C terms, and nb_scorer_add_tokens compares tokens with the
-	 * keys.  A token of a large vocabulary then costs two cache lines from
-	 * memory (the item map's slot, the row; the second fetched once the
-	 * first is in cache), instead of four (slot, value, token_start,
-	 * entries): scoring is bound by how many lines it fetches.  The rows of
-	 * z, rarely needed, are apart: row_z[k * C + c].
+	 * instead (entry and entry_z are NULL): row r holds the NbRowKey and C
+	 * terms of the item of rank r in the index's item map, and
+	 * nb_scorer_add_tokens compares tokens with the keys.  A token of a
+	 * large vocabulary then costs one cache line from memory, its row
+	 * (where it is follows from the item map's bitmap, in cache), and
+	 * the line of its item (item_key) beside it, instead of four in turn
+	 * (item, value, token_start, entries): scoring is bound by how many
+	 * lines it fetches, and how many it waits for in turn.  The rows of z,
+	 * rarely needed, are apart: row_z[r * C + c].
 	 */
-	char	   *rows;			/* row_size bytes per item */
+	char	   *rows;			/* row_size bytes per item, aligned inside rows_block */
 	uint32_t	row_size;		/* nb_row_size(C) */
+	void	   *rows_block;
 	double	   *row_z;			/* NULL unless any_entry_z */
 	/*
 	 * Complement with norm only (else NULL): each known item k of bag j
