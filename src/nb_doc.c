@@ -91,13 +91,17 @@ nb_doc_known(const NbDoc *doc, const NbIndex *ix)
 }
 
 /*
- * Fetch what looking up a token will read first: through rows, its row
- * (and the next, where many items sit: linear probing), where the bitmap
- * says it is (probe is the token's nb_index_probe); without, the item of
- * the rank where its probe starts (hash its hash).
+ * Fetch what looking up a token will read first, where the bitmap says it
+ * is (probe is the token's nb_index_probe through rows, else hash its
+ * hash): through rows, its row (and the next, where many items sit: linear
+ * probing); without, the item; and the offset of a value to be compared in
+ * the model's bytes (without rows, or a token longer than a row key holds).
+ * That value is fetched half the distance ahead (fetch_value), once its
+ * offset (and without rows, its item) is in.
  */
 NB_HOT_INLINE void
-prefetch_lookup(const NbIndex *ix, int64_t probe_or_hash, const char *rows, size_t row_size)
+prefetch_lookup(const NbIndex *ix, int64_t probe_or_hash, uint32_t len, const char *rows,
+				size_t row_size)
 {
 	int64_t		p = rows != NULL ? probe_or_hash : nb_index_probe(ix, (uint64_t) probe_or_hash);
 	uint64_t	r;
@@ -112,6 +116,24 @@ prefetch_lookup(const NbIndex *ix, int64_t probe_or_hash, const char *rows, size
 	}
 	else
 		nb_prefetch(&ix->item_key[r]);
+	if (rows == NULL || len > 8)
+		nb_prefetch(&ix->rank_offset[r]);
+}
+
+NB_HOT_INLINE void
+fetch_value(const NbIndex *ix, int64_t probe_or_hash, uint32_t len, const char *rows)
+{
+	int64_t		p;
+
+	if (rows != NULL && len <= 8)
+		return;
+	p = rows != NULL ? probe_or_hash : nb_index_probe(ix, (uint64_t) probe_or_hash);
+	if (p < 0)
+		return;
+	nb_prefetch(ix->item_text + ix->rank_offset[nb_index_probe_rank(p)]);
+	/* without rows, the value's length is told by the item's offsets */
+	if (rows == NULL)
+		nb_prefetch(&ix->item_offset[nb_index_item_at(ix, nb_index_probe_rank(p))]);
 }
 
 /* Room for n more tokens of the document and n lookups. */
@@ -168,13 +190,18 @@ add_tokens(const NbIndex *ix, NbDoc *doc, uint32_t feature, const NbTokenRef *to
 		nb_interrupt_at(i);
 		scratch[i] = rows != NULL ? nb_index_probe(ix, hash) : (int64_t) hash;
 		if (i < NB_PREFETCH_DISTANCE)
-			prefetch_lookup(ix, scratch[i], rows, row_size);
+			prefetch_lookup(ix, scratch[i], tokens[i].len, rows, row_size);
 	}
 	for (uint32_t i = 0; i < n; i++)
 	{
+		uint32_t	half = i + NB_PREFETCH_DISTANCE / 2;
+
 		nb_interrupt_at(i);
 		if (i + NB_PREFETCH_DISTANCE < n)
-			prefetch_lookup(ix, scratch[i + NB_PREFETCH_DISTANCE], rows, row_size);
+			prefetch_lookup(ix, scratch[i + NB_PREFETCH_DISTANCE],
+							tokens[i + NB_PREFETCH_DISTANCE].len, rows, row_size);
+		if (half < n)
+			fetch_value(ix, scratch[half], tokens[half].len, rows);
 		if (rows != NULL)
 			scratch[i] = nb_index_find_row(ix, rows, row_size, feature, tokens[i].str,
 										   tokens[i].len, scratch[i]);

@@ -34,44 +34,18 @@ item_hash(const NbIndex *ix, uint32_t j, uint32_t k)
 }
 
 /*
- * Move item_key[k] (item k's key) to item_key[item_place[k]], in place:
- * along each cycle of the permutation, the key displaced goes where its
- * own item says.  A key is in its place when its item's rank is where it
- * stands.
- */
-static void
-permute_keys(NbIndex *ix)
-{
-	for (uint32_t start = 0; start < ix->n_tokens; start++)
-	{
-		uint64_t	key;
-
-		nb_interrupt_at(start);
-		key = ix->item_key[start];
-		while (ix->item_place[(uint32_t) key] != start)
-		{
-			uint32_t	to = ix->item_place[(uint32_t) key];
-			uint64_t	displaced = ix->item_key[to];
-
-			ix->item_key[to] = key;
-			key = displaced;
-		}
-		ix->item_key[start] = key;
-	}
-}
-
-/*
  * The item map (see NbIndex): each item into the first free slot of its
  * probe (the bitmap's words of items ahead fetched meanwhile: they are at
  * random), its slot kept in item_place until every item has one; then the
- * ranks, and item_place and item_key by rank.  Nothing but the map itself
- * is allocated: a table of slots for the while would stay in the backend's
- * memory, freed but not given back, beside what is made next.
+ * ranks, and item by item its rank and its key at its rank (the item hashed
+ * again for its tag).  Nothing but the map itself is allocated: a table of
+ * slots or keys for the while would stay in the backend's memory, freed
+ * but not given back, beside what is made next.
  */
 static void
 place_items(NbIndex *ix)
 {
-	uint64_t	n = ((uint64_t) ix->n_tokens * 2 + 63) / 64 * 64;
+	uint64_t	n = ((uint64_t) ix->n_tokens * 4 + 63) / 64 * 64;
 	uint64_t	words;
 	uint64_t	ahead[NB_PREFETCH_DISTANCE];
 	uint64_t	r = 0;
@@ -83,6 +57,7 @@ place_items(NbIndex *ix)
 	ix->item_rank = nb_alloc(sizeof(uint32_t) * (words + 1));
 	ix->item_key = nb_alloc(sizeof(uint64_t) * ((uint64_t) ix->n_tokens + 1));
 	ix->item_place = nb_alloc(sizeof(uint32_t) * ((uint64_t) ix->n_tokens + 1));
+	ix->rank_offset = nb_alloc(sizeof(uint32_t) * ((uint64_t) ix->n_tokens + 1));
 	for (uint32_t j = 0; j < ix->n_features; j++)
 	{
 		uint32_t	end = ix->first_item[j + 1];
@@ -107,8 +82,6 @@ place_items(NbIndex *ix)
 				;
 			ix->item_full[i / 64] |= UINT64_C(1) << (i % 64);
 			ix->item_place[k] = (uint32_t) i;
-			/* the tag now, the item once its rank is known */
-			ix->item_key[k] = hash >> 32;
 		}
 	}
 	for (uint64_t w = 0; w < words; w++)
@@ -118,18 +91,17 @@ place_items(NbIndex *ix)
 		r += nb_bit_count(ix->item_full[w]);
 	}
 	ix->item_rank[words] = (uint32_t) r;
-	/* slots to ranks; each item's key to its rank's place, following the cycles */
-	for (k = 0; k < ix->n_tokens; k++)
-	{
-		nb_interrupt_at(k);
-		ix->item_place[k] = (uint32_t) nb_index_slot_rank(ix, ix->item_place[k]);
-	}
-	for (k = 0; k < ix->n_tokens; k++)
-	{
-		nb_interrupt_at(k);
-		ix->item_key[k] = ix->item_key[k] << 32 | k;
-	}
-	permute_keys(ix);
+	k = 0;
+	for (uint32_t j = 0; j < ix->n_features; j++)
+		for (; k < ix->first_item[j + 1]; k++)
+		{
+			uint64_t	rank = nb_index_slot_rank(ix, ix->item_place[k]);
+
+			nb_interrupt_at(k);
+			ix->item_place[k] = (uint32_t) rank;
+			ix->item_key[rank] = (item_hash(ix, j, k) >> 32) << 32 | k;
+			ix->rank_offset[rank] = ix->item_offset[k];
+		}
 }
 
 /*
@@ -333,6 +305,7 @@ nb_index_free(NbIndex *ix)
 	nb_free(ix->item_rank);
 	nb_free(ix->item_key);
 	nb_free(ix->item_place);
+	nb_free(ix->rank_offset);
 	if (ix->item_copy != NULL)
 		nb_free(ix->item_copy);
 	nb_free(ix->class_docs);

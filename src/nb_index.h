@@ -71,13 +71,16 @@ typedef struct NbIndex
 	 * (nb_index_item_hash) above the item k.  A scorer's rows are in that
 	 * order too, so that the bitmap alone says where a token's row is: a
 	 * lookup reads one line from memory, or none for a token whose probe
-	 * starts at an empty slot.  item_place[k] is item k's r.
+	 * starts at an empty slot.  item_place[k] is item k's r, and
+	 * rank_offset[r] the item_offset of the item of rank r (a value to
+	 * compare is then fetched beside its row, not after it).
 	 */
 	uint64_t	n_item_slots;	/* a multiple of 64 */
 	uint64_t   *item_full;
 	uint32_t   *item_rank;
 	uint64_t   *item_key;
 	uint32_t   *item_place;
+	uint32_t   *rank_offset;
 	uint64_t   *feature_salt;	/* per feature: what its items' hashes are xored with */
 
 	/* scorers keep the terms of items as rows (see NbRowKey, NbScorer.rows) */
@@ -317,8 +320,7 @@ nb_index_row_is(const NbIndex *index, const char *rows, size_t row_size, uint32_
 	const NbRowKey *key = nb_row_key(rows, row_size, r);
 
 	return key->len == len && key->head == nb_row_head(str, len) &&
-		(len <= 8 ||
-		 nb_bytes_equal(index->item_text + index->item_offset[key->item], str, len)) &&
+		(len <= 8 || nb_bytes_equal(index->item_text + index->rank_offset[r], str, len)) &&
 		nb_index_item_in(index, feature, key->item);
 }
 

@@ -621,14 +621,14 @@ make_rows(NbScorer *sc, const NbIndex *ix)
 	sc->row_size = (uint32_t) size;
 	sc->rows_block = nb_alloc_zero(size * ((uint64_t) ix->n_tokens + 1));
 	sc->rows = (char *) (((uintptr_t) sc->rows_block + size - 1) & ~(uintptr_t) (size - 1));
-	for (uint32_t r = 0; r < ix->n_tokens; r++)
+	/* item by item: the values in order, the rows (at random) each on its own */
+	for (uint32_t k = 0; k < ix->n_tokens; k++)
 	{
-		NbRowKey   *key = (NbRowKey *) nb_row_key(sc->rows, size, r);
-		uint32_t	k = nb_index_item_at(ix, r);
+		NbRowKey   *key = (NbRowKey *) nb_row_key(sc->rows, size, ix->item_place[k]);
 		uint32_t	len;
 		const char *str = nb_index_item(ix, k, &len);
 
-		nb_interrupt_at(r);
+		nb_interrupt_at(k);
 		key->head = nb_row_head(str, len);
 		key->len = len;
 		key->item = k;
