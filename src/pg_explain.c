@@ -222,6 +222,7 @@ explain(FunctionCallInfo fcinfo, NbFeatureInput input)
 	uint64		n;
 	int64		other;
 	Datum		classes[2];
+	MemoryContext row_ctx;
 
 	InitMaterializedSRF(fcinfo, 0);
 	if (!PG_ARGISNULL(4) && PG_GETARG_INT32(4) < 0)
@@ -241,11 +242,19 @@ explain(FunctionCallInfo fcinfo, NbFeatureInput input)
 	n = nb_explain(scorer, &pm->doc, (uint32) best, (uint32) other, rows);
 	if (!PG_ARGISNULL(4) && n > (uint64) PG_GETARG_INT32(4))
 		n = (uint64) PG_GETARG_INT32(4);
+	/* a row's texts are copied into the result: made and freed row by row */
+	row_ctx = AllocSetContextCreate(CurrentMemoryContext, "nb_explain row", ALLOCSET_SMALL_SIZES);
 	for (uint64 i = 0; i < n; i++)
 	{
+		MemoryContext old = MemoryContextSwitchTo(row_ctx);
+
 		CHECK_FOR_INTERRUPTS();
 		put_explain_row(rsinfo, pm, &cats, &rows[i], classes);
+		MemoryContextSwitchTo(old);
+		MemoryContextReset(row_ctx);
 	}
+	MemoryContextDelete(row_ctx);
+	pfree(rows);
 	return (Datum) 0;
 }
 
