@@ -53,8 +53,7 @@ place_items(NbIndex *ix)
 
 	ix->n_item_slots = n < 64 ? 64 : n;
 	words = ix->n_item_slots / 64;
-	ix->item_full = nb_alloc_zero(sizeof(uint64_t) * words);
-	ix->item_rank = nb_alloc(sizeof(uint32_t) * (words + 1));
+	ix->item_words = nb_alloc_zero(sizeof(NbSlotWord) * words);
 	ix->item_key = nb_alloc(sizeof(uint64_t) * ((uint64_t) ix->n_tokens + 1));
 	ix->item_place = nb_alloc(sizeof(uint32_t) * ((uint64_t) ix->n_tokens + 1));
 	ix->rank_offset = nb_alloc(sizeof(uint32_t) * ((uint64_t) ix->n_tokens + 1));
@@ -75,22 +74,21 @@ place_items(NbIndex *ix)
 				uint64_t	later = item_hash(ix, j, k + NB_PREFETCH_DISTANCE);
 
 				ahead[k % NB_PREFETCH_DISTANCE] = later;
-				nb_prefetch(&ix->item_full[nb_index_probe_start(ix, later) / 64]);
+				nb_prefetch(&ix->item_words[nb_index_probe_start(ix, later) / 64]);
 			}
 			for (i = nb_index_probe_start(ix, hash); nb_index_slot_full(ix, i);
 				 i = nb_index_probe_next(ix, i))
 				;
-			ix->item_full[i / 64] |= UINT64_C(1) << (i % 64);
+			ix->item_words[i / 64].full |= UINT64_C(1) << (i % 64);
 			ix->item_place[k] = (uint32_t) i;
 		}
 	}
 	for (uint64_t w = 0; w < words; w++)
 	{
 		nb_interrupt_at(w);
-		ix->item_rank[w] = (uint32_t) r;
-		r += nb_bit_count(ix->item_full[w]);
+		ix->item_words[w].rank = r;
+		r += nb_bit_count(ix->item_words[w].full);
 	}
-	ix->item_rank[words] = (uint32_t) r;
 	k = 0;
 	for (uint32_t j = 0; j < ix->n_features; j++)
 		for (; k < ix->first_item[j + 1]; k++)
@@ -301,8 +299,7 @@ nb_index_free(NbIndex *ix)
 	nb_free(ix->feature_m2);
 	nb_free(ix->item_offset);
 	nb_free(ix->token_start);
-	nb_free(ix->item_full);
-	nb_free(ix->item_rank);
+	nb_free(ix->item_words);
 	nb_free(ix->item_key);
 	nb_free(ix->item_place);
 	nb_free(ix->rank_offset);

@@ -17,6 +17,16 @@
 #include "nb_port.h"
 #include "nb_strmap.h"
 
+/*
+ * 64 slots of the item map: which are full (bit i: slot 64 w + i), and how
+ * many full slots come before them; one read tells both.
+ */
+typedef struct NbSlotWord
+{
+	uint64_t	full;
+	uint64_t	rank;
+} NbSlotWord;
+
 typedef struct NbIndex
 {
 	uint32_t	n_classes;
@@ -63,9 +73,9 @@ typedef struct NbIndex
 
 	/*
 	 * The item map: open addressing with linear probing over n_item_slots
-	 * slots, at most half of them full, kept compact.  Which slots are full
-	 * is a bitmap (item_full, a word per 64 slots, and item_rank, the full
-	 * slots before each word: 0.4 bytes per item, which stays in cache);
+	 * slots, a quarter of them full, kept compact.  Which slots are full is
+	 * a bitmap with the full slots before each of its words (item_words: 1
+	 * byte per item, which stays in cache);
 	 * the items of the full slots are in slot order in item_key, r-th the
 	 * r-th full slot's: the high 32 bits of the item's hash
 	 * (nb_index_item_hash) above the item k.  A scorer's rows are in that
@@ -76,8 +86,7 @@ typedef struct NbIndex
 	 * compare is then fetched beside its row, not after it).
 	 */
 	uint64_t	n_item_slots;	/* a multiple of 64 */
-	uint64_t   *item_full;
-	uint32_t   *item_rank;
+	NbSlotWord *item_words;
 	uint64_t   *item_key;
 	uint32_t   *item_place;
 	uint32_t   *rank_offset;
@@ -150,7 +159,7 @@ nb_index_probe_next(const NbIndex *index, uint64_t i)
 static inline bool
 nb_index_slot_full(const NbIndex *index, uint64_t i)
 {
-	return (index->item_full[i >> 6] >> (i & 63)) & 1;
+	return (index->item_words[i >> 6].full >> (i & 63)) & 1;
 }
 
 /*
@@ -172,7 +181,7 @@ nb_index_slot_rank(const NbIndex *index, uint64_t i)
 {
 	uint64_t	below = (UINT64_C(1) << (i & 63)) - 1;
 
-	return index->item_rank[i >> 6] + nb_bit_count(index->item_full[i >> 6] & below);
+	return index->item_words[i >> 6].rank + nb_bit_count(index->item_words[i >> 6].full & below);
 }
 
 /*
