@@ -118,10 +118,10 @@ bernoulli_prior(const NbIndex *ix, uint32_t j, uint64_t first, uint64_t end,
 
 		nb_interrupt_at(e);
 		seen[c] += 1;
-		nb_exact_add(sum, beta_term(nb_index_entry_docs(ix, e), ix->present[jc + c], pc->present, pc->absent));
+		nb_exact_add(sum, beta_term(nb_index_entry_docs(ix, e), nb_index_present(ix, jc + c), pc->present, pc->absent));
 	}
 	for (uint32_t c = 0; c < C; c++)
-		nb_exact_add(sum, (V - seen[c]) * beta_term(0, ix->present[jc + c], pc->present, pc->absent));
+		nb_exact_add(sum, (V - seen[c]) * beta_term(0, nb_index_present(ix, jc + c), pc->present, pc->absent));
 	nb_free(seen);
 }
 

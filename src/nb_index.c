@@ -102,17 +102,33 @@ place_items(NbIndex *ix)
 		}
 }
 
+/* Copy n bytes of a section to p (none if it is NULL), pointing *to at them; past them. */
+static char *
+copy_section(char *p, const unsigned char *section, uint64_t n, const unsigned char **to)
+{
+	if (section == NULL)
+		return p;
+	nb_copy(p, section, n);
+	*to = (const unsigned char *) p;
+	return p + n;
+}
+
 /*
- * Point the index at a copy of its items' sections, in one allocation:
- * entries' classes, counts and documents, then the values (of bytes bytes).
+ * Point the index at a copy of what it reads in the view, in one
+ * allocation: the pairs' statistics, the entries' classes, counts and
+ * documents, then the values (of bytes bytes).
  */
 static void
 copy_items(NbIndex *ix, const NbView *v, uint64_t bytes)
 {
 	uint64_t	E = ix->n_entries;
-	char	   *p = nb_alloc(20 * E + bytes + 1);
+	uint64_t	pairs = 8 * (uint64_t) ix->n_features * ix->n_classes;
+	char	   *p = nb_alloc(3 * pairs + 20 * E + bytes + 1);
 
 	ix->item_copy = p;
+	p = copy_section(p, v->feature_present, pairs, &ix->pairs_present);
+	p = copy_section(p, v->feature_a, pairs, &ix->pairs_a);
+	p = copy_section(p, v->feature_b, pairs, &ix->pairs_b);
 	nb_copy(p, v->entry_class, 4 * E);
 	ix->entries_class = (const unsigned char *) p;
 	p += 4 * E;
@@ -153,9 +169,9 @@ nb_index_copy(NbIndex *ix, const NbView *v, bool own_items)
 	ix->first_item = nb_alloc(sizeof(uint32_t) * (F + 1));
 	ix->feature_salt = nb_alloc(sizeof(uint64_t) * (F + 1));
 	ix->position_feature = nb_alloc(sizeof(uint32_t) * ((uint64_t) v->vector_len + 1));
-	ix->present = nb_alloc(sizeof(double) * (FC + 1));
-	ix->stat_a = nb_alloc(sizeof(double) * (FC + 1));
-	ix->stat_b = nb_alloc(sizeof(double) * (FC + 1));
+	ix->pairs_present = v->feature_present;
+	ix->pairs_a = v->feature_a;
+	ix->pairs_b = v->feature_b;
 	ix->feature_tokens = has_items(v) ? nb_alloc_zero(sizeof(double) * (FC + 1)) : NULL;
 	ix->feature_total = nb_alloc_zero(sizeof(double) * (F + 1));
 	ix->feature_rows = nb_alloc(sizeof(double) * (F + 1));
@@ -196,14 +212,6 @@ nb_index_copy(NbIndex *ix, const NbView *v, bool own_items)
 		/* the bag "", the hot path, keeps the values' own hashes */
 		ix->feature_salt[j] = ix->unnamed_bag == (int64_t) j ? 0 : nb_hash_mix((uint64_t) j + 1);
 		ix->first_item[j] = k;
-		for (uint32_t c = 0; c < C; c++)
-		{
-			uint64_t	i = (uint64_t) j * C + c;
-
-			ix->present[i] = nb_view_present(v, j, c);
-			ix->stat_a[i] = nb_view_a(v, j, c);
-			ix->stat_b[i] = nb_view_b(v, j, c);
-		}
 		ix->feature_rows[j] = nb_view_feature_rows(v, j);
 		ix->feature_mean[j] = nb_view_feature_mean(v, j);
 		ix->feature_m2[j] = nb_view_feature_m2(v, j);
@@ -288,9 +296,6 @@ nb_index_free(NbIndex *ix)
 	nb_free(ix->first_item);
 	nb_free(ix->feature_salt);
 	nb_free(ix->position_feature);
-	nb_free(ix->present);
-	nb_free(ix->stat_a);
-	nb_free(ix->stat_b);
 	if (ix->feature_tokens != NULL)
 		nb_free(ix->feature_tokens);
 	nb_free(ix->feature_total);

@@ -40,10 +40,14 @@ typedef struct NbIndex
 	NbFeatureType *feature_type;
 	uint32_t   *feature_items;	/* K_j or V_j: items of each feature */
 	uint32_t   *position_feature;	/* feature of each float8[] position */
-	/* per (feature j, class c) at j * n_classes + c, see NbFeatureType */
-	double	   *present;
-	double	   *stat_a;
-	double	   *stat_b;
+	/*
+	 * per (feature j, class c) at j * n_classes + c, see NbFeatureType:
+	 * little-endian, read in place as the items are (pairs_a and pairs_b
+	 * NULL in a model without them: 0)
+	 */
+	const unsigned char *pairs_present;
+	const unsigned char *pairs_a;
+	const unsigned char *pairs_b;
 	double	   *feature_tokens; /* sum of the entry counts of j's items in c;
 								 * NULL in a model without bag or categorical
 								 * features */
@@ -58,8 +62,8 @@ typedef struct NbIndex
 	 * The items (bag tokens, categorical values), numbered in the model's
 	 * order: feature j's are first_item[j] .. first_item[j + 1] - 1.  Their
 	 * values and entries are read in place in the model's bytes (the view's
-	 * sections) or in item_copy, the index's copy of those sections
-	 * (nb_index_copy), else NULL.
+	 * sections) or in item_copy, the index's copy of those sections and of
+	 * the pairs' (nb_index_copy), else NULL.
 	 */
 	char	   *item_copy;
 	uint32_t   *first_item;		/* F + 1 */
@@ -104,6 +108,25 @@ typedef struct NbIndex
 	double	   *length_value;
 	double	   *length_weight;
 } NbIndex;
+
+/* Pair i's statistics (read in the model's bytes). */
+static inline double
+nb_index_present(const NbIndex *index, uint64_t i)
+{
+	return nb_read_f64(index->pairs_present, i);
+}
+
+static inline double
+nb_index_stat_a(const NbIndex *index, uint64_t i)
+{
+	return index->pairs_a == NULL ? 0 : nb_read_f64(index->pairs_a, i);
+}
+
+static inline double
+nb_index_stat_b(const NbIndex *index, uint64_t i)
+{
+	return index->pairs_b == NULL ? 0 : nb_read_f64(index->pairs_b, i);
+}
 
 /* Entry e's class, count and weighted documents (read in the model's bytes). */
 static inline uint32_t
@@ -352,12 +375,12 @@ void		nb_index_build(NbIndex *index, const NbView *view);
 
 /*
  * nb_index_build in two steps: everything but the item map, then the item
- * map.  With own_items the index copies its items' values and entries out
- * of the view (else the view's bytes must outlive the index, which reads
- * them in place), so that a caller holding the bytes only for the index
- * (a model decompressed to be prepared) frees them in between: they and
- * the item map are never held at once, and of the model the index keeps
- * its items only.  Only the labels and features can be looked up before
+ * map.  With own_items the index copies its items' values and entries and
+ * its pairs' statistics out of the view (else the view's bytes must
+ * outlive the index, which reads them in place), so that a caller holding
+ * the bytes only for the index (a model decompressed to be prepared) frees
+ * them in between: they and the item map are never held at once, and of
+ * the model the index keeps what it reads only.  Only the labels and features can be looked up before
  * nb_index_place.
  */
 void		nb_index_copy(NbIndex *index, const NbView *view, bool own_items);

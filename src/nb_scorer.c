@@ -352,9 +352,9 @@ build_bernoulli(NbScorer *sc, const NbIndex *ix, uint32_t j, uint32_t first_item
 		LogFactor	present0,
 					absent0;
 
-		den[c] = log_bernoulli_den(ix->present[jc + c], pc);
+		den[c] = log_bernoulli_den(nb_index_present(ix, jc + c), pc);
 		present0 = log_present(0, den[c], pc, &memo);
-		absent0 = log_absent(0, ix->present[jc + c], den[c], pc);
+		absent0 = log_absent(0, nb_index_present(ix, jc + c), den[c], pc);
 		sc->dist_f[jc + c] = present0.f - absent0.f;
 		sc->dist_z[jc + c] = present0.z - absent0.z;
 	}
@@ -362,7 +362,7 @@ build_bernoulli(NbScorer *sc, const NbIndex *ix, uint32_t j, uint32_t first_item
 		for (uint64_t e = ix->token_start[k]; e < ix->token_start[k + 1]; e++)
 		{
 			uint32_t	c = nb_index_entry_class(ix, e);
-			double		Dc = ix->present[jc + c];
+			double		Dc = nb_index_present(ix, jc + c);
 			LogFactor	absent = log_absent(nb_index_entry_docs(ix, e), Dc, den[c], pc);
 			LogFactor	present = log_present(nb_index_entry_docs(ix, e), den[c], pc, &memo);
 
@@ -375,7 +375,7 @@ build_bernoulli(NbScorer *sc, const NbIndex *ix, uint32_t j, uint32_t first_item
 		}
 	for (uint32_t c = 0; c < C; c++)
 	{
-		LogFactor	absent0 = log_absent(0, ix->present[jc + c], den[c], pc);
+		LogFactor	absent0 = log_absent(0, nb_index_present(ix, jc + c), den[c], pc);
 
 		add_compensated(&sc->base_f[jc + c], &comp[c], (V - nnz[c]) * absent0.f);
 		sc->base_f[jc + c] += comp[c];
@@ -530,10 +530,10 @@ build_boolean(NbScorer *sc, const NbIndex *ix, uint32_t j, const NbPseudoCounts 
 	for (uint32_t c = 0; c < ix->n_classes; c++)
 	{
 		uint64_t	i = (uint64_t) j * ix->n_classes + c;
-		LogFactor	den = log_bernoulli_den(ix->present[i], pc);
+		LogFactor	den = log_bernoulli_den(nb_index_present(ix, i), pc);
 
-		set_factor(sc->occ_f, sc->occ_z, i, log_present(ix->stat_a[i], den, pc, NULL));
-		set_factor(sc->dist_f, sc->dist_z, i, log_absent(ix->stat_a[i], ix->present[i], den, pc));
+		set_factor(sc->occ_f, sc->occ_z, i, log_present(nb_index_stat_a(ix, i), den, pc, NULL));
+		set_factor(sc->dist_f, sc->dist_z, i, log_absent(nb_index_stat_a(ix, i), nb_index_present(ix, i), den, pc));
 	}
 }
 
@@ -575,25 +575,25 @@ build_gaussian(NbScorer *sc, const NbIndex *ix, uint32_t j, double floor)
 
 	for (uint32_t c = 0; c < C; c++)
 	{
-		double		w = ix->present[jc + c];
-		double		delta = ix->stat_a[jc + c] - mean;
+		double		w = nb_index_present(ix, jc + c);
+		double		delta = nb_index_stat_a(ix, jc + c) - mean;
 
 		if (w == 0)
 			continue;
 		mean += delta * (w / (n + w));
-		m2 += ix->stat_b[jc + c] + delta * delta * (n * w / (n + w));
+		m2 += nb_index_stat_b(ix, jc + c) + delta * delta * (n * w / (n + w));
 		n += w;
 	}
 	sc->usable[j] = n > 0;
 	for (uint32_t c = 0; c < C; c++)
 	{
-		double		w = ix->present[jc + c];
+		double		w = nb_index_present(ix, jc + c);
 		double		var;
 
 		if (w > 0)
 		{
-			sc->mean[jc + c] = ix->stat_a[jc + c];
-			var = ix->stat_b[jc + c] / w + floor;
+			sc->mean[jc + c] = nb_index_stat_a(ix, jc + c);
+			var = nb_index_stat_b(ix, jc + c) / w + floor;
 		}
 		else
 		{
