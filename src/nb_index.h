@@ -79,10 +79,11 @@ typedef struct NbIndex
 	 * The item map: open addressing with linear probing over n_item_slots
 	 * slots, a quarter of them full, kept compact.  Which slots are full is
 	 * a bitmap with the full slots before each of its words (item_words: 1
-	 * byte per item, which stays in cache);
-	 * the items of the full slots are in slot order in item_key, r-th the
-	 * r-th full slot's: the high 32 bits of the item's hash
-	 * (nb_index_item_hash) above the item k.  A scorer's rows are in that
+	 * byte per item, which stays in cache); the items of the full slots are
+	 * in slot order in item_key, r-th the r-th full slot's: the high 32 bits
+	 * of the item's hash (nb_index_item_hash) above the item k.  Linear
+	 * probing keeps the items of a run of full slots in order, so a probe
+	 * walks ranks r, r + 1, ...  A scorer's rows are in that
 	 * order too, so that the bitmap alone says where a token's row is: a
 	 * lookup reads one line from memory, or none for a token whose probe
 	 * starts at an empty slot.  item_place[k] is item k's r, and
@@ -209,9 +210,10 @@ nb_index_slot_rank(const NbIndex *index, uint64_t i)
 
 /*
  * Where the probe of hash starts: the slot and its rank, packed as rank <<
- * 32 | slot (n_item_slots < 2^32: a model's items are fewer than 2^31, as
- * each takes 8 bytes of it at least), or -1 if that slot is empty (then no
- * item has the hash: linear probing would have put it there).
+ * 32 | slot (n_item_slots < 2^32: 4 per item, and a model's items are
+ * fewer than 2^27, each taking 8 bytes or more of its 805 MB at most), or
+ * -1 if that slot is empty (then no item has the hash: linear probing would
+ * have put it there).
  */
 static inline int64_t
 nb_index_probe(const NbIndex *index, uint64_t hash)
