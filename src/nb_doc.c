@@ -34,7 +34,6 @@ nb_doc_free(NbDoc *doc)
 	nb_itemset_free(&doc->items);
 	if (doc->scratch != NULL)
 		nb_free(doc->scratch);
-	nb_item_keys_free(&doc->item_keys);
 	nb_free(doc->present);
 	nb_free(doc->present_list);
 	nb_free(doc->occurrences);
@@ -92,27 +91,49 @@ nb_doc_known(const NbDoc *doc, const NbIndex *ix)
 }
 
 /*
- * Fetch the slot where a lookup of this hash starts.  In rows (row_size not
- * 0), also fetch the next slot's cache line: many items sit one slot past
- * where their lookup starts (linear probing), and they should not cost a
- * second wait for memory.  A token longer than 8 bytes is also compared in
- * the item map.
+ * Fetch what looking up a token will read first, where the bitmap says it
+ * is (probe is the token's nb_index_probe through rows, else hash its
+ * hash): through rows, its row (and the next, where many items sit: linear
+ * probing); without, the item; and the offset of a value to be compared in
+ * the model's bytes (without rows, or a token longer than a row key holds).
+ * That value is fetched half the distance ahead (fetch_value), once its
+ * offset (and without rows, its item) is in.
  */
 NB_HOT_INLINE void
-prefetch_slot(const NbIndex *ix, uint64_t hash, uint32_t len, const char *rows,
-			  size_t row_size)
+prefetch_lookup(const NbIndex *ix, int64_t probe_or_hash, uint32_t len, const char *rows,
+				size_t row_size)
 {
-	uint32_t	i = nb_strmap_probe_start(&ix->tokens, hash);
+	int64_t		p = rows != NULL ? probe_or_hash : nb_index_probe(ix, (uint64_t) probe_or_hash);
+	uint64_t	r;
 
-	if (row_size == 0)
-	{
-		nb_prefetch(nb_strmap_slot(&ix->tokens, i));
+	if (p < 0)
 		return;
+	r = nb_index_probe_rank(p);
+	if (rows != NULL)
+	{
+		nb_prefetch(nb_row_key(rows, row_size, r));
+		nb_prefetch(nb_row_key(rows, row_size, r + 1));
 	}
-	nb_prefetch(nb_row_key(rows, row_size, i));
-	nb_prefetch(nb_row_key(rows, row_size, nb_strmap_probe_next(&ix->tokens, i)));
-	if (len > 8)
-		nb_prefetch(nb_strmap_slot(&ix->tokens, i));
+	else
+		nb_prefetch(&ix->item_key[r]);
+	if (rows == NULL || len > 8)
+		nb_prefetch(&ix->rank_offset[r]);
+}
+
+NB_HOT_INLINE void
+fetch_value(const NbIndex *ix, int64_t probe_or_hash, uint32_t len, const char *rows)
+{
+	int64_t		p;
+
+	if (rows != NULL && len <= 8)
+		return;
+	p = rows != NULL ? probe_or_hash : nb_index_probe(ix, (uint64_t) probe_or_hash);
+	if (p < 0)
+		return;
+	nb_prefetch(ix->item_text + ix->rank_offset[nb_index_probe_rank(p)]);
+	/* without rows, the value's length is told by the item's offsets */
+	if (rows == NULL)
+		nb_prefetch(&ix->item_offset[nb_index_item_at(ix, nb_index_probe_rank(p))]);
 }
 
 /* Room for n more tokens of the document and n lookups. */
@@ -139,10 +160,9 @@ reserve_doc(NbDoc *doc, uint32_t n)
 }
 
 /*
- * Add tokens, looking them up in the index's item map (row_size 0) or in a
- * scorer's rows.  Repeats of an item are added up if merge, else kept as
- * separate items.  Inline so that each caller's probe has its row_size as a
- * constant.
+ * Add tokens, looking them up in the index's item map (rows NULL) or
+ * through a scorer's rows.  Repeats of an item are added up if merge, else
+ * kept as separate items.  Inline so that each caller's probe knows which.
  */
 NB_HOT_INLINE void
 add_tokens(const NbIndex *ix, NbDoc *doc, uint32_t feature, const NbTokenRef *tokens,
@@ -156,41 +176,42 @@ add_tokens(const NbIndex *ix, NbDoc *doc, uint32_t feature, const NbTokenRef *to
 		return;
 	reserve_doc(doc, n);
 	scratch = doc->scratch;
-	if ((int64_t) feature != ix->unnamed_bag)
-		tokens = nb_item_keys(&doc->item_keys, feature, tokens, n);
 
 	/*
-	 * Hash, then probe with software prefetching a fixed distance ahead, so
-	 * that cache misses overlap without flooding the CPU's outstanding-miss
-	 * slots; then add up repeats.
+	 * Hash (and through rows, find where the probe starts), then look up
+	 * with software prefetching a fixed distance ahead, so that cache
+	 * misses overlap without flooding the CPU's outstanding-miss slots;
+	 * then add up repeats.
 	 */
 	for (uint32_t i = 0; i < n; i++)
 	{
+		uint64_t	hash = nb_index_item_hash(ix, feature, nb_hash_token(tokens[i].str, tokens[i].len));
+
 		nb_interrupt_at(i);
-		scratch[i] = (int64_t) nb_hash_token(tokens[i].str, tokens[i].len);
+		scratch[i] = rows != NULL ? nb_index_probe(ix, hash) : (int64_t) hash;
 		if (i < NB_PREFETCH_DISTANCE)
-			prefetch_slot(ix, (uint64_t) scratch[i], tokens[i].len, rows, row_size);
+			prefetch_lookup(ix, scratch[i], tokens[i].len, rows, row_size);
 	}
 	for (uint32_t i = 0; i < n; i++)
 	{
-		uint32_t	ahead = i + NB_PREFETCH_DISTANCE;
-		int64_t		slot;
+		uint32_t	half = i + NB_PREFETCH_DISTANCE / 2;
 
 		nb_interrupt_at(i);
-		if (ahead < n)
-			prefetch_slot(ix, (uint64_t) scratch[ahead], tokens[ahead].len, rows, row_size);
-		if (row_size != 0)
-			slot = nb_index_find_row(ix, rows, row_size, tokens[i].str, tokens[i].len,
-							(uint64_t) scratch[i]);
+		if (i + NB_PREFETCH_DISTANCE < n)
+			prefetch_lookup(ix, scratch[i + NB_PREFETCH_DISTANCE],
+							tokens[i + NB_PREFETCH_DISTANCE].len, rows, row_size);
+		if (half < n)
+			fetch_value(ix, scratch[half], tokens[half].len, rows);
+		if (rows != NULL)
+			scratch[i] = nb_index_find_row(ix, rows, row_size, feature, tokens[i].str,
+										   tokens[i].len, scratch[i]);
 		else
 		{
-			/* the index's item map has no payload: its slots are NbStrSlots */
-			slot = nb_strmap_find_sized(&ix->tokens, sizeof(NbStrSlot), tokens[i].str,
-										tokens[i].len, (uint64_t) scratch[i]);
-			if (slot >= 0)
-				nb_prefetch(&ix->token_start[nb_strmap_slot(&ix->tokens, (uint32_t) slot)->id1 - 1]);
+			scratch[i] = nb_index_find_item(ix, feature, tokens[i].str, tokens[i].len,
+											(uint64_t) scratch[i]);
+			if (scratch[i] >= 0)
+				nb_prefetch(&ix->token_start[nb_index_item_at(ix, (uint64_t) scratch[i])]);
 		}
-		scratch[i] = slot;
 	}
 
 	/* in locals: stores through doc would make the compiler reload them */
@@ -203,25 +224,24 @@ add_tokens(const NbIndex *ix, NbDoc *doc, uint32_t feature, const NbTokenRef *to
 
 		for (uint32_t i = 0; i < n; i++)
 		{
-			int64_t		slot = scratch[i];
 			uint32_t	k;
 			uint32_t	pos = used;
 
 			nb_interrupt_at(i);
-			if (slot < 0)
+			if (scratch[i] < 0)
 			{
 				unknown += tokens[i].count;
 				continue;
 			}
-			k = (row_size != 0 ? nb_row_key(rows, row_size, (uint64_t) slot)->id1 :
-				 nb_strmap_slot(&ix->tokens, (uint32_t) slot)->id1) - 1;
+			k = rows != NULL ? nb_row_key(rows, row_size, (uint64_t) scratch[i])->item :
+				nb_index_item_at(ix, (uint64_t) scratch[i]);
 			occurrences += tokens[i].count;
 			if (merge && !nb_itemset_add(&doc->items, k, &pos))
 				out[pos].count += tokens[i].count;
 			else
 			{
 				out[used].token = k;
-				out[used].slot = (uint32_t) slot;
+				out[used].slot = (uint32_t) scratch[i];
 				out[used].feature = feature;
 				out[used].count = tokens[i].count;
 				used++;
@@ -243,8 +263,8 @@ nb_doc_add_tokens(const NbIndex *ix, NbDoc *doc, uint32_t feature,
 }
 
 /*
- * Here rather than in nb_scorer.c so that add_tokens is inlined, with a
- * constant row_size, into each of its branches: going through a function of
+ * Here rather than in nb_scorer.c so that add_tokens is inlined, with or
+ * without rows, into each of its branches: going through a function of
  * nb_doc.c instead took 1.7% more instructions to score short documents.
  */
 void
@@ -259,8 +279,6 @@ nb_scorer_add_tokens(const NbScorer *sc, NbDoc *doc, uint32_t feature,
 
 	if (sc->rows == NULL)
 		add_tokens(sc->index, doc, feature, tokens, n, NULL, 0, true);
-	else if (sc->row_size == 32)
-		add_tokens(sc->index, doc, feature, tokens, n, sc->rows, 32, merge);
 	else
-		add_tokens(sc->index, doc, feature, tokens, n, sc->rows, 64, merge);
+		add_tokens(sc->index, doc, feature, tokens, n, sc->rows, sc->row_size, merge);
 }

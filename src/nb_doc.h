@@ -17,7 +17,7 @@
 typedef struct NbDocToken
 {
 	uint32_t	token;
-	uint32_t	slot;			/* the item's slot in NbIndex.tokens */
+	uint32_t	slot;			/* its rank in the index's item map: its row */
 	uint32_t	feature;
 	double		count;
 } NbDocToken;
@@ -33,7 +33,6 @@ typedef struct NbDoc
 	uint32_t	tokens_cap;
 	int64_t    *scratch;
 	uint32_t	scratch_cap;
-	NbItemKeys	item_keys;		/* items of features other than the bag "" */
 	NbItemSet	items;			/* item -> position in tokens, to add up repeats */
 	/* per feature */
 	bool	   *present;

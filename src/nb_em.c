@@ -81,7 +81,7 @@ multinomial_prior(const NbIndex *ix, uint32_t j, uint64_t first, uint64_t end, d
 	for (uint64_t e = first; e < end; e++)
 	{
 		nb_interrupt_at(e);
-		nb_exact_add(sum, a * (log(ix->entry_count[e] + a) - log_a));
+		nb_exact_add(sum, a * (log(nb_index_entry_count(ix, e) + a) - log_a));
 	}
 	for (uint32_t c = 0; c < C; c++)
 		nb_exact_add(sum, a * V * (log_a - log(ix->feature_tokens[(uint64_t) j * C + c] + a * V)));
@@ -114,14 +114,14 @@ bernoulli_prior(const NbIndex *ix, uint32_t j, uint64_t first, uint64_t end,
 
 	for (uint64_t e = first; e < end; e++)
 	{
-		uint32_t	c = ix->entry_class[e];
+		uint32_t	c = nb_index_entry_class(ix, e);
 
 		nb_interrupt_at(e);
 		seen[c] += 1;
-		nb_exact_add(sum, beta_term(ix->entry_docs[e], ix->present[jc + c], pc->present, pc->absent));
+		nb_exact_add(sum, beta_term(nb_index_entry_docs(ix, e), nb_index_present(ix, jc + c), pc->present, pc->absent));
 	}
 	for (uint32_t c = 0; c < C; c++)
-		nb_exact_add(sum, (V - seen[c]) * beta_term(0, ix->present[jc + c], pc->present, pc->absent));
+		nb_exact_add(sum, (V - seen[c]) * beta_term(0, nb_index_present(ix, jc + c), pc->present, pc->absent));
 	nb_free(seen);
 }
 

@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "nb_alloc.h"
-#include "nb_item.h"
 #include "nb_interrupt.h"
 
 /* Whether some feature of the view has items (a bag or a categorical feature). */
@@ -24,17 +23,136 @@ has_items(const NbView *v)
 	return false;
 }
 
+/* The hash of item k of feature j, as the item map keeps it. */
+static uint64_t
+item_hash(const NbIndex *ix, uint32_t j, uint32_t k)
+{
+	uint32_t	len;
+	const char *s = nb_index_item(ix, k, &len);
+
+	return nb_index_item_hash(ix, j, nb_hash_token(s, len));
+}
+
+/*
+ * The item map (see NbIndex): each item into the first free slot of its
+ * probe (the bitmap's words of items ahead fetched meanwhile: they are at
+ * random), its slot kept in item_place until every item has one; then the
+ * ranks, and item by item its rank and its key at its rank (the item hashed
+ * again for its tag).  Nothing but the map itself is allocated: a table of
+ * slots or keys for the while would stay in the backend's memory, freed
+ * but not given back, beside what is made next.
+ */
+static void
+place_items(NbIndex *ix)
+{
+	uint64_t	n = ((uint64_t) ix->n_tokens * 4 + 63) / 64 * 64;
+	uint64_t	words;
+	uint64_t	ahead[NB_PREFETCH_DISTANCE];
+	uint64_t	r = 0;
+	uint32_t	k = 0;
+
+	ix->n_item_slots = n < 64 ? 64 : n;
+	words = ix->n_item_slots / 64;
+	ix->item_words = nb_alloc_zero(sizeof(NbSlotWord) * words);
+	ix->item_key = nb_alloc(sizeof(uint64_t) * ((uint64_t) ix->n_tokens + 1));
+	ix->item_place = nb_alloc(sizeof(uint32_t) * ((uint64_t) ix->n_tokens + 1));
+	ix->rank_offset = nb_alloc(sizeof(uint32_t) * ((uint64_t) ix->n_tokens + 1));
+	for (uint32_t j = 0; j < ix->n_features; j++)
+	{
+		uint32_t	end = ix->first_item[j + 1];
+
+		for (uint32_t a = k; a < end && a < k + NB_PREFETCH_DISTANCE; a++)
+			ahead[a % NB_PREFETCH_DISTANCE] = item_hash(ix, j, a);
+		for (; k < end; k++)
+		{
+			uint64_t	hash = ahead[k % NB_PREFETCH_DISTANCE];
+			uint64_t	i;
+
+			nb_interrupt_at(k);
+			if (k + NB_PREFETCH_DISTANCE < end)
+			{
+				uint64_t	later = item_hash(ix, j, k + NB_PREFETCH_DISTANCE);
+
+				ahead[k % NB_PREFETCH_DISTANCE] = later;
+				nb_prefetch(&ix->item_words[nb_index_probe_start(ix, later) / 64]);
+			}
+			for (i = nb_index_probe_start(ix, hash); nb_index_slot_full(ix, i);
+				 i = nb_index_probe_next(ix, i))
+				;
+			ix->item_words[i / 64].full |= UINT64_C(1) << (i % 64);
+			ix->item_place[k] = (uint32_t) i;
+		}
+	}
+	for (uint64_t w = 0; w < words; w++)
+	{
+		nb_interrupt_at(w);
+		ix->item_words[w].rank = r;
+		r += nb_bit_count(ix->item_words[w].full);
+	}
+	k = 0;
+	for (uint32_t j = 0; j < ix->n_features; j++)
+		for (; k < ix->first_item[j + 1]; k++)
+		{
+			uint64_t	rank = nb_index_slot_rank(ix, ix->item_place[k]);
+
+			nb_interrupt_at(k);
+			ix->item_place[k] = (uint32_t) rank;
+			ix->item_key[rank] = (item_hash(ix, j, k) >> 32) << 32 | k;
+			ix->rank_offset[rank] = ix->item_offset[k];
+		}
+}
+
+/* Copy n bytes of a section to p (none if it is NULL), pointing *to at them; past them. */
+static char *
+copy_section(char *p, const unsigned char *section, uint64_t n, const unsigned char **to)
+{
+	if (section == NULL)
+		return p;
+	nb_copy(p, section, n);
+	*to = (const unsigned char *) p;
+	return p + n;
+}
+
+/*
+ * Point the index at a copy of what it reads in the view, in one
+ * allocation: the pairs' statistics, the entries' classes, counts and
+ * documents, then the values (of bytes bytes).
+ */
+static void
+copy_items(NbIndex *ix, const NbView *v, uint64_t bytes)
+{
+	uint64_t	E = ix->n_entries;
+	uint64_t	pairs = 8 * (uint64_t) ix->n_features * ix->n_classes;
+	char	   *p = nb_alloc(3 * pairs + 20 * E + bytes + 1);
+
+	ix->item_copy = p;
+	p = copy_section(p, v->feature_present, pairs, &ix->pairs_present);
+	p = copy_section(p, v->feature_a, pairs, &ix->pairs_a);
+	p = copy_section(p, v->feature_b, pairs, &ix->pairs_b);
+	nb_copy(p, v->entry_class, 4 * E);
+	ix->entries_class = (const unsigned char *) p;
+	p += 4 * E;
+	nb_copy(p, v->entry_count, 8 * E);
+	ix->entries_count = (const unsigned char *) p;
+	p += 8 * E;
+	nb_copy(p, v->entry_docs, 8 * E);
+	ix->entries_docs = (const unsigned char *) p;
+	p += 8 * E;
+	nb_copy(p, v->tokens, bytes);
+	ix->item_text = p;
+}
+
 void
-nb_index_copy(NbIndex *ix, const NbView *v)
+nb_index_copy(NbIndex *ix, const NbView *v, bool own_items)
 {
 	uint32_t	C = v->n_classes;
 	uint32_t	F = v->n_features;
 	uint64_t	FC = (uint64_t) F * C;
 	const char *s;
 	const char *name;
-	NbItemKeys	keys = {0};
 	uint64_t	e = 0;
 	uint32_t	k = 0;
+	uint32_t	offset = 0;
 	uint64_t	work = 0;
 
 	memset(ix, 0, sizeof(*ix));
@@ -46,22 +164,25 @@ nb_index_copy(NbIndex *ix, const NbView *v)
 	ix->unnamed_bag = -1;
 	nb_strmap_init(&ix->labels, C);
 	nb_strmap_init(&ix->features, F);
-	nb_strmap_init_appending(&ix->tokens, v->n_tokens);
 	ix->feature_type = nb_alloc(sizeof(NbFeatureType) * (F + 1));
 	ix->feature_items = nb_alloc(sizeof(uint32_t) * (F + 1));
+	ix->first_item = nb_alloc(sizeof(uint32_t) * (F + 1));
+	ix->feature_salt = nb_alloc(sizeof(uint64_t) * (F + 1));
 	ix->position_feature = nb_alloc(sizeof(uint32_t) * ((uint64_t) v->vector_len + 1));
-	ix->present = nb_alloc(sizeof(double) * (FC + 1));
-	ix->stat_a = nb_alloc(sizeof(double) * (FC + 1));
-	ix->stat_b = nb_alloc(sizeof(double) * (FC + 1));
+	ix->pairs_present = v->feature_present;
+	ix->pairs_a = v->feature_a;
+	ix->pairs_b = v->feature_b;
 	ix->feature_tokens = has_items(v) ? nb_alloc_zero(sizeof(double) * (FC + 1)) : NULL;
 	ix->feature_total = nb_alloc_zero(sizeof(double) * (F + 1));
 	ix->feature_rows = nb_alloc(sizeof(double) * (F + 1));
 	ix->feature_mean = nb_alloc(sizeof(double) * (F + 1));
 	ix->feature_m2 = nb_alloc(sizeof(double) * (F + 1));
-	ix->token_start = nb_alloc(sizeof(uint64_t) * ((uint64_t) v->n_tokens + 1));
-	ix->entry_class = nb_alloc(sizeof(uint32_t) * (v->n_entries + 1));
-	ix->entry_count = nb_alloc(sizeof(double) * (v->n_entries + 1));
-	ix->entry_docs = nb_alloc(sizeof(double) * (v->n_entries + 1));
+	ix->item_text = v->tokens;
+	ix->item_offset = nb_alloc(sizeof(uint32_t) * ((uint64_t) v->n_tokens + 1));
+	ix->token_start = nb_alloc(sizeof(uint32_t) * ((uint64_t) v->n_tokens + 1));
+	ix->entries_class = v->entry_class;
+	ix->entries_count = v->entry_count;
+	ix->entries_docs = v->entry_docs;
 	ix->class_docs = nb_alloc(sizeof(double) * C);
 
 	s = v->labels;
@@ -77,12 +198,10 @@ nb_index_copy(NbIndex *ix, const NbView *v)
 		s += len;
 	}
 
-	s = v->tokens;
 	name = v->feature_names;
 	for (uint32_t j = 0; j < F; j++)
 	{
 		uint32_t	name_len = nb_view_feature_name_len(v, j);
-		bool		prefixed;
 
 		nb_interrupt_count(&work, 1 + (uint64_t) C);
 		nb_strmap_add(&ix->features, name, name_len, nb_hash_token(name, name_len));
@@ -90,51 +209,34 @@ nb_index_copy(NbIndex *ix, const NbView *v)
 		ix->feature_items[j] = nb_view_feature_items(v, j);
 		if (ix->feature_type[j] == NB_FEATURE_BAG && name_len == 0)
 			ix->unnamed_bag = j;
-		prefixed = ix->unnamed_bag != (int64_t) j;
-		for (uint32_t c = 0; c < C; c++)
-		{
-			uint64_t	i = (uint64_t) j * C + c;
-
-			ix->present[i] = nb_view_present(v, j, c);
-			ix->stat_a[i] = nb_view_a(v, j, c);
-			ix->stat_b[i] = nb_view_b(v, j, c);
-		}
+		/* the bag "", the hot path, keeps the values' own hashes */
+		ix->feature_salt[j] = ix->unnamed_bag == (int64_t) j ? 0 : nb_hash_mix((uint64_t) j + 1);
+		ix->first_item[j] = k;
 		ix->feature_rows[j] = nb_view_feature_rows(v, j);
 		ix->feature_mean[j] = nb_view_feature_mean(v, j);
 		ix->feature_m2[j] = nb_view_feature_m2(v, j);
 
 		for (uint32_t end = k + ix->feature_items[j]; k < end; k++)
 		{
-			uint32_t	len = nb_view_token_len(v, k);
 			uint32_t	n = nb_view_token_entries(v, k);
-			NbTokenRef	ref = {s, len, 1.0};
-			const NbTokenRef *item = prefixed ? nb_item_keys(&keys, j, &ref, 1) : &ref;
 
-			nb_interrupt_count(&work, 1 + (uint64_t) n + len / 64);
-			/*
-			 * items are unique, so ids come out as 0, 1, 2, ...; the map
-			 * hashes them when it places them (nb_strmap_init_appending)
-			 */
-			nb_strmap_append(&ix->tokens, item->str, item->len, 0);
-			ix->token_start[k] = e;
+			nb_interrupt_count(&work, 1 + (uint64_t) n);
+			ix->item_offset[k] = offset;
+			offset += nb_view_token_len(v, k);
+			ix->token_start[k] = (uint32_t) e;
 			for (uint32_t i = 0; i < n; i++, e++)
-			{
-				uint32_t	c = nb_view_entry_class(v, e);
-				double		count = nb_view_entry_count(v, e);
-
-				ix->entry_class[e] = c;
-				ix->entry_count[e] = count;
-				ix->entry_docs[e] = nb_view_entry_docs(v, e);
-				ix->feature_tokens[(uint64_t) j * C + c] += count;
-			}
-			s += len;
+				ix->feature_tokens[(uint64_t) j * C + nb_view_entry_class(v, e)] +=
+					nb_view_entry_count(v, e);
 		}
 		for (uint32_t c = 0; c < C && ix->feature_tokens != NULL; c++)
 			ix->feature_total[j] += ix->feature_tokens[(uint64_t) j * C + c];
 		name += name_len;
 	}
-	ix->token_start[v->n_tokens] = e;
-	nb_item_keys_free(&keys);
+	ix->first_item[F] = k;
+	ix->item_offset[v->n_tokens] = offset;
+	ix->token_start[v->n_tokens] = (uint32_t) e;
+	if (own_items)
+		copy_items(ix, v, offset);
 
 	ix->item_rows = C <= NB_ROW_CLASSES;
 
@@ -174,13 +276,13 @@ nb_index_copy(NbIndex *ix, const NbView *v)
 void
 nb_index_place(NbIndex *ix)
 {
-	nb_strmap_place_appended(&ix->tokens);
+	place_items(ix);
 }
 
 void
 nb_index_build(NbIndex *ix, const NbView *v)
 {
-	nb_index_copy(ix, v);
+	nb_index_copy(ix, v, false);
 	nb_index_place(ix);
 }
 
@@ -189,23 +291,25 @@ nb_index_free(NbIndex *ix)
 {
 	nb_strmap_free(&ix->labels);
 	nb_strmap_free(&ix->features);
-	nb_strmap_free(&ix->tokens);
 	nb_free(ix->feature_type);
 	nb_free(ix->feature_items);
+	nb_free(ix->first_item);
+	nb_free(ix->feature_salt);
 	nb_free(ix->position_feature);
-	nb_free(ix->present);
-	nb_free(ix->stat_a);
-	nb_free(ix->stat_b);
 	if (ix->feature_tokens != NULL)
 		nb_free(ix->feature_tokens);
 	nb_free(ix->feature_total);
 	nb_free(ix->feature_rows);
 	nb_free(ix->feature_mean);
 	nb_free(ix->feature_m2);
+	nb_free(ix->item_offset);
 	nb_free(ix->token_start);
-	nb_free(ix->entry_class);
-	nb_free(ix->entry_count);
-	nb_free(ix->entry_docs);
+	nb_free(ix->item_words);
+	nb_free(ix->item_key);
+	nb_free(ix->item_place);
+	nb_free(ix->rank_offset);
+	if (ix->item_copy != NULL)
+		nb_free(ix->item_copy);
 	nb_free(ix->class_docs);
 	if (ix->has_lengths)
 	{
@@ -221,7 +325,7 @@ nb_index_token_total(const NbIndex *ix, uint32_t k)
 	double		total = 0;
 
 	for (uint64_t e = ix->token_start[k]; e < ix->token_start[k + 1]; e++)
-		total += ix->entry_count[e];
+		total += nb_index_entry_count(ix, e);
 	return total;
 }
 

@@ -2,8 +2,8 @@
  * nb_index.h — the vocabulary index: a validated model in a form fit for
  * lookups (label, feature and item maps, and per item the list of the
  * classes it occurs in), built once from a view and shared by the documents
- * and scorers of that model.  Also the layout of item rows, tables a scorer
- * keeps beside the index's item map (same slots), and their lookup.
+ * and scorers of that model.  Also the layout of item rows, a table a
+ * scorer keeps per item (row k of item k), and their lookup.
  */
 #ifndef NB_INDEX_H
 #define NB_INDEX_H
@@ -17,6 +17,16 @@
 #include "nb_port.h"
 #include "nb_strmap.h"
 
+/*
+ * 64 slots of the item map: which are full (bit i: slot 64 w + i), and how
+ * many full slots come before them; one read tells both.
+ */
+typedef struct NbSlotWord
+{
+	uint64_t	full;
+	uint64_t	rank;
+} NbSlotWord;
+
 typedef struct NbIndex
 {
 	uint32_t	n_classes;
@@ -26,19 +36,18 @@ typedef struct NbIndex
 	uint32_t	vector_len;
 	NbStrMap	labels;			/* label id = class index */
 	NbStrMap	features;		/* feature id = feature index */
-	/*
-	 * Items keyed as the trainer keys them (NB_ITEM_PREFIX): the bag "" by
-	 * the bare token, other features by prefix and value; id = item index.
-	 */
-	NbStrMap	tokens;
 	int64_t		unnamed_bag;	/* index of the bag feature "", or -1 */
 	NbFeatureType *feature_type;
 	uint32_t   *feature_items;	/* K_j or V_j: items of each feature */
 	uint32_t   *position_feature;	/* feature of each float8[] position */
-	/* per (feature j, class c) at j * n_classes + c, see NbFeatureType */
-	double	   *present;
-	double	   *stat_a;
-	double	   *stat_b;
+	/*
+	 * per (feature j, class c) at j * n_classes + c, see NbFeatureType:
+	 * little-endian, read in place as the items are (pairs_a and pairs_b
+	 * NULL in a model without them: 0)
+	 */
+	const unsigned char *pairs_present;
+	const unsigned char *pairs_a;
+	const unsigned char *pairs_b;
 	double	   *feature_tokens; /* sum of the entry counts of j's items in c;
 								 * NULL in a model without bag or categorical
 								 * features */
@@ -46,12 +55,48 @@ typedef struct NbIndex
 	double	   *feature_rows;	/* Gaussian: unweighted rows, mean, sum of squares */
 	double	   *feature_mean;
 	double	   *feature_m2;
-	uint64_t   *token_start;	/* entries of item k: [token_start[k], token_start[k+1]) */
-	uint32_t   *entry_class;
-	double	   *entry_count;
-	double	   *entry_docs;
 	double	   *class_docs;
 	double		total_docs;
+
+	/*
+	 * The items (bag tokens, categorical values), numbered in the model's
+	 * order: feature j's are first_item[j] .. first_item[j + 1] - 1.  Their
+	 * values and entries are read in place in the model's bytes (the view's
+	 * sections) or in item_copy, the index's copy of those sections and of
+	 * the pairs' (nb_index_copy), else NULL.
+	 */
+	char	   *item_copy;
+	uint32_t   *first_item;		/* F + 1 */
+	const char *item_text;		/* the values, concatenated (the view's tokens) */
+	uint32_t   *item_offset;	/* k's value: item_text[item_offset[k] .. item_offset[k + 1]) */
+	uint32_t   *token_start;	/* entries of item k: [token_start[k], token_start[k+1]) */
+	/* entry e's class (4 bytes) and count and documents (8): little-endian, in place */
+	const unsigned char *entries_class;
+	const unsigned char *entries_count;
+	const unsigned char *entries_docs;
+
+	/*
+	 * The item map: open addressing with linear probing over n_item_slots
+	 * slots, a quarter of them full, kept compact.  Which slots are full is
+	 * a bitmap with the full slots before each of its words (item_words: 1
+	 * byte per item, which stays in cache); the items of the full slots are
+	 * in slot order in item_key, r-th the r-th full slot's: the high 32 bits
+	 * of the item's hash (nb_index_item_hash) above the item k.  Linear
+	 * probing keeps the items of a run of full slots in order, so a probe
+	 * walks ranks r, r + 1, ...  A scorer's rows are in that
+	 * order too, so that the bitmap alone says where a token's row is: a
+	 * lookup reads one line from memory, or none for a token whose probe
+	 * starts at an empty slot.  item_place[k] is item k's r, and
+	 * rank_offset[r] the item_offset of the item of rank r (a value to
+	 * compare is then fetched beside its row, not after it).
+	 */
+	uint64_t	n_item_slots;	/* a multiple of 64 */
+	NbSlotWord *item_words;
+	uint64_t   *item_key;
+	uint32_t   *item_place;
+	uint32_t   *rank_offset;
+	uint64_t   *feature_salt;	/* per feature: what its items' hashes are xored with */
+
 	/* scorers keep the terms of items as rows (see NbRowKey, NbScorer.rows) */
 	bool		item_rows;
 	/*
@@ -65,25 +110,211 @@ typedef struct NbIndex
 	double	   *length_weight;
 } NbIndex;
 
+/* Pair i's statistics (read in the model's bytes). */
+static inline double
+nb_index_present(const NbIndex *index, uint64_t i)
+{
+	return nb_read_f64(index->pairs_present, i);
+}
+
+static inline double
+nb_index_stat_a(const NbIndex *index, uint64_t i)
+{
+	return index->pairs_a == NULL ? 0 : nb_read_f64(index->pairs_a, i);
+}
+
+static inline double
+nb_index_stat_b(const NbIndex *index, uint64_t i)
+{
+	return index->pairs_b == NULL ? 0 : nb_read_f64(index->pairs_b, i);
+}
+
+/* Entry e's class, count and weighted documents (read in the model's bytes). */
+static inline uint32_t
+nb_index_entry_class(const NbIndex *index, uint64_t e)
+{
+	return nb_read_u32(index->entries_class, e);
+}
+
+static inline double
+nb_index_entry_count(const NbIndex *index, uint64_t e)
+{
+	return nb_read_f64(index->entries_count, e);
+}
+
+static inline double
+nb_index_entry_docs(const NbIndex *index, uint64_t e)
+{
+	return nb_read_f64(index->entries_docs, e);
+}
+
+/* Item k's value (for an item of a feature other than the bag "", without a prefix). */
+static inline const char *
+nb_index_item(const NbIndex *index, uint32_t k, uint32_t *len)
+{
+	*len = index->item_offset[k + 1] - index->item_offset[k];
+	return index->item_text + index->item_offset[k];
+}
+
+/*
+ * The hash under which the item map keeps a value of feature j: the
+ * value's nb_hash_token, xored with a constant of the feature, so that the
+ * same value in two features is two items that mostly probe apart.
+ */
+static inline uint64_t
+nb_index_item_hash(const NbIndex *index, uint32_t feature, uint64_t value_hash)
+{
+	return value_hash ^ index->feature_salt[feature];
+}
+
+/* The probe sequence of the item map: where a lookup starts, the slot after i. */
+static inline uint64_t
+nb_index_probe_start(const NbIndex *index, uint64_t hash)
+{
+	return ((hash & UINT32_MAX) * index->n_item_slots) >> 32;
+}
+
+static inline uint64_t
+nb_index_probe_next(const NbIndex *index, uint64_t i)
+{
+	return i + 1 == index->n_item_slots ? 0 : i + 1;
+}
+
+static inline bool
+nb_index_slot_full(const NbIndex *index, uint64_t i)
+{
+	return (index->item_words[i >> 6].full >> (i & 63)) & 1;
+}
+
+/*
+ * The bits set in x, in a few instructions everywhere (a compiler's
+ * builtin is a call into a loop where the CPU's instruction is not assumed).
+ */
+static inline uint64_t
+nb_bit_count(uint64_t x)
+{
+	x = x - ((x >> 1) & UINT64_C(0x5555555555555555));
+	x = (x & UINT64_C(0x3333333333333333)) + ((x >> 2) & UINT64_C(0x3333333333333333));
+	x = (x + (x >> 4)) & UINT64_C(0x0f0f0f0f0f0f0f0f);
+	return (x * UINT64_C(0x0101010101010101)) >> 56;
+}
+
+/* The rank of full slot i: how many full slots come before it. */
+static inline uint64_t
+nb_index_slot_rank(const NbIndex *index, uint64_t i)
+{
+	uint64_t	below = (UINT64_C(1) << (i & 63)) - 1;
+
+	return index->item_words[i >> 6].rank + nb_bit_count(index->item_words[i >> 6].full & below);
+}
+
+/*
+ * Where the probe of hash starts: the slot and its rank, packed as rank <<
+ * 32 | slot (n_item_slots < 2^32: 4 per item, and a model's items are
+ * fewer than 2^27, each taking 8 bytes or more of its 805 MB at most), or
+ * -1 if that slot is empty (then no item has the hash: linear probing would
+ * have put it there).
+ */
+static inline int64_t
+nb_index_probe(const NbIndex *index, uint64_t hash)
+{
+	uint64_t	i = nb_index_probe_start(index, hash);
+
+	if (!nb_index_slot_full(index, i))
+		return -1;
+	return (int64_t) (nb_index_slot_rank(index, i) << 32 | i);
+}
+
+/* The rank of a probe's slot (nb_index_probe, not -1). */
+static inline uint64_t
+nb_index_probe_rank(int64_t probe)
+{
+	return (uint64_t) probe >> 32;
+}
+
+/* The probe's next full slot, or -1 if the next slot is empty. */
+static inline int64_t
+nb_index_probe_on(const NbIndex *index, int64_t probe)
+{
+	uint64_t	i = nb_index_probe_next(index, (uint32_t) probe);
+
+	if (!nb_index_slot_full(index, i))
+		return -1;
+	return (int64_t) ((i == 0 ? 0 : nb_index_probe_rank(probe) + 1) << 32 | i);
+}
+
+/* The item of rank r. */
+static inline uint32_t
+nb_index_item_at(const NbIndex *index, uint64_t r)
+{
+	return (uint32_t) index->item_key[r];
+}
+
+/* Whether item k belongs to feature j. */
+static inline bool
+nb_index_item_in(const NbIndex *index, uint32_t feature, uint32_t k)
+{
+	return k >= index->first_item[feature] && k < index->first_item[feature + 1];
+}
+
+
+/* Whether item k is the value of feature j, compared in the model's bytes. */
+NB_HOT_INLINE bool
+nb_index_item_is(const NbIndex *index, uint32_t feature, uint32_t k, const char *str, uint32_t len)
+{
+	uint32_t	klen;
+	const char *kstr = nb_index_item(index, k, &klen);
+
+	return klen == len && nb_index_item_in(index, feature, k) && nb_bytes_equal(kstr, str, len);
+}
+
+/*
+ * The rank of the item of feature j with this value, hash its
+ * nb_index_item_hash, or -1: along its probe, the item with the hash's tag
+ * that is the value.
+ */
+NB_HOT_INLINE int64_t
+nb_index_find_item(const NbIndex *index, uint32_t feature, const char *str, uint32_t len,
+				   uint64_t hash)
+{
+	uint64_t	tag = hash >> 32;
+
+	for (int64_t p = nb_index_probe(index, hash); p >= 0; p = nb_index_probe_on(index, p))
+	{
+		uint64_t	key = index->item_key[nb_index_probe_rank(p)];
+
+		if (key >> 32 == tag && nb_index_item_is(index, feature, (uint32_t) key, str, len))
+			return (int64_t) nb_index_probe_rank(p);
+	}
+	return -1;
+}
+
 /*
  * Up to this many classes, a scorer keeps each item's terms as a row after a
- * compact copy of its key (NbRowKey), both in one slot of 32 bytes (up to 2
- * classes) or 64 bytes (a cache line).
+ * copy of its key (NbRowKey), in the item map's order (row r of the item of
+ * rank r): 32 bytes (up to 2 classes) or 64 (a cache line), aligned so that
+ * no row spans two cache lines.
  */
 #define NB_ROW_CLASSES 6
 
 /*
- * The key of a row: enough of the item's string to tell it from others
- * without a second cache line when it is at most 8 bytes long (most tokens);
- * a longer one is compared with its slot of the item map (same position).
+ * The key of a row: its item, and enough of the item's value to tell it
+ * from others without reading the value when it is at most 8 bytes long
+ * (most tokens); a longer one is compared in the model's bytes.
  */
 typedef struct NbRowKey
 {
-	uint32_t	id1;			/* as in NbIndex.tokens; 0 = empty slot */
-	uint16_t	tag;			/* high 16 bits of the hash */
-	uint16_t	len;			/* length, at most UINT16_MAX */
-	uint64_t	head;			/* nb_row_head of the string */
+	uint64_t	head;			/* nb_row_head of the value */
+	uint32_t	len;
+	uint32_t	item;
 } NbRowKey;
+
+/* The bytes of a row of C classes. */
+static inline size_t
+nb_row_size(uint32_t n_classes)
+{
+	return n_classes <= 2 ? 32 : 64;
+}
 
 /*
  * The first 8 bytes of a string as one word, or for a shorter one a word
@@ -97,56 +328,64 @@ nb_row_head(const char *str, uint32_t len)
 	return len >= 8 ? nb_read_le64(p) : nb_tail_word(p, len, len);
 }
 
-/* Slot i of rows of row_size bytes each (a scorer's, see NbScorer.rows). */
+/* Row r of rows of row_size bytes each (a scorer's, see NbScorer.rows). */
 static inline const NbRowKey *
-nb_row_key(const char *rows, size_t row_size, uint64_t i)
+nb_row_key(const char *rows, size_t row_size, uint64_t r)
 {
-	return (const NbRowKey *) (rows + i * row_size);
+	return (const NbRowKey *) (rows + r * row_size);
 }
 
-/* The terms of the row in slot i: C doubles after its key. */
+/* The terms of row r: C doubles after its key. */
 static inline const double *
-nb_row_terms(const char *rows, size_t row_size, uint64_t i)
+nb_row_terms(const char *rows, size_t row_size, uint64_t r)
 {
-	return (const double *) (nb_row_key(rows, row_size, i) + 1);
+	return (const double *) (nb_row_key(rows, row_size, r) + 1);
 }
 
 /*
- * The slot of the item in rows beside the index's item map, or -1: the
- * map's probe, with the string compared through its NbRowKey, and only if
- * it is longer than 8 bytes also through its slot of the item map.
+ * nb_index_item_is with the value compared through the item's row key
+ * (in rows beside the item map), and only if it is longer than 8 bytes
+ * also in the model's bytes.
  */
-NB_HOT_INLINE int64_t
-nb_index_find_row(const NbIndex *index, const char *rows, size_t row_size,
-				  const char *str, uint32_t len, uint64_t hash)
+NB_HOT_INLINE bool
+nb_index_row_is(const NbIndex *index, const char *rows, size_t row_size, uint32_t feature,
+				uint64_t r, const char *str, uint32_t len)
 {
-	const NbStrMap *map = &index->tokens;
-	uint16_t	tag = (uint16_t) (hash >> 48);
-	uint16_t	len16 = len > UINT16_MAX ? UINT16_MAX : (uint16_t) len;
-	uint64_t	head = nb_row_head(str, len);
+	const NbRowKey *key = nb_row_key(rows, row_size, r);
 
-	for (uint32_t i = nb_strmap_probe_start(map, hash);; i = nb_strmap_probe_next(map, i))
-	{
-		const NbRowKey *key = nb_row_key(rows, row_size, i);
-
-		if (key->id1 == 0)
-			return -1;
-		if (key->tag == tag && key->len == len16 && key->head == head &&
-			(len <= 8 || nb_strmap_slot_holds(map, nb_strmap_slot(map, i), str, len)))
-			return i;
-	}
+	return key->len == len && key->head == nb_row_head(str, len) &&
+		(len <= 8 || nb_bytes_equal(index->item_text + index->rank_offset[r], str, len)) &&
+		nb_index_item_in(index, feature, key->item);
 }
 
+/*
+ * nb_index_find_item comparing through rows (nb_index_row_is), from the
+ * probe of the value's hash (nb_index_probe).
+ */
+NB_HOT_INLINE int64_t
+nb_index_find_row(const NbIndex *index, const char *rows, size_t row_size, uint32_t feature,
+				  const char *str, uint32_t len, int64_t probe)
+{
+	for (int64_t p = probe; p >= 0; p = nb_index_probe_on(index, p))
+		if (nb_index_row_is(index, rows, row_size, feature, nb_index_probe_rank(p), str, len))
+			return (int64_t) nb_index_probe_rank(p);
+	return -1;
+}
+
+/* The index of a view, whose bytes must outlive it (it reads the items in place). */
 void		nb_index_build(NbIndex *index, const NbView *view);
 
 /*
- * nb_index_build in two steps: everything the index copies from the view,
- * then the item map's slots, which need no view.  A caller that holds the
- * view's bytes only for the index frees them in between, so that they and
- * the slots (most of an index of many items) are never held at once.  Only
- * the labels and features can be looked up before nb_index_place.
+ * nb_index_build in two steps: everything but the item map, then the item
+ * map.  With own_items the index copies its items' values and entries and
+ * its pairs' statistics out of the view (else the view's bytes must
+ * outlive the index, which reads them in place), so that a caller holding
+ * the bytes only for the index (a model decompressed to be prepared) frees
+ * them in between: they and the item map are never held at once, and of
+ * the model the index keeps what it reads only.  Only the labels and features can be looked up before
+ * nb_index_place.
  */
-void		nb_index_copy(NbIndex *index, const NbView *view);
+void		nb_index_copy(NbIndex *index, const NbView *view, bool own_items);
 void		nb_index_place(NbIndex *index);
 void		nb_index_free(NbIndex *index);
 

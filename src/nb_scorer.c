@@ -150,18 +150,41 @@ add_compensated(double *sum, double *comp, double term)
 }
 
 /*
- * Entry e's zero factors.  Most scorers have none (only a pseudo-count of 0
- * makes them): entry_z is made at the first entry with some, so that a
- * scorer without any never holds 8 bytes per entry of zeros, and scoring
- * skips z.
+ * Where the term of entry e (of item k) goes: its class's place in the
+ * item's row, or the entry.  The rows are made first and filled in place,
+ * so that the entries are never held beside them.
+ */
+static inline double *
+entry_term(NbScorer *sc, uint32_t k, uint64_t e)
+{
+	if (sc->rows != NULL)
+		return (double *) nb_row_terms(sc->rows, sc->row_size, sc->index->item_place[k]) +
+			nb_index_entry_class(sc->index, e);
+	return &sc->entry[e].f;
+}
+
+/*
+ * Entry e's zero factors (e of item k).  Most scorers have none (only a
+ * pseudo-count of 0 makes them): entry_z or row_z is made at the first
+ * entry with some, so that a scorer without any never holds 8 bytes per
+ * entry of zeros, and scoring skips z.
  */
 static inline void
-set_entry_z(NbScorer *sc, uint64_t e, double z)
+set_entry_z(NbScorer *sc, uint32_t k, uint64_t e, double z)
 {
+	const NbIndex *ix = sc->index;
+
 	if (z == 0)
 		return;
+	if (sc->rows != NULL)
+	{
+		if (sc->row_z == NULL)
+			sc->row_z = nb_alloc_zero(sizeof(double) * ((uint64_t) ix->n_tokens * ix->n_classes + 1));
+		sc->row_z[(uint64_t) ix->item_place[k] * ix->n_classes + nb_index_entry_class(ix, e)] = z;
+		return;
+	}
 	if (sc->entry_z == NULL)
-		sc->entry_z = nb_alloc_zero(sizeof(double) * (sc->index->n_entries + 1));
+		sc->entry_z = nb_alloc_zero(sizeof(double) * (ix->n_entries + 1));
 	sc->entry_z[e] = z;
 }
 
@@ -257,15 +280,6 @@ set_factor(double *f, double *z, uint64_t i, LogFactor v)
 	z[i] = v.z;
 }
 
-/* The entries of the items of feature j: [*first, *end). */
-static void
-feature_entries(const NbIndex *ix, uint32_t j, uint32_t first_item,
-				uint64_t *first, uint64_t *end)
-{
-	*first = ix->token_start[first_item];
-	*end = ix->token_start[first_item + ix->feature_items[j]];
-}
-
 /*
  * The part of item k's term that every class shares (nb_scorer_item_shared):
  * multinomial and categorical log alpha, the numerator of a class without
@@ -298,7 +312,6 @@ build_multinomial(NbScorer *sc, const NbIndex *ix, uint32_t j, uint32_t first_it
 	double		V = (double) ix->feature_items[j];
 	LogFactor	la = item_shared(ix, NB_MULTINOMIAL, j, first_item, a, NULL);
 	LogMemo		memo;
-	uint64_t	first, end;
 
 	log_memo_init(&memo, a);
 	for (uint32_t c = 0; c < C; c++)
@@ -308,15 +321,15 @@ build_multinomial(NbScorer *sc, const NbIndex *ix, uint32_t j, uint32_t first_it
 
 		set_factor(sc->occ_f, sc->occ_z, (uint64_t) j * C + c, occ);
 	}
-	feature_entries(ix, j, first_item, &first, &end);
-	for (uint64_t e = first; e < end; e++)
-	{
-		LogFactor	num = memo_smoothed(&memo, ix->entry_count[e], a);
+	for (uint32_t k = first_item; k < first_item + ix->feature_items[j]; k++)
+		for (uint64_t e = ix->token_start[k]; e < ix->token_start[k + 1]; e++)
+		{
+			LogFactor	num = memo_smoothed(&memo, nb_index_entry_count(ix, e), a);
 
-		nb_interrupt_at(e);
-		sc->entry[e].f = num.f - la.f;
-		set_entry_z(sc, e, num.z - la.z);
-	}
+			nb_interrupt_at(e);
+			*entry_term(sc, k, e) = num.f - la.f;
+			set_entry_z(sc, k, e, num.z - la.z);
+		}
 }
 
 static void
@@ -331,7 +344,6 @@ build_bernoulli(NbScorer *sc, const NbIndex *ix, uint32_t j, uint32_t first_item
 	double	   *comp = nb_alloc_zero(sizeof(double) * C);
 	LogFactor  *den = nb_alloc(sizeof(LogFactor) * C);
 	LogMemo		memo;
-	uint64_t	first, end;
 
 	log_memo_init(&memo, pc->present);
 	/* a token without entry: log t0 - log(1 - t0), t0 = a / (D_c + 2a) */
@@ -340,30 +352,30 @@ build_bernoulli(NbScorer *sc, const NbIndex *ix, uint32_t j, uint32_t first_item
 		LogFactor	present0,
 					absent0;
 
-		den[c] = log_bernoulli_den(ix->present[jc + c], pc);
+		den[c] = log_bernoulli_den(nb_index_present(ix, jc + c), pc);
 		present0 = log_present(0, den[c], pc, &memo);
-		absent0 = log_absent(0, ix->present[jc + c], den[c], pc);
+		absent0 = log_absent(0, nb_index_present(ix, jc + c), den[c], pc);
 		sc->dist_f[jc + c] = present0.f - absent0.f;
 		sc->dist_z[jc + c] = present0.z - absent0.z;
 	}
-	feature_entries(ix, j, first_item, &first, &end);
-	for (uint64_t e = first; e < end; e++)
-	{
-		uint32_t	c = ix->entry_class[e];
-		double		Dc = ix->present[jc + c];
-		LogFactor	absent = log_absent(ix->entry_docs[e], Dc, den[c], pc);
-		LogFactor	present = log_present(ix->entry_docs[e], den[c], pc, &memo);
+	for (uint32_t k = first_item; k < first_item + ix->feature_items[j]; k++)
+		for (uint64_t e = ix->token_start[k]; e < ix->token_start[k + 1]; e++)
+		{
+			uint32_t	c = nb_index_entry_class(ix, e);
+			double		Dc = nb_index_present(ix, jc + c);
+			LogFactor	absent = log_absent(nb_index_entry_docs(ix, e), Dc, den[c], pc);
+			LogFactor	present = log_present(nb_index_entry_docs(ix, e), den[c], pc, &memo);
 
-		nb_interrupt_at(e);
-		nnz[c] += 1;
-		add_compensated(&sc->base_f[jc + c], &comp[c], absent.f);
-		sc->base_z[jc + c] += absent.z;
-		sc->entry[e].f = (present.f - absent.f) - sc->dist_f[jc + c];
-		set_entry_z(sc, e, (present.z - absent.z) - sc->dist_z[jc + c]);
-	}
+			nb_interrupt_at(e);
+			nnz[c] += 1;
+			add_compensated(&sc->base_f[jc + c], &comp[c], absent.f);
+			sc->base_z[jc + c] += absent.z;
+			*entry_term(sc, k, e) = (present.f - absent.f) - sc->dist_f[jc + c];
+			set_entry_z(sc, k, e, (present.z - absent.z) - sc->dist_z[jc + c]);
+		}
 	for (uint32_t c = 0; c < C; c++)
 	{
-		LogFactor	absent0 = log_absent(0, ix->present[jc + c], den[c], pc);
+		LogFactor	absent0 = log_absent(0, nb_index_present(ix, jc + c), den[c], pc);
 
 		add_compensated(&sc->base_f[jc + c], &comp[c], (V - nnz[c]) * absent0.f);
 		sc->base_f[jc + c] += comp[c];
@@ -398,10 +410,10 @@ build_complement(NbScorer *sc, const NbIndex *ix, uint32_t j, uint32_t first_ite
 		nb_interrupt_count(&work, 1 + (ix->token_start[k + 1] - ix->token_start[k]));
 		for (uint64_t e = ix->token_start[k]; e < ix->token_start[k + 1]; e++)
 		{
-			LogFactor	comp = memo_smoothed(&memo, total - ix->entry_count[e], a);
+			LogFactor	comp = memo_smoothed(&memo, total - nb_index_entry_count(ix, e), a);
 
-			sc->entry[e].f = -comp.f - shared.f;
-			set_entry_z(sc, e, -comp.z - shared.z);
+			*entry_term(sc, k, e) = -comp.f - shared.f;
+			set_entry_z(sc, k, e, -comp.z - shared.z);
 		}
 	}
 }
@@ -425,7 +437,6 @@ normalize_complement(NbScorer *sc, const NbIndex *ix, uint32_t j, uint32_t first
 	double	   *comp = nb_alloc_zero(sizeof(double) * C);
 	double		u_sum = 0;
 	double		u_comp = 0;
-	uint64_t	first, end;
 
 	for (uint32_t k = first_item; k < first_item + ix->feature_items[j]; k++)
 	{
@@ -433,12 +444,14 @@ normalize_complement(NbScorer *sc, const NbIndex *ix, uint32_t j, uint32_t first
 		sc->norm_u[k] = log(nb_index_token_total(ix, k) + a);
 		add_compensated(&u_sum, &u_comp, sc->norm_u[k]);
 	}
-	feature_entries(ix, j, first_item, &first, &end);
-	for (uint64_t e = first; e < end; e++)
-	{
-		nb_interrupt_at(e);
-		add_compensated(&sum[ix->entry_class[e]], &comp[ix->entry_class[e]], sc->entry[e].f);
-	}
+	for (uint32_t k = first_item; k < first_item + ix->feature_items[j]; k++)
+		for (uint64_t e = ix->token_start[k]; e < ix->token_start[k + 1]; e++)
+		{
+			uint32_t	c = nb_index_entry_class(ix, e);
+
+			nb_interrupt_at(e);
+			add_compensated(&sum[c], &comp[c], *entry_term(sc, k, e));
+		}
 	for (uint32_t c = 0; c < C; c++)
 	{
 		/* S_c = V L_c - sum_k log(F_k + a) + the entries of c */
@@ -448,11 +461,12 @@ normalize_complement(NbScorer *sc, const NbIndex *ix, uint32_t j, uint32_t first
 		sc->occ_f[jc + c] *= sum[c];
 		sc->norm_scale[jc + c] = -sum[c];
 	}
-	for (uint64_t e = first; e < end; e++)
-	{
-		nb_interrupt_at(e);
-		sc->entry[e].f *= sum[ix->entry_class[e]];
-	}
+	for (uint32_t k = first_item; k < first_item + ix->feature_items[j]; k++)
+		for (uint64_t e = ix->token_start[k]; e < ix->token_start[k + 1]; e++)
+		{
+			nb_interrupt_at(e);
+			*entry_term(sc, k, e) *= sum[nb_index_entry_class(ix, e)];
+		}
 	nb_free(sum);
 	nb_free(comp);
 }
@@ -472,17 +486,18 @@ build_dcm(NbScorer *sc, const NbIndex *ix, uint32_t j, uint32_t first_item, doub
 	double		V = (double) ix->feature_items[j];
 	double	   *D = nb_alloc_zero(sizeof(double) * C);
 	double	   *seen = nb_alloc_zero(sizeof(double) * C);
-	uint64_t	first, end;
 	uint64_t	work = 0;
 
-	feature_entries(ix, j, first_item, &first, &end);
-	for (uint64_t e = first; e < end; e++)
-	{
-		nb_interrupt_at(e);
-		D[ix->entry_class[e]] += ix->entry_docs[e];
-		seen[ix->entry_class[e]] += 1;
-		sc->entry[e].f = log(ix->entry_docs[e]) - log(a);
-	}
+	for (uint32_t k = first_item; k < first_item + ix->feature_items[j]; k++)
+		for (uint64_t e = ix->token_start[k]; e < ix->token_start[k + 1]; e++)
+		{
+			uint32_t	c = nb_index_entry_class(ix, e);
+
+			nb_interrupt_at(e);
+			D[c] += nb_index_entry_docs(ix, e);
+			seen[c] += 1;
+			*entry_term(sc, k, e) = log(nb_index_entry_docs(ix, e)) - log(a);
+		}
 	for (uint32_t c = 0; c < C; c++)
 	{
 		uint64_t	from = ix->length_start[jc + c];
@@ -515,10 +530,10 @@ build_boolean(NbScorer *sc, const NbIndex *ix, uint32_t j, const NbPseudoCounts 
 	for (uint32_t c = 0; c < ix->n_classes; c++)
 	{
 		uint64_t	i = (uint64_t) j * ix->n_classes + c;
-		LogFactor	den = log_bernoulli_den(ix->present[i], pc);
+		LogFactor	den = log_bernoulli_den(nb_index_present(ix, i), pc);
 
-		set_factor(sc->occ_f, sc->occ_z, i, log_present(ix->stat_a[i], den, pc, NULL));
-		set_factor(sc->dist_f, sc->dist_z, i, log_absent(ix->stat_a[i], ix->present[i], den, pc));
+		set_factor(sc->occ_f, sc->occ_z, i, log_present(nb_index_stat_a(ix, i), den, pc, NULL));
+		set_factor(sc->dist_f, sc->dist_z, i, log_absent(nb_index_stat_a(ix, i), nb_index_present(ix, i), den, pc));
 	}
 }
 
@@ -560,25 +575,25 @@ build_gaussian(NbScorer *sc, const NbIndex *ix, uint32_t j, double floor)
 
 	for (uint32_t c = 0; c < C; c++)
 	{
-		double		w = ix->present[jc + c];
-		double		delta = ix->stat_a[jc + c] - mean;
+		double		w = nb_index_present(ix, jc + c);
+		double		delta = nb_index_stat_a(ix, jc + c) - mean;
 
 		if (w == 0)
 			continue;
 		mean += delta * (w / (n + w));
-		m2 += ix->stat_b[jc + c] + delta * delta * (n * w / (n + w));
+		m2 += nb_index_stat_b(ix, jc + c) + delta * delta * (n * w / (n + w));
 		n += w;
 	}
 	sc->usable[j] = n > 0;
 	for (uint32_t c = 0; c < C; c++)
 	{
-		double		w = ix->present[jc + c];
+		double		w = nb_index_present(ix, jc + c);
 		double		var;
 
 		if (w > 0)
 		{
-			sc->mean[jc + c] = ix->stat_a[jc + c];
-			var = ix->stat_b[jc + c] / w + floor;
+			sc->mean[jc + c] = nb_index_stat_a(ix, jc + c);
+			var = nb_index_stat_b(ix, jc + c) / w + floor;
 		}
 		else
 		{
@@ -594,65 +609,30 @@ build_gaussian(NbScorer *sc, const NbIndex *ix, uint32_t j, double floor)
 	}
 }
 
-/* Scatter the entries into rows (see rows in nb_scorer.h). */
+/*
+ * The rows (see rows in nb_scorer.h), their terms 0 (a class without an
+ * entry) until the entries' terms are written in place (entry_term).
+ */
 static void
-entries_to_rows(NbScorer *sc, const NbIndex *ix)
+make_rows(NbScorer *sc, const NbIndex *ix)
 {
-	uint32_t	C = ix->n_classes;
-	uint64_t	nslots = (uint64_t) ix->tokens.slot_mask + 1;
-	size_t		size = C <= 2 ? 32 : 64;
-	uint64_t	work = 0;
-	/* the hashes of items k .. k + NB_PREFETCH_DISTANCE - 1, at k % NB_PREFETCH_DISTANCE */
-	uint64_t	ahead_hash[NB_PREFETCH_DISTANCE];
+	size_t		size = nb_row_size(ix->n_classes);
 
 	sc->row_size = (uint32_t) size;
-	sc->rows_block = nb_alloc_zero(size * (nslots + 1));
+	sc->rows_block = nb_alloc_zero(size * ((uint64_t) ix->n_tokens + 1));
 	sc->rows = (char *) (((uintptr_t) sc->rows_block + size - 1) & ~(uintptr_t) (size - 1));
-	if (sc->any_entry_z)
-		sc->row_z = nb_alloc_zero(sizeof(double) * nslots * C);
-	for (uint32_t k = 0; k < NB_PREFETCH_DISTANCE && k < ix->n_tokens; k++)
-		ahead_hash[k] = nb_strmap_hash_of(&ix->tokens, k);
+	/* item by item: the values in order, the rows (at random) each on its own */
 	for (uint32_t k = 0; k < ix->n_tokens; k++)
 	{
-		uint64_t	hash = ahead_hash[k % NB_PREFETCH_DISTANCE];
-		uint32_t	slot;
+		NbRowKey   *key = (NbRowKey *) nb_row_key(sc->rows, size, ix->item_place[k]);
 		uint32_t	len;
-		const char *str = nb_strmap_str(&ix->tokens, k, &len);
-		const NbStrSlot *item;
-		NbRowKey   *key;
-		double	   *terms;
+		const char *str = nb_index_item(ix, k, &len);
 
-		nb_interrupt_count(&work, 1 + (ix->token_start[k + 1] - ix->token_start[k]));
-		/* the slots are at random: fetch those of later items meanwhile */
-		if (k + NB_PREFETCH_DISTANCE < ix->n_tokens)
-		{
-			uint64_t	later = nb_strmap_hash_of(&ix->tokens, k + NB_PREFETCH_DISTANCE);
-			uint32_t	ahead = nb_strmap_probe_start(&ix->tokens, later);
-
-			ahead_hash[k % NB_PREFETCH_DISTANCE] = later;
-			nb_prefetch(nb_strmap_slot(&ix->tokens, ahead));
-			nb_prefetch(nb_row_key(sc->rows, size, ahead));
-		}
-		slot = nb_strmap_slot_of(&ix->tokens, k, hash);
-		item = nb_strmap_slot(&ix->tokens, slot);
-		key = (NbRowKey *) nb_row_key(sc->rows, size, slot);
-		key->id1 = item->id1;
-		key->tag = (uint16_t) (item->tag >> 16);
-		key->len = item->len > UINT16_MAX ? UINT16_MAX : (uint16_t) item->len;
+		nb_interrupt_at(k);
 		key->head = nb_row_head(str, len);
-		terms = (double *) (key + 1);
-		for (uint64_t e = ix->token_start[k]; e < ix->token_start[k + 1]; e++)
-		{
-			terms[sc->entry[e].cls] = sc->entry[e].f;
-			if (sc->row_z != NULL)
-				sc->row_z[(uint64_t) slot * C + sc->entry[e].cls] = sc->entry_z[e];
-		}
+		key->len = len;
+		key->item = k;
 	}
-	nb_free(sc->entry);
-	if (sc->entry_z != NULL)
-		nb_free(sc->entry_z);
-	sc->entry = NULL;
-	sc->entry_z = NULL;
 }
 
 /* The options' calibration, its sigmoids copied (the options' are the caller's). */
@@ -750,11 +730,16 @@ build(NbScorer *sc, const NbIndex *ix, const NbOptions *o, bool rows)
 	sc->var = table_if(gaussian, FC);
 	sc->per_occurrence = nb_alloc_zero(sizeof(bool) * (F + 1));
 	sc->usable = nb_alloc_zero(sizeof(bool) * (F + 1));
-	sc->entry = nb_alloc_zero(sizeof(NbScoredEntry) * (E + 1));
-	for (uint64_t e = 0; e < E; e++)
+	if (rows)
+		make_rows(sc, ix);
+	else
 	{
-		nb_interrupt_at(e);
-		sc->entry[e].cls = ix->entry_class[e];
+		sc->entry = nb_alloc_zero(sizeof(NbScoredEntry) * (E + 1));
+		for (uint64_t e = 0; e < E; e++)
+		{
+			nb_interrupt_at(e);
+			sc->entry[e].cls = nb_index_entry_class(ix, e);
+		}
 	}
 	sc->f = nb_alloc(sizeof(double) * C);
 	sc->fc = nb_alloc(sizeof(double) * C);
@@ -814,9 +799,7 @@ build(NbScorer *sc, const NbIndex *ix, const NbOptions *o, bool rows)
 		}
 		first_item += ix->feature_items[j];
 	}
-	sc->any_entry_z = sc->entry_z != NULL;
-	if (rows)
-		entries_to_rows(sc, ix);
+	sc->any_entry_z = sc->entry_z != NULL || sc->row_z != NULL;
 	for (uint32_t j = 0; j < F; j++)
 		if (!sc->per_occurrence[j])
 			sc->any_per_document = true;
@@ -998,7 +981,7 @@ add_item_entries(NbScorer *sc, const NbDoc *doc)
 		}
 		if (sc->any_entry_z)
 			for (uint64_t e = ix->token_start[t->token]; e < end; e++)
-				sc->z[ix->entry_class[e]] += mult * sc->entry_z[e];
+				sc->z[nb_index_entry_class(ix, e)] += mult * sc->entry_z[e];
 	}
 }
 
@@ -1056,22 +1039,22 @@ add_item_rows(NbScorer *sc, const NbDoc *doc)
 	switch (sc->index->n_classes)
 	{
 		case 1:
-			add_item_rows_of(sc, doc, 1, 32);
+			add_item_rows_of(sc, doc, 1, nb_row_size(1));
 			break;
 		case 2:
-			add_item_rows_of(sc, doc, 2, 32);
+			add_item_rows_of(sc, doc, 2, nb_row_size(2));
 			break;
 		case 3:
-			add_item_rows_of(sc, doc, 3, 64);
+			add_item_rows_of(sc, doc, 3, nb_row_size(3));
 			break;
 		case 4:
-			add_item_rows_of(sc, doc, 4, 64);
+			add_item_rows_of(sc, doc, 4, nb_row_size(4));
 			break;
 		case 5:
-			add_item_rows_of(sc, doc, 5, 64);
+			add_item_rows_of(sc, doc, 5, nb_row_size(5));
 			break;
 		default:				/* 6, see NB_ROW_CLASSES */
-			add_item_rows_of(sc, doc, 6, 64);
+			add_item_rows_of(sc, doc, 6, nb_row_size(6));
 			break;
 	}
 }
@@ -1462,11 +1445,11 @@ static inline void
 prefetch_set_terms(const NbScorerSet *set, uint32_t k)
 {
 	const NbIndex *ix = set->scorers[0].index;
-	const uint64_t *start = &ix->token_start[k];
-	const char *first = (const char *) &set->terms[start[0] * set->m];
-	const char *last = (const char *) &set->terms[start[1] * set->m];
+	const uint32_t *start = &ix->token_start[k];
+	const char *first = (const char *) &set->terms[(uint64_t) start[0] * set->m];
+	const char *last = (const char *) &set->terms[(uint64_t) start[1] * set->m];
 
-	nb_prefetch(&ix->entry_class[start[0]]);
+	nb_prefetch(ix->entries_class + (uint64_t) start[0] * 4);
 	for (const char *p = first; p < last; p += 64)
 		nb_prefetch(p);
 }
@@ -1504,8 +1487,8 @@ add_set_items(NbScorerSet *set, const NbDoc *doc)
 			mult[j] = nb_scorer_item_weight(&set->scorers[set->owner[j]], t->feature, t->count);
 		for (uint64_t e = ix->token_start[t->token]; e < end; e++)
 		{
-			double	   *restrict f = &set->f[(uint64_t) ix->entry_class[e] * m];
-			double	   *restrict fc = &set->fc[(uint64_t) ix->entry_class[e] * m];
+			double	   *restrict f = &set->f[(uint64_t) nb_index_entry_class(ix, e) * m];
+			double	   *restrict fc = &set->fc[(uint64_t) nb_index_entry_class(ix, e) * m];
 			const double *restrict terms = &set->terms[e * m];
 
 			/* add_compensated, spelled out: GCC inlines no function into one with other options */
@@ -1521,7 +1504,7 @@ add_set_items(NbScorerSet *set, const NbDoc *doc)
 		if (set->terms_z != NULL)
 			for (uint64_t e = ix->token_start[t->token]; e < end; e++)
 				for (uint32_t j = 0; j < m; j++)
-					set->z[(uint64_t) ix->entry_class[e] * m + j] += mult[j] * set->terms_z[e * m + j];
+					set->z[(uint64_t) nb_index_entry_class(ix, e) * m + j] += mult[j] * set->terms_z[e * m + j];
 	}
 }
 
@@ -1560,13 +1543,13 @@ nb_scorer_item_terms(const NbScorer *sc, uint32_t j, uint32_t k, double *f, doub
 
 	if (sc->rows != NULL)
 	{
-		uint32_t	slot = nb_strmap_slot_of(&ix->tokens, k, nb_strmap_hash_of(&ix->tokens, k));
-		const double *row = nb_row_terms(sc->rows, sc->row_size, slot);
+		uint64_t	r = ix->item_place[k];
+		const double *row = nb_row_terms(sc->rows, sc->row_size, r);
 
 		for (uint32_t c = 0; c < C; c++)
 		{
 			f[c] = row[c];
-			z[c] = sc->row_z != NULL ? sc->row_z[(uint64_t) slot * C + c] : 0;
+			z[c] = sc->row_z != NULL ? sc->row_z[r * C + c] : 0;
 		}
 	}
 	else

@@ -67,16 +67,18 @@ typedef struct NbScorer
 	bool		any_entry_z;	/* some entry_z is not 0 (only possible with alpha = 0) */
 	/*
 	 * With few classes (NbIndex.item_rows) the entries are kept as rows
-	 * instead, and entry and entry_z are freed: rows has a slot for each
-	 * slot of the index's item map, holding the item's NbRowKey and its C
-	 * terms, and nb_scorer_add_tokens looks tokens up there.  A token of a
-	 * large vocabulary then costs one cache line from memory instead of three
-	 * (slot, token_start, entries): scoring is bound by how many lines it
-	 * fetches, and with 2 classes two slots share a line.  The rows of z,
-	 * rarely needed, are apart: row_z[slot * C + c].
+	 * instead (entry and entry_z are NULL): row r holds the NbRowKey and C
+	 * terms of the item of rank r in the index's item map, and
+	 * nb_scorer_add_tokens compares tokens with the keys.  A token of a
+	 * large vocabulary then costs one cache line from memory, its row
+	 * (where it is follows from the item map's bitmap, in cache; a token
+	 * longer than 8 bytes also its value), instead of four in turn (item,
+	 * value, token_start, entries): scoring is bound by how many lines it
+	 * fetches, and how many it waits for in turn.  The rows of z, rarely
+	 * needed, are apart: row_z[r * C + c].
 	 */
-	char	   *rows;			/* row_size bytes per slot, aligned inside rows_block */
-	uint32_t	row_size;		/* 32 or 64 (see NB_ROW_CLASSES) */
+	char	   *rows;			/* row_size bytes per item, aligned inside rows_block */
+	uint32_t	row_size;		/* nb_row_size(C) */
 	void	   *rows_block;
 	double	   *row_z;			/* NULL unless any_entry_z */
 	/*
@@ -150,8 +152,8 @@ void		nb_scorer_build(NbScorer *scorer, const NbIndex *index, const NbOptions *o
  * The same keeping the entries, never rows (whatever index->item_rows
  * says), for the scorers of a grid: they score documents looked up in the
  * index (nb_doc_add_tokens), each built once for a pass over the rows, and
- * entries take a fraction of the memory of rows (no empty slots, no keys),
- * which many scorers of one model make count.
+ * entries take less memory than rows with many items in few classes (no
+ * keys, no terms of 0), which many scorers of one model make count.
  */
 void		nb_scorer_build_entries(NbScorer *scorer, const NbIndex *index, const NbOptions *opts);
 void		nb_scorer_free(NbScorer *scorer);

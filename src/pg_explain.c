@@ -18,21 +18,9 @@
 #include "utils/tuplestore.h"
 
 #include "nb_explain.h"
-#include "nb_item.h"
 #include "pg_predict.h"
 #include "pg_prepared.h"
 
-/* An item's value: the bare token for the bag "", else after its prefix (nb_item.h). */
-static const char *
-item_value(const NbIndex *ix, uint32 j, uint32 k, uint32 *len)
-{
-	const char *s = nb_strmap_str(&ix->tokens, k, len);
-
-	if ((int64) j == ix->unnamed_bag)
-		return s;
-	*len -= NB_ITEM_PREFIX;
-	return s + NB_ITEM_PREFIX;
-}
 
 static text *
 feature_name(const NbIndex *ix, uint32 j)
@@ -54,7 +42,7 @@ item_feature(const NbIndex *ix, uint32 j, uint32 k)
 	uint32		key_len;
 	const char *key = nb_strmap_str(&ix->features, j, &key_len);
 	uint32		len;
-	const char *value = item_value(ix, j, k, &len);
+	const char *value = nb_index_item(ix, k, &len);
 	StringInfoData buf;
 
 	if (ix->feature_type[j] == NB_FEATURE_CATEGORICAL)
@@ -171,7 +159,7 @@ put_explain_row(ReturnSetInfo *rsinfo, const NbPrepared *pm, const NbRowCategori
 			if (ix->feature_type[j] == NB_FEATURE_CATEGORICAL)
 			{
 				uint32		len;
-				const char *s = item_value(ix, j, row->item, &len);
+				const char *s = nb_index_item(ix, row->item, &len);
 
 				values[EXPLAIN_VALUE] = PointerGetDatum(cstring_to_text_with_len(s, len));
 			}
@@ -234,6 +222,7 @@ explain(FunctionCallInfo fcinfo, NbFeatureInput input)
 	uint64		n;
 	int64		other;
 	Datum		classes[2];
+	MemoryContext row_ctx;
 
 	InitMaterializedSRF(fcinfo, 0);
 	if (!PG_ARGISNULL(4) && PG_GETARG_INT32(4) < 0)
@@ -253,11 +242,19 @@ explain(FunctionCallInfo fcinfo, NbFeatureInput input)
 	n = nb_explain(scorer, &pm->doc, (uint32) best, (uint32) other, rows);
 	if (!PG_ARGISNULL(4) && n > (uint64) PG_GETARG_INT32(4))
 		n = (uint64) PG_GETARG_INT32(4);
+	/* a row's texts are copied into the result: made and freed row by row */
+	row_ctx = AllocSetContextCreate(CurrentMemoryContext, "nb_explain row", ALLOCSET_SMALL_SIZES);
 	for (uint64 i = 0; i < n; i++)
 	{
+		MemoryContext old = MemoryContextSwitchTo(row_ctx);
+
 		CHECK_FOR_INTERRUPTS();
 		put_explain_row(rsinfo, pm, &cats, &rows[i], classes);
+		MemoryContextSwitchTo(old);
+		MemoryContextReset(row_ctx);
 	}
+	MemoryContextDelete(row_ctx);
+	pfree(rows);
 	return (Datum) 0;
 }
 
@@ -361,7 +358,7 @@ nb_feature_log_prob(PG_FUNCTION_ARGS)
 				for (uint32 k = first_item; k < first_item + ix->feature_items[j]; k++)
 				{
 					uint32		len;
-					const char *s = item_value(ix, j, k, &len);
+					const char *s = nb_index_item(ix, k, &len);
 
 					old = MemoryContextSwitchTo(per_value);
 					nb_item_log_prob(sc, j, k, log_prob);

@@ -26,6 +26,14 @@
 #include "pg_tokenize.h"
 #include "pg_unknown.h"
 
+/*
+ * A row's tokens (text[], tsvector) are looked up this many at a time, so
+ * that what a document takes beyond its own bytes is its known items
+ * (nb_doc.h), not also a reference and a lookup's scratch per token (32
+ * bytes each: a 5M-token row took 160 MB more); the document is the same.
+ */
+#define NB_DOC_BATCH 65536
+
 /* A prepared model with the scorer of the row's options (NULL: any scorer of the model). */
 typedef struct RowModel
 {
@@ -228,20 +236,32 @@ nb_row_doc(FunctionCallInfo fcinfo, int arg, NbFeatureInput kind, NbRowCategorie
 		case NB_INPUT_ARRAY:
 			{
 				ArrayType  *tokens = PG_GETARG_ARRAYTYPE_P(arg);
+				NbArrayTokens it;
 				NbTokenRef *refs;
 
 				nb_check_feature_array(tokens);
-				refs = nb_prepared_refs(fcinfo, nb_array_size(tokens));
-
-				doc_add_text(&m, refs, nb_array_tokens(tokens, refs));
+				nb_array_tokens_begin(&it, tokens);
+				refs = nb_prepared_refs(fcinfo, Min(it.n, NB_DOC_BATCH));
+				/* once for an empty array too: the bag is present */
+				do
+					doc_add_text(&m, refs, nb_array_tokens_next(&it, refs, NB_DOC_BATCH));
+				while (!nb_array_tokens_done(&it));
 			}
 			break;
 		case NB_INPUT_TSVECTOR:
 			{
 				TSVector	tsv = PG_GETARG_TSVECTOR(arg);
-				NbTokenRef *refs = nb_prepared_refs(fcinfo, tsv->size);
+				NbTokenRef *refs = nb_prepared_refs(fcinfo, Min(tsv->size, NB_DOC_BATCH));
+				uint32		first = 0;
 
-				doc_add_text(&m, refs, nb_tsvector_tokens(tsv, refs));
+				do
+				{
+					uint32		n = Min(tsv->size - first, NB_DOC_BATCH);
+
+					nb_tsvector_range(tsv, first, n, refs);
+					doc_add_text(&m, refs, n);
+					first += n;
+				} while (first < (uint32) tsv->size);
 			}
 			break;
 		case NB_INPUT_JSONB:

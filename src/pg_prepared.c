@@ -343,17 +343,19 @@ find_cached(const StoredBytes *b)
 
 /*
  * The part of preparing a model that reads its validated view, in ctx: the
- * index without its item map's slots (place_model adds them), so that the
- * caller can free the view's bytes in between.
+ * index without its item map (place_model adds it).  With own_items the
+ * index copies what it reads of the items, so that the caller can free the
+ * view's bytes in between; else it reads them in place, and the bytes must
+ * outlive the prepared model (nb_index_copy).
  */
 static NbPrepared *
-copy_model(const NbView *view, MemoryContext ctx)
+copy_model(const NbView *view, MemoryContext ctx, bool own_items)
 {
 	MemoryContext old = MemoryContextSwitchTo(ctx);
 	NbPrepared *pm = palloc0(sizeof(NbPrepared));
 
 	pm->ctx = ctx;
-	nb_index_copy(&pm->index, view);
+	nb_index_copy(&pm->index, view, own_items);
 	pm->log_post = palloc(sizeof(double) * view->n_classes);
 	pm->has_tokenizer = view->settings.has_tokenizer;
 	pm->tokenizer = view->settings.tokenizer;
@@ -378,36 +380,46 @@ place_model(NbPrepared *pm)
 /*
  * Prepare the model of the stored bytes and add it to the backend's cache,
  * in ctx (a new context under the current one).  The bytes are its key; if
- * they are already in ctx (fetched there), they are kept, not copied.
+ * they are already in ctx (fetched there), they are kept, not copied.  The
+ * index reads the model's items in place in the key, or, for a compressed
+ * key, copies them out of the decompressed model, which goes before the
+ * item map is made (nb_index_copy).
  */
 static NbPrepared *
 build_model(const StoredBytes *b, MemoryContext ctx, bool bytes_in_ctx)
 {
 	struct varlena *flat = NULL;
-	const char *data = b->data;
-	Size		size = b->size;
+	char	   *key;
+	const char *data;
+	Size		size;
 	NbPrepared *pm;
 	NbView		view;
 
+	if (bytes_in_ctx)
+		key = unconstify(char *, b->data);
+	else
+	{
+		key = MemoryContextAlloc(ctx, b->size);
+		memcpy(key, b->data, b->size);
+	}
 	if (b->compressed)
 	{
-		flat = detoast_attr((struct varlena *) b->data);
+		flat = detoast_attr((struct varlena *) key);
 		data = VARDATA(flat);
 		size = VARSIZE(flat) - VARHDRSZ;
 	}
+	else
+	{
+		data = key;
+		size = b->size;
+	}
 	nb_model_validate_bytes(data, size, &view, ERRCODE_DATA_CORRUPTED, false);
-	pm = copy_model(&view, ctx);
+	pm = copy_model(&view, ctx, flat != NULL);
 	pm->cached = true;
 	pm->key_compressed = b->compressed;
 	pm->key_size = b->size;
-	if (bytes_in_ctx)
-		pm->key_bytes = unconstify(char *, b->data);
-	else
-	{
-		pm->key_bytes = MemoryContextAlloc(ctx, b->size);
-		memcpy(pm->key_bytes, b->data, b->size);
-	}
-	/* the decompressed model before the item map's slots take their memory */
+	pm->key_bytes = key;
+	/* the decompressed model before the item map takes its memory */
 	if (flat != NULL)
 		pfree(flat);
 	place_model(pm);
@@ -426,7 +438,7 @@ NbPrepared *
 nb_prepared_build(const NbView *view, MemoryContext parent)
 {
 	NbPrepared *pm = copy_model(view, AllocSetContextCreate(parent, "nb prepared model",
-															 ALLOCSET_DEFAULT_SIZES));
+															 ALLOCSET_DEFAULT_SIZES), false);
 
 	place_model(pm);
 	return pm;

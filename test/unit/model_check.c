@@ -1245,7 +1245,7 @@ done:
 
 /* Count of item k in doc, repeats added up, or -1 if it is not there. */
 static double
-doc_item_count(const NbDoc *doc, uint32_t k, uint32_t *slot, uint32_t *feature)
+doc_item_count(const NbDoc *doc, uint32_t k, uint32_t *feature)
 {
 	double		count = -1;
 
@@ -1253,7 +1253,6 @@ doc_item_count(const NbDoc *doc, uint32_t k, uint32_t *slot, uint32_t *feature)
 		if (doc->tokens[i].token == k)
 		{
 			count = (count < 0 ? 0 : count) + doc->tokens[i].count;
-			*slot = doc->tokens[i].slot;
 			*feature = doc->tokens[i].feature;
 		}
 	return count;
@@ -1261,7 +1260,7 @@ doc_item_count(const NbDoc *doc, uint32_t k, uint32_t *slot, uint32_t *feature)
 
 /*
  * The document built through the scorer (nb_scorer_add_tokens, which looks
- * tokens up in its row slots when it has them, and may keep repeats apart)
+ * tokens up through its rows when it has them, and may keep repeats apart)
  * has the items of the one built through the index, and scores the same but
  * for rounding.
  */
@@ -1283,14 +1282,14 @@ same_through_scorer(NbIndex *ix, NbScorer *sc, const NbDoc *built, const NbtDoc 
 	for (uint32_t i = 0; i < doc.n_tokens + built->n_tokens; i++)
 	{
 		uint32_t	k = i < doc.n_tokens ? doc.tokens[i].token : built->tokens[i - doc.n_tokens].token;
-		uint32_t	slot = UINT32_MAX, feature = UINT32_MAX;
-		uint32_t	bslot = UINT32_MAX, bfeature = UINT32_MAX;
-		double		count = doc_item_count(&doc, k, &slot, &feature);
-		double		bcount = doc_item_count(built, k, &bslot, &bfeature);
+		uint32_t	feature = UINT32_MAX;
+		uint32_t	bfeature = UINT32_MAX;
+		double		count = doc_item_count(&doc, k, &feature);
+		double		bcount = doc_item_count(built, k, &bfeature);
 
-		if (count != bcount || slot != bslot || feature != bfeature)
-			FAILF("doc %s: item %u is (%u, %u, %g) through the scorer, (%u, %u, %g) through the index",
-				  d->name, k, slot, feature, count, bslot, bfeature, bcount);
+		if (count != bcount || feature != bfeature)
+			FAILF("doc %s: item %u is (%u, %g) through the scorer, (%u, %g) through the index",
+				  d->name, k, feature, count, bfeature, bcount);
 	}
 	for (uint32_t j = 0; j < ix->n_features; j++)
 		if (doc.present[j] != built->present[j] ||

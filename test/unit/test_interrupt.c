@@ -349,7 +349,7 @@ int_op_index(void)
 	uint64_t	d;
 
 	nb_index_build(&ix, &ifx.view);
-	d = ix.token_start[ix.n_tokens] ^ (uint64_t) ix.tokens.count << 32;
+	d = ix.token_start[ix.n_tokens] ^ (uint64_t) ix.item_offset[ix.n_tokens] << 32;
 	nb_index_free(&ix);
 	return d;
 }

@@ -595,13 +595,13 @@ test_scorer_no_nan_class_tokens_overflow(void)
  * when the index's sequence number wraps around.
  */
 /*
- * A scorer with rows tells tokens apart by a 16-bit tag, the length and the
- * first 8 bytes, and compares longer tokens in the item map.  Tokens alike
- * in all of those but the rest (12 bytes: inline in the item map; 40 bytes:
- * in its arena), half of them in the model: with this many lookups some
- * tags collide, and every present token must be found in its own slot,
- * every absent one not at all, with 32-byte (2 classes) and 64-byte
- * (5 classes) rows.  Also a token longer than a key's length field holds.
+ * A scorer with rows tells tokens apart by a 32-bit tag in the item map,
+ * the length and the first 8 bytes in the row, and compares longer tokens
+ * in the model's bytes.  Tokens alike in all of those but the rest (12 or
+ * 40 bytes), half of them in the model: every present token must be found
+ * as the index finds it, every absent one not at all, with rows of 2 and
+ * of 5 classes.  Also a token longer than 65,535 bytes (a length that
+ * takes more than 16 bits).
  */
 static void
 test_scorer_rows_alike_tokens(void)
@@ -670,8 +670,7 @@ test_scorer_rows_alike_tokens(void)
 				nb_scorer_add_tokens(&sc, &by_rows, (uint32_t) ix.unnamed_bag, &ref, 1);
 				if (by_index.n_tokens != (present ? 1u : 0u) ||
 					by_rows.n_tokens != by_index.n_tokens ||
-					(present && (by_rows.tokens[0].slot != by_index.tokens[0].slot ||
-								 by_rows.tokens[0].token != by_index.tokens[0].token)))
+					(present && by_rows.tokens[0].token != by_index.tokens[0].token))
 				{
 					if (wrong++ == 0)
 						fail_at(__LINE__, "%u classes: %s found %u times through the index, %u through rows",
@@ -773,6 +772,98 @@ test_index_lookup(void)
 	CHECK(nb_index_only_bags(&ix) && ix.n_features == 1 && nb_index_feature(&ix, "", 0) == 0,
 		  "a version 1 model is the one bag \"\"");
 	nb_doc_free(&doc);
+	nb_index_free(&ix);
+	free(buf);
+}
+
+/*
+ * The item map (nb_index.h) of 30,000 values in each of three features,
+ * the same values in two bags and a categorical feature (so that the same
+ * text is three items, kept apart by their feature), in two classes: each
+ * item is found under its own feature at its rank, through the index and a
+ * scorer's rows, and nowhere else; the ranks are the full slots in order.
+ */
+static void
+test_index_item_map(void)
+{
+	enum
+	{
+		N = 30000
+	};
+	static const char *const names[] = {"a", "b", "c"};
+	static const NbFeatureType types[] = {NB_FEATURE_BAG, NB_FEATURE_BAG, NB_FEATURE_CATEGORICAL};
+	NbTrainer  *t = nb_trainer_create();
+	NbOptions	o = {.kind = NB_MULTINOMIAL, .alpha = 1, .prior_mode = NB_PRIOR_FIT, .var_smoothing = 1e-9};
+	char		str[32];
+	size_t		size;
+	unsigned char *buf;
+	NbView		v;
+	NbIndex		ix;
+	NbScorer	sc;
+	NbDoc		doc;
+	char		why[200];
+	uint64_t	full = 0;
+	long		wrong = 0;
+
+	for (int i = 0; i < N; i++)
+	{
+		NbTokenRef	ref = {str, 0, 1};
+
+		ref.len = (uint32_t) snprintf(str, sizeof(str), i % 3 ? "value-%d" : "v%d", i);
+		nb_trainer_begin_doc(t, i % 2 ? "x" : "y", 1, 1.0);
+		for (int j = 0; j < 3; j++)
+		{
+			NbFeatureType existing;
+			int64_t		f = nb_trainer_feature(t, names[j], 1, types[j], &existing);
+
+			if (types[j] == NB_FEATURE_BAG)
+				nb_trainer_add_tokens(t, (uint32_t) f, &ref, 1);
+			else
+				nb_trainer_add_category(t, (uint32_t) f, str, ref.len);
+		}
+	}
+	buf = serialize(t, &size);
+	nb_trainer_destroy(t);
+	CHECK(open_view(&v, buf, size, why, sizeof(why)), "rejected: %s", why);
+	nb_index_build(&ix, &v);
+	nb_scorer_build(&sc, &ix, &o);
+	nb_doc_init(&doc, &ix);
+	for (uint64_t w = 0; w < ix.n_item_slots / 64; w++)
+	{
+		if (ix.item_words[w].rank != full)
+			wrong++;
+		full += nb_bit_count(ix.item_words[w].full);
+	}
+	CHECK(wrong == 0 && full == ix.n_tokens && ix.n_tokens == 3 * N,
+		  "%ld ranks wrong; %llu full slots for %u items", wrong, (unsigned long long) full, ix.n_tokens);
+	for (uint32_t j = 0; j < 3; j++)
+		for (uint32_t k = 0; k < ix.n_tokens; k++)
+		{
+			uint32_t	len;
+			const char *value = nb_index_item(&ix, k, &len);
+			bool		own = nb_index_item_in(&ix, j, k);
+			uint64_t	hash = nb_index_item_hash(&ix, j, nb_hash_token(value, len));
+			int64_t		r = nb_index_find_item(&ix, j, value, len, hash);
+			NbTokenRef	ref = {value, len, 1};
+
+			nb_doc_begin(&doc);
+			nb_scorer_add_tokens(&sc, &doc, j, &ref, 1);
+			if (own ? (r < 0 || nb_index_item_at(&ix, (uint64_t) r) != k || ix.item_place[k] != r ||
+					   doc.n_tokens != 1 || doc.tokens[0].token != k || doc.tokens[0].slot != r) :
+				(r >= 0 && nb_index_item_at(&ix, (uint64_t) r) == k))
+				wrong++;
+		}
+	CHECK(wrong == 0, "%ld of %u lookups wrong", wrong, 3 * ix.n_tokens);
+	for (uint32_t j = 0; j < 3; j++)
+	{
+		NbTokenRef	ref = {"value-0", 7, 1};
+
+		nb_doc_begin(&doc);
+		nb_doc_add_tokens(&ix, &doc, j, &ref, 1);
+		CHECK(doc.n_tokens == 0, "feature %u: value-0 (never trained) found", j);
+	}
+	nb_doc_free(&doc);
+	nb_scorer_free(&sc);
 	nb_index_free(&ix);
 	free(buf);
 }
@@ -1608,6 +1699,7 @@ main(int argc, char **argv)
 {
 	unit_init(argc, argv);
 	run("scorer: multinomial posteriors by hand (alpha 1, 0.5)", test_scorer_multinomial);
+	run("index: the item map of three features sharing values", test_index_item_map);
 	run("scorer: bernoulli posteriors by hand (alpha 1)", test_scorer_bernoulli);
 	run("scorer: complement posteriors by hand (alpha 1)", test_scorer_complement);
 	run("scorer: uniform, given and zero class priors", test_scorer_priors);
