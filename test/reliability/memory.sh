@@ -207,6 +207,33 @@ measure "nb_metrics, $n_labels labels" \
 	"CREATE TEMP TABLE j (a jsonb); ALTER TABLE j ALTER a SET STORAGE external;"$'\n\\o /dev/null\n'"SELECT nb_metrics('a', 'b');"$'\n\\o' \
 	"INSERT INTO j SELECT nb_metrics(actual, predicted) FROM ($metrics_rows) r;"
 
+# nb_grid_options of the largest grid it takes, 100 values of each of two
+# keys (10,000 option sets), stored as rows of jsonb; and of a grid of 300
+# numbers over three keys (a million combinations), refused before any is
+# made.  Each within 3x of the grid and the result, plus what PostgreSQL
+# itself takes to store 10,000 rows of the same objects made without nbc
+# (its executor, the rows' tuples), plus what the first call of
+# nb_grid_options takes in a fresh backend on a grid of one set (PL/pgSQL
+# compiling it, the catalog's caches).  At every scale.
+grid_sql="(SELECT jsonb_build_object('alpha', jsonb_agg(i / 100.0), 'var_smoothing', jsonb_agg(i * 1e-10)) FROM generate_series(1, 100) i)"
+grid3_sql="(SELECT jsonb_build_object('alpha', jsonb_agg(i / 100.0), 'var_smoothing', jsonb_agg(i * 1e-10), 'fit_prior', jsonb_agg(i % 2 = 0)) FROM generate_series(1, 100) i)"
+grid_table="CREATE TEMP TABLE g (o jsonb); ALTER TABLE g ALTER o SET STORAGE external;"
+grid_bytes=$(bytes "SELECT pg_column_size($grid_sql)")
+grid_result=$(bytes "SELECT sum(pg_column_size(o)) FROM nb_grid_options($grid_sql) o")
+peak_of "$grid_table" "INSERT INTO g SELECT jsonb_build_object('alpha', a / 100.0, 'var_smoothing', v * 1e-10) FROM generate_series(1, 100) a, generate_series(1, 100) v;"
+grid_own=$(( peak_kb * 1024 ))
+peak_of "$grid_table" "INSERT INTO g SELECT nb_grid_options('{}');"
+grid_first=$(( peak_kb * 1024 ))
+grid_bound() {
+	awk -v own="$grid_own" -v first="$grid_first" -v d="$1" 'BEGIN { printf "%.2f", (own + first + 3 * d) / d }'
+}
+echo "# the grid's rows made without nbc: $grid_own bytes; a first call on a grid of one set: $grid_first bytes"
+measure "nb_grid_options, 10,000 sets" "$grid_bytes" "$grid_result" "$grid_table" \
+	"INSERT INTO g SELECT nb_grid_options($grid_sql);" "$(grid_bound $(( grid_bytes + grid_result )))"
+grid3_bytes=$(bytes "SELECT pg_column_size($grid3_sql)")
+measure "nb_grid_options, a million sets" "$grid3_bytes" 0 "$grid_table" \
+	"INSERT INTO g SELECT nb_grid_options($grid3_sql);" "$(grid_bound "$grid3_bytes")"
+
 # Preparing a model for scoring (nbc.prepared_model_cache = 0: each query
 # prepares it; the setup's query loads nbc and prepares it once): the
 # model's bytes fetched (kept: the key that recognizes it byte for byte),
