@@ -25,6 +25,7 @@
 #include "utils/builtins.h"
 #include "utils/float.h"
 #include "utils/fmgrprotos.h"
+#include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/timestamp.h"
@@ -315,7 +316,7 @@ nb_em_iterate(PG_FUNCTION_ARGS)
 	for (;;)
 	{
 		char	   *doing = psprintf("EM on \"%s\" was in iteration %d.", rel_name, k + 1);
-		struct varlena *next = NULL;
+		struct varlena *volatile next = NULL;
 		bool		last;
 
 		PG_TRY();
