@@ -131,7 +131,6 @@ scores_transfn(FunctionCallInfo fcinfo, NbFeatureInput kind)
 	ScoresState *st = PG_ARGISNULL(0) ? NULL : (ScoresState *) PG_GETARG_POINTER(0);
 	NbPrepared *pm;
 	NbScorer   *scorer;
-	int64		best;
 	double	   *row;
 	uint32		len;
 	const char *actual;
@@ -162,10 +161,7 @@ scores_transfn(FunctionCallInfo fcinfo, NbFeatureInput kind)
 	nb_prepared_begin_row(pm);
 	nb_row_doc(fcinfo, 2, kind, NULL, pm, scorer);
 	nb_count_scored_row(&pm->doc, &pm->index);
-	best = nb_scorer_score(scorer, &pm->doc, pm->log_post);
-	nb_prepared_end_row(pm);
-	if (best == NB_SCORE_OUT_OF_RANGE)
-		nb_report_score_out_of_range();
+	(void) nb_score_doc(pm, scorer);
 
 	if (st->n == st->cap)
 	{

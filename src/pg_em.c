@@ -180,10 +180,7 @@ nb_em_add_row(EmState *st, NbPrepared *pm, NbScorer *scorer, const text *label,
 	nb_scorer_add_tokens(scorer, &pm->doc, (uint32) pm->index.unnamed_bag, refs, n);
 	MemoryContextSwitchTo(old);
 	shared = nb_em_shared(scorer, &pm->doc);
-	best = nb_scorer_score(scorer, &pm->doc, pm->log_post);
-	nb_prepared_end_row(pm);
-	if (best == NB_SCORE_OUT_OF_RANGE)
-		nb_report_score_out_of_range();
+	best = nb_score_doc(pm, scorer);
 	if (best < 0)
 		elog(ERROR, "every class is excluded by the class prior");
 

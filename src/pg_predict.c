@@ -293,6 +293,17 @@ nb_report_score_out_of_range(void)
 }
 
 int64
+nb_score_doc(NbPrepared *pm, NbScorer *scorer)
+{
+	int64		best = nb_scorer_score(scorer, &pm->doc, pm->log_post);
+
+	nb_prepared_end_row(pm);
+	if (best == NB_SCORE_OUT_OF_RANGE)
+		nb_report_score_out_of_range();
+	return best;
+}
+
+int64
 nb_score_row(FunctionCallInfo fcinfo, NbFeatureInput kind, NbRowCategories *categories,
 			 NbPrepared **pm_out, NbScorer **scorer_out)
 {
@@ -315,10 +326,7 @@ nb_score_row_options(FunctionCallInfo fcinfo, NbFeatureInput kind, int options_a
 	nb_prepared_begin_row(m.pm);
 	nb_row_doc(fcinfo, 1, kind, categories, m.pm, m.scorer);
 	nb_count_scored_row(&m.pm->doc, &m.pm->index);
-	best = nb_scorer_score(m.scorer, &m.pm->doc, m.pm->log_post);
-	nb_prepared_end_row(m.pm);
-	if (best == NB_SCORE_OUT_OF_RANGE)
-		nb_report_score_out_of_range();
+	best = nb_score_doc(m.pm, m.scorer);
 	if (best < 0)
 		elog(ERROR, "every class is excluded by the class prior");
 	*pm_out = m.pm;

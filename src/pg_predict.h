@@ -44,6 +44,15 @@ void		nb_row_doc(FunctionCallInfo fcinfo, int arg, NbFeatureInput input,
 					   NbRowCategories *categories, NbPrepared *pm, NbScorer *scorer);
 
 /*
+ * Score pm's document, filled since nb_prepared_begin_row, with scorer: its
+ * log posterior per class in pm->log_post, and the row ended
+ * (nb_prepared_end_row).  Returns the index of the predicted class, or a
+ * negative value when the class prior excludes every class.  A score out
+ * of range is an error (22003).
+ */
+int64		nb_score_doc(NbPrepared *pm, NbScorer *scorer);
+
+/*
  * Score the row of a call with arguments (model, features, options): its
  * document is left in the prepared model's doc, its log posterior per
  * class in log_post, the row counted (nb_count_scored_row).  Returns the
