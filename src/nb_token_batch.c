@@ -47,32 +47,26 @@ nb_token_batch_add(void *batch, const char *token, uint32_t len, bool stable)
 {
 	NbTokenBatch *b = batch;
 
-	if (stable)
-	{
-		if (b->n == NB_TOKEN_BATCH_REFS)
-			flush_batch(b);
-		b->refs[b->n].str = token;
-		b->refs[b->n].len = len;
-		b->refs[b->n].count = 1.0;
-		b->n++;
-		return true;
-	}
-	if (b->n == NB_TOKEN_BATCH_REFS || len > NB_TOKEN_BATCH_BYTES - b->used)
+	if (b->n == NB_TOKEN_BATCH_REFS || (!stable && len > NB_TOKEN_BATCH_BYTES - b->used))
 		flush_batch(b);
-	if (len > NB_TOKEN_BATCH_BYTES)
+	if (!stable)
 	{
-		/* a token longer than the buffer goes alone, while its bytes are valid */
-		NbTokenRef	ref = {token, len, 1.0};
+		if (len > NB_TOKEN_BATCH_BYTES)
+		{
+			/* a token longer than the buffer goes alone, while its bytes are valid */
+			NbTokenRef	ref = {token, len, 1.0};
 
-		b->flush(b->arg, &ref, 1);
-		return true;
+			b->flush(b->arg, &ref, 1);
+			return true;
+		}
+		memcpy(b->bytes + b->used, token, len);
+		token = b->bytes + b->used;
+		b->used += len;
 	}
-	memcpy(b->bytes + b->used, token, len);
-	b->refs[b->n].str = b->bytes + b->used;
+	b->refs[b->n].str = token;
 	b->refs[b->n].len = len;
 	b->refs[b->n].count = 1.0;
 	b->n++;
-	b->used += len;
 	return true;
 }
 
