@@ -1,11 +1,14 @@
 /*
  * pg_live.c — live models: the trigger that records each statement's change
  * of a source table, reading a live model, and folding its changes into its
- * base (README "Live models"; the tables are in the SQL script).
+ * base (README "Live models"; the SQL functions that create and drop them
+ * are in the extension's script).
  *
- * A live model is a base model plus deltas, one per statement that changed
- * the source: the model of the rows it inserted (added) and of the rows it
- * deleted (removed), or a reset for a TRUNCATE.  Its value is
+ * A live model is a table of its own: its row of id 0 holds the base model
+ * and the settings (source, tokenizer, fold_after, the fold marks, the
+ * prefix of its triggers' names), every other row the delta of one statement
+ * that changed the source: the model of the rows it inserted (added) and of
+ * the rows it deleted (removed), or a reset for a TRUNCATE.  Its value is
  *
  *     nb_subtract(nb_merge(base, added...), nb_merge(removed...))
  *
@@ -17,33 +20,48 @@
  * folders take the base row's lock, and the automatic fold skips it when
  * another has it, so nobody waits.
  *
- * Security.  The extension's tables are owned by the extension's owner and
- * readable row by row (row-level security: the live models of sources one
- * can read).  Writers to a source need not be able to read or write them:
- * the trigger trains the statement's rows as the writer (whatever runs for
- * the label's cast runs with the writer's rights) and only writes the delta,
- * and folds, as the tables' owner.  Every query runs with search_path
- * pg_catalog, pg_temp and names the extension's objects with their schema,
- * found at run time (the extension is relocatable): the schema of this
- * function's own SQL declaration.
+ * Floating point.  Merging in another order than nb_train adds rows can
+ * overflow where the table's sum does not (two rows of weight 1e308 in two
+ * statements, one of them deleted later), or leave a count that the
+ * subtraction refuses.  Such a data exception never fails a writer: the
+ * automatic fold then trains the base from the source instead, and gives up
+ * quietly if that fails too (the table's own sum overflows); nb_live then
+ * trains from the source as well, which reports the overflow as nb_train
+ * does, until the rows make the sum finite again.
+ *
+ * Security.  Privileges are the table's: SELECT reads the live model,
+ * UPDATE and DELETE fold it, its owner drops it.  Writers to the source need
+ * none: the trigger trains the statement's rows and writes the delta as the
+ * table's owner, under SECURITY_RESTRICTED_OPERATION; it runs no user code
+ * (the label types nb_live_create accepts convert to text by built-in casts
+ * that no setting changes).  Every query runs with search_path pg_catalog,
+ * pg_temp, and names the extension's functions with their schema (found at
+ * run time: the extension is relocatable) and the exact types of the
+ * signature it means.
  */
 #include "postgres.h"
 
 #include "access/htup_details.h"
 #include "access/relation.h"
 #include "access/xact.h"
+#include "catalog/namespace.h"
 #include "catalog/pg_class.h"
+#include "catalog/pg_inherits.h"
 #include "catalog/pg_type.h"
 #include "commands/trigger.h"
 #include "executor/spi.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
+#include "nodes/nodeFuncs.h"
+#include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
+#include "utils/rls.h"
 #include "utils/syscache.h"
+#include "utils/varlena.h"
 
 PG_FUNCTION_INFO_V1(nbc_live_capture);
 PG_FUNCTION_INFO_V1(nbc_live_train);
@@ -52,43 +70,44 @@ PG_FUNCTION_INFO_V1(nbc_live_fold);
 
 extern Datum nb_model_eq(PG_FUNCTION_ARGS);
 
-/* The extension's schema (quoted) and the owner of its tables. */
+/* The extension's schema (quoted), and the caller's identity. */
 typedef struct LiveContext
 {
 	const char *nsp;
 	Oid			nsp_oid;
-	Oid			owner;
 	int			guc_level;
 	Oid			save_user;
 	int			save_sec;
 } LiveContext;
 
+/* A live model: its table and the settings of its base row. */
+typedef struct LiveModel
+{
+	Oid			state;
+	const char *table;			/* its qualified, quoted name */
+	Oid			owner;
+	Oid			source;
+	char	   *tokenizer;		/* jsonb text, or NULL */
+	int32		fold_after;
+	int64		folded_through; /* the largest id the last fold took */
+	char	   *triggers;		/* the prefix of its triggers' names */
+} LiveModel;
+
 /*
  * Start work on live models from a function of the extension: find the
- * schema and the tables' owner, set a safe search_path until live_end.
+ * schema, set a safe search_path until live_end.
  */
 static void
 live_begin(LiveContext *c, FunctionCallInfo fcinfo)
 {
-	Oid			nsp = get_func_namespace(fcinfo->flinfo->fn_oid);
-	Oid			table = get_relname_relid("nbc_live", nsp);
-	HeapTuple	tup;
-
-	if (!OidIsValid(table))
-		elog(ERROR, "table nbc_live of extension nbc is missing");
-	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(table));
-	if (!HeapTupleIsValid(tup))
-		elog(ERROR, "cache lookup failed for relation %u", table);
-	c->owner = ((Form_pg_class) GETSTRUCT(tup))->relowner;
-	ReleaseSysCache(tup);
-	c->nsp = quote_identifier(get_namespace_name(nsp));
-	c->nsp_oid = nsp;
+	c->nsp_oid = get_func_namespace(fcinfo->flinfo->fn_oid);
+	c->nsp = quote_identifier(get_namespace_name(c->nsp_oid));
 	c->guc_level = NewGUCNestLevel();
 	(void) set_config_option("search_path", "pg_catalog, pg_temp", PGC_USERSET, PGC_S_SESSION,
 							 GUC_ACTION_SAVE, true, 0, false);
 	/*
-	 * Every query on the extension's tables reads one live model's rows,
-	 * through an index: a plan kept from when the deltas were few (or their
+	 * Every query on a live model's table reads its rows past an id, through
+	 * the primary key: a plan kept from when the deltas were few (or their
 	 * statistics unknown) must not scan the table, whose dead deltas pile up
 	 * between vacuums as folds delete them.
 	 */
@@ -106,11 +125,11 @@ live_end(LiveContext *c)
 	AtEOXact_GUC(true, c->guc_level);
 }
 
-/* Run what follows as the owner of the extension's tables (no user code runs there). */
+/* Run what follows as role (the table's owner), in a restricted operation. */
 static void
-as_owner(LiveContext *c)
+as_role(LiveContext *c, Oid role)
 {
-	SetUserIdAndSecContext(c->owner, c->save_sec | SECURITY_LOCAL_USERID_CHANGE |
+	SetUserIdAndSecContext(role, c->save_sec | SECURITY_LOCAL_USERID_CHANGE |
 						   SECURITY_RESTRICTED_OPERATION);
 }
 
@@ -127,12 +146,26 @@ model_type(LiveContext *c)
 						   ObjectIdGetDatum(c->nsp_oid));
 }
 
+static Oid
+rel_owner(Oid relid)
+{
+	HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	Oid			owner;
+
+	if (!HeapTupleIsValid(tup))
+		elog(ERROR, "cache lookup failed for relation %u", relid);
+	owner = ((Form_pg_class) GETSTRUCT(tup))->relowner;
+	ReleaseSysCache(tup);
+	return owner;
+}
+
 /*
  * Plans kept for the backend's life, found by their query's text (which
- * names everything they depend on: the schema, the columns, and for the
- * trigger's queries over transition tables the source's oid and number of
- * columns, see train_query): a single-row INSERT then pays for no parse and
- * no planning.  PostgreSQL replans them when the tables they read change.
+ * names everything they depend on: the schema, the table, the columns, and
+ * for the trigger's queries over transition tables the source's oid and
+ * number of columns, see train_query): a single-row INSERT then pays for no
+ * parse and no planning.  PostgreSQL replans them when what they read
+ * changes.
  */
 #define LIVE_PLANS 16
 
@@ -186,9 +219,9 @@ run_in(bool read_only, const char *sql, int nargs, Oid *types, Datum *values, co
 }
 
 static void
-run(const char *sql, int nargs, Oid *types, Datum *values, const char *nulls, int expect)
+run(const char *sql, int expect)
 {
-	run_in(false, sql, nargs, types, values, nulls, expect);
+	run_in(false, sql, 0, NULL, NULL, NULL, expect);
 }
 
 static Datum
@@ -202,53 +235,75 @@ result(int col, bool *isnull)
 	return SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, col, isnull);
 }
 
-/* A live model's settings, from its row (read as the tables' owner). */
-typedef struct LiveModel
-{
-	int32		id;
-	Oid			source;
-	char	   *tokenizer;		/* jsonb text, or NULL */
-	int32		fold_after;
-	int64		folded_through; /* the largest id the last fold took */
-} LiveModel;
-
+/* Is relation state a live model's table (a column "triggers" beside the models)? */
 static bool
-live_model(LiveContext *c, int32 id, LiveModel *m)
+is_live_table(Oid state)
+{
+	return get_rel_relkind(state) == RELKIND_RELATION &&
+		get_attnum(state, "triggers") != InvalidAttrNumber &&
+		get_attnum(state, "added") != InvalidAttrNumber;
+}
+
+/* The live model named name, found as a table is (the caller's search_path). */
+static Oid
+live_lookup(text *name)
+{
+	RangeVar   *rv = makeRangeVarFromNameList(textToQualifiedNameList(name));
+	Oid			state = RangeVarGetRelid(rv, AccessShareLock, true);
+
+	if (!OidIsValid(state) || !is_live_table(state))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("live model \"%s\" does not exist", text_to_cstring(name)),
+				 errhint("nb_lives lists the live models you can read.")));
+	return state;
+}
+
+/*
+ * The settings of live model state from its base row, read as the current
+ * user.  m->owner and m->table are set first.
+ */
+static void
+live_open(LiveModel *m, Oid state)
 {
 	StringInfoData q;
-	Oid			types[1] = {INT4OID};
-	Datum		values[1] = {Int32GetDatum(id)};
 	bool		isnull;
 	Datum		d;
 
+	m->state = state;
+	m->table = quote_qualified_identifier(get_namespace_name(get_rel_namespace(state)),
+										  get_rel_name(state));
+	m->owner = rel_owner(state);
 	initStringInfo(&q);
-	appendStringInfo(&q, "SELECT source::oid, tokenizer::text, fold_after, folded_through FROM %s.nbc_live WHERE id = $1",
-					 c->nsp);
-	run(q.data, 1, types, values, NULL, SPI_OK_SELECT);
-	if (SPI_processed == 0)
-		return false;
-	m->id = id;
+	appendStringInfo(&q, "SELECT source::oid, tokenizer::text, fold_after, folded_through, triggers "
+					 "FROM %s WHERE id = 0", m->table);
+	run(q.data, SPI_OK_SELECT);
+	d = result(5, &isnull);
+	if (isnull)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("live model \"%s\" has lost its base row", get_rel_name(state)),
+				 errhint("Drop the live model with nb_live_drop and create it again.")));
+	m->triggers = TextDatumGetCString(d);
 	m->source = DatumGetObjectId(result(1, &isnull));
 	d = result(2, &isnull);
 	m->tokenizer = isnull ? NULL : TextDatumGetCString(d);
 	m->fold_after = DatumGetInt32(result(3, &isnull));
 	m->folded_through = DatumGetInt64(result(4, &isnull));
-	return true;
 }
 
 /*
  * The columns of a live model: those of its source's trigger
- * nbc_live_<id>_columns (UPDATE OF label, features [, weight]), which makes
+ * <triggers>columns (UPDATE OF label, features [, weight]), which makes
  * them survive renames and dumps and keeps them from being dropped or
  * changed in type while the live model exists.
  */
 static int
-live_columns(Relation rel, int32 id, const char **names, Oid *feature_type)
+live_columns(Relation rel, const LiveModel *m, const char **names, Oid *feature_type)
 {
 	TriggerDesc *td = rel->trigdesc;
-	char		tgname[NAMEDATALEN];
+	char	   *tgname = psprintf("%scolumns", m->triggers);
 
-	snprintf(tgname, sizeof(tgname), "nbc_live_%d_columns", id);
 	for (int i = 0; td != NULL && i < td->numtriggers; i++)
 	{
 		Trigger    *t = &td->triggers[i];
@@ -263,40 +318,85 @@ live_columns(Relation rel, int32 id, const char **names, Oid *feature_type)
 	}
 	ereport(ERROR,
 			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-			 errmsg("live model %d has lost its columns on table \"%s\"", id,
+			 errmsg("live model \"%s\" has lost its columns on table \"%s\"", get_rel_name(m->state),
 					RelationGetRelationName(rel)),
 			 errdetail("Its trigger \"%s\" was dropped.", tgname),
 			 errhint("Drop the live model with nb_live_drop and create it again.")));
 	return 0;
 }
 
-/* The query that trains the model of the rows of relation "from". */
+/* The features argument's exact type in the nb_train signature the trigger calls. */
+static const char *
+features_type_name(Oid type)
+{
+	switch (type)
+	{
+		case TEXTOID:
+			return "pg_catalog.text";
+		case TEXTARRAYOID:
+			return "pg_catalog.text[]";
+		case TSVECTOROID:
+			return "pg_catalog.tsvector";
+		case JSONBOID:
+			return "pg_catalog.jsonb";
+		case FLOAT8ARRAYOID:
+			return "pg_catalog.float8[]";
+	}
+	ereport(ERROR,
+			(errcode(ERRCODE_DATATYPE_MISMATCH),
+			 errmsg("features of a live model cannot be of type %s", format_type_be(type))));
+	return NULL;
+}
+
+/*
+ * The query that trains the model of the rows of relation "from": every
+ * argument cast to the type of the one signature of nb_train it means, so
+ * that no other function of that name can be chosen.
+ */
 static char *
 train_query(LiveContext *c, const LiveModel *m, Relation rel, const char *from)
 {
 	const char *col[3];
 	Oid			feature_type;
-	int			n = live_columns(rel, m->id, col, &feature_type);
+	int			n = live_columns(rel, m, col, &feature_type);
 	StringInfoData q;
 
 	initStringInfo(&q);
 	/* the plan is kept (live_plan): the text says which relation's transition table it reads */
-	appendStringInfo(&q, "/* source %u of %d columns */ SELECT %s.nb_train(%s, %s",
-					 RelationGetRelid(rel), RelationGetDescr(rel)->natts, c->nsp, col[0], col[1]);
+	appendStringInfo(&q, "/* source %u of %d columns */ SELECT %s.nb_train(%s::pg_catalog.text, %s::%s",
+					 RelationGetRelid(rel), RelationGetDescr(rel)->natts, c->nsp, col[0], col[1],
+					 features_type_name(feature_type));
 	if (n == 3)
-		appendStringInfo(&q, ", %s", col[2]);
+		appendStringInfo(&q, ", %s::pg_catalog.float8", col[2]);
 	if (feature_type == TEXTOID && (n == 3 || m->tokenizer != NULL))
-		appendStringInfo(&q, ", %s::jsonb", m->tokenizer != NULL ? quote_literal_cstr(m->tokenizer) : "NULL");
+		appendStringInfo(&q, ", %s::pg_catalog.jsonb",
+						 m->tokenizer != NULL ? quote_literal_cstr(m->tokenizer) : "NULL");
 	appendStringInfo(&q, ") FROM %s", from);
 	return q.data;
 }
 
-/* The model of the rows of a relation the caller reads, or NULL. */
+/* The model of the rows of a relation, or NULL, in the current memory context. */
 static Datum
 train(LiveContext *c, const LiveModel *m, Relation rel, const char *from, bool *isnull)
 {
-	run(train_query(c, m, rel, from), 0, NULL, NULL, NULL, SPI_OK_SELECT);
-	return result(1, isnull);
+	Datum		model;
+
+	run(train_query(c, m, rel, from), SPI_OK_SELECT);
+	model = result(1, isnull);
+	return *isnull ? (Datum) 0 : SPI_datumTransfer(model, false, -1);
+}
+
+/* The query of the model of the source table, as a scalar subquery. */
+static char *
+source_query(LiveContext *c, const LiveModel *m)
+{
+	Relation	rel = relation_open(m->source, AccessShareLock);
+	char	   *q = train_query(c, m, rel,
+								quote_qualified_identifier(get_namespace_name(RelationGetNamespace(rel)),
+														   RelationGetRelationName(rel)));
+
+	relation_close(rel, NoLock);
+	return psprintf("(%s)", q);
 }
 
 /*
@@ -320,43 +420,49 @@ model_query(StringInfo q, const char *nsp, const char *deltas, const char *base,
 					 nsp, deltas, base, rest);
 }
 
+/* The fold marks both move to the last delta a fold took. */
+#define FOLD_MARKS \
+	"folded_through = GREATEST(folded_through, (SELECT max(id) FROM d)), " \
+	"based_through = GREATEST(folded_through, (SELECT max(id) FROM d))"
+
 /*
  * Fold a live model's deltas into its base, in a new statement (in READ
  * COMMITTED, a snapshot that sees the previous fold); the caller holds the
  * base row's lock.
  */
 static void
-fold_into_base(LiveContext *c, int32 id)
+fold_into_base(LiveContext *c, const LiveModel *m, void *out)
 {
 	StringInfoData q;
-	Oid			types[1] = {INT4OID};
-	Datum		values[1] = {Int32GetDatum(id)};
-	char	   *deltas;
-	char	   *base;
 
 	initStringInfo(&q);
-	deltas = psprintf("DELETE FROM %s.nbc_live_delta WHERE live_id = $1 "
-					  "RETURNING id, reset, added, removed", c->nsp);
-	base = psprintf("SELECT base FROM %s.nbc_live WHERE id = $1", c->nsp);
-	model_query(&q, c->nsp, deltas, base, psprintf("UPDATE %1$s.nbc_live SET folded_through = "
-						 "GREATEST(folded_through, (SELECT max(id) FROM d)), based_through = "
-						 "GREATEST(folded_through, (SELECT max(id) FROM d)), base =", c->nsp));
-	appendStringInfoString(&q, " WHERE id = $1");
-	run(q.data, 1, types, values, NULL, SPI_OK_UPDATE);
+	model_query(&q, c->nsp,
+				psprintf("DELETE FROM %s WHERE id > 0 RETURNING id, reset, added, removed", m->table),
+				psprintf("SELECT added FROM %s WHERE id = 0", m->table),
+				psprintf("UPDATE %s SET " FOLD_MARKS ", added =", m->table));
+	appendStringInfoString(&q, " WHERE id = 0");
+	run(q.data, SPI_OK_UPDATE);
+}
+
+/*
+ * Fold by training the base from the source: the deltas a snapshot sees are
+ * those of the rows it sees (both are written by the same transactions), so
+ * one statement deletes the first and trains the second.
+ */
+static void
+fold_from_source(LiveContext *c, const LiveModel *m, void *out)
+{
+	run(psprintf("WITH d AS (DELETE FROM %1$s WHERE id > 0 RETURNING id) "
+				 "UPDATE %1$s SET " FOLD_MARKS ", added = %2$s WHERE id = 0",
+				 m->table, source_query(c, m)), SPI_OK_UPDATE);
 }
 
 /* Take the base row's lock; false if another fold holds it (skip_locked). */
 static bool
-lock_base(LiveContext *c, int32 id, bool skip_locked)
+lock_base(const LiveModel *m, bool skip_locked)
 {
-	StringInfoData q;
-	Oid			types[1] = {INT4OID};
-	Datum		values[1] = {Int32GetDatum(id)};
-
-	initStringInfo(&q);
-	appendStringInfo(&q, "SELECT 1 FROM %s.nbc_live WHERE id = $1 FOR NO KEY UPDATE%s", c->nsp,
-					 skip_locked ? " SKIP LOCKED" : "");
-	run(q.data, 1, types, values, NULL, SPI_OK_SELECT);
+	run(psprintf("SELECT 1 FROM %s WHERE id = 0 FOR NO KEY UPDATE%s", m->table,
+				 skip_locked ? " SKIP LOCKED" : ""), SPI_OK_SELECT);
 	return SPI_processed > 0;
 }
 
@@ -384,61 +490,109 @@ lock_base(LiveContext *c, int32 id, bool skip_locked)
 #define LIVE_MERGED_MAX 16
 
 static void
-fold_auto(LiveContext *c, int32 id, Oid source)
+fold_auto(LiveContext *c, const LiveModel *m, void *out)
 {
-	StringInfoData q;
-	Oid			types[3] = {INT4OID, INT8OID, OIDOID};
-	Datum		values[3] = {Int32GetDatum(id), (Datum) 0, ObjectIdGetDatum(source)};
 	bool		isnull;
+	Oid			types[1] = {INT8OID};
+	Datum		values[1];
 	int64		merged;
 	int64		merged_bytes;
 	int64		base_bytes;
 	bool		reset;
 
-	if (!lock_base(c, id, true))
-		return;
 	/* in a new snapshot, which sees the previous fold */
-	initStringInfo(&q);
-	appendStringInfo(&q,
-					 "SELECT l.folded_through, COALESCE(pg_column_size(l.base), 0)::bigint, m.n, m.bytes, "
-					 "EXISTS (SELECT FROM %1$s.nbc_live_delta d WHERE d.live_id = l.id "
-					 "AND d.id > l.folded_through AND d.reset) "
-					 "FROM %1$s.nbc_live l, LATERAL (SELECT count(*) AS n, "
-					 "COALESCE(sum(COALESCE(pg_column_size(d.added), 0) + COALESCE(pg_column_size(d.removed), 0)), 0) AS bytes "
-					 "FROM %1$s.nbc_live_delta d WHERE d.live_id = l.id "
-					 "AND d.id > l.based_through AND d.id <= l.folded_through) m "
-					 "WHERE l.id = $1",
-					 c->nsp);
-	run(q.data, 1, types, values, NULL, SPI_OK_SELECT);
+	run(psprintf("SELECT l.folded_through, COALESCE(pg_column_size(l.added), 0)::bigint, m.n, m.bytes, "
+				 "EXISTS (SELECT FROM %1$s d WHERE d.id > l.folded_through AND d.reset) "
+				 "FROM %1$s l, LATERAL (SELECT count(*) AS n, "
+				 "COALESCE(sum(COALESCE(pg_column_size(d.added), 0) + COALESCE(pg_column_size(d.removed), 0)), 0) AS bytes "
+				 "FROM %1$s d WHERE d.id > l.based_through AND d.id <= l.folded_through) m "
+				 "WHERE l.id = 0", m->table), SPI_OK_SELECT);
 	if (SPI_processed == 0)
 		return;
-	values[1] = result(1, &isnull);
+	values[0] = result(1, &isnull);
 	base_bytes = DatumGetInt64(result(2, &isnull));
 	merged = DatumGetInt64(result(3, &isnull));
 	merged_bytes = DatumGetInt64(result(4, &isnull));
 	reset = DatumGetBool(result(5, &isnull));
 	if (reset || merged >= LIVE_MERGED_MAX - 1 || merged_bytes >= base_bytes / 4)
 	{
-		fold_into_base(c, id);
+		fold_into_base(c, m, NULL);
 		return;
 	}
-	resetStringInfo(&q);
-	appendStringInfo(&q,
-					 "WITH d AS (DELETE FROM %1$s.nbc_live_delta WHERE live_id = $1 AND id > $2 "
-					 "RETURNING id, added, removed), "
-					 "m AS (SELECT max(id) AS id, %1$s.nb_merge(added ORDER BY id DESC) AS added, "
-					 "%1$s.nb_merge(removed ORDER BY id) AS removed FROM d), "
-					 "u AS (UPDATE %1$s.nbc_live SET folded_through = m.id FROM m "
-					 "WHERE nbc_live.id = $1 AND m.id IS NOT NULL) "
-					 "INSERT INTO %1$s.nbc_live_delta (live_id, id, source, reset, added, removed) "
-					 "SELECT $1, m.id, $3, false, m.added, m.removed FROM m "
-					 "WHERE m.added IS NOT NULL OR m.removed IS NOT NULL",
-					 c->nsp);
-	run(q.data, 3, types, values, NULL, SPI_OK_INSERT);
+	run_in(false, psprintf("WITH d AS (DELETE FROM %1$s WHERE id > $1 RETURNING id, added, removed), "
+				 "m AS (SELECT max(id) AS id, %2$s.nb_merge(added ORDER BY id DESC) AS added, "
+				 "%2$s.nb_merge(removed ORDER BY id) AS removed FROM d), "
+				 "u AS (UPDATE %1$s SET folded_through = m.id FROM m WHERE %1$s.id = 0 AND m.id IS NOT NULL) "
+				 "INSERT INTO %1$s (id, reset, added, removed) "
+				 "SELECT m.id, false, m.added, m.removed FROM m "
+				 "WHERE m.added IS NOT NULL OR m.removed IS NOT NULL",
+				 m->table, c->nsp), 1, types, values, NULL, SPI_OK_INSERT);
+}
+
+/*
+ * A fold whose numbers fail (a data exception: an overflow, a count the
+ * subtraction refuses) or whose model passes the size limit: the kinds of
+ * error that the deltas' order causes, and that training from the source
+ * may not meet.  Any other error (a cancel, a lost connection) is not
+ * caught.
+ */
+static bool
+fold_may_retry(int sqlerrcode)
+{
+	return ERRCODE_TO_CATEGORY(sqlerrcode) == ERRCODE_DATA_EXCEPTION ||
+		ERRCODE_TO_CATEGORY(sqlerrcode) == ERRCODE_PROGRAM_LIMIT_EXCEEDED;
+}
+
+typedef void (*LiveStep) (LiveContext *c, const LiveModel *m, void *out);
+
+/*
+ * Run step in a subtransaction: true if it succeeded; false, with all it
+ * did undone, if it failed with an error fold_may_retry accepts.
+ */
+static bool
+try_step(LiveStep step, LiveContext *c, const LiveModel *m, void *out)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	ResourceOwner owner = CurrentResourceOwner;
+	volatile bool ok = true;
+
+	BeginInternalSubTransaction(NULL);
+	MemoryContextSwitchTo(cxt);
+	PG_TRY();
+	{
+		step(c, m, out);
+		ReleaseCurrentSubTransaction();
+	}
+	PG_CATCH();
+	{
+		ErrorData  *e;
+
+		MemoryContextSwitchTo(cxt);
+		e = CopyErrorData();
+		if (!fold_may_retry(e->sqlerrcode))
+			PG_RE_THROW();
+		FlushErrorState();
+		RollbackAndReleaseCurrentSubTransaction();
+		ok = false;
+	}
+	PG_END_TRY();
+	MemoryContextSwitchTo(cxt);
+	CurrentResourceOwner = owner;
+	return ok;
+}
+
+/* The writer's fold: tiered, else from the source, else none (the writer never fails for it). */
+static void
+fold_for_writer(LiveContext *c, const LiveModel *m)
+{
+	if (!lock_base(m, true))
+		return;
+	if (!try_step(fold_auto, c, m, NULL))
+		(void) try_step(fold_from_source, c, m, NULL);
 }
 
 static void
-check_trigger(FunctionCallInfo fcinfo, TriggerData **td, int32 *id)
+check_trigger(FunctionCallInfo fcinfo, TriggerData **td)
 {
 	if (!CALLED_AS_TRIGGER(fcinfo))
 		ereport(ERROR,
@@ -446,33 +600,95 @@ check_trigger(FunctionCallInfo fcinfo, TriggerData **td, int32 *id)
 				 errmsg("nbc_live_capture: not called by trigger manager")));
 	*td = (TriggerData *) fcinfo->context;
 	if (!TRIGGER_FIRED_AFTER((*td)->tg_event) || !TRIGGER_FIRED_FOR_STATEMENT((*td)->tg_event) ||
-		(*td)->tg_trigger->tgnargs != 1)
+		(*td)->tg_trigger->tgnargs != 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
-				 errmsg("nbc_live_capture must be an AFTER ... FOR EACH STATEMENT trigger with one argument")));
-	*id = pg_strtoint32((*td)->tg_trigger->tgargs[0]);
+				 errmsg("nbc_live_capture must be an AFTER ... FOR EACH STATEMENT trigger without arguments")));
+}
+
+/* The first regclass constant of an expression tree, or InvalidOid. */
+static bool
+find_regclass(Node *node, Oid *found)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Const) && ((Const *) node)->consttype == REGCLASSOID && !((Const *) node)->constisnull)
+	{
+		*found = DatumGetObjectId(((Const *) node)->constvalue);
+		return true;
+	}
+	return expression_tree_walker(node, find_regclass, (void *) found);
 }
 
 /*
- * The trigger must be the one nb_live_create made for this event: trigger
- * names are unique per table, so no second trigger on the source (one its
- * owner or a role with TRIGGER made) can count the rows again.
+ * The live model's table that the trigger's WHEN clause names
+ * ('table'::regclass IS NOT NULL): a dependency of the trigger on the
+ * table, kept by PostgreSQL through renames, dumps and restores.
+ */
+static Oid
+trigger_state(TriggerData *td)
+{
+	Oid			state = InvalidOid;
+
+	if (td->tg_trigger->tgqual != NULL)
+		(void) find_regclass(stringToNode(td->tg_trigger->tgqual), &state);
+	if (!OidIsValid(state) || !is_live_table(state))
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("trigger \"%s\" on table \"%s\" names no live model",
+						td->tg_trigger->tgname, RelationGetRelationName(td->tg_relation)),
+				 errhint("Drop the trigger.")));
+	return state;
+}
+
+/*
+ * The trigger must be one nb_live_create made for this live model and this
+ * event: trigger names are unique per table, so no second trigger on the
+ * source (one its owner or a role with TRIGGER made) can count the rows
+ * again, and no trigger of another table can feed it.
  */
 static void
-check_trigger_name(TriggerData *td, int32 id)
+check_trigger_owns(TriggerData *td, const LiveModel *m)
 {
 	TriggerEvent ev = td->tg_event;
 	const char *event = TRIGGER_FIRED_BY_INSERT(ev) ? "insert" :
 		TRIGGER_FIRED_BY_UPDATE(ev) ? "update" :
 		TRIGGER_FIRED_BY_DELETE(ev) ? "delete" : "truncate";
-	char		want[NAMEDATALEN];
+	char	   *want = psprintf("%s%s", m->triggers, event);
 
-	snprintf(want, sizeof(want), "nbc_live_%d_%s", id, event);
-	if (strcmp(td->tg_trigger->tgname, want) != 0)
+	if (m->source != RelationGetRelid(td->tg_relation) || strcmp(td->tg_trigger->tgname, want) != 0)
 		ereport(ERROR,
-				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
-				 errmsg("trigger \"%s\" on table \"%s\" is not live model %d's trigger \"%s\"",
-						td->tg_trigger->tgname, RelationGetRelationName(td->tg_relation), id, want)));
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("trigger \"%s\" on table \"%s\" is not live model \"%s\"'s trigger \"%s\"",
+						td->tg_trigger->tgname, RelationGetRelationName(td->tg_relation),
+						get_rel_name(m->state), want)));
+}
+
+/*
+ * The statement's delta: the models of the rows it added and removed; false
+ * when it changed no counted value (no counted row, or an update that left
+ * every counted value as it was).
+ */
+static bool
+statement_delta(LiveContext *c, const LiveModel *m, TriggerData *td, Datum *values, char *nulls)
+{
+	Relation	rel = td->tg_relation;
+	bool		no_added = true;
+	bool		no_removed = true;
+
+	values[1] = values[2] = (Datum) 0;
+	if (td->tg_newtable != NULL)
+		values[1] = train(c, m, rel, "nbc_new", &no_added);
+	if (td->tg_oldtable != NULL)
+		values[2] = train(c, m, rel, "nbc_old", &no_removed);
+	if (no_added && no_removed)
+		return false;
+	if (!no_added && !no_removed &&
+		DatumGetBool(DirectFunctionCall2(nb_model_eq, values[1], values[2])))
+		return false;
+	nulls[1] = no_added ? 'n' : ' ';
+	nulls[2] = no_removed ? 'n' : ' ';
+	return true;
 }
 
 /*
@@ -486,117 +702,80 @@ Datum
 nbc_live_capture(PG_FUNCTION_ARGS)
 {
 	TriggerData *td;
-	int32		id;
 	LiveContext c;
 	LiveModel	m;
-	Relation	rel;
-	bool		reset = false;
-	Datum		values[5];
-	char		nulls[5] = {' ', ' ', ' ', ' ', ' '};
-	Oid			types[5] = {INT4OID, BOOLOID, InvalidOid, InvalidOid, INT8OID};
+	Oid			state;
+	Datum		values[4];
+	char		nulls[4] = {' ', ' ', ' ', ' '};
+	Oid			types[4] = {BOOLOID, InvalidOid, InvalidOid, INT8OID};
 	bool		isnull;
-	StringInfoData q;
 
-	check_trigger(fcinfo, &td, &id);
-	rel = td->tg_relation;
+	check_trigger(fcinfo, &td);
+	state = trigger_state(td);
 	live_begin(&c, fcinfo);
 	if (SPI_register_trigger_data(td) != SPI_OK_TD_REGISTER)
 		elog(ERROR, "SPI_register_trigger_data failed");
-	as_owner(&c);
-	if (!live_model(&c, id, &m))
-		ereport(ERROR,
-				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("trigger \"%s\" on table \"%s\" belongs to no live model",
-						td->tg_trigger->tgname, RelationGetRelationName(rel)),
-				 errhint("Drop the trigger.")));
-	if (m.source != RelationGetRelid(rel))
-		ereport(ERROR,
-				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("trigger \"%s\" on table \"%s\" is not on the source of live model %d",
-						td->tg_trigger->tgname, RelationGetRelationName(rel), id)));
-	check_trigger_name(td, id);
-	as_caller(&c);
+	as_role(&c, rel_owner(state));
+	live_open(&m, state);
+	check_trigger_owns(td, &m);
 
-	values[0] = Int32GetDatum(id);
+	values[0] = BoolGetDatum(TRIGGER_FIRED_BY_TRUNCATE(td->tg_event));
 	if (TRIGGER_FIRED_BY_TRUNCATE(td->tg_event))
+		nulls[1] = nulls[2] = 'n';
+	else if (!statement_delta(&c, &m, td, values, nulls))
 	{
-		reset = true;
-		nulls[2] = nulls[3] = 'n';
-		values[2] = values[3] = (Datum) 0;
+		as_caller(&c);
+		live_end(&c);
+		return PointerGetDatum(NULL);
 	}
-	else
-	{
-		Datum		added = (Datum) 0;
-		Datum		removed = (Datum) 0;
-		bool		no_added = true;
-		bool		no_removed = true;
-
-		if (td->tg_newtable != NULL)
-		{
-			added = train(&c, &m, rel, "nbc_new", &no_added);
-			if (!no_added)
-				added = SPI_datumTransfer(added, false, -1);
-		}
-		if (td->tg_oldtable != NULL)
-		{
-			removed = train(&c, &m, rel, "nbc_old", &no_removed);
-			if (!no_removed)
-				removed = SPI_datumTransfer(removed, false, -1);
-		}
-		/* nothing to record: no counted row, or an update that changed no counted value */
-		if (no_added && no_removed)
-			goto done;
-		if (!no_added && !no_removed &&
-			DatumGetBool(DirectFunctionCall2(nb_model_eq, added, removed)))
-			goto done;
-		values[2] = added;
-		values[3] = removed;
-		nulls[2] = no_added ? 'n' : ' ';
-		nulls[3] = no_removed ? 'n' : ' ';
-	}
-	values[1] = BoolGetDatum(reset);
-
-	as_owner(&c);
-	types[2] = types[3] = model_type(&c);
+	types[1] = types[2] = model_type(&c);
 	/*
 	 * The deltas pending are about the ids past the last fold's
-	 * (folded_through) up to this one: the ids of all live models come
-	 * from one sequence, so that counts more when several are written at
-	 * once, and it takes no look at the pending deltas.
+	 * (folded_through) up to this one: counted from the ids, it takes no
+	 * look at the pending deltas.
 	 */
-	initStringInfo(&q);
-	appendStringInfo(&q,
-					 "INSERT INTO %1$s.nbc_live_delta (live_id, source, reset, added, removed) "
-					 "VALUES ($1, %2$u, $2, $3, $4) RETURNING id - $5",
-					 c.nsp, m.source);
-	values[4] = Int64GetDatum(m.folded_through);
-	run(q.data, 5, types, values, nulls, SPI_OK_INSERT_RETURNING);
+	values[3] = Int64GetDatum(m.folded_through);
+	run_in(false, psprintf("INSERT INTO %s (reset, added, removed) VALUES ($1, $2, $3) RETURNING id - $4",
+						   m.table), 4, types, values, nulls, SPI_OK_INSERT_RETURNING);
 	if (DatumGetInt64(result(1, &isnull)) >= m.fold_after && !IsolationUsesXactSnapshot())
-		fold_auto(&c, id, m.source);
+		fold_for_writer(&c, &m);
 	as_caller(&c);
-done:
 	live_end(&c);
 	return PointerGetDatum(NULL);
 }
 
-/* A live model's id from its name, if the caller may read it. */
-static int32
-live_id(LiveContext *c, text *name)
+/*
+ * A live model's source must still be the table it was made over, and no
+ * row security may hide some of its rows from the caller: the live model
+ * counts them all.
+ */
+static void
+check_source(const LiveModel *m)
 {
-	StringInfoData q;
-	Oid			types[1] = {TEXTOID};
-	Datum		values[1] = {PointerGetDatum(name)};
-	bool		isnull;
+	HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(m->source));
+	const char *name = get_rel_name(m->state);
+	bool		partition;
 
-	initStringInfo(&q);
-	appendStringInfo(&q, "SELECT id FROM %s.nbc_live WHERE name = $1", c->nsp);
-	run_in(true, q.data, 1, types, values, NULL, SPI_OK_SELECT);
-	if (SPI_processed == 0)
+	if (!HeapTupleIsValid(tup))
 		ereport(ERROR,
-				(errcode(ERRCODE_UNDEFINED_OBJECT),
-				 errmsg("live model \"%s\" does not exist", text_to_cstring(name)),
-				 errhint("nb_lives lists the live models you can read.")));
-	return DatumGetInt32(result(1, &isnull));
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("the source table of live model \"%s\" was dropped", name),
+				 errhint("Drop the live model with nb_live_drop.")));
+	partition = ((Form_pg_class) GETSTRUCT(tup))->relispartition;
+	ReleaseSysCache(tup);
+	if (partition || has_superclass(m->source) ||
+		find_inheritance_children(m->source, AccessShareLock) != NIL)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("live model \"%s\" no longer follows table \"%s\"", name, get_rel_name(m->source)),
+				 errdetail("The table became a partition, or has inheritance children or parents, whose rows its triggers do not all see."),
+				 errhint("Drop the live model with nb_live_drop.")));
+	if (check_enable_rls(m->source, InvalidOid, true) == RLS_ENABLED)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("cannot read live model \"%s\" under row-level security of table \"%s\"",
+						name, get_rel_name(m->source)),
+				 errdetail("The live model counts every row of the table, which its policies hide from you in part.")));
 }
 
 /*
@@ -609,14 +788,9 @@ live_id(LiveContext *c, text *name)
  * more than the model it reads.
  */
 static MemoryContext live_cache_cxt;
-static int32 live_cache_id;
+static Oid	live_cache_state;
 static char *live_cache_version;
 static struct varlena *live_cache_model;	/* NULL: the model of no rows */
-
-/* The version of live model $1's rows, given the CTE d of its deltas. */
-#define LIVE_VERSION(nsp) \
-	"(SELECT l.ctid::text || ' ' || l.xmin::text FROM " nsp ".nbc_live l WHERE l.id = $1) || ' ' || " \
-	"COALESCE((SELECT string_agg(d.id::text, ',' ORDER BY d.id) FROM d), '')"
 
 static Datum
 cached_model(void)
@@ -627,57 +801,12 @@ cached_model(void)
 	return PointerGetDatum(copy);
 }
 
-/* nb_live(name): the live model, as the caller's snapshot sees its source. */
-Datum
-nbc_live_read(PG_FUNCTION_ARGS)
+static void
+cache_model(Oid state, const char *version, Datum model, bool isnull)
 {
-	LiveContext c;
-	StringInfoData q;
-	Oid			types[1] = {INT4OID};
-	Datum		values[1];
-	bool		isnull;
-	Datum		model;
-	char	   *deltas;
-	char	   *version;
-	int32		id;
-
-	live_begin(&c, fcinfo);
-	id = live_id(&c, PG_GETARG_TEXT_PP(0));
-	values[0] = Int32GetDatum(id);
-	/*
-	 * The caller may read this live model (row-level security showed it its
-	 * row): its rows are read as their owner, in the caller's snapshot,
-	 * sparing the policy's check on every delta.
-	 */
-	as_owner(&c);
-	deltas = psprintf("SELECT id, reset, added, removed FROM %s.nbc_live_delta WHERE live_id = $1", c.nsp);
-	if (live_cache_version != NULL && live_cache_id == id)
-	{
-		initStringInfo(&q);
-		appendStringInfo(&q, "WITH d AS (%s) SELECT %s", deltas,
-						 psprintf(LIVE_VERSION("%s"), c.nsp));
-		run_in(true, q.data, 1, types, values, NULL, SPI_OK_SELECT);
-		version = TextDatumGetCString(result(1, &isnull));
-		if (strcmp(version, live_cache_version) == 0)
-		{
-			as_caller(&c);
-			live_end(&c);
-			if (live_cache_model == NULL)
-				PG_RETURN_NULL();
-			PG_RETURN_DATUM(cached_model());
-		}
-	}
-	initStringInfo(&q);
-	model_query(&q, c.nsp, deltas, psprintf("SELECT base FROM %s.nbc_live WHERE id = $1", c.nsp),
-				psprintf("SELECT " LIVE_VERSION("%s") ",", c.nsp));
-	run_in(true, q.data, 1, types, values, NULL, SPI_OK_SELECT);
-	version = TextDatumGetCString(result(1, &isnull));
-	model = result(2, &isnull);
-
 	if (live_cache_cxt == NULL)
 		live_cache_cxt = AllocSetContextCreate(TopMemoryContext, "nbc live model", ALLOCSET_DEFAULT_SIZES);
 	MemoryContextReset(live_cache_cxt);
-	live_cache_version = NULL;
 	live_cache_model = NULL;
 	if (!isnull)
 	{
@@ -686,60 +815,152 @@ nbc_live_read(PG_FUNCTION_ARGS)
 		live_cache_model = PG_DETOAST_DATUM_COPY(model);
 		MemoryContextSwitchTo(old);
 	}
-	live_cache_id = id;
+	live_cache_state = state;
 	live_cache_version = MemoryContextStrdup(live_cache_cxt, version);
-	as_caller(&c);
+}
+
+/* The model a read computed; isnull for the model of no rows. */
+typedef struct LiveRead
+{
+	Datum		model;
+	bool		isnull;
+} LiveRead;
+
+/* The live model from its base and deltas, in the caller's snapshot. */
+static void
+read_merged(LiveContext *c, const LiveModel *m, void *out)
+{
+	LiveRead   *r = out;
+	StringInfoData q;
+	Datum		model;
+
+	initStringInfo(&q);
+	model_query(&q, c->nsp, psprintf("SELECT id, reset, added, removed FROM %s WHERE id > 0", m->table),
+				psprintf("SELECT added FROM %s WHERE id = 0", m->table), "SELECT");
+	run_in(true, q.data, 0, NULL, NULL, NULL, SPI_OK_SELECT);
+	model = result(1, &r->isnull);
+	r->model = r->isnull ? (Datum) 0 : SPI_datumTransfer(model, false, -1);
+}
+
+/* The live model trained from its source, in the caller's snapshot, as the live model's owner. */
+static void
+read_source(LiveContext *c, const LiveModel *m, LiveRead *r)
+{
+	Datum		model;
+
+	as_role(c, m->owner);
+	run_in(true, psprintf("SELECT %s", source_query(c, m)), 0, NULL, NULL, NULL, SPI_OK_SELECT);
+	model = result(1, &r->isnull);
+	r->model = r->isnull ? (Datum) 0 : SPI_datumTransfer(model, false, -1);
+	as_caller(c);
+}
+
+/* nb_live(name): the live model, as the caller's snapshot sees its source. */
+Datum
+nbc_live_read(PG_FUNCTION_ARGS)
+{
+	Oid			state = live_lookup(PG_GETARG_TEXT_PP(0));
+	AclResult	acl = pg_class_aclcheck(state, GetUserId(), ACL_SELECT);
+	LiveContext c;
+	LiveModel	m;
+	LiveRead	r;
+	char	   *version;
+
+	if (acl != ACLCHECK_OK)
+		aclcheck_error(acl, OBJECT_TABLE, get_rel_name(state));
+	live_begin(&c, fcinfo);
+	live_open(&m, state);
+	check_source(&m);
+	run_in(true, psprintf("WITH d AS (SELECT id FROM %1$s WHERE id > 0) "
+						  "SELECT (SELECT l.ctid::text || ' ' || l.xmin::text FROM %1$s l WHERE l.id = 0) || ' ' || "
+						  "COALESCE((SELECT string_agg(d.id::text, ',' ORDER BY d.id) FROM d), '')", m.table),
+		   0, NULL, NULL, NULL, SPI_OK_SELECT);
+	version = TextDatumGetCString(result(1, &r.isnull));
+	if (live_cache_version == NULL || live_cache_state != state || strcmp(version, live_cache_version) != 0)
+	{
+		if (!try_step(read_merged, &c, &m, &r))
+			read_source(&c, &m, &r);
+		cache_model(state, version, r.model, r.isnull);
+	}
 	live_end(&c);
-	if (isnull)
+	if (live_cache_model == NULL)
 		PG_RETURN_NULL();
 	PG_RETURN_DATUM(cached_model());
 }
 
-/* nb_live_fold(name): fold the deltas into the base now, waiting for a fold under way. */
+/* Refuse a fold to a role without UPDATE and DELETE on the live model's table. */
+static void
+check_may_fold(Oid state)
+{
+	if (pg_class_aclcheck(state, GetUserId(), ACL_UPDATE) != ACLCHECK_OK ||
+		pg_class_aclcheck(state, GetUserId(), ACL_DELETE) != ACLCHECK_OK)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied to fold live model \"%s\"", get_rel_name(state)),
+				 errhint("Folding needs UPDATE and DELETE on the live model's table, as its owner has.")));
+}
+
+/*
+ * nb_live_fold(name): fold the deltas into the base now, waiting for a fold
+ * under way; nothing when no delta is pending.
+ */
 Datum
 nbc_live_fold(PG_FUNCTION_ARGS)
 {
+	Oid			state = live_lookup(PG_GETARG_TEXT_PP(0));
 	LiveContext c;
-	int32		id;
+	LiveModel	m;
+	bool		isnull;
 
+	check_may_fold(state);
 	live_begin(&c, fcinfo);
-	id = live_id(&c, PG_GETARG_TEXT_PP(0));
-	as_owner(&c);
-	(void) lock_base(&c, id, false);
-	fold_into_base(&c, id);
+	as_role(&c, rel_owner(state));
+	live_open(&m, state);
+	run(psprintf("SELECT EXISTS (SELECT FROM %s WHERE id > 0)", m.table), SPI_OK_SELECT);
+	if (DatumGetBool(result(1, &isnull)))
+	{
+		(void) lock_base(&m, false);
+		if (!try_step(fold_into_base, &c, &m, NULL))
+			fold_from_source(&c, &m, NULL);
+	}
 	as_caller(&c);
 	live_end(&c);
 	PG_RETURN_VOID();
 }
 
+static bool
+owns_table(Oid relid)
+{
+#if PG_VERSION_NUM >= 160000
+	return object_ownercheck(RelationRelationId, relid, GetUserId());
+#else
+	return pg_class_ownercheck(relid, GetUserId());
+#endif
+}
+
 /*
- * nbc_live_train(id): the model of the live model's source table as the
- * caller reads it (nb_live_create's base), trained as the trigger trains.
+ * nbc_live_train(state): the model of the live model's source table as its
+ * owner reads it (nb_live_create's base), trained as the trigger trains.
  */
 Datum
 nbc_live_train(PG_FUNCTION_ARGS)
 {
-	int32		id = PG_GETARG_INT32(0);
+	Oid			state = PG_GETARG_OID(0);
 	LiveContext c;
 	LiveModel	m;
-	Relation	rel;
 	Datum		model;
 	bool		isnull;
-	bool		found;
 
-	live_begin(&c, fcinfo);
-	as_owner(&c);
-	found = live_model(&c, id, &m);
-	as_caller(&c);
-	if (!found)
+	if (!is_live_table(state))
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_OBJECT),
-				 errmsg("live model %d does not exist", id)));
-	rel = relation_open(m.source, AccessShareLock);
-	model = train(&c, &m, rel,
-				  quote_qualified_identifier(get_namespace_name(RelationGetNamespace(rel)),
-											 RelationGetRelationName(rel)), &isnull);
-	relation_close(rel, NoLock);
+				 errmsg("relation with OID %u is not a live model", state)));
+	if (!owns_table(state))
+		aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_TABLE, get_rel_name(state));
+	live_begin(&c, fcinfo);
+	live_open(&m, state);
+	run(psprintf("SELECT %s", source_query(&c, &m)), SPI_OK_SELECT);
+	model = result(1, &isnull);
 	if (!isnull)
 		model = SPI_datumTransfer(model, false, -1);
 	live_end(&c);
