@@ -3929,6 +3929,9 @@ DECLARE
 	t record;
 BEGIN
 	EXECUTE pg_catalog.format('SELECT %s.nbc_live_find($1)', s) INTO state USING name;
+	IF NOT pg_catalog.pg_has_role((SELECT c.relowner FROM pg_catalog.pg_class c WHERE c.oid OPERATOR(pg_catalog.=) state), 'USAGE') THEN
+		RAISE EXCEPTION 'must be owner of table %', state USING ERRCODE = 'insufficient_privilege';
+	END IF;
 	-- its triggers first: they depend on it (DROP TABLE ... CASCADE would also
 	-- take any view a user made over it)
 	FOR t IN SELECT g.tgname, g.tgrelid::pg_catalog.regclass AS source
@@ -3952,7 +3955,7 @@ DECLARE
 	state regclass;
 BEGIN
 	FOR state IN SELECT c.oid::regclass FROM pg_class c
-				 WHERE c.relkind = 'r'
+				 WHERE c.relkind = 'r' AND (c.relpersistence <> 't' OR c.relnamespace = pg_my_temp_schema())
 				   AND EXISTS (SELECT FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attname = 'triggers' AND NOT a.attisdropped)
 				   AND EXISTS (SELECT FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid
 							   WHERE a.attrelid = c.oid AND a.attname = 'added' AND t.typname = 'nb_model'
