@@ -599,6 +599,12 @@ check_trigger(FunctionCallInfo fcinfo, TriggerData **td)
 				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
 				 errmsg("nbc_live_capture: not called by trigger manager")));
 	*td = (TriggerData *) fcinfo->context;
+	/* 0.10.0 to 0.12.0 named the live model by a number, an argument */
+	if ((*td)->tg_trigger->tgnargs == 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("the live models of this database are those of an older version of extension nbc"),
+				 errhint("Run ALTER EXTENSION nbc UPDATE.")));
 	if (!TRIGGER_FIRED_AFTER((*td)->tg_event) || !TRIGGER_FIRED_FOR_STATEMENT((*td)->tg_event) ||
 		(*td)->tg_trigger->tgnargs != 0)
 		ereport(ERROR,

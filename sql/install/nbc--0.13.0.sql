@@ -3786,11 +3786,6 @@ BEGIN
 END
 $$;
 
--- The live models' triggers name no live model now (their WHEN clause does)
-DROP FUNCTION nbc_live_capture();
-CREATE FUNCTION nbc_live_capture() RETURNS trigger
-	AS 'MODULE_PATHNAME' LANGUAGE C;
-
 -- nbc_live_train(state): the model of a live model's source as its owner
 -- reads it (nb_live_create's base), trained as the triggers train
 CREATE FUNCTION nbc_live_train(state regclass) RETURNS nb_model

@@ -85,7 +85,7 @@ FROM generate_series(%s, %s) i"""
 def setup(cur, base_rows, probe_rows, fold_after):
     cur.execute("DROP TABLE IF EXISTS lb_plain, lb_live, lb_trigger, lb_copy_plain, lb_copy_live, lb_stored, lb_probe")
     cur.execute("DROP FUNCTION IF EXISTS lb_nothing()")
-    cur.execute("SELECT name FROM nb_lives WHERE name LIKE 'lb\\_%'")
+    cur.execute("SELECT name::text FROM nb_lives WHERE name::text LIKE 'lb\\_%'")
     for (name,) in cur.fetchall():
         cur.execute("SELECT nb_live_drop(%s)", (name,))
     for t in ("lb_plain", "lb_live", "lb_trigger", "lb_copy_plain", "lb_copy_live"):
@@ -97,7 +97,7 @@ def setup(cur, base_rows, probe_rows, fold_after):
     cur.execute("CREATE TRIGGER lb_nothing AFTER INSERT ON lb_trigger REFERENCING NEW TABLE AS n "
                 "FOR EACH STATEMENT EXECUTE FUNCTION lb_nothing()")
     opts = '{"fold_after": %d}' % fold_after
-    cur.execute("SELECT nb_live_create('lb_live', 'lb_live', 'label', 'tokens', options => %s)", (opts,))
+    cur.execute("SELECT nb_live_create('lb_model', 'lb_live', 'label', 'tokens', options => %s)", (opts,))
     cur.execute("SELECT nb_live_create('lb_copy', 'lb_copy_live', 'label', 'tokens', options => %s)", (opts,))
     cur.execute("CREATE TABLE lb_probe AS SELECT * FROM lb_plain ORDER BY id LIMIT %s", (probe_rows,))
     cur.execute("VACUUM ANALYZE lb_plain, lb_live, lb_trigger, lb_probe")
@@ -179,10 +179,10 @@ def pending_deltas(cur, fold_after):
     this live model just before the fold makes its last id the sequence's,
     rather than one that lb_copy's COPY has moved past."""
     cur.execute("INSERT INTO lb_live (label, tokens) VALUES ('ham', ARRAY['pending', 'w1'])")
-    cur.execute("SELECT nb_live_fold('lb_live')")
+    cur.execute("SELECT nb_live_fold('lb_model')")
     for i in range(fold_after - 1):
         cur.execute("INSERT INTO lb_live (label, tokens) VALUES ('ham', ARRAY['pending' || %s::text, 'w1'])", (i,))
-    cur.execute("SELECT pending_deltas FROM nb_lives WHERE name = 'lb_live'")
+    cur.execute("SELECT pending_deltas FROM nb_lives WHERE name::text = 'lb_model'")
     return cur.fetchone()[0]
 
 
@@ -241,17 +241,17 @@ def main():
 
         n = pending_deltas(cur, a.fold_after)
         cur.execute("DROP TABLE IF EXISTS lb_stored")
-        cur.execute("CREATE TABLE lb_stored AS SELECT 1 AS id, nb_live('lb_live') AS m")
+        cur.execute("CREATE TABLE lb_stored AS SELECT 1 AS id, nb_live('lb_model') AS m")
         cur.execute("SELECT (SELECT m FROM lb_stored) = (SELECT nb_train(label, tokens) FROM lb_live), "
                     "pg_column_size((SELECT m FROM lb_stored))")
         same, size = cur.fetchone()
         assert same, "the live model differs from nb_train"
         if rnd == 0:
             log(f"read: {n} deltas pending over a model of {size / 1e6:.2f} MB stored")
-        reads = {"live": "SELECT nb_info(nb_live('lb_live'))",
+        reads = {"live": "SELECT nb_info(nb_live('lb_model'))",
                  "stored": "SELECT nb_info(m) FROM lb_stored WHERE id = 1"}
         scores = {"live": "SELECT count(*) FILTER (WHERE p = label) FROM (SELECT label, "
-                          "nb_predict((SELECT nb_live('lb_live')), tokens) AS p FROM lb_probe) s",
+                          "nb_predict((SELECT nb_live('lb_model')), tokens) AS p FROM lb_probe) s",
                   "stored": "SELECT count(*) FILTER (WHERE p = label) FROM (SELECT label, "
                             "nb_predict((SELECT m FROM lb_stored WHERE id = 1), tokens) AS p FROM lb_probe) s"}
         live, stored, ratio = interleaved(cur, reads, reps, rnd)
@@ -283,7 +283,7 @@ def main():
 
     shutil.rmtree(tmp)
     if not a.keep:
-        cur.execute("SELECT nb_live_drop('lb_live'), nb_live_drop('lb_copy')")
+        cur.execute("SELECT nb_live_drop('lb_model'), nb_live_drop('lb_copy')")
         cur.execute("DROP TABLE lb_plain, lb_live, lb_trigger, lb_copy_plain, lb_copy_live, lb_stored, lb_probe")
         cur.execute("DROP FUNCTION lb_nothing()")
 
