@@ -414,6 +414,20 @@ INSERT INTO live_huge (label, tokens, weight) VALUES ('spam', '{after}', 2);
 SELECT nb_live('live_huge_m') = (SELECT nb_train(label, tokens, weight) FROM live_huge) AS exact_after;
 SELECT nb_live_drop('live_huge_m');
 DROP TABLE live_huge;
+-- fractional weights of very different sizes: merging 1e15 and 0.001 from
+-- two statements rounds the smaller away, which deleting the first would
+-- bring back; the live model sees it and trains from the table
+CREATE TABLE live_tiny (id serial PRIMARY KEY, label text, tokens text[], weight float8);
+SELECT nb_live_create('live_tiny_m', 'live_tiny', 'label', 'tokens', 'weight');
+INSERT INTO live_tiny (label, tokens, weight) VALUES ('ham', '{big}', 1e15);
+INSERT INTO live_tiny (label, tokens, weight) VALUES ('ham', '{small}', 0.001), ('spam', '{other}', 0.5);
+DELETE FROM live_tiny WHERE id = 1;
+SELECT nb_live('live_tiny_m') = (SELECT nb_train(label, tokens, weight) FROM live_tiny) AS exact_read;
+SELECT nb_live_fold('live_tiny_m');
+SELECT nb_live('live_tiny_m') = (SELECT nb_train(label, tokens, weight) FROM live_tiny) AS exact_after_fold,
+	(SELECT count(*) FROM live_tiny_m WHERE id > 0) AS deltas_left;
+SELECT nb_live_drop('live_tiny_m');
+DROP TABLE live_tiny;
 
 -- lifecycle: renames, unrelated columns, the columns a live model reads
 ALTER TABLE live_docs RENAME TO live_rows;

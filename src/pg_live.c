@@ -400,24 +400,50 @@ source_query(LiveContext *c, const LiveModel *m)
 }
 
 /*
+ * Whether a live model has a weight column (its columns trigger names
+ * three): its deltas' sums are then checked (nbc_live_checked), since
+ * fractional weights can cancel beyond double precision.
+ */
+static bool
+live_weighted(const LiveModel *m)
+{
+	Relation	rel = relation_open(m->source, AccessShareLock);
+	const char *col[3];
+	Oid			feature_type;
+	bool		weighted = live_columns(rel, m, col, &feature_type) == 3;
+
+	relation_close(rel, NoLock);
+	return weighted;
+}
+
+/*
  * The live model given the CTE "d" of its deltas (id, reset, added, removed)
  * and an expression of its base: its WITH part and the expression.  The
  * deltas are merged in a fixed order (the same value, to the last bit, for
  * every reader) and the base last: nb_merge merges NB_MERGE_FANIN inputs at
  * a time, so the small deltas are merged among themselves first and the
- * base, the large input, is read and copied once.
+ * base, the large input, is read and copied once.  A weighted live model's
+ * result is checked against the exact sums of its class weights.
  */
 static void
-model_query(StringInfo q, const char *nsp, const char *deltas, const char *base, const char *rest)
+model_query(StringInfo q, const LiveModel *m, const char *nsp, const char *deltas, const char *base,
+			const char *rest)
 {
-	appendStringInfo(q,
-					 "WITH d AS (%2$s), r AS (SELECT max(id) AS at FROM d WHERE reset) "
-					 "%4$s %1$s.nb_subtract("
-					 "(SELECT %1$s.nb_merge(m ORDER BY k DESC) FROM "
-					 "(SELECT 0::bigint AS k, (%3$s) AS m FROM r WHERE r.at IS NULL "
-					 "UNION ALL SELECT d.id, d.added FROM d, r WHERE d.id > COALESCE(r.at, 0)) x), "
-					 "(SELECT %1$s.nb_merge(d.removed ORDER BY d.id) FROM d, r WHERE d.id > COALESCE(r.at, 0)))",
-					 nsp, deltas, base, rest);
+	const char *after_reset = "FROM d, r WHERE d.id > COALESCE(r.at, 0)";
+	char	   *model = psprintf("%1$s.nb_subtract("
+								 "(SELECT %1$s.nb_merge(m ORDER BY k DESC) FROM "
+								 "(SELECT 0::bigint AS k, (%2$s) AS m FROM r WHERE r.at IS NULL "
+								 "UNION ALL SELECT d.id, d.added %3$s) x), "
+								 "(SELECT %1$s.nb_merge(d.removed ORDER BY d.id) %3$s))",
+								 nsp, base, after_reset);
+
+	if (live_weighted(m))
+		model = psprintf("%1$s.nbc_live_checked(%2$s, (SELECT (%3$s) FROM r WHERE r.at IS NULL), "
+						 "(SELECT array_agg(d.added ORDER BY d.id) %4$s), "
+						 "(SELECT array_agg(d.removed ORDER BY d.id) %4$s))",
+						 nsp, model, base, after_reset);
+	appendStringInfo(q, "WITH d AS (%s), r AS (SELECT max(id) AS at FROM d WHERE reset) %s %s",
+					 deltas, rest, model);
 }
 
 /* The fold marks both move to the last delta a fold took. */
@@ -436,7 +462,7 @@ fold_into_base(LiveContext *c, const LiveModel *m, void *out)
 	StringInfoData q;
 
 	initStringInfo(&q);
-	model_query(&q, c->nsp,
+	model_query(&q, m, c->nsp,
 				psprintf("DELETE FROM %s WHERE id > 0 RETURNING id, reset, added, removed", m->table),
 				psprintf("SELECT added FROM %s WHERE id = 0", m->table),
 				psprintf("UPDATE %s SET " FOLD_MARKS ", added =", m->table));
@@ -489,6 +515,17 @@ lock_base(const LiveModel *m, bool skip_locked)
  */
 #define LIVE_MERGED_MAX 16
 
+/* The merge of the deltas' column (in the CTE d), checked when the live model is weighted. */
+static char *
+merged_deltas(const LiveModel *m, const char *nsp, const char *column, const char *order)
+{
+	char	   *merged = psprintf("%s.nb_merge(%s ORDER BY id %s)", nsp, column, order);
+
+	if (!live_weighted(m))
+		return merged;
+	return psprintf("%s.nbc_live_checked(%s, NULL, array_agg(%s ORDER BY id), NULL)", nsp, merged, column);
+}
+
 static void
 fold_auto(LiveContext *c, const LiveModel *m, void *out)
 {
@@ -520,13 +557,13 @@ fold_auto(LiveContext *c, const LiveModel *m, void *out)
 		return;
 	}
 	run_in(false, psprintf("WITH d AS (DELETE FROM %1$s WHERE id > $1 RETURNING id, added, removed), "
-				 "m AS (SELECT max(id) AS id, %2$s.nb_merge(added ORDER BY id DESC) AS added, "
-				 "%2$s.nb_merge(removed ORDER BY id) AS removed FROM d), "
+				 "m AS (SELECT max(id) AS id, %2$s AS added, %3$s AS removed FROM d), "
 				 "u AS (UPDATE %1$s SET folded_through = m.id FROM m WHERE %1$s.id = 0 AND m.id IS NOT NULL) "
 				 "INSERT INTO %1$s (id, reset, added, removed) "
 				 "SELECT m.id, false, m.added, m.removed FROM m "
 				 "WHERE m.added IS NOT NULL OR m.removed IS NOT NULL",
-				 m->table, c->nsp), 1, types, values, NULL, SPI_OK_INSERT);
+				 m->table, merged_deltas(m, c->nsp, "added", "DESC"), merged_deltas(m, c->nsp, "removed", "")),
+		   1, types, values, NULL, SPI_OK_INSERT);
 }
 
 /*
@@ -569,10 +606,12 @@ try_step(LiveStep step, LiveContext *c, const LiveModel *m, void *out)
 
 		MemoryContextSwitchTo(cxt);
 		e = CopyErrorData();
-		if (!fold_may_retry(e->sqlerrcode))
-			PG_RE_THROW();
 		FlushErrorState();
 		RollbackAndReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(cxt);
+		CurrentResourceOwner = owner;
+		if (!fold_may_retry(e->sqlerrcode))
+			ReThrowError(e);
 		ok = false;
 	}
 	PG_END_TRY();
@@ -841,7 +880,7 @@ read_merged(LiveContext *c, const LiveModel *m, void *out)
 	Datum		model;
 
 	initStringInfo(&q);
-	model_query(&q, c->nsp, psprintf("SELECT id, reset, added, removed FROM %s WHERE id > 0", m->table),
+	model_query(&q, m, c->nsp, psprintf("SELECT id, reset, added, removed FROM %s WHERE id > 0", m->table),
 				psprintf("SELECT added FROM %s WHERE id = 0", m->table), "SELECT");
 	run_in(true, q.data, 0, NULL, NULL, NULL, SPI_OK_SELECT);
 	model = result(1, &r->isnull);

@@ -3978,3 +3978,11 @@ COMMENT ON FUNCTION nb_live_create(text, regclass, name, name, name, jsonb) IS '
 COMMENT ON FUNCTION nb_live_drop(text) IS 'drop a live model: its table and its triggers';
 COMMENT ON VIEW nb_lives IS 'the live models the current role can read, with their source, columns, pending deltas and size';
 COMMENT ON FUNCTION nb_live_fold(text) IS 'fold a live model''s pending deltas into its base now (the result does not change); needs UPDATE on its table';
+
+-- nbc_live_checked(result, base, added, removed): result, the live model of
+-- base (NULL: none) with the models of added less those of removed, if each
+-- class's weight in it is the exact sum of those (else 22P01, and the live
+-- model is trained from its source instead: src/pg_live_check.c)
+CREATE FUNCTION nbc_live_checked(result nb_model, base nb_model, added nb_model[], removed nb_model[])
+	RETURNS nb_model
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
