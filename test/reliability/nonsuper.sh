@@ -57,36 +57,17 @@ as() {
 	PGUSER=$role PGPASSWORD=$pw rel_psql -d "$db" "$@"
 }
 
-# works NAME ROLE WANT SQL...: the statements succeed as ROLE and print WANT
+# works NAME ROLE WANT SQL...: the statements succeed as ROLE in $db and print WANT
 works() {
-	local name=$1 role=$2 want=$3 out
-	shift 3
-	local args=() s
-	for s in "$@"; do
-		args+=(-c "$s")
-	done
-	if ! out=$(as "$role" "${args[@]}" 2>&1); then
-		not_ok "$name" "$out"
-	elif [ "$out" = "$want" ]; then
-		ok "$name"
-	else
-		not_ok "$name" "got:  $out" "want: $want"
-	fi
+	PGUSER=$2 PGPASSWORD=$pw rel_works "$1" "$3" "$db" "${@:4}"
 }
 
-# refused NAME ROLE SQLSTATE SQL [FIRST]: SQL fails as ROLE with SQLSTATE, in
-# a session that has run FIRST (by default, it loads nbc so its settings are
-# defined)
+# refused NAME ROLE SQLSTATE SQL [FIRST]: SQL fails as ROLE in $db with
+# SQLSTATE, in a session that has run FIRST (by default, it loads nbc so its
+# settings are defined)
 load_sql="SELECT nb_info(nb_train('a', ARRAY['x'])) IS NOT NULL"
 refused() {
-	local out
-	out=$(PGUSER=$2 PGPASSWORD=$pw "$REL_BIN/psql" -X -q -At -v ON_ERROR_STOP=1 -v VERBOSITY=sqlstate -d "$db" \
-		-c "${5:-$load_sql}" -c "$4" 2>&1)
-	if [ $? -ne 0 ] && grep -qx "ERROR:  $3" <<<"$out"; then
-		ok "$1 ($3)"
-	else
-		not_ok "$1 ($3)" "$out"
-	fi
+	PGUSER=$2 PGPASSWORD=$pw rel_refused "$1" "$3" "$db" "${5:-$load_sql}" "$4"
 }
 
 if ! out=$(as $owner -c 'SELECT 1' 2>&1); then
