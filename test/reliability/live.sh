@@ -30,7 +30,8 @@
 # nb_live_create refuses while nbc's schema grants CREATE to another role;
 # rows of weight 1e308 in two statements (fold_after 1) never fail a write,
 # nb_live overflows (22003) as nb_train over the table does, and equals it
-# again once a row is deleted; a live model over a TEMP table is TEMP and
+# again once a row is deleted; nb_live in a query with a parallel plan
+# merges and is exact; a live model over a TEMP table is TEMP and
 # goes with its session; after ATTACH PARTITION of the source, an
 # inheritance child or parent, nb_live refuses (55000); partitioned,
 # partition, inheritance and unlogged sources are refused at create.
@@ -282,6 +283,18 @@ BEGIN
 				   's_' || label, 's_' || label, label, features, source) INTO r;
 	RETURN r;
 END \$\$;
+-- the plan of query q has a node of that name
+CREATE FUNCTION plan_has(q text, node text) RETURNS boolean LANGUAGE plpgsql AS \$\$
+DECLARE
+	line text;
+BEGIN
+	FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+		IF line LIKE '%' || node || '%' THEN
+			RETURN true;
+		END IF;
+	END LOOP;
+	RETURN false;
+END \$\$;
 CREATE TYPE mood AS ENUM ('sad', 'ok', 'happy');
 CREATE DOMAIN stamp AS timestamptz;
 CREATE TABLE labelled (id serial PRIMARY KEY, tokens text[], l_text text, l_varchar varchar(10), l_char char(3),
@@ -361,6 +374,20 @@ su "live: then nb_live equals nb_train again, byte for byte" "t" "$heavy_exact"
 as_writer "live: the writer writes more" "" "INSERT INTO heavy (label, tokens, weight) VALUES ('a', '{x2}', 3), ('b', '{x0}', 1)" \
 	"UPDATE heavy SET weight = 2 WHERE id = 5"
 su "live: still equal" "t" "$heavy_exact"
+
+# nb_live in a query with a parallel plan (in parallel mode, in the leader
+# too), after a write so that it merges
+parallel="SET parallel_setup_cost = 0; SET parallel_tuple_cost = 0; SET min_parallel_table_scan_size = 0; SET max_parallel_workers_per_gather = 2"
+par_query="SELECT nbc_model_send(nb_live('par_live')) = nbc_model_send((SELECT nb_train(label, tokens) FROM par))"
+su "live: nb_live in a query with a parallel plan (Gather) merges, exact" $'par_live\nt\nt' \
+	"CREATE TABLE par AS SELECT (ARRAY['a', 'b'])[1 + i % 2] AS label, ARRAY['t' || i % 50] AS tokens FROM generate_series(1, 20000) i" \
+	"ANALYZE par" "SELECT nb_live_create('par_live', 'par', 'label', 'tokens')" \
+	"GRANT SELECT, INSERT, DELETE ON par TO $writer" "GRANT SELECT ON par_live TO $writer" "$parallel" \
+	"INSERT INTO par VALUES ('a', '{new}')" "SELECT plan_has(\$q\$$par_query\$q\$, 'Gather')" "$par_query"
+par_view="SELECT count(*) FILTER (WHERE nb_predict((SELECT nb_live('par_live')), tokens) = label) = count(*) FROM par"
+as_writer "live: and so does a query scoring the table through (SELECT nb_live(...)), with a parallel plan" $'t\nt\nt' \
+	"$parallel" "INSERT INTO par VALUES ('b', '{t1}')" "DELETE FROM par WHERE tokens = '{new}'" \
+	"SELECT plan_has(\$q\$$par_view\$q\$, 'Gather')" "$par_view" "$par_query"
 
 # point 6: a TEMP source's live model is TEMP and goes with its session
 temp_pid=$(PGUSER=$writer rel_psql_c "$hdb" "CREATE TEMP TABLE tdocs (label text, tokens text[])" \
