@@ -10,8 +10,13 @@
 # pg_dump + psql, pg_dump --column-inserts (every model as a text literal),
 # and binary COPY out and in.  Each copy must reproduce fingerprint.sql and
 # fingerprint_restored.sql exactly: model bytes, text and jsonb forms,
-# summaries, classes, mutual information and predictions.  --long: a bigger
-# model (more rows, a larger vocabulary).
+# summaries, classes, mutual information and predictions.  The source also
+# has two live models (one weighted) with folded and pending deltas: in each
+# copy they must be the source's, equal nb_train over their table byte for
+# byte, and stay equal through writes there (the binary COPY copies their
+# tables (as text) and the source's rows with triggers off, and moves the
+# identity past the copied deltas, as pg_dump's data does).  --long: a bigger model
+# (more rows, a larger vocabulary).
 #
 # Runs against the libpq environment (PGHOST, PGPORT, ...); creates the
 # databases nbc_rel_dump_* and drops them when everything passed.
@@ -64,6 +69,34 @@ if ! want=$(fingerprint "$src" 2>&1) || [ "$(grep -c '^predict ' <<<"$want")" -n
 	exit
 fi
 size=$(rel_psql -d "$src" -c "SELECT pg_size_pretty(sum(length(nbc_model_send(m)))) FROM rel_models")
+
+# live models over rel_live_docs (a part of rel_docs; its weights are
+# multiples of 0.25, summed exactly in any order): statements of each kind
+# after their creation leave folded and pending deltas
+live_writes="DO \$\$ BEGIN FOR i IN 1..20 LOOP
+	INSERT INTO rel_live_docs SELECT id + 1000000 * i, label, tokens || ARRAY['n' || i], weight FROM rel_docs WHERE id % 97 = i;
+	UPDATE rel_live_docs SET label = 'ham', weight = weight + 0.5 WHERE id % 89 = i;
+	DELETE FROM rel_live_docs WHERE id % 83 = i;
+END LOOP; END \$\$"
+live_bytes="SELECT count(*) || ' ' || string_agg(name::text || ':' || md5(nbc_model_send(nb_live(name::text))), ' ' ORDER BY name::text) FROM nb_lives"
+live_exact="SELECT nbc_model_send(nb_live('rel_live_tokens')) = nbc_model_send((SELECT nb_train(label, tokens) FROM rel_live_docs))
+	AND nbc_model_send(nb_live('rel_live_weighted')) = nbc_model_send((SELECT nb_train(label, tokens, weight) FROM rel_live_docs))"
+if ! out=$(rel_psql -d "$src" -c "CREATE TABLE rel_live_docs AS SELECT * FROM rel_docs WHERE id % 3 = 0" \
+	-c "SELECT nb_live_create('rel_live_tokens', 'rel_live_docs', 'label', 'tokens', options => '{\"fold_after\": 8}')" \
+	-c "SELECT nb_live_create('rel_live_weighted', 'rel_live_docs', 'label', 'tokens', 'weight', '{\"fold_after\": 8}')" \
+	-c "$live_writes" -c "$live_exact" 2>&1) || [ "$out" != $'rel_live_tokens\nrel_live_weighted\nt' ]; then
+	not_ok "dump: live models in the source database" "$out"
+	rel_finish
+	exit
+fi
+live_want=$(rel_psql -d "$src" -c "$live_bytes" 2>&1)
+
+# same_live NAME DB: DB's live models are the source's, exact, and stay exact through writes
+same_live() {
+	rel_works "$1: live models the source's" "$live_want" "$2" "$live_bytes"
+	rel_works "$1: live models equal nb_train over their table, and after writes" $'t\nt' "$2" "$live_exact" \
+		"${live_writes//1000000/2000000}" "$live_exact"
+}
 diag "dump: $scale rows, $(grep -c '^model ' <<<"$want") models ($size), from $src"
 
 # pg_dump -Fc, pg_restore into a fresh database
@@ -71,6 +104,7 @@ diag "dump: $scale rows, $(grep -c '^model ' <<<"$want") models ($size), from $s
 if out=$("$REL_BIN/pg_dump" -Fc -f "$work/src.dump" "$src" 2>&1 &&
 	"$REL_BIN/pg_restore" --exit-on-error -d nbc_rel_dump_custom "$work/src.dump" 2>&1); then
 	same "dump: pg_dump -Fc and pg_restore: models, predictions, arrays, view and index identical" nbc_rel_dump_custom
+	same_live "dump: pg_dump -Fc and pg_restore" nbc_rel_dump_custom
 else
 	not_ok "dump: pg_dump -Fc and pg_restore" "$out"
 fi
@@ -80,6 +114,7 @@ fi
 if out=$("$REL_BIN/pg_dump" -f "$work/src.sql" "$src" 2>&1 &&
 	rel_psql -1 -d nbc_rel_dump_plain -f "$work/src.sql" 2>&1 >/dev/null); then
 	same "dump: plain pg_dump and psql: models, predictions, arrays, view and index identical" nbc_rel_dump_plain
+	same_live "dump: plain pg_dump and psql" nbc_rel_dump_plain
 else
 	not_ok "dump: plain pg_dump and psql" "$out"
 fi
@@ -89,6 +124,7 @@ fi
 if out=$("$REL_BIN/pg_dump" --column-inserts -f "$work/inserts.sql" "$src" 2>&1 &&
 	rel_psql -1 -d nbc_rel_dump_inserts -f "$work/inserts.sql" 2>&1 >/dev/null); then
 	same "dump: pg_dump --column-inserts: models, predictions, arrays, view and index identical" nbc_rel_dump_inserts
+	same_live "dump: pg_dump --column-inserts" nbc_rel_dump_inserts
 else
 	not_ok "dump: pg_dump --column-inserts" "$out"
 fi
@@ -98,14 +134,21 @@ fi
 copy_tables() {
 	local t
 	"$REL_BIN/pg_dump" --schema-only "$src" | rel_psql -d nbc_rel_dump_copy >/dev/null || return 1
-	for t in rel_docs rel_models rel_model_arrays; do
-		rel_psql -d "$src" -c "\\copy $t TO '$work/$t.bin' WITH (FORMAT binary)" || return 1
-		rel_psql -d nbc_rel_dump_copy -c "\\copy $t FROM '$work/$t.bin' WITH (FORMAT binary)" || return 1
+	# the live models' tables as text: their base row names its source by a
+	# regclass, an OID in binary (another table's in another database)
+	for t in rel_docs:binary rel_models:binary rel_model_arrays:binary rel_live_docs:binary \
+		rel_live_tokens:text rel_live_weighted:text; do
+		rel_psql -d "$src" -c "\\copy ${t%:*} TO '$work/${t%:*}.copy' WITH (FORMAT ${t#*:})" || return 1
+		rel_psql -d nbc_rel_dump_copy -c "SET session_replication_role = replica" \
+			-c "\\copy ${t%:*} FROM '$work/${t%:*}.copy' WITH (FORMAT ${t#*:})" || return 1
 	done
+	rel_psql -d nbc_rel_dump_copy -c "SELECT setval(pg_get_serial_sequence('rel_live_tokens', 'id'), max(id)) FROM rel_live_tokens" \
+		-c "SELECT setval(pg_get_serial_sequence('rel_live_weighted', 'id'), max(id)) FROM rel_live_weighted" >/dev/null || return 1
 	rel_psql -d nbc_rel_dump_copy -c 'REFRESH MATERIALIZED VIEW rel_per_label'
 }
 if out=$(copy_tables 2>&1); then
 	same "dump: binary COPY out and in: models, predictions, arrays, view and index identical" nbc_rel_dump_copy
+	same_live "dump: binary COPY out and in" nbc_rel_dump_copy
 else
 	not_ok "dump: binary COPY out and in" "$out"
 fi

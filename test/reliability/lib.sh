@@ -1,6 +1,7 @@
 # Shared helpers of the reliability suite (test/reliability/*.sh source this).
 #
 # TAP:      ok NAME / not_ok NAME [DIAG...] / is NAME GOT WANT / diag TEXT
+# SQL:      rel_works NAME WANT DB SQL... / rel_refused NAME SQLSTATE DB SQL...
 # Server:   rel_bindir, rel_psql, rel_start_cluster DIR (a throwaway cluster
 #           of our own, for the parts that must kill their server),
 #           rel_versions (the extension's versions, from sql/)
@@ -58,6 +59,43 @@ rel_bindir() {
 # rel_psql [ARGS...]: psql that stops at the first error, unaligned, no headers
 rel_psql() {
 	"$REL_BIN/psql" -X -q -v ON_ERROR_STOP=1 -At "$@"
+}
+
+# rel_works NAME WANT DB SQL...: the statements (psql -c each, so \copy
+# too) succeed in DB, as PGUSER, and print WANT
+rel_works() {
+	local name=$1 want=$2 out
+	if ! out=$(rel_psql_c "${@:3}" 2>&1); then
+		not_ok "$name" "$out"
+	elif [ "$out" = "$want" ]; then
+		ok "$name"
+	else
+		not_ok "$name" "got:  $out" "want: $want"
+	fi
+}
+
+# rel_refused NAME SQLSTATE DB SQL...: the statements run in DB, as PGUSER,
+# up to the first error, which is the last statement's, of SQLSTATE
+rel_refused() {
+	local name=$1 state=$2 out
+	out=$(REL_VERBOSITY=sqlstate rel_psql_c "${@:3}" 2>&1)
+	if [ $? -ne 0 ] && [ "$(grep -c '^ERROR:' <<<"$out")" -eq 1 ] &&
+		[ "$(tail -n 1 <<<"$out")" = "ERROR:  $state" ]; then
+		ok "$name ($state)"
+	else
+		not_ok "$name ($state)" "$out"
+	fi
+}
+
+# rel_psql_c DB SQL...: rel_psql -d DB -c SQL for each SQL (with VERBOSITY
+# REL_VERBOSITY when set)
+rel_psql_c() {
+	local db=$1 args=() s
+	shift
+	for s in "$@"; do
+		args+=(-c "$s")
+	done
+	rel_psql -v VERBOSITY="${REL_VERBOSITY:-default}" -d "$db" "${args[@]}"
 }
 
 # rel_as_owner CMD...: run CMD as the cluster owner (postgres when we are root)

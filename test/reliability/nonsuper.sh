@@ -16,9 +16,32 @@
 #           or drop nbc; nobody but a superuser can set the ceiling
 #           nbc.prepared_model_cache_limit (when the build has it; otherwise
 #           reported as skipped).
+# Live models (issue 39), with a second plain user nbc_rel_user2:
+#   rls:    nb_live_create refuses a source with row-level security; once it
+#           is enabled after creation, nb_live refuses a role to whom
+#           row_security_active(source) applies (the owner too under FORCE),
+#           while tenants' writes go on and the owner's model stays exact
+#   fold:   a reader with SELECT on the live model's table reads it but
+#           cannot fold it, lock its base row, delete its deltas or call
+#           nbc_live_train; a role without SELECT cannot read it by any path
+#           (nb_live, SELECT, nbc_live_train) nor see it in nb_lives or
+#           nbc_lives(); a fold with nothing pending leaves the base row's
+#           ctid and xmin unchanged; a reader holding the table in an open
+#           transaction does not stop the owner's writes and fold
+#   names:  each user makes a live model of the same name in its own
+#           schema, reads its own, cannot read, drop or name one in the
+#           other's schema
+#   dumps:  the owner pg_dumps the database with nbc and no live model; in a
+#           database the owner created (CREATEDB, not a superuser), three
+#           live models (one in another schema, one with a tokenizer, one
+#           weighted, an integer label): the owner's pg_dump -Fc and a
+#           superuser's, each restored by the owner into a new database with
+#           pg_restore --exit-on-error, give the same live models, exact,
+#           and exact after writes by the owner and by the user whose grants
+#           came with them.
 # Every refusal is checked by its SQLSTATE.  Runs against the libpq
-# environment as a superuser, which must let the two roles log in with a
-# password (or trust); drops the database and roles at the end.
+# environment as a superuser, which must let the three roles log in with a
+# password (or trust); drops the databases and roles at the end.
 # --long is the same as --quick.
 set -uo pipefail
 
@@ -34,21 +57,26 @@ for a in "$@"; do
 done
 
 db=nbc_rel_nonsuper
+ldb=nbc_rel_nonsuper_live
 owner=nbc_rel_owner
 user=nbc_rel_user
+user2=nbc_rel_user2
 pw=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
 
 cleanup() {
-	rel_psql -c "DROP DATABASE IF EXISTS $db" -c "DROP ROLE IF EXISTS $owner" -c "DROP ROLE IF EXISTS $user" 2>/dev/null
+	rel_psql -c "DROP DATABASE IF EXISTS $db" -c "DROP DATABASE IF EXISTS $ldb" \
+		-c "DROP DATABASE IF EXISTS ${ldb}_by_owner" -c "DROP DATABASE IF EXISTS ${ldb}_by_superuser" \
+		-c "DROP ROLE IF EXISTS $owner" -c "DROP ROLE IF EXISTS $user" -c "DROP ROLE IF EXISTS $user2" 2>/dev/null
 }
 cleanup
-if ! out=$(rel_psql -c "CREATE ROLE $owner LOGIN PASSWORD '$pw'" -c "CREATE ROLE $user LOGIN PASSWORD '$pw'" \
-	-c "CREATE DATABASE $db OWNER $owner TEMPLATE template0" 2>&1); then
+work=$(mktemp -d /tmp/nbc-rel-nonsuper.XXXXXX)
+if ! out=$(rel_psql -c "CREATE ROLE $owner LOGIN CREATEDB PASSWORD '$pw'" -c "CREATE ROLE $user LOGIN PASSWORD '$pw'" \
+	-c "CREATE ROLE $user2 LOGIN PASSWORD '$pw'" -c "CREATE DATABASE $db OWNER $owner TEMPLATE template0" 2>&1); then
 	not_ok "nonsuper: create the roles and the database" "$out"
 	rel_finish
 	exit
 fi
-trap cleanup EXIT
+trap 'cleanup; rm -rf "$work"' EXIT
 
 # as ROLE PSQL-ARGS...: psql in $db as ROLE
 as() {
@@ -57,36 +85,23 @@ as() {
 	PGUSER=$role PGPASSWORD=$pw rel_psql -d "$db" "$@"
 }
 
-# works NAME ROLE WANT SQL...: the statements succeed as ROLE and print WANT
+# works NAME ROLE WANT SQL...: the statements succeed as ROLE in $db and print WANT
 works() {
-	local name=$1 role=$2 want=$3 out
-	shift 3
-	local args=() s
-	for s in "$@"; do
-		args+=(-c "$s")
-	done
-	if ! out=$(as "$role" "${args[@]}" 2>&1); then
-		not_ok "$name" "$out"
-	elif [ "$out" = "$want" ]; then
-		ok "$name"
-	else
-		not_ok "$name" "got:  $out" "want: $want"
-	fi
+	PGUSER=$2 PGPASSWORD=$pw rel_works "$1" "$3" "$db" "${@:4}"
 }
 
-# refused NAME ROLE SQLSTATE SQL [FIRST]: SQL fails as ROLE with SQLSTATE, in
-# a session that has run FIRST (by default, it loads nbc so its settings are
-# defined)
+# refused NAME ROLE SQLSTATE SQL [FIRST]: SQL fails as ROLE in $db with
+# SQLSTATE, in a session that has run FIRST (by default, it loads nbc so its
+# settings are defined)
 load_sql="SELECT nb_info(nb_train('a', ARRAY['x'])) IS NOT NULL"
 refused() {
-	local out
-	out=$(PGUSER=$2 PGPASSWORD=$pw "$REL_BIN/psql" -X -q -At -v ON_ERROR_STOP=1 -v VERBOSITY=sqlstate -d "$db" \
-		-c "${5:-$load_sql}" -c "$4" 2>&1)
-	if [ $? -ne 0 ] && grep -qx "ERROR:  $3" <<<"$out"; then
-		ok "$1 ($3)"
-	else
-		not_ok "$1 ($3)" "$out"
-	fi
+	PGUSER=$2 PGPASSWORD=$pw rel_refused "$1" "$3" "$db" "${5:-$load_sql}" "$4"
+}
+
+# refused_after NAME ROLE SQLSTATE SQL...: the statements run as ROLE in $db
+# up to the last one, which fails with SQLSTATE
+refused_after() {
+	PGUSER=$2 PGPASSWORD=$pw rel_refused "$1" "$3" "$db" "${@:4}"
 }
 
 if ! out=$(as $owner -c 'SELECT 1' 2>&1); then
@@ -118,6 +133,21 @@ if [ "${versions[0]}" != "$current" ]; then
 		"SELECT extversion FROM pg_extension WHERE extname = 'nbc'"
 else
 	diag "SKIP nonsuper: update path: $current is the only version"
+fi
+
+# pg_dump -Fc as ROLE of DB into FILE
+dump_as() {
+	PGUSER=$1 PGPASSWORD=$pw "$REL_BIN/pg_dump" -Fc -f "$3" "$2" 2>&1
+}
+# restore_as_owner FILE NEW: the owner creates NEW and pg_restores FILE into it, stopping at any error
+restore_as_owner() {
+	PGUSER=$owner PGPASSWORD=$pw rel_psql -d "$db" -c "CREATE DATABASE $2" 2>&1 &&
+		PGUSER=$owner PGPASSWORD=$pw "$REL_BIN/pg_restore" --exit-on-error -d "$2" "$1" 2>&1
+}
+if out=$(dump_as $owner "$db" "$work/empty.dump") && [ -z "$out" ]; then
+	ok "nonsuper: the owner dumps the database with nbc installed and no live model (pg_dump -Fc)"
+else
+	not_ok "nonsuper: the owner dumps the database with nbc installed and no live model (pg_dump -Fc)" "$out"
 fi
 
 # everything a user does with models: class a has x, class b has z, so x is a
@@ -200,6 +230,182 @@ if [ "$has_limit" = 1 ]; then
 	fi
 else
 	not_ok "nonsuper: nbc.prepared_model_cache_limit exists" "got: $has_limit settings of that name"
+fi
+
+# ---------------------------------------------------------------------------
+# Live models (issue 39): row-level security, folding, names per schema, and
+# dump and restore with no superuser.
+
+# point 1: a reader sees through nbc nothing it could not SELECT itself
+works "nonsuper: the owner makes tenants' tables, one with row-level security" $owner "" \
+	"CREATE TABLE tenant_docs (tenant name NOT NULL DEFAULT current_user, label text, tokens text[])" \
+	"INSERT INTO tenant_docs VALUES ('$user', 'a', '{x,mine}'), ('$user2', 'b', '{z,secret}'), ('$user2', 'a', '{x}')" \
+	"CREATE TABLE shared_docs (LIKE tenant_docs INCLUDING DEFAULTS)" "INSERT INTO shared_docs SELECT * FROM tenant_docs" \
+	"ALTER TABLE tenant_docs ENABLE ROW LEVEL SECURITY" \
+	"CREATE POLICY own ON tenant_docs USING (tenant = current_user)" \
+	"GRANT SELECT, INSERT, DELETE ON tenant_docs, shared_docs TO $user, $user2"
+refused "nonsuper: nb_live_create refuses a source with row-level security" $owner 0A000 \
+	"SELECT nb_live_create('tenant_live', 'tenant_docs', 'label', 'tokens')"
+works "nonsuper: the owner makes a live model over the other and grants SELECT on it to $user" $owner "shared_live" \
+	"SELECT nb_live_create('shared_live', 'shared_docs', 'label', 'tokens')" "GRANT SELECT ON shared_live TO $user"
+works "nonsuper: $user reads it, exact" $user "t" \
+	"SELECT nb_live('shared_live') = (SELECT nb_train(label, tokens) FROM shared_docs)"
+works "nonsuper: the owner enables row-level security on the source afterwards" $owner "" \
+	"ALTER TABLE shared_docs ENABLE ROW LEVEL SECURITY" "CREATE POLICY own ON shared_docs USING (tenant = current_user)"
+works "nonsuper: $user now sees one row of the source, and tenants' writes still succeed" $user "true|1" \
+	"INSERT INTO shared_docs (label, tokens) VALUES ('b', '{y}')" "DELETE FROM shared_docs WHERE label = 'b'" \
+	"SELECT row_security_active('shared_docs')::text || '|' || (SELECT count(*) FROM shared_docs)"
+refused "nonsuper: nb_live refuses $user, to whom row_security_active(source) applies" $user 42501 \
+	"SELECT nb_live('shared_live')"
+works "nonsuper: the owner, to whom it does not apply, reads it, exact with the tenants' writes" $owner "t" \
+	"SELECT NOT row_security_active('shared_docs') AND nb_live('shared_live') = (SELECT nb_train(label, tokens) FROM shared_docs)"
+refused_after "nonsuper: nor the owner under FORCE ROW LEVEL SECURITY" $owner 42501 \
+	"ALTER TABLE shared_docs FORCE ROW LEVEL SECURITY" "SELECT nb_live('shared_live')"
+works "nonsuper: nb_lives lists it to $user, who may SELECT its table" $user "shared_live" "SELECT name FROM nb_lives"
+
+# point 4: folding needs UPDATE and DELETE on the live model's table, and
+# writes nothing when nothing is pending
+works "nonsuper: the owner makes live model fb_live, lets $user read it, $user2 write the source" $owner "fb_live" \
+	"ALTER TABLE shared_docs NO FORCE ROW LEVEL SECURITY" \
+	"CREATE TABLE fb (id serial PRIMARY KEY, label text, tokens text[])" \
+	"INSERT INTO fb (label, tokens) SELECT (ARRAY['a', 'b'])[1 + i % 2], ARRAY['t' || i % 5] FROM generate_series(1, 30) i" \
+	"SELECT nb_live_create('fb_live', 'fb', 'label', 'tokens', options => '{\"fold_after\": 1000}')" \
+	"GRANT SELECT ON fb, fb_live TO $user" "GRANT SELECT, INSERT, DELETE ON fb TO $user2" \
+	"GRANT USAGE ON SEQUENCE fb_id_seq TO $user2"
+works "nonsuper: $user2 writes it without reading the live model" $user2 "" \
+	"INSERT INTO fb (label, tokens) VALUES ('a', '{new}'), ('b', '{other}')" "DELETE FROM fb WHERE id = 3"
+works "nonsuper: $user, with SELECT only, reads it, exact" $user "t" \
+	"SELECT nb_live('fb_live') = (SELECT nb_train(label, tokens) FROM fb)"
+refused "nonsuper: $user cannot fold it" $user 42501 "SELECT nb_live_fold('fb_live')"
+refused "nonsuper: nor lock its base row" $user 42501 "SELECT 1 FROM fb_live WHERE id = 0 FOR KEY SHARE"
+refused "nonsuper: nor delete its deltas" $user 42501 "DELETE FROM fb_live WHERE id > 0"
+refused "nonsuper: nor call nbc_live_train (its owner's)" $user 42501 "SELECT nbc_live_train('fb_live')"
+# a role without SELECT on the live model's table
+refused "nonsuper: $user2, without SELECT on fb_live, cannot nb_live it" $user2 42501 "SELECT nb_live('fb_live')"
+refused "nonsuper: nor SELECT its deltas" $user2 42501 "SELECT count(*) FROM fb_live"
+refused "nonsuper: nor call nbc_live_train" $user2 42501 "SELECT nbc_live_train('fb_live')"
+works "nonsuper: nb_lives and nbc_lives() list none of the live models to $user2" $user2 "0|0" \
+	"SELECT (SELECT count(*) FROM nb_lives) || '|' || (SELECT count(*) FROM nbc_lives())"
+# the base row's version before and after a fold
+base_version="SELECT ctid::text || ' ' || xmin::text FROM fb_live WHERE id = 0"
+works "nonsuper: the owner folds the pending deltas: the base row is rewritten, none is left" $owner $'2\nt\n0\nf' \
+	"CREATE TEMP TABLE v AS $base_version" "SELECT count(*) FROM fb_live WHERE id > 0" \
+	"SELECT nb_live_fold('fb_live') IS NOT NULL" "SELECT count(*) FROM fb_live WHERE id > 0" \
+	"SELECT ($base_version) = (SELECT * FROM v)"
+works "nonsuper: with nothing pending, three folds write nothing (the base row's ctid and xmin unchanged), and it stays exact" \
+	$owner $'t\nt\nt\nt\nt' \
+	"CREATE TEMP TABLE v AS $base_version" "SELECT nb_live_fold('fb_live') IS NOT NULL" \
+	"SELECT nb_live_fold('fb_live') IS NOT NULL" "SELECT nb_live_fold('fb_live') IS NOT NULL" \
+	"SELECT ($base_version) = (SELECT * FROM v)" \
+	"SELECT nb_live('fb_live') = (SELECT nb_train(label, tokens) FROM fb)"
+# a reader in an open transaction holds no lock that a fold waits for
+PGUSER=$user PGPASSWORD=$pw rel_psql -d "$db" -c "BEGIN" -c "SELECT nb_live('fb_live') IS NOT NULL" \
+	-c "SELECT count(*) FROM fb_live" -c "SELECT pg_sleep(300)" >/dev/null 2>&1 &
+reader=$!
+reader_pid=
+for ((i = 0; i < 300; i++)); do
+	reader_pid=$(rel_psql -d "$db" -c "SELECT a.pid FROM pg_locks l JOIN pg_stat_activity a USING (pid)
+		WHERE a.usename = '$user' AND l.relation = 'fb_live'::regclass AND l.granted AND a.query LIKE '%pg_sleep%'")
+	[ -n "$reader_pid" ] && break
+	sleep 0.1
+done
+if [ -n "$reader_pid" ]; then
+	works "nonsuper: while $user holds fb_live in an open transaction, the owner writes and folds it (lock_timeout 30s)" \
+		$owner $'t\n0|true' "SET lock_timeout = '30s'" "INSERT INTO fb (label, tokens) VALUES ('a', '{later}')" \
+		"SELECT nb_live_fold('fb_live') IS NOT NULL" \
+		"SELECT count(*) || '|' || (SELECT nb_live('fb_live') = (SELECT nb_train(label, tokens) FROM fb)) FROM fb_live WHERE id > 0"
+	rel_psql -d "$db" -c "SELECT pg_terminate_backend($reader_pid)" >/dev/null
+else
+	not_ok "nonsuper: $user holds fb_live in an open transaction" "no such backend after 30 s"
+	kill $reader
+fi
+wait $reader
+
+# point 6: live models are named per schema, as tables are
+works "nonsuper: the owner lets $user and $user2 create schemas" $owner "" "GRANT CREATE ON DATABASE $db TO $user, $user2"
+for u in $user $user2; do
+	works "nonsuper: $u makes live model notes_live over its own table notes, in its own schema" $u "notes_live" \
+		"CREATE SCHEMA $u" "CREATE TABLE notes (label text, tokens text[])" \
+		"INSERT INTO notes VALUES ('$u', '{by,$u}'), ('other', '{x}')" \
+		"SELECT nb_live_create('notes_live', 'notes', 'label', 'tokens')"
+done
+for u in $user $user2; do
+	works "nonsuper: $u reads its own notes_live, exact" $u "true|$u" \
+		"SELECT (nb_live('notes_live') = (SELECT nb_train(label, tokens) FROM notes))::text || '|' || nb_predict(nb_live('notes_live'), ARRAY['by', '$u'])"
+done
+refused "nonsuper: $user cannot read $user2's" $user 42501 "SELECT nb_live('$user2.notes_live')"
+refused "nonsuper: nor drop it" $user 42501 "SELECT nb_live_drop('$user2.notes_live')"
+refused "nonsuper: nor take a name in $user2's schema" $user 42501 \
+	"SELECT nb_live_create('$user2.taken', 'notes', 'label', 'tokens')"
+works "nonsuper: $user2 drops its own, triggers and all; $user's stays" $user2 $'t\n0|1' \
+	"SELECT nb_live_drop('notes_live') IS NOT NULL" \
+	"SELECT (SELECT count(*) FROM pg_trigger WHERE tgrelid = 'notes'::regclass) || '|' || (SELECT count(*) FROM pg_class WHERE relname = 'notes_live')"
+
+# point 5: dumps and restores by the owner, no superuser anywhere; and a
+# superuser's dump restored by the owner
+live_exact="SELECT (nbc_model_send(nb_live('tokens_live')) = nbc_model_send((SELECT nb_train(label, tokens) FROM docs)))::text
+	|| '|' || (nbc_model_send(nb_live('side.text_live')) = nbc_model_send((SELECT nb_train(label, body, '{\"ngram_range\": [1, 2]}'::jsonb) FROM docs)))::text
+	|| '|' || (nbc_model_send(nb_live('weighted_live')) = nbc_model_send((SELECT nb_train(stars::text, tokens, weight::float8) FROM docs)))::text
+	|| '|' || (SELECT count(*) FROM nb_lives)"
+live_bytes="SELECT string_agg(name::text || ':' || md5(nbc_model_send(nb_live(name::text))), ' ' ORDER BY name::text) FROM nb_lives"
+# writes STEP: statements of every kind on docs, each its own delta
+live_writes() {
+	echo "DO \$\$ BEGIN FOR i IN 1..12 LOOP
+		INSERT INTO docs (label, tokens, body, stars, weight) VALUES ((ARRAY['spam', 'ham', 'new'])[1 + i % 3],
+			ARRAY['w' || i % 17, 'n' || $1], 'a new fox ' || i, 1 + i % 5, 1 + i % 4);
+		UPDATE docs SET label = 'ham', stars = 2 WHERE id = i * 7 + $1;
+		DELETE FROM docs WHERE id = i * 11 + $1;
+	END LOOP; END \$\$"
+}
+if out=$(PGUSER=$owner PGPASSWORD=$pw rel_psql -d "$db" -c "CREATE DATABASE $ldb" 2>&1 &&
+	PGUSER=$owner PGPASSWORD=$pw rel_psql -d "$ldb" 2>&1 <<SQL
+CREATE EXTENSION nbc;
+CREATE SCHEMA side;
+CREATE TABLE docs (id serial PRIMARY KEY, label text, tokens text[], body text, stars int, weight int NOT NULL);
+INSERT INTO docs (label, tokens, body, stars, weight)
+SELECT (ARRAY['spam', 'ham', 'eggs'])[1 + i % 3], ARRAY['w' || i % 17, 'w' || i % 5],
+	'The ' || (ARRAY['quick', 'lazy'])[1 + i % 2] || ' fox ' || i % 7, 1 + i % 5, 1 + i % 3
+FROM generate_series(1, 200) i;
+SELECT nb_live_create('tokens_live', 'docs', 'label', 'tokens', options => '{"fold_after": 4}');
+SELECT nb_live_create('side.text_live', 'docs', 'label', 'body', options => '{"tokenizer": {"ngram_range": [1, 2]}, "fold_after": 4}');
+SELECT nb_live_create('weighted_live', 'docs', 'stars', 'tokens', 'weight', '{"fold_after": 4}');
+GRANT SELECT, INSERT, UPDATE, DELETE ON docs TO $user;
+GRANT SELECT ON tokens_live TO $user;
+GRANT USAGE ON SEQUENCE docs_id_seq TO $user;
+$(live_writes 1);
+SQL
+); then
+	ok "nonsuper: the owner creates database $ldb with three live models (one in another schema, with a tokenizer, weighted) and writes"
+else
+	not_ok "nonsuper: the owner creates database $ldb with three live models and writes" "$out"
+fi
+db=$ldb works "nonsuper: there the live models equal nb_train over the table, byte for byte" $owner "true|true|true|3" "$live_exact"
+want_bytes=$(PGUSER=$owner PGPASSWORD=$pw rel_psql -d "$ldb" -c "$live_bytes" 2>&1)
+
+# restored NAME DB: DB's live models are $ldb's, exact, and stay exact
+# through writes by the owner and by $user (whose grants were restored)
+restored() {
+	db=$2 works "nonsuper: $1: the live models are the dumped ones" $owner "$want_bytes" "$live_bytes"
+	db=$2 works "nonsuper: $1: they equal nb_train over the table, byte for byte" $owner "true|true|true|3" "$live_exact"
+	db=$2 works "nonsuper: $1: $user writes" $user "" "$(live_writes 2)"
+	db=$2 works "nonsuper: $1: the owner writes, and they stay equal" $owner "true|true|true|3" \
+		"$(live_writes 3)" "$live_exact"
+	db=$2 works "nonsuper: $1: $user reads tokens_live (its grant was restored), exact" $user "t" \
+		"SELECT nb_live('tokens_live') = (SELECT nb_train(label, tokens) FROM docs)"
+}
+if out=$(dump_as $owner "$ldb" "$work/live_owner.dump") && [ -z "$out" ] &&
+	out=$(restore_as_owner "$work/live_owner.dump" "${ldb}_by_owner") && [ -z "$out" ]; then
+	ok "nonsuper: the owner dumps $ldb (pg_dump -Fc) and restores it into a new database (pg_restore --exit-on-error)"
+	restored "the owner's dump restored by the owner" "${ldb}_by_owner"
+else
+	not_ok "nonsuper: the owner dumps $ldb (pg_dump -Fc) and restores it into a new database (pg_restore --exit-on-error)" "$out"
+fi
+if out=$("$REL_BIN/pg_dump" -Fc -f "$work/live_super.dump" "$ldb" 2>&1) && [ -z "$out" ] &&
+	out=$(restore_as_owner "$work/live_super.dump" "${ldb}_by_superuser") && [ -z "$out" ]; then
+	ok "nonsuper: a superuser dumps $ldb (pg_dump -Fc), the owner restores it into a new database (pg_restore --exit-on-error)"
+	restored "a superuser's dump restored by the owner" "${ldb}_by_superuser"
+else
+	not_ok "nonsuper: a superuser dumps $ldb (pg_dump -Fc), the owner restores it into a new database (pg_restore --exit-on-error)" "$out"
 fi
 
 works "nonsuper: the owner drops nbc" $owner "0" "SET client_min_messages = warning" "DROP EXTENSION nbc CASCADE" \

@@ -19,15 +19,19 @@
 #   live         live.sh: live models under pgbench writers (insert, update,
 #                delete, rollback) with readers and REPEATABLE READ checkers
 #                comparing nb_live with nb_train; an immediate shutdown under
-#                that load; pg_dump and pg_restore (8 clients 15 s; 16 for 60 s long)
+#                that load; pg_dump and pg_restore (8 clients 15 s; 16 for 60 s
+#                long); then label types, writers' settings and overloads,
+#                1e308 weights, TEMP sources, partitions and inheritance
 #   dump         dump.sh: pg_dump -Fc, plain, --column-inserts and binary COPY
 #                into fresh databases; models, forms, summaries, predictions
-#                identical
+#                identical; live models the same and exact through writes
 #   upgrade      upgrade.sh: from every released version (sql/ scripts) to
 #                the current one: catalog, model bytes and predictions equal a
 #                fresh install's
 #   nonsuper     nonsuper.sh: trusted install by a database owner who is not a
-#                superuser; what that owner and a plain user can and cannot do
+#                superuser; what that owner and plain users can and cannot do,
+#                live models under row security, folds, names per schema, and
+#                the owner's dumps and restores with no superuser
 #   limits       limits.sh: the model size limit at its boundary
 #   memory       memory.sh: peak memory of training, tokenizing, merging, input and output
 #                (quick: NBC_MEM_SCALE=0.25 unless set)
@@ -42,8 +46,8 @@
 # superuser with nbc installed; otherwise a throwaway cluster this script
 # starts and removes (the server binaries of pg_config --bindir, or of
 # $PG_CONFIG; as user postgres when run as root).  The crash part always
-# starts a cluster of its own, on the first free port from 56040
-# (NBC_REL_PORT_BASE).
+# starts a cluster of its own, on the first free port from 56040, and the
+# live part one from 56080 (both from NBC_REL_PORT_BASE when it is set).
 #
 # Output: TAP lines "ok - ..." / "not ok - ...", everything else as "# "
 # comments, a summary per part, and a closing "N passed, N failed".  Exit
