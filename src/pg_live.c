@@ -418,32 +418,41 @@ live_weighted(const LiveModel *m)
 
 /*
  * The live model given the CTE "d" of its deltas (id, reset, added, removed)
- * and an expression of its base: its WITH part and the expression.  The
- * deltas are merged in a fixed order (the same value, to the last bit, for
- * every reader) and the base last: nb_merge merges NB_MERGE_FANIN inputs at
- * a time, so the small deltas are merged among themselves first and the
+ * and an expression of its base: its WITH part, then rest, then the model
+ * (reading: a row of the model and whether its class weights are exact).
+ * The deltas are merged in a fixed order (the same value, to the last bit,
+ * for every reader) and the base last: nb_merge merges NB_MERGE_FANIN inputs
+ * at a time, so the small deltas are merged among themselves first and the
  * base, the large input, is read and copied once.  A weighted live model's
- * result is checked against the exact sums of its class weights.
+ * class weights are checked against their exact sums (nb_class_sums.h): a
+ * fold fails on a mismatch (and trains from the source), a read says so.
  */
 static void
 model_query(StringInfo q, const LiveModel *m, const char *nsp, const char *deltas, const char *base,
-			const char *rest)
+			const char *rest, bool reading)
 {
 	const char *after_reset = "FROM d, r WHERE d.id > COALESCE(r.at, 0)";
-	char	   *model = psprintf("%1$s.nb_subtract("
-								 "(SELECT %1$s.nb_merge(m ORDER BY k DESC) FROM "
-								 "(SELECT 0::bigint AS k, (%2$s) AS m FROM r WHERE r.at IS NULL "
-								 "UNION ALL SELECT d.id, d.added %3$s) x), "
-								 "(SELECT %1$s.nb_merge(d.removed ORDER BY d.id) %3$s))",
-								 nsp, base, after_reset);
+	char	   *check = NULL;
+	const char *model;
 
 	if (live_weighted(m))
-		model = psprintf("%1$s.nbc_live_checked(%2$s, (SELECT (%3$s) FROM r WHERE r.at IS NULL), "
-						 "(SELECT array_agg(d.added ORDER BY d.id) %4$s), "
-						 "(SELECT array_agg(d.removed ORDER BY d.id) %4$s))",
-						 nsp, model, base, after_reset);
-	appendStringInfo(q, "WITH d AS (%s), r AS (SELECT max(id) AS at FROM d WHERE reset) %s %s",
-					 deltas, rest, model);
+		check = psprintf("x.model, (SELECT (%1$s) FROM r WHERE r.at IS NULL), "
+						 "(SELECT array_agg(d.added ORDER BY d.id) %2$s), "
+						 "(SELECT array_agg(d.removed ORDER BY d.id) %2$s)", base, after_reset);
+	if (reading)
+		model = check == NULL ? "SELECT x.model, true FROM x" :
+			psprintf("SELECT x.model, %s.nbc_live_exact(%s) FROM x", nsp, check);
+	else
+		model = check == NULL ? "(SELECT x.model FROM x)" :
+			psprintf("(SELECT %s.nbc_live_checked(%s) FROM x)", nsp, check);
+	appendStringInfo(q,
+					 "WITH d AS (%2$s), r AS (SELECT max(id) AS at FROM d WHERE reset), "
+					 "x AS MATERIALIZED (SELECT %1$s.nb_subtract("
+					 "(SELECT %1$s.nb_merge(m ORDER BY k DESC) FROM "
+					 "(SELECT 0::bigint AS k, (%3$s) AS m FROM r WHERE r.at IS NULL "
+					 "UNION ALL SELECT d.id, d.added %4$s) x), "
+					 "(SELECT %1$s.nb_merge(d.removed ORDER BY d.id) %4$s)) AS model) %5$s %6$s",
+					 nsp, deltas, base, after_reset, rest, model);
 }
 
 /* The fold marks both move to the last delta a fold took. */
@@ -465,7 +474,7 @@ fold_into_base(LiveContext *c, const LiveModel *m, void *out)
 	model_query(&q, m, c->nsp,
 				psprintf("DELETE FROM %s WHERE id > 0 RETURNING id, reset, added, removed", m->table),
 				psprintf("SELECT added FROM %s WHERE id = 0", m->table),
-				psprintf("UPDATE %s SET " FOLD_MARKS ", added =", m->table));
+				psprintf("UPDATE %s SET " FOLD_MARKS ", added =", m->table), false);
 	appendStringInfoString(&q, " WHERE id = 0");
 	run(q.data, SPI_OK_UPDATE);
 }
@@ -864,11 +873,15 @@ cache_model(Oid state, const char *version, Datum model, bool isnull)
 	live_cache_version = MemoryContextStrdup(live_cache_cxt, version);
 }
 
-/* The model a read computed; isnull for the model of no rows. */
+/*
+ * The model a read computed (isnull for the model of no rows), and whether
+ * its class weights are exact.
+ */
 typedef struct LiveRead
 {
 	Datum		model;
 	bool		isnull;
+	bool		exact;
 } LiveRead;
 
 /* The live model from its base and deltas, in the caller's snapshot. */
@@ -878,13 +891,15 @@ read_merged(LiveContext *c, const LiveModel *m, void *out)
 	LiveRead   *r = out;
 	StringInfoData q;
 	Datum		model;
+	bool		isnull;
 
 	initStringInfo(&q);
 	model_query(&q, m, c->nsp, psprintf("SELECT id, reset, added, removed FROM %s WHERE id > 0", m->table),
-				psprintf("SELECT added FROM %s WHERE id = 0", m->table), "SELECT");
+				psprintf("SELECT added FROM %s WHERE id = 0", m->table), "", true);
 	run_in(true, q.data, 0, NULL, NULL, NULL, SPI_OK_SELECT);
 	model = result(1, &r->isnull);
 	r->model = r->isnull ? (Datum) 0 : SPI_datumTransfer(model, false, -1);
+	r->exact = DatumGetBool(result(2, &isnull));
 }
 
 /* The live model trained from its source, in the caller's snapshot, as the live model's owner. */
@@ -927,11 +942,13 @@ nbc_live_read(PG_FUNCTION_ARGS)
 		 * A query with a parallel plan runs in parallel mode, where no
 		 * subtransaction can start: there the merge's errors are not caught
 		 * (an overflow that the order of the deltas causes is reported, not
-		 * trained around).
+		 * trained around; a cancellation that the check sees is).
 		 */
 		if (IsInParallelMode())
 			read_merged(&c, &m, &r);
 		else if (!try_step(read_merged, &c, &m, &r))
+			r.exact = false;
+		if (!r.exact)
 			read_source(&c, &m, &r);
 		cache_model(state, version, r.model, r.isnull);
 	}

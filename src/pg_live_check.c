@@ -15,6 +15,7 @@
 #include "pg_model.h"
 
 PG_FUNCTION_INFO_V1(nbc_live_checked);
+PG_FUNCTION_INFO_V1(nbc_live_exact);
 
 /*
  * Relative tolerance between a class's weight in the live model and its
@@ -47,13 +48,9 @@ add_models(NbClassSums *sums, ArrayType *models, double sign)
 	}
 }
 
-/*
- * nbc_live_checked(result, base, added, removed): result, the live model
- * computed from base (NULL: none) merged with the models of added, less
- * those of removed, if its class weights are their sums.
- */
-Datum
-nbc_live_checked(PG_FUNCTION_ARGS)
+/* Whether result's class weights are those of base + added - removed (arguments 0 to 3). */
+static bool
+class_weights_exact(FunctionCallInfo fcinfo)
 {
 	NbClassSums *sums = nb_class_sums_create();
 	NbView		result;
@@ -74,7 +71,18 @@ nbc_live_checked(PG_FUNCTION_ARGS)
 		(void) nb_model_open(PG_GETARG_DATUM(0), &result, ERRCODE_DATA_CORRUPTED);
 	match = nb_class_sums_match(sums, PG_ARGISNULL(0) ? NULL : &result, LIVE_CLASS_TOLERANCE);
 	nb_class_sums_destroy(sums);
-	if (!match)
+	return match;
+}
+
+/*
+ * nbc_live_checked(result, base, added, removed): result, the live model
+ * computed from base (NULL: none) merged with the models of added, less
+ * those of removed, if its class weights are their sums; else an error.
+ */
+Datum
+nbc_live_checked(PG_FUNCTION_ARGS)
+{
+	if (!class_weights_exact(fcinfo))
 		ereport(ERROR,
 				(errcode(ERRCODE_FLOATING_POINT_EXCEPTION),
 				 errmsg("the deltas of a live model cancel beyond double precision"),
@@ -82,4 +90,11 @@ nbc_live_checked(PG_FUNCTION_ARGS)
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
 	PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+}
+
+/* nbc_live_exact(result, base, added, removed): the same check, as a boolean. */
+Datum
+nbc_live_exact(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(class_weights_exact(fcinfo));
 }

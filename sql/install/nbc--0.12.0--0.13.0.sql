@@ -379,3 +379,7 @@ COMMENT ON FUNCTION nb_live_fold(text) IS 'fold a live model''s pending deltas i
 CREATE FUNCTION nbc_live_checked(result nb_model, base nb_model, added nb_model[], removed nb_model[])
 	RETURNS nb_model
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+-- the same check as a boolean (a read in parallel mode cannot catch an error)
+CREATE FUNCTION nbc_live_exact(result nb_model, base nb_model, added nb_model[], removed nb_model[])
+	RETURNS boolean
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
