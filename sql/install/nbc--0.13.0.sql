@@ -3712,6 +3712,7 @@ DECLARE
 	rel record;
 	col name;
 	ty oid;
+	distributed boolean;
 BEGIN
 	SELECT c.relkind, c.relowner, c.relispartition, c.relrowsecurity, c.relpersistence INTO rel
 	FROM pg_class c WHERE c.oid = source;
@@ -3723,6 +3724,18 @@ BEGIN
 	END IF;
 	IF rel.relkind <> 'r' THEN
 		RAISE EXCEPTION '"%" is not a table', source USING ERRCODE = 'wrong_object_type';
+	END IF;
+	-- Citus: a distributed (or reference) table's rows are written on the
+	-- workers, where the source's triggers do not run
+	IF to_regclass('pg_catalog.pg_dist_partition') IS NOT NULL THEN
+		EXECUTE 'SELECT EXISTS (SELECT FROM pg_catalog.pg_dist_partition p WHERE p.logicalrelid = $1)'
+			INTO distributed USING source;
+		IF distributed THEN
+			RAISE EXCEPTION 'live models over distributed tables are not supported'
+				USING ERRCODE = 'feature_not_supported',
+				DETAIL = format('Table %s is a Citus distributed or reference table, whose rows are written on the workers.', source),
+				HINT = 'Train with the aggregate instead: SELECT nb_train(...) FROM the table, which Citus runs on the workers.';
+		END IF;
 	END IF;
 	IF rel.relpersistence = 'u' THEN
 		RAISE EXCEPTION 'live models over unlogged tables are not supported' USING ERRCODE = 'feature_not_supported',

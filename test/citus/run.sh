@@ -35,6 +35,7 @@
 #     nb_predict(...)): the pitfall's plan (the workers group by the model)
 #     and the rewrite README gives, equal to local.  (#32's fourth item is
 #     a benchmark: test/bench/merge_bench.py and citus_bench.py.)
+#   - nb_live_create refused on a distributed table with nbc's own error
 #
 # A cluster on this kind of machine (Debian 12, PostgreSQL 15): see README's
 # "Citus" section, in short: build Citus 13.2.2
@@ -154,6 +155,8 @@ plan_has "nb_train is partially aggregated on the workers" "worker_partial_agg" 
 	"SELECT nb_train(label, tokens) FROM docs"
 ok "EXPLAIN ANALYZE of a split nb_train fails inside Citus (README's pitfall)" \
 	"$(q "EXPLAIN (ANALYZE, COSTS OFF) SELECT nb_train(label, tokens) FROM docs" | grep -c 'pseudo-type cstring')" 1
+ok "nb_live_create refuses a distributed table with nbc's own error (0A000)" \
+	"$(q "SELECT nb_live_create('docs_live', 'docs', 'label', 'tokens')" | grep -c 'live models over distributed tables are not supported')" 1
 # features forms trained whole: counts byte for byte
 for f in "tokens" "tsv" "body" "body, '{\"ngram_range\": [1, 2]}'::jsonb"; do
 	check "nb_train(label, $f): the distributed model is byte for byte the local one" \
