@@ -40,7 +40,7 @@ SELECT qc_mark($q$SELECT nb_predict((SELECT nb_train(label, tokens) FROM docs), 
 SELECT qc_mark($q$SELECT nb_predict(m.m, tokens) FROM qc_docs, (SELECT nb_train(label, tokens, 0.1) AS m FROM docs) m$q$) AS weighted,
        qc_mark($q$SELECT nb_predict(m.m, tokens) FROM qc_docs, (SELECT nb_train(label, array_to_tsvector(tokens)) AS m FROM docs) m$q$) AS tsvector,
        qc_mark($q$SELECT nb_predict(m.m, jsonb_build_object('n', cardinality(tokens))) FROM qc_docs,
-                    (SELECT nb_train(label, jsonb_build_object('n', cardinality(tokens))) AS m FROM docs) m$q$) AS jsonb_values;
+                    (SELECT nb_train(label, ('{"n": ' || cardinality(tokens)::text || '}')::jsonb) AS m FROM docs) m$q$) AS jsonb_values;
 -- a label of another type (nb_train's anynonarray form) counts the same whole numbers
 SELECT qc_mark($q$SELECT nb_predict(m.m, tokens) FROM qc_docs, (SELECT nb_train(length(label), tokens) AS m FROM docs) m$q$) AS integer_label,
        qc_mark($q$SELECT nb_predict(m.m, tokens) FROM qc_docs, (SELECT nb_train(label = 'spam', array_to_tsvector(tokens)) AS m FROM docs) m$q$) AS boolean_label;
@@ -69,6 +69,123 @@ SELECT qc_mark($q$WITH t AS MATERIALIZED (SELECT * FROM docs)
 
 -- a mark written by hand is removed by the planner: it proves nothing
 SELECT qc_mark($q$SELECT nb_predict(nbc_query_constant(s.m, false), tokens) FROM qc_docs, qc_stored s$q$) AS by_hand;
+
+-- session state: a derived table evaluated again (a rescan) runs under the
+-- session's state of the time, so it is proved only when nothing in it can
+-- depend on that state: every function, operator, aggregate and label
+-- conversion to text immutable.  Not proved: a label whose text follows
+-- TimeZone or DateStyle, a STABLE function anywhere, an aggregate whose
+-- transition function is STABLE
+SET qc.tag = 'one';
+CREATE TABLE qc_ts (label text, ts timestamptz, tokens text[]);
+INSERT INTO qc_ts VALUES ('x', '2026-01-01 12:00+00', '{a}'), ('yy', '2026-01-02 12:00+00', '{b}');
+CREATE TABLE qc_ts_docs AS SELECT g AS id, ARRAY[(ARRAY['a', 'b'])[2 - g % 2]] AS tokens FROM generate_series(1, 4) g;
+CREATE FUNCTION qc_stable_merge_step(a nb_model, b nb_model) RETURNS nb_model
+  LANGUAGE sql STABLE AS 'SELECT nb_merge(a, b)';
+CREATE AGGREGATE qc_stable_merge(nb_model) (SFUNC = qc_stable_merge_step, STYPE = nb_model);
+SELECT qc_mark($q$SELECT nb_predict(m.m, tokens) FROM qc_ts_docs, (SELECT nb_train(ts, tokens) AS m FROM qc_ts) m$q$) AS timestamptz_label,
+       qc_mark($q$SELECT nb_predict(m.m, tokens) FROM qc_ts_docs,
+                    (SELECT nb_train((ts AT TIME ZONE 'UTC')::date, tokens) AS m FROM qc_ts) m$q$) AS date_label,
+       qc_mark($q$SELECT nb_predict(m.m, tokens) FROM qc_docs,
+                    (SELECT nb_train(label || statement_timestamp(), tokens) AS m FROM docs) m$q$) AS statement_timestamp,
+       qc_mark($q$SELECT nb_predict(m.m, tokens) FROM qc_docs,
+                    (SELECT nb_train(label || current_user, tokens) AS m FROM docs) m$q$) AS current_user,
+       qc_mark($q$SELECT nb_predict(m.m, tokens) FROM qc_docs,
+                    (SELECT nb_train(label || current_setting('qc.tag'), tokens) AS m FROM docs) m$q$) AS current_setting,
+       qc_mark($q$SELECT nb_predict(m.m, tokens) FROM qc_docs,
+                    (SELECT nb_train(label, tokens) AS m FROM docs WHERE label <> current_setting('qc.tag')) m$q$) AS stable_filter,
+       qc_mark($q$SELECT nb_predict(m.m, tokens) FROM qc_docs, (SELECT qc_stable_merge(m) AS m FROM qc_stored) m$q$) AS stable_aggregate;
+-- (float8's text follows extra_float_digits, though its output function is
+-- declared IMMUTABLE; jsonb_build_object is STABLE, as it writes values of
+-- any type)
+SELECT qc_mark($q$SELECT nb_predict(m.m, tokens) FROM qc_docs, (SELECT nb_train(length(label)::float8, tokens) AS m FROM docs) m$q$) AS float8_label,
+       qc_mark($q$SELECT nb_predict(m.m, jsonb_build_object('n', cardinality(tokens))) FROM qc_docs,
+                    (SELECT nb_train(label, jsonb_build_object('n', cardinality(tokens))) AS m FROM docs) m$q$) AS jsonb_build_object;
+-- proved: immutable expressions of the same columns, and the shapes
+-- evaluated once whatever they call (the query without nbc also keeps what
+-- the first evaluation made)
+SELECT qc_mark($q$SELECT nb_predict(m.m, tokens) FROM qc_ts_docs,
+                    (SELECT nb_train(extract(year FROM ts AT TIME ZONE 'UTC')::int, tokens) AS m FROM qc_ts) m$q$) AS year_label,
+       qc_mark($q$SELECT nb_predict(m.m, tokens) FROM qc_docs,
+                    (SELECT nb_train(upper(label), tokens) AS m FROM docs WHERE label <> 'x') m$q$) AS immutable_filter,
+       qc_mark($q$SELECT nb_predict((SELECT nb_train(ts, tokens) FROM qc_ts), tokens) FROM qc_ts_docs$q$) AS scalar_subquery,
+       qc_mark($q$WITH m AS MATERIALIZED (SELECT nb_train(ts, tokens) AS m FROM qc_ts)
+                  SELECT nb_predict(m.m, tokens) FROM qc_ts_docs, m$q$) AS materialized_cte;
+
+-- and each prediction is what PostgreSQL makes without nbc's caching: the
+-- expected label is computed for every row, under the settings of the
+-- time.  Without Materialize the join evaluates its derived table again for
+-- every document, and a cursor's FETCH runs under the settings of its own
+SET enable_material = off;
+SET TimeZone = 'UTC';
+EXPLAIN (COSTS OFF)
+SELECT d.id, nb_predict(m.m, d.tokens) FROM qc_ts_docs d LEFT JOIN (SELECT nb_train(ts, tokens) AS m FROM qc_ts) m ON true;
+BEGIN;
+DECLARE qc_cursor CURSOR FOR
+SELECT d.id, nb_predict(m.m, d.tokens) AS predicted,
+       (SELECT t.ts::text FROM qc_ts t WHERE t.tokens = d.tokens) AS expected
+FROM qc_ts_docs d LEFT JOIN (SELECT nb_train(ts, tokens) AS m FROM qc_ts) m ON true;
+FETCH 2 FROM qc_cursor;
+SET TimeZone = 'Asia/Tokyo';
+FETCH 2 FROM qc_cursor;
+COMMIT;
+-- a setting changed by the query itself, between two rows
+SET TimeZone = 'UTC';
+SELECT d.id, nb_predict(m.m, d.tokens) AS predicted,
+       (SELECT t.ts::text FROM qc_ts t WHERE t.tokens = d.tokens) AS expected,
+       set_config('TimeZone', CASE WHEN d.id = 2 THEN 'Asia/Tokyo' ELSE current_setting('TimeZone') END, true) AS zone_after
+FROM qc_ts_docs d LEFT JOIN (SELECT nb_train(ts, tokens) AS m FROM qc_ts) m ON true;
+-- a float8 label after SET extra_float_digits
+BEGIN;
+DECLARE qc_cursor CURSOR FOR
+SELECT d.id, nb_predict(m.m, d.tokens) AS predicted,
+       (SELECT (length(t.label) / 3.0::float8)::text FROM qc_ts t WHERE t.tokens = d.tokens) AS expected
+FROM qc_ts_docs d LEFT JOIN (SELECT nb_train(length(label) / 3.0::float8, tokens) AS m FROM qc_ts) m ON true;
+FETCH 2 FROM qc_cursor;
+SET extra_float_digits = 0;
+FETCH 2 FROM qc_cursor;
+COMMIT;
+RESET extra_float_digits;
+-- statement_timestamp() is each FETCH's own
+BEGIN;
+DECLARE qc_cursor CURSOR FOR
+SELECT d.id, nb_predict(m.m, d.tokens) =
+             (SELECT t.label FROM qc_ts t WHERE t.tokens = d.tokens) || ' ' || statement_timestamp() AS same
+FROM qc_ts_docs d LEFT JOIN (SELECT nb_train(label || ' ' || statement_timestamp(), tokens) AS m FROM qc_ts) m ON true;
+FETCH 2 FROM qc_cursor;
+SELECT pg_sleep(0.001);
+FETCH 2 FROM qc_cursor;
+COMMIT;
+-- current_user after SET ROLE
+CREATE ROLE regress_qc_reader;
+BEGIN;
+DECLARE qc_cursor CURSOR FOR
+SELECT d.id, nb_predict(m.m, d.tokens) =
+             (SELECT t.label FROM qc_ts t WHERE t.tokens = d.tokens) || ' ' || current_user AS same,
+       current_user = 'regress_qc_reader' AS as_reader
+FROM qc_ts_docs d LEFT JOIN (SELECT nb_train(label || ' ' || current_user, tokens) AS m FROM qc_ts) m ON true;
+FETCH 2 FROM qc_cursor;
+SET ROLE regress_qc_reader;
+FETCH 2 FROM qc_cursor;
+RESET ROLE;
+COMMIT;
+DROP ROLE regress_qc_reader;
+-- current_setting() of a setting SET between two FETCHes
+BEGIN;
+DECLARE qc_cursor CURSOR FOR
+SELECT d.id, nb_predict(m.m, d.tokens) AS predicted,
+       (SELECT t.label FROM qc_ts t WHERE t.tokens = d.tokens) || ' ' || current_setting('qc.tag') AS expected
+FROM qc_ts_docs d LEFT JOIN (SELECT nb_train(label || ' ' || current_setting('qc.tag'), tokens) AS m FROM qc_ts) m ON true;
+FETCH 2 FROM qc_cursor;
+SET qc.tag = 'two';
+FETCH 2 FROM qc_cursor;
+COMMIT;
+RESET TimeZone;
+RESET enable_material;
+RESET qc.tag;
+DROP AGGREGATE qc_stable_merge(nb_model);
+DROP FUNCTION qc_stable_merge_step(nb_model, nb_model);
+DROP TABLE qc_ts, qc_ts_docs;
 
 -- every shape scores exactly as the stored model does, with every function
 CREATE TABLE qc_expected AS

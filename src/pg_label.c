@@ -15,6 +15,7 @@
 #include "catalog/pg_type.h"
 #include "parser/parse_coerce.h"
 #include "utils/builtins.h"
+#include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
 
@@ -29,18 +30,32 @@ typedef struct LabelCast
 	short		nargs;			/* the cast function's arguments (1 to 3) */
 } LabelCast;
 
+/*
+ * How a label of type becomes text (label::text): the path and *fn, the
+ * cast function or, converted by I/O, the type's output function.
+ */
+static CoercionPathType
+label_conversion(Oid type, Oid *fn)
+{
+	CoercionPathType path = find_coercion_pathway(TEXTOID, type, COERCION_EXPLICIT, fn);
+	bool		varlena;
+
+	if (path == COERCION_PATH_COERCEVIAIO)
+		getTypeOutputInfo(type, fn, &varlena);
+	return path;
+}
+
 static LabelCast *
 label_cast(FunctionCallInfo fcinfo, Oid type, void **cache)
 {
 	LabelCast  *c = *cache;
 	Oid			fn;
-	bool		varlena;
 
 	if (c != NULL && c->type == type)
 		return c;
 	c = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(LabelCast));
 	c->type = type;
-	c->path = find_coercion_pathway(TEXTOID, type, COERCION_EXPLICIT, &fn);
+	c->path = label_conversion(type, &fn);
 	switch (c->path)
 	{
 		case COERCION_PATH_FUNC:
@@ -50,7 +65,6 @@ label_cast(FunctionCallInfo fcinfo, Oid type, void **cache)
 		case COERCION_PATH_RELABELTYPE:
 			break;
 		case COERCION_PATH_COERCEVIAIO:
-			getTypeOutputInfo(type, &fn, &varlena);
 			fmgr_info_cxt(fn, &c->fn, fcinfo->flinfo->fn_mcxt);
 			break;
 		default:
@@ -115,5 +129,40 @@ nb_label_arg(FunctionCallInfo fcinfo, int arg, void **cache)
 			return DatumGetTextPP(value);
 		default:
 			return cstring_to_text(OutputFunctionCall(&c->fn, value));
+	}
+}
+
+/*
+ * Is fn an output function that PostgreSQL declares IMMUTABLE though it
+ * reads a setting: float4's, float8's and the geometric types'
+ * (extra_float_digits), bytea's (bytea_output)?
+ */
+static bool
+output_reads_setting(Oid fn)
+{
+	static const Oid readers[] = {F_FLOAT4OUT, F_FLOAT8OUT, F_POINT_OUT, F_LSEG_OUT, F_LINE_OUT,
+		F_BOX_OUT, F_PATH_OUT, F_POLY_OUT, F_CIRCLE_OUT, F_BYTEAOUT};
+
+	for (int i = 0; i < lengthof(readers); i++)
+		if (fn == readers[i])
+			return true;
+	return false;
+}
+
+bool
+nb_label_text_is_fixed(Oid type)
+{
+	Oid			fn;
+
+	switch (label_conversion(type, &fn))
+	{
+		case COERCION_PATH_RELABELTYPE:
+			return true;
+		case COERCION_PATH_FUNC:
+			return func_volatile(fn) == PROVOLATILE_IMMUTABLE;
+		case COERCION_PATH_COERCEVIAIO:
+			return func_volatile(fn) == PROVOLATILE_IMMUTABLE && !output_reads_setting(fn);
+		default:
+			return false;
 	}
 }

@@ -18,4 +18,12 @@
  */
 text	   *nb_label_arg(FunctionCallInfo fcinfo, int arg, void **cache);
 
+/*
+ * Is the text nb_label_arg makes of a label of type independent of the
+ * session's state?  An integer's or a boolean's is; a timestamptz's
+ * follows TimeZone and DateStyle, a date's DateStyle (STABLE output
+ * functions), a float8's extra_float_digits (though declared IMMUTABLE).
+ */
+bool		nb_label_text_is_fixed(Oid type);
+
 #endif

@@ -30,26 +30,36 @@
  * query level at or above the one being proved (Vars, placeholders,
  * aggregates and grouping of an outer level, executor parameters), and no
  * common table expression of an outer level unless that one is proved the
- * same way.  Volatile functions inside do not matter: either shape is
- * evaluated once.
+ * same way.  Volatile and STABLE functions inside do not matter: either
+ * shape is evaluated once (and what the query uses, cached or not, is what
+ * that evaluation made).
  *
  * A third shape is proved for serial execution only: a column of a
  * derived table or an inlined CTE (a plain subquery in FROM) that returns
  * at most one row, depends on nothing outside and can give nothing else
- * when evaluated again (no volatile function, no TABLESAMPLE, no row
- * locks, no foreign table).  A rescan evaluates such a subquery again, in
- * the same executor: the same snapshot, the same plan and, since a rescan
- * keeps a heap scan's start block, its rows in the same order, so the
- * same bytes.  Evaluations in different processes need not agree (each
- * parallel worker's first scan may start at another block under
- * synchronized scans, a parallel aggregate's partial models arrive in any
- * order, and a weighted model's sums depend on the order), so the mark
- * says "serial": a call site trusts it only where values from other
- * processes cannot reach it, outside the leader of a parallel query (see
- * nb_expr_is_query_constant).  Unless the column is nb_train of text[] or
- * tsvector rows without weights: its counts are whole numbers, which add up
- * to the same bytes in any order, so such a model is marked for any plan.
- * Everything else is compared by its bytes as before.
+ * when evaluated again (no TABLESAMPLE, no row locks, no foreign table,
+ * and every function it calls immutable).  A rescan evaluates such a
+ * subquery again, in the same executor: the same snapshot, the same plan
+ * and, since a rescan keeps a heap scan's start block, its rows in the
+ * same order, so the same bytes, from immutable functions.  Not from
+ * STABLE ones: the session's state can change between two evaluations (a
+ * cursor's FETCH after SET TimeZone or SET ROLE, a set_config() in the
+ * outer query), and the query without nbc's caching would follow it.  An
+ * aggregate's own entry in pg_proc is always IMMUTABLE, so its support
+ * functions are looked at; a training aggregate's transition function,
+ * STABLE in the forms with a label of any type, counts as immutable when
+ * its label's text cannot depend on the session (an integer's, not a
+ * timestamptz's: nb_label_text_is_fixed).  Evaluations in different
+ * processes need not agree (each parallel worker's first scan may start at
+ * another block under synchronized scans, a parallel aggregate's partial
+ * models arrive in any order, and a weighted model's sums depend on the
+ * order), so the mark says "serial": a call site trusts it only where
+ * values from other processes cannot reach it, outside the leader of a
+ * parallel query (see nb_expr_is_query_constant).  Unless the column is
+ * nb_train of text[] or tsvector rows without weights: its counts are
+ * whole numbers, which add up to the same bytes in any order, so such a
+ * model is marked for any plan.  Everything else is compared by its bytes
+ * as before.
  *
  * An aggregate's arguments get no planner support call, so an aggregate
  * (nb_grid_metrics) is proved at run time instead, from the plan it runs
@@ -67,7 +77,9 @@
 
 #include "access/parallel.h"
 #include "access/xact.h"
+#include "catalog/pg_aggregate.h"
 #include "catalog/pg_class.h"
+#include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
 #include "fmgr.h"
 #include "miscadmin.h"
@@ -81,8 +93,11 @@
 #include "parser/parse_func.h"
 #include "parser/parsetree.h"
 #include "utils/lsyscache.h"
+#include "utils/syscache.h"
 
+#include "pg_label.h"
 #include "pg_query_constant.h"
+#include "pg_train.h"
 
 PG_FUNCTION_INFO_V1(nb_query_constant);
 PG_FUNCTION_INFO_V1(nb_query_constant_support);
@@ -192,12 +207,69 @@ query_returns_one_row(const Query *query)
 		!query->hasTargetSRFs;
 }
 
-/* Can evaluating query again give other rows, or the same rows in another order? */
+/*
+ * Is every support function of the aggregate aggfnoid immutable, given the
+ * type of its first argument (InvalidOid: none)?  An aggregate's own entry
+ * in pg_proc is always IMMUTABLE, so contain_mutable_functions passes it
+ * whatever its functions are.  A training aggregate's transition function
+ * depends on the session only through the text of its label, the first
+ * argument.
+ */
+static bool
+aggregate_is_immutable(Oid aggfnoid, Oid label_type)
+{
+	HeapTuple	tuple = SearchSysCache1(AGGFNOID, ObjectIdGetDatum(aggfnoid));
+	Form_pg_aggregate agg;
+	Oid			fns[8];
+
+	if (!HeapTupleIsValid(tuple))
+		elog(ERROR, "cache lookup failed for aggregate %u", aggfnoid);
+	agg = (Form_pg_aggregate) GETSTRUCT(tuple);
+	/* those of a moving frame too: an aggregate used as a window function runs them */
+	fns[0] = agg->aggtransfn;
+	fns[1] = agg->aggfinalfn;
+	fns[2] = agg->aggcombinefn;
+	fns[3] = agg->aggserialfn;
+	fns[4] = agg->aggdeserialfn;
+	fns[5] = agg->aggmtransfn;
+	fns[6] = agg->aggminvtransfn;
+	fns[7] = agg->aggmfinalfn;
+	ReleaseSysCache(tuple);
+
+	for (int i = 0; i < lengthof(fns); i++)
+		if (OidIsValid(fns[i]) && func_volatile(fns[i]) != PROVOLATILE_IMMUTABLE &&
+			!(i == 0 && nb_is_train_transfn(fns[i]) && OidIsValid(label_type) &&
+			  nb_label_text_is_fixed(label_type)))
+			return false;
+	return true;
+}
+
+/*
+ * Can evaluating query again give other rows, the same rows in another
+ * order or, from the same rows, other values?
+ */
 static bool
 may_differ_walker(Node *node, void *context)
 {
 	if (node == NULL)
 		return false;
+	if (IsA(node, Aggref))
+	{
+		List	   *args = ((Aggref *) node)->args;
+
+		if (!aggregate_is_immutable(((Aggref *) node)->aggfnoid,
+									args == NIL ? InvalidOid :
+									exprType((Node *) linitial_node(TargetEntry, args)->expr)))
+			return true;
+	}
+	if (IsA(node, WindowFunc) && ((WindowFunc *) node)->winagg)
+	{
+		List	   *args = ((WindowFunc *) node)->args;
+
+		if (!aggregate_is_immutable(((WindowFunc *) node)->winfnoid,
+									args == NIL ? InvalidOid : exprType(linitial(args))))
+			return true;
+	}
 	if (IsA(node, RangeTblEntry))
 	{
 		RangeTblEntry *rte = (RangeTblEntry *) node;
@@ -215,10 +287,17 @@ may_differ_walker(Node *node, void *context)
 	return expression_tree_walker(node, may_differ_walker, context);
 }
 
+/*
+ * Does evaluating query again give the same bytes?  Not if anything in it
+ * depends on more than the rows it reads: a volatile function, and a STABLE
+ * one too, as the session's state can change between two evaluations (a
+ * cursor's FETCH after SET TimeZone, SET ROLE, a set_config() in the outer
+ * query).
+ */
 static bool
 query_is_repeatable(Query *query)
 {
-	return !contain_volatile_functions((Node *) query) &&
+	return !contain_mutable_functions((Node *) query) &&
 		!may_differ_walker((Node *) query, NULL);
 }
 

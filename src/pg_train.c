@@ -10,6 +10,7 @@
 #include "pg_aggregate.h"
 #include "pg_features.h"
 #include "pg_label.h"
+#include "pg_train.h"
 
 #include <math.h>
 
@@ -492,4 +493,19 @@ nb_merge(PG_FUNCTION_ARGS)
 		both[n++] = PG_GETARG_DATUM(0);
 	both[n++] = PG_GETARG_DATUM(1);
 	PG_RETURN_POINTER(nb_model_merge(both, n));
+}
+
+bool
+nb_is_train_transfn(Oid fn)
+{
+	static const PGFunction transfns[] = {nb_train_array_transfn, nb_train_tsvector_transfn,
+		nb_train_jsonb_transfn, nb_train_float8_transfn, nb_train_text_transfn};
+	FmgrInfo	finfo;
+
+	/* recognized by the C function it runs, which nobody else can bind to */
+	fmgr_info(fn, &finfo);
+	for (int i = 0; i < lengthof(transfns); i++)
+		if (finfo.fn_addr == transfns[i])
+			return true;
+	return false;
 }
