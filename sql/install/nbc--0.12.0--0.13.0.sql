@@ -383,7 +383,7 @@ GRANT SELECT ON nb_lives TO PUBLIC;
 COMMENT ON FUNCTION nb_live_create(text, regclass, name, name, name, jsonb) IS 'create a live model: a table of that name holding nb_train over the table''s label and features (and weight) columns, kept exact by triggers as rows change (options: tokenizer, fold_after)';
 COMMENT ON FUNCTION nb_live_drop(text) IS 'drop a live model: its table and its triggers';
 COMMENT ON VIEW nb_lives IS 'the live models the current role can read, with their source, columns, pending deltas and size';
-COMMENT ON FUNCTION nb_live_fold(text) IS 'fold a live model''s pending deltas into its base now (the result does not change); needs UPDATE on its table';
+COMMENT ON FUNCTION nb_live_fold(text) IS 'fold a live model''s pending deltas into its base now (the result does not change); needs UPDATE and DELETE on its table';
 
 -- nbc_live_checked(result, base, added, removed): result, the live model of
 -- base (NULL: none) with the models of added less those of removed, if each
