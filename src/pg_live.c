@@ -386,6 +386,18 @@ train(LiveContext *c, const LiveModel *m, Relation rel, const char *from, bool *
 	return *isnull ? (Datum) 0 : SPI_datumTransfer(model, false, -1);
 }
 
+/*
+ * Whether the live model's owner reads every row of its source: not under
+ * row-level security (FORCE ROW LEVEL SECURITY, enabled after the live
+ * model was made), which would make a model trained from the source that
+ * of some rows only.
+ */
+static bool
+owner_reads_all(const LiveModel *m)
+{
+	return check_enable_rls(m->source, m->owner, true) != RLS_ENABLED;
+}
+
 /* The query of the model of the source table, as a scalar subquery. */
 static char *
 source_query(LiveContext *c, const LiveModel *m)
@@ -482,11 +494,14 @@ fold_into_base(LiveContext *c, const LiveModel *m, void *out)
 /*
  * Fold by training the base from the source: the deltas a snapshot sees are
  * those of the rows it sees (both are written by the same transactions), so
- * one statement deletes the first and trains the second.
+ * one statement deletes the first and trains the second.  Nothing if row
+ * security keeps rows of the source from the owner.
  */
 static void
 fold_from_source(LiveContext *c, const LiveModel *m, void *out)
 {
+	if (!owner_reads_all(m))
+		return;
 	run(psprintf("WITH d AS (DELETE FROM %1$s WHERE id > 0 RETURNING id) "
 				 "UPDATE %1$s SET " FOLD_MARKS ", added = %2$s WHERE id = 0",
 				 m->table, source_query(c, m)), SPI_OK_UPDATE);
@@ -908,6 +923,12 @@ read_source(LiveContext *c, const LiveModel *m, LiveRead *r)
 {
 	Datum		model;
 
+	if (!owner_reads_all(m))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("cannot train live model \"%s\" from table \"%s\" under its row-level security",
+						get_rel_name(m->state), get_rel_name(m->source)),
+				 errdetail("Its deltas do not merge to a model of double precision, and its owner does not see every row of the table.")));
 	as_role(c, m->owner);
 	run_in(true, psprintf("SELECT %s", source_query(c, m)), 0, NULL, NULL, NULL, SPI_OK_SELECT);
 	model = result(1, &r->isnull);

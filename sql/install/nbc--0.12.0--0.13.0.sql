@@ -87,6 +87,11 @@ BEGIN
 			based_through bigint,
 			triggers text)',
 		CASE WHEN src.relpersistence = 't' THEN 'TEMP' ELSE '' END, target, s);
+	-- a TEMP table's live model dies with its session, and no other one does
+	IF (SELECT c.relpersistence FROM pg_class c WHERE c.oid = target::regclass) <> src.relpersistence THEN
+		RAISE EXCEPTION 'a live model is TEMP exactly when its source is' USING ERRCODE = 'invalid_schema_name',
+			DETAIL = format('Live model %s and table %s would not live as long as each other.', target, source);
+	END IF;
 	-- the base is rewritten by folds: stored out of line but not compressed,
 	-- it costs a copy, not a compression, and reading it no decompression
 	EXECUTE format('ALTER TABLE %s ALTER COLUMN added SET STORAGE EXTERNAL', target);
@@ -396,3 +401,38 @@ CREATE FUNCTION nbc_live_checked(result nb_model, base nb_model, added nb_model[
 CREATE FUNCTION nbc_live_exact(result nb_model, base nb_model, added nb_model[], removed nb_model[])
 	RETURNS boolean
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+-- A source that would become a partition, get inheritance children or
+-- parents, or turn unlogged has rows its triggers do not see (or loses them
+-- in a crash while its live model keeps them): refused, as nb_live_create
+-- refuses such a table.  Any role's DDL fires it; it reads only the catalog.
+CREATE FUNCTION nbc_live_guard() RETURNS event_trigger
+	LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+	capture regprocedure := (SELECT p.oid FROM pg_proc p JOIN pg_extension e ON e.extnamespace = p.pronamespace
+							 WHERE e.extname = 'nbc' AND p.proname = 'nbc_live_capture');
+	source regclass;
+BEGIN
+	SELECT t.tgrelid INTO source
+	FROM pg_event_trigger_ddl_commands() c
+	JOIN pg_trigger t ON t.tgfoid = capture
+	JOIN pg_class r ON r.oid = t.tgrelid
+	WHERE c.classid = 'pg_class'::regclass
+	  AND (t.tgrelid = c.objid
+		   OR EXISTS (SELECT FROM pg_inherits i WHERE i.inhrelid = t.tgrelid AND i.inhparent = c.objid)
+		   OR EXISTS (SELECT FROM pg_inherits i WHERE i.inhparent = t.tgrelid AND i.inhrelid = c.objid))
+	  AND (r.relispartition OR r.relpersistence = 'u'
+		   OR EXISTS (SELECT FROM pg_inherits i WHERE t.tgrelid IN (i.inhrelid, i.inhparent)))
+	LIMIT 1;
+	IF source IS NOT NULL THEN
+		RAISE EXCEPTION 'table % has a live model', source USING ERRCODE = 'object_not_in_prerequisite_state',
+			DETAIL = 'A live model follows a plain, logged table without partitions or inheritance: its triggers would not see every row.',
+			HINT = 'Drop the live model with nb_live_drop first.';
+	END IF;
+END
+$$;
+
+CREATE EVENT TRIGGER nbc_live_guard ON ddl_command_end
+	WHEN TAG IN ('ALTER TABLE', 'CREATE TABLE', 'CREATE TABLE AS')
+	EXECUTE FUNCTION nbc_live_guard();
