@@ -148,11 +148,23 @@ report_overflow(void)
 			 errdetail("A weighted count, a sum of counts or a Gaussian feature's spread exceeded the range of double precision.")));
 }
 
+/* The trainer's counts out of range (nb_trainer_sums_finite): which way. */
+static void
+report_range(const NbTrainer *t)
+{
+	if (t->underflow)
+		ereport(ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("naive Bayes counts underflowed"),
+				 errdetail("A token's count times its row's weight is too small for double precision: it rounds to 0.")));
+	report_overflow();
+}
+
 void
 nb_expanded_check(NbExpandedModel *em)
 {
-	if (em->trainer->overflow)
-		report_overflow();
+	if (em->trainer->overflow || em->trainer->underflow)
+		report_range(em->trainer);
 	/* refuse as soon as the model passes the limit, long before it is serialized */
 	if (nb_trainer_min_flat_size(em->trainer) > NB_MODEL_MAX_SIZE)
 		nb_report_too_large(0);
@@ -413,7 +425,7 @@ nb_expanded_flat_size(ExpandedObjectHeader *eohptr)
 	size = nb_trainer_flat_size(em->trainer, SIZE_MAX);
 	/* per-row checks catch single counts; sums over the model are checked here */
 	if (!nb_trainer_sums_finite(em->trainer))
-		report_overflow();
+		report_range(em->trainer);
 	if (size > NB_MODEL_MAX_SIZE)
 		nb_report_too_large(size);
 	return size + VARHDRSZ;
