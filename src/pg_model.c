@@ -8,6 +8,7 @@
 
 #include "nb_alloc.h"
 #include "nb_interrupt.h"
+#include "pg_options.h"
 
 /* nb_format.h derives the model size limit from these (pure code cannot include them) */
 StaticAssertDecl(NB_ALLOC_LIMIT == MaxAllocSize, "NB_ALLOC_LIMIT is not MaxAllocSize");
@@ -498,7 +499,7 @@ check_strings_encoding(NbStringIter it, const char *what, int sqlstate)
 
 void
 nb_model_validate_bytes(const char *data, size_t size, NbView *view,
-						int sqlstate, bool check_encoding)
+						int sqlstate, bool from_outside)
 {
 	NbFormatError error;
 
@@ -507,11 +508,12 @@ nb_model_validate_bytes(const char *data, size_t size, NbView *view,
 				(errcode(sqlstate),
 				 errmsg("invalid nb_model value"),
 				 errdetail("The value is malformed: %s.", error.message)));
-	if (check_encoding)
+	if (from_outside)
 	{
 		check_strings_encoding(nb_view_labels(view), "label", sqlstate);
 		check_strings_encoding(nb_view_items(view), "token", sqlstate);
 		check_strings_encoding(nb_view_feature_names(view), "feature name", sqlstate);
+		nb_check_stored_options(view, sqlstate);
 	}
 }
 

@@ -8,7 +8,9 @@
 
 #include "utils/builtins.h"
 #include "utils/fmgrprotos.h"
+#include "utils/memutils.h"
 
+#include "nb_index.h"
 #include "pg_jsonb.h"
 
 #define KIND_DETAIL "Valid kinds are \"multinomial\", \"bernoulli\", \"complement\" and \"dcm\"."
@@ -429,4 +431,52 @@ nb_stored_options_jsonb(const NbSettings *settings)
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("naive Bayes model's stored options are not a JSON object")));
 	return options;
+}
+
+/* The stored options parsed as scoring parses them, in the current context. */
+static void
+parse_stored_options(const NbView *view)
+{
+	NbIndex		index;
+	NbOptions	opts;
+
+	nb_index_copy(&index, view, false);
+	nb_parse_options(nb_stored_options_jsonb(&view->settings), &index, &opts);
+}
+
+void
+nb_check_stored_options(const NbView *view, int sqlstate)
+{
+	MemoryContext caller = CurrentMemoryContext;
+	MemoryContext scratch;
+
+	if (view->settings.options_len == 0)
+		return;
+	scratch = AllocSetContextCreate(caller, "nb stored options", ALLOCSET_DEFAULT_SIZES);
+	MemoryContextSwitchTo(scratch);
+	PG_TRY();
+	{
+		parse_stored_options(view);
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		MemoryContextSwitchTo(caller);
+		edata = CopyErrorData();
+		/* what the options are refused for: anything else (a cancel, no memory) goes on */
+		if (ERRCODE_TO_CATEGORY(edata->sqlerrcode) != ERRCODE_DATA_EXCEPTION &&
+			edata->sqlerrcode != ERRCODE_DATA_CORRUPTED)
+			PG_RE_THROW();
+		FlushErrorState();
+		ereport(ERROR,
+				(errcode(sqlstate),
+				 errmsg("invalid nb_model value"),
+				 errdetail("The stored prediction options are invalid: %s.%s%s", edata->message,
+						   edata->detail != NULL ? " " : "",
+						   edata->detail != NULL ? edata->detail : "")));
+	}
+	PG_END_TRY();
+	MemoryContextSwitchTo(caller);
+	MemoryContextDelete(scratch);
 }

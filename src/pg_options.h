@@ -8,6 +8,7 @@
 
 #include "utils/jsonb.h"
 
+#include "nb_format.h"
 #include "nb_scorer.h"
 #include "nb_settings.h"
 
@@ -29,5 +30,14 @@ char	   *nb_options_canonical(Jsonb *options, const NbIndex *index, uint32 *len)
 
 /* The stored options of a model as jsonb (ERROR 22P02 if they are not valid JSON). */
 Jsonb	   *nb_stored_options_jsonb(const NbSettings *settings);
+
+/*
+ * Check a model's stored options as scoring parses them (nb_parse_options
+ * against the model's classes and features, pg_prepared.c): the type's
+ * input functions check bytes from outside once, when they are read, so
+ * that no value of the type fails every call later.  An ERROR with
+ * sqlstate, "invalid nb_model value", saying what is wrong with them.
+ */
+void		nb_check_stored_options(const NbView *view, int sqlstate);
 
 #endif
