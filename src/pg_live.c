@@ -45,6 +45,8 @@
 #include "utils/rel.h"
 #include "utils/syscache.h"
 
+#include "pg_label.h"
+
 PG_FUNCTION_INFO_V1(nbc_live_capture);
 PG_FUNCTION_INFO_V1(nbc_live_train);
 PG_FUNCTION_INFO_V1(nbc_live_read);
@@ -594,7 +596,8 @@ live_id(LiveContext *c, text *name)
 	if (SPI_processed == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_OBJECT),
-				 errmsg("live model \"%s\" does not exist", text_to_cstring(name)),
+				 errmsg("live model \"%s\" does not exist",
+						nb_cut_str(VARDATA_ANY(name), VARSIZE_ANY_EXHDR(name))),
 				 errhint("nb_lives lists the live models you can read.")));
 	return DatumGetInt32(result(1, &isnull));
 }

@@ -8,6 +8,7 @@
 
 #include "nb_alloc.h"
 #include "nb_interrupt.h"
+#include "pg_label.h"
 #include "pg_options.h"
 
 /* nb_format.h derives the model size limit from these (pure code cannot include them) */
@@ -91,8 +92,8 @@ report_conflict(NbMergeStatus status, const NbView *view, uint32 feature,
 
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("cannot merge naive Bayes models: feature \"%.*s\" has different types",
-						(int) len, name),
+				 errmsg("cannot merge naive Bayes models: feature \"%s\" has different types",
+						nb_cut_str(name, len)),
 				 errdetail("It is %s in one model and %s in the other.",
 						   nb_feature_type(ours)->prose,
 						   nb_feature_type(nb_view_feature_type(view, feature))->prose)));

@@ -12,6 +12,7 @@
 
 #include "nb_index.h"
 #include "pg_jsonb.h"
+#include "pg_label.h"
 
 #define KIND_DETAIL "Valid kinds are \"multinomial\", \"bernoulli\", \"complement\" and \"dcm\"."
 #define ALPHA_DETAIL "It must be a number from 0 to 1e100."
@@ -141,8 +142,8 @@ named_class(const NbIndex *ix, const JsonbValue *key, const char *option)
 	if (c < 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("%s names unrecognized class \"%.*s\"", option,
-						key->val.string.len, key->val.string.val),
+				 errmsg("%s names unrecognized class \"%s\"", option,
+						nb_cut_str(key->val.string.val, key->val.string.len)),
 				 errdetail("The model has no class with that label.")));
 	return c;
 }
@@ -174,8 +175,8 @@ parse_class_prior(const JsonbValue *v, const NbIndex *ix, NbOptions *o)
 		if (nb_options_check_prior(p) != NB_OPTION_OK)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("invalid class_prior probability for class \"%.*s\"",
-							key.val.string.len, key.val.string.val),
+					 errmsg("invalid class_prior probability for class \"%s\"",
+							nb_cut_str(key.val.string.val, key.val.string.len)),
 					 errdetail("Probabilities must be finite and not negative.")));
 		prior[c] = p;
 		seen[c] = true;
@@ -188,7 +189,7 @@ parse_class_prior(const JsonbValue *v, const NbIndex *ix, NbOptions *o)
 
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("class_prior does not name class \"%.*s\"", (int) len, label),
+					 errmsg("class_prior does not name class \"%s\"", nb_cut_str(label, len)),
 					 errdetail("It must give a probability for every class.")));
 		}
 	check_option(nb_options_set_class_prior(o, prior, ix->n_classes));
@@ -360,7 +361,7 @@ parse_option(const char *name, const JsonbValue *val, void *arg)
 	else
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("unrecognized naive Bayes option \"%s\"", name),
+				 errmsg("unrecognized naive Bayes option \"%s\"", nb_cut_str(name, strlen(name))),
 				 errhint("Valid options are kind, alpha, fit_prior, class_prior, var_smoothing, class_alpha, estimator, beta, norm, temperature and sigmoid.")));
 }
 
