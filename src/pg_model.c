@@ -514,7 +514,7 @@ nb_model_validate_bytes(const char *data, size_t size, NbView *view,
 		check_strings_encoding(nb_view_labels(view), "label", sqlstate);
 		check_strings_encoding(nb_view_items(view), "token", sqlstate);
 		check_strings_encoding(nb_view_feature_names(view), "feature name", sqlstate);
-		nb_check_stored_options(view, sqlstate);
+		nb_check_stored_options(view, sqlstate, "invalid nb_model value", NULL);
 	}
 }
 

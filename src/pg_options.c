@@ -446,7 +446,7 @@ parse_stored_options(const NbView *view)
 }
 
 void
-nb_check_stored_options(const NbView *view, int sqlstate)
+nb_check_stored_options(const NbView *view, int sqlstate, const char *refusal, const char *hint)
 {
 	MemoryContext caller = CurrentMemoryContext;
 	MemoryContext scratch;
@@ -472,10 +472,11 @@ nb_check_stored_options(const NbView *view, int sqlstate)
 		FlushErrorState();
 		ereport(ERROR,
 				(errcode(sqlstate),
-				 errmsg("invalid nb_model value"),
+				 errmsg("%s", refusal),
 				 errdetail("The stored prediction options are invalid: %s.%s%s", edata->message,
 						   edata->detail != NULL ? " " : "",
-						   edata->detail != NULL ? edata->detail : "")));
+						   edata->detail != NULL ? edata->detail : ""),
+				 hint != NULL ? errhint("%s", hint) : 0));
 	}
 	PG_END_TRY();
 	MemoryContextSwitchTo(caller);

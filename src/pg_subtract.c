@@ -10,6 +10,7 @@
 
 #include "nb_subtract.h"
 #include "pg_label.h"
+#include "pg_options.h"
 
 PG_FUNCTION_INFO_V1(nb_subtract);
 
@@ -189,5 +190,9 @@ nb_subtract(PG_FUNCTION_ARGS)
 	MemoryContextDelete(scratch);
 	if (result == NULL)
 		PG_RETURN_NULL();
+	/* a class or feature gone can leave stored options naming it */
+	nb_check_stored_options(&out, ERRCODE_INVALID_PARAMETER_VALUE,
+							"cannot subtract naive Bayes models: what remains does not fit their stored options",
+							"Subtract the models without stored options (nb_with_options(model, NULL)), then store options that fit the result.");
 	PG_RETURN_POINTER(result);
 }
