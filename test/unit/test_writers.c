@@ -29,7 +29,7 @@
 #include "nb_subtract.h"
 #include "unit.h"
 
-/* The smallest positive double, a subnormal (C11's TRUE_MIN; the tests are gnu99). */
+/* The smallest positive double, a subnormal (C11's DBL_TRUE_MIN; the tests are gnu99). */
 #define TRUE_MIN 4.9406564584124654e-324
 
 /* Row weights: the smallest subnormal, a subnormal, the smallest normal, tiny, ordinary, huge. */
@@ -93,7 +93,10 @@ check_written(const Written *w, const NbView *described, const char *what)
 	return true;
 }
 
-/* The trainer's model, or none if its sums overflow (the glue refuses it then). */
+/*
+ * The trainer's model, or none if a sum overflows or a weighted count
+ * underflows (the glue refuses it then).
+ */
 static Written
 write_trainer(NbTrainer *t)
 {
