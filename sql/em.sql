@@ -125,6 +125,17 @@ CREATE TABLE em_one AS SELECT CASE WHEN label IS NOT NULL THEN 'only' END AS lab
 SELECT iteration, round((nb_info(model) ->> 'documents')::numeric, 9) AS documents
 FROM nb_train_em_trace('em_one', 'label', 'tokens', '{"lambda": 0.25}') ORDER BY iteration;
 
+-- lambda 5e-324, the smallest float8: lambda p(c | x) underflows to 0 in
+-- every class when no posterior reaches 1/2 (rows of unknown tokens, three
+-- classes of one row each: 1/3), and such a row adds nothing, not even its
+-- tokens: the model is the labelled rows' model, and reads back from its text
+CREATE TABLE em_tiny (label text, tokens text[]);
+INSERT INTO em_tiny VALUES ('a', '{x}'), ('b', '{y}'), ('c', '{z}'), (NULL, '{q, r}'), (NULL, '{w}');
+WITH m AS (SELECT nb_train_em('em_tiny', 'label', 'tokens', '{"lambda": 5e-324}') AS model)
+SELECT model = (SELECT nb_train(label, tokens) FROM em_tiny WHERE label IS NOT NULL) AS labelled_model,
+       model::text::nb_model = model AS reads_back
+FROM m;
+
 -- nbc.progress: a NOTICE per iteration (its DETAIL, the elapsed time, left out)
 \set VERBOSITY terse
 SET nbc.progress = on;

@@ -84,6 +84,19 @@ SELECT nb_metrics('a', ' {"a label that is long enough to be cut short": 0.25, "
 SELECT nb_metrics(a, p) -> 'confusion' AS confusion
 FROM (VALUES ('{x}', '{x}'), ('{"a": "b"}', '{"a": "b"}'), ('{}', '{}'), ('{"a": 1', '{"a": 1')) v(a, p);
 
+-- a message quotes a label (or a feature or option name) of up to 64 bytes
+-- whole, a longer one cut at a character boundary within 64 bytes, with
+-- "..." (as PostgreSQL cuts a value in "Failing row contains"): a label of
+-- 1 MB makes no 1 MB log line
+SELECT nb_probability(nb_train(name, tokens), '{money}'::text[], repeat('x', 64)) FROM lab_rows;
+SELECT nb_probability(nb_train(name, tokens), '{money}'::text[], repeat('x', 1000000)) FROM lab_rows;
+SELECT nb_probability(nb_train(name, tokens), '{money}'::text[], 'a' || repeat('é', 100)) FROM lab_rows;  -- 'a' and 31 'é': 63 bytes
+SELECT nb_predict(nb_train(name, tokens), '{money}'::text[], jsonb_build_object(repeat('o', 100), 1)) FROM lab_rows;
+SELECT nb_train(label, features)
+FROM (VALUES ('a', jsonb_build_object(repeat('f', 100), 1)), ('b', jsonb_build_object(repeat('f', 100), 'red'))) v(label, features);
+SELECT nb_metrics(actual, predicted)
+FROM (VALUES ('a', jsonb_build_object(repeat('p', 100), 2))) v(actual, predicted);
+
 DROP FUNCTION lab_same(text);
 DROP TABLE lab_rows;
 DROP DOMAIN lab_stars;

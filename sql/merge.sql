@@ -191,3 +191,15 @@ SELECT nb_merge(m)
 FROM (VALUES ((SELECT nb_train('a', '{x}'::text[], 1e308))),
              ((SELECT nb_train('a', '{y}'::text[], 1e308)))) v(m);
 SELECT nb_merge(nb_train('a', '{x}'::text[], 1e308), nb_train('a', '{y}'::text[], 1e308));
+-- integer counts add up exactly in any order up to 2^53 = 9007199254740992;
+-- past it float8 holds every other integer only: 2^53 + 1 + 1 is 2^53 large
+-- one first, 2^53 + 2 small ones first (README, Live models: Exactness)
+WITH w(k, weight) AS (VALUES (1, 4503599627370496::float8), (2, 1), (3, 1))
+SELECT nb_train('a', '{x}'::text[], weight ORDER BY k) = nb_train('a', '{x}'::text[], weight ORDER BY k DESC) AS same_at_2_52,
+       nb_info(nb_train('a', '{x}'::text[], weight ORDER BY k)) ->> 'documents' AS documents
+FROM w;
+WITH w(k, weight) AS (VALUES (1, 9007199254740992::float8), (2, 1), (3, 1))
+SELECT nb_train('a', '{x}'::text[], weight ORDER BY k) = nb_train('a', '{x}'::text[], weight ORDER BY k DESC) AS same_at_2_53,
+       nb_info(nb_train('a', '{x}'::text[], weight ORDER BY k)) ->> 'documents' AS large_first,
+       nb_info(nb_train('a', '{x}'::text[], weight ORDER BY k DESC)) ->> 'documents' AS small_first
+FROM w;

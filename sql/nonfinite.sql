@@ -61,6 +61,9 @@ SELECT nf_check($$SELECT options, accuracy, log_loss FROM nb_cross_validate('nf_
 
 -- models: training refuses what overflows; what it keeps reads back
 SELECT nf_check($$SELECT nb_train(label, bag, 1e308) FROM nf_rows$$) AS train_weights_overflow;
+-- and what underflows: half a token in a row of weight 5e-324 is no float8 but 0
+SELECT nf_check($$SELECT nb_train(label, '{"bag": {"x": 0.5}}'::jsonb, 5e-324) FROM nf_rows$$) AS train_weights_underflow;
+SELECT nf_check($$SELECT nb_train(label, bag, 5e-324)::jsonb FROM nf_rows$$) AS tiny_weights_as_jsonb;
 SELECT nf_check($$SELECT nb_info(nb_train(label, bag, 1e307)) FROM nf_rows$$) AS info;
 SELECT nf_check($$SELECT nb_train(label, bag, 1e307)::jsonb FROM nf_rows$$) AS model_as_jsonb;
 SELECT nf_check($$SELECT nb_train(label, mixed, 1e307)::jsonb FROM nf_rows$$) AS mixed_as_jsonb;

@@ -77,10 +77,32 @@ SELECT nbt_text(nbt_fix(set_byte(b, 6, 4)))::nb_model FROM st_bytes;            
 SELECT nbt_text(nbt_fix(set_byte(b, 48, 15)))::nb_model FROM st_bytes;                       -- tokenizer size
 SELECT nbt_text(nbt_fix(set_byte(b, position('\x22616c706861'::bytea IN b), 0)))::nb_model
 FROM st_bytes;                                                                              -- zero byte in the options
-SELECT nbt_text(nbt_fix(set_byte(b, position('\x22616c706861'::bytea IN b) - 1, ascii('['))))::nb_model IS NOT NULL AS accepted
-FROM st_bytes;                                                                              -- options that are not JSON: valid bytes...
-SELECT nb_predict(nbt_text(nbt_fix(set_byte(b, position('\x22616c706861'::bytea IN b) - 1, ascii('['))))::nb_model, 'x')
-FROM st_bytes;                                                                              -- ...refused when used
+SELECT nbt_text(nbt_fix(set_byte(b, position('\x22616c706861'::bytea IN b) - 1, ascii('['))))::nb_model
+FROM st_bytes;                                                                              -- options that are not JSON
+-- stored options are checked when read as scoring checks them, so that no
+-- value is accepted that every call would refuse: st_stored(b, options) is
+-- the model with other options in place of its 34 bytes of them (padded
+-- with blanks, which JSON ignores)
+CREATE FUNCTION st_stored(b bytea, options text) RETURNS bytea LANGUAGE sql IMMUTABLE STRICT AS $$
+  SELECT nbt_fix(overlay(b PLACING convert_to(rpad(options, 34), 'UTF8')
+                         FROM position(convert_to('{"alpha"', 'UTF8') IN b) FOR 34))
+$$;
+SELECT nb_predict_proba(nbt_text(st_stored(b, '{"alpha": 2}'))::nb_model, 'cheap money')
+       = nb_predict_proba(nb_with_options(m, '{"alpha": 2}'), 'cheap money') AS valid_accepted
+FROM st_bytes, st_opt;
+SELECT nbt_text(st_stored(b, '[1]'))::nb_model FROM st_bytes;                                  -- not an object
+SELECT nbt_text(st_stored(b, '{"alpha": -1}'))::nb_model FROM st_bytes;                        -- invalid value
+SELECT nbt_text(st_stored(b, '{"alhpa": 0.5}'))::nb_model FROM st_bytes;                       -- unrecognized option
+SELECT nbt_text(st_stored(b, '{"class_prior": {"nobody": 1}}'))::nb_model FROM st_bytes;       -- a class the model lacks
+SELECT nbt_text(st_stored(b, '{"estimator":"map","alpha":0.5}'))::nb_model FROM st_bytes;      -- invalid with another option
+-- the binary form (nb_model's receive function) checks them the same way
+COPY (SELECT st_stored(b, '{"alpha": -1}') FROM st_bytes) TO '/tmp/nbc_regress_settings.bin' WITH (FORMAT binary);
+CREATE TABLE st_received (m nb_model);
+COPY st_received FROM '/tmp/nbc_regress_settings.bin' WITH (FORMAT binary);
+COPY (SELECT st_stored(b, '{"alpha": 2}') FROM st_bytes) TO '/tmp/nbc_regress_settings.bin' WITH (FORMAT binary);
+COPY st_received FROM '/tmp/nbc_regress_settings.bin' WITH (FORMAT binary);
+SELECT nb_predict_proba(r.m, 'cheap money') = nb_predict_proba(nb_with_options(o.m, '{"alpha": 2}'), 'cheap money') AS received
+FROM st_received r, st_opt o;
 SELECT nbt_text(nbt_fix(set_byte(set_byte(b, 48, 0), 52, 0)))::nb_model FROM st_bytes;      -- version 4 without settings
 
 -- parallel training of text gives the bytes of serial training

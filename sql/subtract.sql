@@ -159,3 +159,22 @@ FROM (SELECT nb_train('a', '{x,y}'::text[]) AS a FROM generate_series(1, 2)) AS 
      (SELECT nb_train('a', '{x}'::text[]) AS b) AS one_row;
 -- a close call is no error: a difference within the tolerance is zero
 SELECT nb_subtract(nb_train('a', '{x}'::text[], 1 + 1e-12), nb_train('a', '{x}'::text[])) IS NULL AS snapped;
+-- stored options must fit what remains: a class_prior naming a class whose
+-- rows are all subtracted, or kind dcm once the last bag is gone, would fail
+-- every later call (and the value's input), so the subtraction is refused
+WITH a AS (SELECT nb_with_options(nb_train(l, t), '{"class_prior": {"a": 0.5, "c": 0.5}}') AS m
+           FROM (VALUES ('a', '{x}'::text[]), ('a', '{z}'), ('c', '{y}')) v(l, t)),
+     b AS (SELECT nb_with_options(nb_train(l, t), '{"class_prior": {"a": 0.5, "c": 0.5}}') AS m
+           FROM (VALUES ('a', '{x}'::text[]), ('c', '{y}')) v(l, t))
+SELECT nb_subtract(a.m, b.m) FROM a, b;
+WITH a AS (SELECT nb_with_options(nb_train(l, f), '{"kind": "dcm"}') AS m
+           FROM (VALUES ('a', '{"t": ["x"], "g": 1}'::jsonb), ('a', '{"g": 2}')) v(l, f)),
+     b AS (SELECT nb_with_options(nb_train(l, f), '{"kind": "dcm"}') AS m
+           FROM (VALUES ('a', '{"t": ["x"], "g": 1}'::jsonb)) v(l, f))
+SELECT nb_subtract(a.m, b.m) FROM a, b;
+-- what fits is kept
+WITH a AS (SELECT nb_with_options(nb_train(l, t), '{"class_prior": {"a": 0.5, "c": 0.5}}') AS m
+           FROM (VALUES ('a', '{x}'::text[]), ('a', '{z}'), ('c', '{y}'), ('c', '{y}')) v(l, t)),
+     b AS (SELECT nb_with_options(nb_train(l, t), '{"class_prior": {"a": 0.5, "c": 0.5}}') AS m
+           FROM (VALUES ('a', '{x}'::text[]), ('c', '{y}')) v(l, t))
+SELECT nb_info(nb_subtract(a.m, b.m)) -> 'options' AS kept FROM a, b;

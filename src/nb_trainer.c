@@ -176,6 +176,22 @@ find_pair(NbTrainer *t, uint64_t key, uint64_t hash)
 	}
 }
 
+/*
+ * A token's count in a row of weight w: both are positive, but their
+ * product can round to 0 (a subnormal weight times a count below 1), which
+ * no entry may hold: the trainer refuses the model then, as PostgreSQL's
+ * float8 arithmetic refuses an underflow.
+ */
+static inline double
+weighted(NbTrainer *t, double count, double w)
+{
+	double		x = count * w;
+
+	if (x == 0)
+		t->underflow = true;
+	return x;
+}
+
 /* Add to an item's counts in a class below NB_INLINE_CLASSES. */
 static inline void
 count_inline(NbTrainer *t, NbItemCounts *in, double count, double docs)
@@ -445,7 +461,7 @@ count_items(NbTrainer *t, const NbTokenRef *tokens, uint32_t n)
 			nb_interrupt_at(i);
 			if (cell->docs == 0)
 				t->n_entries++;
-			cell->count += tokens[i].count * w;
+			cell->count += weighted(t, tokens[i].count, w);
 			if (first_in_doc(t, id[i]))
 				cell->docs += w;
 			if (!isfinite(cell->count))
@@ -467,7 +483,7 @@ count_items(NbTrainer *t, const NbTokenRef *tokens, uint32_t n)
 				nb_prefetch(&counts[id[i + NB_PREFETCH_DISTANCE]]);
 				nb_prefetch(&t->item_doc[id[i + NB_PREFETCH_DISTANCE]]);
 			}
-			count_inline(t, &counts[id[i]], tokens[i].count * w,
+			count_inline(t, &counts[id[i]], weighted(t, tokens[i].count, w),
 						 first_in_doc(t, id[i]) ? w : 0);
 		}
 		return;
@@ -492,7 +508,7 @@ count_items(NbTrainer *t, const NbTokenRef *tokens, uint32_t n)
 			nb_prefetch(&t->item_doc[id[i + NB_PREFETCH_DISTANCE]]);
 		}
 		s = find_pair(t, pair_key(id[i], cls), hash[i]);
-		s->count += tokens[i].count * w;
+		s->count += weighted(t, tokens[i].count, w);
 		if (first_in_doc(t, id[i]))
 			s->docs += w;
 		if (!isfinite(s->count))
@@ -707,7 +723,8 @@ nb_trainer_add_text_spread(NbTrainer *t, const NbTokenRef *tokens, uint32_t n, c
 	if (!t->lengths_unknown && length > 0 && isfinite(length))
 		for (uint32_t a = 0; a < n_active; a++)
 			add_length(t, (uint32_t) j, active[a], length, w[active[a]]);
-	if (n == 0)
+	/* a row of no positive weight adds nothing: not even its tokens as items */
+	if (n == 0 || n_active == 0)
 		return true;
 	resolve_items(t, tokens, n);
 	for (uint32_t i = 0; i < n; i++)
@@ -725,7 +742,7 @@ nb_trainer_add_text_spread(NbTrainer *t, const NbTokenRef *tokens, uint32_t n, c
 
 			if (cell->docs == 0)
 				t->n_entries++;
-			cell->count += count * w[c];
+			cell->count += weighted(t, count, w[c]);
 			if (first)
 				cell->docs += w[c];
 			if (!isfinite(cell->count))
@@ -1157,7 +1174,7 @@ nb_trainer_sums_finite(NbTrainer *t)
 	Entry		en;
 
 	end_doc(t);
-	if (t->overflow)
+	if (t->overflow || t->underflow)
 		return false;
 	for (uint32_t c = 0; c < t->classes.count; c++)
 		nb_sums_add_class(&sums, t->class_docs[c]);

@@ -116,6 +116,7 @@ typedef struct NbTrainer
 	uint32_t	doc_class;
 	double		doc_weight;
 	bool		overflow;		/* some sum stopped being finite */
+	bool		underflow;		/* a token's count times its row's weight rounded to 0 */
 	uint64_t	size_limit;		/* merges refuse to pass this serialized size */
 	uint32_t	doc_stamp;		/* the current document in item_doc, never 0 */
 	/* scratch for one batch of tokens */
@@ -183,7 +184,8 @@ bool		nb_trainer_spread_init(NbTrainer *t, uint32_t n_classes);
 /*
  * A document of the bag "" (text[] and tsvector rows) added to every class
  * c below nb_trainer_spread_init's n_classes with weight w[c] (0: not to
- * c; each class of a positive weight exists), as nb_trainer_begin_doc and
+ * c; each class of a positive weight exists; a row of none adds nothing,
+ * not even its tokens as items), as nb_trainer_begin_doc and
  * nb_trainer_add_text once per class would add it, but with its tokens
  * looked up once and counted in one dense block per token: EM adds each
  * unlabelled row to every class this way (pg_em.c), where the pair table
@@ -246,8 +248,11 @@ void		nb_trainer_end_doc(NbTrainer *t);
 
 /*
  * Whether the serialized form would be valid as far as magnitudes go: every
- * count and every sum of counts finite (nb_view_open checks the same).
- * This, nb_trainer_flat_size and nb_trainer_write end the current document.
+ * count and every sum of counts finite (nb_view_open checks the same), and
+ * no weighted count rounded to 0 (t->underflow: a count of an entry must be
+ * positive, and a token of a subnormal weight's row, 5e-324 say, with a
+ * count below 1 has none that double precision holds).  This,
+ * nb_trainer_flat_size and nb_trainer_write end the current document.
  */
 bool		nb_trainer_sums_finite(NbTrainer *t);
 

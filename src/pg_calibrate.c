@@ -34,6 +34,7 @@
 #include "nb_strmap.h"
 #include "pg_aggregate.h"
 #include "pg_jsonb.h"
+#include "pg_label.h"
 #include "pg_predict.h"
 #include "pg_prepared.h"
 #include "pg_unknown.h"
@@ -102,7 +103,7 @@ class_position(const ScoresState *st, const char *s, uint32 len)
 	if (id < 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("label \"%.*s\" is not among the classes of the calibration", (int) len, s)));
+				 errmsg("label \"%s\" is not among the classes of the calibration", nb_cut_str(s, len))));
 	return (uint32) id;
 }
 
@@ -535,7 +536,7 @@ nbc_calibration_fit(PG_FUNCTION_ARGS)
 		strcmp(method, "auto") != 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("unrecognized calibration method \"%s\"", method),
+				 errmsg("unrecognized calibration method \"%s\"", nb_cut_str(method, strlen(method))),
 				 errhint("Valid methods are \"auto\", \"temperature\" and \"sigmoid\".")));
 	if (PG_ARGISNULL(1))
 		report_status(NB_CALIBRATION_TOO_FEW_ROWS);

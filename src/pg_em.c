@@ -28,6 +28,7 @@
 #include "nb_interrupt.h"
 #include "pg_aggregate.h"
 #include "pg_features.h"
+#include "pg_label.h"
 #include "pg_options.h"
 #include "pg_predict.h"
 #include "pg_prepared.h"
@@ -191,8 +192,8 @@ nb_em_add_row(EmState *st, NbPrepared *pm, NbScorer *scorer, const text *label,
 		if (c < 0)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("nbc_em_step label \"%.*s\" is not a class of the model",
-							(int) VARSIZE_ANY_EXHDR(label), VARDATA_ANY(label)),
+					 errmsg("nbc_em_step label \"%s\" is not a class of the model",
+							nb_cut_str(VARDATA_ANY(label), VARSIZE_ANY_EXHDR(label))),
 					 errdetail("The model of an iteration is trained on every labelled row.")));
 		nb_exact_add(&st->labelled, nb_em_log_joint(scorer, (uint32) c, shared));
 		train_labelled(st, VARDATA_ANY(label), VARSIZE_ANY_EXHDR(label), refs, n);

@@ -18,6 +18,7 @@
 #include "utils/tuplestore.h"
 
 #include "nb_explain.h"
+#include "pg_label.h"
 #include "pg_predict.h"
 #include "pg_prepared.h"
 
@@ -89,7 +90,8 @@ other_class(FunctionCallInfo fcinfo, const NbPrepared *pm, uint32 best)
 		if (other < 0)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("naive Bayes model has no class \"%s\"", text_to_cstring(label)),
+					 errmsg("naive Bayes model has no class \"%s\"",
+							nb_cut_str(VARDATA_ANY(label), VARSIZE_ANY_EXHDR(label))),
 					 errdetail("The class to explain the prediction against must be one of the model's labels.")));
 		return other;
 	}

@@ -14,6 +14,7 @@
 
 #include "nb_interrupt.h"
 #include "pg_jsonb.h"
+#include "pg_label.h"
 
 void
 nb_check_feature_array(ArrayType *array)
@@ -117,7 +118,7 @@ nb_jsonb_feature_type(enum jbvType type)
 #define feature_error(key, key_len, detail) \
 	ereport(ERROR, \
 			(errcode(ERRCODE_INVALID_PARAMETER_VALUE), \
-			 errmsg("invalid value for naive Bayes feature \"%.*s\"", (int) (key_len), (key)), \
+			 errmsg("invalid value for naive Bayes feature \"%s\"", nb_cut_str((key), (key_len))), \
 			 errdetail(detail)))
 
 /* A bag given as an array of strings or an object {token: count}. */

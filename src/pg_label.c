@@ -1,5 +1,6 @@
 /*
- * pg_label.c — a row's class label as text, whatever the type of its column.
+ * pg_label.c — a row's class label as text, whatever the type of its column,
+ * and how a message quotes a label.
  *
  * Labels are text in a model, in nb_predict's result and in nb_metrics, but
  * a label column is often integer (stars, a category id) or boolean.  The
@@ -12,6 +13,7 @@
 
 #include "access/htup_details.h"
 #include "catalog/pg_proc.h"
+#include "mb/pg_wchar.h"
 #include "catalog/pg_type.h"
 #include "parser/parse_coerce.h"
 #include "utils/builtins.h"
@@ -165,4 +167,20 @@ nb_label_text_is_fixed(Oid type)
 		default:
 			return false;
 	}
+}
+
+char *
+nb_cut_str(const char *s, size_t len)
+{
+	int			keep;
+	char	   *result;
+
+	if (len <= NB_QUOTE_BYTES)
+		return pnstrdup(s, len);
+	/* len > NB_QUOTE_BYTES: the bytes pg_mbcliplen may look at are there */
+	keep = pg_mbcliplen(s, NB_QUOTE_BYTES + 1, NB_QUOTE_BYTES);
+	result = palloc(keep + sizeof("..."));
+	memcpy(result, s, keep);
+	strcpy(result + keep, "...");
+	return result;
 }

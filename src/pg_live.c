@@ -63,6 +63,8 @@
 #include "utils/syscache.h"
 #include "utils/varlena.h"
 
+#include "pg_label.h"
+
 PG_FUNCTION_INFO_V1(nbc_live_capture);
 PG_FUNCTION_INFO_V1(nbc_live_train);
 PG_FUNCTION_INFO_V1(nbc_live_read);
@@ -254,7 +256,8 @@ live_lookup(text *name)
 	if (!OidIsValid(state) || !is_live_table(state))
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_OBJECT),
-				 errmsg("live model \"%s\" does not exist", text_to_cstring(name)),
+				 errmsg("live model \"%s\" does not exist",
+						nb_cut_str(VARDATA_ANY(name), VARSIZE_ANY_EXHDR(name))),
 				 errhint("nb_lives lists the live models you can read.")));
 	return state;
 }

@@ -102,7 +102,7 @@ parse_option(const char *name, const JsonbValue *value, void *arg)
 	if (strcmp(name, "ranked") != 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("unrecognized nb_metrics option \"%s\"", name),
+				 errmsg("unrecognized nb_metrics option \"%s\"", nb_cut_str(name, strlen(name))),
 				 errhint("The only option is \"ranked\".")));
 	if (value->type != jbvBool)
 		ereport(ERROR,
@@ -219,8 +219,7 @@ check_predicted_label(text *predicted)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("predicted label is a JSON object of probabilities"),
-				 errdetail("The predicted label is \"%.*s%s\".",
-						   pg_mbcliplen(s, len, 60), s, len > 60 ? "..." : ""),
+				 errdetail("The predicted label is \"%s\".", nb_cut_str(s, len)),
 				 errhint("Pass the probabilities as jsonb, as nb_predict_proba returns them (without a cast to text), or the label nb_predict returns.")));
 }
 
@@ -313,12 +312,12 @@ invalid_probability(const Jsonb *proba, uint32 i, const char *problem)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("invalid nb_metrics probabilities"),
-				 errdetail("The probability of \"%.*s\" is not a number.", (int) len, key)));
+				 errdetail("The probability of \"%s\" is not a number.", nb_cut_str(key, len))));
 	ereport(ERROR,
 			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 			 errmsg("invalid nb_metrics probabilities"),
-			 errdetail("The probability of \"%.*s\" is %s, outside [0, 1].",
-					   (int) len, key, problem)));
+			 errdetail("The probability of \"%s\" is %s, outside [0, 1].",
+					   nb_cut_str(key, len), problem)));
 }
 
 /* A row of probabilities of the form (see RowForm). */

@@ -11,6 +11,7 @@
 #include "miscadmin.h"
 #include "utils/memutils.h"
 
+#include "pg_label.h"
 #include "pg_metrics.h"
 
 PG_FUNCTION_INFO_V1(nb_metrics_state_in);
@@ -314,7 +315,7 @@ nb_metrics_state_too_many_labels(const NbMetricsState *st, const char *label, ui
 				 errmsg("nb_metrics supports at most %d distinct labels",
 						NB_METRICS_MAX_CLASSES),
 				 label != NULL ?
-				 errdetail("Label \"%.*s\" would be number %d.", (int) len, label,
+				 errdetail("Label \"%s\" would be number %d.", nb_cut_str(label, len),
 						   NB_METRICS_MAX_CLASSES + 1) : 0));
 	/* a grid's confusion matrices take at most NB_GRID_MAX_BYTES together */
 	ereport(ERROR,
@@ -323,7 +324,7 @@ nb_metrics_state_too_many_labels(const NbMetricsState *st, const char *label, ui
 						   "nb_grid_metrics of %u option sets supports at most %u distinct labels",
 						   st->grid.n_sets, st->grid.n_sets, most),
 			 label != NULL ?
-			 errdetail("Label \"%.*s\" would be number %u.", (int) len, label, most + 1) : 0,
+			 errdetail("Label \"%s\" would be number %u.", nb_cut_str(label, len), most + 1) : 0,
 			 errhint("Score fewer option sets at a time.")));
 }
 

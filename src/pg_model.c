@@ -8,6 +8,8 @@
 
 #include "nb_alloc.h"
 #include "nb_interrupt.h"
+#include "pg_label.h"
+#include "pg_options.h"
 
 /* nb_format.h derives the model size limit from these (pure code cannot include them) */
 StaticAssertDecl(NB_ALLOC_LIMIT == MaxAllocSize, "NB_ALLOC_LIMIT is not MaxAllocSize");
@@ -90,8 +92,8 @@ report_conflict(NbMergeStatus status, const NbView *view, uint32 feature,
 
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("cannot merge naive Bayes models: feature \"%.*s\" has different types",
-						(int) len, name),
+				 errmsg("cannot merge naive Bayes models: feature \"%s\" has different types",
+						nb_cut_str(name, len)),
 				 errdetail("It is %s in one model and %s in the other.",
 						   nb_feature_type(ours)->prose,
 						   nb_feature_type(nb_view_feature_type(view, feature))->prose)));
@@ -148,11 +150,23 @@ report_overflow(void)
 			 errdetail("A weighted count, a sum of counts or a Gaussian feature's spread exceeded the range of double precision.")));
 }
 
+/* The trainer's counts out of range (nb_trainer_sums_finite): which way. */
+static void
+report_range(const NbTrainer *t)
+{
+	if (t->underflow)
+		ereport(ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("naive Bayes counts underflowed"),
+				 errdetail("A token's count times its row's weight is too small for double precision: it rounds to 0.")));
+	report_overflow();
+}
+
 void
 nb_expanded_check(NbExpandedModel *em)
 {
-	if (em->trainer->overflow)
-		report_overflow();
+	if (em->trainer->overflow || em->trainer->underflow)
+		report_range(em->trainer);
 	/* refuse as soon as the model passes the limit, long before it is serialized */
 	if (nb_trainer_min_flat_size(em->trainer) > NB_MODEL_MAX_SIZE)
 		nb_report_too_large(0);
@@ -413,7 +427,7 @@ nb_expanded_flat_size(ExpandedObjectHeader *eohptr)
 	size = nb_trainer_flat_size(em->trainer, SIZE_MAX);
 	/* per-row checks catch single counts; sums over the model are checked here */
 	if (!nb_trainer_sums_finite(em->trainer))
-		report_overflow();
+		report_range(em->trainer);
 	if (size > NB_MODEL_MAX_SIZE)
 		nb_report_too_large(size);
 	return size + VARHDRSZ;
@@ -486,7 +500,7 @@ check_strings_encoding(NbStringIter it, const char *what, int sqlstate)
 
 void
 nb_model_validate_bytes(const char *data, size_t size, NbView *view,
-						int sqlstate, bool check_encoding)
+						int sqlstate, bool from_outside)
 {
 	NbFormatError error;
 
@@ -495,11 +509,12 @@ nb_model_validate_bytes(const char *data, size_t size, NbView *view,
 				(errcode(sqlstate),
 				 errmsg("invalid nb_model value"),
 				 errdetail("The value is malformed: %s.", error.message)));
-	if (check_encoding)
+	if (from_outside)
 	{
 		check_strings_encoding(nb_view_labels(view), "label", sqlstate);
 		check_strings_encoding(nb_view_items(view), "token", sqlstate);
 		check_strings_encoding(nb_view_feature_names(view), "feature name", sqlstate);
+		nb_check_stored_options(view, sqlstate, "invalid nb_model value", NULL);
 	}
 }
 

@@ -106,8 +106,8 @@ void		nb_report_incompatible(bool subtract, NbMergeStatus status, uint32 kinds_a
 								   uint32 kinds_b);
 
 /*
- * Raise an error if training made a count overflow to infinity, or the
- * model pass NB_MODEL_MAX_SIZE.
+ * Raise an error if training made a count overflow to infinity or a
+ * weighted count underflow to 0, or the model pass NB_MODEL_MAX_SIZE.
  */
 void		nb_expanded_check(NbExpandedModel *em);
 
@@ -117,8 +117,13 @@ void		nb_expanded_check(NbExpandedModel *em);
  */
 struct varlena *nb_model_open(Datum d, NbView *view, int sqlstate);
 
-/* Validate raw payload bytes as a model (including their encoding). */
+/*
+ * Validate raw payload bytes as a model.  Bytes from outside the server
+ * (the type's input and receive functions) are checked further: their
+ * strings' encoding, and their stored options as scoring will parse them
+ * (nb_check_stored_options).
+ */
 void		nb_model_validate_bytes(const char *data, size_t size, NbView *view,
-									int sqlstate, bool check_encoding);
+									int sqlstate, bool from_outside);
 
 #endif

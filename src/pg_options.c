@@ -8,8 +8,11 @@
 
 #include "utils/builtins.h"
 #include "utils/fmgrprotos.h"
+#include "utils/memutils.h"
 
+#include "nb_index.h"
 #include "pg_jsonb.h"
+#include "pg_label.h"
 
 #define KIND_DETAIL "Valid kinds are \"multinomial\", \"bernoulli\", \"complement\" and \"dcm\"."
 #define ALPHA_DETAIL "It must be a number from 0 to 1e100."
@@ -139,8 +142,8 @@ named_class(const NbIndex *ix, const JsonbValue *key, const char *option)
 	if (c < 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("%s names unrecognized class \"%.*s\"", option,
-						key->val.string.len, key->val.string.val),
+				 errmsg("%s names unrecognized class \"%s\"", option,
+						nb_cut_str(key->val.string.val, key->val.string.len)),
 				 errdetail("The model has no class with that label.")));
 	return c;
 }
@@ -172,8 +175,8 @@ parse_class_prior(const JsonbValue *v, const NbIndex *ix, NbOptions *o)
 		if (nb_options_check_prior(p) != NB_OPTION_OK)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("invalid class_prior probability for class \"%.*s\"",
-							key.val.string.len, key.val.string.val),
+					 errmsg("invalid class_prior probability for class \"%s\"",
+							nb_cut_str(key.val.string.val, key.val.string.len)),
 					 errdetail("Probabilities must be finite and not negative.")));
 		prior[c] = p;
 		seen[c] = true;
@@ -186,7 +189,7 @@ parse_class_prior(const JsonbValue *v, const NbIndex *ix, NbOptions *o)
 
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("class_prior does not name class \"%.*s\"", (int) len, label),
+					 errmsg("class_prior does not name class \"%s\"", nb_cut_str(label, len)),
 					 errdetail("It must give a probability for every class.")));
 		}
 	check_option(nb_options_set_class_prior(o, prior, ix->n_classes));
@@ -358,7 +361,7 @@ parse_option(const char *name, const JsonbValue *val, void *arg)
 	else
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("unrecognized naive Bayes option \"%s\"", name),
+				 errmsg("unrecognized naive Bayes option \"%s\"", nb_cut_str(name, strlen(name))),
 				 errhint("Valid options are kind, alpha, fit_prior, class_prior, var_smoothing, class_alpha, estimator, beta, norm, temperature and sigmoid.")));
 }
 
@@ -429,4 +432,53 @@ nb_stored_options_jsonb(const NbSettings *settings)
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("naive Bayes model's stored options are not a JSON object")));
 	return options;
+}
+
+/* The stored options parsed as scoring parses them, in the current context. */
+static void
+parse_stored_options(const NbView *view)
+{
+	NbIndex		index;
+	NbOptions	opts;
+
+	nb_index_copy(&index, view, false);
+	nb_parse_options(nb_stored_options_jsonb(&view->settings), &index, &opts);
+}
+
+void
+nb_check_stored_options(const NbView *view, int sqlstate, const char *refusal, const char *hint)
+{
+	MemoryContext caller = CurrentMemoryContext;
+	MemoryContext scratch;
+
+	if (view->settings.options_len == 0)
+		return;
+	scratch = AllocSetContextCreate(caller, "nb stored options", ALLOCSET_DEFAULT_SIZES);
+	MemoryContextSwitchTo(scratch);
+	PG_TRY();
+	{
+		parse_stored_options(view);
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		MemoryContextSwitchTo(caller);
+		edata = CopyErrorData();
+		/* what the options are refused for: anything else (a cancel, no memory) goes on */
+		if (ERRCODE_TO_CATEGORY(edata->sqlerrcode) != ERRCODE_DATA_EXCEPTION &&
+			edata->sqlerrcode != ERRCODE_DATA_CORRUPTED)
+			PG_RE_THROW();
+		FlushErrorState();
+		ereport(ERROR,
+				(errcode(sqlstate),
+				 errmsg("%s", refusal),
+				 errdetail("The stored prediction options are invalid: %s.%s%s", edata->message,
+						   edata->detail != NULL ? " " : "",
+						   edata->detail != NULL ? edata->detail : ""),
+				 hint != NULL ? errhint("%s", hint) : 0));
+	}
+	PG_END_TRY();
+	MemoryContextSwitchTo(caller);
+	MemoryContextDelete(scratch);
 }

@@ -8,6 +8,7 @@
 
 #include "utils/jsonb.h"
 
+#include "nb_format.h"
 #include "nb_scorer.h"
 #include "nb_settings.h"
 
@@ -29,5 +30,19 @@ char	   *nb_options_canonical(Jsonb *options, const NbIndex *index, uint32 *len)
 
 /* The stored options of a model as jsonb (ERROR 22P02 if they are not valid JSON). */
 Jsonb	   *nb_stored_options_jsonb(const NbSettings *settings);
+
+/*
+ * Check a model's stored options as scoring parses them (nb_parse_options
+ * against the model's classes and features, pg_prepared.c), so that no
+ * value of the type fails every call later: the type's input functions
+ * check bytes from outside, and nb_subtract, which can leave fewer classes
+ * and features than the options name or need, checks what it made (the
+ * other writers keep every class, and every trait the options need: a bag,
+ * the lengths).  If they are refused: an ERROR with sqlstate, the primary
+ * message refusal, a detail saying what is wrong with them and hint (if
+ * not NULL).
+ */
+void		nb_check_stored_options(const NbView *view, int sqlstate, const char *refusal,
+									const char *hint);
 
 #endif

@@ -20,6 +20,7 @@
 #include "nb_scorer.h"
 #include "pg_features.h"
 #include "pg_jsonb.h"
+#include "pg_label.h"
 #include "pg_options.h"
 #include "pg_predict.h"
 #include "pg_prepared.h"
@@ -92,7 +93,7 @@ doc_feature(JsonbDocBuilder *b, const char *key, uint32 key_len, NbFeatureType t
 	if (j >= 0 && ix->feature_type[j] != type)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("naive Bayes feature \"%.*s\" has the wrong type", (int) key_len, key),
+				 errmsg("naive Bayes feature \"%s\" has the wrong type", nb_cut_str(key, key_len)),
 				 errdetail("The model has it as %s; the value given is %s.",
 						   nb_feature_type(ix->feature_type[j])->prose,
 						   nb_feature_type(type)->prose)));
@@ -433,8 +434,8 @@ predict_class_probability(FunctionCallInfo fcinfo, NbFeatureInput kind)
 	if (c < 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("naive Bayes model has no class \"%.*s\"",
-						(int) VARSIZE_ANY_EXHDR(label), VARDATA_ANY(label)),
+				 errmsg("naive Bayes model has no class \"%s\"",
+						nb_cut_str(VARDATA_ANY(label), VARSIZE_ANY_EXHDR(label))),
 				 errhint("nb_classes(model) lists the model's classes.")));
 	lp = pm->log_post[c];
 	PG_RETURN_FLOAT8(lp == -INFINITY ? 0.0 : exp(lp));

@@ -10,6 +10,7 @@
 
 #include "nb_prune.h"
 #include "pg_jsonb.h"
+#include "pg_label.h"
 
 PG_FUNCTION_INFO_V1(nb_prune);
 
@@ -48,7 +49,7 @@ parse_prune_option(const char *name, const JsonbValue *val, void *arg)
 	else
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("unrecognized nb_prune option \"%s\"", name),
+				 errmsg("unrecognized nb_prune option \"%s\"", nb_cut_str(name, strlen(name))),
 				 errhint("Valid options are top_k, min_documents and max_document_fraction.")));
 }
 

@@ -9,6 +9,8 @@
 #include "utils/memutils.h"
 
 #include "nb_subtract.h"
+#include "pg_label.h"
+#include "pg_options.h"
 
 PG_FUNCTION_INFO_V1(nb_subtract);
 
@@ -23,33 +25,33 @@ count_words(const NbSubtractError *e)
 	switch (e->count)
 	{
 		case NB_COUNT_DOCUMENTS:
-			appendStringInfo(&s, "documents of class \"%.*s\"", (int) e->label_len, e->label);
+			appendStringInfo(&s, "documents of class \"%s\"", nb_cut_str(e->label, e->label_len));
 			break;
 		case NB_COUNT_ROWS:
-			appendStringInfo(&s, "rows of class \"%.*s\" with feature \"%.*s\"",
-							 (int) e->label_len, e->label, (int) e->feature_len, e->feature);
+			appendStringInfo(&s, "rows of class \"%s\" with feature \"%s\"",
+							 nb_cut_str(e->label, e->label_len), nb_cut_str(e->feature, e->feature_len));
 			break;
 		case NB_COUNT_TRUE:
-			appendStringInfo(&s, "rows of class \"%.*s\" in which feature \"%.*s\" is true",
-							 (int) e->label_len, e->label, (int) e->feature_len, e->feature);
+			appendStringInfo(&s, "rows of class \"%s\" in which feature \"%s\" is true",
+							 nb_cut_str(e->label, e->label_len), nb_cut_str(e->feature, e->feature_len));
 			break;
 		case NB_COUNT_VALUES:
-			appendStringInfo(&s, "values of feature \"%.*s\"", (int) e->feature_len, e->feature);
+			appendStringInfo(&s, "values of feature \"%s\"", nb_cut_str(e->feature, e->feature_len));
 			break;
 		case NB_COUNT_OCCURRENCES:
-			appendStringInfo(&s, "occurrences of \"%.*s\" among the %s of feature \"%.*s\" in class \"%.*s\"",
-							 (int) e->item_len, e->item, items, (int) e->feature_len, e->feature,
-							 (int) e->label_len, e->label);
+			appendStringInfo(&s, "occurrences of \"%s\" among the %s of feature \"%s\" in class \"%s\"",
+							 nb_cut_str(e->item, e->item_len), items, nb_cut_str(e->feature, e->feature_len),
+							 nb_cut_str(e->label, e->label_len));
 			break;
 		case NB_COUNT_ITEM_DOCUMENTS:
-			appendStringInfo(&s, "documents of class \"%.*s\" with \"%.*s\" among the %s of feature \"%.*s\"",
-							 (int) e->label_len, e->label, (int) e->item_len, e->item, items,
-							 (int) e->feature_len, e->feature);
+			appendStringInfo(&s, "documents of class \"%s\" with \"%s\" among the %s of feature \"%s\"",
+							 nb_cut_str(e->label, e->label_len), nb_cut_str(e->item, e->item_len), items,
+							 nb_cut_str(e->feature, e->feature_len));
 			break;
 		case NB_COUNT_LENGTH_ROWS:
-			appendStringInfo(&s, "rows of class \"%.*s\" with %s tokens in feature \"%.*s\"",
-							 (int) e->label_len, e->label, float8out_internal(e->length),
-							 (int) e->feature_len, e->feature);
+			appendStringInfo(&s, "rows of class \"%s\" with %s tokens in feature \"%s\"",
+							 nb_cut_str(e->label, e->label_len), float8out_internal(e->length),
+							 nb_cut_str(e->feature, e->feature_len));
 			break;
 	}
 	return s.data;
@@ -86,22 +88,22 @@ report_subtract_error(const NbSubtractError *e)
 		case NB_SUBTRACT_NO_CLASS:
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("cannot subtract naive Bayes models: the first model has no class \"%.*s\"",
-							(int) e->label_len, e->label),
+					 errmsg("cannot subtract naive Bayes models: the first model has no class \"%s\"",
+							nb_cut_str(e->label, e->label_len)),
 					 errhint("The rows of the second model must be among the rows of the first.")));
 			break;
 		case NB_SUBTRACT_NO_FEATURE:
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("cannot subtract naive Bayes models: the first model has no feature \"%.*s\"",
-							(int) e->feature_len, e->feature),
+					 errmsg("cannot subtract naive Bayes models: the first model has no feature \"%s\"",
+							nb_cut_str(e->feature, e->feature_len)),
 					 errhint("The rows of the second model must be among the rows of the first.")));
 			break;
 		case NB_SUBTRACT_TYPE:
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("cannot subtract naive Bayes models: feature \"%.*s\" has different types",
-							(int) e->feature_len, e->feature),
+					 errmsg("cannot subtract naive Bayes models: feature \"%s\" has different types",
+							nb_cut_str(e->feature, e->feature_len)),
 					 errdetail("It is %s in the first model and %s in the second.",
 							   nb_feature_type(e->type_a)->prose, nb_feature_type(e->type_b)->prose),
 					 errhint("The rows of the second model must be among the rows of the first.")));
@@ -110,15 +112,15 @@ report_subtract_error(const NbSubtractError *e)
 			if (e->label != NULL)
 				ereport(ERROR,
 						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						 errmsg("cannot subtract naive Bayes models: the first model has no \"%.*s\" among the %s of feature \"%.*s\" in class \"%.*s\"",
-								(int) e->item_len, e->item, nb_feature_type(e->type_a)->items,
-								(int) e->feature_len, e->feature, (int) e->label_len, e->label),
+						 errmsg("cannot subtract naive Bayes models: the first model has no \"%s\" among the %s of feature \"%s\" in class \"%s\"",
+								nb_cut_str(e->item, e->item_len), nb_feature_type(e->type_a)->items,
+								nb_cut_str(e->feature, e->feature_len), nb_cut_str(e->label, e->label_len)),
 						 errhint("The rows of the second model must be among the rows of the first.")));
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("cannot subtract naive Bayes models: the first model has no \"%.*s\" among the %s of feature \"%.*s\"",
-							(int) e->item_len, e->item, nb_feature_type(e->type_a)->items,
-							(int) e->feature_len, e->feature),
+					 errmsg("cannot subtract naive Bayes models: the first model has no \"%s\" among the %s of feature \"%s\"",
+							nb_cut_str(e->item, e->item_len), nb_feature_type(e->type_a)->items,
+							nb_cut_str(e->feature, e->feature_len)),
 					 errhint("The rows of the second model must be among the rows of the first.")));
 			break;
 		case NB_SUBTRACT_NEGATIVE:
@@ -188,5 +190,9 @@ nb_subtract(PG_FUNCTION_ARGS)
 	MemoryContextDelete(scratch);
 	if (result == NULL)
 		PG_RETURN_NULL();
+	/* a class or feature gone can leave stored options naming it */
+	nb_check_stored_options(&out, ERRCODE_INVALID_PARAMETER_VALUE,
+							"cannot subtract naive Bayes models: what remains does not fit their stored options",
+							"Subtract the models without stored options (nb_with_options(model, NULL)), then store options that fit the result.");
 	PG_RETURN_POINTER(result);
 }

@@ -18,6 +18,7 @@
 #include "utils/numeric.h"
 
 #include "pg_jsonb.h"
+#include "pg_label.h"
 
 PG_FUNCTION_INFO_V1(nb_tokens);
 
@@ -148,7 +149,7 @@ parse_option(const char *name, const JsonbValue *v, void *arg)
 	else
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("unrecognized tokenizer option \"%s\"", name),
+				 errmsg("unrecognized tokenizer option \"%s\"", nb_cut_str(name, strlen(name))),
 				 errhint("Valid options are analyzer, ngram_range, lowercase, strip_accents, token_pattern and stop_words.")));
 }
 

@@ -126,7 +126,7 @@ type_conflict(NbExpandedModel *em, const char *name, uint32 len, NbFeatureType t
 	(void) nb_trainer_feature(em->trainer, name, len, type, &existing);
 	ereport(ERROR,
 			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-			 errmsg("naive Bayes feature \"%.*s\" changes type", (int) len, name),
+			 errmsg("naive Bayes feature \"%s\" changes type", nb_cut_str(name, len)),
 			 errdetail("It is %s in earlier rows and %s in this one.",
 					   nb_feature_type(existing)->prose, nb_feature_type(type)->prose),
 			 len == 0 ? errhint("The features of text[] and tsvector rows are the bag of tokens named \"\".") : 0));

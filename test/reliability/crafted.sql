@@ -69,6 +69,11 @@ INSERT INTO crafted.seed
 SELECT 14, 'v2 many items', nb_train('c' || (g % 5),
 	jsonb_build_object('w', jsonb_build_array('w' || g, 'w' || (g % 13)), 'cat', 'v' || (g % 17), 'y', g * 0.125))
 FROM generate_series(1, 60) g;
+-- stored prediction options (format version 4): the server checks them as
+-- scoring parses them, which nb_view_open leaves to it
+INSERT INTO crafted.seed
+SELECT 15, 'v4 stored options', nb_with_options(m, '{"alpha": 0.5, "class_prior": {"ham": 0.25, "spam": 0.75}}')
+FROM crafted.seed WHERE id = 1;
 
 -- The partners a value is merged with, one of each kind.
 CREATE TABLE crafted.partner AS
