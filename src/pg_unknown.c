@@ -3,13 +3,14 @@
  * occurrences that the model knows, reported once per statement (see
  * pg_unknown.h).
  *
- * The occurrences of a row are those nb_coverage counts (its known tokens
+ * The occurrences of a row are those nb_coverage counts: its known tokens
  * and categorical values with their counts, one per Gaussian or boolean
- * value, and what the model does not know: unknown tokens and values,
- * features under keys it does not have) and, for a jsonb row, one per
- * categorical, Gaussian or boolean key of the model that the row lacks (a
- * key misspelled is missing as well as unknown).  A row with no features
- * at all adds nothing: nothing in it is unknown.
+ * value, and what the model does not know (unknown tokens and values,
+ * features under keys it does not have).  A row with no features at all
+ * adds nothing: nothing in it is unknown.  A key of the model that a jsonb
+ * row lacks is a missing value, not counted; but a key missing from every
+ * row, each of which has an unknown key that looks like it (case, an edit
+ * or two), is a misspelling, named whatever the share.
  *
  * Where the counts live: in a report that belongs to the statement, kept
  * in the memory of the portal running (ActivePortal's), else in the call
@@ -35,7 +36,10 @@
  * the same features value (nb_predict(m, x), nb_predict_proba(m, x) in
  * one select list), counts once: the report remembers the last row
  * counted, and a call from another call site with the same prepared
- * model, the same features datum and the same counts is that row again.
+ * model, the same features datum and the same counts is that row again
+ * (see twin_row for a call site's first row).  The same row given as two
+ * values (an expression computed twice) counts twice, which leaves the
+ * share as it is.
  *
  * A parallel worker is a process of its own with no portal: its rows are
  * reported, judged on their own, when its part of the plan ends, and the
@@ -56,11 +60,11 @@
 
 #include "access/xact.h"
 #include "tcop/pquery.h"
+#include "utils/formatting.h"
 #include "utils/guc.h"
 #include "utils/jsonb.h"
 #include "utils/memutils.h"
 #include "utils/portal.h"
-#include "utils/formatting.h"
 #include "utils/varlena.h"
 
 #include "nb_doc.h"
@@ -403,7 +407,7 @@ warn(const Report *r, const char *misspelled)
 			 errhint("The model tokenizes text itself, with the tokenizer %s; tokens made otherwise "
 					 "(a tsvector's stems, a text[]) are not its tokens: pass the text.", r->tokenizer) :
 			 misspelled != NULL ?
-			 errhint("jsonb keys are case-sensitive: spell them as in training (nb_info lists the model's features).") :
+			 errhint("Spell the keys as in training: jsonb keys are case-sensitive, and nb_info lists the model's features.") :
 			 errhint("Make the features as for training (the same tokenizer, stemming and keys); "
 					 "nb_coverage shows the share of each row's features that the model knows. "
 					 "Set nbc.unknown_features to \"ignore\" to silence this warning.")));

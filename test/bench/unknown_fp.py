@@ -32,6 +32,10 @@ not know all of warns, and its warning says the share the model knew; the
 script reads the share from it and counts, per threshold, the statements
 below it (those that warn under that threshold).  A warning that names
 misspelled jsonb keys warns under any threshold, and counts as such.
+
+Then a parallel plan (the stemmed case over four copies of the messages,
+up to 4 workers): each process reports the rows it scored, and the script
+adds up the rows of the statement's warnings against the rows it scored.
 """
 import argparse
 import re
@@ -39,6 +43,7 @@ import re
 import psycopg2
 
 SHARE = re.compile(r"model knew ([0-9.]+)% of the [0-9,]+ feature occurrences")
+ROWS = re.compile(r"feature occurrences in ([0-9,]+) rows? scored")
 THRESHOLDS = [0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9]
 
 TEXT_CORPORA = {
@@ -127,6 +132,29 @@ def run(conn, cur, sql):
     return None
 
 
+def parallel(conn, cur):
+    """A parallel plan: each process reports its own rows.  The rows of the
+    warnings of one statement, added up, against the rows it scored."""
+    for setting in ("parallel_setup_cost = 0", "parallel_tuple_cost = 0", "min_parallel_table_scan_size = 0",
+                    "max_parallel_workers_per_gather = 4", "nbc.unknown_features_threshold = 1"):
+        cur.execute("SET " + setting)
+    # tables of their own: a plan reading a temporary table runs in the leader only
+    sql = "SELECT count(nb_predict(s.m, to_tsvector('english', t.body))) FROM fp_model_par s, fp_spam_par t"
+    cur.execute("CREATE TABLE fp_spam_par AS SELECT body FROM fp_spam, generate_series(1, 4)")
+    cur.execute("CREATE TABLE fp_model_par AS SELECT m FROM fp_models WHERE name = 'spam_text'")
+    cur.execute("ANALYZE fp_spam_par, fp_model_par")
+    cur.execute("EXPLAIN " + sql)
+    workers = [r[0] for r in cur.fetchall() if "Workers Planned" in r[0]]
+    del conn.notices[:]
+    cur.execute(sql)
+    scored = cur.fetchone()[0]
+    rows = [int(ROWS.search(n).group(1).replace(",", "")) for n in conn.notices if ROWS.search(n)]
+    cur.execute("DROP TABLE fp_spam_par, fp_model_par")
+    cur.execute("RESET ALL")
+    print(f"parallel ({', '.join(w.strip() for w in workers) or 'no workers planned'}): {scored} rows scored, "
+          f"{len(rows)} warnings of {rows} rows, {sum(rows)} in all")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rows", type=int, default=300)
@@ -157,6 +185,8 @@ def main():
             print(f"{case[0]} ({size}) | {len(results)} | {len(judged)} | "
                   f"{'-' if whole is None else f'{abs(whole):.3f}' + (' (keys named)' if whole < 0 else '')} | "
                   + " | ".join(str(w) for w in warns))
+    print()
+    parallel(conn, cur)
     print()
     print("totals: correct? size | statements | below 100% | " + " | ".join(f"warn at {t}" for t in THRESHOLDS))
     for (correct, size), tot in sorted(totals.items()):
