@@ -33,8 +33,8 @@ script reads the share from it and counts, per threshold, the statements
 below it (those that warn under that threshold).  A warning that names
 misspelled jsonb keys warns under any threshold, and counts as such.
 
-Then a parallel plan (the stemmed case over four copies of the messages,
-up to 4 workers): each process reports the rows it scored, and the script
+Then a parallel plan (the stemmed case over eight copies of the test
+messages, up to 4 workers): each process reports the rows it scored, and the script
 adds up the rows of the statement's warnings against the rows it scored.
 """
 import argparse
@@ -138,9 +138,12 @@ def parallel(conn, cur):
     for setting in ("parallel_setup_cost = 0", "parallel_tuple_cost = 0", "min_parallel_table_scan_size = 0",
                     "max_parallel_workers_per_gather = 4", "nbc.unknown_features_threshold = 1"):
         cur.execute("SET " + setting)
-    # tables of their own: a plan reading a temporary table runs in the leader only
-    sql = "SELECT count(nb_predict(s.m, to_tsvector('english', t.body))) FROM fp_model_par s, fp_spam_par t"
-    cur.execute("CREATE TABLE fp_spam_par AS SELECT body FROM fp_spam, generate_series(1, 4)")
+    # tables of their own (a plan reading a temporary table runs in the leader only), the
+    # model an initplan's: workers score the rows they read
+    sql = "SELECT count(nb_predict((SELECT m FROM fp_model_par), t.tsv)) FROM fp_spam_par t"
+    cur.execute("""CREATE TABLE fp_spam_par AS SELECT tsv
+                   FROM (SELECT to_tsvector('english', body) AS tsv FROM fp_spam WHERE split = 'test') s,
+                        generate_series(1, 8)""")
     cur.execute("CREATE TABLE fp_model_par AS SELECT m FROM fp_models WHERE name = 'spam_text'")
     cur.execute("ANALYZE fp_spam_par, fp_model_par")
     cur.execute("EXPLAIN " + sql)
