@@ -121,6 +121,7 @@ SELECT nb_predict(m, ARRAY['money', 'ZZZ']) FROM uf_model;
 SELECT * FROM nb_explain((SELECT m FROM uf_model), ARRAY['ZZZ']);
 SELECT nb_grid_metrics(m, upper_tokens, 'spam', ARRAY['{}'::jsonb]) FROM uf_model, uf_docs;
 SELECT nb_predict(m, ARRAY['meetings', 'running']) FROM uf_text;
+SELECT nb_predict(m, to_tsvector('english', 'meetings running offers lunches agenda')) FROM uf_text;
 \set VERBOSITY sqlstate
 SELECT nb_predict(m, '{"outlook": "foggy"}'::jsonb) FROM uf_weather;
 \set VERBOSITY default
@@ -172,6 +173,20 @@ BEGIN
     END LOOP;
     RAISE NOTICE 'loop over';
 END $$;
+-- a procedure that commits inside: one warning when the CALL ends, 20 rows
+CREATE PROCEDURE uf_commits() LANGUAGE plpgsql AS $$
+DECLARE
+    model nb_model;
+    label text;
+BEGIN
+    FOR i IN 1 .. 20 LOOP
+        SELECT m INTO model FROM uf_model;
+        label := nb_predict(model, ARRAY['Q' || i, 'R']);
+        COMMIT;
+    END LOOP;
+    RAISE NOTICE 'procedure over';
+END $$;
+CALL uf_commits();
 -- CREATE TABLE AS runs its query inside the utility statement: one warning
 CREATE TEMP TABLE uf_labels AS SELECT id, nb_predict(m, upper_tokens) AS label FROM uf_model, uf_docs;
 -- a function with SET nbc.unknown_features = ignore leaves its rows out of
