@@ -59,6 +59,7 @@
 #include <math.h>
 
 #include "access/xact.h"
+#include "mb/pg_wchar.h"
 #include "tcop/pquery.h"
 #include "utils/formatting.h"
 #include "utils/guc.h"
@@ -72,6 +73,9 @@
 
 /* How many unknown jsonb keys a report names. */
 #define NB_KEYS_SHOWN 5
+
+/* The longest key compared for a misspelling (varstr_levenshtein's limit). */
+#define NB_KEY_MAX 255
 
 /*
  * A statement with fewer feature occurrences is not judged: one short row
@@ -160,11 +164,20 @@ same_row(const Report *r, FunctionCallInfo fcinfo, int arg, const NbPrepared *pm
 		r->last.known == c.known && r->last.unknown == c.unknown;
 }
 
+/*
+ * A key copied for the report, or NULL for one it cannot name: not valid
+ * in the database encoding (a model's bytes reach scoring unvalidated when
+ * a value is corrupted on disk), or longer than the edit distance takes.
+ * Nothing the report says may fail when it says it.
+ */
 static char *
-copy_string(MemoryContext cxt, const char *s, uint32 len)
+copy_key(MemoryContext cxt, const char *s, uint32 len)
 {
-	char	   *copy = MemoryContextAlloc(cxt, (Size) len + 1);
+	char	   *copy;
 
+	if (len > NB_KEY_MAX || !pg_verifymbstr(s, (int) len, true) || memchr(s, '\0', len) != NULL)
+		return NULL;
+	copy = MemoryContextAlloc(cxt, (Size) len + 1);
 	memcpy(copy, s, len);
 	copy[len] = '\0';
 	return copy;
@@ -185,18 +198,20 @@ take_keys(Report *r, const NbPrepared *pm)
 		uint32		len;
 		const char *s = nb_strmap_str(&pm->index.features, j, &len);
 
-		r->key_names[j] = copy_string(r->cxt, s, len);
+		r->key_names[j] = copy_key(r->cxt, s, len);
 	}
 }
 
 static void
 note_unknown_key(Report *r, const char *key, uint32 len)
 {
+	char	   *copy;
+
 	for (int i = 0; i < r->n_unknown_keys; i++)
 		if (strlen(r->unknown_keys[i]) == len && memcmp(r->unknown_keys[i], key, len) == 0)
 			return;
-	if (r->n_unknown_keys < NB_KEYS_SHOWN)
-		r->unknown_keys[r->n_unknown_keys++] = copy_string(r->cxt, key, len);
+	if (r->n_unknown_keys < NB_KEYS_SHOWN && (copy = copy_key(r->cxt, key, len)) != NULL)
+		r->unknown_keys[r->n_unknown_keys++] = copy;
 }
 
 /*
@@ -370,7 +385,7 @@ misspelled_keys(const Report *r)
 	initStringInfo(&s);
 	for (uint32 j = 0; j < r->n_keys; j++)
 	{
-		if (r->key_missing[j] < r->keys_rows)
+		if (r->key_missing[j] < r->keys_rows || r->key_names[j] == NULL)
 			continue;
 		for (int i = 0; i < r->n_unknown_keys; i++)
 			if (looks_like(r->unknown_keys[i], r->key_names[j]))
