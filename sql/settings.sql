@@ -134,7 +134,8 @@ SELECT nb_info(a) ->> 'input' AS input, nb_info(a) ->> 'format_version' AS versi
 FROM (SELECT nb_train('a', '{"": ["x"]}'::jsonb) AS a, nb_train('b', '{"k": "v"}'::jsonb) AS b) s;
 
 -- text the model's tokenizer finds nothing known in: nb_coverage says how
--- much it knows, and the statement warns once (nbc.unknown_features)
+-- much it knows; a statement of so few tokens is too short for
+-- nbc.unknown_features to judge (see unknown_features.sql)
 SELECT round(nb_coverage(text_model, 'Money for lunch, all of it'::text)::numeric, 4) AS coverage,
        nb_coverage(text_model, 'zzz qqq') AS none_known
 FROM st_models;

@@ -1,44 +1,78 @@
 --
--- unknown_features: rows scored that have no feature the model knows
--- (nbc.unknown_features), and nb_coverage.  Before 0.9.0 every such row
--- got a prediction from nothing it holds, and no query said so.
+-- unknown_features: the share of a statement's feature occurrences that
+-- the model knows (nbc.unknown_features, nbc.unknown_features_threshold),
+-- and nb_coverage.  Each statement is judged once, when it ends: below the
+-- threshold (default 75%), one warning says the share; a statement of
+-- fewer than 30 feature occurrences is not judged.
 --
 -- The model of setup's four documents: its vocabulary is win, money, now,
 -- cheap, offer (spam) and meeting, tomorrow, agenda, lunch, money (ham).
 CREATE TABLE uf_model AS SELECT nb_train(label, tokens) AS m FROM docs;
 SHOW nbc.unknown_features;
+SHOW nbc.unknown_features_threshold;
 
--- 100 documents, three in four tokenized with another tokenizer (upper
--- case): one warning for the whole query, 75 of 100 rows, where the
--- query used to be silent; the 75 get the tied prior (ham sorts first)
+-- 100 documents of 5 tokens, 4 of them known (80%), and the same in upper
+-- case (another tokenizer: none known)
 CREATE TABLE uf_docs AS
-SELECT i AS id,
-       CASE WHEN i % 4 = 0 THEN ARRAY['money', 'x' || i] ELSE ARRAY['MONEY', 'X' || i] END AS tokens
+SELECT i AS id, ARRAY['money', 'meeting', 'cheap', 'lunch', 'w' || i] AS tokens,
+       ARRAY['MONEY', 'MEETING', 'CHEAP', 'LUNCH', 'W' || i] AS upper_tokens
 FROM generate_series(1, 100) AS i;
 ANALYZE uf_model, uf_docs;
+-- as trained: 400 of 500 known, above 75%: quiet
 SELECT nb_predict(m, tokens) AS label, count(*) FROM uf_model, uf_docs GROUP BY 1 ORDER BY 1;
--- every row with a known token: no warning
-SELECT count(nb_predict(m, tokens)) FROM uf_model, uf_docs WHERE id % 4 = 0;
--- NULL features are not scored and do not count: 1 of 2 rows
-SELECT nb_predict(m, t) FROM uf_model, (VALUES (1, NULL::text[]), (2, ARRAY['cheap']), (3, ARRAY['CHEAP'])) v(i, t)
-ORDER BY i;
+-- another tokenizer: one warning for the whole query, 0 of 500; the rows
+-- get the prior (ham sorts first)
+SELECT nb_predict(m, upper_tokens) AS label, count(*) FROM uf_model, uf_docs GROUP BY 1 ORDER BY 1;
+-- half and half: 200 of 500 known (40%)
+SELECT count(nb_predict(m, CASE WHEN id % 2 = 0 THEN tokens ELSE upper_tokens END)) FROM uf_model, uf_docs;
+-- the threshold is a setting: at 90%, the correct query's 80% warns; at 0,
+-- nothing does
+SET nbc.unknown_features_threshold = 0.9;
+SELECT count(nb_predict(m, tokens)) FROM uf_model, uf_docs;
+SET nbc.unknown_features_threshold = 0;
+SELECT count(nb_predict(m, upper_tokens)) FROM uf_model, uf_docs;
+RESET nbc.unknown_features_threshold;
+SET nbc.unknown_features_threshold = 1.5;
+-- a short statement is not judged: 2 unknown occurrences say nothing of
+-- the features made (a tweet that is only "@handle"); 30 do
+SELECT nb_predict(m, ARRAY['ZZZ', 'QQQ']) FROM uf_model;
+SELECT count(nb_predict(m, upper_tokens)) FROM uf_model, uf_docs WHERE id <= 5;
+SELECT count(nb_predict(m, upper_tokens)) FROM uf_model, uf_docs WHERE id <= 6;
+-- NULL features are not scored and rows without features add nothing:
+-- 1 row of 30 unknown occurrences, the others none
+SELECT count(nb_predict(m, t)) FROM uf_model,
+    (VALUES (NULL::text[]), ('{}'), (array_fill('ZZZ'::text, ARRAY[30]))) v(t);
 
--- every scoring function counts its rows, each call once
-SELECT nb_predict_proba(m, ARRAY['zzz']) FROM uf_model;
-SELECT nb_predict_log_proba(m, ARRAY['zzz'], '{"kind": "bernoulli"}') FROM uf_model;
-SELECT nb_predict(m, tokens), nb_predict_proba(m, tokens) ->> 'ham' AS p_ham
-FROM uf_model, uf_docs WHERE id IN (1, 4) ORDER BY id;
--- nb_explain: the prior is all there is to explain
-SELECT * FROM nb_explain((SELECT m FROM uf_model), ARRAY['ZZZ', 'QQQ']);
+-- every scoring function counts its rows
+SELECT count(nb_predict_proba(m, upper_tokens)) FROM uf_model, uf_docs;
+SELECT count(nb_predict_log_proba(m, upper_tokens, '{"kind": "bernoulli"}')) FROM uf_model, uf_docs;
+SELECT count(nb_probability(m, upper_tokens, 'spam')) FROM uf_model, uf_docs;
+SELECT count(*) FROM uf_model, uf_docs, nb_predict_top(m, upper_tokens, 1);
+-- nb_explain: the prior is all there is to explain (30 unknown tokens)
+SELECT count(*) FROM nb_explain((SELECT m FROM uf_model), array_fill('ZZZ'::text, ARRAY[30]));
 -- nb_grid_metrics looks each row up once, whatever the number of option sets
-SELECT array_length(nb_grid_metrics(m, tokens, 'spam', ARRAY['{}'::jsonb, '{"alpha": 0.5}', '{"kind": "bernoulli"}']), 1)
+SELECT array_length(nb_grid_metrics(m, upper_tokens, 'spam', ARRAY['{}'::jsonb, '{"alpha": 0.5}', '{"kind": "bernoulli"}']), 1)
 FROM uf_model, uf_docs;
+-- two functions scoring the same row with the same model count it once:
+-- 500 occurrences in 100 rows, one warning
+SELECT count(nb_predict(m, upper_tokens)), count(nb_predict_proba(m, upper_tokens) ->> 'ham')
+FROM uf_model, uf_docs;
+-- different features are different rows: 400 of 1,000 in 200 rows
+SELECT count(nb_predict(m, upper_tokens)), count(nb_predict(m, tokens)) FROM uf_model, uf_docs;
 
--- a row with no features at all counts too: empty array, empty tsvector,
--- empty jsonb object, only null values, float8[] of NULLs
-SELECT nb_predict(m, '{}'::text[]) FROM uf_model;
-SELECT nb_predict(m, ''::tsvector) FROM uf_model;
-SELECT nb_predict(m, f) FROM uf_model, (VALUES ('{}'::jsonb), ('{"": null}'), ('{"": []}')) v(f);
+-- a model that tokenizes text, given tokens made otherwise: the hint
+-- names its tokenizer.  Trained on text, "meetings running offers lunches
+-- agenda" is five tokens; stemmed by the english configuration only
+-- "agenda" stays as it was: 10 of 50 known.  The same text, or tokens of
+-- the simple configuration (the same words), is quiet.
+CREATE TABLE uf_text AS
+SELECT nb_train(label, body) AS m
+FROM (VALUES ('ham', 'meetings running offers lunches agenda'), ('spam', 'cheap money offers now')) t(label, body);
+SELECT count(nb_predict(m, to_tsvector('english', 'meetings running offers lunches agenda')))
+FROM uf_text, generate_series(1, 10);
+SELECT count(nb_predict(m, 'meetings running offers lunches agenda')) FROM uf_text, generate_series(1, 10);
+SELECT count(nb_predict(m, tsvector_to_array(to_tsvector('simple', 'meetings running offers lunches agenda'))))
+FROM uf_text, generate_series(1, 10);
 
 -- jsonb: a key the model does not have, a categorical value it never saw,
 -- a bag's unseen tokens are unknown; a known Gaussian or boolean key is a
@@ -48,45 +82,62 @@ SELECT nb_train(label, jsonb_build_object('outlook', outlook, 'temp', temp, 'win
                                           'subject', to_jsonb(subject))) AS m
 FROM (VALUES ('play', 'sunny', 24, false, ARRAY['fun']), ('play', 'overcast', 21, true, ARRAY['fun', 'park']),
              ('stay', 'rainy', 15, true, ARRAY['wet']), ('stay', 'sunny', 31, true, ARRAY['hot'])) t(label, outlook, temp, windy, subject);
-SELECT i, nb_predict(m, f) FROM uf_weather, (VALUES
-    (1, '{"outlook": "foggy"}'::jsonb),                     -- unknown value
-    (2, '{"Outlook": "sunny", "Temp": 20}'),               -- unknown keys
-    (3, '{"subject": ["FUN"], "other": true}'),            -- unknown token, unknown key
-    (4, '{"temp": 1000}'),                                  -- known: a Gaussian value
-    (5, '{"windy": false}'),                                -- known: a boolean value
-    (6, '{"outlook": "sunny", "subject": ["zzz"]}'),       -- known: a categorical value
-    (7, '{"subject": {"park": 2}}')) v(i, f)               -- known: a token
-ORDER BY i;
--- float8[]: a row with a non-NULL element is known; all NULL is not
+-- 10 of each row below: known 1 + 0 + 1 + 1 + 1 + 2 + 2 = 8 of 2 + 2 + 2
+-- + 1 + 1 + 3 + 2 = 13 per round, 61.5%
+SELECT count(nb_predict(m, f)) FROM uf_weather, generate_series(1, 10), (VALUES
+    ('{"outlook": "foggy", "windy": true}'::jsonb),        -- unknown value, known boolean
+    ('{"Outlook": "sunny", "Temp": 20}'),                   -- unknown keys
+    ('{"subject": ["FUN"], "temp": 1000}'),                 -- unknown token, known Gaussian
+    ('{"windy": false}'),                                   -- known
+    ('{"outlook": "sunny"}'),                               -- known
+    ('{"outlook": "sunny", "subject": ["zzz"], "windy": true}'),  -- unknown token
+    ('{"subject": {"park": 2}}')) v(f);                     -- known: a token counted twice
+-- a misspelled key: "Temp" for "temp" in every row, where the model's
+-- "temp" is missing, is named, in a statement of any size (the share
+-- alone, 2 of 3 here, would not say which key)
+SELECT nb_predict(m, '{"outlook": "sunny", "Temp": 20, "windy": true}'::jsonb) FROM uf_weather;
+SELECT count(nb_predict(m, jsonb_build_object('outlook', 'sunny', 'Windy', i % 2 = 0, 'temp', i)))
+FROM uf_weather, generate_series(1, 3) i;
+-- quiet: rows missing a key (a missing value) with no unknown key; an
+-- unknown key that looks like none of the model's ("id"); a misspelling
+-- in some rows only
+SELECT count(nb_predict(m, f)) FROM uf_weather, (VALUES
+    ('{"outlook": "sunny", "temp": 20}'::jsonb), ('{"outlook": "rainy", "windy": false}')) v(f);
+SELECT count(nb_predict(m, '{"id": 7, "outlook": "sunny", "temp": 20}'::jsonb)) FROM uf_weather;
+SELECT count(nb_predict(m, f)) FROM uf_weather, (VALUES
+    ('{"outlook": "sunny", "Temp": 20}'::jsonb), ('{"outlook": "rainy", "temp": 20}')) v(f);
+-- float8[]: every non-NULL element is known
 CREATE TABLE uf_vec AS SELECT nb_train(label, v) AS m
 FROM (VALUES ('a', '{1, 2}'::float8[]), ('b', '{3, 5}')) t(label, v);
-SELECT nb_predict(m, v) FROM uf_vec, (VALUES (1, '{NULL, 2}'::float8[]), (2, '{NULL, NULL}')) t(i, v) ORDER BY i;
+SELECT count(nb_predict(m, '{NULL, 2}'::float8[])) FROM uf_vec, generate_series(1, 40);
 
--- error: the first such row is refused (22023), naming what happened
+-- error: a row whose own share is below the threshold is refused (22023)
+-- where it is scored; rows above it, and rows without features, pass
 SET nbc.unknown_features = error;
-SELECT nb_predict(m, tokens) FROM uf_model, uf_docs WHERE id IN (4, 8) ORDER BY id;
-SELECT nb_predict(m, tokens) FROM uf_model, uf_docs ORDER BY id;
+SELECT count(nb_predict(m, tokens)) FROM uf_model, uf_docs;
 SELECT nb_predict(m, '{}'::text[]) FROM uf_model;
+SELECT nb_predict(m, upper_tokens) FROM uf_model, uf_docs ORDER BY id;
+SELECT nb_predict(m, ARRAY['money', 'ZZZ']) FROM uf_model;
 SELECT * FROM nb_explain((SELECT m FROM uf_model), ARRAY['ZZZ']);
-SELECT nb_grid_metrics(m, tokens, 'spam', ARRAY['{}'::jsonb]) FROM uf_model, uf_docs;
+SELECT nb_grid_metrics(m, upper_tokens, 'spam', ARRAY['{}'::jsonb]) FROM uf_model, uf_docs;
+SELECT nb_predict(m, ARRAY['meetings', 'running']) FROM uf_text;
+SELECT nb_predict(m, to_tsvector('english', 'meetings running offers lunches agenda')) FROM uf_text;
 \set VERBOSITY sqlstate
 SELECT nb_predict(m, '{"outlook": "foggy"}'::jsonb) FROM uf_weather;
 \set VERBOSITY default
 -- ignore: scored as they are, nothing said
 SET nbc.unknown_features = ignore;
-SELECT nb_predict(m, tokens) AS label, count(*) FROM uf_model, uf_docs GROUP BY 1 ORDER BY 1;
+SELECT nb_predict(m, upper_tokens) AS label, count(*) FROM uf_model, uf_docs GROUP BY 1 ORDER BY 1;
+SELECT nb_predict(m, '{"outlook": "sunny", "Temp": 20, "windy": true}'::jsonb) FROM uf_weather;
 RESET nbc.unknown_features;
 -- the setting has three values
 SET nbc.unknown_features = notice;
-
--- nb_coverage counts nothing: it looks rows up, it does not score them
-SELECT count(*) FILTER (WHERE nb_coverage(m, tokens) = 0) AS unknown_rows FROM uf_model, uf_docs;
 
 --
 -- Once per statement, whoever scores: functions, SPI, PL/pgSQL
 --
 -- a PL/pgSQL function scoring in simple expressions, called per row: one
--- warning for the calling query, 75 rows
+-- warning for the calling query, 100 rows
 CREATE FUNCTION uf_label(model nb_model, tokens text[]) RETURNS text LANGUAGE plpgsql AS $$
 DECLARE
     label text;
@@ -94,90 +145,127 @@ BEGIN
     label := nb_predict(model, tokens);
     RETURN label;
 END $$;
-SELECT uf_label(m, tokens) AS label, count(*) FROM uf_model, uf_docs GROUP BY 1 ORDER BY 1;
--- a function running a query (SPI) per call: one warning, 3 of 4 rows
+SELECT uf_label(m, upper_tokens) AS label, count(*) FROM uf_model, uf_docs GROUP BY 1 ORDER BY 1;
+-- a function running a query (SPI) per call: one warning, 10 rows
 CREATE FUNCTION uf_spi(i int) RETURNS text LANGUAGE plpgsql AS $$
 BEGIN
-    RETURN (SELECT nb_predict(m, d.tokens) FROM uf_model, uf_docs d WHERE d.id = i);
+    RETURN (SELECT nb_predict(m, d.upper_tokens) FROM uf_model, uf_docs d WHERE d.id = i);
 END $$;
-SELECT i, uf_spi(i) FROM generate_series(1, 4) AS i ORDER BY i;
+SELECT count(uf_spi(i)) FROM generate_series(1, 10) AS i;
 -- a DO block's loop: one warning when it ends
 DO $$
 DECLARE
     model nb_model := (SELECT m FROM uf_model);
 BEGIN
-    FOR i IN 1 .. 5 LOOP
-        PERFORM nb_predict(model, ARRAY['Q' || i]);
+    FOR i IN 1 .. 10 LOOP
+        PERFORM nb_predict(model, ARRAY['Q' || i, 'R', 'S']);
     END LOOP;
 END $$;
+-- a FOR loop over a query runs that query in a portal of its own: the
+-- rows it scores are reported when the loop ends (10 rows, 50
+-- occurrences), those of the loop's body with the block (10 rows, 30)
+DO $$
+DECLARE
+    r record;
+BEGIN
+    FOR r IN SELECT nb_predict(m, upper_tokens) AS label FROM uf_model, uf_docs WHERE id <= 10 LOOP
+        PERFORM nb_predict(m, ARRAY['Q', 'R', 'S']) FROM uf_model;
+    END LOOP;
+    RAISE NOTICE 'loop over';
+END $$;
+-- a procedure that commits inside: one warning when the CALL ends, 20 rows
+CREATE PROCEDURE uf_commits() LANGUAGE plpgsql AS $$
+DECLARE
+    model nb_model;
+    label text;
+BEGIN
+    FOR i IN 1 .. 20 LOOP
+        SELECT m INTO model FROM uf_model;
+        label := nb_predict(model, ARRAY['Q' || i, 'R']);
+        COMMIT;
+    END LOOP;
+    RAISE NOTICE 'procedure over';
+END $$;
+CALL uf_commits();
 -- CREATE TABLE AS runs its query inside the utility statement: one warning
-CREATE TEMP TABLE uf_labels AS SELECT id, nb_predict(m, tokens) AS label FROM uf_model, uf_docs;
+CREATE TEMP TABLE uf_labels AS SELECT id, nb_predict(m, upper_tokens) AS label FROM uf_model, uf_docs;
 -- a function with SET nbc.unknown_features = ignore leaves its rows out of
--- its caller's count: 2 of 3 rows counted, 1 unknown
+-- its caller's count: 500 occurrences of the 100 rows scored outside it
 CREATE FUNCTION uf_quiet(model nb_model, tokens text[]) RETURNS text LANGUAGE sql
 SET nbc.unknown_features = ignore AS 'SELECT nb_predict(model, tokens)';
-SELECT nb_predict(m, ARRAY['ZZZ']), nb_predict(m, ARRAY['money']), uf_quiet(m, ARRAY['QQQ']) FROM uf_model;
--- an error caught inside a function: the statement goes on, and its rows
--- count, the one refused too: 2 of 3
-CREATE FUNCTION uf_try(model nb_model, tokens text[]) RETURNS text LANGUAGE plpgsql AS $$
+SELECT count(nb_predict(m, upper_tokens)), count(uf_quiet(m, tokens)) FROM uf_model, uf_docs;
+-- an error caught inside a function: the statement goes on; the rows
+-- refused are not counted (their error said it), those scored outside
+-- are: 10 rows, 50 occurrences
+CREATE FUNCTION uf_try(model nb_model, tokens text[]) RETURNS text LANGUAGE plpgsql
+SET nbc.unknown_features = error AS $$
 BEGIN
-    SET LOCAL nbc.unknown_features = error;
     RETURN nb_predict(model, tokens);
 EXCEPTION WHEN invalid_parameter_value THEN
-    RETURN 'refused: ' || SQLERRM;
+    RETURN 'refused';
 END $$;
-SELECT nb_predict(m, ARRAY['ZZZ']) AS first, uf_try(m, ARRAY['money']) AS known, uf_try(m, ARRAY['QQQ']) AS unknown
-FROM uf_model;
+SELECT count(nb_predict(m, upper_tokens)) AS scored, count(*) FILTER (WHERE uf_try(m, upper_tokens) = 'refused') AS refused
+FROM uf_model, uf_docs WHERE id <= 10;
 RESET nbc.unknown_features;
 
--- nb_cross_validate scores each row once, in its fold, in SPI queries (two
--- passes of 8 folds here): one warning when the call ends.  Rows 7 to 10
--- have tokens of their own, which no out-of-fold model knows: 4 of 10.
+-- nb_cross_validate scores each row once, in its fold, in SPI queries: one
+-- warning when the call ends.  Rows 7 to 10 have 5 tokens of their own,
+-- which no out-of-fold model knows: 12 of 32 known.
 CREATE TABLE uf_cv AS
 SELECT i AS id, CASE WHEN i % 2 = 0 THEN 'a' ELSE 'b' END AS label,
-       CASE WHEN i <= 6 THEN ARRAY['t' || (i % 2), 'shared'] ELSE ARRAY['own' || i] END AS tokens
+       CASE WHEN i <= 6 THEN ARRAY['t' || (i % 2), 'shared']
+            ELSE ARRAY(SELECT 'own' || i || '_' || k FROM generate_series(1, 5) k) END AS tokens
 FROM generate_series(1, 10) AS i;
 SELECT options FROM nb_cross_validate('uf_cv', 'label', 'tokens', grid => '{"alpha": 1}', fold_column => 'id');
 
--- a statement that fails reports nothing: its error is what is said, and
--- its rows are not reported later (the next query has none)
-SELECT nb_predict(m, tokens), 1 / (id - 50) FROM uf_model, uf_docs ORDER BY id;
-SELECT nb_predict(m, ARRAY['money']) FROM uf_model;
+-- a statement that fails reports nothing: its error is what is said
+SELECT nb_predict(m, upper_tokens), 1 / (id - 50) FROM uf_model, uf_docs ORDER BY id;
 -- the same in a transaction block, after ROLLBACK TO SAVEPOINT
 BEGIN;
 SAVEPOINT s;
-SELECT nb_predict(m, tokens), 1 / (id - 50) FROM uf_model, uf_docs ORDER BY id;
+SELECT nb_predict(m, upper_tokens), 1 / (id - 50) FROM uf_model, uf_docs ORDER BY id;
 ROLLBACK TO SAVEPOINT s;
-SELECT nb_predict(m, ARRAY['money']) FROM uf_model;
+SELECT count(nb_predict(m, tokens)) FROM uf_model, uf_docs;
 -- each statement of a block reports when it ends, not at COMMIT
-SELECT nb_predict(m, ARRAY['ZZZ']) FROM uf_model;
+SELECT count(nb_predict(m, upper_tokens)) FROM uf_model, uf_docs;
 COMMIT;
--- a cursor: each FETCH is a statement, reporting the rows it scored
--- (ids 1 to 4, then 5 to 8: 3 of 4 each time)
+-- a cursor's rows are reported once, when it is closed (two FETCHes of 10
+-- rows: 20 rows scored), or at the end of its transaction if it is not
+-- (7 rows).  No ORDER BY: a sort would score every row at the first FETCH.
 BEGIN;
-DECLARE uf_cursor CURSOR FOR SELECT d.id, nb_predict(s.m, d.tokens) FROM uf_docs d, uf_model s;
-FETCH 4 FROM uf_cursor;
-FETCH 4 FROM uf_cursor;
+DECLARE uf_cursor CURSOR FOR SELECT d.id, nb_predict(s.m, d.upper_tokens) FROM uf_docs d, uf_model s;
+FETCH 10 FROM uf_cursor;
+FETCH 10 FROM uf_cursor;
 CLOSE uf_cursor;
+DECLARE uf_cursor CURSOR FOR SELECT d.id, nb_predict(s.m, d.upper_tokens) FROM uf_docs d, uf_model s;
+FETCH 7 FROM uf_cursor;
 COMMIT;
+-- a cursor of a transaction that aborts reports nothing
+BEGIN;
+DECLARE uf_cursor CURSOR FOR SELECT d.id, nb_predict(s.m, d.upper_tokens) FROM uf_docs d, uf_model s;
+FETCH 7 FROM uf_cursor;
+ROLLBACK;
 
--- a parallel plan: a worker counts its own rows and reports them, and the
--- leader relays its warning (with CONTEXT "parallel worker", which psql
--- shows for errors only).  Here the whole plan runs in one worker (the
--- leader instead if none can start): one warning of 75 rows.  With
--- several processes scoring, each reports its own rows.
+-- a parallel plan: a worker judges the rows it scored and reports them,
+-- and the leader relays its warning (with CONTEXT "parallel worker",
+-- which psql shows for errors only).  Here the whole plan runs in one
+-- worker (the leader instead if none can start): one warning of 100 rows.
+-- With several processes scoring, each judges and reports its own rows.
 SELECT set_config(CASE WHEN current_setting('server_version_num')::int >= 160000
                        THEN 'debug_parallel_query' ELSE 'force_parallel_mode' END, 'on', false) AS parallel;
-EXPLAIN (COSTS OFF) SELECT count(nb_predict(s.m, d.tokens)) FROM uf_docs d, uf_model s;
-SELECT count(nb_predict(s.m, d.tokens)) FROM uf_docs d, uf_model s;
+EXPLAIN (COSTS OFF) SELECT count(nb_predict(s.m, d.upper_tokens)) FROM uf_docs d, uf_model s;
+SELECT count(nb_predict(s.m, d.upper_tokens)) FROM uf_docs d, uf_model s;
 -- an error in a worker is the query's error
 SET nbc.unknown_features = error;
 \set VERBOSITY terse
-SELECT count(nb_predict(s.m, d.tokens)) FROM uf_docs d, uf_model s;
+SELECT count(nb_predict(s.m, d.upper_tokens)) FROM uf_docs d, uf_model s;
 \set VERBOSITY default
 RESET nbc.unknown_features;
 SELECT set_config(CASE WHEN current_setting('server_version_num')::int >= 160000
                        THEN 'debug_parallel_query' ELSE 'force_parallel_mode' END, 'off', false) AS parallel;
+
+-- nb_coverage counts nothing: it looks rows up, it does not score them
+SELECT count(*) FILTER (WHERE nb_coverage(m, upper_tokens) = 0) AS unknown_rows FROM uf_model, uf_docs;
 
 --
 -- nb_coverage: the share of a row's features the model knows
@@ -214,12 +302,9 @@ SELECT nb_coverage(m, '{"": ["money", "ZZZ", "QQQ"], "x": 1}'::jsonb) FROM uf_mo
 -- float8[]: every non-NULL element is known
 SELECT nb_coverage(m, '{NULL, 2}'::float8[]) AS one, nb_coverage(m, '{NULL, NULL}'::float8[]) AS none
 FROM uf_vec;
--- the rows whose coverage is 0 are those the warning counts
-SELECT count(*) FILTER (WHERE nb_coverage(m, tokens) = 0) AS coverage_0, count(*) AS scored,
-       count(nb_predict(m, tokens)) AS predicted
-FROM uf_model, uf_docs;
 -- and a table's coverage finds the mismatch: the share of tokens known
-SELECT round(avg(nb_coverage(m, tokens))::numeric, 4) AS mean_coverage FROM uf_model, uf_docs;
+SELECT round(avg(nb_coverage(m, CASE WHEN id % 2 = 0 THEN tokens ELSE upper_tokens END))::numeric, 4) AS mean_coverage
+FROM uf_model, uf_docs;
 -- errors as scoring gives them: a value of the wrong type, a float8[] of
 -- the wrong length, text[] for a model without text features
 SELECT nb_coverage(m, '{"temp": "hot"}'::jsonb) FROM uf_weather;
@@ -228,10 +313,10 @@ SELECT nb_coverage(m, ARRAY['a']) FROM uf_weather;
 -- counts whose sum passes float8's range (22003), not NaN
 SELECT nb_coverage(m, '{"subject": {"fun": 1e308, "zzz": 1e308}}'::jsonb) FROM uf_weather;
 
+
 --
--- Loaded in the middle of a statement: nbc's hooks missed its start, so
--- what it counts is reported when its transaction commits (right after it
--- outside a transaction block)
+-- Loaded in the middle of a statement (a DO block's first call): nothing
+-- depends on when nbc was loaded, the block reports when it ends
 --
 \c
 DO $$
@@ -239,19 +324,7 @@ DECLARE
     model nb_model := (SELECT m FROM uf_model);
     label text;
 BEGIN
-    FOR i IN 1 .. 3 LOOP
-        label := nb_predict(model, ARRAY['Q' || i]);
+    FOR i IN 1 .. 10 LOOP
+        label := nb_predict(model, ARRAY['Q' || i, 'R', 'S']);
     END LOOP;
 END $$;
-SELECT nb_predict(m, ARRAY['ZZZ']) FROM uf_model;
-\c
-BEGIN;
-DO $$
-DECLARE
-    model nb_model := (SELECT m FROM uf_model);
-    label text;
-BEGIN
-    label := nb_predict(model, ARRAY['Q']);
-END $$;
-SELECT nb_predict(m, ARRAY['money']) FROM uf_model;
-COMMIT;

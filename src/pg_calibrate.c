@@ -161,7 +161,7 @@ scores_transfn(FunctionCallInfo fcinfo, NbFeatureInput kind)
 
 	nb_prepared_begin_row(pm);
 	nb_row_doc(fcinfo, 2, kind, NULL, pm, scorer);
-	nb_count_scored_row(&pm->doc, &pm->index);
+	nb_count_scored_row(fcinfo, 2, kind, pm);
 	(void) nb_score_doc(pm, scorer);
 
 	if (st->n == st->cap)

@@ -9,8 +9,8 @@
  * nb_doc_known) over those plus the occurrences the model does not know
  * (NbDoc.unknown: unknown tokens and values, and the features under keys
  * the model does not have).  A row with no features gives 0, as one whose
- * features are all unknown: the rows whose coverage is 0 are exactly
- * those nbc.unknown_features counts (pg_unknown.h).  Looking up is not
+ * features are all unknown.  nbc.unknown_features adds up the same
+ * counts over a statement's rows (pg_unknown.h).  Looking up is not
  * scoring: nb_coverage counts no row.
  */
 #include "postgres.h"

@@ -121,7 +121,7 @@ grid_transfn(FunctionCallInfo fcinfo, NbFeatureInput kind)
 
 	nb_prepared_begin_row(pm);
 	nb_row_doc(fcinfo, 2, kind, NULL, pm, NULL);
-	nb_count_scored_row(&pm->doc, &pm->index);
+	nb_count_scored_row(fcinfo, 2, kind, pm);
 	old = MemoryContextSwitchTo(st->hdr.eoh_context);
 	ok = nb_grid_add(&st->grid, set, &pm->doc, (uint32) a);
 	MemoryContextSwitchTo(old);

@@ -81,8 +81,9 @@ typedef struct JsonbDocBuilder
 /*
  * The model's feature for a key with a value of the given type: -1 if the
  * model does not know the key (the value is ignored, like an unknown
- * token, and counted as unknown by the caller), ERROR if the model knows
- * it with another type.
+ * token, and counted as unknown by the caller; the row's first such key
+ * is kept for nbc.unknown_features to name), ERROR if the model knows it
+ * with another type.
  */
 static int64
 doc_feature(JsonbDocBuilder *b, const char *key, uint32 key_len, NbFeatureType type)
@@ -97,6 +98,11 @@ doc_feature(JsonbDocBuilder *b, const char *key, uint32 key_len, NbFeatureType t
 				 errdetail("The model has it as %s; the value given is %s.",
 						   nb_feature_type(ix->feature_type[j])->prose,
 						   nb_feature_type(type)->prose)));
+	if (j < 0 && b->m->pm->unknown_key == NULL)
+	{
+		b->m->pm->unknown_key = key;
+		b->m->pm->unknown_key_len = key_len;
+	}
 	return j;
 }
 
@@ -326,7 +332,7 @@ nb_score_row_options(FunctionCallInfo fcinfo, NbFeatureInput kind, int options_a
 
 	nb_prepared_begin_row(m.pm);
 	nb_row_doc(fcinfo, 1, kind, categories, m.pm, m.scorer);
-	nb_count_scored_row(&m.pm->doc, &m.pm->index);
+	nb_count_scored_row(fcinfo, 1, kind, m.pm);
 	best = nb_score_doc(m.pm, m.scorer);
 	if (best < 0)
 		elog(ERROR, "every class is excluded by the class prior");

@@ -80,6 +80,7 @@ typedef struct CallSite
 	/* per-row scratch: the row's tokens */
 	NbTokenRef *refs;
 	uint32		refs_cap;
+	NbSiteRows	counted;		/* nbc.unknown_features' */
 } CallSite;
 
 /* A model value's bytes as stored: a compressed varlena whole, else its payload. */
@@ -253,6 +254,12 @@ get_call_site(FunctionCallInfo fcinfo)
 	if (unlikely(site == NULL))
 		site = new_call_site(fcinfo);
 	return site;
+}
+
+NbSiteRows *
+nb_prepared_site_rows(FunctionCallInfo fcinfo)
+{
+	return &get_call_site(fcinfo)->counted;
 }
 
 NbTokenRef *
@@ -483,6 +490,7 @@ nb_prepared_begin_row(NbPrepared *pm)
 	else
 		nb_doc_begin(&pm->doc);
 	pm->doc_busy = true;
+	pm->unknown_key = NULL;
 }
 
 void

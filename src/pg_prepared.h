@@ -53,6 +53,9 @@ typedef struct NbPrepared
 	MemoryContext doc_ctx;
 	bool		cached;			/* in the backend's cache (else nb_prepared_build's) */
 	bool		doc_busy;		/* a row began and did not end (it raised an error) */
+	/* the row's first jsonb key the model does not have (into the row), or NULL */
+	const char *unknown_key;
+	uint32		unknown_key_len;
 	/* the backend's list: the bytes prepared (as stored), users and memory */
 	dlist_node	node;
 	bool		key_compressed; /* key_bytes: a compressed varlena, else a payload */
@@ -121,6 +124,15 @@ void		nb_prepared_end_row(NbPrepared *pm);
 
 /* The token batch of the model's rows of text, made at the first. */
 NbTokenBatch *nb_prepared_token_batch(NbPrepared *pm);
+
+/* The rows a call site counted for the statement report of nbc.unknown_features (pg_unknown.c). */
+typedef struct NbSiteRows
+{
+	const void *report;			/* compared, never read */
+	int64		rows;
+} NbSiteRows;
+
+NbSiteRows *nb_prepared_site_rows(FunctionCallInfo fcinfo);
 
 /* Room for n token references, per-row scratch of the call site. */
 NbTokenRef *nb_prepared_refs(FunctionCallInfo fcinfo, uint32 n);

@@ -1,62 +1,91 @@
 /*
- * pg_unknown.c — nbc.unknown_features: rows scored that have no feature
- * the model knows, reported once per statement (see pg_unknown.h).
+ * pg_unknown.c — nbc.unknown_features: the share of a statement's feature
+ * occurrences that the model knows, reported once per statement (see
+ * pg_unknown.h).
  *
- * The scoring functions count rows in two backend-wide counters
- * (nb_scored_rows); the executor and utility hooks below report them when
- * a top-level statement ends, in one WARNING, and set them to zero.  The
- * hooks follow pg_stat_statements: they chain to the hooks loaded before,
- * and keep the nesting level of executor runs and finishes and of utility
- * statements (restored on error by PG_FINALLY), so that
+ * The occurrences of a row are those nb_coverage counts: its known tokens
+ * and categorical values with their counts, one per Gaussian or boolean
+ * value, and what the model does not know (unknown tokens and values,
+ * features under keys it does not have).  A row with no features at all
+ * adds nothing: nothing in it is unknown.  A key of the model that a jsonb
+ * row lacks is a missing value, not counted; but a key missing from every
+ * row, each of which has an unknown key that looks like it (case, an edit
+ * or two), is a misspelling, named whatever the share.
  *
- *   - a statement's rows are counted, whoever scores them: the statement,
- *     a function it calls (PL/pgSQL's simple expressions too, which run no
- *     executor of their own), SPI queries (nb_cross_validate's), triggers
- *     (in ExecutorFinish), or the planner folding a constant call;
- *   - only the outermost statement reports: a top-level query at its
- *     ExecutorEnd, a top-level utility statement (DO, CALL, EXPLAIN
- *     ANALYZE, CREATE TABLE AS, a cursor's FETCH) when it returns;
- *   - a statement that fails reports nothing: its error is what the user
- *     sees.  A (sub)transaction aborted at the top level (nesting 0) sets
- *     the counters to zero, and nothing is reported outside a transaction
- *     in progress.  Rows scored in a subtransaction that a function rolls
- *     back (a PL/pgSQL exception block) were scored all the same, and
- *     count.
+ * Where the counts live: in a report that belongs to the statement, kept
+ * in the memory of the portal running (ActivePortal's), else in the call
+ * site's own (fn_mcxt: a parallel worker, the planner folding a constant
+ * call).  A call site finds it among the reset callbacks of that context
+ * (the report is one of them) and makes it at its first row; the
+ * callback reports when the context goes, that is when the portal is
+ * dropped: a top-level statement when it ends, with everything it scored,
+ * in its functions too (PL/pgSQL's simple expressions, SPI queries,
+ * nb_cross_validate's); a cursor when it is closed (all its FETCHes, one
+ * report), or at the end of its transaction.  A PL/pgSQL FOR loop over a
+ * query runs it in a portal of its own: the rows that query scores are
+ * reported when the loop ends.  Nothing is global: no hook, no
+ * transaction callback.
  *
- * A parallel worker is a backend of its own: it counts its rows and
- * reports them when its part of the plan ends, and the leader relays the
- * warning to the client (with CONTEXT "parallel worker").  A parallel
- * query thus gives a warning per process that scored such rows, each with
- * its own counts; none is lost or counted twice.  (The leader cannot learn
- * its workers' counts otherwise: an extension loaded on demand has no
- * shared memory, and no part of the parallel query's own.)
+ * A statement that fails reports nothing: its portal is dropped while the
+ * transaction aborts (the callback looks at the transaction state, and
+ * never raises an error).  Rows scored in a subtransaction that a
+ * function rolls back (a PL/pgSQL exception block) were scored all the
+ * same, and count.
  *
- * nbc is loaded by the first call of one of its functions, usually while
- * the planner simplifies the first query that scores (nb_scoring_support),
- * before that query runs: its hooks then see it whole.  Loaded inside a
- * portal's run instead (by a function's query, a DO block, LOAD), they
- * missed the start of the statements under way and cannot tell their end,
- * so until that transaction commits nothing is reported at the end of a
- * statement: what was counted is reported when it commits (right after
- * the statement, outside a transaction block).  A commit at the top level
- * also reports what no statement's end reported for any other reason (a
- * portal bound, with a constant call the planner scored, and never run),
- * so that no row counted goes unreported.
+ * A row scored by two calls one after the other, with the same model and
+ * the same features value (nb_predict(m, x), nb_predict_proba(m, x) in
+ * one select list), counts once: the report remembers the last row
+ * counted, and a call from another call site with the same prepared
+ * model, the same features datum and the same counts is that row again
+ * (see twin_row for a call site's first row).  The same row given as two
+ * values (an expression computed twice) counts twice, which leaves the
+ * share as it is.
  *
- * Under "error" the first such row raises the error where it is scored;
- * under "ignore" no row is counted, so a function with SET
- * nbc.unknown_features = ignore leaves its rows out of its caller's count.
+ * A parallel worker is a process of its own with no portal: its rows are
+ * reported, judged on their own, when its part of the plan ends, and the
+ * leader relays that warning; the leader reports the rows it scored
+ * itself.  None is lost or counted twice, but each process judges its own
+ * share (an extension loaded on demand has no shared memory to add them
+ * up in).
+ *
+ * Under "error" a row whose own share is below the threshold is refused
+ * where it is scored: a statement's share is only known once it has
+ * ended, when nothing may fail it any more.  Under "ignore" no row is
+ * counted, so a function with SET nbc.unknown_features = ignore leaves its
+ * rows out of its caller's report.
  */
 #include "pg_unknown.h"
 
+#include <math.h>
+
 #include "access/xact.h"
-#include "executor/executor.h"
+#include "mb/pg_wchar.h"
 #include "tcop/pquery.h"
-#include "tcop/utility.h"
+#include "utils/formatting.h"
 #include "utils/guc.h"
+#include "utils/jsonb.h"
+#include "utils/memutils.h"
+#include "utils/portal.h"
+#include "utils/varlena.h"
+
+#include "nb_doc.h"
+#include "pg_tokenize.h"
+
+/* How many unknown jsonb keys a report names. */
+#define NB_KEYS_SHOWN 5
+
+/* The longest key compared for a misspelling (varstr_levenshtein's limit). */
+#define NB_KEY_MAX 255
+
+/*
+ * A statement with fewer feature occurrences is not judged: one short row
+ * (a tweet that is only "@handle") says nothing about the features made.
+ * Chosen with the threshold from test/bench/unknown_fp.py (README).
+ */
+#define NB_MIN_OCCURRENCES 30
 
 int			nb_unknown_features = NB_UNKNOWN_WARNING;
-NbScoredRows nb_scored_rows = {0, 0};
+static double unknown_threshold = 0.75;
 
 static const struct config_enum_entry unknown_features_options[] = {
 	{"warning", NB_UNKNOWN_WARNING, false},
@@ -65,202 +94,380 @@ static const struct config_enum_entry unknown_features_options[] = {
 	{NULL, 0, false}
 };
 
-/* executor runs and finishes and utility statements under way */
-static int	nesting = 0;
-
-/* loaded inside a portal's run: report at commit only (see above) */
-static bool report_at_commit = false;
-
-static ExecutorRun_hook_type prev_ExecutorRun = NULL;
-static ExecutorFinish_hook_type prev_ExecutorFinish = NULL;
-static ExecutorEnd_hook_type prev_ExecutorEnd = NULL;
-static ProcessUtility_hook_type prev_ProcessUtility = NULL;
-
-static void
-forget_rows(void)
+/* A row's feature occurrences (as nb_coverage counts them). */
+typedef struct RowCounts
 {
-	nb_scored_rows.scored = 0;
-	nb_scored_rows.unknown = 0;
+	double		known;
+	double		unknown;		/* tokens, values and keys the model does not have */
+} RowCounts;
+
+/* A statement's report (see above). */
+typedef struct Report
+{
+	MemoryContextCallback cb;
+	MemoryContext cxt;
+	int64		rows;
+	RowCounts	sum;
+	/* the last row counted, to count a row scored twice once */
+	const FmgrInfo *last_site;
+	const NbPrepared *last_model;
+	Datum		last_features;
+	RowCounts	last;
+	/* a call site's first row, counted though it was the last row again */
+	const FmgrInfo *pending_site;
+	RowCounts	pending;
+	/* a model with a tokenizer given tokens made otherwise: its tokenizer as JSON */
+	char	   *tokenizer;
+	/*
+	 * The first model given jsonb rows: its keys, its rows, and per key the
+	 * rows that had an unknown key and lacked it.
+	 */
+	const NbPrepared *keys_model;
+	uint32		n_keys;
+	char	  **key_names;
+	int64	   *key_missing;
+	int64		keys_rows;
+	/* the first unknown jsonb keys met */
+	int			n_unknown_keys;
+	char	   *unknown_keys[NB_KEYS_SHOWN];
+} Report;
+
+static void report_statement(void *arg);
+
+/*
+ * The statement's report: found among the reset callbacks of its context
+ * (a list of a few, read as MemoryContextCallResetCallbacks reads it), or
+ * made there.
+ */
+static Report *
+statement_report(FunctionCallInfo fcinfo)
+{
+	MemoryContext cxt = ActivePortal != NULL ? ActivePortal->portalContext : fcinfo->flinfo->fn_mcxt;
+	Report	   *r;
+
+	for (MemoryContextCallback *cb = cxt->reset_cbs; cb != NULL; cb = cb->next)
+		if (cb->func == report_statement)
+			return cb->arg;
+	r = MemoryContextAllocZero(cxt, sizeof(Report));
+	r->cxt = cxt;
+	r->cb.func = report_statement;
+	r->cb.arg = r;
+	MemoryContextRegisterResetCallback(cxt, &r->cb);
+	return r;
 }
 
-void
-nb_unknown_row_error(const NbDoc *doc)
+static bool
+same_row(const Report *r, FunctionCallInfo fcinfo, int arg, const NbPrepared *pm, RowCounts c)
 {
-	ereport(ERROR,
-			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-			 errmsg("row has no feature the naive Bayes model knows"),
-			 doc->unknown > 0 ?
-			 errdetail("The model has learned none of its tokens, categorical values or keys.") :
-			 errdetail("The row has no features."),
-			 errhint("Make the features as for training (the same tokenizer, stemming and keys), "
-					 "or set nbc.unknown_features to \"warning\" to score such rows.")));
-}
-
-/* The end of a top-level statement: its rows, in one warning. */
-static void
-report_rows(void)
-{
-	NbScoredRows rows = nb_scored_rows;
-	char		share[32];
-
-	forget_rows();
-	if (rows.unknown == 0 || !IsTransactionState())
-		return;
-	snprintf(share, sizeof(share), "%.3g", 100.0 * (double) rows.unknown / (double) rows.scored);
-	ereport(WARNING,
-			(errmsg_plural("%lld of %lld row scored had no feature the model knows",
-						   "%lld of %lld rows scored had no feature the model knows",
-						   (unsigned long) rows.scored,
-						   (long long) rows.unknown, (long long) rows.scored),
-			 errdetail("That is %s%% of the rows scored: the model has learned none of their tokens, "
-					   "categorical values or keys.", share),
-			 errhint("Make the features as for training (the same tokenizer, stemming and keys); "
-					 "nb_coverage shows the share of each row's features that the model knows. "
-					 "Set nbc.unknown_features to \"ignore\" to score such rows silently.")));
-}
-
-#if PG_VERSION_NUM >= 180000
-static void
-unknown_ExecutorRun(QueryDesc *queryDesc, ScanDirection direction, uint64 count)
-#else
-static void
-unknown_ExecutorRun(QueryDesc *queryDesc, ScanDirection direction, uint64 count,
-					bool execute_once)
-#endif
-{
-	nesting++;
-	PG_TRY();
-	{
-#if PG_VERSION_NUM >= 180000
-		if (prev_ExecutorRun)
-			prev_ExecutorRun(queryDesc, direction, count);
-		else
-			standard_ExecutorRun(queryDesc, direction, count);
-#else
-		if (prev_ExecutorRun)
-			prev_ExecutorRun(queryDesc, direction, count, execute_once);
-		else
-			standard_ExecutorRun(queryDesc, direction, count, execute_once);
-#endif
-	}
-	PG_FINALLY();
-	{
-		nesting--;
-	}
-	PG_END_TRY();
-}
-
-static void
-unknown_ExecutorFinish(QueryDesc *queryDesc)
-{
-	nesting++;
-	PG_TRY();
-	{
-		if (prev_ExecutorFinish)
-			prev_ExecutorFinish(queryDesc);
-		else
-			standard_ExecutorFinish(queryDesc);
-	}
-	PG_FINALLY();
-	{
-		nesting--;
-	}
-	PG_END_TRY();
-}
-
-static void
-unknown_ExecutorEnd(QueryDesc *queryDesc)
-{
-	if (prev_ExecutorEnd)
-		prev_ExecutorEnd(queryDesc);
-	else
-		standard_ExecutorEnd(queryDesc);
-	if (nesting == 0 && !report_at_commit)
-		report_rows();
-}
-
-static void
-unknown_ProcessUtility(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
-					   ProcessUtilityContext context, ParamListInfo params,
-					   QueryEnvironment *queryEnv, DestReceiver *dest, QueryCompletion *qc)
-{
-	nesting++;
-	PG_TRY();
-	{
-		if (prev_ProcessUtility)
-			prev_ProcessUtility(pstmt, queryString, readOnlyTree, context, params, queryEnv,
-								dest, qc);
-		else
-			standard_ProcessUtility(pstmt, queryString, readOnlyTree, context, params, queryEnv,
-									dest, qc);
-	}
-	PG_FINALLY();
-	{
-		nesting--;
-	}
-	PG_END_TRY();
-	if (nesting == 0 && !report_at_commit)
-		report_rows();
+	return r->last_site != fcinfo->flinfo && r->last_model == pm &&
+		r->last_features == fcinfo->args[arg].value &&
+		r->last.known == c.known && r->last.unknown == c.unknown;
 }
 
 /*
- * At the top level: a commit reports what is left; an abort (the
- * statement failed) forgets it, as does the abort of a subtransaction
- * (ROLLBACK TO after a failed statement) unless the statements under way
- * are not known.
+ * A key copied for the report, or NULL for one it cannot name: not valid
+ * in the database encoding (a model's bytes reach scoring unvalidated when
+ * a value is corrupted on disk), or longer than the edit distance takes.
+ * Nothing the report says may fail when it says it.
  */
-static void
-unknown_xact_callback(XactEvent event, void *arg)
+static char *
+copy_key(MemoryContext cxt, const char *s, uint32 len)
 {
-	if (nesting > 0)
-		return;
-	switch (event)
+	char	   *copy;
+
+	if (len > NB_KEY_MAX || !pg_verifymbstr(s, (int) len, true) || memchr(s, '\0', len) != NULL)
+		return NULL;
+	copy = MemoryContextAlloc(cxt, (Size) len + 1);
+	memcpy(copy, s, len);
+	copy[len] = '\0';
+	return copy;
+}
+
+/* The keys of the first model given jsonb rows, copied: the report outlives the call site. */
+static void
+take_keys(Report *r, const NbPrepared *pm)
+{
+	uint32		F = pm->index.n_features;
+
+	r->keys_model = pm;
+	r->n_keys = F;
+	r->key_names = MemoryContextAlloc(r->cxt, sizeof(char *) * Max(F, 1));
+	r->key_missing = MemoryContextAllocZero(r->cxt, sizeof(int64) * Max(F, 1));
+	for (uint32 j = 0; j < F; j++)
 	{
-		case XACT_EVENT_PRE_COMMIT:
-		case XACT_EVENT_PARALLEL_PRE_COMMIT:
-		case XACT_EVENT_PRE_PREPARE:
-			report_at_commit = false;
-			report_rows();
-			break;
-		case XACT_EVENT_ABORT:
-		case XACT_EVENT_PARALLEL_ABORT:
-			report_at_commit = false;
-			forget_rows();
-			break;
-		default:
-			break;
+		uint32		len;
+		const char *s = nb_strmap_str(&pm->index.features, j, &len);
+
+		r->key_names[j] = copy_key(r->cxt, s, len);
 	}
 }
 
 static void
-unknown_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
-						 SubTransactionId parentSubid, void *arg)
+note_unknown_key(Report *r, const char *key, uint32 len)
 {
-	if (event == SUBXACT_EVENT_ABORT_SUB && nesting == 0 && !report_at_commit)
-		forget_rows();
+	char	   *copy;
+
+	for (int i = 0; i < r->n_unknown_keys; i++)
+		if (strlen(r->unknown_keys[i]) == len && memcmp(r->unknown_keys[i], key, len) == 0)
+			return;
+	if (r->n_unknown_keys < NB_KEYS_SHOWN && (copy = copy_key(r->cxt, key, len)) != NULL)
+		r->unknown_keys[r->n_unknown_keys++] = copy;
+}
+
+/*
+ * A jsonb row: counted for the first model given jsonb rows; a row with a
+ * key the model does not have is looked at closer (a misspelled key is
+ * unknown, and the key it stands for is missing): the keys of the model
+ * it lacks are counted, and its first unknown key noted.
+ */
+static void
+count_keys(Report *r, const NbPrepared *pm)
+{
+	if (r->keys_model == NULL)
+		take_keys(r, pm);
+	if (r->keys_model == pm)
+		r->keys_rows++;
+	if (pm->unknown_key == NULL)
+		return;
+	note_unknown_key(r, pm->unknown_key, pm->unknown_key_len);
+	if (r->keys_model == pm)
+		for (uint32 j = 0; j < r->n_keys; j++)
+			if (pm->index.feature_type[j] != NB_FEATURE_BAG && !pm->doc.present[j])
+				r->key_missing[j]++;
+}
+
+/* A model that tokenizes text given tokens made otherwise: keep its tokenizer to name it. */
+static void
+note_tokenizer(Report *r, const NbPrepared *pm, NbFeatureInput input)
+{
+	Jsonb	   *jb;
+
+	if (r->tokenizer != NULL || !pm->has_tokenizer ||
+		(input != NB_INPUT_ARRAY && input != NB_INPUT_TSVECTOR))
+		return;
+	jb = nb_tokenizer_to_jsonb(&pm->tokenizer);
+	r->tokenizer = MemoryContextStrdup(r->cxt, JsonbToCString(NULL, &jb->root, VARSIZE(jb)));
+}
+
+/* A share as a percentage with one decimal, never rounded up to the threshold. */
+static void
+format_share(double share, char *buf, size_t size)
+{
+	snprintf(buf, size, "%.1f%%", floor(share * 1000) / 10);
+}
+
+/* A count with thousands separators, as the report shows it. */
+static void
+format_count(double x, char *buf, size_t size)
+{
+	char		digits[64];
+	int			n = snprintf(digits, sizeof(digits), "%.0f", x);
+	int			o = 0;
+
+	for (int i = 0; i < n && o < (int) size - 2; i++)
+	{
+		if (i > 0 && (n - i) % 3 == 0)
+			buf[o++] = ',';
+		buf[o++] = digits[i];
+	}
+	buf[o] = '\0';
+}
+
+static void
+refuse_row(const NbPrepared *pm, NbFeatureInput input, RowCounts c)
+{
+	char		share[32];
+	char		limit[32];
+	double		all = c.known + c.unknown;
+
+	format_share(c.known / all, share, sizeof(share));
+	format_share(unknown_threshold, limit, sizeof(limit));
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("naive Bayes model knows %s of the row's %.15g feature occurrences", share, all),
+			 errdetail("nbc.unknown_features is \"error\" and nbc.unknown_features_threshold is %s.", limit),
+			 pm->has_tokenizer && (input == NB_INPUT_ARRAY || input == NB_INPUT_TSVECTOR) ?
+			 errhint("The model tokenizes text itself: pass the text, not tokens made otherwise.") :
+			 errhint("Make the features as for training (the same tokenizer, stemming and keys), "
+					 "or set nbc.unknown_features to \"warning\".")));
+}
+
+/*
+ * Whether the row is the last one counted, scored again by another call
+ * site (two functions on one row).  A call site's first row cannot tell
+ * (the last site may be gone: a PL/pgSQL loop's PERFORM is a new call
+ * site each time, and its features may lie where the last ones did): it
+ * is counted and kept pending, and taken back when the same site's next
+ * row proves it a twin.
+ */
+static bool
+twin_row(Report *r, FunctionCallInfo fcinfo, int arg, const NbPrepared *pm, RowCounts c)
+{
+	NbSiteRows *site = nb_prepared_site_rows(fcinfo);
+	bool		again = same_row(r, fcinfo, arg, pm, c);
+
+	if (site->report != r)
+	{
+		site->report = r;
+		site->rows = 0;
+	}
+	if (again && site->rows > 0)
+	{
+		if (r->pending_site == fcinfo->flinfo)
+		{
+			r->rows--;
+			r->sum.known -= r->pending.known;
+			r->sum.unknown -= r->pending.unknown;
+			r->pending_site = NULL;
+		}
+		return true;
+	}
+	site->rows++;
+	if (again)
+	{
+		r->pending_site = fcinfo->flinfo;
+		r->pending = c;
+	}
+	return false;
+}
+
+void
+nb_count_row(FunctionCallInfo fcinfo, int arg, NbFeatureInput input, NbPrepared *pm)
+{
+	RowCounts	c = {nb_doc_known(&pm->doc, &pm->index), pm->doc.unknown};
+	Report	   *r;
+
+	if (nb_unknown_features == NB_UNKNOWN_ERROR && c.known < unknown_threshold * (c.known + c.unknown))
+		refuse_row(pm, input, c);
+	r = statement_report(fcinfo);
+	if (twin_row(r, fcinfo, arg, pm, c))
+		return;
+	r->rows++;
+	r->sum.known += c.known;
+	r->sum.unknown += c.unknown;
+	r->last_site = fcinfo->flinfo;
+	r->last_model = pm;
+	r->last_features = fcinfo->args[arg].value;
+	r->last = c;
+	if (input == NB_INPUT_JSONB)
+		count_keys(r, pm);
+	if (c.unknown > 0)
+		note_tokenizer(r, pm, input);
+}
+
+/*
+ * Whether an unknown key looks like a misspelling of the model's key: the
+ * same but for case, or within one edit (two for keys of 8 bytes or more;
+ * none for keys under 4, where one edit makes another word).
+ */
+static bool
+looks_like(const char *given, const char *key)
+{
+	int			len = (int) strlen(key);
+	int			edits = len >= 8 ? 2 : len >= 4 ? 1 : 0;
+	char	   *a = asc_tolower(given, strlen(given));
+	char	   *b = asc_tolower(key, len);
+
+	return varstr_levenshtein_less_equal(a, (int) strlen(a), b, len, 1, 1, 1, edits, true) <= edits;
+}
+
+/*
+ * The unknown keys that look like keys of the model missing from every
+ * jsonb row (every such row had an unknown key), as a list; NULL if none.
+ */
+static char *
+misspelled_keys(const Report *r)
+{
+	StringInfoData s;
+
+	if (r->keys_rows == 0 || r->n_unknown_keys == 0)
+		return NULL;
+	initStringInfo(&s);
+	for (uint32 j = 0; j < r->n_keys; j++)
+	{
+		if (r->key_missing[j] < r->keys_rows || r->key_names[j] == NULL)
+			continue;
+		for (int i = 0; i < r->n_unknown_keys; i++)
+			if (looks_like(r->unknown_keys[i], r->key_names[j]))
+				appendStringInfo(&s, "%s\"%s\" for \"%s\"", s.len > 0 ? ", " : "",
+								 r->unknown_keys[i], r->key_names[j]);
+	}
+	return s.len > 0 ? s.data : NULL;
+}
+
+/* The statement's warning; misspelled lists the keys that look misspelled, or is NULL. */
+static void
+warn(const Report *r, const char *misspelled)
+{
+	char		share[32];
+	char		limit[32];
+	char		occurrences[64];
+	char		rows[64];
+	double		all = r->sum.known + r->sum.unknown;
+
+	format_share(all > 0 ? r->sum.known / all : 0, share, sizeof(share));
+	format_share(unknown_threshold, limit, sizeof(limit));
+	format_count(all, occurrences, sizeof(occurrences));
+	format_count((double) r->rows, rows, sizeof(rows));
+	ereport(WARNING,
+			(errcode(ERRCODE_WARNING),
+			 errmsg_plural("naive Bayes model knew %s of the %s feature occurrences in %s row scored",
+						   "naive Bayes model knew %s of the %s feature occurrences in %s rows scored",
+						   (unsigned long) r->rows, share, occurrences, rows),
+			 misspelled != NULL ?
+			 errdetail("Every row lacked keys the model has and had keys it does not have: %s.", misspelled) :
+			 errdetail("That is below nbc.unknown_features_threshold (%s): the predictions rest on a part of the features.",
+					   limit),
+			 r->tokenizer != NULL ?
+			 errhint("The model tokenizes text itself, with the tokenizer %s; tokens made otherwise "
+					 "(a tsvector's stems, a text[]) are not its tokens: pass the text.", r->tokenizer) :
+			 misspelled != NULL ?
+			 errhint("Spell the keys as in training: jsonb keys are case-sensitive, and nb_info lists the model's features.") :
+			 errhint("Make the features as for training (the same tokenizer, stemming and keys); "
+					 "nb_coverage shows the share of each row's features that the model knows. "
+					 "Set nbc.unknown_features to \"ignore\" to silence this warning.")));
+}
+
+/*
+ * Reset callback of the statement's context: it is over.  Outside a
+ * transaction in progress (it failed, or aborts) nothing is said.
+ */
+static void
+report_statement(void *arg)
+{
+	Report	   *r = arg;
+	double		all = r->sum.known + r->sum.unknown;
+	MemoryContext old;
+	char	   *misspelled;
+
+	if (!IsTransactionState() || r->rows == 0)
+		return;
+	/* what the report makes goes with the context, which is valid until its callbacks return */
+	old = MemoryContextSwitchTo(r->cxt);
+	misspelled = misspelled_keys(r);
+	if (misspelled != NULL ||
+		(all >= NB_MIN_OCCURRENCES && r->sum.known < unknown_threshold * all))
+		warn(r, misspelled);
+	MemoryContextSwitchTo(old);
 }
 
 void
 nb_unknown_init(void)
 {
 	DefineCustomEnumVariable("nbc.unknown_features",
-							 "What to do with rows scored that have no feature the model knows.",
-							 "warning: one warning with their count when the statement ends; "
-							 "error: refuse the first; ignore: score them as they are.",
+							 "What to do when the model knows too few of the features scored.",
+							 "warning: one warning when the statement ends if the share of its feature "
+							 "occurrences the model knows is below nbc.unknown_features_threshold; "
+							 "error: refuse a row whose own share is below it; ignore: count nothing.",
 							 &nb_unknown_features,
 							 NB_UNKNOWN_WARNING, unknown_features_options,
 							 PGC_USERSET, 0,
 							 NULL, NULL, NULL);
-
-	prev_ExecutorRun = ExecutorRun_hook;
-	ExecutorRun_hook = unknown_ExecutorRun;
-	prev_ExecutorFinish = ExecutorFinish_hook;
-	ExecutorFinish_hook = unknown_ExecutorFinish;
-	prev_ExecutorEnd = ExecutorEnd_hook;
-	ExecutorEnd_hook = unknown_ExecutorEnd;
-	prev_ProcessUtility = ProcessUtility_hook;
-	ProcessUtility_hook = unknown_ProcessUtility;
-	RegisterXactCallback(unknown_xact_callback, NULL);
-	RegisterSubXactCallback(unknown_subxact_callback, NULL);
-	report_at_commit = ActivePortal != NULL;
+	DefineCustomRealVariable("nbc.unknown_features_threshold",
+							 "Share of the feature occurrences scored that the model must know, 0 to 1.",
+							 "Below it, nbc.unknown_features warns (or refuses the row).",
+							 &unknown_threshold,
+							 0.75, 0.0, 1.0,
+							 PGC_USERSET, 0,
+							 NULL, NULL, NULL);
 }

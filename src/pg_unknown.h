@@ -1,64 +1,50 @@
 /*
- * pg_unknown.h — rows scored that have no feature the model knows: counted
- * as they are scored, reported once per statement (nbc.unknown_features).
+ * pg_unknown.h — the share of a statement's feature occurrences that the
+ * model knows (its coverage), counted as rows are scored and reported once
+ * per statement when it is below nbc.unknown_features_threshold
+ * (nbc.unknown_features).
  *
- * Such a row (features made with another tokenizer, stemmed when the model
- * was not, jsonb with other keys) gets a prediction that nothing in it
- * informs.  Every scoring path calls nb_count_scored_row once per row, once
- * the row's document is filled; pg_unknown.c says when the counts are
- * reported.
+ * Features made with another tokenizer, stemmed when the model was not,
+ * jsonb with misspelled keys: the model knows few of them, and the
+ * predictions rest on what is left.  Every scoring path calls
+ * nb_count_scored_row once per row, once the row's document is filled;
+ * pg_unknown.c says where the counts live and when they are reported.
  */
 #ifndef PG_UNKNOWN_H
 #define PG_UNKNOWN_H
 
 #include "postgres.h"
 
-#include "nb_doc.h"
-#include "nb_index.h"
+#include "fmgr.h"
+
+#include "pg_predict.h"
+#include "pg_prepared.h"
 
 /* The values of nbc.unknown_features. */
 typedef enum NbUnknownFeatures
 {
 	NB_UNKNOWN_WARNING,			/* one WARNING at the end of the statement */
-	NB_UNKNOWN_ERROR,			/* ERROR at the first such row */
+	NB_UNKNOWN_ERROR,			/* ERROR at the first row below the threshold */
 	NB_UNKNOWN_IGNORE			/* not counted */
 } NbUnknownFeatures;
 
 extern int	nb_unknown_features;
 
-/* The rows counted and not reported yet. */
-typedef struct NbScoredRows
-{
-	int64		scored;
-	int64		unknown;		/* of which the model knew no feature */
-} NbScoredRows;
-
-extern NbScoredRows nb_scored_rows;
-
-/* ERROR (22023): the row of this document has no feature the model knows. */
-void		nb_unknown_row_error(const NbDoc *doc);
+/* Count the scored row of pm's document, features argument arg of input's type. */
+void		nb_count_row(FunctionCallInfo fcinfo, int arg, NbFeatureInput input, NbPrepared *pm);
 
 /*
- * Count a row scored with this document (filled by nb_row_doc): a test of
- * the setting, an increment, and for a row with a known token a test of
- * its token count; under "error" a row the model knows nothing of is an
- * error.
+ * Count a row scored with pm's document (filled by nb_row_doc): under
+ * "ignore" a test of the setting, nothing more.
  */
 static inline void
-nb_count_scored_row(const NbDoc *doc, const NbIndex *index)
+nb_count_scored_row(FunctionCallInfo fcinfo, int arg, NbFeatureInput input, NbPrepared *pm)
 {
-	if (nb_unknown_features == NB_UNKNOWN_IGNORE)
-		return;
-	nb_scored_rows.scored++;
-	if (unlikely(doc->n_tokens == 0) && nb_doc_knows_nothing(doc, index))
-	{
-		nb_scored_rows.unknown++;
-		if (nb_unknown_features == NB_UNKNOWN_ERROR)
-			nb_unknown_row_error(doc);
-	}
+	if (nb_unknown_features != NB_UNKNOWN_IGNORE)
+		nb_count_row(fcinfo, arg, input, pm);
 }
 
-/* Define nbc.unknown_features and install the hooks that report (at load). */
+/* Define nbc.unknown_features and nbc.unknown_features_threshold (at load). */
 void		nb_unknown_init(void);
 
 #endif
