@@ -38,6 +38,19 @@
 #include "pg_prepared.h"
 #include "pg_unknown.h"
 
+/*
+ * The most bytes of log posteriors the scoring pass keeps, and so the
+ * largest result of nbc_calibration_scores: the fit holds them about four
+ * times over (the array, its copy in the fits' order, the probabilities
+ * and the sigmoids), so that nb_calibrate stays near 1 GB at most.
+ * nb_calibrate checks its rows against the same limit before it scores
+ * any (NB_CALIBRATION_MAX_BYTES in the SQL).
+ */
+#define NB_CALIBRATION_MAX_BYTES ((Size) 256 * 1024 * 1024)
+
+/* Rows of 1 + C doubles the first allocation takes: about a megabyte, at least one. */
+#define NB_CALIBRATION_FIRST_BYTES ((Size) 1024 * 1024)
+
 typedef struct ScoresState
 {
 	MemoryContext cxt;			/* holds the state and everything in it */
@@ -48,6 +61,7 @@ typedef struct ScoresState
 	double	   *rows;			/* n rows of 1 + C */
 	Size		n;
 	Size		cap;
+	Size		max_rows;		/* the most rows within NB_CALIBRATION_MAX_BYTES */
 } ScoresState;
 
 static const char *
@@ -87,8 +101,9 @@ scores_state(MemoryContext aggctx, ArrayType *classes)
 					 errmsg("nbc_calibration_scores classes must be distinct")));
 	}
 	st->C = (uint32) count;
-	st->cap = 1024;
-	st->rows = palloc_extended(sizeof(double) * st->cap * (st->C + 1), MCXT_ALLOC_HUGE);
+	st->max_rows = NB_CALIBRATION_MAX_BYTES / (sizeof(double) * ((Size) st->C + 1));
+	st->cap = Max(1, Min(st->max_rows, NB_CALIBRATION_FIRST_BYTES / (sizeof(double) * ((Size) st->C + 1))));
+	st->rows = NULL;
 	MemoryContextSwitchTo(old);
 	return st;
 }
@@ -122,6 +137,38 @@ map_model(ScoresState *st, const NbPrepared *pm)
 		st->model_class[c] = class_position(st, s, len);
 	}
 	st->pm = pm;
+}
+
+/*
+ * Room for one more row, refused (54000) before any memory is taken when
+ * the rows would pass NB_CALIBRATION_MAX_BYTES.  The room doubles up to
+ * that limit; the rows are written in order, so only those made are
+ * resident.
+ */
+static double *
+next_row(ScoresState *st)
+{
+	Size		row_bytes = sizeof(double) * ((Size) st->C + 1);
+
+	if (st->n >= st->max_rows)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("too many rows to calibrate"),
+				 errdetail("The log posteriors of %zu rows of %u classes would take %zu bytes, more than the limit of %zu.",
+						   st->n + 1, st->C, (st->n + 1) * row_bytes, NB_CALIBRATION_MAX_BYTES)));
+	if (st->rows == NULL)
+	{
+		MemoryContext old = MemoryContextSwitchTo(st->cxt);
+
+		st->rows = nb_alloc(st->cap * row_bytes);
+		MemoryContextSwitchTo(old);
+	}
+	else if (st->n == st->cap)
+	{
+		st->cap = Min(2 * st->cap, st->max_rows);
+		st->rows = nb_realloc(st->rows, st->cap * row_bytes);
+	}
+	return &st->rows[st->n * (st->C + 1)];
 }
 
 static Datum
@@ -163,19 +210,7 @@ scores_transfn(FunctionCallInfo fcinfo, NbFeatureInput kind)
 	nb_count_scored_row(&pm->doc, &pm->index);
 	(void) nb_score_doc(pm, scorer);
 
-	if (st->n == st->cap)
-	{
-		/* the result is one array: no more than a value holds */
-		if ((uint64) st->n * (st->C + 1) * sizeof(double) > MaxAllocSize)
-			ereport(ERROR,
-					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-					 errmsg("too many rows to calibrate"),
-					 errdetail("The log posteriors of %zu rows of %u classes take more than %zu bytes.",
-							   st->n, st->C, (size_t) MaxAllocSize)));
-		st->cap *= 2;
-		st->rows = nb_realloc(st->rows, sizeof(double) * st->cap * (st->C + 1));
-	}
-	row = &st->rows[st->n * (st->C + 1)];
+	row = next_row(st);
 	row[0] = class_position(st, actual, len);
 	for (uint32 k = 1; k <= st->C; k++)
 		row[k] = -INFINITY;
@@ -236,13 +271,8 @@ nbc_calibration_scores_final(PG_FUNCTION_ARGS)
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
 	st = (ScoresState *) PG_GETARG_POINTER(0);
+	/* (at most NB_CALIBRATION_MAX_BYTES: next_row refused more) */
 	bytes = sizeof(double) * st->n * (st->C + 1);
-	if (bytes + ARR_OVERHEAD_NONULLS(2) > MaxAllocSize)
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("too many rows to calibrate"),
-				 errdetail("The log posteriors of %zu rows of %u classes take more than %zu bytes.",
-						   st->n, st->C, (size_t) MaxAllocSize)));
 	dims[0] = (int) st->n;
 	dims[1] = (int) st->C + 1;
 	result = nb_alloc(ARR_OVERHEAD_NONULLS(2) + bytes);
