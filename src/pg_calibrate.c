@@ -48,8 +48,12 @@
  */
 #define NB_CALIBRATION_MAX_BYTES ((Size) 256 * 1024 * 1024)
 
-/* Rows of 1 + C doubles the first allocation takes: about a megabyte, at least one. */
-#define NB_CALIBRATION_FIRST_BYTES ((Size) 1024 * 1024)
+/*
+ * The rows are kept in blocks of about this many bytes (at least a row),
+ * allocated as rows come and never moved: growing one array by
+ * reallocation left the memory of its earlier sizes resident too.
+ */
+#define NB_CALIBRATION_BLOCK_BYTES ((Size) 4 * 1024 * 1024)
 
 typedef struct ScoresState
 {
@@ -58,9 +62,9 @@ typedef struct ScoresState
 	uint32		C;
 	const NbPrepared *pm;		/* the model model_class maps */
 	uint32	   *model_class;	/* its classes' positions */
-	double	   *rows;			/* n rows of 1 + C */
+	double	  **blocks;			/* the n rows of 1 + C, block_rows to a block */
+	Size		block_rows;
 	Size		n;
-	Size		cap;
 	Size		max_rows;		/* the most rows within NB_CALIBRATION_MAX_BYTES */
 } ScoresState;
 
@@ -102,8 +106,8 @@ scores_state(MemoryContext aggctx, ArrayType *classes)
 	}
 	st->C = (uint32) count;
 	st->max_rows = NB_CALIBRATION_MAX_BYTES / (sizeof(double) * ((Size) st->C + 1));
-	st->cap = Max(1, Min(st->max_rows, NB_CALIBRATION_FIRST_BYTES / (sizeof(double) * ((Size) st->C + 1))));
-	st->rows = NULL;
+	st->block_rows = Max(1, NB_CALIBRATION_BLOCK_BYTES / (sizeof(double) * ((Size) st->C + 1)));
+	st->blocks = palloc0(sizeof(double *) * (st->max_rows / st->block_rows + 1));
 	MemoryContextSwitchTo(old);
 	return st;
 }
@@ -141,14 +145,15 @@ map_model(ScoresState *st, const NbPrepared *pm)
 
 /*
  * Room for one more row, refused (54000) before any memory is taken when
- * the rows would pass NB_CALIBRATION_MAX_BYTES.  The room doubles up to
- * that limit; the rows are written in order, so only those made are
- * resident.
+ * the rows would pass NB_CALIBRATION_MAX_BYTES: a new block when the last
+ * one is full.
  */
 static double *
 next_row(ScoresState *st)
 {
 	Size		row_bytes = sizeof(double) * ((Size) st->C + 1);
+	Size		block = st->n / st->block_rows;
+	Size		in_block = st->n % st->block_rows;
 
 	if (st->n >= st->max_rows)
 		ereport(ERROR,
@@ -156,19 +161,14 @@ next_row(ScoresState *st)
 				 errmsg("too many rows to calibrate"),
 				 errdetail("The log posteriors of %zu rows of %u classes would take %zu bytes, more than the limit of %zu.",
 						   st->n + 1, st->C, (st->n + 1) * row_bytes, NB_CALIBRATION_MAX_BYTES)));
-	if (st->rows == NULL)
+	if (in_block == 0)
 	{
 		MemoryContext old = MemoryContextSwitchTo(st->cxt);
 
-		st->rows = nb_alloc(st->cap * row_bytes);
+		st->blocks[block] = nb_alloc(st->block_rows * row_bytes);
 		MemoryContextSwitchTo(old);
 	}
-	else if (st->n == st->cap)
-	{
-		st->cap = Min(2 * st->cap, st->max_rows);
-		st->rows = nb_realloc(st->rows, st->cap * row_bytes);
-	}
-	return &st->rows[st->n * (st->C + 1)];
+	return &st->blocks[block][in_block * (st->C + 1)];
 }
 
 static Datum
@@ -282,7 +282,14 @@ nbc_calibration_scores_final(PG_FUNCTION_ARGS)
 	result->elemtype = FLOAT8OID;
 	memcpy(ARR_DIMS(result), dims, sizeof(dims));
 	memcpy(ARR_LBOUND(result), lbs, sizeof(lbs));
-	memcpy(ARR_DATA_PTR(result), st->rows, bytes);
+	for (Size done = 0; done < st->n; done += st->block_rows)
+	{
+		Size		rows = Min(st->block_rows, st->n - done);
+
+		memcpy((double *) ARR_DATA_PTR(result) + done * (st->C + 1), st->blocks[done / st->block_rows],
+			   sizeof(double) * rows * (st->C + 1));
+		CHECK_FOR_INTERRUPTS();
+	}
 	PG_RETURN_ARRAYTYPE_P(result);
 }
 
