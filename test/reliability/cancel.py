@@ -236,6 +236,12 @@ BASELINES = {
     "nb_metrics_state text input":
         ("PostgreSQL alone: the same text detoasted", lambda copy_file:
          "SELECT octet_length(t || '') FROM statetext"),
+    # nb_calibrate numbers the rows by label and contents (nb_cross_validate's
+    # folds): PostgreSQL's sort of them has no check for a cancel in its qsort
+    "nb_calibrate over a million classes":
+        ("PostgreSQL alone: the rows numbered for folds", lambda copy_file:
+         "SELECT count(*) FROM (SELECT row_number() OVER (ORDER BY label COLLATE \"C\", "
+         "hash_array_extended(tokens::text[] COLLATE \"C\", 0)) FROM manyrows) s"),
 }
 
 
