@@ -182,6 +182,11 @@ CREATE TABLE cal_one AS SELECT * FROM cal_docs WHERE label = 'ham';
 SELECT * FROM nb_calibrate('cal_one', 'label', 'tokens');
 CREATE TABLE cal_none AS SELECT * FROM cal_docs WHERE false;
 SELECT * FROM nb_calibrate('cal_none', 'label', 'tokens');
+-- rows whose log posteriors would take more than 256 MB (5,800 rows of as
+-- many classes: 5,800 x 5,801 x 8 bytes): refused after training, before
+-- any row is scored
+CREATE TABLE cal_wide AS SELECT 'c' || i AS label, ARRAY['t' || (i % 10)] AS tokens FROM generate_series(1, 5800) i;
+SELECT * FROM nb_calibrate('cal_wide', 'label', 'tokens');
 UPDATE cal_small SET fold = 0;
 SELECT * FROM nb_calibrate('cal_small', 'label', 'tokens', fold_column => 'fold');
 -- rows every out-of-fold model gets right: no temperature minimizes the log loss
@@ -209,4 +214,4 @@ SELECT nbc_calibration_scores(m, tokens, label, NULL, ARRAY['ham', 'spam']) FROM
 SELECT round((nbc_calibration_fit('temperature', '{{0, -0.5, -1.5}, {1, -0.25, -1}}', ARRAY['a', 'b'], NULL)
               -> 'options' ->> 'temperature')::numeric, 10) AS t;
 
-DROP TABLE cal_docs, cal_model, cal_two, cal_kept, cal_calibrated, cal_text, cal_small, cal_one, cal_none, cal_easy;
+DROP TABLE cal_docs, cal_model, cal_two, cal_kept, cal_calibrated, cal_text, cal_small, cal_one, cal_none, cal_wide, cal_easy;

@@ -328,6 +328,18 @@ copy_run(const NbMerger *m, NbCursor *cur, uint32_t i, uint64_t r, NbRunOut *o)
 	nb_copy_run(&m->in[i], m->class_map + m->class_base[i], m->p.C, &cur[i], r, o);
 }
 
+/* Classes sorted by insertion at most: beyond, in n log n (insertion's n^2 took seconds). */
+#define INSERTION_SORT_MAX 64
+
+static int
+cmp_class(const void *a, const void *b)
+{
+	uint32_t	x = *(const uint32_t *) a;
+	uint32_t	y = *(const uint32_t *) b;
+
+	return (x > y) - (x < y);
+}
+
 static void
 insertion_sort(uint32_t *a, uint32_t n)
 {
@@ -374,15 +386,18 @@ sum_item(NbMerger *m, NbCursor *cur, const uint32_t *srcs, uint32_t k, NbRunOut 
 			m->acc_docs[c] += nb_view_entry_docs(v, e + y);
 		}
 	}
-	/* classes in order: sort the few, or pick them out of all classes */
-	if (ntouched < m->p.C / 16)
+	/* classes in order: sort the few, or pick them out of all classes (8 a unit of work) */
+	if (ntouched <= INSERTION_SORT_MAX)
 		insertion_sort(m->touched, ntouched);
+	else if (ntouched < m->p.C / 16)
+		nb_sort(m->touched, ntouched, sizeof(uint32_t), cmp_class);
 	else
 	{
 		ntouched = 0;
 		for (uint32_t c = 0; c < m->p.C; c++)
 			if (m->stamp[c] == m->stamp_now)
 				m->touched[ntouched++] = c;
+		nb_interrupt_count(&o->work, m->p.C / 8);
 	}
 	nb_write_u32(o->token_len, o->k, len);
 	nb_write_u32(o->token_entries, o->k, ntouched);

@@ -51,6 +51,7 @@ nb_trainer_create(void)
 	t->size_limit = UINT64_MAX;
 	nb_vocab_init(&t->tokens);
 	t->item_cap = 64;
+	t->spread_min_bytes = NB_SPREAD_MIN_BYTES;
 	t->item_doc = nb_alloc(sizeof(uint32_t) * t->item_cap);
 	init_pairs(t, 256);
 	init_lengths(t, 64);
@@ -67,10 +68,9 @@ nb_trainer_destroy(NbTrainer *t)
 			nb_free(t->inline_counts[c]);
 	nb_free(t->item_doc);
 	if (t->spread != NULL)
-	{
 		nb_free(t->spread);
+	if (t->spread_active != NULL)
 		nb_free(t->spread_active);
-	}
 	nb_free(t->class_docs);
 	for (uint32_t j = 0; j < t->features.count; j++)
 		nb_free(t->feature[j].stats);
@@ -220,17 +220,38 @@ reserve_pairs(NbTrainer *t, uint64_t n)
 		grow_pairs(t, slots);
 }
 
+static void spread_to_tables(NbTrainer *t);
+
+/*
+ * Whether the dense counts of items_cap items stay within the trainer's
+ * spread_min_bytes, or within twice its entries (NB_SPREAD_MIN_BYTES).
+ */
+static bool
+spread_fits(const NbTrainer *t, uint64_t items_cap)
+{
+	uint64_t	cells = 2 * t->n_entries;
+	uint64_t	limit = t->spread_min_bytes / sizeof(NbItemCounts);
+
+	if (cells > limit)
+		limit = cells;
+	return t->spread_classes == 0 || items_cap <= limit / t->spread_classes;
+}
+
 /*
  * A new item (known to be absent from the map), with zero counts.  The
- * caller has made sure the index exists (nb_vocab_index).
+ * caller has made sure the index exists (nb_vocab_index).  Room for it
+ * first: the dense counts move to the tables if theirs would grow too
+ * large.
  */
 static uint32_t
 new_item(NbTrainer *t, const char *str, uint32_t len, uint64_t hash)
 {
-	uint32_t	k = nb_vocab_add(&t->tokens, str, len, hash);
+	uint32_t	k;
 
-	if (k == t->item_cap)
+	if (t->tokens.count == t->item_cap)
 	{
+		if (t->spread != NULL && !spread_fits(t, 2 * (uint64_t) t->item_cap))
+			spread_to_tables(t);
 		/* a large block: reallocating it remaps its pages, it does not copy them */
 		t->item_cap *= 2;
 		for (uint32_t c = 0; c < NB_INLINE_CLASSES; c++)
@@ -241,6 +262,7 @@ new_item(NbTrainer *t, const char *str, uint32_t len, uint64_t hash)
 		if (t->spread != NULL)
 			t->spread = nb_realloc(t->spread, sizeof(NbItemCounts) * t->spread_classes * t->item_cap);
 	}
+	k = nb_vocab_add(&t->tokens, str, len, hash);
 	for (uint32_t c = 0; c < NB_INLINE_CLASSES; c++)
 		if (t->inline_counts[c] != NULL)
 			memset(&t->inline_counts[c][k], 0, sizeof(NbItemCounts));
@@ -270,16 +292,25 @@ next_doc(NbTrainer *t)
 	}
 }
 
-void
-nb_trainer_begin_doc(NbTrainer *t, const char *label, uint32_t len, double weight)
+/* A new document of class cls, which exists, with weight weight. */
+static void
+begin_class_doc(NbTrainer *t, uint32_t cls, double weight)
 {
 	end_doc(t);
-	t->doc_class = intern_class(t, label, len);
+	t->doc_class = cls;
 	t->class_docs[t->doc_class] += weight;
 	if (!isfinite(t->class_docs[t->doc_class]))
 		t->overflow = true;
 	t->doc_weight = weight;
 	next_doc(t);
+}
+
+void
+nb_trainer_begin_doc(NbTrainer *t, const char *label, uint32_t len, double weight)
+{
+	uint32_t	cls = intern_class(t, label, len);
+
+	begin_class_doc(t, cls, weight);
 }
 
 uint32_t
@@ -674,12 +705,38 @@ nb_trainer_add_text(NbTrainer *t, const NbTokenRef *tokens, uint32_t n)
 bool
 nb_trainer_spread_init(NbTrainer *t, uint32_t n_classes)
 {
-	if (t->n_entries > 0 || t->spread != NULL)
+	if (t->n_entries > 0 || t->spread_active != NULL)
 		return false;
 	t->spread_classes = n_classes;
-	t->spread = nb_alloc_zero(sizeof(NbItemCounts) * n_classes * t->item_cap);
 	t->spread_active = nb_alloc(sizeof(uint32_t) * (n_classes ? n_classes : 1));
+	if (spread_fits(t, t->item_cap))
+		t->spread = nb_alloc_zero(sizeof(NbItemCounts) * n_classes * t->item_cap);
 	return true;
+}
+
+/* Whether any of the n weights is positive. */
+static bool
+any_positive(const double *w, uint32_t n)
+{
+	for (uint32_t c = 0; c < n; c++)
+		if (w[c] > 0)
+			return true;
+	return false;
+}
+
+/* The document added to each spread class of a positive weight in turn, counted in the tables. */
+static void
+add_spread_by_class(NbTrainer *t, uint32_t feature, const NbTokenRef *tokens, uint32_t n,
+					const double *w)
+{
+	for (uint32_t c = 0; c < t->spread_classes; c++)
+	{
+		nb_interrupt_at(c);
+		if (!(w[c] > 0))
+			continue;
+		begin_class_doc(t, c, w[c]);
+		add_tokens(t, feature, tokens, n);
+	}
 }
 
 bool
@@ -695,8 +752,19 @@ nb_trainer_add_text_spread(NbTrainer *t, const NbTokenRef *tokens, uint32_t n, c
 	double		length = 0;
 	uint64_t	work = 0;
 
-	if (j < 0 || t->spread == NULL)
+	if (j < 0 || t->spread_active == NULL)
 		return false;
+	/*
+	 * The items first: a new one may move the dense counts to the tables.
+	 * A row of no positive weight adds nothing, not even its tokens as items.
+	 */
+	if (n > 0 && any_positive(w, n_classes))
+		resolve_items(t, tokens, n);
+	if (t->spread == NULL)
+	{
+		add_spread_by_class(t, (uint32_t) j, tokens, n, w);
+		return true;
+	}
 	f = &t->feature[j];
 	end_doc(t);
 	next_doc(t);
@@ -726,7 +794,6 @@ nb_trainer_add_text_spread(NbTrainer *t, const NbTokenRef *tokens, uint32_t n, c
 	/* a row of no positive weight adds nothing: not even its tokens as items */
 	if (n == 0 || n_active == 0)
 		return true;
-	resolve_items(t, tokens, n);
 	for (uint32_t i = 0; i < n; i++)
 	{
 		uint32_t	id = t->scratch_id[i];
@@ -754,10 +821,10 @@ nb_trainer_add_text_spread(NbTrainer *t, const NbTokenRef *tokens, uint32_t n, c
 
 /*
  * Move the dense counts of the spread classes to the tables of the others
- * (inline and pairs), where merging adds: rows added later go there too.
+ * (inline and pairs): rows added later go there too.
  */
 static void
-fold_spread(NbTrainer *t)
+spread_to_tables(NbTrainer *t)
 {
 	uint32_t	S = t->spread_classes;
 	uint32_t	V = t->tokens.count;
@@ -800,8 +867,16 @@ fold_spread(NbTrainer *t)
 		}
 	}
 	nb_free(t->spread);
-	nb_free(t->spread_active);
 	t->spread = NULL;
+}
+
+/* Before a merge, which adds in the tables: no more spread rows after it. */
+static void
+fold_spread(NbTrainer *t)
+{
+	spread_to_tables(t);
+	if (t->spread_active != NULL)
+		nb_free(t->spread_active);
 	t->spread_active = NULL;
 	t->spread_classes = 0;
 }

@@ -96,6 +96,7 @@ typedef struct NbTrainer
 	NbItemCounts *spread;
 	uint32_t	spread_classes;
 	uint32_t   *spread_active;	/* scratch: the classes a document goes to */
+	uint64_t	spread_min_bytes;	/* NB_SPREAD_MIN_BYTES, see there */
 	uint32_t   *item_doc;		/* per item, the document that last counted it */
 	uint32_t	item_cap;		/* items the two arrays have room for */
 	uint64_t	prefix_bytes;	/* NB_ITEM_PREFIX times the prefixed items */
@@ -172,12 +173,25 @@ bool		nb_trainer_add_text(NbTrainer *t, const NbTokenRef *tokens, uint32_t n);
 uint32_t	nb_trainer_class(NbTrainer *t, const char *label, uint32_t len);
 
 /*
+ * The dense counts of nb_trainer_spread_init take at most this many bytes,
+ * or twice the entries counted (16 bytes each) when that is more: past
+ * both, most of the block's cells are zeros (a block per item for each of
+ * a million classes, or the posteriors of most classes underflowing), and
+ * the counts move to the tables before the block grows.  A trainer's
+ * spread_min_bytes starts at this (the unit tests lower it).
+ */
+#define NB_SPREAD_MIN_BYTES ((uint64_t) 256 * 1024 * 1024)
+
+/*
  * Keep the counts of the classes below n_classes (ids in the order they
  * came in) in a dense block per item instead of the inline arrays and the
- * pair table, for nb_trainer_add_text_spread; false if the trainer has
- * entries already or a block.  Every later document of those classes
- * counts there, in the same order: the model is the same to the bit.  A
- * merge moves the block to the tables (and rows after it count there).
+ * pair table, for nb_trainer_add_text_spread, while the block stays within
+ * NB_SPREAD_MIN_BYTES (none at all if it would pass it at once); false if
+ * the trainer has entries already or a block.  Every later document of
+ * those classes counts there, in the same order, and the counts move to
+ * the tables as they would have been there: the model is the same to the
+ * bit.  A merge moves the block to the tables (and rows after it count
+ * there).
  */
 bool		nb_trainer_spread_init(NbTrainer *t, uint32_t n_classes);
 
@@ -189,9 +203,10 @@ bool		nb_trainer_spread_init(NbTrainer *t, uint32_t n_classes);
  * nb_trainer_add_text once per class would add it, but with its tokens
  * looked up once and counted in one dense block per token: EM adds each
  * unlabelled row to every class this way (pg_em.c), where the pair table
- * would take a random access per token and class.  False if the model has
- * a feature "" of another type, or no dense counts (none made, or merged
- * since).
+ * would take a random access per token and class.  Once the counts are in
+ * the tables (a block too large for NB_SPREAD_MIN_BYTES) the row is added
+ * once per class instead.  False if the model has a feature "" of another
+ * type, or nb_trainer_spread_init was not called (or a merge came since).
  */
 bool		nb_trainer_add_text_spread(NbTrainer *t, const NbTokenRef *tokens, uint32_t n,
 									   const double *w);

@@ -39,6 +39,23 @@
 #include "pg_prepared.h"
 #include "pg_unknown.h"
 
+/*
+ * The most bytes of log posteriors the scoring pass keeps, and so the
+ * largest result of nbc_calibration_scores: the fit holds them about four
+ * times over (the array, its copy in the fits' order, the probabilities
+ * and the sigmoids), so that nb_calibrate stays near 1 GB at most.
+ * nb_calibrate checks its rows against the same limit before it scores
+ * any (NB_CALIBRATION_MAX_BYTES in the SQL).
+ */
+#define NB_CALIBRATION_MAX_BYTES ((Size) 256 * 1024 * 1024)
+
+/*
+ * The rows are kept in blocks of about this many bytes (at least a row),
+ * allocated as rows come and never moved: growing one array by
+ * reallocation left the memory of its earlier sizes resident too.
+ */
+#define NB_CALIBRATION_BLOCK_BYTES ((Size) 4 * 1024 * 1024)
+
 typedef struct ScoresState
 {
 	MemoryContext cxt;			/* holds the state and everything in it */
@@ -46,9 +63,10 @@ typedef struct ScoresState
 	uint32		C;
 	const NbPrepared *pm;		/* the model model_class maps */
 	uint32	   *model_class;	/* its classes' positions */
-	double	   *rows;			/* n rows of 1 + C */
+	double	  **blocks;			/* the n rows of 1 + C, block_rows to a block */
+	Size		block_rows;
 	Size		n;
-	Size		cap;
+	Size		max_rows;		/* the most rows within NB_CALIBRATION_MAX_BYTES */
 } ScoresState;
 
 static const char *
@@ -88,8 +106,9 @@ scores_state(MemoryContext aggctx, ArrayType *classes)
 					 errmsg("nbc_calibration_scores classes must be distinct")));
 	}
 	st->C = (uint32) count;
-	st->cap = 1024;
-	st->rows = palloc_extended(sizeof(double) * st->cap * (st->C + 1), MCXT_ALLOC_HUGE);
+	st->max_rows = NB_CALIBRATION_MAX_BYTES / (sizeof(double) * ((Size) st->C + 1));
+	st->block_rows = Max(1, NB_CALIBRATION_BLOCK_BYTES / (sizeof(double) * ((Size) st->C + 1)));
+	st->blocks = palloc0(sizeof(double *) * (st->max_rows / st->block_rows + 1));
 	MemoryContextSwitchTo(old);
 	return st;
 }
@@ -123,6 +142,34 @@ map_model(ScoresState *st, const NbPrepared *pm)
 		st->model_class[c] = class_position(st, s, len);
 	}
 	st->pm = pm;
+}
+
+/*
+ * Room for one more row, refused (54000) before any memory is taken when
+ * the rows would pass NB_CALIBRATION_MAX_BYTES: a new block when the last
+ * one is full.
+ */
+static double *
+next_row(ScoresState *st)
+{
+	Size		row_bytes = sizeof(double) * ((Size) st->C + 1);
+	Size		block = st->n / st->block_rows;
+	Size		in_block = st->n % st->block_rows;
+
+	if (st->n >= st->max_rows)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("too many rows to calibrate"),
+				 errdetail("The log posteriors of %zu rows of %u classes would take %zu bytes, more than the limit of %zu.",
+						   st->n + 1, st->C, (st->n + 1) * row_bytes, NB_CALIBRATION_MAX_BYTES)));
+	if (in_block == 0)
+	{
+		MemoryContext old = MemoryContextSwitchTo(st->cxt);
+
+		st->blocks[block] = nb_alloc(st->block_rows * row_bytes);
+		MemoryContextSwitchTo(old);
+	}
+	return &st->blocks[block][in_block * (st->C + 1)];
 }
 
 static Datum
@@ -164,19 +211,7 @@ scores_transfn(FunctionCallInfo fcinfo, NbFeatureInput kind)
 	nb_count_scored_row(fcinfo, 2, kind, pm);
 	(void) nb_score_doc(pm, scorer);
 
-	if (st->n == st->cap)
-	{
-		/* the result is one array: no more than a value holds */
-		if ((uint64) st->n * (st->C + 1) * sizeof(double) > MaxAllocSize)
-			ereport(ERROR,
-					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-					 errmsg("too many rows to calibrate"),
-					 errdetail("The log posteriors of %zu rows of %u classes take more than %zu bytes.",
-							   st->n, st->C, (size_t) MaxAllocSize)));
-		st->cap *= 2;
-		st->rows = nb_realloc(st->rows, sizeof(double) * st->cap * (st->C + 1));
-	}
-	row = &st->rows[st->n * (st->C + 1)];
+	row = next_row(st);
 	row[0] = class_position(st, actual, len);
 	for (uint32 k = 1; k <= st->C; k++)
 		row[k] = -INFINITY;
@@ -237,13 +272,8 @@ nbc_calibration_scores_final(PG_FUNCTION_ARGS)
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
 	st = (ScoresState *) PG_GETARG_POINTER(0);
+	/* (at most NB_CALIBRATION_MAX_BYTES: next_row refused more) */
 	bytes = sizeof(double) * st->n * (st->C + 1);
-	if (bytes + ARR_OVERHEAD_NONULLS(2) > MaxAllocSize)
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("too many rows to calibrate"),
-				 errdetail("The log posteriors of %zu rows of %u classes take more than %zu bytes.",
-						   st->n, st->C, (size_t) MaxAllocSize)));
 	dims[0] = (int) st->n;
 	dims[1] = (int) st->C + 1;
 	result = nb_alloc(ARR_OVERHEAD_NONULLS(2) + bytes);
@@ -253,7 +283,14 @@ nbc_calibration_scores_final(PG_FUNCTION_ARGS)
 	result->elemtype = FLOAT8OID;
 	memcpy(ARR_DIMS(result), dims, sizeof(dims));
 	memcpy(ARR_LBOUND(result), lbs, sizeof(lbs));
-	memcpy(ARR_DATA_PTR(result), st->rows, bytes);
+	for (Size done = 0; done < st->n; done += st->block_rows)
+	{
+		Size		rows = Min(st->block_rows, st->n - done);
+
+		memcpy((double *) ARR_DATA_PTR(result) + done * (st->C + 1), st->blocks[done / st->block_rows],
+			   sizeof(double) * rows * (st->C + 1));
+		CHECK_FOR_INTERRUPTS();
+	}
 	PG_RETURN_ARRAYTYPE_P(result);
 }
 

@@ -11,8 +11,13 @@
 #include "miscadmin.h"
 #include "utils/memutils.h"
 
+#include "nb_interrupt.h"
 #include "pg_label.h"
 #include "pg_metrics.h"
+#include "pg_model.h"
+
+/* Bytes encoded per call of the text output: a multiple of 3, about a millisecond of work. */
+#define ENCODE_CHUNK (3 * 256 * 1024)
 
 PG_FUNCTION_INFO_V1(nb_metrics_state_in);
 PG_FUNCTION_INFO_V1(nb_metrics_state_out);
@@ -410,41 +415,59 @@ flat_bytes(Datum d)
 	return flat;
 }
 
-/* A flat state value of the bytes, validated (from outside: their encoding too). */
-static Datum
-state_value(const char *data, Size len)
+/* Validate the bytes of a flat state value (from outside: their encoding too). */
+static void
+check_state_bytes(const char *data, Size len)
 {
 	MemoryContext check = AllocSetContextCreate(CurrentMemoryContext, "nb_metrics_state input",
 												ALLOCSET_DEFAULT_SIZES);
-	struct varlena *result;
 
 	(void) read_state(data, len, check, true);
 	MemoryContextDelete(check);
+}
+
+/* A flat state value of the bytes, validated. */
+static Datum
+state_value(const char *data, Size len)
+{
+	struct varlena *result;
+
+	check_state_bytes(data, len);
 	result = palloc(VARHDRSZ + len);
 	SET_VARSIZE(result, VARHDRSZ + len);
-	memcpy(VARDATA(result), data, len);
+	nb_copy(VARDATA(result), data, len);
 	PG_RETURN_POINTER(result);
 }
 
+static void
+report_syntax(void)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+			 errmsg("invalid nb_metrics_state value"),
+			 errdetail("The text form of an nb_metrics state is base64.")));
+}
+
+/* Decoded in chunks straight into the value, with checks for a cancel (pg_type.c). */
 Datum
 nb_metrics_state_in(PG_FUNCTION_ARGS)
 {
 	const char *str = PG_GETARG_CSTRING(0);
-	size_t		chars = strlen(str);
-	int			max = pg_b64_dec_len((int) chars);
-	char	   *bytes;
-	int			len;
+	size_t		len = strlen(str);
+	size_t		chars;
+	uint64		size;
+	struct varlena *result;
 
-	if (chars > NB_METRICS_STATE_MAX_SIZE / 3 * 4 + 4)
-		report_too_large((uint64) chars / 4 * 3);
-	bytes = palloc(max);
-	len = pg_b64_decode(str, (int) chars, (b64_byte *) bytes, max);
-	if (len < 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
-				 errmsg("invalid nb_metrics_state value"),
-				 errdetail("The text form of an nb_metrics state is base64.")));
-	return state_value(bytes, (Size) len);
+	if (!nb_base64_text_size(str, len, &chars, &size))
+		report_syntax();
+	if (size > NB_METRICS_STATE_MAX_SIZE)
+		report_too_large(size);
+	result = palloc(VARHDRSZ + size);
+	SET_VARSIZE(result, VARHDRSZ + size);
+	if (!nb_base64_text_decode(str, len, chars, VARDATA(result), size))
+		report_syntax();
+	check_state_bytes(VARDATA(result), size);
+	PG_RETURN_POINTER(result);
 }
 
 Datum
@@ -454,10 +477,19 @@ nb_metrics_state_out(PG_FUNCTION_ARGS)
 	int			len = (int) VARSIZE_ANY_EXHDR(flat);
 	int			max = pg_b64_enc_len(len);
 	char	   *out = palloc(max + 1);
-	int			w = pg_b64_encode((const b64_byte *) VARDATA_ANY(flat), len, out, max);
+	int			w = 0;
 
-	if (w < 0)
-		elog(ERROR, "could not encode nb_metrics_state as base64");
+	/* in chunks of a multiple of 3 bytes, which encode without padding, checking for a cancel */
+	for (int off = 0; off < len; off += ENCODE_CHUNK)
+	{
+		int			got = pg_b64_encode((const b64_byte *) VARDATA_ANY(flat) + off,
+										Min(len - off, ENCODE_CHUNK), out + w, max - w);
+
+		if (got < 0)
+			elog(ERROR, "could not encode nb_metrics_state as base64");
+		w += got;
+		CHECK_FOR_INTERRUPTS();
+	}
 	out[w] = '\0';
 	PG_RETURN_CSTRING(out);
 }

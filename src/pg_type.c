@@ -141,17 +141,17 @@ report_syntax(void)
 			 errdetail("The text form of a model is base64.")));
 }
 
-/* The model whose base64 text src holds, validated. */
-static struct varlena *
-model_from_base64(const TextSource *src)
+/*
+ * The characters of src's base64 text (white space not counted) and the
+ * bytes they decode to; false if they cannot be base64.  Counted first, so
+ * that a value is allocated once, at its size.
+ */
+static bool
+count_base64(const TextSource *src, size_t *chars, uint64 *size)
 {
-	size_t		chars = 0;
 	unsigned	padding = 0;
-	uint64		size;
-	struct varlena *result;
-	NbView		view;
 
-	/* count the characters first, so that the value is allocated once, at its size */
+	*chars = 0;
 	for (size_t off = 0; off < src->len; off += DECODE_CHUNK)
 	{
 		size_t		plen;
@@ -161,13 +161,43 @@ model_from_base64(const TextSource *src)
 			if (!scanner_isspace(p[i]))
 			{
 				padding = p[i] == '=' ? padding + 1 : 0;
-				chars++;
+				(*chars)++;
 			}
 		CHECK_FOR_INTERRUPTS();
 	}
-	if (chars % 4 != 0 || padding > 2)
+	if (*chars % 4 != 0 || padding > 2)
+		return false;
+	*size = nb_base64_decoded_len(*chars, padding);
+	return true;
+}
+
+bool
+nb_base64_text_size(const char *str, size_t len, size_t *chars, uint64 *size)
+{
+	TextSource	src = {str, (Datum) 0, len, NULL};
+
+	return count_base64(&src, chars, size);
+}
+
+bool
+nb_base64_text_decode(const char *str, size_t len, size_t chars, char *dst, uint64 size)
+{
+	TextSource	src = {str, (Datum) 0, len, NULL};
+
+	return decode_base64(&src, chars, dst, size);
+}
+
+/* The model whose base64 text src holds, validated. */
+static struct varlena *
+model_from_base64(const TextSource *src)
+{
+	size_t		chars;
+	uint64		size;
+	struct varlena *result;
+	NbView		view;
+
+	if (!count_base64(src, &chars, &size))
 		report_syntax();
-	size = nb_base64_decoded_len(chars, padding);
 	if (size > NB_MODEL_MAX_SIZE)
 		nb_report_too_large(size);
 

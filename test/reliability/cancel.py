@@ -111,10 +111,34 @@ def build(cur, vocab, row_tokens, log):
     cur.execute("CREATE TABLE mtext (t text)")
     cur.execute("ALTER TABLE mtext ALTER t SET STORAGE EXTERNAL")
     cur.execute("INSERT INTO mtext SELECT m::text FROM models WHERE name = 'ab'")
+    # the same text stored compressed (the default), which PostgreSQL
+    # decompresses whole before nbc reads it
+    cur.execute("CREATE TABLE mtext_packed (t text)")
+    cur.execute("INSERT INTO mtext_packed SELECT t FROM mtext")
+    # the text of a big nb_metrics state (the rows' probabilities, kept for
+    # ranking), as Citus ships it: about 300 MB of state at most (2.7
+    # million rows), 56 MB with --quick
+    cur.execute("CREATE AGGREGATE state_of(text, jsonb) "
+                "(SFUNC = nbc_metrics_proba_transfn, STYPE = nb_metrics_state)")
+    cur.execute("CREATE TABLE statetext (t text)")
+    cur.execute("ALTER TABLE statetext ALTER t SET STORAGE EXTERNAL")
+    cur.execute("INSERT INTO statetext SELECT state_of(actual, p)::text "
+                "FROM (SELECT * FROM evalrows LIMIT 2700000) e")
+    # a text of accented words, a third of the row's tokens, for strip_accents
+    cur.execute("CREATE TABLE accented (t text)")
+    cur.execute("ALTER TABLE accented ALTER t SET STORAGE EXTERNAL")
+    cur.execute("INSERT INTO accented SELECT string_agg('Éte' || (i %% %s) || 'ñü', ' ') "
+                "FROM generate_series(1, %s) i", (vocab, row_tokens // 3))
+    # a model of a million classes (--vocab of them) with one row of each,
+    # and those rows in a table, for nb_calibrate
+    cur.execute("CREATE TABLE manyrows AS SELECT 'c' || i AS label, ARRAY['t' || (i %% 100)] AS tokens "
+                "FROM generate_series(1, %s) i", (vocab,))
     info = q(cur, "SELECT nb_info(m) ->> 'vocabulary', nb_info(m) ->> 'bytes' "
                   "FROM models WHERE name = 'ab'")[0]
-    log("# built in %.1f s: row of %d tokens, merged model of %s tokens, %s bytes"
-        % (time.monotonic() - t0, row_tokens, info[0], info[1]))
+    sizes = q(cur, "SELECT (SELECT octet_length(t) FROM statetext), (SELECT octet_length(t) FROM accented)")[0]
+    log("# built in %.1f s: row of %d tokens, merged model of %s tokens, %s bytes; "
+        "nb_metrics state text %d bytes, accented text %d bytes"
+        % (time.monotonic() - t0, row_tokens, info[0], info[1], sizes[0], sizes[1]))
 
 
 class CopyIn:
@@ -144,6 +168,8 @@ def operations(copy_file):
         ("model::jsonb", "SELECT jsonb_typeof(m::jsonb) FROM models WHERE name = 'ab'", None),
         ("model::text", "SELECT octet_length(m::text) FROM models WHERE name = 'ab'", None),
         ("text input", "SELECT nb_info(t::nb_model) ->> 'bytes' FROM mtext", None),
+        ("text input, compressed text", "SELECT nb_info(t::nb_model) ->> 'bytes' FROM mtext_packed", None),
+        ("nb_metrics_state text input", "SELECT t::nb_metrics_state IS NULL FROM statetext", None),
         ("binary receive (COPY FROM binary)", CopyIn(copy_file, "models_in"), None),
         ("nb_info", "SELECT nb_info(m) ->> 'bytes' FROM models WHERE name = 'ab'", None),
         ("first nb_predict (preparation)",
@@ -181,6 +207,12 @@ def operations(copy_file):
          "FROM calscores", None),
         ("nb_tokens of a huge text, 1- and 2-grams",
          "SELECT cardinality(nb_tokens(t, '{\"ngram_range\": [1, 2]}')) FROM bigtext", None),
+        ("nb_tokens of an accented text, strip_accents",
+         "SELECT cardinality(nb_tokens(t, '{\"strip_accents\": \"unicode\"}')) FROM accented", None),
+        # refused (54000) right after training, which is what runs long
+        ("nb_calibrate over a million classes",
+         "DO $$BEGIN PERFORM count(*) FROM nb_calibrate('nbc_cancel.manyrows', 'label', 'tokens', 5); "
+         "EXCEPTION WHEN program_limit_exceeded THEN NULL; END$$", None),
         ("DCM preparation, one class per document",
          "SELECT nb_predict(m, ARRAY['t1', 't1'], '{\"kind\": \"dcm\"}') FROM models "
          "WHERE name = 'many'", "SET nbc.prepared_model_cache = 0"),
@@ -192,9 +224,24 @@ def operations(copy_file):
 # it to TOAST after, neither with a check for a cancel, so a cancel that
 # lands there waits for PostgreSQL.  The same bytes copied into a bytea
 # column measure that wait; nbc's operation is judged on what it adds.
+# Likewise a text PostgreSQL detoasts (decompressing it) and copies into
+# the input function's cstring before nbc reads a byte of it: the same text
+# detoasted and copied measures that.
 BASELINES = {
     "binary receive (COPY FROM binary)":
         ("PostgreSQL alone: the same COPY into bytea", lambda copy_file: CopyIn(copy_file, "bytes_in")),
+    "text input, compressed text":
+        ("PostgreSQL alone: the same text detoasted", lambda copy_file:
+         "SELECT octet_length(t || '') FROM mtext_packed"),
+    "nb_metrics_state text input":
+        ("PostgreSQL alone: the same text detoasted", lambda copy_file:
+         "SELECT octet_length(t || '') FROM statetext"),
+    # nb_calibrate numbers the rows by label and contents (nb_cross_validate's
+    # folds): PostgreSQL's sort of them has no check for a cancel in its qsort
+    "nb_calibrate over a million classes":
+        ("PostgreSQL alone: the rows numbered for folds", lambda copy_file:
+         "SELECT count(*) FROM (SELECT row_number() OVER (ORDER BY label COLLATE \"C\", "
+         "hash_array_extended(tokens::text[] COLLATE \"C\", 0)) FROM manyrows) s"),
 }
 
 
@@ -248,7 +295,8 @@ def run_op(aconn, cur, op):
     except psycopg2.errors.QueryCanceled as e:
         e.sent = t0
         raise
-    acur.fetchall()
+    if acur.description:
+        acur.fetchall()
     return t0, first, done
 
 
@@ -356,7 +404,8 @@ def main():
     ap.add_argument("--cancels", type=int, help="cancels per operation")
     ap.add_argument("--fail-ms", type=float, help="worst latency that still counts as ok")
     ap.add_argument("--seed", type=int, default=15)
-    ap.add_argument("--only", help="run only operations whose name contains this")
+    ap.add_argument("--only", help="run only operations whose name contains this "
+                    "(or one of these, separated by commas)")
     args = ap.parse_args()
     vocab = args.vocab or (150000 if args.quick else 1500000)
     row_tokens = args.row_tokens or (3000000 if args.quick else 30000000)
@@ -382,7 +431,8 @@ def main():
         cur.execute("ALTER TABLE nbc_cancel.models_in ALTER m SET STORAGE EXTERNAL")
         cur.execute("CREATE TABLE nbc_cancel.bytes_in (b bytea)")
         cur.execute("ALTER TABLE nbc_cancel.bytes_in ALTER b SET STORAGE EXTERNAL")
-        ops = [o for o in operations(copy_file) if not args.only or args.only in o[0]]
+        ops = [o for o in operations(copy_file)
+               if not args.only or any(part in o[0] for part in args.only.split(","))]
         results = []
         table = []
         for name, op, setting in ops:

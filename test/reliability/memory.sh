@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Peak memory of nbc's big operations, against the size of what they make
-# and read; of preparing a model for scoring, against the model's size; and
-# of scoring and explaining a huge document, against the document.
+# and read; of preparing a model for scoring, against the model's size; of
+# scoring and explaining a huge document, against the document; and of
+# calls over a million classes (calibration scores, EM, nb_probability,
+# nb_predict_proba, class_prior and sigmoid options), against the larger of
+# 1 GB and 3x their input and result.
 #
 #   bash test/reliability/memory.sh          (libpq environment: PGHOST, PGPORT, ...)
 #
@@ -60,6 +63,12 @@ n_prep=$(sz 2000000)
 n_gauss=$(sz 2000)
 # a document to score and explain: tokens of the 2-class model, every one known
 n_doc=$(sz 5000000)
+# a model of a million classes, one row each over 100 tokens, with a
+# class_prior and a sigmoid naming every class; EM over n_em classes whose
+# 20,000 labelled rows have about 63,000 distinct tokens (its dense counts
+# per (token, class) were 16 bytes x 65,536 x n_em) and 20 unlabelled rows
+n_classes=$(sz 1000000)
+n_em=$(sz 5000)
 
 "${psql_cmd[@]}" -v ON_ERROR_STOP=1 <<SQL || { echo "setup failed"; exit 1; }
 CREATE EXTENSION IF NOT EXISTS nbc;
@@ -96,6 +105,22 @@ INSERT INTO nbc_mem.prep SELECT 'tokens, 1,000 classes', nb_train(l, a) FROM
 INSERT INTO nbc_mem.prep SELECT 'Gaussian, 500 classes', nb_train('c' || (r % 500), f) FROM
 	(SELECT r, jsonb_object_agg('f' || j, (r * 7 + j * 13) % 101 + 0.5) f
 		FROM generate_series(1, 1000) r, generate_series(1, $n_gauss) j GROUP BY r) s;
+CREATE TABLE nbc_mem.wide (m nb_model);
+ALTER TABLE nbc_mem.wide ALTER m SET STORAGE external;
+INSERT INTO nbc_mem.wide SELECT nb_train('c' || i, ARRAY['t' || (i % 100), 't' || (i % 7)])
+	FROM generate_series(1, $n_classes) i;
+CREATE TABLE nbc_mem.wide_classes AS SELECT array_agg('c' || i ORDER BY i) AS a
+	FROM generate_series(1, $n_classes) i;
+CREATE TABLE nbc_mem.wide_options AS
+	SELECT jsonb_build_object('class_prior', jsonb_object_agg('c' || i, 1)) AS class_prior,
+		jsonb_build_object('sigmoid', jsonb_object_agg('c' || i, jsonb_build_array(-1, 0))) AS sigmoid
+	FROM generate_series(1, $n_classes) i;
+CREATE TABLE nbc_mem.em AS
+	SELECT 'c' || (i % $n_em) AS label,
+		ARRAY(SELECT 't' || ((i * 7919 + j * 104729) % 100000) FROM generate_series(1, 5) j) AS tokens
+	FROM generate_series(1, 20000) i
+	UNION ALL SELECT NULL, ARRAY(SELECT 't' || ((i * 13 + j) % 100000) FROM generate_series(1, 5) j)
+	FROM generate_series(1, 20) i;
 CREATE TABLE nbc_mem.doc (a text[]);
 ALTER TABLE nbc_mem.doc ALTER a SET STORAGE external;
 INSERT INTO nbc_mem.doc SELECT array_agg('t' || (1 + i % $n_prep)) FROM generate_series(1, $n_doc) i;
@@ -269,6 +294,39 @@ measure "nb_predict, $n_doc-token document" "$doc_bytes" 0 "$prepared" \
 	$'\\o /dev/null\n'"SELECT nb_predict($model2, a) IS NULL FROM nbc_mem.doc;"$'\n\\o' "$(doc_bound 64)"
 measure "nb_explain, $n_doc-token document" "$doc_bytes" 0 "$prepared" \
 	"SELECT count(*) > 0 FROM nbc_mem.doc, nb_explain($model2, a);" "$(doc_bound 104)"
+
+# Many classes (issue #40): each call within the larger of 1 GB and 3x its
+# input and result, which no call of nbc may pass; memory that grows with
+# the classes is refused (54000) before it is taken.  The calibration
+# scores aggregate over 1,100 rows of n_classes classes is refused at its
+# limit of 256 MB of rows (it reserved 1,024 rows of 1 + classes doubles at
+# its first row, and passed 8 GB at a million classes); EM over n_em
+# classes, 2 iterations, against its input only.
+wide_bound() {
+	awk -v d="$1" 'BEGIN { b = 1073741824 / d; printf "%.2f", (b > 3 ? b : 3) }'
+}
+wide_model=$(bytes "SELECT pg_column_size(m) FROM nbc_mem.wide")
+wide_classes=$(bytes "SELECT pg_column_size(a) FROM nbc_mem.wide_classes")
+no_cache="SET nbc.prepared_model_cache = 0;"
+measure "calibration scores, $n_classes classes" $(( wide_model + wide_classes )) 0 "$no_cache" \
+	"SELECT array_length(nbc_calibration_scores(w.m, ARRAY['t1'], 'c1', NULL, c.a), 1) FROM nbc_mem.wide w, nbc_mem.wide_classes c, generate_series(1, 1100);" \
+	"$(wide_bound $(( wide_model + wide_classes )))"
+em_bytes=$(bytes "SELECT sum(pg_column_size(label) + pg_column_size(tokens)) FROM nbc_mem.em")
+measure "nb_train_em, $n_em classes" "$em_bytes" 0 "" \
+	"SELECT nb_info(nb_train_em('nbc_mem.em', 'label', 'tokens', '{\"iterations\": 2}')) IS NULL;" \
+	"$(wide_bound "$em_bytes")"
+measure "nb_probability, $n_classes classes" "$wide_model" 0 "$no_cache" \
+	"SELECT nb_probability(m, ARRAY['t1'], 'c1') IS NULL FROM nbc_mem.wide;" "$(wide_bound "$wide_model")"
+proba_bytes=$(bytes "SELECT pg_column_size(nb_predict_proba(m, ARRAY['t1'])) FROM nbc_mem.wide")
+measure "nb_predict_proba, $n_classes classes" "$wide_model" "$proba_bytes" "$no_cache" \
+	"SELECT pg_column_size(nb_predict_proba(m, ARRAY['t1'])) IS NULL FROM nbc_mem.wide;" \
+	"$(wide_bound $(( wide_model + proba_bytes )))"
+for option in class_prior sigmoid; do
+	option_bytes=$(bytes "SELECT pg_column_size($option) FROM nbc_mem.wide_options")
+	measure "$option of $n_classes classes" $(( wide_model + option_bytes )) 0 "$no_cache" \
+		"SELECT nb_predict(m, ARRAY['t1'], $option) IS NULL FROM nbc_mem.wide, nbc_mem.wide_options;" \
+		"$(wide_bound $(( wide_model + option_bytes )))"
+done
 
 "${psql_cmd[@]}" -c "DROP SCHEMA nbc_mem CASCADE"
 echo "# $flagged operation(s) above 3x (scale $scale)"

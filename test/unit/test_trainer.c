@@ -481,27 +481,33 @@ view_as_opened(NbTrainer *t, const unsigned char *want, size_t size)
  * document per class in a plain trainer (two classes inline, two in the
  * pair table); with merge, a model merged in next, after which the dense
  * counts are gone (no more spread rows) and rows count in the tables.
+ * Spread over spread_classes classes (4 or more: the others have weight 0
+ * and do not exist), whose dense counts take at most min_bytes (0: the
+ * default) before they move to the tables.
  */
 static unsigned char *
-train_every_class(const RandRow *rows, bool spread, const unsigned char *merge, size_t merge_size,
-				  size_t *size)
+train_every_class(const RandRow *rows, bool spread, uint32_t spread_classes, uint64_t min_bytes,
+				  const unsigned char *merge, size_t merge_size, size_t *size)
 {
 	static const char *const labels[] = {"c0", "c1", "c2", "c3"};
 	NbTrainer  *t = nb_trainer_create();
 	unsigned char *bytes;
 	char		tok[MAX_DOC_TOKENS][16];
 	NbTokenRef	refs[MAX_DOC_TOKENS];
+	double	   *w = calloc(spread_classes, sizeof(double));
 
-	if (spread && !nb_trainer_spread_init(t, 4))
+	if (min_bytes > 0)
+		t->spread_min_bytes = min_bytes;
+	if (spread && !nb_trainer_spread_init(t, spread_classes))
 		abort();
+	if (spread && (t->spread != NULL) != (64 * spread_classes * sizeof(NbItemCounts) <= t->spread_min_bytes))
+		fail_at(__LINE__, "dense counts made past their limit, or not within it");
 	if (spread)
 		for (uint32_t k = 0; k < 4; k++)
 			if (nb_trainer_class(t, labels[k], 2) != k)
 				abort();
 	for (int i = 0; i < RAND_ROWS; i++)
 	{
-		double		w[4];
-
 		for (uint32_t j = 0; j < rows[i].n; j++)
 		{
 			refs[j].len = (uint32_t) snprintf(tok[j], sizeof(tok[j]), "t%u", rows[i].tok[j]);
@@ -531,11 +537,13 @@ train_every_class(const RandRow *rows, bool spread, const unsigned char *merge, 
 				abort();
 		}
 	}
+	if (spread && min_bytes > 0)
+		CHECK(t->spread == NULL, "dense counts grown past their limit");
 	if (merge != NULL)
 	{
 		/* a merge moves the dense counts to the tables, where later rows count too */
 		merge_bytes(t, merge, merge_size);
-		if (spread && nb_trainer_add_text_spread(t, refs, 0, (double[]) {1, 1, 1, 1}))
+		if (spread && nb_trainer_add_text_spread(t, refs, 0, w))
 			abort();
 		for (int i = 0; i < RAND_ROWS / 10; i++)
 		{
@@ -547,6 +555,7 @@ train_every_class(const RandRow *rows, bool spread, const unsigned char *merge, 
 				abort();
 		}
 	}
+	free(w);
 	bytes = serialize(t, size);
 	/* EM prepares the model from the view its writer gives (pg_em_run.c) */
 	if (!view_as_opened(t, bytes, *size))
@@ -568,17 +577,29 @@ test_trainer_add_spread(void)
 			   *b1;
 
 	rand_rows(rows, RAND_ROWS, 4, RAND_TOKENS, 11, true);
-	b0 = train_every_class(rows, false, NULL, 0, &s0);
-	b1 = train_every_class(rows, true, NULL, 0, &s1);
+	b0 = train_every_class(rows, false, 4, 0, NULL, 0, &s0);
+	b1 = train_every_class(rows, true, 4, 0, NULL, 0, &s1);
 	CHECK(b0 != NULL && b1 != NULL, "nb_trainer_write_view differs from nb_view_open");
 	CHECK(s1 == s0 && memcmp(b0, b1, s0) == 0, "add_text_spread gives different bytes");
 	free(b1);
+	/*
+	 * 64 classes: dense counts of 128 items fit in 128 kB, of 256 do not
+	 * (about 2,000 items come), so they move to the tables midway; in 64 kB
+	 * none fit, and every row goes to the tables
+	 */
+	for (uint64_t min_bytes = 128 * 1024; min_bytes >= 64 * 1024; min_bytes /= 2)
+	{
+		b1 = train_every_class(rows, true, 64, min_bytes, NULL, 0, &s1);
+		CHECK(b1 != NULL && s1 == s0 && memcmp(b0, b1, s0) == 0,
+			  "add_text_spread past its dense counts' limit gives different bytes");
+		free(b1);
+	}
 	/* the same with the model merged into both, and rows after the merge */
 	{
 		size_t		s2,
 					s3;
-		unsigned char *b2 = train_every_class(rows, false, b0, s0, &s2);
-		unsigned char *b3 = train_every_class(rows, true, b0, s0, &s3);
+		unsigned char *b2 = train_every_class(rows, false, 4, 0, b0, s0, &s2);
+		unsigned char *b3 = train_every_class(rows, true, 4, 0, b0, s0, &s3);
 
 		CHECK(b2 != NULL && b3 != NULL && s3 == s2 && memcmp(b2, b3, s2) == 0,
 			  "a merge into dense counts gives different bytes, or views differ");
