@@ -537,8 +537,8 @@ train_every_class(const RandRow *rows, bool spread, uint32_t spread_classes, uin
 				abort();
 		}
 	}
-	if (spread && min_bytes > 0)
-		CHECK(t->spread == NULL, "dense counts grown past their limit");
+	if (spread && min_bytes > 0 && t->spread != NULL)
+		fail_at(__LINE__, "dense counts grown past their limit");
 	if (merge != NULL)
 	{
 		/* a merge moves the dense counts to the tables, where later rows count too */
