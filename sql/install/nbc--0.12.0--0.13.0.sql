@@ -512,7 +512,8 @@ CREATE FUNCTION nbc_em_cv_summary(lambdas float8[], metrics jsonb[])
 RETURNS TABLE (lambda float8, accuracy float8, accuracy_std float8, macro_f1 float8,
 			   macro_f1_std float8, log_loss float8, log_loss_std float8,
 			   log_loss_gain float8, log_loss_gain_se float8, chosen boolean)
-LANGUAGE plpgsql IMMUTABLE
+-- STABLE, not IMMUTABLE: it may raise a NOTICE, which planning must not do
+LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
@@ -636,7 +637,7 @@ BEGIN
 END
 $$;
 
-COMMENT ON FUNCTION nb_cross_validate_em(regclass, text, text, integer, float8[], text, jsonb) IS 'EM''s weight of the unlabelled rows chosen by cross-validation on the labelled rows (Nigam et al. 2000, EM-lambda): for each lambda, nb_train_em per fold with the fold''s labels left out, mean and spread of accuracy, macro F1 and log loss on the folds, the gain over lambda 0 with its standard error, and the lambda chosen';
+COMMENT ON FUNCTION nb_cross_validate_em(regclass, text, text, integer, float8[], text, jsonb) IS 'EM''s weight of the unlabelled rows chosen by cross-validation on the labelled rows: per lambda, mean and spread over the folds of accuracy, macro F1 and log loss, the gain over lambda 0 and its standard error, and the one chosen';
 
 -- nbc_em_choose: nb_train_em's options with "lambda" a number: as given, or
 -- for "auto" (nb_cross_validate_em's grid) or an array of candidates the
