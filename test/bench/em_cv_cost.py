@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """What choosing EM's lambda by cross-validation costs, against the EM runs it stands for.
 
-    em_cv_cost.py [--fraction 0.05] [--iterations N] [--folds N] [--reps N] [--corpora LIST]
+    em_cv_cost.py [--fraction 0.05] [--iterations N] [--folds N] [--lambdas 0,0.01,...] [--reps N]
+                  [--corpora LIST]
 
 Connects with the libpq environment variables to a database with nbc and
 the tables of test/data/load_spamassassin.py, load_reuters.py and
@@ -9,9 +10,10 @@ load_fortunes.py (a missing one is skipped and said so); the corpora, their
 training splits and the rows that keep their labels (seed 0) are
 em_accuracy.py's.  Per corpus and round, in the same run:
 
-  cv       nb_cross_validate_em with its default grid (L lambdas) and
+  cv       nb_cross_validate_em with the grid --lambdas (L lambdas; default
+           nb_cross_validate_em's own, 0, 0.01, 0.03, 0.1, 0.3, 1) and
            --folds folds (K): L x K EM runs, each on the rows outside a fold;
-  auto     nb_train_em with "lambda": "auto": that choice and one more EM run
+  auto     nb_train_em with "lambda" that grid: that choice and one more EM run
            with the lambda chosen on every row;
   L x K    nb_train_em called L x K times on every training row, K times per
            lambda of the grid: the EM runs the choice stands for.
@@ -43,6 +45,7 @@ def main():
     ap.add_argument("--fraction", type=float, default=0.05)
     ap.add_argument("--iterations", type=int, default=10)
     ap.add_argument("--folds", type=int, default=5)
+    ap.add_argument("--lambdas", default="0,0.01,0.03,0.1,0.3,1")
     ap.add_argument("--reps", type=int, default=1)
     ap.add_argument("--corpora", default="spamassassin,reuters_grain,fortunes")
     args = ap.parse_args()
@@ -66,15 +69,13 @@ def main():
                     "FROM (%s) s WHERE split = 'train'" % (keep, select))
         cur.execute("SELECT count(label), count(*) - count(label) FROM em_cost")
         labelled, unlabelled = cur.fetchone()
-        cur.execute("SELECT array_agg(lambda ORDER BY lambda) FROM nb_cross_validate_em('em_cost', 'label', "
-                    "'tokens', %s, options => %s)", (args.folds, json.dumps(em)))
-        grid = cur.fetchone()[0]
+        grid = [float(x) for x in args.lambdas.split(",")]
         t = {"cv": [], "auto": [], "calls": []}
         for r in range(args.reps):
             t["cv"].append(timed(cur, "SELECT * FROM nb_cross_validate_em('em_cost', 'label', 'tokens', %s, "
-                                      "options => %s)", (args.folds, json.dumps(em))))
+                                      "%s::float8[], options => %s)", (args.folds, grid, json.dumps(em))))
             t["auto"].append(timed(cur, "SELECT nb_train_em('em_cost', 'label', 'tokens', %s) IS NULL",
-                                   (json.dumps(dict(em, **{"lambda": "auto", "folds": args.folds})),)))
+                                   (json.dumps(dict(em, **{"lambda": grid, "folds": args.folds})),)))
             calls = 0.0
             for lam in grid:
                 for _ in range(args.folds):
