@@ -4209,3 +4209,345 @@ BEGIN
 						(fitted ->> 'brier')::float8, (fitted ->> 'calibrated_brier')::float8;
 END
 $$;
+
+-- ---------------------------------------------------------------------------
+-- EM's weight chosen by cross-validation (#43, items 1 and 3; Nigam,
+-- McCallum, Thrun & Mitchell 2000, section 5.2, "EM-lambda").
+-- nb_cross_validate_em runs nb_train_em once per lambda of a grid and fold
+-- of the labelled rows, the fold's labels left out and every unlabelled row
+-- joining each fold's EM, and scores the fold's labelled rows; the folds
+-- are nb_cross_validate's.  Lambda 0 is training on the labelled rows
+-- alone, so its row is nb_cross_validate's for the same options.  The
+-- chosen lambda is the one of the lowest mean log loss, unless its gain
+-- over lambda 0 is within its standard error: then 0, with a NOTICE.
+-- nb_train_em and nb_train_em_trace make the choice themselves for
+-- "lambda": "auto" or an array of candidates.
+
+-- nbc_em_cv_rows: the checks of nb_cross_validate's arguments and the
+-- temporary table nbc_em_cv_rows (fold, actual, features) of the labelled
+-- rows with their folds and the unlabelled rows (actual and fold NULL),
+-- documents of text as their tokens, so that no EM run tokenizes them again.
+CREATE FUNCTION nbc_em_cv_rows(rel regclass, label_column text, features_column text,
+							   folds integer, fold_column text, tokenizer jsonb,
+							   OUT ftype regtype, OUT fold_ids bigint[])
+LANGUAGE plpgsql VOLATILE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+	ext text;
+	setup record;
+	counts record;
+BEGIN
+	SELECT quote_ident(n.nspname) INTO ext
+	FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+	WHERE e.extname = 'nbc';
+	EXECUTE format('SELECT * FROM %s.nbc_cross_validation_rows($1, $2, $3, $4, $5, $6, $7)', ext)
+		INTO setup USING rel, label_column, features_column, folds, fold_column, tokenizer, 'nbc_em_cv_rows';
+	ftype := setup.ftype;
+	IF ftype NOT IN ('text'::regtype, 'text[]'::regtype, 'tsvector'::regtype) THEN
+		RAISE EXCEPTION 'column "%" of relation "%" has type %', features_column, rel, ftype
+			USING ERRCODE = 'datatype_mismatch',
+				  HINT = 'nb_train_em trains on bags of tokens: text, text[] or tsvector features.';
+	END IF;
+	EXECUTE format('CREATE TEMPORARY TABLE nbc_em_cv_rows ON COMMIT DROP AS '
+				   'SELECT fold, actual, %1$s AS features FROM ('
+				   '  %2$s UNION ALL '
+				   '  SELECT NULL::bigint, NULL::text, %3$I::%4$s FROM %5$s WHERE %6$I IS NULL AND %3$I IS NOT NULL) r',
+				   CASE WHEN ftype = 'text'::regtype THEN format('%s.nb_tokens(features, %L::jsonb)', ext, tokenizer)
+						ELSE 'features' END,
+				   setup.rows_sql, features_column, ftype, rel, label_column);
+	EXECUTE 'SELECT array_agg(fold ORDER BY fold) AS folds, max(n) AS largest, '
+			'       (SELECT count(*) FROM pg_temp.nbc_em_cv_rows WHERE actual IS NOT NULL) AS labelled '
+			'FROM (SELECT fold, count(*) AS n FROM pg_temp.nbc_em_cv_rows '
+			'      WHERE actual IS NOT NULL AND fold IS NOT NULL GROUP BY fold) f'
+		INTO counts;
+	IF counts.folds IS NULL THEN
+		RAISE EXCEPTION 'relation "%" has no labelled rows to cross-validate', rel
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = 'A row needs a label, features and a fold.';
+	END IF;
+	IF fold_column IS NULL AND array_length(counts.folds, 1) < coalesce(folds, 5) THEN
+		RAISE EXCEPTION 'relation "%" has fewer labelled rows than folds', rel
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = format('%s labelled rows in %s folds.', array_length(counts.folds, 1), coalesce(folds, 5));
+	END IF;
+	IF counts.largest = counts.labelled THEN
+		RAISE EXCEPTION 'one fold holds every labelled row of relation "%"', rel
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = 'Each fold is scored by a model of the labelled rows outside it.';
+	END IF;
+	fold_ids := counts.folds;
+END
+$$;
+
+COMMENT ON FUNCTION nbc_em_cv_rows(regclass, text, text, integer, text, jsonb) IS 'the work of nb_cross_validate_em before its EM runs: the checks, and the temporary table nbc_em_cv_rows of the labelled rows with their folds (nb_cross_validate''s) and the unlabelled rows';
+
+-- nbc_em_cv_fold: for each lambda, nb_train_em on every row of
+-- nbc_em_cv_rows outside the fold (through the temporary view
+-- nbc_em_cv_fold) and nb_grid_metrics of its model on the fold's labelled
+-- rows, in the order of lambdas.
+CREATE FUNCTION nbc_em_cv_fold(fold bigint, lambdas float8[], options jsonb)
+RETURNS jsonb[]
+LANGUAGE plpgsql VOLATILE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+	ext text;
+	lambda float8;
+	trained record;
+	scores jsonb[];
+	result jsonb[] := '{}';
+BEGIN
+	SELECT quote_ident(n.nspname) INTO ext
+	FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+	WHERE e.extname = 'nbc';
+	EXECUTE format('CREATE OR REPLACE TEMPORARY VIEW nbc_em_cv_fold AS '
+				   'SELECT actual, features FROM pg_temp.nbc_em_cv_rows WHERE fold IS DISTINCT FROM %s', fold);
+	FOREACH lambda IN ARRAY lambdas LOOP
+		EXECUTE format('SELECT model FROM %s.nbc_em_run(''pg_temp.nbc_em_cv_fold'', ''actual'', ''features'', $1, false)', ext)
+			INTO trained USING options || jsonb_build_object('lambda', lambda);
+		-- the model keeps the options it was trained with: '{}' scores with them
+		EXECUTE format('SELECT %s.nb_grid_metrics($1, features, actual, ARRAY[''{}''::jsonb]) '
+					   'FROM pg_temp.nbc_em_cv_rows WHERE fold = $2', ext)
+			INTO scores USING trained.model, fold;
+		result := result || scores[1];
+	END LOOP;
+	RETURN result;
+END
+$$;
+
+COMMENT ON FUNCTION nbc_em_cv_fold(bigint, float8[], jsonb) IS 'one fold of nb_cross_validate_em: for each lambda, the metrics on the fold''s labelled rows of nb_train_em on the rows outside it';
+
+-- nbc_em_cv_summary: a row per lambda (lambdas sorted, 0 first) of the
+-- means and spreads over the folds of metrics[fold][lambda], and which is
+-- chosen; the NOTICE when that is 0.
+CREATE FUNCTION nbc_em_cv_summary(lambdas float8[], metrics jsonb[])
+RETURNS TABLE (lambda float8, accuracy float8, accuracy_std float8, macro_f1 float8,
+			   macro_f1_std float8, log_loss float8, log_loss_std float8,
+			   log_loss_gain float8, log_loss_gain_se float8, chosen boolean)
+-- STABLE, not IMMUTABLE: it may raise a NOTICE, which planning must not do
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+	per_lambda jsonb;
+	zero jsonb;
+	best jsonb;
+	pick float8 := 0;
+BEGIN
+	-- the gain of a lambda: the fold's log loss at lambda 0 less its own,
+	-- averaged; its standard error the folds' sample deviation / sqrt(folds)
+	-- (float8 in jsonb keeps every bit: it is written in its shortest exact form)
+	SELECT jsonb_agg(to_jsonb(r) ORDER BY r.n) INTO per_lambda FROM (
+		SELECT l.n, l.lambda, avg(m.acc ORDER BY m.k) AS accuracy, stddev_pop(m.acc ORDER BY m.k) AS accuracy_std,
+			   avg(m.f1 ORDER BY m.k) AS macro_f1, stddev_pop(m.f1 ORDER BY m.k) AS macro_f1_std,
+			   avg(m.ll ORDER BY m.k) AS log_loss, stddev_pop(m.ll ORDER BY m.k) AS log_loss_std,
+			   avg(m.ll0 - m.ll ORDER BY m.k) AS log_loss_gain,
+			   stddev_samp(m.ll0 - m.ll ORDER BY m.k) / sqrt(count(*)) AS log_loss_gain_se
+		FROM unnest(lambdas) WITH ORDINALITY AS l(lambda, n)
+		JOIN (SELECT k, n, (metrics[k][n] ->> 'accuracy')::float8 AS acc,
+					 (metrics[k][n] -> 'macro' ->> 'f1')::float8 AS f1,
+					 (metrics[k][n] ->> 'log_loss')::float8 AS ll,
+					 (metrics[k][1] ->> 'log_loss')::float8 AS ll0
+			  FROM generate_subscripts(metrics, 1) AS k, generate_subscripts(metrics, 2) AS n) m
+		  ON m.n = l.n
+		GROUP BY l.n, l.lambda) r;
+	zero := per_lambda -> 0;
+	-- the lowest mean log loss above lambda 0 (ties: the smaller lambda)
+	SELECT e INTO best FROM jsonb_array_elements(per_lambda) AS e
+	WHERE (e ->> 'n')::integer > 1
+	ORDER BY (e ->> 'log_loss')::float8, (e ->> 'n')::integer LIMIT 1;
+	IF (best ->> 'log_loss_gain')::float8 > coalesce((best ->> 'log_loss_gain_se')::float8, 0) THEN
+		pick := (best ->> 'lambda')::float8;
+	ELSE
+		RAISE NOTICE 'the unlabelled rows did not improve the model on the labelled rows'' cross-validation'
+			USING DETAIL = CASE WHEN best IS NULL THEN
+				format('Cross-validated log loss %s with the labelled rows alone; no lambda above 0 was tried.',
+					   round((zero ->> 'log_loss')::numeric, 4))
+			ELSE
+				format('Cross-validated log loss %s with the labelled rows alone (lambda 0), %s at best with the unlabelled rows (lambda %s): a gain of %s, not above its standard error %s.',
+					   round((zero ->> 'log_loss')::numeric, 4), round((best ->> 'log_loss')::numeric, 4),
+					   best ->> 'lambda', round((best ->> 'log_loss_gain')::numeric, 4),
+					   round((best ->> 'log_loss_gain_se')::numeric, 4))
+			END,
+				  HINT = 'Lambda 0 is chosen: the model of the labelled rows alone.';
+	END IF;
+	RETURN QUERY
+		SELECT x.lambda, x.accuracy, x.accuracy_std, x.macro_f1, x.macro_f1_std, x.log_loss, x.log_loss_std,
+			   x.log_loss_gain, x.log_loss_gain_se, x.lambda = pick
+		FROM jsonb_to_recordset(per_lambda) AS x(n integer, lambda float8, accuracy float8, accuracy_std float8,
+												  macro_f1 float8, macro_f1_std float8, log_loss float8,
+												  log_loss_std float8, log_loss_gain float8, log_loss_gain_se float8)
+		ORDER BY x.n;
+END
+$$;
+
+COMMENT ON FUNCTION nbc_em_cv_summary(float8[], jsonb[]) IS 'the rows of nb_cross_validate_em from the metrics of each fold and lambda: means, spreads, the gain in log loss over lambda 0 with its standard error, and the lambda chosen';
+CREATE FUNCTION nb_cross_validate_em(rel regclass, label_column text, features_column text,
+									 folds integer DEFAULT NULL, lambdas float8[] DEFAULT NULL,
+									 fold_column text DEFAULT NULL, options jsonb DEFAULT NULL)
+RETURNS TABLE (lambda float8, accuracy float8, accuracy_std float8, macro_f1 float8,
+			   macro_f1_std float8, log_loss float8, log_loss_std float8,
+			   log_loss_gain float8, log_loss_gain_se float8, chosen boolean)
+-- VOLATILE: its rows go into a temporary table
+LANGUAGE plpgsql VOLATILE
+SET search_path = pg_catalog, pg_temp
+SET jit = off
+AS $$
+DECLARE
+	ext text;
+	setup record;
+	fold bigint;
+	per_fold jsonb[];
+	fold_metrics jsonb[];
+	progress boolean := coalesce(current_setting('nbc.progress', true), 'off')::boolean;
+	started timestamptz := clock_timestamp();
+BEGIN
+	IF rel IS NULL OR label_column IS NULL OR features_column IS NULL THEN
+		RAISE EXCEPTION 'relation, label column and features column must not be null'
+			USING ERRCODE = 'null_value_not_allowed';
+	END IF;
+	IF options IS NOT NULL AND jsonb_typeof(options) <> 'object' THEN
+		RAISE EXCEPTION 'nb_cross_validate_em options must be a JSON object'
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	IF options ? 'lambda' THEN
+		RAISE EXCEPTION 'nb_cross_validate_em options must not name "lambda"'
+			USING ERRCODE = 'invalid_parameter_value',
+				  HINT = 'The weights of the unlabelled rows to try are the argument lambdas.';
+	END IF;
+	-- the grid, sorted, with 0 (the labelled rows alone) first
+	lambdas := coalesce(lambdas, '{0, 0.01, 0.03, 0.1, 0.3, 1}');
+	IF array_position(lambdas, NULL) IS NOT NULL OR EXISTS (SELECT FROM unnest(lambdas) AS l WHERE NOT l BETWEEN 0 AND 1) THEN
+		RAISE EXCEPTION 'nb_cross_validate_em lambdas must be between 0 and 1'
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = format('They are %s.', lambdas);
+	END IF;
+	lambdas := ARRAY(SELECT DISTINCT l FROM unnest(lambdas || 0::float8) AS l ORDER BY l);
+	SELECT quote_ident(n.nspname) INTO ext
+	FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+	WHERE e.extname = 'nbc';
+	EXECUTE format('SELECT * FROM %s.nbc_em_cv_rows($1, $2, $3, $4, $5, $6)', ext)
+		INTO setup USING rel, label_column, features_column, folds, fold_column,
+						 CASE WHEN jsonb_typeof(options -> 'tokenizer') = 'object' THEN options -> 'tokenizer' END;
+	-- each fold's EM runs on the documents' tokens: no tokenizer for it
+	options := coalesce(options, '{}') - 'tokenizer';
+	FOREACH fold IN ARRAY setup.fold_ids LOOP
+		EXECUTE format('SELECT %s.nbc_em_cv_fold($1, $2, $3)', ext)
+			INTO per_fold USING fold, lambdas, options;
+		-- [fold][lambda]
+		fold_metrics := fold_metrics || ARRAY[per_fold];
+		IF progress THEN
+			RAISE NOTICE 'nb_cross_validate_em: fold % of %: % EM runs',
+				array_position(setup.fold_ids, fold), array_length(setup.fold_ids, 1), array_length(lambdas, 1)
+				USING DETAIL = format('Elapsed: %s s.', round(extract(epoch FROM clock_timestamp() - started)::numeric, 3));
+		END IF;
+	END LOOP;
+	DROP VIEW pg_temp.nbc_em_cv_fold;
+	DROP TABLE pg_temp.nbc_em_cv_rows;
+	RETURN QUERY EXECUTE format('SELECT * FROM %s.nbc_em_cv_summary($1, $2)', ext)
+		USING lambdas, fold_metrics;
+END
+$$;
+
+COMMENT ON FUNCTION nb_cross_validate_em(regclass, text, text, integer, float8[], text, jsonb) IS 'EM''s weight of the unlabelled rows chosen by cross-validation on the labelled rows: per lambda, mean and spread over the folds of accuracy, macro F1 and log loss, the gain over lambda 0 and its standard error, and the one chosen';
+
+-- nbc_em_choose: nb_train_em's options with "lambda" a number: as given, or
+-- for "auto" (nb_cross_validate_em's grid) or an array of candidates the
+-- lambda nb_cross_validate_em chooses, with the options "folds" and
+-- "fold_column" its folds; a NOTICE says which.
+CREATE FUNCTION nbc_em_choose(rel regclass, label_column text, features_column text, options jsonb)
+RETURNS jsonb
+LANGUAGE plpgsql VOLATILE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+	ext text;
+	candidates float8[];
+	folds integer;
+	picked float8;
+BEGIN
+	IF jsonb_typeof(options) IS DISTINCT FROM 'object'
+	   OR (jsonb_typeof(options -> 'lambda') IS DISTINCT FROM 'array' AND options -> 'lambda' IS DISTINCT FROM '"auto"') THEN
+		IF options ? 'folds' OR options ? 'fold_column' THEN
+			RAISE EXCEPTION 'nb_train_em options "folds" and "fold_column" need "lambda" "auto" or an array of candidates'
+				USING ERRCODE = 'invalid_parameter_value';
+		END IF;
+		IF jsonb_typeof(options -> 'lambda') = 'string' THEN
+			RAISE EXCEPTION 'nb_train_em option "lambda" must be a number, "auto" or an array of numbers'
+				USING ERRCODE = 'invalid_parameter_value',
+					  DETAIL = format('It is %s.', options -> 'lambda');
+		END IF;
+		RETURN options;
+	END IF;
+	IF jsonb_typeof(options -> 'lambda') = 'array' THEN
+		IF EXISTS (SELECT FROM jsonb_array_elements(options -> 'lambda') AS e WHERE jsonb_typeof(e) <> 'number') THEN
+			RAISE EXCEPTION 'nb_train_em option "lambda" must be a number, "auto" or an array of numbers'
+				USING ERRCODE = 'invalid_parameter_value',
+					  DETAIL = format('It is %s.', options -> 'lambda');
+		END IF;
+		candidates := ARRAY(SELECT e::text::float8 FROM jsonb_array_elements(options -> 'lambda') AS e);
+	END IF;
+	IF options ? 'folds' THEN
+		IF jsonb_typeof(options -> 'folds') <> 'number'
+		   OR (options ->> 'folds')::numeric <> trunc((options ->> 'folds')::numeric)
+		   OR (options ->> 'folds')::numeric NOT BETWEEN 2 AND 2147483647 THEN
+			RAISE EXCEPTION 'nb_train_em option "folds" must be an integer at least 2'
+				USING ERRCODE = 'invalid_parameter_value',
+					  DETAIL = format('It is %s.', options -> 'folds');
+		END IF;
+		folds := (options ->> 'folds')::integer;
+	END IF;
+	IF options ? 'fold_column' AND jsonb_typeof(options -> 'fold_column') <> 'string' THEN
+		RAISE EXCEPTION 'nb_train_em option "fold_column" must be the name of a column'
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	SELECT quote_ident(n.nspname) INTO ext
+	FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+	WHERE e.extname = 'nbc';
+	EXECUTE format('SELECT lambda FROM %s.nb_cross_validate_em($1, $2, $3, $4, $5, $6, $7) WHERE chosen', ext)
+		INTO picked USING rel, label_column, features_column, folds, candidates, options ->> 'fold_column',
+						  options - 'lambda' - 'folds' - 'fold_column';
+	RAISE NOTICE 'nb_train_em: lambda % chosen by cross-validation on the labelled rows', picked;
+	RETURN options - 'folds' - 'fold_column' || jsonb_build_object('lambda', picked);
+END
+$$;
+
+COMMENT ON FUNCTION nbc_em_choose(regclass, text, text, jsonb) IS 'nb_train_em''s options with lambda a number: for "auto" or an array of candidates, the one nb_cross_validate_em chooses';
+
+CREATE OR REPLACE FUNCTION nb_train_em_trace(rel regclass, label_column text, features_column text,
+											 options jsonb DEFAULT NULL)
+RETURNS TABLE (iteration integer, log_likelihood float8, model nb_model)
+-- VOLATILE: choosing lambda makes a temporary table (nb_cross_validate_em)
+LANGUAGE plpgsql VOLATILE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+	ext text;
+BEGIN
+	SELECT quote_ident(n.nspname) INTO ext
+	FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+	WHERE e.extname = 'nbc';
+	RETURN QUERY EXECUTE format('SELECT * FROM %1$s.nbc_em_run($1, $2, $3, %1$s.nbc_em_choose($1, $2, $3, $4), true)', ext)
+		USING rel, label_column, features_column, options;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION nb_train_em(rel regclass, label_column text, features_column text,
+									   options jsonb DEFAULT NULL)
+RETURNS nb_model
+LANGUAGE plpgsql VOLATILE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+	ext text;
+	result record;
+BEGIN
+	SELECT quote_ident(n.nspname) INTO ext
+	FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+	WHERE e.extname = 'nbc';
+	EXECUTE format('SELECT model FROM %1$s.nbc_em_run($1, $2, $3, %1$s.nbc_em_choose($1, $2, $3, $4), false)', ext)
+		INTO result USING rel, label_column, features_column, options;
+	RETURN result.model;
+END
+$$;

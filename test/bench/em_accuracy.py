@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Held-out accuracy of EM (nb_train_em) against training on the labelled rows only.
 
-    em_accuracy.py [--seeds N] [--iterations N] [--fractions 0.01,0.05,0.2] [--corpora LIST]
+    em_accuracy.py [--seeds N] [--iterations N] [--fractions 0.01,0.05,0.2] [--lambdas auto|0,0.1,...]
+                   [--folds N] [--corpora LIST]
 
 Connects with the libpq environment variables to a database with nbc and
 the tables of test/data/load_spamassassin.py, load_reuters.py and
@@ -24,14 +25,17 @@ range; the other training rows are unlabelled (NULL).  Models:
   labelled only  nb_train over the labelled rows (EM's iteration 0);
   EM             nb_train_em with lambda 1 (the paper's basic EM) and at most
                  --iterations iterations (tolerance 1e-6);
-  EM, CV lambda  lambda chosen among 0 (labelled only), 0.1, 0.3 and 1 by
-                 3-fold cross-validation on the labelled rows: each fold's
-                 labels are hidden (its rows join the unlabelled ones), EM
-                 runs on the rest, and the fold's accuracy is measured; the
-                 lambda with the best mean (ties: the smaller) is then used
-                 on all the labelled rows.
+  EM, lambda auto  nb_train_em with "lambda" "auto" (or the candidates
+                 --lambdas) and "folds" --folds (5): the lambda chosen by
+                 nb_cross_validate_em (the lowest cross-validated log loss on
+                 the labelled rows, the unlabelled rows in every fold's EM,
+                 unless its gain is within its standard error: then 0, the
+                 labelled rows alone, and a NOTICE says so).
 
-Accuracy is nb_predict's on the held-out rows, averaged over the seeds.
+Accuracy is nb_predict's on the held-out rows: the mean over the seeds and
+their population standard deviation (the spread across draws); "auto -
+labelled" is the mean and the worst over the seeds of the difference, and
+"notices" how many draws said the unlabelled rows did not help.
 """
 
 import argparse
@@ -57,8 +61,6 @@ CORPORA.append(("em_acc_sampled", "Sampled from SpamAssassin's model (control)",
                 "SELECT k, label, tokens, split FROM em_acc_sampled"))
 SAMPLED_ROWS = 6000
 SAMPLED_LENGTH = 20
-LAMBDAS = [0.1, 0.3, 1.0]
-CV_FOLDS = 3
 
 
 def log(msg):
@@ -81,6 +83,16 @@ class Run:
         return self.one("SELECT nb_train_em(%s, 'label', 'tokens', %s)",
                         (rel, json.dumps({"lambda": lam, "iterations": self.iterations, "tolerance": 1e-6})))
 
+    def auto(self, rel, lambdas, folds):
+        """nb_train_em choosing lambda: the model, the lambda chosen and whether the NOTICE came."""
+        del self.cur.connection.notices[:]
+        m = self.one("SELECT nb_train_em(%s, 'label', 'tokens', %s)",
+                     (rel, json.dumps({"lambda": lambdas, "folds": folds, "iterations": self.iterations,
+                                       "tolerance": 1e-6})))
+        notices = self.cur.connection.notices
+        chosen = [float(n.split("lambda ")[1].split(" chosen")[0]) for n in notices if " chosen by " in n]
+        return m, chosen[0], any("did not improve" in n for n in notices)
+
     def accuracy(self, model, where):
         return self.one("SELECT avg((nb_predict(%s::nb_model, tokens) = truth)::int)::float8 FROM em_acc WHERE "
                         + where, (model,))
@@ -91,10 +103,14 @@ def main():
     ap.add_argument("--seeds", type=int, default=3)
     ap.add_argument("--iterations", type=int, default=10)
     ap.add_argument("--fractions", default="0.01,0.05,0.2")
+    ap.add_argument("--lambdas", default="auto",
+                    help="the candidates of lambda, comma-separated (default: \"auto\", nb_cross_validate_em's grid)")
+    ap.add_argument("--folds", type=int, default=5)
     ap.add_argument("--corpora", default="spamassassin,reuters_grain,fortunes,em_acc_sampled",
                     help="tables of the corpora to run, comma-separated (default: all)")
     args = ap.parse_args()
     fractions = [float(f) for f in args.fractions.split(",")]
+    lambdas = "auto" if args.lambdas == "auto" else [float(x) for x in args.lambdas.split(",")]
     conn = psycopg2.connect("")
     conn.autocommit = True
     cur = conn.cursor()
@@ -102,7 +118,8 @@ def main():
     cur.execute("SET nbc.unknown_features = ignore")
     run = Run(cur, args.iterations)
     lines = ["| corpus | labels kept | labelled rows | unlabelled rows | test rows | labelled only | EM (λ = 1) "
-             "| EM, λ by CV | λ chosen |", "|---|---|---|---|---|---|---|---|---|"]
+             "| EM, λ auto | auto − labelled: mean, worst | λ chosen | notices |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
     for source, name, select in CORPORA:
         if source not in args.corpora.split(","):
             continue
@@ -117,51 +134,41 @@ def main():
         n_train = run.one("SELECT count(*) FROM em_acc WHERE split = 'train'")
         n_test = run.one("SELECT count(*) FROM em_acc WHERE split = 'test'")
         for frac in fractions:
-            acc = {"labelled": [], "em": [], "cv": []}
-            chosen, n_lab = [], []
+            acc = {"labelled": [], "em": [], "auto": []}
+            chosen, n_lab, notices = [], [], 0
             for seed in range(args.seeds):
                 keep = "(hashtext('%d/' || k) & 1048575) < %d" % (seed, int(round(frac * 1048576)))
-                # the training rows with the labels kept; fold of a labelled row for CV
+                # the training rows with the labels kept
                 cur.execute("CREATE OR REPLACE VIEW em_acc_train AS SELECT k, CASE WHEN %s THEN truth END AS label, "
-                            "tokens, CASE WHEN %s THEN abs(hashtext('fold/' || k)) %% %d END AS fold "
-                            "FROM em_acc WHERE split = 'train'" % (keep, keep, CV_FOLDS))
+                            "tokens FROM em_acc WHERE split = 'train'" % keep)
                 n_lab.append(run.one("SELECT count(label) FROM em_acc_train"))
                 log("em_accuracy: %s, %g%% of the labels, seed %d: %d labelled rows" % (
                     name, frac * 100, seed, n_lab[-1]))
-                base = run.em("em_acc_train", 0)
-                acc["labelled"].append(run.accuracy(base, "split = 'test'"))
+                acc["labelled"].append(run.accuracy(run.em("em_acc_train", 0), "split = 'test'"))
                 acc["em"].append(run.accuracy(run.em("em_acc_train", 1.0), "split = 'test'"))
-                # lambda by cross-validation on the labelled rows
-                best, best_score = 0.0, None
-                for lam in [0.0] + LAMBDAS:
-                    scores = []
-                    for f in range(CV_FOLDS):
-                        cur.execute("CREATE OR REPLACE VIEW em_acc_fold AS SELECT CASE WHEN fold <> %d THEN label END "
-                                    "AS label, tokens FROM em_acc_train" % f)
-                        held = run.one("SELECT count(*) FROM em_acc_train WHERE fold = %d" % f)
-                        if held == 0 or run.one("SELECT count(label) FROM em_acc_fold") == 0:
-                            continue
-                        m = run.em("em_acc_fold", lam)
-                        scores.append(run.accuracy(m, "k IN (SELECT k FROM em_acc_train WHERE fold = %d)" % f))
-                    score = statistics.mean(scores) if scores else 0.0
-                    if best_score is None or score > best_score:
-                        best, best_score = lam, score
-                chosen.append(best)
-                acc["cv"].append(acc["labelled"][-1] if best == 0 else
-                                 acc["em"][-1] if best == 1.0 else
-                                 run.accuracy(run.em("em_acc_train", best), "split = 'test'"))
-            lines.append("| %s | %g%% | %.0f | %.0f | %d | %.4f | %.4f | %.4f | %s |" % (
+                model, lam, notice = run.auto("em_acc_train", lambdas, args.folds)
+                acc["auto"].append(run.accuracy(model, "split = 'test'"))
+                chosen.append(lam)
+                notices += notice
+            diff = [a - b for a, b in zip(acc["auto"], acc["labelled"])]
+            lines.append("| %s | %g%% | %.0f | %.0f | %d | %s | %s | %s | %+.4f, %+.4f | %s | %d of %d |" % (
                 name, frac * 100, statistics.mean(n_lab), n_train - statistics.mean(n_lab), n_test,
-                statistics.mean(acc["labelled"]), statistics.mean(acc["em"]), statistics.mean(acc["cv"]),
-                ", ".join("%g" % c for c in chosen)))
+                spread(acc["labelled"]), spread(acc["em"]), spread(acc["auto"]),
+                statistics.mean(diff), min(diff), ", ".join("%g" % c for c in chosen), notices, args.seeds))
             log(lines[-1])
         cur.execute("DROP TABLE em_acc CASCADE")
         cur.execute("DROP TABLE IF EXISTS em_acc_sampled")
-    print("Held-out accuracy, mean over %d seeds (which rows keep their labels); EM at most %d iterations."
-          % (args.seeds, args.iterations))
+    print("Held-out accuracy, mean ± standard deviation over %d seeds (which rows keep their labels); EM at "
+          "most %d iterations; λ auto among %s by %d-fold cross-validation."
+          % (args.seeds, args.iterations, "nb_cross_validate_em's default grid" if lambdas == "auto" else
+             ", ".join("%g" % x for x in lambdas), args.folds))
     print()
     print("\n".join(lines))
     conn.close()
+
+
+def spread(xs):
+    return "%.4f ± %.4f" % (statistics.mean(xs), statistics.pstdev(xs))
 
 
 def make_sampled(cur):

@@ -42,6 +42,17 @@ model on every row (training and test) equals the numpy posterior within
 1e-9, and the log likelihood within 1e-9 relative.  Also that it never
 decreases from iteration 1 on.
 
+The lambda grid (nb_cross_validate_em, #43): on the same rows with fold =
+id % 3 as the fold column (the unlabelled rows in every fold's EM), for
+each option set of CV_OPTION_SETS and lambda of CV_LAMBDAS, the EM above run
+on the training rows outside each fold (the fold's labelled rows left out
+entirely), the fold's labelled rows scored with its last model, and their
+accuracy, macro F1 and log loss by scikit-learn's metrics; the means and
+population deviations over the folds, the mean gain in log loss over lambda
+0 and its standard error (sample deviation / sqrt(folds)) must equal nbc's
+within 1e-9, and the chosen lambda the rule's (the lowest log loss, unless
+its gain is not above its standard error: 0).
+
 Prints one TAP-style line per check and closes with "N passed, N failed".
 """
 
@@ -54,8 +65,9 @@ try:
     import numpy as np
     import psycopg2  # noqa: F401 (db needs it)
     import scipy.sparse as sp
+    from sklearn.metrics import f1_score, log_loss
 except ImportError as e:
-    print("not ok - em prerequisites: %s (Debian: python3-numpy python3-scipy python3-psycopg2; "
+    print("not ok - em prerequisites: %s (Debian: python3-numpy python3-scipy python3-sklearn python3-psycopg2; "
           "run with /usr/bin/python3)" % e)
     print("0 passed, 1 failed")
     sys.exit(1)
@@ -69,6 +81,9 @@ OPTION_SETS = [
     {"lambda": 0.3, "alpha": 0.2, "class_alpha": 2},
     {"kind": "bernoulli", "lambda": 0.5, "beta": [0.5, 2]},
 ]
+CV_FOLDS = 3
+CV_LAMBDAS = [0, 0.03, 0.3, 1]
+CV_OPTION_SETS = [{}, {"kind": "bernoulli", "alpha": 0.5}]
 CORPORA = [
     ("spamassassin", "SELECT msg_id AS k, label, body, split FROM spamassassin"),
     ("reuters_grain", "SELECT id::text AS k, label, body, split FROM reuters_grain"),
@@ -168,7 +183,7 @@ def log_prior(params, opts):
     return theta + b * log_pi.sum()
 
 
-def em(X, labels, classes, train, opts):
+def em(X, labels, classes, train, opts, iterations=ITERATIONS):
     lam = opts.get("lambda", 1.0)
     bern = opts.get("kind") == "bernoulli"
     C = len(classes)
@@ -179,7 +194,7 @@ def em(X, labels, classes, train, opts):
     W[lab, y[lab]] = 1.0
     out = []
     params = fit(X, W, opts, lab)
-    for k in range(ITERATIONS + 1):
+    for k in range(iterations + 1):
         joint = log_joint(X, params, bern)
         m = joint.max(axis=1)[:, None]
         lse = m + np.log(np.exp(joint - m).sum(axis=1))[:, None]
@@ -191,6 +206,59 @@ def em(X, labels, classes, train, opts):
         W[unl] = lam * post[unl]
         params = fit(X, W, opts, (W.sum(axis=1) > 0) & train)
     return out
+
+
+def cv_reference(X, labels, classes, train, folds, opts):
+    """Per lambda of CV_LAMBDAS: the metrics' means and deviations over the folds, gain and its error."""
+    y = np.array([classes.index(l) if l is not None else -1 for l in labels])
+    labelled = y >= 0
+    per_fold = {}
+    for lam in CV_LAMBDAS:
+        for f in sorted(set(folds[labelled & train])):
+            held = labelled & train & (folds == f)
+            # nb_train_em stops at the model of the labelled rows for lambda 0
+            post = em(X, labels, classes, train & ~held, dict(opts, **{"lambda": lam}),
+                      ITERATIONS if lam > 0 else 0)[-1][0][held]
+            present = sorted(set(y[labelled & train & ~held]))
+            # nbc's model has only the classes of its training rows
+            P = post[:, present]
+            pred = np.array(present)[P.argmax(axis=1)]
+            per_fold[lam, f] = (np.mean(pred == y[held]),
+                                f1_score(y[held], pred, average="macro"),
+                                log_loss(y[held], P, labels=present))
+    fold_ids = sorted({f for _, f in per_fold})
+    rows = []
+    for lam in CV_LAMBDAS:
+        m = np.array([per_fold[lam, f] for f in fold_ids])
+        d = np.array([per_fold[0, f][2] - per_fold[lam, f][2] for f in fold_ids])
+        rows.append((lam, m[:, 0].mean(), m[:, 0].std(), m[:, 1].mean(), m[:, 1].std(),
+                     m[:, 2].mean(), m[:, 2].std(), d.mean(), d.std(ddof=1) / np.sqrt(len(d))))
+    best = min(rows[1:], key=lambda r: r[5])
+    chosen = best[0] if best[7] > best[8] else 0
+    return rows, chosen
+
+
+def check_cv(db, rel, source, ids, X, labels, classes, train):
+    folds = np.array(ids) % CV_FOLDS
+    db.execute("CREATE OR REPLACE VIEW %s_cv AS SELECT label, tokens, id %% %d AS fold FROM %s "
+               "WHERE split = 'train'" % (rel, CV_FOLDS, rel))
+    names = ("accuracy", "accuracy_std", "macro_f1", "macro_f1_std", "log_loss", "log_loss_std",
+             "log_loss_gain", "log_loss_gain_se")
+    for opts in CV_OPTION_SETS:
+        o = dict(opts, iterations=ITERATIONS, tolerance=0)
+        got = db.query("SELECT lambda, " + ", ".join(names) + ", chosen FROM nb_cross_validate_em(%s, 'label', "
+                       "'tokens', fold_column => 'fold', lambdas => %s::float8[], options => %s) ORDER BY lambda",
+                       (rel + "_cv", CV_LAMBDAS, json.dumps(o)))
+        ref, chosen = cv_reference(X, labels, classes, train, folds, opts)
+        what = "%s %s lambda grid %s" % (source, json.dumps(opts), CV_LAMBDAS)
+        R.check([g[0] for g in got] == CV_LAMBDAS, what + ": a row per lambda", "nbc gave %s" % [g[0] for g in got])
+        for g, r in zip(got, ref):
+            err = max(abs(a - b) for a, b in zip(g[1:9], r[1:]))
+            R.check(err <= TOL, "%s, lambda %s: %s" % (what, g[0], ", ".join(names)),
+                    "max error %s" % fmt(err))
+        picked = [g[0] for g in got if g[9]]
+        R.check(picked == [chosen], what + ": lambda chosen", "nbc chose %s, the rule %s" % (picked, chosen))
+    db.execute("DROP VIEW %s_cv" % rel)
 
 
 def main():
@@ -231,6 +299,7 @@ def main():
                         source, json.dumps(opts), k), "%.6f after %.6f" % (L, prev))
                 prev = L
         db.execute("DROP VIEW %s_train" % rel)
+        check_cv(db, rel, source, ids, X, labels, classes, train)
         db.execute("DROP TABLE " + rel)
     print("%d passed, %d failed" % (R.passed, R.failed))
     return 1 if R.failed else 0

@@ -35,7 +35,10 @@
 #   em.py      nb_train_em_trace against an independent numpy implementation
 #              of EM (Nigam et al. 2000) on SpamAssassin and Reuters Grain
 #              with 5% of the labels: every iteration's posteriors and log
-#              likelihood.
+#              likelihood; and nb_cross_validate_em's rows for a lambda grid
+#              (3 folds, multinomial and Bernoulli): every fold's EM, its
+#              metrics, their means, the gain and its standard error, and
+#              the lambda chosen.
 #   calibration.py nb_calibrate's temperature and sigmoid against
 #              scikit-learn's CalibratedClassifierCV and numpy/scipy fits on
 #              SpamAssassin, Reuters Grain and the fortunes, and the held-out
