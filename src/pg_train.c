@@ -15,6 +15,8 @@
 #include <math.h>
 
 #include "catalog/pg_type.h"
+#include "utils/fmgrprotos.h"
+#include "nodes/execnodes.h"
 #include "utils/builtins.h"
 #include "utils/float.h"
 
@@ -493,6 +495,57 @@ nb_merge(PG_FUNCTION_ARGS)
 		both[n++] = PG_GETARG_DATUM(0);
 	both[n++] = PG_GETARG_DATUM(1);
 	PG_RETURN_POINTER(nb_model_merge(both, n));
+}
+
+/*
+ * A model whose average class has fewer than two documents, from at least
+ * NB_SWAP_MIN_CLASSES classes, is reported: a class seen once teaches naive
+ * Bayes next to nothing, and the usual cause is a label column holding the
+ * documents (nb_train(body, label) for nb_train(label, body)).  Legitimate
+ * many-class data (language identification over a hundred languages) has
+ * tens of documents per class; a handful of rows of as many classes, as in
+ * an example, are too few to tell.
+ */
+#define NB_SWAP_MIN_CLASSES 20
+
+/*
+ * Does this call of a final function end the one group of a query without
+ * GROUP BY, outside a trigger?  A model per group (cross-validation's per
+ * fold, a model per language) is small by design, a window aggregate's
+ * final function runs once per row, and a trigger's model is of the
+ * statement's rows only (a live model's delta).
+ */
+static bool
+single_model_call(FunctionCallInfo fcinfo)
+{
+	return fcinfo->context != NULL && IsA(fcinfo->context, AggState) &&
+		((AggState *) fcinfo->context)->aggstrategy == AGG_PLAIN &&
+		/* the SQL function reads a static of trigger.c and nothing of its fcinfo */
+		DatumGetInt32(pg_trigger_depth(NULL)) == 0;
+}
+
+/*
+ * nb_train's final function: the state unchanged, after a WARNING when
+ * the classes of a single model are almost as many as its documents.
+ */
+PG_FUNCTION_INFO_V1(nbc_train_final);
+Datum
+nbc_train_final(PG_FUNCTION_ARGS)
+{
+	uint32		classes;
+	double		documents;
+
+	if (!single_model_call(fcinfo))
+		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+	nb_model_class_totals(PG_GETARG_DATUM(0), &classes, &documents);
+	if (classes >= NB_SWAP_MIN_CLASSES && classes > documents / 2)
+		ereport(WARNING,
+				(errcode(ERRCODE_WARNING),
+				 errmsg("naive Bayes model has %u classes from %s documents",
+						classes, float8out_internal(documents)),
+				 errdetail("A class has fewer than two documents on average, too few for naive Bayes to learn from."),
+				 errhint("Check the order of the arguments: nb_train(label, features).")));
+	PG_RETURN_DATUM(PG_GETARG_DATUM(0));
 }
 
 bool
