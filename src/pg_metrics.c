@@ -25,6 +25,7 @@
 #include "pg_jsonb.h"
 #include "pg_label.h"
 #include "pg_metrics.h"
+#include "pg_metrics_check.h"
 #include "pg_metrics_state.h"
 
 PG_FUNCTION_INFO_V1(nb_metrics_label_transfn);
@@ -240,6 +241,7 @@ nb_metrics_label_transfn(PG_FUNCTION_ARGS)
 	if (!begin_row(fcinfo, &form, &st, &weight))
 		return return_state(fcinfo, st);
 	actual = nb_label_arg(fcinfo, 1, &fcinfo->flinfo->fn_extra);
+	nb_metrics_check_actual(fcinfo, actual);
 	predicted = PG_GETARG_TEXT_PP(2);
 	check_predicted_label(predicted);
 	old = MemoryContextSwitchTo(st->hdr.eoh_context);
@@ -336,6 +338,7 @@ proba_row(FunctionCallInfo fcinfo, const RowForm *form)
 	if (!begin_row(fcinfo, form, &st, &weight))
 		return return_state(fcinfo, st);
 	actual = nb_label_arg(fcinfo, 1, &fcinfo->flinfo->fn_extra);
+	nb_metrics_check_actual(fcinfo, actual);
 	proba = PG_GETARG_JSONB_P(2);
 	if (!JB_ROOT_IS_OBJECT(proba))
 		ereport(ERROR,
@@ -657,6 +660,8 @@ nb_metrics_final(PG_FUNCTION_ARGS)
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
 	st = check_single(nb_metrics_state_open(PG_GETARG_DATUM(0)));
+	if (nb_aggregate_single_group(fcinfo))
+		nb_metrics_warn_labels(&st->single);
 	result = nb_metrics_jsonb(&st->single);
 	nb_metrics_state_close(st, PG_GETARG_DATUM(0));
 	PG_RETURN_JSONB_P(result);

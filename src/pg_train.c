@@ -15,8 +15,6 @@
 #include <math.h>
 
 #include "catalog/pg_type.h"
-#include "utils/fmgrprotos.h"
-#include "nodes/execnodes.h"
 #include "utils/builtins.h"
 #include "utils/float.h"
 
@@ -509,22 +507,6 @@ nb_merge(PG_FUNCTION_ARGS)
 #define NB_SWAP_MIN_CLASSES 20
 
 /*
- * Does this call of a final function end the one group of a query without
- * GROUP BY, outside a trigger?  A model per group (cross-validation's per
- * fold, a model per language) is small by design, a window aggregate's
- * final function runs once per row, and a trigger's model is of the
- * statement's rows only (a live model's delta).
- */
-static bool
-single_model_call(FunctionCallInfo fcinfo)
-{
-	return fcinfo->context != NULL && IsA(fcinfo->context, AggState) &&
-		((AggState *) fcinfo->context)->aggstrategy == AGG_PLAIN &&
-		/* the SQL function reads a static of trigger.c and nothing of its fcinfo */
-		DatumGetInt32(pg_trigger_depth(NULL)) == 0;
-}
-
-/*
  * nb_train's final function: the state unchanged, after a WARNING when
  * the classes of a single model are almost as many as its documents.
  */
@@ -532,13 +514,15 @@ PG_FUNCTION_INFO_V1(nbc_train_final);
 Datum
 nbc_train_final(PG_FUNCTION_ARGS)
 {
+	static TimestampTz warned = 0;
 	uint32		classes;
 	double		documents;
 
-	if (!single_model_call(fcinfo))
+	if (!nb_aggregate_single_group(fcinfo))
 		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
 	nb_model_class_totals(PG_GETARG_DATUM(0), &classes, &documents);
-	if (classes >= NB_SWAP_MIN_CLASSES && classes > documents / 2)
+	if (classes >= NB_SWAP_MIN_CLASSES && classes > documents / 2 &&
+		nb_first_in_statement(&warned))
 		ereport(WARNING,
 				(errcode(ERRCODE_WARNING),
 				 errmsg("naive Bayes model has %u classes from %s documents",
