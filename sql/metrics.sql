@@ -338,3 +338,35 @@ FROM metrics_mix, metrics_mix_model;
 SELECT nb_metrics(nb_predict_proba(model, f), y::text) FROM metrics_mix, metrics_mix_model;
 SELECT nb_metrics(nb_predict_proba(model, f)::text, y::text) FROM metrics_mix, metrics_mix_model;
 DROP TABLE metrics_mix, metrics_mix_model;
+
+--
+-- rows of a NULL actual label are skipped, as SQL's aggregates skip NULLs,
+-- and counted beside rows (#42): 1 row in 10 here, in a parallel plan too
+-- (the count travels in the partial states); NULL over no other row
+--
+SELECT nb_metrics(a, p) -> 'rows' AS rows, nb_metrics(a, p) -> 'rows_null_actual' AS rows_null_actual
+FROM (VALUES ('x', 'x'), (NULL, 'x'), ('y', 'x'), (NULL, NULL)) v(a, p);
+SELECT nb_metrics(a, p) IS NULL AS no_metrics FROM (VALUES (NULL::text, 'x')) v(a, p);
+-- none skipped: no key
+SELECT nb_metrics(a, p) ? 'rows_null_actual' AS has_key FROM (VALUES ('x', 'x')) v(a, p);
+CREATE TABLE metrics_nulls AS
+SELECT CASE WHEN i % 10 = 0 THEN NULL ELSE 'c' || (i % 3) END AS a, 'c' || (i % 2) AS p,
+       ('{"c0": 0.4, "c1": 0.3, "c2": 0.3}')::jsonb AS proba
+FROM generate_series(1, 20000) i;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 2;
+ALTER TABLE metrics_nulls SET (parallel_workers = 2);
+EXPLAIN (COSTS OFF) SELECT nb_metrics(a, p) FROM metrics_nulls;
+SELECT nb_metrics(a, p) -> 'rows' AS rows, nb_metrics(a, p) -> 'rows_null_actual' AS rows_null_actual,
+       (SELECT count(*) FROM metrics_nulls WHERE a IS NULL) AS null_rows
+FROM metrics_nulls;
+SELECT nb_metrics(a, proba) -> 'rows_null_actual' AS ranked,
+       nb_metrics(a, proba, 1, '{"ranked": false}') -> 'rows_null_actual' AS unranked
+FROM metrics_nulls;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+RESET max_parallel_workers_per_gather;
+DROP TABLE metrics_nulls;
