@@ -18,6 +18,9 @@
 /* Labels a message quotes as examples. */
 #define NB_LABELS_SHOWN 3
 
+/* Fewer rows say little: a single row's prediction may well be wrong. */
+#define NB_LABELS_MIN_ROWS 10
+
 void
 nb_metrics_check_actual(FunctionCallInfo fcinfo, const text *actual)
 {
@@ -83,7 +86,8 @@ nb_metrics_warn_labels(const NbMetrics *m)
 
 	(void) labels_shown(m, NB_SEEN_ACTUAL | NB_SEEN_PREDICTED,
 						NB_SEEN_ACTUAL | NB_SEEN_PREDICTED, false, &n_both);
-	if (n_actual == 0 || (n_both > 0 && n_unnamed == 0) || !nb_first_in_statement(&warned))
+	if (m->rows < NB_LABELS_MIN_ROWS || n_actual == 0 || (n_both > 0 && n_unnamed == 0) ||
+		!nb_first_in_statement(&warned))
 		return;
 	if (n_both == 0)
 		ereport(WARNING,

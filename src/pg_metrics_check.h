@@ -20,10 +20,10 @@
 void		nb_metrics_check_actual(FunctionCallInfo fcinfo, const text *actual);
 
 /*
- * WARNING when the rows' actual labels are never among the predicted ones,
- * or (rows with probabilities that are kept) some actual label is never
- * among the probabilities' classes (for nb_metrics' final function, of a
- * single group: see nb_aggregate_single_group).
+ * WARNING when, over ten rows or more, no actual label is ever among the
+ * predicted ones, or (rows with probabilities that are kept) some actual
+ * label is never among the probabilities' classes (for nb_metrics' final
+ * function, of a single group: see nb_aggregate_single_group).
  */
 void		nb_metrics_warn_labels(const NbMetrics *m);
 
