@@ -4557,125 +4557,32 @@ $$;
 
 -- ---------------------------------------------------------------------------
 -- nb_train's final function: a WARNING when the classes are almost as many
--- as the documents (label and features swapped).  An aggregate's final
--- function cannot be altered: each nb_train is dropped and created again.
+-- as the documents (label and features swapped).  ALTER AGGREGATE cannot set
+-- a final function, and DROP AGGREGATE fails for every view and
+-- materialized view that uses nb_train (where models are often kept): each
+-- nb_train of the extension gets it in its catalog row, with the dependency
+-- CREATE AGGREGATE records, as a fresh install's CREATE AGGREGATE makes them.
 
 CREATE FUNCTION nbc_train_final(nb_model) RETURNS nb_model
 	AS 'MODULE_PATHNAME', 'nbc_train_final' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
-DROP AGGREGATE nb_train(text, text[]);
-DROP AGGREGATE nb_train(text, text[], float8);
-DROP AGGREGATE nb_train(text, tsvector);
-DROP AGGREGATE nb_train(text, tsvector, float8);
-DROP AGGREGATE nb_train(text, jsonb);
-DROP AGGREGATE nb_train(text, jsonb, float8);
-DROP AGGREGATE nb_train(text, float8[]);
-DROP AGGREGATE nb_train(text, float8[], float8);
-DROP AGGREGATE nb_train(text, text);
-DROP AGGREGATE nb_train(text, text, jsonb);
-DROP AGGREGATE nb_train(text, text, float8, jsonb);
-DROP AGGREGATE nb_train(anynonarray, text[]);
-DROP AGGREGATE nb_train(anynonarray, text[], float8);
-DROP AGGREGATE nb_train(anynonarray, tsvector);
-DROP AGGREGATE nb_train(anynonarray, tsvector, float8);
-DROP AGGREGATE nb_train(anynonarray, jsonb);
-DROP AGGREGATE nb_train(anynonarray, jsonb, float8);
-DROP AGGREGATE nb_train(anynonarray, float8[]);
-DROP AGGREGATE nb_train(anynonarray, float8[], float8);
-DROP AGGREGATE nb_train(anynonarray, text);
-DROP AGGREGATE nb_train(anynonarray, text, jsonb);
-DROP AGGREGATE nb_train(anynonarray, text, float8, jsonb);
-
-CREATE AGGREGATE nb_train(label text, features text[]) (
-	SFUNC = nbc_train_transfn, STYPE = nb_model, FINALFUNC = nbc_train_final,
-	COMBINEFUNC = nb_merge, PARALLEL = SAFE);
-CREATE AGGREGATE nb_train(label text, features text[], weight float8) (
-	SFUNC = nbc_train_transfn, STYPE = nb_model, FINALFUNC = nbc_train_final,
-	COMBINEFUNC = nb_merge, PARALLEL = SAFE);
-CREATE AGGREGATE nb_train(label text, features tsvector) (
-	SFUNC = nbc_train_transfn, STYPE = nb_model, FINALFUNC = nbc_train_final,
-	COMBINEFUNC = nb_merge, PARALLEL = SAFE);
-CREATE AGGREGATE nb_train(label text, features tsvector, weight float8) (
-	SFUNC = nbc_train_transfn, STYPE = nb_model, FINALFUNC = nbc_train_final,
-	COMBINEFUNC = nb_merge, PARALLEL = SAFE);
-CREATE AGGREGATE nb_train(label text, features jsonb) (
-	SFUNC = nbc_train_transfn, STYPE = nb_model, FINALFUNC = nbc_train_final,
-	COMBINEFUNC = nb_merge, PARALLEL = SAFE);
-CREATE AGGREGATE nb_train(label text, features jsonb, weight float8) (
-	SFUNC = nbc_train_transfn, STYPE = nb_model, FINALFUNC = nbc_train_final,
-	COMBINEFUNC = nb_merge, PARALLEL = SAFE);
-CREATE AGGREGATE nb_train(label text, features float8[]) (
-	SFUNC = nbc_train_transfn, STYPE = nb_model, FINALFUNC = nbc_train_final,
-	COMBINEFUNC = nb_merge, PARALLEL = SAFE);
-CREATE AGGREGATE nb_train(label text, features float8[], weight float8) (
-	SFUNC = nbc_train_transfn, STYPE = nb_model, FINALFUNC = nbc_train_final,
-	COMBINEFUNC = nb_merge, PARALLEL = SAFE);
-CREATE AGGREGATE nb_train(label text, body text) (
-	SFUNC = nbc_train_transfn, STYPE = nb_model, FINALFUNC = nbc_train_final,
-	COMBINEFUNC = nb_merge, PARALLEL = SAFE);
-CREATE AGGREGATE nb_train(label text, body text, tokenizer jsonb) (
-	SFUNC = nbc_train_transfn, STYPE = nb_model, FINALFUNC = nbc_train_final,
-	COMBINEFUNC = nb_merge, PARALLEL = SAFE);
-CREATE AGGREGATE nb_train(label text, body text, weight float8, tokenizer jsonb) (
-	SFUNC = nbc_train_transfn, STYPE = nb_model, FINALFUNC = nbc_train_final,
-	COMBINEFUNC = nb_merge, PARALLEL = SAFE);
-CREATE AGGREGATE nb_train(label anynonarray, features text[]) (
-	SFUNC = nbc_train_transfn, STYPE = nb_model, FINALFUNC = nbc_train_final,
-	COMBINEFUNC = nb_merge, PARALLEL = SAFE);
-CREATE AGGREGATE nb_train(label anynonarray, features text[], weight float8) (
-	SFUNC = nbc_train_transfn, STYPE = nb_model, FINALFUNC = nbc_train_final,
-	COMBINEFUNC = nb_merge, PARALLEL = SAFE);
-CREATE AGGREGATE nb_train(label anynonarray, features tsvector) (
-	SFUNC = nbc_train_transfn, STYPE = nb_model, FINALFUNC = nbc_train_final,
-	COMBINEFUNC = nb_merge, PARALLEL = SAFE);
-CREATE AGGREGATE nb_train(label anynonarray, features tsvector, weight float8) (
-	SFUNC = nbc_train_transfn, STYPE = nb_model, FINALFUNC = nbc_train_final,
-	COMBINEFUNC = nb_merge, PARALLEL = SAFE);
-CREATE AGGREGATE nb_train(label anynonarray, features jsonb) (
-	SFUNC = nbc_train_transfn, STYPE = nb_model, FINALFUNC = nbc_train_final,
-	COMBINEFUNC = nb_merge, PARALLEL = SAFE);
-CREATE AGGREGATE nb_train(label anynonarray, features jsonb, weight float8) (
-	SFUNC = nbc_train_transfn, STYPE = nb_model, FINALFUNC = nbc_train_final,
-	COMBINEFUNC = nb_merge, PARALLEL = SAFE);
-CREATE AGGREGATE nb_train(label anynonarray, features float8[]) (
-	SFUNC = nbc_train_transfn, STYPE = nb_model, FINALFUNC = nbc_train_final,
-	COMBINEFUNC = nb_merge, PARALLEL = SAFE);
-CREATE AGGREGATE nb_train(label anynonarray, features float8[], weight float8) (
-	SFUNC = nbc_train_transfn, STYPE = nb_model, FINALFUNC = nbc_train_final,
-	COMBINEFUNC = nb_merge, PARALLEL = SAFE);
-CREATE AGGREGATE nb_train(label anynonarray, body text) (
-	SFUNC = nbc_train_transfn, STYPE = nb_model, FINALFUNC = nbc_train_final,
-	COMBINEFUNC = nb_merge, PARALLEL = SAFE);
-CREATE AGGREGATE nb_train(label anynonarray, body text, tokenizer jsonb) (
-	SFUNC = nbc_train_transfn, STYPE = nb_model, FINALFUNC = nbc_train_final,
-	COMBINEFUNC = nb_merge, PARALLEL = SAFE);
-CREATE AGGREGATE nb_train(label anynonarray, body text, weight float8, tokenizer jsonb) (
-	SFUNC = nbc_train_transfn, STYPE = nb_model, FINALFUNC = nbc_train_final,
-	COMBINEFUNC = nb_merge, PARALLEL = SAFE);
-
-COMMENT ON AGGREGATE nb_train(text, text[]) IS 'naive Bayes model of the rows: each a document of class label with a bag of tokens';
-COMMENT ON AGGREGATE nb_train(text, text[], float8) IS 'naive Bayes model of the rows: each a document of class label with a bag of tokens, counted weight times';
-COMMENT ON AGGREGATE nb_train(text, tsvector) IS 'naive Bayes model of the rows: each a document of class label with the lexemes of a tsvector';
-COMMENT ON AGGREGATE nb_train(text, tsvector, float8) IS 'naive Bayes model of the rows: each a document of class label with the lexemes of a tsvector, counted weight times';
-COMMENT ON AGGREGATE nb_train(text, jsonb) IS 'naive Bayes model of the rows: each a document of class label with named features (jsonb object)';
-COMMENT ON AGGREGATE nb_train(text, jsonb, float8) IS 'naive Bayes model of the rows: each a document of class label with named features (jsonb object), counted weight times';
-COMMENT ON AGGREGATE nb_train(text, float8[]) IS 'naive Bayes model of the rows: each a document of class label with a vector of Gaussian features';
-COMMENT ON AGGREGATE nb_train(text, float8[], float8) IS 'naive Bayes model of the rows: each a document of class label with a vector of Gaussian features, counted weight times';
-COMMENT ON AGGREGATE nb_train(text, text) IS 'train a naive Bayes model on documents of text, tokenized as scikit-learn''s CountVectorizer does by default; the model keeps its tokenizer';
-COMMENT ON AGGREGATE nb_train(text, text, jsonb) IS 'train a naive Bayes model on documents of text, tokenized with these options (see nb_tokens); the model keeps its tokenizer';
-COMMENT ON AGGREGATE nb_train(text, text, float8, jsonb) IS 'train a naive Bayes model on weighted documents of text, tokenized with these options (NULL: the defaults); the model keeps its tokenizer';
-COMMENT ON AGGREGATE nb_train(anynonarray, text[]) IS 'naive Bayes model of the rows, a label of any type stored as its text (label::text)';
-COMMENT ON AGGREGATE nb_train(anynonarray, text[], float8) IS 'naive Bayes model of the rows, a label of any type stored as its text (label::text)';
-COMMENT ON AGGREGATE nb_train(anynonarray, tsvector) IS 'naive Bayes model of the rows, a label of any type stored as its text (label::text)';
-COMMENT ON AGGREGATE nb_train(anynonarray, tsvector, float8) IS 'naive Bayes model of the rows, a label of any type stored as its text (label::text)';
-COMMENT ON AGGREGATE nb_train(anynonarray, jsonb) IS 'naive Bayes model of the rows, a label of any type stored as its text (label::text)';
-COMMENT ON AGGREGATE nb_train(anynonarray, jsonb, float8) IS 'naive Bayes model of the rows, a label of any type stored as its text (label::text)';
-COMMENT ON AGGREGATE nb_train(anynonarray, float8[]) IS 'naive Bayes model of the rows, a label of any type stored as its text (label::text)';
-COMMENT ON AGGREGATE nb_train(anynonarray, float8[], float8) IS 'naive Bayes model of the rows, a label of any type stored as its text (label::text)';
-COMMENT ON AGGREGATE nb_train(anynonarray, text) IS 'train a naive Bayes model on documents of text with labels of any type (stored as their text), tokenized as scikit-learn''s CountVectorizer does by default';
-COMMENT ON AGGREGATE nb_train(anynonarray, text, jsonb) IS 'train a naive Bayes model on documents of text with labels of any type (stored as their text), tokenized with these options';
-COMMENT ON AGGREGATE nb_train(anynonarray, text, float8, jsonb) IS 'train a naive Bayes model on weighted documents of text with labels of any type (stored as their text), tokenized with these options (NULL: the defaults)';
 COMMENT ON FUNCTION nbc_train_final(nb_model) IS 'final function of nb_train: the model, after a WARNING when most classes have a single document';
+
+WITH aggregates AS (
+	SELECT p.oid
+	FROM pg_catalog.pg_depend d JOIN pg_catalog.pg_proc p ON p.oid = d.objid
+	WHERE d.classid = 'pg_catalog.pg_proc'::pg_catalog.regclass
+	  AND d.refclassid = 'pg_catalog.pg_extension'::pg_catalog.regclass
+	  AND d.refobjid = (SELECT oid FROM pg_catalog.pg_extension WHERE extname = 'nbc')
+	  AND d.deptype = 'e' AND p.proname = 'nb_train' AND p.prokind = 'a'),
+set_final AS (
+	UPDATE pg_catalog.pg_aggregate SET aggfinalfn = 'nbc_train_final(nb_model)'::pg_catalog.regprocedure
+	WHERE aggfnoid IN (SELECT oid FROM aggregates)
+	RETURNING aggfnoid)
+INSERT INTO pg_catalog.pg_depend (classid, objid, objsubid, refclassid, refobjid, refobjsubid, deptype)
+SELECT 'pg_catalog.pg_proc'::pg_catalog.regclass, aggfnoid, 0,
+	   'pg_catalog.pg_proc'::pg_catalog.regclass, 'nbc_train_final(nb_model)'::pg_catalog.regprocedure, 0, 'n'
+FROM set_final;
 
 -- ---------------------------------------------------------------------------
 -- nb_probability's label and nb_explain's against of any type, as nb_train
