@@ -791,29 +791,6 @@ row_probabilities(const NbCalibrationRows *rows, size_t i, const NbCalibration *
 		p[c] = l[c] == -INFINITY ? 0.0 : exp(l[c]);
 }
 
-/* Row i's probabilities from q (as score_rows reads it) into p; false: q cannot give them. */
-static bool
-row_from_q(const NbCalibrationRows *rows, size_t i, const double *q, bool normalize, double *p)
-{
-	double		sum = 0;
-
-	if (q == NULL)
-		return false;
-	if (!normalize)
-	{
-		for (uint32_t c = 0; c < rows->C; c++)
-			p[c] = q[c * rows->n + i];
-		return true;
-	}
-	for (uint32_t c = 0; c < rows->C; c++)
-		sum += q[c * rows->n + i];
-	if (!(sum >= DBL_MIN))
-		return false;
-	for (uint32_t c = 0; c < rows->C; c++)
-		p[c] = q[c * rows->n + i] / sum;
-	return true;
-}
-
 /*
  * Log loss and Brier score of rows under cal; with q (not NULL), its
  * values of each row instead of computing them again: with normalize,
@@ -835,8 +812,19 @@ score_rows(const NbCalibrationRows *rows, const NbCalibration *cal, const double
 	nb_exact_init(&brier_sum);
 	for (size_t i = 0; i < rows->n; i++)
 	{
+		double		sum = 0;
+
 		nb_interrupt_count(&work, 1 + (uint64_t) C / 8);
-		if (!row_from_q(rows, i, q, normalize, p))
+		if (q != NULL && normalize)
+			for (uint32_t c = 0; c < C; c++)
+				sum += q[c * rows->n + i];
+		if (q != NULL && !normalize)
+			for (uint32_t c = 0; c < C; c++)
+				p[c] = q[c * rows->n + i];
+		else if (sum >= DBL_MIN)
+			for (uint32_t c = 0; c < C; c++)
+				p[c] = q[c * rows->n + i] / sum;
+		else
 			row_probabilities(rows, i, cal, p, p + C, p + 2 * C);
 		add_row_scores(&loss_sum, &brier_sum, p, C, rows->actual[i]);
 	}
@@ -874,10 +862,8 @@ fit_sigmoid(const NbCalibrationRows *rows, double *q, NbCalibrationFit *fit)
 	NbCalibrationStatus status;
 
 	fit->method = NB_CALIBRATE_SIGMOID;
-	fit->first_sigmoid = rows->C == 2 ? 1 : 0;
-	fit->sigmoid = nb_alloc(sizeof(double) * 2 * rows->C);
-	memset(fit->sigmoid, 0, sizeof(double) * 2 * rows->C);
-	status = nb_calibration_fit_sigmoids(rows, fit->first_sigmoid, fit->sigmoid, q, &fit->iterations);
+	fit->sigmoid = nb_alloc_zero(sizeof(double) * 2 * rows->C);
+	status = nb_calibration_fit_sigmoids(rows, rows->C == 2 ? 1 : 0, fit->sigmoid, q, &fit->iterations);
 	if (status != NB_CALIBRATION_OK)
 		return status;
 	nb_calibration_init(&fit->cal);

@@ -91,8 +91,7 @@ typedef struct NbCalibrationFit
 {
 	NbCalibrationMethod method; /* the one kept */
 	NbCalibration cal;			/* its map; cal.sigmoid points to sigmoid */
-	double	   *sigmoid;		/* [a, b] per class (2 * C), nb_alloc's; the fit's sigmoids */
-	uint32_t	first_sigmoid;	/* the first class with a sigmoid (1 with two classes) */
+	double	   *sigmoid;		/* [a, b] per class (2 * C), nb_alloc's; with two classes the second's only */
 	double		log_loss;		/* before: the posteriors as scored */
 	double		brier;
 	double		calibrated_log_loss;	/* after */

@@ -31,7 +31,6 @@
 #include "utils/builtins.h"
 #include "utils/fmgrprotos.h"
 #include "utils/jsonb.h"
-#include "utils/lsyscache.h"
 #include "utils/memutils.h"
 
 #include "nb_alloc.h"
@@ -189,12 +188,9 @@ fold_model(FunctionCallInfo fcinfo, const CalibrationState *st, int64 fold)
 	Datum	   *elems;
 	bool	   *nulls;
 	int			count;
-	int16		typlen;
-	bool		typbyval;
-	char		typalign;
 
-	get_typlenbyvalalign(ARR_ELEMTYPE(models), &typlen, &typbyval, &typalign);
-	deconstruct_array(models, ARR_ELEMTYPE(models), typlen, typbyval, typalign, &elems, &nulls, &count);
+	/* (nb_model: a varlena of int alignment, as CREATE TYPE made it) */
+	deconstruct_array(models, ARR_ELEMTYPE(models), -1, false, TYPALIGN_INT, &elems, &nulls, &count);
 	for (int i = 0; i < st->n_folds && i < count; i++)
 		if (st->folds[i] == fold && !nulls[i])
 			return elems[i];
@@ -220,6 +216,9 @@ use_fold(FunctionCallInfo fcinfo, CalibrationState *st, int64 fold)
 		return;
 	model = DirectFunctionCall2(nb_subtract, PG_GETARG_DATUM(4), fold_model(fcinfo, st, fold));
 	pm = nb_prepared_get_model(fcinfo, model);
+	/* (st->cxt is an AllocSet: pfree works there) */
+	if (st->model_class != NULL)
+		pfree(st->model_class);
 	st->model_class = MemoryContextAlloc(st->cxt, sizeof(uint32) * (pm->index.n_classes + 1));
 	for (uint32 c = 0; c < pm->index.n_classes; c++)
 	{
@@ -445,7 +444,7 @@ fit_option(const CalibrationState *st, const NbCalibrationFit *fit)
 	{
 		nb_push_key(&state, "sigmoid", strlen("sigmoid"));
 		pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
-		for (uint32 c = fit->first_sigmoid; c < st->C; c++)
+		for (uint32 c = st->C == 2 ? 1 : 0; c < st->C; c++)
 		{
 			uint32		len;
 			const char *s = nb_strmap_str(&st->classes, c, &len);
