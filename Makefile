@@ -12,8 +12,8 @@ DATA = $(wildcard sql/install/nbc--*.sql)
 MODULE_big = nbc
 
 # Pure model code (no PostgreSQL headers) and the PostgreSQL glue.
-PURE_OBJS = $(patsubst %.c,%.o,$(sort $(wildcard src/nb_*.c)))
-GLUE_OBJS = src/nbc.o $(patsubst %.c,%.o,$(sort $(wildcard src/pg_*.c)))
+PURE_OBJS = $(patsubst %.c,%.o,$(sort $(wildcard src/nb_*.c src/workflows/nb_*.c)))
+GLUE_OBJS = src/nbc.o $(patsubst %.c,%.o,$(sort $(wildcard src/pg_*.c src/workflows/pg_*.c)))
 OBJS = $(PURE_OBJS) $(GLUE_OBJS)
 
 REGRESS = setup type_io train aggregate parallel merge predict predict_top options prepared collision query_constant inspect citus_path mixed limits compare metrics labels explain estimators subtract prune crossval dcm nonfinite numbers tokens settings unknown_features jsonb_numbers jsonb_objects em em_cv calibrate live catalog upgrade
@@ -28,11 +28,12 @@ SHLIB_LINK = -lm
 PG_CFLAGS = -Wextra -Wno-unused-parameter -Wno-sign-compare -Wno-missing-field-initializers
 # the module's version, for PG_MODULE_MAGIC_EXT (PostgreSQL 18): the control file's
 NBC_VERSION := $(shell sed -n "s/^default_version = '\(.*\)'/\1/p" nbc.control)
-PG_CPPFLAGS = -DNBC_VERSION='"$(NBC_VERSION)"'
+# src/workflows/ includes the engine's headers by their names
+PG_CPPFLAGS = -DNBC_VERSION='"$(NBC_VERSION)"' -Isrc
 
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
 # PGXS tracks no header dependencies; the headers are few, so rebuild on any change.
-$(OBJS): $(wildcard src/*.h)
+$(OBJS): $(wildcard src/*.h src/workflows/*.h)
