@@ -285,3 +285,195 @@ BEGIN
 		USING option_sets, fold_metrics;
 END
 $$;
+
+-- ---------------------------------------------------------------------------
+-- nbc_em_run in parts under 100 lines (#41 item 3): the checks of its
+-- options (nbc_em_options) and of its columns (nbc_em_features_type) are
+-- functions of their own, with the same checks and errors as before.
+
+CREATE FUNCTION nbc_em_options(options jsonb, OUT lambda float8, OUT iterations integer,
+							   OUT tolerance float8, OUT tokenizer jsonb, OUT train_options jsonb)
+LANGUAGE plpgsql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+	lambda := 1;
+	iterations := 20;
+	tolerance := 1e-6;
+	options := coalesce(options, '{}');
+	IF jsonb_typeof(options) <> 'object' THEN
+		RAISE EXCEPTION 'nb_train_em options must be a JSON object'
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	IF options ? 'lambda' THEN
+		IF jsonb_typeof(options -> 'lambda') <> 'number' THEN
+			RAISE EXCEPTION 'nb_train_em option "lambda" must be a number'
+				USING ERRCODE = 'invalid_parameter_value';
+		END IF;
+		lambda := (options ->> 'lambda')::float8;
+		IF NOT lambda BETWEEN 0 AND 1 THEN
+			RAISE EXCEPTION 'nb_train_em option "lambda" must be between 0 and 1'
+				USING ERRCODE = 'invalid_parameter_value',
+					  DETAIL = format('It is %s.', options -> 'lambda');
+		END IF;
+	END IF;
+	IF options ? 'iterations' THEN
+		IF jsonb_typeof(options -> 'iterations') <> 'number'
+		   OR (options ->> 'iterations')::numeric NOT BETWEEN 0 AND 1000
+		   OR (options ->> 'iterations')::numeric <> trunc((options ->> 'iterations')::numeric) THEN
+			RAISE EXCEPTION 'nb_train_em option "iterations" must be an integer from 0 to 1000'
+				USING ERRCODE = 'invalid_parameter_value',
+					  DETAIL = format('It is %s.', options -> 'iterations');
+		END IF;
+		iterations := (options ->> 'iterations')::integer;
+	END IF;
+	IF options ? 'tolerance' THEN
+		IF jsonb_typeof(options -> 'tolerance') <> 'number'
+		   OR (options ->> 'tolerance')::numeric < 0 THEN
+			RAISE EXCEPTION 'nb_train_em option "tolerance" must be a number at least 0'
+				USING ERRCODE = 'invalid_parameter_value',
+					  DETAIL = format('It is %s.', options -> 'tolerance');
+		END IF;
+		tolerance := (options ->> 'tolerance')::float8;
+	END IF;
+	IF options ? 'tokenizer' AND jsonb_typeof(options -> 'tokenizer') NOT IN ('object', 'null') THEN
+		RAISE EXCEPTION 'nb_train_em option "tokenizer" must be an object of nb_tokens options'
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	tokenizer := nullif(options -> 'tokenizer', 'null');
+	-- the rest are the model's options (nb_with_options checks them)
+	train_options := nullif(options - 'lambda' - 'iterations' - 'tolerance' - 'tokenizer', '{}');
+END
+$$;
+
+COMMENT ON FUNCTION nbc_em_options(jsonb) IS 'nb_train_em''s options checked and taken apart: lambda, iterations, tolerance, tokenizer and the rest, the model''s options (NULL: none)';
+
+CREATE FUNCTION nbc_em_features_type(rel regclass, label_column text, features_column text,
+									 tokenizer jsonb)
+RETURNS regtype
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+	cols record;
+	ftype regtype;
+BEGIN
+	SELECT
+		(SELECT a.atttypid::regtype FROM pg_attribute a
+		 WHERE a.attrelid = rel AND a.attname = label_column AND a.attnum > 0 AND NOT a.attisdropped) AS label_type,
+		(SELECT a.atttypid::regtype FROM pg_attribute a
+		 WHERE a.attrelid = rel AND a.attname = features_column AND a.attnum > 0 AND NOT a.attisdropped) AS features_type
+	INTO cols;
+	IF cols.label_type IS NULL THEN
+		RAISE EXCEPTION 'column "%" of relation "%" does not exist', label_column, rel
+			USING ERRCODE = 'undefined_column';
+	END IF;
+	IF cols.features_type IS NULL THEN
+		RAISE EXCEPTION 'column "%" of relation "%" does not exist', features_column, rel
+			USING ERRCODE = 'undefined_column';
+	END IF;
+	ftype := cols.features_type;
+	WHILE (SELECT t.typtype FROM pg_type t WHERE t.oid = ftype) = 'd' LOOP
+		ftype := (SELECT t.typbasetype FROM pg_type t WHERE t.oid = ftype);
+	END LOOP;
+	IF ftype = 'character varying'::regtype THEN
+		ftype := 'text'::regtype;
+	ELSIF ftype = 'character varying[]'::regtype THEN
+		ftype := 'text[]'::regtype;
+	END IF;
+	IF ftype NOT IN ('text'::regtype, 'text[]'::regtype, 'tsvector'::regtype) THEN
+		RAISE EXCEPTION 'column "%" of relation "%" has type %', features_column, rel, cols.features_type
+			USING ERRCODE = 'datatype_mismatch',
+				  HINT = 'nb_train_em trains on bags of tokens: text, text[] or tsvector features.';
+	END IF;
+	IF tokenizer IS NOT NULL AND ftype <> 'text'::regtype THEN
+		RAISE EXCEPTION 'a tokenizer needs a features column of type text'
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = format('Column "%s" of relation "%s" has type %s.', features_column, rel, cols.features_type);
+	END IF;
+
+	RETURN ftype;
+END
+$$;
+
+COMMENT ON FUNCTION nbc_em_features_type(regclass, text, text, jsonb) IS 'the checks of nb_train_em''s columns: the type its features are read as (text, text[] or tsvector, through domains and varchar)';
+
+CREATE OR REPLACE FUNCTION nbc_em_run(rel regclass, label_column text, features_column text,
+						   options jsonb, trace boolean)
+RETURNS TABLE (iteration integer, log_likelihood float8, model nb_model)
+LANGUAGE plpgsql STABLE
+-- relocatable: nbc's objects through its schema, found at run time
+SET search_path = pg_catalog, pg_temp
+SET jit = off
+AS $$
+DECLARE
+	ext text;
+	opts record;
+	ftype regtype;
+	first record;
+	started timestamptz := clock_timestamp();
+	doing text;
+	e_state text;
+	e_message text;
+	e_detail text;
+	e_hint text;
+BEGIN
+	IF rel IS NULL OR label_column IS NULL OR features_column IS NULL THEN
+		RAISE EXCEPTION 'relation, label column and features column must not be null'
+			USING ERRCODE = 'null_value_not_allowed';
+	END IF;
+	SELECT quote_ident(n.nspname) INTO ext
+	FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+	WHERE e.extname = 'nbc';
+	-- the checks of the options and the columns
+	EXECUTE format('SELECT * FROM %s.nbc_em_options($1)', ext) INTO opts USING options;
+	EXECUTE format('SELECT %s.nbc_em_features_type($1, $2, $3, $4)', ext)
+		INTO ftype USING rel, label_column, features_column, opts.tokenizer;
+
+	-- An error or a cancel in an internal statement is raised again with a
+	-- sentence saying what EM was doing (doing; NULL: nothing to add), as
+	-- nb_cross_validate does, instead of a CONTEXT quoting the statement.
+	BEGIN
+	-- the model of the labelled rows, and how many rows are unlabelled
+	doing := format('EM on "%s" was training the model of the labelled rows.', rel);
+	EXECUTE format('SELECT %1$s.nb_train(%2$I::text, %3$I::%4$s%5$s) FILTER (WHERE %2$I IS NOT NULL) AS model, '
+				   'count(*) FILTER (WHERE %2$I IS NULL AND %3$I IS NOT NULL) AS unlabelled FROM %6$s',
+				   ext, label_column, features_column, ftype,
+				   CASE WHEN ftype = 'text'::regtype THEN ', $1' ELSE '' END, rel)
+		INTO first USING opts.tokenizer;
+	doing := NULL;
+	IF first.model IS NULL THEN
+		RAISE EXCEPTION 'relation "%" has no labelled row', rel
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = 'EM starts from a model of the rows whose label is not NULL (and whose features are not NULL).';
+	END IF;
+	-- the OUT column model holds the current model (a variable of type
+	-- nb_model would need nbc's schema in the search path)
+	model := first.model;
+	IF opts.train_options IS NOT NULL THEN
+		EXECUTE format('SELECT %s.nb_with_options($1, $2)', ext) INTO model USING model, opts.train_options;
+	END IF;
+
+	-- the iterations, in C (src/workflows/pg_em_run.c), which adds what it was doing
+	-- to an error of its own; without trace, a row of the last iteration
+	-- only (RETURN QUERY: the model is copied once more, not three times
+	-- as by INTO and RETURN NEXT)
+	RETURN QUERY EXECUTE format('SELECT * FROM %s.nbc_em_iterate($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)', ext)
+		USING model, rel, label_column, features_column, ftype, opts.lambda, opts.train_options, opts.tokenizer,
+			  opts.iterations, opts.tolerance, first.unlabelled, trace, started;
+	EXCEPTION WHEN query_canceled OR others THEN
+		GET STACKED DIAGNOSTICS e_state = RETURNED_SQLSTATE, e_message = MESSAGE_TEXT,
+								e_detail = PG_EXCEPTION_DETAIL, e_hint = PG_EXCEPTION_HINT;
+		e_detail := concat_ws(' ', nullif(e_detail, ''), doing);
+		-- (a RAISE option cannot be null, and an empty one prints an empty line)
+		IF e_detail = '' AND e_hint = '' THEN
+			RAISE EXCEPTION USING ERRCODE = e_state, MESSAGE = e_message;
+		ELSIF e_hint = '' THEN
+			RAISE EXCEPTION USING ERRCODE = e_state, MESSAGE = e_message, DETAIL = e_detail;
+		ELSIF e_detail = '' THEN
+			RAISE EXCEPTION USING ERRCODE = e_state, MESSAGE = e_message, HINT = e_hint;
+		END IF;
+		RAISE EXCEPTION USING ERRCODE = e_state, MESSAGE = e_message, DETAIL = e_detail, HINT = e_hint;
+	END;
+END
+$$;
