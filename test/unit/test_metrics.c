@@ -1,5 +1,5 @@
 /*
- * test_metrics.c — unit tests of the classification metrics (src/nb_metrics.c),
+ * test_metrics.c — unit tests of the classification metrics (src/workflows/nb_metrics*.c),
  * expected values by hand from the formulas (see nb_metrics.h) or by a
  * brute-force definition computed here.
  *
