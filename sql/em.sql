@@ -165,10 +165,8 @@ SELECT nb_train_em('em_text', 'label', 'body', '{"tokenizer": {"bogus": true}}')
 SELECT nb_train_em('em_docs', 'label', 'id');
 SELECT nb_train_em('em_docs', 'nothing', 'tokens');
 SELECT nb_train_em('em_docs', NULL, 'tokens');
-SELECT nbc_em_step(NULL::nb_model, label, tokens, 1, NULL) FROM em_docs;
-SELECT nbc_em_step(model, 'other', '{w1}'::text[], 1, NULL) FROM em_trace WHERE iteration = 0;
-SELECT nbc_em_step(model, NULL, '{w1}'::text[], 2, NULL) FROM em_trace WHERE iteration = 0;
 -- nbc_em_iterate called directly: nbc_em_run's checks are not there
+SELECT count(*) FROM nbc_em_iterate((SELECT model FROM em_trace WHERE iteration = 0), 'em_docs', 'label', 'tokens', 'text[]', 2, '{}', '{}', 2, 0, 1, true, now());
 SELECT count(*) FROM nbc_em_iterate(NULL, 'em_docs', 'label', 'tokens', 'text[]', 1, NULL, NULL, 2, 0, 1, true, now());
 SELECT count(*) FROM nbc_em_iterate((SELECT model FROM em_trace WHERE iteration = 0), 'em_docs', 'label', 'id', 'integer', 1, NULL, NULL, 2, 0, 1, true, now());
 \set VERBOSITY default

@@ -1,8 +1,8 @@
 --
 -- labels: a label column of any type trains and evaluates as its text form
 -- (label::text), every nb_train form and nb_metrics alike; text columns and
--- unknown literals keep the text form.  And nb_metrics refuses a predicted
--- "label" that is an object of probabilities cast to text.
+-- unknown literals keep the text form.  And nb_metrics refuses an actual
+-- label of type jsonb: the probabilities, with the arguments swapped.
 --
 
 CREATE TYPE lab_mood AS ENUM ('sad', 'happy');
@@ -73,16 +73,20 @@ SELECT nb_metrics(good, nb_predict_proba(m, tokens)) - 'roc_auc' - 'average_prec
        = nb_metrics(good::text, nb_predict_proba(m, tokens), 1 + id) -> 'log_loss' AS same_weighted
 FROM lab_rows, (SELECT nb_train(good, tokens) AS m FROM lab_rows) s;
 
--- probabilities cast to text are refused on the first such row, with a hint
--- (this built a "label" per distinct object before: 1,079 rows made 154 MB)
-SELECT nb_metrics(name, nb_predict_proba(m, tokens)::text)
+-- the probabilities in the place of the actual label (the arguments
+-- swapped) are refused by the actual label's type, jsonb, with a hint: every
+-- distinct object would count as a class
+SELECT nb_metrics(nb_predict_proba(m, tokens), name)
 FROM lab_rows, (SELECT nb_train(name, tokens) AS m FROM lab_rows) s;
-SELECT nb_metrics(stars, nb_predict_log_proba(m, tokens)::text, 1)
+SELECT nb_metrics(nb_predict_proba(m, tokens), nb_predict_proba(m, tokens), 1)
 FROM lab_rows, (SELECT nb_train(stars, tokens) AS m FROM lab_rows) s;
-SELECT nb_metrics('a', ' {"a label that is long enough to be cut short": 0.25, "b": 0.75}');
--- a label that is not an object of numbers is a label, braces or not
+-- a jsonb label cast to text is a label like any other text
+SELECT nb_metrics(j::text, j::text) -> 'confusion' AS confusion
+FROM (VALUES ('"a"'::jsonb), ('{"b": 1}')) v(j);
+-- text is a label, braces or not, also an object of probabilities
 SELECT nb_metrics(a, p) -> 'confusion' AS confusion
-FROM (VALUES ('{x}', '{x}'), ('{"a": "b"}', '{"a": "b"}'), ('{}', '{}'), ('{"a": 1', '{"a": 1')) v(a, p);
+FROM (VALUES ('{x}', '{x}'), ('{"a": "b"}', '{"a": "b"}'), ('{}', '{}'), ('{"a": 1', '{"a": 1'),
+             ('{"a": 0.25, "b": 0.75}', '{"a": 0.25, "b": 0.75}')) v(a, p);
 
 -- a message quotes a label (or a feature or option name) of up to 64 bytes
 -- whole, a longer one cut at a character boundary within 64 bytes, with

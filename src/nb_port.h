@@ -78,7 +78,7 @@ __extension__ typedef unsigned __int128 nb_uint128;
 /*
  * The leading zero bits of x, which is not 0.  A macro where it is the
  * builtin: an inline function, however small, changes the code GCC 12
- * makes of nb_metrics.c at -O2.
+ * makes of nb_metrics_result.c at -O2.
  */
 #ifdef NB_GNU_C
 #define nb_clz64(x) __builtin_clzll(x)

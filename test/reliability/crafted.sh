@@ -53,8 +53,8 @@ incdir=$("$pg_config" --includedir 2>/dev/null || echo /usr/include/postgresql)
 [ -f "$incdir/libpq-fe.h" ] || incdir=/usr/include/postgresql
 libdir=$("$pg_config" --libdir 2>/dev/null || true)
 cc=${CC:-$(command -v gcc || command -v cc)}
-if ! "$cc" -std=gnu99 -O2 -Wall -Wextra -I"$root/src" -I"$incdir" -o "$work/crafted" \
-	"$here/crafted.c" "$root"/src/nb_*.c "$root/test/unit/malloc_alloc.c" \
+if ! "$cc" -std=gnu99 -O2 -Wall -Wextra -I"$root/src" -I"$root/src/workflows" -I"$incdir" -o "$work/crafted" \
+	"$here/crafted.c" "$root"/src/nb_*.c "$root"/src/workflows/nb_*.c "$root/test/unit/malloc_alloc.c" \
 	${libdir:+-L"$libdir"} -lpq -lm 2>"$work/build.log"; then
 	echo "not ok 1 - build crafted.c (libpq headers: postgresql-server-dev-15)"
 	sed 's/^/# /' "$work/build.log"

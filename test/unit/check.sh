@@ -38,7 +38,7 @@ fi
 # The compiler's extensions only through src/nb_port.h: -pedantic does not
 # see builtins and attributes, and the portable build would still use them.
 gnu=$(grep -nE '__builtin_|__attribute__|__int128|__extension__|__GNUC__|__clang__|__BYTE_ORDER__|__SIZEOF_INT128__|__x86_64__|__SSE2__' \
-	../../src/nb_*.[ch] | grep -v '^\.\./\.\./src/nb_port\.h:')
+	../../src/nb_*.[ch] ../../src/workflows/nb_*.[ch] | grep -v '^\.\./\.\./src/nb_port\.h:')
 if [ -z "$gnu" ]; then
 	echo "ok - portable: compiler extensions in src/nb_* only through nb_port.h"
 	passed=$((passed + 1))

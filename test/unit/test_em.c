@@ -1,5 +1,5 @@
 /*
- * test_em.c — unit tests of what EM needs beyond scoring (src/nb_em.c): the
+ * test_em.c — unit tests of what EM needs beyond scoring (src/workflows/nb_em.c): the
  * log joint probability of a row and the prior's terms of the log
  * likelihood, by hand on the toy model of fixtures.h.
  *

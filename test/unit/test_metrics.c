@@ -1,5 +1,5 @@
 /*
- * test_metrics.c — unit tests of the classification metrics (src/nb_metrics.c),
+ * test_metrics.c — unit tests of the classification metrics (src/workflows/nb_metrics*.c),
  * expected values by hand from the formulas (see nb_metrics.h) or by a
  * brute-force definition computed here.
  *
@@ -889,37 +889,6 @@ test_grid_max_labels(void)
 	nb_grid_free(&grid);
 }
 
-/* A predicted label that is nb_predict_proba's object cast to text, by JSON's grammar. */
-static void
-test_label_is_scores(void)
-{
-	static const char *const scores[] = {
-		"{\"ham\": 0.8198558847077663, \"spam\": 0.1801441152922338}",
-		"{\"ham\": null, \"spam\": 0}",
-		"{\"a\":1}",
-		" {\"a\" : -1.5e-3 ,\"b\":2E+10}\n",
-		"{\"\\\"q\\u00e9\\n\": 1}",
-		"{\"\": 0.5}",
-	};
-	static const char *const labels[] = {
-		"", "spam", "{", "{}", "{\"a\": 1", "{\"a\": 1}}", "{\"a\": \"x\"}",
-		"{\"a\": true}", "{\"a\": [1]}", "{\"a\": {\"b\": 1}}", "{\"a\": 01}",
-		"{\"a\": 1.}", "{\"a\": .5}", "{\"a\": 1e}", "{\"a\": +1}", "{\"a\": 1,}",
-		"{a: 1}", "{\"a\\x\": 1}", "{\"a\\u12g4\": 1}", "{\"a\": nul}",
-		"{\"a\": 1} x", "[1]", "{\"a\"\t1}", "{\"a\nb\": 1}",
-	};
-
-	for (size_t i = 0; i < sizeof(scores) / sizeof(scores[0]); i++)
-		CHECK(nb_metrics_label_is_scores(scores[i], strlen(scores[i])),
-			  "not scores: %s", scores[i]);
-	for (size_t i = 0; i < sizeof(labels) / sizeof(labels[0]); i++)
-		CHECK(!nb_metrics_label_is_scores(labels[i], strlen(labels[i])),
-			  "scores: %s", labels[i]);
-	/* the length bounds the text: a prefix of scores is not scores */
-	CHECK(!nb_metrics_label_is_scores(scores[0], 20), "a prefix");
-	CHECK(nb_metrics_label_is_scores("{\"a\": 1}xyz", 8), "bounded by the length");
-}
-
 /* ---------------------------------------------------------------- */
 /* the serialized form                                               */
 
@@ -1288,7 +1257,6 @@ main(int argc, char **argv)
 	run("metrics: more classes than the initial capacity", test_many_classes_grow);
 	run("metrics: cancellation points in the final computation", test_interrupts);
 	run("metrics: a grid's states hold fewer labels the more option sets it has", test_grid_max_labels);
-	run("metrics: a label that is a JSON object of numbers", test_label_is_scores);
 	run("metrics: scores that are not probabilities have no log loss or Brier score", test_scores_only);
 	run("metrics: calibration bins and ECE by hand", test_calibration_by_hand);
 	run("metrics: serialized states read back the same, every form", test_serial_round_trip);

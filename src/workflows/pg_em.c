@@ -1,12 +1,10 @@
 /*
- * pg_em.c — one iteration of semi-supervised training by EM (nb_em.h), the
- * aggregate nbc_em_step that nb_train_em runs over the table once per
- * iteration.
+ * pg_em.c — one iteration of semi-supervised training by EM (nb_em.h), which
+ * nb_train_em's driver (pg_em_run.c) runs over the table once per iteration.
  *
- * Each row is scored with the current model (prepared once for the query:
- * it is the aggregate's first argument, a constant of the plan) and added
- * to a new model in the same pass: a labelled row to its class with weight
- * 1, an unlabelled row to every class c with weight lambda p(c | x) (the
+ * Each row is scored with the current model (prepared once per iteration)
+ * and added to a new model in the same pass: a labelled row to its class
+ * with weight 1, an unlabelled row to every class c with weight lambda p(c | x) (the
  * E-step and the M-step at once; a class whose posterior underflows to 0
  * adds nothing).  The row's tokens are read once, for both.  The result is
  * the new model and the log likelihood of the current one.
@@ -15,20 +13,14 @@
 
 #include <math.h>
 
-#include "access/htup_details.h"
-#include "funcapi.h"
 #include "tsearch/ts_type.h"
 #include "utils/array.h"
-#include "utils/builtins.h"
 #include "utils/float.h"
 #include "utils/jsonb.h"
 
 #include "nb_em.h"
 #include "nb_exact.h"
-#include "nb_interrupt.h"
-#include "pg_aggregate.h"
 #include "pg_features.h"
-#include "pg_label.h"
 #include "pg_options.h"
 #include "pg_predict.h"
 #include "pg_prepared.h"
@@ -65,7 +57,7 @@ em_status_message(NbEmStatus status)
 
 EmState *
 nb_em_begin(MemoryContext ctx, NbPrepared *pm, NbScorer *scorer, Jsonb *options,
-			bool lambda_is_null, double lambda, bool with_tokenizer, Jsonb *tokenizer)
+			double lambda, bool with_tokenizer, Jsonb *tokenizer)
 {
 	EmState    *st;
 	NbEmStatus	status;
@@ -83,11 +75,11 @@ nb_em_begin(MemoryContext ctx, NbPrepared *pm, NbScorer *scorer, Jsonb *options,
 				 errmsg("%s", em_status_message(status)),
 				 status == NB_EM_NOT_SMOOTHED ?
 				 errdetail("With a pseudo-count of 0 a token can have probability 0 in a class, and the log likelihood EM increases is not finite.") : 0));
-	if (lambda_is_null || !(lambda >= 0 && lambda <= 1))
+	if (!(lambda >= 0 && lambda <= 1))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("nb_train_em lambda must be between 0 and 1, not %s",
-						lambda_is_null ? "null" : float8out_internal(lambda))));
+						float8out_internal(lambda))));
 
 	st = MemoryContextAllocZero(ctx, sizeof(EmState));
 	st->em = nb_expanded_create(ctx);
@@ -189,12 +181,9 @@ nb_em_add_row(EmState *st, NbPrepared *pm, NbScorer *scorer, const text *label,
 	{
 		int64		c = nb_index_class(&pm->index, VARDATA_ANY(label), VARSIZE_ANY_EXHDR(label));
 
+		/* the first model is trained on every labelled row, and so is each next one */
 		if (c < 0)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("nbc_em_step label \"%s\" is not a class of the model",
-							nb_cut_str(VARDATA_ANY(label), VARSIZE_ANY_EXHDR(label))),
-					 errdetail("The model of an iteration is trained on every labelled row.")));
+			elog(ERROR, "an EM iteration's labelled row is not a class of the model");
 		nb_exact_add(&st->labelled, nb_em_log_joint(scorer, (uint32) c, shared));
 		train_labelled(st, VARDATA_ANY(label), VARSIZE_ANY_EXHDR(label), refs, n);
 	}
@@ -246,90 +235,42 @@ nb_em_row_tokens(Datum features, bool tsvector_features, NbTokenRef *(*reserve) 
 	}
 }
 
-/* Room for a row's tokens in the call site's scratch. */
-static NbTokenRef *
-call_site_refs(void *fcinfo, uint32 n)
-{
-	return nb_prepared_refs((FunctionCallInfo) fcinfo, n);
-}
-
 /*
- * nbc_em_step(model, label text, features, lambda, options [, tokenizer]):
- * features text[] or tsvector; a NULL label makes the row unlabelled; rows
- * with NULL features are skipped.  With a tokenizer argument the features
- * are the tokens of documents of text and the new model keeps the
- * tokenizer.
+ * The C functions of the aggregate nbc_em_step, which nb_train_em ran once
+ * per iteration before its driver (pg_em_run.c) and which 0.14.0 drops.
+ * Their symbols stay for the scripts of older versions: a fresh install or
+ * an update from before 0.14.0 creates the functions on the way (CREATE
+ * FUNCTION looks the symbol up) and 0.14.0's update drops them.  A call
+ * (possible only between those scripts) is an error, as PostGIS keeps the
+ * symbols of its removed functions (postgis_legacy.c).
  */
 static Datum
-em_step(FunctionCallInfo fcinfo, bool tsvector_features)
+removed_em_step(void)
 {
-	MemoryContext aggctx;
-	EmState    *st;
-	NbPrepared *pm;
-	NbScorer   *scorer;
-	NbTokenRef *refs;
-	uint32		n;
-
-	aggctx = nb_aggregate_context(fcinfo, "nbc_em_step_transfn", "nbc_em_step");
-	if (PG_ARGISNULL(1))
-		ereport(ERROR,
-				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("nbc_em_step needs a model")));
-	st = PG_ARGISNULL(0) ? NULL : (EmState *) PG_GETARG_POINTER(0);
-	pm = nb_prepared_get(fcinfo, PG_GETARG_DATUM(1),
-						 PG_ARGISNULL(5) ? NULL : PG_GETARG_JSONB_P(5), &scorer);
-	if (st == NULL)
-		st = nb_em_begin(aggctx, pm, scorer, PG_ARGISNULL(5) ? NULL : PG_GETARG_JSONB_P(5),
-						 PG_ARGISNULL(4), PG_ARGISNULL(4) ? 0 : PG_GETARG_FLOAT8(4),
-						 PG_NARGS() > 6, PG_NARGS() > 6 && !PG_ARGISNULL(6) ? PG_GETARG_JSONB_P(6) : NULL);
-	if (nb_em_skips_row(st, PG_ARGISNULL(2), PG_ARGISNULL(3)))
-		PG_RETURN_POINTER(st);
-
-	n = nb_em_row_tokens(PG_GETARG_DATUM(3), tsvector_features, call_site_refs, fcinfo, &refs);
-	nb_em_add_row(st, pm, scorer, PG_ARGISNULL(2) ? NULL : PG_GETARG_TEXT_PP(2), refs, n);
-	PG_RETURN_POINTER(st);
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("nbc_em_step was removed in nbc 0.14.0"),
+			 errhint("nb_train_em and nb_train_em_trace run the iterations of EM.")));
+	pg_unreachable();
 }
 
 PG_FUNCTION_INFO_V1(nb_em_step_array_transfn);
 Datum
 nb_em_step_array_transfn(PG_FUNCTION_ARGS)
 {
-	return em_step(fcinfo, false);
+	return removed_em_step();
 }
 
 PG_FUNCTION_INFO_V1(nb_em_step_tsvector_transfn);
 Datum
 nb_em_step_tsvector_transfn(PG_FUNCTION_ARGS)
 {
-	return em_step(fcinfo, true);
+	return removed_em_step();
 }
 
-/*
- * The new model and the current model's log likelihood (nb_em.h), as the
- * composite nbc_em_step; NULL over no rows.  A model that nothing was
- * added to (no labelled row, lambda 0) is NULL.
- */
 PG_FUNCTION_INFO_V1(nb_em_step_final);
 Datum
 nb_em_step_final(PG_FUNCTION_ARGS)
 {
-	EmState    *st = PG_ARGISNULL(0) ? NULL : (EmState *) PG_GETARG_POINTER(0);
-	TupleDesc	desc;
-	Datum		values[2];
-	bool		nulls[2] = {false, false};
-
-	if (st == NULL)
-		PG_RETURN_NULL();
-	if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE)
-		elog(ERROR, "nbc_em_step_final must return a composite type");
-	desc = BlessTupleDesc(desc);
-	if (nb_trainer_is_empty(nb_expanded_trainer(st->em)))
-		nulls[0] = true;
-	else
-	{
-		nb_expanded_check(st->em);
-		values[0] = EOHPGetRWDatum(&st->em->hdr);
-	}
-	values[1] = Float8GetDatum(nb_em_log_likelihood(st));
-	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(desc, values, nulls)));
+	return removed_em_step();
 }

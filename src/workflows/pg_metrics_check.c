@@ -8,7 +8,6 @@
  */
 #include "postgres.h"
 
-#include "catalog/pg_type.h"
 #include "lib/stringinfo.h"
 
 #include "pg_aggregate.h"
@@ -20,20 +19,6 @@
 
 /* Fewer rows say little: a single row's prediction may well be wrong. */
 #define NB_LABELS_MIN_ROWS 10
-
-void
-nb_metrics_check_actual(FunctionCallInfo fcinfo, const text *actual)
-{
-	if (get_fn_expr_argtype(fcinfo->flinfo, 1) != JSONBOID &&
-		!nb_metrics_label_is_scores(VARDATA_ANY(actual), VARSIZE_ANY_EXHDR(actual)))
-		return;
-	ereport(ERROR,
-			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-			 errmsg("actual label is a JSON object of probabilities"),
-			 errdetail("The actual label is \"%s\".",
-					   nb_cut_str(VARDATA_ANY(actual), VARSIZE_ANY_EXHDR(actual))),
-			 errhint("The actual label comes first: nb_metrics(actual, predicted), as in nb_metrics(label, nb_predict_proba(model, features)).")));
-}
 
 /* Up to NB_LABELS_SHOWN labels c with (seen[c] & flag) == want, quoted, comma separated. */
 static char *

@@ -4,7 +4,7 @@
  * nbc_em_run (PL/pgSQL) checks the arguments and trains the model of the
  * labelled rows; this runs the iterations from it.  Each reads the rows
  * once through a cursor, scores each with the current model and adds it to
- * the next one (pg_em.h, as the aggregate nbc_em_step does), then writes
+ * the next one (pg_em.h), then writes
  * the next model and prepares it for scoring.  The current model stays in
  * this function's memory from one iteration to the next: a model of many
  * classes spread over by the unlabelled rows is large (4 million entries,
@@ -91,7 +91,7 @@ run_pass(EmRun *run, NbPrepared *pm, MemoryContext ctx)
 {
 	MemoryContext old = MemoryContextSwitchTo(ctx);
 	NbScorer   *scorer = nb_prepared_scorer(pm, run->options);
-	EmState    *st = nb_em_begin(ctx, pm, scorer, run->options, false, run->lambda,
+	EmState    *st = nb_em_begin(ctx, pm, scorer, run->options, run->lambda,
 								 run->with_tokenizer, run->tokenizer);
 	Portal		portal = SPI_cursor_open(NULL, run->plan, &run->tokenizer_arg,
 										 &run->tokenizer_null, true);

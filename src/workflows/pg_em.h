@@ -1,7 +1,7 @@
 /*
  * pg_em.h — one EM iteration over rows (pg_em.c): each row scored with the
- * current model and added to the next one in the same pass.  The aggregate
- * nbc_em_step and nb_train_em's driver (pg_em_run.c) both feed rows here.
+ * current model and added to the next one in the same pass.  nb_train_em's
+ * driver (pg_em_run.c) feeds rows here.
  */
 #ifndef PG_EM_H
 #define PG_EM_H
@@ -21,8 +21,7 @@ typedef struct EmState EmState;
  * keeps tokenizer (NULL: the defaults) if with_tokenizer.
  */
 EmState    *nb_em_begin(MemoryContext ctx, NbPrepared *pm, NbScorer *scorer, Jsonb *options,
-						bool lambda_is_null, double lambda, bool with_tokenizer,
-						Jsonb *tokenizer);
+						double lambda, bool with_tokenizer, Jsonb *tokenizer);
 
 /* Whether a row with these NULLs adds nothing (no features; unlabelled with lambda 0). */
 bool		nb_em_skips_row(const EmState *st, bool label_is_null, bool features_are_null);

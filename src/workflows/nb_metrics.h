@@ -135,14 +135,6 @@ int64_t		nb_metrics_find(const NbMetrics *m, const char *label, uint32_t len);
 /* Id of a label, added if new (the caller keeps to NB_METRICS_MAX_CLASSES). */
 uint32_t	nb_metrics_class(NbMetrics *m, const char *label, uint32_t len);
 
-/*
- * Whether a predicted label is a JSON object of numbers (or nulls), at
- * least one: what nb_predict_proba and nb_predict_log_proba return, cast to
- * text, never a label that nb_predict returns for a model of text labels.
- * Whitespace is JSON's; strings and numbers are JSON's grammar.
- */
-bool		nb_metrics_label_is_scores(const char *label, size_t len);
-
 /* A row skipped for a NULL actual label: counted, nothing else. */
 void		nb_metrics_add_null_actual(NbMetrics *m);
 

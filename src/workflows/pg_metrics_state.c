@@ -11,9 +11,7 @@
 #include "miscadmin.h"
 #include "utils/memutils.h"
 
-#include "nb_interrupt.h"
 #include "pg_label.h"
-#include "pg_metrics.h"
 #include "pg_model.h"
 
 /* Bytes encoded per call of the text output: a multiple of 3, about a millisecond of work. */

@@ -8,16 +8,7 @@
 
 #include "postgres.h"
 
-#include "fmgr.h"
-
 #include "nb_metrics.h"
-
-/*
- * ERROR when the actual label (argument 1, as text) holds probabilities:
- * a jsonb argument, or text that is an object of numbers (the arguments
- * of nb_metrics(actual, predicted) given the other way round).
- */
-void		nb_metrics_check_actual(FunctionCallInfo fcinfo, const text *actual);
 
 /*
  * WARNING when, over ten rows or more, no actual label is ever among the

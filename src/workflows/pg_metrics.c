@@ -10,6 +10,7 @@
 
 #include <math.h>
 
+#include "catalog/pg_type.h"
 #include "fmgr.h"
 #include "lib/stringinfo.h"
 #include "mb/pg_wchar.h"
@@ -165,6 +166,22 @@ check_row_options(FunctionCallInfo fcinfo, const RowForm *form, NbMetricsState *
 }
 
 /*
+ * An actual label of type jsonb is nb_predict_proba's result in the place
+ * of the actual label (nb_metrics(probabilities, actual)): refused by its
+ * type at a group's first row, before every distinct object is counted as a
+ * class.  (Probabilities cast to text are labels like any other text.)
+ */
+static void
+check_actual_type(FunctionCallInfo fcinfo)
+{
+	if (get_fn_expr_argtype(fcinfo->flinfo, 1) == JSONBOID)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("nb_metrics actual label cannot be of type jsonb"),
+				 errhint("The actual label comes first, then the prediction: nb_metrics(actual, nb_predict_proba(model, features)) or nb_metrics(actual, nb_predict(model, features)). Cast a jsonb label to text.")));
+}
+
+/*
  * A transition function's state (argument 0, updated in place) and the
  * row's weight: false for a row to skip (*st may then be NULL), else the
  * state, made at the first row in the form the row's options ask for.
@@ -176,6 +193,8 @@ begin_row(FunctionCallInfo fcinfo, const RowForm *form, NbMetricsState **st, dou
 	bool		weighted = form->weight_arg >= 0;
 
 	*st = check_single(nb_metrics_state_for_update(fcinfo, aggctx));
+	if (*st == NULL)
+		check_actual_type(fcinfo);
 	/* a NULL actual label is skipped, as SQL's aggregates skip NULLs, and counted */
 	if (!PG_ARGISNULL(1) && !row_weight(fcinfo, form, weight))
 		return false;
@@ -210,26 +229,6 @@ return_state(FunctionCallInfo fcinfo, NbMetricsState *st)
 	return nb_metrics_state_datum(st);
 }
 
-/*
- * A predicted label that is an object of probabilities is nb_predict_proba's
- * result cast to text (nb_metrics(actual, p::text), or a text column that
- * holds it), which would count every distinct object as a class: refused on
- * the first such row, before a state of thousands of "labels" is built.
- */
-static void
-check_predicted_label(text *predicted)
-{
-	const char *s = VARDATA_ANY(predicted);
-	int			len = (int) VARSIZE_ANY_EXHDR(predicted);
-
-	if (nb_metrics_label_is_scores(s, (size_t) len))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("predicted label is a JSON object of probabilities"),
-				 errdetail("The predicted label is \"%s\".", nb_cut_str(s, len)),
-				 errhint("Pass the probabilities as jsonb, as nb_predict_proba returns them (without a cast to text), or the label nb_predict returns.")));
-}
-
 /* nb_metrics(actual text, predicted text [, weight float8]) */
 Datum
 nb_metrics_label_transfn(PG_FUNCTION_ARGS)
@@ -247,9 +246,7 @@ nb_metrics_label_transfn(PG_FUNCTION_ARGS)
 	if (!begin_row(fcinfo, &form, &st, &weight))
 		return return_state(fcinfo, st);
 	actual = nb_label_arg(fcinfo, 1, &fcinfo->flinfo->fn_extra);
-	nb_metrics_check_actual(fcinfo, actual);
 	predicted = PG_GETARG_TEXT_PP(2);
-	check_predicted_label(predicted);
 	old = MemoryContextSwitchTo(st->hdr.eoh_context);
 	a = label_id(st, VARDATA_ANY(actual), VARSIZE_ANY_EXHDR(actual));
 	p = label_id(st, VARDATA_ANY(predicted), VARSIZE_ANY_EXHDR(predicted));
@@ -344,7 +341,6 @@ proba_row(FunctionCallInfo fcinfo, const RowForm *form)
 	if (!begin_row(fcinfo, form, &st, &weight))
 		return return_state(fcinfo, st);
 	actual = nb_label_arg(fcinfo, 1, &fcinfo->flinfo->fn_extra);
-	nb_metrics_check_actual(fcinfo, actual);
 	proba = PG_GETARG_JSONB_P(2);
 	if (!JB_ROOT_IS_OBJECT(proba))
 		ereport(ERROR,
