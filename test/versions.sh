@@ -213,7 +213,7 @@ copy_tree() {
 	mkdir -p "$1"
 	tar -C "$root" --exclude='*.o' --exclude='*.so' --exclude='*.bc' \
 		--exclude=results --exclude=regression.diffs --exclude=regression.out \
-		-cf - Makefile nbc.control src sql expected | tar -C "$1" -xf -
+		-cf - Makefile nbc.control src sql expected test/fixtures | tar -C "$1" -xf -
 }
 
 # in_server CMD...: run CMD where the server of the current version lives

@@ -127,6 +127,9 @@ WHERE e.extname = 'nbc' GROUP BY e.extowner"
 
 # the update path, as the owner
 rel_versions "$root"
+if ! out=$(rel_upgrade_root "$root" 2>&1); then
+	not_ok "nonsuper: install 0.1.0's full script, the root of the update chain" "$out"
+fi
 if [ "${versions[0]}" != "$current" ]; then
 	works "nonsuper: the owner installs ${versions[0]} and updates it to $current" $owner "$current" \
 		"DROP EXTENSION nbc" "CREATE EXTENSION nbc VERSION '${versions[0]}'" "ALTER EXTENSION nbc UPDATE" \

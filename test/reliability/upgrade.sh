@@ -33,6 +33,9 @@ else
 fi
 
 rel_versions "$root"
+if ! out=$(rel_upgrade_root "$root" 2>&1); then
+	not_ok "upgrade: install 0.1.0's full script, the root of the update chain" "$out"
+fi
 older=()
 for v in "${versions[@]}"; do
 	[ "$v" = "$current" ] || older+=("$v")
