@@ -1,3 +1,7 @@
+-- nbc's objects, 00: the model type nb_model, its input and output, the
+-- comparison operators with their btree and hash classes, and its casts to
+-- text and jsonb.
+
 -- The model type.  Its text form is base64 of the versioned binary format, so
 -- model::text::nb_model, pg_dump and Citus' text transport are exact.
 CREATE TYPE nb_model;
@@ -108,7 +112,7 @@ CREATE OPERATOR CLASS nb_model_ops DEFAULT FOR TYPE nb_model USING hash AS
 -- and input functions, written straight into (and read in slices from) the
 -- text value, so that a big model's text form is made and read with checks
 -- for a cancel throughout.  Assignment and explicit, as the I/O conversion
--- casts they replace.
+-- casts of a type are.
 CREATE FUNCTION nbc_model_to_text(nb_model) RETURNS text
 	AS 'MODULE_PATHNAME', 'nb_model_to_text' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 

@@ -1,3 +1,8 @@
+-- nbc's objects, 10: training.  The aggregate nb_train for every feature type
+-- (text[], tsvector, jsonb, float8[], text with a tokenizer), weighted or
+-- not, with a text label or a label of any type; nb_merge, the combine
+-- function of them all.
+
 -- Transition functions.  Not STRICT: the first non-NULL row must create the
 -- state, and rows with a NULL label or NULL features are skipped.
 CREATE FUNCTION nbc_train_transfn(nb_model, text, text[]) RETURNS nb_model

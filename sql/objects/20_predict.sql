@@ -1,3 +1,7 @@
+-- nbc's objects, 20: scoring.  nb_predict, nb_predict_proba,
+-- nb_predict_log_proba, nb_predict_top and nb_probability for every feature
+-- type, with the planner support that prepares a model once per query.
+
 -- nbc_query_constant(model, serial) is the mark the planner puts on a scoring call's
 -- model argument when it proved that argument the same value for the whole
 -- query (an uncorrelated scalar subquery, a one-row CTE that is not
@@ -19,51 +23,63 @@ CREATE FUNCTION nbc_scoring_support(internal) RETURNS internal
 -- Scoring.  Not STRICT, so that NULL options mean the defaults; a NULL model
 -- or NULL features give NULL.
 CREATE FUNCTION nb_predict(model nb_model, features text[], options jsonb DEFAULT NULL) RETURNS text
-	AS 'MODULE_PATHNAME', 'nb_predict_array' LANGUAGE C IMMUTABLE PARALLEL SAFE SUPPORT nbc_scoring_support;
+	AS 'MODULE_PATHNAME', 'nb_predict_array' LANGUAGE C IMMUTABLE PARALLEL SAFE
+	SUPPORT nbc_scoring_support;
 COMMENT ON FUNCTION nb_predict(nb_model, text[], jsonb) IS 'most probable class of a bag of tokens';
 
 CREATE FUNCTION nb_predict(model nb_model, features tsvector, options jsonb DEFAULT NULL) RETURNS text
-	AS 'MODULE_PATHNAME', 'nb_predict_tsvector' LANGUAGE C IMMUTABLE PARALLEL SAFE SUPPORT nbc_scoring_support;
+	AS 'MODULE_PATHNAME', 'nb_predict_tsvector' LANGUAGE C IMMUTABLE PARALLEL SAFE
+	SUPPORT nbc_scoring_support;
 COMMENT ON FUNCTION nb_predict(nb_model, tsvector, jsonb) IS 'most probable class of a tsvector';
 
 CREATE FUNCTION nb_predict_proba(model nb_model, features text[], options jsonb DEFAULT NULL) RETURNS jsonb
-	AS 'MODULE_PATHNAME', 'nb_predict_proba_array' LANGUAGE C IMMUTABLE PARALLEL SAFE SUPPORT nbc_scoring_support;
+	AS 'MODULE_PATHNAME', 'nb_predict_proba_array' LANGUAGE C IMMUTABLE PARALLEL SAFE
+	SUPPORT nbc_scoring_support;
 COMMENT ON FUNCTION nb_predict_proba(nb_model, text[], jsonb) IS 'posterior probability of every class, as {label: p}';
 
 CREATE FUNCTION nb_predict_proba(model nb_model, features tsvector, options jsonb DEFAULT NULL) RETURNS jsonb
-	AS 'MODULE_PATHNAME', 'nb_predict_proba_tsvector' LANGUAGE C IMMUTABLE PARALLEL SAFE SUPPORT nbc_scoring_support;
+	AS 'MODULE_PATHNAME', 'nb_predict_proba_tsvector' LANGUAGE C IMMUTABLE PARALLEL SAFE
+	SUPPORT nbc_scoring_support;
 COMMENT ON FUNCTION nb_predict_proba(nb_model, tsvector, jsonb) IS 'posterior probability of every class, as {label: p}';
 
 CREATE FUNCTION nb_predict_log_proba(model nb_model, features text[], options jsonb DEFAULT NULL) RETURNS jsonb
-	AS 'MODULE_PATHNAME', 'nb_predict_log_proba_array' LANGUAGE C IMMUTABLE PARALLEL SAFE SUPPORT nbc_scoring_support;
+	AS 'MODULE_PATHNAME', 'nb_predict_log_proba_array' LANGUAGE C IMMUTABLE PARALLEL SAFE
+	SUPPORT nbc_scoring_support;
 COMMENT ON FUNCTION nb_predict_log_proba(nb_model, text[], jsonb) IS 'natural-log posterior of every class, as {label: log p}';
 
 CREATE FUNCTION nb_predict_log_proba(model nb_model, features tsvector, options jsonb DEFAULT NULL) RETURNS jsonb
-	AS 'MODULE_PATHNAME', 'nb_predict_log_proba_tsvector' LANGUAGE C IMMUTABLE PARALLEL SAFE SUPPORT nbc_scoring_support;
+	AS 'MODULE_PATHNAME', 'nb_predict_log_proba_tsvector' LANGUAGE C IMMUTABLE PARALLEL SAFE
+	SUPPORT nbc_scoring_support;
 COMMENT ON FUNCTION nb_predict_log_proba(nb_model, tsvector, jsonb) IS 'natural-log posterior of every class, as {label: log p}';
 
 CREATE FUNCTION nb_predict(model nb_model, features jsonb, options jsonb DEFAULT NULL) RETURNS text
-	AS 'MODULE_PATHNAME', 'nb_predict_jsonb' LANGUAGE C IMMUTABLE PARALLEL SAFE SUPPORT nbc_scoring_support;
+	AS 'MODULE_PATHNAME', 'nb_predict_jsonb' LANGUAGE C IMMUTABLE PARALLEL SAFE
+	SUPPORT nbc_scoring_support;
 COMMENT ON FUNCTION nb_predict(nb_model, jsonb, jsonb) IS 'most probable class of a row of named features (jsonb object)';
 
 CREATE FUNCTION nb_predict(model nb_model, features float8[], options jsonb DEFAULT NULL) RETURNS text
-	AS 'MODULE_PATHNAME', 'nb_predict_float8' LANGUAGE C IMMUTABLE PARALLEL SAFE SUPPORT nbc_scoring_support;
+	AS 'MODULE_PATHNAME', 'nb_predict_float8' LANGUAGE C IMMUTABLE PARALLEL SAFE
+	SUPPORT nbc_scoring_support;
 COMMENT ON FUNCTION nb_predict(nb_model, float8[], jsonb) IS 'most probable class of a vector of Gaussian features';
 
 CREATE FUNCTION nb_predict_proba(model nb_model, features jsonb, options jsonb DEFAULT NULL) RETURNS jsonb
-	AS 'MODULE_PATHNAME', 'nb_predict_proba_jsonb' LANGUAGE C IMMUTABLE PARALLEL SAFE SUPPORT nbc_scoring_support;
+	AS 'MODULE_PATHNAME', 'nb_predict_proba_jsonb' LANGUAGE C IMMUTABLE PARALLEL SAFE
+	SUPPORT nbc_scoring_support;
 COMMENT ON FUNCTION nb_predict_proba(nb_model, jsonb, jsonb) IS 'posterior probability of every class, as {label: p}';
 
 CREATE FUNCTION nb_predict_proba(model nb_model, features float8[], options jsonb DEFAULT NULL) RETURNS jsonb
-	AS 'MODULE_PATHNAME', 'nb_predict_proba_float8' LANGUAGE C IMMUTABLE PARALLEL SAFE SUPPORT nbc_scoring_support;
+	AS 'MODULE_PATHNAME', 'nb_predict_proba_float8' LANGUAGE C IMMUTABLE PARALLEL SAFE
+	SUPPORT nbc_scoring_support;
 COMMENT ON FUNCTION nb_predict_proba(nb_model, float8[], jsonb) IS 'posterior probability of every class, as {label: p}';
 
 CREATE FUNCTION nb_predict_log_proba(model nb_model, features jsonb, options jsonb DEFAULT NULL) RETURNS jsonb
-	AS 'MODULE_PATHNAME', 'nb_predict_log_proba_jsonb' LANGUAGE C IMMUTABLE PARALLEL SAFE SUPPORT nbc_scoring_support;
+	AS 'MODULE_PATHNAME', 'nb_predict_log_proba_jsonb' LANGUAGE C IMMUTABLE PARALLEL SAFE
+	SUPPORT nbc_scoring_support;
 COMMENT ON FUNCTION nb_predict_log_proba(nb_model, jsonb, jsonb) IS 'natural-log posterior of every class, as {label: log p}';
 
 CREATE FUNCTION nb_predict_log_proba(model nb_model, features float8[], options jsonb DEFAULT NULL) RETURNS jsonb
-	AS 'MODULE_PATHNAME', 'nb_predict_log_proba_float8' LANGUAGE C IMMUTABLE PARALLEL SAFE SUPPORT nbc_scoring_support;
+	AS 'MODULE_PATHNAME', 'nb_predict_log_proba_float8' LANGUAGE C IMMUTABLE PARALLEL SAFE
+	SUPPORT nbc_scoring_support;
 COMMENT ON FUNCTION nb_predict_log_proba(nb_model, float8[], jsonb) IS 'natural-log posterior of every class, as {label: log p}';
 
 -- nb_predict_top: the k most probable classes of a row as rows of (label,
@@ -118,12 +134,10 @@ CREATE FUNCTION nb_predict_top(model nb_model, body text, k integer DEFAULT 1, o
 	SUPPORT nbc_scoring_support;
 COMMENT ON FUNCTION nb_predict_top(nb_model, text, integer, jsonb) IS 'the k most probable classes of a document of text with their probabilities, most probable first';
 
--- ---------------------------------------------------------------------------
--- One class's probability as float8 (#28): a view's column or a sum reads
--- one class of nb_predict_proba's object, which made the object of every
--- class, wrote each number as numeric and read one back as text per row
--- (a fifth of scoring a held-out split end to end).  nb_probability gives
--- the same double without the object.
+-- One class's probability as float8 (#28): nb_probability gives the double
+-- a view's column or a sum would read from nb_predict_proba's object,
+-- without making the object of every class (a fifth of scoring a held-out
+-- split end to end).
 CREATE FUNCTION nb_probability(model nb_model, features text[], label text, options jsonb DEFAULT NULL)
 	RETURNS float8
 	AS 'MODULE_PATHNAME', 'nb_probability_array' LANGUAGE C IMMUTABLE PARALLEL SAFE

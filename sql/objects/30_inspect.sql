@@ -1,4 +1,7 @@
--- Inspection.
+-- nbc's objects, 30: what a model holds and why it scores as it does
+-- (nb_info, nb_classes, nb_explain, nb_feature_log_prob, nb_mutual_info,
+-- nb_coverage), and nb_tokens, the tokenizer nb_train uses on text.
+
 CREATE FUNCTION nb_mutual_info(model nb_model) RETURNS TABLE(feature text, mutual_info float8)
 	AS 'MODULE_PATHNAME', 'nb_mutual_info_srf' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE ROWS 1000;
 COMMENT ON FUNCTION nb_mutual_info(nb_model) IS 'mutual information (nats) between each token''s presence, or each categorical or boolean feature, and the class, highest first';
@@ -44,14 +47,6 @@ CREATE FUNCTION nb_explain(model nb_model, features float8[], options jsonb DEFA
 	SUPPORT nbc_scoring_support;
 COMMENT ON FUNCTION nb_explain(nb_model, float8[], jsonb, text, integer) IS 'contribution of each element and the prior to the log odds of the predicted class against the runner-up or a given class, largest first';
 
--- nb_tokens(body, options): the tokens scikit-learn's
--- CountVectorizer(**options).build_analyzer() makes of body, in order.
--- Not STRICT: NULL options (the default) mean scikit-learn's defaults; a
--- NULL body gives NULL.
-CREATE FUNCTION nb_tokens(body text, options jsonb DEFAULT NULL) RETURNS text[]
-	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
-COMMENT ON FUNCTION nb_tokens(text, jsonb) IS 'tokens of a text as scikit-learn''s CountVectorizer analyzer makes them (options: analyzer, ngram_range, lowercase, strip_accents, token_pattern, stop_words)';
-
 CREATE FUNCTION nb_explain(model nb_model, body text, options jsonb DEFAULT NULL,
 		against text DEFAULT NULL, top_k integer DEFAULT NULL)
 	RETURNS TABLE(part text, feature text, value text, contribution float8, predicted text, compared_to text)
@@ -87,3 +82,11 @@ CREATE FUNCTION nb_coverage(model nb_model, body text) RETURNS float8
 	AS 'MODULE_PATHNAME', 'nb_coverage_text' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
 	SUPPORT nbc_scoring_support;
 COMMENT ON FUNCTION nb_coverage(nb_model, text) IS 'share of the tokens of a document of text (tokenized with the model''s tokenizer, each occurrence counted) that the model knows; 0 when it knows none or the document has none';
+
+-- nb_tokens(body, options): the tokens scikit-learn's
+-- CountVectorizer(**options).build_analyzer() makes of body, in order.
+-- Not STRICT: NULL options (the default) mean scikit-learn's defaults; a
+-- NULL body gives NULL.
+CREATE FUNCTION nb_tokens(body text, options jsonb DEFAULT NULL) RETURNS text[]
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION nb_tokens(text, jsonb) IS 'tokens of a text as scikit-learn''s CountVectorizer analyzer makes them (options: analyzer, ngram_range, lowercase, strip_accents, token_pattern, stop_words)';

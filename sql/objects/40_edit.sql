@@ -1,3 +1,6 @@
+-- nbc's objects, 40: models made from models: nb_subtract, nb_prune and
+-- nb_with_options.
+
 -- Unlearning: nb_subtract.
 -- The model of the rows of a without those of b (which must be among them),
 -- the inverse of nb_merge.  Not STRICT: NULL b gives a (and NULL a, NULL).

@@ -1,3 +1,7 @@
+-- nbc's objects, 50: evaluation.  The aggregate nb_metrics over (actual,
+-- predicted label or probabilities) with its state type nb_metrics_state,
+-- and nb_metrics_rows, its result as rows.
+
 -- A metrics value as rows for psql: one per class (kind 'class'), the
 -- macro and weighted averages, then the confusion matrix (kind
 -- 'confusion': class is the actual label, predicted the predicted one).

@@ -1,3 +1,7 @@
+-- nbc's objects, 60: grids of prediction options and cross-validation:
+-- nb_grid_default, nb_grid_options, the aggregate nb_grid_metrics and
+-- nb_cross_validate with the rows and folds it shares with nb_calibrate.
+
 -- The default grid for a model: the options that matter for its types of
 -- features.
 CREATE FUNCTION nb_grid_default(model nb_model) RETURNS jsonb
@@ -36,12 +40,10 @@ END
 $$;
 COMMENT ON FUNCTION nb_grid_default(nb_model) IS 'the grid of prediction options that matter for the model''s types of features';
 
--- ---------------------------------------------------------------------------
--- nb_grid_options makes each option set as it returns it (#26 item 5): it
--- built every combination of a part's values as one jsonb array, key after
--- key, and copied them into its result: 14 MB for its largest grid of
--- 10,000 small sets.  The same sets in the same order; errors as before.
-CREATE OR REPLACE FUNCTION nb_grid_options(grid jsonb) RETURNS SETOF jsonb
+-- nb_grid_options(grid): the option sets of a grid (an object of arrays of
+-- values, or an array of such objects), each combination made as it is
+-- returned rather than all of them first (#26 item 5).
+CREATE FUNCTION nb_grid_options(grid jsonb) RETURNS SETOF jsonb
 LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE ROWS 20
 SET search_path = pg_catalog, pg_temp
 AS $$
@@ -117,7 +119,7 @@ END
 $$;
 COMMENT ON FUNCTION nb_grid_options(jsonb) IS 'the option sets of a grid: an object gives every combination of its values, an array the option sets of each element';
 
-CREATE OR REPLACE FUNCTION nb_cross_validate(rel regclass, label_column text, features_column text,
+CREATE FUNCTION nb_cross_validate(rel regclass, label_column text, features_column text,
 								  folds integer DEFAULT NULL, grid jsonb DEFAULT NULL,
 								  fold_column text DEFAULT NULL, tokenizer jsonb DEFAULT NULL)
 RETURNS TABLE (options jsonb, accuracy float8, accuracy_std float8, macro_f1 float8,
@@ -370,14 +372,11 @@ CREATE AGGREGATE nb_grid_metrics(model nb_model, body text, actual text, options
 	COMBINEFUNC = nbc_grid_metrics_combine, PARALLEL = SAFE);
 COMMENT ON AGGREGATE nb_grid_metrics(nb_model, text, text, jsonb[]) IS 'nb_metrics of the model''s predictions of documents of text under each option set of the array (without roc_auc and average_precision), each row scored once per option set';
 
--- ---------------------------------------------------------------------------
--- Cross-validation's rows, one definition (#31): nb_cross_validate and
--- nb_calibrate checked their arguments and made the query of the rows and
--- their folds each with the same 40 lines; nbc_cross_validation_rows does
--- it for both, and so nb_calibrate also brings a Citus table's rows to the
--- coordinator first, as nb_cross_validate does (#32; it is VOLATILE now).
--- Messages, SQLSTATEs and results are as before; an error of the checks
--- has this function in its CONTEXT too.
+-- Cross-validation's rows, one definition (#31): nbc_cross_validation_rows
+-- checks the arguments of nb_cross_validate and nb_calibrate and makes the
+-- query of the rows and their folds for both, bringing a Citus table's rows
+-- to the coordinator first (#32).  An error of the checks has this function
+-- in its CONTEXT.
 CREATE FUNCTION nbc_cross_validation_rows(rel regclass, label_column text, features_column text,
 										  folds integer, fold_column text, tokenizer jsonb,
 										  rows_table text,

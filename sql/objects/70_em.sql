@@ -1,3 +1,6 @@
+-- nbc's objects, 70: learning from unlabelled rows with EM: nb_train_em,
+-- nb_train_em_trace and nb_cross_validate_em, which chooses lambda.
+
 CREATE TYPE nbc_em_step AS (model nb_model, log_likelihood float8);
 COMMENT ON TYPE nbc_em_step IS 'result of one EM iteration (nbc_em_step): the next model and the log likelihood of the current one';
 
@@ -29,7 +32,7 @@ COMMENT ON AGGREGATE nbc_em_step(nb_model, text, text[], float8, jsonb, jsonb) I
 -- nbc_em_run does the work of both: each iteration as a row (trace), or only
 -- the last, so that nb_train_em keeps one model at a time rather than a
 -- tuplestore of them all.
-CREATE OR REPLACE FUNCTION nbc_em_run(rel regclass, label_column text, features_column text,
+CREATE FUNCTION nbc_em_run(rel regclass, label_column text, features_column text,
 						   options jsonb, trace boolean)
 RETURNS TABLE (iteration integer, log_likelihood float8, model nb_model)
 LANGUAGE plpgsql STABLE
@@ -188,7 +191,7 @@ END
 $$;
 COMMENT ON FUNCTION nbc_em_run(regclass, text, text, jsonb, boolean) IS 'the work of nb_train_em (trace false: the last iteration only) and nb_train_em_trace (trace true: every iteration)';
 
-CREATE OR REPLACE FUNCTION nb_train_em_trace(rel regclass, label_column text, features_column text,
+CREATE FUNCTION nb_train_em_trace(rel regclass, label_column text, features_column text,
 											 options jsonb DEFAULT NULL)
 RETURNS TABLE (iteration integer, log_likelihood float8, model nb_model)
 -- VOLATILE: choosing lambda makes a temporary table (nb_cross_validate_em)
@@ -207,7 +210,7 @@ END
 $$;
 COMMENT ON FUNCTION nb_train_em_trace(regclass, text, text, jsonb) IS 'semi-supervised training by EM (rows with a NULL label are unlabelled): each iteration''s model with its log likelihood';
 
-CREATE OR REPLACE FUNCTION nb_train_em(rel regclass, label_column text, features_column text,
+CREATE FUNCTION nb_train_em(rel regclass, label_column text, features_column text,
 									   options jsonb DEFAULT NULL)
 RETURNS nb_model
 LANGUAGE plpgsql VOLATILE

@@ -1,3 +1,6 @@
+-- nbc's objects, 80: calibrated probabilities: nb_calibrate and the
+-- aggregate and fit it runs.
+
 -- Calibrated probabilities (issue #31, part 2; nb_calibrate.h, pg_calibrate.c).
 -- Two prediction options map a row's posteriors after scoring, in every
 -- function that scores: "temperature" T (log posteriors divided by T and
@@ -52,7 +55,7 @@ CREATE FUNCTION nbc_calibration_fit(method text, scores float8[], classes text[]
 -- (54000) rows whose log posteriors would pass the scoring pass's limit
 -- (256 MB, nbc_calibration_scores' own) right after training, before any
 -- row is scored.
-CREATE OR REPLACE FUNCTION nb_calibrate(rel regclass, label_column text, features_column text,
+CREATE FUNCTION nb_calibrate(rel regclass, label_column text, features_column text,
 							 folds integer DEFAULT NULL, options jsonb DEFAULT NULL,
 							 fold_column text DEFAULT NULL, tokenizer jsonb DEFAULT NULL,
 							 method text DEFAULT 'auto')

@@ -1,3 +1,7 @@
+-- nbc's objects, 90: live models, kept current by triggers on their source
+-- table: nb_live_create, nb_live, nb_live_fold, nb_live_drop, the view
+-- nb_lives and the event trigger that guards their sources.
+
 CREATE FUNCTION nbc_live_capture() RETURNS trigger
 	AS 'MODULE_PATHNAME' LANGUAGE C;
 
