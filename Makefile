@@ -58,7 +58,11 @@ sql/install/nbc--$(NBC_VERSION).sql: $(NBC_OBJECTS) nbc.control Makefile
 		'-- nbc $(NBC_VERSION), made by make from sql/objects/: edit those files, not this one'; \
 	  for f in $(NBC_OBJECTS); do printf '\n-- %s\n' "$$f"; cat "$$f"; done; } > $@
 
-# the root of the update chain, for the tests (NBC_UPGRADE_ROOT above)
+# the root of the update chain, for the tests (NBC_UPGRADE_ROOT above); a
+# file target, so that a test run that may not write to the extension
+# directory passes once it is installed (test/setup.sh installs it)
+NBC_UPGRADE_ROOT_INSTALLED = $(DESTDIR)$(datadir)/$(datamoduledir)/$(notdir $(NBC_UPGRADE_ROOT))
 .PHONY: install-upgrade-root
-install-upgrade-root:
-	$(INSTALL_DATA) $(NBC_UPGRADE_ROOT) '$(DESTDIR)$(datadir)/$(datamoduledir)/'
+install-upgrade-root: $(NBC_UPGRADE_ROOT_INSTALLED)
+$(NBC_UPGRADE_ROOT_INSTALLED): $(NBC_UPGRADE_ROOT)
+	$(INSTALL_DATA) $< '$(dir $@)'
