@@ -61,7 +61,7 @@ if [ -n "${PG_CLUSTER_CONF_ROOT:-}" ]; then
 fi
 
 suites=()     # suite names in run order
-declare -A passed failed skipped note
+declare -A passed failed skipped note seconds
 
 # record NAME PASSED FAILED [NOTE [SKIPPED]]
 record() {
@@ -202,7 +202,9 @@ suite_citus() {
 
 # To add a suite: write suite_NAME (run it, then record or count_tap) and list it here.
 for s in pg_regress parity unit readme reliability versions citus; do
+	started=$SECONDS
 	"suite_$s"
+	seconds[$s]=$((SECONDS - started))
 done
 
 total_ok=0
@@ -211,8 +213,8 @@ total_skipped=0
 {
 	echo "=== summary"
 	for s in "${suites[@]}"; do
-		printf '%-12s %5d passed, %d failed, %d skipped%s\n' "$s" "${passed[$s]}" "${failed[$s]}" \
-			"${skipped[$s]}" "${note[$s]:+  (${note[$s]})}"
+		printf '%-12s %5d passed, %d failed, %d skipped, %4d s%s\n' "$s" "${passed[$s]}" "${failed[$s]}" \
+			"${skipped[$s]}" "${seconds[$s]:-0}" "${note[$s]:+  (${note[$s]})}"
 		total_ok=$((total_ok + passed[$s]))
 		total_bad=$((total_bad + failed[$s]))
 		total_skipped=$((total_skipped + skipped[$s]))

@@ -40,7 +40,7 @@ something.
 
 With --wide-rows N (default 0: none), training is also timed on merge_bench.py's
 corpus shape (N rows of 8 tokens, ranks log-uniform over a vocabulary of up to
-1,000,000; 2,000,000 rows is README's "Citus coordinator" row): cb_wide, the
+1,000,000; 2,000,000 rows is test/bench/README.md's "Citus coordinator" row): cb_wide, the
 rows distributed in 32 shards, against cb_wide_local, --rounds rounds of
 pg_column_size(nb_train(label, tokens)) on each, the models compared.
 """

@@ -18,7 +18,7 @@
 #     aggregated on the workers (EXPLAIN VERBOSE shows worker_partial_agg),
 #     counts byte for byte as local, Gaussian and weighted within rounding;
 #     32 shards' partial states combined; EXPLAIN ANALYZE of it failing
-#     inside Citus, as README says
+#     inside Citus, as src/README.md says
 #   - merge (the aggregate nb_merge over a GROUP BY) and nb_subtract
 #   - scoring through a reference table of models, run on the workers, and a
 #     view of predicted labels
@@ -37,7 +37,7 @@
 #     a benchmark: test/bench/merge_bench.py and citus_bench.py.)
 #   - nb_live_create refused on a distributed table with nbc's own error
 #
-# A cluster on this kind of machine (Debian 12, PostgreSQL 15): see README's
+# A cluster on this kind of machine (Debian 12, PostgreSQL 15): see test/README.md's
 # "Citus" section, in short: build Citus 13.2.2
 # against the server, three clusters with shared_preload_libraries =
 # 'citus', CREATE EXTENSION citus in each, citus_set_coordinator_host and

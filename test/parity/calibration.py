@@ -39,7 +39,7 @@ PredefinedSplit.  Checks per corpus:
     cv=5) with its defaults (5 stratified folds, an ensemble of the folds'
     models); each method alone is reported as a note.
 
-Prints one TAP-style line per check, the table of the README ("# |"
+Prints one TAP-style line per check, the table of test/bench/README.md ("# |"
 lines), and closes with "N passed, N failed".
 """
 

@@ -24,8 +24,11 @@ block preceded by the line `<!-- readme-test: skip (REASON) -->` is not run.
 
 Then the Reference section is checked against the catalog: every function
 and aggregate of the extension has an entry with its arguments (names,
-types, defaults) and result, every entry names one that exists, and every
-setting nbc.* is in the Setting table with its type and default.
+types, defaults) and result, every entry names one that exists, every
+setting nbc.* is in the Setting table with its type and default, and every
+other object of the extension (pg_depend deptype 'e': types, casts,
+operators, operator classes and families, views, event triggers, and any
+kind added later) has its entry (see object_entry).
 
 Uses the libpq environment (PGHOST, PGPORT, PGUSER, ...); creates and drops
 the database nbc_readme.  Prints one TAP line per block and per reference
@@ -260,6 +263,83 @@ def check_settings(settings):
     return problems
 
 
+OBJECTS = r"""
+SELECT 'type', t.typname, '', '' FROM pg_type t
+ WHERE t.oid IN (SELECT objid FROM ext WHERE classid = 'pg_type'::regclass)
+UNION ALL
+SELECT 'cast', format_type(c.castsource, NULL), format_type(c.casttarget, NULL), '' FROM pg_cast c
+ WHERE c.oid IN (SELECT objid FROM ext WHERE classid = 'pg_cast'::regclass)
+UNION ALL
+SELECT 'operator', o.oprname, format_type(o.oprleft, NULL), format_type(o.oprright, NULL) FROM pg_operator o
+ WHERE o.oid IN (SELECT objid FROM ext WHERE classid = 'pg_operator'::regclass)
+UNION ALL
+SELECT 'operator class', c.opcname, a.amname, '' FROM pg_opclass c JOIN pg_am a ON a.oid = c.opcmethod
+ WHERE c.oid IN (SELECT objid FROM ext WHERE classid = 'pg_opclass'::regclass)
+UNION ALL
+SELECT 'operator family', f.opfname, a.amname, '' FROM pg_opfamily f JOIN pg_am a ON a.oid = f.opfmethod
+ WHERE f.oid IN (SELECT objid FROM ext WHERE classid = 'pg_opfamily'::regclass)
+UNION ALL
+SELECT CASE c.relkind WHEN 'v' THEN 'view' WHEN 'r' THEN 'table' WHEN 'S' THEN 'sequence'
+                      ELSE 'relation of kind ' || c.relkind::text END, c.relname, '', ''
+  FROM pg_class c
+ WHERE c.oid IN (SELECT objid FROM ext WHERE classid = 'pg_class'::regclass)
+UNION ALL
+SELECT 'event trigger', e.evtname, '', '' FROM pg_event_trigger e
+ WHERE e.oid IN (SELECT objid FROM ext WHERE classid = 'pg_event_trigger'::regclass)
+UNION ALL
+SELECT 'object', pg_describe_object(classid, objid, objsubid), '', '' FROM ext
+ WHERE classid NOT IN ('pg_proc'::regclass, 'pg_type'::regclass, 'pg_cast'::regclass,
+                       'pg_operator'::regclass, 'pg_opclass'::regclass, 'pg_opfamily'::regclass,
+                       'pg_class'::regclass, 'pg_event_trigger'::regclass)
+ORDER BY 1, 2, 3, 4;
+"""
+EXT = """WITH ext AS (SELECT classid, objid, objsubid FROM pg_depend
+             WHERE deptype = 'e' AND refclassid = 'pg_extension'::regclass
+               AND refobjid = (SELECT oid FROM pg_extension WHERE extname = 'nbc'))
+"""
+
+
+def catalog_objects():
+    """Every object of the extension but its functions: (kind, name, a, b)."""
+    r = psql(["-d", DB, "-At", "-F", "\t", "-v", "ON_ERROR_STOP=1"], EXT + OBJECTS)
+    if r.returncode:
+        raise RuntimeError(r.stderr)
+    return [tuple(line.split("\t")) for line in r.stdout.splitlines()]
+
+
+def reference_sections(text):
+    """{subsection title: its text} of the Reference section."""
+    if "\n## Reference" not in text:
+        return {}
+    ref = text.split("\n## Reference", 1)[1].split("\n## ", 1)[0]
+    return {part.split("\n", 1)[0].strip(): part for part in ref.split("\n### ")[1:]}
+
+
+def object_entry(obj, sections):
+    """Whether the Reference has an entry for one object: a type is a row of
+    the Type table, a cast `source::target` in the Cast section, an operator
+    `left op right` (or `op` after its first form) in the Operators section,
+    an operator class or family `name` there with its access method, and a
+    view, table or event trigger `name` on a line of the Reference that says
+    its kind.  Any other kind of object has no rule, and so no entry."""
+    kind, name, a, b = obj
+    section = lambda title: sections.get(title, "")
+    if kind == "type":
+        return re.search(rf"^`{re.escape(name)}` \|", section("Type"), re.M) is not None
+    if kind == "cast":
+        return f"`{name}::{a}`" in section("Cast")
+    if kind == "operator":
+        ops = section("Operators")
+        return f"`{a} {name} {b}`" in ops or (f"`{a} " in ops and f"`{name}`" in ops)
+    if kind in ("operator class", "operator family"):
+        ops = section("Operators")
+        return f"`{name}`" in ops and re.search(rf"\b{a}\b", ops) is not None
+    if kind in ("view", "table", "sequence", "event trigger"):
+        return any(f"{kind} `{name}" in line for part in sections.values()
+                   for line in part.split("\n"))
+    return False
+
+
 def fmt_entry(e):
     kind, name, args, result = e
     what = "aggregate" if kind == "a" else "function"
@@ -321,6 +401,11 @@ def main():
                ["not in the README: " + fmt_entry(e) for e in missing])
         report(not stale, f"every one of the {len(entries)} reference entries exists",
                ["not in the database: " + fmt_entry(e) for e in stale])
+        objects = catalog_objects()
+        sections = reference_sections(text)
+        lacking = [o for o in objects if not object_entry(o, sections)]
+        report(not lacking, f"reference has an entry for each of the {len(objects)} other objects",
+               ["no entry in the README: " + " ".join(x for x in o if x) for o in lacking])
         problems = check_settings(settings)
         report(not problems, f"reference lists the {len(settings)} settings nbc.*", problems)
     finally:

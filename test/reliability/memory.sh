@@ -16,7 +16,7 @@
 # minus baseline as a ratio to (result + input) bytes and flags ratios above
 # 3; a refused operation (an over-limit merge) counts its input only.
 # Prints a TAP line per operation: "ok" within the bound of 3x (a document
-# scored or explained: within what README states, see doc_bound).  The
+# scored or explained: within what test/README.md states, see doc_bound).  The
 # operations store what they make as users do: INSERT into a table (storage
 # external, so that compression does not count), and COPY TO and FROM a
 # file for the text form; PostgreSQL's own copies count too.
@@ -273,7 +273,7 @@ done
 
 # Scoring and explaining a document of n_doc tokens, every one known, with
 # the 2-class model prepared in the setup: against the document's stored
-# bytes, within what README states (Reliability): PostgreSQL's own
+# bytes, within what test/README.md states (Reliability): PostgreSQL's own
 # detoasting of the argument (measured here: the peak of cardinality() of
 # it), the model's stored bytes (fetched to find its prepared form), and 64
 # bytes per known occurrence (its item in the document, 24 bytes, whose room
