@@ -52,8 +52,12 @@ include $(PGXS)
 # PGXS tracks no header dependencies; the headers are few, so rebuild on any change.
 $(OBJS): $(wildcard src/*.h)
 
-# the full script (the rule after PGXS's, so that all stays the default goal)
+# The full script, from sql/objects/ (this rule after PGXS's include, so that
+# all stays the default goal).  The source holds no history: a DROP, a CREATE
+# OR REPLACE or an ALTER of a function belongs in the update script.
 sql/install/nbc--$(NBC_VERSION).sql: $(NBC_OBJECTS) nbc.control Makefile
+	@if grep -nE '^(DROP|CREATE OR REPLACE|ALTER (FUNCTION|AGGREGATE|EXTENSION)) ' $(NBC_OBJECTS); then \
+		echo 'sql/objects/ defines each object once as it now is (see sql/objects/README.md)' >&2; exit 1; fi
 	{ printf '%s\n' '\echo Use "CREATE EXTENSION nbc" to load this file. \quit' \
 		'-- nbc $(NBC_VERSION), made by make from sql/objects/: edit those files, not this one'; \
 	  for f in $(NBC_OBJECTS); do printf '\n-- %s\n' "$$f"; cat "$$f"; done; } > $@
