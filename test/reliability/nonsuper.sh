@@ -6,8 +6,10 @@
 # Creates the roles nbc_rel_owner (owns the database nbc_rel_nonsuper) and
 # nbc_rel_user (may only connect), with a random password each, and checks
 #   can:    the owner installs nbc, updates it from the oldest released
-#           version, trains every feature type, merges, scores, inspects,
-#           casts, copies models in binary and sets nbc.prepared_model_cache;
+#           version (0.1.0, whose full script test/fixtures holds and this
+#           script installs first: rel_upgrade_root), trains every feature
+#           type, merges, scores, inspects, casts, copies models in binary
+#           and sets nbc.prepared_model_cache;
 #           the results are the bytes a superuser gets; the plain user scores
 #   cannot: change a setting of the server (ALTER SYSTEM), load the library
 #           or bind its C symbols (LOAD, LANGUAGE c), replace, drop, or change
