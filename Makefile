@@ -28,9 +28,11 @@ NBC_OBJECTS = $(sort $(wildcard sql/objects/*.sql))
 NBC_UPGRADE_ROOT = test/fixtures/nbc--0.1.0.sql
 REGRESS_PREP = install-upgrade-root
 
-# Pure model code (no PostgreSQL headers) and the PostgreSQL glue.
-PURE_OBJS = $(patsubst %.c,%.o,$(sort $(wildcard src/nb_*.c)))
-GLUE_OBJS = src/nbc.o $(patsubst %.c,%.o,$(sort $(wildcard src/pg_*.c)))
+# Pure model code (no PostgreSQL headers) and the PostgreSQL glue: the
+# engine in src/, the workflows built on it (calibration's fit, ...) in
+# src/workflows/, which the engine never includes.
+PURE_OBJS = $(patsubst %.c,%.o,$(sort $(wildcard src/nb_*.c src/workflows/nb_*.c)))
+GLUE_OBJS = src/nbc.o $(patsubst %.c,%.o,$(sort $(wildcard src/pg_*.c src/workflows/pg_*.c)))
 OBJS = $(PURE_OBJS) $(GLUE_OBJS)
 
 REGRESS = setup type_io train aggregate parallel merge predict predict_top options prepared collision query_constant inspect citus_path mixed limits compare metrics labels explain estimators subtract prune crossval dcm nonfinite numbers tokens settings unknown_features jsonb_numbers jsonb_objects em em_cv calibrate live catalog upgrade
@@ -41,16 +43,17 @@ REGRESS_OPTS = --inputdir=. --load-extension=nbc
 # with SVID error handling around the exp of 2.29, which costs the calibration
 # fits a sixth of their time)
 SHLIB_LINK = -lm
+
 PG_CFLAGS = -Wextra -Wno-unused-parameter -Wno-sign-compare -Wno-missing-field-initializers
 # the module's version, for PG_MODULE_MAGIC_EXT (PostgreSQL 18)
-PG_CPPFLAGS = -DNBC_VERSION='"$(NBC_VERSION)"'
+PG_CPPFLAGS = -DNBC_VERSION='"$(NBC_VERSION)"' -Isrc -Isrc/workflows
 
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
 # PGXS tracks no header dependencies; the headers are few, so rebuild on any change.
-$(OBJS): $(wildcard src/*.h)
+$(OBJS): $(wildcard src/*.h src/workflows/*.h)
 
 # The full script, from sql/objects/ (this rule after PGXS's include, so that
 # all stays the default goal).  The source holds no history: a DROP, a CREATE

@@ -203,15 +203,30 @@ SELECT calibrated_options, calibrated_log_loss = log_loss AS unchanged_loss,
        calibrated_brier = brier AS unchanged_brier
 FROM nb_calibrate('cal_easy', 'label', 'tokens', options => '{"alpha": 0.5}');
 
--- the support functions refuse what they cannot mean
-SELECT nbc_calibration_fit('temperature', '{{0, -0.1, -2.4}}', ARRAY['a', 'b'], NULL);
-SELECT nbc_calibration_fit('temperature', '{{2, -0.1, -2.4}}', ARRAY['a', 'b'], NULL);
-SELECT nbc_calibration_fit('temperature', '{-0.1, -2.4}', ARRAY['a', 'b'], NULL);
-SELECT nbc_calibration_fit('cubic', '{{0, -0.1, -2.4}}', ARRAY['a', 'b'], NULL);
-SELECT nbc_calibration_scores(m, tokens, label, NULL, ARRAY['ham', 'spam']) FROM cal_model, cal_docs;
--- the temperature of two rows, one right and one wrong, each the other's
--- mirror: T = 3.1024149022 (scipy's brentq on the derivative)
-SELECT round((nbc_calibration_fit('temperature', '{{0, -0.5, -1.5}, {1, -0.25, -1}}', ARRAY['a', 'b'], NULL)
-              -> 'options' ->> 'temperature')::numeric, 10) AS t;
+-- the support aggregate refuses what it cannot mean (fold 0's rows scored
+-- by the whole model minus fold 0's)
+CREATE TABLE cal_fold AS SELECT nb_train(label, tokens) AS f FROM cal_docs WHERE fold = 0;
+SELECT nbc_calibration(d.fold, d.tokens, d.label, m, ARRAY[f], ARRAY[0::bigint], ARRAY['eggs', 'ham', 'spam'], NULL, 'cubic')
+FROM cal_model, cal_fold, cal_docs AS d WHERE d.fold = 0;
+SELECT nbc_calibration(d.fold, d.tokens, d.label, m, ARRAY[f], ARRAY[0::bigint], ARRAY['ham', 'spam'], NULL, 'auto')
+FROM cal_model, cal_fold, cal_docs AS d WHERE d.fold = 0;
+SELECT nbc_calibration(d.fold, d.tokens, d.label, m, ARRAY[f], ARRAY[0::bigint], ARRAY['eggs', 'ham', 'ham'], NULL, 'auto')
+FROM cal_model, cal_fold, cal_docs AS d WHERE d.fold = 0;
+SELECT nbc_calibration(d.fold, d.tokens, d.label, m, ARRAY[f], ARRAY[0::bigint], ARRAY['eggs', 'ham', 'spam'], NULL, 'auto')
+FROM cal_model, cal_fold, cal_docs AS d WHERE d.fold IN (0, 1);
+SELECT nbc_calibration(d.fold, d.tokens, d.label, m, ARRAY[f], NULL, ARRAY['eggs', 'ham', 'spam'], NULL, 'auto')
+FROM cal_model, cal_fold, cal_docs AS d WHERE d.fold = 0;
+SELECT nbc_calibration(d.fold, d.tokens, d.label, m, ARRAY[f], ARRAY[0::bigint], ARRAY['eggs', 'ham', 'spam'], NULL, 'auto')
+FROM cal_model, cal_fold, cal_docs AS d WHERE d.fold = 0 AND d.label = 'ham';
+SELECT nbc_calibration(d.fold, d.tokens, d.label, m, ARRAY[f], ARRAY[0::bigint], ARRAY['eggs', 'ham', 'spam'], NULL, 'auto')
+FROM cal_model, cal_fold, cal_docs AS d WHERE false;
+-- fold 0's rows alone: the fit of their scores under that fold's model, as
+-- nb_calibrate with every other fold's rows left out of the calibration
+-- (their fold a NULL) fits them
+CREATE TABLE cal_fold0 AS SELECT label, tokens, CASE WHEN fold = 0 THEN 0 END AS fold FROM cal_docs;
+SELECT c.calibrated_options = (a.r -> 'options') AS same_options, c.calibrated_log_loss = (a.r ->> 'calibrated_log_loss')::float8 AS same_loss
+FROM (SELECT nbc_calibration(d.fold, d.tokens, d.label, m, ARRAY[f], ARRAY[0::bigint], ARRAY['eggs', 'ham', 'spam'], NULL, 'temperature') AS r
+      FROM cal_model, cal_fold, cal_docs AS d WHERE d.fold = 0) AS a,
+     nb_calibrate('cal_fold0', 'label', 'tokens', fold_column => 'fold', method => 'temperature') AS c;
 
-DROP TABLE cal_docs, cal_model, cal_two, cal_kept, cal_calibrated, cal_text, cal_small, cal_one, cal_none, cal_wide, cal_easy;
+DROP TABLE cal_docs, cal_model, cal_fold, cal_fold0, cal_two, cal_kept, cal_calibrated, cal_text, cal_small, cal_one, cal_none, cal_wide, cal_easy;

@@ -97,6 +97,25 @@ FROM (VALUES ('a', jsonb_build_object(repeat('f', 100), 1)), ('b', jsonb_build_o
 SELECT nb_metrics(actual, predicted)
 FROM (VALUES ('a', jsonb_build_object(repeat('p', 100), 2))) v(actual, predicted);
 
+-- nb_probability and nb_explain's against take a class of any type, as
+-- label::text: the same number as the text form and as nb_predict_proba's
+-- object; a misspelled class is an error, where ->> gives NULL
+SELECT nb_probability(m, '{money}'::text[], 5) = nb_probability(m, '{money}'::text[], '5') AS same_as_text,
+       nb_probability(m, '{money}'::text[], 5) = (nb_predict_proba(m, '{money}'::text[]) ->> '5')::float8 AS same_as_proba
+FROM (SELECT nb_train(stars, tokens) AS m FROM lab_rows) t;
+SELECT nb_probability(m, '{money}'::text[], true) = nb_probability(m, '{money}'::text[], 'true') AS bool_class
+FROM (SELECT nb_train(good, tokens) AS m FROM lab_rows) t;
+SELECT nb_predict_proba(m, '{money}'::text[]) ->> 'Spam' AS misspelled_proba FROM (SELECT nb_train(name, tokens) AS m FROM lab_rows) t;
+SELECT nb_probability(m, '{money}'::text[], 'Spam') FROM (SELECT nb_train(name, tokens) AS m FROM lab_rows) t;
+SELECT nb_probability(m, '{money}'::text[], 3) FROM (SELECT nb_train(stars, tokens) AS m FROM lab_rows) t;
+SELECT nb_probability(m, '{money}'::text[], NULL::int) IS NULL AS null_class FROM (SELECT nb_train(stars, tokens) AS m FROM lab_rows) t;
+-- against an integer class: the rows of the text form
+SELECT (SELECT array_agg(e ORDER BY e.part, e.feature) FROM nb_explain(m, '{money,tomorrow}'::text[], NULL, 1) e)
+     = (SELECT array_agg(e ORDER BY e.part, e.feature) FROM nb_explain(m, '{money,tomorrow}'::text[], NULL, '1') e) AS same_rows,
+       (SELECT DISTINCT compared_to FROM nb_explain(m, '{money,tomorrow}'::text[], NULL, 1)) AS compared_to
+FROM (SELECT nb_train(stars, tokens) AS m FROM lab_rows) t;
+SELECT * FROM nb_explain((SELECT nb_train(stars, tokens) FROM lab_rows), '{money}'::text[], NULL, 3);
+
 DROP FUNCTION lab_same(text);
 DROP TABLE lab_rows;
 DROP DOMAIN lab_stars;

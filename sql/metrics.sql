@@ -309,3 +309,64 @@ SELECT kind, class, predicted, round(precision::numeric, 6) AS precision, round(
        round(f1::numeric, 6) AS f1, support, round(roc_auc::numeric, 6) AS roc_auc,
        round(average_precision::numeric, 6) AS average_precision, count
 FROM nb_metrics_rows((SELECT p FROM met_whole));
+
+--
+-- labels that cannot be compared (#42): numeric(3,1) labels at training and
+-- integer ones at evaluation never meet ("1.0" against "1"), a WARNING with
+-- the labels of both sides; an actual label no row's probabilities name
+-- (the wrong actual column) is one the model never had; the probabilities
+-- on the actual side (the arguments swapped) are an error
+--
+CREATE TABLE metrics_mix AS
+SELECT (i % 2)::numeric(3,1) AS y, i % 2 AS yi, ARRAY['w' || (i % 2), 'x' || (i % 5)] AS f
+FROM generate_series(1, 50) i;
+CREATE TABLE metrics_mix_model AS SELECT nb_train(y, f) AS model FROM metrics_mix;
+-- never meet: accuracy 0, with the WARNING, for labels and probabilities alike
+SELECT nb_metrics(yi, nb_predict(model, f)) ->> 'accuracy' AS accuracy FROM metrics_mix, metrics_mix_model;
+SELECT nb_metrics(yi, nb_predict_proba(model, f)) ->> 'accuracy' AS accuracy FROM metrics_mix, metrics_mix_model;
+-- the same column of the same type: quiet (the model predicts every row's label)
+SELECT nb_metrics(y, nb_predict(model, f)) ->> 'accuracy' AS accuracy FROM metrics_mix, metrics_mix_model;
+SELECT nb_metrics(y, nb_predict_proba(model, f)) ->> 'accuracy' AS accuracy FROM metrics_mix, metrics_mix_model;
+-- half the rows with an actual label the model never had: the 25 rows of
+-- "zz" count as wrong, accuracy 0.5, with the WARNING naming "zz"
+SELECT nb_metrics(CASE WHEN yi = 0 THEN 'zz' ELSE y::text END, nb_predict_proba(model, f)) ->> 'accuracy' AS accuracy
+FROM metrics_mix, metrics_mix_model;
+-- the lighter form keeps no rows: it cannot tell, and stays quiet
+SELECT nb_metrics(CASE WHEN yi = 0 THEN 'zz' ELSE y::text END, nb_predict_proba(model, f), 1, '{"ranked": false}') ->> 'accuracy' AS accuracy
+FROM metrics_mix, metrics_mix_model;
+-- swapped: probabilities as the actual label, as jsonb or as their text
+SELECT nb_metrics(nb_predict_proba(model, f), y::text) FROM metrics_mix, metrics_mix_model;
+SELECT nb_metrics(nb_predict_proba(model, f)::text, y::text) FROM metrics_mix, metrics_mix_model;
+DROP TABLE metrics_mix, metrics_mix_model;
+
+--
+-- rows of a NULL actual label are skipped, as SQL's aggregates skip NULLs,
+-- and counted beside rows (#42): 1 row in 10 here, in a parallel plan too
+-- (the count travels in the partial states); NULL over no other row
+--
+SELECT nb_metrics(a, p) -> 'rows' AS rows, nb_metrics(a, p) -> 'rows_null_actual' AS rows_null_actual
+FROM (VALUES ('x', 'x'), (NULL, 'x'), ('y', 'x'), (NULL, NULL)) v(a, p);
+SELECT nb_metrics(a, p) IS NULL AS no_metrics FROM (VALUES (NULL::text, 'x')) v(a, p);
+-- none skipped: no key
+SELECT nb_metrics(a, p) ? 'rows_null_actual' AS has_key FROM (VALUES ('x', 'x')) v(a, p);
+CREATE TABLE metrics_nulls AS
+SELECT CASE WHEN i % 10 = 0 THEN NULL ELSE 'c' || (i % 3) END AS a, 'c' || (i % 2) AS p,
+       ('{"c0": 0.4, "c1": 0.3, "c2": 0.3}')::jsonb AS proba
+FROM generate_series(1, 20000) i;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 2;
+ALTER TABLE metrics_nulls SET (parallel_workers = 2);
+EXPLAIN (COSTS OFF) SELECT nb_metrics(a, p) FROM metrics_nulls;
+SELECT nb_metrics(a, p) -> 'rows' AS rows, nb_metrics(a, p) -> 'rows_null_actual' AS rows_null_actual,
+       (SELECT count(*) FROM metrics_nulls WHERE a IS NULL) AS null_rows
+FROM metrics_nulls;
+SELECT nb_metrics(a, proba) -> 'rows_null_actual' AS ranked,
+       nb_metrics(a, proba, 1, '{"ranked": false}') -> 'rows_null_actual' AS unranked
+FROM metrics_nulls;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+RESET max_parallel_workers_per_gather;
+DROP TABLE metrics_nulls;

@@ -32,6 +32,10 @@ SELECT nb_predict(m, '{x}'::text[], '{"Kind": "bernoulli"}') FROM opt_model;
 SELECT nb_predict(m, '{x}'::text[], '{"smoothing": 1}') FROM opt_model;
 SELECT nb_predict(m, '{x}'::text[], '{"": 1}') FROM opt_model;
 SELECT nb_predict(m, '{x}'::text[], '{"alpha": 1, "normalize": true}') FROM opt_model;
+-- a tokenizer option among the prediction options (the analyst tuning
+-- ngram_range at scoring, or in a grid) names where it goes
+SELECT nb_predict(m, '{x}'::text[], '{"ngram_range": [1, 2]}') FROM opt_model;
+SELECT nb_with_options(m, '{"lowercase": false}') FROM opt_model;
 
 -- kind: not a string, unknown, wrong case
 SELECT nb_predict(m, '{x}'::text[], '{"kind": 1}') FROM opt_model;

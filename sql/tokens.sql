@@ -81,6 +81,8 @@ SELECT provolatile, proisstrict, proparallel FROM pg_proc WHERE proname = 'nb_to
 SELECT nb_tokens('x', '[]');
 SELECT nb_tokens('x', '"word"');
 SELECT nb_tokens('x', '{"analyser": "word"}');
+-- a prediction option among the tokenizer's names where it goes
+SELECT nb_tokens('x', '{"alpha": 1}');
 SELECT nb_tokens('x', '{"analyzer": "words"}');
 SELECT nb_tokens('x', '{"analyzer": null}');
 SELECT nb_tokens('x', '{"analyzer": 1}');

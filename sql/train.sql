@@ -173,3 +173,44 @@ FROM train_gen;
 -- not be scored (the prior divides by the total), so it is refused
 SELECT nb_train(l, '{x}'::text[], 1e308) FROM (VALUES ('a'), ('b')) v(l);
 SELECT nb_merge(nb_train('a', '{x}'::text[], 1e308), nb_train('b', '{y}'::text[], 1e308));
+
+--
+-- label and features swapped: nb_train(body, label) makes a class of every
+-- document.  A model of at least 20 classes, more than half the documents'
+-- count, is reported once (at the final function, not per row)
+--
+CREATE TABLE swap_docs AS
+SELECT 'document number ' || i AS body, CASE WHEN i % 3 = 0 THEN 'spam' ELSE 'ham' END AS label
+FROM generate_series(1, 40) i;
+-- swapped: 40 classes from 40 documents, a WARNING with the argument order
+SELECT nb_info(nb_train(body, label)) ->> 'classes' AS classes FROM swap_docs;
+-- the same with a weight: documents are the sum of the weights, 40 * 0.5
+SELECT nb_info(nb_train(body, ARRAY[label], 0.5)) ->> 'classes' AS classes FROM swap_docs;
+-- the right order: 2 classes, quiet
+SELECT nb_info(nb_train(label, body)) ->> 'classes' AS classes FROM swap_docs;
+-- many classes with enough documents each (120 "languages" of 10 rows: 120
+-- is not more than 1200 / 2), quiet
+SELECT nb_info(nb_train('lang' || (i % 120), ARRAY['w' || i])) ->> 'classes' AS classes
+FROM generate_series(1, 1200) i;
+-- 19 classes of one document each: too few to tell, quiet
+SELECT nb_info(nb_train('c' || i, ARRAY['w' || i])) ->> 'classes' AS classes
+FROM generate_series(1, 19) i;
+-- a model per group (GROUP BY, as cross-validation's folds) is not judged,
+-- nor nb_train as a window aggregate (its final function runs per row)
+SELECT g, nb_info(nb_train(body, label)) ->> 'classes' AS classes
+FROM swap_docs, generate_series(1, 2) g GROUP BY g ORDER BY g;
+SELECT count(DISTINCT nb_info(m) ->> 'classes') AS distinct_class_counts
+FROM (SELECT nb_train(body, label) OVER (ORDER BY body) AS m FROM swap_docs) w;
+-- in a parallel plan, the leader's final function judges the merged model
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 2;
+ALTER TABLE swap_docs SET (parallel_workers = 2);
+EXPLAIN (COSTS OFF) SELECT nb_train(body, label) FROM swap_docs;
+SELECT nb_info(nb_train(body, label)) ->> 'classes' AS classes FROM swap_docs;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+RESET max_parallel_workers_per_gather;
+DROP TABLE swap_docs;

@@ -106,6 +106,15 @@ SELECT count(nb_predict(m, f)) FROM uf_weather, (VALUES
 SELECT count(nb_predict(m, '{"id": 7, "outlook": "sunny", "temp": 20}'::jsonb)) FROM uf_weather;
 SELECT count(nb_predict(m, f)) FROM uf_weather, (VALUES
     ('{"outlook": "sunny", "Temp": 20}'::jsonb), ('{"outlook": "rainy", "temp": 20}')) v(f);
+-- a key that every training row had, missing from every one of ten rows
+-- or more (no unknown key: f - 'temp'), is named though the rows' share is
+-- 100%; quiet for nine rows, or when some rows have it
+SELECT count(nb_predict(m, jsonb_build_object('outlook', 'sunny', 'windy', i % 2 = 0, 'subject', '["fun"]'::jsonb)))
+FROM uf_weather, generate_series(1, 10) i;
+SELECT count(nb_predict(m, jsonb_build_object('outlook', 'sunny', 'windy', i % 2 = 0, 'subject', '["fun"]'::jsonb)))
+FROM uf_weather, generate_series(1, 9) i;
+SELECT count(nb_predict(m, jsonb_build_object('outlook', 'sunny', 'windy', true) || CASE WHEN i = 1 THEN '{"temp": 20}' ELSE '{}' END::jsonb))
+FROM uf_weather, generate_series(1, 10) i;
 -- float8[]: every non-NULL element is known
 CREATE TABLE uf_vec AS SELECT nb_train(label, v) AS m
 FROM (VALUES ('a', '{1, 2}'::float8[]), ('b', '{3, 5}')) t(label, v);

@@ -101,6 +101,8 @@ update_sizes(NbMetrics *m)
 		for (uint32_t c = 0; c < K; c++)
 			per_row += m->score[c] != NULL ? sizeof(double) : 0;
 	}
+	if (m->null_actual > 0)
+		fixed += sizeof(uint64_t);
 	m->serial_fixed = fixed;
 	m->serial_per_row = per_row;
 }
@@ -227,6 +229,13 @@ count(NbMetrics *m, uint32_t actual, uint32_t predicted, double weight)
 	m->seen[actual] |= NB_SEEN_ACTUAL;
 	m->seen[predicted] |= NB_SEEN_PREDICTED;
 	m->rows++;
+}
+
+void
+nb_metrics_add_null_actual(NbMetrics *m)
+{
+	if (m->null_actual++ == 0)
+		update_sizes(m);
 }
 
 void
@@ -405,6 +414,12 @@ nb_metrics_merge(NbMetrics *dst, NbMetrics *src)
 	uint32_t	n = src->labels.count;
 	uint32_t   *map = nb_alloc(sizeof(uint32_t) * (n + 1));
 	uint64_t	row0 = dst->rows;
+
+	if (src->null_actual > 0)
+	{
+		dst->null_actual += src->null_actual;
+		update_sizes(dst);
+	}
 
 	for (uint32_t c = 0; c < n; c++)
 	{
@@ -1468,6 +1483,8 @@ nb_metrics_write_header(unsigned char *out, uint32_t n, const void *tag, uint32_
 #define FLAG_WEIGHTED 2
 #define FLAG_RANKED 4
 #define FLAG_SCORES_ONLY 8
+#define FLAG_NULL_ACTUAL 16
+#define FLAGS_ALL 31
 
 unsigned char *
 nb_metrics_write(NbMetrics *m, unsigned char *out)
@@ -1475,7 +1492,8 @@ nb_metrics_write(NbMetrics *m, unsigned char *out)
 	uint32_t	K = m->labels.count;
 
 	out = put_u8(out, (m->scored ? FLAG_SCORED : 0) | (m->weighted ? FLAG_WEIGHTED : 0) |
-				 (m->ranked ? FLAG_RANKED : 0) | (m->scores_only ? FLAG_SCORES_ONLY : 0));
+				 (m->ranked ? FLAG_RANKED : 0) | (m->scores_only ? FLAG_SCORES_ONLY : 0) |
+				 (m->null_actual > 0 ? FLAG_NULL_ACTUAL : 0));
 	out = put_u64(out, m->rows);
 	out = put_u32(out, K);
 	for (uint32_t c = 0; c < K; c++)
@@ -1525,6 +1543,8 @@ nb_metrics_write(NbMetrics *m, unsigned char *out)
 				out = put_column(out, m->score[c], m->rows);
 		}
 	}
+	if (m->null_actual > 0)
+		out = put_u64(out, m->null_actual);
 	return out;
 }
 
@@ -1665,7 +1685,7 @@ nb_metrics_read(NbMetrics *m, NbMetricsIn *in)
 	flags = p[0];
 	rows = get_u64(p + 1);
 	K = get_u32(p + 9);
-	if (flags > 15 || (!(flags & FLAG_SCORED) && (flags & (FLAG_RANKED | FLAG_SCORES_ONLY))))
+	if (flags > FLAGS_ALL || (!(flags & FLAG_SCORED) && (flags & (FLAG_RANKED | FLAG_SCORES_ONLY))))
 		return fail(in, "flags out of range");
 	if (K > NB_METRICS_MAX_CLASSES)
 		return fail(in, "too many labels");
@@ -1731,5 +1751,14 @@ nb_metrics_read(NbMetrics *m, NbMetricsIn *in)
 	if (m->ranked && !read_rows(m, in, rows))
 		return false;
 	m->rows = rows;
+	if (flags & FLAG_NULL_ACTUAL)
+	{
+		if ((p = take(in, sizeof(uint64_t))) == NULL)
+			return false;
+		if (get_u64(p) == 0)
+			return fail(in, "a count of NULL actual labels of 0 with its flag");
+		m->null_actual = get_u64(p);
+		update_sizes(m);
+	}
 	return true;
 }

@@ -93,6 +93,7 @@ typedef struct NbMetrics
 	double	   *confusion;		/* cap * cap weights: [actual * cap + predicted] */
 	uint8_t    *seen;			/* cap: NB_SEEN_* */
 	uint64_t	rows;			/* rows added */
+	uint64_t	null_actual;	/* rows skipped for a NULL actual label */
 	bool		scored;			/* rows come with probabilities, kept below */
 	bool		weighted;		/* rows have weights (else every weight is 1) */
 	bool		scores_only;	/* scored: the scores rank the classes but are not
@@ -141,6 +142,9 @@ uint32_t	nb_metrics_class(NbMetrics *m, const char *label, uint32_t len);
  * Whitespace is JSON's; strings and numbers are JSON's grammar.
  */
 bool		nb_metrics_label_is_scores(const char *label, size_t len);
+
+/* A row skipped for a NULL actual label: counted, nothing else. */
+void		nb_metrics_add_null_actual(NbMetrics *m);
 
 /* A row of the label form: actual and predicted class ids, weight >= 0. */
 void		nb_metrics_add(NbMetrics *m, uint32_t actual, uint32_t predicted, double weight);
@@ -263,7 +267,9 @@ void		nb_metrics_result_free(NbMetricsResult *r);
  *   n = 0..K a flag (u8) and the sum of weight / S of rows naming n
  *   classes, for each calibration bin a flag (u8) and its three sums; if ranked, the rows' actual class ids
  *   (u32 each), their weights if weighted (f64), then per class a flag (u8)
- *   and its column (f64 per row).
+ *   and its column (f64 per row); if flags has 16, the rows skipped for a
+ *   NULL actual label (u64, > 0: a state without them has not the flag,
+ *   and its bytes are those of states before the flag).
  */
 #define NB_METRICS_SERIAL_HEADER 12
 #define NB_METRICS_SERIAL_VERSION 1

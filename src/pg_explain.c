@@ -73,8 +73,9 @@ number_text(double x)
 }
 
 /*
- * The class to explain the prediction against: the caller's, else the
- * runner-up; -1 if there is none (a single class).
+ * The class to explain the prediction against: the caller's (of any
+ * type, as against::text), else the runner-up; -1 if there is none (a
+ * single class).
  */
 static int64
 other_class(FunctionCallInfo fcinfo, const NbPrepared *pm, uint32 best)
@@ -84,7 +85,7 @@ other_class(FunctionCallInfo fcinfo, const NbPrepared *pm, uint32 best)
 
 	if (!PG_ARGISNULL(3))
 	{
-		text	   *label = PG_GETARG_TEXT_PP(3);
+		text	   *label = nb_label_arg(fcinfo, 3, nb_prepared_label_cast(fcinfo));
 
 		other = nb_index_class(ix, VARDATA_ANY(label), VARSIZE_ANY_EXHDR(label));
 		if (other < 0)

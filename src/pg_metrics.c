@@ -25,6 +25,7 @@
 #include "pg_jsonb.h"
 #include "pg_label.h"
 #include "pg_metrics.h"
+#include "pg_metrics_check.h"
 #include "pg_metrics_state.h"
 
 PG_FUNCTION_INFO_V1(nb_metrics_label_transfn);
@@ -175,7 +176,8 @@ begin_row(FunctionCallInfo fcinfo, const RowForm *form, NbMetricsState **st, dou
 	bool		weighted = form->weight_arg >= 0;
 
 	*st = check_single(nb_metrics_state_for_update(fcinfo, aggctx));
-	if (!row_weight(fcinfo, form, weight))
+	/* a NULL actual label is skipped, as SQL's aggregates skip NULLs, and counted */
+	if (!PG_ARGISNULL(1) && !row_weight(fcinfo, form, weight))
 		return false;
 	if (*st == NULL)
 	{
@@ -192,6 +194,11 @@ begin_row(FunctionCallInfo fcinfo, const RowForm *form, NbMetricsState **st, dou
 				 errmsg("cannot add rows of another form to an nb_metrics state")));
 	if (form->options_arg >= 0)
 		check_row_options(fcinfo, form, *st);
+	if (PG_ARGISNULL(1))
+	{
+		nb_metrics_add_null_actual(&(*st)->single);
+		return false;
+	}
 	return true;
 }
 
@@ -240,6 +247,7 @@ nb_metrics_label_transfn(PG_FUNCTION_ARGS)
 	if (!begin_row(fcinfo, &form, &st, &weight))
 		return return_state(fcinfo, st);
 	actual = nb_label_arg(fcinfo, 1, &fcinfo->flinfo->fn_extra);
+	nb_metrics_check_actual(fcinfo, actual);
 	predicted = PG_GETARG_TEXT_PP(2);
 	check_predicted_label(predicted);
 	old = MemoryContextSwitchTo(st->hdr.eoh_context);
@@ -336,6 +344,7 @@ proba_row(FunctionCallInfo fcinfo, const RowForm *form)
 	if (!begin_row(fcinfo, form, &st, &weight))
 		return return_state(fcinfo, st);
 	actual = nb_label_arg(fcinfo, 1, &fcinfo->flinfo->fn_extra);
+	nb_metrics_check_actual(fcinfo, actual);
 	proba = PG_GETARG_JSONB_P(2);
 	if (!JB_ROOT_IS_OBJECT(proba))
 		ereport(ERROR,
@@ -583,6 +592,12 @@ metrics_jsonb(const NbMetrics *m, const NbMetricsResult *r)
 	jv.type = jbvNumeric;
 	jv.val.numeric = int64_to_numeric((int64) m->rows);
 	pushJsonbValue(&state, WJB_VALUE, &jv);
+	if (m->null_actual > 0)
+	{
+		nb_push_key(&state, "rows_null_actual", strlen("rows_null_actual"));
+		jv.val.numeric = int64_to_numeric((int64) m->null_actual);
+		pushJsonbValue(&state, WJB_VALUE, &jv);
+	}
 	push_number(&state, "accuracy", r->accuracy);
 	push_number(&state, "balanced_accuracy", r->balanced_accuracy);
 	push_averages(&state, "macro", &r->macro);
@@ -657,6 +672,14 @@ nb_metrics_final(PG_FUNCTION_ARGS)
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
 	st = check_single(nb_metrics_state_open(PG_GETARG_DATUM(0)));
+	/* no row but some of NULL actual labels: NULL, as over no rows */
+	if (st->single.rows == 0)
+	{
+		nb_metrics_state_close(st, PG_GETARG_DATUM(0));
+		PG_RETURN_NULL();
+	}
+	if (nb_aggregate_single_group(fcinfo))
+		nb_metrics_warn_labels(&st->single);
 	result = nb_metrics_jsonb(&st->single);
 	nb_metrics_state_close(st, PG_GETARG_DATUM(0));
 	PG_RETURN_JSONB_P(result);

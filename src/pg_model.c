@@ -480,6 +480,37 @@ nb_expanded_write(NbExpandedModel *em, MemoryContext ctx, NbView *view)
 	return result;
 }
 
+void
+nb_model_class_totals(Datum d, uint32 *classes, double *documents)
+{
+	NbView		view;
+	NbView	   *v = &view;
+
+	*documents = 0;
+	if (VARATT_IS_EXTERNAL_EXPANDED(DatumGetPointer(d)) &&
+		DatumGetEOHP(d)->eoh_methods == &nb_expanded_methods)
+	{
+		NbExpandedModel *em = (NbExpandedModel *) DatumGetEOHP(d);
+
+		if (em->trainer != NULL)
+		{
+			*classes = em->trainer->classes.count;
+			for (uint32 c = 0; c < *classes; c++)
+				*documents += em->trainer->class_docs[c];
+			return;
+		}
+		/* the merge flattening would do, kept for it */
+		if (!em->merged)
+			collapse_inputs(em);
+		v = &em->view[0];
+	}
+	else
+		nb_model_open(d, &view, ERRCODE_DATA_CORRUPTED);
+	*classes = v->n_classes;
+	for (uint32 c = 0; c < *classes; c++)
+		*documents += nb_view_class_docs(v, c);
+}
+
 static void
 check_strings_encoding(NbStringIter it, const char *what, int sqlstate)
 {

@@ -106,6 +106,13 @@ void		nb_report_incompatible(bool subtract, NbMergeStatus status, uint32 kinds_a
 								   uint32 kinds_b);
 
 /*
+ * The classes of the model datum d (flat, toasted or expanded) and its
+ * documents (the sum of the rows' weights), read from a training state
+ * without writing its flat form.
+ */
+void		nb_model_class_totals(Datum d, uint32 *classes, double *documents);
+
+/*
  * Raise an error if training made a count overflow to infinity or a
  * weighted count underflow to 0, or the model pass NB_MODEL_MAX_SIZE.
  */

@@ -13,6 +13,7 @@
 #include "nb_index.h"
 #include "pg_jsonb.h"
 #include "pg_label.h"
+#include "pg_tokenize.h"
 
 #define KIND_DETAIL "Valid kinds are \"multinomial\", \"bernoulli\", \"complement\" and \"dcm\"."
 #define ALPHA_DETAIL "It must be a number from 0 to 1e100."
@@ -358,11 +359,32 @@ parse_option(const char *name, const JsonbValue *val, void *arg)
 	}
 	else if (strcmp(name, "sigmoid") == 0)
 		parse_sigmoid(val, ix, o);
+	else if (nb_is_tokenizer_option(name))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("unrecognized naive Bayes option \"%s\"", name),
+				 errdetail("\"%s\" is a tokenizer option: the model tokenizes text as it was trained to, and these options are for scoring.", name),
+				 errhint("Pass it as tokenizer => '{\"%s\": ...}' to nb_train(label, body, tokenizer) or nb_cross_validate, and score with the model it trains.", name)));
 	else
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("unrecognized naive Bayes option \"%s\"", nb_cut_str(name, strlen(name))),
 				 errhint("Valid options are kind, alpha, fit_prior, class_prior, var_smoothing, class_alpha, estimator, beta, norm, temperature and sigmoid.")));
+}
+
+/* The prediction options, as the hint of an unrecognized one lists them. */
+static const char *const prediction_options[] = {
+	"kind", "alpha", "fit_prior", "class_prior", "var_smoothing", "class_alpha",
+	"estimator", "beta", "norm", "temperature", "sigmoid"
+};
+
+bool
+nb_is_prediction_option(const char *name)
+{
+	for (int i = 0; i < lengthof(prediction_options); i++)
+		if (strcmp(name, prediction_options[i]) == 0)
+			return true;
+	return false;
 }
 
 void

@@ -422,7 +422,8 @@ predict_posterior(FunctionCallInfo fcinfo, NbFeatureInput kind, bool log_scale)
  * number is this double, written exactly), without the object of every
  * class that a query would read one value of (a view's column, a sum).
  * NULL for a NULL model, features or label; a label the model has no
- * class of is an error.
+ * class of is an error.  The label may be of any type, as label::text
+ * (the form nb_train stores it in).
  */
 static Datum
 predict_class_probability(FunctionCallInfo fcinfo, NbFeatureInput kind)
@@ -435,7 +436,7 @@ predict_class_probability(FunctionCallInfo fcinfo, NbFeatureInput kind)
 
 	if (PG_ARGISNULL(2) || nb_score_row_options(fcinfo, kind, 3, NULL, &pm, &scorer) < 0)
 		PG_RETURN_NULL();
-	label = PG_GETARG_TEXT_PP(2);
+	label = nb_label_arg(fcinfo, 2, nb_prepared_label_cast(fcinfo));
 	c = nb_index_class(&pm->index, VARDATA_ANY(label), VARSIZE_ANY_EXHDR(label));
 	if (c < 0)
 		ereport(ERROR,

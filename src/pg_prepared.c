@@ -81,6 +81,7 @@ typedef struct CallSite
 	NbTokenRef *refs;
 	uint32		refs_cap;
 	NbSiteRows	counted;		/* nbc.unknown_features' */
+	void	   *label_cast;		/* nb_label_arg's, for a class argument */
 } CallSite;
 
 /* A model value's bytes as stored: a compressed varlena whole, else its payload. */
@@ -260,6 +261,12 @@ NbSiteRows *
 nb_prepared_site_rows(FunctionCallInfo fcinfo)
 {
 	return &get_call_site(fcinfo)->counted;
+}
+
+void	  **
+nb_prepared_label_cast(FunctionCallInfo fcinfo)
+{
+	return &get_call_site(fcinfo)->label_cast;
 }
 
 NbTokenRef *

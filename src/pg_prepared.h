@@ -134,6 +134,12 @@ typedef struct NbSiteRows
 
 NbSiteRows *nb_prepared_site_rows(FunctionCallInfo fcinfo);
 
+/*
+ * The call site's cache of nb_label_arg, for an argument naming a class
+ * (nb_probability's label, nb_explain's against) of any type.
+ */
+void	  **nb_prepared_label_cast(FunctionCallInfo fcinfo);
+
 /* Room for n token references, per-row scratch of the call site. */
 NbTokenRef *nb_prepared_refs(FunctionCallInfo fcinfo, uint32 n);
 

@@ -19,6 +19,7 @@
 
 #include "pg_jsonb.h"
 #include "pg_label.h"
+#include "pg_options.h"
 
 PG_FUNCTION_INFO_V1(nb_tokens);
 
@@ -146,11 +147,31 @@ parse_option(const char *name, const JsonbValue *v, void *arg)
 		else
 			option_error("stop_words", STOP_WORDS_DETAIL);
 	}
+	else if (nb_is_prediction_option(name))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("unrecognized tokenizer option \"%s\"", name),
+				 errdetail("\"%s\" is a prediction option: the tokenizer's options say how text becomes tokens.", name),
+				 errhint("Pass it as the options of the scoring functions or of nb_with_options(model, '{\"%s\": ...}').", name)));
 	else
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("unrecognized tokenizer option \"%s\"", nb_cut_str(name, strlen(name))),
 				 errhint("Valid options are analyzer, ngram_range, lowercase, strip_accents, token_pattern and stop_words.")));
+}
+
+/* The tokenizer's options, as the hint of an unrecognized one lists them. */
+static const char *const tokenizer_options[] = {
+	"analyzer", "ngram_range", "lowercase", "strip_accents", "token_pattern", "stop_words"
+};
+
+bool
+nb_is_tokenizer_option(const char *name)
+{
+	for (int i = 0; i < lengthof(tokenizer_options); i++)
+		if (strcmp(name, tokenizer_options[i]) == 0)
+			return true;
+	return false;
 }
 
 void

@@ -495,6 +495,43 @@ nb_merge(PG_FUNCTION_ARGS)
 	PG_RETURN_POINTER(nb_model_merge(both, n));
 }
 
+/*
+ * A model whose average class has fewer than two documents, from at least
+ * NB_SWAP_MIN_CLASSES classes, is reported: a class seen once teaches naive
+ * Bayes next to nothing, and the usual cause is a label column holding the
+ * documents (nb_train(body, label) for nb_train(label, body)).  Legitimate
+ * many-class data (language identification over a hundred languages) has
+ * tens of documents per class; a handful of rows of as many classes, as in
+ * an example, are too few to tell.
+ */
+#define NB_SWAP_MIN_CLASSES 20
+
+/*
+ * nb_train's final function: the state unchanged, after a WARNING when
+ * the classes of a single model are almost as many as its documents.
+ */
+PG_FUNCTION_INFO_V1(nbc_train_final);
+Datum
+nbc_train_final(PG_FUNCTION_ARGS)
+{
+	static TimestampTz warned = 0;
+	uint32		classes;
+	double		documents;
+
+	if (!nb_aggregate_single_group(fcinfo))
+		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+	nb_model_class_totals(PG_GETARG_DATUM(0), &classes, &documents);
+	if (classes >= NB_SWAP_MIN_CLASSES && classes > documents / 2 &&
+		nb_first_in_statement(&warned))
+		ereport(WARNING,
+				(errcode(ERRCODE_WARNING),
+				 errmsg("naive Bayes model has %u classes from %s documents",
+						classes, float8out_internal(documents)),
+				 errdetail("A class has fewer than two documents on average, too few for naive Bayes to learn from."),
+				 errhint("Check the order of the arguments: nb_train(label, features).")));
+	PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+}
+
 bool
 nb_is_train_transfn(Oid fn)
 {

@@ -10,7 +10,10 @@
  * adds nothing: nothing in it is unknown.  A key of the model that a jsonb
  * row lacks is a missing value, not counted; but a key missing from every
  * row, each of which has an unknown key that looks like it (case, an edit
- * or two), is a misspelling, named whatever the share.
+ * or two), is a misspelling, named whatever the share; and a key that nearly
+ * every training row had, missing from every row of a statement of ten or
+ * more (f - 'income', a query that builds the object without it), is named
+ * too.
  *
  * Where the counts live: in a report that belongs to the statement, kept
  * in the memory of the portal running (ActivePortal's), else in the call
@@ -78,6 +81,14 @@
 #define NB_KEY_MAX 255
 
 /*
+ * A key of the model that this share of its training rows had, missing
+ * from every one of at least NB_LOST_KEY_ROWS jsonb rows scored, is named:
+ * by chance that happens with a probability below 0.1^10.
+ */
+#define NB_COMMON_KEY_SHARE 0.9
+#define NB_LOST_KEY_ROWS 10
+
+/*
  * A statement with fewer feature occurrences is not judged: one short row
  * (a tweet that is only "@handle") says nothing about the features made.
  * Chosen with the threshold from test/bench/unknown_fp.py (README).
@@ -120,13 +131,15 @@ typedef struct Report
 	char	   *tokenizer;
 	/*
 	 * The first model given jsonb rows: its keys, its rows, and per key the
-	 * rows that had an unknown key and lacked it.
+	 * rows that lacked it.
 	 */
 	const NbPrepared *keys_model;
 	uint32		n_keys;
 	char	  **key_names;
 	int64	   *key_missing;
+	bool	   *key_common;		/* in NB_COMMON_KEY_SHARE of the training rows or more */
 	int64		keys_rows;
+	int64		unknown_key_rows;	/* rows with a key the model does not have */
 	/* the first unknown jsonb keys met */
 	int			n_unknown_keys;
 	char	   *unknown_keys[NB_KEYS_SHOWN];
@@ -193,10 +206,16 @@ take_keys(Report *r, const NbPrepared *pm)
 	r->n_keys = F;
 	r->key_names = MemoryContextAlloc(r->cxt, sizeof(char *) * Max(F, 1));
 	r->key_missing = MemoryContextAllocZero(r->cxt, sizeof(int64) * Max(F, 1));
+	r->key_common = MemoryContextAllocZero(r->cxt, sizeof(bool) * Max(F, 1));
 	for (uint32 j = 0; j < F; j++)
 	{
 		uint32		len;
 		const char *s = nb_strmap_str(&pm->index.features, j, &len);
+		double		rows = 0;
+
+		for (uint32 c = 0; c < pm->index.n_classes; c++)
+			rows += nb_index_present(&pm->index, (uint64) j * pm->index.n_classes + c);
+		r->key_common[j] = rows >= NB_COMMON_KEY_SHARE * pm->index.total_docs;
 
 		r->key_names[j] = copy_key(r->cxt, s, len);
 	}
@@ -215,25 +234,26 @@ note_unknown_key(Report *r, const char *key, uint32 len)
 }
 
 /*
- * A jsonb row: counted for the first model given jsonb rows; a row with a
- * key the model does not have is looked at closer (a misspelled key is
- * unknown, and the key it stands for is missing): the keys of the model
- * it lacks are counted, and its first unknown key noted.
+ * A jsonb row: counted for the first model given jsonb rows, with the keys
+ * of the model it lacks and whether it has a key the model does not (a
+ * misspelled key is unknown, and the key it stands for is missing); its
+ * first unknown key is noted.
  */
 static void
 count_keys(Report *r, const NbPrepared *pm)
 {
 	if (r->keys_model == NULL)
 		take_keys(r, pm);
-	if (r->keys_model == pm)
-		r->keys_rows++;
-	if (pm->unknown_key == NULL)
+	if (pm->unknown_key != NULL)
+		note_unknown_key(r, pm->unknown_key, pm->unknown_key_len);
+	if (r->keys_model != pm)
 		return;
-	note_unknown_key(r, pm->unknown_key, pm->unknown_key_len);
-	if (r->keys_model == pm)
-		for (uint32 j = 0; j < r->n_keys; j++)
-			if (pm->index.feature_type[j] != NB_FEATURE_BAG && !pm->doc.present[j])
-				r->key_missing[j]++;
+	r->keys_rows++;
+	if (pm->unknown_key != NULL)
+		r->unknown_key_rows++;
+	for (uint32 j = 0; j < r->n_keys; j++)
+		if (pm->index.feature_type[j] != NB_FEATURE_BAG && !pm->doc.present[j])
+			r->key_missing[j]++;
 }
 
 /* A model that tokenizes text given tokens made otherwise: keep its tokenizer to name it. */
@@ -380,7 +400,7 @@ misspelled_keys(const Report *r)
 {
 	StringInfoData s;
 
-	if (r->keys_rows == 0 || r->n_unknown_keys == 0)
+	if (r->keys_rows == 0 || r->n_unknown_keys == 0 || r->unknown_key_rows < r->keys_rows)
 		return NULL;
 	initStringInfo(&s);
 	for (uint32 j = 0; j < r->n_keys; j++)
@@ -393,6 +413,45 @@ misspelled_keys(const Report *r)
 								 r->unknown_keys[i], r->key_names[j]);
 	}
 	return s.len > 0 ? s.data : NULL;
+}
+
+/*
+ * The keys of the model that nearly every training row had and no jsonb
+ * row scored has (at least NB_LOST_KEY_ROWS of them), as a list; NULL if
+ * none.
+ */
+static char *
+lost_keys(const Report *r)
+{
+	StringInfoData s;
+	int			shown = 0;
+
+	if (r->keys_rows < NB_LOST_KEY_ROWS)
+		return NULL;
+	initStringInfo(&s);
+	for (uint32 j = 0; j < r->n_keys && shown < NB_KEYS_SHOWN; j++)
+		if (r->key_common[j] && r->key_missing[j] == r->keys_rows && r->key_names[j] != NULL)
+		{
+			appendStringInfo(&s, "%s\"%s\"", s.len > 0 ? ", " : "", r->key_names[j]);
+			shown++;
+		}
+	return s.len > 0 ? s.data : NULL;
+}
+
+/* The warning of keys the model relies on that no row scored had. */
+static void
+warn_lost_keys(const Report *r, const char *lost)
+{
+	char		rows[64];
+
+	format_count((double) r->keys_rows, rows, sizeof(rows));
+	ereport(WARNING,
+			(errcode(ERRCODE_WARNING),
+			 errmsg("every one of the %s jsonb rows scored lacked keys of the naive Bayes model: %s",
+					rows, lost),
+			 errdetail("The model learned them from at least %.0f%% of its training rows; the rows were predicted without them.",
+					   NB_COMMON_KEY_SHARE * 100),
+			 errhint("Give the rows the keys of training: jsonb keys are case-sensitive, and nb_info lists the model's features.")));
 }
 
 /* The statement's warning; misspelled lists the keys that look misspelled, or is NULL. */
@@ -439,6 +498,7 @@ report_statement(void *arg)
 	double		all = r->sum.known + r->sum.unknown;
 	MemoryContext old;
 	char	   *misspelled;
+	char	   *lost;
 
 	if (!IsTransactionState() || r->rows == 0)
 		return;
@@ -448,6 +508,8 @@ report_statement(void *arg)
 	if (misspelled != NULL ||
 		(all >= NB_MIN_OCCURRENCES && r->sum.known < unknown_threshold * all))
 		warn(r, misspelled);
+	else if ((lost = lost_keys(r)) != NULL)
+		warn_lost_keys(r, lost);
 	MemoryContextSwitchTo(old);
 }
 

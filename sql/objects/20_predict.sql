@@ -167,3 +167,36 @@ CREATE FUNCTION nb_probability(model nb_model, body text, label text, options js
 	AS 'MODULE_PATHNAME', 'nb_probability_text' LANGUAGE C IMMUTABLE PARALLEL SAFE
 	SUPPORT nbc_scoring_support;
 COMMENT ON FUNCTION nb_probability(nb_model, text, text, jsonb) IS 'posterior probability of one class of a document of text, as nb_predict_proba gives it';
+
+-- A label of any type (label::text, the form nb_train stores), as nb_train
+-- and nb_metrics take one; STABLE, as the cast to text of some types is
+-- (timestamptz).  A text literal or column chooses the text form above.
+CREATE FUNCTION nb_probability(model nb_model, features text[], label anynonarray, options jsonb DEFAULT NULL)
+	RETURNS float8
+	AS 'MODULE_PATHNAME', 'nb_probability_array' LANGUAGE C STABLE PARALLEL SAFE
+	SUPPORT nbc_scoring_support;
+COMMENT ON FUNCTION nb_probability(nb_model, text[], anynonarray, jsonb) IS 'posterior probability of one class of a bag of tokens, the class given as a label of any type (label::text)';
+
+CREATE FUNCTION nb_probability(model nb_model, features tsvector, label anynonarray, options jsonb DEFAULT NULL)
+	RETURNS float8
+	AS 'MODULE_PATHNAME', 'nb_probability_tsvector' LANGUAGE C STABLE PARALLEL SAFE
+	SUPPORT nbc_scoring_support;
+COMMENT ON FUNCTION nb_probability(nb_model, tsvector, anynonarray, jsonb) IS 'posterior probability of one class of a tsvector, the class given as a label of any type (label::text)';
+
+CREATE FUNCTION nb_probability(model nb_model, features jsonb, label anynonarray, options jsonb DEFAULT NULL)
+	RETURNS float8
+	AS 'MODULE_PATHNAME', 'nb_probability_jsonb' LANGUAGE C STABLE PARALLEL SAFE
+	SUPPORT nbc_scoring_support;
+COMMENT ON FUNCTION nb_probability(nb_model, jsonb, anynonarray, jsonb) IS 'posterior probability of one class of a row of named features, the class given as a label of any type (label::text)';
+
+CREATE FUNCTION nb_probability(model nb_model, features float8[], label anynonarray, options jsonb DEFAULT NULL)
+	RETURNS float8
+	AS 'MODULE_PATHNAME', 'nb_probability_float8' LANGUAGE C STABLE PARALLEL SAFE
+	SUPPORT nbc_scoring_support;
+COMMENT ON FUNCTION nb_probability(nb_model, float8[], anynonarray, jsonb) IS 'posterior probability of one class of a vector of Gaussian features, the class given as a label of any type (label::text)';
+
+CREATE FUNCTION nb_probability(model nb_model, body text, label anynonarray, options jsonb DEFAULT NULL)
+	RETURNS float8
+	AS 'MODULE_PATHNAME', 'nb_probability_text' LANGUAGE C STABLE PARALLEL SAFE
+	SUPPORT nbc_scoring_support;
+COMMENT ON FUNCTION nb_probability(nb_model, text, anynonarray, jsonb) IS 'posterior probability of one class of a document of text, the class given as a label of any type (label::text)';

@@ -54,6 +54,46 @@ CREATE FUNCTION nb_explain(model nb_model, body text, options jsonb DEFAULT NULL
 	SUPPORT nbc_scoring_support;
 COMMENT ON FUNCTION nb_explain(nb_model, text, jsonb, text, integer) IS 'contribution of each token of a document of text, the prior and the absent tokens to the log odds of the predicted class against the runner-up or a given class, largest first';
 
+-- nb_explain against a class given as a label of any type (against::text,
+-- the form nb_train stores); STABLE, as the cast to text of some types is
+-- (timestamptz).  A text literal or column chooses the text form above.  No
+-- default for options and against (a polymorphic argument's type cannot
+-- come from a default): nb_explain(model, features) chooses the text form.
+CREATE FUNCTION nb_explain(model nb_model, features text[], options jsonb, against anynonarray,
+		top_k integer DEFAULT NULL)
+	RETURNS TABLE(part text, feature text, value text, contribution float8, predicted text, compared_to text)
+	AS 'MODULE_PATHNAME', 'nb_explain_array' LANGUAGE C STABLE PARALLEL SAFE ROWS 20
+	SUPPORT nbc_scoring_support;
+COMMENT ON FUNCTION nb_explain(nb_model, text[], jsonb, anynonarray, integer) IS 'nb_explain of a bag of tokens against a class given as a label of any type (against::text)';
+
+CREATE FUNCTION nb_explain(model nb_model, features tsvector, options jsonb, against anynonarray,
+		top_k integer DEFAULT NULL)
+	RETURNS TABLE(part text, feature text, value text, contribution float8, predicted text, compared_to text)
+	AS 'MODULE_PATHNAME', 'nb_explain_tsvector' LANGUAGE C STABLE PARALLEL SAFE ROWS 20
+	SUPPORT nbc_scoring_support;
+COMMENT ON FUNCTION nb_explain(nb_model, tsvector, jsonb, anynonarray, integer) IS 'nb_explain of a tsvector against a class given as a label of any type (against::text)';
+
+CREATE FUNCTION nb_explain(model nb_model, features jsonb, options jsonb, against anynonarray,
+		top_k integer DEFAULT NULL)
+	RETURNS TABLE(part text, feature text, value text, contribution float8, predicted text, compared_to text)
+	AS 'MODULE_PATHNAME', 'nb_explain_jsonb' LANGUAGE C STABLE PARALLEL SAFE ROWS 20
+	SUPPORT nbc_scoring_support;
+COMMENT ON FUNCTION nb_explain(nb_model, jsonb, jsonb, anynonarray, integer) IS 'nb_explain of a row of named features against a class given as a label of any type (against::text)';
+
+CREATE FUNCTION nb_explain(model nb_model, features float8[], options jsonb, against anynonarray,
+		top_k integer DEFAULT NULL)
+	RETURNS TABLE(part text, feature text, value text, contribution float8, predicted text, compared_to text)
+	AS 'MODULE_PATHNAME', 'nb_explain_float8' LANGUAGE C STABLE PARALLEL SAFE ROWS 20
+	SUPPORT nbc_scoring_support;
+COMMENT ON FUNCTION nb_explain(nb_model, float8[], jsonb, anynonarray, integer) IS 'nb_explain of a vector of Gaussian features against a class given as a label of any type (against::text)';
+
+CREATE FUNCTION nb_explain(model nb_model, body text, options jsonb, against anynonarray,
+		top_k integer DEFAULT NULL)
+	RETURNS TABLE(part text, feature text, value text, contribution float8, predicted text, compared_to text)
+	AS 'MODULE_PATHNAME', 'nb_explain_text' LANGUAGE C STABLE PARALLEL SAFE ROWS 20
+	SUPPORT nbc_scoring_support;
+COMMENT ON FUNCTION nb_explain(nb_model, text, jsonb, anynonarray, integer) IS 'nb_explain of a document of text against a class given as a label of any type (against::text)';
+
 -- Rows the model knows nothing of: nbc.unknown_features (a setting, see
 -- pg_unknown.c) says what scoring does with them, and nb_coverage gives
 -- the share of a row's features that the model knows (pg_coverage.c).

@@ -304,7 +304,7 @@ remote=$(q "SET citus.log_remote_commands = on; SET client_min_messages = log;
             SELECT count(*) FROM nb_calibrate('docs', 'label', 'tokens', fold_column => 'fold')" |
          grep '^NOTICE:  issuing ')
 ok "nb_calibrate with a fold column: the workers are sent a read of the rows, and no fold's model" \
-	"$(grep -c 'issuing SELECT .*FROM nbc_citus_test.docs_' <<<"$remote" | sed 's/^[1-9][0-9]*$/read/') $(grep -c 'nb_subtract\|nbc_calibration_scores' <<<"$remote")" \
+	"$(grep -c 'issuing SELECT .*FROM nbc_citus_test.docs_' <<<"$remote" | sed 's/^[1-9][0-9]*$/read/') $(grep -c 'nb_subtract\|nbc_calibration' <<<"$remote")" \
 	"read 0"
 ok "nb_calibrate leaves no temporary table behind" \
 	"$(q "SELECT count(*) FROM nb_calibrate('docs', 'label', 'tokens', fold_column => 'fold');

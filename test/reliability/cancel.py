@@ -94,12 +94,11 @@ def build(cur, vocab, row_tokens, log):
     # the same documents with one label in ten kept, for EM
     cur.execute("CREATE TABLE emdocs AS SELECT CASE WHEN n % 10 = 0 THEN label END AS label, tokens "
                 "FROM (SELECT row_number() OVER () AS n, label, tokens FROM cvdocs) s")
-    # the out-of-fold log posteriors of cvdocs (every row scored by the whole
-    # model, as a fold's would be), for the calibration's fit alone
+    # the model of cvdocs and of its first row, for the calibration's
+    # aggregate alone: every row of cvdocs scored by the first minus the
+    # second (as a fold's out-of-fold model), then the fit
     cur.execute("INSERT INTO models SELECT 'cv', nb_train(label, tokens) FROM cvdocs")
-    cur.execute("CREATE TABLE calscores AS "
-                "SELECT nbc_calibration_scores(w.m, d.tokens, d.label, NULL, ARRAY['l0', 'l1', 'l2', 'l3']) AS scores "
-                "FROM cvdocs d, models w WHERE w.name = 'cv'")
+    cur.execute("INSERT INTO models SELECT 'cv1', nb_train(label, tokens) FROM (SELECT * FROM cvdocs LIMIT 1) d")
     # a model of many classes of one document each: DCM fits a class at a time
     cur.execute("INSERT INTO models SELECT 'many', nb_train('c' || i, ARRAY['t1']) "
                 "FROM generate_series(1, %s) i", (vocab,))
@@ -202,9 +201,9 @@ def operations(copy_file):
          "'{\"iterations\": 1000, \"tolerance\": 0}')) ->> 'documents'", None),
         ("nb_calibrate",
          "SELECT count(*) FROM nb_calibrate('nbc_cancel.cvdocs', 'label', 'tokens', 5)", None),
-        ("calibration fit (temperature and sigmoid)",
-         "SELECT nbc_calibration_fit('auto', scores, ARRAY['l0', 'l1', 'l2', 'l3'], NULL) ->> 'method' "
-         "FROM calscores", None),
+        ("calibration aggregate (scores, temperature and sigmoid)",
+         "SELECT nbc_calibration(0, d.tokens, d.label, w.m, ARRAY[f.m], ARRAY[0], ARRAY['l0', 'l1', 'l2', 'l3'], "
+         "NULL, 'auto') ->> 'method' FROM cvdocs d, models w, models f WHERE w.name = 'cv' AND f.name = 'cv1'", None),
         ("nb_tokens of a huge text, 1- and 2-grams",
          "SELECT cardinality(nb_tokens(t, '{\"ngram_range\": [1, 2]}')) FROM bigtext", None),
         ("nb_tokens of an accented text, strip_accents",

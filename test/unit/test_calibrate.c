@@ -14,6 +14,7 @@
 #include "malloc_alloc.h"
 #include "nb_alloc.h"
 #include "nb_calibrate.h"
+#include "nb_calibrate_fit.h"
 #include "unit.h"
 
 /* A failed condition is the detail of the failure. */
@@ -134,6 +135,7 @@ test_temperature_fit(void)
 	double		reversed[N * C];
 	double		source[N * C];
 	double		strided[N * (C + 1)];
+	const double *row[N];
 	uint32_t	by[N];
 	uint32_t	ry[N];
 	double		t2;
@@ -179,11 +181,16 @@ test_temperature_fit(void)
 		  temperature_derivative(big, by, N, C, t), t);
 	/* in the canonical order, rows that came in any order give the same bits */
 	memcpy(source, big, sizeof(big));
-	nb_calibration_order_rows(N, C, source, C, by, big);
-	/* (rows read with a stride: each row's C log posteriors, then one more double) */
 	for (size_t i = 0; i < N; i++)
+		row[i] = &source[i * C];
+	nb_calibration_order_rows(N, C, row, by, big);
+	/* (rows read by pointer, wherever they are: each row's C log posteriors, then one more double) */
+	for (size_t i = 0; i < N; i++)
+	{
 		memcpy(&strided[i * (C + 1)], &reversed[i * C], sizeof(double) * C);
-	nb_calibration_order_rows(N, C, strided, C + 1, ry, reversed);
+		row[i] = &strided[i * (C + 1)];
+	}
+	nb_calibration_order_rows(N, C, row, ry, reversed);
 	EXPECT(memcmp(big, reversed, sizeof(big)) == 0 && memcmp(by, ry, sizeof(by)) == 0);
 	rows = (NbCalibrationRows) {N, C, by, big};
 	EXPECT(nb_calibration_fit_temperature(&rows, &t2, &k) == NB_CALIBRATION_OK);
@@ -381,6 +388,114 @@ done:
 	nb_free(q);
 }
 
+/* The mean log loss of rows of C classes at temperature t (1: as scored), from the definition. */
+static double
+log_loss_at(const double *lp, const uint32_t *y, size_t n, uint32_t C, double t)
+{
+	double		loss = 0;
+
+	for (size_t i = 0; i < n; i++)
+	{
+		double		z = 0;
+
+		for (uint32_t c = 0; c < C; c++)
+			z += exp(lp[i * C + c] / t);
+		loss -= lp[i * C + y[i]] / t - log(z);
+	}
+	return loss / n;
+}
+
+/* Rows of 3 classes, overconfident, the actual class the most probable 6 times in 10. */
+static void
+fill_rows(double *lp, uint32_t *y, size_t n, uint64_t seed)
+{
+	for (size_t i = 0; i < n; i++)
+	{
+		double		z = 0;
+
+		for (uint32_t c = 0; c < 3; c++)
+		{
+			seed ^= seed << 13;
+			seed ^= seed >> 7;
+			seed ^= seed << 17;
+			lp[i * 3 + c] = 12.0 * (double) (seed % 1000) / 1000;
+			z += exp(lp[i * 3 + c]);
+		}
+		y[i] = 0;
+		for (uint32_t c = 1; c < 3; c++)
+			if (lp[i * 3 + c] > lp[i * 3 + y[i]])
+				y[i] = c;
+		if ((seed >> 20) % 10 >= 6)
+			y[i] = (uint32_t) (seed >> 40) % 3;
+		for (uint32_t c = 0; c < 3; c++)
+			lp[i * 3 + c] -= log(z);
+	}
+}
+
+static void
+test_fit_choice(void)
+{
+	/* the mirror rows of test_temperature_fit: T = 3.1024149022, the scores before and after */
+	double		lp[4] = {-0.5, -1.5, -0.25, -1};
+	uint32_t	y[2] = {0, 1};
+	NbCalibrationRows rows = {2, 2, y, lp};
+	/* every row right by a margin: no temperature, and a sigmoid worse than none */
+	double		easy_lp[8] = {-0.01, -4.6, -0.01, -4.6, -4.6, -0.01, -4.6, -0.01};
+	uint32_t	easy_y[4] = {0, 0, 1, 1};
+	uint32_t	one_y[2] = {1, 1};
+	enum
+	{
+		N = 400
+	};
+	double		big[N * 3];
+	uint32_t	by[N];
+	NbCalibrationFit fit;
+	NbCalibrationFit t;
+	NbCalibrationFit s;
+
+	EXPECT(nb_calibration_fit(&rows, NB_CALIBRATE_TEMPERATURE, &fit) == NB_CALIBRATION_OK);
+	EXPECT(fit.method == NB_CALIBRATE_TEMPERATURE && fit.sigmoid == NULL);
+	CHECK_NEAR(fit.cal.temperature, 3.1024149022, 1e-10, "T");
+	CHECK_NEAR(fit.log_loss, log_loss_at(lp, y, 2, 2, 1), 1e-15, "log loss before");
+	CHECK_NEAR(fit.calibrated_log_loss, log_loss_at(lp, y, 2, 2, fit.cal.temperature), 1e-15, "log loss after");
+	nb_calibration_fit_free(&fit);
+
+	rows = (NbCalibrationRows) {4, 2, easy_y, easy_lp};
+	EXPECT(nb_calibration_fit(&rows, NB_CALIBRATE_TEMPERATURE, &fit) == NB_CALIBRATION_SEPARATED);
+	EXPECT(nb_calibration_fit(&rows, NB_CALIBRATE_SIGMOID, &s) == NB_CALIBRATION_OK);
+	EXPECT(s.sigmoid != NULL && s.sigmoid[0] == 0 && s.sigmoid[1] == 0 && s.calibrated_log_loss > s.log_loss);
+	EXPECT(nb_calibration_fit(&rows, NB_CALIBRATE_AUTO, &fit) == NB_CALIBRATION_OK);
+	EXPECT(fit.method == NB_CALIBRATE_NONE && fit.sigmoid == NULL && nb_calibration_is_identity(&fit.cal));
+	EXPECT(fit.calibrated_log_loss == fit.log_loss && fit.calibrated_brier == fit.brier && fit.log_loss == s.log_loss);
+	nb_calibration_fit_free(&s);
+	nb_calibration_fit_free(&fit);
+
+	rows = (NbCalibrationRows) {2, 2, one_y, lp};
+	EXPECT(nb_calibration_fit(&rows, NB_CALIBRATE_AUTO, &fit) == NB_CALIBRATION_ONE_CLASS);
+	rows = (NbCalibrationRows) {0, 2, one_y, lp};
+	EXPECT(nb_calibration_fit(&rows, NB_CALIBRATE_AUTO, &fit) == NB_CALIBRATION_TOO_FEW_ROWS);
+
+	/* auto keeps the fit of the lower log loss, as each alone gives it */
+	for (uint64_t seed = 3; seed < 6; seed++)
+	{
+		fill_rows(big, by, N, seed);
+		rows = (NbCalibrationRows) {N, 3, by, big};
+		EXPECT(nb_calibration_fit(&rows, NB_CALIBRATE_TEMPERATURE, &t) == NB_CALIBRATION_OK);
+		EXPECT(nb_calibration_fit(&rows, NB_CALIBRATE_SIGMOID, &s) == NB_CALIBRATION_OK);
+		EXPECT(nb_calibration_fit(&rows, NB_CALIBRATE_AUTO, &fit) == NB_CALIBRATION_OK);
+		CHECK_NEAR(t.calibrated_log_loss, log_loss_at(big, by, N, 3, t.cal.temperature), 1e-12,
+				   "log loss at T");
+		if (t.calibrated_log_loss <= s.calibrated_log_loss)
+			EXPECT(fit.method == NB_CALIBRATE_TEMPERATURE && fit.cal.temperature == t.cal.temperature);
+		else
+			EXPECT(fit.method == NB_CALIBRATE_SIGMOID && memcmp(fit.sigmoid, s.sigmoid, sizeof(double) * 6) == 0);
+		EXPECT(fit.calibrated_log_loss == (t.calibrated_log_loss <= s.calibrated_log_loss ? t : s).calibrated_log_loss);
+		nb_calibration_fit_free(&t);
+		nb_calibration_fit_free(&s);
+		nb_calibration_fit_free(&fit);
+	}
+}
+
 int
 main(int argc, char **argv)
 {
@@ -391,6 +506,7 @@ main(int argc, char **argv)
 	run("temperature fit: scipy's value, zero derivative, canonical order", test_temperature_fit);
 	run("temperature fit: separated, no better than uniform, no rows", test_temperature_refusals);
 	run("sigmoid fit: zero gradient", test_sigmoid_fit);
+	run("fit: the scores, the method auto chooses, refusals", test_fit_choice);
 	run("sigmoid fit: a small class among many rows", test_sigmoid_fit_small_class);
 	run("fits check for a cancel", test_fit_interrupts);
 	return unit_done();

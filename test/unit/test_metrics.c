@@ -1188,6 +1188,54 @@ test_serial_corrupt(void)
 }
 
 static void
+test_serial_null_actual(void)
+{
+	/*
+	 * Rows skipped for a NULL actual label are counted: a state without
+	 * them has not the flag (its bytes are those of states before it), one
+	 * with them reads back its count and writes the same bytes, a merge
+	 * adds them up, and the flag with a count of 0 is refused.
+	 */
+	NbMetrics	m,
+				other,
+				back;
+	size_t		len,
+				len2;
+	unsigned char *buf,
+			   *buf2;
+
+	nb_metrics_init(&m, false, false);
+	nb_metrics_init(&other, false, false);
+	for (int i = 0; i < 10; i++)
+		add_fixed_row(&m, FORM_LABELS, false, i);
+	buf = serialize(&m, &len);
+	CHECK((buf[NB_METRICS_SERIAL_HEADER] & 16) == 0, "a state without NULL actual labels has the flag");
+	free(buf);
+	for (int i = 0; i < 3; i++)
+		nb_metrics_add_null_actual(&m);
+	buf = serialize(&m, &len);
+	CHECK((buf[NB_METRICS_SERIAL_HEADER] & 16) != 0, "no flag for 3 NULL actual labels");
+	CHECK(deserialize(&back, buf, len), "not read back");
+	CHECK(back.null_actual == 3, "read back %llu NULL actual labels, not 3",
+		  (unsigned long long) back.null_actual);
+	buf2 = serialize(&back, &len2);
+	CHECK(len == len2 && memcmp(buf, buf2, len) == 0, "other bytes written back");
+	nb_metrics_add_null_actual(&other);
+	add_fixed_row(&other, FORM_LABELS, false, 1);
+	nb_metrics_merge(&back, &other);
+	CHECK(back.null_actual == 4, "merged %llu NULL actual labels, not 4",
+		  (unsigned long long) back.null_actual);
+	free(buf2);
+	nb_metrics_free(&back);
+	memset(buf + len - 8, 0, 8);
+	CHECK(!deserialize(&back, buf, len), "the flag with a count of 0 read");
+	nb_metrics_free(&back);
+	nb_metrics_free(&m);
+	nb_metrics_free(&other);
+	free(buf);
+}
+
+static void
 test_calibration_by_hand(void)
 {
 	/*
@@ -1245,6 +1293,7 @@ main(int argc, char **argv)
 	run("metrics: calibration bins and ECE by hand", test_calibration_by_hand);
 	run("metrics: serialized states read back the same, every form", test_serial_round_trip);
 	run("metrics: partial states combined in any order give the same metrics", test_serial_any_order);
+	run("metrics: rows of a NULL actual label counted, serialized and merged", test_serial_null_actual);
 	run("metrics: truncated or corrupt serialized states are refused, never a crash",
 		test_serial_corrupt);
 	return unit_done();

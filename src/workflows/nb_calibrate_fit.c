@@ -1,0 +1,957 @@
+/*
+ * nb_calibrate_fit.c — the fit of calibrated probabilities to out-of-fold
+ * rows (nb_calibrate_fit.h).
+ */
+#include "nb_calibrate_fit.h"
+
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+#include "nb_alloc.h"
+#include "nb_exact.h"
+#include "nb_interrupt.h"
+
+/* Rows whose terms the sigmoid's sums add plainly before one compensated addition. */
+#define SIGMOID_BLOCK 32
+
+/*
+ * The fits' warm starts: a fit on every SAMPLE-th row first, with at least
+ * SAMPLE_ROWS rows (a sigmoid's: SAMPLE_SIDE of the class and of the
+ * others), whose minimum is near the minimum of all.
+ */
+#define SAMPLE 16
+#define SAMPLE_ROWS 256
+#define SAMPLE_SIDE 8
+
+/*
+ * A sigmoid's warm start, before that one: a sample of the class's own
+ * (sigmoid_class_sample), every row of the class, every row of the others
+ * where its probability is at least CLASS_SAMPLE_P, and every SAMPLE-th
+ * of the rest, when that is at most 1 / CLASS_SAMPLE_SHARE of the rows.
+ */
+#define CLASS_SAMPLE_P 1e-3
+#define CLASS_SAMPLE_SHARE 4
+
+/*
+ * A sigmoid's step whose |d_a| + |d_b| is at most this is tried without
+ * the losses (sigmoid_descent_proved usually holds for it).
+ */
+#define SIGMOID_PROVED_STEP 2
+
+/* Newton steps (or bisections) at most; each fit converges in far fewer. */
+#define MAX_ITERATIONS 200
+
+/* A sum with Neumaier's compensation: the rounding error of each addition kept apart. */
+typedef struct Sum
+{
+	double		sum;
+	double		comp;
+} Sum;
+
+static void
+sum_add(Sum *s, double x)
+{
+	double		t = s->sum + x;
+
+	s->comp += fabs(s->sum) >= fabs(x) ? (s->sum - t) + x : (x - t) + s->sum;
+	s->sum = t;
+}
+
+static double
+sum_value(const Sum *s)
+{
+	return s->sum + s->comp;
+}
+
+/* ---------------------------------------------------------------------- */
+/* temperature                                                            */
+/* ---------------------------------------------------------------------- */
+
+/* The largest log posterior of row i. */
+static double
+row_top(const NbCalibrationRows *rows, size_t i)
+{
+	const double *l = &rows->log_post[i * rows->C];
+	double		top = -INFINITY;
+
+	for (uint32_t c = 0; c < rows->C; c++)
+		if (l[c] > top)
+			top = l[c];
+	return top;
+}
+
+/*
+ * The first three derivatives of the log loss in beta = 1 / T: per row,
+ * with d_c = l_c - max l and p_c proportional to e^(beta d_c), E_p[d] -
+ * d_actual, Var_p[d] (the loss is convex in beta) and E_p[(d - E_p[d])^3].
+ * beta 0 is the uniform distribution over the classes with a probability.
+ */
+static void
+temperature_derivatives(const NbCalibrationRows *rows, double beta, double *d1, double *d2,
+						double *d3)
+{
+	Sum			g = {0, 0};
+	Sum			h = {0, 0};
+	Sum			t = {0, 0};
+	uint32_t	C = rows->C;
+	uint64_t	work = 0;
+
+	for (size_t i = 0; i < rows->n; i++)
+	{
+		const double *l = &rows->log_post[i * C];
+		double		top = row_top(rows, i);
+		double		actual = l[rows->actual[i]];
+		double		z = 0;
+		double		m1 = 0;
+		double		m2 = 0;
+		double		m3 = 0;
+		double		mean;
+
+		nb_interrupt_count(&work, 1 + (uint64_t) C);
+		if (actual == -INFINITY)
+			continue;
+		/*
+		 * One pass: the moments of d <= 0, whose largest value 0 has weight
+		 * 1, so that E[d^2] - E[d]^2 cannot lose the variance to cancellation
+		 */
+		for (uint32_t c = 0; c < C; c++)
+			if (l[c] != -INFINITY)
+			{
+				double		d = l[c] - top;
+				/* (at beta 0, where the existence of a minimum is checked, e^0) */
+				double		w = beta == 0 ? 1 : exp(beta * d);
+
+				z += w;
+				m1 += w * d;
+				m2 += w * d * d;
+				m3 += w * d * d * d;
+			}
+		mean = m1 / z;
+		sum_add(&g, mean - (actual - top));
+		sum_add(&h, fmax(m2 / z - mean * mean, 0));
+		sum_add(&t, m3 / z - 3 * mean * (m2 / z) + 2 * mean * mean * mean);
+	}
+	*d1 = sum_value(&g);
+	*d2 = sum_value(&h);
+	*d3 = sum_value(&t);
+}
+
+/*
+ * Whether a minimum exists, from the rows alone: the loss falls as T -> 0
+ * when every row's actual class is a most probable one and some row has a
+ * less probable class (then no row pulls back), and as T -> infinity when
+ * the uniform distribution already has a gradient pointing there.
+ */
+static NbCalibrationStatus
+temperature_minimum_exists(const NbCalibrationRows *rows)
+{
+	size_t		used = 0;
+	bool		all_right = true;
+	bool		some_below = false;
+	uint32_t	C = rows->C;
+	uint64_t	work = 0;
+	double		d1;
+	double		d2;
+	double		d3;
+
+	for (size_t i = 0; i < rows->n; i++)
+	{
+		const double *l = &rows->log_post[i * C];
+		double		top = row_top(rows, i);
+
+		nb_interrupt_count(&work, 1 + (uint64_t) C);
+		if (l[rows->actual[i]] == -INFINITY)
+			continue;
+		used++;
+		if (l[rows->actual[i]] < top)
+			all_right = false;
+		for (uint32_t c = 0; c < C; c++)
+			if (l[c] != -INFINITY && l[c] < top)
+				some_below = true;
+	}
+	if (used == 0)
+		return NB_CALIBRATION_TOO_FEW_ROWS;
+	if (!some_below && all_right)
+		return NB_CALIBRATION_NO_BETTER;
+	if (all_right)
+		return NB_CALIBRATION_SEPARATED;
+	temperature_derivatives(rows, 0, &d1, &d2, &d3);
+	if (d1 >= 0)
+		return NB_CALIBRATION_NO_BETTER;
+	return NB_CALIBRATION_OK;
+}
+
+/*
+ * Newton's method on beta = 1 / T from *beta, kept inside a bracket of the
+ * minimum (bisection when a step leaves it), until a step would change
+ * beta by less than 1e-13 of it; returns the steps.  The steps taken are
+ * Halley's (Newton's corrected by the third derivative, which the pass
+ * computes at little more cost: cubic convergence, a pass fewer), Newton's
+ * when the correction is large.  A minimum exists
+ * (temperature_minimum_exists).
+ */
+static uint32_t
+temperature_newton(const NbCalibrationRows *rows, double *beta)
+{
+	double		lo = 0;
+	double		hi = INFINITY;
+	uint32_t	k = 0;
+
+	/*
+	 * The derivative is negative at 0 and positive for large beta (some row
+	 * is wrong): [lo, hi] keeps the root between a negative and a positive
+	 * derivative.  A step that leaves it is replaced by doubling (while no
+	 * upper end is known) or bisection.
+	 */
+	while (k < MAX_ITERATIONS)
+	{
+		double		d1;
+		double		d2;
+		double		d3;
+		double		newton;
+		double		halley;
+		double		next;
+
+		temperature_derivatives(rows, *beta, &d1, &d2, &d3);
+		k++;
+		if (d1 == 0)
+			break;
+		if (d1 > 0)
+			hi = *beta;
+		else
+			lo = *beta;
+		/* converged: the Newton step is lost in beta's last digits */
+		if (d2 > 0 && fabs(d1 / d2) <= 1e-13 * *beta)
+			break;
+		newton = d2 > 0 ? d1 / d2 : NAN;
+		/* Halley's step: newton / (1 - newton d3 / (2 d2)) */
+		halley = 1 - newton * d3 / (2 * d2);
+		next = *beta - (halley > 0.5 && halley < 2 ? newton / halley : newton);
+		if (!(next > lo && next < hi))
+			next = isinf(hi) ? 2 * *beta : lo + (hi - lo) / 2;
+		*beta = next;
+	}
+	return k;
+}
+
+NbCalibrationStatus
+nb_calibration_fit_temperature(const NbCalibrationRows *rows, double *temperature,
+							   uint32_t *iterations)
+{
+	NbCalibrationStatus status = temperature_minimum_exists(rows);
+	NbCalibrationRows sample;
+	double		beta = 1;
+	uint32_t	k = 0;
+	uint64_t	work = 0;
+
+	*iterations = 0;
+	if (status != NB_CALIBRATION_OK)
+		return status;
+	/*
+	 * A warm start, as the sigmoids': the minimum of every SAMPLE-th row,
+	 * when they have one, is near the minimum of all.
+	 */
+	sample.C = rows->C;
+	sample.n = rows->n / SAMPLE;
+	if (sample.n >= SAMPLE_ROWS)
+	{
+		uint32_t   *actual = nb_alloc(sizeof(uint32_t) * sample.n);
+		double	   *log_post = nb_alloc(sizeof(double) * sample.n * rows->C);
+
+		for (size_t i = 0; i < sample.n; i++)
+		{
+			nb_interrupt_count(&work, 1 + (uint64_t) rows->C / 8);
+			actual[i] = rows->actual[i * SAMPLE];
+			memcpy(&log_post[i * rows->C], &rows->log_post[i * SAMPLE * rows->C],
+				   sizeof(double) * rows->C);
+		}
+		sample.actual = actual;
+		sample.log_post = log_post;
+		if (temperature_minimum_exists(&sample) == NB_CALIBRATION_OK)
+			k += temperature_newton(&sample, &beta);
+		nb_free(actual);
+		nb_free(log_post);
+	}
+	k += temperature_newton(rows, &beta);
+	*temperature = 1 / beta;
+	*iterations = k;
+	return NB_CALIBRATION_OK;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Platt's sigmoid                                                        */
+/* ---------------------------------------------------------------------- */
+
+/*
+ * One class's rows as the sigmoid reads them: probabilities, targets and
+ * weights (NULL: every row's is 1), and two rows of n for each pass's
+ * probabilities of the class (q of the point the fit is at, and of the
+ * point it tries).
+ */
+typedef struct SigmoidRows
+{
+	size_t		n;
+	const double *p;
+	double	   *t;
+	double	   *w;
+	double	   *q;
+	double	   *trial_q;
+} SigmoidRows;
+
+/* The sums of one pass over the rows at (a, b). */
+typedef struct SigmoidPass
+{
+	double		g[2];			/* gradient */
+	double		h[3];			/* Hessian: aa, ab, bb */
+	double		loss;			/* the cross-entropy, NAN when not asked for */
+} SigmoidPass;
+
+/*
+ * One pass over the rows at ab: the gradient and Hessian of the
+ * cross-entropy, each row's q = 1 / (1 + e^(a p + b)) into q, and the
+ * cross-entropy itself when with_loss (its log1p is the dearest part of
+ * a pass, and near the minimum the steps are accepted without it).
+ */
+static void
+sigmoid_pass(const SigmoidRows *s, const double *ab, bool with_loss, double *q, SigmoidPass *out)
+{
+	Sum			loss = {0, 0};
+	Sum			sum[5];
+	const double *weight = s->w;
+	uint64_t	work = 0;
+
+	memset(sum, 0, sizeof(sum));
+	for (size_t start = 0; start < s->n; start += SIGMOID_BLOCK)
+	{
+		size_t		end = start + SIGMOID_BLOCK < s->n ? start + SIGMOID_BLOCK : s->n;
+		double		part[5] = {0, 0, 0, 0, 0};
+		double		u[SIGMOID_BLOCK];
+		double		e[SIGMOID_BLOCK];
+
+		nb_interrupt_count(&work, 8 * (end - start));
+		/*
+		 * P = 1 / (1 + e^u), the probability of the class; the loss is
+		 * log(1 + e^u) - (1 - t) u.  One exponential, of -|u|, serves both.
+		 * The exponentials first, apart: the sums' registers need not be
+		 * saved around each call.
+		 */
+		for (size_t i = start; i < end; i++)
+		{
+			u[i - start] = ab[0] * s->p[i] + ab[1];
+			e[i - start] = exp(-fabs(u[i - start]));
+		}
+		/* (a weight of 1 changes no bit of a term) */
+		for (size_t i = start; i < end; i++)
+		{
+			double		p = s->p[i];
+			double		ei = e[i - start];
+			double		P = u[i - start] > 0 ? ei / (1 + ei) : 1 / (1 + ei);
+			double		wi = weight != NULL ? weight[i] : 1;
+			double		r = (s->t[i] - P) * wi;
+			double		w = P * (1 - P) * wi;
+
+			q[i] = P;
+			part[0] += r * p;
+			part[1] += r;
+			part[2] += w * p * p;
+			part[3] += w * p;
+			part[4] += w;
+		}
+		if (with_loss)
+		{
+			double		block_loss = 0;
+
+			for (size_t i = start; i < end; i++)
+				block_loss += (fmax(u[i - start], 0) + log1p(e[i - start]) - (1 - s->t[i]) * u[i - start]) *
+					(weight != NULL ? weight[i] : 1);
+			sum_add(&loss, block_loss);
+		}
+		for (int k = 0; k < 5; k++)
+			sum_add(&sum[k], part[k]);
+	}
+	out->g[0] = sum_value(&sum[0]);
+	out->g[1] = sum_value(&sum[1]);
+	out->h[0] = sum_value(&sum[2]);
+	out->h[1] = sum_value(&sum[3]);
+	out->h[2] = sum_value(&sum[4]);
+	out->loss = with_loss ? sum_value(&loss) : NAN;
+}
+
+/*
+ * Whether the step d from a point of slope g.d (< 0) to the point of pass
+ * at lowers the loss as much as Armijo's condition asks (by 1e-4 of what
+ * the slope promises), proved from the end of the step alone, without the
+ * losses.  Along the step, phi(s) = loss(x + s d) is convex, and its third
+ * derivative is at most V phi'' for V = |d_a| + |d_b| (a row's is sum of
+ * P (1 - P) (1 - 2P) v^3 with |v| = |d_a p + d_b| <= V), so phi''(s) >=
+ * phi''(1) e^(-V (1 - s)), and integrating twice: phi(1) - phi(0) <=
+ * phi'(1) - phi''(1) c(V), c(V) = (V - 1 + e^-V) / V^2 >= max(1/2 - V/6,
+ * (V - 1) / V^2).  Near the minimum phi'(1) is about 0 and the bound about
+ * slope / 2.
+ */
+static bool
+sigmoid_descent_proved(const SigmoidPass *at, const double *d, double slope)
+{
+	double		v = fabs(d[0]) + fabs(d[1]);
+	double		c = v > 0 ? fmax(0.5 - v / 6, (v - 1) / (v * v)) : 0.5;
+	double		end_slope = at->g[0] * d[0] + at->g[1] * d[1];
+	double		curvature = at->h[0] * d[0] * d[0] + 2 * at->h[1] * d[0] * d[1] + at->h[2] * d[1] * d[1];
+
+	return end_slope - c * curvature <= 1e-4 * slope;
+}
+
+/* s's targets for class c, and the rows' q for each pass; returns the rows of c. */
+static size_t
+sigmoid_rows(const NbCalibrationRows *rows, uint32_t c, const double *p, SigmoidRows *s)
+{
+	size_t		positive = 0;
+
+	s->n = rows->n;
+	s->p = p;
+	s->w = NULL;
+	s->t = nb_alloc(sizeof(double) * (rows->n + 1));
+	s->q = nb_alloc(sizeof(double) * (rows->n + 1));
+	s->trial_q = nb_alloc(sizeof(double) * (rows->n + 1));
+	for (size_t i = 0; i < rows->n; i++)
+		positive += rows->actual[i] == c;
+	/* Platt's targets: the positives' and negatives' counts as a Bayesian prior */
+	for (size_t i = 0; i < rows->n; i++)
+	{
+		nb_interrupt_at(i);
+		s->t[i] = rows->actual[i] == c ? (positive + 1.0) / (positive + 2.0)
+			: 1.0 / (rows->n - positive + 2.0);
+	}
+	return positive;
+}
+
+static void
+sigmoid_rows_free(SigmoidRows *s)
+{
+	if (s->w != NULL)
+		nb_free(s->w);
+	nb_free(s->t);
+	nb_free(s->q);
+	nb_free(s->trial_q);
+}
+
+/* The trial point becomes the current one: its pass and q. */
+static void
+sigmoid_accept(SigmoidRows *s, double *ab, const double *next, SigmoidPass *at, const SigmoidPass *trial)
+{
+	double	   *q = s->q;
+
+	ab[0] = next[0];
+	ab[1] = next[1];
+	*at = *trial;
+	s->q = s->trial_q;
+	s->trial_q = q;
+}
+
+/*
+ * Newton's method with a backtracking line search on the rows from ab,
+ * until the gradient is below 1e-12 of the rows (or a step changes
+ * nothing); returns the steps.  s->q holds the rows' q at the result.
+ */
+static uint32_t
+sigmoid_newton(SigmoidRows *s, double *ab)
+{
+	SigmoidPass at;
+	double		scale;
+	uint32_t	k = 0;
+
+	sigmoid_pass(s, ab, true, s->q, &at);
+	/* the loss's size, for its rounding (the steps only lower it) */
+	scale = 1 + fabs(at.loss);
+	while (k < MAX_ITERATIONS)
+	{
+		double		h[3] = {at.h[0] + 1e-12, at.h[1], at.h[2] + 1e-12};
+		double		det;
+		double		d[2];
+		double		slope;
+		double		step = 1;
+		bool		with_loss;
+		bool		moved = false;
+
+		k++;
+		if (fabs(at.g[0]) <= 1e-12 * s->n && fabs(at.g[1]) <= 1e-12 * s->n)
+			break;
+		/* (H + sigma I) d = -g, sigma keeping it invertible when every p is the same */
+		det = h[0] * h[2] - h[1] * h[1];
+		d[0] = -(h[2] * at.g[0] - h[1] * at.g[1]) / det;
+		d[1] = -(h[0] * at.g[1] - h[1] * at.g[0]) / det;
+		slope = at.g[0] * d[0] + at.g[1] * d[1];
+		/*
+		 * Near the minimum the fall Newton's step promises (-slope / 2) is
+		 * below the rounding of the loss, a sum over every row, which can
+		 * then not tell it: the step is taken whole, the gradient (which has
+		 * no such floor) deciding when to stop.
+		 */
+		if (-slope <= 1e-12 * scale)
+		{
+			double		next[2] = {ab[0] + d[0], ab[1] + d[1]};
+			SigmoidPass trial;
+
+			moved = next[0] != ab[0] || next[1] != ab[1];
+			sigmoid_pass(s, next, false, s->trial_q, &trial);
+			sigmoid_accept(s, ab, next, &at, &trial);
+			step = 0;
+		}
+		/*
+		 * Backtracking (Armijo) until the loss falls enough, or the step is
+		 * lost in rounding; each trial's gradient is the next step's.  A
+		 * trial is accepted without the losses when its end proves the fall
+		 * (always so near the minimum); else the losses decide.  The trials
+		 * compute them from the first when the step is long (|d_a| + |d_b|
+		 * above SIGMOID_PROVED_STEP: far from the minimum, where Newton's
+		 * steps overshoot, the proof seldom holds), else once the proof has
+		 * failed, that trial again.
+		 */
+		with_loss = fabs(d[0]) + fabs(d[1]) > SIGMOID_PROVED_STEP;
+		while (step >= 1e-10)
+		{
+			double		next[2] = {ab[0] + step * d[0], ab[1] + step * d[1]};
+			double		sd[2] = {step * d[0], step * d[1]};
+			SigmoidPass trial;
+
+			if (with_loss && isnan(at.loss))
+				sigmoid_pass(s, ab, true, s->q, &at);
+			sigmoid_pass(s, next, with_loss, s->trial_q, &trial);
+			if (sigmoid_descent_proved(&trial, sd, step * slope) ||
+				(with_loss && trial.loss <= at.loss + 1e-4 * step * slope))
+			{
+				moved = next[0] != ab[0] || next[1] != ab[1];
+				sigmoid_accept(s, ab, next, &at, &trial);
+				break;
+			}
+			if (!with_loss)
+			{
+				with_loss = true;
+				continue;
+			}
+			step /= 2;
+		}
+		if (!moved)
+			break;
+	}
+	return k;
+}
+
+/*
+ * Every SAMPLE-th row, when that is SAMPLE_ROWS rows with SAMPLE_SIDE of
+ * the class and of the others: the sigmoid of this sample, a few passes
+ * over a small part of the rows, is near the sigmoid of all, and Newton's
+ * method from there takes fewer passes over all of them.
+ */
+static bool
+sigmoid_sample(const SigmoidRows *s, SigmoidRows *sample, double *p)
+{
+	size_t		n = s->n / SAMPLE;
+	size_t		positive = 0;
+
+	if (n < SAMPLE_ROWS)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		positive += s->t[i * SAMPLE] > 0.5;
+	if (positive < SAMPLE_SIDE || n - positive < SAMPLE_SIDE)
+		return false;
+	sample->n = n;
+	sample->p = p;
+	sample->w = NULL;
+	sample->t = nb_alloc(sizeof(double) * n);
+	sample->q = nb_alloc(sizeof(double) * n);
+	sample->trial_q = nb_alloc(sizeof(double) * n);
+	for (size_t i = 0; i < n; i++)
+	{
+		nb_interrupt_at(i);
+		p[i] = s->p[i * SAMPLE];
+		sample->t[i] = s->t[i * SAMPLE];
+	}
+	return true;
+}
+
+/*
+ * A class's own sample: every row of the class, and every row of the
+ * others where its probability p is at least CLASS_SAMPLE_P (those rows
+ * decide the slope a), each of weight 1, and every SAMPLE-th of the rest
+ * weighted by the rows they stand for (their a p is small: they move the
+ * loss almost only through b, and their weighted sum is near theirs).
+ * Its minimum is nearer the minimum of all than every SAMPLE-th row's:
+ * that sample has few rows of a small class or none (then Newton's steps
+ * from scikit-learn's start overshoot by orders of magnitude, and every
+ * halving is a pass over all the rows), and misses most rows of a middle
+ * one that the class's probability confuses with it.  At most 1 /
+ * CLASS_SAMPLE_SHARE of the rows, else none (a large class: every
+ * SAMPLE-th row is enough); p has room for as many.
+ */
+static bool
+sigmoid_class_sample(const SigmoidRows *s, SigmoidRows *sample, double *p)
+{
+	size_t		n = 0;
+	size_t		rest = 0;
+	size_t		kept = 0;
+	double		weight;
+
+	for (size_t i = 0; i < s->n; i++)
+	{
+		nb_interrupt_at(i);
+		if (s->t[i] > 0.5 || s->p[i] >= CLASS_SAMPLE_P)
+			n++;
+		else
+			rest++;
+	}
+	n += (rest + SAMPLE - 1) / SAMPLE;
+	if (n > s->n / CLASS_SAMPLE_SHARE || rest == 0)
+		return false;
+	weight = (double) rest / ((rest + SAMPLE - 1) / SAMPLE);
+	sample->n = n;
+	sample->p = p;
+	sample->w = nb_alloc(sizeof(double) * n);
+	sample->t = nb_alloc(sizeof(double) * n);
+	sample->q = nb_alloc(sizeof(double) * n);
+	sample->trial_q = nb_alloc(sizeof(double) * n);
+	rest = 0;
+	for (size_t i = 0; i < s->n; i++)
+	{
+		bool		own = s->t[i] > 0.5 || s->p[i] >= CLASS_SAMPLE_P;
+
+		nb_interrupt_at(i);
+		if (!own && rest++ % SAMPLE != 0)
+			continue;
+		p[kept] = s->p[i];
+		sample->t[kept] = s->t[i];
+		sample->w[kept] = own ? 1 : weight;
+		kept++;
+	}
+	return true;
+}
+
+void
+nb_calibration_probabilities(const NbCalibrationRows *rows, double *p)
+{
+	uint64_t	work = 0;
+
+	for (size_t i = 0; i < rows->n; i++)
+	{
+		const double *l = &rows->log_post[i * rows->C];
+
+		nb_interrupt_count(&work, 1 + (uint64_t) rows->C / 8);
+		for (uint32_t c = 0; c < rows->C; c++)
+			p[c * rows->n + i] = l[c] == -INFINITY ? 0.0 : exp(l[c]);
+	}
+}
+
+NbCalibrationStatus
+nb_calibration_fit_sigmoids(const NbCalibrationRows *rows, uint32_t first, double *ab, double *q,
+							uint32_t *iterations)
+{
+	double	   *sample_p;
+	uint32_t	k = 0;
+
+	*iterations = 0;
+	if (rows->n == 0)
+		return NB_CALIBRATION_TOO_FEW_ROWS;
+	sample_p = nb_alloc(sizeof(double) * (rows->n / CLASS_SAMPLE_SHARE + 1));
+	for (uint32_t c = first; c < rows->C; c++)
+	{
+		SigmoidRows s;
+		SigmoidRows sample;
+		double	   *column = &q[c * rows->n];
+		size_t		positive = sigmoid_rows(rows, c, column, &s);
+
+		/* scikit-learn's start, and from there a sample's minimum */
+		ab[2 * c] = 0;
+		ab[2 * c + 1] = log((rows->n - positive + 1.0) / (positive + 1.0));
+		if (sigmoid_class_sample(&s, &sample, sample_p) || sigmoid_sample(&s, &sample, sample_p))
+		{
+			k += sigmoid_newton(&sample, &ab[2 * c]);
+			sigmoid_rows_free(&sample);
+		}
+		k += sigmoid_newton(&s, &ab[2 * c]);
+		/* the class's probabilities, read no more, give way to its q */
+		memcpy(column, s.q, sizeof(double) * rows->n);
+		sigmoid_rows_free(&s);
+	}
+	nb_free(sample_p);
+	*iterations = k;
+	return NB_CALIBRATION_OK;
+}
+
+/* ---------------------------------------------------------------------- */
+/* the rows' order                                                        */
+/* ---------------------------------------------------------------------- */
+
+typedef struct OrderedRow
+{
+	const double *log_post;
+	uint32_t	C;
+	uint32_t	actual;
+} OrderedRow;
+
+/* By actual class, then by the bytes of the log posteriors: any total order does. */
+static int
+row_order(const void *a, const void *b)
+{
+	const OrderedRow *x = a;
+	const OrderedRow *y = b;
+
+	if (x->actual != y->actual)
+		return x->actual < y->actual ? -1 : 1;
+	return memcmp(x->log_post, y->log_post, sizeof(double) * x->C);
+}
+
+void
+nb_calibration_order_rows(size_t n, uint32_t C, const double *const *row, uint32_t *actual,
+						  double *log_post)
+{
+	OrderedRow *order = nb_alloc(sizeof(OrderedRow) * (n + 1));
+	uint64_t	work = 0;
+
+	for (size_t i = 0; i < n; i++)
+	{
+		nb_interrupt_at(i);
+		order[i].log_post = row[i];
+		order[i].C = C;
+		order[i].actual = actual[i];
+	}
+	nb_sort(order, n, sizeof(OrderedRow), row_order);
+	for (size_t i = 0; i < n; i++)
+	{
+		nb_interrupt_count(&work, 1 + (uint64_t) C / 8);
+		actual[i] = order[i].actual;
+		memcpy(&log_post[i * C], order[i].log_post, sizeof(double) * C);
+	}
+	nb_free(order);
+}
+
+/* ---------------------------------------------------------------------- */
+/* the scores and the method's choice                                     */
+/* ---------------------------------------------------------------------- */
+
+static double
+clip(double p)
+{
+	return p < DBL_EPSILON ? DBL_EPSILON : p > 1 - DBL_EPSILON ? 1 - DBL_EPSILON : p;
+}
+
+/*
+ * Add a row's log loss (scikit-learn's: clipped to [eps, 1 - eps],
+ * renormalized) and Brier score, from its probabilities p and its actual
+ * class y.
+ */
+static void
+add_row_scores(NbExactSum *log_loss, NbExactSum *brier, const double *p, uint32_t C, uint32_t y)
+{
+	double		sum = 0;
+	double		row_brier = 0;
+
+	/* (a row's Brier score, at most 2, summed plainly: the rows' sum is exact) */
+	for (uint32_t c = 0; c < C; c++)
+	{
+		double		e = p[c] - (c == y ? 1.0 : 0.0);
+
+		row_brier += e * e;
+		sum += clip(p[c]);
+	}
+	nb_exact_add(brier, row_brier);
+	nb_exact_add(log_loss, -log(clip(p[y]) / sum));
+}
+
+/* Row i's probabilities under cal into p; l is scratch of C doubles, and so is scratch. */
+static void
+row_probabilities(const NbCalibrationRows *rows, size_t i, const NbCalibration *cal, double *p,
+				  double *l, double *scratch)
+{
+	uint32_t	C = rows->C;
+	int64_t		best = -1;
+
+	for (uint32_t c = 0; c < C; c++)
+	{
+		l[c] = rows->log_post[i * C + c];
+		if (l[c] != -INFINITY && (best < 0 || l[c] > l[best]))
+			best = c;
+	}
+	if (cal->sigmoid == NULL && !nb_calibration_is_identity(cal))
+	{
+		/* a temperature alone: each probability's exponential once, p ∝ e^((l - max l) / T) */
+		double		sum = 0;
+
+		for (uint32_t c = 0; c < C; c++)
+		{
+			p[c] = l[c] == -INFINITY ? 0.0 : exp((l[c] - l[best]) / cal->temperature);
+			sum += p[c];
+		}
+		for (uint32_t c = 0; c < C; c++)
+			p[c] /= sum;
+		return;
+	}
+	if (!nb_calibration_is_identity(cal))
+		(void) nb_calibration_apply(cal, l, C, best, scratch);
+	for (uint32_t c = 0; c < C; c++)
+		p[c] = l[c] == -INFINITY ? 0.0 : exp(l[c]);
+}
+
+/*
+ * Log loss and Brier score of rows under cal; with q (not NULL), its
+ * values of each row instead of computing them again: with normalize,
+ * every class's sigmoid as nb_calibration_fit_sigmoids gives them (unless
+ * they underflow), else the probabilities themselves (cal none), as
+ * nb_calibration_probabilities gives them.
+ */
+static void
+score_rows(const NbCalibrationRows *rows, const NbCalibration *cal, const double *q, bool normalize,
+		   double *log_loss, double *brier)
+{
+	uint32_t	C = rows->C;
+	double	   *p = nb_alloc(sizeof(double) * 3 * C);
+	NbExactSum	loss_sum;
+	NbExactSum	brier_sum;
+	uint64_t	work = 0;
+
+	nb_exact_init(&loss_sum);
+	nb_exact_init(&brier_sum);
+	for (size_t i = 0; i < rows->n; i++)
+	{
+		double		sum = 0;
+
+		nb_interrupt_count(&work, 1 + (uint64_t) C / 8);
+		if (q != NULL && normalize)
+			for (uint32_t c = 0; c < C; c++)
+				sum += q[c * rows->n + i];
+		if (q != NULL && !normalize)
+			for (uint32_t c = 0; c < C; c++)
+				p[c] = q[c * rows->n + i];
+		else if (sum >= DBL_MIN)
+			for (uint32_t c = 0; c < C; c++)
+				p[c] = q[c * rows->n + i] / sum;
+		else
+			row_probabilities(rows, i, cal, p, p + C, p + 2 * C);
+		add_row_scores(&loss_sum, &brier_sum, p, C, rows->actual[i]);
+	}
+	nb_free(p);
+	*log_loss = nb_exact_value(&loss_sum) / rows->n;
+	*brier = nb_exact_value(&brier_sum) / rows->n;
+}
+
+/* The temperature's fit into fit, scored. */
+static NbCalibrationStatus
+fit_temperature(const NbCalibrationRows *rows, NbCalibrationFit *fit)
+{
+	double		t;
+	NbCalibrationStatus status = nb_calibration_fit_temperature(rows, &t, &fit->iterations);
+
+	if (status != NB_CALIBRATION_OK)
+		return status;
+	fit->method = NB_CALIBRATE_TEMPERATURE;
+	nb_calibration_init(&fit->cal);
+	fit->cal.temperature = t;
+	score_rows(rows, &fit->cal, NULL, false, &fit->calibrated_log_loss, &fit->calibrated_brier);
+	return NB_CALIBRATION_OK;
+}
+
+/*
+ * The sigmoids' fit into fit, scored.  Two classes: the second's sigmoid,
+ * the first's probability its complement (scikit-learn's).  More: every
+ * class's, whose sigmoids of the rows the fit gives for their scores.  q
+ * holds the rows' probabilities (nb_calibration_probabilities), and then
+ * their sigmoids.
+ */
+static NbCalibrationStatus
+fit_sigmoid(const NbCalibrationRows *rows, double *q, NbCalibrationFit *fit)
+{
+	NbCalibrationStatus status;
+
+	fit->method = NB_CALIBRATE_SIGMOID;
+	fit->sigmoid = nb_alloc_zero(sizeof(double) * 2 * rows->C);
+	status = nb_calibration_fit_sigmoids(rows, rows->C == 2 ? 1 : 0, fit->sigmoid, q, &fit->iterations);
+	if (status != NB_CALIBRATION_OK)
+		return status;
+	nb_calibration_init(&fit->cal);
+	fit->cal.sigmoid = fit->sigmoid;
+	fit->cal.sigmoid_class = rows->C == 2 ? 1 : NB_SIGMOID_EVERY_CLASS;
+	/* (two classes: the complement is computed apart, as nb_calibration_apply does) */
+	score_rows(rows, &fit->cal, rows->C == 2 ? NULL : q, true, &fit->calibrated_log_loss,
+			   &fit->calibrated_brier);
+	return NB_CALIBRATION_OK;
+}
+
+/* Whether the rows' actual classes are at least two. */
+static bool
+two_classes(const NbCalibrationRows *rows)
+{
+	for (size_t i = 1; i < rows->n; i++)
+		if (rows->actual[i] != rows->actual[0])
+			return true;
+	return false;
+}
+
+/* Auto: both fits, the better kept in fit, or none when neither beats the rows as scored. */
+static NbCalibrationStatus
+fit_auto(const NbCalibrationRows *rows, double *q, NbCalibrationFit *fit)
+{
+	NbCalibrationFit temperature = *fit;
+	bool		have_temperature = fit_temperature(rows, &temperature) == NB_CALIBRATION_OK;
+	NbCalibrationStatus status = fit_sigmoid(rows, q, fit);
+
+	if (status != NB_CALIBRATION_OK)
+		return status;
+	if (have_temperature && temperature.calibrated_log_loss <= fit->calibrated_log_loss)
+	{
+		nb_free(fit->sigmoid);
+		*fit = temperature;
+	}
+	if (!(fit->calibrated_log_loss < fit->log_loss))
+	{
+		if (fit->sigmoid != NULL)
+			nb_free(fit->sigmoid);
+		fit->sigmoid = NULL;
+		fit->method = NB_CALIBRATE_NONE;
+		nb_calibration_init(&fit->cal);
+		fit->calibrated_log_loss = fit->log_loss;
+		fit->calibrated_brier = fit->brier;
+		fit->iterations = 0;
+	}
+	return NB_CALIBRATION_OK;
+}
+
+NbCalibrationStatus
+nb_calibration_fit(const NbCalibrationRows *rows, NbCalibrationMethod method, NbCalibrationFit *fit)
+{
+	double	   *probabilities = NULL;
+	NbCalibration none;
+	NbCalibrationStatus status;
+
+	memset(fit, 0, sizeof(*fit));
+	if (rows->n == 0)
+		return NB_CALIBRATION_TOO_FEW_ROWS;
+	if (rows->C < 2 || !two_classes(rows))
+		return NB_CALIBRATION_ONE_CLASS;
+	/* the probabilities, read row by row once: the scores before and the sigmoids read them */
+	if (method != NB_CALIBRATE_TEMPERATURE)
+	{
+		probabilities = nb_alloc(sizeof(double) * (rows->n * rows->C + 1));
+		nb_calibration_probabilities(rows, probabilities);
+	}
+	nb_calibration_init(&none);
+	score_rows(rows, &none, probabilities, false, &fit->log_loss, &fit->brier);
+	if (method == NB_CALIBRATE_TEMPERATURE)
+		status = fit_temperature(rows, fit);
+	else if (method == NB_CALIBRATE_SIGMOID)
+		status = fit_sigmoid(rows, probabilities, fit);
+	else
+		status = fit_auto(rows, probabilities, fit);
+	if (probabilities != NULL)
+		nb_free(probabilities);
+	if (status != NB_CALIBRATION_OK)
+		nb_calibration_fit_free(fit);
+	return status;
+}
+
+void
+nb_calibration_fit_free(NbCalibrationFit *fit)
+{
+	if (fit->sigmoid != NULL)
+		nb_free(fit->sigmoid);
+	fit->sigmoid = NULL;
+	fit->cal.sigmoid = NULL;
+}

@@ -1,0 +1,117 @@
+/*
+ * nb_calibrate_fit.h — the fit of calibrated probabilities (nb_calibrate.h)
+ * to the out-of-fold posteriors of cross-validation: the temperature, the
+ * sigmoids, the choice between them, and the rows' log loss and Brier score
+ * before and after.
+ *
+ * Pure C: no PostgreSQL.
+ */
+#ifndef NB_CALIBRATE_FIT_H
+#define NB_CALIBRATE_FIT_H
+
+#include "nb_calibrate.h"
+
+/* The out-of-fold rows a fit reads. */
+typedef struct NbCalibrationRows
+{
+	size_t		n;
+	uint32_t	C;
+	const uint32_t *actual;		/* n: each row's class */
+	const double *log_post;		/* n * C: each row's log posteriors (-inf: 0) */
+} NbCalibrationRows;
+
+typedef enum NbCalibrationStatus
+{
+	NB_CALIBRATION_OK,
+	NB_CALIBRATION_TOO_FEW_ROWS,	/* no row whose actual class has a probability */
+	NB_CALIBRATION_ONE_CLASS,	/* the rows' posteriors name fewer than two classes */
+	NB_CALIBRATION_SEPARATED,	/* every row right by a margin: the loss falls as T -> 0 */
+	NB_CALIBRATION_NO_BETTER	/* no better than uniform: the loss falls as T -> infinity */
+} NbCalibrationStatus;
+
+/*
+ * Put the rows in a canonical order (by actual class, then by their log
+ * posteriors' bytes).  The fits sum over the rows in their order, with
+ * compensated sums: rows given in this order give the same result to the
+ * bit whatever order they came in.  Row i's class is actual[i] and its C
+ * log posteriors are at row[i]; they go to actual and log_post (n * C,
+ * apart from the rows) in that order.
+ */
+void		nb_calibration_order_rows(size_t n, uint32_t C, const double *const *row,
+									  uint32_t *actual, double *log_post);
+
+/*
+ * The temperature minimizing the rows' log loss: Newton's method on 1 / T,
+ * kept inside a bracket of the minimum (bisection when a step leaves it),
+ * until a step would change 1 / T by less than 1e-13 of it, from the
+ * minimum of every 16th row (when those are 256 or more and have one).  Rows whose
+ * actual class has probability 0 are left out (their loss is infinite at
+ * every T).  *iterations receives the Newton or bisection steps (of both fits).
+ */
+NbCalibrationStatus nb_calibration_fit_temperature(const NbCalibrationRows *rows, double *temperature,
+												   uint32_t *iterations);
+
+/*
+ * The rows' probabilities, e^l (0 for -inf), a column of n per class: row
+ * i's of class c at p[c * n + i] (n * C doubles), as the sigmoids read
+ * them.
+ */
+void		nb_calibration_probabilities(const NbCalibrationRows *rows, double *p);
+
+/*
+ * The sigmoids of classes first to C - 1 (0 for every class; 1 for the
+ * second of two, as nb_calibration_apply's sigmoid_class): the (a, b) of
+ * class c at ab[2c], ab[2c + 1], minimizing the cross-entropy of 1 / (1 +
+ * exp(a p + b)) with Platt's targets, p the row's probability of c and the
+ * target from whether c is its actual class; Newton's method with a
+ * backtracking line search until the gradient is below 1e-12 of the rows
+ * (or a step changes nothing), from the same fit on every 16th row (when
+ * those are 256 with 8 of each side), which starts where scikit-learn does
+ * (0, log((N- + 1) / (N+ + 1))).  q (n * C doubles) holds the rows'
+ * probabilities as nb_calibration_probabilities gives them, and receives
+ * each row's sigmoid at its class's fit in their place, q_c = 1 / (1 +
+ * exp(a_c p_c + b_c)) of row i at q[c * n + i] (from class first on),
+ * which the fit computed last: the calibrated rows need no pass of their
+ * own.  *iterations receives the steps of every fit.
+ */
+NbCalibrationStatus nb_calibration_fit_sigmoids(const NbCalibrationRows *rows, uint32_t first, double *ab,
+												double *q, uint32_t *iterations);
+
+
+typedef enum NbCalibrationMethod
+{
+	NB_CALIBRATE_NONE,			/* (a result only: auto found neither better) */
+	NB_CALIBRATE_TEMPERATURE,
+	NB_CALIBRATE_SIGMOID,
+	NB_CALIBRATE_AUTO
+} NbCalibrationMethod;
+
+/* A calibration fitted, and the rows' scores before and after. */
+typedef struct NbCalibrationFit
+{
+	NbCalibrationMethod method; /* the one kept */
+	NbCalibration cal;			/* its map; cal.sigmoid points to sigmoid */
+	double	   *sigmoid;		/* [a, b] per class (2 * C), nb_alloc's; with two classes the second's only */
+	double		log_loss;		/* before: the posteriors as scored */
+	double		brier;
+	double		calibrated_log_loss;	/* after */
+	double		calibrated_brier;
+	uint32_t	iterations;
+} NbCalibrationFit;
+
+/*
+ * Fit method to the rows (in nb_calibration_order_rows' order).  Method
+ * auto fits both and keeps the one of the lower log loss (temperature on
+ * a tie, and sigmoid when no temperature minimizes it), or neither
+ * (NB_CALIBRATE_NONE) when neither lowers the log loss of the rows before:
+ * on separable rows Platt's targets keep the sigmoid's loss above an
+ * uncalibrated loss near 0.  Log loss as scikit-learn's (each row's
+ * probabilities clipped to [eps, 1 - eps] and renormalized), both scores
+ * means over the rows, summed exactly.  Not OK: no fit (fit->sigmoid
+ * NULL).  nb_calibration_fit_free frees what an OK fit holds.
+ */
+NbCalibrationStatus nb_calibration_fit(const NbCalibrationRows *rows, NbCalibrationMethod method,
+									   NbCalibrationFit *fit);
+void		nb_calibration_fit_free(NbCalibrationFit *fit);
+
+#endif
