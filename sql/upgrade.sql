@@ -1,15 +1,17 @@
 --
 -- upgrade: every released version updates to the current one, and the
--- result has exactly the objects of a fresh install; stored models keep
--- their bytes and predictions across the update.
+-- result has exactly the objects of a fresh install, each defined alike
+-- (bodies, properties, ACLs, comments: the view nbc_catalog of
+-- test/reliability/catalog.sql, read from the directory make runs in);
+-- stored models keep their bytes and predictions across the update.
+-- CREATE EXTENSION nbc VERSION '0.1.0' runs test/fixtures/nbc--0.1.0.sql,
+-- which make installcheck installs first (the Makefile's REGRESS_PREP).
 --
 
-CREATE TABLE upgrade_objects AS
-SELECT pg_describe_object(classid, objid, objsubid) COLLATE "C" AS object
-FROM pg_depend
-WHERE refclassid = 'pg_extension'::regclass
-  AND refobjid = (SELECT oid FROM pg_extension WHERE extname = 'nbc')
-  AND deptype = 'e';
+\set ECHO none
+\i test/reliability/catalog.sql
+\set ECHO all
+CREATE TABLE upgrade_objects AS SELECT object, definition FROM nbc_catalog;
 CREATE TABLE upgrade_models AS
 SELECT nb_train(label, tokens)::text AS model_text FROM docs;
 -- the earlier tests' model columns go with it (not listed: that list is theirs)
@@ -38,22 +40,16 @@ DROP TABLE upgrade_explain;
 SELECT extversion = (SELECT default_version FROM pg_available_extensions WHERE name = 'nbc') AS current
 FROM pg_extension WHERE extname = 'nbc';
 
--- the same objects as a fresh install, none missing and none extra
-(SELECT object FROM upgrade_objects
+-- the same objects as a fresh install, none missing, none extra and none
+-- defined otherwise (a line of each side for an object that differs)
+(SELECT 'fresh' AS install, object, definition FROM upgrade_objects
  EXCEPT
- SELECT pg_describe_object(classid, objid, objsubid) COLLATE "C"
- FROM pg_depend
- WHERE refclassid = 'pg_extension'::regclass
-   AND refobjid = (SELECT oid FROM pg_extension WHERE extname = 'nbc')
-   AND deptype = 'e')
+ SELECT 'fresh', object, definition FROM nbc_catalog)
 UNION ALL
-(SELECT pg_describe_object(classid, objid, objsubid) COLLATE "C"
- FROM pg_depend
- WHERE refclassid = 'pg_extension'::regclass
-   AND refobjid = (SELECT oid FROM pg_extension WHERE extname = 'nbc')
-   AND deptype = 'e'
+(SELECT 'updated', object, definition FROM nbc_catalog
  EXCEPT
- SELECT object FROM upgrade_objects);
+ SELECT 'updated', object, definition FROM upgrade_objects)
+ORDER BY object, install;
 
 -- the model stored under 0.1.0 is the model a fresh install trains
 SELECT m::text = (SELECT model_text FROM upgrade_models) AS same_bytes,

@@ -3,7 +3,8 @@
 #   1. installs the build headers, the scikit-learn peer, the data packages
 #      and libFuzzer (skipped quickly when all are installed already),
 #   2. fetches the data sets (test/data/fetch_data.sh),
-#   3. builds nbc and installs it into PostgreSQL 15.
+#   3. builds nbc and installs it into PostgreSQL 15, with 0.1.0's full script
+#      (test/fixtures), the root of the update chain the upgrade tests need.
 #
 #   bash test/setup.sh           do all of that (as root, or with sudo)
 #   source test/setup.sh         only define nbc_setup and nbc_virtualenv;
@@ -58,6 +59,8 @@ nbc_setup() {
 	echo "== setup: building nbc"
 	make -C "$NBC_ROOT" -j2 PG_CONFIG="$NBC_PG_CONFIG"
 	"${sudo[@]}" make -C "$NBC_ROOT" install PG_CONFIG="$NBC_PG_CONFIG"
+	# the root of the update chain, which the upgrade tests install from
+	"${sudo[@]}" make -C "$NBC_ROOT" install-upgrade-root PG_CONFIG="$NBC_PG_CONFIG"
 }
 
 # nbc_virtualenv CMD...: run CMD in a throwaway PostgreSQL 15 cluster.

@@ -208,12 +208,14 @@ free_port() {
 	return 1
 }
 
-# copy_tree DEST: the sources of nbc, without the objects of the PG15 build
+# copy_tree DEST: the sources of nbc, without the objects of the PG15 build,
+# with what the pg_regress test upgrade reads from test/ (the root of the
+# update chain, the catalog view)
 copy_tree() {
 	mkdir -p "$1"
 	tar -C "$root" --exclude='*.o' --exclude='*.so' --exclude='*.bc' \
 		--exclude=results --exclude=regression.diffs --exclude=regression.out \
-		-cf - Makefile nbc.control src sql expected | tar -C "$1" -xf -
+		-cf - Makefile nbc.control src sql expected test/fixtures test/reliability/catalog.sql | tar -C "$1" -xf -
 }
 
 # in_server CMD...: run CMD where the server of the current version lives

@@ -158,19 +158,28 @@ rel_drop_cluster() {
 	rm -rf "$dir"
 }
 
-# rel_versions ROOT: the extension's versions from the scripts in ROOT/sql
-# (nbc--V.sql installs V, nbc--A--B.sql updates A to B) into the array
-# versions, oldest first, and nbc.control's default_version into current
+# rel_versions ROOT: the extension's versions from the update scripts in
+# ROOT/sql/install (nbc--A--B.sql updates A to B) into the array versions,
+# oldest first, and nbc.control's default_version into current
 rel_versions() {
 	local root=$1 f
 	current=$(sed -n "s/^default_version[[:space:]]*=[[:space:]]*'\(.*\)'.*/\1/p" "$root/nbc.control")
 	mapfile -t versions < <(
-		for f in "$root"/sql/install/nbc--*.sql; do
+		for f in "$root"/sql/install/nbc--*--*.sql; do
 			f=${f##*/nbc--}
 			f=${f%.sql}
 			sed 's/--/\n/g' <<<"$f"
 		done | sort -uV
 	)
+}
+
+# rel_upgrade_root ROOT: install the root of the update chain, 0.1.0's full
+# script (ROOT/test/fixtures, installed by the Makefile's target
+# install-upgrade-root into the server's extension directory), without which
+# CREATE EXTENSION nbc VERSION 'V' of an older V has no script to start from:
+# make install installs only the current full script and the updates
+rel_upgrade_root() {
+	make -s -C "$1" install-upgrade-root PG_CONFIG="$REL_BIN/pg_config"
 }
 
 REL_BIN=${REL_BIN:-$(rel_bindir)}

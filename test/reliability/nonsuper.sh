@@ -6,8 +6,10 @@
 # Creates the roles nbc_rel_owner (owns the database nbc_rel_nonsuper) and
 # nbc_rel_user (may only connect), with a random password each, and checks
 #   can:    the owner installs nbc, updates it from the oldest released
-#           version, trains every feature type, merges, scores, inspects,
-#           casts, copies models in binary and sets nbc.prepared_model_cache;
+#           version (0.1.0, whose full script test/fixtures holds and this
+#           script installs first: rel_upgrade_root), trains every feature
+#           type, merges, scores, inspects, casts, copies models in binary
+#           and sets nbc.prepared_model_cache;
 #           the results are the bytes a superuser gets; the plain user scores
 #   cannot: change a setting of the server (ALTER SYSTEM), load the library
 #           or bind its C symbols (LOAD, LANGUAGE c), replace, drop, or change
@@ -127,6 +129,9 @@ WHERE e.extname = 'nbc' GROUP BY e.extowner"
 
 # the update path, as the owner
 rel_versions "$root"
+if ! out=$(rel_upgrade_root "$root" 2>&1); then
+	not_ok "nonsuper: install 0.1.0's full script, the root of the update chain" "$out"
+fi
 if [ "${versions[0]}" != "$current" ]; then
 	works "nonsuper: the owner installs ${versions[0]} and updates it to $current" $owner "$current" \
 		"DROP EXTENSION nbc" "CREATE EXTENSION nbc VERSION '${versions[0]}'" "ALTER EXTENSION nbc UPDATE" \

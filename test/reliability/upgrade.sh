@@ -3,14 +3,19 @@
 #
 #   bash test/reliability/upgrade.sh [--quick|--long]
 #
-# The released versions are read from the scripts in sql/install/ (nbc--V.sql
-# installs V, nbc--A--B.sql updates A to B); the current one is nbc.control's
-# default_version.  For each older version V, in a fresh database: CREATE
-# EXTENSION nbc VERSION 'V', store models of every kind V can train
-# (fixture.sql; fixture_mixed.sql too when V has jsonb training), ALTER
-# EXTENSION nbc UPDATE, then check that
+# The released versions are read from the update scripts in sql/install/
+# (nbc--A--B.sql updates A to B); the current one is nbc.control's
+# default_version, whose full script make builds from sql/objects/.  An older
+# version V installs as 0.1.0's full script plus the updates to V: the script
+# first installs that root of the chain, test/fixtures/nbc--0.1.0.sql (make
+# install-upgrade-root), which make install leaves out.  For each older
+# version V, in a fresh database: CREATE EXTENSION nbc VERSION 'V', store
+# models of every kind V can train (fixture.sql; fixture_mixed.sql too when V
+# has jsonb training), ALTER EXTENSION nbc UPDATE, then check that
 #   - the installation is the current version and its objects are those of a
-#     fresh install (catalog.sql: signatures, properties, C symbols, comments),
+#     fresh install, defined alike (catalog.sql: signatures, properties, C
+#     symbols and bodies, ACLs, aggregates, types, casts, operators and their
+#     classes, views, event triggers, comments),
 #   - the stored models kept their bytes,
 #   - the models, their summaries and predictions (fingerprint.sql) are those
 #     of a fresh install of the current version trained on the same rows.
@@ -33,6 +38,9 @@ else
 fi
 
 rel_versions "$root"
+if ! out=$(rel_upgrade_root "$root" 2>&1); then
+	not_ok "upgrade: install 0.1.0's full script, the root of the update chain" "$out"
+fi
 older=()
 for v in "${versions[@]}"; do
 	[ "$v" = "$current" ] || older+=("$v")
@@ -59,11 +67,14 @@ for d in nbc_rel_up_fresh "${older[@]/#/nbc_rel_up_}"; do
 	"$REL_BIN/dropdb" --if-exists "${d//./_}" 2>/dev/null
 done
 
+# the extension's members with their definitions (catalog.sql's view)
+catalog_sql="SELECT object || ' | ' || definition FROM nbc_catalog ORDER BY object, definition"
+
 # the reference: a fresh install of the current version, same rows
 if ! out=$("$REL_BIN/createdb" -T template0 nbc_rel_up_fresh 2>&1 &&
 	rel_psql -d nbc_rel_up_fresh -v scale=$scale -v vocab=$vocab -c 'CREATE EXTENSION nbc' \
 		-f "$here/fixture.sql" -f "$here/fixture_mixed.sql" 2>&1) ||
-	! fresh_catalog=$(rel_psql -d nbc_rel_up_fresh -f "$here/catalog.sql" 2>&1) ||
+	! fresh_catalog=$(rel_psql -d nbc_rel_up_fresh -f "$here/catalog.sql" -c "$catalog_sql" 2>&1) ||
 	! fresh_models=$(rel_psql -d nbc_rel_up_fresh -f "$here/fingerprint.sql" 2>&1); then
 	not_ok "upgrade: a fresh install of $current with models" "$out$fresh_catalog$fresh_models"
 	rel_finish
@@ -113,7 +124,7 @@ for v in "${older[@]}"; do
 	is "upgrade: ALTER EXTENSION nbc UPDATE from $v reaches $current" \
 		"$(rel_psql -d "$db" -c "SELECT extversion FROM pg_extension WHERE extname = 'nbc'")" "$current"
 	same "upgrade: from $v: the extension's objects are those of a fresh $current install" \
-		"$fresh_catalog" "$(rel_psql -d "$db" -f "$here/catalog.sql" 2>&1)"
+		"$fresh_catalog" "$(rel_psql -d "$db" -f "$here/catalog.sql" -c "$catalog_sql" 2>&1)"
 	is "upgrade: from $v: the stored models kept their bytes" \
 		"$(rel_psql -d "$db" -c "$bytes_sql")" "$before"
 	# models of the kinds $v could not train, trained after the update
