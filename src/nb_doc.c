@@ -249,7 +249,7 @@ add_tokens(const NbIndex *ix, NbDoc *doc, uint32_t feature, const NbTokenRef *to
 		doc->n_tokens = used;
 		doc->unknown += unknown;
 		doc->distinct[feature] += used - first;
-		/* an unknown categorical value still counts (see nb_scorer.c) */
+		/* an unknown categorical value still counts (see nb_scorer_build.c) */
 		doc->occurrences[feature] += categorical ? occurrences + unknown : occurrences;
 	}
 }

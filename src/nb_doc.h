@@ -58,7 +58,7 @@ void		nb_doc_begin(NbDoc *doc);
 /*
  * Add the tokens of a bag feature, or the value of a categorical one (n =
  * 1), to the document; unknown tokens are skipped (an unknown categorical
- * value still counts, see nb_scorer.c).  Lookups are prefetched as a batch.
+ * value still counts, see nb_scorer_build.c).  Lookups are prefetched as a batch.
  */
 void		nb_doc_add_tokens(const NbIndex *index, NbDoc *doc, uint32_t feature,
 							  const NbTokenRef *tokens, uint32_t n);

@@ -1,5 +1,5 @@
 /*
- * nb_feature_type.c — the feature type table.
+ * nb_feature_type.c — the feature type table, and the names of float8[] positions.
  */
 #include "nb_feature_type.h"
 

@@ -5,7 +5,7 @@
  * consult this table for those.  A type's maths is elsewhere, keyed by the
  * type: how a row trains it (nb_trainer.c, read from jsonb by
  * pg_features.c and pg_train.c), how it is scored and explained
- * (nb_doc.c, nb_scorer.c, nb_explain.c, pg_predict.c, pg_explain.c), its
+ * (nb_doc.c, nb_scorer_build.c, nb_explain.c, pg_predict.c, pg_explain.c), its
  * mutual information (nb_mutual_info.c), the format's checks of its
  * statistics (nb_format.c), how it is subtracted (nb_subtract.c) and shown
  * (pg_inspect.c).  A new type is an entry here and a case in each of those.
