@@ -87,35 +87,17 @@ first_in_doc(NbTrainer *t, uint32_t k)
 	return first;
 }
 
-/* Grow the pair table so that n more pairs keep its load factor at most 3/4. */
+/* The steps the files share (comments at their definitions). */
 void		nb_trainer_reserve_pairs(NbTrainer *t, uint64_t n);
-
-/* A new item (absent from the vocabulary, whose index exists), of zero counts. */
 uint32_t	nb_trainer_new_item(NbTrainer *t, const char *str, uint32_t len, uint64_t hash);
-
-/* A new document: its features and items are not counted in it yet. */
 void		nb_trainer_next_doc(NbTrainer *t);
-
-/* A new document of class cls, which exists, with weight weight. */
 void		nb_trainer_begin_class_doc(NbTrainer *t, uint32_t cls, double weight);
-
-/* The item ids of a batch of tokens into t->scratch_id (new items if need be). */
 void		nb_trainer_resolve_items(NbTrainer *t, const NbTokenRef *tokens, uint32_t n);
-
-/* Add weight to the bin of a document length (> 0, finite) of a bag in a class. */
 void		nb_trainer_add_length(NbTrainer *t, uint32_t feature, uint32_t cls,
 								  double length, double weight);
-
-/* Forget the lengths: the model now holds documents of unknown length. */
 void		nb_trainer_drop_lengths(NbTrainer *t);
-
-/* Whether the dense counts of items_cap items stay within their budget. */
 bool		nb_trainer_spread_fits(const NbTrainer *t, uint64_t items_cap);
-
-/* Move the dense counts of the spread classes to the tables of the others. */
 void		nb_trainer_spread_to_tables(NbTrainer *t);
-
-/* Before a merge, which adds in the tables: no more spread rows after it. */
 void		nb_trainer_fold_spread(NbTrainer *t);
 
 #endif
