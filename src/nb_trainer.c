@@ -101,6 +101,7 @@ nb_trainer_class(NbTrainer *t, const char *label, uint32_t len)
 	if (c >= t->class_cap)
 	{
 		uint32_t	old = t->class_cap;
+		uint64_t	work = 0;
 
 		t->class_cap *= 2;
 		t->class_docs = nb_realloc(t->class_docs, sizeof(double) * t->class_cap);
@@ -109,6 +110,8 @@ nb_trainer_class(NbTrainer *t, const char *label, uint32_t len)
 		{
 			NbTrainerFeature *f = &t->feature[j];
 
+			/* a unit of work per 64 bytes cleared, as nb_interrupt.h counts */
+			nb_interrupt_count(&work, 1 + (uint64_t) old * sizeof(NbClassStat) / 64);
 			f->stats = nb_realloc(f->stats, sizeof(NbClassStat) * t->class_cap);
 			memset(f->stats + old, 0, sizeof(NbClassStat) * (t->class_cap - old));
 		}
