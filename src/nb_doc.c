@@ -10,7 +10,6 @@
 #include "nb_hash.h"
 #include "nb_interrupt.h"
 #include "nb_port.h"
-#include "nb_scorer.h"
 
 void
 nb_doc_init(NbDoc *doc, const NbIndex *ix)
@@ -250,7 +249,7 @@ add_tokens(const NbIndex *ix, NbDoc *doc, uint32_t feature, const NbTokenRef *to
 		doc->n_tokens = used;
 		doc->unknown += unknown;
 		doc->distinct[feature] += used - first;
-		/* an unknown categorical value still counts (see nb_scorer.c) */
+		/* an unknown categorical value still counts (see nb_scorer_build.c) */
 		doc->occurrences[feature] += categorical ? occurrences + unknown : occurrences;
 	}
 }
@@ -262,23 +261,9 @@ nb_doc_add_tokens(const NbIndex *ix, NbDoc *doc, uint32_t feature,
 	add_tokens(ix, doc, feature, tokens, n, NULL, 0, true);
 }
 
-/*
- * Here rather than in nb_scorer.c so that add_tokens is inlined, with or
- * without rows, into each of its branches: going through a function of
- * nb_doc.c instead took 1.7% more instructions to score short documents.
- */
 void
-nb_scorer_add_tokens(const NbScorer *sc, NbDoc *doc, uint32_t feature,
-					 const NbTokenRef *tokens, uint32_t n)
+nb_doc_add_row_tokens(const NbIndex *ix, NbDoc *doc, uint32_t feature, const NbTokenRef *tokens,
+					  uint32_t n, const char *rows, size_t row_size, bool merge)
 {
-	/*
-	 * With rows, adding up repeats (a lookup in doc->items per token) costs
-	 * more than scoring each occurrence of a token from its row in cache.
-	 */
-	bool		merge = !sc->per_occurrence[feature];
-
-	if (sc->rows == NULL)
-		add_tokens(sc->index, doc, feature, tokens, n, NULL, 0, true);
-	else
-		add_tokens(sc->index, doc, feature, tokens, n, sc->rows, sc->row_size, merge);
+	add_tokens(ix, doc, feature, tokens, n, rows, row_size, merge);
 }

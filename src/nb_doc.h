@@ -58,10 +58,20 @@ void		nb_doc_begin(NbDoc *doc);
 /*
  * Add the tokens of a bag feature, or the value of a categorical one (n =
  * 1), to the document; unknown tokens are skipped (an unknown categorical
- * value still counts, see nb_scorer.c).  Lookups are prefetched as a batch.
+ * value still counts, see nb_scorer_build.c).  Lookups are prefetched as a batch.
  */
 void		nb_doc_add_tokens(const NbIndex *index, NbDoc *doc, uint32_t feature,
 							  const NbTokenRef *tokens, uint32_t n);
+
+/*
+ * nb_doc_add_tokens looking the tokens up in a scorer's rows of row_size
+ * bytes (nb_index.h), repeats of an item added up if merge, else kept as
+ * separate items (nb_scorer_add_tokens).  Each of the two functions has
+ * its own copy of the lookup, specialized by the compiler.
+ */
+void		nb_doc_add_row_tokens(const NbIndex *index, NbDoc *doc, uint32_t feature,
+								  const NbTokenRef *tokens, uint32_t n, const char *rows,
+								  size_t row_size, bool merge);
 
 /* Add the value of a Gaussian feature, or of a boolean one as 0 or 1. */
 void		nb_doc_add_value(NbDoc *doc, uint32_t feature, double x);

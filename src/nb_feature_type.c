@@ -1,9 +1,10 @@
 /*
- * nb_feature_type.c — the feature type table.
+ * nb_feature_type.c — the feature type table, and the names of float8[] positions.
  */
 #include "nb_feature_type.h"
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "nb_moments.h"
 
@@ -33,4 +34,27 @@ nb_feature_stats_add(NbFeatureType type, double *present, double *a, double *b,
 		*present += present2;
 		*a += a2;
 	}
+}
+
+uint32_t
+nb_position_name(uint32_t position, char *buf)
+{
+	return (uint32_t) snprintf(buf, NB_POSITION_NAME_SIZE, "%lu",
+							   (unsigned long) position + 1);
+}
+
+bool
+nb_is_position_name(const char *name, uint32_t len, uint32_t n)
+{
+	uint64_t	value = 0;
+
+	if (len == 0 || len >= NB_POSITION_NAME_SIZE || name[0] == '0')
+		return false;
+	for (uint32_t i = 0; i < len; i++)
+	{
+		if (name[i] < '0' || name[i] > '9')
+			return false;
+		value = value * 10 + (uint64_t) (name[i] - '0');
+	}
+	return value <= n;
 }

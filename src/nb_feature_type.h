@@ -5,7 +5,7 @@
  * consult this table for those.  A type's maths is elsewhere, keyed by the
  * type: how a row trains it (nb_trainer.c, read from jsonb by
  * pg_features.c and pg_train.c), how it is scored and explained
- * (nb_doc.c, nb_scorer.c, nb_explain.c, pg_predict.c, pg_explain.c), its
+ * (nb_doc.c, nb_scorer_build.c, nb_explain.c, pg_predict.c, pg_explain.c), its
  * mutual information (nb_mutual_info.c), the format's checks of its
  * statistics (nb_format.c), how it is subtracted (nb_subtract.c) and shown
  * (pg_inspect.c).  A new type is an entry here and a case in each of those.
@@ -64,5 +64,17 @@ nb_feature_type(NbFeatureType type)
  */
 void		nb_feature_stats_add(NbFeatureType type, double *present, double *a, double *b,
 								 double present2, double a2, double b2);
+
+/*
+ * The positions of a float8[] row are Gaussian features named by their
+ * decimal number from 1.  The longest name (4294967295) plus NUL:
+ */
+#define NB_POSITION_NAME_SIZE 11
+
+/* The name of a float8[] position (0-based) as a feature: "1", "2", ... */
+uint32_t	nb_position_name(uint32_t position, char *buf);
+
+/* Is name the decimal name of a position in 1..n (no sign, no leading zero)? */
+bool		nb_is_position_name(const char *name, uint32_t len, uint32_t n);
 
 #endif

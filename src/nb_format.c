@@ -121,13 +121,6 @@ nb_format_checksum(const unsigned char *data, size_t size)
 	return nb_hash_bytes_long(data + NB_HEADER_SIZE, size - NB_HEADER_SIZE, seed);
 }
 
-uint32_t
-nb_position_name(uint32_t position, char *buf)
-{
-	return (uint32_t) snprintf(buf, NB_POSITION_NAME_SIZE, "%lu",
-							   (unsigned long) position + 1);
-}
-
 /*
  * Check the lengths of n strings starting at *off in an area of area_size
  * bytes, and that the strings are strictly increasing; advances *off.
@@ -349,62 +342,25 @@ check_feature_stats(const NbView *v, NbFormatError *error)
 	return true;
 }
 
-bool
-nb_is_position_name(const char *name, uint32_t len, uint32_t n)
+/* The fixed header: magic number, version, flags and the first counts. */
+static bool
+open_header(NbView *view, const unsigned char *p, size_t size, uint16_t *flags,
+			NbFormatError *error)
 {
-	uint64_t	value = 0;
-
-	if (len == 0 || len >= NB_POSITION_NAME_SIZE || name[0] == '0')
-		return false;
-	for (uint32_t i = 0; i < len; i++)
-	{
-		if (name[i] < '0' || name[i] > '9')
-			return false;
-		value = value * 10 + (uint64_t) (name[i] - '0');
-	}
-	return value <= n;
-}
-
-bool
-nb_view_open(NbView *view, const void *data, size_t size, NbFormatError *error)
-{
-	const unsigned char *p = data;
-	const unsigned char *cursor;
-	size_t		remaining;
-	uint16_t	flags;
-	bool		lengths;
-	uint32_t	tokenizer_size = 0;
-	uint32_t	options_size = 0;
-	const unsigned char *tokenizer = NULL;
-	const unsigned char *options = NULL;
-	size_t		label_bytes;
-	size_t		token_bytes;
-	size_t		name_bytes;
-	size_t		off;
-	uint64_t	entry = 0;
-	uint64_t	work = 0;
-	bool		features;
-	SectionCounts n;
-
-	memset(view, 0, sizeof(*view));
 	if (size < NB_HEADER_SIZE)
 		FAIL("value is %zu bytes, shorter than the %d-byte header", size, NB_HEADER_SIZE);
 	if (memcmp(p, "NBCM", 4) != 0)
 		FAIL("bad magic number");
 	memcpy(&view->version, p + 4, 2);
-	memcpy(&flags, p + 6, 2);
+	memcpy(flags, p + 6, 2);
 	view->version = nb_le16(view->version);
-	flags = nb_le16(flags);
+	*flags = nb_le16(*flags);
 	if (view->version < NB_FORMAT_VERSION_TEXT || view->version > NB_FORMAT_VERSION_SETTINGS)
 		FAIL("unsupported format version %u", (unsigned) view->version);
 	if (view->version == NB_FORMAT_VERSION_SETTINGS ?
-		(flags & ~(NB_FORMAT_FLAG_NO_LENGTHS | NB_FORMAT_FLAG_JSONB_BAG)) != 0 : flags != 0)
-		FAIL("unsupported flags 0x%04x", (unsigned) flags);
-	view->settings.jsonb_bag = (flags & NB_FORMAT_FLAG_JSONB_BAG) != 0;
-	features = view->version != NB_FORMAT_VERSION_TEXT;
-	lengths = view->version == NB_FORMAT_VERSION ||
-		(view->version == NB_FORMAT_VERSION_SETTINGS && !(flags & NB_FORMAT_FLAG_NO_LENGTHS));
-
+		(*flags & ~(NB_FORMAT_FLAG_NO_LENGTHS | NB_FORMAT_FLAG_JSONB_BAG)) != 0 : *flags != 0)
+		FAIL("unsupported flags 0x%04x", (unsigned) *flags);
+	view->settings.jsonb_bag = (*flags & NB_FORMAT_FLAG_JSONB_BAG) != 0;
 	view->size = size;
 	view->n_classes = nb_read_u32(p + 8, 0);
 	view->n_tokens = nb_read_u32(p + 12, 0);
@@ -412,73 +368,109 @@ nb_view_open(NbView *view, const void *data, size_t size, NbFormatError *error)
 	view->checksum = nb_read_le64(p + 24);
 	if (view->n_classes == 0)
 		FAIL("model has no classes");
+	return true;
+}
 
-	cursor = p + NB_HEADER_SIZE;
-	remaining = size - NB_HEADER_SIZE;
+/* The settings' bytes of a version 4 model, before they are checked. */
+typedef struct RawSettings
+{
+	const unsigned char *tokenizer;
+	const unsigned char *options;
+	uint32_t	tokenizer_size;
+	uint32_t	options_size;
+} RawSettings;
+
+/*
+ * The counts after the header (from version 2 on), the sections they size
+ * and the settings' bytes: *cursor and *remaining are then what is left,
+ * the string areas.
+ */
+static bool
+open_sections(NbView *view, bool lengths, const unsigned char **cursor, size_t *remaining,
+			  RawSettings *raw, NbFormatError *error)
+{
+	SectionCounts n;
+
 	view->n_features = 1;
-	if (features)
+	if (view->version != NB_FORMAT_VERSION_TEXT)
 	{
 		size_t		counts = counts_size(view->version);
 
-		if (remaining < counts)
-			FAIL("counts in the header do not fit the value's %zu bytes", size);
-		view->n_features = nb_read_u32(cursor, 0);
-		view->vector_len = nb_read_u32(cursor, 1);
+		if (*remaining < counts)
+			FAIL("counts in the header do not fit the value's %zu bytes", view->size);
+		view->n_features = nb_read_u32(*cursor, 0);
+		view->vector_len = nb_read_u32(*cursor, 1);
 		if (view->version >= NB_FORMAT_VERSION)
-			view->n_lengths = nb_read_le64(cursor + 8);
+			view->n_lengths = nb_read_le64(*cursor + 8);
 		if (view->version == NB_FORMAT_VERSION_SETTINGS)
 		{
-			tokenizer_size = nb_read_u32(cursor, 4);
-			options_size = nb_read_u32(cursor, 5);
+			raw->tokenizer_size = nb_read_u32(*cursor, 4);
+			raw->options_size = nb_read_u32(*cursor, 5);
 		}
 		if (!lengths && view->n_lengths != 0)
 			FAIL("a model without document lengths has %llu length pairs",
 				 (unsigned long long) view->n_lengths);
-		cursor += counts;
-		remaining -= counts;
+		*cursor += counts;
+		*remaining -= counts;
 	}
 	n = section_counts(view->n_classes, view->n_tokens, view->n_entries, view->n_features,
 					   view->n_lengths);
 #define TAKE_SECTION(name, width, count, since) \
 	if (section_present(view->version, lengths, (since)) && \
-		!take(&cursor, &remaining, n.count, (width), &view->name)) \
-		FAIL("counts in the header do not fit the value's %zu bytes", size);
+		!take(cursor, remaining, n.count, (width), &view->name)) \
+		FAIL("counts in the header do not fit the value's %zu bytes", view->size);
 	NB_SECTIONS(TAKE_SECTION)
 #undef TAKE_SECTION
-	if (!take(&cursor, &remaining, tokenizer_size, 1, &tokenizer) ||
-		!take(&cursor, &remaining, options_size, 1, &options))
-		FAIL("settings do not fit the value's %zu bytes", size);
-	if (view->version == NB_FORMAT_VERSION_TEXT)
-		imply_text_only(view, p);
+	if (!take(cursor, remaining, raw->tokenizer_size, 1, &raw->tokenizer) ||
+		!take(cursor, remaining, raw->options_size, 1, &raw->options))
+		FAIL("settings do not fit the value's %zu bytes", view->size);
+	return true;
+}
 
-	if (nb_format_checksum(p, size) != view->checksum)
-		FAIL("checksum mismatch");
-
-	if (tokenizer_size != 0)
+/* The settings: a valid tokenizer, options without a zero byte, a flag that applies. */
+static bool
+open_settings(NbView *view, const RawSettings *raw, NbFormatError *error)
+{
+	if (raw->tokenizer_size != 0)
 	{
-		if (tokenizer_size != NB_TOKENIZER_SIZE ||
-			!nb_tokenizer_decode(&view->settings.tokenizer, tokenizer))
+		if (raw->tokenizer_size != NB_TOKENIZER_SIZE ||
+			!nb_tokenizer_decode(&view->settings.tokenizer, raw->tokenizer))
 			FAIL("invalid tokenizer");
 		view->settings.has_tokenizer = true;
 	}
-	if (options_size != 0)
+	if (raw->options_size != 0)
 	{
-		if (memchr(options, '\0', options_size) != NULL)
+		if (memchr(raw->options, '\0', raw->options_size) != NULL)
 			FAIL("prediction options contain a zero byte");
-		view->settings.options = (const char *) options;
-		view->settings.options_len = options_size;
+		view->settings.options = (const char *) raw->options;
+		view->settings.options_len = raw->options_size;
 	}
 	if (view->version == NB_FORMAT_VERSION_SETTINGS && !nb_settings_any(&view->settings))
 		FAIL("a model without settings must be an earlier format version");
 	if (view->settings.jsonb_bag && !has_unnamed_bag(view))
 		FAIL("a bag \"\" of jsonb rows is flagged, but the model has no bag \"\"");
+	return true;
+}
 
-	/* the string areas: labels, items and feature names fill the rest exactly */
+/*
+ * The string areas, which fill the rest exactly: labels, items and feature
+ * names, the labels and names each in order; the items' bytes in
+ * *token_bytes.
+ */
+static bool
+open_strings(NbView *view, const unsigned char *cursor, size_t remaining, size_t *token_bytes,
+			 NbFormatError *error)
+{
+	bool		features = view->version != NB_FORMAT_VERSION_TEXT;
+	size_t		label_bytes;
+	size_t		name_bytes;
+	size_t		off = 0;
+
 	if (!string_bytes(view->label_len, view->n_classes, remaining, &label_bytes))
 		FAIL("labels extend past the end of the value");
-	if (!string_bytes(view->token_len, view->n_tokens, remaining - label_bytes, &token_bytes))
+	if (!string_bytes(view->token_len, view->n_tokens, remaining - label_bytes, token_bytes))
 		FAIL("tokens extend past the end of the value");
-	name_bytes = remaining - label_bytes - token_bytes;
+	name_bytes = remaining - label_bytes - *token_bytes;
 	if (features)
 	{
 		size_t		names;
@@ -492,32 +484,56 @@ nb_view_open(NbView *view, const void *data, size_t size, NbFormatError *error)
 	view->labels = (const char *) cursor;
 	view->tokens = view->labels + label_bytes;
 	if (features)
-		view->feature_names = view->tokens + token_bytes;
-
-	off = 0;
+		view->feature_names = view->tokens + *token_bytes;
 	if (!check_strings(view->label_len, 0, view->n_classes, view->labels,
 					   label_bytes, &off, "label", error))
 		return false;
-	if (features)
-	{
-		off = 0;
-		if (!check_strings(view->feature_name_len, 0, view->n_features,
-						   view->feature_names, name_bytes, &off, "feature name", error))
-			return false;
-	}
-	for (uint32_t c = 0; c < view->n_classes; c++)
-	{
-		nb_interrupt_at(c);
-		if (!positive_finite(nb_read_f64(view->class_docs, c)))
-			FAIL("document count of class %u is not a positive finite number", c);
-	}
-	if (features && !check_feature_stats(view, error))
-		return false;
-	if (lengths && !check_lengths(view, error))
-		return false;
-
-	/* items: sorted within each feature; entries no more than the feature's rows */
 	off = 0;
+	return !features ||
+		check_strings(view->feature_name_len, 0, view->n_features,
+					  view->feature_names, name_bytes, &off, "feature name", error);
+}
+
+/* The n entries of item t (of feature j) from entry *entry on: classes ascending, counts valid. */
+static bool
+check_item_entries(const NbView *view, uint32_t j, uint32_t t, uint32_t n, uint64_t *entry,
+				   NbFormatError *error)
+{
+	int64_t		prev_class = -1;
+
+	if (n == 0 || n > view->n_classes || n > view->n_entries - *entry)
+		FAIL("token %u has an invalid number of entries (%u)", t, n);
+	for (uint32_t k = 0; k < n; k++, (*entry)++)
+	{
+		uint32_t	c = nb_read_u32(view->entry_class, *entry);
+
+		if (c >= view->n_classes || (int64_t) c <= prev_class)
+			FAIL("entry %llu has an invalid class %u", (unsigned long long) *entry, c);
+		if (!positive_finite(nb_read_f64(view->entry_count, *entry)) ||
+			!positive_finite(nb_read_f64(view->entry_docs, *entry)))
+			FAIL("entry %llu has a count that is not a positive finite number",
+				 (unsigned long long) *entry);
+
+		/*
+		 * Documents containing an item are a subset of the documents with
+		 * its feature; summing positive weights rounds monotonically, so
+		 * this holds exactly for every value the trainer writes.
+		 */
+		if (nb_read_f64(view->entry_docs, *entry) > nb_view_present(view, j, c))
+			FAIL("entry %llu has more documents than its class", (unsigned long long) *entry);
+		prev_class = c;
+	}
+	return true;
+}
+
+/* Items: sorted within each feature; entries no more than the feature's rows. */
+static bool
+check_items(const NbView *view, size_t token_bytes, NbFormatError *error)
+{
+	size_t		off = 0;
+	uint64_t	entry = 0;
+	uint64_t	work = 0;
+
 	for (uint32_t j = 0, t = 0; j < view->n_features; j++)
 	{
 		uint32_t	n_items = nb_view_feature_items(view, j);
@@ -528,63 +544,82 @@ nb_view_open(NbView *view, const void *data, size_t size, NbFormatError *error)
 		for (uint32_t end = t + n_items; t < end; t++)
 		{
 			uint32_t	n = nb_read_u32(view->token_entries, t);
-			int64_t		prev_class = -1;
 
 			nb_interrupt_count(&work, 1 + (uint64_t) n);
-			if (n == 0 || n > view->n_classes || n > view->n_entries - entry)
-				FAIL("token %u has an invalid number of entries (%u)", t, n);
-			for (uint32_t k = 0; k < n; k++, entry++)
-			{
-				uint32_t	c = nb_read_u32(view->entry_class, entry);
-
-				if (c >= view->n_classes || (int64_t) c <= prev_class)
-					FAIL("entry %llu has an invalid class %u",
-						 (unsigned long long) entry, c);
-				if (!positive_finite(nb_read_f64(view->entry_count, entry)) ||
-					!positive_finite(nb_read_f64(view->entry_docs, entry)))
-					FAIL("entry %llu has a count that is not a positive finite number",
-						 (unsigned long long) entry);
-
-				/*
-				 * Documents containing an item are a subset of the documents
-				 * with its feature; summing positive weights rounds
-				 * monotonically, so this holds exactly for every value the
-				 * trainer writes.
-				 */
-				if (nb_read_f64(view->entry_docs, entry) > nb_view_present(view, j, c))
-					FAIL("entry %llu has more documents than its class",
-						 (unsigned long long) entry);
-				prev_class = c;
-			}
+			if (!check_item_entries(view, j, t, n, &entry, error))
+				return false;
 		}
 	}
 	if (entry != view->n_entries)
 		FAIL("token entries do not add up to the %llu entries",
 			 (unsigned long long) view->n_entries);
+	return true;
+}
 
-	/*
-	 * float8[] positions name Gaussian features "1".."n": names are unique,
-	 * so n Gaussian features with such names are exactly those.
-	 */
-	if (view->vector_len > 0)
+/*
+ * float8[] positions name Gaussian features "1".."n": names are unique, so
+ * n Gaussian features with such names are exactly those.
+ */
+static bool
+check_positions(const NbView *view, NbFormatError *error)
+{
+	uint32_t	found = 0;
+	size_t		off = 0;
+
+	if (view->vector_len == 0)
+		return true;
+	for (uint32_t j = 0; j < view->n_features; j++)
 	{
-		uint32_t	found = 0;
+		uint32_t	len = nb_view_feature_name_len(view, j);
 
-		off = 0;
-		for (uint32_t j = 0; j < view->n_features; j++)
-		{
-			uint32_t	len = nb_view_feature_name_len(view, j);
-
-			nb_interrupt_at(j);
-			if (nb_view_feature_type(view, j) == NB_FEATURE_GAUSSIAN &&
-				nb_is_position_name(view->feature_names + off, len, view->vector_len))
-				found++;
-			off += len;
-		}
-		if (found != view->vector_len)
-			FAIL("a position of the %u-element vector is not a Gaussian feature",
-				 view->vector_len);
+		nb_interrupt_at(j);
+		if (nb_view_feature_type(view, j) == NB_FEATURE_GAUSSIAN &&
+			nb_is_position_name(view->feature_names + off, len, view->vector_len))
+			found++;
+		off += len;
 	}
+	if (found != view->vector_len)
+		FAIL("a position of the %u-element vector is not a Gaussian feature", view->vector_len);
+	return true;
+}
+
+bool
+nb_view_open(NbView *view, const void *data, size_t size, NbFormatError *error)
+{
+	const unsigned char *p = data;
+	const unsigned char *cursor = p + NB_HEADER_SIZE;
+	size_t		remaining;
+	RawSettings raw = {NULL, NULL, 0, 0};
+	size_t		token_bytes;
+	uint16_t	flags;
+	bool		lengths;
+
+	memset(view, 0, sizeof(*view));
+	if (!open_header(view, p, size, &flags, error))
+		return false;
+	remaining = size - NB_HEADER_SIZE;
+	lengths = view->version == NB_FORMAT_VERSION ||
+		(view->version == NB_FORMAT_VERSION_SETTINGS && !(flags & NB_FORMAT_FLAG_NO_LENGTHS));
+	if (!open_sections(view, lengths, &cursor, &remaining, &raw, error))
+		return false;
+	if (view->version == NB_FORMAT_VERSION_TEXT)
+		imply_text_only(view, p);
+	if (nb_format_checksum(p, size) != view->checksum)
+		FAIL("checksum mismatch");
+	if (!open_settings(view, &raw, error) ||
+		!open_strings(view, cursor, remaining, &token_bytes, error))
+		return false;
+	for (uint32_t c = 0; c < view->n_classes; c++)
+	{
+		nb_interrupt_at(c);
+		if (!positive_finite(nb_read_f64(view->class_docs, c)))
+			FAIL("document count of class %u is not a positive finite number", c);
+	}
+	if (view->version != NB_FORMAT_VERSION_TEXT && !check_feature_stats(view, error))
+		return false;
+	if ((lengths && !check_lengths(view, error)) ||
+		!check_items(view, token_bytes, error) || !check_positions(view, error))
+		return false;
 
 	/* one model, one byte string: what version 1 holds is written as version 1 */
 	if (view->version == NB_FORMAT_VERSION_FEATURES && nb_view_text_only(view))

@@ -134,9 +134,6 @@ nb_base64_decoded_len(uint64_t chars, unsigned padding)
 	return chars / 4 * 3 - (chars == 0 ? 0 : padding);
 }
 
-/* Longest decimal name of a float8[] position (up to 4294967295) plus NUL. */
-#define NB_POSITION_NAME_SIZE 11
-
 /*
  * The fixed-width sections of a model in layout order (see above): name,
  * width of an element in bytes, number of elements (of C classes, V items,
@@ -394,12 +391,6 @@ nb_item_key_feature(const char *key)
 {
 	return nb_read_u32((const unsigned char *) key + 1, 0);
 }
-
-/* The name of a float8[] position (0-based) as a feature: "1", "2", ... */
-uint32_t	nb_position_name(uint32_t position, char *buf);
-
-/* Is name the decimal name of a position in 1..n (no sign, no leading zero)? */
-bool		nb_is_position_name(const char *name, uint32_t len, uint32_t n);
 
 /*
  * Per-feature access.  nb_view_open points a version 1 view's feature

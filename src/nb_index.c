@@ -142,64 +142,40 @@ copy_items(NbIndex *ix, const NbView *v, uint64_t bytes)
 	ix->item_text = p;
 }
 
-void
-nb_index_copy(NbIndex *ix, const NbView *v, bool own_items)
+/* The view's labels (unique: their ids come out as 0, 1, 2, ...) and documents. */
+static void
+copy_labels(NbIndex *ix, const NbView *v)
 {
-	uint32_t	C = v->n_classes;
-	uint32_t	F = v->n_features;
-	uint64_t	FC = (uint64_t) F * C;
-	const char *s;
-	const char *name;
-	uint64_t	e = 0;
-	uint32_t	k = 0;
-	uint32_t	offset = 0;
-	uint64_t	work = 0;
+	const char *s = v->labels;
 
-	memset(ix, 0, sizeof(*ix));
-	ix->n_classes = C;
-	ix->n_tokens = v->n_tokens;
-	ix->n_entries = v->n_entries;
-	ix->n_features = F;
-	ix->vector_len = v->vector_len;
-	ix->unnamed_bag = -1;
-	nb_strmap_init(&ix->labels, C);
-	nb_strmap_init(&ix->features, F);
-	ix->feature_type = nb_alloc(sizeof(NbFeatureType) * (F + 1));
-	ix->feature_items = nb_alloc(sizeof(uint32_t) * (F + 1));
-	ix->first_item = nb_alloc(sizeof(uint32_t) * (F + 1));
-	ix->feature_salt = nb_alloc(sizeof(uint64_t) * (F + 1));
-	ix->position_feature = nb_alloc(sizeof(uint32_t) * ((uint64_t) v->vector_len + 1));
-	ix->pairs_present = v->feature_present;
-	ix->pairs_a = v->feature_a;
-	ix->pairs_b = v->feature_b;
-	ix->feature_tokens = has_items(v) ? nb_alloc_zero(sizeof(double) * (FC + 1)) : NULL;
-	ix->feature_total = nb_alloc_zero(sizeof(double) * (F + 1));
-	ix->feature_rows = nb_alloc(sizeof(double) * (F + 1));
-	ix->feature_mean = nb_alloc(sizeof(double) * (F + 1));
-	ix->feature_m2 = nb_alloc(sizeof(double) * (F + 1));
-	ix->item_text = v->tokens;
-	ix->item_offset = nb_alloc(sizeof(uint32_t) * ((uint64_t) v->n_tokens + 1));
-	ix->token_start = nb_alloc(sizeof(uint32_t) * ((uint64_t) v->n_tokens + 1));
-	ix->entries_class = v->entry_class;
-	ix->entries_count = v->entry_count;
-	ix->entries_docs = v->entry_docs;
-	ix->class_docs = nb_alloc(sizeof(double) * C);
-
-	s = v->labels;
-	for (uint32_t c = 0; c < C; c++)
+	ix->class_docs = nb_alloc(sizeof(double) * ix->n_classes);
+	for (uint32_t c = 0; c < ix->n_classes; c++)
 	{
 		uint32_t	len = nb_view_label_len(v, c);
 
 		nb_interrupt_at(c);
-		/* labels are unique, so ids come out as 0, 1, 2, ... */
 		nb_strmap_add(&ix->labels, s, len, nb_hash_token(s, len));
 		ix->class_docs[c] = nb_view_class_docs(v, c);
 		ix->total_docs += ix->class_docs[c];
 		s += len;
 	}
+}
 
-	name = v->feature_names;
-	for (uint32_t j = 0; j < F; j++)
+/*
+ * The view's features, their items' offsets and first entries, and their
+ * token counts per class; returns the items' bytes.
+ */
+static uint32_t
+copy_features(NbIndex *ix, const NbView *v)
+{
+	uint32_t	C = ix->n_classes;
+	const char *name = v->feature_names;
+	uint64_t	e = 0;
+	uint32_t	k = 0;
+	uint32_t	offset = 0;
+	uint64_t	work = 0;
+
+	for (uint32_t j = 0; j < ix->n_features; j++)
 	{
 		uint32_t	name_len = nb_view_feature_name_len(v, j);
 
@@ -232,36 +208,80 @@ nb_index_copy(NbIndex *ix, const NbView *v, bool own_items)
 			ix->feature_total[j] += ix->feature_tokens[(uint64_t) j * C + c];
 		name += name_len;
 	}
-	ix->first_item[F] = k;
+	ix->first_item[ix->n_features] = k;
 	ix->item_offset[v->n_tokens] = offset;
 	ix->token_start[v->n_tokens] = (uint32_t) e;
-	if (own_items)
-		copy_items(ix, v, offset);
+	return offset;
+}
 
-	ix->item_rows = C <= NB_ROW_CLASSES;
+/* The bags' document length histograms, if the model has them. */
+static void
+copy_lengths(NbIndex *ix, const NbView *v)
+{
+	uint64_t	fc = (uint64_t) ix->n_features * ix->n_classes;
 
 	ix->has_lengths = nb_view_has_lengths(v);
-	if (ix->has_lengths)
+	if (!ix->has_lengths)
+		return;
+	ix->length_start = nb_alloc(sizeof(uint64_t) * (fc + 1));
+	ix->length_value = nb_alloc(sizeof(double) * (v->n_lengths + 1));
+	ix->length_weight = nb_alloc(sizeof(double) * (v->n_lengths + 1));
+	ix->length_start[0] = 0;
+	for (uint64_t x = 0; x < fc; x++)
 	{
-		uint64_t	fc = (uint64_t) F * C;
-
-		ix->length_start = nb_alloc(sizeof(uint64_t) * (fc + 1));
-		ix->length_value = nb_alloc(sizeof(double) * (v->n_lengths + 1));
-		ix->length_weight = nb_alloc(sizeof(double) * (v->n_lengths + 1));
-		ix->length_start[0] = 0;
-		for (uint64_t x = 0; x < fc; x++)
-		{
-			nb_interrupt_at(x);
-			ix->length_start[x + 1] = ix->length_start[x] + nb_view_length_pairs_at(v, x);
-		}
-		for (uint64_t h = 0; h < v->n_lengths; h++)
-		{
-			nb_interrupt_at(h);
-			ix->length_value[h] = nb_view_length_value(v, h);
-			ix->length_weight[h] = nb_view_length_weight(v, h);
-		}
+		nb_interrupt_at(x);
+		ix->length_start[x + 1] = ix->length_start[x] + nb_view_length_pairs_at(v, x);
 	}
+	for (uint64_t h = 0; h < v->n_lengths; h++)
+	{
+		nb_interrupt_at(h);
+		ix->length_value[h] = nb_view_length_value(v, h);
+		ix->length_weight[h] = nb_view_length_weight(v, h);
+	}
+}
 
+void
+nb_index_copy(NbIndex *ix, const NbView *v, bool own_items)
+{
+	uint32_t	C = v->n_classes;
+	uint32_t	F = v->n_features;
+	uint32_t	item_bytes;
+
+	memset(ix, 0, sizeof(*ix));
+	ix->n_classes = C;
+	ix->n_tokens = v->n_tokens;
+	ix->n_entries = v->n_entries;
+	ix->n_features = F;
+	ix->vector_len = v->vector_len;
+	ix->unnamed_bag = -1;
+	nb_strmap_init(&ix->labels, C);
+	nb_strmap_init(&ix->features, F);
+	ix->feature_type = nb_alloc(sizeof(NbFeatureType) * (F + 1));
+	ix->feature_items = nb_alloc(sizeof(uint32_t) * (F + 1));
+	ix->first_item = nb_alloc(sizeof(uint32_t) * (F + 1));
+	ix->feature_salt = nb_alloc(sizeof(uint64_t) * (F + 1));
+	ix->position_feature = nb_alloc(sizeof(uint32_t) * ((uint64_t) v->vector_len + 1));
+	ix->pairs_present = v->feature_present;
+	ix->pairs_a = v->feature_a;
+	ix->pairs_b = v->feature_b;
+	ix->feature_tokens = has_items(v) ? nb_alloc_zero(sizeof(double) * ((uint64_t) F * C + 1)) : NULL;
+	ix->feature_total = nb_alloc_zero(sizeof(double) * (F + 1));
+	ix->feature_rows = nb_alloc(sizeof(double) * (F + 1));
+	ix->feature_mean = nb_alloc(sizeof(double) * (F + 1));
+	ix->feature_m2 = nb_alloc(sizeof(double) * (F + 1));
+	ix->item_text = v->tokens;
+	ix->item_offset = nb_alloc(sizeof(uint32_t) * ((uint64_t) v->n_tokens + 1));
+	ix->token_start = nb_alloc(sizeof(uint32_t) * ((uint64_t) v->n_tokens + 1));
+	ix->entries_class = v->entry_class;
+	ix->entries_count = v->entry_count;
+	ix->entries_docs = v->entry_docs;
+
+	copy_labels(ix, v);
+	item_bytes = copy_features(ix, v);
+	if (own_items)
+		copy_items(ix, v, item_bytes);
+	ix->item_rows = C <= NB_ROW_CLASSES;
+	copy_lengths(ix, v);
 	for (uint32_t i = 0; i < v->vector_len; i++)
 	{
 		char		buf[NB_POSITION_NAME_SIZE];

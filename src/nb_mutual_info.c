@@ -485,7 +485,7 @@ gaussian_mi(const NbView *v, uint32_t j, double floor)
 
 		if (!(w > 0))
 			continue;
-		/* the scorer's variance (nb_scorer.c, build_gaussian) */
+		/* the scorer's variance (nb_scorer_build.c, build_gaussian) */
 		var = nb_view_b(v, j, c) / w + floor;
 		if (!(var > 0))
 			var = 1;

@@ -135,7 +135,6 @@ nb_scorer_item_weight(const NbScorer *sc, uint32_t feature, double count)
  * whose items count per occurrence (every kind but Bernoulli), repeats are
  * kept as separate items instead of being added up, so distinct counts
  * them.  The scores differ from those of nb_doc_add_tokens by rounding only.
- * Defined in nb_doc.c, where the lookups it inlines are.
  */
 void		nb_scorer_add_tokens(const NbScorer *sc, NbDoc *doc, uint32_t feature,
 								 const NbTokenRef *tokens, uint32_t n);

@@ -3,8 +3,6 @@
  */
 #include "nb_settings.h"
 
-#include "nb_format.h"
-
 uint32_t
 nb_feature_input_kind(const char *name, uint32_t len, NbFeatureType type, uint32_t vector_len)
 {

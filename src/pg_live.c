@@ -1,8 +1,8 @@
 /*
- * pg_live.c — live models: the trigger that records each statement's change
- * of a source table, reading a live model, and folding its changes into its
- * base (README "Live models"; the SQL functions that create and drop them
- * are in the extension's script).
+ * pg_live.c — live models: opening one, the queries that train and merge
+ * it, and reading it (README "Live models"; the trigger that records each
+ * statement's change and the folds are in pg_live_fold.c, the SQL functions
+ * that create and drop live models in the extension's script).
  *
  * A live model is a table of its own: its row of id 0 holds the base model
  * and the settings (source, tokenizer, fold_after, the fold marks, the
@@ -48,58 +48,28 @@
 #include "catalog/pg_class.h"
 #include "catalog/pg_inherits.h"
 #include "catalog/pg_type.h"
-#include "commands/trigger.h"
 #include "executor/spi.h"
-#include "lib/stringinfo.h"
 #include "miscadmin.h"
-#include "nodes/nodeFuncs.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
-#include "utils/rel.h"
 #include "utils/rls.h"
 #include "utils/syscache.h"
 #include "utils/varlena.h"
 
 #include "pg_label.h"
+#include "pg_live.h"
 
-PG_FUNCTION_INFO_V1(nbc_live_capture);
 PG_FUNCTION_INFO_V1(nbc_live_train);
 PG_FUNCTION_INFO_V1(nbc_live_read);
-PG_FUNCTION_INFO_V1(nbc_live_fold);
-
-extern Datum nb_model_eq(PG_FUNCTION_ARGS);
-
-/* The extension's schema (quoted), and the caller's identity. */
-typedef struct LiveContext
-{
-	const char *nsp;
-	Oid			nsp_oid;
-	int			guc_level;
-	Oid			save_user;
-	int			save_sec;
-} LiveContext;
-
-/* A live model: its table and the settings of its base row. */
-typedef struct LiveModel
-{
-	Oid			state;
-	const char *table;			/* its qualified, quoted name */
-	Oid			owner;
-	Oid			source;
-	char	   *tokenizer;		/* jsonb text, or NULL */
-	int32		fold_after;
-	int64		folded_through; /* the largest id the last fold took */
-	char	   *triggers;		/* the prefix of its triggers' names */
-} LiveModel;
 
 /*
  * Start work on live models from a function of the extension: find the
  * schema, set a safe search_path until live_end.
  */
-static void
+void
 live_begin(LiveContext *c, FunctionCallInfo fcinfo)
 {
 	c->nsp_oid = get_func_namespace(fcinfo->flinfo->fn_oid);
@@ -120,7 +90,7 @@ live_begin(LiveContext *c, FunctionCallInfo fcinfo)
 		elog(ERROR, "SPI_connect failed");
 }
 
-static void
+void
 live_end(LiveContext *c)
 {
 	SPI_finish();
@@ -128,28 +98,28 @@ live_end(LiveContext *c)
 }
 
 /* Run what follows as role (the table's owner), in a restricted operation. */
-static void
-as_role(LiveContext *c, Oid role)
+void
+live_as_role(LiveContext *c, Oid role)
 {
 	SetUserIdAndSecContext(role, c->save_sec | SECURITY_LOCAL_USERID_CHANGE |
 						   SECURITY_RESTRICTED_OPERATION);
 }
 
-static void
-as_caller(LiveContext *c)
+void
+live_as_caller(LiveContext *c)
 {
 	SetUserIdAndSecContext(c->save_user, c->save_sec);
 }
 
-static Oid
-model_type(LiveContext *c)
+Oid
+live_model_type(LiveContext *c)
 {
 	return GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid, CStringGetDatum("nb_model"),
 						   ObjectIdGetDatum(c->nsp_oid));
 }
 
-static Oid
-rel_owner(Oid relid)
+Oid
+live_rel_owner(Oid relid)
 {
 	HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
 	Oid			owner;
@@ -178,6 +148,7 @@ typedef struct LivePlan
 } LivePlan;
 
 static LivePlan live_plans[LIVE_PLANS];
+
 static int	live_plans_next;
 
 static SPIPlanPtr
@@ -210,8 +181,8 @@ live_plan(const char *sql, int nargs, Oid *types)
  * query (and a fold's, which must see what committed before it got its
  * lock) runs in a new snapshot; a reading one, read_only, in the caller's.
  */
-static void
-run_in(bool read_only, const char *sql, int nargs, Oid *types, Datum *values, const char *nulls,
+void
+live_run_in(bool read_only, const char *sql, int nargs, Oid *types, Datum *values, const char *nulls,
 	   int expect)
 {
 	int			rc = SPI_execute_plan(live_plan(sql, nargs, types), values, nulls, read_only, 0);
@@ -220,14 +191,14 @@ run_in(bool read_only, const char *sql, int nargs, Oid *types, Datum *values, co
 		elog(ERROR, "live model query failed (%d): %s", rc, sql);
 }
 
-static void
-run(const char *sql, int expect)
+void
+live_run(const char *sql, int expect)
 {
-	run_in(false, sql, 0, NULL, NULL, NULL, expect);
+	live_run_in(false, sql, 0, NULL, NULL, NULL, expect);
 }
 
-static Datum
-result(int col, bool *isnull)
+Datum
+live_result(int col, bool *isnull)
 {
 	if (SPI_processed == 0)
 	{
@@ -238,8 +209,8 @@ result(int col, bool *isnull)
 }
 
 /* Is relation state a live model's table (a column "triggers" beside the models)? */
-static bool
-is_live_table(Oid state)
+bool
+live_is_table(Oid state)
 {
 	return get_rel_relkind(state) == RELKIND_RELATION &&
 		get_attnum(state, "triggers") != InvalidAttrNumber &&
@@ -247,13 +218,13 @@ is_live_table(Oid state)
 }
 
 /* The live model named name, found as a table is (the caller's search_path). */
-static Oid
+Oid
 live_lookup(text *name)
 {
 	RangeVar   *rv = makeRangeVarFromNameList(textToQualifiedNameList(name));
 	Oid			state = RangeVarGetRelid(rv, AccessShareLock, true);
 
-	if (!OidIsValid(state) || !is_live_table(state))
+	if (!OidIsValid(state) || !live_is_table(state))
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_OBJECT),
 				 errmsg("live model \"%s\" does not exist",
@@ -266,7 +237,7 @@ live_lookup(text *name)
  * The settings of live model state from its base row, read as the current
  * user.  m->owner and m->table are set first.
  */
-static void
+void
 live_open(LiveModel *m, Oid state)
 {
 	StringInfoData q;
@@ -276,23 +247,23 @@ live_open(LiveModel *m, Oid state)
 	m->state = state;
 	m->table = quote_qualified_identifier(get_namespace_name(get_rel_namespace(state)),
 										  get_rel_name(state));
-	m->owner = rel_owner(state);
+	m->owner = live_rel_owner(state);
 	initStringInfo(&q);
 	appendStringInfo(&q, "SELECT source::oid, tokenizer::text, fold_after, folded_through, triggers "
 					 "FROM %s WHERE id = 0", m->table);
-	run(q.data, SPI_OK_SELECT);
-	d = result(5, &isnull);
+	live_run(q.data, SPI_OK_SELECT);
+	d = live_result(5, &isnull);
 	if (isnull)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("live model \"%s\" has lost its base row", get_rel_name(state)),
 				 errhint("Drop the live model with nb_live_drop and create it again.")));
 	m->triggers = TextDatumGetCString(d);
-	m->source = DatumGetObjectId(result(1, &isnull));
-	d = result(2, &isnull);
+	m->source = DatumGetObjectId(live_result(1, &isnull));
+	d = live_result(2, &isnull);
 	m->tokenizer = isnull ? NULL : TextDatumGetCString(d);
-	m->fold_after = DatumGetInt32(result(3, &isnull));
-	m->folded_through = DatumGetInt64(result(4, &isnull));
+	m->fold_after = DatumGetInt32(live_result(3, &isnull));
+	m->folded_through = DatumGetInt64(live_result(4, &isnull));
 }
 
 /*
@@ -379,13 +350,13 @@ train_query(LiveContext *c, const LiveModel *m, Relation rel, const char *from)
 }
 
 /* The model of the rows of a relation, or NULL, in the current memory context. */
-static Datum
-train(LiveContext *c, const LiveModel *m, Relation rel, const char *from, bool *isnull)
+Datum
+live_train(LiveContext *c, const LiveModel *m, Relation rel, const char *from, bool *isnull)
 {
 	Datum		model;
 
-	run(train_query(c, m, rel, from), SPI_OK_SELECT);
-	model = result(1, isnull);
+	live_run(train_query(c, m, rel, from), SPI_OK_SELECT);
+	model = live_result(1, isnull);
 	return *isnull ? (Datum) 0 : SPI_datumTransfer(model, false, -1);
 }
 
@@ -395,15 +366,15 @@ train(LiveContext *c, const LiveModel *m, Relation rel, const char *from, bool *
  * model was made), which would make a model trained from the source that
  * of some rows only.
  */
-static bool
-owner_reads_all(const LiveModel *m)
+bool
+live_owner_reads_all(const LiveModel *m)
 {
 	return check_enable_rls(m->source, m->owner, true) != RLS_ENABLED;
 }
 
 /* The query of the model of the source table, as a scalar subquery. */
-static char *
-source_query(LiveContext *c, const LiveModel *m)
+char *
+live_source_query(LiveContext *c, const LiveModel *m)
 {
 	Relation	rel = relation_open(m->source, AccessShareLock);
 	char	   *q = train_query(c, m, rel,
@@ -417,18 +388,18 @@ source_query(LiveContext *c, const LiveModel *m)
 /*
  * Whether a live model has a weight column (its columns trigger names
  * three): its deltas' sums are then checked (nbc_live_checked), since
- * fractional weights can cancel beyond double precision.
+ * fractional weights can cancel beyond double precision.  Found once per
+ * fold or read, before its queries are made: it opens the source.
  */
-static bool
-live_weighted(const LiveModel *m)
+void
+live_weigh(LiveModel *m)
 {
 	Relation	rel = relation_open(m->source, AccessShareLock);
 	const char *col[3];
 	Oid			feature_type;
-	bool		weighted = live_columns(rel, m, col, &feature_type) == 3;
 
+	m->weighted = live_columns(rel, m, col, &feature_type) == 3;
 	relation_close(rel, NoLock);
-	return weighted;
 }
 
 /*
@@ -442,15 +413,15 @@ live_weighted(const LiveModel *m)
  * class weights are checked against their exact sums (nb_class_sums.h): a
  * fold fails on a mismatch (and trains from the source), a read says so.
  */
-static void
-model_query(StringInfo q, const LiveModel *m, const char *nsp, const char *deltas, const char *base,
+void
+live_model_query(StringInfo q, const LiveModel *m, const char *nsp, const char *deltas, const char *base,
 			const char *rest, bool reading)
 {
 	const char *after_reset = "FROM d, r WHERE d.id > COALESCE(r.at, 0)";
 	char	   *check = NULL;
 	const char *model;
 
-	if (live_weighted(m))
+	if (m->weighted)
 		check = psprintf("x.model, (SELECT (%1$s) FROM r WHERE r.at IS NULL), "
 						 "(SELECT array_agg(d.added ORDER BY d.id) %2$s), "
 						 "(SELECT array_agg(d.removed ORDER BY d.id) %2$s)", base, after_reset);
@@ -470,129 +441,6 @@ model_query(StringInfo q, const LiveModel *m, const char *nsp, const char *delta
 					 nsp, deltas, base, after_reset, rest, model);
 }
 
-/* The fold marks both move to the last delta a fold took. */
-#define FOLD_MARKS \
-	"folded_through = GREATEST(folded_through, (SELECT max(id) FROM d)), " \
-	"based_through = GREATEST(folded_through, (SELECT max(id) FROM d))"
-
-/*
- * Fold a live model's deltas into its base, in a new statement (in READ
- * COMMITTED, a snapshot that sees the previous fold); the caller holds the
- * base row's lock.
- */
-static void
-fold_into_base(LiveContext *c, const LiveModel *m, void *out)
-{
-	StringInfoData q;
-
-	initStringInfo(&q);
-	model_query(&q, m, c->nsp,
-				psprintf("DELETE FROM %s WHERE id > 0 RETURNING id, reset, added, removed", m->table),
-				psprintf("SELECT added FROM %s WHERE id = 0", m->table),
-				psprintf("UPDATE %s SET " FOLD_MARKS ", added =", m->table), false);
-	appendStringInfoString(&q, " WHERE id = 0");
-	run(q.data, SPI_OK_UPDATE);
-}
-
-/*
- * Fold by training the base from the source: the deltas a snapshot sees are
- * those of the rows it sees (both are written by the same transactions), so
- * one statement deletes the first and trains the second.  Nothing if row
- * security keeps rows of the source from the owner.
- */
-static void
-fold_from_source(LiveContext *c, const LiveModel *m, void *out)
-{
-	if (!owner_reads_all(m))
-		return;
-	run(psprintf("WITH d AS (DELETE FROM %1$s WHERE id > 0 RETURNING id) "
-				 "UPDATE %1$s SET " FOLD_MARKS ", added = %2$s WHERE id = 0",
-				 m->table, source_query(c, m)), SPI_OK_UPDATE);
-}
-
-/* Take the base row's lock; false if another fold holds it (skip_locked). */
-static bool
-lock_base(const LiveModel *m, bool skip_locked)
-{
-	run(psprintf("SELECT 1 FROM %s WHERE id = 0 FOR NO KEY UPDATE%s", m->table,
-				 skip_locked ? " SKIP LOCKED" : ""), SPI_OK_SELECT);
-	return SPI_processed > 0;
-}
-
-/*
- * The automatic fold is tiered, so that a writer's share of it does not
- * grow with the model.  Rewriting the base costs a copy of the whole model
- * (and its WAL); doing that every fold_after statements made it most of a
- * single-row INSERT's cost.  Instead the pending deltas (those past
- * folded_through) are merged into one delta, which costs what they weigh;
- * the base is rewritten only once the merged deltas (those past
- * based_through, the last delta the base took) weigh a quarter of it, or
- * number LIVE_MERGED_MAX, so a writer pays for a base about every
- * fold_after * LIVE_MERGED_MAX statements, and a reader merges at most
- * that many merged deltas, of at most a quarter of the base, besides the
- * fold_after pending ones.  A delta with a reset (a TRUNCATE) goes into the
- * base at once.  The merged delta keeps the largest id it took (the readers'
- * order, and the latest reset, are unchanged), its rows are deleted by the
- * same statement, and folded_through moves to it.  Every query here reads
- * a range of ids past a fold: the deltas folds deleted leave index entries
- * below it until a vacuum, which a scan from the first id would step over.
- *
- * No TRUNCATE can come between the queries: the writer holds its lock on
- * the source until it commits.
- */
-#define LIVE_MERGED_MAX 16
-
-/* The merge of the deltas' column (in the CTE d), checked when the live model is weighted. */
-static char *
-merged_deltas(const LiveModel *m, const char *nsp, const char *column, const char *order)
-{
-	char	   *merged = psprintf("%s.nb_merge(%s ORDER BY id %s)", nsp, column, order);
-
-	if (!live_weighted(m))
-		return merged;
-	return psprintf("%s.nbc_live_checked(%s, NULL, array_agg(%s ORDER BY id), NULL)", nsp, merged, column);
-}
-
-static void
-fold_auto(LiveContext *c, const LiveModel *m, void *out)
-{
-	bool		isnull;
-	Oid			types[1] = {INT8OID};
-	Datum		values[1];
-	int64		merged;
-	int64		merged_bytes;
-	int64		base_bytes;
-	bool		reset;
-
-	/* in a new snapshot, which sees the previous fold */
-	run(psprintf("SELECT l.folded_through, COALESCE(pg_column_size(l.added), 0)::bigint, m.n, m.bytes, "
-				 "EXISTS (SELECT FROM %1$s d WHERE d.id > l.folded_through AND d.reset) "
-				 "FROM %1$s l, LATERAL (SELECT count(*) AS n, "
-				 "COALESCE(sum(COALESCE(pg_column_size(d.added), 0) + COALESCE(pg_column_size(d.removed), 0)), 0) AS bytes "
-				 "FROM %1$s d WHERE d.id > l.based_through AND d.id <= l.folded_through) m "
-				 "WHERE l.id = 0", m->table), SPI_OK_SELECT);
-	if (SPI_processed == 0)
-		return;
-	values[0] = result(1, &isnull);
-	base_bytes = DatumGetInt64(result(2, &isnull));
-	merged = DatumGetInt64(result(3, &isnull));
-	merged_bytes = DatumGetInt64(result(4, &isnull));
-	reset = DatumGetBool(result(5, &isnull));
-	if (reset || merged >= LIVE_MERGED_MAX - 1 || merged_bytes >= base_bytes / 4)
-	{
-		fold_into_base(c, m, NULL);
-		return;
-	}
-	run_in(false, psprintf("WITH d AS (DELETE FROM %1$s WHERE id > $1 RETURNING id, added, removed), "
-				 "m AS (SELECT max(id) AS id, %2$s AS added, %3$s AS removed FROM d), "
-				 "u AS (UPDATE %1$s SET folded_through = m.id FROM m WHERE %1$s.id = 0 AND m.id IS NOT NULL) "
-				 "INSERT INTO %1$s (id, reset, added, removed) "
-				 "SELECT m.id, false, m.added, m.removed FROM m "
-				 "WHERE m.added IS NOT NULL OR m.removed IS NOT NULL",
-				 m->table, merged_deltas(m, c->nsp, "added", "DESC"), merged_deltas(m, c->nsp, "removed", "")),
-		   1, types, values, NULL, SPI_OK_INSERT);
-}
-
 /*
  * A fold whose numbers fail (a data exception: an overflow, a count the
  * subtraction refuses) or whose model passes the size limit: the kinds of
@@ -607,14 +455,12 @@ fold_may_retry(int sqlerrcode)
 		ERRCODE_TO_CATEGORY(sqlerrcode) == ERRCODE_PROGRAM_LIMIT_EXCEEDED;
 }
 
-typedef void (*LiveStep) (LiveContext *c, const LiveModel *m, void *out);
-
 /*
  * Run step in a subtransaction: true if it succeeded; false, with all it
  * did undone, if it failed with an error fold_may_retry accepts.
  */
-static bool
-try_step(LiveStep step, LiveContext *c, const LiveModel *m, void *out)
+bool
+live_try_step(LiveStep step, LiveContext *c, const LiveModel *m, void *out)
 {
 	MemoryContext cxt = CurrentMemoryContext;
 	ResourceOwner owner = CurrentResourceOwner;
@@ -645,175 +491,6 @@ try_step(LiveStep step, LiveContext *c, const LiveModel *m, void *out)
 	MemoryContextSwitchTo(cxt);
 	CurrentResourceOwner = owner;
 	return ok;
-}
-
-/* The writer's fold: tiered, else from the source, else none (the writer never fails for it). */
-static void
-fold_for_writer(LiveContext *c, const LiveModel *m)
-{
-	if (!lock_base(m, true))
-		return;
-	if (!try_step(fold_auto, c, m, NULL))
-		(void) try_step(fold_from_source, c, m, NULL);
-}
-
-static void
-check_trigger(FunctionCallInfo fcinfo, TriggerData **td)
-{
-	if (!CALLED_AS_TRIGGER(fcinfo))
-		ereport(ERROR,
-				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
-				 errmsg("nbc_live_capture: not called by trigger manager")));
-	*td = (TriggerData *) fcinfo->context;
-	/* 0.10.0 to 0.12.0 named the live model by a number, an argument */
-	if ((*td)->tg_trigger->tgnargs == 1)
-		ereport(ERROR,
-				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("the live models of this database are those of an older version of extension nbc"),
-				 errhint("Run ALTER EXTENSION nbc UPDATE.")));
-	if (!TRIGGER_FIRED_AFTER((*td)->tg_event) || !TRIGGER_FIRED_FOR_STATEMENT((*td)->tg_event) ||
-		(*td)->tg_trigger->tgnargs != 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
-				 errmsg("nbc_live_capture must be an AFTER ... FOR EACH STATEMENT trigger without arguments")));
-}
-
-/* The first regclass constant of an expression tree, or InvalidOid. */
-static bool
-find_regclass(Node *node, Oid *found)
-{
-	if (node == NULL)
-		return false;
-	if (IsA(node, Const) && ((Const *) node)->consttype == REGCLASSOID && !((Const *) node)->constisnull)
-	{
-		*found = DatumGetObjectId(((Const *) node)->constvalue);
-		return true;
-	}
-	return expression_tree_walker(node, find_regclass, (void *) found);
-}
-
-/*
- * The live model's table that the trigger's WHEN clause names
- * ('table'::regclass IS NOT NULL): a dependency of the trigger on the
- * table, kept by PostgreSQL through renames, dumps and restores.
- */
-static Oid
-trigger_state(TriggerData *td)
-{
-	Oid			state = InvalidOid;
-
-	if (td->tg_trigger->tgqual != NULL)
-		(void) find_regclass(stringToNode(td->tg_trigger->tgqual), &state);
-	if (!OidIsValid(state) || !is_live_table(state))
-		ereport(ERROR,
-				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
-				 errmsg("trigger \"%s\" on table \"%s\" names no live model",
-						td->tg_trigger->tgname, RelationGetRelationName(td->tg_relation)),
-				 errhint("Drop the trigger.")));
-	return state;
-}
-
-/*
- * The trigger must be one nb_live_create made for this live model and this
- * event: trigger names are unique per table, so no second trigger on the
- * source (one its owner or a role with TRIGGER made) can count the rows
- * again, and no trigger of another table can feed it.
- */
-static void
-check_trigger_owns(TriggerData *td, const LiveModel *m)
-{
-	TriggerEvent ev = td->tg_event;
-	const char *event = TRIGGER_FIRED_BY_INSERT(ev) ? "insert" :
-		TRIGGER_FIRED_BY_UPDATE(ev) ? "update" :
-		TRIGGER_FIRED_BY_DELETE(ev) ? "delete" : "truncate";
-	char	   *want = psprintf("%s%s", m->triggers, event);
-
-	if (m->source != RelationGetRelid(td->tg_relation) || strcmp(td->tg_trigger->tgname, want) != 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("trigger \"%s\" on table \"%s\" is not live model \"%s\"'s trigger \"%s\"",
-						td->tg_trigger->tgname, RelationGetRelationName(td->tg_relation),
-						get_rel_name(m->state), want)));
-}
-
-/*
- * The statement's delta: the models of the rows it added and removed; false
- * when it changed no counted value (no counted row, or an update that left
- * every counted value as it was).
- */
-static bool
-statement_delta(LiveContext *c, const LiveModel *m, TriggerData *td, Datum *values, char *nulls)
-{
-	Relation	rel = td->tg_relation;
-	bool		no_added = true;
-	bool		no_removed = true;
-
-	values[1] = values[2] = (Datum) 0;
-	if (td->tg_newtable != NULL)
-		values[1] = train(c, m, rel, "nbc_new", &no_added);
-	if (td->tg_oldtable != NULL)
-		values[2] = train(c, m, rel, "nbc_old", &no_removed);
-	if (no_added && no_removed)
-		return false;
-	if (!no_added && !no_removed &&
-		DatumGetBool(DirectFunctionCall2(nb_model_eq, values[1], values[2])))
-		return false;
-	nulls[1] = no_added ? 'n' : ' ';
-	nulls[2] = no_removed ? 'n' : ' ';
-	return true;
-}
-
-/*
- * The trigger of a live model's source (AFTER INSERT, UPDATE, DELETE,
- * TRUNCATE, FOR EACH STATEMENT, with transition tables nbc_new and
- * nbc_old): appends the statement's delta, then folds if the live model has
- * fold_after deltas pending and the writer's transaction reads committed
- * data (a fold in an older snapshot would have to wait or fail).
- */
-Datum
-nbc_live_capture(PG_FUNCTION_ARGS)
-{
-	TriggerData *td;
-	LiveContext c;
-	LiveModel	m;
-	Oid			state;
-	Datum		values[4];
-	char		nulls[4] = {' ', ' ', ' ', ' '};
-	Oid			types[4] = {BOOLOID, InvalidOid, InvalidOid, INT8OID};
-	bool		isnull;
-
-	check_trigger(fcinfo, &td);
-	state = trigger_state(td);
-	live_begin(&c, fcinfo);
-	if (SPI_register_trigger_data(td) != SPI_OK_TD_REGISTER)
-		elog(ERROR, "SPI_register_trigger_data failed");
-	as_role(&c, rel_owner(state));
-	live_open(&m, state);
-	check_trigger_owns(td, &m);
-
-	values[0] = BoolGetDatum(TRIGGER_FIRED_BY_TRUNCATE(td->tg_event));
-	if (TRIGGER_FIRED_BY_TRUNCATE(td->tg_event))
-		nulls[1] = nulls[2] = 'n';
-	else if (!statement_delta(&c, &m, td, values, nulls))
-	{
-		as_caller(&c);
-		live_end(&c);
-		return PointerGetDatum(NULL);
-	}
-	types[1] = types[2] = model_type(&c);
-	/*
-	 * The deltas pending are about the ids past the last fold's
-	 * (folded_through) up to this one: counted from the ids, it takes no
-	 * look at the pending deltas.
-	 */
-	values[3] = Int64GetDatum(m.folded_through);
-	run_in(false, psprintf("INSERT INTO %s (reset, added, removed) VALUES ($1, $2, $3) RETURNING id - $4",
-						   m.table), 4, types, values, nulls, SPI_OK_INSERT_RETURNING);
-	if (DatumGetInt64(result(1, &isnull)) >= m.fold_after && !IsolationUsesXactSnapshot())
-		fold_for_writer(&c, &m);
-	as_caller(&c);
-	live_end(&c);
-	return PointerGetDatum(NULL);
 }
 
 /*
@@ -860,8 +537,11 @@ check_source(const LiveModel *m)
  * more than the model it reads.
  */
 static MemoryContext live_cache_cxt;
+
 static Oid	live_cache_state;
+
 static char *live_cache_version;
+
 static struct varlena *live_cache_model;	/* NULL: the model of no rows */
 
 static Datum
@@ -912,12 +592,12 @@ read_merged(LiveContext *c, const LiveModel *m, void *out)
 	bool		isnull;
 
 	initStringInfo(&q);
-	model_query(&q, m, c->nsp, psprintf("SELECT id, reset, added, removed FROM %s WHERE id > 0", m->table),
+	live_model_query(&q, m, c->nsp, psprintf("SELECT id, reset, added, removed FROM %s WHERE id > 0", m->table),
 				psprintf("SELECT added FROM %s WHERE id = 0", m->table), "", true);
-	run_in(true, q.data, 0, NULL, NULL, NULL, SPI_OK_SELECT);
-	model = result(1, &r->isnull);
+	live_run_in(true, q.data, 0, NULL, NULL, NULL, SPI_OK_SELECT);
+	model = live_result(1, &r->isnull);
 	r->model = r->isnull ? (Datum) 0 : SPI_datumTransfer(model, false, -1);
-	r->exact = DatumGetBool(result(2, &isnull));
+	r->exact = DatumGetBool(live_result(2, &isnull));
 }
 
 /* The live model trained from its source, in the caller's snapshot, as the live model's owner. */
@@ -926,17 +606,17 @@ read_source(LiveContext *c, const LiveModel *m, LiveRead *r)
 {
 	Datum		model;
 
-	if (!owner_reads_all(m))
+	if (!live_owner_reads_all(m))
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("cannot train live model \"%s\" from table \"%s\" under its row-level security",
 						get_rel_name(m->state), get_rel_name(m->source)),
 				 errdetail("Its deltas do not merge to a model of double precision, and its owner does not see every row of the table.")));
-	as_role(c, m->owner);
-	run_in(true, psprintf("SELECT %s", source_query(c, m)), 0, NULL, NULL, NULL, SPI_OK_SELECT);
-	model = result(1, &r->isnull);
+	live_as_role(c, m->owner);
+	live_run_in(true, psprintf("SELECT %s", live_source_query(c, m)), 0, NULL, NULL, NULL, SPI_OK_SELECT);
+	model = live_result(1, &r->isnull);
 	r->model = r->isnull ? (Datum) 0 : SPI_datumTransfer(model, false, -1);
-	as_caller(c);
+	live_as_caller(c);
 }
 
 /* nb_live(name): the live model, as the caller's snapshot sees its source. */
@@ -955,11 +635,11 @@ nbc_live_read(PG_FUNCTION_ARGS)
 	live_begin(&c, fcinfo);
 	live_open(&m, state);
 	check_source(&m);
-	run_in(true, psprintf("WITH d AS (SELECT id FROM %1$s WHERE id > 0) "
+	live_run_in(true, psprintf("WITH d AS (SELECT id FROM %1$s WHERE id > 0) "
 						  "SELECT (SELECT l.ctid::text || ' ' || l.xmin::text FROM %1$s l WHERE l.id = 0) || ' ' || "
 						  "COALESCE((SELECT string_agg(d.id::text, ',' ORDER BY d.id) FROM d), '')", m.table),
 		   0, NULL, NULL, NULL, SPI_OK_SELECT);
-	version = TextDatumGetCString(result(1, &r.isnull));
+	version = TextDatumGetCString(live_result(1, &r.isnull));
 	if (live_cache_version == NULL || live_cache_state != state || strcmp(version, live_cache_version) != 0)
 	{
 		/*
@@ -968,9 +648,10 @@ nbc_live_read(PG_FUNCTION_ARGS)
 		 * (an overflow that the order of the deltas causes is reported, not
 		 * trained around; a cancellation that the check sees is).
 		 */
+		live_weigh(&m);
 		if (IsInParallelMode())
 			read_merged(&c, &m, &r);
-		else if (!try_step(read_merged, &c, &m, &r))
+		else if (!live_try_step(read_merged, &c, &m, &r))
 			r.exact = false;
 		if (!r.exact)
 			read_source(&c, &m, &r);
@@ -980,46 +661,6 @@ nbc_live_read(PG_FUNCTION_ARGS)
 	if (live_cache_model == NULL)
 		PG_RETURN_NULL();
 	PG_RETURN_DATUM(cached_model());
-}
-
-/* Refuse a fold to a role without UPDATE and DELETE on the live model's table. */
-static void
-check_may_fold(Oid state)
-{
-	if (pg_class_aclcheck(state, GetUserId(), ACL_UPDATE) != ACLCHECK_OK ||
-		pg_class_aclcheck(state, GetUserId(), ACL_DELETE) != ACLCHECK_OK)
-		ereport(ERROR,
-				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("permission denied to fold live model \"%s\"", get_rel_name(state)),
-				 errhint("Folding needs UPDATE and DELETE on the live model's table, as its owner has.")));
-}
-
-/*
- * nb_live_fold(name): fold the deltas into the base now, waiting for a fold
- * under way; nothing when no delta is pending.
- */
-Datum
-nbc_live_fold(PG_FUNCTION_ARGS)
-{
-	Oid			state = live_lookup(PG_GETARG_TEXT_PP(0));
-	LiveContext c;
-	LiveModel	m;
-	bool		isnull;
-
-	check_may_fold(state);
-	live_begin(&c, fcinfo);
-	as_role(&c, rel_owner(state));
-	live_open(&m, state);
-	run(psprintf("SELECT EXISTS (SELECT FROM %s WHERE id > 0)", m.table), SPI_OK_SELECT);
-	if (DatumGetBool(result(1, &isnull)))
-	{
-		(void) lock_base(&m, false);
-		if (!try_step(fold_into_base, &c, &m, NULL))
-			fold_from_source(&c, &m, NULL);
-	}
-	as_caller(&c);
-	live_end(&c);
-	PG_RETURN_VOID();
 }
 
 static bool
@@ -1045,7 +686,7 @@ nbc_live_train(PG_FUNCTION_ARGS)
 	Datum		model;
 	bool		isnull;
 
-	if (!is_live_table(state))
+	if (!live_is_table(state))
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_OBJECT),
 				 errmsg("relation with OID %u is not a live model", state)));
@@ -1053,8 +694,8 @@ nbc_live_train(PG_FUNCTION_ARGS)
 		aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_TABLE, get_rel_name(state));
 	live_begin(&c, fcinfo);
 	live_open(&m, state);
-	run(psprintf("SELECT %s", source_query(&c, &m)), SPI_OK_SELECT);
-	model = result(1, &isnull);
+	live_run(psprintf("SELECT %s", live_source_query(&c, &m)), SPI_OK_SELECT);
+	model = live_result(1, &isnull);
 	if (!isnull)
 		model = SPI_datumTransfer(model, false, -1);
 	live_end(&c);

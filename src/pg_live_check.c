@@ -2,7 +2,7 @@
  * pg_live_check.c — nbc_live_checked: a weighted live model's value, or an
  * error when its deltas cancelled beyond double precision
  * (nb_class_sums.h), which makes its reader or folder train it from the
- * source instead (pg_live.c).
+ * source instead (pg_live.c, pg_live_fold.c).
  */
 #include "postgres.h"
 
