@@ -134,8 +134,38 @@ decode_digit(B64Decoder *d, uint8 v)
 }
 
 /*
+ * Decode whole quanta of four digits from the n characters at u while they
+ * fit in dst and hold no white space or padding (the common case: the text
+ * of nb_model_out has none but the last quantum's); the characters used.
+ */
+static size_t
+decode_quanta(B64Decoder *d, const unsigned char *u, size_t n)
+{
+	size_t		quanta = Min(n / 4, (d->size - d->out) / 3);
+	unsigned char *o = d->dst + d->out;
+	size_t		q;
+
+	for (q = 0; q < quanta; q++, u += 4, o += 3)
+	{
+		uint32		a = d->cls[u[0]],
+					b = d->cls[u[1]],
+					c = d->cls[u[2]],
+					e = d->cls[u[3]];
+
+		if ((a | b | c | e) >= 64)
+			break;
+		a = (a << 18) | (b << 12) | (c << 6) | e;
+		o[0] = (unsigned char) (a >> 16);
+		o[1] = (unsigned char) (a >> 8);
+		o[2] = (unsigned char) a;
+	}
+	d->out += 3 * q;
+	return 4 * q;
+}
+
+/*
  * Decode the n characters at p; false at a character that is not base64
- * there.  Whole quanta of four digits, the common case, go four at a time.
+ * there.  Between quanta, as many whole ones as can go in one loop do.
  */
 static bool
 decode_piece(B64Decoder *d, const char *p, size_t n)
@@ -147,23 +177,11 @@ decode_piece(B64Decoder *d, const char *p, size_t n)
 	{
 		uint8		v;
 
-		if (d->n == 0 && d->padding == 0 && n - i >= 4 && d->size - d->out >= 3)
+		if (d->n == 0 && d->padding == 0)
 		{
-			uint8		a = d->cls[u[i]],
-						b = d->cls[u[i + 1]],
-						c = d->cls[u[i + 2]],
-						e = d->cls[u[i + 3]];
-
-			if ((a | b | c | e) < 64)
-			{
-				uint32		q = ((uint32) a << 18) | ((uint32) b << 12) | ((uint32) c << 6) | e;
-
-				d->dst[d->out++] = (unsigned char) (q >> 16);
-				d->dst[d->out++] = (unsigned char) (q >> 8);
-				d->dst[d->out++] = (unsigned char) q;
-				i += 4;
-				continue;
-			}
+			i += decode_quanta(d, u + i, n - i);
+			if (i == n)
+				break;
 		}
 		v = d->cls[u[i++]];
 		if (v == B64_SPACE)
@@ -276,23 +294,57 @@ nb_base64_text_decode(const char *str, size_t len, char *dst, uint64 size)
 	return decode_base64(&src, dst, size);
 }
 
-/* The model whose base64 text src holds, validated. */
+/*
+ * The size of the bytes the base64 text in memory at src decodes to if it
+ * has no white space: from its length and its last two characters.  False
+ * when its length cannot be that of such a text.
+ */
+static bool
+guess_size(const TextSource *src, uint64 *size)
+{
+	const char *end = src->str + src->len;
+	unsigned	padding;
+
+	if (src->str == NULL || src->len == 0 || src->len % 4 != 0)
+		return false;
+	padding = end[-1] != '=' ? 0 : end[-2] != '=' ? 1 : 2;
+	*size = nb_base64_decoded_len(src->len, padding);
+	return *size <= NB_MODEL_MAX_SIZE;
+}
+
+/*
+ * The model whose base64 text src holds, validated.  A text in memory
+ * without white space (every text nbc writes, such as the partial states
+ * a Citus coordinator reads) is decoded in one pass at the size its
+ * length gives; any other is counted first.
+ */
 static struct varlena *
 model_from_base64(const TextSource *src)
 {
 	uint64		size;
-	struct varlena *result;
+	struct varlena *result = NULL;
 	NbView		view;
 
-	if (!count_base64(src, &size))
-		report_syntax();
-	if (size > NB_MODEL_MAX_SIZE)
-		nb_report_too_large(size);
-
-	result = palloc(VARHDRSZ + size);
+	if (guess_size(src, &size))
+	{
+		result = palloc(VARHDRSZ + size);
+		if (!decode_base64(src, VARDATA(result), size))
+		{
+			pfree(result);
+			result = NULL;
+		}
+	}
+	if (result == NULL)
+	{
+		if (!count_base64(src, &size))
+			report_syntax();
+		if (size > NB_MODEL_MAX_SIZE)
+			nb_report_too_large(size);
+		result = palloc(VARHDRSZ + size);
+		if (!decode_base64(src, VARDATA(result), size))
+			report_syntax();
+	}
 	SET_VARSIZE(result, VARHDRSZ + size);
-	if (!decode_base64(src, VARDATA(result), size))
-		report_syntax();
 	nb_model_validate_bytes(VARDATA(result), size, &view,
 							ERRCODE_INVALID_TEXT_REPRESENTATION, true);
 	return result;
