@@ -35,7 +35,8 @@ and checks that both sides give the same result.  With --pitfall-rows N
 (default 2,000; 0: none), the forms README warns about are timed once on N
 distributed rows (cb_small) against the same rows local, under a
 statement_timeout of 10 minutes: the recipe's scoring with the rows read
-directly and count(DISTINCT nb_predict(model, tokens)).  Prints a table of
+directly (refused since #44, and reported so) and count(DISTINCT
+nb_predict(model, tokens)).  Prints a table of
 medians and ranges; the machine may be shared, so only the ratios mean
 something.
 
@@ -270,6 +271,8 @@ def pitfalls(cur):
             cell = "%.3f" % td
         except psycopg2.errors.QueryCanceled:
             cell = "> 600 (cancelled)"
+        except psycopg2.errors.FeatureNotSupported:
+            cell = "refused (0A000)"
         log("== pitfall %s: local %.3f s, distributed %s s" % (name, tl, cell))
         out.append((name, tl, cell))
     cur.execute("RESET statement_timeout")

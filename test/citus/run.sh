@@ -336,6 +336,13 @@ plan_has "README's recipe on Citus: the rows come to the coordinator first" "Dis
 ok "README's recipe on Citus = local" "$(q "$fast")" \
 	"$(q "$(recipe "(SELECT id % 5 AS fold, label, tokens FROM docs_local)" oof_models_local)")"
 
+# #44.2: the same rows read directly would be aggregated on the workers, the
+# model copied into every row's record by Citus: refused, the form above in
+# the HINT
+ok "nb_grid_metrics of distributed rows read directly: refused with the MATERIALIZED form in the HINT" \
+	"$(q "$(recipe "(SELECT id % 5 AS fold, label, tokens FROM docs)" oof_models)" |
+	   grep -c 'ERROR:  nb_grid_metrics cannot run inside another aggregate\|HINT:  Read the rows through a MATERIALIZED CTE')" 2
+
 # --- #32.3: count(DISTINCT nb_predict(model, ...)) ----------------------------
 plan_has "count(DISTINCT nb_predict(m.model, d.tokens)): the workers group by the model (README's pitfall)" \
 	"Group Key: .*m\.model" "SELECT count(DISTINCT nb_predict(m.model, d.tokens)) FROM docs d, ref_model m"
