@@ -156,6 +156,19 @@ SELECT ''::nb_model;
 SELECT nbt_text('\x4e42434d0100000002000000')::nb_model;   -- 12 bytes
 SELECT nbt_text(substr(nbc_model_send(m), 1, 31))::nb_model FROM io_models WHERE id = 1;
 
+-- the decoder's endings: models whose bytes end a whole quantum, with one
+-- '=' and with two all round trip; '=' inside the text, data after the
+-- padding, a character outside base64 and a missing last character are
+-- refused
+SELECT octet_length(nbc_model_send(m)) % 3 AS bytes_mod_3, bool_and(m::text::nb_model = m) AS round_trip,
+       count(*) AS models
+FROM (SELECT nb_train('a', ARRAY[repeat('t', i)]) AS m FROM generate_series(1, 6) AS i GROUP BY i) s
+GROUP BY 1 ORDER BY 1;
+SELECT overlay(m::text placing '=' from 9 for 1)::nb_model FROM io_models WHERE id = 1;
+SELECT (m::text || 'AAAA')::nb_model FROM io_models WHERE m::text LIKE '%=' LIMIT 1;
+SELECT overlay(m::text placing '*' from 13 for 1)::nb_model FROM io_models WHERE id = 1;
+SELECT left(m::text, -1)::nb_model FROM io_models WHERE id = 1;
+
 -- SQLSTATE 22P02 (invalid_text_representation) for text input, bad base64 or bad bytes
 \set VERBOSITY sqlstate
 SELECT 'not base64!'::nb_model;

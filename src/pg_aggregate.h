@@ -4,8 +4,8 @@
  * CREATE AGGREGATE needs its support functions to be SQL-callable, so a
  * direct call of one is a user's error, not an internal one.
  */
-#ifndef PG_AGGREGATE_H
-#define PG_AGGREGATE_H
+#ifndef NBC_PG_AGGREGATE_H
+#define NBC_PG_AGGREGATE_H			/* not PG_AGGREGATE_H, catalog/pg_aggregate.h's */
 
 #include "postgres.h"
 

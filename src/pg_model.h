@@ -136,13 +136,12 @@ void		nb_model_validate_bytes(const char *data, size_t size, NbView *view,
 /*
  * Base64 text in memory, as the text forms of nb_model and nb_metrics_state
  * are (pg_type.c), read in chunks with a check for a cancel after each:
- * the characters of str[0, len) (white space not counted) and the bytes
- * they decode to (false if they cannot be base64); then their decoding
+ * the bytes the characters of str[0, len) decode to (false if they,
+ * white space not counted, cannot be base64); then their decoding
  * into dst, which has room for exactly size bytes (false unless they are
  * base64 of size bytes).
  */
-bool		nb_base64_text_size(const char *str, size_t len, size_t *chars, uint64 *size);
-bool		nb_base64_text_decode(const char *str, size_t len, size_t chars, char *dst,
-								  uint64 size);
+bool		nb_base64_text_size(const char *str, size_t len, uint64 *size);
+bool		nb_base64_text_decode(const char *str, size_t len, char *dst, uint64 size);
 
 #endif

@@ -78,58 +78,160 @@ text_piece(const TextSource *src, size_t off, size_t *n)
 }
 
 /*
- * Decode the chunk's n characters (a multiple of 4) into dst at *out, which
- * has room for exactly size bytes; only the last chunk may end in padding.
+ * What each character is in base64 text: its 6-bit value (0..63), or one of
+ * these.  A table, so that the characters of a model of many megabytes (32
+ * of them combined on a Citus coordinator) each cost a load, not calls.
  */
-static bool
-decode_chunk(const char *chunk, size_t n, bool last, char *dst, size_t size, size_t *out)
-{
-	size_t		want = last ? size - *out : n / 4 * 3;
-	int			got;
+#define B64_SPACE 64			/* white space, skipped */
+#define B64_PAD 65				/* '=' */
+#define B64_BAD 66
 
-	if (want > size - *out)
+static uint8 b64_class[256];
+
+static const uint8 *
+b64_classes(void)
+{
+	static const char digits[] =
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+	if (b64_class['='] != B64_PAD)
+	{
+		for (int c = 0; c < 256; c++)
+			b64_class[c] = scanner_isspace((char) c) ? B64_SPACE : B64_BAD;
+		for (int i = 0; i < 64; i++)
+			b64_class[(unsigned char) digits[i]] = (uint8) i;
+		b64_class['='] = B64_PAD;
+	}
+	return b64_class;
+}
+
+/* Decoding in progress: dst has room for exactly size bytes, out written. */
+typedef struct B64Decoder
+{
+	const uint8 *cls;
+	unsigned char *dst;
+	size_t		size;
+	size_t		out;
+	uint32		acc;			/* the 6-bit values of a quantum begun */
+	int			n;				/* how many */
+	int			padding;
+} B64Decoder;
+
+/* One more base64 digit of value v; false if it does not fit. */
+static inline bool
+decode_digit(B64Decoder *d, uint8 v)
+{
+	d->acc = (d->acc << 6) | v;
+	if (++d->n < 4)
+		return true;
+	d->n = 0;
+	if (d->size - d->out < 3)
 		return false;
-	got = pg_b64_decode(chunk, (int) n, (b64_byte *) (dst + *out), (int) want);
-	if (got < 0 || (size_t) got != want)
-		return false;
-	*out += want;
+	d->dst[d->out++] = (unsigned char) (d->acc >> 16);
+	d->dst[d->out++] = (unsigned char) (d->acc >> 8);
+	d->dst[d->out++] = (unsigned char) d->acc;
 	return true;
 }
 
 /*
- * Decode the base64 text of chars characters (white space not counted) into
- * dst, which has room for exactly size bytes.  False if the text is not
- * base64 of exactly size bytes.
+ * Decode whole quanta of four digits from the n characters at u while they
+ * fit in dst and hold no white space or padding (the common case: the text
+ * of nb_model_out has none but the last quantum's); the characters used.
+ */
+static size_t
+decode_quanta(B64Decoder *d, const unsigned char *u, size_t n)
+{
+	size_t		quanta = Min(n / 4, (d->size - d->out) / 3);
+	unsigned char *o = d->dst + d->out;
+	size_t		q;
+
+	for (q = 0; q < quanta; q++, u += 4, o += 3)
+	{
+		uint32		a = d->cls[u[0]],
+					b = d->cls[u[1]],
+					c = d->cls[u[2]],
+					e = d->cls[u[3]];
+
+		if ((a | b | c | e) >= 64)
+			break;
+		a = (a << 18) | (b << 12) | (c << 6) | e;
+		o[0] = (unsigned char) (a >> 16);
+		o[1] = (unsigned char) (a >> 8);
+		o[2] = (unsigned char) a;
+	}
+	d->out += 3 * q;
+	return 4 * q;
+}
+
+/*
+ * Decode the n characters at p; false at a character that is not base64
+ * there.  Between quanta, as many whole ones as can go in one loop do.
  */
 static bool
-decode_base64(const TextSource *src, size_t chars, char *dst, size_t size)
+decode_piece(B64Decoder *d, const char *p, size_t n)
 {
-	char	   *chunk = palloc(Min(chars, DECODE_CHUNK) + 1);
-	size_t		n = 0;
-	size_t		seen = 0;
-	size_t		out = 0;
+	const unsigned char *u = (const unsigned char *) p;
+	size_t		i = 0;
+
+	while (i < n)
+	{
+		uint8		v;
+
+		if (d->n == 0 && d->padding == 0)
+		{
+			i += decode_quanta(d, u + i, n - i);
+			if (i == n)
+				break;
+		}
+		v = d->cls[u[i++]];
+		if (v == B64_SPACE)
+			continue;
+		if (v == B64_PAD)
+			d->padding++;
+		else if (v == B64_BAD || d->padding > 0 || !decode_digit(d, v))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * The last quantum: with one '=' three digits make two bytes, with two two
+ * digits one byte (the unused low bits are ignored, as PostgreSQL's decoder
+ * does).
+ */
+static bool
+decode_finish(B64Decoder *d)
+{
+	if (d->padding == 0)
+		return d->n == 0;
+	if (d->padding > 2 || d->n + d->padding != 4 || d->size - d->out < (size_t) (d->n - 1))
+		return false;
+	d->acc <<= 6 * d->padding;
+	d->dst[d->out++] = (unsigned char) (d->acc >> 16);
+	if (d->n == 3)
+		d->dst[d->out++] = (unsigned char) (d->acc >> 8);
+	return true;
+}
+
+/*
+ * Decode the base64 text of src into dst, which has room for exactly size
+ * bytes.  False if the text is not base64 of exactly size bytes.
+ */
+static bool
+decode_base64(const TextSource *src, char *dst, size_t size)
+{
+	B64Decoder	d = {b64_classes(), (unsigned char *) dst, size, 0, 0, 0, 0};
 
 	for (size_t off = 0; off < src->len; off += DECODE_CHUNK)
 	{
 		size_t		plen;
 		const char *p = text_piece(src, off, &plen);
 
-		for (size_t i = 0; i < plen; i++)
-		{
-			if (scanner_isspace(p[i]))
-				continue;
-			chunk[n++] = p[i];
-			seen++;
-			if (n == DECODE_CHUNK || seen == chars)
-			{
-				if (!decode_chunk(chunk, n, seen == chars, dst, size, &out))
-					return false;
-				n = 0;
-			}
-		}
+		if (!decode_piece(&d, p, plen))
+			return false;
 		CHECK_FOR_INTERRUPTS();
 	}
-	return out == size;
+	return decode_finish(&d) && d.out == size;
 }
 
 static void
@@ -142,69 +244,107 @@ report_syntax(void)
 }
 
 /*
- * The characters of src's base64 text (white space not counted) and the
- * bytes they decode to; false if they cannot be base64.  Counted first, so
- * that a value is allocated once, at its size.
+ * The bytes src's base64 text decodes to; false if its characters (white
+ * space not counted) cannot be base64.  Counted first, so that a value is
+ * allocated once, at its size.
  */
 static bool
-count_base64(const TextSource *src, size_t *chars, uint64 *size)
+count_base64(const TextSource *src, uint64 *size)
 {
+	const uint8 *cls = b64_classes();
 	unsigned	padding = 0;
+	size_t		chars = 0;
 
-	*chars = 0;
 	for (size_t off = 0; off < src->len; off += DECODE_CHUNK)
 	{
 		size_t		plen;
-		const char *p = text_piece(src, off, &plen);
+		const unsigned char *p = (const unsigned char *) text_piece(src, off, &plen);
 
 		for (size_t i = 0; i < plen; i++)
-			if (!scanner_isspace(p[i]))
+		{
+			uint8		v = cls[p[i]];
+
+			if (v != B64_SPACE)
 			{
-				padding = p[i] == '=' ? padding + 1 : 0;
-				(*chars)++;
+				padding = v == B64_PAD ? padding + 1 : 0;
+				chars++;
 			}
+		}
 		CHECK_FOR_INTERRUPTS();
 	}
-	if (*chars % 4 != 0 || padding > 2)
+	if (chars % 4 != 0 || padding > 2)
 		return false;
-	*size = nb_base64_decoded_len(*chars, padding);
+	*size = nb_base64_decoded_len(chars, padding);
 	return true;
 }
 
 bool
-nb_base64_text_size(const char *str, size_t len, size_t *chars, uint64 *size)
+nb_base64_text_size(const char *str, size_t len, uint64 *size)
 {
 	TextSource	src = {str, (Datum) 0, len, NULL};
 
-	return count_base64(&src, chars, size);
+	return count_base64(&src, size);
 }
 
 bool
-nb_base64_text_decode(const char *str, size_t len, size_t chars, char *dst, uint64 size)
+nb_base64_text_decode(const char *str, size_t len, char *dst, uint64 size)
 {
 	TextSource	src = {str, (Datum) 0, len, NULL};
 
-	return decode_base64(&src, chars, dst, size);
+	return decode_base64(&src, dst, size);
 }
 
-/* The model whose base64 text src holds, validated. */
+/*
+ * The size of the bytes the base64 text in memory at src decodes to if it
+ * has no white space: from its length and its last two characters.  False
+ * when its length cannot be that of such a text.
+ */
+static bool
+guess_size(const TextSource *src, uint64 *size)
+{
+	const char *end = src->str + src->len;
+	unsigned	padding;
+
+	if (src->str == NULL || src->len == 0 || src->len % 4 != 0)
+		return false;
+	padding = end[-1] != '=' ? 0 : end[-2] != '=' ? 1 : 2;
+	*size = nb_base64_decoded_len(src->len, padding);
+	return *size <= NB_MODEL_MAX_SIZE;
+}
+
+/*
+ * The model whose base64 text src holds, validated.  A text in memory
+ * without white space (every text nbc writes, such as the partial states
+ * a Citus coordinator reads) is decoded in one pass at the size its
+ * length gives; any other is counted first.
+ */
 static struct varlena *
 model_from_base64(const TextSource *src)
 {
-	size_t		chars;
 	uint64		size;
-	struct varlena *result;
+	struct varlena *result = NULL;
 	NbView		view;
 
-	if (!count_base64(src, &chars, &size))
-		report_syntax();
-	if (size > NB_MODEL_MAX_SIZE)
-		nb_report_too_large(size);
-
-	result = palloc(VARHDRSZ + size);
+	if (guess_size(src, &size))
+	{
+		result = palloc(VARHDRSZ + size);
+		if (!decode_base64(src, VARDATA(result), size))
+		{
+			pfree(result);
+			result = NULL;
+		}
+	}
+	if (result == NULL)
+	{
+		if (!count_base64(src, &size))
+			report_syntax();
+		if (size > NB_MODEL_MAX_SIZE)
+			nb_report_too_large(size);
+		result = palloc(VARHDRSZ + size);
+		if (!decode_base64(src, VARDATA(result), size))
+			report_syntax();
+	}
 	SET_VARSIZE(result, VARHDRSZ + size);
-	if (!decode_base64(src, chars, VARDATA(result), size))
-		report_syntax();
 	nb_model_validate_bytes(VARDATA(result), size, &view,
 							ERRCODE_INVALID_TEXT_REPRESENTATION, true);
 	return result;

@@ -452,17 +452,16 @@ nb_metrics_state_in(PG_FUNCTION_ARGS)
 {
 	const char *str = PG_GETARG_CSTRING(0);
 	size_t		len = strlen(str);
-	size_t		chars;
 	uint64		size;
 	struct varlena *result;
 
-	if (!nb_base64_text_size(str, len, &chars, &size))
+	if (!nb_base64_text_size(str, len, &size))
 		report_syntax();
 	if (size > NB_METRICS_STATE_MAX_SIZE)
 		report_too_large(size);
 	result = palloc(VARHDRSZ + size);
 	SET_VARSIZE(result, VARHDRSZ + size);
-	if (!nb_base64_text_decode(str, len, chars, VARDATA(result), size))
+	if (!nb_base64_text_decode(str, len, VARDATA(result), size))
 		report_syntax();
 	check_state_bytes(VARDATA(result), size);
 	PG_RETURN_POINTER(result);

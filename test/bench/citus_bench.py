@@ -3,6 +3,7 @@
 local table of the coordinator, as ratios measured in the same rounds.
 
     citus_bench.py [--rows N] [--rounds R] [--pitfall-rows N] [--wide-rows N] [--keep]
+    citus_bench.py --train-breakdown [--rows N] [--rounds R] [--keep]
 
 Runs against a Citus coordinator in the PG* environment (PGHOST, PGPORT,
 PGUSER, PGDATABASE) with workers added and nbc installed on every node
@@ -34,7 +35,8 @@ and checks that both sides give the same result.  With --pitfall-rows N
 (default 2,000; 0: none), the forms README warns about are timed once on N
 distributed rows (cb_small) against the same rows local, under a
 statement_timeout of 10 minutes: the recipe's scoring with the rows read
-directly and count(DISTINCT nb_predict(model, tokens)).  Prints a table of
+directly (refused since #44, and reported so) and count(DISTINCT
+nb_predict(model, tokens)).  Prints a table of
 medians and ranges; the machine may be shared, so only the ratios mean
 something.
 
@@ -43,6 +45,24 @@ corpus shape (N rows of 8 tokens, ranks log-uniform over a vocabulary of up to
 1,000,000; 2,000,000 rows is test/bench/README.md's "Citus coordinator" row): cb_wide, the
 rows distributed in 32 shards, against cb_wide_local, --rounds rounds of
 pg_column_size(nb_train(label, tokens)) on each, the models compared.
+
+With --train-breakdown, only training, and where its time goes (#44): each
+round times, on cb_dist and cb_local as above,
+  local        nb_train of cb_local
+  distributed  nb_train of cb_dist (Citus: worker_partial_agg per shard,
+               coord_combine_agg on the coordinator)
+  workers      run_command_on_shards: each shard's nb_train measured with
+               pg_column_size (training only: an expanded model's size is
+               arithmetic), then with octet_length of its text form
+               (training, serialization and base64: what a worker sends)
+  coordinator  the 32 partial texts, kept in a table of the coordinator:
+               read (octet_length), parsed (text -> nb_model), parsed and
+               combined (the aggregate nb_merge, whose transition function is
+               the combine function Citus calls)
+and reports medians and each part as a ratio to local; what the
+distributed run spends beyond the workers' text and the coordinator's
+parse and combine is Citus's transfer (libpq, TLS by default, its tuple
+store).
 """
 import argparse
 import json
@@ -146,6 +166,59 @@ def wide(cur, args):
     return out
 
 
+BREAKDOWN = [
+    ("local", "SELECT pg_column_size(nb_train(label, tokens)) FROM cb_local"),
+    ("distributed", "SELECT pg_column_size(nb_train(label, tokens)) FROM cb_dist"),
+    ("workers: training", "SELECT * FROM run_command_on_shards('cb_dist', "
+     "$$SELECT pg_column_size(nb_train(label, tokens)) FROM %s$$)"),
+    ("workers: training and text", "SELECT * FROM run_command_on_shards('cb_dist', "
+     "$$SELECT octet_length(nb_train(label, tokens)::text) FROM %s$$)"),
+    ("coordinator: read 32 texts", "SELECT count(*) FROM cb_parts WHERE strpos(t, '!') = 0"),
+    ("coordinator: parse 32 texts", "SELECT sum(pg_column_size(nbc_model_in(t::cstring))) FROM cb_parts"),
+    ("coordinator: parse and combine", "SELECT pg_column_size(nb_merge(nbc_model_in(t::cstring))) FROM cb_parts"),
+]
+
+
+def train_breakdown(cur, args):
+    """Rounds of BREAKDOWN: {name: [seconds]}, and the partial texts' total size."""
+    cur.execute("DROP TABLE IF EXISTS cb_parts")
+    # stored uncompressed, as the texts arrive on the coordinator
+    cur.execute("CREATE TABLE cb_parts (t text)")
+    cur.execute("ALTER TABLE cb_parts ALTER t SET STORAGE EXTERNAL")
+    cur.execute("INSERT INTO cb_parts SELECT result FROM run_command_on_shards('cb_dist', "
+                "$$SELECT nb_train(label, tokens)::text FROM %s$$)")
+    cur.execute("SELECT count(*), sum(octet_length(t)) FROM cb_parts")
+    parts, text_bytes = cur.fetchone()
+    cur.execute("SELECT (SELECT nb_merge(t::nb_model) FROM cb_parts) = (SELECT nb_train(label, tokens) FROM cb_local)"
+                " AND (SELECT nb_train(label, tokens) FROM cb_dist) = (SELECT nb_train(label, tokens) FROM cb_local)")
+    if parts != 32 or not cur.fetchone()[0]:
+        sys.exit("citus_bench.py: the combined partial models are not the local model")
+    times = {name: [] for name, _ in BREAKDOWN}
+    for rnd in range(args.rounds + 1):
+        order = BREAKDOWN if rnd % 2 == 0 else BREAKDOWN[::-1]
+        for name, sql in order:
+            t, _ = timed(cur, sql)
+            if rnd:
+                times[name].append(t)
+        if rnd:
+            log("== breakdown round %d: %s" % (rnd, ", ".join("%s %.3f" % (n, times[n][-1]) for n, _ in BREAKDOWN)))
+    return times, text_bytes
+
+
+def print_breakdown(times, text_bytes, args):
+    local = times["local"]
+    print("Training %d rows in 32 shards; partial states %.1f MB of text in all; rounds: %d after a "
+          "warm-up, alternating the order; load average at the end %.1f %.1f %.1f."
+          % (args.rows, text_bytes / 1e6, args.rounds, *os.getloadavg()))
+    print()
+    print("| part | median s | / local, median (min-max) |")
+    print("|---|---|---|")
+    for name, _ in BREAKDOWN:
+        r = [t / l for t, l in zip(times[name], local)]
+        print("| %s | %.3f | %.2f (%.2f-%.2f) |" % (name, statistics.median(times[name]),
+                                                 statistics.median(r), min(r), max(r)))
+
+
 def recipe(table, oof, materialized):
     rows = "SELECT id %% 5 AS fold, label, tokens FROM %s" % table
     source = ("WITH d AS MATERIALIZED (%s) " % rows, "d") if materialized else ("", "(%s)" % rows)
@@ -198,6 +271,8 @@ def pitfalls(cur):
             cell = "%.3f" % td
         except psycopg2.errors.QueryCanceled:
             cell = "> 600 (cancelled)"
+        except psycopg2.errors.FeatureNotSupported:
+            cell = "refused (0A000)"
         log("== pitfall %s: local %.3f s, distributed %s s" % (name, tl, cell))
         out.append((name, tl, cell))
     cur.execute("RESET statement_timeout")
@@ -211,6 +286,7 @@ def main():
     ap.add_argument("--pitfall-rows", type=int, default=2000)
     ap.add_argument("--wide-rows", type=int, default=0)
     ap.add_argument("--keep", action="store_true")
+    ap.add_argument("--train-breakdown", action="store_true")
     args = ap.parse_args()
 
     db, cur = connect()
@@ -222,6 +298,15 @@ def main():
     elapsed, (model_bytes, vocabulary) = make_data(cur, args)
     cur.execute("SELECT count(*) FROM pg_dist_node WHERE shouldhaveshards AND isactive")
     workers = cur.fetchone()[0]
+
+    if args.train_breakdown:
+        times, text_bytes = train_breakdown(cur, args)
+        print("Citus %s, %d workers; %d rows (vocabulary %d, model %d bytes)."
+              % (citus[0], workers, args.rows, vocabulary, model_bytes))
+        print_breakdown(times, text_bytes, args)
+        if not args.keep:
+            cur.execute("DROP TABLE IF EXISTS cb_parts")
+        return
 
     local, dist = cases("local", "cb_local"), cases("dist", "cb_dist")
     names = list(local)
