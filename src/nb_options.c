@@ -217,3 +217,18 @@ nb_options_check_model(const NbOptions *o, const NbModelTraits *model)
 		return NB_OPTION_DCM_NO_LENGTHS;
 	return NB_OPTION_OK;
 }
+
+/* The prediction options, as the hint of an unrecognized one lists them. */
+static const char *const prediction_options[] = {
+	"kind", "alpha", "fit_prior", "class_prior", "var_smoothing", "class_alpha",
+	"estimator", "beta", "norm", "temperature", "sigmoid"
+};
+
+bool
+nb_is_prediction_option(const char *name)
+{
+	for (size_t i = 0; i < sizeof(prediction_options) / sizeof(prediction_options[0]); i++)
+		if (strcmp(name, prediction_options[i]) == 0)
+			return true;
+	return false;
+}

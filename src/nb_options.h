@@ -180,4 +180,10 @@ typedef struct NbModelTraits
 /* The rules between options and model. */
 NbOptionStatus nb_options_check_model(const NbOptions *o, const NbModelTraits *model);
 
+/*
+ * Is name one of the prediction options?  For the hint of a prediction
+ * option given where a tokenizer's go (pg_tokenize.c).
+ */
+bool		nb_is_prediction_option(const char *name);
+
 #endif

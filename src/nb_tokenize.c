@@ -763,3 +763,17 @@ nb_tokenize_kept(const NbTokenizer *t, const char *text, size_t len, NbTokenSink
 
 	return walk(&w, text, len);
 }
+
+/* The tokenizer's options, as the hint of an unrecognized one lists them. */
+static const char *const tokenizer_options[] = {
+	"analyzer", "ngram_range", "lowercase", "strip_accents", "token_pattern", "stop_words"
+};
+
+bool
+nb_is_tokenizer_option(const char *name)
+{
+	for (size_t i = 0; i < sizeof(tokenizer_options) / sizeof(tokenizer_options[0]); i++)
+		if (strcmp(name, tokenizer_options[i]) == 0)
+			return true;
+	return false;
+}

@@ -144,4 +144,10 @@ bool		nb_tokenize(const NbTokenizer *t, const char *text, size_t len,
 bool		nb_tokenize_kept(const NbTokenizer *t, const char *text, size_t len,
 							 NbTokenSink sink, void *arg, NbTokenizeBuffers *keep);
 
+/*
+ * Is name one of the tokenizer's options?  For the hint of a tokenizer
+ * option given where prediction options go (pg_options.c).
+ */
+bool		nb_is_tokenizer_option(const char *name);
+
 #endif

@@ -13,6 +13,16 @@
 
 #include "nb_trainer.h"
 
+/* The type of a row's features (argument 1). */
+typedef enum NbFeatureInput
+{
+	NB_INPUT_ARRAY,
+	NB_INPUT_TSVECTOR,
+	NB_INPUT_JSONB,
+	NB_INPUT_FLOAT8,
+	NB_INPUT_TEXT				/* a document, tokenized with the model's tokenizer */
+} NbFeatureInput;
+
 /*
  * A features array (text[] or float8[]) must have one dimension, or none
  * ('{}'): ERROR (2202E, as for an array of the wrong length) otherwise,

@@ -13,7 +13,7 @@
 #include "nb_index.h"
 #include "pg_jsonb.h"
 #include "pg_label.h"
-#include "pg_tokenize.h"
+#include "nb_tokenize.h"
 
 #define KIND_DETAIL "Valid kinds are \"multinomial\", \"bernoulli\", \"complement\" and \"dcm\"."
 #define ALPHA_DETAIL "It must be a number from 0 to 1e100."
@@ -370,21 +370,6 @@ parse_option(const char *name, const JsonbValue *val, void *arg)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("unrecognized naive Bayes option \"%s\"", nb_cut_str(name, strlen(name))),
 				 errhint("Valid options are kind, alpha, fit_prior, class_prior, var_smoothing, class_alpha, estimator, beta, norm, temperature and sigmoid.")));
-}
-
-/* The prediction options, as the hint of an unrecognized one lists them. */
-static const char *const prediction_options[] = {
-	"kind", "alpha", "fit_prior", "class_prior", "var_smoothing", "class_alpha",
-	"estimator", "beta", "norm", "temperature", "sigmoid"
-};
-
-bool
-nb_is_prediction_option(const char *name)
-{
-	for (int i = 0; i < lengthof(prediction_options); i++)
-		if (strcmp(name, prediction_options[i]) == 0)
-			return true;
-	return false;
 }
 
 void

@@ -20,12 +20,6 @@
 void		nb_parse_options(Jsonb *options, const NbIndex *index, NbOptions *opts);
 
 /*
- * Is name one of the prediction options?  For the hint of a prediction
- * option given where a tokenizer's go (pg_tokenize.c).
- */
-bool		nb_is_prediction_option(const char *name);
-
-/*
  * Options to keep in a model (nb_with_options): checked against it as
  * nb_parse_options checks them, and written as the canonical text the model
  * stores, every number as the shortest decimal of its float8 value (the

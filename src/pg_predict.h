@@ -8,17 +8,8 @@
 
 #include "fmgr.h"
 
+#include "pg_features.h"
 #include "pg_prepared.h"
-
-/* The type of a row's features (argument 1). */
-typedef enum NbFeatureInput
-{
-	NB_INPUT_ARRAY,
-	NB_INPUT_TSVECTOR,
-	NB_INPUT_JSONB,
-	NB_INPUT_FLOAT8,
-	NB_INPUT_TEXT				/* a document, tokenized with the model's tokenizer */
-} NbFeatureInput;
 
 /*
  * The categorical values of a jsonb row as given, per feature of the model

@@ -19,7 +19,7 @@
 
 #include "pg_jsonb.h"
 #include "pg_label.h"
-#include "pg_options.h"
+#include "nb_options.h"
 
 PG_FUNCTION_INFO_V1(nb_tokens);
 
@@ -158,20 +158,6 @@ parse_option(const char *name, const JsonbValue *v, void *arg)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("unrecognized tokenizer option \"%s\"", nb_cut_str(name, strlen(name))),
 				 errhint("Valid options are analyzer, ngram_range, lowercase, strip_accents, token_pattern and stop_words.")));
-}
-
-/* The tokenizer's options, as the hint of an unrecognized one lists them. */
-static const char *const tokenizer_options[] = {
-	"analyzer", "ngram_range", "lowercase", "strip_accents", "token_pattern", "stop_words"
-};
-
-bool
-nb_is_tokenizer_option(const char *name)
-{
-	for (int i = 0; i < lengthof(tokenizer_options); i++)
-		if (strcmp(name, tokenizer_options[i]) == 0)
-			return true;
-	return false;
 }
 
 void

@@ -19,12 +19,6 @@
  */
 void		nb_tokenizer_from_jsonb(Jsonb *options, NbTokenizer *t);
 
-/*
- * Is name one of the tokenizer's options?  For the hint of a tokenizer
- * option given where prediction options go (pg_options.c).
- */
-bool		nb_is_tokenizer_option(const char *name);
-
 /* The options as jsonb, every key, in the canonical form nb_tokenizer_from_jsonb reads. */
 Jsonb	   *nb_tokenizer_to_jsonb(const NbTokenizer *t);
 

@@ -17,7 +17,7 @@
 
 #include "fmgr.h"
 
-#include "pg_predict.h"
+#include "pg_features.h"
 #include "pg_prepared.h"
 
 /* The values of nbc.unknown_features. */
