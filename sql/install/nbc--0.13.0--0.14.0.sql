@@ -750,3 +750,149 @@ BEGIN
 	END;
 END
 $$;
+
+-- ---------------------------------------------------------------------------
+-- nbc_cross_validation_rows under 100 lines (#41 item 6): whether the
+-- relation is or reads a Citus table is a function of its own.
+
+-- Whether a relation is a Citus table (distributed or reference) or a view
+-- that reads one, through the rules of views.  Then cross-validation's rows
+-- come to the coordinator once, into a temporary table that both passes
+-- then read locally.  Read directly, Citus would evaluate each fold's
+-- nb_subtract on the workers, its two models constants of the worker query,
+-- and ship a whole model with every row.  Where no table can be made (a
+-- read-only transaction, no right to make temporary tables, or the name
+-- taken) the scoring passes read the rows through a MATERIALIZED CTE, which
+-- Citus runs first as a subplan: slower, since the training is then
+-- combined from every shard's partial models, and the query that scores
+-- carries the folds' models in its text.  Dynamic SQL, since
+-- pg_dist_partition exists only where Citus is installed.
+CREATE FUNCTION nbc_reads_citus(rel regclass) RETURNS boolean
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+	reads_citus boolean := false;
+BEGIN
+	IF to_regclass('pg_catalog.pg_dist_partition') IS NOT NULL THEN
+		EXECUTE 'WITH RECURSIVE reads(relid) AS ('
+				'    SELECT $1::oid'
+				'    UNION'
+				'    SELECT d.refobjid FROM reads'
+				'    JOIN pg_catalog.pg_rewrite w ON w.ev_class = reads.relid'
+				'    JOIN pg_catalog.pg_depend d ON d.classid = ''pg_catalog.pg_rewrite''::regclass'
+				'                               AND d.objid = w.oid'
+				'                               AND d.refclassid = ''pg_catalog.pg_class''::regclass)'
+				'SELECT EXISTS (SELECT FROM reads JOIN pg_catalog.pg_dist_partition p ON p.logicalrelid = reads.relid)'
+			INTO reads_citus USING rel;
+	END IF;
+	RETURN reads_citus;
+END
+$$;
+COMMENT ON FUNCTION nbc_reads_citus(regclass) IS 'whether a relation is a Citus table (distributed or reference) or a view that reads one (cross-validation then copies its rows to the coordinator once)';
+
+CREATE OR REPLACE FUNCTION nbc_cross_validation_rows(rel regclass, label_column text, features_column text,
+										  folds integer, fold_column text, tokenizer jsonb,
+										  rows_table text,
+										  OUT ftype regtype, OUT rows_sql text,
+										  OUT on_citus boolean, OUT rows_copied boolean)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+	fold_type regtype;
+	hash text;
+	fold_sql text;
+	cols record;
+	ext text;
+BEGIN
+	IF folds IS NOT NULL AND fold_column IS NOT NULL THEN
+		RAISE EXCEPTION 'folds and fold_column cannot both be given'
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	folds := coalesce(folds, 5);
+	IF fold_column IS NULL AND folds < 2 THEN
+		RAISE EXCEPTION 'folds must be at least 2'
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = format('The number of folds is %s.', folds);
+	END IF;
+	-- the columns: each must exist; features must be of a type nbc trains on
+	SELECT
+		(SELECT a.atttypid::regtype FROM pg_attribute a
+		 WHERE a.attrelid = rel AND a.attname = label_column AND a.attnum > 0 AND NOT a.attisdropped) AS label_type,
+		(SELECT a.atttypid::regtype FROM pg_attribute a
+		 WHERE a.attrelid = rel AND a.attname = features_column AND a.attnum > 0 AND NOT a.attisdropped) AS features_type,
+		(SELECT a.atttypid::regtype FROM pg_attribute a
+		 WHERE a.attrelid = rel AND a.attname = fold_column AND a.attnum > 0 AND NOT a.attisdropped) AS fold_type
+	INTO cols;
+	IF cols.label_type IS NULL THEN
+		RAISE EXCEPTION 'column "%" of relation "%" does not exist', label_column, rel
+			USING ERRCODE = 'undefined_column';
+	END IF;
+	IF cols.features_type IS NULL THEN
+		RAISE EXCEPTION 'column "%" of relation "%" does not exist', features_column, rel
+			USING ERRCODE = 'undefined_column';
+	END IF;
+	IF fold_column IS NOT NULL AND cols.fold_type IS NULL THEN
+		RAISE EXCEPTION 'column "%" of relation "%" does not exist', fold_column, rel
+			USING ERRCODE = 'undefined_column';
+	END IF;
+	-- a domain counts as its base type
+	ftype := cols.features_type;
+	WHILE (SELECT t.typtype FROM pg_type t WHERE t.oid = ftype) = 'd' LOOP
+		ftype := (SELECT t.typbasetype FROM pg_type t WHERE t.oid = ftype);
+	END LOOP;
+	-- documents in a varchar column are text
+	IF ftype = 'character varying'::regtype THEN
+		ftype := 'text'::regtype;
+	END IF;
+	-- the hash that orders rows for the folds: of the contents, never of
+	-- their place in the table
+	hash := CASE ftype
+		WHEN 'text[]'::regtype THEN format('hash_array_extended(%I::text[] COLLATE "C", 0)', features_column)
+		WHEN 'float8[]'::regtype THEN format('hash_array_extended(%I::float8[], 0)', features_column)
+		WHEN 'jsonb'::regtype THEN format('jsonb_hash_extended(%I::jsonb, 0)', features_column)
+		WHEN 'tsvector'::regtype THEN format('hashtextextended(%I::text, 0)', features_column)
+		WHEN 'text'::regtype THEN format('hashtextextended(%I::text COLLATE "C", 0)', features_column)
+	END;
+	IF hash IS NULL THEN
+		RAISE EXCEPTION 'column "%" of relation "%" has type %', features_column, rel, cols.features_type
+			USING ERRCODE = 'datatype_mismatch',
+				  HINT = 'Features must be text, text[], tsvector, jsonb or float8[].';
+	END IF;
+	IF tokenizer IS NOT NULL AND ftype <> 'text'::regtype THEN
+		RAISE EXCEPTION 'a tokenizer needs a features column of type text'
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = format('Column "%s" of relation "%s" has type %s.', features_column, rel, cols.features_type);
+	END IF;
+	IF fold_column IS NOT NULL THEN
+		fold_type := cols.fold_type;
+		WHILE (SELECT t.typtype FROM pg_type t WHERE t.oid = fold_type) = 'd' LOOP
+			fold_type := (SELECT t.typbasetype FROM pg_type t WHERE t.oid = fold_type);
+		END LOOP;
+		IF fold_type NOT IN ('smallint'::regtype, 'integer'::regtype, 'bigint'::regtype) THEN
+			RAISE EXCEPTION 'column "%" of relation "%" has type %', fold_column, rel, cols.fold_type
+				USING ERRCODE = 'datatype_mismatch',
+					  HINT = 'Folds must be smallint, integer or bigint.';
+		END IF;
+		fold_sql := format('%I::bigint', fold_column);
+	ELSE
+		fold_sql := format('(row_number() OVER (ORDER BY %I::text COLLATE "C", %s) - 1) %% %s',
+						   label_column, hash, folds);
+	END IF;
+	-- the rows: label as text, features as they are, fold (NULL: training only)
+	rows_sql := format('SELECT %s AS fold, %I::text AS actual, %I::%s AS features FROM %s '
+					   'WHERE %I IS NOT NULL AND %I IS NOT NULL',
+					   fold_sql, label_column, features_column, ftype, rel,
+					   label_column, features_column);
+
+	-- On Citus the rows come to the coordinator once (nbc_reads_citus says why)
+	SELECT quote_ident(n.nspname) INTO ext
+	FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'nbc';
+	EXECUTE format('SELECT %s.nbc_reads_citus($1)', ext) INTO on_citus USING rel;
+	rows_copied := on_citus AND NOT current_setting('transaction_read_only')::boolean
+				   AND has_database_privilege(current_database(), 'TEMPORARY')
+				   AND to_regclass('pg_temp.' || quote_ident(rows_table)) IS NULL;
+END
+$$;
+

@@ -409,6 +409,42 @@ CREATE AGGREGATE nb_grid_metrics(model nb_model, body text, actual text, options
 	COMBINEFUNC = nbc_grid_metrics_combine, PARALLEL = SAFE);
 COMMENT ON AGGREGATE nb_grid_metrics(nb_model, text, text, jsonb[]) IS 'nb_metrics of the model''s predictions of documents of text under each option set of the array (without roc_auc and average_precision), each row scored once per option set';
 
+-- Whether a relation is a Citus table (distributed or reference) or a view
+-- that reads one, through the rules of views.  Then cross-validation's rows
+-- come to the coordinator once, into a temporary table that both passes
+-- then read locally.  Read directly, Citus would evaluate each fold's
+-- nb_subtract on the workers, its two models constants of the worker query,
+-- and ship a whole model with every row.  Where no table can be made (a
+-- read-only transaction, no right to make temporary tables, or the name
+-- taken) the scoring passes read the rows through a MATERIALIZED CTE, which
+-- Citus runs first as a subplan: slower, since the training is then
+-- combined from every shard's partial models, and the query that scores
+-- carries the folds' models in its text.  Dynamic SQL, since
+-- pg_dist_partition exists only where Citus is installed.
+CREATE FUNCTION nbc_reads_citus(rel regclass) RETURNS boolean
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+	reads_citus boolean := false;
+BEGIN
+	IF to_regclass('pg_catalog.pg_dist_partition') IS NOT NULL THEN
+		EXECUTE 'WITH RECURSIVE reads(relid) AS ('
+				'    SELECT $1::oid'
+				'    UNION'
+				'    SELECT d.refobjid FROM reads'
+				'    JOIN pg_catalog.pg_rewrite w ON w.ev_class = reads.relid'
+				'    JOIN pg_catalog.pg_depend d ON d.classid = ''pg_catalog.pg_rewrite''::regclass'
+				'                               AND d.objid = w.oid'
+				'                               AND d.refclassid = ''pg_catalog.pg_class''::regclass)'
+				'SELECT EXISTS (SELECT FROM reads JOIN pg_catalog.pg_dist_partition p ON p.logicalrelid = reads.relid)'
+			INTO reads_citus USING rel;
+	END IF;
+	RETURN reads_citus;
+END
+$$;
+COMMENT ON FUNCTION nbc_reads_citus(regclass) IS 'whether a relation is a Citus table (distributed or reference) or a view that reads one (cross-validation then copies its rows to the coordinator once)';
+
 -- Cross-validation's rows, one definition (#31): nbc_cross_validation_rows
 -- checks the arguments of nb_cross_validate and nb_calibrate and makes the
 -- query of the rows and their folds for both, bringing a Citus table's rows
@@ -427,8 +463,8 @@ DECLARE
 	hash text;
 	fold_sql text;
 	cols record;
+	ext text;
 BEGIN
-	on_citus := false;
 	IF folds IS NOT NULL AND fold_column IS NOT NULL THEN
 		RAISE EXCEPTION 'folds and fold_column cannot both be given'
 			USING ERRCODE = 'invalid_parameter_value';
@@ -509,29 +545,10 @@ BEGIN
 					   fold_sql, label_column, features_column, ftype, rel,
 					   label_column, features_column);
 
-	-- On Citus, when the relation is a Citus table (distributed or reference)
-	-- or a view that reads one, the rows come to the coordinator once, into a
-	-- temporary table that both passes then read locally.  Read directly,
-	-- Citus would evaluate each fold's nb_subtract on the workers, its two
-	-- models constants of the worker query, and ship a whole model with every
-	-- row.  Where no table can be made (a read-only transaction, no right to
-	-- make temporary tables, or the name taken) the scoring passes read the rows through a MATERIALIZED CTE,
-	-- which Citus runs first as a subplan: slower, since the training is then
-	-- combined from every shard's partial models, and the query that scores
-	-- carries the folds' models in its text.
-	IF to_regclass('pg_catalog.pg_dist_partition') IS NOT NULL THEN
-		-- the relation and, through the rules of views, what they read
-		EXECUTE 'WITH RECURSIVE reads(relid) AS ('
-				'    SELECT $1::oid'
-				'    UNION'
-				'    SELECT d.refobjid FROM reads'
-				'    JOIN pg_catalog.pg_rewrite w ON w.ev_class = reads.relid'
-				'    JOIN pg_catalog.pg_depend d ON d.classid = ''pg_catalog.pg_rewrite''::regclass'
-				'                               AND d.objid = w.oid'
-				'                               AND d.refclassid = ''pg_catalog.pg_class''::regclass)'
-				'SELECT EXISTS (SELECT FROM reads JOIN pg_catalog.pg_dist_partition p ON p.logicalrelid = reads.relid)'
-			INTO on_citus USING rel;
-	END IF;
+	-- On Citus the rows come to the coordinator once (nbc_reads_citus says why)
+	SELECT quote_ident(n.nspname) INTO ext
+	FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'nbc';
+	EXECUTE format('SELECT %s.nbc_reads_citus($1)', ext) INTO on_citus USING rel;
 	rows_copied := on_citus AND NOT current_setting('transaction_read_only')::boolean
 				   AND has_database_privilege(current_database(), 'TEMPORARY')
 				   AND to_regclass('pg_temp.' || quote_ident(rows_table)) IS NULL;
