@@ -85,7 +85,7 @@ chmod +x "$cache/pg_config"
 
 tree=$(mktemp -d "/tmp/nbc-$arch.XXXXXX")
 trap 'rm -rf "$tree"' EXIT
-cp -r Makefile nbc.control src "$tree"/
+cp -r Makefile nbc.control src sql "$tree"/
 rm -f "$tree"/src/*.o "$tree"/src/*.bc "$tree"/src/workflows/*.o "$tree"/src/workflows/*.bc "$tree"/*.so
 # with_llvm=no: the JIT's bitcode is compiled by the host's clang, not the
 # cross compiler; COPT is PGXS's way to add to CFLAGS
