@@ -896,3 +896,53 @@ BEGIN
 END
 $$;
 
+-- ---------------------------------------------------------------------------
+-- Cross-validation of more classes than it supports, with as many classes
+-- as rows: the label and features columns are likely swapped, and the hint
+-- says so (#42, messages that point the wrong way).
+
+CREATE OR REPLACE FUNCTION nbc_cross_validate_checks(rel regclass, folds integer, fold_column text,
+										  trained_folds anyarray, fold_rows bigint[],
+										  all_rows numeric, whole nb_model)
+RETURNS void
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+	ext text;
+	n_classes bigint;
+BEGIN
+	IF trained_folds IS NULL THEN
+		RAISE EXCEPTION 'relation "%" has no rows to cross-validate', rel
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = 'A row needs a label, features and a fold.';
+	END IF;
+	IF fold_column IS NULL AND array_length(trained_folds, 1) < folds THEN
+		RAISE EXCEPTION 'relation "%" has fewer rows than folds', rel
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = format('%s rows to cross-validate in %s folds.', array_length(trained_folds, 1), folds);
+	END IF;
+	IF array_position(fold_rows, all_rows) IS NOT NULL THEN
+		RAISE EXCEPTION 'fold % holds every row', trained_folds[array_position(fold_rows, all_rows)]
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = 'Each fold is scored by a model of the rows outside it.';
+	END IF;
+	-- a fold's metrics count a confusion matrix per option set, of at most
+	-- 2048 labels (nb_grid_metrics): refuse more classes now, before any
+	-- fold's model is made and prepared
+	SELECT quote_ident(n.nspname) INTO ext
+	FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+	WHERE e.extname = 'nbc';
+	EXECUTE format('SELECT (%s.nb_info($1) ->> ''classes'')::bigint', ext) INTO n_classes USING whole;
+	IF n_classes > 2048 THEN
+		RAISE EXCEPTION 'relation "%" has % classes, more than cross-validation supports', rel, n_classes
+			USING ERRCODE = 'program_limit_exceeded',
+				  DETAIL = 'nb_cross_validate counts at most 2048 distinct labels.',
+				  HINT = CASE WHEN n_classes > all_rows / 2
+							  THEN format('A class has fewer than two rows on average (%s classes from %s rows): are the label and features columns swapped? The order is nb_cross_validate(rel, label_column, features_column).',
+										  n_classes, all_rows)
+							  ELSE 'Group rare labels together, or cross-validate a subset of the classes.' END;
+	END IF;
+END
+$$;
+
