@@ -390,6 +390,12 @@ SELECT * FROM nb_cross_validate('cv_many', 'label', 'tokens', 3);
 \set VERBOSITY default
 SELECT * FROM nb_cross_validate('cv_many', 'label', 'tokens', 3);
 DROP TABLE cv_many;
+-- the same limit with a class per row: the columns are likely swapped
+-- (#42), and the hint says so
+CREATE TABLE cv_swapped AS
+SELECT 'document ' || g AS label, ARRAY['c' || (g % 2)] AS tokens FROM generate_series(1, 2100) g;
+SELECT * FROM nb_cross_validate('cv_swapped', 'label', 'tokens', 3);
+DROP TABLE cv_swapped;
 
 -- results do not depend on the plan to the last bit: the scoring query's
 -- sort in memory or on disk gives the folds' rows in other orders

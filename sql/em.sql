@@ -170,3 +170,5 @@ SELECT count(*) FROM nbc_em_iterate((SELECT model FROM em_trace WHERE iteration 
 SELECT count(*) FROM nbc_em_iterate(NULL, 'em_docs', 'label', 'tokens', 'text[]', 1, NULL, NULL, 2, 0, 1, true, now());
 SELECT count(*) FROM nbc_em_iterate((SELECT model FROM em_trace WHERE iteration = 0), 'em_docs', 'label', 'id', 'integer', 1, NULL, NULL, 2, 0, 1, true, now());
 \set VERBOSITY default
+-- a misspelled option of EM's own: the hint names EM's options before the model's (#42)
+SELECT nb_train_em('em_docs', 'label', 'tokens', '{"lamda": 0.5}');

@@ -156,7 +156,10 @@ BEGIN
 		RAISE EXCEPTION 'relation "%" has % classes, more than cross-validation supports', rel, n_classes
 			USING ERRCODE = 'program_limit_exceeded',
 				  DETAIL = 'nb_cross_validate counts at most 2048 distinct labels.',
-				  HINT = 'Group rare labels together, or cross-validate a subset of the classes.';
+				  HINT = CASE WHEN n_classes > all_rows / 2
+							  THEN format('A class has fewer than two rows on average (%s classes from %s rows): are the label and features columns swapped? The order is nb_cross_validate(rel, label_column, features_column).',
+										  n_classes, all_rows)
+							  ELSE 'Group rare labels together, or cross-validate a subset of the classes.' END;
 	END IF;
 END
 $$;

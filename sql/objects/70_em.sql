@@ -176,6 +176,9 @@ BEGIN
 		GET STACKED DIAGNOSTICS e_state = RETURNED_SQLSTATE, e_message = MESSAGE_TEXT,
 								e_detail = PG_EXCEPTION_DETAIL, e_hint = PG_EXCEPTION_HINT;
 		e_detail := concat_ws(' ', nullif(e_detail, ''), doing);
+		IF e_message LIKE 'unrecognized naive Bayes option%' THEN
+			e_hint := 'nb_train_em''s own options are lambda, iterations, tolerance, tokenizer, folds and fold_column; the others are the model''s. ' || e_hint;
+		END IF;
 		-- (a RAISE option cannot be null, and an empty one prints an empty line)
 		IF e_detail = '' AND e_hint = '' THEN
 			RAISE EXCEPTION USING ERRCODE = e_state, MESSAGE = e_message;
