@@ -247,10 +247,21 @@ grid3_sql="(SELECT jsonb_build_object('alpha', jsonb_agg(i / 100.0), 'var_smooth
 grid_table="CREATE TEMP TABLE g (o jsonb); ALTER TABLE g ALTER o SET STORAGE external;"
 grid_bytes=$(bytes "SELECT pg_column_size($grid_sql)")
 grid_result=$(bytes "SELECT sum(pg_column_size(o)) FROM nb_grid_options($grid_sql) o")
-peak_of "$grid_table" "INSERT INTO g SELECT jsonb_build_object('alpha', a / 100.0, 'var_smoothing', v * 1e-10) FROM generate_series(1, 100) a, generate_series(1, 100) v;"
-grid_own=$(( peak_kb * 1024 ))
-peak_of "$grid_table" "INSERT INTO g SELECT nb_grid_options('{}');"
-grid_first=$(( peak_kb * 1024 ))
+# (each the largest of three fresh backends: one backend's peak varies by
+# tens of kilobytes, which moved the bound by a third of a unit)
+largest_peak() {
+	largest_bytes=0
+	for _ in 1 2 3; do
+		peak_of "$1" "$2"
+		if [ $(( peak_kb * 1024 )) -gt "$largest_bytes" ]; then
+			largest_bytes=$(( peak_kb * 1024 ))
+		fi
+	done
+}
+largest_peak "$grid_table" "INSERT INTO g SELECT jsonb_build_object('alpha', a / 100.0, 'var_smoothing', v * 1e-10) FROM generate_series(1, 100) a, generate_series(1, 100) v;"
+grid_own=$largest_bytes
+largest_peak "$grid_table" "INSERT INTO g SELECT nb_grid_options('{}');"
+grid_first=$largest_bytes
 grid_bound() {
 	awk -v own="$grid_own" -v first="$grid_first" -v d="$1" 'BEGIN { printf "%.2f", (own + first + 3 * d) / d }'
 }
