@@ -296,7 +296,9 @@ DROP TYPE nbc_em_step;
 -- (nbc_cross_validate_score) and the means and spreads over the folds
 -- (nbc_cross_validate_summary) are functions of their own; what each does
 -- and the statements it runs are as before, so the results are the same to
--- the last bit.
+-- the last bit.  With more classes than cross-validation supports and more
+-- classes than half the rows, the hint asks whether the label and features
+-- columns are swapped (#42).
 
 CREATE FUNCTION nbc_cross_validate_checks(rel regclass, folds integer, fold_column text,
 										  trained_folds anyarray, fold_rows bigint[],
@@ -335,7 +337,10 @@ BEGIN
 		RAISE EXCEPTION 'relation "%" has % classes, more than cross-validation supports', rel, n_classes
 			USING ERRCODE = 'program_limit_exceeded',
 				  DETAIL = 'nb_cross_validate counts at most 2048 distinct labels.',
-				  HINT = 'Group rare labels together, or cross-validate a subset of the classes.';
+				  HINT = CASE WHEN n_classes > all_rows / 2
+							  THEN format('A class has fewer than two rows on average (%s classes from %s rows): are the label and features columns swapped? The order is nb_cross_validate(rel, label_column, features_column).',
+										  n_classes, all_rows)
+							  ELSE 'Group rare labels together, or cross-validate a subset of the classes.' END;
 	END IF;
 END
 $$;
@@ -562,7 +567,9 @@ $$;
 -- ---------------------------------------------------------------------------
 -- nbc_em_run in parts under 100 lines (#41 item 3): the checks of its
 -- options (nbc_em_options) and of its columns (nbc_em_features_type) are
--- functions of their own, with the same checks and errors as before.
+-- functions of their own, with the same checks and errors as before; an
+-- option that is neither EM's nor the model's gets a hint naming EM's own
+-- options first (#42).
 
 CREATE FUNCTION nbc_em_options(options jsonb, OUT lambda float8, OUT iterations integer,
 							   OUT tolerance float8, OUT tokenizer jsonb, OUT train_options jsonb)
@@ -738,6 +745,9 @@ BEGIN
 		GET STACKED DIAGNOSTICS e_state = RETURNED_SQLSTATE, e_message = MESSAGE_TEXT,
 								e_detail = PG_EXCEPTION_DETAIL, e_hint = PG_EXCEPTION_HINT;
 		e_detail := concat_ws(' ', nullif(e_detail, ''), doing);
+		IF e_message LIKE 'unrecognized naive Bayes option%' THEN
+			e_hint := 'nb_train_em''s own options are lambda, iterations, tolerance, tokenizer, folds and fold_column; the others are the model''s. ' || e_hint;
+		END IF;
 		-- (a RAISE option cannot be null, and an empty one prints an empty line)
 		IF e_detail = '' AND e_hint = '' THEN
 			RAISE EXCEPTION USING ERRCODE = e_state, MESSAGE = e_message;
@@ -895,141 +905,3 @@ BEGIN
 				   AND to_regclass('pg_temp.' || quote_ident(rows_table)) IS NULL;
 END
 $$;
-
--- ---------------------------------------------------------------------------
--- Cross-validation of more classes than it supports, with as many classes
--- as rows: the label and features columns are likely swapped, and the hint
--- says so (#42, messages that point the wrong way).
-
-CREATE OR REPLACE FUNCTION nbc_cross_validate_checks(rel regclass, folds integer, fold_column text,
-										  trained_folds anyarray, fold_rows bigint[],
-										  all_rows numeric, whole nb_model)
-RETURNS void
-LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog, pg_temp
-AS $$
-DECLARE
-	ext text;
-	n_classes bigint;
-BEGIN
-	IF trained_folds IS NULL THEN
-		RAISE EXCEPTION 'relation "%" has no rows to cross-validate', rel
-			USING ERRCODE = 'invalid_parameter_value',
-				  DETAIL = 'A row needs a label, features and a fold.';
-	END IF;
-	IF fold_column IS NULL AND array_length(trained_folds, 1) < folds THEN
-		RAISE EXCEPTION 'relation "%" has fewer rows than folds', rel
-			USING ERRCODE = 'invalid_parameter_value',
-				  DETAIL = format('%s rows to cross-validate in %s folds.', array_length(trained_folds, 1), folds);
-	END IF;
-	IF array_position(fold_rows, all_rows) IS NOT NULL THEN
-		RAISE EXCEPTION 'fold % holds every row', trained_folds[array_position(fold_rows, all_rows)]
-			USING ERRCODE = 'invalid_parameter_value',
-				  DETAIL = 'Each fold is scored by a model of the rows outside it.';
-	END IF;
-	-- a fold's metrics count a confusion matrix per option set, of at most
-	-- 2048 labels (nb_grid_metrics): refuse more classes now, before any
-	-- fold's model is made and prepared
-	SELECT quote_ident(n.nspname) INTO ext
-	FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
-	WHERE e.extname = 'nbc';
-	EXECUTE format('SELECT (%s.nb_info($1) ->> ''classes'')::bigint', ext) INTO n_classes USING whole;
-	IF n_classes > 2048 THEN
-		RAISE EXCEPTION 'relation "%" has % classes, more than cross-validation supports', rel, n_classes
-			USING ERRCODE = 'program_limit_exceeded',
-				  DETAIL = 'nb_cross_validate counts at most 2048 distinct labels.',
-				  HINT = CASE WHEN n_classes > all_rows / 2
-							  THEN format('A class has fewer than two rows on average (%s classes from %s rows): are the label and features columns swapped? The order is nb_cross_validate(rel, label_column, features_column).',
-										  n_classes, all_rows)
-							  ELSE 'Group rare labels together, or cross-validate a subset of the classes.' END;
-	END IF;
-END
-$$;
-
--- ---------------------------------------------------------------------------
--- nb_train_em given an option that is neither its own nor the model's: the
--- hint names EM's own options before the model's (#42).
-
-CREATE OR REPLACE FUNCTION nbc_em_run(rel regclass, label_column text, features_column text,
-						   options jsonb, trace boolean)
-RETURNS TABLE (iteration integer, log_likelihood float8, model nb_model)
-LANGUAGE plpgsql STABLE
--- relocatable: nbc's objects through its schema, found at run time
-SET search_path = pg_catalog, pg_temp
-SET jit = off
-AS $$
-DECLARE
-	ext text;
-	opts record;
-	ftype regtype;
-	first record;
-	started timestamptz := clock_timestamp();
-	doing text;
-	e_state text;
-	e_message text;
-	e_detail text;
-	e_hint text;
-BEGIN
-	IF rel IS NULL OR label_column IS NULL OR features_column IS NULL THEN
-		RAISE EXCEPTION 'relation, label column and features column must not be null'
-			USING ERRCODE = 'null_value_not_allowed';
-	END IF;
-	SELECT quote_ident(n.nspname) INTO ext
-	FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
-	WHERE e.extname = 'nbc';
-	-- the checks of the options and the columns
-	EXECUTE format('SELECT * FROM %s.nbc_em_options($1)', ext) INTO opts USING options;
-	EXECUTE format('SELECT %s.nbc_em_features_type($1, $2, $3, $4)', ext)
-		INTO ftype USING rel, label_column, features_column, opts.tokenizer;
-
-	-- An error or a cancel in an internal statement is raised again with a
-	-- sentence saying what EM was doing (doing; NULL: nothing to add), as
-	-- nb_cross_validate does, instead of a CONTEXT quoting the statement.
-	BEGIN
-	-- the model of the labelled rows, and how many rows are unlabelled
-	doing := format('EM on "%s" was training the model of the labelled rows.', rel);
-	EXECUTE format('SELECT %1$s.nb_train(%2$I::text, %3$I::%4$s%5$s) FILTER (WHERE %2$I IS NOT NULL) AS model, '
-				   'count(*) FILTER (WHERE %2$I IS NULL AND %3$I IS NOT NULL) AS unlabelled FROM %6$s',
-				   ext, label_column, features_column, ftype,
-				   CASE WHEN ftype = 'text'::regtype THEN ', $1' ELSE '' END, rel)
-		INTO first USING opts.tokenizer;
-	doing := NULL;
-	IF first.model IS NULL THEN
-		RAISE EXCEPTION 'relation "%" has no labelled row', rel
-			USING ERRCODE = 'invalid_parameter_value',
-				  DETAIL = 'EM starts from a model of the rows whose label is not NULL (and whose features are not NULL).';
-	END IF;
-	-- the OUT column model holds the current model (a variable of type
-	-- nb_model would need nbc's schema in the search path)
-	model := first.model;
-	IF opts.train_options IS NOT NULL THEN
-		EXECUTE format('SELECT %s.nb_with_options($1, $2)', ext) INTO model USING model, opts.train_options;
-	END IF;
-
-	-- the iterations, in C (src/workflows/pg_em_run.c), which adds what it was doing
-	-- to an error of its own; without trace, a row of the last iteration
-	-- only (RETURN QUERY: the model is copied once more, not three times
-	-- as by INTO and RETURN NEXT)
-	RETURN QUERY EXECUTE format('SELECT * FROM %s.nbc_em_iterate($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)', ext)
-		USING model, rel, label_column, features_column, ftype, opts.lambda, opts.train_options, opts.tokenizer,
-			  opts.iterations, opts.tolerance, first.unlabelled, trace, started;
-	EXCEPTION WHEN query_canceled OR others THEN
-		GET STACKED DIAGNOSTICS e_state = RETURNED_SQLSTATE, e_message = MESSAGE_TEXT,
-								e_detail = PG_EXCEPTION_DETAIL, e_hint = PG_EXCEPTION_HINT;
-		e_detail := concat_ws(' ', nullif(e_detail, ''), doing);
-		IF e_message LIKE 'unrecognized naive Bayes option%' THEN
-			e_hint := 'nb_train_em''s own options are lambda, iterations, tolerance, tokenizer, folds and fold_column; the others are the model''s. ' || e_hint;
-		END IF;
-		-- (a RAISE option cannot be null, and an empty one prints an empty line)
-		IF e_detail = '' AND e_hint = '' THEN
-			RAISE EXCEPTION USING ERRCODE = e_state, MESSAGE = e_message;
-		ELSIF e_hint = '' THEN
-			RAISE EXCEPTION USING ERRCODE = e_state, MESSAGE = e_message, DETAIL = e_detail;
-		ELSIF e_detail = '' THEN
-			RAISE EXCEPTION USING ERRCODE = e_state, MESSAGE = e_message, HINT = e_hint;
-		END IF;
-		RAISE EXCEPTION USING ERRCODE = e_state, MESSAGE = e_message, DETAIL = e_detail, HINT = e_hint;
-	END;
-END
-$$;
-
