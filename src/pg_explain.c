@@ -234,8 +234,8 @@ options_from_text(FunctionCallInfo fcinfo)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("nb_explain's options must be a JSON object"),
 				 errdetail("The third argument, \"%s\", is read as the prediction options.", nb_cut_str(s, strlen(s))),
-				 errhint("To explain the prediction against a class, name it: nb_explain(model, features, against => '%s').",
-						 nb_cut_str(s, strlen(s)))));
+				 errhint("To explain the prediction against a class, name it: nb_explain(model, features, against => %s).",
+						 quote_literal_cstr(nb_cut_str(s, strlen(s))))));
 	fcinfo->args[2].value = DirectFunctionCall1(jsonb_in, CStringGetDatum(s));
 }
 
