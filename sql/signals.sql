@@ -13,6 +13,8 @@ SELECT nb_train(label, string_to_array(body, ' ')) AS model FROM signal_mail;
 
 -- the class in the options' place: the hint names against
 SELECT * FROM signal_model, nb_explain(model, ARRAY['buy', 'noon'], 'spam');
+-- (the hint quotes the class as a literal)
+SELECT * FROM signal_model, nb_explain(model, ARRAY['buy'], 'it''s spam');
 -- options given as a JSON string literal, and the class given as against
 SELECT e.part, e.feature, e.predicted, e.compared_to
 FROM signal_model, nb_explain(model, ARRAY['buy', 'noon'], '{"alpha": 0.5}') AS e;
