@@ -187,15 +187,23 @@ DROP TABLE cv_got;
 CREATE TABLE cv_one_fold AS SELECT label, tokens, 0 AS fold FROM cv_docs;
 CREATE TABLE cv_empty (label text, tokens text[]);
 -- progress under nbc.progress: a NOTICE after training and after each batch
--- of up to 8 folds scored (its DETAIL, the elapsed time, left out here)
+-- of up to 8 folds scored, once nbc.progress_interval seconds have passed
+-- (0: each; its DETAIL, the elapsed time, left out here)
 SET nbc.progress = on;
+SET nbc.progress_interval = 0;
 \set VERBOSITY terse
 SELECT count(*) FROM nb_cross_validate('cv_docs', 'label', 'tokens', 3, grid => '{"alpha": [0.5, 1]}');
 CREATE TABLE cv_many_folds AS SELECT label, tokens, id % 10 AS fold FROM cv_docs;
 SELECT count(*) FROM nb_cross_validate('cv_many_folds', 'label', 'tokens', fold_column => 'fold', grid => '{}');
 \set VERBOSITY default
-RESET nbc.progress;
+-- the default interval, 5 s: a short call stays quiet
+RESET nbc.progress_interval;
 SELECT count(*) FROM nb_cross_validate('cv_many_folds', 'label', 'tokens', fold_column => 'fold', grid => '{}');
+SET nbc.progress_interval = 0;
+SET nbc.progress = off;
+SELECT count(*) FROM nb_cross_validate('cv_many_folds', 'label', 'tokens', fold_column => 'fold', grid => '{}');
+RESET nbc.progress;
+RESET nbc.progress_interval;
 -- an error in an internal statement: its own message, detail and hint, a
 -- sentence naming what cross-validation was doing, and a one-line CONTEXT
 -- (not the generated statement)

@@ -136,11 +136,17 @@ SELECT model = (SELECT nb_train(label, tokens) FROM em_tiny WHERE label IS NOT N
        model::text::nb_model = model AS reads_back
 FROM m;
 
--- nbc.progress: a NOTICE per iteration (its DETAIL, the elapsed time, left out)
+-- nbc.progress: a NOTICE per iteration when nbc.progress_interval seconds
+-- have passed (0: every one; its DETAIL, the elapsed time, left out); off,
+-- none
 \set VERBOSITY terse
 SET nbc.progress = on;
+SET nbc.progress_interval = 0;
+SELECT count(*) FROM nb_train_em_trace('em_docs', 'label', 'tokens', '{"iterations": 1}');
+SET nbc.progress = off;
 SELECT count(*) FROM nb_train_em_trace('em_docs', 'label', 'tokens', '{"iterations": 1}');
 RESET nbc.progress;
+RESET nbc.progress_interval;
 
 -- bad input
 CREATE TABLE em_unlabelled AS SELECT NULL::text AS label, tokens FROM em_docs;

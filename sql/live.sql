@@ -65,13 +65,13 @@ SELECT CASE WHEN i % 17 = 0 THEN NULL ELSE (ARRAY['spam', 'ham', 'eggs'])[1 + i 
 FROM generate_series(1, 120) i;
 
 SET ROLE regress_live_owner;
-SELECT nb_live_create('live_tokens', 'live_docs', 'label', 'tokens');
-SELECT nb_live_create('live_text', 'live_docs', 'label', 'body',
+SELECT live_model FROM nb_live_create('live_tokens', 'live_docs', 'label', 'tokens');
+SELECT live_model FROM nb_live_create('live_text', 'live_docs', 'label', 'body',
 	options => '{"tokenizer": {"ngram_range": [1, 2]}, "fold_after": 4}');
-SELECT nb_live_create('live_attrs', 'live_docs', 'label', 'attrs');
-SELECT nb_live_create('live_stars', 'live_docs', 'stars', 'tokens');
-SELECT nb_live_create('live_weighted', 'live_docs', 'label', 'tokens', 'weight');
-SELECT nb_live_create('live_vec', 'live_docs', 'label', 'vec', 'weight');
+SELECT live_model FROM nb_live_create('live_attrs', 'live_docs', 'label', 'attrs');
+SELECT live_model FROM nb_live_create('live_stars', 'live_docs', 'stars', 'tokens');
+SELECT live_model FROM nb_live_create('live_weighted', 'live_docs', 'label', 'tokens', 'weight');
+SELECT live_model FROM nb_live_create('live_vec', 'live_docs', 'label', 'vec', 'weight');
 SELECT name, source, label, features, weight, tokenizer, fold_after, pending_deltas
 FROM nb_lives ORDER BY name::text;
 -- reading a live model is SELECT on its table
@@ -161,8 +161,8 @@ INSERT INTO live_tiers (label, tokens, weight)
 SELECT (ARRAY['spam', 'ham', 'eggs'])[1 + i % 3], ARRAY(SELECT 'w' || ((i * j) % 301) FROM generate_series(1, 2 + i % 5) j),
 	1.0 / (1 + i % 7)
 FROM generate_series(1, 400) i;
-SELECT nb_live_create('live_tiers_m', 'live_tiers', 'label', 'tokens', options => '{"fold_after": 2}');
-SELECT nb_live_create('live_tiers_w', 'live_tiers', 'label', 'tokens', 'weight', options => '{"fold_after": 2}');
+SELECT live_model FROM nb_live_create('live_tiers_m', 'live_tiers', 'label', 'tokens', options => '{"fold_after": 2}');
+SELECT live_model FROM nb_live_create('live_tiers_w', 'live_tiers', 'label', 'tokens', 'weight', options => '{"fold_after": 2}');
 CREATE TABLE live_tier_log (step integer, exact boolean, near boolean, pending bigint, merged bigint, base_rewritten boolean);
 DO $$
 DECLARE
@@ -338,7 +338,7 @@ SELECT live_error($$SELECT nb_live('live_stars')$$);
 RESET ROLE;
 -- a member of the owning role creates and drops
 SET ROLE regress_live_member;
-SELECT nb_live_create('live_member', 'live_docs', 'label', 'tokens');
+SELECT live_model FROM nb_live_create('live_member', 'live_docs', 'label', 'tokens');
 SELECT nb_live('live_member') = nb_live('live_tokens') AS member_exact;
 SELECT nb_live_drop('live_member');
 SELECT count(*) AS member_triggers FROM pg_trigger WHERE tgname LIKE 'nbc\_live\_%' AND tgrelid = 'live_docs'::regclass;
@@ -347,14 +347,14 @@ RESET ROLE;
 -- names are a table's: per schema, through search_path, qualified
 CREATE SCHEMA regress_live_other AUTHORIZATION regress_live_owner;
 SET ROLE regress_live_owner;
-SELECT nb_live_create('regress_live_other.live_tokens', 'live_docs', 'label', 'tokens');
+SELECT live_model FROM nb_live_create('regress_live_other.live_tokens', 'live_docs', 'label', 'tokens');
 SELECT nb_live('regress_live_other.live_tokens') = nb_live('live_tokens') AS same_name_other_schema;
 SELECT nb_live_drop('regress_live_other.live_tokens');
 RESET ROLE;
 DROP SCHEMA regress_live_other;
 -- a live model over a TEMP table is TEMP: it ends with the session
 CREATE TEMP TABLE live_temp (label text, tokens text[]);
-SELECT nb_live_create('live_temp_m', 'live_temp', 'label', 'tokens');
+SELECT live_model FROM nb_live_create('live_temp_m', 'live_temp', 'label', 'tokens');
 INSERT INTO live_temp VALUES ('ham', '{temp}');
 SELECT c.relpersistence, nb_live('live_temp_m') = (SELECT nb_train(label, tokens) FROM live_temp) AS exact
 FROM pg_class c WHERE c.oid = 'live_temp_m'::regclass;
@@ -368,7 +368,7 @@ CREATE TABLE live_labels (ts timestamptz, f float8, d date, n numeric, tokens te
 SELECT live_error($$SELECT nb_live_create('live_x', 'live_labels', 'ts', 'tokens')$$);
 SELECT live_error($$SELECT nb_live_create('live_x', 'live_labels', 'f', 'tokens')$$);
 SELECT live_error($$SELECT nb_live_create('live_x', 'live_labels', 'd', 'tokens')$$);
-SELECT nb_live_create('live_numeric', 'live_labels', 'n', 'tokens');
+SELECT live_model FROM nb_live_create('live_numeric', 'live_labels', 'n', 'tokens');
 SET extra_float_digits = -15;
 SET TimeZone = 'Pacific/Chatham';
 SET DateStyle = 'German';
@@ -388,7 +388,7 @@ CREATE TABLE live_tenants (tenant name DEFAULT current_user, label text, tokens 
 ALTER TABLE live_tenants ENABLE ROW LEVEL SECURITY;
 SELECT live_error($$SELECT nb_live_create('live_x', 'live_tenants', 'label', 'tokens')$$);
 ALTER TABLE live_tenants DISABLE ROW LEVEL SECURITY;
-SELECT nb_live_create('live_tenants_m', 'live_tenants', 'label', 'tokens');
+SELECT live_model FROM nb_live_create('live_tenants_m', 'live_tenants', 'label', 'tokens');
 INSERT INTO live_tenants (tenant, label, tokens) VALUES ('regress_live_reader', 'ham', '{mine}'), ('someone', 'spam', '{theirs}');
 CREATE POLICY own ON live_tenants USING (tenant = current_user);
 ALTER TABLE live_tenants ENABLE ROW LEVEL SECURITY;
@@ -405,7 +405,7 @@ DROP TABLE live_tenants;
 -- overflow), rather than write a base of the rows the owner sees
 SET ROLE regress_live_owner;
 CREATE TABLE live_forced (id serial PRIMARY KEY, label text, tokens text[], weight float8);
-SELECT nb_live_create('live_forced_m', 'live_forced', 'label', 'tokens', 'weight', '{"fold_after": 1}');
+SELECT live_model FROM nb_live_create('live_forced_m', 'live_forced', 'label', 'tokens', 'weight', '{"fold_after": 1}');
 INSERT INTO live_forced (label, tokens, weight) VALUES ('ham', '{y}', 1);
 CREATE POLICY only_spam ON live_forced USING (label = 'spam');
 ALTER TABLE live_forced ENABLE ROW LEVEL SECURITY;
@@ -424,7 +424,7 @@ RESET ROLE;
 -- no write fails for a fold: two rows of weight 1e308 overflow the live
 -- model as they overflow nb_train, and deleting one of them mends it
 CREATE TABLE live_huge (id serial PRIMARY KEY, label text, tokens text[], weight float8);
-SELECT nb_live_create('live_huge_m', 'live_huge', 'label', 'tokens', 'weight', '{"fold_after": 1}');
+SELECT live_model FROM nb_live_create('live_huge_m', 'live_huge', 'label', 'tokens', 'weight', '{"fold_after": 1}');
 INSERT INTO live_huge (label, tokens, weight) VALUES ('ham', '{big}', 1e308);
 INSERT INTO live_huge (label, tokens, weight) VALUES ('ham', '{big}', 1e308);
 INSERT INTO live_huge (label, tokens, weight) VALUES ('spam', '{small}', 1);
@@ -440,7 +440,7 @@ DROP TABLE live_huge;
 -- two statements rounds the smaller away, which deleting the first would
 -- bring back; the live model sees it and trains from the table
 CREATE TABLE live_tiny (id serial PRIMARY KEY, label text, tokens text[], weight float8);
-SELECT nb_live_create('live_tiny_m', 'live_tiny', 'label', 'tokens', 'weight');
+SELECT live_model FROM nb_live_create('live_tiny_m', 'live_tiny', 'label', 'tokens', 'weight');
 INSERT INTO live_tiny (label, tokens, weight) VALUES ('ham', '{big}', 1e15);
 INSERT INTO live_tiny (label, tokens, weight) VALUES ('ham', '{small}', 0.001), ('spam', '{other}', 0.5);
 DELETE FROM live_tiny WHERE id = 1;

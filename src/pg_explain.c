@@ -13,6 +13,7 @@
 #include "lib/stringinfo.h"
 #include "utils/builtins.h"
 #include "utils/float.h"
+#include "utils/json.h"
 #include "utils/jsonb.h"
 #include "utils/memutils.h"
 #include "utils/tuplestore.h"
@@ -35,7 +36,9 @@ feature_name(const NbIndex *ix, uint32 j)
 /*
  * The feature column of an item's row: the token for the bag "", "key:token"
  * for a bag under a key (as nb_mutual_info names them), the key for a
- * categorical value.
+ * categorical value.  A token that is empty, begins or ends with white space
+ * (character n-grams: "os " and " os") or begins with a double quote is
+ * shown as a JSON string, so that every token reads apart.
  */
 static text *
 item_feature(const NbIndex *ix, uint32 j, uint32 k)
@@ -48,12 +51,16 @@ item_feature(const NbIndex *ix, uint32 j, uint32 k)
 
 	if (ix->feature_type[j] == NB_FEATURE_CATEGORICAL)
 		return cstring_to_text_with_len(key, key_len);
-	if (key_len == 0)
-		return cstring_to_text_with_len(value, len);
 	initStringInfo(&buf);
-	appendBinaryStringInfo(&buf, key, key_len);
-	appendStringInfoChar(&buf, ':');
-	appendBinaryStringInfo(&buf, value, len);
+	if (key_len > 0)
+	{
+		appendBinaryStringInfo(&buf, key, key_len);
+		appendStringInfoChar(&buf, ':');
+	}
+	if (len > 0 && !isspace((unsigned char) value[0]) && !isspace((unsigned char) value[len - 1]) && value[0] != '"')
+		appendBinaryStringInfo(&buf, value, len);
+	else
+		escape_json(&buf, pnstrdup(value, len));
 	return cstring_to_text_with_len(buf.data, buf.len);
 }
 
@@ -210,6 +217,29 @@ put_explain_row(ReturnSetInfo *rsinfo, const NbPrepared *pm, const NbRowCategori
 }
 
 /*
+ * Options given as text (nb_explain's forms for a string literal, which
+ * choose text over jsonb): a JSON object is read as jsonb; anything else is
+ * most likely the class to explain against, put in the options' place.
+ */
+static void
+options_from_text(FunctionCallInfo fcinfo)
+{
+	char	   *s;
+
+	if (PG_ARGISNULL(2) || get_fn_expr_argtype(fcinfo->flinfo, 2) != TEXTOID)
+		return;
+	s = text_to_cstring(PG_GETARG_TEXT_PP(2));
+	if (s[strspn(s, " \t\r\n")] != '{')
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("nb_explain's options must be a JSON object"),
+				 errdetail("The third argument, \"%s\", is read as the prediction options.", nb_cut_str(s, strlen(s))),
+				 errhint("To explain the prediction against a class, name it: nb_explain(model, features, against => %s).",
+						 quote_literal_cstr(nb_cut_str(s, strlen(s))))));
+	fcinfo->args[2].value = DirectFunctionCall1(jsonb_in, CStringGetDatum(s));
+}
+
+/*
  * nb_explain(model, features, options, against, top_k): the rows of the
  * row's prediction against the runner-up or the class named, largest first.
  */
@@ -228,6 +258,7 @@ explain(FunctionCallInfo fcinfo, NbFeatureInput input)
 	MemoryContext row_ctx;
 
 	InitMaterializedSRF(fcinfo, 0);
+	options_from_text(fcinfo);
 	if (!PG_ARGISNULL(4) && PG_GETARG_INT32(4) < 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),

@@ -167,9 +167,16 @@ nb_tokenizer_from_jsonb(Jsonb *options, NbTokenizer *t)
 	if (options == NULL)
 		return;
 	if (!JB_ROOT_IS_OBJECT(options) || JB_ROOT_IS_SCALAR(options))
+	{
+		JsonbValue	v;
+
+		/* a number: most likely nb_train(label, body, weight) */
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("tokenizer options must be a JSON object")));
+				 errmsg("tokenizer options must be a JSON object"),
+				 JsonbExtractScalar(&options->root, &v) && v.type == jbvNumeric ?
+				 errhint("To weight rows of text, pass the weight before the tokenizer: nb_train(label, body, weight, NULL) (NULL: the default tokenizer).") : 0));
+	}
 	nb_jsonb_each_option(options, parse_option, t);
 	Assert(nb_tokenizer_valid(t));
 }

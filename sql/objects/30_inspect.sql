@@ -94,6 +94,46 @@ CREATE FUNCTION nb_explain(model nb_model, body text, options jsonb, against any
 	SUPPORT nbc_scoring_support;
 COMMENT ON FUNCTION nb_explain(nb_model, text, jsonb, anynonarray, integer) IS 'nb_explain of a document of text against a class given as a label of any type (against::text)';
 
+-- nb_explain with its options given as a string literal, which chooses text
+-- over jsonb (nb_explain(model, features, 'spam') would otherwise fail as
+-- JSON): a JSON object is read as the options; anything else is refused
+-- with a hint to pass the class as against (pg_explain.c).  No default for
+-- options: nb_explain(model, features) still chooses the jsonb forms.
+CREATE FUNCTION nb_explain(model nb_model, features text[], options text,
+		against text DEFAULT NULL, top_k integer DEFAULT NULL)
+	RETURNS TABLE(part text, feature text, value text, contribution float8, predicted text, compared_to text)
+	AS 'MODULE_PATHNAME', 'nb_explain_array' LANGUAGE C IMMUTABLE PARALLEL SAFE ROWS 20
+	SUPPORT nbc_scoring_support;
+COMMENT ON FUNCTION nb_explain(nb_model, text[], text, text, integer) IS 'nb_explain with options given as text: a JSON object, else an error whose hint names against';
+
+CREATE FUNCTION nb_explain(model nb_model, features tsvector, options text,
+		against text DEFAULT NULL, top_k integer DEFAULT NULL)
+	RETURNS TABLE(part text, feature text, value text, contribution float8, predicted text, compared_to text)
+	AS 'MODULE_PATHNAME', 'nb_explain_tsvector' LANGUAGE C IMMUTABLE PARALLEL SAFE ROWS 20
+	SUPPORT nbc_scoring_support;
+COMMENT ON FUNCTION nb_explain(nb_model, tsvector, text, text, integer) IS 'nb_explain with options given as text: a JSON object, else an error whose hint names against';
+
+CREATE FUNCTION nb_explain(model nb_model, features jsonb, options text,
+		against text DEFAULT NULL, top_k integer DEFAULT NULL)
+	RETURNS TABLE(part text, feature text, value text, contribution float8, predicted text, compared_to text)
+	AS 'MODULE_PATHNAME', 'nb_explain_jsonb' LANGUAGE C IMMUTABLE PARALLEL SAFE ROWS 20
+	SUPPORT nbc_scoring_support;
+COMMENT ON FUNCTION nb_explain(nb_model, jsonb, text, text, integer) IS 'nb_explain with options given as text: a JSON object, else an error whose hint names against';
+
+CREATE FUNCTION nb_explain(model nb_model, features float8[], options text,
+		against text DEFAULT NULL, top_k integer DEFAULT NULL)
+	RETURNS TABLE(part text, feature text, value text, contribution float8, predicted text, compared_to text)
+	AS 'MODULE_PATHNAME', 'nb_explain_float8' LANGUAGE C IMMUTABLE PARALLEL SAFE ROWS 20
+	SUPPORT nbc_scoring_support;
+COMMENT ON FUNCTION nb_explain(nb_model, float8[], text, text, integer) IS 'nb_explain with options given as text: a JSON object, else an error whose hint names against';
+
+CREATE FUNCTION nb_explain(model nb_model, body text, options text,
+		against text DEFAULT NULL, top_k integer DEFAULT NULL)
+	RETURNS TABLE(part text, feature text, value text, contribution float8, predicted text, compared_to text)
+	AS 'MODULE_PATHNAME', 'nb_explain_text' LANGUAGE C IMMUTABLE PARALLEL SAFE ROWS 20
+	SUPPORT nbc_scoring_support;
+COMMENT ON FUNCTION nb_explain(nb_model, text, text, text, integer) IS 'nb_explain with options given as text: a JSON object, else an error whose hint names against';
+
 -- Rows the model knows nothing of: nbc.unknown_features (a setting, see
 -- pg_unknown.c) says what scoring does with them, and nb_coverage gives
 -- the share of a row's features that the model knows (pg_coverage.c).

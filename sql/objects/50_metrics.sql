@@ -122,16 +122,19 @@ CREATE AGGREGATE nb_metrics(actual anynonarray, probabilities jsonb, weight floa
 COMMENT ON AGGREGATE nb_metrics(anynonarray, jsonb, float8, jsonb) IS 'classification metrics of predicted probabilities with options, against actual labels of any type (as label::text), each row counted weight times';
 
 -- A metrics value as rows for psql: one per class (kind 'class'), the
--- macro and weighted averages, then the confusion matrix (kind
--- 'confusion': class is the actual label, predicted the predicted one).
+-- macro and weighted averages, the confusion matrix (kind 'confusion':
+-- class is the actual label, predicted the predicted one), then the
+-- calibration bins of probabilities (kind 'calibration': class the bin's
+-- range of top-class probability, count its rows, confidence their mean
+-- top-class probability, accuracy the share of them predicted right).
 CREATE FUNCTION nb_metrics_rows(metrics jsonb)
 	RETURNS TABLE (kind text, class text, predicted text, "precision" float8, recall float8,
 				   f1 float8, support float8, roc_auc float8, average_precision float8,
-				   count float8)
+				   count float8, confidence float8, accuracy float8)
 	LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 	AS $$
 	SELECT kind, class, predicted, precision, recall, f1, support, roc_auc,
-		   average_precision, count
+		   average_precision, count, confidence, accuracy
 	FROM (
 		SELECT 1 AS part, 'class' AS kind, c.key AS class, NULL::text AS predicted,
 			   (c.value ->> 'precision')::float8 AS precision,
@@ -140,7 +143,7 @@ CREATE FUNCTION nb_metrics_rows(metrics jsonb)
 			   (c.value ->> 'support')::float8 AS support,
 			   (metrics -> 'roc_auc' -> 'classes' ->> c.key)::float8 AS roc_auc,
 			   (metrics -> 'average_precision' -> 'classes' ->> c.key)::float8 AS average_precision,
-			   NULL::float8 AS count
+			   NULL::float8 AS count, NULL::float8 AS confidence, NULL::float8 AS accuracy
 		FROM jsonb_each(metrics -> 'classes') AS c
 		UNION ALL
 		SELECT 2, a.kind, NULL, NULL, (a.value ->> 'precision')::float8,
@@ -149,14 +152,21 @@ CREATE FUNCTION nb_metrics_rows(metrics jsonb)
 				FROM jsonb_each(metrics -> 'classes') AS c),
 			   CASE a.kind WHEN 'macro' THEN (metrics -> 'roc_auc' ->> 'macro')::float8 END,
 			   CASE a.kind WHEN 'macro' THEN (metrics -> 'average_precision' ->> 'macro')::float8 END,
-			   NULL
+			   NULL, NULL, NULL
 		FROM (VALUES ('macro', metrics -> 'macro'), ('weighted', metrics -> 'weighted'))
 			AS a (kind, value)
 		UNION ALL
 		SELECT 3, 'confusion', a.key, p.key, NULL, NULL, NULL, NULL, NULL, NULL,
-			   p.value::text::float8
+			   p.value::text::float8, NULL, NULL
 		FROM jsonb_each(metrics -> 'confusion') AS a, jsonb_each(a.value) AS p
+		UNION ALL
+		SELECT 4, 'calibration',
+			   format('[%s, %s%s', b.value -> 'lower', b.value -> 'upper',
+					  CASE WHEN b.n = jsonb_array_length(metrics -> 'calibration' -> 'bins') THEN ']' ELSE ')' END),
+			   NULL, NULL, NULL, NULL, NULL, NULL, NULL, (b.value ->> 'count')::float8,
+			   (b.value ->> 'confidence')::float8, (b.value ->> 'accuracy')::float8
+		FROM jsonb_array_elements(metrics -> 'calibration' -> 'bins') WITH ORDINALITY AS b (value, n)
 	) AS r
 	ORDER BY part, kind, class COLLATE "C", predicted COLLATE "C"
 	$$;
-COMMENT ON FUNCTION nb_metrics_rows(jsonb) IS 'an nb_metrics value as rows: per class, the macro and weighted averages, then the confusion matrix';
+COMMENT ON FUNCTION nb_metrics_rows(jsonb) IS 'an nb_metrics value as rows: per class, the macro and weighted averages, the confusion matrix, then the calibration bins';

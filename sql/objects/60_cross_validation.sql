@@ -167,7 +167,7 @@ COMMENT ON FUNCTION nbc_cross_validate_checks(regclass, integer, text, anyarray,
 
 CREATE FUNCTION nbc_cross_validate_score(rel regclass, scored_sql text, option_sets jsonb[],
 										 whole nb_model, folds anyarray, models nb_model[],
-										 progress boolean, started timestamptz)
+										 every interval, started timestamptz, reported timestamptz)
 RETURNS jsonb[]
 LANGUAGE plpgsql VOLATILE
 SET search_path = pg_catalog, pg_temp
@@ -222,15 +222,16 @@ BEGIN
 			RAISE EXCEPTION USING ERRCODE = e_state, MESSAGE = e_message, DETAIL = e_detail, HINT = e_hint;
 		END;
 		fold_metrics := fold_metrics || batch;
-		IF progress THEN
+		IF clock_timestamp() - reported >= every THEN
 			RAISE NOTICE 'nb_cross_validate: scored folds % to % of %', b * 8 + 1, least(b * 8 + 8, n), n
-				USING DETAIL = format('Elapsed: %s s.', round(extract(epoch FROM clock_timestamp() - started)::numeric, 3));
+				USING DETAIL = format('Elapsed: %s s.', round(extract(epoch FROM clock_timestamp() - started)::numeric, 1));
+			reported := clock_timestamp();
 		END IF;
 	END LOOP;
 	RETURN fold_metrics;
 END
 $$;
-COMMENT ON FUNCTION nbc_cross_validate_score(regclass, text, jsonb[], nb_model, anyarray, nb_model[], boolean, timestamptz) IS 'the scoring passes of nb_cross_validate: nb_grid_metrics of every fold''s rows under its out-of-fold model, at most 8 folds per pass, as [fold][option set] in fold order';
+COMMENT ON FUNCTION nbc_cross_validate_score(regclass, text, jsonb[], nb_model, anyarray, nb_model[], interval, timestamptz, timestamptz) IS 'the scoring passes of nb_cross_validate: nb_grid_metrics of every fold''s rows under its out-of-fold model, at most 8 folds per pass, as [fold][option set] in fold order, a progress NOTICE after a pass when every has passed since reported';
 
 CREATE FUNCTION nbc_cross_validate_summary(option_sets jsonb[], fold_metrics jsonb[])
 RETURNS TABLE (options jsonb, accuracy float8, accuracy_std float8, macro_f1 float8,
@@ -273,9 +274,12 @@ DECLARE
 	option_sets jsonb[];
 	fold_metrics jsonb[];
 	trained record;
-	-- nbc.progress: a NOTICE per pass, its elapsed time in the DETAIL
-	progress boolean := coalesce(current_setting('nbc.progress', true), 'off')::boolean;
+	-- nbc.progress: a NOTICE after a pass, its elapsed time in the DETAIL,
+	-- when nbc.progress_interval has passed since the start or the last one
+	every interval := CASE WHEN coalesce(current_setting('nbc.progress', true), 'on')::boolean
+						   THEN make_interval(secs => coalesce(current_setting('nbc.progress_interval', true), '5')::float8) END;
 	started timestamptz := clock_timestamp();
+	reported timestamptz := started;
 	-- what the internal statements were doing when they failed (see below)
 	doing text;
 	e_state text;
@@ -333,16 +337,17 @@ BEGIN
 	EXECUTE format('SELECT %s.nbc_cross_validate_checks($1, $2, $3, $4, $5, $6, $7)', ext)
 		USING rel, coalesce(folds, 5), fold_column, trained.folds, trained.fold_rows, trained.all_rows, trained.whole;
 	EXECUTE format('SELECT ARRAY(SELECT %s.nb_grid_options($1))', ext) INTO option_sets USING trained.grid;
-	IF progress THEN
+	IF clock_timestamp() - reported >= every THEN
 		RAISE NOTICE 'nb_cross_validate: trained % folds of % rows; % to score',
 			array_length(trained.folds, 1), trained.all_rows,
 			CASE array_length(option_sets, 1) WHEN 1 THEN '1 option set'
 				 ELSE array_length(option_sets, 1) || ' option sets' END
-			USING DETAIL = format('Elapsed: %s s.', round(extract(epoch FROM clock_timestamp() - started)::numeric, 3));
+			USING DETAIL = format('Elapsed: %s s.', round(extract(epoch FROM clock_timestamp() - started)::numeric, 1));
+		reported := clock_timestamp();
 	END IF;
-	EXECUTE format('SELECT %s.nbc_cross_validate_score($1, $2, $3, $4, $5, $6, $7, $8)', ext)
+	EXECUTE format('SELECT %s.nbc_cross_validate_score($1, $2, $3, $4, $5, $6, $7, $8, $9)', ext)
 		INTO fold_metrics
-		USING rel, scored_sql, option_sets, trained.whole, trained.folds, trained.models, progress, started;
+		USING rel, scored_sql, option_sets, trained.whole, trained.folds, trained.models, every, started, reported;
 	EXCEPTION WHEN query_canceled OR others THEN
 		GET STACKED DIAGNOSTICS e_state = RETURNED_SQLSTATE, e_message = MESSAGE_TEXT,
 								e_detail = PG_EXCEPTION_DETAIL, e_hint = PG_EXCEPTION_HINT;

@@ -415,8 +415,12 @@ DECLARE
 	fold bigint;
 	per_fold jsonb[];
 	fold_metrics jsonb[];
-	progress boolean := coalesce(current_setting('nbc.progress', true), 'off')::boolean;
+	-- nbc.progress: a NOTICE after a fold when nbc.progress_interval has
+	-- passed since the start or the last one (each EM run reports its own)
+	every interval := CASE WHEN coalesce(current_setting('nbc.progress', true), 'on')::boolean
+						   THEN make_interval(secs => coalesce(current_setting('nbc.progress_interval', true), '5')::float8) END;
 	started timestamptz := clock_timestamp();
+	reported timestamptz := started;
 BEGIN
 	IF rel IS NULL OR label_column IS NULL OR features_column IS NULL THEN
 		RAISE EXCEPTION 'relation, label column and features column must not be null'
@@ -452,10 +456,11 @@ BEGIN
 			INTO per_fold USING fold, lambdas, options;
 		-- [fold][lambda]
 		fold_metrics := fold_metrics || ARRAY[per_fold];
-		IF progress THEN
+		IF clock_timestamp() - reported >= every THEN
 			RAISE NOTICE 'nb_cross_validate_em: fold % of %: % EM runs',
 				array_position(setup.fold_ids, fold), array_length(setup.fold_ids, 1), array_length(lambdas, 1)
-				USING DETAIL = format('Elapsed: %s s.', round(extract(epoch FROM clock_timestamp() - started)::numeric, 3));
+				USING DETAIL = format('Elapsed: %s s.', round(extract(epoch FROM clock_timestamp() - started)::numeric, 1));
+			reported := clock_timestamp();
 		END IF;
 	END LOOP;
 	DROP VIEW pg_temp.nbc_em_cv_fold;

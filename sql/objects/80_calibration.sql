@@ -73,6 +73,11 @@ DECLARE
 	classes text[];
 	fitted jsonb;
 	doing text;
+	-- nbc.progress: a NOTICE once the folds are trained when
+	-- nbc.progress_interval has passed (the scoring reports its folds)
+	every interval := CASE WHEN coalesce(current_setting('nbc.progress', true), 'on')::boolean
+						   THEN make_interval(secs => coalesce(current_setting('nbc.progress_interval', true), '5')::float8) END;
+	started timestamptz := clock_timestamp();
 	-- the error of an internal statement, raised again
 	e_state text; e_message text; e_detail text; e_hint text;
 BEGIN
@@ -87,6 +92,11 @@ BEGIN
 	IF options ? 'temperature' OR options ? 'sigmoid' THEN
 		RAISE EXCEPTION 'options to calibrate must not be calibrated already' USING ERRCODE = 'invalid_parameter_value',
 			DETAIL = 'The options name "temperature" or "sigmoid"; calibration fits them.';
+	END IF;
+	-- refused before the folds are trained (the scoring refuses it too)
+	IF options ->> 'kind' = 'complement' THEN
+		RAISE EXCEPTION 'complement naive Bayes has no probabilities to calibrate' USING ERRCODE = 'invalid_parameter_value',
+			HINT = 'Complement''s scores rank the classes but are not probabilities: calibrate a kind "multinomial", "bernoulli" or "dcm".';
 	END IF;
 	SELECT quote_ident(n.nspname) INTO ext
 	FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'nbc';
@@ -129,6 +139,10 @@ BEGIN
 		IF array_length(classes, 1) < 2 THEN
 			RAISE EXCEPTION 'relation "%" has one class', rel
 				USING ERRCODE = 'invalid_parameter_value', DETAIL = 'Calibration needs rows of at least two classes.';
+		END IF;
+		IF clock_timestamp() - started >= every THEN
+			RAISE NOTICE 'nb_calibrate: trained % folds of % rows', array_length(trained.folds, 1), trained.all_rows
+				USING DETAIL = format('Elapsed: %s s.', round(extract(epoch FROM clock_timestamp() - started)::numeric, 1));
 		END IF;
 		-- the scores' limit (NB_CALIBRATION_MAX_BYTES in pg_calibrate.c), checked before any row is scored
 		doing := format('Calibration on "%s" was counting its rows and classes.', rel);

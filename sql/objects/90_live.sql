@@ -198,7 +198,8 @@ CREATE FUNCTION nbc_live_train(state regclass) RETURNS nb_model
 	AS 'MODULE_PATHNAME' LANGUAGE C STRICT VOLATILE;
 
 CREATE FUNCTION nb_live_create(name text, source regclass, label name, features name,
-		weight name DEFAULT NULL, options jsonb DEFAULT NULL) RETURNS regclass
+		weight name DEFAULT NULL, options jsonb DEFAULT NULL)
+	RETURNS TABLE (live_model regclass, documents float8, classes integer)
 	LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
@@ -209,6 +210,7 @@ DECLARE
 	fold_after integer := 256;
 	state regclass;
 	tg text;
+	info jsonb;
 BEGIN
 	IF name IS NULL OR source IS NULL OR label IS NULL OR features IS NULL THEN
 		RAISE EXCEPTION 'a live model needs a name, a source table, a label column and a features column'
@@ -248,11 +250,12 @@ BEGIN
 	EXECUTE format('SELECT %s.nbc_live_attach($1, $2, $3, $4, $5)', s) INTO tg USING state, source, label, features, weight;
 	EXECUTE format('INSERT INTO %s (id, source, tokenizer, fold_after, folded_through, based_through, triggers) '
 				   'VALUES (0, $1, $2, $3, 0, 0, $4)', state) USING source, tokenizer, fold_after, tg;
-	EXECUTE format('UPDATE %s SET added = %s.nbc_live_train($1) WHERE id = 0', state, s) USING state;
-	RETURN state;
+	EXECUTE format('UPDATE %1$s SET added = %2$s.nbc_live_train($1) WHERE id = 0 RETURNING %2$s.nb_info(added)', state, s)
+		INTO info USING state;
+	RETURN QUERY SELECT state, coalesce((info ->> 'documents')::float8, 0), coalesce((info ->> 'classes')::integer, 0);
 END
 $$;
-COMMENT ON FUNCTION nb_live_create(text, regclass, name, name, name, jsonb) IS 'create a live model: a table of that name holding nb_train over the table''s label and features (and weight) columns, kept exact by triggers as rows change (options: tokenizer, fold_after)';
+COMMENT ON FUNCTION nb_live_create(text, regclass, name, name, name, jsonb) IS 'create a live model: a table of that name holding nb_train over the table''s label and features (and weight) columns, kept exact by triggers as rows change (options: tokenizer, fold_after); its name, and the documents and classes it counted';
 
 -- The live model named name (as a table is found: through search_path
 -- unless qualified), or an error.  Not SET search_path: it resolves the

@@ -32,12 +32,14 @@
 #include "utils/fmgrprotos.h"
 #include "utils/jsonb.h"
 #include "utils/memutils.h"
+#include "utils/timestamp.h"
 
 #include "nb_alloc.h"
 #include "nb_calibrate_fit.h"
 #include "nb_strmap.h"
 #include "pg_aggregate.h"
 #include "pg_jsonb.h"
+#include "pg_progress.h"
 #include "pg_label.h"
 #include "pg_predict.h"
 #include "pg_prepared.h"
@@ -80,6 +82,10 @@ typedef struct CalibrationState
 	Size		block_rows;
 	Size		n;
 	Size		max_rows;		/* the most rows within NB_CALIBRATION_MAX_BYTES */
+	int			folds_begun;	/* the folds scored, the current one too */
+	bool		report;			/* nbc.progress */
+	TimestampTz started;		/* the first row */
+	TimestampTz reported;		/* the last progress NOTICE, or started */
 } CalibrationState;
 
 static const char *
@@ -163,6 +169,8 @@ calibration_state(FunctionCallInfo fcinfo, MemoryContext aggctx)
 	st->max_rows = NB_CALIBRATION_MAX_BYTES / (sizeof(double) * ((Size) st->C + 1));
 	st->block_rows = Max(1, NB_CALIBRATION_BLOCK_BYTES / (sizeof(double) * ((Size) st->C + 1)));
 	st->blocks = palloc0(sizeof(double *) * (st->max_rows / st->block_rows + 1));
+	st->report = nb_progress_on();
+	st->started = st->reported = GetCurrentTimestamp();
 	MemoryContextSwitchTo(old);
 	return st;
 }
@@ -230,6 +238,11 @@ use_fold(FunctionCallInfo fcinfo, CalibrationState *st, int64 fold)
 	}
 	st->pm = pm;
 	st->fold = fold;
+	st->folds_begun++;
+	if (st->report && nb_progress_due(&st->reported))
+		ereport(NOTICE,
+				(errmsg("nb_calibrate: scoring fold %d of %d", st->folds_begun, st->n_folds),
+				 errdetail("The scoring began %.1f s ago.", nb_progress_elapsed(st->started))));
 }
 
 /*

@@ -25,11 +25,12 @@
 #include "utils/builtins.h"
 #include "utils/float.h"
 #include "utils/fmgrprotos.h"
-#include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/timestamp.h"
 #include "utils/tuplestore.h"
+
+#include "pg_progress.h"
 
 /* Rows fetched from the cursor at a time. */
 #define EM_BATCH_ROWS 1000
@@ -42,6 +43,7 @@ typedef struct EmRun
 	bool		tsvector_features;
 	bool		with_tokenizer; /* rows of text: the models keep the tokenizer */
 	Jsonb	   *tokenizer;
+	TimestampTz reported;		/* the last progress NOTICE, or the start */
 	Jsonb	   *options;		/* the model's options, NULL: none */
 	double		lambda;
 	MemoryContext batch_ctx;	/* a batch of rows, detoasted */
@@ -182,18 +184,16 @@ round3(Datum numeric)
 																   Int32GetDatum(3))));
 }
 
+/* A NOTICE of iteration k when one is due (nb_progress_due). */
 static void
-report_progress(int k, double log_likelihood, TimestampTz started)
+report_progress(EmRun *run, int k, double log_likelihood, TimestampTz started)
 {
-	Datum		elapsed = DirectFunctionCall2(extract_interval, CStringGetTextDatum("epoch"),
-											  DirectFunctionCall2(timestamp_mi,
-																  TimestampTzGetDatum(GetCurrentTimestamp()),
-																  TimestampTzGetDatum(started)));
-
+	if (!nb_progress_due(&run->reported))
+		return;
 	ereport(NOTICE,
 			(errmsg("nb_train_em: iteration %d, log likelihood %s", k,
 					round3(DirectFunctionCall1(float8_numeric, Float8GetDatum(log_likelihood)))),
-			 errdetail("Elapsed: %s s.", round3(elapsed))));
+			 errdetail("Elapsed: %.1f s.", nb_progress_elapsed(started))));
 }
 
 /* SELECT label::text, features FROM rel, as nbc_em_run's step read them. */
@@ -247,11 +247,12 @@ check_arguments(FunctionCallInfo fcinfo)
  * Iteration k scores every row with model k, whose log likelihood it
  * gives, and trains model k + 1.  Rows (iteration, log likelihood, model)
  * of each iteration if trace, else of the last only; nbc.progress reports
- * each with the time elapsed since started.  It stops after iterations
- * iterations, with nothing unlabelled to learn from or lambda 0 after the
- * first, or when the log likelihood rose by at most tolerance times its
- * size (from the third on: the first model's vocabulary is the labelled
- * rows' only, so its log likelihood is not comparable).
+ * an iteration, when due, with the time elapsed since started.  It stops
+ * after iterations iterations, with nothing unlabelled to learn from or
+ * lambda 0 after the first, or when the log likelihood rose by at most
+ * tolerance times its size (from the third on: the first model's
+ * vocabulary is the labelled rows' only, so its log likelihood is not
+ * comparable).
  */
 PG_FUNCTION_INFO_V1(nb_em_iterate);
 Datum
@@ -265,9 +266,8 @@ nb_em_iterate(PG_FUNCTION_ARGS)
 	bool		anything_unlabelled;
 	bool		trace;
 	TimestampTz started;
-	const char *progress = GetConfigOption("nbc.progress", true, false);
-	bool		report = progress != NULL && strcmp(progress, "on") == 0;
 	char	   *rel_name;
+	bool		report = nb_progress_on();
 	MemoryContext caller = CurrentMemoryContext;
 	MemoryContext model_ctx[2];
 	MemoryContext prepared_ctx;
@@ -289,6 +289,7 @@ nb_em_iterate(PG_FUNCTION_ARGS)
 	anything_unlabelled = PG_GETARG_INT64(10) > 0;
 	trace = PG_GETARG_BOOL(11);
 	started = PG_GETARG_TIMESTAMPTZ(12);
+	run.reported = started;
 	rel_name = DatumGetCString(DirectFunctionCall1(regclassout, ObjectIdGetDatum(rel)));
 	InitMaterializedSRF(fcinfo, 0);
 	run.lambda = PG_GETARG_FLOAT8(5);
@@ -345,7 +346,7 @@ nb_em_iterate(PG_FUNCTION_ARGS)
 		MemoryContextSwitchTo(caller);
 
 		if (report)
-			report_progress(k, log_likelihood, started);
+			report_progress(&run, k, log_likelihood, started);
 		if (trace || last)
 		{
 			Datum		values[3] = {Int32GetDatum(k), Float8GetDatum(log_likelihood),
