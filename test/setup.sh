@@ -58,6 +58,9 @@ nbc_setup() {
 
 	echo "== setup: building nbc"
 	make -C "$NBC_ROOT" -j2 PG_CONFIG="$NBC_PG_CONFIG"
+	# An earlier build's full script (nbc--X.sql of an older version) would let
+	# CREATE EXTENSION ... VERSION 'X' skip the update chain the tests check.
+	"${sudo[@]}" rm -f "$("$NBC_PG_CONFIG" --sharedir)"/extension/nbc--*.sql
 	"${sudo[@]}" make -C "$NBC_ROOT" install PG_CONFIG="$NBC_PG_CONFIG"
 	# the root of the update chain, which the upgrade tests install from
 	"${sudo[@]}" make -C "$NBC_ROOT" install-upgrade-root PG_CONFIG="$NBC_PG_CONFIG"
