@@ -82,8 +82,8 @@ live_bytes="SELECT count(*) || ' ' || string_agg(name::text || ':' || md5(nbc_mo
 live_exact="SELECT nbc_model_send(nb_live('rel_live_tokens')) = nbc_model_send((SELECT nb_train(label, tokens) FROM rel_live_docs))
 	AND nbc_model_send(nb_live('rel_live_weighted')) = nbc_model_send((SELECT nb_train(label, tokens, weight) FROM rel_live_docs))"
 if ! out=$(rel_psql -d "$src" -c "CREATE TABLE rel_live_docs AS SELECT * FROM rel_docs WHERE id % 3 = 0" \
-	-c "SELECT nb_live_create('rel_live_tokens', 'rel_live_docs', 'label', 'tokens', options => '{\"fold_after\": 8}')" \
-	-c "SELECT nb_live_create('rel_live_weighted', 'rel_live_docs', 'label', 'tokens', 'weight', '{\"fold_after\": 8}')" \
+	-c "SELECT live_model FROM nb_live_create('rel_live_tokens', 'rel_live_docs', 'label', 'tokens', options => '{\"fold_after\": 8}')" \
+	-c "SELECT live_model FROM nb_live_create('rel_live_weighted', 'rel_live_docs', 'label', 'tokens', 'weight', '{\"fold_after\": 8}')" \
 	-c "$live_writes" -c "$live_exact" 2>&1) || [ "$out" != $'rel_live_tokens\nrel_live_weighted\nt' ]; then
 	not_ok "dump: live models in the source database" "$out"
 	rel_finish

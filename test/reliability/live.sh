@@ -358,7 +358,7 @@ su_refused "live: nb_live_create refuses while nbc's schema grants CREATE to ano
 su_refused "live: or to PUBLIC" 42501 "REVOKE CREATE ON SCHEMA public FROM $writer" \
 	"GRANT CREATE ON SCHEMA public TO PUBLIC" "SELECT nb_live_create('s_refused', 'labelled', 'l_text', 'tokens')"
 su "live: and creates once only the owner has CREATE there" "s_refused" "REVOKE CREATE ON SCHEMA public FROM PUBLIC" \
-	"SELECT nb_live_create('s_refused', 'labelled', 'l_text', 'tokens')"
+	"SELECT live_model FROM nb_live_create('s_refused', 'labelled', 'l_text', 'tokens')"
 
 # point 3: sums that overflow float8 fail the readers as nb_train fails, never the writers
 as_writer "live: two rows of weight 1e308 in two statements are written (fold_after 1)" "" \
@@ -382,7 +382,7 @@ parallel="SET parallel_setup_cost = 0; SET parallel_tuple_cost = 0; SET min_para
 par_query="SELECT nbc_model_send(nb_live('par_live')) = nbc_model_send((SELECT nb_train(label, tokens) FROM par))"
 su "live: nb_live in a query with a parallel plan (Gather) merges, exact" $'par_live\nt\nt' \
 	"CREATE TABLE par AS SELECT (ARRAY['a', 'b'])[1 + i % 2] AS label, ARRAY['t' || i % 50] AS tokens FROM generate_series(1, 20000) i" \
-	"ANALYZE par" "SELECT nb_live_create('par_live', 'par', 'label', 'tokens')" \
+	"ANALYZE par" "SELECT live_model FROM nb_live_create('par_live', 'par', 'label', 'tokens')" \
 	"GRANT SELECT, INSERT, DELETE ON par TO $writer" "GRANT SELECT ON par_live TO $writer" "$parallel" \
 	"INSERT INTO par VALUES ('a', '{new}')" "SELECT plan_has(\$q\$$par_query\$q\$, 'Gather')" "$par_query"
 par_view="SELECT count(*) FILTER (WHERE nb_predict((SELECT nb_live('par_live')), tokens) = label) = count(*) FROM par"
@@ -393,7 +393,7 @@ as_writer "live: and so does a query scoring the table through (SELECT nb_live(.
 # point 6: a TEMP source's live model is TEMP and goes with its session
 temp_pid=$(PGUSER=$writer rel_psql_c "$hdb" "CREATE TEMP TABLE tdocs (label text, tokens text[])" \
 	"INSERT INTO tdocs VALUES ('a', '{x,y}'), ('b', '{z}')" \
-	"SELECT nb_live_create('tlive', 'tdocs', 'label', 'tokens') IS NULL" \
+	"SELECT live_model IS NULL FROM nb_live_create('tlive', 'tdocs', 'label', 'tokens')" \
 	"INSERT INTO tdocs VALUES ('a', '{y}')" "DELETE FROM tdocs WHERE label = 'b'" \
 	"SELECT relpersistence::text || '|' || (nbc_model_send(nb_live('tlive')) = nbc_model_send((SELECT nb_train(label, tokens) FROM tdocs))) || '|' || pg_backend_pid() FROM pg_class WHERE oid = 'tlive'::regclass" 2>&1)
 if [[ $temp_pid =~ ^f$'\n't\|true\|([0-9]+)$ ]]; then
@@ -418,9 +418,9 @@ su "live: set up a partition, an inheritance child and parent" $'part_live\nchil
 	"CREATE TABLE parent_src (LIKE part_src)" \
 	"INSERT INTO part_src VALUES (1, 'a', '{x}'), (2, 'b', '{y}')" \
 	"INSERT INTO child_src SELECT * FROM part_src" "INSERT INTO parent_src SELECT * FROM part_src" \
-	"SELECT nb_live_create('part_live', 'part_src', 'label', 'tokens')" \
-	"SELECT nb_live_create('child_live', 'child_src', 'label', 'tokens')" \
-	"SELECT nb_live_create('parent_live', 'parent_src', 'label', 'tokens')" \
+	"SELECT live_model FROM nb_live_create('part_live', 'part_src', 'label', 'tokens')" \
+	"SELECT live_model FROM nb_live_create('child_live', 'child_src', 'label', 'tokens')" \
+	"SELECT live_model FROM nb_live_create('parent_live', 'parent_src', 'label', 'tokens')" \
 	"CREATE TABLE parted (id int, label text, tokens text[]) PARTITION BY RANGE (id)"
 su "live: before, the three are exact" "true|true|true" \
 	"SELECT (nb_live('part_live') = (SELECT nb_train(label, tokens) FROM part_src)) || '|' ||

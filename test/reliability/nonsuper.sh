@@ -252,7 +252,7 @@ works "nonsuper: the owner makes tenants' tables, one with row-level security" $
 refused "nonsuper: nb_live_create refuses a source with row-level security" $owner 0A000 \
 	"SELECT nb_live_create('tenant_live', 'tenant_docs', 'label', 'tokens')"
 works "nonsuper: the owner makes a live model over the other and grants SELECT on it to $user" $owner "shared_live" \
-	"SELECT nb_live_create('shared_live', 'shared_docs', 'label', 'tokens')" "GRANT SELECT ON shared_live TO $user"
+	"SELECT live_model FROM nb_live_create('shared_live', 'shared_docs', 'label', 'tokens')" "GRANT SELECT ON shared_live TO $user"
 works "nonsuper: $user reads it, exact" $user "t" \
 	"SELECT nb_live('shared_live') = (SELECT nb_train(label, tokens) FROM shared_docs)"
 works "nonsuper: the owner enables row-level security on the source afterwards" $owner "" \
@@ -274,7 +274,7 @@ works "nonsuper: the owner makes live model fb_live, lets $user read it, $user2 
 	"ALTER TABLE shared_docs NO FORCE ROW LEVEL SECURITY" \
 	"CREATE TABLE fb (id serial PRIMARY KEY, label text, tokens text[])" \
 	"INSERT INTO fb (label, tokens) SELECT (ARRAY['a', 'b'])[1 + i % 2], ARRAY['t' || i % 5] FROM generate_series(1, 30) i" \
-	"SELECT nb_live_create('fb_live', 'fb', 'label', 'tokens', options => '{\"fold_after\": 1000}')" \
+	"SELECT live_model FROM nb_live_create('fb_live', 'fb', 'label', 'tokens', options => '{\"fold_after\": 1000}')" \
 	"GRANT SELECT ON fb, fb_live TO $user" "GRANT SELECT, INSERT, DELETE ON fb TO $user2" \
 	"GRANT USAGE ON SEQUENCE fb_id_seq TO $user2"
 works "nonsuper: $user2 writes it without reading the live model" $user2 "" \
@@ -332,7 +332,7 @@ for u in $user $user2; do
 	works "nonsuper: $u makes live model notes_live over its own table notes, in its own schema" $u "notes_live" \
 		"CREATE SCHEMA $u" "CREATE TABLE notes (label text, tokens text[])" \
 		"INSERT INTO notes VALUES ('$u', '{by,$u}'), ('other', '{x}')" \
-		"SELECT nb_live_create('notes_live', 'notes', 'label', 'tokens')"
+		"SELECT live_model FROM nb_live_create('notes_live', 'notes', 'label', 'tokens')"
 done
 for u in $user $user2; do
 	works "nonsuper: $u reads its own notes_live, exact" $u "true|$u" \
