@@ -134,15 +134,20 @@ count_key(uint64_t *hist, const RadixDigits *rd, uint64_t key)
 /*
  * Sort n rows of size bytes by the digits rd of their keys: least
  * significant digit radix sort, passes skipped where every key has the
- * same digit; hist holds the counts of every row's digits (count_key),
- * made while the rows were.  tmp has room for n rows; returns whichever
- * buffer holds the result.  Inline, so that each row size gets its own
- * copy with fixed-size copies.
+ * same digit; hist has room for RADIX_HIST counts, tmp for n rows; returns
+ * whichever buffer holds the result.  Inline, so that each row size gets
+ * its own copy with fixed-size copies.
  */
 NB_HOT_INLINE char *
 sort_by_key(char *rows, char *tmp, uint64_t n, size_t size, uint64_t *hist,
 			const RadixDigits *rd)
 {
+	memset(hist, 0, sizeof(uint64_t) * rd->passes * RADIX_SIZE);
+	for (uint64_t i = 0; i < n; i++)
+	{
+		nb_interrupt_at(i);
+		count_key(hist, rd, key_at(rows, size, i));
+	}
 	for (int d = 0; d < rd->passes; d++)
 	{
 		uint64_t   *h = hist + d * RADIX_SIZE;
@@ -204,15 +209,8 @@ sort_run(char *rows, char *tmp, uint64_t n, size_t size, uint64_t base, int shif
 	else
 	{
 		RadixDigits rd = range_digits(base, base + ((UINT64_C(1) << shift) - 1), shift);
-		char	   *sorted;
+		char	   *sorted = sort_by_key(rows, tmp, n, size, hist, &rd);
 
-		memset(hist, 0, sizeof(uint64_t) * rd.passes * RADIX_SIZE);
-		for (uint64_t i = 0; i < n; i++)
-		{
-			nb_interrupt_at(i);
-			count_key(hist, &rd, key_at(rows, size, i));
-		}
-		sorted = sort_by_key(rows, tmp, n, size, hist, &rd);
 		if (sorted != rows)
 			memcpy(rows, sorted, n * size);
 	}
@@ -462,12 +460,7 @@ rank_class_sized(const NbMetrics *m, uint32_t c, uint64_t npos, char *buf, char 
 	if (pos <= 0)
 		return;
 	rd = range_digits(lo, hi, PREFIX_BITS);
-	hist = nb_alloc_zero(sizeof(uint64_t) * RADIX_HIST);
-	for (uint64_t i = 0; i < npos; i++)
-	{
-		nb_interrupt_at(i);
-		count_key(hist, &rd, key_at(buf, size, i));
-	}
+	hist = nb_alloc(sizeof(uint64_t) * RADIX_HIST);
 	sorted = sort_by_key(buf, tmp, npos, size, hist, &rd);
 	/* the buffer the rows are not in is free for their ties */
 	order_prefix_ties(sorted, sorted == buf ? tmp : buf, npos, size, &rd, hist);
@@ -519,19 +512,9 @@ gather_positives_sized(const NbMetrics *m, char *buf, uint64_t *start, size_t si
 	}
 }
 
-static void
-rank_class(const NbMetrics *m, uint32_t c, uint64_t npos, char *buf, char *tmp,
-		   PositiveLevels *lv, double *auc, double *ap)
-{
-	if (m->weighted)
-		rank_class_sized(m, c, npos, buf, tmp, lv, sizeof(WeightedKey), auc, ap);
-	else
-		rank_class_sized(m, c, npos, buf, tmp, lv, sizeof(uint64_t), auc, ap);
-}
-
 /*
  * Log loss from the sums made row by row: a row naming n of the K classes
- * adds (K - n) eps to its clipped sum S (see nb_metrics.h).
+ * adds (K - n) eps to its clipped sum S (src/README.md, Metrics).
  */
 static double
 log_loss(const NbMetrics *m, double total)
@@ -545,12 +528,11 @@ log_loss(const NbMetrics *m, double total)
 	return nb_exact_value(&loss) / total;
 }
 
-/* ROC AUC and average precision of every class, and their macro averages. */
-static void
-rank_classes(const NbMetrics *m, NbMetricsResult *r)
+/* ROC AUC and average precision of every class, and their macro averages, with rows of size bytes. */
+NB_HOT_INLINE void
+rank_classes_sized(const NbMetrics *m, NbMetricsResult *r, size_t size)
 {
 	uint32_t	K = m->labels.count;
-	size_t		size = m->weighted ? sizeof(WeightedKey) : sizeof(uint64_t);
 	uint64_t   *npos = nb_alloc_zero(sizeof(uint64_t) * (K + 1));
 	uint64_t   *start = nb_alloc(sizeof(uint64_t) * (K + 1));
 	uint64_t	most = 0;
@@ -577,18 +559,15 @@ rank_classes(const NbMetrics *m, NbMetricsResult *r)
 	rows = nb_alloc(size * (m->rows + 1));
 	tmp = nb_alloc(size * (most + 1));
 	init_levels(&lv, most);
-	if (m->weighted)
-		gather_positives_sized(m, rows, start, sizeof(WeightedKey));
-	else
-		gather_positives_sized(m, rows, start, sizeof(uint64_t));
+	gather_positives_sized(m, rows, start, size);
 	for (uint32_t k = 0; k < K; k++)
 	{
 		uint32_t	c = r->order[k];
 		NbClassMetrics *cm = &r->cls[c];
 
 		/* start[c] is now past class c's positives */
-		rank_class(m, c, npos[c], rows + (start[c] - npos[c]) * size, tmp, &lv,
-				   &cm->roc_auc, &cm->average_precision);
+		rank_class_sized(m, c, npos[c], rows + (start[c] - npos[c]) * size, tmp, &lv, size,
+						 &cm->roc_auc, &cm->average_precision);
 		if (!isnan(cm->roc_auc))
 		{
 			auc_sum += cm->roc_auc;
@@ -618,7 +597,16 @@ rank_classes(const NbMetrics *m, NbMetricsResult *r)
 	free_levels(&lv);
 }
 
-/* The calibration bins and the expected calibration error (nb_metrics.h). */
+static void
+rank_classes(const NbMetrics *m, NbMetricsResult *r)
+{
+	if (m->weighted)
+		rank_classes_sized(m, r, sizeof(WeightedKey));
+	else
+		rank_classes_sized(m, r, sizeof(uint64_t));
+}
+
+/* The calibration bins and the expected calibration error (src/README.md, Metrics). */
 static void
 calibration(const NbMetrics *m, double total, NbMetricsResult *r)
 {

@@ -1,9 +1,9 @@
 /*
  * pg_metrics_state.c — the nb_metrics_state type: expanded-object methods,
  * its flat form, text (base64) and binary input and output, combining; see
- * pg_metrics_state.h.
+ * pg_metrics.h.
  */
-#include "pg_metrics_state.h"
+#include "pg_metrics.h"
 
 #include "common/base64.h"
 #include "libpq/pqformat.h"
@@ -37,6 +37,14 @@ static const ExpandedObjectMethods state_methods = {
 	state_flatten
 };
 
+/* The states it holds: one, or a grid's, one per option set. */
+static NbMetrics *
+state_sets(NbMetricsState *st, uint32 *n)
+{
+	*n = st->is_grid ? st->grid.n_sets : 1;
+	return st->is_grid ? st->grid.metrics : &st->single;
+}
+
 static NbMetricsState *
 new_state(MemoryContext parent)
 {
@@ -62,10 +70,8 @@ nb_metrics_state_create(MemoryContext parent, bool scored, bool ranked, bool wei
 		st->options = palloc(VARSIZE_ANY(options));
 		memcpy(st->options, options, VARSIZE_ANY(options));
 	}
-	else if (scored && !ranked)
-		nb_metrics_init_unranked(&st->single, weighted);
 	else
-		nb_metrics_init(&st->single, scored, weighted);
+		nb_metrics_init(&st->single, scored, ranked, weighted);
 	MemoryContextSwitchTo(old);
 	return st;
 }
@@ -103,7 +109,7 @@ static uint64
 serial_size(NbMetricsState *st)
 {
 	uint32		n;
-	NbMetrics  *m = nb_metrics_state_sets(st, &n);
+	NbMetrics  *m = state_sets(st, &n);
 	uint64		size = NB_METRICS_SERIAL_HEADER + (st->is_grid ? VARSIZE_ANY(st->options) : 0);
 
 	for (uint32 s = 0; s < n; s++)
@@ -148,7 +154,7 @@ state_flatten(ExpandedObjectHeader *eohptr, void *result, Size size)
 {
 	NbMetricsState *st = (NbMetricsState *) eohptr;
 	uint32		n;
-	NbMetrics  *m = nb_metrics_state_sets(st, &n);
+	NbMetrics  *m = state_sets(st, &n);
 	unsigned char *out = (unsigned char *) VARDATA(result);
 
 	SET_VARSIZE(result, size);
@@ -230,7 +236,7 @@ read_state(const char *data, Size len, MemoryContext parent, bool encoding)
 		st->options = palloc(tag_len);
 		memcpy(st->options, tag, tag_len);
 	}
-	m = nb_metrics_state_sets(st, &n);
+	m = state_sets(st, &n);
 	for (uint32 s = 0; s < n; s++)
 	{
 		/* nb_grid_init made the grid's states: read anew */
@@ -307,6 +313,17 @@ nb_metrics_state_close(NbMetricsState *st, Datum d)
 		MemoryContextDelete(st->hdr.eoh_context);
 }
 
+NbMetricsState *
+nb_metrics_state_of_kind(NbMetricsState *st, bool grid)
+{
+	if (st != NULL && st->is_grid != grid)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("an %s state is not an %s state", st->is_grid ? "nb_grid_metrics" : "nb_metrics",
+						grid ? "nb_grid_metrics" : "nb_metrics")));
+	return st;
+}
+
 void
 nb_metrics_state_too_many_labels(const NbMetricsState *st, const char *label, uint32 len)
 {
@@ -359,8 +376,8 @@ nb_metrics_state_combine(NbMetricsState *dst, NbMetricsState *src)
 {
 	uint32		n,
 				src_n;
-	NbMetrics  *d = nb_metrics_state_sets(dst, &n);
-	NbMetrics  *s = nb_metrics_state_sets(src, &src_n);
+	NbMetrics  *d = state_sets(dst, &n);
+	NbMetrics  *s = state_sets(src, &src_n);
 	MemoryContext old;
 
 	/*
@@ -392,6 +409,27 @@ nb_metrics_state_combine(NbMetricsState *dst, NbMetricsState *src)
 	}
 	MemoryContextSwitchTo(old);
 	nb_metrics_state_check_size(dst);
+}
+
+Datum
+nb_metrics_state_combine_args(FunctionCallInfo fcinfo, MemoryContext aggctx, bool grid)
+{
+	NbMetricsState *st1 = nb_metrics_state_for_update(fcinfo, aggctx);
+	NbMetricsState *st2;
+
+	if (grid)
+		(void) nb_metrics_state_of_kind(st1, true);
+	if (PG_ARGISNULL(1))
+		return nb_metrics_state_return(fcinfo, st1);
+	st2 = nb_metrics_state_open(PG_GETARG_DATUM(1));
+	if (grid)
+		(void) nb_metrics_state_of_kind(st2, true);
+	if (st1 == NULL)
+		st1 = nb_metrics_state_copy(st2, aggctx);
+	else
+		nb_metrics_state_combine(st1, st2);
+	nb_metrics_state_close(st2, PG_GETARG_DATUM(1));
+	return nb_metrics_state_return(fcinfo, st1);
 }
 
 /* ---------------------------------------------------------------- */
