@@ -1,7 +1,7 @@
 /*
  * nb_metrics_result.c — the metrics of a state (nb_metrics_compute, see
- * nb_metrics.h): counts, log loss, calibration, and the rows ranked by each
- * class's score for ROC AUC and average precision.
+ * src/README.md, Metrics): counts, log loss, calibration, and the rows
+ * ranked by each class's score for ROC AUC and average precision.
  */
 #include "nb_metrics.h"
 
@@ -84,13 +84,7 @@ weight_at(const char *rows, size_t size, uint64_t i)
 #define RADIX_PASSES ((64 + RADIX_BITS - 1) / RADIX_BITS)
 #define RADIX_HIST (RADIX_PASSES * RADIX_SIZE)
 
-/*
- * The digits a sort uses: passes digits of (key - lo) >> shift.  Keys are
- * first sorted on the top PREFIX_BITS bits of their range only (three
- * passes instead of five or six: the scattered writes of a pass are most of
- * the cost of a sort), and rows whose prefixes tie, few when scores are
- * spread, are then put in order among themselves (order_prefix_ties).
- */
+/* The digits of keys: passes digits of (key - lo) >> shift. */
 typedef struct RadixDigits
 {
 	uint64_t	lo;
@@ -98,11 +92,7 @@ typedef struct RadixDigits
 	int			passes;
 } RadixDigits;
 
-#define PREFIX_BITS (3 * RADIX_BITS)
-/* runs of tied prefixes up to this long are put in order by insertion */
-#define SHORT_RUN 64
-
-/* The digits of the keys lo..hi, at most PREFIX_BITS of them (shift the rest). */
+/* The digits of the keys lo..hi, at most max_bits of them (shift the rest). */
 static RadixDigits
 range_digits(uint64_t lo, uint64_t hi, int max_bits)
 {
@@ -178,61 +168,6 @@ sort_by_key(char *rows, char *tmp, uint64_t n, size_t size, uint64_t *hist,
 		tmp = swap;
 	}
 	return rows;
-}
-
-/*
- * Put in key order the n rows of a run whose keys share everything but
- * their low shift bits: by insertion when the run is short, else by a radix
- * sort of those bits (hist: room for RADIX_HIST counts; tmp for n rows).
- */
-NB_HOT_INLINE void
-sort_run(char *rows, char *tmp, uint64_t n, size_t size, uint64_t base, int shift,
-		 uint64_t *hist)
-{
-	if (n <= SHORT_RUN)
-	{
-		char		row[sizeof(WeightedKey)];
-
-		for (uint64_t i = 1; i < n; i++)
-		{
-			uint64_t	key = key_at(rows, size, i);
-			uint64_t	j = i;
-
-			if (key_at(rows, size, i - 1) <= key)
-				continue;
-			memcpy(row, rows + i * size, size);
-			for (; j > 0 && key_at(rows, size, j - 1) > key; j--)
-				memcpy(rows + j * size, rows + (j - 1) * size, size);
-			memcpy(rows + j * size, row, size);
-		}
-	}
-	else
-	{
-		RadixDigits rd = range_digits(base, base + ((UINT64_C(1) << shift) - 1), shift);
-		char	   *sorted = sort_by_key(rows, tmp, n, size, hist, &rd);
-
-		if (sorted != rows)
-			memcpy(rows, sorted, n * size);
-	}
-}
-
-/* After a sort on the prefixes rd: each run of tied prefixes in key order. */
-NB_HOT_INLINE void
-order_prefix_ties(char *rows, char *tmp, uint64_t n, size_t size, const RadixDigits *rd,
-				  uint64_t *hist)
-{
-	if (rd->shift == 0)
-		return;
-	for (uint64_t i = 0, j; i < n; i = j)
-	{
-		uint64_t	prefix = prefix_of(rd, key_at(rows, size, i));
-
-		for (j = i + 1; j < n && prefix_of(rd, key_at(rows, size, j)) == prefix; j++)
-			nb_interrupt_at(j);
-		if (j - i > 1)
-			sort_run(rows + i * size, tmp + i * size, j - i, size,
-					 rd->lo + (prefix << rd->shift), rd->shift, hist);
-	}
 }
 
 /*
@@ -459,11 +394,9 @@ rank_class_sized(const NbMetrics *m, uint32_t c, uint64_t npos, char *buf, char 
 	}
 	if (pos <= 0)
 		return;
-	rd = range_digits(lo, hi, PREFIX_BITS);
+	rd = range_digits(lo, hi, 64);
 	hist = nb_alloc(sizeof(uint64_t) * RADIX_HIST);
 	sorted = sort_by_key(buf, tmp, npos, size, hist, &rd);
-	/* the buffer the rows are not in is free for their ties */
-	order_prefix_ties(sorted, sorted == buf ? tmp : buf, npos, size, &rd, hist);
 	nb_free(hist);
 	make_levels(lv, sorted, npos, size);
 

@@ -1,14 +1,10 @@
 /*
  * pg_grid.c — nb_grid_metrics: the metrics of a model's predictions under
  * every option set of a grid, in one pass (nb_grid.h), for
- * nb_cross_validate and for tuning on a held-out split.
- *
- * Each row's features are looked up once in the prepared model's index and
- * scored by the scorers of the grid, which the prepared model keeps
- * (nb_prepared_get_grid).  The state, in a memory context of its own (as
- * nb_metrics' state, see pg_metrics.c), holds an unranked nb_metrics state
- * per option set; the result is their nb_metrics objects, in the grid's
- * order.
+ * nb_cross_validate and for tuning on a held-out split.  The scorers of the
+ * grid are the prepared model's (nb_prepared_get_grid); the state is
+ * nb_metrics' (pg_metrics.h), a grid's; the result is the nb_metrics
+ * objects of the option sets, in the grid's order.
  */
 #include "postgres.h"
 

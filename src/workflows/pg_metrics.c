@@ -1,6 +1,6 @@
 /*
  * pg_metrics.c — the nb_metrics aggregates: classification metrics of a
- * query's predictions, as jsonb (see nb_metrics.h for the definitions).
+ * query's predictions, as jsonb (see src/README.md for the definitions).
  *
  * The state is an nb_metrics_state (pg_metrics.h), updated in place
  * from row to row; partial states combine, in parallel workers and on
@@ -443,7 +443,7 @@ push_ranking(JsonbParseState **state, const NbMetrics *m, const NbMetricsResult 
 
 /*
  * {"ece": e, "bins": [{"lower", "upper", "count", "confidence", "accuracy"}
- * per bin]}: the bins of nb_metrics.h, a bin without rows with null
+ * per bin]}: the bins of src/README.md, a bin without rows with null
  * confidence and accuracy.
  */
 static void
@@ -731,9 +731,9 @@ nb_metrics_final(PG_FUNCTION_ARGS)
 
 /*
  * The serial functions of nb_metrics' internal state up to nbc 0.9.0.  The
- * install scripts of those versions, which a new installation of 0.10.0
- * runs before the update script drops them, create the functions, and
- * CREATE FUNCTION needs their symbols; nothing calls them.
+ * update script to 0.4.0, which an update from an older version runs
+ * before a later one drops them, creates the functions, and CREATE
+ * FUNCTION needs their symbols; nothing calls them.
  */
 PG_FUNCTION_INFO_V1(nb_metrics_serialize);
 PG_FUNCTION_INFO_V1(nb_metrics_deserialize);

@@ -12,7 +12,7 @@
  * and reallocates, which PostgreSQL 17's bump contexts do not allow), so
  * each row updates it in place; the executor keeps such a value without
  * copying when the transition function returns it (nodeAgg.c,
- * ExecAggTransReparent).  Its flat form is nb_metrics.h's serialized form,
+ * ExecAggTransReparent).  Its flat form is nb_metrics' serialized form,
  * made only when the state leaves the aggregate (a parallel worker, a hash
  * aggregate spilling to disk, Citus); its text form is base64 of that.
  */
@@ -65,9 +65,6 @@ NbMetricsState *nb_metrics_state_create(MemoryContext parent, bool scored, bool 
  */
 NbMetricsState *nb_metrics_state_for_update(FunctionCallInfo fcinfo, MemoryContext aggctx);
 
-/* A copy of a state in a new context under parent. */
-NbMetricsState *nb_metrics_state_copy(NbMetricsState *st, MemoryContext parent);
-
 /* The state of a datum to read (expanded, or made from the flat form in the current context). */
 NbMetricsState *nb_metrics_state_open(Datum d);
 
@@ -95,12 +92,6 @@ NbMetricsState *nb_metrics_state_of_kind(NbMetricsState *st, bool grid);
  * 54000 if it passed NB_METRICS_STATE_MAX_SIZE.
  */
 Size		nb_metrics_state_check_size(NbMetricsState *st);
-
-/*
- * Add src's rows to dst: states of the same aggregate (forms, grids of the
- * same option sets), within the labels a state takes.
- */
-void		nb_metrics_state_combine(NbMetricsState *dst, NbMetricsState *src);
 
 /*
  * The combine function of both aggregates: the first state updated in place

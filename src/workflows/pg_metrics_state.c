@@ -76,34 +76,6 @@ nb_metrics_state_create(MemoryContext parent, bool scored, bool ranked, bool wei
 	return st;
 }
 
-/* An empty state of the same form as st (for a grid, the same option sets). */
-static NbMetricsState *
-empty_like(NbMetricsState *st, MemoryContext parent)
-{
-	NbMetricsState *empty;
-
-	if (st->is_grid)
-	{
-		empty = nb_metrics_state_create(parent, true, false, false, st->options, st->grid.n_sets);
-		for (uint32 s = 0; s < st->grid.n_sets; s++)
-			empty->grid.metrics[s].scores_only = st->grid.metrics[s].scores_only;
-		return empty;
-	}
-	empty = nb_metrics_state_create(parent, st->single.scored, st->single.ranked,
-									st->single.weighted, NULL, 0);
-	empty->single.scores_only = st->single.scores_only;
-	return empty;
-}
-
-NbMetricsState *
-nb_metrics_state_copy(NbMetricsState *st, MemoryContext parent)
-{
-	NbMetricsState *copy = empty_like(st, parent);
-
-	nb_metrics_state_combine(copy, st);
-	return copy;
-}
-
 /* Bytes of the serialized form: its header, the grid's options, each state. */
 static uint64
 serial_size(NbMetricsState *st)
@@ -165,13 +137,15 @@ state_flatten(ExpandedObjectHeader *eohptr, void *result, Size size)
 	Assert(out == (unsigned char *) result + size);
 }
 
+/* A value whose bytes are malformed (error says how), or whose text is not base64 (NULL). */
 static void
 report_corrupt(const char *error)
 {
 	ereport(ERROR,
 			(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
 			 errmsg("invalid nb_metrics_state value"),
-			 errdetail("The value is malformed: %s.", error)));
+			 error != NULL ? errdetail("The value is malformed: %s.", error) :
+			 errdetail("The text form of an nb_metrics state is base64.")));
 }
 
 /* The labels of a state are valid in the database encoding (read from outside). */
@@ -280,6 +254,102 @@ state_from_datum(Datum d, MemoryContext parent)
 	return st;
 }
 
+/* Labels of src that dst does not have. */
+static uint32
+new_labels(const NbMetrics *dst, const NbMetrics *src)
+{
+	uint32		added = 0;
+
+	for (uint32 c = 0; c < src->labels.count; c++)
+	{
+		uint32		len;
+		const char *s = nb_strmap_str(&src->labels, c, &len);
+
+		added += nb_metrics_find(dst, s, len) < 0;
+	}
+	return added;
+}
+
+static bool
+same_form(const NbMetrics *a, const NbMetrics *b)
+{
+	return a->scored == b->scored && a->weighted == b->weighted &&
+		a->ranked == b->ranked && a->scores_only == b->scores_only;
+}
+
+/*
+ * Add src's rows to dst: states of the same aggregate (forms, grids of the
+ * same option sets), within the labels a state takes.
+ */
+static void
+combine(NbMetricsState *dst, NbMetricsState *src)
+{
+	uint32		n,
+				src_n;
+	NbMetrics  *d = state_sets(dst, &n);
+	NbMetrics  *s = state_sets(src, &src_n);
+	MemoryContext old;
+
+	/*
+	 * The states of one aggregate are all of one form; others come only
+	 * from a user's own aggregate over these functions.
+	 */
+	if (dst->is_grid != src->is_grid || n != src_n ||
+		(dst->is_grid && (VARSIZE_ANY(dst->options) != VARSIZE_ANY(src->options) ||
+						  memcmp(dst->options, src->options, VARSIZE_ANY(dst->options)) != 0)))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("cannot combine nb_metrics states of different aggregates"),
+				 errdetail("Only the partial states of one nb_metrics or nb_grid_metrics call combine.")));
+	for (uint32 k = 0; k < n; k++)
+		if (!same_form(&d[k], &s[k]))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("cannot combine nb_metrics states of different forms"),
+					 errdetail("Only the partial states of one nb_metrics or nb_grid_metrics call combine.")));
+	/* a grid's states have the same labels: the first tells for all */
+	if (d[0].labels.count + new_labels(&d[0], &s[0]) >
+		(dst->is_grid ? dst->grid.max_labels : NB_METRICS_MAX_CLASSES))
+		nb_metrics_state_too_many_labels(dst, NULL, 0);
+	old = MemoryContextSwitchTo(dst->hdr.eoh_context);
+	for (uint32 k = 0; k < n; k++)
+	{
+		CHECK_FOR_INTERRUPTS();
+		nb_metrics_merge(&d[k], &s[k]);
+	}
+	MemoryContextSwitchTo(old);
+	nb_metrics_state_check_size(dst);
+}
+
+/* An empty state of the same form as st (for a grid, the same option sets). */
+static NbMetricsState *
+empty_like(NbMetricsState *st, MemoryContext parent)
+{
+	NbMetricsState *empty;
+
+	if (st->is_grid)
+	{
+		empty = nb_metrics_state_create(parent, true, false, false, st->options, st->grid.n_sets);
+		for (uint32 s = 0; s < st->grid.n_sets; s++)
+			empty->grid.metrics[s].scores_only = st->grid.metrics[s].scores_only;
+		return empty;
+	}
+	empty = nb_metrics_state_create(parent, st->single.scored, st->single.ranked,
+									st->single.weighted, NULL, 0);
+	empty->single.scores_only = st->single.scores_only;
+	return empty;
+}
+
+/* A copy of a state in a new context under parent. */
+static NbMetricsState *
+copy_state(NbMetricsState *st, MemoryContext parent)
+{
+	NbMetricsState *copy = empty_like(st, parent);
+
+	combine(copy, st);
+	return copy;
+}
+
 NbMetricsState *
 nb_metrics_state_for_update(FunctionCallInfo fcinfo, MemoryContext aggctx)
 {
@@ -295,7 +365,7 @@ nb_metrics_state_for_update(FunctionCallInfo fcinfo, MemoryContext aggctx)
 	/* a flat state (a hash aggregate's spilled one), or one not ours to change */
 	if (st == NULL)
 		return state_from_datum(d, aggctx);
-	return nb_metrics_state_copy(st, aggctx);
+	return copy_state(st, aggctx);
 }
 
 NbMetricsState *
@@ -348,69 +418,6 @@ nb_metrics_state_too_many_labels(const NbMetricsState *st, const char *label, ui
 			 errhint("Score fewer option sets at a time.")));
 }
 
-/* Labels of src that dst does not have. */
-static uint32
-new_labels(const NbMetrics *dst, const NbMetrics *src)
-{
-	uint32		added = 0;
-
-	for (uint32 c = 0; c < src->labels.count; c++)
-	{
-		uint32		len;
-		const char *s = nb_strmap_str(&src->labels, c, &len);
-
-		added += nb_metrics_find(dst, s, len) < 0;
-	}
-	return added;
-}
-
-static bool
-same_form(const NbMetrics *a, const NbMetrics *b)
-{
-	return a->scored == b->scored && a->weighted == b->weighted &&
-		a->ranked == b->ranked && a->scores_only == b->scores_only;
-}
-
-void
-nb_metrics_state_combine(NbMetricsState *dst, NbMetricsState *src)
-{
-	uint32		n,
-				src_n;
-	NbMetrics  *d = state_sets(dst, &n);
-	NbMetrics  *s = state_sets(src, &src_n);
-	MemoryContext old;
-
-	/*
-	 * The states of one aggregate are all of one form; others come only
-	 * from a user's own aggregate over these functions.
-	 */
-	if (dst->is_grid != src->is_grid || n != src_n ||
-		(dst->is_grid && (VARSIZE_ANY(dst->options) != VARSIZE_ANY(src->options) ||
-						  memcmp(dst->options, src->options, VARSIZE_ANY(dst->options)) != 0)))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("cannot combine nb_metrics states of different aggregates"),
-				 errdetail("Only the partial states of one nb_metrics or nb_grid_metrics call combine.")));
-	for (uint32 k = 0; k < n; k++)
-		if (!same_form(&d[k], &s[k]))
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("cannot combine nb_metrics states of different forms"),
-					 errdetail("Only the partial states of one nb_metrics or nb_grid_metrics call combine.")));
-	/* a grid's states have the same labels: the first tells for all */
-	if (d[0].labels.count + new_labels(&d[0], &s[0]) >
-		(dst->is_grid ? dst->grid.max_labels : NB_METRICS_MAX_CLASSES))
-		nb_metrics_state_too_many_labels(dst, NULL, 0);
-	old = MemoryContextSwitchTo(dst->hdr.eoh_context);
-	for (uint32 k = 0; k < n; k++)
-	{
-		CHECK_FOR_INTERRUPTS();
-		nb_metrics_merge(&d[k], &s[k]);
-	}
-	MemoryContextSwitchTo(old);
-	nb_metrics_state_check_size(dst);
-}
-
 Datum
 nb_metrics_state_combine_args(FunctionCallInfo fcinfo, MemoryContext aggctx, bool grid)
 {
@@ -425,9 +432,9 @@ nb_metrics_state_combine_args(FunctionCallInfo fcinfo, MemoryContext aggctx, boo
 	if (grid)
 		(void) nb_metrics_state_of_kind(st2, true);
 	if (st1 == NULL)
-		st1 = nb_metrics_state_copy(st2, aggctx);
+		st1 = copy_state(st2, aggctx);
 	else
-		nb_metrics_state_combine(st1, st2);
+		combine(st1, st2);
 	nb_metrics_state_close(st2, PG_GETARG_DATUM(1));
 	return nb_metrics_state_return(fcinfo, st1);
 }
@@ -475,15 +482,6 @@ state_value(const char *data, Size len)
 	PG_RETURN_POINTER(result);
 }
 
-static void
-report_syntax(void)
-{
-	ereport(ERROR,
-			(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
-			 errmsg("invalid nb_metrics_state value"),
-			 errdetail("The text form of an nb_metrics state is base64.")));
-}
-
 /* Decoded in chunks straight into the value, with checks for a cancel (pg_type.c). */
 Datum
 nb_metrics_state_in(PG_FUNCTION_ARGS)
@@ -494,13 +492,13 @@ nb_metrics_state_in(PG_FUNCTION_ARGS)
 	struct varlena *result;
 
 	if (!nb_base64_text_size(str, len, &size))
-		report_syntax();
+		report_corrupt(NULL);
 	if (size > NB_METRICS_STATE_MAX_SIZE)
 		report_too_large(size);
 	result = palloc(VARHDRSZ + size);
 	SET_VARSIZE(result, VARHDRSZ + size);
 	if (!nb_base64_text_decode(str, len, VARDATA(result), size))
-		report_syntax();
+		report_corrupt(NULL);
 	check_state_bytes(VARDATA(result), size);
 	PG_RETURN_POINTER(result);
 }

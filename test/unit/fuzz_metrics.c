@@ -1,6 +1,6 @@
 /*
  * fuzz_metrics.c — libFuzzer target for the serialized form of nb_metrics'
- * states (nb_metrics.h), which nb_metrics_state's input functions read from
+ * states (src/README.md, Metrics), which nb_metrics_state's input functions read from
  * outside the server (Citus ships it as text).
  *
  * The input is one state's bytes (the header, checked by the unit tests,

@@ -1,6 +1,6 @@
 /*
  * test_metrics.c — unit tests of the classification metrics (src/workflows/nb_metrics*.c),
- * expected values by hand from the formulas (see nb_metrics.h) or by a
+ * expected values by hand from the formulas (see src/README.md) or by a
  * brute-force definition computed here.
  *
  *   ./test_metrics       run every test
@@ -415,11 +415,10 @@ test_ranking_near_ties(void)
 {
 	/*
 	 * Scores in 60 clusters from 1e-12 to 1, each of doubles a few units in
-	 * the last place apart (and some equal): the ranking sorts on a prefix
-	 * of the keys' range and then orders the rows whose prefixes tie, by
-	 * insertion (clusters of up to 64 rows) or by a radix sort of the low
-	 * bits (larger ones).  AUC against every pair, AP against a sort by
-	 * comparison; unweighted (8-byte rows) and weighted (16-byte rows).
+	 * the last place apart (and some equal): the radix sort of the ranking
+	 * must order them down to the last bit.  AUC against every pair, AP
+	 * against a sort by comparison; unweighted (8-byte rows) and weighted
+	 * (16-byte rows).
 	 */
 	enum
 	{
