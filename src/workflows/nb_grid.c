@@ -27,7 +27,7 @@ nb_grid_init(NbGrid *grid, uint32_t n_sets)
 	grid->max_labels = nb_grid_max_labels(n_sets);
 	grid->metrics = nb_alloc(sizeof(NbMetrics) * (n_sets + 1));
 	for (uint32_t s = 0; s < n_sets; s++)
-		nb_metrics_init_unranked(&grid->metrics[s], false);
+		nb_metrics_init(&grid->metrics[s], true, false, false);
 }
 
 void

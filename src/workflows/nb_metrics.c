@@ -24,6 +24,16 @@ segments(uint64_t cap)
 	return cap == 0 ? 1 : (cap + NB_METRICS_SEGMENT_ROWS - 1) >> NB_METRICS_SEGMENT_BITS;
 }
 
+/* Row i of a column and the rows after it in its segment: at most *n in all, which this sets. */
+static inline double *
+score_run(double *const *column, uint64_t i, uint64_t *n)
+{
+	uint64_t	left = NB_METRICS_SEGMENT_ROWS - (i & (NB_METRICS_SEGMENT_ROWS - 1));
+
+	*n = *n < left ? *n : left;
+	return nb_metrics_score_at(column, i);
+}
+
 /*
  * A column's room from old_cap rows (a new column: NULL, old_cap 0) to
  * cap, the new rows zero.  The first segment grows by
@@ -73,7 +83,7 @@ free_column(double **column, uint64_t cap)
 }
 
 /*
- * The serialized size of a state as its parts are now (nb_metrics.h): kept
+ * The serialized size of a state as its parts are now (src/README.md): kept
  * in serial_fixed and serial_per_row whenever a label, a column or a sum
  * is added, so that the size of a growing state is known at every row.
  */
@@ -108,7 +118,7 @@ update_sizes(NbMetrics *m)
 }
 
 void
-nb_metrics_init(NbMetrics *m, bool scored, bool weighted)
+nb_metrics_init(NbMetrics *m, bool scored, bool ranked, bool weighted)
 {
 	memset(m, 0, sizeof(*m));
 	nb_strmap_init(&m->labels, 8);
@@ -116,7 +126,7 @@ nb_metrics_init(NbMetrics *m, bool scored, bool weighted)
 	m->confusion = nb_alloc_zero(sizeof(double) * m->cap * m->cap);
 	m->seen = nb_alloc_zero(m->cap);
 	m->scored = scored;
-	m->ranked = scored;
+	m->ranked = scored && ranked;
 	m->weighted = weighted;
 	if (scored)
 	{
@@ -124,14 +134,6 @@ nb_metrics_init(NbMetrics *m, bool scored, bool weighted)
 		m->ll_inv_sum = nb_alloc_zero(sizeof(NbExactSum *) * (m->cap + 1));
 		m->calib = nb_alloc_zero(sizeof(NbExactSum *) * NB_METRICS_BINS);
 	}
-	update_sizes(m);
-}
-
-void
-nb_metrics_init_unranked(NbMetrics *m, bool weighted)
-{
-	nb_metrics_init(m, true, weighted);
-	m->ranked = false;
 	update_sizes(m);
 }
 
@@ -222,8 +224,8 @@ nb_metrics_label_cmp(const NbMetrics *m, uint32_t a, uint32_t b)
 	return alen < blen ? -1 : alen > blen;
 }
 
-static inline void
-count(NbMetrics *m, uint32_t actual, uint32_t predicted, double weight)
+void
+nb_metrics_add(NbMetrics *m, uint32_t actual, uint32_t predicted, double weight)
 {
 	m->confusion[(size_t) actual * m->cap + predicted] += weight;
 	m->seen[actual] |= NB_SEEN_ACTUAL;
@@ -238,14 +240,12 @@ nb_metrics_add_null_actual(NbMetrics *m)
 		update_sizes(m);
 }
 
-void
-nb_metrics_add(NbMetrics *m, uint32_t actual, uint32_t predicted, double weight)
-{
-	count(m, actual, predicted, weight);
-}
-
-void
-nb_metrics_reserve_rows(NbMetrics *m, uint64_t rows)
+/*
+ * Room for rows more rows in the row arrays of a ranked state; the new room
+ * in the columns is zero.
+ */
+static void
+reserve_rows(NbMetrics *m, uint64_t rows)
 {
 	uint64_t	need = m->rows + rows;
 	uint64_t	cap = m->rows_cap < 1024 ? 1024 : m->rows_cap;
@@ -267,8 +267,9 @@ nb_metrics_reserve_rows(NbMetrics *m, uint64_t rows)
 	m->rows_cap = cap;
 }
 
-double	  **
-nb_metrics_column(NbMetrics *m, uint32_t c)
+/* The column of class c of a ranked state, made (zero) when no row named c yet. */
+static double **
+column_of(NbMetrics *m, uint32_t c)
 {
 	if (m->score[c] == NULL)
 	{
@@ -291,8 +292,9 @@ clip(double p)
 	return above < 1.0 - DBL_EPSILON ? above : 1.0 - DBL_EPSILON;
 }
 
-NbExactSum *
-nb_metrics_inv_sum(NbMetrics *m, uint32_t n)
+/* The sum of weight / S of the rows naming n classes, made (zero) if none did yet. */
+static NbExactSum *
+inv_sum(NbMetrics *m, uint32_t n)
 {
 	if (m->ll_inv_sum[n] == NULL)
 	{
@@ -317,7 +319,7 @@ calibration_sums(NbMetrics *m, int b)
 	return m->calib[b];
 }
 
-/* The calibration bin of a top-class probability p in [0, 1] (nb_metrics.h). */
+/* The calibration bin of a top-class probability p in [0, 1] (src/README.md, Metrics). */
 static inline int
 calibration_bin(double p)
 {
@@ -339,7 +341,7 @@ nb_metrics_add_scored(NbMetrics *m, uint32_t actual, const uint32_t *cls,
 	uint64_t	row = m->rows;
 
 	if (m->ranked)
-		nb_metrics_reserve_rows(m, 1);
+		reserve_rows(m, 1);
 	for (uint32_t i = 0; i < n; i++)
 	{
 		double		y = cls[i] == actual ? 1.0 : 0.0;
@@ -362,7 +364,7 @@ nb_metrics_add_scored(NbMetrics *m, uint32_t actual, const uint32_t *cls,
 		if (m->ranked)
 		{
 			if (m->score[cls[i]] == NULL)
-				(void) nb_metrics_column(m, cls[i]);
+				(void) column_of(m, cls[i]);
 			/* + 0.0 makes a -0 +0, which the sort keys need */
 			*nb_metrics_score_at(m->score[cls[i]], row) = prob[i] + 0.0;
 		}
@@ -376,7 +378,7 @@ nb_metrics_add_scored(NbMetrics *m, uint32_t actual, const uint32_t *cls,
 			*nb_metrics_score_at(m->weight, row) = weight;
 	}
 	nb_exact_add(&m->ll_sum, weight * log(clipped / p_actual));
-	nb_exact_add(nb_metrics_inv_sum(m, n), weight / clipped);
+	nb_exact_add(inv_sum(m, n), weight / clipped);
 	nb_exact_add(&m->brier, weight * brier);
 	if (!m->scores_only)
 	{
@@ -387,7 +389,7 @@ nb_metrics_add_scored(NbMetrics *m, uint32_t actual, const uint32_t *cls,
 		if (cls[best] == actual)
 			nb_exact_add(&bin[2], weight);
 	}
-	count(m, actual, cls[best], weight);
+	nb_metrics_add(m, actual, cls[best], weight);
 }
 
 /* Rows [0, n) of column src into column dst from row at on, a piece within both one segment at a time. */
@@ -398,11 +400,11 @@ copy_column(double **dst, uint64_t at, double *const *src, uint64_t n)
 	{
 		uint64_t	piece = n - i;
 		uint64_t	dst_piece;
-		const double *from = nb_metrics_score_run(src, i, &piece);
+		const double *from = score_run(src, i, &piece);
 		double	   *to;
 
 		dst_piece = piece;
-		to = nb_metrics_score_run(dst, at + i, &dst_piece);
+		to = score_run(dst, at + i, &dst_piece);
 		nb_copy(to, from, sizeof(double) * dst_piece);
 		i += dst_piece;
 	}
@@ -442,7 +444,7 @@ nb_metrics_merge(NbMetrics *dst, NbMetrics *src)
 		nb_exact_merge(&dst->ll_sum, &src->ll_sum);
 		for (uint32_t k = 0; k <= n; k++)
 			if (src->ll_inv_sum[k] != NULL)
-				nb_exact_merge(nb_metrics_inv_sum(dst, k), src->ll_inv_sum[k]);
+				nb_exact_merge(inv_sum(dst, k), src->ll_inv_sum[k]);
 		nb_exact_merge(&dst->brier, &src->brier);
 		for (int b = 0; b < NB_METRICS_BINS; b++)
 			if (src->calib[b] != NULL)
@@ -456,7 +458,7 @@ nb_metrics_merge(NbMetrics *dst, NbMetrics *src)
 	if (dst->ranked)
 	{
 		/* the rows of both in their columns: src's are copied after dst's */
-		nb_metrics_reserve_rows(dst, src->rows);
+		reserve_rows(dst, src->rows);
 		for (uint64_t i = 0; i < src->rows; i++)
 		{
 			nb_interrupt_at(i);
@@ -466,54 +468,30 @@ nb_metrics_merge(NbMetrics *dst, NbMetrics *src)
 			copy_column(dst->weight, row0, src->weight, src->rows);
 		for (uint32_t c = 0; c < n; c++)
 			if (src->score[c] != NULL)
-				copy_column(nb_metrics_column(dst, map[c]), row0, src->score[c], src->rows);
+				copy_column(column_of(dst, map[c]), row0, src->score[c], src->rows);
 	}
 	dst->rows += src->rows;
 	nb_free(map);
 }
 
 /* ---------------------------------------------------------------- */
-/* the serialized form (nb_metrics.h)                                */
+/* the serialized form (src/README.md, Metrics)                     */
 
+/* An unsigned integer of size bytes, little-endian. */
 static unsigned char *
-put_u8(unsigned char *out, uint8_t v)
+put_le(unsigned char *out, uint64_t v, int size)
 {
-	*out = v;
-	return out + 1;
-}
-
-static unsigned char *
-put_u32(unsigned char *out, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < size; i++)
 		out[i] = (unsigned char) (v >> (8 * i));
-	return out + 4;
-}
-
-static unsigned char *
-put_u64(unsigned char *out, uint64_t v)
-{
-	for (int i = 0; i < 8; i++)
-		out[i] = (unsigned char) (v >> (8 * i));
-	return out + 8;
-}
-
-static uint32_t
-get_u32(const unsigned char *in)
-{
-	uint32_t	v = 0;
-
-	for (int i = 0; i < 4; i++)
-		v |= (uint32_t) in[i] << (8 * i);
-	return v;
+	return out + size;
 }
 
 static uint64_t
-get_u64(const unsigned char *in)
+get_le(const unsigned char *in, int size)
 {
 	uint64_t	v = 0;
 
-	for (int i = 0; i < 8; i++)
+	for (int i = 0; i < size; i++)
 		v |= (uint64_t) in[i] << (8 * i);
 	return v;
 }
@@ -530,7 +508,7 @@ put_doubles(unsigned char *out, const double *v, uint64_t n)
 		uint64_t	bits;
 
 		memcpy(&bits, &v[i], sizeof(bits));
-		put_u64(out + 8 * i, bits);
+		put_le(out + 8 * i, bits, 8);
 	}
 #endif
 	return out + sizeof(double) * n;
@@ -544,7 +522,7 @@ get_doubles(double *v, const unsigned char *in, uint64_t n)
 #else
 	for (uint64_t i = 0; i < n; i++)
 	{
-		uint64_t	bits = get_u64(in + 8 * i);
+		uint64_t	bits = get_le(in + 8 * i, 8);
 
 		memcpy(&v[i], &bits, sizeof(bits));
 	}
@@ -567,7 +545,7 @@ put_column(unsigned char *out, double *const *column, uint64_t rows)
 		const double *run;
 
 		n = rows - i;
-		run = nb_metrics_score_run(column, i, &n);
+		run = score_run(column, i, &n);
 		out = put_doubles(out, run, n);
 	}
 	return out;
@@ -577,9 +555,9 @@ unsigned char *
 nb_metrics_write_header(unsigned char *out, uint32_t n, const void *tag, uint32_t tag_len)
 {
 	memcpy(out, "NBM", 3);
-	out = put_u8(out + 3, NB_METRICS_SERIAL_VERSION);
-	out = put_u32(out, n);
-	out = put_u32(out, tag_len);
+	out = put_le(out + 3, NB_METRICS_SERIAL_VERSION, 1);
+	out = put_le(out, n, 4);
+	out = put_le(out, tag_len, 4);
 	if (tag_len > 0)
 		memcpy(out, tag, tag_len);
 	return out + tag_len;
@@ -597,19 +575,19 @@ nb_metrics_write(NbMetrics *m, unsigned char *out)
 {
 	uint32_t	K = m->labels.count;
 
-	out = put_u8(out, (m->scored ? FLAG_SCORED : 0) | (m->weighted ? FLAG_WEIGHTED : 0) |
+	out = put_le(out, (m->scored ? FLAG_SCORED : 0) | (m->weighted ? FLAG_WEIGHTED : 0) |
 				 (m->ranked ? FLAG_RANKED : 0) | (m->scores_only ? FLAG_SCORES_ONLY : 0) |
-				 (m->null_actual > 0 ? FLAG_NULL_ACTUAL : 0));
-	out = put_u64(out, m->rows);
-	out = put_u32(out, K);
+				 (m->null_actual > 0 ? FLAG_NULL_ACTUAL : 0), 1);
+	out = put_le(out, m->rows, 8);
+	out = put_le(out, K, 4);
 	for (uint32_t c = 0; c < K; c++)
 	{
 		uint32_t	len;
 		const char *s = nb_strmap_str(&m->labels, c, &len);
 
-		out = put_u32(out, len);
+		out = put_le(out, len, 4);
 		memcpy(out, s, len);
-		out = put_u8(out + len, m->seen[c]);
+		out = put_le(out + len, m->seen[c], 1);
 	}
 	for (uint32_t a = 0; a < K; a++)
 	{
@@ -622,13 +600,13 @@ nb_metrics_write(NbMetrics *m, unsigned char *out)
 		out = put_exact(out, &m->ll_sum);
 		for (uint32_t n = 0; n <= K; n++)
 		{
-			out = put_u8(out, m->ll_inv_sum[n] != NULL);
+			out = put_le(out, m->ll_inv_sum[n] != NULL, 1);
 			if (m->ll_inv_sum[n] != NULL)
 				out = put_exact(out, m->ll_inv_sum[n]);
 		}
 		for (int b = 0; b < NB_METRICS_BINS; b++)
 		{
-			out = put_u8(out, m->calib[b] != NULL);
+			out = put_le(out, m->calib[b] != NULL, 1);
 			for (int k = 0; m->calib[b] != NULL && k < NB_METRICS_BIN_SUMS; k++)
 				out = put_exact(out, &m->calib[b][k]);
 		}
@@ -638,19 +616,19 @@ nb_metrics_write(NbMetrics *m, unsigned char *out)
 		for (uint64_t i = 0; i < m->rows; i++)
 		{
 			nb_interrupt_at(i);
-			out = put_u32(out, m->actual[i]);
+			out = put_le(out, m->actual[i], 4);
 		}
 		if (m->weighted)
 			out = put_column(out, m->weight, m->rows);
 		for (uint32_t c = 0; c < K; c++)
 		{
-			out = put_u8(out, m->score[c] != NULL);
+			out = put_le(out, m->score[c] != NULL, 1);
 			if (m->score[c] != NULL)
 				out = put_column(out, m->score[c], m->rows);
 		}
 	}
 	if (m->null_actual > 0)
-		out = put_u64(out, m->null_actual);
+		out = put_le(out, m->null_actual, 8);
 	return out;
 }
 
@@ -688,8 +666,8 @@ nb_metrics_read_header(NbMetricsIn *in, uint32_t *n, const unsigned char **tag,
 		return fail(in, "not an nb_metrics state");
 	if (p[3] != NB_METRICS_SERIAL_VERSION)
 		return fail(in, "an nb_metrics state of another version");
-	*n = get_u32(p + 4);
-	*tag_len = get_u32(p + 8);
+	*n = (uint32_t) get_le(p + 4, 4);
+	*tag_len = (uint32_t) get_le(p + 8, 4);
 	*tag = take(in, *tag_len);
 	return *tag != NULL;
 }
@@ -703,6 +681,20 @@ read_exact(NbMetricsIn *in, NbExactSum *sum)
 		return false;
 	if (!nb_exact_read(sum, p))
 		return fail(in, "an exact sum out of its form");
+	return true;
+}
+
+/* A presence flag (0 or 1) into *set. */
+static bool
+read_flag(NbMetricsIn *in, bool *set)
+{
+	const unsigned char *p = take(in, 1);
+
+	if (p == NULL)
+		return false;
+	if (*p > 1)
+		return fail(in, "a flag out of range");
+	*set = *p == 1;
 	return true;
 }
 
@@ -726,7 +718,7 @@ read_column(NbMetricsIn *in, double *const *column, uint64_t rows, bool probabil
 		const unsigned char *p;
 
 		n = rows - i;
-		run = nb_metrics_score_run(column, i, &n);
+		run = score_run(column, i, &n);
 		if ((p = take(in, sizeof(double) * n)) == NULL)
 			return false;
 		get_doubles(run, p, n);
@@ -750,30 +742,25 @@ read_rows(NbMetrics *m, NbMetricsIn *in, uint64_t rows)
 {
 	uint32_t	K = m->labels.count;
 	const unsigned char *p;
+	bool		set;
 
 	/* at least 4 bytes a row: no room is made for rows the input cannot have */
 	if (rows > (uint64_t) (in->end - in->p) / sizeof(uint32_t))
 		return fail(in, "truncated");
-	nb_metrics_reserve_rows(m, rows > 0 ? rows : 1);
+	reserve_rows(m, rows > 0 ? rows : 1);
 	p = take(in, sizeof(uint32_t) * rows);
 	for (uint64_t i = 0; i < rows; i++)
 	{
 		nb_interrupt_at(i);
-		m->actual[i] = get_u32(p + 4 * i);
+		m->actual[i] = (uint32_t) get_le(p + 4 * i, 4);
 		if (m->actual[i] >= K)
 			return fail(in, "a row's class out of range");
 	}
 	if (m->weighted && !read_column(in, m->weight, rows, false))
 		return false;
 	for (uint32_t c = 0; c < K; c++)
-	{
-		if ((p = take(in, 1)) == NULL)
+		if (!read_flag(in, &set) || (set && !read_column(in, column_of(m, c), rows, true)))
 			return false;
-		if (*p > 1)
-			return fail(in, "a flag out of range");
-		if (*p == 1 && !read_column(in, nb_metrics_column(m, c), rows, true))
-			return false;
-	}
 	return true;
 }
 
@@ -784,22 +771,21 @@ nb_metrics_read(NbMetrics *m, NbMetricsIn *in)
 	uint8_t		flags;
 	uint64_t	rows;
 	uint32_t	K;
+	bool		set;
 
-	nb_metrics_init(m, false, false);
+	nb_metrics_init(m, false, false, false);
 	if (p == NULL)
 		return false;
 	flags = p[0];
-	rows = get_u64(p + 1);
-	K = get_u32(p + 9);
+	rows = get_le(p + 1, 8);
+	K = (uint32_t) get_le(p + 9, 4);
 	if (flags > FLAGS_ALL || (!(flags & FLAG_SCORED) && (flags & (FLAG_RANKED | FLAG_SCORES_ONLY))))
 		return fail(in, "flags out of range");
 	if (K > NB_METRICS_MAX_CLASSES)
 		return fail(in, "too many labels");
 	nb_metrics_free(m);
-	if ((flags & FLAG_SCORED) && !(flags & FLAG_RANKED))
-		nb_metrics_init_unranked(m, (flags & FLAG_WEIGHTED) != 0);
-	else
-		nb_metrics_init(m, (flags & FLAG_SCORED) != 0, (flags & FLAG_WEIGHTED) != 0);
+	nb_metrics_init(m, (flags & FLAG_SCORED) != 0, (flags & FLAG_RANKED) != 0,
+					(flags & FLAG_WEIGHTED) != 0);
 	m->scores_only = (flags & FLAG_SCORES_ONLY) != 0;
 	for (uint32_t c = 0; c < K; c++)
 	{
@@ -808,7 +794,7 @@ nb_metrics_read(NbMetrics *m, NbMetricsIn *in)
 
 		if ((p = take(in, 4)) == NULL)
 			return false;
-		len = get_u32(p);
+		len = (uint32_t) get_le(p, 4);
 		if ((s = take(in, (uint64_t) len + 1)) == NULL)
 			return false;
 		if (nb_metrics_find(m, (const char *) s, len) >= 0)
@@ -835,21 +821,13 @@ nb_metrics_read(NbMetrics *m, NbMetricsIn *in)
 		if (!read_exact(in, &m->brier) || !read_exact(in, &m->ll_sum))
 			return false;
 		for (uint32_t n = 0; n <= K; n++)
-		{
-			if ((p = take(in, 1)) == NULL)
+			if (!read_flag(in, &set) || (set && !read_exact(in, inv_sum(m, n))))
 				return false;
-			if (*p > 1)
-				return fail(in, "a flag out of range");
-			if (*p == 1 && !read_exact(in, nb_metrics_inv_sum(m, n)))
-				return false;
-		}
 		for (int b = 0; b < NB_METRICS_BINS; b++)
 		{
-			if ((p = take(in, 1)) == NULL)
+			if (!read_flag(in, &set))
 				return false;
-			if (*p > 1)
-				return fail(in, "a flag out of range");
-			for (int k = 0; *p == 1 && k < NB_METRICS_BIN_SUMS; k++)
+			for (int k = 0; set && k < NB_METRICS_BIN_SUMS; k++)
 				if (!read_exact(in, &calibration_sums(m, b)[k]))
 					return false;
 		}
@@ -861,9 +839,9 @@ nb_metrics_read(NbMetrics *m, NbMetricsIn *in)
 	{
 		if ((p = take(in, sizeof(uint64_t))) == NULL)
 			return false;
-		if (get_u64(p) == 0)
+		if (get_le(p, 8) == 0)
 			return fail(in, "a count of NULL actual labels of 0 with its flag");
-		m->null_actual = get_u64(p);
+		m->null_actual = get_le(p, 8);
 		update_sizes(m);
 	}
 	return true;

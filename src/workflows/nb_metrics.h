@@ -1,57 +1,9 @@
 /*
  * nb_metrics.h — classification metrics of predictions: the state the
- * nb_metrics aggregates accumulate, and the metrics computed from it.
- *
- * Definitions follow scikit-learn 1.2's sklearn.metrics with sample weights
- * (each row counts with its weight):
- *   - the report classes are the labels occurring as actual or predicted
- *     (sklearn's labels=None); precision, recall and F1 of a class whose
- *     denominator is zero are 0 (sklearn's default zero_division);
- *   - balanced accuracy is the mean recall of the classes with a non-zero
- *     support; accuracy, balanced accuracy, log loss and Brier score are
- *     NAN (undefined) when the total weight is zero;
- *   - log loss: probabilities are clipped to [eps, 1 - eps] (eps = the
- *     float8 machine epsilon, sklearn's eps="auto") and renormalised over
- *     every known class, a class a row does not name having probability 0;
- *   - Brier score: the multi-class one, the mean over rows of
- *     sum over classes (p_c - [c is actual])^2 (twice sklearn's
- *     brier_score_loss for two classes);
- *   - ROC AUC and average precision per class, one against the rest, the
- *     class's probability as the score, ties as sklearn's roc_curve and
- *     precision_recall_curve (one threshold per distinct score).  NAN for a
- *     class without positive or (AUC) negative weight; the macro averages
- *     are over the classes where they are defined, except the AUC's of two
- *     classes: the AUC of the second class in byte order, as sklearn's
- *     binary roc_auc_score (its positive label is the greater one).
- *
- * Rows with probabilities are kept whole (for AUC and average precision):
- * the state holds 4 bytes per row (the actual class), 8 more with weights,
- * and 8 per class named by some row's probabilities.  A state made by
- * nb_metrics_init_unranked keeps no rows: it has every metric but ROC AUC
- * and average precision (NAN).  Log loss is summed row by row; a row's
- * renormalising sum S counts the classes it does not name (probability 0,
- * clipped to eps) at the end, when every class is known, to first order:
- * log(S + k eps) = log S + k eps / S, the second-order term (k eps)^2 being
- * below 1e-24 for the most classes a state holds.
- *
- * Calibration (rows with probabilities, not scores_only): the rows in
- * NB_METRICS_BINS equal-width bins of their top-class confidence p (the
- * predicted class's probability as given, unclipped), bin min(floor(10 p),
- * 9) computed in double precision; per bin the weight, the weight times p
- * and the weight of the rows predicted right.  The expected calibration
- * error is the sum over bins of |weight right - weight times p| over the
- * total weight (= sum of W_b / W |accuracy_b - confidence_b|).
- *
- * Arrival order: every sum of the probability form (log loss, Brier score,
- * calibration bins, and the total weight they are divided by, the bins'
- * weights summed) is an exact sum (nb_exact.h), rounded once, and the
- * unweighted counts are integers: the metrics of the same rows are the
- * same bits in any order and any grouping of partial states, but for two
- * kinds of sums of weights: a confusion cell's weight and, with weights and
- * probabilities, the weights summed at the points of the ROC and precision
- * curves are plain sums of the rows' weights, whose orders differ by at
- * most (n - 1) 2^-53 of the sum for n rows (and so do the metrics made of
- * them, to a few units of that).
+ * nb_metrics aggregates accumulate, and the metrics computed from it.  The
+ * definitions (scikit-learn 1.2's sklearn.metrics with sample weights), the
+ * memory a state takes and why the result does not depend on the order of
+ * the rows are in src/README.md (Metrics), and so is the serialized form.
  */
 #ifndef NB_METRICS_H
 #define NB_METRICS_H
@@ -69,6 +21,11 @@
 #define NB_SEEN_ACTUAL 1
 #define NB_SEEN_PREDICTED 2
 
+/* Calibration bins of the top-class confidence (src/README.md, Metrics). */
+#define NB_METRICS_BINS 10
+/* per bin: weight, weight * confidence, weight of the rows predicted right */
+#define NB_METRICS_BIN_SUMS 3
+
 /*
  * A column of probabilities (one per row), and the rows' weights, are kept
  * in segments of NB_METRICS_SEGMENT_ROWS rows, each a whole 2 MB huge page
@@ -77,12 +34,6 @@
  * 4 kB pages instead: 22,700 faults for a million rows of ten classes
  * (4,600 now), about a twentieth of nb_metrics' time.
  */
-
-/* Calibration bins of the top-class confidence (see above). */
-#define NB_METRICS_BINS 10
-/* per bin: weight, weight * confidence, weight of the rows predicted right */
-#define NB_METRICS_BIN_SUMS 3
-
 #define NB_METRICS_SEGMENT_BITS 18
 #define NB_METRICS_SEGMENT_ROWS ((uint64_t) 1 << NB_METRICS_SEGMENT_BITS)
 
@@ -123,10 +74,12 @@ typedef struct NbMetrics
 	uint64_t	serial_per_row;
 } NbMetrics;
 
-void		nb_metrics_init(NbMetrics *m, bool scored, bool weighted);
-
-/* A state of rows with probabilities that keeps no rows (see above). */
-void		nb_metrics_init_unranked(NbMetrics *m, bool weighted);
+/*
+ * A state of rows with probabilities (scored) or labels; a scored state
+ * that is not ranked keeps no rows: every metric but ROC AUC and average
+ * precision (NAN).
+ */
+void		nb_metrics_init(NbMetrics *m, bool scored, bool ranked, bool weighted);
 void		nb_metrics_free(NbMetrics *m);
 
 /* Id of a label, or -1 if the state has not seen it. */
@@ -150,34 +103,12 @@ void		nb_metrics_add(NbMetrics *m, uint32_t actual, uint32_t predicted, double w
 void		nb_metrics_add_scored(NbMetrics *m, uint32_t actual, const uint32_t *cls,
 								  const double *prob, uint32_t n, double weight);
 
-/* The sum of weight / S of the rows naming n classes, made (zero) if none did yet. */
-NbExactSum *nb_metrics_inv_sum(NbMetrics *m, uint32_t n);
-
 /* Row i of a column. */
 static inline double *
 nb_metrics_score_at(double *const *column, uint64_t i)
 {
 	return column[i >> NB_METRICS_SEGMENT_BITS] + (i & (NB_METRICS_SEGMENT_ROWS - 1));
 }
-
-/* Row i of a column and the rows after it in its segment: at most *n in all, which this sets. */
-static inline double *
-nb_metrics_score_run(double *const *column, uint64_t i, uint64_t *n)
-{
-	uint64_t	left = NB_METRICS_SEGMENT_ROWS - (i & (NB_METRICS_SEGMENT_ROWS - 1));
-
-	*n = *n < left ? *n : left;
-	return nb_metrics_score_at(column, i);
-}
-
-/*
- * Room for rows more rows in the row arrays of a ranked state; the new room
- * in the columns is zero.
- */
-void		nb_metrics_reserve_rows(NbMetrics *m, uint64_t rows);
-
-/* The column of class c of a ranked state, made (zero) when no row named c yet. */
-double	  **nb_metrics_column(NbMetrics *m, uint32_t c);
 
 /* Add src's rows to dst (same form, ranked or not). */
 void		nb_metrics_merge(NbMetrics *dst, NbMetrics *src);
@@ -245,23 +176,9 @@ void		nb_metrics_compute(NbMetrics *m, NbMetricsResult *r);
 void		nb_metrics_result_free(NbMetricsResult *r);
 
 /*
- * The serialized form of states, for the nb_metrics_state type (its binary
- * form; base64 of it as text) and so for parallel workers and Citus.
- * Little-endian on every machine.  A value holds one or more states (a
- * grid's, one per option set) after a header:
- *   magic "NBM" and version 1 (4 bytes), the number of states (u32), a tag
- *   the caller keeps with them (u32 length, bytes: a grid's option sets);
- * then each state:
- *   flags (u8: 1 scored, 2 weighted, 4 ranked, 8 scores_only), rows (u64),
- *   labels K (u32), each label (u32 length, bytes, seen flags u8), the K x
- *   K confusion weights (f64, [actual][predicted] by id); if scored, the
- *   exact sums (nb_exact.h's form) of the Brier score and the log loss, for
- *   n = 0..K a flag (u8) and the sum of weight / S of rows naming n
- *   classes, for each calibration bin a flag (u8) and its three sums; if ranked, the rows' actual class ids
- *   (u32 each), their weights if weighted (f64), then per class a flag (u8)
- *   and its column (f64 per row); if flags has 16, the rows skipped for a
- *   NULL actual label (u64, > 0: a state without them has not the flag,
- *   and its bytes are those of states before the flag).
+ * The serialized form of states (src/README.md, Metrics), for the
+ * nb_metrics_state type and so for parallel workers and Citus: a header,
+ * then one or more states (a grid's, one per option set).
  */
 #define NB_METRICS_SERIAL_HEADER 12
 #define NB_METRICS_SERIAL_VERSION 1

@@ -1,7 +1,7 @@
 /*
  * nb_metrics_result.c — the metrics of a state (nb_metrics_compute, see
- * nb_metrics.h): counts, log loss, calibration, and the rows ranked by each
- * class's score for ROC AUC and average precision.
+ * src/README.md, Metrics): counts, log loss, calibration, and the rows
+ * ranked by each class's score for ROC AUC and average precision.
  */
 #include "nb_metrics.h"
 
@@ -84,13 +84,7 @@ weight_at(const char *rows, size_t size, uint64_t i)
 #define RADIX_PASSES ((64 + RADIX_BITS - 1) / RADIX_BITS)
 #define RADIX_HIST (RADIX_PASSES * RADIX_SIZE)
 
-/*
- * The digits a sort uses: passes digits of (key - lo) >> shift.  Keys are
- * first sorted on the top PREFIX_BITS bits of their range only (three
- * passes instead of five or six: the scattered writes of a pass are most of
- * the cost of a sort), and rows whose prefixes tie, few when scores are
- * spread, are then put in order among themselves (order_prefix_ties).
- */
+/* The digits of keys: passes digits of (key - lo) >> shift. */
 typedef struct RadixDigits
 {
 	uint64_t	lo;
@@ -98,11 +92,7 @@ typedef struct RadixDigits
 	int			passes;
 } RadixDigits;
 
-#define PREFIX_BITS (3 * RADIX_BITS)
-/* runs of tied prefixes up to this long are put in order by insertion */
-#define SHORT_RUN 64
-
-/* The digits of the keys lo..hi, at most PREFIX_BITS of them (shift the rest). */
+/* The digits of the keys lo..hi, at most max_bits of them (shift the rest). */
 static RadixDigits
 range_digits(uint64_t lo, uint64_t hi, int max_bits)
 {
@@ -134,15 +124,20 @@ count_key(uint64_t *hist, const RadixDigits *rd, uint64_t key)
 /*
  * Sort n rows of size bytes by the digits rd of their keys: least
  * significant digit radix sort, passes skipped where every key has the
- * same digit; hist holds the counts of every row's digits (count_key),
- * made while the rows were.  tmp has room for n rows; returns whichever
- * buffer holds the result.  Inline, so that each row size gets its own
- * copy with fixed-size copies.
+ * same digit; hist has room for RADIX_HIST counts, tmp for n rows; returns
+ * whichever buffer holds the result.  Inline, so that each row size gets
+ * its own copy with fixed-size copies.
  */
 NB_HOT_INLINE char *
 sort_by_key(char *rows, char *tmp, uint64_t n, size_t size, uint64_t *hist,
 			const RadixDigits *rd)
 {
+	memset(hist, 0, sizeof(uint64_t) * rd->passes * RADIX_SIZE);
+	for (uint64_t i = 0; i < n; i++)
+	{
+		nb_interrupt_at(i);
+		count_key(hist, rd, key_at(rows, size, i));
+	}
 	for (int d = 0; d < rd->passes; d++)
 	{
 		uint64_t   *h = hist + d * RADIX_SIZE;
@@ -173,68 +168,6 @@ sort_by_key(char *rows, char *tmp, uint64_t n, size_t size, uint64_t *hist,
 		tmp = swap;
 	}
 	return rows;
-}
-
-/*
- * Put in key order the n rows of a run whose keys share everything but
- * their low shift bits: by insertion when the run is short, else by a radix
- * sort of those bits (hist: room for RADIX_HIST counts; tmp for n rows).
- */
-NB_HOT_INLINE void
-sort_run(char *rows, char *tmp, uint64_t n, size_t size, uint64_t base, int shift,
-		 uint64_t *hist)
-{
-	if (n <= SHORT_RUN)
-	{
-		char		row[sizeof(WeightedKey)];
-
-		for (uint64_t i = 1; i < n; i++)
-		{
-			uint64_t	key = key_at(rows, size, i);
-			uint64_t	j = i;
-
-			if (key_at(rows, size, i - 1) <= key)
-				continue;
-			memcpy(row, rows + i * size, size);
-			for (; j > 0 && key_at(rows, size, j - 1) > key; j--)
-				memcpy(rows + j * size, rows + (j - 1) * size, size);
-			memcpy(rows + j * size, row, size);
-		}
-	}
-	else
-	{
-		RadixDigits rd = range_digits(base, base + ((UINT64_C(1) << shift) - 1), shift);
-		char	   *sorted;
-
-		memset(hist, 0, sizeof(uint64_t) * rd.passes * RADIX_SIZE);
-		for (uint64_t i = 0; i < n; i++)
-		{
-			nb_interrupt_at(i);
-			count_key(hist, &rd, key_at(rows, size, i));
-		}
-		sorted = sort_by_key(rows, tmp, n, size, hist, &rd);
-		if (sorted != rows)
-			memcpy(rows, sorted, n * size);
-	}
-}
-
-/* After a sort on the prefixes rd: each run of tied prefixes in key order. */
-NB_HOT_INLINE void
-order_prefix_ties(char *rows, char *tmp, uint64_t n, size_t size, const RadixDigits *rd,
-				  uint64_t *hist)
-{
-	if (rd->shift == 0)
-		return;
-	for (uint64_t i = 0, j; i < n; i = j)
-	{
-		uint64_t	prefix = prefix_of(rd, key_at(rows, size, i));
-
-		for (j = i + 1; j < n && prefix_of(rd, key_at(rows, size, j)) == prefix; j++)
-			nb_interrupt_at(j);
-		if (j - i > 1)
-			sort_run(rows + i * size, tmp + i * size, j - i, size,
-					 rd->lo + (prefix << rd->shift), rd->shift, hist);
-	}
 }
 
 /*
@@ -461,16 +394,9 @@ rank_class_sized(const NbMetrics *m, uint32_t c, uint64_t npos, char *buf, char 
 	}
 	if (pos <= 0)
 		return;
-	rd = range_digits(lo, hi, PREFIX_BITS);
-	hist = nb_alloc_zero(sizeof(uint64_t) * RADIX_HIST);
-	for (uint64_t i = 0; i < npos; i++)
-	{
-		nb_interrupt_at(i);
-		count_key(hist, &rd, key_at(buf, size, i));
-	}
+	rd = range_digits(lo, hi, 64);
+	hist = nb_alloc(sizeof(uint64_t) * RADIX_HIST);
 	sorted = sort_by_key(buf, tmp, npos, size, hist, &rd);
-	/* the buffer the rows are not in is free for their ties */
-	order_prefix_ties(sorted, sorted == buf ? tmp : buf, npos, size, &rd, hist);
 	nb_free(hist);
 	make_levels(lv, sorted, npos, size);
 
@@ -519,19 +445,9 @@ gather_positives_sized(const NbMetrics *m, char *buf, uint64_t *start, size_t si
 	}
 }
 
-static void
-rank_class(const NbMetrics *m, uint32_t c, uint64_t npos, char *buf, char *tmp,
-		   PositiveLevels *lv, double *auc, double *ap)
-{
-	if (m->weighted)
-		rank_class_sized(m, c, npos, buf, tmp, lv, sizeof(WeightedKey), auc, ap);
-	else
-		rank_class_sized(m, c, npos, buf, tmp, lv, sizeof(uint64_t), auc, ap);
-}
-
 /*
  * Log loss from the sums made row by row: a row naming n of the K classes
- * adds (K - n) eps to its clipped sum S (see nb_metrics.h).
+ * adds (K - n) eps to its clipped sum S (src/README.md, Metrics).
  */
 static double
 log_loss(const NbMetrics *m, double total)
@@ -545,12 +461,11 @@ log_loss(const NbMetrics *m, double total)
 	return nb_exact_value(&loss) / total;
 }
 
-/* ROC AUC and average precision of every class, and their macro averages. */
-static void
-rank_classes(const NbMetrics *m, NbMetricsResult *r)
+/* ROC AUC and average precision of every class, and their macro averages, with rows of size bytes. */
+NB_HOT_INLINE void
+rank_classes_sized(const NbMetrics *m, NbMetricsResult *r, size_t size)
 {
 	uint32_t	K = m->labels.count;
-	size_t		size = m->weighted ? sizeof(WeightedKey) : sizeof(uint64_t);
 	uint64_t   *npos = nb_alloc_zero(sizeof(uint64_t) * (K + 1));
 	uint64_t   *start = nb_alloc(sizeof(uint64_t) * (K + 1));
 	uint64_t	most = 0;
@@ -577,18 +492,15 @@ rank_classes(const NbMetrics *m, NbMetricsResult *r)
 	rows = nb_alloc(size * (m->rows + 1));
 	tmp = nb_alloc(size * (most + 1));
 	init_levels(&lv, most);
-	if (m->weighted)
-		gather_positives_sized(m, rows, start, sizeof(WeightedKey));
-	else
-		gather_positives_sized(m, rows, start, sizeof(uint64_t));
+	gather_positives_sized(m, rows, start, size);
 	for (uint32_t k = 0; k < K; k++)
 	{
 		uint32_t	c = r->order[k];
 		NbClassMetrics *cm = &r->cls[c];
 
 		/* start[c] is now past class c's positives */
-		rank_class(m, c, npos[c], rows + (start[c] - npos[c]) * size, tmp, &lv,
-				   &cm->roc_auc, &cm->average_precision);
+		rank_class_sized(m, c, npos[c], rows + (start[c] - npos[c]) * size, tmp, &lv, size,
+						 &cm->roc_auc, &cm->average_precision);
 		if (!isnan(cm->roc_auc))
 		{
 			auc_sum += cm->roc_auc;
@@ -618,7 +530,16 @@ rank_classes(const NbMetrics *m, NbMetricsResult *r)
 	free_levels(&lv);
 }
 
-/* The calibration bins and the expected calibration error (nb_metrics.h). */
+static void
+rank_classes(const NbMetrics *m, NbMetricsResult *r)
+{
+	if (m->weighted)
+		rank_classes_sized(m, r, sizeof(WeightedKey));
+	else
+		rank_classes_sized(m, r, sizeof(uint64_t));
+}
+
+/* The calibration bins and the expected calibration error (src/README.md, Metrics). */
 static void
 calibration(const NbMetrics *m, double total, NbMetricsResult *r)
 {

@@ -1,14 +1,10 @@
 /*
  * pg_grid.c — nb_grid_metrics: the metrics of a model's predictions under
  * every option set of a grid, in one pass (nb_grid.h), for
- * nb_cross_validate and for tuning on a held-out split.
- *
- * Each row's features are looked up once in the prepared model's index and
- * scored by the scorers of the grid, which the prepared model keeps
- * (nb_prepared_get_grid).  The state, in a memory context of its own (as
- * nb_metrics' state, see pg_metrics.c), holds an unranked nb_metrics state
- * per option set; the result is their nb_metrics objects, in the grid's
- * order.
+ * nb_cross_validate and for tuning on a held-out split.  The scorers of the
+ * grid are the prepared model's (nb_prepared_get_grid); the state is
+ * nb_metrics' (pg_metrics.h), a grid's; the result is the nb_metrics
+ * objects of the option sets, in the grid's order.
  */
 #include "postgres.h"
 
@@ -25,7 +21,6 @@
 #include "nb_grid.h"
 #include "pg_aggregate.h"
 #include "pg_metrics.h"
-#include "pg_metrics_state.h"
 #include "pg_predict.h"
 #include "pg_prepared.h"
 #include "pg_unknown.h"
@@ -35,17 +30,6 @@ static MemoryContext
 grid_context(FunctionCallInfo fcinfo)
 {
 	return nb_aggregate_context(fcinfo, "nb_grid_metrics support functions", "nb_grid_metrics");
-}
-
-/* The state of an nb_grid_metrics aggregate, or an error for another's. */
-static NbMetricsState *
-check_grid(NbMetricsState *st)
-{
-	if (st != NULL && !st->is_grid)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("an nb_metrics state is not an nb_grid_metrics state")));
-	return st;
 }
 
 /*
@@ -98,17 +82,13 @@ grid_transfn(FunctionCallInfo fcinfo, NbFeatureInput kind)
 	MemoryContext old;
 
 	aggctx = grid_context(fcinfo);
-	st = check_grid(nb_metrics_state_for_update(fcinfo, aggctx));
+	st = nb_metrics_state_of_kind(nb_metrics_state_for_update(fcinfo, aggctx), true);
 	if (PG_ARGISNULL(4))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("nb_grid_metrics option sets must not be null")));
 	if (PG_ARGISNULL(1) || PG_ARGISNULL(2) || PG_ARGISNULL(3))
-	{
-		if (st == NULL)
-			PG_RETURN_NULL();
-		return nb_metrics_state_datum(st);
-	}
+		return nb_metrics_state_return(fcinfo, st);
 	options = PG_GETARG_ARRAYTYPE_P(4);
 	if (st == NULL)
 	{
@@ -165,34 +145,18 @@ grid_transfn(FunctionCallInfo fcinfo, NbFeatureInput kind)
 	if (!ok)
 		nb_report_score_out_of_range();
 	nb_metrics_state_check_size(st);
-	return nb_metrics_state_datum(st);
+	return nb_metrics_state_return(fcinfo, st);
 }
 
 /*
- * Combine, as nb_metrics_combine: the same option sets (checked) and labels
- * in the same order in every option set's state.
+ * Combine: the same option sets (checked) and labels in the same order in
+ * every option set's state.
  */
 PG_FUNCTION_INFO_V1(nb_grid_metrics_combine);
 Datum
 nb_grid_metrics_combine(PG_FUNCTION_ARGS)
 {
-	MemoryContext aggctx = grid_context(fcinfo);
-	NbMetricsState *st1 = check_grid(nb_metrics_state_for_update(fcinfo, aggctx));
-	NbMetricsState *st2;
-
-	if (PG_ARGISNULL(1))
-	{
-		if (st1 == NULL)
-			PG_RETURN_NULL();
-		return nb_metrics_state_datum(st1);
-	}
-	st2 = check_grid(nb_metrics_state_open(PG_GETARG_DATUM(1)));
-	if (st1 == NULL)
-		st1 = nb_metrics_state_copy(st2, aggctx);
-	else
-		nb_metrics_state_combine(st1, st2);
-	nb_metrics_state_close(st2, PG_GETARG_DATUM(1));
-	return nb_metrics_state_datum(st1);
+	return nb_metrics_state_combine_args(fcinfo, grid_context(fcinfo), true);
 }
 
 PG_FUNCTION_INFO_V1(nb_grid_metrics_array);
@@ -251,7 +215,7 @@ nb_grid_metrics_final(PG_FUNCTION_ARGS)
 	(void) grid_context(fcinfo);
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
-	st = check_grid(nb_metrics_state_open(PG_GETARG_DATUM(0)));
+	st = nb_metrics_state_of_kind(nb_metrics_state_open(PG_GETARG_DATUM(0)), true);
 	values = palloc(sizeof(Datum) * st->grid.n_sets);
 	scratch = AllocSetContextCreate(CurrentMemoryContext, "nb_grid_metrics final",
 									ALLOCSET_DEFAULT_SIZES);

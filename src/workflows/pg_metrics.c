@@ -1,10 +1,16 @@
 /*
  * pg_metrics.c — the nb_metrics aggregates: classification metrics of a
- * query's predictions, as jsonb (see nb_metrics.h for the definitions).
+ * query's predictions, as jsonb (see src/README.md for the definitions).
  *
- * The state is an nb_metrics_state (pg_metrics_state.h), updated in place
+ * The state is an nb_metrics_state (pg_metrics.h), updated in place
  * from row to row; partial states combine, in parallel workers and on
  * Citus's workers alike.
+ *
+ * Metrics compare labels as text.  A label column of another type than
+ * the one the model was trained on (numeric(3,1) labels train "1.0", an
+ * integer column reads "1"), or the wrong column, gives an accuracy of 0
+ * that looks like a bad model: the final function's WARNING says the labels
+ * never met.
  */
 #include "postgres.h"
 
@@ -21,13 +27,10 @@
 #include "utils/memutils.h"
 #include "utils/numeric.h"
 
-#include "nb_metrics.h"
 #include "pg_aggregate.h"
 #include "pg_jsonb.h"
 #include "pg_label.h"
 #include "pg_metrics.h"
-#include "pg_metrics_check.h"
-#include "pg_metrics_state.h"
 
 PG_FUNCTION_INFO_V1(nb_metrics_label_transfn);
 PG_FUNCTION_INFO_V1(nb_metrics_proba_transfn);
@@ -85,17 +88,6 @@ label_id(NbMetricsState *st, const char *label, uint32 len)
 	if (st->single.labels.count >= NB_METRICS_MAX_CLASSES)
 		nb_metrics_state_too_many_labels(st, label, len);
 	return nb_metrics_class(&st->single, label, len);
-}
-
-/* The state of an nb_metrics aggregate, or an error for another's. */
-static NbMetricsState *
-check_single(NbMetricsState *st)
-{
-	if (st != NULL && st->is_grid)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("an nb_grid_metrics state is not an nb_metrics state")));
-	return st;
 }
 
 static void
@@ -192,7 +184,7 @@ begin_row(FunctionCallInfo fcinfo, const RowForm *form, NbMetricsState **st, dou
 	MemoryContext aggctx = aggregate_context(fcinfo);
 	bool		weighted = form->weight_arg >= 0;
 
-	*st = check_single(nb_metrics_state_for_update(fcinfo, aggctx));
+	*st = nb_metrics_state_of_kind(nb_metrics_state_for_update(fcinfo, aggctx), false);
 	if (*st == NULL)
 		check_actual_type(fcinfo);
 	/* a NULL actual label is skipped, as SQL's aggregates skip NULLs, and counted */
@@ -219,41 +211,6 @@ begin_row(FunctionCallInfo fcinfo, const RowForm *form, NbMetricsState **st, dou
 		return false;
 	}
 	return true;
-}
-
-static Datum
-return_state(FunctionCallInfo fcinfo, NbMetricsState *st)
-{
-	if (st == NULL)
-		PG_RETURN_NULL();
-	return nb_metrics_state_datum(st);
-}
-
-/* nb_metrics(actual text, predicted text [, weight float8]) */
-Datum
-nb_metrics_label_transfn(PG_FUNCTION_ARGS)
-{
-	NbMetricsState *st;
-	double		weight;
-	text	   *actual;
-	text	   *predicted;
-	MemoryContext old;
-	uint32		a,
-				p;
-
-	RowForm		form = {false, PG_NARGS() > 3 ? 3 : -1, -1};
-
-	if (!begin_row(fcinfo, &form, &st, &weight))
-		return return_state(fcinfo, st);
-	actual = nb_label_arg(fcinfo, 1, &fcinfo->flinfo->fn_extra);
-	predicted = PG_GETARG_TEXT_PP(2);
-	old = MemoryContextSwitchTo(st->hdr.eoh_context);
-	a = label_id(st, VARDATA_ANY(actual), VARSIZE_ANY_EXHDR(actual));
-	p = label_id(st, VARDATA_ANY(predicted), VARSIZE_ANY_EXHDR(predicted));
-	nb_metrics_add(&st->single, a, p, weight);
-	MemoryContextSwitchTo(old);
-	nb_metrics_state_check_size(st);
-	return nb_metrics_state_datum(st);
 }
 
 /* Room for n classes in the row's scratch arrays. */
@@ -325,36 +282,24 @@ invalid_probability(const Jsonb *proba, uint32 i, const char *problem)
 					   nb_cut_str(key, len), problem)));
 }
 
-/* A row of probabilities of the form (see RowForm). */
-static Datum
-proba_row(FunctionCallInfo fcinfo, const RowForm *form)
+/*
+ * A row's probabilities, validated, into st->row_prob and their classes
+ * into st->row_class; returns their number.
+ */
+static uint32
+read_probabilities(NbMetricsState *st, const Jsonb *proba)
 {
-	NbMetricsState *st;
-	double		weight;
-	text	   *actual;
-	Jsonb	   *proba;
 	uint32		n;
 	uint32		numbers;
-	uint32		a;
-	MemoryContext old;
 
-	if (!begin_row(fcinfo, form, &st, &weight))
-		return return_state(fcinfo, st);
-	actual = nb_label_arg(fcinfo, 1, &fcinfo->flinfo->fn_extra);
-	proba = PG_GETARG_JSONB_P(2);
-	if (!JB_ROOT_IS_OBJECT(proba))
+	if (!JB_ROOT_IS_OBJECT(proba) || JB_ROOT_COUNT(proba) == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("invalid nb_metrics probabilities"),
-				 errdetail("The probabilities are not a jsonb object."),
+				 errdetail(!JB_ROOT_IS_OBJECT(proba) ? "The probabilities are not a jsonb object." :
+						   "The probabilities name no class."),
 				 errhint("Pass an object of label: probability as nb_predict_proba returns it.")));
 	n = JB_ROOT_COUNT(proba);
-	if (n == 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("invalid nb_metrics probabilities"),
-				 errdetail("The probabilities name no class."),
-				 errhint("Pass an object of label: probability as nb_predict_proba returns it.")));
 	reserve_row(st, n);
 	if (!nb_jsonb_read_numbers(proba, &st->keys, st->row_prob, &numbers))
 		read_keys(st, proba);
@@ -363,13 +308,47 @@ proba_row(FunctionCallInfo fcinfo, const RowForm *form)
 			invalid_probability(proba, i, float8out_internal(st->row_prob[i]));
 	if (numbers < n)
 		invalid_probability(proba, numbers, NULL);
+	return n;
+}
 
+/* A row of the form: a predicted label, or probabilities (see RowForm). */
+static Datum
+metrics_row(FunctionCallInfo fcinfo, const RowForm *form)
+{
+	NbMetricsState *st;
+	double		weight = 1.0;
+	text	   *actual;
+	text	   *predicted = NULL;
+	uint32		n = 0;
+	uint32		a;
+	MemoryContext old;
+
+	if (!begin_row(fcinfo, form, &st, &weight))
+		return nb_metrics_state_return(fcinfo, st);
+	actual = nb_label_arg(fcinfo, 1, &fcinfo->flinfo->fn_extra);
+	if (form->scored)
+		n = read_probabilities(st, PG_GETARG_JSONB_P(2));
+	else
+		predicted = PG_GETARG_TEXT_PP(2);
 	old = MemoryContextSwitchTo(st->hdr.eoh_context);
 	a = label_id(st, VARDATA_ANY(actual), VARSIZE_ANY_EXHDR(actual));
-	nb_metrics_add_scored(&st->single, a, st->row_class, st->row_prob, n, weight);
+	if (form->scored)
+		nb_metrics_add_scored(&st->single, a, st->row_class, st->row_prob, n, weight);
+	else
+		nb_metrics_add(&st->single, a,
+					   label_id(st, VARDATA_ANY(predicted), VARSIZE_ANY_EXHDR(predicted)), weight);
 	MemoryContextSwitchTo(old);
 	nb_metrics_state_check_size(st);
-	return nb_metrics_state_datum(st);
+	return nb_metrics_state_return(fcinfo, st);
+}
+
+/* nb_metrics(actual text, predicted text [, weight float8]) */
+Datum
+nb_metrics_label_transfn(PG_FUNCTION_ARGS)
+{
+	RowForm		form = {false, PG_NARGS() > 3 ? 3 : -1, -1};
+
+	return metrics_row(fcinfo, &form);
 }
 
 /* nb_metrics(actual, probabilities jsonb [, weight float8]) */
@@ -378,7 +357,7 @@ nb_metrics_proba_transfn(PG_FUNCTION_ARGS)
 {
 	RowForm		form = {true, PG_NARGS() > 3 ? 3 : -1, -1};
 
-	return proba_row(fcinfo, &form);
+	return metrics_row(fcinfo, &form);
 }
 
 /* nb_metrics(actual, probabilities jsonb, weight float8, options jsonb) */
@@ -387,30 +366,13 @@ nb_metrics_proba_options_transfn(PG_FUNCTION_ARGS)
 {
 	RowForm		form = {true, 3, 4};
 
-	return proba_row(fcinfo, &form);
+	return metrics_row(fcinfo, &form);
 }
 
-/*
- * Combine: the first state updated in place when it is this aggregate's,
- * else a copy; the second read where it is (expanded) or from its flat
- * form (from a parallel worker, or Citus's worker as text).
- */
 Datum
 nb_metrics_combine(PG_FUNCTION_ARGS)
 {
-	MemoryContext aggctx = aggregate_context(fcinfo);
-	NbMetricsState *st1 = nb_metrics_state_for_update(fcinfo, aggctx);
-	NbMetricsState *st2;
-
-	if (PG_ARGISNULL(1))
-		return return_state(fcinfo, st1);
-	st2 = nb_metrics_state_open(PG_GETARG_DATUM(1));
-	if (st1 == NULL)
-		st1 = nb_metrics_state_copy(st2, aggctx);
-	else
-		nb_metrics_state_combine(st1, st2);
-	nb_metrics_state_close(st2, PG_GETARG_DATUM(1));
-	return nb_metrics_state_datum(st1);
+	return nb_metrics_state_combine_args(fcinfo, aggregate_context(fcinfo), false);
 }
 
 /* ---------------------------------------------------------------- */
@@ -481,7 +443,7 @@ push_ranking(JsonbParseState **state, const NbMetrics *m, const NbMetricsResult 
 
 /*
  * {"ece": e, "bins": [{"lower", "upper", "count", "confidence", "accuracy"}
- * per bin]}: the bins of nb_metrics.h, a bin without rows with null
+ * per bin]}: the bins of src/README.md, a bin without rows with null
  * confidence and accuracy.
  */
 static void
@@ -658,6 +620,92 @@ nb_metrics_jsonb(NbMetrics *m)
 	return result;
 }
 
+/* Labels a message quotes as examples. */
+#define NB_LABELS_SHOWN 3
+
+/* Fewer rows say little: a single row's prediction may well be wrong. */
+#define NB_LABELS_MIN_ROWS 10
+
+/* Up to NB_LABELS_SHOWN labels c with (seen[c] & flag) == want, quoted, comma separated. */
+static char *
+labels_shown(const NbMetrics *m, uint8_t flag, uint8_t want, bool unnamed_only, uint32 *count)
+{
+	StringInfoData buf;
+
+	initStringInfo(&buf);
+	*count = 0;
+	for (uint32 c = 0; c < m->labels.count; c++)
+	{
+		uint32		len;
+		const char *s;
+
+		if ((m->seen[c] & flag) != want || (unnamed_only && m->score[c] != NULL))
+			continue;
+		if (++*count > NB_LABELS_SHOWN)
+			continue;
+		s = nb_strmap_str(&m->labels, c, &len);
+		appendStringInfo(&buf, "%s\"%s\"", *count > 1 ? ", " : "", nb_cut_str(s, len));
+	}
+	return buf.data;
+}
+
+/*
+ * The rows whose actual label no row's probabilities name: their count
+ * and up to NB_LABELS_SHOWN of those labels (rows with probabilities that
+ * are kept: a class that no row named has no column of scores).
+ */
+static char *
+unnamed_labels(const NbMetrics *m, uint32 *count)
+{
+	*count = 0;
+	if (!m->scored || !m->ranked)
+		return NULL;
+	return labels_shown(m, NB_SEEN_ACTUAL, NB_SEEN_ACTUAL, true, count);
+}
+
+/*
+ * WARNING when, over ten rows or more, no actual label is ever among the
+ * predicted ones, or (rows with probabilities that are kept) some actual
+ * label is never among the probabilities' classes (for the final function
+ * of a single group: see nb_aggregate_single_group).
+ */
+static void
+warn_labels(const NbMetrics *m)
+{
+	static TimestampTz warned = 0;
+	uint32		n_actual;
+	uint32		n_predicted;
+	uint32		n_both;
+	uint32		n_unnamed;
+	char	   *actual = labels_shown(m, NB_SEEN_ACTUAL, NB_SEEN_ACTUAL, false, &n_actual);
+	char	   *predicted = labels_shown(m, NB_SEEN_PREDICTED, NB_SEEN_PREDICTED, false, &n_predicted);
+	char	   *unnamed = unnamed_labels(m, &n_unnamed);
+
+	(void) labels_shown(m, NB_SEEN_ACTUAL | NB_SEEN_PREDICTED,
+						NB_SEEN_ACTUAL | NB_SEEN_PREDICTED, false, &n_both);
+	if (m->rows < NB_LABELS_MIN_ROWS || n_actual == 0 || (n_both > 0 && n_unnamed == 0) ||
+		!nb_first_in_statement(&warned))
+		return;
+	if (n_both == 0)
+		ereport(WARNING,
+				(errcode(ERRCODE_WARNING),
+				 errmsg("no actual label of nb_metrics is ever predicted"),
+				 errdetail("The %u actual labels are %s%s; the %u predicted are %s%s.",
+						   n_actual, actual, n_actual > NB_LABELS_SHOWN ? ", ..." : "",
+						   n_predicted, predicted, n_predicted > NB_LABELS_SHOWN ? ", ..." : ""),
+				 errhint("Labels are compared as text (label::text): check that the actual column is the label the model was trained on, of the same type (a numeric(3,1) label trains \"1.0\" where an integer one reads \"1\").")));
+	else
+		ereport(WARNING,
+				(errcode(ERRCODE_WARNING),
+				 errmsg_plural("%u actual label of nb_metrics is not a class of the probabilities",
+							   "%u actual labels of nb_metrics are not classes of the probabilities",
+							   n_unnamed, n_unnamed),
+				 errdetail("No row's probabilities name %s%s: the model never had %s, and %s rows count as wrong.",
+						   unnamed, n_unnamed > NB_LABELS_SHOWN ? ", ..." : "",
+						   n_unnamed == 1 ? "it" : "them", n_unnamed == 1 ? "its" : "their"),
+				 errhint("Check that the actual column is the label the model was trained on.")));
+}
+
 Datum
 nb_metrics_final(PG_FUNCTION_ARGS)
 {
@@ -667,7 +715,7 @@ nb_metrics_final(PG_FUNCTION_ARGS)
 	(void) aggregate_context(fcinfo);
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
-	st = check_single(nb_metrics_state_open(PG_GETARG_DATUM(0)));
+	st = nb_metrics_state_of_kind(nb_metrics_state_open(PG_GETARG_DATUM(0)), false);
 	/* no row but some of NULL actual labels: NULL, as over no rows */
 	if (st->single.rows == 0)
 	{
@@ -675,7 +723,7 @@ nb_metrics_final(PG_FUNCTION_ARGS)
 		PG_RETURN_NULL();
 	}
 	if (nb_aggregate_single_group(fcinfo))
-		nb_metrics_warn_labels(&st->single);
+		warn_labels(&st->single);
 	result = nb_metrics_jsonb(&st->single);
 	nb_metrics_state_close(st, PG_GETARG_DATUM(0));
 	PG_RETURN_JSONB_P(result);
@@ -683,9 +731,9 @@ nb_metrics_final(PG_FUNCTION_ARGS)
 
 /*
  * The serial functions of nb_metrics' internal state up to nbc 0.9.0.  The
- * install scripts of those versions, which a new installation of 0.10.0
- * runs before the update script drops them, create the functions, and
- * CREATE FUNCTION needs their symbols; nothing calls them.
+ * update script to 0.4.0, which an update from an older version runs
+ * before a later one drops them, creates the functions, and CREATE
+ * FUNCTION needs their symbols; nothing calls them.
  */
 PG_FUNCTION_INFO_V1(nb_metrics_serialize);
 PG_FUNCTION_INFO_V1(nb_metrics_deserialize);

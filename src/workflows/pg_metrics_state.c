@@ -1,9 +1,9 @@
 /*
  * pg_metrics_state.c — the nb_metrics_state type: expanded-object methods,
  * its flat form, text (base64) and binary input and output, combining; see
- * pg_metrics_state.h.
+ * pg_metrics.h.
  */
-#include "pg_metrics_state.h"
+#include "pg_metrics.h"
 
 #include "common/base64.h"
 #include "libpq/pqformat.h"
@@ -37,6 +37,14 @@ static const ExpandedObjectMethods state_methods = {
 	state_flatten
 };
 
+/* The states it holds: one, or a grid's, one per option set. */
+static NbMetrics *
+state_sets(NbMetricsState *st, uint32 *n)
+{
+	*n = st->is_grid ? st->grid.n_sets : 1;
+	return st->is_grid ? st->grid.metrics : &st->single;
+}
+
 static NbMetricsState *
 new_state(MemoryContext parent)
 {
@@ -62,40 +70,10 @@ nb_metrics_state_create(MemoryContext parent, bool scored, bool ranked, bool wei
 		st->options = palloc(VARSIZE_ANY(options));
 		memcpy(st->options, options, VARSIZE_ANY(options));
 	}
-	else if (scored && !ranked)
-		nb_metrics_init_unranked(&st->single, weighted);
 	else
-		nb_metrics_init(&st->single, scored, weighted);
+		nb_metrics_init(&st->single, scored, ranked, weighted);
 	MemoryContextSwitchTo(old);
 	return st;
-}
-
-/* An empty state of the same form as st (for a grid, the same option sets). */
-static NbMetricsState *
-empty_like(NbMetricsState *st, MemoryContext parent)
-{
-	NbMetricsState *empty;
-
-	if (st->is_grid)
-	{
-		empty = nb_metrics_state_create(parent, true, false, false, st->options, st->grid.n_sets);
-		for (uint32 s = 0; s < st->grid.n_sets; s++)
-			empty->grid.metrics[s].scores_only = st->grid.metrics[s].scores_only;
-		return empty;
-	}
-	empty = nb_metrics_state_create(parent, st->single.scored, st->single.ranked,
-									st->single.weighted, NULL, 0);
-	empty->single.scores_only = st->single.scores_only;
-	return empty;
-}
-
-NbMetricsState *
-nb_metrics_state_copy(NbMetricsState *st, MemoryContext parent)
-{
-	NbMetricsState *copy = empty_like(st, parent);
-
-	nb_metrics_state_combine(copy, st);
-	return copy;
 }
 
 /* Bytes of the serialized form: its header, the grid's options, each state. */
@@ -103,7 +81,7 @@ static uint64
 serial_size(NbMetricsState *st)
 {
 	uint32		n;
-	NbMetrics  *m = nb_metrics_state_sets(st, &n);
+	NbMetrics  *m = state_sets(st, &n);
 	uint64		size = NB_METRICS_SERIAL_HEADER + (st->is_grid ? VARSIZE_ANY(st->options) : 0);
 
 	for (uint32 s = 0; s < n; s++)
@@ -148,7 +126,7 @@ state_flatten(ExpandedObjectHeader *eohptr, void *result, Size size)
 {
 	NbMetricsState *st = (NbMetricsState *) eohptr;
 	uint32		n;
-	NbMetrics  *m = nb_metrics_state_sets(st, &n);
+	NbMetrics  *m = state_sets(st, &n);
 	unsigned char *out = (unsigned char *) VARDATA(result);
 
 	SET_VARSIZE(result, size);
@@ -159,13 +137,15 @@ state_flatten(ExpandedObjectHeader *eohptr, void *result, Size size)
 	Assert(out == (unsigned char *) result + size);
 }
 
+/* A value whose bytes are malformed (error says how), or whose text is not base64 (NULL). */
 static void
 report_corrupt(const char *error)
 {
 	ereport(ERROR,
 			(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
 			 errmsg("invalid nb_metrics_state value"),
-			 errdetail("The value is malformed: %s.", error)));
+			 error != NULL ? errdetail("The value is malformed: %s.", error) :
+			 errdetail("The text form of an nb_metrics state is base64.")));
 }
 
 /* The labels of a state are valid in the database encoding (read from outside). */
@@ -230,7 +210,7 @@ read_state(const char *data, Size len, MemoryContext parent, bool encoding)
 		st->options = palloc(tag_len);
 		memcpy(st->options, tag, tag_len);
 	}
-	m = nb_metrics_state_sets(st, &n);
+	m = state_sets(st, &n);
 	for (uint32 s = 0; s < n; s++)
 	{
 		/* nb_grid_init made the grid's states: read anew */
@@ -274,63 +254,6 @@ state_from_datum(Datum d, MemoryContext parent)
 	return st;
 }
 
-NbMetricsState *
-nb_metrics_state_for_update(FunctionCallInfo fcinfo, MemoryContext aggctx)
-{
-	Datum		d = PG_GETARG_DATUM(0);
-	NbMetricsState *st;
-
-	if (PG_ARGISNULL(0))
-		return NULL;
-	st = expanded_state(d);
-	if (st != NULL && VARATT_IS_EXTERNAL_EXPANDED_RW(DatumGetPointer(d)) &&
-		MemoryContextGetParent(st->hdr.eoh_context) == aggctx)
-		return st;
-	/* a flat state (a hash aggregate's spilled one), or one not ours to change */
-	if (st == NULL)
-		return state_from_datum(d, aggctx);
-	return nb_metrics_state_copy(st, aggctx);
-}
-
-NbMetricsState *
-nb_metrics_state_open(Datum d)
-{
-	NbMetricsState *st = expanded_state(d);
-
-	return st != NULL ? st : state_from_datum(d, CurrentMemoryContext);
-}
-
-void
-nb_metrics_state_close(NbMetricsState *st, Datum d)
-{
-	if (expanded_state(d) != st)
-		MemoryContextDelete(st->hdr.eoh_context);
-}
-
-void
-nb_metrics_state_too_many_labels(const NbMetricsState *st, const char *label, uint32 len)
-{
-	uint32		most = st->is_grid ? st->grid.max_labels : NB_METRICS_MAX_CLASSES;
-
-	if (!st->is_grid || most == NB_METRICS_MAX_CLASSES)
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("nb_metrics supports at most %d distinct labels",
-						NB_METRICS_MAX_CLASSES),
-				 label != NULL ?
-				 errdetail("Label \"%s\" would be number %d.", nb_cut_str(label, len),
-						   NB_METRICS_MAX_CLASSES + 1) : 0));
-	/* a grid's confusion matrices take at most NB_GRID_MAX_BYTES together */
-	ereport(ERROR,
-			(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-			 errmsg_plural("nb_grid_metrics of %u option set supports at most %u distinct labels",
-						   "nb_grid_metrics of %u option sets supports at most %u distinct labels",
-						   st->grid.n_sets, st->grid.n_sets, most),
-			 label != NULL ?
-			 errdetail("Label \"%s\" would be number %u.", nb_cut_str(label, len), most + 1) : 0,
-			 errhint("Score fewer option sets at a time.")));
-}
-
 /* Labels of src that dst does not have. */
 static uint32
 new_labels(const NbMetrics *dst, const NbMetrics *src)
@@ -354,13 +277,17 @@ same_form(const NbMetrics *a, const NbMetrics *b)
 		a->ranked == b->ranked && a->scores_only == b->scores_only;
 }
 
-void
-nb_metrics_state_combine(NbMetricsState *dst, NbMetricsState *src)
+/*
+ * Add src's rows to dst: states of the same aggregate (forms, grids of the
+ * same option sets), within the labels a state takes.
+ */
+static void
+combine(NbMetricsState *dst, NbMetricsState *src)
 {
 	uint32		n,
 				src_n;
-	NbMetrics  *d = nb_metrics_state_sets(dst, &n);
-	NbMetrics  *s = nb_metrics_state_sets(src, &src_n);
+	NbMetrics  *d = state_sets(dst, &n);
+	NbMetrics  *s = state_sets(src, &src_n);
 	MemoryContext old;
 
 	/*
@@ -392,6 +319,124 @@ nb_metrics_state_combine(NbMetricsState *dst, NbMetricsState *src)
 	}
 	MemoryContextSwitchTo(old);
 	nb_metrics_state_check_size(dst);
+}
+
+/* An empty state of the same form as st (for a grid, the same option sets). */
+static NbMetricsState *
+empty_like(NbMetricsState *st, MemoryContext parent)
+{
+	NbMetricsState *empty;
+
+	if (st->is_grid)
+	{
+		empty = nb_metrics_state_create(parent, true, false, false, st->options, st->grid.n_sets);
+		for (uint32 s = 0; s < st->grid.n_sets; s++)
+			empty->grid.metrics[s].scores_only = st->grid.metrics[s].scores_only;
+		return empty;
+	}
+	empty = nb_metrics_state_create(parent, st->single.scored, st->single.ranked,
+									st->single.weighted, NULL, 0);
+	empty->single.scores_only = st->single.scores_only;
+	return empty;
+}
+
+/* A copy of a state in a new context under parent. */
+static NbMetricsState *
+copy_state(NbMetricsState *st, MemoryContext parent)
+{
+	NbMetricsState *copy = empty_like(st, parent);
+
+	combine(copy, st);
+	return copy;
+}
+
+NbMetricsState *
+nb_metrics_state_for_update(FunctionCallInfo fcinfo, MemoryContext aggctx)
+{
+	Datum		d = PG_GETARG_DATUM(0);
+	NbMetricsState *st;
+
+	if (PG_ARGISNULL(0))
+		return NULL;
+	st = expanded_state(d);
+	if (st != NULL && VARATT_IS_EXTERNAL_EXPANDED_RW(DatumGetPointer(d)) &&
+		MemoryContextGetParent(st->hdr.eoh_context) == aggctx)
+		return st;
+	/* a flat state (a hash aggregate's spilled one), or one not ours to change */
+	if (st == NULL)
+		return state_from_datum(d, aggctx);
+	return copy_state(st, aggctx);
+}
+
+NbMetricsState *
+nb_metrics_state_open(Datum d)
+{
+	NbMetricsState *st = expanded_state(d);
+
+	return st != NULL ? st : state_from_datum(d, CurrentMemoryContext);
+}
+
+void
+nb_metrics_state_close(NbMetricsState *st, Datum d)
+{
+	if (expanded_state(d) != st)
+		MemoryContextDelete(st->hdr.eoh_context);
+}
+
+NbMetricsState *
+nb_metrics_state_of_kind(NbMetricsState *st, bool grid)
+{
+	if (st != NULL && st->is_grid != grid)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("an %s state is not an %s state", st->is_grid ? "nb_grid_metrics" : "nb_metrics",
+						grid ? "nb_grid_metrics" : "nb_metrics")));
+	return st;
+}
+
+void
+nb_metrics_state_too_many_labels(const NbMetricsState *st, const char *label, uint32 len)
+{
+	uint32		most = st->is_grid ? st->grid.max_labels : NB_METRICS_MAX_CLASSES;
+
+	if (!st->is_grid || most == NB_METRICS_MAX_CLASSES)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("nb_metrics supports at most %d distinct labels",
+						NB_METRICS_MAX_CLASSES),
+				 label != NULL ?
+				 errdetail("Label \"%s\" would be number %d.", nb_cut_str(label, len),
+						   NB_METRICS_MAX_CLASSES + 1) : 0));
+	/* a grid's confusion matrices take at most NB_GRID_MAX_BYTES together */
+	ereport(ERROR,
+			(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+			 errmsg_plural("nb_grid_metrics of %u option set supports at most %u distinct labels",
+						   "nb_grid_metrics of %u option sets supports at most %u distinct labels",
+						   st->grid.n_sets, st->grid.n_sets, most),
+			 label != NULL ?
+			 errdetail("Label \"%s\" would be number %u.", nb_cut_str(label, len), most + 1) : 0,
+			 errhint("Score fewer option sets at a time.")));
+}
+
+Datum
+nb_metrics_state_combine_args(FunctionCallInfo fcinfo, MemoryContext aggctx, bool grid)
+{
+	NbMetricsState *st1 = nb_metrics_state_for_update(fcinfo, aggctx);
+	NbMetricsState *st2;
+
+	if (grid)
+		(void) nb_metrics_state_of_kind(st1, true);
+	if (PG_ARGISNULL(1))
+		return nb_metrics_state_return(fcinfo, st1);
+	st2 = nb_metrics_state_open(PG_GETARG_DATUM(1));
+	if (grid)
+		(void) nb_metrics_state_of_kind(st2, true);
+	if (st1 == NULL)
+		st1 = copy_state(st2, aggctx);
+	else
+		combine(st1, st2);
+	nb_metrics_state_close(st2, PG_GETARG_DATUM(1));
+	return nb_metrics_state_return(fcinfo, st1);
 }
 
 /* ---------------------------------------------------------------- */
@@ -437,15 +482,6 @@ state_value(const char *data, Size len)
 	PG_RETURN_POINTER(result);
 }
 
-static void
-report_syntax(void)
-{
-	ereport(ERROR,
-			(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
-			 errmsg("invalid nb_metrics_state value"),
-			 errdetail("The text form of an nb_metrics state is base64.")));
-}
-
 /* Decoded in chunks straight into the value, with checks for a cancel (pg_type.c). */
 Datum
 nb_metrics_state_in(PG_FUNCTION_ARGS)
@@ -456,13 +492,13 @@ nb_metrics_state_in(PG_FUNCTION_ARGS)
 	struct varlena *result;
 
 	if (!nb_base64_text_size(str, len, &size))
-		report_syntax();
+		report_corrupt(NULL);
 	if (size > NB_METRICS_STATE_MAX_SIZE)
 		report_too_large(size);
 	result = palloc(VARHDRSZ + size);
 	SET_VARSIZE(result, VARHDRSZ + size);
 	if (!nb_base64_text_decode(str, len, VARDATA(result), size))
-		report_syntax();
+		report_corrupt(NULL);
 	check_state_bytes(VARDATA(result), size);
 	PG_RETURN_POINTER(result);
 }

@@ -1,6 +1,6 @@
 /*
  * fuzz_metrics.c — libFuzzer target for the serialized form of nb_metrics'
- * states (nb_metrics.h), which nb_metrics_state's input functions read from
+ * states (src/README.md, Metrics), which nb_metrics_state's input functions read from
  * outside the server (Citus ships it as text).
  *
  * The input is one state's bytes (the header, checked by the unit tests,
@@ -44,10 +44,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					(long long) (end - out), (unsigned long long) want);
 			abort();
 		}
-		if (m.scored && !m.ranked)
-			nb_metrics_init_unranked(&sum, m.weighted);
-		else
-			nb_metrics_init(&sum, m.scored, m.weighted);
+		nb_metrics_init(&sum, m.scored, m.ranked, m.weighted);
 		sum.scores_only = m.scores_only;
 		nb_metrics_merge(&sum, &m);
 		nb_metrics_compute(&sum, &r);

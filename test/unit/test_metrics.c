@@ -1,6 +1,6 @@
 /*
  * test_metrics.c — unit tests of the classification metrics (src/workflows/nb_metrics*.c),
- * expected values by hand from the formulas (see nb_metrics.h) or by a
+ * expected values by hand from the formulas (see src/README.md) or by a
  * brute-force definition computed here.
  *
  *   ./test_metrics       run every test
@@ -70,7 +70,7 @@ test_labels_by_hand(void)
 	NbMetricsResult r;
 	const char *rows[4][2] = {{"x", "x"}, {"x", "y"}, {"y", "y"}, {"z", "y"}};
 
-	nb_metrics_init(&m, false, false);
+	nb_metrics_init(&m, false, false, false);
 	for (int i = 0; i < 4; i++)
 	{
 		uint32_t	a = cls(&m, rows[i][0]);
@@ -101,7 +101,7 @@ test_weights_and_empty(void)
 	NbMetrics	m;
 	NbMetricsResult r;
 
-	nb_metrics_init(&m, false, true);
+	nb_metrics_init(&m, false, false, true);
 	nb_metrics_add(&m, cls(&m, "a"), cls(&m, "b"), 0.0);
 	nb_metrics_compute(&m, &r);
 	CHECK(m.rows == 1, "rows");
@@ -132,7 +132,7 @@ test_argmax_ties(void)
 	const char *l2[] = {"ab", "a"};
 	double		half[] = {0.5, 0.5};
 
-	nb_metrics_init(&m, true, false);
+	nb_metrics_init(&m, true, true, false);
 	add_row(&m, "b", l1, half, 2, 1.0);
 	add_row(&m, "b", l2, half, 2, 1.0);
 	CHECK(m.confusion[id_of(&m, "b") * m.cap + id_of(&m, "ab")] == 1, "tie b/ab not to ab");
@@ -154,7 +154,7 @@ test_ranking_by_hand(void)
 	const char *actual[] = {"n", "n", "p", "p"};
 	double		score[] = {0.1, 0.4, 0.35, 0.8};
 
-	nb_metrics_init(&m, true, false);
+	nb_metrics_init(&m, true, true, false);
 	for (int i = 0; i < 4; i++)
 	{
 		double		p[] = {1 - score[i], score[i]};
@@ -175,7 +175,7 @@ test_ranking_by_hand(void)
 	 * of area 1 * (0 + 2/2), then the last negative 1 * 2: AUC 3/4; average
 	 * precision: recall 1 reached at precision 2/3.
 	 */
-	nb_metrics_init(&m, true, false);
+	nb_metrics_init(&m, true, true, false);
 	{
 		const char *act[] = {"p", "n", "p", "n"};
 		double		s[] = {0.5, 0.5, 0.5, 0.2};
@@ -225,7 +225,7 @@ test_log_loss_and_brier(void)
 	NbMetricsResult r;
 	double		loss;
 
-	nb_metrics_init(&m, true, true);
+	nb_metrics_init(&m, true, true, true);
 	loss = add_log_loss_rows(&m);
 	nb_metrics_compute(&m, &r);
 	CHECK_NEAR(r.log_loss, loss, 1e-12, "log loss");
@@ -248,8 +248,8 @@ test_scores_only(void)
 	NbMetricsResult r,
 				q;
 
-	nb_metrics_init_unranked(&m, true);
-	nb_metrics_init_unranked(&p, true);
+	nb_metrics_init(&m, true, false, true);
+	nb_metrics_init(&p, true, false, true);
 	m.scores_only = true;
 	(void) add_log_loss_rows(&m);
 	(void) add_log_loss_rows(&p);
@@ -318,9 +318,9 @@ test_ranking_brute_force(void)
 	NbMetricsResult r,
 				rm;
 
-	nb_metrics_init(&whole, true, true);
-	nb_metrics_init(&half1, true, true);
-	nb_metrics_init(&half2, true, true);
+	nb_metrics_init(&whole, true, true, true);
+	nb_metrics_init(&half1, true, true, true);
+	nb_metrics_init(&half2, true, true, true);
 	for (int i = 0; i < N; i++)
 	{
 		double		sum = 0;
@@ -415,11 +415,10 @@ test_ranking_near_ties(void)
 {
 	/*
 	 * Scores in 60 clusters from 1e-12 to 1, each of doubles a few units in
-	 * the last place apart (and some equal): the ranking sorts on a prefix
-	 * of the keys' range and then orders the rows whose prefixes tie, by
-	 * insertion (clusters of up to 64 rows) or by a radix sort of the low
-	 * bits (larger ones).  AUC against every pair, AP against a sort by
-	 * comparison; unweighted (8-byte rows) and weighted (16-byte rows).
+	 * the last place apart (and some equal): the radix sort of the ranking
+	 * must order them down to the last bit.  AUC against every pair, AP
+	 * against a sort by comparison; unweighted (8-byte rows) and weighted
+	 * (16-byte rows).
 	 */
 	enum
 	{
@@ -437,7 +436,7 @@ test_ranking_near_ties(void)
 		double		auc;
 		uint32_t	id;
 
-		nb_metrics_init(&m, true, weighted);
+		nb_metrics_init(&m, true, true, weighted);
 		for (int i = 0; i < N; i++)
 		{
 			/* the first half over 60 clusters, the second over the first 20 of them */
@@ -497,7 +496,7 @@ test_ranking_outside_positives(void)
 	NbMetrics	m;
 	NbMetricsResult r;
 
-	nb_metrics_init(&m, true, true);
+	nb_metrics_init(&m, true, true, true);
 	for (int i = 0; i < N; i++)
 	{
 		double	   *p = s + i * C;
@@ -607,9 +606,9 @@ test_rows_in_segments(void)
 		NbMetricsResult r,
 					rm;
 
-		nb_metrics_init(&whole, true, weighted);
-		nb_metrics_init(&part1, true, weighted);
-		nb_metrics_init(&part2, true, weighted);
+		nb_metrics_init(&whole, true, true, weighted);
+		nb_metrics_init(&part1, true, true, weighted);
+		nb_metrics_init(&part2, true, true, weighted);
 		for (int i = 0; i < n; i++)
 		{
 			double		p[C];
@@ -678,15 +677,15 @@ test_small_merges(void)
 				rb;
 	int			i = 0;
 
-	nb_metrics_init(&whole, true, true);
-	nb_metrics_init(&built, true, true);
+	nb_metrics_init(&whole, true, true, true);
+	nb_metrics_init(&built, true, true, true);
 	while (i < N)
 	{
 		int			take = (int) (unit_random() % 13);
 		bool		merged = unit_random() % 2 == 0;
 		NbMetrics	part;
 
-		nb_metrics_init(&part, true, true);
+		nb_metrics_init(&part, true, true, true);
 		for (int t = 0; t < take && i < N; t++, i++)
 		{
 			uint32_t	named = 1 + (uint32_t) (unit_random() % C);
@@ -754,10 +753,10 @@ test_unranked_equals_ranked(void)
 				h;
 	double		loss;
 
-	nb_metrics_init(&ranked, true, true);
-	nb_metrics_init_unranked(&unranked, true);
-	nb_metrics_init_unranked(&half1, true);
-	nb_metrics_init_unranked(&half2, true);
+	nb_metrics_init(&ranked, true, true, true);
+	nb_metrics_init(&unranked, true, false, true);
+	nb_metrics_init(&half1, true, false, true);
+	nb_metrics_init(&half2, true, false, true);
 	for (int i = 0; i < N; i++)
 	{
 		uint32_t	n = 1 + (uint32_t) (unit_random() % C);
@@ -795,7 +794,7 @@ test_unranked_equals_ranked(void)
 	nb_metrics_free(&half1);
 	nb_metrics_free(&half2);
 
-	nb_metrics_init_unranked(&unranked, true);
+	nb_metrics_init(&unranked, true, false, true);
 	loss = add_log_loss_rows(&unranked);
 	nb_metrics_compute(&unranked, &u);
 	CHECK_NEAR(u.log_loss, loss, 1e-12, "log loss by hand");
@@ -813,7 +812,7 @@ test_many_classes_grow(void)
 	char		a[16],
 				b[16];
 
-	nb_metrics_init(&m, false, false);
+	nb_metrics_init(&m, false, false, false);
 	for (int i = 0; i < 100; i++)
 	{
 		snprintf(a, sizeof(a), "c%d", i);
@@ -837,7 +836,7 @@ test_interrupts(void)
 	const char *labels[] = {"n", "p"};
 	long		before;
 
-	nb_metrics_init(&m, true, false);
+	nb_metrics_init(&m, true, true, false);
 	for (int i = 0; i < 100000; i++)
 	{
 		double		s = (double) (unit_random() % 1000) / 1000;
@@ -918,7 +917,7 @@ deserialize(NbMetrics *m, const unsigned char *buf, size_t len)
 
 	if (!nb_metrics_read_header(&in, &n, &tag, &tag_len) || n != 1)
 	{
-		nb_metrics_init(m, false, false);
+		nb_metrics_init(m, false, false, false);
 		return false;
 	}
 	return nb_metrics_read(m, &in) && in.p == in.end;
@@ -972,10 +971,7 @@ enum
 static void
 init_form(NbMetrics *m, int form, bool weighted)
 {
-	if (form == FORM_UNRANKED)
-		nb_metrics_init_unranked(m, weighted);
-	else
-		nb_metrics_init(m, form == FORM_RANKED, weighted);
+	nb_metrics_init(m, form != FORM_LABELS, form == FORM_RANKED, weighted);
 }
 
 /* Row i of a random but fixed set (seeded by i): 5 classes, some rows naming only 3. */
@@ -1124,7 +1120,7 @@ test_serial_corrupt(void)
 	size_t		len;
 	unsigned char *buf;
 
-	nb_metrics_init(&m, true, true);
+	nb_metrics_init(&m, true, true, true);
 	for (int i = 0; i < 40; i++)
 		add_fixed_row(&m, FORM_RANKED, true, i);
 	buf = serialize(&m, &len);
@@ -1173,8 +1169,8 @@ test_serial_null_actual(void)
 	unsigned char *buf,
 			   *buf2;
 
-	nb_metrics_init(&m, false, false);
-	nb_metrics_init(&other, false, false);
+	nb_metrics_init(&m, false, false, false);
+	nb_metrics_init(&other, false, false, false);
 	for (int i = 0; i < 10; i++)
 		add_fixed_row(&m, FORM_LABELS, false, i);
 	buf = serialize(&m, &len);
@@ -1217,7 +1213,7 @@ test_calibration_by_hand(void)
 	NbMetrics	m;
 	NbMetricsResult r;
 
-	nb_metrics_init(&m, true, true);
+	nb_metrics_init(&m, true, true, true);
 	add_row(&m, "x", labels, (const double[]) {0.8, 0.2}, 2, 1);
 	add_row(&m, "y", labels, (const double[]) {0.35, 0.65}, 2, 2);
 	add_row(&m, "y", labels, (const double[]) {0.9, 0.1}, 2, 1);
@@ -1229,7 +1225,7 @@ test_calibration_by_hand(void)
 	CHECK(r.bins[0].weight == 0 && isnan(r.bins[0].accuracy) && isnan(r.bins[0].confidence), "bin 0");
 	nb_metrics_result_free(&r);
 	nb_metrics_free(&m);
-	nb_metrics_init(&m, true, false);
+	nb_metrics_init(&m, true, true, false);
 	add_row(&m, "x", labels, (const double[]) {1.0, 0.0}, 2, 1);
 	nb_metrics_compute(&m, &r);
 	CHECK(r.bins[9].weight == 1 && r.ece == 0, "a probability of 1 in the last bin");
