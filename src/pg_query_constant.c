@@ -95,6 +95,7 @@
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
 
+#include "pg_citus.h"
 #include "pg_label.h"
 #include "pg_query_constant.h"
 #include "pg_train.h"
@@ -413,6 +414,7 @@ nb_scoring_support(PG_FUNCTION_ARGS)
 	if (list_length(call->args) < 1)
 		PG_RETURN_POINTER(NULL);
 	model = linitial(call->args);
+	nb_refuse_citus_distinct_model(model, req->root, call->funcid);
 	if (!arg_is_query_constant(model, req->root, call->funcid, &serial))
 		PG_RETURN_POINTER(NULL);
 	args[0] = exprType(model);

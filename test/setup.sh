@@ -19,9 +19,10 @@ NBC_PG_CONFIG=${NBC_PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
 nbc_setup() {
 	# build headers; scikit-learn, the parity peer, and the loaders' driver;
 	# weka for its Reuters data; Russian and Chinese fortunes for the tokenizer's
-	# parity; clang's libFuzzer for the unit suite's fuzz run
+	# parity; clang's libFuzzer for the unit suite's fuzz run; fastText, a peer of
+	# test/bench/peers_bench.py
 	local packages=(postgresql-server-dev-15 python3-sklearn python3-pandas python3-psycopg2 python3-mpmath weka
-		dataset-fashion-mnist fortunes-ru fortunes-zh clang libclang-rt-14-dev sqlsmith)
+		dataset-fashion-mnist fortunes-ru fortunes-zh clang libclang-rt-14-dev sqlsmith python3-fasttext)
 	# the unit suite's cross builds (test/unit/cross.sh): without them it
 	# skips those loudly, so an archive that does not serve them fails nothing
 	local cross_packages=(gcc-aarch64-linux-gnu gcc-s390x-linux-gnu libc6-dev-arm64-cross

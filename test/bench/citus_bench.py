@@ -79,8 +79,8 @@ from cv_bench import GRID  # noqa: E402
 from merge_bench import log, table_rows as rows_of  # noqa: E402
 
 
-def connect():
-    db = psycopg2.connect("")
+def connect(conninfo=""):
+    db = psycopg2.connect(conninfo)
     db.autocommit = True
     cur = db.cursor()
     cur.execute("SET jit = off")
@@ -127,6 +127,7 @@ def make_data(cur, args):
         cur.execute("CREATE TABLE cb_local AS" + CORPUS, (args.rows,))
         cur.execute("VACUUM ANALYZE cb_local")
         distribute(cur, "cb_local", "cb_dist")
+    if rows_of(cur, "cb_model_local") != 1 or rows_of(cur, "cb_model_dist") != 1:
         models(cur, "local", "cb_local")
         models(cur, "dist", "cb_dist")
     if args.pitfall_rows and (rows_of(cur, "cb_small_local") != args.pitfall_rows
@@ -243,10 +244,77 @@ def cases(side, table):
     }
 
 
+def issue_cases(side, table):
+    """#44's four workloads, {name: (SQL run and timed, SQL of the result compared)}."""
+    model = "cb_model_" + side
+    rows = "SELECT tokens, label FROM %s WHERE id <= 1000" % table
+    grid = ("%sSELECT nb_grid_metrics(m.model, d.tokens, d.label, ARRAY(SELECT nb_grid_options('%s'))) "
+            "FROM %s AS d, %s AS m" % ("WITH d AS MATERIALIZED (%s) " % rows if side == "dist" else "",
+                                       GRID, "d" if side == "dist" else "(%s)" % rows, model))
+    distinct = ("SELECT count(*) FROM (SELECT DISTINCT nb_predict(m.model, d.tokens) FROM %s d, %s m) s"
+                if side == "dist" else "SELECT count(DISTINCT nb_predict(m.model, d.tokens)) FROM %s d, %s m")
+    return {
+        "`nb_train` over 32 shards": ("SELECT nb_train(label, tokens) FROM %s" % table, None),
+        "scoring every row into a table": (
+            "TRUNCATE cb_scores_%s; INSERT INTO cb_scores_%s SELECT d.id, nb_predict(m.model, d.tokens) "
+            "FROM %s d, %s m" % (side, side, table, model),
+            "SELECT label, count(*) FROM cb_scores_%s GROUP BY 1 ORDER BY 1" % side),
+        "`nb_grid_metrics` with a stored model column (%s model, 1,000 rows)": (grid, None),
+        "`count(DISTINCT nb_predict(m.model, …))`": (distinct % (table, model), None),
+    }
+
+
+def issue_ratios(cur, args, model_bytes):
+    """#44's table: the four workloads distributed / local, as Markdown rows."""
+    cur.execute("DROP TABLE IF EXISTS cb_scores_local, cb_scores_dist")
+    cur.execute("CREATE TABLE cb_scores_local (id int, label text)")
+    cur.execute("CREATE TABLE cb_scores_dist (id int, label text)")
+    cur.execute("SELECT create_distributed_table('cb_scores_dist', 'id', colocate_with => 'cb_dist')")
+    cur.execute("SET statement_timeout = '5min'")
+    direct = "SELECT count(DISTINCT nb_predict(m.model, d.tokens)) FROM cb_dist d, cb_model_dist m"
+    try:
+        cur.execute(direct)
+        refused = "runs"
+    except psycopg2.errors.FeatureNotSupported:
+        refused = "refused (0A000); the rewrite its hint gives:"
+    except psycopg2.errors.QueryCanceled:
+        refused = "over 5 minutes; the rewrite:"
+    cur.execute("RESET statement_timeout")
+    local, dist = issue_cases("local", "cb_local"), issue_cases("dist", "cb_dist")
+    times = {n: ([], []) for n in local}
+    for rnd in range(args.rounds + 1):
+        for n in (list(local) if rnd % 2 == 0 else list(local)[::-1]):
+            res = []
+            for i, cases in ((0, local), (1, dist)) if rnd % 2 == 0 else ((1, dist), (0, local)):
+                t, out = timed(cur, cases[n][0])
+                if cases[n][1]:
+                    out = timed(cur, cases[n][1])[1]
+                res.append(out)
+                if rnd:
+                    times[n][i].append(t)
+            if res[0] != res[1]:
+                sys.exit("citus_bench.py: %s gives another result on the distributed table" % n)
+        if rnd:
+            log("== #44 round %d: %s" % (rnd, ", ".join("%.3f/%.3f" % (d[-1], l[-1]) for l, d in times.values())))
+    out = ["| workload | distributed / local, median (min-max) |", "|---|---|"]
+    for n, (l, d) in times.items():
+        r = [b / a for a, b in zip(l, d)]
+        name = n % ("%d KB" % (model_bytes // 1000)) if "%s" in n else n
+        if n.startswith("`count"):
+            name += ", " + refused
+        out.append("| %s | %.2f (%.2f-%.2f) |" % (name, statistics.median(r), min(r), max(r)))
+    cur.execute("SELECT extversion FROM pg_extension WHERE extname = 'citus'")
+    out += ["", "Citus %s, coordinator and workers on this machine, %d rows in 32 shards against the "
+            "same rows in a local table; %d rounds after a warm-up, every result equal to local; load "
+            "average at the end %.1f." % (cur.fetchone()[0], args.rows, args.rounds, os.getloadavg()[0])]
+    cur.execute("DROP TABLE cb_scores_local, cb_scores_dist")
+    return out
+
+
 def timed(cur, sql):
     t = time.perf_counter()
     cur.execute(sql)
-    out = cur.fetchall()
+    out = cur.fetchall() if cur.description else None
     elapsed = time.perf_counter() - t
     if cur.connection.get_transaction_status() == psycopg2.extensions.TRANSACTION_STATUS_INTRANS:
         cur.execute("COMMIT")
@@ -287,9 +355,11 @@ def main():
     ap.add_argument("--wide-rows", type=int, default=0)
     ap.add_argument("--keep", action="store_true")
     ap.add_argument("--train-breakdown", action="store_true")
+    ap.add_argument("--issue-ratios", action="store_true")
+    ap.add_argument("--conninfo", default="")
     args = ap.parse_args()
 
-    db, cur = connect()
+    db, cur = connect(args.conninfo)
     cur.execute("SELECT extversion FROM pg_extension WHERE extname = 'citus'")
     citus = cur.fetchone()
     if citus is None:
@@ -298,6 +368,10 @@ def main():
     elapsed, (model_bytes, vocabulary) = make_data(cur, args)
     cur.execute("SELECT count(*) FROM pg_dist_node WHERE shouldhaveshards AND isactive")
     workers = cur.fetchone()[0]
+
+    if args.issue_ratios:
+        print("\n".join(issue_ratios(cur, args, model_bytes)))
+        return
 
     if args.train_breakdown:
         times, text_bytes = train_breakdown(cur, args)

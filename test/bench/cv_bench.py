@@ -143,12 +143,9 @@ def nbc_cases(cur, rel):
     return one_call, recipe, steps
 
 
-def sklearn_case(cur, rel):
-    """Export, CountVectorizer once, GridSearchCV over the option sets."""
-    from sklearn.feature_extraction.text import CountVectorizer
-    from sklearn.model_selection import GridSearchCV, PredefinedSplit
+def sklearn_grid():
+    """GridSearchCV's param_grid of OPTION_SETS, for a Pipeline step "nb"."""
     from sklearn.naive_bayes import BernoulliNB, ComplementNB, MultinomialNB
-    from sklearn.pipeline import Pipeline
     import inspect
     force = {"force_alpha": True} if "force_alpha" in inspect.signature(MultinomialNB).parameters else {}
     estimators = {"multinomial": lambda: MultinomialNB(**force),
@@ -160,6 +157,16 @@ def sklearn_case(cur, rel):
         if fit_prior is not None:
             g["nb__fit_prior"] = [fit_prior]
         grid.append(g)
+    return grid
+
+
+def sklearn_case(cur, rel):
+    """Export, CountVectorizer once, GridSearchCV over the option sets."""
+    from sklearn.feature_extraction.text import CountVectorizer
+    from sklearn.model_selection import GridSearchCV, PredefinedSplit
+    from sklearn.naive_bayes import MultinomialNB
+    from sklearn.pipeline import Pipeline
+    grid = sklearn_grid()
     parts = {"export": [], "CountVectorizer": [], "GridSearchCV": []}
 
     def run():

@@ -1,5 +1,11 @@
 #!/usr/bin/env bash
 # The nbc benchmark:  bash test/bench/run.sh [--reps N] [--docs N]
+#                     bash test/bench/run.sh --peers [--rounds N] [--cv-rounds N]
+#
+# --peers runs only README's Performance table (test/bench/peers_bench.py:
+# nbc against scikit-learn and fastText on SpamAssassin, Reuters Grain and
+# the Russian fortunes, and with NBC_CITUS set the Citus ratios of #44 on
+# that cluster), about 15 minutes; the full run ends with it too.
 #
 # Separate from the test suite.  Makes its own throwaway PostgreSQL 15 cluster
 # (initdb into a temporary folder, Unix socket only, removed at exit), loads the
@@ -25,6 +31,12 @@
 # NBC_BENCH_DOCS (default 200000) change the rounds and the size.
 set -euo pipefail
 
+peers_only=
+if [ "${1:-}" = --peers ]; then
+	peers_only=1
+	shift
+fi
+
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
 pg_config=${NBC_PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
@@ -44,6 +56,8 @@ sharedir=$("$pg_config" --sharedir)
 	die "pg_trgm is not installed (it ships with the postgresql-15 package)"
 "$py" -c 'import sklearn, numpy, psycopg2' 2>/dev/null ||
 	die "$py needs scikit-learn, numpy and psycopg2 (apt-get install python3-sklearn python3-psycopg2)"
+"$py" -c 'import fasttext' 2>/dev/null ||
+	die "$py needs fastText (apt-get install python3-fasttext)"
 
 tmp=$(mktemp -d /tmp/nbc-bench.XXXXXX)
 if [ "$(id -u)" -eq 0 ]; then
@@ -97,6 +111,17 @@ export PGHOST=$tmp PGPORT=5432 PGUSER=$superuser PGDATABASE=postgres
 "$bindir/psql" -X -q -v ON_ERROR_STOP=1 -c 'CREATE EXTENSION nbc' -c 'CREATE EXTENSION pg_trgm'
 echo "== loading the SpamAssassin corpus" >&2
 "$py" "$root/test/data/load_spamassassin.py" >&2
+peers() {
+	echo "== loading Reuters Grain and the fortunes" >&2
+	"$py" "$root/test/data/load_reuters.py" >&2
+	"$py" "$root/test/data/load_fortunes.py" >&2
+	echo "== against scikit-learn and fastText (test/bench/peers_bench.py)" >&2
+	"$py" "$here/peers_bench.py" --out "$here/results.md" "$@"
+}
+if [ -n "$peers_only" ]; then
+	peers "$@"
+	exit 0
+fi
 echo "== benchmark" >&2
 "$py" "$here/bench.py" "$@"
 echo "== models computed by the query (test/bench/computed_bench.py)" >&2
@@ -111,3 +136,4 @@ echo "== rows with no known feature (test/bench/coverage_bench.py)" >&2
 "$py" "$here/coverage_bench.py" --out "$here/results.md"
 echo "== cross-validation benchmark" >&2
 "$py" "$here/cv_bench.py" "$@"
+peers

@@ -1,0 +1,73 @@
+/*
+ * pg_citus.c — the scoring calls Citus would feed a model row by row.
+ *
+ * For count(DISTINCT expr) over a distributed table, Citus has the workers
+ * group their rows by every column expr names and computes expr on the
+ * coordinator, over the rows its remote scan receives (Citus's
+ * multi_logical_optimizer.c: the aggregate's Vars pulled into the worker
+ * query's GROUP BY).  With nb_predict(m.model, d.tokens) that column is the
+ * model: every worker row carries its text form and the coordinator parses
+ * it again row after row.  The coordinator's query is planned by
+ * PostgreSQL's planner like any other, its remote scan a function RTE of
+ * citus_extradata_container, so the scoring functions' planner support sees
+ * the model arrive as such a column inside a DISTINCT aggregate and refuses
+ * it, with the form that runs on the workers in the hint.
+ */
+#include "postgres.h"
+
+#include "nodes/nodeFuncs.h"
+#include "optimizer/optimizer.h"
+#include "parser/parsetree.h"
+#include "utils/lsyscache.h"
+
+#include "pg_citus.h"
+
+/* Is rte Citus's remote scan in the query its coordinator plans? */
+static bool
+is_citus_remote_scan(RangeTblEntry *rte)
+{
+	RangeTblFunction *rtfunc;
+	char	   *name;
+
+	if (rte->rtekind != RTE_FUNCTION || list_length(rte->functions) != 1)
+		return false;
+	rtfunc = linitial_node(RangeTblFunction, rte->functions);
+	if (!IsA(rtfunc->funcexpr, FuncExpr))
+		return false;
+	name = get_func_name(((FuncExpr *) rtfunc->funcexpr)->funcid);
+	return name != NULL && strcmp(name, "citus_extradata_container") == 0;
+}
+
+/* Does node hold an aggregate with DISTINCT whose arguments name var? */
+static bool
+distinct_aggregate_of(Node *node, Var *var)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Aggref) && ((Aggref *) node)->aggdistinct != NIL &&
+		list_member(pull_var_clause((Node *) ((Aggref *) node)->args,
+									PVC_RECURSE_PLACEHOLDERS), var))
+		return true;
+	return expression_tree_walker(node, distinct_aggregate_of, var);
+}
+
+void
+nb_refuse_citus_distinct_model(Node *model, PlannerInfo *root, Oid fn)
+{
+	Var		   *var = (Var *) model;
+
+	if (root == NULL || !IsA(model, Var) || var->varlevelsup != 0 ||
+		var->varno < 1 || var->varno > (int) list_length(root->parse->rtable) ||
+		!is_citus_remote_scan(rt_fetch(var->varno, root->parse->rtable)))
+		return;
+	if (!distinct_aggregate_of((Node *) root->parse->targetList, var) &&
+		!distinct_aggregate_of(root->parse->havingQual, var))
+		return;
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("%s inside an aggregate with DISTINCT cannot read its model from a distributed query",
+					get_func_name(fn)),
+			 errdetail("Citus groups the workers' rows by the model column and sends the model with every row to the coordinator."),
+			 errhint("Count the rows of a SELECT DISTINCT, which runs on the workers: SELECT count(*) FROM (SELECT DISTINCT %s(m.model, ...) FROM ...) AS s.",
+					 get_func_name(fn))));
+}
