@@ -19,14 +19,15 @@ NBC_PG_CONFIG=${NBC_PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
 nbc_setup() {
 	# build headers; scikit-learn, the parity peer, and the loaders' driver;
 	# weka for its Reuters data; Russian and Chinese fortunes for the tokenizer's
-	# parity; clang's libFuzzer for the unit suite's fuzz run; fastText, a peer of
-	# test/bench/peers_bench.py
+	# parity; clang's libFuzzer for the unit suite's fuzz run
 	local packages=(postgresql-server-dev-15 python3-sklearn python3-pandas python3-psycopg2 python3-mpmath weka
-		dataset-fashion-mnist fortunes-ru fortunes-zh clang libclang-rt-14-dev sqlsmith python3-fasttext)
+		dataset-fashion-mnist fortunes-ru fortunes-zh clang libclang-rt-14-dev sqlsmith)
 	# the unit suite's cross builds (test/unit/cross.sh): without them it
 	# skips those loudly, so an archive that does not serve them fails nothing
 	local cross_packages=(gcc-aarch64-linux-gnu gcc-s390x-linux-gnu libc6-dev-arm64-cross
 		libc6-dev-s390x-cross qemu-user-static)
+	# fastText, a peer of the benchmarks only (test/bench/peers_bench.py)
+	local bench_packages=(python3-fasttext)
 	local sudo=() missing=() p status
 
 	if [ "$(id -u)" -ne 0 ]; then
@@ -37,7 +38,7 @@ nbc_setup() {
 		sudo=(sudo)
 	fi
 
-	for p in "${packages[@]}" "${cross_packages[@]}"; do
+	for p in "${packages[@]}" "${cross_packages[@]}" "${bench_packages[@]}"; do
 		status=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
 		[ "$status" = installed ] || missing+=("$p")
 	done
@@ -50,6 +51,8 @@ nbc_setup() {
 		"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y "${packages[@]}"
 		"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y "${cross_packages[@]}" ||
 			echo "== setup: !!! could not install ${cross_packages[*]}: the unit suite skips its cross builds" >&2
+		"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y "${bench_packages[@]}" ||
+			echo "== setup: !!! could not install ${bench_packages[*]}: the peers benchmark cannot run fastText" >&2
 	else
 		echo "== setup: packages already installed"
 	fi
