@@ -1,19 +1,15 @@
 /*
  * pg_em_run.c — nb_train_em's iterations (nbc_em_iterate), driven in C
- * (src/README.md, EM).
- *
- * nbc_em_run (PL/pgSQL) checks the arguments and trains the model of the
- * labelled rows; this runs the iterations from it.  Each reads the rows
- * once through a cursor and scores each with the current model (prepared
- * once per iteration) while adding it to the next one in the same pass (the
- * E-step and the M-step at once; the row's tokens are read once, for both),
- * then writes the next model and prepares it for scoring.  The current
- * model stays in this function's memory from one iteration to the next: a
- * model of many classes spread over by the unlabelled rows is large (4
- * million entries, 110 MB as text, for 98 classes of 20,000 short
- * documents), and passing it between statements copied it several times
- * per iteration and prepared it in the backend's cache of models, which it
- * then mostly filled.
+ * (src/README.md, EM): nbc_em_run (PL/pgSQL) checks the arguments and
+ * trains the model of the labelled rows; each iteration from it reads the
+ * rows once through a cursor, scores each with the current model (prepared
+ * once) and adds it to the next one in the same pass (the E-step and the
+ * M-step at once, the row's tokens read once for both), then writes the
+ * next model and prepares it.  The current model stays in this function's
+ * memory: a model of many classes spread over by the unlabelled rows is
+ * large (110 MB as text for 98 classes of 20,000 short documents), and
+ * passing it between statements copied it several times per iteration and
+ * filled the backend's cache of models.
  */
 #include "postgres.h"
 
