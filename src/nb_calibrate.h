@@ -1,29 +1,20 @@
 /*
  * nb_calibrate.h — calibrated probabilities: a map of a row's log
- * posteriors applied after scoring.  Its fit to out-of-fold posteriors is
- * a workflow's (workflows/nb_calibrate_fit.h).
- *
- * Naive Bayes posteriors are overconfident: the features' evidence is
- * counted as if independent, so it adds up too fast.  Two maps correct
- * that, each fitted on the posteriors of rows a model did not see (the
- * out-of-fold posteriors of cross-validation):
+ * posteriors applied after scoring, correcting naive Bayes' overconfidence
+ * (the features' evidence counted as if independent adds up too fast).
+ * Its fit to out-of-fold posteriors is a workflow's
+ * (workflows/nb_calibrate_fit.h).
  *
  *   temperature  l_c / T - log sum_k exp(l_k / T) for the log posteriors
  *                l (Guo et al. 2017): T > 1 flattens, T < 1 sharpens; the
  *                order of the classes is kept, and so the predicted class.
- *                T is fitted by minimizing the log loss, a convex function
- *                of 1 / T.
  *   sigmoid      Platt's sigmoid of each class's probability p_c, q_c = 1 /
  *                (1 + exp(a_c p_c + b_c)), as scikit-learn's
- *                CalibratedClassifierCV(method="sigmoid") fits and applies
- *                them: with two classes only the second (the last label in
- *                byte order) has one and the first gets 1 - q; with more,
- *                the q_c are normalized to sum to 1.  The predicted class is
- *                the most probable after the map (it can change).  Each
- *                (a_c, b_c) minimizes the cross-entropy with Platt's
- *                targets (N+ + 1) / (N+ + 2) and 1 / (N- + 2), by Newton's
- *                method to convergence (scikit-learn stops BFGS at a
- *                gradient norm of 1e-5).
+ *                CalibratedClassifierCV(method="sigmoid") applies them: with
+ *                two classes only the second (the last label in byte order)
+ *                has one and the first gets 1 - q; with more, the q_c are
+ *                normalized to sum to 1.  The predicted class is the most
+ *                probable after the map (it can change).
  *
  * Both applied, the temperature comes first and the sigmoids read its
  * probabilities.  Everything is in log space: the sigmoids' logarithms are

@@ -16,20 +16,13 @@
 #define SIGMOID_BLOCK 32
 
 /*
- * The fits' warm starts: a fit on every SAMPLE-th row first, with at least
- * SAMPLE_ROWS rows (a sigmoid's: SAMPLE_SIDE of the class and of the
- * others), whose minimum is near the minimum of all.
+ * The fits' warm starts (src/README.md, Calibration): every SAMPLE-th row,
+ * at least SAMPLE_ROWS of them (a sigmoid's: SAMPLE_SIDE of the class and
+ * of the others); a sigmoid's own sample first (sigmoid_class_sample).
  */
 #define SAMPLE 16
 #define SAMPLE_ROWS 256
 #define SAMPLE_SIDE 8
-
-/*
- * A sigmoid's warm start, before that one: a sample of the class's own
- * (sigmoid_class_sample), every row of the class, every row of the others
- * where its probability is at least CLASS_SAMPLE_P, and every SAMPLE-th
- * of the rest, when that is at most 1 / CLASS_SAMPLE_SHARE of the rows.
- */
 #define CLASS_SAMPLE_P 1e-3
 #define CLASS_SAMPLE_SHARE 4
 
@@ -183,13 +176,11 @@ temperature_minimum_exists(const NbCalibrationRows *rows)
 }
 
 /*
- * Newton's method on beta = 1 / T from *beta, kept inside a bracket of the
- * minimum (bisection when a step leaves it), until a step would change
- * beta by less than 1e-13 of it; returns the steps.  The steps taken are
- * Halley's (Newton's corrected by the third derivative, which the pass
- * computes at little more cost: cubic convergence, a pass fewer), Newton's
- * when the correction is large.  A minimum exists
- * (temperature_minimum_exists).
+ * Newton's method on beta = 1 / T from *beta, as
+ * nb_calibration_fit_temperature says; returns the steps.  The steps taken
+ * are Halley's (the third derivative costs the pass little more: cubic
+ * convergence, a pass fewer), Newton's when the correction is large.  A
+ * minimum exists (temperature_minimum_exists).
  */
 static uint32_t
 temperature_newton(const NbCalibrationRows *rows, double *beta)
@@ -199,10 +190,9 @@ temperature_newton(const NbCalibrationRows *rows, double *beta)
 	uint32_t	k = 0;
 
 	/*
-	 * The derivative is negative at 0 and positive for large beta (some row
-	 * is wrong): [lo, hi] keeps the root between a negative and a positive
-	 * derivative.  A step that leaves it is replaced by doubling (while no
-	 * upper end is known) or bisection.
+	 * [lo, hi] keeps the root between a negative and a positive derivative
+	 * (negative at 0, positive for large beta: some row is wrong); a step
+	 * that leaves it doubles beta (no upper end known yet) or bisects.
 	 */
 	while (k < MAX_ITERATIONS)
 	{
@@ -248,10 +238,7 @@ nb_calibration_fit_temperature(const NbCalibrationRows *rows, double *temperatur
 	*iterations = 0;
 	if (status != NB_CALIBRATION_OK)
 		return status;
-	/*
-	 * A warm start, as the sigmoids': the minimum of every SAMPLE-th row,
-	 * when they have one, is near the minimum of all.
-	 */
+	/* the warm start: every SAMPLE-th row's minimum, when they have one */
 	sample.C = rows->C;
 	sample.n = rows->n / SAMPLE;
 	if (sample.n >= SAMPLE_ROWS)
@@ -401,18 +388,25 @@ sigmoid_descent_proved(const SigmoidPass *at, const double *d, double slope)
 	return end_slope - c * curvature <= 1e-4 * slope;
 }
 
+/* s over n rows of probabilities p: room for their targets, weights if weighted, and q. */
+static void
+sigmoid_rows_alloc(SigmoidRows *s, size_t n, const double *p, bool weighted)
+{
+	s->n = n;
+	s->p = p;
+	s->w = weighted ? nb_alloc(sizeof(double) * (n + 1)) : NULL;
+	s->t = nb_alloc(sizeof(double) * (n + 1));
+	s->q = nb_alloc(sizeof(double) * (n + 1));
+	s->trial_q = nb_alloc(sizeof(double) * (n + 1));
+}
+
 /* s's targets for class c, and the rows' q for each pass; returns the rows of c. */
 static size_t
 sigmoid_rows(const NbCalibrationRows *rows, uint32_t c, const double *p, SigmoidRows *s)
 {
 	size_t		positive = 0;
 
-	s->n = rows->n;
-	s->p = p;
-	s->w = NULL;
-	s->t = nb_alloc(sizeof(double) * (rows->n + 1));
-	s->q = nb_alloc(sizeof(double) * (rows->n + 1));
-	s->trial_q = nb_alloc(sizeof(double) * (rows->n + 1));
+	sigmoid_rows_alloc(s, rows->n, p, false);
 	for (size_t i = 0; i < rows->n; i++)
 		positive += rows->actual[i] == c;
 	/* Platt's targets: the positives' and negatives' counts as a Bayesian prior */
@@ -555,12 +549,7 @@ sigmoid_sample(const SigmoidRows *s, SigmoidRows *sample, double *p)
 		positive += s->t[i * SAMPLE] > 0.5;
 	if (positive < SAMPLE_SIDE || n - positive < SAMPLE_SIDE)
 		return false;
-	sample->n = n;
-	sample->p = p;
-	sample->w = NULL;
-	sample->t = nb_alloc(sizeof(double) * n);
-	sample->q = nb_alloc(sizeof(double) * n);
-	sample->trial_q = nb_alloc(sizeof(double) * n);
+	sigmoid_rows_alloc(sample, n, p, false);
 	for (size_t i = 0; i < n; i++)
 	{
 		nb_interrupt_at(i);
@@ -572,17 +561,13 @@ sigmoid_sample(const SigmoidRows *s, SigmoidRows *sample, double *p)
 
 /*
  * A class's own sample: every row of the class, and every row of the
- * others where its probability p is at least CLASS_SAMPLE_P (those rows
- * decide the slope a), each of weight 1, and every SAMPLE-th of the rest
- * weighted by the rows they stand for (their a p is small: they move the
- * loss almost only through b, and their weighted sum is near theirs).
- * Its minimum is nearer the minimum of all than every SAMPLE-th row's:
- * that sample has few rows of a small class or none (then Newton's steps
- * from scikit-learn's start overshoot by orders of magnitude, and every
- * halving is a pass over all the rows), and misses most rows of a middle
- * one that the class's probability confuses with it.  At most 1 /
- * CLASS_SAMPLE_SHARE of the rows, else none (a large class: every
- * SAMPLE-th row is enough); p has room for as many.
+ * others where its probability is at least CLASS_SAMPLE_P (those decide
+ * the slope a), each of weight 1, and every SAMPLE-th of the rest weighted
+ * by the rows they stand for (their a p is small: they move the loss
+ * almost only through b).  Every SAMPLE-th row has few rows of a small
+ * class or none (Newton's steps from scikit-learn's start then overshoot
+ * by orders of magnitude, each halving a pass over all the rows).  At most
+ * 1 / CLASS_SAMPLE_SHARE of the rows, else none; p has room for as many.
  */
 static bool
 sigmoid_class_sample(const SigmoidRows *s, SigmoidRows *sample, double *p)
@@ -604,12 +589,7 @@ sigmoid_class_sample(const SigmoidRows *s, SigmoidRows *sample, double *p)
 	if (n > s->n / CLASS_SAMPLE_SHARE || rest == 0)
 		return false;
 	weight = (double) rest / ((rest + SAMPLE - 1) / SAMPLE);
-	sample->n = n;
-	sample->p = p;
-	sample->w = nb_alloc(sizeof(double) * n);
-	sample->t = nb_alloc(sizeof(double) * n);
-	sample->q = nb_alloc(sizeof(double) * n);
-	sample->trial_q = nb_alloc(sizeof(double) * n);
+	sigmoid_rows_alloc(sample, n, p, true);
 	rest = 0;
 	for (size_t i = 0; i < s->n; i++)
 	{
@@ -902,9 +882,7 @@ fit_auto(const NbCalibrationRows *rows, double *q, NbCalibrationFit *fit)
 	}
 	if (!(fit->calibrated_log_loss < fit->log_loss))
 	{
-		if (fit->sigmoid != NULL)
-			nb_free(fit->sigmoid);
-		fit->sigmoid = NULL;
+		nb_calibration_fit_free(fit);
 		fit->method = NB_CALIBRATE_NONE;
 		nb_calibration_init(&fit->cal);
 		fit->calibrated_log_loss = fit->log_loss;

@@ -41,12 +41,10 @@ void		nb_calibration_order_rows(size_t n, uint32_t C, const double *const *row,
 									  uint32_t *actual, double *log_post);
 
 /*
- * The temperature minimizing the rows' log loss: Newton's method on 1 / T,
- * kept inside a bracket of the minimum (bisection when a step leaves it),
- * until a step would change 1 / T by less than 1e-13 of it, from the
- * minimum of every 16th row (when those are 256 or more and have one).  Rows whose
- * actual class has probability 0 are left out (their loss is infinite at
- * every T).  *iterations receives the Newton or bisection steps (of both fits).
+ * The temperature minimizing the rows' log loss, by Newton's method on 1 /
+ * T (src/README.md, Calibration).  Rows whose actual class has probability
+ * 0 are left out (their loss is infinite at every T).  *iterations
+ * receives the Newton or bisection steps (of the sample's fit too).
  */
 NbCalibrationStatus nb_calibration_fit_temperature(const NbCalibrationRows *rows, double *temperature,
 												   uint32_t *iterations);
@@ -62,17 +60,12 @@ void		nb_calibration_probabilities(const NbCalibrationRows *rows, double *p);
  * The sigmoids of classes first to C - 1 (0 for every class; 1 for the
  * second of two, as nb_calibration_apply's sigmoid_class): the (a, b) of
  * class c at ab[2c], ab[2c + 1], minimizing the cross-entropy of 1 / (1 +
- * exp(a p + b)) with Platt's targets, p the row's probability of c and the
- * target from whether c is its actual class; Newton's method with a
- * backtracking line search until the gradient is below 1e-12 of the rows
- * (or a step changes nothing), from the same fit on every 16th row (when
- * those are 256 with 8 of each side), which starts where scikit-learn does
- * (0, log((N- + 1) / (N+ + 1))).  q (n * C doubles) holds the rows'
- * probabilities as nb_calibration_probabilities gives them, and receives
- * each row's sigmoid at its class's fit in their place, q_c = 1 / (1 +
- * exp(a_c p_c + b_c)) of row i at q[c * n + i] (from class first on),
- * which the fit computed last: the calibrated rows need no pass of their
- * own.  *iterations receives the steps of every fit.
+ * exp(a p + b)) with Platt's targets, by Newton's method (src/README.md,
+ * Calibration).  q (n * C doubles) holds the rows' probabilities as
+ * nb_calibration_probabilities gives them, and receives in their place
+ * each row's sigmoid at its class's fit, q_c of row i at q[c * n + i]
+ * (from class first on): the calibrated rows need no pass of their own.
+ * *iterations receives the steps of every fit.
  */
 NbCalibrationStatus nb_calibration_fit_sigmoids(const NbCalibrationRows *rows, uint32_t first, double *ab,
 												double *q, uint32_t *iterations);

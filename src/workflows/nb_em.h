@@ -1,35 +1,10 @@
 /*
  * nb_em.h — what semi-supervised training by EM (Nigam, McCallum, Thrun &
  * Mitchell 2000) needs of a model beyond the posteriors scoring gives:
- * each row's log likelihood and the log density of the Dirichlet prior,
- * whose sum EM increases from iteration to iteration.
- *
- * A multinomial model with pseudo-count a > 0 (nb_options_pseudo) is the
- * maximum a posteriori estimate under a Dirichlet prior of parameters a + 1
- * on each class's token probabilities theta_c (and class_alpha + 1 on the
- * class proportions pi when the prior is fitted): training with weighted
- * rows maximizes
- *
- *   sum over rows of w log p(x, y)  +  a sum_{c,t} log theta_ct
- *                                   +  class_alpha sum_c log pi_c,
- *
- * and a Bernoulli model with pseudo-counts b1, b0 > 0 the same with the
- * prior's terms b1 log t_ct + b0 log(1 - t_ct) (Beta(b1 + 1, b0 + 1)) for
- * the probability t_ct that a row of class c has token t,
- *
- * so the model the M-step trains with each unlabelled row counted in every
- * class c with weight lambda p(c | x) is the maximizer of EM's expected
- * objective, and the log likelihood
- *
- *   L = sum_labelled log p(x, y) + lambda sum_unlabelled log sum_c p(x, c)
- *       + a sum_{c,t} log theta_ct + class_alpha sum_c log pi_c
- *
- * never decreases.  log p(x, c) here is log pi_c + sum_t x_t log theta_ct
- * (Bernoulli: log pi_c + sum_t log t_ct or log(1 - t_ct), t over the
- * vocabulary, as the token is in the row or not): the multinomial
- * coefficient of the row and the normalizing constants of the Dirichlet
- * and Beta densities, the same for every model of the rows, are left out.  Tokens the model does not know are left out too (only those of the
- * first model, trained on the labelled rows alone, can be unknown).
+ * each row's log likelihood and the log density of the Dirichlet (or Beta)
+ * prior, whose sum L EM increases from iteration to iteration, and which
+ * models it is defined for.  L, and why the M-step's smoothed model
+ * maximizes it, are in src/README.md (EM).
  *
  * Pure C: no PostgreSQL.
  */
@@ -49,10 +24,7 @@ typedef enum NbEmStatus
 	NB_EM_NOT_BAGS				/* a feature that is not a bag of tokens */
 } NbEmStatus;
 
-/*
- * Whether EM is defined for the scorer's model and options (see above),
- * pc the options' pseudo-counts.
- */
+/* Whether EM is defined for the scorer's model and options, pc their pseudo-counts. */
 NbEmStatus	nb_em_check(const NbScorer *scorer, const NbPseudoCounts *pc);
 
 /*

@@ -1,21 +1,11 @@
 /*
- * pg_calibrate.c — the aggregate of nb_calibrate (nb_calibrate_fit.h):
- *
- *   nbc_calibration(fold, features, actual, whole, fold_models, folds,
- *                   classes, options, method)
- *
- * scores each row with its fold's out-of-fold model, whole minus the
- * model of the fold's rows (fold_models[i] of fold folds[i]), made when
- * the row's fold is not the previous row's (nb_calibrate gives the rows
- * fold by fold: one out-of-fold model at a time), and keeps the row's
- * actual class and log posteriors, each class at its position in classes
- * (the whole model's labels; -Infinity for a class the out-of-fold model
- * lacks, whose rows were all in the fold).  Its final function fits
- * method ("auto", "temperature" or "sigmoid") to the rows and returns
- * {"method", "options": options with the calibration, "log_loss",
- * "brier" (out of fold, before), "calibrated_log_loss",
- * "calibrated_brier" (after), "iterations"}.  Every argument but the
- * row's fold, features and actual label is read at the first row.
+ * pg_calibrate.c — nb_calibrate's aggregate nbc_calibration (its reference
+ * entry in README.md): each row scored with its fold's out-of-fold model,
+ * whole minus the model of the fold's rows, made when the row's fold is
+ * not the previous row's (nb_calibrate gives the rows fold by fold: one
+ * out-of-fold model at a time), and its actual class and log posteriors
+ * kept, each class at its position in classes; the final function fits
+ * method to the rows (nb_calibrate_fit.h).
  *
  * The rows' arrays, megabytes each, are nb_alloc's (nb_alloc.h): written
  * once in order, they fault in a huge page at a time.
@@ -313,66 +303,20 @@ calibration_transfn(FunctionCallInfo fcinfo, NbFeatureInput kind)
 	PG_RETURN_POINTER(st);
 }
 
-PG_FUNCTION_INFO_V1(nbc_calibration_array);
-Datum
-nbc_calibration_array(PG_FUNCTION_ARGS)
-{
-	return calibration_transfn(fcinfo, NB_INPUT_ARRAY);
-}
-
-PG_FUNCTION_INFO_V1(nbc_calibration_tsvector);
-Datum
-nbc_calibration_tsvector(PG_FUNCTION_ARGS)
-{
-	return calibration_transfn(fcinfo, NB_INPUT_TSVECTOR);
-}
-
-PG_FUNCTION_INFO_V1(nbc_calibration_jsonb);
-Datum
-nbc_calibration_jsonb(PG_FUNCTION_ARGS)
-{
-	return calibration_transfn(fcinfo, NB_INPUT_JSONB);
-}
-
-PG_FUNCTION_INFO_V1(nbc_calibration_float8);
-Datum
-nbc_calibration_float8(PG_FUNCTION_ARGS)
-{
-	return calibration_transfn(fcinfo, NB_INPUT_FLOAT8);
-}
-
-PG_FUNCTION_INFO_V1(nbc_calibration_text);
-Datum
-nbc_calibration_text(PG_FUNCTION_ARGS)
-{
-	return calibration_transfn(fcinfo, NB_INPUT_TEXT);
-}
-
-/*
- * The C functions of 0.13.0's nbc_calibration_scores and
- * nbc_calibration_fit, which the update to 0.14.0 drops.  The scripts of
- * earlier versions, which a fresh install and every update path replay,
- * still create them, and a C function is created only if its symbol is
- * there; once installed no SQL object calls them.
- */
-#define REMOVED_FUNCTION(name) \
+/* The transition function of nbc_calibration for features of one type. */
+#define CALIBRATION_TRANSFN(name, kind) \
 	PG_FUNCTION_INFO_V1(name); \
 	Datum \
 	name(PG_FUNCTION_ARGS) \
 	{ \
-		ereport(ERROR, \
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED), \
-				 errmsg("function %s was removed in nbc 0.14.0", #name))); \
-		PG_RETURN_NULL(); \
+		return calibration_transfn(fcinfo, kind); \
 	}
 
-REMOVED_FUNCTION(nbc_calibration_scores_array)
-REMOVED_FUNCTION(nbc_calibration_scores_tsvector)
-REMOVED_FUNCTION(nbc_calibration_scores_jsonb)
-REMOVED_FUNCTION(nbc_calibration_scores_float8)
-REMOVED_FUNCTION(nbc_calibration_scores_text)
-REMOVED_FUNCTION(nbc_calibration_scores_final)
-REMOVED_FUNCTION(nbc_calibration_fit)
+CALIBRATION_TRANSFN(nbc_calibration_array, NB_INPUT_ARRAY)
+CALIBRATION_TRANSFN(nbc_calibration_tsvector, NB_INPUT_TSVECTOR)
+CALIBRATION_TRANSFN(nbc_calibration_jsonb, NB_INPUT_JSONB)
+CALIBRATION_TRANSFN(nbc_calibration_float8, NB_INPUT_FLOAT8)
+CALIBRATION_TRANSFN(nbc_calibration_text, NB_INPUT_TEXT)
 
 /* ---------------------------------------------------------------------- */
 /* the fit                                                                */

@@ -1,20 +1,17 @@
 /*
- * pg_em_run.c — nb_train_em's iterations (nbc_em_iterate), driven in C.
- *
- * nbc_em_run (PL/pgSQL) checks the arguments and trains the model of the
- * labelled rows; this runs the iterations from it.  Each reads the rows
- * once through a cursor, scores each with the current model and adds it to
- * the next one (pg_em.h), then writes
- * the next model and prepares it for scoring.  The current model stays in
- * this function's memory from one iteration to the next: a model of many
- * classes spread over by the unlabelled rows is large (4 million entries,
- * 110 MB as text, for 98 classes of 20,000 short documents), and passing
- * it between statements copied it several times per iteration and prepared
- * it in the backend's cache of models, which it then mostly filled.  Each
- * iteration's memory is freed before the next: the previous model's bytes,
- * its prepared form and the trainer that made it.
+ * pg_em_run.c — nb_train_em's iterations (nbc_em_iterate), driven in C
+ * (src/README.md, EM): nbc_em_run (PL/pgSQL) checks the arguments and
+ * trains the model of the labelled rows; each iteration from it reads the
+ * rows once through a cursor, scores each with the current model (prepared
+ * once) and adds it to the next one in the same pass (the E-step and the
+ * M-step at once, the row's tokens read once for both), then writes the
+ * next model and prepares it.  The current model stays in this function's
+ * memory: a model of many classes spread over by the unlabelled rows is
+ * large (110 MB as text for 98 classes of 20,000 short documents), and
+ * passing it between statements copied it several times per iteration and
+ * filled the backend's cache of models.
  */
-#include "pg_em.h"
+#include "postgres.h"
 
 #include <math.h>
 
@@ -22,15 +19,27 @@
 #include "executor/spi.h"
 #include "funcapi.h"
 #include "miscadmin.h"
+#include "tsearch/ts_type.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/float.h"
 #include "utils/fmgrprotos.h"
+#include "utils/guc.h"
+#include "utils/jsonb.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/timestamp.h"
 #include "utils/tuplestore.h"
 
+#include "nb_em.h"
+#include "nb_exact.h"
+#include "pg_features.h"
+#include "pg_model.h"
+#include "pg_options.h"
+#include "pg_predict.h"
+#include "pg_prepared.h"
 #include "pg_progress.h"
+#include "pg_tokenize.h"
 
 /* Rows fetched from the cursor at a time. */
 #define EM_BATCH_ROWS 1000
@@ -51,12 +60,169 @@ typedef struct EmRun
 	uint32		refs_cap;
 } EmRun;
 
+typedef struct EmState
+{
+	NbExpandedModel *em;		/* the model being trained */
+	double		lambda;
+	double		log_prior;		/* of the current model */
+	NbExactSum	labelled;		/* log p(x, y) of the labelled rows */
+	NbExactSum	unlabelled;		/* log p(x) of the unlabelled rows */
+	uint32		n_classes;		/* the current model's */
+	int64	   *trainer_class;	/* per class of the current model, its id in em's trainer, or -1 */
+	double	   *weight;			/* an unlabelled row's weights, by id in em's trainer */
+} EmState;
+
+static const char *const em_status_message[] = {
+	[NB_EM_KIND] = "nb_train_em supports the kinds multinomial and bernoulli only",
+	[NB_EM_NOT_SMOOTHED] = "nb_train_em needs positive pseudo-counts",
+	[NB_EM_NOT_BAGS] = "nb_train_em supports bags of tokens only",
+};
+
+/*
+ * An iteration scoring with pm's scorer for run's options, in ctx: checks
+ * that EM is defined for them and that lambda is in [0, 1] (ERROR 22023
+ * otherwise), and starts the next model, which keeps run's tokenizer if
+ * with_tokenizer.
+ */
+static EmState *
+em_begin(const EmRun *run, NbPrepared *pm, NbScorer *scorer, MemoryContext ctx)
+{
+	EmState    *st;
+	NbEmStatus	status;
+	NbOptions	opts;
+	NbPseudoCounts pc;
+	MemoryContext old;
+
+	/* the pseudo-counts, of the options the scorer applies */
+	nb_parse_options(nb_prepared_options(pm, run->options), &pm->index, &opts);
+	pc = nb_options_pseudo(&opts);
+	status = nb_em_check(scorer, &pc);
+	if (status != NB_EM_OK)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s", em_status_message[status]),
+				 status == NB_EM_NOT_SMOOTHED ?
+				 errdetail("With a pseudo-count of 0 a token can have probability 0 in a class, and the log likelihood EM increases is not finite.") : 0));
+	if (!(run->lambda >= 0 && run->lambda <= 1))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("nb_train_em lambda must be between 0 and 1, not %s",
+						float8out_internal(run->lambda))));
+
+	st = MemoryContextAllocZero(ctx, sizeof(EmState));
+	st->em = nb_expanded_create(ctx);
+	st->lambda = run->lambda;
+	st->log_prior = nb_em_log_prior(scorer, &pc, opts.prior_mode == NB_PRIOR_FIT ? pc.class_alpha : 0);
+	nb_exact_init(&st->labelled);
+	nb_exact_init(&st->unlabelled);
+	st->n_classes = pm->index.n_classes;
+	st->trainer_class = MemoryContextAlloc(ctx, sizeof(int64) * st->n_classes);
+	for (uint32 c = 0; c < st->n_classes; c++)
+		st->trainer_class[c] = -1;
+	st->weight = MemoryContextAllocZero(ctx, sizeof(double) * st->n_classes);
+	/* the new model's classes are the current one's: dense counts (nb_trainer.h) */
+	old = MemoryContextSwitchTo(st->em->hdr.eoh_context);
+	if (!nb_trainer_spread_init(nb_expanded_trainer(st->em), st->n_classes))
+		elog(ERROR, "a new trainer refused dense counts");
+	MemoryContextSwitchTo(old);
+	if (run->with_tokenizer)
+	{
+		NbTokenizer tok;
+		bool		set;
+
+		nb_tokenizer_from_jsonb(run->tokenizer, &tok);
+		old = MemoryContextSwitchTo(st->em->hdr.eoh_context);
+		set = nb_trainer_set_tokenizer(nb_expanded_trainer(st->em), &tok);
+		MemoryContextSwitchTo(old);
+		if (!set)
+			elog(ERROR, "a new trainer refused a tokenizer");
+	}
+	return st;
+}
+
+/*
+ * Add an unlabelled row's tokens to the new model (in its context), in
+ * every class c with weight lambda p(c | x), the posteriors exp(log_post)
+ * (a class whose posterior underflows to 0 adds nothing).  The new
+ * model's classes are those of the current one, in the order they came in:
+ * the weights go by their ids there.
+ */
+static void
+train_unlabelled(EmState *st, const NbIndex *ix, const double *log_post,
+				 const NbTokenRef *refs, uint32 n)
+{
+	NbTrainer  *t = nb_expanded_trainer(st->em);
+
+	memset(st->weight, 0, sizeof(double) * st->n_classes);
+	for (uint32 c = 0; c < st->n_classes; c++)
+	{
+		double		w = st->lambda * exp(log_post[c]);
+
+		if (!(w > 0))
+			continue;
+		if (st->trainer_class[c] < 0)
+		{
+			uint32		len;
+			const char *label = nb_strmap_str(&ix->labels, c, &len);
+
+			st->trainer_class[c] = nb_trainer_class(t, label, len);
+		}
+		st->weight[st->trainer_class[c]] = w;
+	}
+	if (!nb_trainer_add_text_spread(t, refs, n, st->weight))
+		elog(ERROR, "the next model refused an unlabelled row");
+}
+
+/*
+ * Score a row's tokens with the current model and add them to the next: a
+ * labelled row (label not NULL) to its class, an unlabelled one to every
+ * class by its posterior.
+ */
+static void
+em_add_row(EmState *st, NbPrepared *pm, NbScorer *scorer, const text *label,
+		   const NbTokenRef *refs, uint32 n)
+{
+	double		shared;
+	int64		best;
+	MemoryContext old;
+
+	nb_prepared_begin_row(pm);
+	old = MemoryContextSwitchTo(pm->doc_ctx);
+	nb_scorer_add_tokens(scorer, &pm->doc, (uint32) pm->index.unnamed_bag, refs, n);
+	MemoryContextSwitchTo(old);
+	shared = nb_em_shared(scorer, &pm->doc);
+	best = nb_score_doc(pm, scorer);
+	if (best < 0)
+		elog(ERROR, "every class is excluded by the class prior");
+
+	old = MemoryContextSwitchTo(st->em->hdr.eoh_context);
+	if (label != NULL)
+	{
+		int64		c = nb_index_class(&pm->index, VARDATA_ANY(label), VARSIZE_ANY_EXHDR(label));
+		NbTrainer  *t = nb_expanded_trainer(st->em);
+
+		/* the first model is trained on every labelled row, and so is each next one */
+		if (c < 0)
+			elog(ERROR, "an EM iteration's labelled row is not a class of the model");
+		nb_exact_add(&st->labelled, nb_em_log_joint(scorer, (uint32) c, shared));
+		/* in its class with weight 1 */
+		nb_trainer_begin_doc(t, VARDATA_ANY(label), VARSIZE_ANY_EXHDR(label), 1.0);
+		if (!nb_trainer_add_text(t, refs, n))
+			elog(ERROR, "a model of text[] rows has a feature \"\" of another type");
+	}
+	else
+	{
+		nb_exact_add(&st->unlabelled, nb_em_log_marginal(scorer, shared));
+		train_unlabelled(st, &pm->index, pm->log_post, refs, n);
+	}
+	MemoryContextSwitchTo(old);
+	nb_expanded_check(st->em);
+}
+
 /* Room for n token references. */
 static NbTokenRef *
-row_refs(void *arg, uint32 n)
+row_refs(EmRun *run, uint32 n)
 {
-	EmRun	   *run = arg;
-
 	if (n > run->refs_cap)
 	{
 		run->refs_cap = Max(n, 2 * run->refs_cap);
@@ -65,7 +231,12 @@ row_refs(void *arg, uint32 n)
 	return run->refs;
 }
 
-/* Add one row of the cursor to the iteration. */
+/*
+ * Add one row of the cursor to the iteration: its features' tokens, a
+ * text[] (checked as training checks it) or a tsvector, pointing into the
+ * detoasted value.  A row without features adds nothing, nor does an
+ * unlabelled one with lambda 0.
+ */
 static void
 add_row(EmRun *run, EmState *st, NbPrepared *pm, NbScorer *scorer, HeapTuple tuple,
 		TupleDesc desc)
@@ -77,10 +248,24 @@ add_row(EmRun *run, EmState *st, NbPrepared *pm, NbScorer *scorer, HeapTuple tup
 	NbTokenRef *refs;
 	uint32		n;
 
-	if (nb_em_skips_row(st, label_null, features_null))
+	if (features_null || (label_null && st->lambda == 0))
 		return;
-	n = nb_em_row_tokens(features, run->tsvector_features, row_refs, run, &refs);
-	nb_em_add_row(st, pm, scorer, label_null ? NULL : DatumGetTextPP(label), refs, n);
+	if (run->tsvector_features)
+	{
+		TSVector	tsv = DatumGetTSVector(features);
+
+		refs = row_refs(run, tsv->size);
+		n = nb_tsvector_tokens(tsv, refs);
+	}
+	else
+	{
+		ArrayType  *array = DatumGetArrayTypeP(features);
+
+		nb_check_feature_array(array);
+		refs = row_refs(run, nb_array_size(array));
+		n = nb_array_tokens(array, refs);
+	}
+	em_add_row(st, pm, scorer, label_null ? NULL : DatumGetTextPP(label), refs, n);
 }
 
 /*
@@ -93,8 +278,7 @@ run_pass(EmRun *run, NbPrepared *pm, MemoryContext ctx)
 {
 	MemoryContext old = MemoryContextSwitchTo(ctx);
 	NbScorer   *scorer = nb_prepared_scorer(pm, run->options);
-	EmState    *st = nb_em_begin(ctx, pm, scorer, run->options, run->lambda,
-								 run->with_tokenizer, run->tokenizer);
+	EmState    *st = em_begin(run, pm, scorer, ctx);
 	Portal		portal = SPI_cursor_open(NULL, run->plan, &run->tokenizer_arg,
 										 &run->tokenizer_null, true);
 
@@ -129,7 +313,7 @@ static struct varlena *
 write_model(EmRun *run, EmState *st, MemoryContext ctx, MemoryContext scratch, NbView *view,
 			bool *trusted)
 {
-	NbExpandedModel *em = nb_em_model(st);
+	NbExpandedModel *em = st->em;
 	struct varlena *flat;
 	MemoryContext old;
 
@@ -327,7 +511,8 @@ nb_em_iterate(PG_FUNCTION_ARGS)
 			if (pm == NULL)
 				pm = prepare(model, &view, trusted, prepared_ctx);
 			st = run_pass(&run, pm, step_ctx);
-			log_likelihood = nb_em_log_likelihood(st);
+			log_likelihood = nb_exact_value(&st->labelled) +
+				st->lambda * nb_exact_value(&st->unlabelled) + st->log_prior;
 			last = !anything_unlabelled || run.lambda == 0 || k >= max_iterations ||
 				(k >= 2 && float8_le(float8_mi(log_likelihood, previous),
 									 float8_mul(tolerance, fabs(previous))));
