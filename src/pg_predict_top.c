@@ -99,37 +99,4 @@ predict_top(FunctionCallInfo fcinfo, NbFeatureInput input)
 	return (Datum) 0;
 }
 
-PG_FUNCTION_INFO_V1(nb_predict_top_array);
-Datum
-nb_predict_top_array(PG_FUNCTION_ARGS)
-{
-	return predict_top(fcinfo, NB_INPUT_ARRAY);
-}
-
-PG_FUNCTION_INFO_V1(nb_predict_top_tsvector);
-Datum
-nb_predict_top_tsvector(PG_FUNCTION_ARGS)
-{
-	return predict_top(fcinfo, NB_INPUT_TSVECTOR);
-}
-
-PG_FUNCTION_INFO_V1(nb_predict_top_jsonb);
-Datum
-nb_predict_top_jsonb(PG_FUNCTION_ARGS)
-{
-	return predict_top(fcinfo, NB_INPUT_JSONB);
-}
-
-PG_FUNCTION_INFO_V1(nb_predict_top_float8);
-Datum
-nb_predict_top_float8(PG_FUNCTION_ARGS)
-{
-	return predict_top(fcinfo, NB_INPUT_FLOAT8);
-}
-
-PG_FUNCTION_INFO_V1(nb_predict_top_text);
-Datum
-nb_predict_top_text(PG_FUNCTION_ARGS)
-{
-	return predict_top(fcinfo, NB_INPUT_TEXT);
-}
+NB_FEATURE_FUNCTIONS(nb_predict_top, predict_top);
