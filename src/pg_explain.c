@@ -261,40 +261,7 @@ explain(FunctionCallInfo fcinfo, NbFeatureInput input)
 	return (Datum) 0;
 }
 
-PG_FUNCTION_INFO_V1(nb_explain_array);
-Datum
-nb_explain_array(PG_FUNCTION_ARGS)
-{
-	return explain(fcinfo, NB_INPUT_ARRAY);
-}
-
-PG_FUNCTION_INFO_V1(nb_explain_tsvector);
-Datum
-nb_explain_tsvector(PG_FUNCTION_ARGS)
-{
-	return explain(fcinfo, NB_INPUT_TSVECTOR);
-}
-
-PG_FUNCTION_INFO_V1(nb_explain_jsonb);
-Datum
-nb_explain_jsonb(PG_FUNCTION_ARGS)
-{
-	return explain(fcinfo, NB_INPUT_JSONB);
-}
-
-PG_FUNCTION_INFO_V1(nb_explain_float8);
-Datum
-nb_explain_float8(PG_FUNCTION_ARGS)
-{
-	return explain(fcinfo, NB_INPUT_FLOAT8);
-}
-
-PG_FUNCTION_INFO_V1(nb_explain_text);
-Datum
-nb_explain_text(PG_FUNCTION_ARGS)
-{
-	return explain(fcinfo, NB_INPUT_TEXT);
-}
+NB_FEATURE_FUNCTIONS(nb_explain, explain);
 
 /*
  * Rows (feature, value, label, log_prob) of one value of a feature, one per
