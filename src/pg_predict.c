@@ -341,8 +341,8 @@ nb_score_row_options(FunctionCallInfo fcinfo, NbFeatureInput kind, int options_a
 	return best;
 }
 
-static text *
-class_label(NbPrepared *pm, uint32 c)
+text *
+nb_class_label(const NbPrepared *pm, uint32 c)
 {
 	uint32		len;
 	const char *s = nb_strmap_str(&pm->index.labels, c, &len);
@@ -401,7 +401,7 @@ predict_label(FunctionCallInfo fcinfo, NbFeatureInput kind)
 
 	if (best < 0)
 		PG_RETURN_NULL();
-	PG_RETURN_TEXT_P(class_label(pm, (uint32) best));
+	PG_RETURN_TEXT_P(nb_class_label(pm, (uint32) best));
 }
 
 /* The posterior of every class, or its logarithm, or NULL (see nb_score_row). */

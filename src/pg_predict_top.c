@@ -85,13 +85,11 @@ predict_top(FunctionCallInfo fcinfo, NbFeatureInput input)
 	nb_sort(ranked, n, sizeof(RankedClass), rank_order);
 	for (uint32 i = 0; i < k; i++)
 	{
-		uint32		len;
-		const char *label = nb_strmap_str(&pm->index.labels, ranked[i].cls, &len);
 		Datum		values[2];
 		bool		nulls[2] = {false, scorer->kind == NB_COMPLEMENT};
 
 		CHECK_FOR_INTERRUPTS();
-		values[0] = PointerGetDatum(cstring_to_text_with_len(label, len));
+		values[0] = PointerGetDatum(nb_class_label(pm, ranked[i].cls));
 		/* probability 0 is a log posterior of -Infinity, as nb_predict_proba writes it */
 		values[1] = Float8GetDatum(ranked[i].log_post == -INFINITY ? 0.0 : exp(ranked[i].log_post));
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
