@@ -58,15 +58,6 @@ item_feature(const NbIndex *ix, uint32 j, uint32 k)
 }
 
 static text *
-class_label(const NbPrepared *pm, uint32 c)
-{
-	uint32		len;
-	const char *s = nb_strmap_str(&pm->index.labels, c, &len);
-
-	return cstring_to_text_with_len(s, len);
-}
-
-static text *
 number_text(double x)
 {
 	return cstring_to_text(float8out_internal(x));
@@ -239,8 +230,8 @@ explain(FunctionCallInfo fcinfo, NbFeatureInput input)
 	if (other < 0)
 		return (Datum) 0;
 
-	classes[0] = PointerGetDatum(class_label(pm, (uint32) best));
-	classes[1] = PointerGetDatum(class_label(pm, (uint32) other));
+	classes[0] = PointerGetDatum(nb_class_label(pm, (uint32) best));
+	classes[1] = PointerGetDatum(nb_class_label(pm, (uint32) other));
 	rows = palloc_extended(sizeof(NbExplainRow) * nb_explain_max_rows(&pm->doc), MCXT_ALLOC_HUGE);
 	n = nb_explain(scorer, &pm->doc, (uint32) best, (uint32) other, rows);
 	if (!PG_ARGISNULL(4) && n > (uint64) PG_GETARG_INT32(4))
