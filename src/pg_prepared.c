@@ -422,13 +422,6 @@ nb_prepared_build(const NbView *view, MemoryContext parent)
 	return pm;
 }
 
-void
-nb_prepared_free(NbPrepared *pm)
-{
-	Assert(!pm->cached);
-	MemoryContextDelete(pm->ctx);
-}
-
 /*
  * The prepared model of stored bytes the call site has not seen: from the
  * backend's cache, else built in ctx (see build_model), which is deleted if
@@ -624,9 +617,9 @@ get_grid(NbPrepared *pm, ArrayType *options)
 	return &pm->grid.set;
 }
 
-/* The prepared model of the call's model datum, pinned by the call site. */
-static NbPrepared *
-call_site_model(FunctionCallInfo fcinfo, Datum model)
+/* Pinned by the call site until its query ends. */
+NbPrepared *
+nb_prepared_get_model(FunctionCallInfo fcinfo, Datum model)
 {
 	CallSite   *site = get_call_site(fcinfo);
 	struct varlena *value = (struct varlena *) DatumGetPointer(model);
@@ -748,23 +741,17 @@ nb_prepared_jsonb_order(NbPrepared *pm)
 NbPrepared *
 nb_prepared_get(FunctionCallInfo fcinfo, Datum model, Jsonb *options, NbScorer **scorer)
 {
-	NbPrepared *pm = call_site_model(fcinfo, model);
+	NbPrepared *pm = nb_prepared_get_model(fcinfo, model);
 
 	*scorer = nb_prepared_scorer(pm, options);
 	return pm;
 }
 
 NbPrepared *
-nb_prepared_get_model(FunctionCallInfo fcinfo, Datum model)
-{
-	return call_site_model(fcinfo, model);
-}
-
-NbPrepared *
 nb_prepared_get_grid(FunctionCallInfo fcinfo, Datum model, ArrayType *options,
 					 NbScorerSet **set)
 {
-	NbPrepared *pm = call_site_model(fcinfo, model);
+	NbPrepared *pm = nb_prepared_get_model(fcinfo, model);
 
 	*set = get_grid(pm, options);
 	return pm;
