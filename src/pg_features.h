@@ -123,9 +123,6 @@ typedef struct NbJsonbVisitor
  */
 void		nb_jsonb_features(Jsonb *features, const NbJsonbVisitor *visitor);
 
-/* The feature type a jsonb value of this type makes (jbvBinary: a bag). */
-NbFeatureType nb_jsonb_feature_type(enum jbvType type);
-
 /*
  * The elements of a float8[] (NULLs included) and their null flags, for
  * training and scoring; ERROR (22023) on NaN or infinity, or as
