@@ -59,7 +59,7 @@ typedef struct RowCounts
 	double		unknown;		/* tokens, values and keys the model does not have */
 } RowCounts;
 
-/* A statement's report (see above). */
+/* A statement's report (src/README.md, "Features the model does not know"). */
 typedef struct Report
 {
 	MemoryContextCallback cb;
