@@ -1,24 +1,8 @@
 /*
- * pg_compare.c — equality, byte order and hashing of nb_model values.
- *
- * Models are canonical (labels, features and items in byte order, every
- * count in one representation), so two models are equal exactly when their
- * serialized bytes are.  The order is that of the bytes (memcmp, then the
- * shorter first); it exists so that sorting, DISTINCT, GROUP BY, UNION and
- * merge joins work, and means nothing else.
- *
- * Comparing two stored models should not cost two decompressions when the
- * values are the same: sorting or grouping rows by a model column compares
- * each value with many others, mostly copies of one model.  Two references
- * to one TOAST value are equal without reading it, and two compressed values
- * with the same compressed bytes (method and raw size included) are equal
- * without decompressing them (decompression is deterministic); anything else
- * is decompressed and compared byte for byte.
- *
- * These functions may run while CurrentMemoryContext is a tuplesort's or a
- * hash table's bump context (PostgreSQL 17+), where pfree is not allowed:
- * a toasted argument is detoasted into a private context that is reset
- * after every call instead of being freed piecemeal.
+ * pg_compare.c — equality, byte order and hashing of nb_model values: the
+ * order of their bytes, without decompressing equal values, and without
+ * pfree (a bump context may be current): src/README.md, "The model's
+ * format".
  */
 #include "postgres.h"
 

@@ -42,37 +42,4 @@ coverage(FunctionCallInfo fcinfo, NbFeatureInput kind)
 	PG_RETURN_FLOAT8(total > 0 ? known / total : 0);
 }
 
-PG_FUNCTION_INFO_V1(nb_coverage_array);
-Datum
-nb_coverage_array(PG_FUNCTION_ARGS)
-{
-	return coverage(fcinfo, NB_INPUT_ARRAY);
-}
-
-PG_FUNCTION_INFO_V1(nb_coverage_tsvector);
-Datum
-nb_coverage_tsvector(PG_FUNCTION_ARGS)
-{
-	return coverage(fcinfo, NB_INPUT_TSVECTOR);
-}
-
-PG_FUNCTION_INFO_V1(nb_coverage_jsonb);
-Datum
-nb_coverage_jsonb(PG_FUNCTION_ARGS)
-{
-	return coverage(fcinfo, NB_INPUT_JSONB);
-}
-
-PG_FUNCTION_INFO_V1(nb_coverage_float8);
-Datum
-nb_coverage_float8(PG_FUNCTION_ARGS)
-{
-	return coverage(fcinfo, NB_INPUT_FLOAT8);
-}
-
-PG_FUNCTION_INFO_V1(nb_coverage_text);
-Datum
-nb_coverage_text(PG_FUNCTION_ARGS)
-{
-	return coverage(fcinfo, NB_INPUT_TEXT);
-}
+NB_FEATURE_FUNCTIONS(nb_coverage, coverage);

@@ -65,15 +65,6 @@ item_feature(const NbIndex *ix, uint32 j, uint32 k)
 }
 
 static text *
-class_label(const NbPrepared *pm, uint32 c)
-{
-	uint32		len;
-	const char *s = nb_strmap_str(&pm->index.labels, c, &len);
-
-	return cstring_to_text_with_len(s, len);
-}
-
-static text *
 number_text(double x)
 {
 	return cstring_to_text(float8out_internal(x));
@@ -270,8 +261,8 @@ explain(FunctionCallInfo fcinfo, NbFeatureInput input)
 	if (other < 0)
 		return (Datum) 0;
 
-	classes[0] = PointerGetDatum(class_label(pm, (uint32) best));
-	classes[1] = PointerGetDatum(class_label(pm, (uint32) other));
+	classes[0] = PointerGetDatum(nb_class_label(pm, (uint32) best));
+	classes[1] = PointerGetDatum(nb_class_label(pm, (uint32) other));
 	rows = palloc_extended(sizeof(NbExplainRow) * nb_explain_max_rows(&pm->doc), MCXT_ALLOC_HUGE);
 	n = nb_explain(scorer, &pm->doc, (uint32) best, (uint32) other, rows);
 	if (!PG_ARGISNULL(4) && n > (uint64) PG_GETARG_INT32(4))
@@ -292,40 +283,7 @@ explain(FunctionCallInfo fcinfo, NbFeatureInput input)
 	return (Datum) 0;
 }
 
-PG_FUNCTION_INFO_V1(nb_explain_array);
-Datum
-nb_explain_array(PG_FUNCTION_ARGS)
-{
-	return explain(fcinfo, NB_INPUT_ARRAY);
-}
-
-PG_FUNCTION_INFO_V1(nb_explain_tsvector);
-Datum
-nb_explain_tsvector(PG_FUNCTION_ARGS)
-{
-	return explain(fcinfo, NB_INPUT_TSVECTOR);
-}
-
-PG_FUNCTION_INFO_V1(nb_explain_jsonb);
-Datum
-nb_explain_jsonb(PG_FUNCTION_ARGS)
-{
-	return explain(fcinfo, NB_INPUT_JSONB);
-}
-
-PG_FUNCTION_INFO_V1(nb_explain_float8);
-Datum
-nb_explain_float8(PG_FUNCTION_ARGS)
-{
-	return explain(fcinfo, NB_INPUT_FLOAT8);
-}
-
-PG_FUNCTION_INFO_V1(nb_explain_text);
-Datum
-nb_explain_text(PG_FUNCTION_ARGS)
-{
-	return explain(fcinfo, NB_INPUT_TEXT);
-}
+NB_FEATURE_FUNCTIONS(nb_explain, explain);
 
 /*
  * Rows (feature, value, label, log_prob) of one value of a feature, one per

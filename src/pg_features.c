@@ -98,22 +98,6 @@ nb_tsvector_tokens(TSVector tsv, NbTokenRef *refs)
 	return tsv->size;
 }
 
-NbFeatureType
-nb_jsonb_feature_type(enum jbvType type)
-{
-	switch (type)
-	{
-		case jbvString:
-			return NB_FEATURE_CATEGORICAL;
-		case jbvNumeric:
-			return NB_FEATURE_GAUSSIAN;
-		case jbvBool:
-			return NB_FEATURE_BOOLEAN;
-		default:
-			return NB_FEATURE_BAG;
-	}
-}
-
 /* detail: a string literal, so that it is translated as written */
 #define feature_error(key, key_len, detail) \
 	ereport(ERROR, \

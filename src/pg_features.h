@@ -7,6 +7,7 @@
 
 #include "postgres.h"
 
+#include "fmgr.h"
 #include "tsearch/ts_type.h"
 #include "utils/array.h"
 #include "utils/jsonb.h"
@@ -22,6 +23,27 @@ typedef enum NbFeatureInput
 	NB_INPUT_FLOAT8,
 	NB_INPUT_TEXT				/* a document, tokenized with the model's tokenizer */
 } NbFeatureInput;
+
+/*
+ * The C functions name_array, name_tsvector, name_jsonb, name_float8 and
+ * name_text of an SQL function overloaded on its features' type, each
+ * returning impl(fcinfo, its NbFeatureInput).
+ */
+#define NB_FEATURE_FUNCTIONS(name, impl) \
+	NB_FEATURE_FUNCTION(name##_array, impl, NB_INPUT_ARRAY) \
+	NB_FEATURE_FUNCTION(name##_tsvector, impl, NB_INPUT_TSVECTOR) \
+	NB_FEATURE_FUNCTION(name##_jsonb, impl, NB_INPUT_JSONB) \
+	NB_FEATURE_FUNCTION(name##_float8, impl, NB_INPUT_FLOAT8) \
+	NB_FEATURE_FUNCTION(name##_text, impl, NB_INPUT_TEXT) \
+	extern int	no_such_variable
+
+#define NB_FEATURE_FUNCTION(fn, impl, input) \
+	PG_FUNCTION_INFO_V1(fn); \
+	Datum \
+	fn(PG_FUNCTION_ARGS) \
+	{ \
+		return impl(fcinfo, input); \
+	}
 
 /*
  * A features array (text[] or float8[]) must have one dimension, or none
@@ -100,9 +122,6 @@ typedef struct NbJsonbVisitor
  * Anything else is an ERROR (22023) that names the key.
  */
 void		nb_jsonb_features(Jsonb *features, const NbJsonbVisitor *visitor);
-
-/* The feature type a jsonb value of this type makes (jbvBinary: a bag). */
-NbFeatureType nb_jsonb_feature_type(enum jbvType type);
 
 /*
  * The elements of a float8[] (NULLs included) and their null flags, for

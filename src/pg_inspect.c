@@ -25,7 +25,6 @@ PG_FUNCTION_INFO_V1(nb_classes);
 PG_FUNCTION_INFO_V1(nb_info);
 PG_FUNCTION_INFO_V1(nb_model_to_jsonb);
 
-/* Where each string of an area starts, so strings can be reached by index. */
 /*
  * key: a sum or ratio derived from the stored counts (totals, variances),
  * or null where it passes the range of float8: every count of a valid
@@ -48,6 +47,7 @@ push_derived(JsonbParseState **state, const char *key, double v)
 	pushJsonbValue(state, WJB_VALUE, &null);
 }
 
+/* Where each string of an area starts, so strings can be reached by index. */
 static const char **
 string_starts(NbStringIter it, uint64 n)
 {

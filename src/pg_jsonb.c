@@ -429,6 +429,24 @@ nb_jsonb_number(const JsonbValue *v, double *result)
 	return true;
 }
 
+bool
+nb_jsonb_number_pair(const JsonbValue *v, double pair[2])
+{
+	JsonbIterator *it;
+	JsonbIteratorToken tok;
+	JsonbValue	elem;
+	int			n = 0;
+
+	if (v->type != jbvBinary || !JsonContainerIsArray(v->val.binary.data) ||
+		JsonContainerSize(v->val.binary.data) != 2)
+		return false;
+	it = JsonbIteratorInit(v->val.binary.data);
+	while ((tok = JsonbIteratorNext(&it, &elem, true)) != WJB_DONE)
+		if (tok == WJB_ELEM && !nb_jsonb_number(&elem, &pair[n++]))
+			return false;
+	return true;
+}
+
 void
 nb_jsonb_each_option(Jsonb *options, NbJsonbOption option, void *arg)
 {

@@ -90,6 +90,9 @@ void		nb_jsonb_each_option(Jsonb *options, NbJsonbOption option, void *arg);
 /* A JSON number as float8, as nb_numeric_to_double (false if v is not a number). */
 bool		nb_jsonb_number(const JsonbValue *v, double *result);
 
+/* An array of two numbers into pair, as nb_jsonb_number (false if v is anything else). */
+bool		nb_jsonb_number_pair(const JsonbValue *v, double pair[2]);
+
 /*
  * The pairs of a jsonb object read from jsonb's binary form, for rows of
  * many such objects (nb_metrics' probabilities; pg_jsonb.c says why not

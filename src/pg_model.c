@@ -255,6 +255,26 @@ merge_views(const NbView *views, uint32 n, MemoryContext ctx, NbView *out)
 	return result;
 }
 
+/*
+ * Refuse view, a validated input merged after the n before it, if it is too
+ * large for a merge or cannot be merged with them.
+ */
+static void
+check_merge_input(const NbView *earlier, uint32 n, const NbView *view)
+{
+	NbMergeConflict conflict;
+	NbMergeStatus status;
+
+	/* a merged model is at least as large as each part */
+	if (view->size > NB_MODEL_MAX_SIZE)
+		nb_report_too_large(view->size);
+	status = nb_merge_check(earlier, n, view, &conflict);
+	nb_report_incompatible(false, status, conflict.earlier_inputs, conflict.inputs);
+	if (status != NB_MERGE_OK)
+		report_conflict(status, view, conflict.feature, conflict.earlier_type,
+						conflict.earlier_vector_len);
+}
+
 /* Merge the inputs of a merging model into one, its flat form. */
 static void
 collapse_inputs(NbExpandedModel *em)
@@ -283,8 +303,6 @@ hold_input(NbExpandedModel *em, Datum d)
 	MemoryContext old = MemoryContextSwitchTo(em->hdr.eoh_context);
 	struct varlena *flat = PG_DETOAST_DATUM(d);
 	NbView	   *view = &em->view[em->n_inputs];
-	NbMergeConflict conflict;
-	NbMergeStatus status;
 
 	if ((Pointer) flat == DatumGetPointer(d))
 	{
@@ -297,14 +315,7 @@ hold_input(NbExpandedModel *em, Datum d)
 	MemoryContextSwitchTo(old);
 	nb_model_validate_bytes(VARDATA(flat), VARSIZE(flat) - VARHDRSZ, view,
 							ERRCODE_DATA_CORRUPTED, false);
-	/* a merged model is at least as large as each part */
-	if (view->size > NB_MODEL_MAX_SIZE)
-		nb_report_too_large(view->size);
-	status = nb_merge_check(em->view, em->n_inputs, view, &conflict);
-	nb_report_incompatible(false, status, conflict.earlier_inputs, conflict.inputs);
-	if (status != NB_MERGE_OK)
-		report_conflict(status, view, conflict.feature, conflict.earlier_type,
-						conflict.earlier_vector_len);
+	check_merge_input(em->view, em->n_inputs, view);
 	em->input[em->n_inputs++] = flat;
 	em->merged = false;
 	if (em->n_inputs == NB_MERGE_FANIN)
@@ -362,17 +373,8 @@ nb_model_merge(const Datum *d, int n)
 	MemoryContextSwitchTo(scratch);
 	for (int i = 0; i < n; i++)
 	{
-		NbMergeConflict conflict;
-		NbMergeStatus status;
-
 		(void) nb_model_open(d[i], &views[i], ERRCODE_DATA_CORRUPTED);
-		if (views[i].size > NB_MODEL_MAX_SIZE)
-			nb_report_too_large(views[i].size);
-		status = nb_merge_check(views, i, &views[i], &conflict);
-		nb_report_incompatible(false, status, conflict.earlier_inputs, conflict.inputs);
-		if (status != NB_MERGE_OK)
-			report_conflict(status, &views[i], conflict.feature, conflict.earlier_type,
-							conflict.earlier_vector_len);
+		check_merge_input(views, i, &views[i]);
 	}
 	result = merge_views(views, n, caller, &out);
 	MemoryContextSwitchTo(caller);

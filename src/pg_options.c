@@ -16,25 +16,22 @@
 #include "nb_tokenize.h"
 
 #define KIND_DETAIL "Valid kinds are \"multinomial\", \"bernoulli\", \"complement\" and \"dcm\"."
-#define ALPHA_DETAIL "It must be a number from 0 to 1e100."
-#define VAR_SMOOTHING_DETAIL "It must be a number from 0 to 1e100."
-#define FIT_PRIOR_DETAIL "It must be true or false."
+#define RANGE_DETAIL "It must be a number from 0 to 1e100."
+#define BOOLEAN_DETAIL "It must be true or false."
 #define CLASS_PRIOR_DETAIL "It must be an object mapping every class label to a probability."
 #define PRIOR_SUM_DETAIL "The probabilities must have a positive finite sum."
-#define CLASS_ALPHA_DETAIL "It must be a number from 0 to 1e100."
 #define ESTIMATOR_DETAIL "Valid estimators are \"mean\" and \"map\"."
 #define BETA_DETAIL "It must be an array of two numbers from 0 to 1e100, the pseudo-counts of presence and absence."
-#define NORM_DETAIL "It must be true or false."
 #define TEMPERATURE_DETAIL "It must be a finite number greater than 0."
 #define SIGMOID_DETAIL "It must be null or an object mapping class labels to arrays [a, b] of two finite numbers."
 #define MAP_DETAIL "The posterior mode of a Dirichlet or Beta prior needs parameters of at least 1."
 
-/* detail: one of the literal *_DETAIL strings above (translatable as they are) */
+/* detail: one of the *_DETAIL strings above */
 #define option_error(option, detail) \
 	ereport(ERROR, \
 			(errcode(ERRCODE_INVALID_PARAMETER_VALUE), \
 			 errmsg("invalid value for naive Bayes option \"%s\"", option), \
-			 errdetail(detail)))
+			 errdetail("%s", detail)))
 
 #define map_error(option) \
 	ereport(ERROR, \
@@ -54,17 +51,17 @@ check_option(NbOptionStatus status)
 			option_error("kind", KIND_DETAIL);
 			break;
 		case NB_OPTION_ALPHA_OUT_OF_RANGE:
-			option_error("alpha", ALPHA_DETAIL);
+			option_error("alpha", RANGE_DETAIL);
 			break;
 		case NB_OPTION_VAR_SMOOTHING_OUT_OF_RANGE:
-			option_error("var_smoothing", VAR_SMOOTHING_DETAIL);
+			option_error("var_smoothing", RANGE_DETAIL);
 			break;
 		case NB_OPTION_PRIOR_INVALID:
 		case NB_OPTION_PRIOR_SUM_INVALID:
 			option_error("class_prior", PRIOR_SUM_DETAIL);
 			break;
 		case NB_OPTION_CLASS_ALPHA_OUT_OF_RANGE:
-			option_error("class_alpha", CLASS_ALPHA_DETAIL);
+			option_error("class_alpha", RANGE_DETAIL);
 			break;
 		case NB_OPTION_ESTIMATOR_UNRECOGNIZED:
 			option_error("estimator", ESTIMATOR_DETAIL);
@@ -228,21 +225,13 @@ parse_sigmoid(const JsonbValue *v, const NbIndex *ix, NbOptions *o)
 	while ((tok = JsonbIteratorNext(&it, &key, true)) != WJB_DONE)
 	{
 		int64		c;
-		JsonbIterator *pair;
-		JsonbValue	elem;
-		int			n = 0;
 
 		if (tok != WJB_KEY)
 			continue;
 		tok = JsonbIteratorNext(&it, &val, true);
 		c = named_class(ix, &key, "sigmoid");
-		if (val.type != jbvBinary || !JsonContainerIsArray(val.val.binary.data) ||
-			JsonContainerSize(val.val.binary.data) != 2)
+		if (!nb_jsonb_number_pair(&val, &ab[2 * c]))
 			option_error("sigmoid", SIGMOID_DETAIL);
-		pair = JsonbIteratorInit(val.val.binary.data);
-		while ((tok = JsonbIteratorNext(&pair, &elem, true)) != WJB_DONE)
-			if (tok == WJB_ELEM && !nb_jsonb_number(&elem, &ab[2 * c + n++]))
-				option_error("sigmoid", SIGMOID_DETAIL);
 		named++;
 		only = c;
 	}
@@ -268,21 +257,25 @@ parse_sigmoid(const JsonbValue *v, const NbIndex *ix, NbOptions *o)
 static void
 parse_beta(const JsonbValue *v, NbOptions *o)
 {
-	JsonbIterator *it;
-	JsonbIteratorToken tok;
-	JsonbValue	elem;
 	double		b[2];
-	int			n = 0;
 
-	if (v->type != jbvBinary || !JsonContainerIsArray(v->val.binary.data) ||
-		JsonContainerSize(v->val.binary.data) != 2)
+	if (!nb_jsonb_number_pair(v, b))
 		option_error("beta", BETA_DETAIL);
-	it = JsonbIteratorInit(v->val.binary.data);
-	while ((tok = JsonbIteratorNext(&it, &elem, true)) != WJB_DONE)
-		if (tok == WJB_ELEM && !nb_jsonb_number(&elem, &b[n++]))
-			option_error("beta", BETA_DETAIL);
 	check_option(nb_options_set_beta(o, b[0], b[1]));
 }
+
+/* The options whose value is a number: what refuses another value, and what sets it. */
+static const struct
+{
+	const char *name;
+	const char *detail;
+	NbOptionStatus (*set) (NbOptions *o, double x);
+}			number_options[] = {
+	{"alpha", RANGE_DETAIL, nb_options_set_alpha},
+	{"var_smoothing", RANGE_DETAIL, nb_options_set_var_smoothing},
+	{"class_alpha", RANGE_DETAIL, nb_options_set_class_alpha},
+	{"temperature", TEMPERATURE_DETAIL, nb_options_set_temperature},
+};
 
 /* What nb_parse_options reads the options into. */
 typedef struct ParseTarget
@@ -297,44 +290,30 @@ parse_option(const char *name, const JsonbValue *val, void *arg)
 	const NbIndex *ix = ((ParseTarget *) arg)->ix;
 	NbOptions  *o = ((ParseTarget *) arg)->o;
 
+	for (int i = 0; i < lengthof(number_options); i++)
+		if (strcmp(name, number_options[i].name) == 0)
+		{
+			double		x;
+
+			if (!nb_jsonb_number(val, &x))
+				option_error(name, number_options[i].detail);
+			check_option(number_options[i].set(o, x));
+			return;
+		}
 	if (strcmp(name, "kind") == 0)
 	{
 		if (val->type != jbvString)
 			option_error("kind", KIND_DETAIL);
 		check_option(nb_options_set_kind(o, val->val.string.val, val->val.string.len));
 	}
-	else if (strcmp(name, "alpha") == 0)
-	{
-		double		alpha;
-
-		if (!nb_jsonb_number(val, &alpha))
-			option_error("alpha", ALPHA_DETAIL);
-		check_option(nb_options_set_alpha(o, alpha));
-	}
 	else if (strcmp(name, "fit_prior") == 0)
 	{
 		if (val->type != jbvBool)
-			option_error("fit_prior", FIT_PRIOR_DETAIL);
+			option_error("fit_prior", BOOLEAN_DETAIL);
 		nb_options_set_fit_prior(o, val->val.boolean);
 	}
 	else if (strcmp(name, "class_prior") == 0)
 		parse_class_prior(val, ix, o);
-	else if (strcmp(name, "var_smoothing") == 0)
-	{
-		double		var_smoothing;
-
-		if (!nb_jsonb_number(val, &var_smoothing))
-			option_error("var_smoothing", VAR_SMOOTHING_DETAIL);
-		check_option(nb_options_set_var_smoothing(o, var_smoothing));
-	}
-	else if (strcmp(name, "class_alpha") == 0)
-	{
-		double		class_alpha;
-
-		if (!nb_jsonb_number(val, &class_alpha))
-			option_error("class_alpha", CLASS_ALPHA_DETAIL);
-		check_option(nb_options_set_class_alpha(o, class_alpha));
-	}
 	else if (strcmp(name, "estimator") == 0)
 	{
 		if (val->type != jbvString)
@@ -346,16 +325,8 @@ parse_option(const char *name, const JsonbValue *val, void *arg)
 	else if (strcmp(name, "norm") == 0)
 	{
 		if (val->type != jbvBool)
-			option_error("norm", NORM_DETAIL);
+			option_error("norm", BOOLEAN_DETAIL);
 		nb_options_set_norm(o, val->val.boolean);
-	}
-	else if (strcmp(name, "temperature") == 0)
-	{
-		double		temperature;
-
-		if (!nb_jsonb_number(val, &temperature))
-			option_error("temperature", TEMPERATURE_DETAIL);
-		check_option(nb_options_set_temperature(o, temperature));
 	}
 	else if (strcmp(name, "sigmoid") == 0)
 		parse_sigmoid(val, ix, o);

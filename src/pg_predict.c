@@ -341,8 +341,8 @@ nb_score_row_options(FunctionCallInfo fcinfo, NbFeatureInput kind, int options_a
 	return best;
 }
 
-static text *
-class_label(NbPrepared *pm, uint32 c)
+text *
+nb_class_label(const NbPrepared *pm, uint32 c)
 {
 	uint32		len;
 	const char *s = nb_strmap_str(&pm->index.labels, c, &len);
@@ -401,7 +401,7 @@ predict_label(FunctionCallInfo fcinfo, NbFeatureInput kind)
 
 	if (best < 0)
 		PG_RETURN_NULL();
-	PG_RETURN_TEXT_P(class_label(pm, (uint32) best));
+	PG_RETURN_TEXT_P(nb_class_label(pm, (uint32) best));
 }
 
 /* The posterior of every class, or its logarithm, or NULL (see nb_score_row). */
@@ -414,6 +414,18 @@ predict_posterior(FunctionCallInfo fcinfo, NbFeatureInput kind, bool log_scale)
 	if (nb_score_row(fcinfo, kind, NULL, &pm, &scorer) < 0)
 		PG_RETURN_NULL();
 	return posterior_jsonb(pm, log_scale);
+}
+
+static Datum
+predict_proba(FunctionCallInfo fcinfo, NbFeatureInput kind)
+{
+	return predict_posterior(fcinfo, kind, false);
+}
+
+static Datum
+predict_log_proba(FunctionCallInfo fcinfo, NbFeatureInput kind)
+{
+	return predict_posterior(fcinfo, kind, true);
 }
 
 /*
@@ -448,142 +460,7 @@ predict_class_probability(FunctionCallInfo fcinfo, NbFeatureInput kind)
 	PG_RETURN_FLOAT8(lp == -INFINITY ? 0.0 : exp(lp));
 }
 
-PG_FUNCTION_INFO_V1(nb_predict_array);
-Datum
-nb_predict_array(PG_FUNCTION_ARGS)
-{
-	return predict_label(fcinfo, NB_INPUT_ARRAY);
-}
-
-PG_FUNCTION_INFO_V1(nb_predict_proba_array);
-Datum
-nb_predict_proba_array(PG_FUNCTION_ARGS)
-{
-	return predict_posterior(fcinfo, NB_INPUT_ARRAY, false);
-}
-
-PG_FUNCTION_INFO_V1(nb_predict_log_proba_array);
-Datum
-nb_predict_log_proba_array(PG_FUNCTION_ARGS)
-{
-	return predict_posterior(fcinfo, NB_INPUT_ARRAY, true);
-}
-
-PG_FUNCTION_INFO_V1(nb_predict_tsvector);
-Datum
-nb_predict_tsvector(PG_FUNCTION_ARGS)
-{
-	return predict_label(fcinfo, NB_INPUT_TSVECTOR);
-}
-
-PG_FUNCTION_INFO_V1(nb_predict_proba_tsvector);
-Datum
-nb_predict_proba_tsvector(PG_FUNCTION_ARGS)
-{
-	return predict_posterior(fcinfo, NB_INPUT_TSVECTOR, false);
-}
-
-PG_FUNCTION_INFO_V1(nb_predict_log_proba_tsvector);
-Datum
-nb_predict_log_proba_tsvector(PG_FUNCTION_ARGS)
-{
-	return predict_posterior(fcinfo, NB_INPUT_TSVECTOR, true);
-}
-
-PG_FUNCTION_INFO_V1(nb_predict_jsonb);
-Datum
-nb_predict_jsonb(PG_FUNCTION_ARGS)
-{
-	return predict_label(fcinfo, NB_INPUT_JSONB);
-}
-
-PG_FUNCTION_INFO_V1(nb_predict_proba_jsonb);
-Datum
-nb_predict_proba_jsonb(PG_FUNCTION_ARGS)
-{
-	return predict_posterior(fcinfo, NB_INPUT_JSONB, false);
-}
-
-PG_FUNCTION_INFO_V1(nb_predict_log_proba_jsonb);
-Datum
-nb_predict_log_proba_jsonb(PG_FUNCTION_ARGS)
-{
-	return predict_posterior(fcinfo, NB_INPUT_JSONB, true);
-}
-
-PG_FUNCTION_INFO_V1(nb_predict_float8);
-Datum
-nb_predict_float8(PG_FUNCTION_ARGS)
-{
-	return predict_label(fcinfo, NB_INPUT_FLOAT8);
-}
-
-PG_FUNCTION_INFO_V1(nb_predict_proba_float8);
-Datum
-nb_predict_proba_float8(PG_FUNCTION_ARGS)
-{
-	return predict_posterior(fcinfo, NB_INPUT_FLOAT8, false);
-}
-
-PG_FUNCTION_INFO_V1(nb_predict_log_proba_float8);
-Datum
-nb_predict_log_proba_float8(PG_FUNCTION_ARGS)
-{
-	return predict_posterior(fcinfo, NB_INPUT_FLOAT8, true);
-}
-
-PG_FUNCTION_INFO_V1(nb_predict_text);
-Datum
-nb_predict_text(PG_FUNCTION_ARGS)
-{
-	return predict_label(fcinfo, NB_INPUT_TEXT);
-}
-
-PG_FUNCTION_INFO_V1(nb_predict_proba_text);
-Datum
-nb_predict_proba_text(PG_FUNCTION_ARGS)
-{
-	return predict_posterior(fcinfo, NB_INPUT_TEXT, false);
-}
-
-PG_FUNCTION_INFO_V1(nb_predict_log_proba_text);
-Datum
-nb_predict_log_proba_text(PG_FUNCTION_ARGS)
-{
-	return predict_posterior(fcinfo, NB_INPUT_TEXT, true);
-}
-
-PG_FUNCTION_INFO_V1(nb_probability_array);
-Datum
-nb_probability_array(PG_FUNCTION_ARGS)
-{
-	return predict_class_probability(fcinfo, NB_INPUT_ARRAY);
-}
-
-PG_FUNCTION_INFO_V1(nb_probability_tsvector);
-Datum
-nb_probability_tsvector(PG_FUNCTION_ARGS)
-{
-	return predict_class_probability(fcinfo, NB_INPUT_TSVECTOR);
-}
-
-PG_FUNCTION_INFO_V1(nb_probability_jsonb);
-Datum
-nb_probability_jsonb(PG_FUNCTION_ARGS)
-{
-	return predict_class_probability(fcinfo, NB_INPUT_JSONB);
-}
-
-PG_FUNCTION_INFO_V1(nb_probability_float8);
-Datum
-nb_probability_float8(PG_FUNCTION_ARGS)
-{
-	return predict_class_probability(fcinfo, NB_INPUT_FLOAT8);
-}
-
-PG_FUNCTION_INFO_V1(nb_probability_text);
-Datum
-nb_probability_text(PG_FUNCTION_ARGS)
-{
-	return predict_class_probability(fcinfo, NB_INPUT_TEXT);
-}
+NB_FEATURE_FUNCTIONS(nb_predict, predict_label);
+NB_FEATURE_FUNCTIONS(nb_predict_proba, predict_proba);
+NB_FEATURE_FUNCTIONS(nb_predict_log_proba, predict_log_proba);
+NB_FEATURE_FUNCTIONS(nb_probability, predict_class_probability);

@@ -58,6 +58,9 @@ int64		nb_score_row(FunctionCallInfo fcinfo, NbFeatureInput input,
 int64		nb_score_row_options(FunctionCallInfo fcinfo, NbFeatureInput input, int options_arg,
 								 NbRowCategories *categories, NbPrepared **pm, NbScorer **scorer);
 
+/* The label of class c of pm's model, as text. */
+text	   *nb_class_label(const NbPrepared *pm, uint32 c);
+
 /* ERROR 22003: a row's score overflowed (nb_scorer_score's NB_SCORE_OUT_OF_RANGE). */
 void		nb_report_score_out_of_range(void);
 

@@ -85,13 +85,11 @@ predict_top(FunctionCallInfo fcinfo, NbFeatureInput input)
 	nb_sort(ranked, n, sizeof(RankedClass), rank_order);
 	for (uint32 i = 0; i < k; i++)
 	{
-		uint32		len;
-		const char *label = nb_strmap_str(&pm->index.labels, ranked[i].cls, &len);
 		Datum		values[2];
 		bool		nulls[2] = {false, scorer->kind == NB_COMPLEMENT};
 
 		CHECK_FOR_INTERRUPTS();
-		values[0] = PointerGetDatum(cstring_to_text_with_len(label, len));
+		values[0] = PointerGetDatum(nb_class_label(pm, ranked[i].cls));
 		/* probability 0 is a log posterior of -Infinity, as nb_predict_proba writes it */
 		values[1] = Float8GetDatum(ranked[i].log_post == -INFINITY ? 0.0 : exp(ranked[i].log_post));
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
@@ -99,37 +97,4 @@ predict_top(FunctionCallInfo fcinfo, NbFeatureInput input)
 	return (Datum) 0;
 }
 
-PG_FUNCTION_INFO_V1(nb_predict_top_array);
-Datum
-nb_predict_top_array(PG_FUNCTION_ARGS)
-{
-	return predict_top(fcinfo, NB_INPUT_ARRAY);
-}
-
-PG_FUNCTION_INFO_V1(nb_predict_top_tsvector);
-Datum
-nb_predict_top_tsvector(PG_FUNCTION_ARGS)
-{
-	return predict_top(fcinfo, NB_INPUT_TSVECTOR);
-}
-
-PG_FUNCTION_INFO_V1(nb_predict_top_jsonb);
-Datum
-nb_predict_top_jsonb(PG_FUNCTION_ARGS)
-{
-	return predict_top(fcinfo, NB_INPUT_JSONB);
-}
-
-PG_FUNCTION_INFO_V1(nb_predict_top_float8);
-Datum
-nb_predict_top_float8(PG_FUNCTION_ARGS)
-{
-	return predict_top(fcinfo, NB_INPUT_FLOAT8);
-}
-
-PG_FUNCTION_INFO_V1(nb_predict_top_text);
-Datum
-nb_predict_top_text(PG_FUNCTION_ARGS)
-{
-	return predict_top(fcinfo, NB_INPUT_TEXT);
-}
+NB_FEATURE_FUNCTIONS(nb_predict_top, predict_top);

@@ -1,45 +1,9 @@
 /*
  * pg_prepared.c — models prepared for scoring, see pg_prepared.h.
  *
- * A prepared model only ever serves a model with exactly the bytes it was
- * prepared from.  It keeps those bytes as they are stored (compressed if
- * they are) and is found by comparing them: size, then memcmp.  Different
- * models of equal size differ within their first 32 bytes almost always
- * (the header's checksum), so a comparison that fails is cheap; one that
- * succeeds reads the value once, as a hash of it would.  A hash, even a
- * keyed one nobody can aim at, would only make a mistake improbable; the
- * header's checksum is no key at all, since anyone can make two valid
- * models of equal size and checksum (test/collision/make_pair.py).
- *
- * Per call site (fn_extra), a model argument that is the same value for
- * the whole query (see model_arg_is_fixed: a constant of the plan, or a
- * model the planner proved constant, such as a scalar subquery that trains
- * one) is looked up on the first row only; an out-of-line model is
- * recognized by its TOAST pointer alone, without being fetched (see
- * entry_matches for why that is exact); any other model is compared with
- * the bytes of the prepared model on every row, as PostgreSQL's regular
- * expression cache compares patterns.  Inline values are small (they fit
- * in a page), so that costs little; a large value held in memory that the
- * planner could not prove constant (a derived table's, a join with models
- * computed per group) is read once per row, the price of exactness.
- * Several models stay at hand at once (least recently used goes first), so
- * a join with a table of models does not thrash.
- *
- * The backend keeps prepared models across queries, found the same way by
- * their stored bytes (fetched, not decompressed).  Call sites pin the
- * models they use until the end of their query (a reset callback on their
- * memory context): the cache can exceed its limit while a query uses more,
- * and shrinks when the query ends.  A model or scorer is built in a context
- * under the current one and moved into the cache only once complete, so an
- * error halfway (a cancel, too: preparation checks for interrupts) leaves
- * nothing behind.
- *
- * The cache holds at most min(nbc.prepared_model_cache,
- * nbc.prepared_model_cache_limit): the first is the session's to choose,
- * the second only a superuser's (or whoever was granted SET on it), so no
- * user can make an idle backend hold more than the administrator allows.
- * Like max_parallel_workers_per_gather under max_parallel_workers, a larger
- * user setting is not refused but capped, whatever order the two are set in.
+ * A prepared model serves only a model of exactly the bytes it was prepared
+ * from, compared as stored; why, and how call sites and the backend's cache
+ * find and keep them: src/README.md, "Prepared models".
  */
 #include "pg_prepared.h"
 
@@ -458,13 +422,6 @@ nb_prepared_build(const NbView *view, MemoryContext parent)
 	return pm;
 }
 
-void
-nb_prepared_free(NbPrepared *pm)
-{
-	Assert(!pm->cached);
-	MemoryContextDelete(pm->ctx);
-}
-
 /*
  * The prepared model of stored bytes the call site has not seen: from the
  * backend's cache, else built in ctx (see build_model), which is deleted if
@@ -660,9 +617,9 @@ get_grid(NbPrepared *pm, ArrayType *options)
 	return &pm->grid.set;
 }
 
-/* The prepared model of the call's model datum, pinned by the call site. */
-static NbPrepared *
-call_site_model(FunctionCallInfo fcinfo, Datum model)
+/* Pinned by the call site until its query ends. */
+NbPrepared *
+nb_prepared_get_model(FunctionCallInfo fcinfo, Datum model)
 {
 	CallSite   *site = get_call_site(fcinfo);
 	struct varlena *value = (struct varlena *) DatumGetPointer(model);
@@ -784,23 +741,17 @@ nb_prepared_jsonb_order(NbPrepared *pm)
 NbPrepared *
 nb_prepared_get(FunctionCallInfo fcinfo, Datum model, Jsonb *options, NbScorer **scorer)
 {
-	NbPrepared *pm = call_site_model(fcinfo, model);
+	NbPrepared *pm = nb_prepared_get_model(fcinfo, model);
 
 	*scorer = nb_prepared_scorer(pm, options);
 	return pm;
 }
 
 NbPrepared *
-nb_prepared_get_model(FunctionCallInfo fcinfo, Datum model)
-{
-	return call_site_model(fcinfo, model);
-}
-
-NbPrepared *
 nb_prepared_get_grid(FunctionCallInfo fcinfo, Datum model, ArrayType *options,
 					 NbScorerSet **set)
 {
-	NbPrepared *pm = call_site_model(fcinfo, model);
+	NbPrepared *pm = nb_prepared_get_model(fcinfo, model);
 
 	*set = get_grid(pm, options);
 	return pm;

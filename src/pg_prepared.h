@@ -87,11 +87,10 @@ NbPrepared *nb_prepared_get(FunctionCallInfo fcinfo, Datum model, Jsonb *options
  * A model prepared from its validated view in a new context under parent,
  * kept in no cache and found by no call site: for a caller that scores
  * with a model it made itself (EM's iterations, pg_em_run.c).  It reads
- * the model's items in place: the view's bytes must stay until
- * nb_prepared_free frees it.
+ * the model's items in place: the view's bytes must stay until parent is
+ * reset or deleted.
  */
 NbPrepared *nb_prepared_build(const NbView *view, MemoryContext parent);
-void		nb_prepared_free(NbPrepared *pm);
 
 /* The prepared model's scorer for options (NULL: defaults), built if it has none. */
 NbScorer   *nb_prepared_scorer(NbPrepared *pm, Jsonb *options);

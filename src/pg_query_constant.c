@@ -1,77 +1,8 @@
 /*
  * pg_query_constant.c — proving at plan time that a scoring call's model is
  * the same value on every row of its query, so that the call can skip
- * comparing the model's bytes row after row (see pg_prepared.c).
- *
- * A model held in memory (computed by the query, not read from a table)
- * has no identity PostgreSQL keeps: the same address can hold other bytes
- * on the next row (a buffer reused, a per-row copy), so a call site that
- * only sees the value must compare it whole on every row.  The planner,
- * though, can see where the value comes from.  The planner support
- * function of every scoring function (nbc_scoring_support) looks at the
- * model argument and, when it can prove the value constant for the whole
- * execution of the plan, wraps it in nbc_query_constant(model), an identity
- * function that the call site recognizes (nb_model_arg_is_query_constant).
- * Two shapes are proved for any plan:
- *
- *   - an uncorrelated scalar subquery, (SELECT nb_train(...) FROM ...): the
- *     planner makes it an InitPlan without outside parameters, which the
- *     executor runs at most once per execution of the plan (ExecReScan
- *     re-runs an InitPlan only when a parameter it depends on changed, and
- *     it depends on none); its value stays in the InitPlan's tuple until
- *     the plan ends;
- *   - a column of a common table expression the planner does not inline
- *     (MATERIALIZED, or referenced twice) that returns at most one row and
- *     depends on nothing outside: the executor fills its tuplestore once
- *     (ExecReScanCteScan refills it only when a parameter changed) and
- *     every scan of it returns that row.
- *
- * "Depends on nothing outside" means no reference, at any depth, to a
- * query level at or above the one being proved (Vars, placeholders,
- * aggregates and grouping of an outer level, executor parameters), and no
- * common table expression of an outer level unless that one is proved the
- * same way.  Volatile and STABLE functions inside do not matter: either
- * shape is evaluated once (and what the query uses, cached or not, is what
- * that evaluation made).
- *
- * A third shape is proved for serial execution only: a column of a
- * derived table or an inlined CTE (a plain subquery in FROM) that returns
- * at most one row, depends on nothing outside and can give nothing else
- * when evaluated again (no TABLESAMPLE, no row locks, no foreign table,
- * and every function it calls immutable).  A rescan evaluates such a
- * subquery again, in the same executor: the same snapshot, the same plan
- * and, since a rescan keeps a heap scan's start block, its rows in the
- * same order, so the same bytes, from immutable functions.  Not from
- * STABLE ones: the session's state can change between two evaluations (a
- * cursor's FETCH after SET TimeZone or SET ROLE, a set_config() in the
- * outer query), and the query without nbc's caching would follow it.  An
- * aggregate's own entry in pg_proc is always IMMUTABLE, so its support
- * functions are looked at; a training aggregate's transition function,
- * STABLE in the forms with a label of any type, counts as immutable when
- * its label's text cannot depend on the session (an integer's, not a
- * timestamptz's: nb_label_text_is_fixed).  Evaluations in different
- * processes need not agree (each parallel worker's first scan may start at
- * another block under synchronized scans, a parallel aggregate's partial
- * models arrive in any order, and a weighted model's sums depend on the
- * order), so the mark says "serial": a call site trusts it only where
- * values from other processes cannot reach it, outside the leader of a
- * parallel query (see nb_expr_is_query_constant).  Unless the column is
- * nb_train of text[] or tsvector rows without weights: its counts are
- * whole numbers, which add up to the same bytes in any order, so such a
- * model is marked for any plan.  Everything else is compared by its bytes
- * as before.
- *
- * An aggregate's arguments get no planner support call, so an aggregate
- * (nb_grid_metrics) is proved at run time instead, from the plan it runs
- * in: its model argument is an executor parameter that an InitPlan of the
- * plan sets, an uncorrelated scalar subquery's (no parameters from
- * outside, so run once, as above).  See nb_agg_arg_is_query_constant.
- *
- * A user cannot forge the mark: nbc_query_constant's own support function
- * replaces every call of it that the planner simplifies with its argument,
- * and every expression PostgreSQL executes is simplified first; the marks
- * nbc_scoring_support adds are made after their arguments were simplified
- * and are not simplified again.
+ * comparing the model's bytes row after row (see pg_prepared.c).  The
+ * shapes proved and why each holds: src/README.md, "Prepared models".
  */
 #include "postgres.h"
 

@@ -65,26 +65,11 @@ is_string(const JsonbValue *v, const char *s)
 static void
 parse_ngram_range(const JsonbValue *v, NbTokenizer *t)
 {
-	JsonbIterator *it;
-	JsonbIteratorToken tok;
-	JsonbValue	elem;
 	double		n[2];
-	int			k = 0;
 
-	if (v->type != jbvBinary || !JsonContainerIsArray(v->val.binary.data) ||
-		JsonContainerSize(v->val.binary.data) != 2)
-		option_error("ngram_range", NGRAM_RANGE_DETAIL);
-	it = JsonbIteratorInit(v->val.binary.data);
-	while ((tok = JsonbIteratorNext(&it, &elem, true)) != WJB_DONE)
-		if (tok == WJB_ELEM)
-		{
-			/* written so that NaN and fractions fail too */
-			if (!nb_jsonb_number(&elem, &n[k]) || !(n[k] >= 1 && n[k] <= NB_NGRAM_MAX) ||
-				n[k] != floor(n[k]))
-				option_error("ngram_range", NGRAM_RANGE_DETAIL);
-			k++;
-		}
-	if (n[0] > n[1])
+	/* written so that NaN and fractions fail too */
+	if (!nb_jsonb_number_pair(v, n) || !(1 <= n[0] && n[0] <= n[1] && n[1] <= NB_NGRAM_MAX) ||
+		n[0] != floor(n[0]) || n[1] != floor(n[1]))
 		option_error("ngram_range", NGRAM_RANGE_DETAIL);
 	t->ngram_min = (uint32) n[0];
 	t->ngram_max = (uint32) n[1];

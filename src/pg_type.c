@@ -5,14 +5,7 @@
  * round trip is lossless, and both validate everything they are given.
  * Neither accepts a model beyond NB_MODEL_MAX_SIZE, the largest whose text
  * form fits in a value: every model nbc accepts can be dumped as text.
- *
- * Big values are encoded and decoded in chunks, with a check for a cancel
- * after each.  Input decodes straight into the new value; output reads a
- * big model stored without compression slice by slice.  The casts between
- * nb_model and text are the same conversions, written straight into (or
- * read in slices from) the text value.  Sizes are size_t
- * throughout; PostgreSQL's base64 functions take int lengths, which a chunk
- * never exceeds.
+ * Big values go in chunks (src/README.md, "The model's format").
  */
 #include "pg_model.h"
 

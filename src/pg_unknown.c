@@ -1,61 +1,8 @@
 /*
  * pg_unknown.c — nbc.unknown_features: the share of a statement's feature
  * occurrences that the model knows, reported once per statement (see
- * pg_unknown.h).
- *
- * The occurrences of a row are those nb_coverage counts: its known tokens
- * and categorical values with their counts, one per Gaussian or boolean
- * value, and what the model does not know (unknown tokens and values,
- * features under keys it does not have).  A row with no features at all
- * adds nothing: nothing in it is unknown.  A key of the model that a jsonb
- * row lacks is a missing value, not counted; but a key missing from every
- * row, each of which has an unknown key that looks like it (case, an edit
- * or two), is a misspelling, named whatever the share; and a key that nearly
- * every training row had, missing from every row of a statement of ten or
- * more (f - 'income', a query that builds the object without it), is named
- * too.
- *
- * Where the counts live: in a report that belongs to the statement, kept
- * in the memory of the portal running (ActivePortal's), else in the call
- * site's own (fn_mcxt: a parallel worker, the planner folding a constant
- * call).  A call site finds it among the reset callbacks of that context
- * (the report is one of them) and makes it at its first row; the
- * callback reports when the context goes, that is when the portal is
- * dropped: a top-level statement when it ends, with everything it scored,
- * in its functions too (PL/pgSQL's simple expressions, SPI queries,
- * nb_cross_validate's); a cursor when it is closed (all its FETCHes, one
- * report), or at the end of its transaction.  A PL/pgSQL FOR loop over a
- * query runs it in a portal of its own: the rows that query scores are
- * reported when the loop ends.  Nothing is global: no hook, no
- * transaction callback.
- *
- * A statement that fails reports nothing: its portal is dropped while the
- * transaction aborts (the callback looks at the transaction state, and
- * never raises an error).  Rows scored in a subtransaction that a
- * function rolls back (a PL/pgSQL exception block) were scored all the
- * same, and count.
- *
- * A row scored by two calls one after the other, with the same model and
- * the same features value (nb_predict(m, x), nb_predict_proba(m, x) in
- * one select list), counts once: the report remembers the last row
- * counted, and a call from another call site with the same prepared
- * model, the same features datum and the same counts is that row again
- * (see twin_row for a call site's first row).  The same row given as two
- * values (an expression computed twice) counts twice, which leaves the
- * share as it is.
- *
- * A parallel worker is a process of its own with no portal: its rows are
- * reported, judged on their own, when its part of the plan ends, and the
- * leader relays that warning; the leader reports the rows it scored
- * itself.  None is lost or counted twice, but each process judges its own
- * share (an extension loaded on demand has no shared memory to add them
- * up in).
- *
- * Under "error" a row whose own share is below the threshold is refused
- * where it is scored: a statement's share is only known once it has
- * ended, when nothing may fail it any more.  Under "ignore" no row is
- * counted, so a function with SET nbc.unknown_features = ignore leaves its
- * rows out of its caller's report.
+ * pg_unknown.h).  Where the counts live and when they are reported:
+ * src/README.md, "Features the model does not know".
  */
 #include "pg_unknown.h"
 
@@ -112,7 +59,7 @@ typedef struct RowCounts
 	double		unknown;		/* tokens, values and keys the model does not have */
 } RowCounts;
 
-/* A statement's report (see above). */
+/* A statement's report (src/README.md, "Features the model does not know"). */
 typedef struct Report
 {
 	MemoryContextCallback cb;
