@@ -22,11 +22,6 @@
 #include "nb_merge.h"
 #include "nb_runs.h"
 
-struct NbSubtraction
-{
-	NbPlan		p;
-};
-
 /* The work of one subtraction: a's classes and features, and what remains of them. */
 typedef struct Sub
 {
@@ -840,10 +835,10 @@ sub_free(Sub *s)
 	nb_free(s->feature_out);
 }
 
-NbSubtraction *
-nb_subtraction_create(const NbView *a, const NbView *b, NbSubtractError *err)
+NbPlan *
+nb_subtract_plan(const NbView *a, const NbView *b, NbSubtractError *err)
 {
-	NbSubtraction *result;
+	NbPlan	   *result;
 	size_t		Ca = a->n_classes;
 	size_t		Fa = a->n_features;
 	Sub			s;
@@ -865,12 +860,12 @@ nb_subtraction_create(const NbView *a, const NbView *b, NbSubtractError *err)
 		err->vector_b = b->vector_len;
 		return NULL;
 	}
-	result = nb_alloc_zero(sizeof(NbSubtraction));
+	result = nb_alloc_zero(sizeof(NbPlan));
 	memset(&s, 0, sizeof(s));
 	s.a = a;
 	s.b = b;
 	s.err = err;
-	s.p = &result->p;
+	s.p = result;
 	s.rem.C = a->n_classes;
 	s.rem.F = a->n_features;
 	nb_plan_alloc_classes(&s.rem, Ca);
@@ -910,29 +905,4 @@ nb_subtraction_create(const NbView *a, const NbView *b, NbSubtractError *err)
 		return NULL;
 	}
 	return result;
-}
-
-bool
-nb_subtraction_empty(const NbSubtraction *s)
-{
-	return s->p.C == 0;
-}
-
-size_t
-nb_subtraction_size(const NbSubtraction *s, size_t max_size)
-{
-	return nb_plan_size(&s->p, max_size);
-}
-
-void
-nb_subtraction_write(const NbSubtraction *s, unsigned char *buf, size_t size, NbView *out)
-{
-	nb_plan_write(&s->p, buf, size, out);
-}
-
-void
-nb_subtraction_destroy(NbSubtraction *s)
-{
-	nb_plan_free(&s->p);
-	nb_free(s);
 }

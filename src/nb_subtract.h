@@ -40,6 +40,7 @@
 #include <stdint.h>
 
 #include "nb_format.h"
+#include "nb_runs.h"
 
 /*
  * Relative tolerance of a count's subtraction (see above): 1e-10 of the
@@ -101,25 +102,12 @@ typedef struct NbSubtractError
 	double		length;			/* NB_COUNT_LENGTH_ROWS: the document length */
 } NbSubtractError;
 
-typedef struct NbSubtraction NbSubtraction;
-
 /*
- * Plan a minus b (validated views that must stay valid until
- * nb_subtraction_destroy).  NULL, with *err filled, if b holds something
- * a does not.
+ * The plan of a minus b (validated views that must stay valid until
+ * nb_plan_destroy), to write with nb_plan_size and nb_plan_write; without
+ * classes (C == 0) when nothing is left: the empty model.  NULL, with *err
+ * filled, if b holds something a does not.
  */
-NbSubtraction *nb_subtraction_create(const NbView *a, const NbView *b, NbSubtractError *err);
-
-/* Whether nothing is left (no class has documents): the empty model. */
-bool		nb_subtraction_empty(const NbSubtraction *s);
-
-/* Exact size of the result (not empty), or 0 if it would exceed max_size. */
-size_t		nb_subtraction_size(const NbSubtraction *s, size_t max_size);
-
-/* Write the result into buf of nb_subtraction_size bytes; *out describes it. */
-void		nb_subtraction_write(const NbSubtraction *s, unsigned char *buf, size_t size,
-								 NbView *out);
-
-void		nb_subtraction_destroy(NbSubtraction *s);
+NbPlan	   *nb_subtract_plan(const NbView *a, const NbView *b, NbSubtractError *err);
 
 #endif

@@ -788,15 +788,14 @@ write_model(NbTrainer *t, unsigned char *buf, size_t size, NbView *view)
 }
 
 void
-nb_trainer_write(NbTrainer *t, unsigned char *buf, size_t size)
-{
-	nb_trainer_end_doc(t);
-	write_model(t, buf, size, NULL);
-}
-
-void
 nb_trainer_write_view(NbTrainer *t, unsigned char *buf, size_t size, NbView *view)
 {
 	nb_trainer_end_doc(t);
 	write_model(t, buf, size, view);
+}
+
+void
+nb_trainer_write(NbTrainer *t, unsigned char *buf, size_t size)
+{
+	nb_trainer_write_view(t, buf, size, NULL);
 }

@@ -159,7 +159,7 @@ nb_subtract(PG_FUNCTION_ARGS)
 	NbView		b;
 	NbView		out;
 	NbSubtractError err;
-	NbSubtraction *s;
+	NbPlan	   *s;
 	struct varlena *result = NULL;
 
 	if (PG_ARGISNULL(0))
@@ -175,17 +175,17 @@ nb_subtract(PG_FUNCTION_ARGS)
 	/* the result is at most as large as a */
 	if (a.size > NB_MODEL_MAX_SIZE)
 		nb_report_too_large(a.size);
-	s = nb_subtraction_create(&a, &b, &err);
+	s = nb_subtract_plan(&a, &b, &err);
 	if (s == NULL)
 		report_subtract_error(&err);
-	if (!nb_subtraction_empty(s))
+	if (s->C > 0)
 	{
-		size_t		size = nb_subtraction_size(s, NB_MODEL_MAX_SIZE);
+		size_t		size = nb_plan_size(s, NB_MODEL_MAX_SIZE);
 
 		result = nb_model_alloc(size, caller);
-		nb_subtraction_write(s, (unsigned char *) VARDATA(result), size, &out);
+		nb_plan_write(s, (unsigned char *) VARDATA(result), size, &out);
 	}
-	nb_subtraction_destroy(s);
+	nb_plan_destroy(s);
 	MemoryContextSwitchTo(caller);
 	MemoryContextDelete(scratch);
 	if (result == NULL)

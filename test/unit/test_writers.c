@@ -361,18 +361,18 @@ static Written
 subtract(const NbView *a, const NbView *b, NbView *out)
 {
 	NbSubtractError err;
-	NbSubtraction *s = nb_subtraction_create(a, b, &err);
+	NbPlan	   *s = nb_subtract_plan(a, b, &err);
 	Written		w = {NULL, 0};
 
 	if (s == NULL)
 		return w;
-	if (!nb_subtraction_empty(s))
+	if (s->C > 0)
 	{
-		w.size = nb_subtraction_size(s, SIZE_MAX);
+		w.size = nb_plan_size(s, SIZE_MAX);
 		w.bytes = malloc(w.size);
-		nb_subtraction_write(s, w.bytes, w.size, out);
+		nb_plan_write(s, w.bytes, w.size, out);
 	}
-	nb_subtraction_destroy(s);
+	nb_plan_destroy(s);
 	return w;
 }
 
