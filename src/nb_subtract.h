@@ -2,35 +2,15 @@
  * nb_subtract.h — unlearning: the model of the rows of a without the rows
  * of b, where b's rows are among a's.
  *
- * The exact inverse of nb_merge: counts and document counts subtract, the
- * Gaussian statistics (per class and overall) by the inverse of the
- * parallel update nb_moments_add makes.  Classes, items (their entries)
- * and features whose counts reach zero disappear, so subtracting b from
- * nb_merge(a, b) gives a byte for byte when the counts are integers
- * (unweighted rows).  Like merging, it walks the sorted runs of both
- * models (nb_runs.h) and copies the stretches of items b does not have.
- *
- * Rounding.  With fractional weights a count that should reach zero may
- * miss it by a few units in the last place, and one that should equal
- * another (a token in every document of its class) may pass it.  A
- * difference within NB_SUBTRACT_TOLERANCE of the count it is subtracted
- * from (the minuend) is therefore zero, and a count that passes its bound
- * (the documents of its class, the rows of its feature) by no more than
- * that much of the bound's minuend is set to the bound.  Anything more is
+ * The exact inverse of nb_merge, walking the sorted runs of both models
+ * (nb_runs.h): counts, document counts and the bins of the length
+ * histograms subtract, Gaussian statistics (per class and overall) by the
+ * inverse of nb_moments_add, and classes, items and features whose counts
+ * reach zero disappear.  Without lengths in a or b (versions 1 and 2) the
+ * result has none.  What comes back exactly, and the rounding tolerance
+ * below: src/README.md, "Training, in detail".  A count past its bound (the
+ * documents of its class, the rows of its feature) beyond the tolerance is
  * refused: the rows of b are then not among the rows of a.
- *
- * The document length histograms of bags (format version 3) subtract bin by
- * bin like counts.  If a's or b's bags have no lengths (versions 1 and 2),
- * the result has none either: its lengths are unknown.
- *
- * Gaussian means and sums of squared deviations are no counts: they come
- * from the inverse update to within rounding (an error of a few units in
- * the last place of the statistic they are subtracted from, times the
- * ratio of the rows before to the rows left), and among the doubles nearest
- * to that the ones that merge with b back to exactly a's statistics are
- * chosen, so the identity above holds for them too whenever rounding lets
- * it (merging can lose bits that no inverse recovers).  A sum of squares
- * within the tolerance of the one it is subtracted from is 0.
  */
 #ifndef NB_SUBTRACT_H
 #define NB_SUBTRACT_H
