@@ -24,19 +24,15 @@ typedef struct NbPruneOptions
 	double		max_document_fraction;
 } NbPruneOptions;
 
-/* Why an option value was refused. */
-typedef enum NbPruneStatus
-{
-	NB_PRUNE_OK,
-	NB_PRUNE_TOP_K_INVALID,		/* not an integer from 0 to 2^53 */
-	NB_PRUNE_MIN_DOCUMENTS_INVALID, /* not a finite number >= 0 */
-	NB_PRUNE_FRACTION_INVALID	/* not a number from 0 to 1 */
-} NbPruneStatus;
-
 void		nb_prune_options_init(NbPruneOptions *o);
-NbPruneStatus nb_prune_set_top_k(NbPruneOptions *o, double k);
-NbPruneStatus nb_prune_set_min_documents(NbPruneOptions *o, double n);
-NbPruneStatus nb_prune_set_max_document_fraction(NbPruneOptions *o, double f);
+
+/*
+ * Set an option; false, leaving it as it was, if k is not an integer from 0
+ * to 2^53, n not a finite number >= 0, f not a number from 0 to 1.
+ */
+bool		nb_prune_set_top_k(NbPruneOptions *o, double k);
+bool		nb_prune_set_min_documents(NbPruneOptions *o, double n);
+bool		nb_prune_set_max_document_fraction(NbPruneOptions *o, double f);
 
 typedef struct NbPruner NbPruner;
 

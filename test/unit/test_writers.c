@@ -430,11 +430,11 @@ test_prunes(void)
 						continue;
 					nb_prune_options_init(&o);
 					if (top_k[k] >= 0)
-						CHECK(nb_prune_set_top_k(&o, top_k[k]) == NB_PRUNE_OK, "top_k refused");
-					CHECK(nb_prune_set_min_documents(&o, min_docs[d]) == NB_PRUNE_OK,
+						CHECK(nb_prune_set_top_k(&o, top_k[k]), "top_k refused");
+					CHECK(nb_prune_set_min_documents(&o, min_docs[d]),
 						  "min_documents refused");
 					if (fraction[f] >= 0)
-						CHECK(nb_prune_set_max_document_fraction(&o, fraction[f]) == NB_PRUNE_OK,
+						CHECK(nb_prune_set_max_document_fraction(&o, fraction[f]),
 							  "max_document_fraction refused");
 					p = nb_pruner_create(&v, &o);
 					w.size = nb_pruner_size(p, SIZE_MAX);
