@@ -501,9 +501,10 @@ refuse_entry(Sub *s, uint32_t f, const char *str, uint32_t len, uint32_t c,
 
 /*
  * Copy the next r items of a, which b does not have, then check their
- * entries against what remains of their classes and feature.
+ * entries against what remains of their classes and feature (a mismatch
+ * is noted, see refuse_count).
  */
-static bool
+static void
 copy_checked(Sub *s, uint32_t f, NbCursor *cur, uint32_t r)
 {
 	const NbView *a = s->a;
@@ -533,7 +534,6 @@ copy_checked(Sub *s, uint32_t f, NbCursor *cur, uint32_t r)
 		e += ne;
 		nb_cursor_advance(a, &from);
 	}
-	return true;
 }
 
 /*
@@ -642,8 +642,9 @@ subtract_items(Sub *s)
 			c = nb_head_cmp(&ha, &hb);
 			if (c > 0)
 				break;
-			if (c == 0 ? !subtract_item(s, f, &ca, &cb) :
-				!copy_checked(s, f, &ca, nb_run_end(a, &ca, end_a, &hb) - ca.item))
+			if (c < 0)
+				copy_checked(s, f, &ca, nb_run_end(a, &ca, end_a, &hb) - ca.item);
+			else if (!subtract_item(s, f, &ca, &cb))
 				return false;
 		}
 		if (cb.item < end_b)
@@ -654,8 +655,8 @@ subtract_items(Sub *s)
 			s->err->item_len = nb_view_token_len(b, cb.item);
 			return refuse(s, NB_SUBTRACT_NO_ITEM);
 		}
-		if (ca.item < end_a && !copy_checked(s, f, &ca, end_a - ca.item))
-			return false;
+		if (ca.item < end_a)
+			copy_checked(s, f, &ca, end_a - ca.item);
 		if (s->feature_out[f] != NB_NONE)
 			s->p->items[s->feature_out[f]] = (uint32_t) (o->k - before);
 		else if (o->k != before)
