@@ -46,12 +46,8 @@ class_sum(NbClassSums *s, const char *label, uint32_t len)
 
 	if (id >= s->cap)
 	{
-		ClassSum   *grown = nb_alloc(sizeof(ClassSum) * (size_t) s->cap * 2);
-
-		memcpy(grown, s->sums, sizeof(ClassSum) * s->cap);
-		nb_free(s->sums);
-		s->sums = grown;
 		s->cap *= 2;
+		s->sums = nb_realloc(s->sums, sizeof(ClassSum) * (size_t) s->cap);
 	}
 	if (id >= known)
 		memset(&s->sums[id], 0, sizeof(ClassSum));

@@ -72,12 +72,13 @@ nb_merge_check(const NbView *earlier, uint32_t n, const NbView *v, NbMergeConfli
 	 */
 	conflict->inputs = nb_view_input_kinds(v);
 	conflict->earlier_inputs = 0;
-	for (uint32_t i = 0; i < n; i++)
-		conflict->earlier_inputs |= nb_view_input_kinds(&earlier[i]);
 	conflict->earlier_vector_len = 0;
 	for (uint32_t i = 0; i < n; i++)
+	{
+		conflict->earlier_inputs |= nb_view_input_kinds(&earlier[i]);
 		if (earlier[i].vector_len != 0)
 			conflict->earlier_vector_len = earlier[i].vector_len;
+	}
 	if (n > 0)
 	{
 		NbCompat	compat = nb_compat_check(conflict->earlier_inputs, &earlier[0].settings,
@@ -154,13 +155,6 @@ input_strings(const NbMerger *m, bool names)
 	return l;
 }
 
-/* Free an InputStrings but its base, which the merger keeps. */
-static void
-input_strings_free(InputStrings *l)
-{
-	nb_free(l->lists);
-}
-
 static void
 merge_classes(NbMerger *m)
 {
@@ -180,7 +174,7 @@ merge_classes(NbMerger *m)
 			if (!isfinite(*d))
 				m->overflow = true;
 		}
-	input_strings_free(&l);
+	nb_free(l.lists);			/* the merger keeps l.base */
 }
 
 static void
@@ -259,14 +253,7 @@ merge_features(NbMerger *m)
 			pairs += m->in[i].n_lengths;
 		nb_plan_alloc_lengths(&m->p, pairs);
 	}
-	input_strings_free(&l);
-}
-
-/* Input i's item number item, whose string starts at off. */
-static inline void
-set_head(NbHead *h, const NbMerger *m, uint32_t i, uint32_t item, size_t off)
-{
-	nb_head_set(h, &m->in[i], i, item, off);
+	nb_free(l.lists);			/* the merger keeps l.base */
 }
 
 /* Heap order: by item, then by input, so equal items come out in input order. */
@@ -477,8 +464,8 @@ merge_items(NbMerger *m)
 				uint32_t	k;
 				const NbHead *other;
 
-				set_head(&ha, m, a, cur[a].item, cur[a].off);
-				set_head(&hb, m, b, cur[b].item, cur[b].off);
+				nb_head_set(&ha, &m->in[a], a, cur[a].item, cur[a].off);
+				nb_head_set(&hb, &m->in[b], b, cur[b].item, cur[b].off);
 				c = nb_head_cmp(&ha, &hb);
 				if (c == 0)
 				{
@@ -498,7 +485,7 @@ merge_items(NbMerger *m)
 		else if (size > 2)
 		{
 			for (uint32_t x = 0; x < size; x++)
-				set_head(&heap[x], m, srcs[x], cur[srcs[x]].item, cur[srcs[x]].off);
+				nb_head_set(&heap[x], &m->in[srcs[x]], srcs[x], cur[srcs[x]].item, cur[srcs[x]].off);
 			for (uint32_t x = size / 2; x-- > 0;)
 				sift_down(heap, size, x);
 			while (size > 0)
@@ -518,8 +505,8 @@ merge_items(NbMerger *m)
 					srcs[k++] = i;
 					prefetch_input(m, cur, i);
 					if (cur[i].item + 1 < end[i])
-						set_head(&heap[0], m, i, cur[i].item + 1,
-								 cur[i].off + nb_view_token_len(&m->in[i], cur[i].item));
+						nb_head_set(&heap[0], &m->in[i], i, cur[i].item + 1,
+									cur[i].off + nb_view_token_len(&m->in[i], cur[i].item));
 					else
 						heap[0] = heap[--size];
 					sift_down(heap, size, 0);

@@ -56,33 +56,33 @@ nb_prune_options_init(NbPruneOptions *o)
 	o->max_document_fraction = 1;
 }
 
-NbPruneStatus
+bool
 nb_prune_set_top_k(NbPruneOptions *o, double k)
 {
 	if (!(k >= 0 && k <= TOP_K_MAX && k == floor(k)))
-		return NB_PRUNE_TOP_K_INVALID;
+		return false;
 	o->has_top_k = true;
 	o->top_k = (uint64_t) k;
-	return NB_PRUNE_OK;
+	return true;
 }
 
-NbPruneStatus
+bool
 nb_prune_set_min_documents(NbPruneOptions *o, double n)
 {
 	if (!(n >= 0 && isfinite(n)))
-		return NB_PRUNE_MIN_DOCUMENTS_INVALID;
+		return false;
 	o->min_documents = n;
-	return NB_PRUNE_OK;
+	return true;
 }
 
-NbPruneStatus
+bool
 nb_prune_set_max_document_fraction(NbPruneOptions *o, double f)
 {
 	if (!(f >= 0 && f <= 1))
-		return NB_PRUNE_FRACTION_INVALID;
+		return false;
 	o->has_max_fraction = true;
 	o->max_document_fraction = f;
-	return NB_PRUNE_OK;
+	return true;
 }
 
 /* min_documents and max_document_fraction: which bag tokens stay. */

@@ -1,29 +1,10 @@
 /*
  * nb_prune.h — a smaller model: the model trained on the same rows with
- * some features left out.
- *
- * What goes, in the order the options apply:
- *   min_documents, max_document_fraction: the bag tokens in fewer than n
- *       (weighted) documents, or in more than fraction f of all (weighted)
- *       documents (scikit-learn CountVectorizer's min_df and max_df; D the
- *       documents of every class, whether or not they have the bag).  They
- *       apply to bag tokens only: a categorical value, a boolean or a
- *       Gaussian feature has no document frequency of its own.
- *   top_k: of what is left, everything but the first k rows of
- *       nb_mutual_info (bag tokens and whole categorical, boolean and
- *       Gaussian features, over the whole model, highest first, ties by
- *       feature name then token in byte order).
- *
- * The result is what training on the rows with those tokens and features
- * removed gives: rows stay (document counts and priors do not change),
- * the entries of a dropped token go, so each bag's vocabulary and class
- * totals are those of its kept tokens, and a bag stays (with what rows
- * had it) even when all its tokens go, as a row with an empty bag counts.
- * A dropped categorical, boolean or Gaussian feature goes with all its
- * statistics (the Gaussian variance floor is then over the features left),
- * except a float8[] position, which the rows always have: it stays with
- * zero statistics, as if every row had NULL there, so that the model still
- * takes the same float8[] rows.
+ * some features left out.  The options (README.md, "Smaller models") apply
+ * in order: min_documents and max_document_fraction drop bag tokens by
+ * their (weighted) document counts, then top_k keeps the first k rows of
+ * nb_mutual_info.  What the result keeps (rows, bags, float8[] positions)
+ * is in src/README.md, "Explanations and pruning".
  */
 #ifndef NB_PRUNE_H
 #define NB_PRUNE_H
@@ -43,19 +24,15 @@ typedef struct NbPruneOptions
 	double		max_document_fraction;
 } NbPruneOptions;
 
-/* Why an option value was refused. */
-typedef enum NbPruneStatus
-{
-	NB_PRUNE_OK,
-	NB_PRUNE_TOP_K_INVALID,		/* not an integer from 0 to 2^53 */
-	NB_PRUNE_MIN_DOCUMENTS_INVALID, /* not a finite number >= 0 */
-	NB_PRUNE_FRACTION_INVALID	/* not a number from 0 to 1 */
-} NbPruneStatus;
-
 void		nb_prune_options_init(NbPruneOptions *o);
-NbPruneStatus nb_prune_set_top_k(NbPruneOptions *o, double k);
-NbPruneStatus nb_prune_set_min_documents(NbPruneOptions *o, double n);
-NbPruneStatus nb_prune_set_max_document_fraction(NbPruneOptions *o, double f);
+
+/*
+ * Set an option; false, leaving it as it was, if k is not an integer from 0
+ * to 2^53, n not a finite number >= 0, f not a number from 0 to 1.
+ */
+bool		nb_prune_set_top_k(NbPruneOptions *o, double k);
+bool		nb_prune_set_min_documents(NbPruneOptions *o, double n);
+bool		nb_prune_set_max_document_fraction(NbPruneOptions *o, double f);
 
 typedef struct NbPruner NbPruner;
 

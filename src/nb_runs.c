@@ -235,6 +235,13 @@ nb_plan_free(NbPlan *p)
 	}
 }
 
+void
+nb_plan_destroy(NbPlan *p)
+{
+	nb_plan_free(p);
+	nb_free(p);
+}
+
 uint32_t
 nb_union_strings(uint32_t n, NbStringIter *lists, const size_t *base, uint32_t *map,
 				 const char **out, uint32_t *out_len, size_t *bytes)

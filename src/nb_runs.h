@@ -135,6 +135,9 @@ void		nb_plan_alloc_lengths(NbPlan *p, uint64_t max_pairs);
 /* Free what nb_run_out_alloc (if called) and the nb_plan_alloc_* allocated. */
 void		nb_plan_free(NbPlan *p);
 
+/* nb_plan_free, and the plan itself (nb_subtract_plan's). */
+void		nb_plan_destroy(NbPlan *p);
+
 /*
  * The union of n sorted string lists (lists[i], walked to their end); maps
  * every input string to its output position (map[base[i] + s]) and returns

@@ -22,11 +22,6 @@
 #include "nb_merge.h"
 #include "nb_runs.h"
 
-struct NbSubtraction
-{
-	NbPlan		p;
-};
-
 /* The work of one subtraction: a's classes and features, and what remains of them. */
 typedef struct Sub
 {
@@ -35,25 +30,14 @@ typedef struct Sub
 	NbSubtractError *err;
 	NbSubtractError mismatch;	/* the first count past its bound, reported last */
 	NbPlan	   *p;
-	/* a's labels and names; b's mapped to a's */
-	const char **label;
-	uint32_t   *label_len;
+	/* a's labels, names and what remains of their statistics, in a's order */
+	NbPlan		rem;
 	uint32_t   *b_class;		/* [b classes]: a's class */
 	uint32_t   *a_class_b;		/* [a classes]: b's class, or NB_NONE */
 	uint32_t   *class_out;		/* [a classes]: output class, or NB_NONE */
 	uint32_t   *out_class;		/* [output classes]: a's class */
-	const char **name;
-	uint32_t   *name_len;
 	uint32_t   *a_feature_b;	/* [a features]: b's feature, or NB_NONE */
 	uint32_t   *feature_out;	/* [a features]: output feature, or NB_NONE */
-	/* what remains, in a's classes and features */
-	double	   *docs;			/* [a classes] */
-	double	   *present;		/* [a features * a classes] */
-	double	   *fa;
-	double	   *fb;
-	double	   *rows;			/* [a features] */
-	double	   *mean;
-	double	   *m2;
 } Sub;
 
 /* ---------------------------------------------------------------- */
@@ -69,15 +53,15 @@ refuse(Sub *s, NbSubtractStatus status)
 static void
 about_class(Sub *s, uint32_t c)
 {
-	s->err->label = s->label[c];
-	s->err->label_len = s->label_len[c];
+	s->err->label = s->rem.label[c];
+	s->err->label_len = s->rem.label_len[c];
 }
 
 static void
 about_feature(Sub *s, uint32_t f)
 {
-	s->err->feature = s->name[f];
-	s->err->feature_len = s->name_len[f];
+	s->err->feature = s->rem.name[f];
+	s->err->feature_len = s->rem.name_len[f];
 	s->err->type_a = nb_view_feature_type(s->a, f);
 }
 
@@ -282,7 +266,7 @@ subtract_classes(Sub *s)
 	const NbView *b = s->b;
 	uint32_t	missing = 0;
 
-	if (!map_strings(nb_view_labels(a), nb_view_labels(b), s->label, s->label_len, s->b_class,
+	if (!map_strings(nb_view_labels(a), nb_view_labels(b), s->rem.label, s->rem.label_len, s->b_class,
 					 &missing))
 	{
 		s->err->label = nb_string_nth(nb_view_labels(b), missing, &s->err->label_len);
@@ -290,18 +274,18 @@ subtract_classes(Sub *s)
 	}
 	for (uint32_t c = 0; c < a->n_classes; c++)
 	{
-		s->docs[c] = nb_view_class_docs(a, c);
+		s->rem.class_docs[c] = nb_view_class_docs(a, c);
 		s->a_class_b[c] = NB_NONE;
 	}
 	for (uint32_t j = 0; j < b->n_classes; j++)
 	{
 		uint32_t	c = s->b_class[j];
-		double		x = s->docs[c];
+		double		x = s->rem.class_docs[c];
 		double		y = nb_view_class_docs(b, j);
 
 		nb_interrupt_at(j);
 		s->a_class_b[c] = j;
-		if (!sub_count(x, y, &s->docs[c]))
+		if (!sub_count(x, y, &s->rem.class_docs[c]))
 		{
 			about_class(s, c);
 			return refuse_count(s, NB_SUBTRACT_NEGATIVE, NB_COUNT_DOCUMENTS, x, y);
@@ -325,8 +309,8 @@ subtract_stats(Sub *s, uint32_t f, uint32_t j, uint32_t c)
 	double		ab = 0;
 	double		bb = 0;
 
-	s->fa[k] = nb_view_a(a, f, c);
-	s->fb[k] = nb_view_b(a, f, c);
+	s->rem.fa[k] = nb_view_a(a, f, c);
+	s->rem.fb[k] = nb_view_b(a, f, c);
 	if (j != NB_NONE && cb != NB_NONE)
 	{
 		pb = nb_view_present(b, j, cb);
@@ -335,21 +319,21 @@ subtract_stats(Sub *s, uint32_t f, uint32_t j, uint32_t c)
 	}
 	about_feature(s, f);
 	about_class(s, c);
-	if (!sub_count(pa, pb, &s->present[k]))
+	if (!sub_count(pa, pb, &s->rem.present[k]))
 		return refuse_count(s, NB_SUBTRACT_NEGATIVE, NB_COUNT_ROWS, pa, pb);
-	if (stats == NB_STATS_TRUE_ROWS && !sub_count(nb_view_a(a, f, c), ab, &s->fa[k]))
+	if (stats == NB_STATS_TRUE_ROWS && !sub_count(nb_view_a(a, f, c), ab, &s->rem.fa[k]))
 		return refuse_count(s, NB_SUBTRACT_NEGATIVE, NB_COUNT_TRUE, nb_view_a(a, f, c), ab);
-	if (!within(&s->present[k], s->docs[c], nb_view_class_docs(a, c)))
+	if (!within(&s->rem.present[k], s->rem.class_docs[c], nb_view_class_docs(a, c)))
 		return refuse_count(s, NB_SUBTRACT_MISMATCH, NB_COUNT_ROWS, pa, pb);
-	if (stats == NB_STATS_TRUE_ROWS && !within(&s->fa[k], s->present[k], pa))
+	if (stats == NB_STATS_TRUE_ROWS && !within(&s->rem.fa[k], s->rem.present[k], pa))
 		return refuse_count(s, NB_SUBTRACT_MISMATCH, NB_COUNT_TRUE, nb_view_a(a, f, c), ab);
-	if (s->present[k] == 0)
+	if (s->rem.present[k] == 0)
 	{
-		s->fa[k] = 0;
-		s->fb[k] = 0;
+		s->rem.fa[k] = 0;
+		s->rem.fb[k] = 0;
 	}
 	else if (stats == NB_STATS_MOMENTS && pb > 0 &&
-			 !unmerge_moments(pa, &s->fa[k], &s->fb[k], s->present[k], pb, ab, bb))
+			 !unmerge_moments(pa, &s->rem.fa[k], &s->rem.fb[k], s->rem.present[k], pb, ab, bb))
 		return refuse_count(s, NB_SUBTRACT_MISMATCH, NB_COUNT_ROWS, pa, pb);
 	memset(s->err, 0, sizeof(*s->err));
 	return true;
@@ -362,23 +346,23 @@ subtract_overall(Sub *s, uint32_t f, uint32_t j)
 	double		x = nb_view_feature_rows(s->a, f);
 	double		y = j == NB_NONE ? 0 : nb_view_feature_rows(s->b, j);
 
-	s->rows[f] = x;
-	s->mean[f] = nb_view_feature_mean(s->a, f);
-	s->m2[f] = nb_view_feature_m2(s->a, f);
+	s->rem.rows[f] = x;
+	s->rem.mean[f] = nb_view_feature_mean(s->a, f);
+	s->rem.m2[f] = nb_view_feature_m2(s->a, f);
 	if (y == 0)
 		return true;
-	if (!sub_count(x, y, &s->rows[f]))
+	if (!sub_count(x, y, &s->rem.rows[f]))
 	{
 		about_feature(s, f);
 		return refuse_count(s, NB_SUBTRACT_NEGATIVE, NB_COUNT_VALUES, x, y);
 	}
-	if (s->rows[f] == 0)
+	if (s->rem.rows[f] == 0)
 	{
-		s->mean[f] = 0;
-		s->m2[f] = 0;
+		s->rem.mean[f] = 0;
+		s->rem.m2[f] = 0;
 		return true;
 	}
-	if (!unmerge_moments(x, &s->mean[f], &s->m2[f], s->rows[f], y,
+	if (!unmerge_moments(x, &s->rem.mean[f], &s->rem.m2[f], s->rem.rows[f], y,
 						 nb_view_feature_mean(s->b, j), nb_view_feature_m2(s->b, j)))
 	{
 		about_feature(s, f);
@@ -398,7 +382,7 @@ subtract_features(Sub *s)
 	bool		ok;
 
 	ok = map_strings(nb_view_feature_names(a), nb_view_feature_names(b),
-					 s->name, s->name_len, b_feature, &missing);
+					 s->rem.name, s->rem.name_len, b_feature, &missing);
 	if (!ok)
 	{
 		s->err->feature = nb_string_nth(nb_view_feature_names(b), missing, &s->err->feature_len);
@@ -442,7 +426,7 @@ is_position(const Sub *s, uint32_t f)
 {
 	return s->a->vector_len != 0 &&
 		nb_view_feature_type(s->a, f) == NB_FEATURE_GAUSSIAN &&
-		nb_is_position_name(s->name[f], s->name_len[f], s->a->vector_len);
+		nb_is_position_name(s->rem.name[f], s->rem.name_len[f], s->a->vector_len);
 }
 
 /*
@@ -463,23 +447,23 @@ plan_remaining(Sub *s)
 	for (uint32_t c = 0; c < a->n_classes; c++)
 	{
 		s->class_out[c] = NB_NONE;
-		if (s->docs[c] > 0)
+		if (s->rem.class_docs[c] > 0)
 		{
 			s->out_class[p->C] = c;
 			s->class_out[c] = p->C++;
 		}
 	}
 	for (uint32_t f = 0; f < a->n_features && !vector_left; f++)
-		if (is_position(s, f) && s->rows[f] > 0)
+		if (is_position(s, f) && s->rem.rows[f] > 0)
 			vector_left = true;
 	p->vector_len = vector_left ? a->vector_len : 0;
 	p->F = 0;
 	for (uint32_t f = 0; f < a->n_features; f++)
 	{
-		bool		left = (is_position(s, f) && vector_left) || s->rows[f] > 0;
+		bool		left = (is_position(s, f) && vector_left) || s->rem.rows[f] > 0;
 
 		for (uint32_t c = 0; c < a->n_classes && !left; c++)
-			left = s->present[(size_t) f * a->n_classes + c] > 0;
+			left = s->rem.present[(size_t) f * a->n_classes + c] > 0;
 		s->feature_out[f] = NB_NONE;
 		if (left)
 			s->feature_out[f] = p->F++;
@@ -500,7 +484,7 @@ entry_fits(Sub *s, uint32_t f, uint32_t c, double *docs)
 	size_t		k = (size_t) f * s->a->n_classes + c;
 
 	return s->class_out[c] != NB_NONE &&
-		within(docs, s->present[k], nb_view_present(s->a, f, c));
+		within(docs, s->rem.present[k], nb_view_present(s->a, f, c));
 }
 
 /* Refuse an entry of feature f's item (str, len) in a's class c. */
@@ -517,9 +501,10 @@ refuse_entry(Sub *s, uint32_t f, const char *str, uint32_t len, uint32_t c,
 
 /*
  * Copy the next r items of a, which b does not have, then check their
- * entries against what remains of their classes and feature.
+ * entries against what remains of their classes and feature (a mismatch
+ * is noted, see refuse_count).
  */
-static bool
+static void
 copy_checked(Sub *s, uint32_t f, NbCursor *cur, uint32_t r)
 {
 	const NbView *a = s->a;
@@ -549,7 +534,6 @@ copy_checked(Sub *s, uint32_t f, NbCursor *cur, uint32_t r)
 		e += ne;
 		nb_cursor_advance(a, &from);
 	}
-	return true;
 }
 
 /*
@@ -658,8 +642,9 @@ subtract_items(Sub *s)
 			c = nb_head_cmp(&ha, &hb);
 			if (c > 0)
 				break;
-			if (c == 0 ? !subtract_item(s, f, &ca, &cb) :
-				!copy_checked(s, f, &ca, nb_run_end(a, &ca, end_a, &hb) - ca.item))
+			if (c < 0)
+				copy_checked(s, f, &ca, nb_run_end(a, &ca, end_a, &hb) - ca.item);
+			else if (!subtract_item(s, f, &ca, &cb))
 				return false;
 		}
 		if (cb.item < end_b)
@@ -670,8 +655,8 @@ subtract_items(Sub *s)
 			s->err->item_len = nb_view_token_len(b, cb.item);
 			return refuse(s, NB_SUBTRACT_NO_ITEM);
 		}
-		if (ca.item < end_a && !copy_checked(s, f, &ca, end_a - ca.item))
-			return false;
+		if (ca.item < end_a)
+			copy_checked(s, f, &ca, end_a - ca.item);
 		if (s->feature_out[f] != NB_NONE)
 			s->p->items[s->feature_out[f]] = (uint32_t) (o->k - before);
 		else if (o->k != before)
@@ -770,7 +755,7 @@ subtract_lengths(Sub *s)
 				if (r == 0)
 					continue;
 				if (s->feature_out[f] == NB_NONE || s->class_out[c] == NB_NONE ||
-					!within(&r, s->present[k], nb_view_present(a, f, c)))
+					!within(&r, s->rem.present[k], nb_view_present(a, f, c)))
 				{
 					if (!refuse_length(s, f, c, length, NB_SUBTRACT_MISMATCH, wa, wb))
 						goto done;
@@ -806,10 +791,10 @@ fill_plan(Sub *s)
 	{
 		uint32_t	c = s->out_class[k];
 
-		p->label[k] = s->label[c];
-		p->label_len[k] = s->label_len[c];
-		p->class_docs[k] = s->docs[c];
-		p->label_bytes += s->label_len[c];
+		p->label[k] = s->rem.label[c];
+		p->label_len[k] = s->rem.label_len[c];
+		p->class_docs[k] = s->rem.class_docs[c];
+		p->label_bytes += s->rem.label_len[c];
 	}
 	p->name_bytes = 0;
 	for (uint32_t f = 0; f < a->n_features; f++)
@@ -818,21 +803,21 @@ fill_plan(Sub *s)
 
 		if (g == NB_NONE)
 			continue;
-		p->name[g] = s->name[f];
-		p->name_len[g] = s->name_len[f];
-		p->name_bytes += s->name_len[f];
+		p->name[g] = s->rem.name[f];
+		p->name_len[g] = s->rem.name_len[f];
+		p->name_bytes += s->rem.name_len[f];
 		p->type[g] = (uint32_t) nb_view_feature_type(a, f);
-		p->rows[g] = s->rows[f];
-		p->mean[g] = s->mean[f];
-		p->m2[g] = s->m2[f];
+		p->rows[g] = s->rem.rows[f];
+		p->mean[g] = s->rem.mean[f];
+		p->m2[g] = s->rem.m2[f];
 		for (uint32_t k = 0; k < p->C; k++)
 		{
 			size_t		from = (size_t) f * a->n_classes + s->out_class[k];
 			size_t		to = (size_t) g * p->C + k;
 
-			p->present[to] = s->present[from];
-			p->fa[to] = s->fa[from];
-			p->fb[to] = s->fb[from];
+			p->present[to] = s->rem.present[from];
+			p->fa[to] = s->rem.fa[from];
+			p->fb[to] = s->rem.fb[from];
 		}
 	}
 	p->text_only = nb_plan_is_text_only(p);
@@ -842,48 +827,31 @@ fill_plan(Sub *s)
 static void
 sub_free(Sub *s)
 {
-	nb_free(s->label);
-	nb_free(s->label_len);
+	nb_plan_free(&s->rem);
 	nb_free(s->b_class);
 	nb_free(s->a_class_b);
 	nb_free(s->class_out);
 	nb_free(s->out_class);
-	nb_free(s->name);
-	nb_free(s->name_len);
 	nb_free(s->a_feature_b);
 	nb_free(s->feature_out);
-	nb_free(s->docs);
-	nb_free(s->present);
-	nb_free(s->fa);
-	nb_free(s->fb);
-	nb_free(s->rows);
-	nb_free(s->mean);
-	nb_free(s->m2);
 }
 
-NbSubtraction *
-nb_subtraction_create(const NbView *a, const NbView *b, NbSubtractError *err)
+NbPlan *
+nb_subtract_plan(const NbView *a, const NbView *b, NbSubtractError *err)
 {
-	NbSubtraction *result = nb_alloc_zero(sizeof(NbSubtraction));
+	NbPlan	   *result;
 	size_t		Ca = a->n_classes;
 	size_t		Fa = a->n_features;
-	size_t		fc = Fa * Ca + 1;
 	Sub			s;
 	bool		ok;
 
 	memset(err, 0, sizeof(*err));
-	memset(&s, 0, sizeof(s));
-	s.a = a;
-	s.b = b;
-	s.err = err;
-	s.p = &result->p;
 	err->inputs_a = nb_view_input_kinds(a);
 	err->inputs_b = nb_view_input_kinds(b);
 	err->compat = nb_compat_check(err->inputs_a, &a->settings, err->inputs_b, &b->settings);
 	if (err->compat != NB_COMPAT_OK)
 	{
 		err->status = NB_SUBTRACT_COMPAT;
-		nb_free(result);
 		return NULL;
 	}
 	if (b->vector_len != 0 && b->vector_len != a->vector_len)
@@ -891,26 +859,25 @@ nb_subtraction_create(const NbView *a, const NbView *b, NbSubtractError *err)
 		err->status = NB_SUBTRACT_VECTOR;
 		err->vector_a = a->vector_len;
 		err->vector_b = b->vector_len;
-		nb_free(result);
 		return NULL;
 	}
-	s.label = nb_alloc(sizeof(char *) * (Ca + 1));
-	s.label_len = nb_alloc(sizeof(uint32_t) * (Ca + 1));
+	result = nb_alloc_zero(sizeof(NbPlan));
+	memset(&s, 0, sizeof(s));
+	s.a = a;
+	s.b = b;
+	s.err = err;
+	s.p = result;
+	s.rem.C = a->n_classes;
+	s.rem.F = a->n_features;
+	nb_plan_alloc_classes(&s.rem, Ca);
+	nb_plan_alloc_features(&s.rem, Fa);
+	nb_plan_alloc_stats(&s.rem);
 	s.b_class = nb_alloc(sizeof(uint32_t) * ((size_t) b->n_classes + 1));
 	s.a_class_b = nb_alloc(sizeof(uint32_t) * (Ca + 1));
 	s.class_out = nb_alloc(sizeof(uint32_t) * (Ca + 1));
 	s.out_class = nb_alloc(sizeof(uint32_t) * (Ca + 1));
-	s.name = nb_alloc(sizeof(char *) * (Fa + 1));
-	s.name_len = nb_alloc(sizeof(uint32_t) * (Fa + 1));
 	s.a_feature_b = nb_alloc(sizeof(uint32_t) * (Fa + 1));
 	s.feature_out = nb_alloc(sizeof(uint32_t) * (Fa + 1));
-	s.docs = nb_alloc(sizeof(double) * (Ca + 1));
-	s.present = nb_alloc(sizeof(double) * fc);
-	s.fa = nb_alloc(sizeof(double) * fc);
-	s.fb = nb_alloc(sizeof(double) * fc);
-	s.rows = nb_alloc_zero(sizeof(double) * (Fa + 1));
-	s.mean = nb_alloc_zero(sizeof(double) * (Fa + 1));
-	s.m2 = nb_alloc_zero(sizeof(double) * (Fa + 1));
 
 	ok = subtract_classes(&s) && subtract_features(&s);
 	if (ok)
@@ -939,29 +906,4 @@ nb_subtraction_create(const NbView *a, const NbView *b, NbSubtractError *err)
 		return NULL;
 	}
 	return result;
-}
-
-bool
-nb_subtraction_empty(const NbSubtraction *s)
-{
-	return s->p.C == 0;
-}
-
-size_t
-nb_subtraction_size(const NbSubtraction *s, size_t max_size)
-{
-	return nb_plan_size(&s->p, max_size);
-}
-
-void
-nb_subtraction_write(const NbSubtraction *s, unsigned char *buf, size_t size, NbView *out)
-{
-	nb_plan_write(&s->p, buf, size, out);
-}
-
-void
-nb_subtraction_destroy(NbSubtraction *s)
-{
-	nb_plan_free(&s->p);
-	nb_free(s);
 }

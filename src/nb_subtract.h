@@ -2,35 +2,15 @@
  * nb_subtract.h — unlearning: the model of the rows of a without the rows
  * of b, where b's rows are among a's.
  *
- * The exact inverse of nb_merge: counts and document counts subtract, the
- * Gaussian statistics (per class and overall) by the inverse of the
- * parallel update nb_moments_add makes.  Classes, items (their entries)
- * and features whose counts reach zero disappear, so subtracting b from
- * nb_merge(a, b) gives a byte for byte when the counts are integers
- * (unweighted rows).  Like merging, it walks the sorted runs of both
- * models (nb_runs.h) and copies the stretches of items b does not have.
- *
- * Rounding.  With fractional weights a count that should reach zero may
- * miss it by a few units in the last place, and one that should equal
- * another (a token in every document of its class) may pass it.  A
- * difference within NB_SUBTRACT_TOLERANCE of the count it is subtracted
- * from (the minuend) is therefore zero, and a count that passes its bound
- * (the documents of its class, the rows of its feature) by no more than
- * that much of the bound's minuend is set to the bound.  Anything more is
+ * The exact inverse of nb_merge, walking the sorted runs of both models
+ * (nb_runs.h): counts, document counts and the bins of the length
+ * histograms subtract, Gaussian statistics (per class and overall) by the
+ * inverse of nb_moments_add, and classes, items and features whose counts
+ * reach zero disappear.  Without lengths in a or b (versions 1 and 2) the
+ * result has none.  What comes back exactly, and the rounding tolerance
+ * below: src/README.md, "Training, in detail".  A count past its bound (the
+ * documents of its class, the rows of its feature) beyond the tolerance is
  * refused: the rows of b are then not among the rows of a.
- *
- * The document length histograms of bags (format version 3) subtract bin by
- * bin like counts.  If a's or b's bags have no lengths (versions 1 and 2),
- * the result has none either: its lengths are unknown.
- *
- * Gaussian means and sums of squared deviations are no counts: they come
- * from the inverse update to within rounding (an error of a few units in
- * the last place of the statistic they are subtracted from, times the
- * ratio of the rows before to the rows left), and among the doubles nearest
- * to that the ones that merge with b back to exactly a's statistics are
- * chosen, so the identity above holds for them too whenever rounding lets
- * it (merging can lose bits that no inverse recovers).  A sum of squares
- * within the tolerance of the one it is subtracted from is 0.
  */
 #ifndef NB_SUBTRACT_H
 #define NB_SUBTRACT_H
@@ -40,6 +20,7 @@
 #include <stdint.h>
 
 #include "nb_format.h"
+#include "nb_runs.h"
 
 /*
  * Relative tolerance of a count's subtraction (see above): 1e-10 of the
@@ -101,25 +82,12 @@ typedef struct NbSubtractError
 	double		length;			/* NB_COUNT_LENGTH_ROWS: the document length */
 } NbSubtractError;
 
-typedef struct NbSubtraction NbSubtraction;
-
 /*
- * Plan a minus b (validated views that must stay valid until
- * nb_subtraction_destroy).  NULL, with *err filled, if b holds something
- * a does not.
+ * The plan of a minus b (validated views that must stay valid until
+ * nb_plan_destroy), to write with nb_plan_size and nb_plan_write; without
+ * classes (C == 0) when nothing is left: the empty model.  NULL, with *err
+ * filled, if b holds something a does not.
  */
-NbSubtraction *nb_subtraction_create(const NbView *a, const NbView *b, NbSubtractError *err);
-
-/* Whether nothing is left (no class has documents): the empty model. */
-bool		nb_subtraction_empty(const NbSubtraction *s);
-
-/* Exact size of the result (not empty), or 0 if it would exceed max_size. */
-size_t		nb_subtraction_size(const NbSubtraction *s, size_t max_size);
-
-/* Write the result into buf of nb_subtraction_size bytes; *out describes it. */
-void		nb_subtraction_write(const NbSubtraction *s, unsigned char *buf, size_t size,
-								 NbView *out);
-
-void		nb_subtraction_destroy(NbSubtraction *s);
+NbPlan	   *nb_subtract_plan(const NbView *a, const NbView *b, NbSubtractError *err);
 
 #endif

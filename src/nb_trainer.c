@@ -516,10 +516,6 @@ nb_trainer_add_length(NbTrainer *t, uint32_t feature, uint32_t cls, double lengt
 		t->overflow = true;
 }
 
-/*
- * End the current document: the lengths of its bags go to the histograms
- * (an empty bag has none, see nb_format.h).
- */
 void
 nb_trainer_end_doc(NbTrainer *t)
 {

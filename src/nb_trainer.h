@@ -255,9 +255,10 @@ nb_trainer_is_empty(const NbTrainer *t)
 }
 
 /*
- * End the current document: its lengths are added, which can grow a table.
- * The three functions below do it too; a caller that must choose where
- * that memory comes from calls this first.
+ * End the current document: the lengths of its bags are added (an empty
+ * bag has none, see nb_format.h), which can grow a table.  The three
+ * functions below do it too; a caller that must choose where that memory
+ * comes from calls this first.
  */
 void		nb_trainer_end_doc(NbTrainer *t);
 

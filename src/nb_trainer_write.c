@@ -21,82 +21,47 @@ typedef struct Entry
 } Entry;
 
 /*
- * Step *pos (0 at first) through the entries: the inline counts item by
- * item, then the pair table, then the spread classes' dense counts.  False
- * after the last.
+ * Add every entry to sums: the inline counts item by item, then the pair
+ * table, then the spread classes' dense counts.
  */
-static bool
-next_entry(const NbTrainer *t, uint64_t *pos, Entry *e)
+static void
+add_entry_sums(const NbTrainer *t, NbSums *sums)
 {
-	uint64_t	in_slots = (uint64_t) t->tokens.count * NB_INLINE_CLASSES;
-
-	for (; *pos < in_slots; (*pos)++)
+	for (uint64_t i = 0; i < (uint64_t) t->tokens.count * NB_INLINE_CLASSES; i++)
 	{
-		uint32_t	c = (uint32_t) (*pos % NB_INLINE_CLASSES);
-		const NbItemCounts *in = t->inline_counts[c] == NULL ? NULL :
-			&t->inline_counts[c][*pos / NB_INLINE_CLASSES];
+		const NbItemCounts *counts = t->inline_counts[i % NB_INLINE_CLASSES];
+		const NbItemCounts *in = counts == NULL ? NULL : &counts[i / NB_INLINE_CLASSES];
 
-		nb_interrupt_at(*pos);
+		nb_interrupt_at(i);
 		if (in != NULL && in->count != 0)
-		{
-			e->item = (uint32_t) (*pos / NB_INLINE_CLASSES);
-			e->cls = c;
-			e->count = in->count;
-			e->docs = in->docs;
-			(*pos)++;
-			return true;
-		}
+			nb_sums_add_entry(sums, in->count, in->docs);
 	}
-	for (; *pos - in_slots <= t->pair_mask; (*pos)++)
+	for (uint64_t i = 0; i <= t->pair_mask; i++)
 	{
-		const NbPairSlot *s = &t->pairs[*pos - in_slots];
-
-		nb_interrupt_at(*pos);
-		if (s->key != NB_EMPTY_KEY)
-		{
-			e->item = (uint32_t) (s->key >> 32);
-			e->cls = (uint32_t) s->key;
-			e->count = s->count;
-			e->docs = s->docs;
-			(*pos)++;
-			return true;
-		}
+		nb_interrupt_at(i);
+		if (t->pairs[i].key != NB_EMPTY_KEY)
+			nb_sums_add_entry(sums, t->pairs[i].count, t->pairs[i].docs);
 	}
-	for (; t->spread != NULL && *pos - in_slots - (t->pair_mask + 1) <
-		 (uint64_t) t->tokens.count * t->spread_classes; (*pos)++)
+	for (uint64_t i = 0; t->spread != NULL && i < (uint64_t) t->tokens.count * t->spread_classes; i++)
 	{
-		uint64_t	i = *pos - in_slots - (t->pair_mask + 1);
-		const NbItemCounts *cell = &t->spread[i];
-
-		nb_interrupt_at(*pos);
-		if (cell->docs != 0)
-		{
-			e->item = (uint32_t) (i / t->spread_classes);
-			e->cls = (uint32_t) (i % t->spread_classes);
-			e->count = cell->count;
-			e->docs = cell->docs;
-			(*pos)++;
-			return true;
-		}
+		nb_interrupt_at(i);
+		if (t->spread[i].docs != 0)
+			nb_sums_add_entry(sums, t->spread[i].count, t->spread[i].docs);
 	}
-	return false;
 }
 
 bool
 nb_trainer_sums_finite(NbTrainer *t)
 {
 	NbSums		sums = {0, 0, 0};
-	uint64_t	pos = 0;
 	uint64_t	work = 0;
-	Entry		en;
 
 	nb_trainer_end_doc(t);
 	if (t->overflow || t->underflow)
 		return false;
 	for (uint32_t c = 0; c < t->classes.count; c++)
 		nb_sums_add_class(&sums, t->class_docs[c]);
-	while (next_entry(t, &pos, &en))
-		nb_sums_add_entry(&sums, en.count, en.docs);
+	add_entry_sums(t, &sums);
 	/*
 	 * nb_view_open sums each histogram's weights and weighted lengths: the
 	 * sums over all of them, of positive terms, bound those (the weighted
@@ -788,15 +753,14 @@ write_model(NbTrainer *t, unsigned char *buf, size_t size, NbView *view)
 }
 
 void
-nb_trainer_write(NbTrainer *t, unsigned char *buf, size_t size)
-{
-	nb_trainer_end_doc(t);
-	write_model(t, buf, size, NULL);
-}
-
-void
 nb_trainer_write_view(NbTrainer *t, unsigned char *buf, size_t size, NbView *view)
 {
 	nb_trainer_end_doc(t);
 	write_model(t, buf, size, view);
+}
+
+void
+nb_trainer_write(NbTrainer *t, unsigned char *buf, size_t size)
+{
+	nb_trainer_write_view(t, buf, size, NULL);
 }

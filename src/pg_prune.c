@@ -33,17 +33,17 @@ parse_prune_option(const char *name, const JsonbValue *val, void *arg)
 
 	if (strcmp(name, "top_k") == 0)
 	{
-		if (!nb_jsonb_number(val, &x) || nb_prune_set_top_k(o, x) != NB_PRUNE_OK)
+		if (!nb_jsonb_number(val, &x) || !nb_prune_set_top_k(o, x))
 			prune_option_error("top_k", TOP_K_DETAIL);
 	}
 	else if (strcmp(name, "min_documents") == 0)
 	{
-		if (!nb_jsonb_number(val, &x) || nb_prune_set_min_documents(o, x) != NB_PRUNE_OK)
+		if (!nb_jsonb_number(val, &x) || !nb_prune_set_min_documents(o, x))
 			prune_option_error("min_documents", MIN_DOCUMENTS_DETAIL);
 	}
 	else if (strcmp(name, "max_document_fraction") == 0)
 	{
-		if (!nb_jsonb_number(val, &x) || nb_prune_set_max_document_fraction(o, x) != NB_PRUNE_OK)
+		if (!nb_jsonb_number(val, &x) || !nb_prune_set_max_document_fraction(o, x))
 			prune_option_error("max_document_fraction", FRACTION_DETAIL);
 	}
 	else

@@ -14,6 +14,12 @@
 
 PG_FUNCTION_INFO_V1(nb_subtract);
 
+/* Refuse the subtraction (SQLSTATE 22023): b is not part of a. */
+#define not_among(...) \
+	ereport(ERROR, \
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE), __VA_ARGS__, \
+			 errhint("The rows of the second model must be among the rows of the first.")))
+
 /* What an NbSubtractError's count is about, in words: "documents of class "spam"". */
 static char *
 count_words(const NbSubtractError *e)
@@ -73,71 +79,44 @@ report_subtract_error(const NbSubtractError *e)
 			break;
 		case NB_SUBTRACT_VECTOR:
 			if (e->vector_a == 0)
-				ereport(ERROR,
-						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						 errmsg("cannot subtract naive Bayes models: the first model has no float8[] rows"),
-						 errdetail("The second model has float8[] rows of %u elements.", e->vector_b),
-						 errhint("The rows of the second model must be among the rows of the first.")));
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("cannot subtract naive Bayes models trained on float8[] of different lengths"),
-					 errdetail("The first model has %u elements per row, the second %u.",
-							   e->vector_a, e->vector_b),
-					 errhint("The rows of the second model must be among the rows of the first.")));
+				not_among(errmsg("cannot subtract naive Bayes models: the first model has no float8[] rows"),
+						  errdetail("The second model has float8[] rows of %u elements.", e->vector_b));
+			not_among(errmsg("cannot subtract naive Bayes models trained on float8[] of different lengths"),
+					  errdetail("The first model has %u elements per row, the second %u.",
+								e->vector_a, e->vector_b));
 			break;
 		case NB_SUBTRACT_NO_CLASS:
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("cannot subtract naive Bayes models: the first model has no class \"%s\"",
-							nb_cut_str(e->label, e->label_len)),
-					 errhint("The rows of the second model must be among the rows of the first.")));
+			not_among(errmsg("cannot subtract naive Bayes models: the first model has no class \"%s\"",
+							 nb_cut_str(e->label, e->label_len)));
 			break;
 		case NB_SUBTRACT_NO_FEATURE:
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("cannot subtract naive Bayes models: the first model has no feature \"%s\"",
-							nb_cut_str(e->feature, e->feature_len)),
-					 errhint("The rows of the second model must be among the rows of the first.")));
+			not_among(errmsg("cannot subtract naive Bayes models: the first model has no feature \"%s\"",
+							 nb_cut_str(e->feature, e->feature_len)));
 			break;
 		case NB_SUBTRACT_TYPE:
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("cannot subtract naive Bayes models: feature \"%s\" has different types",
-							nb_cut_str(e->feature, e->feature_len)),
-					 errdetail("It is %s in the first model and %s in the second.",
-							   nb_feature_type(e->type_a)->prose, nb_feature_type(e->type_b)->prose),
-					 errhint("The rows of the second model must be among the rows of the first.")));
+			not_among(errmsg("cannot subtract naive Bayes models: feature \"%s\" has different types",
+							 nb_cut_str(e->feature, e->feature_len)),
+					  errdetail("It is %s in the first model and %s in the second.",
+								nb_feature_type(e->type_a)->prose, nb_feature_type(e->type_b)->prose));
 			break;
 		case NB_SUBTRACT_NO_ITEM:
 			if (e->label != NULL)
-				ereport(ERROR,
-						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						 errmsg("cannot subtract naive Bayes models: the first model has no \"%s\" among the %s of feature \"%s\" in class \"%s\"",
-								nb_cut_str(e->item, e->item_len), nb_feature_type(e->type_a)->items,
-								nb_cut_str(e->feature, e->feature_len), nb_cut_str(e->label, e->label_len)),
-						 errhint("The rows of the second model must be among the rows of the first.")));
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("cannot subtract naive Bayes models: the first model has no \"%s\" among the %s of feature \"%s\"",
-							nb_cut_str(e->item, e->item_len), nb_feature_type(e->type_a)->items,
-							nb_cut_str(e->feature, e->feature_len)),
-					 errhint("The rows of the second model must be among the rows of the first.")));
+				not_among(errmsg("cannot subtract naive Bayes models: the first model has no \"%s\" among the %s of feature \"%s\" in class \"%s\"",
+								 nb_cut_str(e->item, e->item_len), nb_feature_type(e->type_a)->items,
+								 nb_cut_str(e->feature, e->feature_len), nb_cut_str(e->label, e->label_len)));
+			not_among(errmsg("cannot subtract naive Bayes models: the first model has no \"%s\" among the %s of feature \"%s\"",
+							 nb_cut_str(e->item, e->item_len), nb_feature_type(e->type_a)->items,
+							 nb_cut_str(e->feature, e->feature_len)));
 			break;
 		case NB_SUBTRACT_NEGATIVE:
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("cannot subtract naive Bayes models: the second model has more %s than the first",
-							count_words(e)),
-					 errdetail("The first model has %s, the second %s.",
-							   float8out_internal(e->minuend), float8out_internal(e->subtrahend)),
-					 errhint("The rows of the second model must be among the rows of the first.")));
+			not_among(errmsg("cannot subtract naive Bayes models: the second model has more %s than the first",
+							 count_words(e)),
+					  errdetail("The first model has %s, the second %s.",
+								float8out_internal(e->minuend), float8out_internal(e->subtrahend)));
 			break;
 		case NB_SUBTRACT_MISMATCH:
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("cannot subtract naive Bayes models: the %s would outnumber the rows that contain them",
-							count_words(e)),
-					 errhint("The rows of the second model must be among the rows of the first.")));
+			not_among(errmsg("cannot subtract naive Bayes models: the %s would outnumber the rows that contain them",
+							 count_words(e)));
 			break;
 		case NB_SUBTRACT_OK:
 			break;
@@ -159,7 +138,7 @@ nb_subtract(PG_FUNCTION_ARGS)
 	NbView		b;
 	NbView		out;
 	NbSubtractError err;
-	NbSubtraction *s;
+	NbPlan	   *s;
 	struct varlena *result = NULL;
 
 	if (PG_ARGISNULL(0))
@@ -175,17 +154,17 @@ nb_subtract(PG_FUNCTION_ARGS)
 	/* the result is at most as large as a */
 	if (a.size > NB_MODEL_MAX_SIZE)
 		nb_report_too_large(a.size);
-	s = nb_subtraction_create(&a, &b, &err);
+	s = nb_subtract_plan(&a, &b, &err);
 	if (s == NULL)
 		report_subtract_error(&err);
-	if (!nb_subtraction_empty(s))
+	if (s->C > 0)
 	{
-		size_t		size = nb_subtraction_size(s, NB_MODEL_MAX_SIZE);
+		size_t		size = nb_plan_size(s, NB_MODEL_MAX_SIZE);
 
 		result = nb_model_alloc(size, caller);
-		nb_subtraction_write(s, (unsigned char *) VARDATA(result), size, &out);
+		nb_plan_write(s, (unsigned char *) VARDATA(result), size, &out);
 	}
-	nb_subtraction_destroy(s);
+	nb_plan_destroy(s);
 	MemoryContextSwitchTo(caller);
 	MemoryContextDelete(scratch);
 	if (result == NULL)

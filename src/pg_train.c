@@ -76,13 +76,6 @@ row_weight_at(FunctionCallInfo fcinfo, int weight_arg, double *weight)
 	return !PG_ARGISNULL(1) && !PG_ARGISNULL(2) && *weight > 0;
 }
 
-/* The same for (state, label, features [, weight]). */
-static bool
-row_weight(FunctionCallInfo fcinfo, double *weight)
-{
-	return row_weight_at(fcinfo, PG_NARGS() > 3 ? 3 : -1, weight);
-}
-
 /* Start the row's document; a new class is allocated in the state's context. */
 static void
 begin_doc(NbExpandedModel *em, text *label, double weight)
@@ -132,13 +125,31 @@ type_conflict(NbExpandedModel *em, const char *name, uint32 len, NbFeatureType t
 			 len == 0 ? errhint("The features of text[] and tsvector rows are the bag of tokens named \"\".") : 0));
 }
 
-
 /* The aggregate's memory context (a direct call is refused). */
 static MemoryContext
 aggregate_context(FunctionCallInfo fcinfo)
 {
 	return nb_aggregate_context(fcinfo, "nbc_train_transfn", "nb_train");
 }
+
+/*
+ * The state to update for a row of (state, label, features [, weight]),
+ * and its label and weight; NULL if the row adds nothing (see
+ * row_weight_at).  The label is detoasted in the per-row context.
+ */
+static NbExpandedModel *
+row_state(FunctionCallInfo fcinfo, text **label, double *weight)
+{
+	MemoryContext aggctx = aggregate_context(fcinfo);
+	NbExpandedModel *em;
+
+	if (!row_weight_at(fcinfo, PG_NARGS() > 3 ? 3 : -1, weight))
+		return NULL;
+	em = state_for_update(fcinfo, aggctx);
+	*label = nb_label_arg(fcinfo, 1, &fcinfo->flinfo->fn_extra);
+	return em;
+}
+
 /*
  * Tokens of a text[] or tsvector row added to the trainer at a time: the
  * row's scratch memory (references, hashes, ids) stays this small however
@@ -153,7 +164,6 @@ aggregate_context(FunctionCallInfo fcinfo)
 static Datum
 train_row(FunctionCallInfo fcinfo, bool tsvector_features)
 {
-	MemoryContext aggctx;
 	NbExpandedModel *em;
 	double		weight;
 	text	   *label;
@@ -165,13 +175,10 @@ train_row(FunctionCallInfo fcinfo, bool tsvector_features)
 	uint32		n;
 	MemoryContext old;
 
-	aggctx = aggregate_context(fcinfo);
-	if (!row_weight(fcinfo, &weight))
+	em = row_state(fcinfo, &label, &weight);
+	if (em == NULL)
 		return unchanged_state(fcinfo);
-
 	/* detoast the inputs in the per-row context, not the state's */
-	em = state_for_update(fcinfo, aggctx);
-	label = nb_label_arg(fcinfo, 1, &fcinfo->flinfo->fn_extra);
 	if (tsvector_features)
 		tsv = PG_GETARG_TSVECTOR(2);
 	else
@@ -365,25 +372,18 @@ train_boolean(void *arg, const char *key, uint32 key_len, bool x)
 Datum
 nb_train_jsonb_transfn(PG_FUNCTION_ARGS)
 {
-	MemoryContext aggctx;
 	NbExpandedModel *em;
 	double		weight;
 	text	   *label;
-	Jsonb	   *features;
 	NbJsonbVisitor visitor = {NULL, train_reserve, train_bag, train_category,
 		train_real, train_boolean};
 
-	aggctx = aggregate_context(fcinfo);
-	if (!row_weight(fcinfo, &weight))
+	em = row_state(fcinfo, &label, &weight);
+	if (em == NULL)
 		return unchanged_state(fcinfo);
-
-	em = state_for_update(fcinfo, aggctx);
-	label = nb_label_arg(fcinfo, 1, &fcinfo->flinfo->fn_extra);
-	features = PG_GETARG_JSONB_P(2);
 	visitor.arg = em;
-
 	begin_doc(em, label, weight);
-	nb_jsonb_features(features, &visitor);
+	nb_jsonb_features(PG_GETARG_JSONB_P(2), &visitor);
 	nb_expanded_check(em);
 	PG_RETURN_DATUM(EOHPGetRWDatum(&em->hdr));
 }
@@ -392,7 +392,6 @@ nb_train_jsonb_transfn(PG_FUNCTION_ARGS)
 Datum
 nb_train_float8_transfn(PG_FUNCTION_ARGS)
 {
-	MemoryContext aggctx;
 	NbExpandedModel *em;
 	double		weight;
 	text	   *label;
@@ -403,12 +402,9 @@ nb_train_float8_transfn(PG_FUNCTION_ARGS)
 	const uint32 *ids;
 	MemoryContext old;
 
-	aggctx = aggregate_context(fcinfo);
-	if (!row_weight(fcinfo, &weight))
+	em = row_state(fcinfo, &label, &weight);
+	if (em == NULL)
 		return unchanged_state(fcinfo);
-
-	em = state_for_update(fcinfo, aggctx);
-	label = nb_label_arg(fcinfo, 1, &fcinfo->flinfo->fn_extra);
 	nb_float8_features(PG_GETARG_ARRAYTYPE_P(2), &values, &nulls, &n);
 	if (n == 0)
 		ereport(ERROR,

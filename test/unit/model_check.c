@@ -1904,24 +1904,24 @@ check_subtract(const unsigned char *bytes, size_t size, const NbView *v, char *e
 	NbView		check;
 	NbFormatError fe;
 	NbSubtractError se;
-	NbSubtraction *s = nb_subtraction_create(v, v, &se);
+	NbPlan	   *s = nb_subtract_plan(v, v, &se);
 
-	if (s == NULL || !nb_subtraction_empty(s))
+	if (s == NULL || s->C > 0)
 		FAILF("subtract a model from itself: %s (status %d)",
 			  s == NULL ? "refused" : "something left", (int) se.status);
-	nb_subtraction_destroy(s);
+	nb_plan_destroy(s);
 	s = NULL;
 	if (!nb_merger_write(m, mbytes, msize, &twice))
 		goto done;				/* doubling overflowed: nothing to subtract from */
-	s = nb_subtraction_create(&twice, v, &se);
-	if (s == NULL || nb_subtraction_empty(s))
+	s = nb_subtract_plan(&twice, v, &se);
+	if (s == NULL || s->C == 0)
 		FAILF("subtract a model from its double: %s (status %d)",
 			  s == NULL ? "refused" : "nothing left", (int) se.status);
 	{
-		size_t		ssize = nb_subtraction_size(s, SIZE_MAX);
+		size_t		ssize = nb_plan_size(s, SIZE_MAX);
 
 		sbytes = malloc(ssize);
-		nb_subtraction_write(s, sbytes, ssize, &out);
+		nb_plan_write(s, sbytes, ssize, &out);
 		if (!nb_view_open(&check, sbytes, ssize, &fe))
 			FAILF("subtract a model from its double: the result is invalid: %s", fe.message);
 		if (survives_subtraction(v) &&
@@ -1936,14 +1936,14 @@ check_subtract(const unsigned char *bytes, size_t size, const NbView *v, char *e
 				  ssize, size, at);
 		}
 	}
-	nb_subtraction_destroy(s);
-	s = nb_subtraction_create(v, &twice, &se);
+	nb_plan_destroy(s);
+	s = nb_subtract_plan(v, &twice, &se);
 	if (s != NULL || se.status != NB_SUBTRACT_NEGATIVE)
 		FAILF("subtract its double from a model: not refused as negative (status %d)",
 			  (int) se.status);
 done:
 	if (s != NULL)
-		nb_subtraction_destroy(s);
+		nb_plan_destroy(s);
 	free(mbytes);
 	free(sbytes);
 	nb_merger_destroy(m);

@@ -280,19 +280,19 @@ int_op_flat_subtract(void)
 {
 	NbView		out;
 	NbSubtractError err;
-	NbSubtraction *s = nb_subtraction_create(&ifx.twice_view, &ifx.view, &err);
+	NbPlan	   *s = nb_subtract_plan(&ifx.twice_view, &ifx.view, &err);
 	size_t		size;
 	unsigned char *result;
 	uint64_t	d;
 
-	if (s == NULL || nb_subtraction_empty(s))
+	if (s == NULL || s->C == 0)
 		abort();
-	size = nb_subtraction_size(s, SIZE_MAX);
+	size = nb_plan_size(s, SIZE_MAX);
 	result = nb_alloc(size);
-	nb_subtraction_write(s, result, size, &out);
+	nb_plan_write(s, result, size, &out);
 	d = nb_hash_bytes(result, size, 4);
 	nb_free(result);
-	nb_subtraction_destroy(s);
+	nb_plan_destroy(s);
 	return d;
 }
 

@@ -90,12 +90,12 @@ subtract(const Model *a, const Model *b, NbSubtractError *err)
 	NbView		reopened;
 	NbFormatError ferr;
 	Model		r = {NULL, 0};
-	NbSubtraction *s;
+	NbPlan	   *s;
 
 	memset(err, 0, sizeof(*err));
 	if (!open_model(a, &va) || !open_model(b, &vb))
 		return r;
-	s = nb_subtraction_create(&va, &vb, err);
+	s = nb_subtract_plan(&va, &vb, err);
 	if (s == NULL)
 	{
 		if (err->status == NB_SUBTRACT_OK)
@@ -104,15 +104,15 @@ subtract(const Model *a, const Model *b, NbSubtractError *err)
 	}
 	if (err->status != NB_SUBTRACT_OK)
 		fail_at(__LINE__, "a reason (%d) without a refusal", (int) err->status);
-	if (nb_subtraction_empty(s))
+	if (s->C == 0)
 	{
-		nb_subtraction_destroy(s);
+		nb_plan_destroy(s);
 		return r;
 	}
-	r.size = nb_subtraction_size(s, SIZE_MAX);
+	r.size = nb_plan_size(s, SIZE_MAX);
 	r.bytes = malloc(r.size);
-	nb_subtraction_write(s, r.bytes, r.size, &out);
-	nb_subtraction_destroy(s);
+	nb_plan_write(s, r.bytes, r.size, &out);
+	nb_plan_destroy(s);
 	if (!nb_view_open(&reopened, r.bytes, r.size, &ferr))
 		fail_at(__LINE__, "the result is not a valid model: %s", ferr.message);
 	else

@@ -361,18 +361,18 @@ static Written
 subtract(const NbView *a, const NbView *b, NbView *out)
 {
 	NbSubtractError err;
-	NbSubtraction *s = nb_subtraction_create(a, b, &err);
+	NbPlan	   *s = nb_subtract_plan(a, b, &err);
 	Written		w = {NULL, 0};
 
 	if (s == NULL)
 		return w;
-	if (!nb_subtraction_empty(s))
+	if (s->C > 0)
 	{
-		w.size = nb_subtraction_size(s, SIZE_MAX);
+		w.size = nb_plan_size(s, SIZE_MAX);
 		w.bytes = malloc(w.size);
-		nb_subtraction_write(s, w.bytes, w.size, out);
+		nb_plan_write(s, w.bytes, w.size, out);
 	}
-	nb_subtraction_destroy(s);
+	nb_plan_destroy(s);
 	return w;
 }
 
@@ -430,11 +430,11 @@ test_prunes(void)
 						continue;
 					nb_prune_options_init(&o);
 					if (top_k[k] >= 0)
-						CHECK(nb_prune_set_top_k(&o, top_k[k]) == NB_PRUNE_OK, "top_k refused");
-					CHECK(nb_prune_set_min_documents(&o, min_docs[d]) == NB_PRUNE_OK,
+						CHECK(nb_prune_set_top_k(&o, top_k[k]), "top_k refused");
+					CHECK(nb_prune_set_min_documents(&o, min_docs[d]),
 						  "min_documents refused");
 					if (fraction[f] >= 0)
-						CHECK(nb_prune_set_max_document_fraction(&o, fraction[f]) == NB_PRUNE_OK,
+						CHECK(nb_prune_set_max_document_fraction(&o, fraction[f]),
 							  "max_document_fraction refused");
 					p = nb_pruner_create(&v, &o);
 					w.size = nb_pruner_size(p, SIZE_MAX);
