@@ -7,13 +7,9 @@
  * token plus one addition per (item, class) entry of its items, plus
  * O(classes) per present feature.
  *
- * Zero probabilities (a pseudo-count of 0: alpha = 0, or 1 under the map
- * estimator) are tracked exactly instead of as -inf: each score is a pair
- * (f, z) meaning  e^f * eps^z  as eps -> 0+, every pseudo-count of 0 taken
- * as eps, where z counts zero factors.  The posterior is the limit of the
- * smoothed posterior: the classes with the smallest z share the probability
- * in proportion to e^f.  With positive pseudo-counts every z is 0 and this
- * is the ordinary posterior.
+ * Zero probabilities (a pseudo-count of 0, src/README.md "alpha = 0") are
+ * tracked exactly instead of as -inf: each score is a pair (f, z) meaning
+ * e^f * eps^z as eps -> 0+, where z counts zero factors.
  */
 #ifndef NB_SCORER_H
 #define NB_SCORER_H

@@ -2,36 +2,16 @@
  * nb_scorer_build.c — a scorer made from a model: the event models'
  * smoothed terms, per class and per entry (scoring is nb_scorer.c).
  *
- * Notation: V vocabulary size, N_jc weighted count of token j in class c,
- * d_jc weighted documents of class c containing j, T_c = sum_j N_jc,
- * D_c documents of class c, F_j = sum_c N_jc, T = sum_c T_c, x_j the
- * document's count of token j, n = sum_j x_j, k = distinct tokens.
- * a, b1, b0: the pseudo-counts of the options' estimator (nb_options_pseudo:
- * alpha and beta for the posterior mean, one less for the mode).
- *
- *  multinomial  log p(x|c) = sum_j x_j log((N_jc + a) / (T_c + aV))
- *  bernoulli    log p(x|c) = sum_{j in V} log(1 - t_jc)
- *                            + sum_{j in x} log(t_jc / (1 - t_jc)),
- *               t_jc = (d_jc + b1) / (D_c + b1 + b0)
- *  complement   score_c    = sum_j x_j log((T + aV - T_c) / (F_j + a - N_jc))
- *               (Rennie et al. 2003 as scikit-learn's ComplementNB: no
- *               class prior unless there is a single class; with norm each
- *               class's weights divided by their sum over the vocabulary)
+ * The event models' formulas and their notation are in src/README.md
+ * (Formulas); a, b1, b0 are the pseudo-counts of the options' estimator
+ * (nb_options_pseudo: alpha and beta for the posterior mean, one less for
+ * the mode).
  *
  * Every sum over the vocabulary is split into a per-class constant and a
  * correction for the (token, class) entries of the document's tokens.
  * These are per bag feature: with several bags (jsonb arrays under
  * different keys) V, T_c, D_c (rows with the bag) are the bag's own.
  *
- * Other features (Murphy 3.5; K_j distinct values of feature j, N_jc rows
- * of class c with feature j, N_jvc those with value v):
- *  categorical  log((N_jvc + a) / (N_jc + a K_j)); a value never seen in
- *               training has N_jvc = 0 (the multinomial formula with one
- *               token of count 1, except that unknown values count)
- *  boolean      log t_jc or log(1 - t_jc), t_jc = (T_jc + b1) / (M_jc + b1 + b0)
- *  gaussian     -log(2 pi s2)/2 - (x - m)^2 / (2 s2), m the class mean,
- *               s2 its variance plus var_smoothing times the largest
- *               variance of any Gaussian feature (scikit-learn's GaussianNB)
  * A feature missing from the document (or from every training row of a
  * class, for the counts) contributes nothing but its smoothed estimate.
  */
