@@ -294,8 +294,7 @@ nb_read_f64(const unsigned char *base, uint64_t i)
 static inline void
 nb_write_u32(unsigned char *base, uint64_t i, uint32_t v)
 {
-	v = nb_le32(v);
-	memcpy(base + i * 4, &v, 4);
+	nb_write_le32(base + i * 4, v);
 }
 
 static inline void

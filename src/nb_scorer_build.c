@@ -655,11 +655,15 @@ table_if(bool needed, uint64_t n)
 	return needed ? nb_alloc_zero(sizeof(double) * n) : NULL;
 }
 
+/* The scratch of one document's scoring (NbScorer.f .. term_z). */
 static void
-free_if(void *ptr)
+alloc_scratch(NbScorer *sc, uint32_t C)
 {
-	if (ptr != NULL)
-		nb_free(ptr);
+	sc->f = nb_alloc(sizeof(double) * C);
+	sc->fc = nb_alloc(sizeof(double) * C);
+	sc->term = nb_alloc(sizeof(double) * C);
+	sc->term_z = nb_alloc(sizeof(double) * C);
+	sc->z = nb_alloc(sizeof(double) * C);
 }
 
 /* nb_scorer_build, with the item rows of the index's choice or none. */
@@ -706,11 +710,7 @@ build(NbScorer *sc, const NbIndex *ix, const NbOptions *o, bool rows)
 			sc->entry[e].cls = nb_index_entry_class(ix, e);
 		}
 	}
-	sc->f = nb_alloc(sizeof(double) * C);
-	sc->fc = nb_alloc(sizeof(double) * C);
-	sc->term = nb_alloc(sizeof(double) * C);
-	sc->term_z = nb_alloc(sizeof(double) * C);
-	sc->z = nb_alloc(sizeof(double) * C);
+	alloc_scratch(sc, C);
 	if (o->kind == NB_DCM)
 		sc->dcm_s = nb_alloc_zero(sizeof(double) * FC);
 	if (o->norm)
@@ -788,41 +788,30 @@ nb_scorer_free(NbScorer *sc)
 	nb_free(sc->excluded);
 	nb_free(sc->prior_f);
 	nb_free(sc->base_f);
-	free_if(sc->base_z);
-	free_if(sc->occ_f);
-	free_if(sc->occ_z);
-	free_if(sc->dist_f);
-	free_if(sc->dist_z);
-	free_if(sc->mean);
-	free_if(sc->var);
+	nb_free_if(sc->base_z);
+	nb_free_if(sc->occ_f);
+	nb_free_if(sc->occ_z);
+	nb_free_if(sc->dist_f);
+	nb_free_if(sc->dist_z);
+	nb_free_if(sc->mean);
+	nb_free_if(sc->var);
 	nb_free(sc->per_occurrence);
 	nb_free(sc->usable);
-	if (sc->rows_block != NULL)
-		nb_free(sc->rows_block);
-	if (sc->row_z != NULL)
-		nb_free(sc->row_z);
-	if (sc->entry != NULL)
-		nb_free(sc->entry);
-	if (sc->entry_z != NULL)
-		nb_free(sc->entry_z);
+	nb_free_if(sc->rows_block);
+	nb_free_if(sc->row_z);
+	nb_free_if(sc->entry);
+	nb_free_if(sc->entry_z);
 	nb_free(sc->f);
 	nb_free(sc->fc);
 	nb_free(sc->term);
 	nb_free(sc->term_z);
 	nb_free(sc->z);
-	if (sc->norm_u != NULL)
-	{
-		nb_free(sc->norm_u);
-		nb_free(sc->norm_scale);
-		nb_free(sc->norm_g);
-	}
-	if (sc->dcm_s != NULL)
-		nb_free(sc->dcm_s);
-	if (sc->calibration.sigmoid != NULL)
-	{
-		nb_free((double *) sc->calibration.sigmoid);
-		nb_free(sc->cal_scratch);
-	}
+	nb_free_if(sc->norm_u);
+	nb_free_if(sc->norm_scale);
+	nb_free_if(sc->norm_g);
+	nb_free_if(sc->dcm_s);
+	nb_free_if((double *) sc->calibration.sigmoid);
+	nb_free_if(sc->cal_scratch);
 }
 
 bool
@@ -876,11 +865,7 @@ nb_scorer_copy_with_prior(NbScorer *dst, const NbScorer *src, const NbOptions *o
 	dst->norm_u = copy_of(src->norm_u, sizeof(double) * ((uint64_t) ix->n_tokens + 1));
 	dst->norm_scale = copy_of(src->norm_scale, sizeof(double) * FC);
 	dst->norm_g = copy_of(src->norm_g, sizeof(double) * (F + 1));
-	dst->f = nb_alloc(sizeof(double) * C);
-	dst->fc = nb_alloc(sizeof(double) * C);
-	dst->term = nb_alloc(sizeof(double) * C);
-	dst->term_z = nb_alloc(sizeof(double) * C);
-	dst->z = nb_alloc(sizeof(double) * C);
+	alloc_scratch(dst, C);
 	/* as nb_scorer_build: complement naive Bayes has no prior */
 	if (o->kind != NB_COMPLEMENT || C == 1)
 		set_prior(dst, ix, o, nb_options_pseudo(o).class_alpha);
