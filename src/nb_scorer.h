@@ -65,13 +65,10 @@ typedef struct NbScorer
 	 * With few classes (NbIndex.item_rows) the entries are kept as rows
 	 * instead (entry and entry_z are NULL): row r holds the NbRowKey and C
 	 * terms of the item of rank r in the index's item map, and
-	 * nb_scorer_add_tokens compares tokens with the keys.  A token of a
-	 * large vocabulary then costs one cache line from memory, its row
-	 * (where it is follows from the item map's bitmap, in cache; a token
-	 * longer than 8 bytes also its value), instead of four in turn (item,
-	 * value, token_start, entries): scoring is bound by how many lines it
-	 * fetches, and how many it waits for in turn.  The rows of z, rarely
-	 * needed, are apart: row_z[r * C + c].
+	 * nb_scorer_add_tokens compares tokens with the keys.  A token then
+	 * costs one cache line from memory instead of four in turn (item,
+	 * value, token_start, entries; src/README.md, Prepared models).  The
+	 * rows of z, rarely needed, are apart: row_z[r * C + c].
 	 */
 	char	   *rows;			/* row_size bytes per item, aligned inside rows_block */
 	uint32_t	row_size;		/* nb_row_size(C) */
