@@ -21,6 +21,14 @@ void	   *nb_alloc_zero(size_t size);
 void	   *nb_realloc(void *ptr, size_t size);
 void		nb_free(void *ptr);
 
+/* nb_free, for a pointer that may be NULL. */
+static inline void
+nb_free_if(void *ptr)
+{
+	if (ptr != NULL)
+		nb_free(ptr);
+}
+
 /*
  * An array of NB_HUGE_PAGE bytes on a 2 MB boundary, so that one huge page
  * can back it, for memory written in order by the megabyte (nb_metrics'

@@ -28,11 +28,9 @@ nb_doc_init(NbDoc *doc, const NbIndex *ix)
 void
 nb_doc_free(NbDoc *doc)
 {
-	if (doc->tokens != NULL)
-		nb_free(doc->tokens);
+	nb_free_if(doc->tokens);
 	nb_itemset_free(&doc->items);
-	if (doc->scratch != NULL)
-		nb_free(doc->scratch);
+	nb_free_if(doc->scratch);
 	nb_free(doc->present);
 	nb_free(doc->present_list);
 	nb_free(doc->occurrences);
@@ -70,6 +68,15 @@ nb_doc_add_value(NbDoc *doc, uint32_t feature, double x)
 	doc->value[feature] = x;
 }
 
+/* A feature whose value counts as one known occurrence when it is present. */
+static bool
+is_value_feature(const NbIndex *ix, uint32_t feature)
+{
+	NbFeatureType type = ix->feature_type[feature];
+
+	return type == NB_FEATURE_GAUSSIAN || type == NB_FEATURE_BOOLEAN;
+}
+
 double
 nb_doc_known(const NbDoc *doc, const NbIndex *ix)
 {
@@ -83,7 +90,7 @@ nb_doc_known(const NbDoc *doc, const NbIndex *ix)
 	for (uint32_t i = 0; i < doc->n_present; i++)
 	{
 		nb_interrupt_at(i);
-		if (nb_doc_is_value_feature(ix, doc->present_list[i]))
+		if (is_value_feature(ix, doc->present_list[i]))
 			known += 1;
 	}
 	return known;
@@ -151,8 +158,7 @@ reserve_doc(NbDoc *doc, uint32_t n)
 	nb_itemset_reserve(&doc->items, n);
 	if (n > doc->scratch_cap)
 	{
-		if (doc->scratch != NULL)
-			nb_free(doc->scratch);
+		nb_free_if(doc->scratch);
 		doc->scratch_cap = n > 2 * doc->scratch_cap ? n : 2 * doc->scratch_cap;
 		doc->scratch = nb_alloc(sizeof(int64_t) * doc->scratch_cap);
 	}

@@ -9,7 +9,6 @@
 #include <stdint.h>
 
 #include "nb_index.h"
-#include "nb_interrupt.h"
 #include "nb_item.h"
 #include "nb_itemset.h"
 
@@ -93,35 +92,5 @@ nb_doc_add_unknown(NbDoc *doc, double count)
  * share the model knows (nb_coverage).
  */
 double		nb_doc_known(const NbDoc *doc, const NbIndex *index);
-
-/* A feature whose value counts as one known occurrence when it is present. */
-static inline bool
-nb_doc_is_value_feature(const NbIndex *index, uint32_t feature)
-{
-	NbFeatureType type = index->feature_type[feature];
-
-	return type == NB_FEATURE_GAUSSIAN || type == NB_FEATURE_BOOLEAN;
-}
-
-/*
- * Whether the model knows none of the document's features (nb_doc_known
- * is 0): no known token or categorical value, no Gaussian or boolean
- * value.  A document with no features at all is one.  Its score depends
- * on nothing the row holds beyond which features it has.  Inline: scoring
- * asks it of every row without a known token.
- */
-static inline bool
-nb_doc_knows_nothing(const NbDoc *doc, const NbIndex *index)
-{
-	if (doc->n_tokens > 0)
-		return false;
-	for (uint32_t i = 0; i < doc->n_present; i++)
-	{
-		nb_interrupt_at(i);
-		if (nb_doc_is_value_feature(index, doc->present_list[i]))
-			return false;
-	}
-	return true;
-}
 
 #endif

@@ -12,25 +12,15 @@
  * a bag scored by the DCM, its length.  Each part is one row; its
  * contribution is that difference in nats.
  *
- * The DCM's log-likelihood of a bag, log Gamma(s) - log Gamma(s + n) +
- * sum_w [log Gamma(beta_w + x_w) - log Gamma(beta_w)] (nb_dcm.h), splits
- * into a row per known token w (its x_w occurrences together) and the
- * bag's "length" row for its n known occurrences.
+ * An item of a Bernoulli bag is scored as the log-odds u = log t - log(1 -
+ * t) of its presence, the bag's base holding log(1 - t) of every item of
+ * the vocabulary.  Its row shows log t alone, as the formula reads, and the
+ * bag's "absent" row the rest: the base less the log(1 - t) of the present
+ * items, log t = -log(1 + e^-u).
  *
- * An item of a bag scored per document (Bernoulli; the DCM, which adds up
- * repeats too, is above) is scored by the scorer as the log-odds u = log t
- * - log(1 - t) of its presence, the bag's base holding log(1 - t) of every
- * item of the vocabulary.  Its row shows log t alone,
- * as the formula reads, and the bag's "absent" row the rest: the base less
- * the log(1 - t) of the present items, log t = -log(1 + e^-u).
- *
- * With alpha = 0 a term can hold zero factors (see nb_scorer.h).  While c1
- * and c2 both have a positive probability their zero factors are as many,
- * and the posterior odds are those of the remaining factors: each part
- * contributes its remaining factors.  When c2's probability is 0 (more
- * zero factors, or a class_prior of 0) the odds are infinite, and a part
- * with more zero factors for c2 than for c1 contributes +infinity (fewer:
- * -infinity), as in the limit alpha -> 0+.
+ * The DCM's bag splits into a row per known token and a "length" row, and
+ * zero factors (alpha = 0) count as the posterior counts them: both as
+ * src/README.md (Explanations and pruning) states.
  */
 #ifndef NB_EXPLAIN_H
 #define NB_EXPLAIN_H

@@ -9,68 +9,8 @@
  * with memcpy, so the format is identical on every platform and a value may
  * sit at any alignment.
  *
- * Layout of format version 3 (offsets in bytes):
- *   0   magic "NBCM"
- *   4   uint16 format version (3)
- *   6   uint16 flags (0; version 4 has two, see below)
- *   8   uint32 C, number of classes (>= 1)
- *   12  uint32 V, number of items (bag tokens and categorical values)
- *   16  uint64 E, number of non-zero (item, class) entries
- *   24  uint64 checksum: nb_format_checksum, a hash of every other byte
- *   32  uint32 F, number of features (0: the prior only)
- *   36  uint32 vector length: features "1".."n" came from float8[] rows (0: none)
- *   40  uint64 H, number of (document length, weight) pairs
- *   48  float64 docs[C]            weighted documents (rows) per class (> 0)
- *       uint32  label_len[C]
- *       uint32  token_len[V]
- *       uint32  token_entries[V]   entries of each item (1..C)
- *       uint32  entry_class[E]     class of each entry, increasing per item
- *       float64 entry_count[E]     weighted count N_jc (> 0)
- *       float64 entry_docs[E]      weighted document frequency d_jc (> 0)
- *       uint32  feature_name_len[F]
- *       uint32  feature_type[F]    NbFeatureType
- *       uint32  feature_items[F]   items of each feature, in feature order
- *       float64 feature_present[F*C]  weighted rows of class c with feature j
- *       float64 feature_a[F*C], feature_b[F*C]  per type, see NbFeatureType
- *       float64 feature_rows[F], feature_mean[F], feature_m2[F]
- *                                  Gaussian: unweighted rows, mean and sum of
- *                                  squared deviations over all classes (the
- *                                  variance floor uses them); else 0
- *       uint32  length_pairs[F*C]  pairs of each (feature, class): 0 unless a bag
- *       float64 length[H]          document lengths (a row's token counts of
- *                                  the bag added up; > 0), in (feature,
- *                                  class) order, strictly increasing in one
- *       float64 length_weight[H]   weighted rows of that class with that
- *                                  length of the bag (> 0, <= feature_present)
- *       labels, concatenated, strictly increasing in byte order
- *       items, concatenated, grouped by feature, strictly increasing within one
- *       feature names, concatenated, strictly increasing in byte order
- *
- * The length histogram (what kind "dcm" fits, nb_dcm.h) leaves out rows
- * whose bag is empty: they tell nothing about burstiness.
- *
- * Version 4 is version 3 with the model's settings (nb_settings.h): at 48
- * uint32 the size of the stored tokenizer (0 or NB_TOKENIZER_SIZE) and at 52
- * uint32 the size of the stored prediction options (0: none), the body from
- * 56; after the fixed-width sections come the tokenizer
- * (nb_tokenizer_encode's form) and the options (JSON text, no zero byte),
- * then the string areas.  Flag 1 (NB_FORMAT_FLAG_NO_LENGTHS) says the
- * document lengths are unknown (H is 0 and the three length sections are
- * absent, as in version 2); flag 2 (NB_FORMAT_FLAG_JSONB_BAG) that the bag
- * "" (which the model must have) came from jsonb rows, in part at least.
- * A model is version 4 exactly when it has a setting or flag 2; flags are
- * 0 in every other version.
- *
- * Version 2 is version 3 without H and the three length arrays (its body
- * starts at offset 40).  Version 1 is version 2 without F, the vector length
- * and the feature arrays (its body starts at offset 32): a single bag
- * feature named "" (the one text[] and tsvector rows feed) present in every
- * document.  Both are still read, and still written for what they can hold
- * exactly: a model without bag features is version 2 (it has no lengths to
- * keep), and a model whose document lengths are unknown, because it merged a
- * version 1 or 2 model with bag features, is version 1 if it is the bag ""
- * alone present in every document, else version 2.  Every other model with
- * a bag feature and no settings is version 3.
+ * The byte layout of every format version is in src/README.md (The
+ * model's format, Layout).
  *
  * The canonical order makes equal models byte-identical; nothing refers to
  * an OID or anything else local to one database.
@@ -97,13 +37,6 @@
 #define NB_FORMAT_FLAG_NO_LENGTHS 1	/* version 4: the document lengths are unknown */
 #define NB_FORMAT_FLAG_JSONB_BAG 2	/* version 4: the bag "" came from jsonb rows */
 #define NB_CHECKSUM_SEED UINT64_C(0x6e62632d6d6f646c)
-
-/*
- * Feature types (nb_feature_type.h) and what feature_a / feature_b hold per
- * (feature, class): see NbFeatureStats.  Items (entries with counts) belong
- * to the types that have them: bags (tokens with counts: text[], tsvector, a
- * jsonb array or object) and categorical features (one jsonb string per row).
- */
 
 /*
  * The size limit of a model.  Every model nbc makes must survive a text dump
@@ -135,7 +68,7 @@ nb_base64_decoded_len(uint64_t chars, unsigned padding)
 }
 
 /*
- * The fixed-width sections of a model in layout order (see above): name,
+ * The fixed-width sections of a model in layout order (src/README.md): name,
  * width of an element in bytes, number of elements (of C classes, V items,
  * E entries, F features, FC = F * C pairs of feature and class, H length
  * pairs) and the first format version that has it.  The reader, the writer
@@ -361,8 +294,7 @@ nb_read_f64(const unsigned char *base, uint64_t i)
 static inline void
 nb_write_u32(unsigned char *base, uint64_t i, uint32_t v)
 {
-	v = nb_le32(v);
-	memcpy(base + i * 4, &v, 4);
+	nb_write_le32(base + i * 4, v);
 }
 
 static inline void
@@ -631,12 +563,7 @@ nb_string_nth(NbStringIter it, uint64_t k, uint32_t *len)
 static inline const char *
 nb_view_feature_name(const NbView *v, uint32_t j, uint32_t *len)
 {
-	NbStringIter it = nb_string_iter(v->feature_name_len, v->feature_names, 0, j + 1);
-	const char *name = v->feature_names;
-
-	while (nb_string_next(&it, &name, len))
-		;
-	return name;
+	return nb_string_nth(nb_view_feature_names(v), j, len);
 }
 
 /*

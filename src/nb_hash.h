@@ -99,6 +99,13 @@ nb_read_le32(const unsigned char *p)
 	return nb_le32(v);
 }
 
+static inline void
+nb_write_le32(unsigned char *p, uint32_t v)
+{
+	v = nb_le32(v);
+	memcpy(p, &v, 4);
+}
+
 /*
  * The last up-to-8 bytes of a string as one word, without reading outside
  * it and without a byte copy (a copy through memory stalls the load that

@@ -316,8 +316,7 @@ nb_index_free(NbIndex *ix)
 	nb_free(ix->first_item);
 	nb_free(ix->feature_salt);
 	nb_free(ix->position_feature);
-	if (ix->feature_tokens != NULL)
-		nb_free(ix->feature_tokens);
+	nb_free_if(ix->feature_tokens);
 	nb_free(ix->feature_total);
 	nb_free(ix->feature_rows);
 	nb_free(ix->feature_mean);
@@ -328,8 +327,7 @@ nb_index_free(NbIndex *ix)
 	nb_free(ix->item_key);
 	nb_free(ix->item_place);
 	nb_free(ix->rank_offset);
-	if (ix->item_copy != NULL)
-		nb_free(ix->item_copy);
+	nb_free_if(ix->item_copy);
 	nb_free(ix->class_docs);
 	if (ix->has_lengths)
 	{

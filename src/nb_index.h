@@ -76,19 +76,13 @@ typedef struct NbIndex
 	const unsigned char *entries_docs;
 
 	/*
-	 * The item map: open addressing with linear probing over n_item_slots
-	 * slots, a quarter of them full, kept compact.  Which slots are full is
-	 * a bitmap with the full slots before each of its words (item_words: 1
-	 * byte per item, which stays in cache); the items of the full slots are
-	 * in slot order in item_key, r-th the r-th full slot's: the high 32 bits
-	 * of the item's hash (nb_index_item_hash) above the item k.  Linear
-	 * probing keeps the items of a run of full slots in order, so a probe
-	 * walks ranks r, r + 1, ...  A scorer's rows are in that
-	 * order too, so that the bitmap alone says where a token's row is: a
-	 * lookup reads one line from memory, or none for a token whose probe
-	 * starts at an empty slot.  item_place[k] is item k's r, and
-	 * rank_offset[r] the item_offset of the item of rank r (a value to
-	 * compare is then fetched beside its row, not after it).
+	 * The item map (why it is so: src/README.md, Prepared models): open
+	 * addressing with linear probing over n_item_slots slots, a quarter of
+	 * them full.  item_words is a bitmap of the full slots with the full
+	 * slots before each word; item_key holds, r-th for the r-th full slot,
+	 * the high 32 bits of the item's hash (nb_index_item_hash) above its
+	 * item k; a probe walks ranks r, r + 1, ...  item_place[k] is item k's
+	 * r, and rank_offset[r] the item_offset of the item of rank r.
 	 */
 	uint64_t	n_item_slots;	/* a multiple of 64 */
 	NbSlotWord *item_words;

@@ -20,15 +20,13 @@ nb_item_keys(NbItemKeys *keys, uint32_t feature, const NbTokenRef *tokens, uint3
 		bytes += NB_ITEM_PREFIX + tokens[i].len;
 	if (n > keys->refs_cap)
 	{
-		if (keys->refs != NULL)
-			nb_free(keys->refs);
+		nb_free_if(keys->refs);
 		keys->refs_cap = n > 2 * keys->refs_cap ? n : 2 * keys->refs_cap;
 		keys->refs = nb_alloc(sizeof(NbTokenRef) * keys->refs_cap);
 	}
 	if (bytes > keys->bytes_cap)
 	{
-		if (keys->bytes != NULL)
-			nb_free(keys->bytes);
+		nb_free_if(keys->bytes);
 		keys->bytes_cap = bytes > 2 * keys->bytes_cap ? bytes : 2 * keys->bytes_cap;
 		keys->bytes = nb_alloc(keys->bytes_cap);
 	}
@@ -49,9 +47,7 @@ nb_item_keys(NbItemKeys *keys, uint32_t feature, const NbTokenRef *tokens, uint3
 void
 nb_item_keys_free(NbItemKeys *keys)
 {
-	if (keys->refs != NULL)
-		nb_free(keys->refs);
-	if (keys->bytes != NULL)
-		nb_free(keys->bytes);
+	nb_free_if(keys->refs);
+	nb_free_if(keys->bytes);
 	memset(keys, 0, sizeof(*keys));
 }

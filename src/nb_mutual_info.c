@@ -1,9 +1,6 @@
 /*
- * nb_mutual_info.c — Murphy eq. 3.75–3.76 over the sparse counts.
- *
- *   I_j = sum_c pi_c [ t_jc log(t_jc / t_j) + (1 - t_jc) log((1 - t_jc) / (1 - t_j)) ]
- *
- * with t_j = sum_c pi_c t_jc = d_j / D.  A class where the token never
+ * nb_mutual_info.c — Murphy eq. 3.75–3.76 over the sparse counts (the
+ * formulas: src/README.md, Formulas).  A class where the token never
  * occurs has t_jc = 0 and contributes pi_c log(1 / (1 - t_j)); those classes
  * are handled together so the cost is proportional to the token's entries.
  */

@@ -6,32 +6,9 @@
  * Glue reports as an error.  The rules therefore hold for every caller and
  * are unit-tested without PostgreSQL.
  *
- *   kind           multinomial (default), bernoulli, complement or dcm
- *   alpha          Lidstone smoothing, 0 <= alpha <= NB_MAX_ALPHA (default 1;
- *                  for a dcm bag NB_DCM_DEFAULT_ALPHA, nb_dcm.h)
- *   fit_prior      true (default): prior from the training rows; false: uniform
- *   class_prior    a probability >= 0, finite, per class; the sum positive
- *                  and finite; takes precedence over fit_prior
- *   var_smoothing  Gaussian variance floor as a fraction of the largest
- *                  feature variance, 0 <= var_smoothing <= NB_MAX_VAR_SMOOTHING
- *                  (default 1e-9, as scikit-learn's GaussianNB)
- *   class_alpha    symmetric Dirichlet prior on the class proportions, for
- *                  the fitted prior only, 0 <= class_alpha <= NB_MAX_ALPHA
- *                  (default: the value giving D_c / D, see nb_options_pseudo)
- *   estimator      mean (default: posterior mean) or map (posterior mode)
- *   beta           Beta(presence, absence) prior of Bernoulli bags and boolean
- *                  features, each 0 <= b <= NB_MAX_ALPHA (default: alpha, alpha)
- *   norm           complement only: Rennie et al.'s weight normalization
- *   temperature    calibration (nb_calibrate.h): the log posteriors divided
- *                  by T, finite and > 0 (default 1: none)
- *   sigmoid        calibration: Platt's sigmoid [a, b] per class, finite
- *                  (two classes: of one class, the other's is its complement)
- * and, over the whole set (nb_options_check_set, nb_options_check_model):
- * map needs every prior parameter >= 1, norm needs kind complement and
- * positive pseudo-counts, complement scores token bags only, dcm needs a
- * positive pseudo-count (its pseudo document count, nb_dcm.h), a bag and
- * the bags' document lengths (format version 3), and calibration needs
- * probabilities (not complement's scores).
+ * The options, their ranges and defaults are the user manual's (README.md,
+ * Options); the rules over the whole set are nb_options_check_set's and
+ * nb_options_check_model's.
  */
 #ifndef NB_OPTIONS_H
 #define NB_OPTIONS_H

@@ -7,13 +7,9 @@
  * token plus one addition per (item, class) entry of its items, plus
  * O(classes) per present feature.
  *
- * Zero probabilities (a pseudo-count of 0: alpha = 0, or 1 under the map
- * estimator) are tracked exactly instead of as -inf: each score is a pair
- * (f, z) meaning  e^f * eps^z  as eps -> 0+, every pseudo-count of 0 taken
- * as eps, where z counts zero factors.  The posterior is the limit of the
- * smoothed posterior: the classes with the smallest z share the probability
- * in proportion to e^f.  With positive pseudo-counts every z is 0 and this
- * is the ordinary posterior.
+ * Zero probabilities (a pseudo-count of 0, src/README.md "alpha = 0") are
+ * tracked exactly instead of as -inf: each score is a pair (f, z) meaning
+ * e^f * eps^z as eps -> 0+, where z counts zero factors.
  */
 #ifndef NB_SCORER_H
 #define NB_SCORER_H
@@ -69,13 +65,10 @@ typedef struct NbScorer
 	 * With few classes (NbIndex.item_rows) the entries are kept as rows
 	 * instead (entry and entry_z are NULL): row r holds the NbRowKey and C
 	 * terms of the item of rank r in the index's item map, and
-	 * nb_scorer_add_tokens compares tokens with the keys.  A token of a
-	 * large vocabulary then costs one cache line from memory, its row
-	 * (where it is follows from the item map's bitmap, in cache; a token
-	 * longer than 8 bytes also its value), instead of four in turn (item,
-	 * value, token_start, entries): scoring is bound by how many lines it
-	 * fetches, and how many it waits for in turn.  The rows of z, rarely
-	 * needed, are apart: row_z[r * C + c].
+	 * nb_scorer_add_tokens compares tokens with the keys.  A token then
+	 * costs one cache line from memory instead of four in turn (item,
+	 * value, token_start, entries; src/README.md, Prepared models).  The
+	 * rows of z, rarely needed, are apart: row_z[r * C + c].
 	 */
 	char	   *rows;			/* row_size bytes per item, aligned inside rows_block */
 	uint32_t	row_size;		/* nb_row_size(C) */

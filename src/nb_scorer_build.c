@@ -2,36 +2,16 @@
  * nb_scorer_build.c — a scorer made from a model: the event models'
  * smoothed terms, per class and per entry (scoring is nb_scorer.c).
  *
- * Notation: V vocabulary size, N_jc weighted count of token j in class c,
- * d_jc weighted documents of class c containing j, T_c = sum_j N_jc,
- * D_c documents of class c, F_j = sum_c N_jc, T = sum_c T_c, x_j the
- * document's count of token j, n = sum_j x_j, k = distinct tokens.
- * a, b1, b0: the pseudo-counts of the options' estimator (nb_options_pseudo:
- * alpha and beta for the posterior mean, one less for the mode).
- *
- *  multinomial  log p(x|c) = sum_j x_j log((N_jc + a) / (T_c + aV))
- *  bernoulli    log p(x|c) = sum_{j in V} log(1 - t_jc)
- *                            + sum_{j in x} log(t_jc / (1 - t_jc)),
- *               t_jc = (d_jc + b1) / (D_c + b1 + b0)
- *  complement   score_c    = sum_j x_j log((T + aV - T_c) / (F_j + a - N_jc))
- *               (Rennie et al. 2003 as scikit-learn's ComplementNB: no
- *               class prior unless there is a single class; with norm each
- *               class's weights divided by their sum over the vocabulary)
+ * The event models' formulas and their notation are in src/README.md
+ * (Formulas); a, b1, b0 are the pseudo-counts of the options' estimator
+ * (nb_options_pseudo: alpha and beta for the posterior mean, one less for
+ * the mode).
  *
  * Every sum over the vocabulary is split into a per-class constant and a
  * correction for the (token, class) entries of the document's tokens.
  * These are per bag feature: with several bags (jsonb arrays under
  * different keys) V, T_c, D_c (rows with the bag) are the bag's own.
  *
- * Other features (Murphy 3.5; K_j distinct values of feature j, N_jc rows
- * of class c with feature j, N_jvc those with value v):
- *  categorical  log((N_jvc + a) / (N_jc + a K_j)); a value never seen in
- *               training has N_jvc = 0 (the multinomial formula with one
- *               token of count 1, except that unknown values count)
- *  boolean      log t_jc or log(1 - t_jc), t_jc = (T_jc + b1) / (M_jc + b1 + b0)
- *  gaussian     -log(2 pi s2)/2 - (x - m)^2 / (2 s2), m the class mean,
- *               s2 its variance plus var_smoothing times the largest
- *               variance of any Gaussian feature (scikit-learn's GaussianNB)
  * A feature missing from the document (or from every training row of a
  * class, for the counts) contributes nothing but its smoothed estimate.
  */
@@ -675,11 +655,15 @@ table_if(bool needed, uint64_t n)
 	return needed ? nb_alloc_zero(sizeof(double) * n) : NULL;
 }
 
+/* The scratch of one document's scoring (NbScorer.f .. term_z). */
 static void
-free_if(void *ptr)
+alloc_scratch(NbScorer *sc, uint32_t C)
 {
-	if (ptr != NULL)
-		nb_free(ptr);
+	sc->f = nb_alloc(sizeof(double) * C);
+	sc->fc = nb_alloc(sizeof(double) * C);
+	sc->term = nb_alloc(sizeof(double) * C);
+	sc->term_z = nb_alloc(sizeof(double) * C);
+	sc->z = nb_alloc(sizeof(double) * C);
 }
 
 /* nb_scorer_build, with the item rows of the index's choice or none. */
@@ -726,11 +710,7 @@ build(NbScorer *sc, const NbIndex *ix, const NbOptions *o, bool rows)
 			sc->entry[e].cls = nb_index_entry_class(ix, e);
 		}
 	}
-	sc->f = nb_alloc(sizeof(double) * C);
-	sc->fc = nb_alloc(sizeof(double) * C);
-	sc->term = nb_alloc(sizeof(double) * C);
-	sc->term_z = nb_alloc(sizeof(double) * C);
-	sc->z = nb_alloc(sizeof(double) * C);
+	alloc_scratch(sc, C);
 	if (o->kind == NB_DCM)
 		sc->dcm_s = nb_alloc_zero(sizeof(double) * FC);
 	if (o->norm)
@@ -808,41 +788,30 @@ nb_scorer_free(NbScorer *sc)
 	nb_free(sc->excluded);
 	nb_free(sc->prior_f);
 	nb_free(sc->base_f);
-	free_if(sc->base_z);
-	free_if(sc->occ_f);
-	free_if(sc->occ_z);
-	free_if(sc->dist_f);
-	free_if(sc->dist_z);
-	free_if(sc->mean);
-	free_if(sc->var);
+	nb_free_if(sc->base_z);
+	nb_free_if(sc->occ_f);
+	nb_free_if(sc->occ_z);
+	nb_free_if(sc->dist_f);
+	nb_free_if(sc->dist_z);
+	nb_free_if(sc->mean);
+	nb_free_if(sc->var);
 	nb_free(sc->per_occurrence);
 	nb_free(sc->usable);
-	if (sc->rows_block != NULL)
-		nb_free(sc->rows_block);
-	if (sc->row_z != NULL)
-		nb_free(sc->row_z);
-	if (sc->entry != NULL)
-		nb_free(sc->entry);
-	if (sc->entry_z != NULL)
-		nb_free(sc->entry_z);
+	nb_free_if(sc->rows_block);
+	nb_free_if(sc->row_z);
+	nb_free_if(sc->entry);
+	nb_free_if(sc->entry_z);
 	nb_free(sc->f);
 	nb_free(sc->fc);
 	nb_free(sc->term);
 	nb_free(sc->term_z);
 	nb_free(sc->z);
-	if (sc->norm_u != NULL)
-	{
-		nb_free(sc->norm_u);
-		nb_free(sc->norm_scale);
-		nb_free(sc->norm_g);
-	}
-	if (sc->dcm_s != NULL)
-		nb_free(sc->dcm_s);
-	if (sc->calibration.sigmoid != NULL)
-	{
-		nb_free((double *) sc->calibration.sigmoid);
-		nb_free(sc->cal_scratch);
-	}
+	nb_free_if(sc->norm_u);
+	nb_free_if(sc->norm_scale);
+	nb_free_if(sc->norm_g);
+	nb_free_if(sc->dcm_s);
+	nb_free_if((double *) sc->calibration.sigmoid);
+	nb_free_if(sc->cal_scratch);
 }
 
 bool
@@ -896,11 +865,7 @@ nb_scorer_copy_with_prior(NbScorer *dst, const NbScorer *src, const NbOptions *o
 	dst->norm_u = copy_of(src->norm_u, sizeof(double) * ((uint64_t) ix->n_tokens + 1));
 	dst->norm_scale = copy_of(src->norm_scale, sizeof(double) * FC);
 	dst->norm_g = copy_of(src->norm_g, sizeof(double) * (F + 1));
-	dst->f = nb_alloc(sizeof(double) * C);
-	dst->fc = nb_alloc(sizeof(double) * C);
-	dst->term = nb_alloc(sizeof(double) * C);
-	dst->term_z = nb_alloc(sizeof(double) * C);
-	dst->z = nb_alloc(sizeof(double) * C);
+	alloc_scratch(dst, C);
 	/* as nb_scorer_build: complement naive Bayes has no prior */
 	if (o->kind != NB_COMPLEMENT || C == 1)
 		set_prior(dst, ix, o, nb_options_pseudo(o).class_alpha);

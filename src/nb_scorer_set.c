@@ -34,8 +34,7 @@ take_entries(NbScorerSet *set, uint32_t s, uint32_t j)
 	if (sc->dcm_s == NULL)
 	{
 		nb_free(sc->entry);
-		if (sc->entry_z != NULL)
-			nb_free(sc->entry_z);
+		nb_free_if(sc->entry_z);
 		sc->entry = NULL;
 		sc->entry_z = NULL;
 	}
@@ -141,8 +140,7 @@ nb_scorer_set_free(NbScorerSet *set)
 	nb_free(set->column);
 	nb_free(set->owner);
 	nb_free(set->terms);
-	if (set->terms_z != NULL)
-		nb_free(set->terms_z);
+	nb_free_if(set->terms_z);
 	nb_free(set->f);
 	nb_free(set->fc);
 	nb_free(set->z);

@@ -17,14 +17,6 @@ nb_token_batch_init(NbTokenBatch *b)
 }
 
 void
-nb_token_batch_free(NbTokenBatch *b)
-{
-	nb_free(b->refs);
-	nb_free(b->bytes);
-	nb_tokenize_buffers_free(&b->text_buffers);
-}
-
-void
 nb_token_batch_begin(NbTokenBatch *b, NbTokenFlush flush, void *arg)
 {
 	b->n = 0;

@@ -34,9 +34,11 @@ typedef struct NbTokenBatch
 	NbTokenizeBuffers text_buffers;	/* for nb_tokenize_kept */
 } NbTokenBatch;
 
-/* Buffers from nb_alloc, kept for many texts (nb_token_batch_free). */
+/*
+ * Buffers from nb_alloc, kept for many texts and freed with the memory
+ * context the batch was made in.
+ */
 void		nb_token_batch_init(NbTokenBatch *b);
-void		nb_token_batch_free(NbTokenBatch *b);
 
 /* Start a text whose tokens go to flush(arg, ...); the last text's tokens are no longer used. */
 void		nb_token_batch_begin(NbTokenBatch *b, NbTokenFlush flush, void *arg);

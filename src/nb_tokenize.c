@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "nb_alloc.h"
+#include "nb_hash.h"
 #include "nb_interrupt.h"
 #include "nb_port.h"
 #include "nb_stop_words.h"
@@ -44,19 +45,6 @@ nb_tokenizer_valid(const NbTokenizer *t)
 		(unsigned) t->stop_words <= NB_STOP_ENGLISH;
 }
 
-static void
-put_le32(unsigned char *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (unsigned char) (v >> (8 * i));
-}
-
-static uint32_t
-get_le32(const unsigned char *p)
-{
-	return (uint32_t) p[0] | (uint32_t) p[1] << 8 | (uint32_t) p[2] << 16 | (uint32_t) p[3] << 24;
-}
-
 void
 nb_tokenizer_encode(const NbTokenizer *t, unsigned char *out)
 {
@@ -66,8 +54,8 @@ nb_tokenizer_encode(const NbTokenizer *t, unsigned char *out)
 	out[2] = (unsigned char) t->strip_accents;
 	out[3] = (unsigned char) t->token_pattern;
 	out[4] = (unsigned char) t->stop_words;
-	put_le32(out + 8, t->ngram_min);
-	put_le32(out + 12, t->ngram_max);
+	nb_write_le32(out + 8, t->ngram_min);
+	nb_write_le32(out + 12, t->ngram_max);
 }
 
 bool
@@ -85,8 +73,8 @@ nb_tokenizer_decode(NbTokenizer *t, const unsigned char *in)
 	d.strip_accents = (NbStripAccents) in[2];
 	d.token_pattern = (NbTokenPattern) in[3];
 	d.stop_words = (NbStopWords) in[4];
-	d.ngram_min = get_le32(in + 8);
-	d.ngram_max = get_le32(in + 12);
+	d.ngram_min = nb_read_le32(in + 8);
+	d.ngram_max = nb_read_le32(in + 12);
 	if (!nb_tokenizer_valid(&d))
 		return false;
 	*t = d;
@@ -713,10 +701,8 @@ nb_tokenize(const NbTokenizer *t, const char *text, size_t len, NbTokenSink sink
 	Walk		w = {t, sink, arg, 0, &b, false};
 	bool		ok = walk(&w, text, len);
 
-	if (b.buf != NULL)
-		nb_free(b.buf);
-	if (b.scratch != NULL)
-		nb_free(b.scratch);
+	nb_free_if(b.buf);
+	nb_free_if(b.scratch);
 	return ok;
 }
 

@@ -5,18 +5,10 @@
  * 1.2, sklearn/feature_extraction/text.py), with Python's Unicode tables
  * (nb_unicode.h).
  *
- * The steps, in scikit-learn's order: lowercase (Python's str.lower(), with
- * its final sigma rule), strip accents (NFKD, then drop combining marks, or
- * drop everything outside ASCII), then the analyzer:
- *   word     the token pattern's matches, stop words removed, then word
- *            n-grams (all 1-grams, then all 2-grams, ...) joined by " "
- *   char     runs of two or more white space characters become one " ",
- *            then character n-grams of the whole text
- *   char_wb  the same white space rule, then for each word (str.split())
- *            character n-grams of " " word " ", as scikit-learn cuts them
- * Stop words and the token pattern apply to the word analyzer only, as in
- * scikit-learn; the other analyzers keep them as given (in the stored form
- * and nb_tokenizer_to_jsonb too), unused.
+ * The steps are scikit-learn's, in its order: lowercase (with the final
+ * sigma rule), strip accents, then the analyzer, each option as the user
+ * manual's Tokenizer table states it (README.md).  Stop words and
+ * the token pattern, which only the word analyzer uses, are kept as given.
  *
  * The options travel inside a model (nb_format.h) as NB_TOKENIZER_SIZE
  * bytes: nb_tokenizer_encode writes them canonically, nb_tokenizer_decode

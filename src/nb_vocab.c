@@ -38,8 +38,7 @@ nb_vocab_free(NbVocab *v)
 void
 nb_vocab_drop_index(NbVocab *v)
 {
-	if (v->slots != NULL)
-		nb_free(v->slots);
+	nb_free_if(v->slots);
 	v->slots = NULL;
 	v->indexed = false;
 }

@@ -11,6 +11,7 @@
 #include "miscadmin.h"
 #include "utils/memutils.h"
 
+#include "nb_interrupt.h"
 #include "pg_label.h"
 #include "pg_model.h"
 

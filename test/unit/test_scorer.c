@@ -878,8 +878,7 @@ add_token(const NbIndex *ix, NbDoc *doc, const char *feature, const char *token)
 }
 
 /*
- * What a document's model knows (nb_doc_known, doc.unknown,
- * nb_doc_knows_nothing): the mixed model's color (red, blue), flag, x and
+ * What a document's model knows (nb_doc_known, doc.unknown): the mixed model's color (red, blue), flag, x and
  * tags (t, u), its tokens looked up in the index and in a scorer's rows.
  */
 static void
@@ -901,44 +900,44 @@ test_doc_known(void)
 	nb_doc_init(&doc, &ix);
 
 	nb_doc_begin(&doc);
-	CHECK(nb_doc_knows_nothing(&doc, &ix) && nb_doc_known(&doc, &ix) == 0 && doc.unknown == 0,
+	CHECK(nb_doc_known(&doc, &ix) == 0 && doc.unknown == 0,
 		  "no features: known %g, unknown %g", nb_doc_known(&doc, &ix), doc.unknown);
 	/* a bag of unknown tokens: present, nothing known */
 	add_token(&ix, &doc, "tags", "zz");
 	add_token(&ix, &doc, "tags", "zz");
-	CHECK(nb_doc_knows_nothing(&doc, &ix) && doc.n_present == 1 && doc.unknown == 2,
+	CHECK(nb_doc_known(&doc, &ix) == 0 && doc.n_present == 1 && doc.unknown == 2,
 		  "unknown tokens: %u present, unknown %g", doc.n_present, doc.unknown);
 	add_token(&ix, &doc, "tags", "u");
-	CHECK(!nb_doc_knows_nothing(&doc, &ix) && nb_doc_known(&doc, &ix) == 1 && doc.unknown == 2,
+	CHECK(nb_doc_known(&doc, &ix) == 1 && doc.unknown == 2,
 		  "a known token: known %g, unknown %g", nb_doc_known(&doc, &ix), doc.unknown);
 	/* an unseen categorical value: unknown, though it counts in scoring */
 	nb_doc_begin(&doc);
 	CHECK(doc.unknown == 0, "nb_doc_begin keeps unknown %g", doc.unknown);
 	add_token(&ix, &doc, "color", "green");
-	CHECK(nb_doc_knows_nothing(&doc, &ix) && doc.unknown == 1 &&
+	CHECK(nb_doc_known(&doc, &ix) == 0 && doc.unknown == 1 &&
 		  doc.occurrences[nb_index_feature(&ix, "color", 5)] == 1,
 		  "unseen value: unknown %g", doc.unknown);
 	add_token(&ix, &doc, "color", "red");
 	nb_doc_add_unknown(&doc, 2);
-	CHECK(!nb_doc_knows_nothing(&doc, &ix) && nb_doc_known(&doc, &ix) == 1 && doc.unknown == 3,
+	CHECK(nb_doc_known(&doc, &ix) == 1 && doc.unknown == 3,
 		  "red and unknown keys: known %g, unknown %g", nb_doc_known(&doc, &ix), doc.unknown);
 	/* a boolean or Gaussian value is known whatever it is */
 	nb_doc_begin(&doc);
 	nb_doc_add_value(&doc, (uint32_t) nb_index_feature(&ix, "flag", 4), 0);
-	CHECK(!nb_doc_knows_nothing(&doc, &ix) && nb_doc_known(&doc, &ix) == 1, "flag false not known");
+	CHECK(nb_doc_known(&doc, &ix) == 1, "flag false not known");
 	nb_doc_begin(&doc);
 	nb_doc_add_value(&doc, (uint32_t) nb_index_feature(&ix, "x", 1), 1e300);
 	add_token(&ix, &doc, "tags", "zz");
-	CHECK(!nb_doc_knows_nothing(&doc, &ix) && nb_doc_known(&doc, &ix) == 1 && doc.unknown == 1,
+	CHECK(nb_doc_known(&doc, &ix) == 1 && doc.unknown == 1,
 		  "x and an unknown token: known %g, unknown %g", nb_doc_known(&doc, &ix), doc.unknown);
 	/* through the scorer's rows, repeats kept apart: t twice known, zz unknown */
 	nb_doc_begin(&doc);
 	nb_scorer_add_tokens(&sc, &doc, (uint32_t) nb_index_feature(&ix, "tags", 4), refs, 3);
-	CHECK(nb_doc_known(&doc, &ix) == 2 && doc.unknown == 1 && !nb_doc_knows_nothing(&doc, &ix),
+	CHECK(nb_doc_known(&doc, &ix) == 2 && doc.unknown == 1,
 		  "rows: known %g, unknown %g", nb_doc_known(&doc, &ix), doc.unknown);
 	nb_doc_begin(&doc);
 	nb_scorer_add_tokens(&sc, &doc, (uint32_t) nb_index_feature(&ix, "tags", 4), refs + 2, 1);
-	CHECK(nb_doc_knows_nothing(&doc, &ix) && doc.unknown == 1, "rows: zz known");
+	CHECK(nb_doc_known(&doc, &ix) == 0 && doc.unknown == 1, "rows: zz known");
 	nb_doc_free(&doc);
 	nb_scorer_free(&sc);
 	nb_index_free(&ix);
