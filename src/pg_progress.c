@@ -22,8 +22,8 @@ nb_progress_define_settings(void)
 {
 	DefineCustomBoolVariable("nbc.progress",
 							 "Reports the progress of long nbc operations as notices.",
-							 "Cross-validation, calibration, EM, pruning and nb_live_create report "
-							 "a step at most every nbc.progress_interval seconds.",
+							 "Cross-validation, calibration and EM report a step at most every "
+							 "nbc.progress_interval seconds.",
 							 &progress, true, PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomRealVariable("nbc.progress_interval",
 							 "Seconds between two progress notices of an nbc operation.",
