@@ -350,3 +350,25 @@ UPDATE io_big SET t = left(t, -4);
 SELECT t::nb_model FROM io_big;
 SELECT 'bm90IGEgbW9kZWw='::text::nb_model;
 DROP TABLE io_big;
+
+-- The packed form (src/nb_pack.h), in which a Citus worker sends a partial
+-- state (the output function packs a model when an aggregate calls it, as
+-- Citus's worker_partial_agg does): "NBCP", the model's size as a varint,
+-- then segments rebuilding its bytes, base64.  Packed by hand here: the
+-- model's bytes as one segment of raw bytes (kind 0), which both casts take;
+-- a packed form whose segments do not make the size it gives is refused.
+CREATE FUNCTION pg_temp.nbt_varint(v bigint) RETURNS bytea LANGUAGE sql AS $$
+  SELECT string_agg(set_byte('\x00'::bytea, 0,
+                             ((v >> (7 * i)) & 127)::int | CASE WHEN v >> (7 * (i + 1)) > 0 THEN 128 ELSE 0 END),
+                    '' ORDER BY i)
+  FROM generate_series(0, 8) AS i WHERE i = 0 OR v >> (7 * i) > 0 $$;
+CREATE FUNCTION pg_temp.nbt_packed(b bytea, size bigint) RETURNS text LANGUAGE sql AS $$
+  SELECT nbt_text('NBCP'::bytea || pg_temp.nbt_varint(size)
+                          || pg_temp.nbt_varint(octet_length(b) * 4) || b) $$;
+SELECT pg_temp.nbt_packed(nbc_model_send(m), octet_length(nbc_model_send(m)))::nb_model = m AS packed_read,
+       nb_model(pg_temp.nbt_packed(nbc_model_send(m), octet_length(nbc_model_send(m)))) = m AS packed_cast
+FROM io_models WHERE id = 1;
+SELECT pg_temp.nbt_packed(nbc_model_send(m), octet_length(nbc_model_send(m)) + 1)::nb_model
+FROM io_models WHERE id = 1;
+SELECT pg_temp.nbt_packed(substr(nbc_model_send(m), 2), octet_length(nbc_model_send(m)) - 1)::nb_model
+FROM io_models WHERE id = 1;

@@ -482,6 +482,16 @@ nb_expanded_write(NbExpandedModel *em, MemoryContext ctx, NbView *view)
 	return result;
 }
 
+struct varlena *
+nb_model_open_written(Datum d, NbView *view)
+{
+	if (VARATT_IS_EXTERNAL_EXPANDED(DatumGetPointer(d)) &&
+		DatumGetEOHP(d)->eoh_methods == &nb_expanded_methods &&
+		((NbExpandedModel *) DatumGetEOHP(d))->trainer != NULL)
+		return nb_expanded_write((NbExpandedModel *) DatumGetEOHP(d), CurrentMemoryContext, view);
+	return nb_model_open(d, view, ERRCODE_DATA_CORRUPTED);
+}
+
 void
 nb_model_class_totals(Datum d, uint32 *classes, double *documents)
 {

@@ -125,6 +125,12 @@ void		nb_expanded_check(NbExpandedModel *em);
 struct varlena *nb_model_open(Datum d, NbView *view, int sqlstate);
 
 /*
+ * The same, but a training state's flat form is written with its view
+ * (nb_expanded_write), which needs no validation: for sending a partial state.
+ */
+struct varlena *nb_model_open_written(Datum d, NbView *view);
+
+/*
  * Validate raw payload bytes as a model.  Bytes from outside the server
  * (the type's input and receive functions) are checked further: their
  * strings' encoding, and their stored options as scoring will parse them

@@ -3,6 +3,10 @@
  *
  * Both forms carry exactly the serialized bytes of nb_format.h, so every
  * round trip is lossless, and both validate everything they are given.
+ * Called by an aggregate (Citus's worker_partial_agg sends a partial state
+ * to the coordinator as its text form, or from Citus 14 its binary form),
+ * they carry the packed form of those bytes (nb_pack.h) instead, which both
+ * input functions take.
  * Neither accepts a model beyond NB_MODEL_MAX_SIZE, the largest whose text
  * form fits in a value: every model nbc accepts can be dumped as text.
  * Big values go in chunks (src/README.md, "The model's format").
@@ -17,6 +21,7 @@
 #include "utils/memutils.h"
 
 #include "nb_interrupt.h"
+#include "nb_pack.h"
 
 PG_FUNCTION_INFO_V1(nb_model_in);
 PG_FUNCTION_INFO_V1(nb_model_out);
@@ -237,6 +242,32 @@ report_syntax(void)
 }
 
 /*
+ * The model whose packed form (nb_pack.h) the bytes of decoded are, or
+ * decoded itself when they are not packed.
+ */
+static struct varlena *
+unpacked(struct varlena *decoded, int sqlstate)
+{
+	const unsigned char *in = (const unsigned char *) VARDATA(decoded);
+	size_t		n = VARSIZE(decoded) - VARHDRSZ;
+	uint64		size;
+	struct varlena *model;
+
+	if (!nb_packed_size(in, n, &size))
+		return decoded;
+	if (size > NB_MODEL_MAX_SIZE)
+		nb_report_too_large(size);
+	model = nb_model_alloc(size, CurrentMemoryContext);
+	if (!nb_unpack(in, n, (unsigned char *) VARDATA(model), size))
+		ereport(ERROR,
+				(errcode(sqlstate),
+				 errmsg("invalid nb_model value"),
+				 errdetail("The value is malformed: its packed form does not unpack to %llu bytes.",
+						   (unsigned long long) size)));
+	return model;
+}
+
+/*
  * The bytes src's base64 text decodes to; false if its characters (white
  * space not counted) cannot be base64.  Counted first, so that a value is
  * allocated once, at its size.
@@ -338,7 +369,8 @@ model_from_base64(const TextSource *src)
 			report_syntax();
 	}
 	SET_VARSIZE(result, VARHDRSZ + size);
-	nb_model_validate_bytes(VARDATA(result), size, &view,
+	result = unpacked(result, ERRCODE_INVALID_TEXT_REPRESENTATION);
+	nb_model_validate_bytes(VARDATA(result), VARSIZE(result) - VARHDRSZ, &view,
 							ERRCODE_INVALID_TEXT_REPRESENTATION, true);
 	return result;
 }
@@ -434,6 +466,48 @@ model_source_open(ModelSource *m, Datum d, size_t *len)
 	*len = nb_base64_len(m->size);
 }
 
+/*
+ * The packed form of the model datum d, as a varlena; NULL when it is not
+ * smaller than the model (every number large), which is then sent as it is.
+ */
+static struct varlena *
+packed_model(Datum d)
+{
+	NbView		view;
+	struct varlena *flat = nb_model_open_written(d, &view);
+	struct varlena *packed = MemoryContextAllocHuge(CurrentMemoryContext,
+													VARHDRSZ + nb_pack_bound(view.size));
+	size_t		n = nb_pack(&view, (const unsigned char *) VARDATA(flat),
+							(unsigned char *) VARDATA(packed));
+
+	if (n >= view.size)
+		return NULL;
+	SET_VARSIZE(packed, VARHDRSZ + n);
+	return packed;
+}
+
+/*
+ * Open the model datum d for encoding, packed when an aggregate calls
+ * (see the top of this file); its base64 text has *len characters.
+ */
+static void
+partial_source_open(ModelSource *m, FunctionCallInfo fcinfo, size_t *len)
+{
+	struct varlena *packed = AggCheckCallContext(fcinfo, NULL) ?
+		packed_model(PG_GETARG_DATUM(0)) : NULL;
+
+	if (packed == NULL)
+	{
+		model_source_open(m, PG_GETARG_DATUM(0), len);
+		return;
+	}
+	m->d = PointerGetDatum(packed);
+	m->flat = packed;
+	m->size = VARSIZE(packed) - VARHDRSZ;
+	m->slices = NULL;
+	*len = nb_base64_len(m->size);
+}
+
 /* Write the model's base64 text (len characters) to out, chunk by chunk. */
 static void
 encode_model(ModelSource *m, char *out, size_t len)
@@ -473,7 +547,7 @@ nb_model_out(PG_FUNCTION_ARGS)
 	size_t		len;
 	char	   *out;
 
-	model_source_open(&m, PG_GETARG_DATUM(0), &len);
+	partial_source_open(&m, fcinfo, &len);
 	out = palloc(len + 1);
 	encode_model(&m, out, len);
 	out[len] = '\0';
@@ -510,18 +584,24 @@ nb_model_recv(PG_FUNCTION_ARGS)
 
 	if (size > NB_MODEL_MAX_SIZE)
 		nb_report_too_large(size);
-	nb_model_validate_bytes(data, size, &view, ERRCODE_INVALID_BINARY_REPRESENTATION, true);
 	result = palloc(size + VARHDRSZ);
 	SET_VARSIZE(result, size + VARHDRSZ);
 	nb_copy(VARDATA(result), data, size);
+	result = unpacked(result, ERRCODE_INVALID_BINARY_REPRESENTATION);
+	nb_model_validate_bytes(VARDATA(result), VARSIZE(result) - VARHDRSZ, &view,
+							ERRCODE_INVALID_BINARY_REPRESENTATION, true);
 	PG_RETURN_POINTER(result);
 }
 
 Datum
 nb_model_send(PG_FUNCTION_ARGS)
 {
-	struct varlena *flat = PG_DETOAST_DATUM(PG_GETARG_DATUM(0));
+	struct varlena *flat = AggCheckCallContext(fcinfo, NULL) ?
+		packed_model(PG_GETARG_DATUM(0)) : NULL;
 	StringInfoData buf;
+
+	if (flat == NULL)
+		flat = PG_DETOAST_DATUM(PG_GETARG_DATUM(0));
 
 	pq_begintypsend(&buf);
 	pq_sendbytes(&buf, VARDATA(flat), VARSIZE(flat) - VARHDRSZ);

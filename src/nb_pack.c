@@ -1,0 +1,254 @@
+/*
+ * nb_pack.c — the packed form of a serialized model (see nb_pack.h).
+ */
+#include "nb_pack.h"
+
+#include "nb_interrupt.h"
+
+#define PACK_MAGIC "NBCP"
+#define PACK_MAGIC_LEN 4
+#define PACK_RAW 0
+#define PACK_U32 1
+#define PACK_F64 2
+#define PACK_F64_BYTES 1		/* a double's varint: its 8 bytes follow */
+#define PACK_WHOLE_MAX 9007199254740992.0	/* 2^53: every whole number up to it is a double */
+#define PACK_VARINT_MAX 10		/* bytes of a 64-bit varint */
+
+/* The number of fixed-width sections, and a segment header for each and a gap before each. */
+#define COUNT_SECTION(name, width, count, since) + 1
+#define PACK_SECTIONS (0 NB_SECTIONS(COUNT_SECTION))
+#define PACK_SEGMENTS (2 * PACK_SECTIONS + 1)
+
+/* A fixed-width section of a model's bytes: n numbers of width (4 or 8) bytes. */
+typedef struct PackSection
+{
+	const unsigned char *at;
+	uint64_t	n;
+	int			width;
+} PackSection;
+
+size_t
+nb_pack_bound(size_t size)
+{
+	/* a 4-byte number takes at most 5 bytes, a double 9, any other byte 1 */
+	return PACK_MAGIC_LEN + PACK_VARINT_MAX * (1 + PACK_SEGMENTS) + size + size / 4;
+}
+
+/*
+ * Add the section at at, of n numbers of width bytes, to out[k] if it lies
+ * in the bytes from *pos to end (a version 1 view's implied sections lie
+ * elsewhere); the sections then listed.
+ */
+static int
+add_section(PackSection *out, int k, uintptr_t *pos, uintptr_t end,
+			const unsigned char *at, uint64_t n, int width)
+{
+	uintptr_t	a = (uintptr_t) at;
+
+	if (at == NULL || n == 0 || a < *pos || a > end || n > (end - a) / width)
+		return k;
+	out[k].at = at;
+	out[k].n = n;
+	out[k].width = width;
+	*pos = a + n * width;
+	return k + 1;
+}
+
+/* The fixed-width sections of the view of the bytes data, in layout order. */
+static int
+view_sections(const NbView *view, const unsigned char *data, PackSection *out)
+{
+	struct
+	{
+		uint64_t	C,
+					V,
+					E,
+					F,
+					FC,
+					H;
+	}			n = {view->n_classes, view->n_tokens, view->n_entries, view->n_features,
+		(uint64_t) view->n_features * view->n_classes, view->n_lengths};
+	uintptr_t	pos = (uintptr_t) data;
+	int			k = 0;
+
+#define LIST_SECTION(name, width, count, since) \
+	k = add_section(out, k, &pos, (uintptr_t) data + view->size, view->name, n.count, (width));
+	NB_SECTIONS(LIST_SECTION)
+#undef LIST_SECTION
+	return k;
+}
+
+static unsigned char *
+put_varint(unsigned char *o, uint64_t v)
+{
+	while (v >= 0x80)
+	{
+		*o++ = (unsigned char) (v | 0x80);
+		v >>= 7;
+	}
+	*o++ = (unsigned char) v;
+	return o;
+}
+
+static unsigned char *
+put_bytes(unsigned char *o, const unsigned char *p, uint64_t n)
+{
+	if (n == 0)
+		return o;
+	o = put_varint(o, n << 2 | PACK_RAW);
+	nb_copy(o, p, n);
+	return o + n;
+}
+
+static unsigned char *
+put_double(unsigned char *o, const unsigned char *at)
+{
+	double		d = nb_read_f64(at, 0);
+
+	if (d >= 0 && d <= PACK_WHOLE_MAX && d == (double) (uint64_t) d && !signbit(d))
+		return put_varint(o, (uint64_t) d << 1);
+	*o++ = PACK_F64_BYTES;
+	memcpy(o, at, 8);
+	return o + 8;
+}
+
+static unsigned char *
+put_section(unsigned char *o, const PackSection *s)
+{
+	o = put_varint(o, s->n << 2 | (s->width == 4 ? PACK_U32 : PACK_F64));
+	for (uint64_t i = 0; i < s->n; i++)
+	{
+		nb_interrupt_at(i);
+		if (s->width == 4)
+			o = put_varint(o, nb_read_u32(s->at, i));
+		else
+			o = put_double(o, s->at + i * 8);
+	}
+	return o;
+}
+
+size_t
+nb_pack(const NbView *view, const unsigned char *data, unsigned char *out)
+{
+	PackSection sections[PACK_SECTIONS];
+	int			n = view_sections(view, data, sections);
+	const unsigned char *pos = data;
+	unsigned char *o = out;
+
+	memcpy(o, PACK_MAGIC, PACK_MAGIC_LEN);
+	o = put_varint(o + PACK_MAGIC_LEN, view->size);
+	for (int k = 0; k < n; k++)
+	{
+		o = put_bytes(o, pos, (uint64_t) (sections[k].at - pos));
+		o = put_section(o, &sections[k]);
+		pos = sections[k].at + sections[k].n * sections[k].width;
+	}
+	o = put_bytes(o, pos, (uint64_t) (data + view->size - pos));
+	return (size_t) (o - out);
+}
+
+/* Packed bytes being read: from p to end. */
+typedef struct PackReader
+{
+	const unsigned char *p;
+	const unsigned char *end;
+} PackReader;
+
+static bool
+get_varint(PackReader *r, uint64_t *v)
+{
+	uint64_t	x = 0;
+
+	for (int shift = 0; shift < 7 * PACK_VARINT_MAX && r->p < r->end; shift += 7)
+	{
+		unsigned char b = *r->p++;
+
+		if (shift < 64)
+			x |= (uint64_t) (b & 0x7f) << shift;
+		if (!(b & 0x80))
+		{
+			*v = x;
+			return true;
+		}
+	}
+	return false;
+}
+
+static bool
+get_bytes(PackReader *r, unsigned char *out, uint64_t n)
+{
+	if (n > (uint64_t) (r->end - r->p))
+		return false;
+	nb_copy(out, r->p, n);
+	r->p += n;
+	return true;
+}
+
+/* n numbers of a section of width 4 (varints) or 8 (doubles) into out. */
+static bool
+get_numbers(PackReader *r, unsigned char *out, uint64_t n, int width)
+{
+	uint64_t	v;
+
+	for (uint64_t i = 0; i < n; i++)
+	{
+		nb_interrupt_at(i);
+		if (!get_varint(r, &v))
+			return false;
+		if (width == 4)
+		{
+			if (v > UINT32_MAX)
+				return false;
+			nb_write_u32(out, i, (uint32_t) v);
+		}
+		else if (v == PACK_F64_BYTES)
+		{
+			if (!get_bytes(r, out + i * 8, 8))
+				return false;
+		}
+		else if (v % 2 == 0 && (double) (v >> 1) <= PACK_WHOLE_MAX)
+			nb_write_f64(out, i, (double) (v >> 1));
+		else
+			return false;
+	}
+	return true;
+}
+
+bool
+nb_packed_size(const unsigned char *in, size_t n, uint64_t *size)
+{
+	PackReader	r = {in + PACK_MAGIC_LEN, in + n};
+
+	return n >= PACK_MAGIC_LEN && memcmp(in, PACK_MAGIC, PACK_MAGIC_LEN) == 0 &&
+		get_varint(&r, size);
+}
+
+bool
+nb_unpack(const unsigned char *in, size_t n, unsigned char *out, uint64_t size)
+{
+	PackReader	r = {in + PACK_MAGIC_LEN, in + n};
+	uint64_t	pos = 0;
+	uint64_t	h;
+
+	if (!nb_packed_size(in, n, &h) || h != size)
+		return false;
+	(void) get_varint(&r, &h);
+	while (r.p < r.end)
+	{
+		static const int width[] = {1, 4, 8};
+		uint64_t	count;
+		bool		ok;
+
+		if (!get_varint(&r, &h) || h % 4 > PACK_F64)
+			return false;
+		count = h >> 2;
+		if (count > (size - pos) / width[h % 4])
+			return false;
+		ok = h % 4 == PACK_RAW ? get_bytes(&r, out + pos, count) :
+			get_numbers(&r, out + pos, count, width[h % 4]);
+		if (!ok)
+			return false;
+		pos += count * width[h % 4];
+	}
+	return pos == size;
+}
