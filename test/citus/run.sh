@@ -17,7 +17,9 @@
 #     (Gaussian and categorical), float8[] and weighted rows, each partially
 #     aggregated on the workers (EXPLAIN VERBOSE shows worker_partial_agg),
 #     counts byte for byte as local, Gaussian and weighted within rounding;
-#     32 shards' partial states combined; EXPLAIN ANALYZE of it failing
+#     32 shards' partial states combined, each sent packed (the text
+#     worker_partial_agg makes begins with NBCP's base64, smaller than
+#     the model's text form); EXPLAIN ANALYZE of it failing
 #     inside Citus, as src/README.md says
 #   - merge (the aggregate nb_merge over a GROUP BY) and nb_subtract
 #   - scoring through a reference table of models, run on the workers, and a
@@ -186,6 +188,13 @@ step "setup: the rows again in 32 shards" "
 	INSERT INTO docs32 SELECT * FROM docs_local;"
 check "32 partial states through the text form and the combine function: the local model" "
 	SELECT (SELECT nb_train(label, tokens) FROM docs32) = (SELECT nb_train(label, tokens) FROM docs_local)"
+# what a worker sends: the query Citus runs on each shard (EXPLAIN VERBOSE)
+check "each shard's partial state is sent packed (src/nb_pack.h): smaller than its text form, the same model" "
+	SELECT bool_and(s.success AND substr(decode(left(s.result, 8), 'base64'), 1, 4) = 'NBCP'
+	                AND octet_length(s.result) < octet_length(t.result)
+	                AND s.result::nb_model = t.result::nb_model) AND count(*) = 32
+	FROM run_command_on_shards('docs32', 'SELECT pg_catalog.worker_partial_agg(''nb_train(text,text[])''::regprocedure, ROW(label, tokens))::text FROM %s') AS s
+	JOIN run_command_on_shards('docs32', 'SELECT nb_train(label, tokens)::text FROM %s') AS t USING (shardid)"
 check "GROUP BY on the workers: a model per fold, each byte for byte local's" "
 	SELECT bool_and(d.model = l.model) AND count(*) = 5
 	FROM (SELECT fold, nb_train(label, tokens) AS model FROM docs GROUP BY fold) d
