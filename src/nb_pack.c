@@ -19,63 +19,11 @@
 #define PACK_SECTIONS (0 NB_SECTIONS(COUNT_SECTION))
 #define PACK_SEGMENTS (2 * PACK_SECTIONS + 1)
 
-/* A fixed-width section of a model's bytes: n numbers of width (4 or 8) bytes. */
-typedef struct PackSection
-{
-	const unsigned char *at;
-	uint64_t	n;
-	int			width;
-} PackSection;
-
 size_t
 nb_pack_bound(size_t size)
 {
 	/* a 4-byte number takes at most 5 bytes, a double 9, any other byte 1 */
 	return PACK_MAGIC_LEN + PACK_VARINT_MAX * (1 + PACK_SEGMENTS) + size + size / 4;
-}
-
-/*
- * Add the section at at, of n numbers of width bytes, to out[k] if it lies
- * in the bytes from *pos to end (a version 1 view's implied sections lie
- * elsewhere); the sections then listed.
- */
-static int
-add_section(PackSection *out, int k, uintptr_t *pos, uintptr_t end,
-			const unsigned char *at, uint64_t n, int width)
-{
-	uintptr_t	a = (uintptr_t) at;
-
-	if (at == NULL || n == 0 || a < *pos || a > end || n > (end - a) / width)
-		return k;
-	out[k].at = at;
-	out[k].n = n;
-	out[k].width = width;
-	*pos = a + n * width;
-	return k + 1;
-}
-
-/* The fixed-width sections of the view of the bytes data, in layout order. */
-static int
-view_sections(const NbView *view, const unsigned char *data, PackSection *out)
-{
-	struct
-	{
-		uint64_t	C,
-					V,
-					E,
-					F,
-					FC,
-					H;
-	}			n = {view->n_classes, view->n_tokens, view->n_entries, view->n_features,
-		(uint64_t) view->n_features * view->n_classes, view->n_lengths};
-	uintptr_t	pos = (uintptr_t) data;
-	int			k = 0;
-
-#define LIST_SECTION(name, width, count, since) \
-	k = add_section(out, k, &pos, (uintptr_t) data + view->size, view->name, n.count, (width));
-	NB_SECTIONS(LIST_SECTION)
-#undef LIST_SECTION
-	return k;
 }
 
 static unsigned char *
@@ -112,39 +60,59 @@ put_double(unsigned char *o, const unsigned char *at)
 	return o + 8;
 }
 
-static unsigned char *
-put_section(unsigned char *o, const PackSection *s)
+/* Packing in progress: the model's bytes from pos to end are still to pack, into o. */
+typedef struct Packer
 {
-	o = put_varint(o, s->n << 2 | (s->width == 4 ? PACK_U32 : PACK_F64));
-	for (uint64_t i = 0; i < s->n; i++)
+	const unsigned char *pos;
+	const unsigned char *end;
+	unsigned char *o;
+} Packer;
+
+/*
+ * Pack the bytes up to the section at at as they are, then its n numbers of
+ * width bytes; nothing if the section does not lie in the bytes still to
+ * pack (a version 1 view's implied sections lie elsewhere).
+ */
+static void
+pack_section(Packer *p, const unsigned char *at, uint64_t n, int width)
+{
+	uintptr_t	a = (uintptr_t) at;
+
+	if (at == NULL || n == 0 || a < (uintptr_t) p->pos || a > (uintptr_t) p->end ||
+		n > ((uintptr_t) p->end - a) / width)
+		return;
+	p->o = put_bytes(p->o, p->pos, (uint64_t) (at - p->pos));
+	p->o = put_varint(p->o, n << 2 | (width == 4 ? PACK_U32 : PACK_F64));
+	for (uint64_t i = 0; i < n; i++)
 	{
 		nb_interrupt_at(i);
-		if (s->width == 4)
-			o = put_varint(o, nb_read_u32(s->at, i));
-		else
-			o = put_double(o, s->at + i * 8);
+		p->o = width == 4 ? put_varint(p->o, nb_read_u32(at, i)) : put_double(p->o, at + i * 8);
 	}
-	return o;
+	p->pos = at + n * width;
 }
 
 size_t
 nb_pack(const NbView *view, const unsigned char *data, unsigned char *out)
 {
-	PackSection sections[PACK_SECTIONS];
-	int			n = view_sections(view, data, sections);
-	const unsigned char *pos = data;
-	unsigned char *o = out;
-
-	memcpy(o, PACK_MAGIC, PACK_MAGIC_LEN);
-	o = put_varint(o + PACK_MAGIC_LEN, view->size);
-	for (int k = 0; k < n; k++)
+	struct
 	{
-		o = put_bytes(o, pos, (uint64_t) (sections[k].at - pos));
-		o = put_section(o, &sections[k]);
-		pos = sections[k].at + sections[k].n * sections[k].width;
-	}
-	o = put_bytes(o, pos, (uint64_t) (data + view->size - pos));
-	return (size_t) (o - out);
+		uint64_t	C,
+					V,
+					E,
+					F,
+					FC,
+					H;
+	}			n = {view->n_classes, view->n_tokens, view->n_entries, view->n_features,
+		(uint64_t) view->n_features * view->n_classes, view->n_lengths};
+	Packer		p = {data, data + view->size, out + PACK_MAGIC_LEN};
+
+	memcpy(out, PACK_MAGIC, PACK_MAGIC_LEN);
+	p.o = put_varint(p.o, view->size);
+#define PACK_SECTION(name, width, count, since) pack_section(&p, view->name, n.count, (width));
+	NB_SECTIONS(PACK_SECTION)
+#undef PACK_SECTION
+	p.o = put_bytes(p.o, p.pos, (uint64_t) (p.end - p.pos));
+	return (size_t) (p.o - out);
 }
 
 /* Packed bytes being read: from p to end. */

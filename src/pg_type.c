@@ -467,45 +467,27 @@ model_source_open(ModelSource *m, Datum d, size_t *len)
 }
 
 /*
- * The packed form of the model datum d, as a varlena; NULL when it is not
- * smaller than the model (every number large), which is then sent as it is.
+ * The packed form of the model argument when an aggregate calls (see the
+ * top of this file), as a varlena; NULL from anyone else, or when it would
+ * not be smaller than the model (every number large).
  */
 static struct varlena *
-packed_model(Datum d)
+packed_partial(FunctionCallInfo fcinfo)
 {
 	NbView		view;
-	struct varlena *flat = nb_model_open_written(d, &view);
-	struct varlena *packed = MemoryContextAllocHuge(CurrentMemoryContext,
-													VARHDRSZ + nb_pack_bound(view.size));
-	size_t		n = nb_pack(&view, (const unsigned char *) VARDATA(flat),
-							(unsigned char *) VARDATA(packed));
+	struct varlena *flat;
+	struct varlena *packed;
+	size_t		n;
 
+	if (!AggCheckCallContext(fcinfo, NULL))
+		return NULL;
+	flat = nb_model_open_written(PG_GETARG_DATUM(0), &view);
+	packed = MemoryContextAllocHuge(CurrentMemoryContext, VARHDRSZ + nb_pack_bound(view.size));
+	n = nb_pack(&view, (const unsigned char *) VARDATA(flat), (unsigned char *) VARDATA(packed));
 	if (n >= view.size)
 		return NULL;
 	SET_VARSIZE(packed, VARHDRSZ + n);
 	return packed;
-}
-
-/*
- * Open the model datum d for encoding, packed when an aggregate calls
- * (see the top of this file); its base64 text has *len characters.
- */
-static void
-partial_source_open(ModelSource *m, FunctionCallInfo fcinfo, size_t *len)
-{
-	struct varlena *packed = AggCheckCallContext(fcinfo, NULL) ?
-		packed_model(PG_GETARG_DATUM(0)) : NULL;
-
-	if (packed == NULL)
-	{
-		model_source_open(m, PG_GETARG_DATUM(0), len);
-		return;
-	}
-	m->d = PointerGetDatum(packed);
-	m->flat = packed;
-	m->size = VARSIZE(packed) - VARHDRSZ;
-	m->slices = NULL;
-	*len = nb_base64_len(m->size);
 }
 
 /* Write the model's base64 text (len characters) to out, chunk by chunk. */
@@ -546,8 +528,9 @@ nb_model_out(PG_FUNCTION_ARGS)
 	ModelSource m;
 	size_t		len;
 	char	   *out;
+	struct varlena *packed = packed_partial(fcinfo);
 
-	partial_source_open(&m, fcinfo, &len);
+	model_source_open(&m, packed != NULL ? PointerGetDatum(packed) : PG_GETARG_DATUM(0), &len);
 	out = palloc(len + 1);
 	encode_model(&m, out, len);
 	out[len] = '\0';
@@ -596,8 +579,7 @@ nb_model_recv(PG_FUNCTION_ARGS)
 Datum
 nb_model_send(PG_FUNCTION_ARGS)
 {
-	struct varlena *flat = AggCheckCallContext(fcinfo, NULL) ?
-		packed_model(PG_GETARG_DATUM(0)) : NULL;
+	struct varlena *flat = packed_partial(fcinfo);
 	StringInfoData buf;
 
 	if (flat == NULL)
