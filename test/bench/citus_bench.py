@@ -53,9 +53,10 @@ round times, on cb_dist and cb_local as above,
                coord_combine_agg on the coordinator)
   workers      run_command_on_shards: each shard's nb_train measured with
                pg_column_size (training only: an expanded model's size is
-               arithmetic), then with octet_length of its text form
-               (training, serialization and base64: what a worker sends)
-  coordinator  the 32 partial texts, kept in a table of the coordinator:
+               arithmetic), then with octet_length of the text Citus's
+               worker_partial_agg makes of it (training, serialization,
+               packing and base64: what a worker sends)
+  coordinator  those 32 partial texts, kept in a table of the coordinator:
                read (octet_length), parsed (text -> nb_model), parsed and
                combined (the aggregate nb_merge, whose transition function is
                the combine function Citus calls)
@@ -167,13 +168,17 @@ def wide(cur, args):
     return out
 
 
+# what a worker sends for its shard: the query Citus runs there (EXPLAIN VERBOSE)
+SHIPPED = ("pg_catalog.worker_partial_agg('nb_train(text,text[])'::regprocedure, "
+           "ROW(label, tokens))::text")
+
 BREAKDOWN = [
     ("local", "SELECT pg_column_size(nb_train(label, tokens)) FROM cb_local"),
     ("distributed", "SELECT pg_column_size(nb_train(label, tokens)) FROM cb_dist"),
     ("workers: training", "SELECT * FROM run_command_on_shards('cb_dist', "
      "$$SELECT pg_column_size(nb_train(label, tokens)) FROM %s$$)"),
     ("workers: training and text", "SELECT * FROM run_command_on_shards('cb_dist', "
-     "$$SELECT octet_length(nb_train(label, tokens)::text) FROM %s$$)"),
+     "$$SELECT octet_length(%s) FROM %%s$$)" % SHIPPED),
     ("coordinator: read 32 texts", "SELECT count(*) FROM cb_parts WHERE strpos(t, '!') = 0"),
     ("coordinator: parse 32 texts", "SELECT sum(pg_column_size(nbc_model_in(t::cstring))) FROM cb_parts"),
     ("coordinator: parse and combine", "SELECT pg_column_size(nb_merge(nbc_model_in(t::cstring))) FROM cb_parts"),
@@ -187,7 +192,7 @@ def train_breakdown(cur, args):
     cur.execute("CREATE TABLE cb_parts (t text)")
     cur.execute("ALTER TABLE cb_parts ALTER t SET STORAGE EXTERNAL")
     cur.execute("INSERT INTO cb_parts SELECT result FROM run_command_on_shards('cb_dist', "
-                "$$SELECT nb_train(label, tokens)::text FROM %s$$)")
+                "$$SELECT %s FROM %%s$$)" % SHIPPED)
     cur.execute("SELECT count(*), sum(octet_length(t)) FROM cb_parts")
     parts, text_bytes = cur.fetchone()
     cur.execute("SELECT (SELECT nb_merge(t::nb_model) FROM cb_parts) = (SELECT nb_train(label, tokens) FROM cb_local)"
