@@ -372,3 +372,7 @@ SELECT pg_temp.nbt_packed(nbc_model_send(m), octet_length(nbc_model_send(m)) + 1
 FROM io_models WHERE id = 1;
 SELECT pg_temp.nbt_packed(substr(nbc_model_send(m), 2), octet_length(nbc_model_send(m)) - 1)::nb_model
 FROM io_models WHERE id = 1;
+-- a size more than 8 times the packed bytes cannot be (a byte unpacks to at
+-- most 8): refused before anything of that size is taken
+SELECT pg_temp.nbt_packed(nbc_model_send(m), 500000000)::nb_model
+FROM io_models WHERE id = 1;

@@ -257,8 +257,9 @@ unpacked(struct varlena *decoded, int sqlstate)
 		return decoded;
 	if (size > NB_MODEL_MAX_SIZE)
 		nb_report_too_large(size);
-	model = nb_model_alloc(size, CurrentMemoryContext);
-	if (!nb_unpack(in, n, (unsigned char *) VARDATA(model), size))
+	/* no byte unpacks to more than 8: a size beyond that is refused unallocated */
+	model = size <= 8 * (uint64) n ? nb_model_alloc(size, CurrentMemoryContext) : NULL;
+	if (model == NULL || !nb_unpack(in, n, (unsigned char *) VARDATA(model), size))
 		ereport(ERROR,
 				(errcode(sqlstate),
 				 errmsg("invalid nb_model value"),
