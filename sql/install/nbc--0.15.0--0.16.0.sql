@@ -6,14 +6,15 @@
 -- A cancel of nb_calibrate reaches the client before the memory of its
 -- training is freed (issue #40): its training and scoring statements run
 -- outside any exception block, whose rollback freed hundreds of megabytes
--- first; its checks move to nbc_calibrate_checks, their errors' DETAIL
--- unchanged, and an error of the scoring names the fold or the fit in its
--- CONTEXT (pg_calibrate.c).
+-- first; its checks move to nbc_calibrate_checks, run in the training's
+-- statement (a refusal comes before the models are copied out of it),
+-- their errors' DETAIL unchanged, and an error of the scoring names the
+-- fold or the fit in its CONTEXT (pg_calibrate.c).
 
 -- nbc_calibrate_checks: nb_calibrate's checks of its folds once trained
 -- (a row in a fold, at least as many rows as folds, no fold of every row,
--- at least two classes), each error's DETAIL saying what calibration was
--- doing; the labels of the whole model, in its order.
+-- at least two classes, the scores' limit), each error's DETAIL saying
+-- what calibration was doing; the labels of the whole model, in its order.
 CREATE FUNCTION nbc_calibrate_checks(rel regclass, folds integer, fold_column text, fold_ids bigint[],
 									 fold_rows bigint[], all_rows numeric, whole nb_model)
 RETURNS text[]
@@ -46,15 +47,24 @@ BEGIN
 		RAISE EXCEPTION 'relation "%" has one class', rel
 			USING ERRCODE = 'invalid_parameter_value', DETAIL = 'Calibration needs rows of at least two classes. ' || doing;
 	END IF;
+	-- the scores' limit (NB_CALIBRATION_MAX_BYTES in pg_calibrate.c), checked before any row is scored
+	IF all_rows * (array_length(classes, 1) + 1) * 8 > 268435456 THEN
+		RAISE EXCEPTION 'too many rows to calibrate'
+			USING ERRCODE = 'program_limit_exceeded',
+				  DETAIL = format('The log posteriors of %s rows of %s classes would take %s bytes, more than the limit of 268435456. '
+								  'Calibration on "%s" was counting its rows and classes.',
+								  all_rows, array_length(classes, 1), all_rows * (array_length(classes, 1) + 1) * 8, rel);
+	END IF;
 	RETURN classes;
 END
 $$;
-COMMENT ON FUNCTION nbc_calibrate_checks(regclass, integer, text, bigint[], bigint[], numeric, nb_model) IS 'the checks of nb_calibrate''s folds once trained: a row in a fold, at least as many rows as folds, no fold of every row, at least two classes; the labels of the whole model';
+COMMENT ON FUNCTION nbc_calibrate_checks(regclass, integer, text, bigint[], bigint[], numeric, nb_model) IS 'the checks of nb_calibrate''s folds once trained: a row in a fold, at least as many rows as folds, no fold of every row, at least two classes, the limit of the scores'' memory; the labels of the whole model';
 
 -- nb_calibrate: the rows and folds of nb_cross_validate (the same checks,
 -- the same assignment of rows to folds), one training pass (a model per
--- fold and their merge), the limit of the scores' memory checked, then
--- one pass of nbc_calibration over every fold's rows in fold order.
+-- fold and their merge) with the checks of them and of the scores'
+-- memory, then one pass of nbc_calibration over every fold's rows in fold
+-- order.
 CREATE OR REPLACE FUNCTION nb_calibrate(rel regclass, label_column text, features_column text,
 							 folds integer DEFAULT NULL, options jsonb DEFAULT NULL,
 							 fold_column text DEFAULT NULL, tokenizer jsonb DEFAULT NULL,
@@ -72,7 +82,6 @@ DECLARE
 	setup record;
 	rows_sql text;
 	trained record;
-	classes text[];
 	fitted jsonb;
 	-- nbc.progress: a NOTICE once the folds are trained when
 	-- nbc.progress_interval has passed (the scoring reports its folds)
@@ -110,33 +119,27 @@ BEGIN
 	-- statement took (hundreds of megabytes over many classes) before a
 	-- cancel reaches the client.  The checks' errors say in their DETAIL
 	-- what calibration was doing; the scoring's name the fold or the fit
-	-- in a CONTEXT line (pg_calibrate.c).
+	-- in a CONTEXT line (pg_calibrate.c).  The checks run in the training's
+	-- statement, so that a refusal comes before its result is copied out
+	-- (the models, three times, with no check for a cancel).
 	-- on Citus the rows come to the coordinator first (see nb_cross_validate)
 	IF setup.rows_copied THEN
 		EXECUTE format('CREATE TEMPORARY TABLE nbc_calibrate_rows ON COMMIT DROP AS %s', rows_sql);
 		rows_sql := 'SELECT fold, actual, features FROM pg_temp.nbc_calibrate_rows';
 	END IF;
 	EXECUTE format(
-		'SELECT array_agg(fold ORDER BY fold) FILTER (WHERE fold IS NOT NULL) AS folds, '
-		'       array_agg(model ORDER BY fold) FILTER (WHERE fold IS NOT NULL) AS models, '
-		'       array_agg(n ORDER BY fold) FILTER (WHERE fold IS NOT NULL) AS fold_rows, sum(n) AS all_rows, %1$s.nb_merge(model) AS whole '
+		'SELECT t.*, %1$s.nbc_calibrate_checks($1, $2, $3, t.folds, t.fold_rows, t.all_rows, t.whole) AS classes '
+		'FROM (SELECT array_agg(fold ORDER BY fold) FILTER (WHERE fold IS NOT NULL) AS folds, '
+		'array_agg(model ORDER BY fold) FILTER (WHERE fold IS NOT NULL) AS models, '
+		'array_agg(n ORDER BY fold) FILTER (WHERE fold IS NOT NULL) AS fold_rows, sum(n) AS all_rows, '
+		'%1$s.nb_merge(model) AS whole '
 		'FROM (SELECT fold, count(*) AS n, %1$s.nb_train(actual, features%3$s) AS model '
-		'      FROM (%2$s) r GROUP BY fold) f',
+		'FROM (%2$s) r GROUP BY fold) f) t',
 		ext, rows_sql, CASE WHEN setup.ftype = 'text'::regtype THEN format(', %L::jsonb', tokenizer) ELSE '' END)
-		INTO trained;
-	EXECUTE format('SELECT %s.nbc_calibrate_checks($1, $2, $3, $4, $5, $6, $7)', ext) INTO classes
-		USING rel, folds, fold_column, trained.folds, trained.fold_rows, trained.all_rows, trained.whole;
+		INTO trained USING rel, folds, fold_column;
 	IF clock_timestamp() - started >= every THEN
 		RAISE NOTICE 'nb_calibrate: trained % folds of % rows', array_length(trained.folds, 1), trained.all_rows
 			USING DETAIL = format('Elapsed: %s s.', round(extract(epoch FROM clock_timestamp() - started)::numeric, 1));
-	END IF;
-	-- the scores' limit (NB_CALIBRATION_MAX_BYTES in pg_calibrate.c), checked before any row is scored
-	IF trained.all_rows * (array_length(classes, 1) + 1) * 8 > 268435456 THEN
-		RAISE EXCEPTION 'too many rows to calibrate'
-			USING ERRCODE = 'program_limit_exceeded',
-				  DETAIL = format('The log posteriors of %s rows of %s classes would take %s bytes, more than the limit of 268435456. '
-								  'Calibration on "%s" was counting its rows and classes.',
-								  trained.all_rows, array_length(classes, 1), trained.all_rows * (array_length(classes, 1) + 1) * 8, rel);
 	END IF;
 	-- the options are checked against the model before any fold is scored,
 	-- an error raised again saying so (the block's rollback frees only the
@@ -159,7 +162,7 @@ BEGIN
 	END IF;
 	EXECUTE format('SELECT %1$s.nbc_calibration(r.fold, r.features, r.actual, $1, $2, $3, $4, $5, $6) '
 				   'FROM (SELECT * FROM (%2$s) r WHERE r.fold IS NOT NULL ORDER BY r.fold) r', ext, rows_sql)
-		INTO fitted USING trained.whole, trained.models, trained.folds, classes, options, method;
+		INTO fitted USING trained.whole, trained.models, trained.folds, trained.classes, options, method;
 	IF setup.rows_copied THEN
 		DROP TABLE pg_temp.nbc_calibrate_rows;
 	END IF;
