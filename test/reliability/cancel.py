@@ -336,8 +336,9 @@ def measure(conn, op, setting, cancels, rng, ends_with=()):
     wait(aconn, None)
     cur = conn.cursor()
     for c in (cur, None):
-        for sql in ["SET search_path = nbc_cancel, public", "SET statement_timeout = 0"] + \
-                [setting] * bool(setting):
+        # no progress NOTICE: its bytes would arrive before the error's
+        for sql in ["SET search_path = nbc_cancel, public", "SET statement_timeout = 0",
+                    "SET nbc.progress = off"] + [setting] * bool(setting):
             if c is None:
                 aexec(aconn, sql)
             else:
