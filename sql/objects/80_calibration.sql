@@ -49,10 +49,60 @@ CREATE AGGREGATE nbc_calibration(fold bigint, body text, actual text, whole nb_m
 	SFUNC = nbc_calibration_transfn, STYPE = internal, FINALFUNC = nbc_calibration_final,
 	FINALFUNC_MODIFY = READ_WRITE);
 
+-- nbc_calibrate_checks: nb_calibrate's checks of its folds once trained
+-- (a row in a fold, at least as many rows as folds, no fold of every row,
+-- at least two classes, the scores' limit), each error's DETAIL saying
+-- what calibration was doing; the labels of the whole model, in its order.
+CREATE FUNCTION nbc_calibrate_checks(rel regclass, folds integer, fold_column text, fold_ids bigint[],
+									 fold_rows bigint[], all_rows numeric, whole nb_model)
+RETURNS text[]
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+	ext text;
+	classes text[];
+	doing text := format('Calibration on "%s" was training a model per fold.', rel);
+BEGIN
+	IF fold_ids IS NULL THEN
+		RAISE EXCEPTION 'relation "%" has no rows to calibrate on', rel
+			USING ERRCODE = 'invalid_parameter_value', DETAIL = 'A row needs a label, features and a fold. ' || doing;
+	END IF;
+	IF fold_column IS NULL AND array_length(fold_ids, 1) < coalesce(folds, 5) THEN
+		RAISE EXCEPTION 'relation "%" has fewer rows than folds', rel
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = format('%s rows to calibrate on in %s folds. %s', array_length(fold_ids, 1), coalesce(folds, 5), doing);
+	END IF;
+	IF array_position(fold_rows, all_rows) IS NOT NULL THEN
+		RAISE EXCEPTION 'fold % holds every row', fold_ids[array_position(fold_rows, all_rows)]
+			USING ERRCODE = 'invalid_parameter_value', DETAIL = 'Each fold is scored by a model of the rows outside it. ' || doing;
+	END IF;
+	SELECT quote_ident(n.nspname) INTO ext
+	FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'nbc';
+	EXECUTE format('SELECT array_agg(c.label ORDER BY c.n) FROM %s.nb_classes($1) WITH ORDINALITY AS c(label, documents, prior, n)', ext)
+		INTO classes USING whole;
+	IF array_length(classes, 1) < 2 THEN
+		RAISE EXCEPTION 'relation "%" has one class', rel
+			USING ERRCODE = 'invalid_parameter_value', DETAIL = 'Calibration needs rows of at least two classes. ' || doing;
+	END IF;
+	-- the scores' limit (NB_CALIBRATION_MAX_BYTES in pg_calibrate.c), checked before any row is scored
+	IF all_rows * (array_length(classes, 1) + 1) * 8 > 268435456 THEN
+		RAISE EXCEPTION 'too many rows to calibrate'
+			USING ERRCODE = 'program_limit_exceeded',
+				  DETAIL = format('The log posteriors of %s rows of %s classes would take %s bytes, more than the limit of 268435456. '
+								  'Calibration on "%s" was counting its rows and classes.',
+								  all_rows, array_length(classes, 1), all_rows * (array_length(classes, 1) + 1) * 8, rel);
+	END IF;
+	RETURN classes;
+END
+$$;
+COMMENT ON FUNCTION nbc_calibrate_checks(regclass, integer, text, bigint[], bigint[], numeric, nb_model) IS 'the checks of nb_calibrate''s folds once trained: a row in a fold, at least as many rows as folds, no fold of every row, at least two classes, the limit of the scores'' memory; the labels of the whole model';
+
 -- nb_calibrate: the rows and folds of nb_cross_validate (the same checks,
 -- the same assignment of rows to folds), one training pass (a model per
--- fold and their merge), the limit of the scores' memory checked, then
--- one pass of nbc_calibration over every fold's rows in fold order.
+-- fold and their merge) with the checks of them and of the scores'
+-- memory, then one pass of nbc_calibration over every fold's rows in fold
+-- order.
 CREATE FUNCTION nb_calibrate(rel regclass, label_column text, features_column text,
 							 folds integer DEFAULT NULL, options jsonb DEFAULT NULL,
 							 fold_column text DEFAULT NULL, tokenizer jsonb DEFAULT NULL,
@@ -70,15 +120,13 @@ DECLARE
 	setup record;
 	rows_sql text;
 	trained record;
-	classes text[];
 	fitted jsonb;
-	doing text;
 	-- nbc.progress: a NOTICE once the folds are trained when
 	-- nbc.progress_interval has passed (the scoring reports its folds)
 	every interval := CASE WHEN coalesce(current_setting('nbc.progress', true), 'on')::boolean
 						   THEN make_interval(secs => coalesce(current_setting('nbc.progress_interval', true), '5')::float8) END;
 	started timestamptz := clock_timestamp();
-	-- the error of an internal statement, raised again
+	-- the error of the options' check, raised again
 	e_state text; e_message text; e_detail text; e_hint text;
 BEGIN
 	IF rel IS NULL OR label_column IS NULL OR features_column IS NULL OR method IS NULL THEN
@@ -104,75 +152,55 @@ BEGIN
 	EXECUTE format('SELECT * FROM %s.nbc_cross_validation_rows($1, $2, $3, $4, $5, $6, $7)', ext)
 		INTO setup USING rel, label_column, features_column, folds, fold_column, tokenizer, 'nbc_calibrate_rows';
 	rows_sql := setup.rows_sql;
-	-- An error in an internal statement is raised again with a sentence
-	-- saying what calibration was doing, not the generated statement.
-	doing := format('Calibration on "%s" was training a model per fold.', rel);
+	-- The training and the scoring run in no exception block: a block rolls
+	-- its subtransaction back before an error goes on, freeing all that the
+	-- statement took (hundreds of megabytes over many classes) before a
+	-- cancel reaches the client.  The checks' errors say in their DETAIL
+	-- what calibration was doing; the scoring's name the fold or the fit
+	-- in a CONTEXT line (pg_calibrate.c).  The checks run in the training's
+	-- statement, so that a refusal comes before its result is copied out
+	-- (the models, three times, with no check for a cancel).
+	-- on Citus the rows come to the coordinator first (see nb_cross_validate)
+	IF setup.rows_copied THEN
+		EXECUTE format('CREATE TEMPORARY TABLE nbc_calibrate_rows ON COMMIT DROP AS %s', rows_sql);
+		rows_sql := 'SELECT fold, actual, features FROM pg_temp.nbc_calibrate_rows';
+	END IF;
+	EXECUTE format(
+		'SELECT t.*, %1$s.nbc_calibrate_checks($1, $2, $3, t.folds, t.fold_rows, t.all_rows, t.whole) AS classes '
+		'FROM (SELECT array_agg(fold ORDER BY fold) FILTER (WHERE fold IS NOT NULL) AS folds, '
+		'array_agg(model ORDER BY fold) FILTER (WHERE fold IS NOT NULL) AS models, '
+		'array_agg(n ORDER BY fold) FILTER (WHERE fold IS NOT NULL) AS fold_rows, sum(n) AS all_rows, '
+		'%1$s.nb_merge(model) AS whole '
+		'FROM (SELECT fold, count(*) AS n, %1$s.nb_train(actual, features%3$s) AS model '
+		'FROM (%2$s) r GROUP BY fold) f) t',
+		ext, rows_sql, CASE WHEN setup.ftype = 'text'::regtype THEN format(', %L::jsonb', tokenizer) ELSE '' END)
+		INTO trained USING rel, folds, fold_column;
+	IF clock_timestamp() - started >= every THEN
+		RAISE NOTICE 'nb_calibrate: trained % folds of % rows', array_length(trained.folds, 1), trained.all_rows
+			USING DETAIL = format('Elapsed: %s s.', round(extract(epoch FROM clock_timestamp() - started)::numeric, 1));
+	END IF;
+	-- the options are checked against the model before any fold is scored,
+	-- an error raised again saying so (the block's rollback frees only the
+	-- model with the options that this statement made)
 	BEGIN
-		-- on Citus the rows come to the coordinator first (see nb_cross_validate)
-		IF setup.rows_copied THEN
-			EXECUTE format('CREATE TEMPORARY TABLE nbc_calibrate_rows ON COMMIT DROP AS %s', rows_sql);
-			rows_sql := 'SELECT fold, actual, features FROM pg_temp.nbc_calibrate_rows';
-		END IF;
-		EXECUTE format(
-			'SELECT array_agg(fold ORDER BY fold) FILTER (WHERE fold IS NOT NULL) AS folds, '
-			'       array_agg(model ORDER BY fold) FILTER (WHERE fold IS NOT NULL) AS models, '
-			'       array_agg(n ORDER BY fold) FILTER (WHERE fold IS NOT NULL) AS fold_rows, sum(n) AS all_rows, %1$s.nb_merge(model) AS whole '
-			'FROM (SELECT fold, count(*) AS n, %1$s.nb_train(actual, features%3$s) AS model '
-			'      FROM (%2$s) r GROUP BY fold) f',
-			ext, rows_sql, CASE WHEN setup.ftype = 'text'::regtype THEN format(', %L::jsonb', tokenizer) ELSE '' END)
-			INTO trained;
-		IF trained.folds IS NULL THEN
-			RAISE EXCEPTION 'relation "%" has no rows to calibrate on', rel
-				USING ERRCODE = 'invalid_parameter_value', DETAIL = 'A row needs a label, features and a fold.';
-		END IF;
-		IF fold_column IS NULL AND array_length(trained.folds, 1) < coalesce(folds, 5) THEN
-			RAISE EXCEPTION 'relation "%" has fewer rows than folds', rel
-				USING ERRCODE = 'invalid_parameter_value',
-					  DETAIL = format('%s rows to calibrate on in %s folds.', array_length(trained.folds, 1), coalesce(folds, 5));
-		END IF;
-		IF array_position(trained.fold_rows, trained.all_rows) IS NOT NULL THEN
-			RAISE EXCEPTION 'fold % holds every row', trained.folds[array_position(trained.fold_rows, trained.all_rows)]
-				USING ERRCODE = 'invalid_parameter_value', DETAIL = 'Each fold is scored by a model of the rows outside it.';
-		END IF;
-		EXECUTE format('SELECT array_agg(c.label ORDER BY c.n) FROM %s.nb_classes($1) WITH ORDINALITY AS c(label, documents, prior, n)', ext)
-			INTO classes USING trained.whole;
-		IF array_length(classes, 1) < 2 THEN
-			RAISE EXCEPTION 'relation "%" has one class', rel
-				USING ERRCODE = 'invalid_parameter_value', DETAIL = 'Calibration needs rows of at least two classes.';
-		END IF;
-		IF clock_timestamp() - started >= every THEN
-			RAISE NOTICE 'nb_calibrate: trained % folds of % rows', array_length(trained.folds, 1), trained.all_rows
-				USING DETAIL = format('Elapsed: %s s.', round(extract(epoch FROM clock_timestamp() - started)::numeric, 1));
-		END IF;
-		-- the scores' limit (NB_CALIBRATION_MAX_BYTES in pg_calibrate.c), checked before any row is scored
-		doing := format('Calibration on "%s" was counting its rows and classes.', rel);
-		IF trained.all_rows * (array_length(classes, 1) + 1) * 8 > 268435456 THEN
-			RAISE EXCEPTION 'too many rows to calibrate'
-				USING ERRCODE = 'program_limit_exceeded',
-					  DETAIL = format('The log posteriors of %s rows of %s classes would take %s bytes, more than the limit of 268435456.',
-									  trained.all_rows, array_length(classes, 1), trained.all_rows * (array_length(classes, 1) + 1) * 8);
-		END IF;
-		-- the options are checked against the model before any fold is scored
-		doing := format('Calibration on "%s" was checking the options.', rel);
 		EXECUTE format('SELECT %s.nb_with_options($1, $2)', ext) USING trained.whole, options;
-		-- every fold's rows, fold by fold, scored and fitted by one aggregate
-		doing := format('Calibration on "%s" was scoring its %s folds and fitting.', rel, array_length(trained.folds, 1));
-		IF setup.on_citus AND NOT setup.rows_copied THEN
-			rows_sql := format('WITH scored AS MATERIALIZED (%s) SELECT * FROM scored', rows_sql);
-		END IF;
-		EXECUTE format('SELECT %1$s.nbc_calibration(r.fold, r.features, r.actual, $1, $2, $3, $4, $5, $6) '
-					   'FROM (SELECT * FROM (%2$s) r WHERE r.fold IS NOT NULL ORDER BY r.fold) r', ext, rows_sql)
-			INTO fitted USING trained.whole, trained.models, trained.folds, classes, options, method;
 	EXCEPTION WHEN query_canceled OR others THEN
 		GET STACKED DIAGNOSTICS e_state = RETURNED_SQLSTATE, e_message = MESSAGE_TEXT,
 								e_detail = PG_EXCEPTION_DETAIL, e_hint = PG_EXCEPTION_HINT;
-		e_detail := concat_ws(' ', nullif(e_detail, ''), doing);
+		e_detail := concat_ws(' ', nullif(e_detail, ''), format('Calibration on "%s" was checking the options.', rel));
 		-- (a RAISE option cannot be null, and an empty one prints an empty line)
 		IF e_hint = '' THEN
 			RAISE EXCEPTION USING ERRCODE = e_state, MESSAGE = e_message, DETAIL = e_detail;
 		END IF;
 		RAISE EXCEPTION USING ERRCODE = e_state, MESSAGE = e_message, DETAIL = e_detail, HINT = e_hint;
 	END;
+	-- every fold's rows, fold by fold, scored and fitted by one aggregate
+	IF setup.on_citus AND NOT setup.rows_copied THEN
+		rows_sql := format('WITH scored AS MATERIALIZED (%s) SELECT * FROM scored', rows_sql);
+	END IF;
+	EXECUTE format('SELECT %1$s.nbc_calibration(r.fold, r.features, r.actual, $1, $2, $3, $4, $5, $6) '
+				   'FROM (SELECT * FROM (%2$s) r WHERE r.fold IS NOT NULL ORDER BY r.fold) r', ext, rows_sql)
+		INTO fitted USING trained.whole, trained.models, trained.folds, trained.classes, options, method;
 	IF setup.rows_copied THEN
 		DROP TABLE pg_temp.nbc_calibrate_rows;
 	END IF;

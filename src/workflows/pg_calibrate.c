@@ -65,7 +65,7 @@ typedef struct CalibrationState
 	Jsonb	   *options;		/* NULL: none */
 	int64	   *folds;			/* the folds of fold_models, in its order */
 	int			n_folds;
-	int64		fold;			/* the fold of pm */
+	int64		fold;			/* the fold being scored */
 	NbPrepared *pm;				/* its out-of-fold model, NULL before the first row */
 	uint32	   *model_class;	/* pm's classes' positions */
 	double	  **blocks;			/* the n rows of 1 + C, block_rows to a block */
@@ -77,6 +77,30 @@ typedef struct CalibrationState
 	TimestampTz started;		/* the first row */
 	TimestampTz reported;		/* the last progress NOTICE, or started */
 } CalibrationState;
+
+static const char *const method_names[] = {"none", "temperature", "sigmoid", "auto"};
+
+/*
+ * An error's CONTEXT line: the fold being scored, or the fit.  (nb_calibrate
+ * runs the aggregate outside any exception block, whose rollback would keep
+ * a cancel from the client until the scores were freed: no block adds what
+ * calibration was doing to the DETAIL.)
+ */
+static void
+scoring_context(void *arg)
+{
+	const CalibrationState *st = arg;
+
+	errcontext("nbc_calibration scoring fold " INT64_FORMAT, st->fold);
+}
+
+static void
+fitting_context(void *arg)
+{
+	const CalibrationState *st = arg;
+
+	errcontext("nbc_calibration fitting method \"%s\"", method_names[st->method]);
+}
 
 static const char *
 label_of(text *t, uint32 *len)
@@ -212,6 +236,8 @@ use_fold(FunctionCallInfo fcinfo, CalibrationState *st, int64 fold)
 
 	if (st->pm != NULL && st->fold == fold)
 		return;
+	/* (first: an error below names this fold, scoring_context) */
+	st->fold = fold;
 	model = DirectFunctionCall2(nb_subtract, PG_GETARG_DATUM(4), fold_model(fcinfo, st, fold));
 	pm = nb_prepared_get_model(fcinfo, model);
 	/* (st->cxt is an AllocSet: pfree works there) */
@@ -227,7 +253,6 @@ use_fold(FunctionCallInfo fcinfo, CalibrationState *st, int64 fold)
 		st->model_class[c] = class_position(st, s, len);
 	}
 	st->pm = pm;
-	st->fold = fold;
 	st->folds_begun++;
 	if (st->report && nb_progress_due(&st->reported))
 		ereport(NOTICE,
@@ -273,12 +298,16 @@ calibration_transfn(FunctionCallInfo fcinfo, NbFeatureInput kind)
 	double	   *row;
 	uint32		len;
 	const char *actual;
+	ErrorContextCallback context = {.callback = scoring_context};
 
 	aggctx = nb_aggregate_context(fcinfo, AGGREGATE " support functions", AGGREGATE);
 	if (st == NULL)
 		st = calibration_state(fcinfo, aggctx);
 	if (PG_ARGISNULL(1) || PG_ARGISNULL(2) || PG_ARGISNULL(3))
 		PG_RETURN_POINTER(st);
+	context.arg = st;
+	context.previous = error_context_stack;
+	error_context_stack = &context;
 	use_fold(fcinfo, st, PG_GETARG_INT64(1));
 	pm = st->pm;
 	scorer = nb_prepared_scorer(pm, st->options);
@@ -300,6 +329,7 @@ calibration_transfn(FunctionCallInfo fcinfo, NbFeatureInput kind)
 	for (uint32 c = 0; c < pm->index.n_classes; c++)
 		row[1 + st->model_class[c]] = pm->log_post[c];
 	st->n++;
+	error_context_stack = context.previous;
 	PG_RETURN_POINTER(st);
 }
 
@@ -435,8 +465,6 @@ push_jsonb(JsonbParseState **state, const char *key, Jsonb *value)
 	pushJsonbValue(state, WJB_VALUE, &v);
 }
 
-static const char *const method_names[] = {"none", "temperature", "sigmoid", "auto"};
-
 /* The fit of the rows, as the header says. */
 PG_FUNCTION_INFO_V1(nbc_calibration_final);
 Datum
@@ -448,16 +476,21 @@ nbc_calibration_final(PG_FUNCTION_ARGS)
 	NbCalibrationStatus status;
 	JsonbParseState *state = NULL;
 	Jsonb	   *options;
+	ErrorContextCallback context = {.callback = fitting_context};
 
 	(void) nb_aggregate_context(fcinfo, AGGREGATE " support functions", AGGREGATE);
 	if (PG_ARGISNULL(0))
 		report_status(NB_CALIBRATION_TOO_FEW_ROWS);
 	st = (CalibrationState *) PG_GETARG_POINTER(0);
+	context.arg = st;
+	context.previous = error_context_stack;
+	error_context_stack = &context;
 	ordered_rows(st, &rows);
 	status = nb_calibration_fit(&rows, st->method, &fit);
 	nb_free((void *) rows.actual);
 	nb_free((void *) rows.log_post);
 	report_status(status);
+	error_context_stack = context.previous;
 	options = fit_option(st, &fit);
 	if (st->options != NULL)
 		options = DatumGetJsonbP(DirectFunctionCall2(jsonb_concat, JsonbPGetDatum(st->options),
