@@ -195,13 +195,22 @@ SET nbc.progress_interval = 0;
 SELECT count(*) FROM nb_cross_validate('cv_docs', 'label', 'tokens', 3, grid => '{"alpha": [0.5, 1]}');
 CREATE TABLE cv_many_folds AS SELECT label, tokens, id % 10 AS fold FROM cv_docs;
 SELECT count(*) FROM nb_cross_validate('cv_many_folds', 'label', 'tokens', fold_column => 'fold', grid => '{}');
+-- inside a pass: the training and the scoring aggregates report every 4096
+-- rows read (nb_train) and scored (nb_grid_metrics) in the statement
+CREATE TABLE cv_big AS
+SELECT CASE WHEN i % 3 = 0 THEN 'a' ELSE 'b' END AS label, ARRAY['t' || (i % 7), 'u' || (i % 3)] AS tokens
+FROM generate_series(1, 10000) AS i;
+SELECT count(*) FROM nb_cross_validate('cv_big', 'label', 'tokens', 2, grid => '{}');
 \set VERBOSITY default
 -- the default interval, 5 s: a short call stays quiet
 RESET nbc.progress_interval;
 SELECT count(*) FROM nb_cross_validate('cv_many_folds', 'label', 'tokens', fold_column => 'fold', grid => '{}');
+SELECT count(*) FROM nb_cross_validate('cv_big', 'label', 'tokens', 2, grid => '{}');
 SET nbc.progress_interval = 0;
 SET nbc.progress = off;
 SELECT count(*) FROM nb_cross_validate('cv_many_folds', 'label', 'tokens', fold_column => 'fold', grid => '{}');
+SELECT count(*) FROM nb_cross_validate('cv_big', 'label', 'tokens', 2, grid => '{}');
+DROP TABLE cv_big;
 RESET nbc.progress;
 RESET nbc.progress_interval;
 -- an error in an internal statement: its own message, detail and hint, a

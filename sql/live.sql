@@ -450,6 +450,24 @@ SELECT nb_live('live_tiny_m') = (SELECT nb_train(label, tokens, weight) FROM liv
 	(SELECT count(*) FROM live_tiny_m WHERE id > 0) AS deltas_left;
 SELECT nb_live_drop('live_tiny_m');
 DROP TABLE live_tiny;
+-- progress: nb_live_create trains its base with nb_train over the source,
+-- which reports every 4096 rows read at nbc.progress_interval 0 (the
+-- DETAIL, the elapsed time, left out) and not at the default 5 s
+CREATE TABLE live_big AS
+SELECT CASE WHEN i % 3 = 0 THEN 'ham' ELSE 'spam' END AS label, ARRAY['t' || (i % 7)] AS tokens
+FROM generate_series(1, 10000) AS i;
+SET nbc.progress = on;
+SET nbc.progress_interval = 0;
+\set VERBOSITY terse
+SELECT live_model, documents = (SELECT count(*) FROM live_big) AS all_documents, classes
+FROM nb_live_create('live_big_m', 'live_big', 'label', 'tokens');
+\set VERBOSITY default
+RESET nbc.progress_interval;
+SELECT nb_live_drop('live_big_m');
+SELECT live_model FROM nb_live_create('live_big_m', 'live_big', 'label', 'tokens');
+RESET nbc.progress;
+SELECT nb_live_drop('live_big_m');
+DROP TABLE live_big;
 
 -- lifecycle: renames, unrelated columns, the columns a live model reads
 ALTER TABLE live_docs RENAME TO live_rows;

@@ -58,6 +58,13 @@ SELECT nb_train(label, tokens)::text = (SELECT arr::text FROM par_serial) AS sam
        nb_train(label, tokens, (1 + id % 3)::float8)::text
          = (SELECT weighted::text FROM par_serial) AS same_weighted_model
 FROM par_docs;
+-- progress: a worker's rows are a share of the count, so only the leader
+-- reports, and here it reads none: no NOTICE even at interval 0
+SET nbc.progress = on;
+SET nbc.progress_interval = 0;
+SELECT nb_train(label, tokens) IS NOT NULL AS trained FROM par_docs;
+RESET nbc.progress_interval;
+RESET nbc.progress;
 -- jsonb features: counts are exact in any order; Gaussian moments are merged
 -- by Chan's formula, which rounds differently, so compare probabilities
 SELECT nb_train(label, f - 'g')::text = (SELECT counts::text FROM par_serial) AS same_count_model

@@ -126,6 +126,23 @@ SELECT nb_prune(m, '{"top_k": 1}') = (SELECT nb_train(label, ARRAY[NULL, NULL, x
        nb_predict(nb_prune(m, '{"top_k": 1}'), '{5.0, 3.4, 4.6}'::float8[]) AS predicted
 FROM (SELECT nb_train(label, x) AS m FROM pr_flowers) s;
 
+-- progress: at nbc.progress_interval 0 a NOTICE from each cancellation
+-- point of the pruner's loops (the DETAIL, the elapsed time, left out); at
+-- the default interval (5 s) a short call says nothing.  Tokens t0..t14999,
+-- those below 5000 in two documents: min_documents 2 keeps those.
+CREATE TABLE pr_big AS
+SELECT nb_train(CASE WHEN i % 2 = 0 THEN 'a' ELSE 'b' END, ARRAY['t' || (i % 15000)]) AS m
+FROM generate_series(0, 19999) AS i;
+SET nbc.progress = on;
+SET nbc.progress_interval = 0;
+\set VERBOSITY terse
+SELECT nb_info(nb_prune(m, '{"min_documents": 2}')) ->> 'vocabulary' AS vocabulary FROM pr_big;
+\set VERBOSITY default
+RESET nbc.progress_interval;
+SELECT nb_info(nb_prune(m, '{"min_documents": 2}')) ->> 'vocabulary' AS vocabulary FROM pr_big;
+RESET nbc.progress;
+DROP TABLE pr_big;
+
 -- errors
 SELECT nb_prune(m, '[]') FROM pr_model;
 SELECT nb_prune(m, '{"top": 1}') FROM pr_model;

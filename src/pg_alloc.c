@@ -20,6 +20,7 @@
 
 #include "nb_alloc.h"
 #include "nb_interrupt.h"
+#include "pg_progress.h"
 
 /*
  * Large tables (a big vocabulary's hash tables, the pair table) are probed
@@ -101,10 +102,12 @@ nb_free(void *ptr)
 
 /*
  * A cancel or a timeout raises an error from here, in the middle of a pure
- * operation: see nb_interrupt.h for why that is safe.
+ * operation: see nb_interrupt.h for why that is safe.  A one-call
+ * operation's progress NOTICE comes from here too (pg_progress.h).
  */
 void
 nb_interrupt(void)
 {
 	CHECK_FOR_INTERRUPTS();
+	nb_progress_tick();
 }

@@ -11,6 +11,7 @@
 #include "nb_prune.h"
 #include "pg_jsonb.h"
 #include "pg_label.h"
+#include "pg_progress.h"
 
 PG_FUNCTION_INFO_V1(nb_prune);
 
@@ -68,7 +69,8 @@ parse_prune_options(Jsonb *options, NbPruneOptions *o)
  * The options are read before the model is opened, so a bad option is
  * reported whatever the model.  The pruner's scratch memory and the
  * detoasted input go with a context of their own; the result, in the
- * caller's context, is written once.
+ * caller's context, is written once.  A progress NOTICE may come from the
+ * pruner's loops while the scratch context lives.
  */
 Datum
 nb_prune(PG_FUNCTION_ARGS)
@@ -86,6 +88,8 @@ nb_prune(PG_FUNCTION_ARGS)
 	scratch = AllocSetContextCreate(caller, "nb_prune", ALLOCSET_DEFAULT_SIZES);
 	MemoryContextSwitchTo(scratch);
 	(void) nb_model_open(PG_GETARG_DATUM(0), &view, ERRCODE_DATA_CORRUPTED);
+	nb_progress_during(scratch, psprintf("nb_prune: pruning a model of %u classes and %u tokens",
+										 view.n_classes, view.n_tokens));
 	p = nb_pruner_create(&view, &o);
 	size = nb_pruner_size(p, NB_MODEL_MAX_SIZE);
 	result = nb_model_alloc(size, caller);

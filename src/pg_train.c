@@ -20,6 +20,7 @@
 
 #include "nb_interrupt.h"
 #include "nb_token_batch.h"
+#include "pg_progress.h"
 #include "pg_tokenize.h"
 
 PG_FUNCTION_INFO_V1(nb_train_array_transfn);
@@ -132,6 +133,9 @@ aggregate_context(FunctionCallInfo fcinfo)
 	return nb_aggregate_context(fcinfo, "nbc_train_transfn", "nb_train");
 }
 
+/* nbc.progress's name of the training rows' count: one string for every transition */
+static const char train_progress[] = "nb_train";
+
 /*
  * The state to update for a row of (state, label, features [, weight]),
  * and its label and weight; NULL if the row adds nothing (see
@@ -143,6 +147,7 @@ row_state(FunctionCallInfo fcinfo, text **label, double *weight)
 	MemoryContext aggctx = aggregate_context(fcinfo);
 	NbExpandedModel *em;
 
+	nb_progress_row(train_progress, "read");
 	if (!row_weight_at(fcinfo, PG_NARGS() > 3 ? 3 : -1, weight))
 		return NULL;
 	em = state_for_update(fcinfo, aggctx);
@@ -280,6 +285,7 @@ nb_train_text_transfn(PG_FUNCTION_ARGS)
 	text	   *label;
 	text	   *body;
 
+	nb_progress_row(train_progress, "read");
 	site = text_site(fcinfo, tokenizer_arg < 0 || PG_ARGISNULL(tokenizer_arg) ? NULL :
 					 PG_GETARG_JSONB_P(tokenizer_arg));
 	if (!row_weight_at(fcinfo, PG_NARGS() > 4 ? 3 : -1, &weight))

@@ -85,8 +85,7 @@ DECLARE
 	fitted jsonb;
 	-- nbc.progress: a NOTICE once the folds are trained when
 	-- nbc.progress_interval has passed (the scoring reports its folds)
-	every interval := CASE WHEN coalesce(current_setting('nbc.progress', true), 'on')::boolean
-						   THEN make_interval(secs => coalesce(current_setting('nbc.progress_interval', true), '5')::float8) END;
+	every interval;
 	started timestamptz := clock_timestamp();
 	-- the error of the options' check, raised again
 	e_state text; e_message text; e_detail text; e_hint text;
@@ -110,6 +109,7 @@ BEGIN
 	END IF;
 	SELECT quote_ident(n.nspname) INTO ext
 	FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'nbc';
+	EXECUTE format('SELECT %s.nbc_progress_every()', ext) INTO every;
 	-- the checks of the folds and columns and the rows' query, nb_cross_validate's too
 	EXECUTE format('SELECT * FROM %s.nbc_cross_validation_rows($1, $2, $3, $4, $5, $6, $7)', ext)
 		INTO setup USING rel, label_column, features_column, folds, fold_column, tokenizer, 'nbc_calibrate_rows';
@@ -170,3 +170,270 @@ BEGIN
 						(fitted ->> 'brier')::float8, (fitted ->> 'calibrated_brier')::float8;
 END
 $$;
+
+-- ---------------------------------------------------------------------------
+-- Progress (#42 item 7): nb_cross_validate, nb_cross_validate_em and
+-- nb_calibrate read the interval between two progress NOTICEs from one C
+-- function, nbc_progress_every, instead of each from current_setting();
+-- nb_live_create returns its one row through OUT parameters instead of a
+-- TABLE (same columns): dropped and made again.  The NOTICEs of nb_prune,
+-- nb_train and nb_grid_metrics are in the library.
+
+CREATE FUNCTION nbc_progress_every() RETURNS interval
+	AS 'MODULE_PATHNAME' LANGUAGE C STABLE PARALLEL SAFE;
+COMMENT ON FUNCTION nbc_progress_every() IS 'the interval between two progress NOTICEs of nb_cross_validate, nb_cross_validate_em and nb_calibrate: nbc.progress_interval, NULL when nbc.progress is off';
+
+CREATE OR REPLACE FUNCTION nb_cross_validate(rel regclass, label_column text, features_column text,
+								  folds integer DEFAULT NULL, grid jsonb DEFAULT NULL,
+								  fold_column text DEFAULT NULL, tokenizer jsonb DEFAULT NULL)
+RETURNS TABLE (options jsonb, accuracy float8, accuracy_std float8, macro_f1 float8,
+			   macro_f1_std float8, log_loss float8, log_loss_std float8)
+-- VOLATILE: on Citus it may make a temporary table of the rows (below)
+LANGUAGE plpgsql VOLATILE
+-- The extension is relocatable: its own objects are named through the schema
+-- it is in (found at run time), everything else resolves in pg_catalog only.
+SET search_path = pg_catalog, pg_temp
+-- The work is in nbc's functions, which JIT cannot speed up; the scoring
+-- query's estimated cost would have it spend seconds compiling.
+SET jit = off
+AS $$
+DECLARE
+	ext text;
+	setup record;
+	rows_sql text;
+	scored_sql text;
+	option_sets jsonb[];
+	fold_metrics jsonb[];
+	trained record;
+	-- nbc.progress: a NOTICE after a pass, its elapsed time in the DETAIL,
+	-- when nbc.progress_interval has passed since the start or the last one
+	every interval;
+	started timestamptz := clock_timestamp();
+	reported timestamptz := started;
+	-- what the internal statements were doing when they failed (see below)
+	doing text;
+	e_state text;
+	e_message text;
+	e_detail text;
+	e_hint text;
+BEGIN
+	IF rel IS NULL OR label_column IS NULL OR features_column IS NULL THEN
+		RAISE EXCEPTION 'relation, label column and features column must not be null'
+			USING ERRCODE = 'null_value_not_allowed';
+	END IF;
+	SELECT quote_ident(n.nspname) INTO ext
+	FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+	WHERE e.extname = 'nbc';
+	EXECUTE format('SELECT %s.nbc_progress_every()', ext) INTO every;
+	-- the checks of the folds and columns and the rows' query, nb_calibrate's too
+	EXECUTE format('SELECT * FROM %s.nbc_cross_validation_rows($1, $2, $3, $4, $5, $6, $7)', ext)
+		INTO setup USING rel, label_column, features_column, folds, fold_column, tokenizer, 'nbc_cross_validate_rows';
+	rows_sql := setup.rows_sql;
+
+	-- one pass: a model per fold and the whole by nb_merge (with the rows
+	-- that are in no fold), and the default grid from the whole.  Each
+	-- fold's out-of-fold model is made by the scoring passes, so that only a
+	-- batch of them is ever in memory (a leave-one-out model is nearly the
+	-- whole).  A fold holds every row when its rows are all the rows.
+	--
+	-- An error or a cancel in an internal statement is raised again from here
+	-- with its SQLSTATE, message, detail and hint, and a sentence saying what
+	-- cross-validation was doing (doing; NULL: nothing to add, or the helper
+	-- said it): PostgreSQL's CONTEXT would otherwise quote the whole generated
+	-- statement (near 1,000 characters per batch of folds).
+	BEGIN
+	doing := format('Cross-validation of "%s" was training a model per fold.', rel);
+	IF setup.rows_copied THEN
+		EXECUTE format('CREATE TEMPORARY TABLE nbc_cross_validate_rows ON COMMIT DROP AS %s', rows_sql);
+		rows_sql := 'SELECT fold, actual, features FROM pg_temp.nbc_cross_validate_rows';
+	END IF;
+	EXECUTE format(
+		'SELECT array_agg(fold) FILTER (WHERE fold IS NOT NULL) AS folds, '
+		'       array_agg(model) FILTER (WHERE fold IS NOT NULL) AS models, '
+		'       array_agg(n) FILTER (WHERE fold IS NOT NULL) AS fold_rows, '
+		'       sum(n) AS all_rows, '
+		'       %1$s.nb_merge(model) AS whole, '
+		'       coalesce($1, %1$s.nb_grid_default(%1$s.nb_merge(model))) AS grid '
+		'FROM (SELECT fold, count(*) AS n, %1$s.nb_train(actual, features%3$s) AS model '
+		'      FROM (%2$s) r GROUP BY fold) f',
+		ext, rows_sql,
+		CASE WHEN setup.ftype = 'text'::regtype THEN format(', %L::jsonb', tokenizer) ELSE '' END)
+		INTO trained USING grid;
+	doing := NULL;
+	-- the rows a scoring pass reads: those in a fold
+	scored_sql := format('SELECT * FROM (%s) r WHERE r.fold IS NOT NULL', rows_sql);
+	IF setup.on_citus AND NOT setup.rows_copied THEN
+		scored_sql := format('WITH scored AS MATERIALIZED (%s) SELECT * FROM scored', scored_sql);
+	END IF;
+	EXECUTE format('SELECT %s.nbc_cross_validate_checks($1, $2, $3, $4, $5, $6, $7)', ext)
+		USING rel, coalesce(folds, 5), fold_column, trained.folds, trained.fold_rows, trained.all_rows, trained.whole;
+	EXECUTE format('SELECT ARRAY(SELECT %s.nb_grid_options($1))', ext) INTO option_sets USING trained.grid;
+	IF clock_timestamp() - reported >= every THEN
+		RAISE NOTICE 'nb_cross_validate: trained % folds of % rows; % to score',
+			array_length(trained.folds, 1), trained.all_rows,
+			CASE array_length(option_sets, 1) WHEN 1 THEN '1 option set'
+				 ELSE array_length(option_sets, 1) || ' option sets' END
+			USING DETAIL = format('Elapsed: %s s.', round(extract(epoch FROM clock_timestamp() - started)::numeric, 1));
+		reported := clock_timestamp();
+	END IF;
+	EXECUTE format('SELECT %s.nbc_cross_validate_score($1, $2, $3, $4, $5, $6, $7, $8, $9)', ext)
+		INTO fold_metrics
+		USING rel, scored_sql, option_sets, trained.whole, trained.folds, trained.models, every, started, reported;
+	EXCEPTION WHEN query_canceled OR others THEN
+		GET STACKED DIAGNOSTICS e_state = RETURNED_SQLSTATE, e_message = MESSAGE_TEXT,
+								e_detail = PG_EXCEPTION_DETAIL, e_hint = PG_EXCEPTION_HINT;
+		e_detail := concat_ws(' ', nullif(e_detail, ''), doing);
+		-- (a RAISE option cannot be null, and an empty one prints an empty line)
+		IF e_detail = '' AND e_hint = '' THEN
+			RAISE EXCEPTION USING ERRCODE = e_state, MESSAGE = e_message;
+		ELSIF e_hint = '' THEN
+			RAISE EXCEPTION USING ERRCODE = e_state, MESSAGE = e_message, DETAIL = e_detail;
+		ELSIF e_detail = '' THEN
+			RAISE EXCEPTION USING ERRCODE = e_state, MESSAGE = e_message, HINT = e_hint;
+		END IF;
+		RAISE EXCEPTION USING ERRCODE = e_state, MESSAGE = e_message, DETAIL = e_detail, HINT = e_hint;
+	END;
+	IF setup.rows_copied THEN
+		DROP TABLE pg_temp.nbc_cross_validate_rows;
+	END IF;
+	RETURN QUERY EXECUTE format('SELECT * FROM %s.nbc_cross_validate_summary($1, $2)', ext)
+		USING option_sets, fold_metrics;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION nb_cross_validate_em(rel regclass, label_column text, features_column text,
+									 folds integer DEFAULT NULL, lambdas float8[] DEFAULT NULL,
+									 fold_column text DEFAULT NULL, options jsonb DEFAULT NULL)
+RETURNS TABLE (lambda float8, accuracy float8, accuracy_std float8, macro_f1 float8,
+			   macro_f1_std float8, log_loss float8, log_loss_std float8,
+			   log_loss_gain float8, log_loss_gain_se float8, chosen boolean)
+-- VOLATILE: its rows go into a temporary table
+LANGUAGE plpgsql VOLATILE
+SET search_path = pg_catalog, pg_temp
+SET jit = off
+AS $$
+DECLARE
+	ext text;
+	setup record;
+	fold bigint;
+	per_fold jsonb[];
+	fold_metrics jsonb[];
+	-- nbc.progress: a NOTICE after a fold when nbc.progress_interval has
+	-- passed since the start or the last one (each EM run reports its own)
+	every interval;
+	started timestamptz := clock_timestamp();
+	reported timestamptz := started;
+BEGIN
+	IF rel IS NULL OR label_column IS NULL OR features_column IS NULL THEN
+		RAISE EXCEPTION 'relation, label column and features column must not be null'
+			USING ERRCODE = 'null_value_not_allowed';
+	END IF;
+	IF options IS NOT NULL AND jsonb_typeof(options) <> 'object' THEN
+		RAISE EXCEPTION 'nb_cross_validate_em options must be a JSON object'
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	IF options ? 'lambda' THEN
+		RAISE EXCEPTION 'nb_cross_validate_em options must not name "lambda"'
+			USING ERRCODE = 'invalid_parameter_value',
+				  HINT = 'The weights of the unlabelled rows to try are the argument lambdas.';
+	END IF;
+	-- the grid, sorted, with 0 (the labelled rows alone) first
+	lambdas := coalesce(lambdas, '{0, 0.01, 0.03, 0.1, 0.3, 1}');
+	IF array_position(lambdas, NULL) IS NOT NULL OR EXISTS (SELECT FROM unnest(lambdas) AS l WHERE NOT l BETWEEN 0 AND 1) THEN
+		RAISE EXCEPTION 'nb_cross_validate_em lambdas must be between 0 and 1'
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = format('They are %s.', lambdas);
+	END IF;
+	lambdas := ARRAY(SELECT DISTINCT l FROM unnest(lambdas || 0::float8) AS l ORDER BY l);
+	SELECT quote_ident(n.nspname) INTO ext
+	FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+	WHERE e.extname = 'nbc';
+	EXECUTE format('SELECT %s.nbc_progress_every()', ext) INTO every;
+	EXECUTE format('SELECT * FROM %s.nbc_em_cv_rows($1, $2, $3, $4, $5, $6)', ext)
+		INTO setup USING rel, label_column, features_column, folds, fold_column,
+						 CASE WHEN jsonb_typeof(options -> 'tokenizer') = 'object' THEN options -> 'tokenizer' END;
+	-- each fold's EM runs on the documents' tokens: no tokenizer for it
+	options := coalesce(options, '{}') - 'tokenizer';
+	FOREACH fold IN ARRAY setup.fold_ids LOOP
+		EXECUTE format('SELECT %s.nbc_em_cv_fold($1, $2, $3)', ext)
+			INTO per_fold USING fold, lambdas, options;
+		-- [fold][lambda]
+		fold_metrics := fold_metrics || ARRAY[per_fold];
+		IF clock_timestamp() - reported >= every THEN
+			RAISE NOTICE 'nb_cross_validate_em: fold % of %: % EM runs',
+				array_position(setup.fold_ids, fold), array_length(setup.fold_ids, 1), array_length(lambdas, 1)
+				USING DETAIL = format('Elapsed: %s s.', round(extract(epoch FROM clock_timestamp() - started)::numeric, 1));
+			reported := clock_timestamp();
+		END IF;
+	END LOOP;
+	DROP VIEW pg_temp.nbc_em_cv_fold;
+	DROP TABLE pg_temp.nbc_em_cv_rows;
+	RETURN QUERY EXECUTE format('SELECT * FROM %s.nbc_em_cv_summary($1, $2)', ext)
+		USING lambdas, fold_metrics;
+END
+$$;
+
+
+DROP FUNCTION nb_live_create(text, regclass, name, name, name, jsonb);
+
+CREATE FUNCTION nb_live_create(name text, source regclass, label name, features name,
+		weight name DEFAULT NULL, options jsonb DEFAULT NULL,
+		OUT live_model regclass, OUT documents float8, OUT classes integer)
+	LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+	s text := (SELECT quote_ident(n.nspname) FROM pg_extension e
+			   JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'nbc');
+	key text;
+	tokenizer jsonb := options -> 'tokenizer';
+	fold_after integer := 256;
+	state regclass;
+	tg text;
+	info jsonb;
+BEGIN
+	IF name IS NULL OR source IS NULL OR label IS NULL OR features IS NULL THEN
+		RAISE EXCEPTION 'a live model needs a name, a source table, a label column and a features column'
+			USING ERRCODE = 'null_value_not_allowed';
+	END IF;
+	IF current_setting('transaction_isolation') <> 'read committed' THEN
+		RAISE EXCEPTION 'nb_live_create must run in a READ COMMITTED transaction'
+			USING ERRCODE = 'feature_not_supported',
+			DETAIL = 'An older snapshot could miss rows written before the live model''s triggers existed.';
+	END IF;
+	FOR key IN SELECT jsonb_object_keys(options) LOOP
+		IF key NOT IN ('tokenizer', 'fold_after') THEN
+			RAISE EXCEPTION 'unrecognized live model option "%"', key
+				USING ERRCODE = 'invalid_parameter_value', HINT = 'The options are tokenizer and fold_after.';
+		END IF;
+	END LOOP;
+	IF options ? 'fold_after' THEN
+		IF jsonb_typeof(options -> 'fold_after') <> 'number'
+		   OR (options ->> 'fold_after')::numeric NOT BETWEEN 1 AND 10000
+		   OR (options ->> 'fold_after')::numeric <> trunc((options ->> 'fold_after')::numeric) THEN
+			RAISE EXCEPTION 'fold_after must be an integer from 1 to 10000'
+				USING ERRCODE = 'numeric_value_out_of_range';
+		END IF;
+		fold_after := (options ->> 'fold_after')::integer;
+	END IF;
+	IF jsonb_typeof(tokenizer) = 'null' THEN
+		tokenizer := NULL;
+	END IF;
+	EXECUTE format('SELECT %s.nbc_live_check($1, $2, $3, $4, $5)', s) USING source, label, features, weight, tokenizer;
+	IF tokenizer IS NOT NULL THEN
+		-- the tokenizer's options are checked as nb_tokens checks them
+		EXECUTE format('SELECT %s.nb_tokens('''', $1)', s) USING tokenizer;
+	END IF;
+	-- no writer may commit between the base and the triggers
+	EXECUTE format('LOCK TABLE %s IN SHARE ROW EXCLUSIVE MODE', source);
+	EXECUTE format('SELECT %s.nbc_live_table($1, $2)', s) INTO state USING name, source;
+	EXECUTE format('SELECT %s.nbc_live_attach($1, $2, $3, $4, $5)', s) INTO tg USING state, source, label, features, weight;
+	EXECUTE format('INSERT INTO %s (id, source, tokenizer, fold_after, folded_through, based_through, triggers) '
+				   'VALUES (0, $1, $2, $3, 0, 0, $4)', state) USING source, tokenizer, fold_after, tg;
+	EXECUTE format('UPDATE %1$s SET added = %2$s.nbc_live_train($1) WHERE id = 0 RETURNING %2$s.nb_info(added)', state, s)
+		INTO info USING state;
+	live_model := state;
+	documents := coalesce((info ->> 'documents')::float8, 0);
+	classes := coalesce((info ->> 'classes')::integer, 0);
+END
+$$;
+COMMENT ON FUNCTION nb_live_create(text, regclass, name, name, name, jsonb) IS 'create a live model: a table of that name holding nb_train over the table''s label and features (and weight) columns, kept exact by triggers as rows change (options: tokenizer, fold_after); its name, and the documents and classes it counted';

@@ -165,6 +165,12 @@ END
 $$;
 COMMENT ON FUNCTION nbc_cross_validate_checks(regclass, integer, text, anyarray, bigint[], numeric, nb_model) IS 'the checks of nb_cross_validate''s folds once trained: rows in a fold, at least as many rows as folds, no fold of every row, at most 2048 classes';
 
+-- nbc.progress and nbc.progress_interval as the PL/pgSQL workflows use them:
+-- the interval between two progress NOTICEs, NULL if they are off
+CREATE FUNCTION nbc_progress_every() RETURNS interval
+	AS 'MODULE_PATHNAME' LANGUAGE C STABLE PARALLEL SAFE;
+COMMENT ON FUNCTION nbc_progress_every() IS 'the interval between two progress NOTICEs of nb_cross_validate, nb_cross_validate_em and nb_calibrate: nbc.progress_interval, NULL when nbc.progress is off';
+
 CREATE FUNCTION nbc_cross_validate_score(rel regclass, scored_sql text, option_sets jsonb[],
 										 whole nb_model, folds anyarray, models nb_model[],
 										 every interval, started timestamptz, reported timestamptz)
@@ -276,8 +282,7 @@ DECLARE
 	trained record;
 	-- nbc.progress: a NOTICE after a pass, its elapsed time in the DETAIL,
 	-- when nbc.progress_interval has passed since the start or the last one
-	every interval := CASE WHEN coalesce(current_setting('nbc.progress', true), 'on')::boolean
-						   THEN make_interval(secs => coalesce(current_setting('nbc.progress_interval', true), '5')::float8) END;
+	every interval;
 	started timestamptz := clock_timestamp();
 	reported timestamptz := started;
 	-- what the internal statements were doing when they failed (see below)
@@ -294,6 +299,7 @@ BEGIN
 	SELECT quote_ident(n.nspname) INTO ext
 	FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
 	WHERE e.extname = 'nbc';
+	EXECUTE format('SELECT %s.nbc_progress_every()', ext) INTO every;
 	-- the checks of the folds and columns and the rows' query, nb_calibrate's too
 	EXECUTE format('SELECT * FROM %s.nbc_cross_validation_rows($1, $2, $3, $4, $5, $6, $7)', ext)
 		INTO setup USING rel, label_column, features_column, folds, fold_column, tokenizer, 'nbc_cross_validate_rows';

@@ -417,8 +417,7 @@ DECLARE
 	fold_metrics jsonb[];
 	-- nbc.progress: a NOTICE after a fold when nbc.progress_interval has
 	-- passed since the start or the last one (each EM run reports its own)
-	every interval := CASE WHEN coalesce(current_setting('nbc.progress', true), 'on')::boolean
-						   THEN make_interval(secs => coalesce(current_setting('nbc.progress_interval', true), '5')::float8) END;
+	every interval;
 	started timestamptz := clock_timestamp();
 	reported timestamptz := started;
 BEGIN
@@ -446,6 +445,7 @@ BEGIN
 	SELECT quote_ident(n.nspname) INTO ext
 	FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
 	WHERE e.extname = 'nbc';
+	EXECUTE format('SELECT %s.nbc_progress_every()', ext) INTO every;
 	EXECUTE format('SELECT * FROM %s.nbc_em_cv_rows($1, $2, $3, $4, $5, $6)', ext)
 		INTO setup USING rel, label_column, features_column, folds, fold_column,
 						 CASE WHEN jsonb_typeof(options -> 'tokenizer') = 'object' THEN options -> 'tokenizer' END;

@@ -123,8 +123,7 @@ DECLARE
 	fitted jsonb;
 	-- nbc.progress: a NOTICE once the folds are trained when
 	-- nbc.progress_interval has passed (the scoring reports its folds)
-	every interval := CASE WHEN coalesce(current_setting('nbc.progress', true), 'on')::boolean
-						   THEN make_interval(secs => coalesce(current_setting('nbc.progress_interval', true), '5')::float8) END;
+	every interval;
 	started timestamptz := clock_timestamp();
 	-- the error of the options' check, raised again
 	e_state text; e_message text; e_detail text; e_hint text;
@@ -148,6 +147,7 @@ BEGIN
 	END IF;
 	SELECT quote_ident(n.nspname) INTO ext
 	FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'nbc';
+	EXECUTE format('SELECT %s.nbc_progress_every()', ext) INTO every;
 	-- the checks of the folds and columns and the rows' query, nb_cross_validate's too
 	EXECUTE format('SELECT * FROM %s.nbc_cross_validation_rows($1, $2, $3, $4, $5, $6, $7)', ext)
 		INTO setup USING rel, label_column, features_column, folds, fold_column, tokenizer, 'nbc_calibrate_rows';

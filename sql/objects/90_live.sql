@@ -198,8 +198,8 @@ CREATE FUNCTION nbc_live_train(state regclass) RETURNS nb_model
 	AS 'MODULE_PATHNAME' LANGUAGE C STRICT VOLATILE;
 
 CREATE FUNCTION nb_live_create(name text, source regclass, label name, features name,
-		weight name DEFAULT NULL, options jsonb DEFAULT NULL)
-	RETURNS TABLE (live_model regclass, documents float8, classes integer)
+		weight name DEFAULT NULL, options jsonb DEFAULT NULL,
+		OUT live_model regclass, OUT documents float8, OUT classes integer)
 	LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
@@ -252,7 +252,9 @@ BEGIN
 				   'VALUES (0, $1, $2, $3, 0, 0, $4)', state) USING source, tokenizer, fold_after, tg;
 	EXECUTE format('UPDATE %1$s SET added = %2$s.nbc_live_train($1) WHERE id = 0 RETURNING %2$s.nb_info(added)', state, s)
 		INTO info USING state;
-	RETURN QUERY SELECT state, coalesce((info ->> 'documents')::float8, 0), coalesce((info ->> 'classes')::integer, 0);
+	live_model := state;
+	documents := coalesce((info ->> 'documents')::float8, 0);
+	classes := coalesce((info ->> 'classes')::integer, 0);
 END
 $$;
 COMMENT ON FUNCTION nb_live_create(text, regclass, name, name, name, jsonb) IS 'create a live model: a table of that name holding nb_train over the table''s label and features (and weight) columns, kept exact by triggers as rows change (options: tokenizer, fold_after); its name, and the documents and classes it counted';

@@ -23,6 +23,7 @@
 #include "pg_metrics.h"
 #include "pg_predict.h"
 #include "pg_prepared.h"
+#include "pg_progress.h"
 #include "pg_unknown.h"
 
 /* The aggregate's memory context; a direct call of a support function is a user's error. */
@@ -89,6 +90,7 @@ grid_transfn(FunctionCallInfo fcinfo, NbFeatureInput kind)
 				 errmsg("nb_grid_metrics option sets must not be null")));
 	if (PG_ARGISNULL(1) || PG_ARGISNULL(2) || PG_ARGISNULL(3))
 		return nb_metrics_state_return(fcinfo, st);
+	nb_progress_row("nb_grid_metrics", "scored");
 	options = PG_GETARG_ARRAYTYPE_P(4);
 	if (st == NULL)
 	{

@@ -25,8 +25,10 @@ test/bench/ab_huge_pages.tsv that of pg_alloc's advice for huge pages
 (part 1; run it with nbc.prepared_model_cache = 2GB in the connection
 options), test/bench/ab_token_refs.tsv that of the token batch's references
 to stable tokens (issue #28; tables spamassassin and text_bench.py's
-tb_lines, nbc.unknown_features = ignore in the connection options); results
-in test/bench/results.md.
+tb_lines, nbc.unknown_features = ignore in the connection options),
+test/bench/ab_progress.tsv that of the progress count in nb_train's and
+nb_grid_metrics' transitions (issue #42 item 7); results in
+test/bench/results.md.
 """
 import argparse
 import os
