@@ -87,6 +87,7 @@ typedef enum NbOptionStatus
 	NB_OPTION_PRIOR_INVALID,	/* a class's probability: negative, NaN or infinite */
 	NB_OPTION_PRIOR_SUM_INVALID,	/* the probabilities: sum not positive and finite */
 	NB_OPTION_COMPLEMENT_NOT_BAGS,	/* complement with non-bag features */
+	NB_OPTION_COMPLEMENT_COMPONENTS,	/* complement of a model of mixture components */
 	NB_OPTION_CLASS_ALPHA_OUT_OF_RANGE,
 	NB_OPTION_ESTIMATOR_UNRECOGNIZED,
 	NB_OPTION_BETA_OUT_OF_RANGE,
@@ -152,6 +153,7 @@ typedef struct NbModelTraits
 	bool		only_bags;		/* every feature is a token bag */
 	bool		has_bag;		/* some feature is */
 	bool		has_lengths;	/* it keeps its bags' document lengths */
+	bool		components;		/* its classes are mixture components */
 } NbModelTraits;
 
 /* The rules between options and model. */

@@ -86,6 +86,7 @@ nb_prune(PG_FUNCTION_ARGS)
 	scratch = AllocSetContextCreate(caller, "nb_prune", ALLOCSET_DEFAULT_SIZES);
 	MemoryContextSwitchTo(scratch);
 	(void) nb_model_open(PG_GETARG_DATUM(0), &view, ERRCODE_DATA_CORRUPTED);
+	nb_refuse_components(&view, "nb_prune");
 	p = nb_pruner_create(&view, &o);
 	size = nb_pruner_size(p, NB_MODEL_MAX_SIZE);
 	result = nb_model_alloc(size, caller);
