@@ -2,7 +2,8 @@
 -- nb_train_em_trace and nb_cross_validate_em, which chooses lambda.
 
 CREATE FUNCTION nbc_em_options(options jsonb, OUT lambda float8, OUT iterations integer,
-							   OUT tolerance float8, OUT tokenizer jsonb, OUT train_options jsonb)
+							   OUT tolerance float8, OUT tokenizer jsonb, OUT train_options jsonb,
+							   OUT components integer)
 LANGUAGE plpgsql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
@@ -10,6 +11,7 @@ BEGIN
 	lambda := 1;
 	iterations := 20;
 	tolerance := 1e-6;
+	components := 1;
 	options := coalesce(options, '{}');
 	IF jsonb_typeof(options) <> 'object' THEN
 		RAISE EXCEPTION 'nb_train_em options must be a JSON object'
@@ -46,16 +48,26 @@ BEGIN
 		END IF;
 		tolerance := (options ->> 'tolerance')::float8;
 	END IF;
+	IF options ? 'components' THEN
+		IF jsonb_typeof(options -> 'components') <> 'number'
+		   OR (options ->> 'components')::numeric NOT BETWEEN 1 AND 100
+		   OR (options ->> 'components')::numeric <> trunc((options ->> 'components')::numeric) THEN
+			RAISE EXCEPTION 'nb_train_em option "components" must be an integer from 1 to 100'
+				USING ERRCODE = 'invalid_parameter_value',
+					  DETAIL = format('It is %s.', options -> 'components');
+		END IF;
+		components := (options ->> 'components')::integer;
+	END IF;
 	IF options ? 'tokenizer' AND jsonb_typeof(options -> 'tokenizer') NOT IN ('object', 'null') THEN
 		RAISE EXCEPTION 'nb_train_em option "tokenizer" must be an object of nb_tokens options'
 			USING ERRCODE = 'invalid_parameter_value';
 	END IF;
 	tokenizer := nullif(options -> 'tokenizer', 'null');
 	-- the rest are the model's options (nb_with_options checks them)
-	train_options := nullif(options - 'lambda' - 'iterations' - 'tolerance' - 'tokenizer', '{}');
+	train_options := nullif(options - 'lambda' - 'iterations' - 'tolerance' - 'tokenizer' - 'components', '{}');
 END
 $$;
-COMMENT ON FUNCTION nbc_em_options(jsonb) IS 'nb_train_em''s options checked and taken apart: lambda, iterations, tolerance, tokenizer and the rest, the model''s options (NULL: none)';
+COMMENT ON FUNCTION nbc_em_options(jsonb) IS 'nb_train_em''s options checked and taken apart: lambda, iterations, tolerance, tokenizer, components and the rest, the model''s options (NULL: none)';
 
 CREATE FUNCTION nbc_em_features_type(rel regclass, label_column text, features_column text,
 									 tokenizer jsonb)
@@ -169,15 +181,15 @@ BEGIN
 	-- to an error of its own; without trace, a row of the last iteration
 	-- only (RETURN QUERY: the model is copied once more, not three times
 	-- as by INTO and RETURN NEXT)
-	RETURN QUERY EXECUTE format('SELECT * FROM %s.nbc_em_iterate($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)', ext)
+	RETURN QUERY EXECUTE format('SELECT * FROM %s.nbc_em_iterate($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)', ext)
 		USING model, rel, label_column, features_column, ftype, opts.lambda, opts.train_options, opts.tokenizer,
-			  opts.iterations, opts.tolerance, first.unlabelled, trace, started;
+			  opts.iterations, opts.tolerance, first.unlabelled, trace, started, opts.components;
 	EXCEPTION WHEN query_canceled OR others THEN
 		GET STACKED DIAGNOSTICS e_state = RETURNED_SQLSTATE, e_message = MESSAGE_TEXT,
 								e_detail = PG_EXCEPTION_DETAIL, e_hint = PG_EXCEPTION_HINT;
 		e_detail := concat_ws(' ', nullif(e_detail, ''), doing);
 		IF e_message LIKE 'unrecognized naive Bayes option%' THEN
-			e_hint := 'nb_train_em''s own options are lambda, iterations, tolerance, tokenizer, folds and fold_column; the others are the model''s. ' || e_hint;
+			e_hint := 'nb_train_em''s own options are lambda, iterations, tolerance, tokenizer, components, folds and fold_column; the others are the model''s. ' || e_hint;
 		END IF;
 		-- (a RAISE option cannot be null, and an empty one prints an empty line)
 		IF e_detail = '' AND e_hint = '' THEN
@@ -235,10 +247,10 @@ COMMENT ON FUNCTION nb_train_em(regclass, text, text, jsonb) IS 'semi-supervised
 CREATE FUNCTION nbc_em_iterate(model nb_model, rel regclass, label_column text, features_column text,
 							   features_type regtype, lambda float8, options jsonb, tokenizer jsonb,
 							   iterations integer, tolerance float8, unlabelled bigint,
-							   trace boolean, started timestamptz)
+							   trace boolean, started timestamptz, components integer)
 RETURNS TABLE (iteration integer, log_likelihood float8, model nb_model)
 AS 'MODULE_PATHNAME', 'nb_em_iterate' LANGUAGE C STABLE;
-COMMENT ON FUNCTION nbc_em_iterate(nb_model, regclass, text, text, regtype, float8, jsonb, jsonb, integer, float8, bigint, boolean, timestamptz) IS 'the iterations of nb_train_em from the model of the labelled rows (nbc_em_run checks the arguments): every iteration (trace true) or the last';
+COMMENT ON FUNCTION nbc_em_iterate(nb_model, regclass, text, text, regtype, float8, jsonb, jsonb, integer, float8, bigint, boolean, timestamptz, integer) IS 'the iterations of nb_train_em from the model of the labelled rows (nbc_em_run checks the arguments): every iteration (trace true) or the last; components per class (EM-CM) if more than 1';
 
 -- nbc_em_cv_rows: the checks of nb_cross_validate's arguments and the
 -- temporary table nbc_em_cv_rows (fold, actual, features) of the labelled
