@@ -93,6 +93,47 @@ FROM emcm_model;
 -- one component per class is nb_train_em without the option
 SELECT nb_train_em('emcm', 'label', 'body', '{"components": 1}') = nb_train_em('emcm', 'label', 'body') AS same;
 
+-- the grid of nb_cross_validate_em: each pair of lambda and components as
+-- computed here, fold by fold (nb_train_em on the rows outside the fold,
+-- the log loss of its posteriors on the fold's labelled rows), the gain
+-- over the labelled rows alone and its standard error
+CREATE TABLE emcm_folds AS SELECT id, label, body, id % 3 AS fold FROM emcm;
+CREATE TABLE emcm_ref (fold bigint, lambda float8, components integer, log_loss float8);
+DO $$
+DECLARE f bigint;
+BEGIN
+  FOR f IN SELECT DISTINCT fold FROM emcm_folds ORDER BY 1 LOOP
+    EXECUTE format('CREATE TEMPORARY VIEW emcm_out AS SELECT label, body FROM emcm_folds WHERE label IS NULL OR fold <> %s', f);
+    INSERT INTO emcm_ref
+    SELECT f, g.lambda, g.components,
+           (SELECT avg(-ln((nb_predict_proba(m.model, d.body) ->> d.label)::float8))
+            FROM (SELECT nb_train_em('emcm_out', 'label', 'body',
+                                     jsonb_build_object('lambda', g.lambda, 'components', g.components)) AS model) m,
+                 emcm_folds d WHERE d.fold = f AND d.label IS NOT NULL)
+    FROM (VALUES (0, 1), (1, 1), (0, 2), (1, 2)) AS g(lambda, components);
+    DROP VIEW emcm_out;
+  END LOOP;
+END
+$$;
+WITH got AS (SELECT * FROM nb_cross_validate_em('emcm_folds', 'label', 'body', lambdas => '{1}',
+                                                fold_column => 'fold', component_counts => '{2}')),
+     ref AS (SELECT r.lambda, r.components, avg(r.log_loss) AS log_loss, avg(z.log_loss - r.log_loss) AS gain,
+                    stddev_samp(z.log_loss - r.log_loss) / sqrt(count(*)) AS gain_se
+             FROM emcm_ref r JOIN emcm_ref z ON z.fold = r.fold AND z.lambda = 0 AND z.components = 1
+             GROUP BY r.lambda, r.components)
+SELECT g.lambda, g.components, abs(g.log_loss - r.log_loss) < 1e-12 AND abs(g.log_loss_gain - r.gain) < 1e-12
+                               AND abs(g.log_loss_gain_se - r.gain_se) < 1e-12 AS same,
+       g.chosen, g.log_loss = (SELECT min(log_loss) FROM got WHERE (lambda, components) <> (0, 1)) AS lowest,
+       g.log_loss_gain > g.log_loss_gain_se AS gain_above_se
+FROM got g JOIN ref r USING (lambda, components) ORDER BY g.components, g.lambda;
+-- nb_train_em chooses the pair ("auto": components 1, 2 and 4) and says so
+SELECT nb_train_em('emcm_folds', 'label', 'body', '{"components": [2], "lambda": [1], "fold_column": "fold"}')
+       = nb_train_em('emcm_folds', 'label', 'body',
+                     (SELECT jsonb_build_object('lambda', lambda, 'components', components)
+                      FROM nb_cross_validate_em('emcm_folds', 'label', 'body', lambdas => '{1}',
+                                                fold_column => 'fold', component_counts => '{2}') WHERE chosen)) AS same;
+SELECT nb_info(nb_train_em('emcm', 'label', 'body', '{"components": "auto", "lambda": 1, "folds": 3}')) ->> 'classes' AS classes;
+
 -- what does not apply to a model of components
 \set VERBOSITY terse
 SELECT nb_merge(model, model) FROM emcm_model;
@@ -106,6 +147,10 @@ SELECT nb_train_em('emcm', 'label', 'body', '{"components": 0}');
 SELECT nb_train_em('emcm', 'label', 'body', '{"components": 1.5}');
 SELECT nb_train_em('emcm', 'label', 'body', '{"components": "2"}');
 SELECT nb_train_em('emcm', 'label', 'body', '{"components": 101}');
+SELECT nb_train_em('emcm', 'label', 'body', '{"components": [2, 1.5]}');
+SELECT nb_train_em('emcm', 'label', 'body', '{"components": "many"}');
+SELECT * FROM nb_cross_validate_em('emcm', 'label', 'body', component_counts => '{0}');
+SELECT * FROM nb_cross_validate_em('emcm', 'label', 'body', options => '{"components": 2}');
 \set VERBOSITY default
-DROP TABLE emcm, emcm_docs, emcm_init, emcm_flat, emcm_model;
+DROP TABLE emcm, emcm_docs, emcm_init, emcm_flat, emcm_model, emcm_folds, emcm_ref;
 DROP FUNCTION emcm_summed(nb_model, text, jsonb), emcm_prior(nb_model, float8);

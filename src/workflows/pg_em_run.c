@@ -136,6 +136,11 @@ em_begin(const EmRun *run, NbPrepared *pm, NbScorer *scorer, bool init, MemoryCo
 		st->init = init;
 		if (init)
 		{
+			if ((uint64) pm->index.n_labels * run->components > PG_UINT32_MAX)
+				ereport(ERROR,
+						(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+						 errmsg("nb_train_em cannot make %u components for each of %u classes",
+								run->components, pm->index.n_labels)));
 			st->n_classes = pm->index.n_labels * run->components;
 			st->seen = MemoryContextAllocZero(ctx, sizeof(uint64) * pm->index.n_labels);
 		}
