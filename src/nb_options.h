@@ -87,7 +87,6 @@ typedef enum NbOptionStatus
 	NB_OPTION_PRIOR_INVALID,	/* a class's probability: negative, NaN or infinite */
 	NB_OPTION_PRIOR_SUM_INVALID,	/* the probabilities: sum not positive and finite */
 	NB_OPTION_COMPLEMENT_NOT_BAGS,	/* complement with non-bag features */
-	NB_OPTION_COMPLEMENT_COMPONENTS,	/* complement of a model of mixture components */
 	NB_OPTION_CLASS_ALPHA_OUT_OF_RANGE,
 	NB_OPTION_ESTIMATOR_UNRECOGNIZED,
 	NB_OPTION_BETA_OUT_OF_RANGE,
@@ -101,7 +100,8 @@ typedef enum NbOptionStatus
 	NB_OPTION_DCM_NO_LENGTHS,	/* dcm with a model without document lengths */
 	NB_OPTION_TEMPERATURE_OUT_OF_RANGE,
 	NB_OPTION_SIGMOID_OUT_OF_RANGE, /* a parameter not finite */
-	NB_OPTION_CALIBRATION_COMPLEMENT	/* calibration of complement's scores */
+	NB_OPTION_CALIBRATION_COMPLEMENT,	/* calibration of complement's scores */
+	NB_OPTION_COMPLEMENT_COMPONENTS /* complement of a model of mixture components */
 } NbOptionStatus;
 
 /* The defaults. */
