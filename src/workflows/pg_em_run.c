@@ -537,7 +537,7 @@ check_arguments(FunctionCallInfo fcinfo)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("nbc_em_iterate features type must be text, text[] or tsvector, not %s",
 						format_type_be(features_type))));
-	if (PG_GETARG_INT32(13) < 1)
+	if (PG_NARGS() > 13 && PG_GETARG_INT32(13) < 1)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("nbc_em_iterate components must be at least 1")));
@@ -551,7 +551,8 @@ start_run(FunctionCallInfo fcinfo, EmRun *run, MemoryContext caller)
 
 	run->reported = PG_GETARG_TIMESTAMPTZ(12);
 	run->lambda = PG_GETARG_FLOAT8(5);
-	run->components = (uint32) PG_GETARG_INT32(13);
+	/* 0.15.0's nbc_em_iterate, before ALTER EXTENSION UPDATE, has no components */
+	run->components = PG_NARGS() > 13 ? (uint32) PG_GETARG_INT32(13) : 1;
 	run->options = PG_ARGISNULL(6) ? NULL : PG_GETARG_JSONB_P_COPY(6);
 	run->tokenizer = PG_ARGISNULL(7) ? NULL : PG_GETARG_JSONB_P_COPY(7);
 	run->tsvector_features = features_type == TSVECTOROID;
