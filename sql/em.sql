@@ -172,9 +172,10 @@ SELECT nb_train_em('em_docs', 'label', 'id');
 SELECT nb_train_em('em_docs', 'nothing', 'tokens');
 SELECT nb_train_em('em_docs', NULL, 'tokens');
 -- nbc_em_iterate called directly: nbc_em_run's checks are not there
-SELECT count(*) FROM nbc_em_iterate((SELECT model FROM em_trace WHERE iteration = 0), 'em_docs', 'label', 'tokens', 'text[]', 2, '{}', '{}', 2, 0, 1, true, now());
-SELECT count(*) FROM nbc_em_iterate(NULL, 'em_docs', 'label', 'tokens', 'text[]', 1, NULL, NULL, 2, 0, 1, true, now());
-SELECT count(*) FROM nbc_em_iterate((SELECT model FROM em_trace WHERE iteration = 0), 'em_docs', 'label', 'id', 'integer', 1, NULL, NULL, 2, 0, 1, true, now());
+SELECT count(*) FROM nbc_em_iterate((SELECT model FROM em_trace WHERE iteration = 0), 'em_docs', 'label', 'tokens', 'text[]', 2, '{}', '{}', 2, 0, 1, true, now(), 1);
+SELECT count(*) FROM nbc_em_iterate(NULL, 'em_docs', 'label', 'tokens', 'text[]', 1, NULL, NULL, 2, 0, 1, true, now(), 1);
+SELECT count(*) FROM nbc_em_iterate((SELECT model FROM em_trace WHERE iteration = 0), 'em_docs', 'label', 'id', 'integer', 1, NULL, NULL, 2, 0, 1, true, now(), 1);
+SELECT count(*) FROM nbc_em_iterate((SELECT model FROM em_trace WHERE iteration = 0), 'em_docs', 'label', 'tokens', 'text[]', 1, NULL, NULL, 2, 0, 1, true, now(), 0);
 \set VERBOSITY default
 -- a misspelled option of EM's own: the hint names EM's options before the model's (#42)
 SELECT nb_train_em('em_docs', 'label', 'tokens', '{"lamda": 0.5}');

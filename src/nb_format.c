@@ -123,16 +123,19 @@ nb_format_checksum(const unsigned char *data, size_t size)
 
 /*
  * Check the lengths of n strings starting at *off in an area of area_size
- * bytes, and that the strings are strictly increasing; advances *off.
+ * bytes, and that the strings are strictly increasing (or, with repeats
+ * non-NULL, increasing, *repeats set to whether two are equal); advances
+ * *off.
  */
 static bool
 check_strings(const unsigned char *lengths, uint64_t first, uint64_t n,
 			  const char *area, size_t area_size, size_t *off,
-			  const char *what, NbFormatError *error)
+			  const char *what, bool *repeats, NbFormatError *error)
 {
 	const char *prev = NULL;
 	uint32_t	prev_len = 0;
 	uint64_t	work = 0;
+	int			cmp;
 
 	for (uint64_t i = first; i < first + n; i++)
 	{
@@ -144,9 +147,12 @@ check_strings(const unsigned char *lengths, uint64_t first, uint64_t n,
 			FAIL("%s %llu extends past the end of the value", what, (unsigned long long) i);
 		if (memchr(s, '\0', len) != NULL)
 			FAIL("%s %llu contains a zero byte", what, (unsigned long long) i);
-		if (prev != NULL && nb_strcmp(prev, prev_len, s, len) >= 0)
-			FAIL("%ss are not in strictly increasing order at %s %llu",
-				 what, what, (unsigned long long) i);
+		cmp = prev == NULL ? -1 : nb_strcmp(prev, prev_len, s, len);
+		if (cmp > 0 || (cmp == 0 && repeats == NULL))
+			FAIL("%ss are not in %sincreasing order at %s %llu",
+				 what, repeats == NULL ? "strictly " : "", what, (unsigned long long) i);
+		if (cmp == 0)
+			*repeats = true;
 		prev = s;
 		prev_len = len;
 		*off += len;
@@ -358,9 +364,11 @@ open_header(NbView *view, const unsigned char *p, size_t size, uint16_t *flags,
 	if (view->version < NB_FORMAT_VERSION_TEXT || view->version > NB_FORMAT_VERSION_SETTINGS)
 		FAIL("unsupported format version %u", (unsigned) view->version);
 	if (view->version == NB_FORMAT_VERSION_SETTINGS ?
-		(*flags & ~(NB_FORMAT_FLAG_NO_LENGTHS | NB_FORMAT_FLAG_JSONB_BAG)) != 0 : *flags != 0)
+		(*flags & ~(NB_FORMAT_FLAG_NO_LENGTHS | NB_FORMAT_FLAG_JSONB_BAG |
+					NB_FORMAT_FLAG_COMPONENTS)) != 0 : *flags != 0)
 		FAIL("unsupported flags 0x%04x", (unsigned) *flags);
 	view->settings.jsonb_bag = (*flags & NB_FORMAT_FLAG_JSONB_BAG) != 0;
+	view->settings.components = (*flags & NB_FORMAT_FLAG_COMPONENTS) != 0;
 	view->size = size;
 	view->n_classes = nb_read_u32(p + 8, 0);
 	view->n_tokens = nb_read_u32(p + 12, 0);
@@ -465,6 +473,7 @@ open_strings(NbView *view, const unsigned char *cursor, size_t remaining, size_t
 	size_t		label_bytes;
 	size_t		name_bytes;
 	size_t		off = 0;
+	bool		repeats = false;
 
 	if (!string_bytes(view->label_len, view->n_classes, remaining, &label_bytes))
 		FAIL("labels extend past the end of the value");
@@ -485,13 +494,16 @@ open_strings(NbView *view, const unsigned char *cursor, size_t remaining, size_t
 	view->tokens = view->labels + label_bytes;
 	if (features)
 		view->feature_names = view->tokens + *token_bytes;
-	if (!check_strings(view->label_len, 0, view->n_classes, view->labels,
-					   label_bytes, &off, "label", error))
+	if (!check_strings(view->label_len, 0, view->n_classes, view->labels, label_bytes, &off,
+					   "label", view->settings.components ? &repeats : NULL, error))
 		return false;
+	/* a model whose classes are one component each is written without the flag */
+	if (view->settings.components && !repeats)
+		FAIL("model is flagged as one of mixture components but no label repeats");
 	off = 0;
 	return !features ||
 		check_strings(view->feature_name_len, 0, view->n_features,
-					  view->feature_names, name_bytes, &off, "feature name", error);
+					  view->feature_names, name_bytes, &off, "feature name", NULL, error);
 }
 
 /* The n entries of item t (of feature j) from entry *entry on: classes ascending, counts valid. */
@@ -539,7 +551,7 @@ check_items(const NbView *view, size_t token_bytes, NbFormatError *error)
 		uint32_t	n_items = nb_view_feature_items(view, j);
 
 		if (!check_strings(view->token_len, t, n_items, view->tokens, token_bytes,
-						   &off, "token", error))
+						   &off, "token", NULL, error))
 			return false;
 		for (uint32_t end = t + n_items; t < end; t++)
 		{
@@ -743,6 +755,8 @@ nb_format_begin(NbFormatWriter *w, const NbFormatShape *s, unsigned char *buf, s
 		flags |= NB_FORMAT_FLAG_NO_LENGTHS;
 	if (s->settings.jsonb_bag)
 		flags |= NB_FORMAT_FLAG_JSONB_BAG;
+	if (s->settings.components)
+		flags |= NB_FORMAT_FLAG_COMPONENTS;
 	memset(w, 0, sizeof(*w));
 	w->buf = buf;
 	w->size = size;

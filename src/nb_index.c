@@ -142,23 +142,45 @@ copy_items(NbIndex *ix, const NbView *v, uint64_t bytes)
 	ix->item_text = p;
 }
 
-/* The view's labels (unique: their ids come out as 0, 1, 2, ...) and documents. */
+/*
+ * The view's labels (their ids come out as 0, 1, 2, ...; a label repeated
+ * for the components of its class once) and documents.
+ */
 static void
 copy_labels(NbIndex *ix, const NbView *v)
 {
 	const char *s = v->labels;
+	const char *prev = NULL;
+	uint32_t	prev_len = 0;
 
 	ix->class_docs = nb_alloc(sizeof(double) * ix->n_classes);
+	if (v->settings.components)
+	{
+		ix->label_first = nb_alloc(sizeof(uint32_t) * ((uint64_t) ix->n_classes + 1));
+		ix->component_label = nb_alloc(sizeof(uint32_t) * ix->n_classes);
+	}
 	for (uint32_t c = 0; c < ix->n_classes; c++)
 	{
 		uint32_t	len = nb_view_label_len(v, c);
 
 		nb_interrupt_at(c);
-		nb_strmap_add(&ix->labels, s, len, nb_hash_token(s, len));
+		if (prev == NULL || nb_strcmp(prev, prev_len, s, len) != 0)
+		{
+			if (ix->label_first != NULL)
+				ix->label_first[ix->labels.count] = c;
+			nb_strmap_add(&ix->labels, s, len, nb_hash_token(s, len));
+		}
+		if (ix->component_label != NULL)
+			ix->component_label[c] = ix->labels.count - 1;
 		ix->class_docs[c] = nb_view_class_docs(v, c);
 		ix->total_docs += ix->class_docs[c];
+		prev = s;
+		prev_len = len;
 		s += len;
 	}
+	ix->n_labels = ix->labels.count;
+	if (ix->label_first != NULL)
+		ix->label_first[ix->n_labels] = ix->n_classes;
 }
 
 /*
@@ -329,6 +351,8 @@ nb_index_free(NbIndex *ix)
 	nb_free(ix->rank_offset);
 	nb_free_if(ix->item_copy);
 	nb_free(ix->class_docs);
+	nb_free_if(ix->label_first);
+	nb_free_if(ix->component_label);
 	if (ix->has_lengths)
 	{
 		nb_free(ix->length_start);

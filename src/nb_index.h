@@ -34,7 +34,18 @@ typedef struct NbIndex
 	uint64_t	n_entries;
 	uint32_t	n_features;
 	uint32_t	vector_len;
-	NbStrMap	labels;			/* label id = class index */
+	/*
+	 * The classes scoring reports, n_labels, and the labels map's ids: the
+	 * model's classes, or, in a model of mixture components (format flag
+	 * NB_FORMAT_FLAG_COMPONENTS), its distinct labels, n_classes being the
+	 * components.  Label k's components are label_first[k] ..
+	 * label_first[k + 1] - 1 and component c's label is component_label[c]
+	 * (both NULL without components).
+	 */
+	uint32_t	n_labels;
+	uint32_t   *label_first;
+	uint32_t   *component_label;
+	NbStrMap	labels;
 	NbStrMap	features;		/* feature id = feature index */
 	int64_t		unnamed_bag;	/* index of the bag feature "", or -1 */
 	NbFeatureType *feature_type;
@@ -393,8 +404,15 @@ double		nb_index_token_total(const NbIndex *index, uint32_t k);
 /* Index of a feature, or -1. */
 int64_t		nb_index_feature(const NbIndex *index, const char *name, uint32_t len);
 
-/* Class index of a label, or -1. */
+/* The id of a label (a class as scoring reports it), or -1. */
 int64_t		nb_index_class(const NbIndex *index, const char *str, uint32_t len);
+
+/* The label (class as scoring reports it) of class or component c. */
+static inline uint32_t
+nb_index_label(const NbIndex *index, uint32_t c)
+{
+	return index->component_label == NULL ? c : index->component_label[c];
+}
 
 /* Whether every feature of the model is a bag of tokens. */
 bool		nb_index_only_bags(const NbIndex *index);

@@ -211,6 +211,8 @@ nb_options_check_model(const NbOptions *o, const NbModelTraits *model)
 {
 	if (o->kind == NB_COMPLEMENT && !model->only_bags)
 		return NB_OPTION_COMPLEMENT_NOT_BAGS;
+	if (o->kind == NB_COMPLEMENT && model->components)
+		return NB_OPTION_COMPLEMENT_COMPONENTS;
 	if (o->kind == NB_DCM && !model->has_bag)
 		return NB_OPTION_DCM_NO_BAG;
 	if (o->kind == NB_DCM && !model->has_lengths)

@@ -100,7 +100,8 @@ typedef enum NbOptionStatus
 	NB_OPTION_DCM_NO_LENGTHS,	/* dcm with a model without document lengths */
 	NB_OPTION_TEMPERATURE_OUT_OF_RANGE,
 	NB_OPTION_SIGMOID_OUT_OF_RANGE, /* a parameter not finite */
-	NB_OPTION_CALIBRATION_COMPLEMENT	/* calibration of complement's scores */
+	NB_OPTION_CALIBRATION_COMPLEMENT,	/* calibration of complement's scores */
+	NB_OPTION_COMPLEMENT_COMPONENTS /* complement of a model of mixture components */
 } NbOptionStatus;
 
 /* The defaults. */
@@ -152,6 +153,7 @@ typedef struct NbModelTraits
 	bool		only_bags;		/* every feature is a token bag */
 	bool		has_bag;		/* some feature is */
 	bool		has_lengths;	/* it keeps its bags' document lengths */
+	bool		components;		/* its classes are mixture components */
 } NbModelTraits;
 
 /* The rules between options and model. */

@@ -300,6 +300,33 @@ nb_scorer_score_begin(NbScorer *sc, const NbDoc *doc)
 	}
 }
 
+/*
+ * The log posterior of each label of a model of mixture components, the
+ * log of its components' summed, into log_post[k] (in place: label k's
+ * components are at k or later); returns the most probable label.
+ */
+static int64_t
+sum_components(const NbIndex *ix, double *log_post)
+{
+	int64_t		best = -1;
+
+	for (uint32_t k = 0; k < ix->n_labels; k++)
+	{
+		double		top = -INFINITY;
+		double		sum = 0;
+
+		for (uint32_t c = ix->label_first[k]; c < ix->label_first[k + 1]; c++)
+			top = fmax(top, log_post[c]);
+		if (top != -INFINITY)
+			for (uint32_t c = ix->label_first[k]; c < ix->label_first[k + 1]; c++)
+				sum += exp(log_post[c] - top);
+		log_post[k] = top == -INFINITY ? top : top + log(sum);
+		if (log_post[k] != -INFINITY && (best < 0 || log_post[k] > log_post[best]))
+			best = k;
+	}
+	return best;
+}
+
 int64_t
 nb_scorer_score_end(NbScorer *sc, const NbDoc *doc, double *log_post)
 {
@@ -354,9 +381,12 @@ nb_scorer_score_end(NbScorer *sc, const NbDoc *doc, double *log_post)
 		if (log_post[c] != -INFINITY && (best < 0 || log_post[c] > log_post[best]))
 			best = c;
 	}
+	if (sc->index->label_first != NULL && !sc->by_component)
+		best = sum_components(sc->index, log_post);
 	/* none (temperature 1): nothing touches the posteriors */
 	if (!nb_calibration_is_identity(&sc->calibration))
-		best = nb_calibration_apply(&sc->calibration, log_post, C, best, sc->cal_scratch);
+		best = nb_calibration_apply(&sc->calibration, log_post, sc->index->n_labels, best,
+									sc->cal_scratch);
 	return best;
 }
 

@@ -103,6 +103,12 @@ typedef struct NbScorer
 	NbCalibration calibration;
 	double	   *cal_scratch;
 	/*
+	 * A model of mixture components (NbIndex.label_first) is scored by
+	 * component, then each label's components are summed into its
+	 * posterior, unless by_component (EM, which needs the components').
+	 */
+	bool		by_component;
+	/*
 	 * scratch for one document: score, its rounding compensation, zero
 	 * factors; after nb_scorer_score f holds each class's score (the log
 	 * posterior before normalization, without the terms every class shares:
@@ -154,6 +160,8 @@ void		nb_scorer_free(NbScorer *scorer);
  * Score a document.  Fills log_post[C] with natural-log posteriors
  * (-INFINITY for probability 0) and returns the index of the most probable
  * class (exact ties: the lowest index, i.e. the first label in byte order).
+ * Of a model of mixture components, the posteriors are its labels' (the
+ * first index->n_labels), unless scorer->by_component.
  * Returns NB_SCORE_OUT_OF_RANGE if a class's score is not a finite double
  * (counts or values so large that their terms overflow; log_post is then
  * undefined), or NB_SCORE_NO_CLASS if every class is excluded, which

@@ -203,7 +203,27 @@ log_absent(double d, double Dc, LogFactor den, const NbPseudoCounts *pc)
 }
 
 /*
+ * A label's prior (uniform or given) shared among its mixture components
+ * as their documents are: log(D_c / D_k) added to component c of label k.
+ */
+static void
+share_label_prior(NbScorer *sc, const NbIndex *ix)
+{
+	for (uint32_t k = 0; k < ix->n_labels; k++)
+	{
+		double		docs = 0;
+
+		for (uint32_t c = ix->label_first[k]; c < ix->label_first[k + 1]; c++)
+			docs += ix->class_docs[c];
+		for (uint32_t c = ix->label_first[k]; c < ix->label_first[k + 1]; c++)
+			sc->prior_f[c] += log(ix->class_docs[c]) - log(docs);
+	}
+}
+
+/*
  * Log prior per class into prior_f; marks classes whose prior is exactly 0.
+ * Uniform and given priors are the labels' (nb_index.h), shared among a
+ * label's mixture components.
  * The fitted prior is (D_c + a) / (D + C a) with a the class_alpha
  * pseudo-count (Murphy eq. 3.68; its mode under map, Freda's MAP slide).
  */
@@ -211,6 +231,7 @@ static void
 set_prior(NbScorer *sc, const NbIndex *ix, const NbOptions *o, double a)
 {
 	uint32_t	C = ix->n_classes;
+	uint32_t	K = ix->n_labels;
 	double		sum = 0;
 
 	for (uint32_t c = 0; c < C; c++)
@@ -222,21 +243,28 @@ set_prior(NbScorer *sc, const NbIndex *ix, const NbOptions *o, double a)
 				sc->prior_f[c] = log(ix->class_docs[c] + a) - log(ix->total_docs + C * a);
 				break;
 			case NB_PRIOR_UNIFORM:
-				sc->prior_f[c] = -log((double) C);
+				sc->prior_f[c] = -log((double) K);
 				break;
 			case NB_PRIOR_GIVEN:
-				sum += o->class_prior[c];
 				break;
 		}
 	}
 	if (o->prior_mode == NB_PRIOR_GIVEN)
+	{
+		for (uint32_t k = 0; k < K; k++)
+			sum += o->class_prior[k];
 		for (uint32_t c = 0; c < C; c++)
 		{
-			if (o->class_prior[c] > 0)
-				sc->prior_f[c] = log(o->class_prior[c]) - log(sum);
+			uint32_t	k = nb_index_label(ix, c);
+
+			if (o->class_prior[k] > 0)
+				sc->prior_f[c] = log(o->class_prior[k]) - log(sum);
 			else
 				sc->excluded[c] = true;
 		}
+	}
+	if (ix->label_first != NULL && o->prior_mode != NB_PRIOR_FIT)
+		share_label_prior(sc, ix);
 }
 
 static inline void
@@ -723,7 +751,7 @@ build(NbScorer *sc, const NbIndex *ix, const NbOptions *o, bool rows)
 	/* complement naive Bayes has no prior (options allow it with bags only) */
 	if (o->kind != NB_COMPLEMENT || C == 1)
 		set_prior(sc, ix, o, pc.class_alpha);
-	set_calibration(sc, o, C);
+	set_calibration(sc, o, ix->n_labels);
 
 	for (uint32_t j = 0; j < F; j++)
 	{
@@ -869,7 +897,7 @@ nb_scorer_copy_with_prior(NbScorer *dst, const NbScorer *src, const NbOptions *o
 	/* as nb_scorer_build: complement naive Bayes has no prior */
 	if (o->kind != NB_COMPLEMENT || C == 1)
 		set_prior(dst, ix, o, nb_options_pseudo(o).class_alpha);
-	set_calibration(dst, o, C);
+	set_calibration(dst, o, ix->n_labels);
 }
 
 void

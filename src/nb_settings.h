@@ -33,12 +33,18 @@ typedef struct NbSettings
 	 * saw.  Not a setting to agree on: a merge has it if a part has.
 	 */
 	bool		jsonb_bag;
+
+	/*
+	 * The model's classes (its labels) are mixture components (EM-CM): the
+	 * labels repeat, a class being the run of its components (nb_format.h).
+	 */
+	bool		components;
 } NbSettings;
 
 static inline bool
 nb_settings_any(const NbSettings *s)
 {
-	return s->has_tokenizer || s->options_len > 0 || s->jsonb_bag;
+	return s->has_tokenizer || s->options_len > 0 || s->jsonb_bag || s->components;
 }
 
 static inline bool

@@ -132,6 +132,7 @@ typedef struct NbTrainer
 	 */
 	NbSettings	settings;
 	bool		settings_fixed;
+	bool		component_keys; /* nb_trainer_set_components */
 } NbTrainer;
 
 NbTrainer  *nb_trainer_create(void);
@@ -210,6 +211,20 @@ bool		nb_trainer_spread_init(NbTrainer *t, uint32_t n_classes);
  */
 bool		nb_trainer_add_text_spread(NbTrainer *t, const NbTokenRef *tokens, uint32_t n,
 									   const double *w);
+
+/*
+ * A model of mixture components (EM-CM, format flag
+ * NB_FORMAT_FLAG_COMPONENTS): from now on each class's key is a label, a
+ * zero byte and a component number (4 bytes, big-endian: the keys of one
+ * label stay together and in order, nb_trainer_component_key), and the
+ * model is written with the labels alone, repeated, flagged if one
+ * repeats.  Call on an empty trainer.
+ */
+#define NB_COMPONENT_KEY_BYTES 5
+void		nb_trainer_set_components(NbTrainer *t);
+
+/* The key of component k of a label of len bytes, into key (len + NB_COMPONENT_KEY_BYTES). */
+void		nb_trainer_component_key(const char *label, uint32_t len, uint32_t k, char *key);
 
 /* The current document's value of a categorical, Gaussian or boolean feature. */
 void		nb_trainer_add_category(NbTrainer *t, uint32_t feature,

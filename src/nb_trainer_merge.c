@@ -81,7 +81,7 @@ settings_fixed(const NbTrainer *t)
 bool
 nb_trainer_set_tokenizer(NbTrainer *t, const NbTokenizer *tok)
 {
-	NbSettings	s = {true, *tok, NULL, 0, false};
+	NbSettings	s = {true, *tok, NULL, 0, false, false};
 
 	if (settings_fixed(t))
 		return nb_settings_same_tokenizer(&t->settings, &s);

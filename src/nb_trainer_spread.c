@@ -5,6 +5,8 @@
  */
 #include "nb_trainer_internal.h"
 
+#include <string.h>
+
 #include "nb_alloc.h"
 #include "nb_interrupt.h"
 
@@ -200,4 +202,19 @@ nb_trainer_fold_spread(NbTrainer *t)
 		nb_free(t->spread_active);
 	t->spread_active = NULL;
 	t->spread_classes = 0;
+}
+
+void
+nb_trainer_set_components(NbTrainer *t)
+{
+	t->component_keys = true;
+}
+
+void
+nb_trainer_component_key(const char *label, uint32_t len, uint32_t k, char *key)
+{
+	memcpy(key, label, len);
+	key[len] = '\0';
+	for (int b = 0; b < 4; b++)
+		key[len + 1 + b] = (char) (k >> (24 - 8 * b));
 }

@@ -118,6 +118,36 @@ is_text_only(const NbTrainer *t)
 							   t->classes.count, trainer_rows);
 }
 
+/* The bytes of a class's label in the model: its key's, but a component's number. */
+static uint32_t
+label_len(const NbTrainer *t, uint32_t key_len)
+{
+	return t->component_keys ? key_len - NB_COMPONENT_KEY_BYTES : key_len;
+}
+
+/* Whether two classes of a trainer of component keys have one label. */
+static bool
+labels_repeat(const NbTrainer *t)
+{
+	uint32_t	C = t->classes.count;
+	NbStrMap	seen;
+	bool		repeat = false;
+
+	nb_strmap_init(&seen, C);
+	for (uint32_t c = 0; c < C && !repeat; c++)
+	{
+		uint32_t	len;
+		const char *key = nb_strmap_str(&t->classes, c, &len);
+
+		nb_interrupt_at(c);
+		len = label_len(t, len);
+		repeat = nb_strmap_find(&seen, key, len, nb_hash_token(key, len)) >= 0;
+		nb_strmap_add(&seen, key, len, nb_hash_token(key, len));
+	}
+	nb_strmap_free(&seen);
+	return repeat;
+}
+
 /* The trainer's model as nb_format lays it out. */
 static NbFormatShape
 trainer_shape(const NbTrainer *t, bool text_only, bool lengths)
@@ -136,6 +166,11 @@ trainer_shape(const NbTrainer *t, bool text_only, bool lengths)
 	s.lengths = lengths;
 	s.n_lengths = lengths ? t->lengths_used : 0;
 	s.settings = t->settings;
+	if (t->component_keys)
+	{
+		s.label_bytes -= (uint64_t) NB_COMPONENT_KEY_BYTES * t->classes.count;
+		s.settings.components = labels_repeat(t);
+	}
 	return s;
 }
 
@@ -706,11 +741,13 @@ write_model(NbTrainer *t, unsigned char *buf, size_t size, NbView *view)
 	strings = w.labels;
 	for (uint32_t c = 0; c < C; c++)
 	{
+		uint32_t	len = label_len(t, classes[c].len);
+
 		nb_interrupt_count(&work, 1 + classes[c].len / 64);
 		nb_write_f64(w.class_docs, c, t->class_docs[classes[c].id]);
-		nb_write_u32(w.label_len, c, classes[c].len);
-		memcpy(strings, classes[c].str, classes[c].len);
-		strings += classes[c].len;
+		nb_write_u32(w.label_len, c, len);
+		memcpy(strings, classes[c].str, len);
+		strings += len;
 	}
 	for (uint32_t k = 0; k < V; k++)
 	{

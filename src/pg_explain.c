@@ -231,6 +231,20 @@ options_from_text(FunctionCallInfo fcinfo)
 }
 
 /*
+ * A model of mixture components has no terms per class: a class's
+ * probability is a sum over its components, not a product of factors.
+ */
+static void
+refuse_components(const NbIndex *ix, const char *function)
+{
+	if (ix->label_first != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("%s does not support a model of mixture components", function),
+				 errdetail("A class of several components has no one term per feature: its probability sums its components'.")));
+}
+
+/*
  * nb_explain(model, features, options, against, top_k): the rows of the
  * row's prediction against the runner-up or the class named, largest first.
  */
@@ -257,6 +271,7 @@ explain(FunctionCallInfo fcinfo, NbFeatureInput input)
 	best = nb_score_row(fcinfo, input, &cats, &pm, &scorer);
 	if (best < 0)
 		return (Datum) 0;
+	refuse_components(&pm->index, "nb_explain");
 	other = other_class(fcinfo, pm, (uint32) best);
 	if (other < 0)
 		return (Datum) 0;
@@ -335,6 +350,7 @@ nb_feature_log_prob(PG_FUNCTION_ARGS)
 	pm = nb_prepared_get(fcinfo, PG_GETARG_DATUM(0),
 						 PG_ARGISNULL(1) ? NULL : PG_GETARG_JSONB_P(1), &sc);
 	ix = &pm->index;
+	refuse_components(ix, "nb_feature_log_prob");
 	log_prob = palloc(sizeof(double) * ix->n_classes);
 	per_value = AllocSetContextCreate(CurrentMemoryContext, "nb_feature_log_prob value",
 									  ALLOCSET_SMALL_SIZES);

@@ -243,23 +243,60 @@ nb_classes(PG_FUNCTION_ARGS)
 	const char *label;
 	uint32		len;
 
+	const char *prev = NULL;
+	uint32		prev_len = 0;
+	double		docs = 0;
+
 	nb_model_open(PG_GETARG_DATUM(0), &view, ERRCODE_DATA_CORRUPTED);
 	InitMaterializedSRF(fcinfo, 0);
 	D = total_docs(&view);
 	labels = nb_view_labels(&view);
-	for (uint32 c = 0; nb_string_next(&labels, &label, &len); c++)
+	/* a row per label: a class of mixture components sums theirs */
+	for (uint32 c = 0;; c++)
 	{
-		double		docs = nb_view_class_docs(&view, c);
-		Datum		values[3];
-		bool		nulls[3] = {false, false, false};
+		bool		more = nb_string_next(&labels, &label, &len);
 
 		CHECK_FOR_INTERRUPTS();
-		values[0] = PointerGetDatum(cstring_to_text_with_len(label, len));
-		values[1] = Float8GetDatum(docs);
-		values[2] = Float8GetDatum(docs / D);
-		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		if (prev != NULL && (!more || nb_strcmp(prev, prev_len, label, len) != 0))
+		{
+			Datum		values[3];
+			bool		nulls[3] = {false, false, false};
+
+			values[0] = PointerGetDatum(cstring_to_text_with_len(prev, prev_len));
+			values[1] = Float8GetDatum(docs);
+			values[2] = Float8GetDatum(docs / D);
+			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+			docs = 0;
+		}
+		if (!more)
+			break;
+		docs += nb_view_class_docs(&view, c);
+		prev = label;
+		prev_len = len;
 	}
 	return (Datum) 0;
+}
+
+/* The model's labels, distinct: its classes, fewer than its components if it has any. */
+static uint32
+label_count(const NbView *view)
+{
+	NbStringIter labels = nb_view_labels(view);
+	const char *label;
+	const char *prev = NULL;
+	uint32		len;
+	uint32		prev_len = 0;
+	uint32		n = 0;
+
+	while (nb_string_next(&labels, &label, &len))
+	{
+		CHECK_FOR_INTERRUPTS();
+		if (prev == NULL || nb_strcmp(prev, prev_len, label, len) != 0)
+			n++;
+		prev = label;
+		prev_len = len;
+	}
+	return n;
 }
 
 /* The type of the rows the model was trained on, as far as it shows. */
@@ -304,7 +341,9 @@ nb_info(PG_FUNCTION_ARGS)
 	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
 	nb_push_pair(&state, "format_version", view.version);
 	nb_push_pair(&state, "bytes", (double) view.size + VARHDRSZ);
-	nb_push_pair(&state, "classes", view.n_classes);
+	nb_push_pair(&state, "classes", label_count(&view));
+	if (view.settings.components)
+		nb_push_pair(&state, "components", view.n_classes);
 	nb_push_pair(&state, "vocabulary", view.n_tokens);
 	nb_push_pair(&state, "entries", (double) view.n_entries);
 	push_derived(&state, "documents", total_docs(&view));
@@ -469,6 +508,12 @@ nb_model_to_jsonb(PG_FUNCTION_ARGS)
 	uint64		h = 0;
 
 	nb_model_open(PG_GETARG_DATUM(0), &view, ERRCODE_DATA_CORRUPTED);
+	/* jsonb's keys are unique: a label per class */
+	if (view.settings.components)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("a model of mixture components has no jsonb form"),
+				 errdetail("Its classes' components share their labels, and the keys of a jsonb object are unique.")));
 	/* the bag "" alone, present in every document, shows as version 1 shows it whatever its version */
 	v1 = nb_view_text_only(&view);
 	tokens = class_tokens(&view);

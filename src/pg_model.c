@@ -114,6 +114,7 @@ nb_expanded_merge(NbExpandedModel *em, Datum d)
 	uint32		conflict;
 	NbMergeStatus status;
 
+	nb_refuse_components(&view, "nb_merge");
 	/* a merged model is at least as large as each part */
 	if (view.size > NB_MODEL_MAX_SIZE)
 		nb_report_too_large(view.size);
@@ -255,6 +256,17 @@ merge_views(const NbView *views, uint32 n, MemoryContext ctx, NbView *out)
 	return result;
 }
 
+void
+nb_refuse_components(const NbView *view, const char *function)
+{
+	if (view->settings.components)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("%s does not support a model of mixture components", function),
+				 errdetail("Its components are fitted by EM to its own rows: they match no other model's classes or components."),
+				 errhint("Train a model of the rows wanted with nb_train_em instead.")));
+}
+
 /*
  * Refuse view, a validated input merged after the n before it, if it is too
  * large for a merge or cannot be merged with them.
@@ -265,6 +277,7 @@ check_merge_input(const NbView *earlier, uint32 n, const NbView *view)
 	NbMergeConflict conflict;
 	NbMergeStatus status;
 
+	nb_refuse_components(view, "nb_merge");
 	/* a merged model is at least as large as each part */
 	if (view->size > NB_MODEL_MAX_SIZE)
 		nb_report_too_large(view->size);

@@ -76,6 +76,12 @@ void		nb_expanded_merge(NbExpandedModel *em, Datum d);
 void		nb_report_too_large(uint64 size);
 
 /*
+ * ERROR 0A000 if view is a model of mixture components (EM-CM), which
+ * function cannot take: its components match no other model's.
+ */
+void		nb_refuse_components(const NbView *view, const char *function);
+
+/*
  * A model value for a serialized model of size bytes (0, as the size
  * functions give for one past NB_MODEL_MAX_SIZE: nb_report_too_large),
  * allocated in ctx with nb_alloc, so that a large result gets huge pages

@@ -127,6 +127,12 @@ check_option(NbOptionStatus status)
 					 errmsg("complement naive Bayes needs a model of token bags only"),
 					 errdetail("The model has categorical, Gaussian or boolean features.")));
 			break;
+		case NB_OPTION_COMPLEMENT_COMPONENTS:
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("complement naive Bayes cannot score a model of mixture components"),
+					 errdetail("A class's probability sums its components'; complement's scores are not probabilities.")));
+			break;
 	}
 	elog(ERROR, "unexpected naive Bayes option status %d", (int) status);
 }
@@ -149,8 +155,8 @@ named_class(const NbIndex *ix, const JsonbValue *key, const char *option)
 static const double *
 parse_class_prior(const JsonbValue *v, const NbIndex *ix, NbOptions *o)
 {
-	double	   *prior = palloc(sizeof(double) * ix->n_classes);
-	bool	   *seen = palloc0(sizeof(bool) * ix->n_classes);
+	double	   *prior = palloc(sizeof(double) * ix->n_labels);
+	bool	   *seen = palloc0(sizeof(bool) * ix->n_labels);
 	JsonbIterator *it;
 	JsonbIteratorToken tok;
 	JsonbValue	key;
@@ -179,7 +185,7 @@ parse_class_prior(const JsonbValue *v, const NbIndex *ix, NbOptions *o)
 		prior[c] = p;
 		seen[c] = true;
 	}
-	for (uint32 c = 0; c < ix->n_classes; c++)
+	for (uint32 c = 0; c < ix->n_labels; c++)
 		if (!seen[c])
 		{
 			uint32		len;
@@ -190,7 +196,7 @@ parse_class_prior(const JsonbValue *v, const NbIndex *ix, NbOptions *o)
 					 errmsg("class_prior does not name class \"%s\"", nb_cut_str(label, len)),
 					 errdetail("It must give a probability for every class.")));
 		}
-	check_option(nb_options_set_class_prior(o, prior, ix->n_classes));
+	check_option(nb_options_set_class_prior(o, prior, ix->n_labels));
 	return prior;
 }
 
@@ -216,11 +222,11 @@ parse_sigmoid(const JsonbValue *v, const NbIndex *ix, NbOptions *o)
 	}
 	if (v->type != jbvBinary || !JsonContainerIsObject(v->val.binary.data))
 		option_error("sigmoid", SIGMOID_DETAIL);
-	if (ix->n_classes < 2)
+	if (ix->n_labels < 2)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("naive Bayes option \"sigmoid\" needs a model of at least two classes")));
-	ab = palloc0(sizeof(double) * 2 * ix->n_classes);
+	ab = palloc0(sizeof(double) * 2 * ix->n_labels);
 	it = JsonbIteratorInit(v->val.binary.data);
 	while ((tok = JsonbIteratorNext(&it, &key, true)) != WJB_DONE)
 	{
@@ -235,22 +241,22 @@ parse_sigmoid(const JsonbValue *v, const NbIndex *ix, NbOptions *o)
 		named++;
 		only = c;
 	}
-	if (ix->n_classes == 2 && named != 1)
+	if (ix->n_labels == 2 && named != 1)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("sigmoid of a model of two classes must name one class"),
 				 errdetail("The other class's probability is the complement, as scikit-learn's binary calibration."),
 				 errhint("Name the class last in byte order, whose sigmoid nb_calibrate fits.")));
-	if (ix->n_classes > 2)
+	if (ix->n_labels > 2)
 	{
-		if (named != ix->n_classes)
+		if (named != ix->n_labels)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("sigmoid must name every class of the model"),
-					 errdetail("It names %u of %u classes.", named, ix->n_classes)));
+					 errdetail("It names %u of %u classes.", named, ix->n_labels)));
 		only = NB_SIGMOID_EVERY_CLASS;
 	}
-	check_option(nb_options_set_sigmoid(o, ab, ix->n_classes, only));
+	check_option(nb_options_set_sigmoid(o, ab, ix->n_labels, only));
 }
 
 /* beta: [presence, absence] */
@@ -360,7 +366,8 @@ nb_parse_options(Jsonb *options, const NbIndex *ix, NbOptions *o)
 	nb_jsonb_each_option(options, parse_option, &target);
 	check_option(nb_options_check_set(o));
 	{
-		NbModelTraits traits = {nb_index_only_bags(ix), nb_index_has_bag(ix), ix->has_lengths};
+		NbModelTraits traits = {nb_index_only_bags(ix), nb_index_has_bag(ix), ix->has_lengths,
+			ix->label_first != NULL};
 
 		check_option(nb_options_check_model(o, &traits));
 	}

@@ -359,7 +359,7 @@ nb_class_label(const NbPrepared *pm, uint32 c)
 static Datum
 posterior_jsonb(NbPrepared *pm, bool log_scale)
 {
-	uint32		n = pm->index.n_classes;
+	uint32		n = pm->index.n_labels;
 	const uint32 *order = nb_prepared_jsonb_order(pm);
 	JsonbPair  *pairs = palloc(sizeof(JsonbPair) * (n + 1));
 	JsonbValue	root;

@@ -72,7 +72,7 @@ predict_top(FunctionCallInfo fcinfo, NbFeatureInput input)
 	if (best < 0)
 		return (Datum) 0;
 
-	n = pm->index.n_classes;
+	n = pm->index.n_labels;
 	k = PG_ARGISNULL(2) ? n : Min(n, (uint32) PG_GETARG_INT32(2));
 	ranked = palloc_extended(sizeof(RankedClass) * n, MCXT_ALLOC_HUGE);
 	for (uint32 c = 0; c < n; c++)

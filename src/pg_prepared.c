@@ -727,7 +727,7 @@ nb_prepared_jsonb_order(NbPrepared *pm)
 {
 	if (pm->jsonb_order == NULL)
 	{
-		uint32		n = pm->index.n_classes;
+		uint32		n = pm->index.n_labels;
 		uint32	   *order = MemoryContextAlloc(pm->ctx, sizeof(uint32) * (n + 1));
 
 		for (uint32 c = 0; c < n; c++)

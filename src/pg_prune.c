@@ -88,6 +88,7 @@ nb_prune(PG_FUNCTION_ARGS)
 	scratch = AllocSetContextCreate(caller, "nb_prune", ALLOCSET_DEFAULT_SIZES);
 	MemoryContextSwitchTo(scratch);
 	(void) nb_model_open(PG_GETARG_DATUM(0), &view, ERRCODE_DATA_CORRUPTED);
+	nb_refuse_components(&view, "nb_prune");
 	nb_progress_during(scratch, psprintf("nb_prune: pruning a model of %u classes and %u tokens",
 										 view.n_classes, view.n_tokens));
 	p = nb_pruner_create(&view, &o);

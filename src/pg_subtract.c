@@ -151,6 +151,8 @@ nb_subtract(PG_FUNCTION_ARGS)
 	MemoryContextSwitchTo(scratch);
 	(void) nb_model_open(PG_GETARG_DATUM(0), &a, ERRCODE_DATA_CORRUPTED);
 	(void) nb_model_open(PG_GETARG_DATUM(1), &b, ERRCODE_DATA_CORRUPTED);
+	nb_refuse_components(&a, "nb_subtract");
+	nb_refuse_components(&b, "nb_subtract");
 	/* the result is at most as large as a */
 	if (a.size > NB_MODEL_MAX_SIZE)
 		nb_report_too_large(a.size);

@@ -2,7 +2,8 @@
 -- nb_train_em_trace and nb_cross_validate_em, which chooses lambda.
 
 CREATE FUNCTION nbc_em_options(options jsonb, OUT lambda float8, OUT iterations integer,
-							   OUT tolerance float8, OUT tokenizer jsonb, OUT train_options jsonb)
+							   OUT tolerance float8, OUT tokenizer jsonb, OUT train_options jsonb,
+							   OUT components integer)
 LANGUAGE plpgsql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
@@ -10,6 +11,7 @@ BEGIN
 	lambda := 1;
 	iterations := 20;
 	tolerance := 1e-6;
+	components := 1;
 	options := coalesce(options, '{}');
 	IF jsonb_typeof(options) <> 'object' THEN
 		RAISE EXCEPTION 'nb_train_em options must be a JSON object'
@@ -46,16 +48,26 @@ BEGIN
 		END IF;
 		tolerance := (options ->> 'tolerance')::float8;
 	END IF;
+	IF options ? 'components' THEN
+		IF jsonb_typeof(options -> 'components') <> 'number'
+		   OR (options ->> 'components')::numeric NOT BETWEEN 1 AND 100
+		   OR (options ->> 'components')::numeric <> trunc((options ->> 'components')::numeric) THEN
+			RAISE EXCEPTION 'nb_train_em option "components" must be an integer from 1 to 100'
+				USING ERRCODE = 'invalid_parameter_value',
+					  DETAIL = format('It is %s.', options -> 'components');
+		END IF;
+		components := (options ->> 'components')::integer;
+	END IF;
 	IF options ? 'tokenizer' AND jsonb_typeof(options -> 'tokenizer') NOT IN ('object', 'null') THEN
 		RAISE EXCEPTION 'nb_train_em option "tokenizer" must be an object of nb_tokens options'
 			USING ERRCODE = 'invalid_parameter_value';
 	END IF;
 	tokenizer := nullif(options -> 'tokenizer', 'null');
 	-- the rest are the model's options (nb_with_options checks them)
-	train_options := nullif(options - 'lambda' - 'iterations' - 'tolerance' - 'tokenizer', '{}');
+	train_options := nullif(options - 'lambda' - 'iterations' - 'tolerance' - 'tokenizer' - 'components', '{}');
 END
 $$;
-COMMENT ON FUNCTION nbc_em_options(jsonb) IS 'nb_train_em''s options checked and taken apart: lambda, iterations, tolerance, tokenizer and the rest, the model''s options (NULL: none)';
+COMMENT ON FUNCTION nbc_em_options(jsonb) IS 'nb_train_em''s options checked and taken apart: lambda, iterations, tolerance, tokenizer, components and the rest, the model''s options (NULL: none)';
 
 CREATE FUNCTION nbc_em_features_type(rel regclass, label_column text, features_column text,
 									 tokenizer jsonb)
@@ -169,15 +181,15 @@ BEGIN
 	-- to an error of its own; without trace, a row of the last iteration
 	-- only (RETURN QUERY: the model is copied once more, not three times
 	-- as by INTO and RETURN NEXT)
-	RETURN QUERY EXECUTE format('SELECT * FROM %s.nbc_em_iterate($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)', ext)
+	RETURN QUERY EXECUTE format('SELECT * FROM %s.nbc_em_iterate($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)', ext)
 		USING model, rel, label_column, features_column, ftype, opts.lambda, opts.train_options, opts.tokenizer,
-			  opts.iterations, opts.tolerance, first.unlabelled, trace, started;
+			  opts.iterations, opts.tolerance, first.unlabelled, trace, started, opts.components;
 	EXCEPTION WHEN query_canceled OR others THEN
 		GET STACKED DIAGNOSTICS e_state = RETURNED_SQLSTATE, e_message = MESSAGE_TEXT,
 								e_detail = PG_EXCEPTION_DETAIL, e_hint = PG_EXCEPTION_HINT;
 		e_detail := concat_ws(' ', nullif(e_detail, ''), doing);
 		IF e_message LIKE 'unrecognized naive Bayes option%' THEN
-			e_hint := 'nb_train_em''s own options are lambda, iterations, tolerance, tokenizer, folds and fold_column; the others are the model''s. ' || e_hint;
+			e_hint := 'nb_train_em''s own options are lambda, iterations, tolerance, tokenizer, components, folds and fold_column; the others are the model''s. ' || e_hint;
 		END IF;
 		-- (a RAISE option cannot be null, and an empty one prints an empty line)
 		IF e_detail = '' AND e_hint = '' THEN
@@ -235,10 +247,10 @@ COMMENT ON FUNCTION nb_train_em(regclass, text, text, jsonb) IS 'semi-supervised
 CREATE FUNCTION nbc_em_iterate(model nb_model, rel regclass, label_column text, features_column text,
 							   features_type regtype, lambda float8, options jsonb, tokenizer jsonb,
 							   iterations integer, tolerance float8, unlabelled bigint,
-							   trace boolean, started timestamptz)
+							   trace boolean, started timestamptz, components integer)
 RETURNS TABLE (iteration integer, log_likelihood float8, model nb_model)
 AS 'MODULE_PATHNAME', 'nb_em_iterate' LANGUAGE C STABLE;
-COMMENT ON FUNCTION nbc_em_iterate(nb_model, regclass, text, text, regtype, float8, jsonb, jsonb, integer, float8, bigint, boolean, timestamptz) IS 'the iterations of nb_train_em from the model of the labelled rows (nbc_em_run checks the arguments): every iteration (trace true) or the last';
+COMMENT ON FUNCTION nbc_em_iterate(nb_model, regclass, text, text, regtype, float8, jsonb, jsonb, integer, float8, bigint, boolean, timestamptz, integer) IS 'the iterations of nb_train_em from the model of the labelled rows (nbc_em_run checks the arguments): every iteration (trace true) or the last; components per class (EM-CM) if more than 1';
 
 -- nbc_em_cv_rows: the checks of nb_cross_validate's arguments and the
 -- temporary table nbc_em_cv_rows (fold, actual, features) of the labelled
@@ -298,18 +310,17 @@ END
 $$;
 COMMENT ON FUNCTION nbc_em_cv_rows(regclass, text, text, integer, text, jsonb) IS 'the work of nb_cross_validate_em before its EM runs: the checks, and the temporary table nbc_em_cv_rows of the labelled rows with their folds (nb_cross_validate''s) and the unlabelled rows';
 
--- nbc_em_cv_fold: for each lambda, nb_train_em on every row of
--- nbc_em_cv_rows outside the fold (through the temporary view
--- nbc_em_cv_fold) and nb_grid_metrics of its model on the fold's labelled
--- rows, in the order of lambdas.
-CREATE FUNCTION nbc_em_cv_fold(fold bigint, lambdas float8[], options jsonb)
+-- nbc_em_cv_fold: for each pair (lambdas[i], components[i]), nb_train_em
+-- on every row of nbc_em_cv_rows outside the fold (through the temporary
+-- view nbc_em_cv_fold) and nb_grid_metrics of its model on the fold's
+-- labelled rows, in the order of the pairs.
+CREATE FUNCTION nbc_em_cv_fold(fold bigint, lambdas float8[], components integer[], options jsonb)
 RETURNS jsonb[]
 LANGUAGE plpgsql VOLATILE
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
 	ext text;
-	lambda float8;
 	trained record;
 	scores jsonb[];
 	result jsonb[] := '{}';
@@ -319,9 +330,9 @@ BEGIN
 	WHERE e.extname = 'nbc';
 	EXECUTE format('CREATE OR REPLACE TEMPORARY VIEW nbc_em_cv_fold AS '
 				   'SELECT actual, features FROM pg_temp.nbc_em_cv_rows WHERE fold IS DISTINCT FROM %s', fold);
-	FOREACH lambda IN ARRAY lambdas LOOP
+	FOR i IN 1 .. array_length(lambdas, 1) LOOP
 		EXECUTE format('SELECT model FROM %s.nbc_em_run(''pg_temp.nbc_em_cv_fold'', ''actual'', ''features'', $1, false)', ext)
-			INTO trained USING options || jsonb_build_object('lambda', lambda);
+			INTO trained USING options || jsonb_build_object('lambda', lambdas[i], 'components', components[i]);
 		-- the model keeps the options it was trained with: '{}' scores with them
 		EXECUTE format('SELECT %s.nb_grid_metrics($1, features, actual, ARRAY[''{}''::jsonb]) '
 					   'FROM pg_temp.nbc_em_cv_rows WHERE fold = $2', ext)
@@ -331,13 +342,13 @@ BEGIN
 	RETURN result;
 END
 $$;
-COMMENT ON FUNCTION nbc_em_cv_fold(bigint, float8[], jsonb) IS 'one fold of nb_cross_validate_em: for each lambda, the metrics on the fold''s labelled rows of nb_train_em on the rows outside it';
+COMMENT ON FUNCTION nbc_em_cv_fold(bigint, float8[], integer[], jsonb) IS 'one fold of nb_cross_validate_em: for each pair of lambda and components, the metrics on the fold''s labelled rows of nb_train_em on the rows outside it';
 
--- nbc_em_cv_summary: a row per lambda (lambdas sorted, 0 first) of the
--- means and spreads over the folds of metrics[fold][lambda], and which is
--- chosen; the NOTICE when that is 0.
-CREATE FUNCTION nbc_em_cv_summary(lambdas float8[], metrics jsonb[])
-RETURNS TABLE (lambda float8, accuracy float8, accuracy_std float8, macro_f1 float8,
+-- nbc_em_cv_summary: a row per pair (lambdas[i], counts[i]) of lambda and
+-- components (lambda 0 and 1 component first) of the means and spreads over the folds of
+-- metrics[fold][i], and which is chosen; the NOTICE when that is the first.
+CREATE FUNCTION nbc_em_cv_summary(lambdas float8[], counts integer[], metrics jsonb[])
+RETURNS TABLE (lambda float8, components integer, accuracy float8, accuracy_std float8, macro_f1 float8,
 			   macro_f1_std float8, log_loss float8, log_loss_std float8,
 			   log_loss_gain float8, log_loss_gain_se float8, chosen boolean)
 -- STABLE, not IMMUTABLE: it may raise a NOTICE, which planning must not do
@@ -348,13 +359,13 @@ DECLARE
 	per_lambda jsonb;
 	zero jsonb;
 	best jsonb;
-	pick float8 := 0;
+	pick integer := 1;
 BEGIN
 	-- the gain of a lambda: the fold's log loss at lambda 0 less its own,
 	-- averaged; its standard error the folds' sample deviation / sqrt(folds)
 	-- (float8 in jsonb keeps every bit: it is written in its shortest exact form)
 	SELECT jsonb_agg(to_jsonb(r) ORDER BY r.n) INTO per_lambda FROM (
-		SELECT l.n, l.lambda, avg(m.acc ORDER BY m.k) AS accuracy, stddev_pop(m.acc ORDER BY m.k) AS accuracy_std,
+		SELECT l.n, l.lambda, counts[l.n] AS components, avg(m.acc ORDER BY m.k) AS accuracy, stddev_pop(m.acc ORDER BY m.k) AS accuracy_std,
 			   avg(m.f1 ORDER BY m.k) AS macro_f1, stddev_pop(m.f1 ORDER BY m.k) AS macro_f1_std,
 			   avg(m.ll ORDER BY m.k) AS log_loss, stddev_pop(m.ll ORDER BY m.k) AS log_loss_std,
 			   avg(m.ll0 - m.ll ORDER BY m.k) AS log_loss_gain,
@@ -368,40 +379,44 @@ BEGIN
 		  ON m.n = l.n
 		GROUP BY l.n, l.lambda) r;
 	zero := per_lambda -> 0;
-	-- the lowest mean log loss above lambda 0 (ties: the smaller lambda)
+	-- the lowest mean log loss but the first's (ties: the first in the grid)
 	SELECT e INTO best FROM jsonb_array_elements(per_lambda) AS e
 	WHERE (e ->> 'n')::integer > 1
 	ORDER BY (e ->> 'log_loss')::float8, (e ->> 'n')::integer LIMIT 1;
 	IF (best ->> 'log_loss_gain')::float8 > coalesce((best ->> 'log_loss_gain_se')::float8, 0) THEN
-		pick := (best ->> 'lambda')::float8;
+		pick := (best ->> 'n')::integer;
 	ELSE
-		RAISE NOTICE 'the unlabelled rows did not improve the model on the labelled rows'' cross-validation'
+		RAISE NOTICE '%', CASE WHEN (SELECT max(k) FROM unnest(counts) AS k) > 1
+			THEN 'neither the unlabelled rows nor mixture components improved the model on the labelled rows'' cross-validation'
+			ELSE 'the unlabelled rows did not improve the model on the labelled rows'' cross-validation' END
 			USING DETAIL = CASE WHEN best IS NULL THEN
 				format('Cross-validated log loss %s with the labelled rows alone; no lambda above 0 was tried.',
 					   round((zero ->> 'log_loss')::numeric, 4))
 			ELSE
-				format('Cross-validated log loss %s with the labelled rows alone (lambda 0), %s at best with the unlabelled rows (lambda %s): a gain of %s, not above its standard error %s.',
+				format('Cross-validated log loss %s with the labelled rows alone (lambda 0), %s at best with the unlabelled rows (lambda %s%s): a gain of %s, not above its standard error %s.',
 					   round((zero ->> 'log_loss')::numeric, 4), round((best ->> 'log_loss')::numeric, 4),
-					   best ->> 'lambda', round((best ->> 'log_loss_gain')::numeric, 4),
-					   round((best ->> 'log_loss_gain_se')::numeric, 4))
+					   best ->> 'lambda', CASE WHEN (best ->> 'components')::integer > 1
+											   THEN format(', %s components', best ->> 'components') ELSE '' END,
+					   round((best ->> 'log_loss_gain')::numeric, 4), round((best ->> 'log_loss_gain_se')::numeric, 4))
 			END,
 				  HINT = 'Lambda 0 is chosen: the model of the labelled rows alone.';
 	END IF;
 	RETURN QUERY
-		SELECT x.lambda, x.accuracy, x.accuracy_std, x.macro_f1, x.macro_f1_std, x.log_loss, x.log_loss_std,
-			   x.log_loss_gain, x.log_loss_gain_se, x.lambda = pick
-		FROM jsonb_to_recordset(per_lambda) AS x(n integer, lambda float8, accuracy float8, accuracy_std float8,
+		SELECT x.lambda, x.components, x.accuracy, x.accuracy_std, x.macro_f1, x.macro_f1_std, x.log_loss, x.log_loss_std,
+			   x.log_loss_gain, x.log_loss_gain_se, x.n = pick
+		FROM jsonb_to_recordset(per_lambda) AS x(n integer, lambda float8, components integer, accuracy float8, accuracy_std float8,
 												  macro_f1 float8, macro_f1_std float8, log_loss float8,
 												  log_loss_std float8, log_loss_gain float8, log_loss_gain_se float8)
 		ORDER BY x.n;
 END
 $$;
-COMMENT ON FUNCTION nbc_em_cv_summary(float8[], jsonb[]) IS 'the rows of nb_cross_validate_em from the metrics of each fold and lambda: means, spreads, the gain in log loss over lambda 0 with its standard error, and the lambda chosen';
+COMMENT ON FUNCTION nbc_em_cv_summary(float8[], integer[], jsonb[]) IS 'the rows of nb_cross_validate_em from the metrics of each fold and pair of lambda and components: means, spreads, the gain in log loss over lambda 0 (1 component) with its standard error, and the pair chosen';
 
 CREATE FUNCTION nb_cross_validate_em(rel regclass, label_column text, features_column text,
 									 folds integer DEFAULT NULL, lambdas float8[] DEFAULT NULL,
-									 fold_column text DEFAULT NULL, options jsonb DEFAULT NULL)
-RETURNS TABLE (lambda float8, accuracy float8, accuracy_std float8, macro_f1 float8,
+									 fold_column text DEFAULT NULL, options jsonb DEFAULT NULL,
+									 component_counts integer[] DEFAULT NULL)
+RETURNS TABLE (lambda float8, components integer, accuracy float8, accuracy_std float8, macro_f1 float8,
 			   macro_f1_std float8, log_loss float8, log_loss_std float8,
 			   log_loss_gain float8, log_loss_gain_se float8, chosen boolean)
 -- VOLATILE: its rows go into a temporary table
@@ -429,10 +444,17 @@ BEGIN
 		RAISE EXCEPTION 'nb_cross_validate_em options must be a JSON object'
 			USING ERRCODE = 'invalid_parameter_value';
 	END IF;
-	IF options ? 'lambda' THEN
-		RAISE EXCEPTION 'nb_cross_validate_em options must not name "lambda"'
+	IF options ? 'lambda' OR options ? 'components' THEN
+		RAISE EXCEPTION 'nb_cross_validate_em options must not name "lambda" or "components"'
 			USING ERRCODE = 'invalid_parameter_value',
-				  HINT = 'The weights of the unlabelled rows to try are the argument lambdas.';
+				  HINT = 'The weights of the unlabelled rows and the components per class to try are the arguments lambdas and component_counts.';
+	END IF;
+	component_counts := coalesce(component_counts, '{1}');
+	IF array_position(component_counts, NULL) IS NOT NULL
+	   OR EXISTS (SELECT FROM unnest(component_counts) AS k WHERE NOT k BETWEEN 1 AND 100) THEN
+		RAISE EXCEPTION 'nb_cross_validate_em component_counts must be from 1 to 100'
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = format('They are %s.', component_counts);
 	END IF;
 	-- the grid, sorted, with 0 (the labelled rows alone) first
 	lambdas := coalesce(lambdas, '{0, 0.01, 0.03, 0.1, 0.3, 1}');
@@ -441,7 +463,10 @@ BEGIN
 			USING ERRCODE = 'invalid_parameter_value',
 				  DETAIL = format('They are %s.', lambdas);
 	END IF;
-	lambdas := ARRAY(SELECT DISTINCT l FROM unnest(lambdas || 0::float8) AS l ORDER BY l);
+	-- the grid: every pair of lambda and components, lambda 0 and 1 component first
+	SELECT array_agg(l ORDER BY k, l), array_agg(k ORDER BY k, l) INTO lambdas, component_counts
+	FROM (SELECT DISTINCT l FROM unnest(lambdas || 0::float8) AS l) ls,
+		 (SELECT DISTINCT k FROM unnest(component_counts || 1) AS k) ks;
 	SELECT quote_ident(n.nspname) INTO ext
 	FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
 	WHERE e.extname = 'nbc';
@@ -452,8 +477,8 @@ BEGIN
 	-- each fold's EM runs on the documents' tokens: no tokenizer for it
 	options := coalesce(options, '{}') - 'tokenizer';
 	FOREACH fold IN ARRAY setup.fold_ids LOOP
-		EXECUTE format('SELECT %s.nbc_em_cv_fold($1, $2, $3)', ext)
-			INTO per_fold USING fold, lambdas, options;
+		EXECUTE format('SELECT %s.nbc_em_cv_fold($1, $2, $3, $4)', ext)
+			INTO per_fold USING fold, lambdas, component_counts, options;
 		-- [fold][lambda]
 		fold_metrics := fold_metrics || ARRAY[per_fold];
 		IF clock_timestamp() - reported >= every THEN
@@ -465,16 +490,17 @@ BEGIN
 	END LOOP;
 	DROP VIEW pg_temp.nbc_em_cv_fold;
 	DROP TABLE pg_temp.nbc_em_cv_rows;
-	RETURN QUERY EXECUTE format('SELECT * FROM %s.nbc_em_cv_summary($1, $2)', ext)
-		USING lambdas, fold_metrics;
+	RETURN QUERY EXECUTE format('SELECT * FROM %s.nbc_em_cv_summary($1, $2, $3)', ext)
+		USING lambdas, component_counts, fold_metrics;
 END
 $$;
-COMMENT ON FUNCTION nb_cross_validate_em(regclass, text, text, integer, float8[], text, jsonb) IS 'EM''s weight of the unlabelled rows chosen by cross-validation on the labelled rows: per lambda, mean and spread over the folds of accuracy, macro F1 and log loss, the gain over lambda 0 and its standard error, and the one chosen';
+COMMENT ON FUNCTION nb_cross_validate_em(regclass, text, text, integer, float8[], text, jsonb, integer[]) IS 'EM''s weight of the unlabelled rows and components per class chosen by cross-validation on the labelled rows: per pair, mean and spread over the folds of accuracy, macro F1 and log loss, the gain over lambda 0 (1 component) and its standard error, and the one chosen';
 
--- nbc_em_choose: nb_train_em's options with "lambda" a number: as given, or
--- for "auto" (nb_cross_validate_em's grid) or an array of candidates the
--- lambda nb_cross_validate_em chooses, with the options "folds" and
--- "fold_column" its folds; a NOTICE says which.
+-- nbc_em_choose: nb_train_em's options with "lambda" and "components"
+-- numbers: as given, or for "auto" (nb_cross_validate_em's grid; components
+-- 1, 2 and 4) or an array of candidates of either, the pair
+-- nb_cross_validate_em chooses (a number of the other its one candidate),
+-- with the options "folds" and "fold_column" its folds; a NOTICE says which.
 CREATE FUNCTION nbc_em_choose(rel regclass, label_column text, features_column text, options jsonb)
 RETURNS jsonb
 LANGUAGE plpgsql VOLATILE
@@ -483,30 +509,50 @@ AS $$
 DECLARE
 	ext text;
 	candidates float8[];
+	ks integer[];
 	folds integer;
-	picked float8;
+	picked record;
+	o text;
 BEGIN
 	IF jsonb_typeof(options) IS DISTINCT FROM 'object'
-	   OR (jsonb_typeof(options -> 'lambda') IS DISTINCT FROM 'array' AND options -> 'lambda' IS DISTINCT FROM '"auto"') THEN
+	   OR (jsonb_typeof(options -> 'lambda') IS DISTINCT FROM 'array' AND options -> 'lambda' IS DISTINCT FROM '"auto"'
+		   AND jsonb_typeof(options -> 'components') IS DISTINCT FROM 'array' AND options -> 'components' IS DISTINCT FROM '"auto"') THEN
 		IF options ? 'folds' OR options ? 'fold_column' THEN
-			RAISE EXCEPTION 'nb_train_em options "folds" and "fold_column" need "lambda" "auto" or an array of candidates'
+			RAISE EXCEPTION 'nb_train_em options "folds" and "fold_column" need "lambda" or "components" "auto" or an array of candidates'
 				USING ERRCODE = 'invalid_parameter_value';
 		END IF;
-		IF jsonb_typeof(options -> 'lambda') = 'string' THEN
-			RAISE EXCEPTION 'nb_train_em option "lambda" must be a number, "auto" or an array of numbers'
-				USING ERRCODE = 'invalid_parameter_value',
-					  DETAIL = format('It is %s.', options -> 'lambda');
-		END IF;
+		FOREACH o IN ARRAY ARRAY['lambda', 'components'] LOOP
+			IF jsonb_typeof(options -> o) = 'string' THEN
+				RAISE EXCEPTION 'nb_train_em option "%" must be a number, "auto" or an array of numbers', o
+					USING ERRCODE = 'invalid_parameter_value',
+						  DETAIL = format('It is %s.', options -> o);
+			END IF;
+		END LOOP;
 		RETURN options;
 	END IF;
-	IF jsonb_typeof(options -> 'lambda') = 'array' THEN
-		IF EXISTS (SELECT FROM jsonb_array_elements(options -> 'lambda') AS e WHERE jsonb_typeof(e) <> 'number') THEN
-			RAISE EXCEPTION 'nb_train_em option "lambda" must be a number, "auto" or an array of numbers'
+	FOREACH o IN ARRAY ARRAY['lambda', 'components'] LOOP
+		IF jsonb_typeof(options -> o) IN ('array', 'string') AND options -> o <> '"auto"'
+		   AND (jsonb_typeof(options -> o) = 'string'
+				OR EXISTS (SELECT FROM jsonb_array_elements(options -> o) AS e WHERE jsonb_typeof(e) <> 'number')) THEN
+			RAISE EXCEPTION 'nb_train_em option "%" must be a number, "auto" or an array of numbers', o
 				USING ERRCODE = 'invalid_parameter_value',
-					  DETAIL = format('It is %s.', options -> 'lambda');
+					  DETAIL = format('It is %s.', options -> o);
 		END IF;
-		candidates := ARRAY(SELECT e::text::float8 FROM jsonb_array_elements(options -> 'lambda') AS e);
+	END LOOP;
+	IF options ? 'components' AND options -> 'components' <> '"auto"' AND EXISTS (
+		SELECT FROM jsonb_array_elements(CASE jsonb_typeof(options -> 'components') WHEN 'array' THEN options -> 'components'
+											  ELSE jsonb_build_array(options -> 'components') END) AS e
+		WHERE CASE WHEN jsonb_typeof(e) <> 'number' THEN true ELSE e::text::numeric <> trunc(e::text::numeric) END) THEN
+		RAISE EXCEPTION 'nb_train_em option "components" must be an integer, "auto" or an array of integers'
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = format('It is %s.', options -> 'components');
 	END IF;
+	candidates := CASE jsonb_typeof(options -> 'lambda')
+		WHEN 'array' THEN ARRAY(SELECT e::text::float8 FROM jsonb_array_elements(options -> 'lambda') AS e)
+		WHEN 'number' THEN ARRAY[(options ->> 'lambda')::float8] END;
+	ks := CASE WHEN options -> 'components' = '"auto"' THEN '{1, 2, 4}'::integer[]
+		WHEN jsonb_typeof(options -> 'components') = 'array' THEN ARRAY(SELECT e::text::numeric::integer FROM jsonb_array_elements(options -> 'components') AS e)
+		WHEN jsonb_typeof(options -> 'components') = 'number' THEN ARRAY[(options ->> 'components')::numeric::integer] END;
 	IF options ? 'folds' THEN
 		IF jsonb_typeof(options -> 'folds') <> 'number'
 		   OR (options ->> 'folds')::numeric <> trunc((options ->> 'folds')::numeric)
@@ -524,11 +570,16 @@ BEGIN
 	SELECT quote_ident(n.nspname) INTO ext
 	FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
 	WHERE e.extname = 'nbc';
-	EXECUTE format('SELECT lambda FROM %s.nb_cross_validate_em($1, $2, $3, $4, $5, $6, $7) WHERE chosen', ext)
+	EXECUTE format('SELECT lambda, components FROM %s.nb_cross_validate_em($1, $2, $3, $4, $5, $6, $7, $8) WHERE chosen', ext)
 		INTO picked USING rel, label_column, features_column, folds, candidates, options ->> 'fold_column',
-						  options - 'lambda' - 'folds' - 'fold_column';
-	RAISE NOTICE 'nb_train_em: lambda % chosen by cross-validation on the labelled rows', picked;
-	RETURN options - 'folds' - 'fold_column' || jsonb_build_object('lambda', picked);
+						  options - 'lambda' - 'folds' - 'fold_column' - 'components', ks;
+	IF ks IS NULL THEN
+		RAISE NOTICE 'nb_train_em: lambda % chosen by cross-validation on the labelled rows', picked.lambda;
+	ELSE
+		RAISE NOTICE 'nb_train_em: lambda % and components % chosen by cross-validation on the labelled rows',
+			picked.lambda, picked.components;
+	END IF;
+	RETURN options - 'folds' - 'fold_column' || jsonb_build_object('lambda', picked.lambda, 'components', picked.components);
 END
 $$;
-COMMENT ON FUNCTION nbc_em_choose(regclass, text, text, jsonb) IS 'nb_train_em''s options with lambda a number: for "auto" or an array of candidates, the one nb_cross_validate_em chooses';
+COMMENT ON FUNCTION nbc_em_choose(regclass, text, text, jsonb) IS 'nb_train_em''s options with lambda and components numbers: for "auto" or an array of candidates, the pair nb_cross_validate_em chooses';

@@ -41,28 +41,38 @@ nb_em_shared(const NbScorer *sc, const NbDoc *doc)
 	return sum;
 }
 
-double
-nb_em_log_joint(const NbScorer *sc, uint32_t c, double shared)
+/* log sum of exp(f[c]) + shared over the classes lo .. hi - 1 not excluded. */
+static double
+log_sum(const NbScorer *sc, uint32_t lo, uint32_t hi, double shared)
 {
-	return sc->excluded[c] ? -INFINITY : sc->f[c] + shared;
+	double		fmax = -INFINITY;
+	double		sum = 0;
+
+	for (uint32_t c = lo; c < hi; c++)
+		if (!sc->excluded[c] && sc->f[c] > fmax)
+			fmax = sc->f[c];
+	if (fmax == -INFINITY)
+		return -INFINITY;
+	for (uint32_t c = lo; c < hi; c++)
+		if (!sc->excluded[c])
+			sum += exp(sc->f[c] - fmax);
+	return fmax + log(sum) + shared;
+}
+
+double
+nb_em_log_joint(const NbScorer *sc, uint32_t k, double shared)
+{
+	const NbIndex *ix = sc->index;
+
+	if (ix->label_first != NULL)
+		return log_sum(sc, ix->label_first[k], ix->label_first[k + 1], shared);
+	return sc->excluded[k] ? -INFINITY : sc->f[k] + shared;
 }
 
 double
 nb_em_log_marginal(const NbScorer *sc, double shared)
 {
-	uint32_t	C = sc->index->n_classes;
-	double		fmax = -INFINITY;
-	double		sum = 0;
-
-	for (uint32_t c = 0; c < C; c++)
-		if (!sc->excluded[c] && sc->f[c] > fmax)
-			fmax = sc->f[c];
-	if (fmax == -INFINITY)
-		return -INFINITY;
-	for (uint32_t c = 0; c < C; c++)
-		if (!sc->excluded[c])
-			sum += exp(sc->f[c] - fmax);
-	return fmax + log(sum) + shared;
+	return log_sum(sc, 0, sc->index->n_classes, shared);
 }
 
 /*

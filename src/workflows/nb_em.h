@@ -36,10 +36,11 @@ double		nb_em_shared(const NbScorer *scorer, const NbDoc *doc);
 
 /*
  * After nb_scorer_score of a document with the given shared part: log p(x,
- * c) of class c (-inf for an excluded class), and log p(x) = log sum_c
+ * k) of label k (nb_index.h; -inf for an excluded class), the sum over its
+ * components in a model of mixture components, and log p(x) = log sum_c
  * p(x, c).
  */
-double		nb_em_log_joint(const NbScorer *scorer, uint32_t cls, double shared);
+double		nb_em_log_joint(const NbScorer *scorer, uint32_t label, double shared);
 double		nb_em_log_marginal(const NbScorer *scorer, double shared);
 
 /*

@@ -80,10 +80,9 @@ reserve_classes(NbGrid *grid, uint32_t C)
 int64_t
 nb_grid_classes(NbGrid *grid, const NbIndex *ix)
 {
-	uint32_t	C = ix->n_classes;
-
-	reserve_classes(grid, C);
-	for (uint32_t c = 0; c < C; c++)
+	/* the scorers' posteriors are per component, then per label (nb_scorer.h) */
+	reserve_classes(grid, ix->n_classes);
+	for (uint32_t c = 0; c < ix->n_labels; c++)
 	{
 		uint32_t	len;
 		const char *s = nb_strmap_str(&ix->labels, c, &len);
@@ -100,6 +99,7 @@ bool
 nb_grid_add(NbGrid *grid, NbScorerSet *set, const NbDoc *doc, uint32_t actual)
 {
 	uint32_t	C = set->scorers[0].index->n_classes;
+	uint32_t	K = set->scorers[0].index->n_labels;
 
 	if (!nb_scorer_set_score(set, doc, grid->log_post))
 		return false;
@@ -109,9 +109,9 @@ nb_grid_add(NbGrid *grid, NbScorerSet *set, const NbDoc *doc, uint32_t actual)
 
 		nb_interrupt();
 		/* the probabilities as nb_predict_proba gives them */
-		for (uint32_t c = 0; c < C; c++)
+		for (uint32_t c = 0; c < K; c++)
 			grid->prob[c] = lp[c] == -INFINITY ? 0.0 : exp(lp[c]);
-		nb_metrics_add_scored(&grid->metrics[s], actual, grid->cls, grid->prob, C, 1.0);
+		nb_metrics_add_scored(&grid->metrics[s], actual, grid->cls, grid->prob, K, 1.0);
 	}
 	return true;
 }

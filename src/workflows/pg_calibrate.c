@@ -243,8 +243,8 @@ use_fold(FunctionCallInfo fcinfo, CalibrationState *st, int64 fold)
 	/* (st->cxt is an AllocSet: pfree works there) */
 	if (st->model_class != NULL)
 		pfree(st->model_class);
-	st->model_class = MemoryContextAlloc(st->cxt, sizeof(uint32) * (pm->index.n_classes + 1));
-	for (uint32 c = 0; c < pm->index.n_classes; c++)
+	st->model_class = MemoryContextAlloc(st->cxt, sizeof(uint32) * (pm->index.n_labels + 1));
+	for (uint32 c = 0; c < pm->index.n_labels; c++)
 	{
 		uint32		len;
 		const char *s = nb_strmap_str(&pm->index.labels, c, &len);
@@ -326,7 +326,7 @@ calibration_transfn(FunctionCallInfo fcinfo, NbFeatureInput kind)
 	row[0] = class_position(st, actual, len);
 	for (uint32 k = 1; k <= st->C; k++)
 		row[k] = -INFINITY;
-	for (uint32 c = 0; c < pm->index.n_classes; c++)
+	for (uint32 c = 0; c < pm->index.n_labels; c++)
 		row[1 + st->model_class[c]] = pm->log_post[c];
 	st->n++;
 	error_context_stack = context.previous;

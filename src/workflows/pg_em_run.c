@@ -55,6 +55,7 @@ typedef struct EmRun
 	TimestampTz reported;		/* the last progress NOTICE, or the start */
 	Jsonb	   *options;		/* the model's options, NULL: none */
 	double		lambda;
+	uint32		components;		/* per class (EM-CM); 1: one multinomial per class */
 	MemoryContext batch_ctx;	/* a batch of rows, detoasted */
 	NbTokenRef *refs;			/* a row's tokens */
 	uint32		refs_cap;
@@ -67,9 +68,22 @@ typedef struct EmState
 	double		log_prior;		/* of the current model */
 	NbExactSum	labelled;		/* log p(x, y) of the labelled rows */
 	NbExactSum	unlabelled;		/* log p(x) of the unlabelled rows */
-	uint32		n_classes;		/* the current model's */
-	int64	   *trainer_class;	/* per class of the current model, its id in em's trainer, or -1 */
+	uint32		n_classes;		/* the current model's, or its slots (components) */
+	int64	   *trainer_class;	/* per class or slot, its id in em's trainer, or -1 */
 	double	   *weight;			/* an unlabelled row's weights, by id in em's trainer */
+	/*
+	 * EM-CM (components > 1): the next model's classes are components; the
+	 * first pass (init) puts the i-th labelled row of label k (from 0, in
+	 * the order read) into its component i mod components, slot k *
+	 * components + that, and leaves the unlabelled rows out (Nigam et
+	 * al.'s start: the labelled rows spread over their class's
+	 * components); later passes spread every row over components by
+	 * posterior, a labelled one over its class's only, a slot being a
+	 * component of the current model.
+	 */
+	uint32		components;
+	bool		init;
+	uint64	   *seen;			/* init: labelled rows of each label so far */
 } EmState;
 
 static const char *const em_status_message[] = {
@@ -82,10 +96,10 @@ static const char *const em_status_message[] = {
  * An iteration scoring with pm's scorer for run's options, in ctx: checks
  * that EM is defined for them and that lambda is in [0, 1] (ERROR 22023
  * otherwise), and starts the next model, which keeps run's tokenizer if
- * with_tokenizer.
+ * with_tokenizer; init: the first pass of EM-CM (EmState).
  */
 static EmState *
-em_begin(const EmRun *run, NbPrepared *pm, NbScorer *scorer, MemoryContext ctx)
+em_begin(const EmRun *run, NbPrepared *pm, NbScorer *scorer, bool init, MemoryContext ctx)
 {
 	EmState    *st;
 	NbEmStatus	status;
@@ -116,6 +130,22 @@ em_begin(const EmRun *run, NbPrepared *pm, NbScorer *scorer, MemoryContext ctx)
 	nb_exact_init(&st->labelled);
 	nb_exact_init(&st->unlabelled);
 	st->n_classes = pm->index.n_classes;
+	if (run->components > 1)
+	{
+		st->components = run->components;
+		st->init = init;
+		if (init)
+		{
+			if ((uint64) pm->index.n_labels * run->components > PG_UINT32_MAX)
+				ereport(ERROR,
+						(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+						 errmsg("nb_train_em cannot make %u components for each of %u classes",
+								run->components, pm->index.n_labels)));
+			st->n_classes = pm->index.n_labels * run->components;
+			st->seen = MemoryContextAllocZero(ctx, sizeof(uint64) * pm->index.n_labels);
+		}
+		nb_trainer_set_components(nb_expanded_trainer(st->em));
+	}
 	st->trainer_class = MemoryContextAlloc(ctx, sizeof(int64) * st->n_classes);
 	for (uint32 c = 0; c < st->n_classes; c++)
 		st->trainer_class[c] = -1;
@@ -173,10 +203,77 @@ train_unlabelled(EmState *st, const NbIndex *ix, const double *log_post,
 		elog(ERROR, "the next model refused an unlabelled row");
 }
 
+/* The next model's id of slot i, component j of label k of the current model. */
+static uint32
+component_id(EmState *st, const NbIndex *ix, uint32 i, uint32 k, uint32 j)
+{
+	if (st->trainer_class[i] < 0)
+	{
+		uint32		len;
+		const char *label = nb_strmap_str(&ix->labels, k, &len);
+		char	   *key = palloc(len + NB_COMPONENT_KEY_BYTES);
+
+		nb_trainer_component_key(label, len, j, key);
+		st->trainer_class[i] = nb_trainer_class(nb_expanded_trainer(st->em), key,
+												 len + NB_COMPONENT_KEY_BYTES);
+		pfree(key);
+	}
+	return (uint32) st->trainer_class[i];
+}
+
+/* The first component of label k: k itself in a model without components. */
+static uint32
+first_component(const NbIndex *ix, uint32 k)
+{
+	return ix->label_first == NULL ? k : ix->label_first[k];
+}
+
+/*
+ * EM-CM: a row's weights on the next model's components, into st->weight.
+ * In the first pass a labelled row (label k >= 0) goes to one component
+ * (EmState); later, to its label's components by their posteriors given
+ * the label, an unlabelled row (k -1) to every component with lambda
+ * times its posterior.  False if no weight is positive.
+ */
+static bool
+component_weights(EmState *st, const NbIndex *ix, const double *log_post, int64 k)
+{
+	uint32		lo = k < 0 ? 0 : first_component(ix, (uint32) k);
+	uint32		hi = k < 0 ? ix->n_classes : first_component(ix, (uint32) k + 1);
+	double		top = -INFINITY;
+	double		sum = 0;
+	bool		any = false;
+
+	memset(st->weight, 0, sizeof(double) * st->n_classes);
+	if (st->init)
+	{
+		uint32		j = (uint32) (st->seen[k]++ % st->components);
+
+		st->weight[component_id(st, ix, (uint32) k * st->components + j, (uint32) k, j)] = 1;
+		return true;
+	}
+	/* given label k, each component's posterior relative to the label's */
+	for (uint32 c = lo; k >= 0 && c < hi; c++)
+		top = fmax(top, log_post[c]);
+	for (uint32 c = lo; k >= 0 && c < hi && top != -INFINITY; c++)
+		sum += exp(log_post[c] - top);
+	for (uint32 c = lo; c < hi; c++)
+	{
+		uint32		label = nb_index_label(ix, c);
+		double		w = k < 0 ? st->lambda * exp(log_post[c]) : exp(log_post[c] - top - log(sum));
+
+		if (!(w > 0))
+			continue;
+		st->weight[component_id(st, ix, c, label, c - first_component(ix, label))] = w;
+		any = true;
+	}
+	return any;
+}
+
 /*
  * Score a row's tokens with the current model and add them to the next: a
  * labelled row (label not NULL) to its class, an unlabelled one to every
- * class by its posterior.
+ * class by its posterior; with components, as component_weights says.
  */
 static void
 em_add_row(EmState *st, NbPrepared *pm, NbScorer *scorer, const text *label,
@@ -196,7 +293,23 @@ em_add_row(EmState *st, NbPrepared *pm, NbScorer *scorer, const text *label,
 		elog(ERROR, "every class is excluded by the class prior");
 
 	old = MemoryContextSwitchTo(st->em->hdr.eoh_context);
-	if (label != NULL)
+	if (st->components > 1)
+	{
+		int64		c = label == NULL ? -1 :
+			nb_index_class(&pm->index, VARDATA_ANY(label), VARSIZE_ANY_EXHDR(label));
+
+		if (label != NULL && c < 0)
+			elog(ERROR, "an EM iteration's labelled row is not a class of the model");
+		if (c >= 0)
+			nb_exact_add(&st->labelled, nb_em_log_joint(scorer, (uint32) c, shared));
+		else
+			nb_exact_add(&st->unlabelled, nb_em_log_marginal(scorer, shared));
+		/* (the first pass leaves the unlabelled rows out) */
+		if ((c >= 0 || !st->init) && component_weights(st, &pm->index, pm->log_post, c) &&
+			!nb_trainer_add_text_spread(nb_expanded_trainer(st->em), refs, n, st->weight))
+			elog(ERROR, "the next model refused a row");
+	}
+	else if (label != NULL)
 	{
 		int64		c = nb_index_class(&pm->index, VARDATA_ANY(label), VARSIZE_ANY_EXHDR(label));
 		NbTrainer  *t = nb_expanded_trainer(st->em);
@@ -274,13 +387,17 @@ add_row(EmRun *run, EmState *st, NbPrepared *pm, NbScorer *scorer, HeapTuple tup
  * likelihood.
  */
 static EmState *
-run_pass(EmRun *run, NbPrepared *pm, MemoryContext ctx)
+run_pass(EmRun *run, NbPrepared *pm, bool init, MemoryContext ctx)
 {
 	MemoryContext old = MemoryContextSwitchTo(ctx);
 	NbScorer   *scorer = nb_prepared_scorer(pm, run->options);
-	EmState    *st = em_begin(run, pm, scorer, ctx);
-	Portal		portal = SPI_cursor_open(NULL, run->plan, &run->tokenizer_arg,
-										 &run->tokenizer_null, true);
+	EmState    *st;
+	Portal		portal;
+
+	/* the posteriors of a model of components are theirs (nb_scorer.h) */
+	scorer->by_component = true;
+	st = em_begin(run, pm, scorer, init, ctx);
+	portal = SPI_cursor_open(NULL, run->plan, &run->tokenizer_arg, &run->tokenizer_null, true);
 
 	for (;;)
 	{
@@ -420,23 +537,50 @@ check_arguments(FunctionCallInfo fcinfo)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("nbc_em_iterate features type must be text, text[] or tsvector, not %s",
 						format_type_be(features_type))));
+	if (PG_NARGS() > 13 && PG_GETARG_INT32(13) < 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("nbc_em_iterate components must be at least 1")));
+}
+
+/* The run of nbc_em_iterate's arguments, its memory in caller. */
+static void
+start_run(FunctionCallInfo fcinfo, EmRun *run, MemoryContext caller)
+{
+	Oid			features_type = PG_GETARG_OID(4);
+
+	run->reported = PG_GETARG_TIMESTAMPTZ(12);
+	run->lambda = PG_GETARG_FLOAT8(5);
+	/* 0.15.0's nbc_em_iterate, before ALTER EXTENSION UPDATE, has no components */
+	run->components = PG_NARGS() > 13 ? (uint32) PG_GETARG_INT32(13) : 1;
+	run->options = PG_ARGISNULL(6) ? NULL : PG_GETARG_JSONB_P_COPY(6);
+	run->tokenizer = PG_ARGISNULL(7) ? NULL : PG_GETARG_JSONB_P_COPY(7);
+	run->tsvector_features = features_type == TSVECTOROID;
+	run->with_tokenizer = features_type == TEXTOID;
+	run->tokenizer_arg = PointerGetDatum(run->tokenizer);
+	run->tokenizer_null = run->tokenizer == NULL ? 'n' : ' ';
+	run->batch_ctx = AllocSetContextCreate(caller, "nb_train_em rows", ALLOCSET_DEFAULT_SIZES);
+	run->refs_cap = 64;
+	run->refs = MemoryContextAlloc(caller, sizeof(NbTokenRef) * run->refs_cap);
 }
 
 /*
  * nbc_em_iterate(model, rel, label_column, features_column, features_type,
  * lambda, options, tokenizer, iterations, tolerance, unlabelled, trace,
- * started): EM from model, the model of the labelled rows with options
- * (NULL: none) stored; features_type is text (tokenized with tokenizer),
- * text[] or tsvector; unlabelled is how many rows are unlabelled.
+ * started, components): EM from model, the model of the labelled rows
+ * with options (NULL: none) stored; features_type is text (tokenized with
+ * tokenizer), text[] or tsvector; unlabelled is how many rows are
+ * unlabelled; components the mixture components per class (EM-CM, whose
+ * first pass starts them, EmState).
  * Iteration k scores every row with model k, whose log likelihood it
  * gives, and trains model k + 1.  Rows (iteration, log likelihood, model)
  * of each iteration if trace, else of the last only; nbc.progress reports
  * an iteration, when due, with the time elapsed since started.  It stops
  * after iterations iterations, with nothing unlabelled to learn from or
- * lambda 0 after the first, or when the log likelihood rose by at most
- * tolerance times its size (from the third on: the first model's
- * vocabulary is the labelled rows' only, so its log likelihood is not
- * comparable).
+ * lambda 0 after the first (one component per class), or when the log
+ * likelihood rose by at most tolerance times its size (from the third on,
+ * the fourth with components: the models before have the labelled rows'
+ * vocabulary only, so their log likelihoods are not comparable).
  */
 PG_FUNCTION_INFO_V1(nb_em_iterate);
 Datum
@@ -444,7 +588,6 @@ nb_em_iterate(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	Oid			rel;
-	Oid			features_type;
 	int32		max_iterations;
 	double		tolerance;
 	bool		anything_unlabelled;
@@ -467,25 +610,14 @@ nb_em_iterate(PG_FUNCTION_ARGS)
 
 	check_arguments(fcinfo);
 	rel = PG_GETARG_OID(1);
-	features_type = PG_GETARG_OID(4);
 	max_iterations = PG_GETARG_INT32(8);
 	tolerance = PG_GETARG_FLOAT8(9);
 	anything_unlabelled = PG_GETARG_INT64(10) > 0;
 	trace = PG_GETARG_BOOL(11);
 	started = PG_GETARG_TIMESTAMPTZ(12);
-	run.reported = started;
 	rel_name = DatumGetCString(DirectFunctionCall1(regclassout, ObjectIdGetDatum(rel)));
 	InitMaterializedSRF(fcinfo, 0);
-	run.lambda = PG_GETARG_FLOAT8(5);
-	run.options = PG_ARGISNULL(6) ? NULL : PG_GETARG_JSONB_P_COPY(6);
-	run.tokenizer = PG_ARGISNULL(7) ? NULL : PG_GETARG_JSONB_P_COPY(7);
-	run.tsvector_features = features_type == TSVECTOROID;
-	run.with_tokenizer = features_type == TEXTOID;
-	run.tokenizer_arg = PointerGetDatum(run.tokenizer);
-	run.tokenizer_null = run.tokenizer == NULL ? 'n' : ' ';
-	run.batch_ctx = AllocSetContextCreate(caller, "nb_train_em rows", ALLOCSET_DEFAULT_SIZES);
-	run.refs_cap = 64;
-	run.refs = MemoryContextAlloc(caller, sizeof(NbTokenRef) * run.refs_cap);
+	start_run(fcinfo, &run, caller);
 	/* the current model's bytes and the next one's, its prepared form, the step */
 	model_ctx[0] = AllocSetContextCreate(caller, "nb_train_em model", ALLOCSET_DEFAULT_SIZES);
 	model_ctx[1] = AllocSetContextCreate(caller, "nb_train_em model", ALLOCSET_DEFAULT_SIZES);
@@ -496,7 +628,7 @@ nb_em_iterate(PG_FUNCTION_ARGS)
 	MemoryContextSwitchTo(caller);
 
 	SPI_connect();
-	run.plan = rows_plan(fcinfo, rel, PG_GETARG_TEXT_PP(2), PG_GETARG_TEXT_PP(3), features_type);
+	run.plan = rows_plan(fcinfo, rel, PG_GETARG_TEXT_PP(2), PG_GETARG_TEXT_PP(3), PG_GETARG_OID(4));
 	MemoryContextSwitchTo(caller);
 	for (;;)
 	{
@@ -510,11 +642,12 @@ nb_em_iterate(PG_FUNCTION_ARGS)
 
 			if (pm == NULL)
 				pm = prepare(model, &view, trusted, prepared_ctx);
-			st = run_pass(&run, pm, step_ctx);
+			st = run_pass(&run, pm, run.components > 1 && k == 0, step_ctx);
 			log_likelihood = nb_exact_value(&st->labelled) +
 				st->lambda * nb_exact_value(&st->unlabelled) + st->log_prior;
-			last = !anything_unlabelled || run.lambda == 0 || k >= max_iterations ||
-				(k >= 2 && float8_le(float8_mi(log_likelihood, previous),
+			last = (run.components == 1 && (!anything_unlabelled || run.lambda == 0)) ||
+				k >= max_iterations ||
+				(k >= (run.components > 1 ? 3 : 2) && float8_le(float8_mi(log_likelihood, previous),
 									 float8_mul(tolerance, fabs(previous))));
 			if (!last)
 			{

@@ -27,6 +27,16 @@ scipy.sparse count matrices:
                 p(c | x) in every class; N_ct and D_c their weighted sums;
                 the vocabulary every token of a row with positive weight.
 
+EM-CM (option components k > 1, em_cm): classes are mixtures of k
+components.  Iteration 0 is the labelled rows' model as above; the next
+model is its start: the i-th labelled training row of a class (from 0, in
+id order, the order nbc reads the rows) counted in that class's component
+i mod k, the unlabelled rows left out; from then on the E-step is over
+components, a class's posterior the sum of its components', a labelled
+row's weights its class's components' posteriors divided by their sum, an
+unlabelled row's lambda times every component's posterior; pi per
+component; log p(x, y) the logsumexp over y's components.
+
 Bernoulli (kind "bernoulli", beta [b1, b0]): t_ct = (d_ct + b1) / (D_c + b1
 + b0) with d_ct the weighted rows of class c that have token t; log p(x, c)
 = log pi_c + sum over the vocabulary of log t_ct or log(1 - t_ct) as the
@@ -80,6 +90,8 @@ OPTION_SETS = [
     {"lambda": 1},
     {"lambda": 0.3, "alpha": 0.2, "class_alpha": 2},
     {"kind": "bernoulli", "lambda": 0.5, "beta": [0.5, 2]},
+    {"lambda": 1, "components": 2},
+    {"lambda": 0.3, "alpha": 0.5, "components": 3},
 ]
 CV_FOLDS = 3
 CV_LAMBDAS = [0, 0.03, 0.3, 1]
@@ -183,15 +195,71 @@ def log_prior(params, opts):
     return theta + b * log_pi.sum()
 
 
+def logsumexp(a):
+    """Per row of a (long double, -inf allowed), log sum exp."""
+    m = a.max(axis=1)[:, None]
+    return (m + np.log(np.exp(a - m).sum(axis=1))[:, None]).ravel()
+
+
+def labelled_start(X, labels, classes, train):
+    """The labelled and unlabelled training rows, each row's class (-1: none) and the weights of
+    iteration 0's model (1 in a labelled row's class)."""
+    lab = np.array([l is not None for l in labels]) & train
+    y = np.array([classes.index(l) if l is not None else -1 for l in labels])
+    W = np.zeros((X.shape[0], len(classes)))
+    W[lab, y[lab]] = 1.0
+    return lab, ~lab & train, y, W
+
+
+def em_cm(X, labels, classes, train, opts, iterations=ITERATIONS):
+    """EM-CM (see the docstring): per iteration the classes' posteriors and L."""
+    lam = opts.get("lambda", 1.0)
+    k = opts["components"]
+    bern = opts.get("kind") == "bernoulli"
+    K = len(classes)
+    lab, unl, y, W = labelled_start(X, labels, classes, train)
+    params = fit(X, W, opts, lab)
+    seen = [0] * K
+    start = []
+    for i in np.nonzero(lab)[0]:
+        start.append((i, y[i], seen[y[i]] % k))
+        seen[y[i]] += 1
+    # nbc's order of the components: by label, then by number
+    comps = [(c, j) for c in range(K) for j in range(min(k, seen[c]))]
+    owner = np.array([c for c, _ in comps])
+    W = np.zeros((X.shape[0], len(comps)))
+    for i, c, j in start:
+        W[i, comps.index((c, j))] = 1.0
+    keep = lab
+    out = []
+    for it in range(iterations + 1):
+        joint = log_joint(X, params, bern)
+        lse = logsumexp(joint)[:, None]
+        post = np.exp(joint - lse)
+        if it == 0:
+            cls_post, own = post, joint[lab, y[lab]]
+        else:
+            cls_post = np.stack([post[:, owner == c].sum(axis=1) for c in range(K)], axis=1)
+            in_class = np.where(owner[None, :] == y[:, None], joint, -np.inf)
+            own = logsumexp(in_class[lab])
+        out.append((cls_post.astype(np.float64),
+                    float(own.sum() + lam * lse[unl].sum() + log_prior(params, opts))))
+        if it > 0:
+            W = np.zeros((X.shape[0], len(comps)))
+            W[lab] = np.exp(in_class[lab] - logsumexp(in_class[lab])[:, None]).astype(np.float64)
+            W[unl] = lam * post[unl].astype(np.float64)
+            keep = (W.sum(axis=1) > 0) & train
+        params = fit(X, W, opts, keep)
+    return out
+
+
 def em(X, labels, classes, train, opts, iterations=ITERATIONS):
+    if opts.get("components", 1) > 1:
+        return em_cm(X, labels, classes, train, opts, iterations)
     lam = opts.get("lambda", 1.0)
     bern = opts.get("kind") == "bernoulli"
     C = len(classes)
-    lab = np.array([l is not None for l in labels]) & train
-    unl = ~lab & train
-    y = np.array([classes.index(l) if l is not None else -1 for l in labels])
-    W = np.zeros((X.shape[0], C))
-    W[lab, y[lab]] = 1.0
+    lab, unl, y, W = labelled_start(X, labels, classes, train)
     out = []
     params = fit(X, W, opts, lab)
     for k in range(iterations + 1):
@@ -294,7 +362,7 @@ def main():
                 rel_err = abs(L - Lref) / abs(Lref)
                 R.check(rel_err <= TOL, "%s %s iteration %d: log likelihood" % (source, json.dumps(opts), k),
                         "%.6f vs numpy %.6f, relative error %s" % (L, Lref, fmt(rel_err)))
-                if k >= 2:
+                if k >= (3 if opts.get("components", 1) > 1 else 2):
                     R.check(L >= prev - TOL * abs(prev), "%s %s iteration %d: log likelihood not decreasing" % (
                         source, json.dumps(opts), k), "%.6f after %.6f" % (L, prev))
                 prev = L

@@ -423,6 +423,73 @@ test_settings_v3(void)
 	test_settings(3);
 }
 
+/* The labels of a model's bytes changed from "no", "np" to a, b and the checksum set again. */
+static void
+relabel(unsigned char *bytes, size_t size, char a, char b)
+{
+	unsigned char *at = bytes;
+
+	while (memcmp(at, "no", 2) != 0 || (at[2] != 'n' && at[2] != 'o') || memcmp(at + 4, "yes", 3) != 0)
+		at++;
+	at[1] = (unsigned char) a;
+	at[3] = (unsigned char) b;
+	nb_write_u32(bytes + 24, 0, (uint32_t) nb_format_checksum(bytes, size));
+	nb_write_u32(bytes + 28, 0, (uint32_t) (nb_format_checksum(bytes, size) >> 32));
+}
+
+/*
+ * Version 4 with NB_FORMAT_FLAG_COMPONENTS: labels may repeat (a class of
+ * several mixture components), in order, and one must; without the flag
+ * they may not.
+ */
+static void
+test_components(void)
+{
+	RawModel	m;
+	unsigned char *v3;
+	unsigned char *got = NULL;
+	size_t		v3_size;
+	size_t		got_size;
+	NbView		v;
+	NbFormatError err;
+	NbFormatShape shape;
+	NbFormatWriter w;
+	NbSettings	settings;
+
+	memset(&settings, 0, sizeof(settings));
+	settings.components = true;
+	raw_init_v3(&m);
+	m.vector_len = 0;
+	raw_add_class(&m, "no", 2, 3);
+	raw_add_class(&m, "np", 2, 1);
+	raw_add_class(&m, "yes", 3, 2);
+	raw_add_feature(&m, "words", 5, NB_FEATURE_BAG);
+	raw_add_entry(&m, raw_add_item(&m, 0, "ham", 3), 1, 4, 1);
+	for (uint32_t c = 0; c < 3; c++)
+		m.f[0].present[c] = m.c[c].docs;
+	v3 = raw_serialize(&m, &v3_size);
+	EXPECT(nb_view_open(&v, v3, v3_size, &err) && !v.settings.components);
+	shape = nb_view_shape(&v, &settings);
+	got_size = nb_format_size(&shape, SIZE_MAX);
+	got = malloc(got_size);
+	nb_format_begin(&w, &shape, got, got_size);
+	nb_format_copy(&w, &v);
+	nb_format_finish(&w, NULL);
+	EXPECT(got[4] == 4 && got[6] == NB_FORMAT_FLAG_COMPONENTS);
+	/* distinct labels: the flag is refused (such a model is written without it) */
+	EXPECT(!nb_view_open(&v, got, got_size, &err) && strstr(err.message, "repeats") != NULL);
+	relabel(got, got_size, 'o', 'o');
+	EXPECT(nb_view_open(&v, got, got_size, &err) && v.settings.components && v.n_classes == 3);
+	relabel(got, got_size, 'o', 'n');
+	EXPECT(!nb_view_open(&v, got, got_size, &err) && strstr(err.message, "in increasing order") != NULL);
+	relabel(v3, v3_size, 'o', 'o');
+	EXPECT(!nb_view_open(&v, v3, v3_size, &err) && strstr(err.message, "strictly increasing") != NULL);
+done:
+	raw_free(&m);
+	free(v3);
+	free(got);
+}
+
 /*
  * Sizes computed from the layout by hand: version 1 ignores the features,
  * and a count whose bytes pass the limit, or 64 bits, gives 0 (too large)
@@ -480,6 +547,7 @@ main(int argc, char **argv)
 	run("format version 4: settings of a version 1 model, and removed again", test_settings_v1);
 	run("format version 4: settings of a version 2 model (no lengths), as documented", test_settings_v2);
 	run("format version 4: settings of a version 3 model, as documented", test_settings_v3);
+	run("format version 4: mixture components, repeated labels only with their flag", test_components);
 	run("format size: by hand for each version; counts past the limit or 64 bits give 0", test_size_limits);
 	return unit_done();
 }

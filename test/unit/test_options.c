@@ -116,10 +116,11 @@ static void
 test_model_rules(void)
 {
 	NbOptions	o;
-	const NbModelTraits bags = {true, true, true};
-	const NbModelTraits mixed = {false, true, true};
-	const NbModelTraits old_mixed = {false, true, false};
-	const NbModelTraits no_bag = {false, false, false};
+	const NbModelTraits bags = {true, true, true, false};
+	const NbModelTraits mixed = {false, true, true, false};
+	const NbModelTraits old_mixed = {false, true, false, false};
+	const NbModelTraits no_bag = {false, false, false, false};
+	const NbModelTraits components = {true, true, true, true};
 
 	nb_options_init(&o);
 	EXPECT(nb_options_check_model(&o, &mixed) == NB_OPTION_OK);
@@ -129,12 +130,15 @@ test_model_rules(void)
 	EXPECT(nb_options_set_kind(&o, "complement", 10) == NB_OPTION_OK);
 	EXPECT(nb_options_check_model(&o, &bags) == NB_OPTION_OK);
 	EXPECT(nb_options_check_model(&o, &mixed) == NB_OPTION_COMPLEMENT_NOT_BAGS);
+	/* a model of mixture components: probabilities only, to sum per class */
+	EXPECT(nb_options_check_model(&o, &components) == NB_OPTION_COMPLEMENT_COMPONENTS);
 	/* dcm: bags with their lengths, alone or beside other features */
 	EXPECT(nb_options_set_kind(&o, "dcm", 3) == NB_OPTION_OK && o.kind == NB_DCM);
 	EXPECT(nb_options_check_model(&o, &bags) == NB_OPTION_OK);
 	EXPECT(nb_options_check_model(&o, &mixed) == NB_OPTION_OK);
 	EXPECT(nb_options_check_model(&o, &old_mixed) == NB_OPTION_DCM_NO_LENGTHS);
 	EXPECT(nb_options_check_model(&o, &no_bag) == NB_OPTION_DCM_NO_BAG);
+	EXPECT(nb_options_check_model(&o, &components) == NB_OPTION_OK);
 	EXPECT(nb_options_check_set(&o) == NB_OPTION_OK);
 	EXPECT(nb_options_set_alpha(&o, 0) == NB_OPTION_OK);
 	EXPECT(nb_options_check_set(&o) == NB_OPTION_DCM_NOT_SMOOTHED);

@@ -1693,6 +1693,91 @@ test_scorer_norm_random(void)
 
 /* ---------------------------------------------------------------- */
 
+/*
+ * A model of mixture components (the trainer's component keys, written with
+ * NB_FORMAT_FLAG_COMPONENTS) scores each label as the sum of its
+ * components: as a model of the same rows whose components are classes of
+ * their own ("a0", "a1", "b"), posteriors summed, with the fitted prior;
+ * the uniform prior is the labels' shared among their components by
+ * documents (the flat model's given prior).
+ */
+static const Row component_rows[] = {
+	{"a0", 1, {"x", "y", NULL}}, {"a0", 1, {"x", NULL}}, {"a1", 1, {"z", "w", NULL}},
+	{"a1", 1, {"z", NULL}}, {"b", 1, {"y", "w", NULL}}, {"b", 1, {"q", NULL}},
+};
+
+static unsigned char *
+serialize_components(size_t *size)
+{
+	NbTrainer  *t = nb_trainer_create();
+	unsigned char *buf;
+
+	nb_trainer_set_components(t);
+	for (int i = 0; i < 6; i++)
+	{
+		const Row  *r = &component_rows[i];
+		char		key[1 + NB_COMPONENT_KEY_BYTES];
+		NbTokenRef	refs[MAX_DOC_TOKENS];
+		uint32_t	n = 0;
+
+		nb_trainer_component_key(r->label, 1, r->label[1] == '1' ? 1 : 0, key);
+		nb_trainer_begin_doc(t, key, sizeof(key), r->weight);
+		for (; r->tokens[n] != NULL; n++)
+			refs[n] = (NbTokenRef) {r->tokens[n], (uint32_t) strlen(r->tokens[n]), 1.0};
+		if (!nb_trainer_add_text(t, refs, n))
+			abort();
+	}
+	buf = serialize(t, size);
+	nb_trainer_destroy(t);
+	return buf;
+}
+
+static void
+test_scorer_components(void)
+{
+	static const char *const *docs[] = {doc_acc, doc_d, doc_empty};
+	static const char *const doc_zw[] = {"z", "w", NULL};
+	static const char *const doc_qx[] = {"q", "x", NULL};
+	static const double shared[3] = {0.25, 0.25, 0.5};
+	const char *const *all[] = {docs[0], docs[1], docs[2], doc_zw, doc_qx};
+	size_t		size;
+	unsigned char *buf = serialize_components(&size);
+	NbView		v;
+	NbIndex		ix;
+	char		why[200];
+
+	CHECK_OR_DONE(open_view(&v, buf, size, why, sizeof(why)) && v.settings.components && v.n_classes == 3, "the model of components");
+	nb_index_build(&ix, &v);
+	CHECK_OR_DONE(ix.n_labels == 2 && nb_index_class(&ix, "a", 1) == 0 && nb_index_class(&ix, "b", 1) == 1, "its labels");
+	CHECK_OR_DONE(ix.label_first[0] == 0 && ix.label_first[1] == 2 && ix.label_first[2] == 3, "its labels' components");
+	CHECK_OR_DONE(nb_index_label(&ix, 1) == 0 && nb_index_label(&ix, 2) == 1, "a component's label");
+	for (int uniform = 0; uniform < 2; uniform++)
+		for (int d = 0; d < 5; d++)
+		{
+			NbOptions	o = {.kind = NB_MULTINOMIAL, .alpha = 1, .var_smoothing = 1e-9,
+			.prior_mode = uniform ? NB_PRIOR_UNIFORM : NB_PRIOR_FIT};
+			Scored		flat = score_rows(component_rows, 6, NB_MULTINOMIAL, 1,
+										  uniform ? NB_PRIOR_GIVEN : NB_PRIOR_FIT, shared, all[d]);
+			NbScorer	sc;
+			NbDoc		doc;
+			double		logp[3];
+			int64_t		best;
+
+			nb_scorer_build(&sc, &ix, &o);
+			nb_doc_init(&doc, &ix);
+			make_doc(&ix, all[d], &doc);
+			best = nb_scorer_score(&sc, &doc, logp);
+			CHECK_OR_DONE(fabs(exp(logp[0]) - (flat.post[0] + flat.post[1])) < 1e-14, "a's posterior");
+			CHECK_OR_DONE(fabs(exp(logp[1]) - flat.post[2]) < 1e-14, "b's posterior");
+			CHECK_OR_DONE(best == (logp[0] >= logp[1] ? 0 : 1), "the best label");
+			nb_doc_free(&doc);
+			nb_scorer_free(&sc);
+		}
+done:
+	nb_index_free(&ix);
+	free(buf);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1741,6 +1826,7 @@ main(int argc, char **argv)
 		test_scorer_mix_estimators);
 	run("scorer: complement norm by hand (Rennie et al.'s weight normalization)", test_scorer_norm_toy);
 	run("scorer: a set of scorers scores as each scorer alone, sharing columns", test_scorer_set_vs_each);
+	run("scorer: mixture components summed per label, fitted and uniform prior", test_scorer_components);
 	run("scorer: complement norm on random models, rows and entries, vs the formula and the terms",
 		test_scorer_norm_random);
 	return unit_done();
