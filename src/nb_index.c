@@ -42,8 +42,8 @@ item_hash(const NbIndex *ix, uint32_t j, uint32_t k)
  * slots or keys for the while would stay in the backend's memory, freed
  * but not given back, beside what is made next.
  */
-static void
-place_items(NbIndex *ix)
+void
+nb_index_place(NbIndex *ix)
 {
 	uint64_t	n = ((uint64_t) ix->n_tokens * 4 + 63) / 64 * 64;
 	uint64_t	words;
@@ -291,12 +291,6 @@ nb_index_copy(NbIndex *ix, const NbView *v, bool own_items)
 		/* validation made sure the feature exists */
 		ix->position_feature[i] = (uint32_t) nb_index_feature(ix, buf, len);
 	}
-}
-
-void
-nb_index_place(NbIndex *ix)
-{
-	place_items(ix);
 }
 
 void
