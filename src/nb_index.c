@@ -154,7 +154,7 @@ copy_labels(NbIndex *ix, const NbView *v)
 		uint32_t	len = nb_view_label_len(v, c);
 
 		nb_interrupt_at(c);
-		nb_strmap_add(&ix->labels, s, len, nb_hash_token(s, len));
+		nb_vocab_add(&ix->labels, s, len, nb_hash_token(s, len));
 		ix->class_docs[c] = nb_view_class_docs(v, c);
 		ix->total_docs += ix->class_docs[c];
 		s += len;
@@ -180,7 +180,7 @@ copy_features(NbIndex *ix, const NbView *v)
 		uint32_t	name_len = nb_view_feature_name_len(v, j);
 
 		nb_interrupt_count(&work, 1 + (uint64_t) C);
-		nb_strmap_add(&ix->features, name, name_len, nb_hash_token(name, name_len));
+		nb_vocab_add(&ix->features, name, name_len, nb_hash_token(name, name_len));
 		ix->feature_type[j] = nb_view_feature_type(v, j);
 		ix->feature_items[j] = nb_view_feature_items(v, j);
 		if (ix->feature_type[j] == NB_FEATURE_BAG && name_len == 0)
@@ -254,8 +254,8 @@ nb_index_copy(NbIndex *ix, const NbView *v, bool own_items)
 	ix->n_features = F;
 	ix->vector_len = v->vector_len;
 	ix->unnamed_bag = -1;
-	nb_strmap_init(&ix->labels, C);
-	nb_strmap_init(&ix->features, F);
+	nb_vocab_init(&ix->labels);
+	nb_vocab_init(&ix->features);
 	ix->feature_type = nb_alloc(sizeof(NbFeatureType) * (F + 1));
 	ix->feature_items = nb_alloc(sizeof(uint32_t) * (F + 1));
 	ix->first_item = nb_alloc(sizeof(uint32_t) * (F + 1));
@@ -303,8 +303,8 @@ nb_index_build(NbIndex *ix, const NbView *v)
 void
 nb_index_free(NbIndex *ix)
 {
-	nb_strmap_free(&ix->labels);
-	nb_strmap_free(&ix->features);
+	nb_vocab_free(&ix->labels);
+	nb_vocab_free(&ix->features);
 	nb_free(ix->feature_type);
 	nb_free(ix->feature_items);
 	nb_free(ix->first_item);
@@ -344,13 +344,13 @@ nb_index_token_total(const NbIndex *ix, uint32_t k)
 int64_t
 nb_index_feature(const NbIndex *ix, const char *name, uint32_t len)
 {
-	return nb_strmap_find(&ix->features, name, len, nb_hash_token(name, len));
+	return nb_vocab_find(&ix->features, name, len, nb_hash_token(name, len));
 }
 
 int64_t
 nb_index_class(const NbIndex *ix, const char *str, uint32_t len)
 {
-	return nb_strmap_find(&ix->labels, str, len, nb_hash_token(str, len));
+	return nb_vocab_find(&ix->labels, str, len, nb_hash_token(str, len));
 }
 
 bool

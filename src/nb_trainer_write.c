@@ -113,7 +113,7 @@ is_text_only(const NbTrainer *t)
 	uint32_t	name_len = 0;
 
 	if (t->features.count > 0)
-		(void) nb_strmap_str(&t->features, 0, &name_len);
+		(void) nb_vocab_str(&t->features, 0, &name_len);
 	return nb_format_text_only(t, t->features.count, name_len, t->feature[0].type,
 							   t->classes.count, trainer_rows);
 }
@@ -129,9 +129,9 @@ trainer_shape(const NbTrainer *t, bool text_only, bool lengths)
 	s.n_entries = t->n_entries;
 	s.n_features = t->features.count;
 	s.vector_len = t->vector_len;
-	s.label_bytes = t->classes.arena_used;
+	s.label_bytes = nb_vocab_bytes(&t->classes);
 	s.token_bytes = nb_vocab_bytes(&t->tokens) - t->prefix_bytes;
-	s.name_bytes = t->features.arena_used;
+	s.name_bytes = nb_vocab_bytes(&t->features);
 	s.text_only = text_only;
 	s.lengths = lengths;
 	s.n_lengths = lengths ? t->lengths_used : 0;
@@ -188,14 +188,14 @@ cmp_strref(const void *a, const void *b)
 
 /* Sort a map's strings (labels, feature names); returns the sorted refs and fills rank[id]. */
 static StrRef *
-sorted_strings(const NbStrMap *map, uint32_t *rank)
+sorted_strings(const NbVocab *map, uint32_t *rank)
 {
 	StrRef	   *refs = nb_alloc(sizeof(StrRef) * (map->count ? map->count : 1));
 
 	for (uint32_t i = 0; i < map->count; i++)
 	{
 		nb_interrupt_at(i);
-		refs[i].str = nb_strmap_str(map, i, &refs[i].len);
+		refs[i].str = nb_vocab_str(map, i, &refs[i].len);
 		refs[i].id = i;
 	}
 	nb_sort(refs, map->count, sizeof(StrRef), cmp_strref);

@@ -163,7 +163,7 @@ train_unlabelled(EmState *st, const NbIndex *ix, const double *log_post,
 		if (st->trainer_class[c] < 0)
 		{
 			uint32		len;
-			const char *label = nb_strmap_str(&ix->labels, c, &len);
+			const char *label = nb_vocab_str(&ix->labels, c, &len);
 
 			st->trainer_class[c] = nb_trainer_class(t, label, len);
 		}
