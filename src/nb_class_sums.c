@@ -9,7 +9,7 @@
 #include "nb_alloc.h"
 #include "nb_hash.h"
 #include "nb_interrupt.h"
-#include "nb_strmap.h"
+#include "nb_vocab.h"
 
 /* One class's sum: hi + lo, and the sum of its terms' magnitudes. */
 typedef struct ClassSum
@@ -21,7 +21,7 @@ typedef struct ClassSum
 
 struct NbClassSums
 {
-	NbStrMap	labels;
+	NbVocab		labels;
 	ClassSum   *sums;			/* by the label's id in labels */
 	uint32_t	cap;
 };
@@ -31,7 +31,7 @@ nb_class_sums_create(void)
 {
 	NbClassSums *s = nb_alloc(sizeof(NbClassSums));
 
-	nb_strmap_init(&s->labels, 16);
+	nb_vocab_init(&s->labels);
 	s->cap = 16;
 	s->sums = nb_alloc(sizeof(ClassSum) * s->cap);
 	return s;
@@ -42,7 +42,7 @@ static ClassSum *
 class_sum(NbClassSums *s, const char *label, uint32_t len)
 {
 	uint32_t	known = s->labels.count;
-	uint32_t	id = nb_strmap_intern(&s->labels, label, len, nb_hash_token(label, len));
+	uint32_t	id = nb_vocab_intern(&s->labels, label, len, nb_hash_token(label, len));
 
 	if (id >= s->cap)
 	{
@@ -106,7 +106,7 @@ nb_class_sums_match(const NbClassSums *s, const NbView *result, double rel)
 
 		for (uint32_t c = 0; ok && nb_string_next(&it, &label, &len); c++)
 		{
-			int64_t		id = nb_strmap_find(&s->labels, label, len, nb_hash_token(label, len));
+			int64_t		id = nb_vocab_find(&s->labels, label, len, nb_hash_token(label, len));
 
 			nb_interrupt_at(c);
 			ok = id >= 0 && agrees(&s->sums[id], nb_view_class_docs(result, c), rel);
@@ -123,7 +123,7 @@ nb_class_sums_match(const NbClassSums *s, const NbView *result, double rel)
 void
 nb_class_sums_destroy(NbClassSums *s)
 {
-	nb_strmap_free(&s->labels);
+	nb_vocab_free(&s->labels);
 	nb_free(s->sums);
 	nb_free(s);
 }

@@ -25,6 +25,7 @@
 #ifndef NB_EXACT_H
 #define NB_EXACT_H
 
+#include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -61,5 +62,21 @@ double		nb_exact_value(const NbExactSum *s);
  */
 void		nb_exact_write(const NbExactSum *s, unsigned char *out);
 bool		nb_exact_read(NbExactSum *s, const unsigned char *in);
+
+/*
+ * Neumaier's compensated summation, where one order of the terms is fixed
+ * and an exact sum costs too much: add term to *sum, keeping the rounding
+ * error in *comp (the true sum is *sum + *comp).  Log-likelihoods are sums
+ * of many terms, larger than their total, and plain summation would lose
+ * digits against scikit-learn.
+ */
+static inline void
+nb_add_compensated(double *sum, double *comp, double term)
+{
+	double		total = *sum + term;
+
+	*comp += fabs(*sum) >= fabs(term) ? (*sum - total) + term : (term - total) + *sum;
+	*sum = total;
+}
 
 #endif

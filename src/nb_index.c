@@ -42,8 +42,8 @@ item_hash(const NbIndex *ix, uint32_t j, uint32_t k)
  * slots or keys for the while would stay in the backend's memory, freed
  * but not given back, beside what is made next.
  */
-static void
-place_items(NbIndex *ix)
+void
+nb_index_place(NbIndex *ix)
 {
 	uint64_t	n = ((uint64_t) ix->n_tokens * 4 + 63) / 64 * 64;
 	uint64_t	words;
@@ -168,7 +168,7 @@ copy_labels(NbIndex *ix, const NbView *v)
 		{
 			if (ix->label_first != NULL)
 				ix->label_first[ix->labels.count] = c;
-			nb_strmap_add(&ix->labels, s, len, nb_hash_token(s, len));
+			nb_vocab_add(&ix->labels, s, len, nb_hash_token(s, len));
 		}
 		if (ix->component_label != NULL)
 			ix->component_label[c] = ix->labels.count - 1;
@@ -202,7 +202,7 @@ copy_features(NbIndex *ix, const NbView *v)
 		uint32_t	name_len = nb_view_feature_name_len(v, j);
 
 		nb_interrupt_count(&work, 1 + (uint64_t) C);
-		nb_strmap_add(&ix->features, name, name_len, nb_hash_token(name, name_len));
+		nb_vocab_add(&ix->features, name, name_len, nb_hash_token(name, name_len));
 		ix->feature_type[j] = nb_view_feature_type(v, j);
 		ix->feature_items[j] = nb_view_feature_items(v, j);
 		if (ix->feature_type[j] == NB_FEATURE_BAG && name_len == 0)
@@ -276,8 +276,8 @@ nb_index_copy(NbIndex *ix, const NbView *v, bool own_items)
 	ix->n_features = F;
 	ix->vector_len = v->vector_len;
 	ix->unnamed_bag = -1;
-	nb_strmap_init(&ix->labels, C);
-	nb_strmap_init(&ix->features, F);
+	nb_vocab_init(&ix->labels);
+	nb_vocab_init(&ix->features);
 	ix->feature_type = nb_alloc(sizeof(NbFeatureType) * (F + 1));
 	ix->feature_items = nb_alloc(sizeof(uint32_t) * (F + 1));
 	ix->first_item = nb_alloc(sizeof(uint32_t) * (F + 1));
@@ -316,12 +316,6 @@ nb_index_copy(NbIndex *ix, const NbView *v, bool own_items)
 }
 
 void
-nb_index_place(NbIndex *ix)
-{
-	place_items(ix);
-}
-
-void
 nb_index_build(NbIndex *ix, const NbView *v)
 {
 	nb_index_copy(ix, v, false);
@@ -331,8 +325,8 @@ nb_index_build(NbIndex *ix, const NbView *v)
 void
 nb_index_free(NbIndex *ix)
 {
-	nb_strmap_free(&ix->labels);
-	nb_strmap_free(&ix->features);
+	nb_vocab_free(&ix->labels);
+	nb_vocab_free(&ix->features);
 	nb_free(ix->feature_type);
 	nb_free(ix->feature_items);
 	nb_free(ix->first_item);
@@ -374,13 +368,13 @@ nb_index_token_total(const NbIndex *ix, uint32_t k)
 int64_t
 nb_index_feature(const NbIndex *ix, const char *name, uint32_t len)
 {
-	return nb_strmap_find(&ix->features, name, len, nb_hash_token(name, len));
+	return nb_vocab_find(&ix->features, name, len, nb_hash_token(name, len));
 }
 
 int64_t
 nb_index_class(const NbIndex *ix, const char *str, uint32_t len)
 {
-	return nb_strmap_find(&ix->labels, str, len, nb_hash_token(str, len));
+	return nb_vocab_find(&ix->labels, str, len, nb_hash_token(str, len));
 }
 
 bool

@@ -15,7 +15,7 @@
 #include "nb_format.h"
 #include "nb_hash.h"
 #include "nb_port.h"
-#include "nb_strmap.h"
+#include "nb_vocab.h"
 
 /*
  * 64 slots of the item map: which are full (bit i: slot 64 w + i), and how
@@ -45,8 +45,8 @@ typedef struct NbIndex
 	uint32_t	n_labels;
 	uint32_t   *label_first;
 	uint32_t   *component_label;
-	NbStrMap	labels;
-	NbStrMap	features;		/* feature id = feature index */
+	NbVocab		labels;
+	NbVocab		features;		/* feature id = feature index */
 	int64_t		unnamed_bag;	/* index of the bag feature "", or -1 */
 	NbFeatureType *feature_type;
 	uint32_t   *feature_items;	/* K_j or V_j: items of each feature */

@@ -7,24 +7,8 @@
 #ifndef NB_SCORER_INTERNAL_H
 #define NB_SCORER_INTERNAL_H
 
-#include <math.h>
-
+#include "nb_exact.h"
 #include "nb_scorer.h"
-
-/*
- * Neumaier's compensated summation: add term to *sum, keeping the rounding
- * error in *comp (the true sum is *sum + *comp).  Log-likelihoods are sums
- * of many terms, larger than their total, and plain summation would lose
- * digits against scikit-learn.
- */
-static inline void
-nb_add_compensated(double *sum, double *comp, double term)
-{
-	double		total = *sum + term;
-
-	*comp += fabs(*sum) >= fabs(term) ? (*sum - total) + term : (term - total) + *sum;
-	*sum = total;
-}
 
 /*
  * Whether two option sets differ in the class prior only (or in the

@@ -38,10 +38,10 @@ nb_trainer_create(void)
 {
 	NbTrainer  *t = nb_alloc_zero(sizeof(NbTrainer));
 
-	nb_strmap_init(&t->classes, 8);
+	nb_vocab_init(&t->classes);
 	t->class_cap = 8;
 	t->class_docs = nb_alloc_zero(sizeof(double) * t->class_cap);
-	nb_strmap_init(&t->features, 8);
+	nb_vocab_init(&t->features);
 	t->feature_cap = 8;
 	t->feature = nb_alloc_zero(sizeof(NbTrainerFeature) * t->feature_cap);
 	t->unnamed_bag = -1;
@@ -58,7 +58,7 @@ nb_trainer_create(void)
 void
 nb_trainer_destroy(NbTrainer *t)
 {
-	nb_strmap_free(&t->classes);
+	nb_vocab_free(&t->classes);
 	nb_vocab_free(&t->tokens);
 	for (uint32_t c = 0; c < NB_INLINE_CLASSES; c++)
 		if (t->inline_counts[c] != NULL)
@@ -72,7 +72,7 @@ nb_trainer_destroy(NbTrainer *t)
 	for (uint32_t j = 0; j < t->features.count; j++)
 		nb_free(t->feature[j].stats);
 	nb_free(t->feature);
-	nb_strmap_free(&t->features);
+	nb_vocab_free(&t->features);
 	if (t->position_feature != NULL)
 		nb_free(t->position_feature);
 	nb_free(t->pairs);
@@ -94,7 +94,7 @@ uint32_t
 nb_trainer_class(NbTrainer *t, const char *label, uint32_t len)
 {
 	uint64_t	h = nb_hash_token(label, len);
-	uint32_t	c = nb_strmap_intern(&t->classes, label, len, h);
+	uint32_t	c = nb_vocab_intern(&t->classes, label, len, h);
 
 	if (c < NB_INLINE_CLASSES && t->inline_counts[c] == NULL)
 		t->inline_counts[c] = nb_alloc_zero(sizeof(NbItemCounts) * t->item_cap);
@@ -239,7 +239,7 @@ nb_trainer_feature(NbTrainer *t, const char *name, uint32_t len,
 				   NbFeatureType type, NbFeatureType *existing)
 {
 	uint64_t	h = nb_hash_token(name, len);
-	int64_t		found = nb_strmap_find(&t->features, name, len, h);
+	int64_t		found = nb_vocab_find(&t->features, name, len, h);
 	NbTrainerFeature *f;
 	uint32_t	j;
 
@@ -248,7 +248,7 @@ nb_trainer_feature(NbTrainer *t, const char *name, uint32_t len,
 		*existing = t->feature[found].type;
 		return *existing == type ? found : -1;
 	}
-	j = nb_strmap_intern(&t->features, name, len, h);
+	j = nb_vocab_intern(&t->features, name, len, h);
 	if (j >= t->feature_cap)
 	{
 		t->feature_cap *= 2;
@@ -297,7 +297,7 @@ nb_trainer_vector(NbTrainer *t, uint32_t n, uint32_t *bad)
 		{
 			char		name[NB_POSITION_NAME_SIZE];
 			uint32_t	len = nb_position_name(i, name);
-			int64_t		j = nb_strmap_find(&t->features, name, len, nb_hash_token(name, len));
+			int64_t		j = nb_vocab_find(&t->features, name, len, nb_hash_token(name, len));
 
 			nb_interrupt_at(i);
 			if (j >= 0 && t->feature[j].type != NB_FEATURE_GAUSSIAN)

@@ -21,7 +21,6 @@
 #include "nb_format.h"
 #include "nb_item.h"
 #include "nb_merge.h"
-#include "nb_strmap.h"
 #include "nb_vocab.h"
 
 typedef struct NbPairSlot
@@ -75,10 +74,10 @@ typedef struct NbTrainerFeature
 
 typedef struct NbTrainer
 {
-	NbStrMap	classes;
+	NbVocab		classes;
 	double	   *class_docs;
 	uint32_t	class_cap;
-	NbStrMap	features;
+	NbVocab		features;
 	NbTrainerFeature *feature;
 	uint32_t	feature_cap;
 	int64_t		unnamed_bag;	/* id of the bag feature "", or -1 */

@@ -24,7 +24,7 @@ map_features(NbTrainer *t, const NbView *v, uint32_t *map, uint32_t *conflict)
 		return NB_MERGE_VECTOR_CONFLICT;
 	for (uint32_t j = 0; nb_string_next(&names, &name, &len); j++)
 	{
-		int64_t		found = nb_strmap_find(&t->features, name, len, nb_hash_token(name, len));
+		int64_t		found = nb_vocab_find(&t->features, name, len, nb_hash_token(name, len));
 
 		nb_interrupt_at(j);
 		if (found >= 0 && t->feature[found].type != nb_view_feature_type(v, j))
@@ -63,7 +63,7 @@ nb_trainer_input_kinds(const NbTrainer *t)
 	for (uint32_t j = 0; j < t->features.count; j++)
 	{
 		uint32_t	len;
-		const char *name = nb_strmap_str(&t->features, j, &len);
+		const char *name = nb_vocab_str(&t->features, j, &len);
 
 		nb_interrupt_at(j);
 		kinds |= nb_feature_input_kind(name, len, t->feature[j].type, t->vector_len);
@@ -128,7 +128,7 @@ merge_classes(NbTrainer *t, const NbView *v, uint32_t *class_map)
 		nb_interrupt_at(c);
 		/* a new label adds its docs, its length and its bytes */
 		if (passes_limit(t, 8 + 4 + (uint64_t) len) &&
-			nb_strmap_find(&t->classes, s, len, nb_hash_token(s, len)) < 0)
+			nb_vocab_find(&t->classes, s, len, nb_hash_token(s, len)) < 0)
 			return NB_MERGE_TOO_LARGE;
 		class_map[c] = nb_trainer_class(t, s, len);
 		t->class_docs[class_map[c]] += nb_view_class_docs(v, c);

@@ -113,7 +113,7 @@ is_text_only(const NbTrainer *t)
 	uint32_t	name_len = 0;
 
 	if (t->features.count > 0)
-		(void) nb_strmap_str(&t->features, 0, &name_len);
+		(void) nb_vocab_str(&t->features, 0, &name_len);
 	return nb_format_text_only(t, t->features.count, name_len, t->feature[0].type,
 							   t->classes.count, trainer_rows);
 }
@@ -130,21 +130,22 @@ static bool
 labels_repeat(const NbTrainer *t)
 {
 	uint32_t	C = t->classes.count;
-	NbStrMap	seen;
+	NbVocab		seen;
 	bool		repeat = false;
 
-	nb_strmap_init(&seen, C);
+	nb_vocab_init(&seen);
 	for (uint32_t c = 0; c < C && !repeat; c++)
 	{
 		uint32_t	len;
-		const char *key = nb_strmap_str(&t->classes, c, &len);
+		const char *key = nb_vocab_str(&t->classes, c, &len);
 
 		nb_interrupt_at(c);
 		len = label_len(t, len);
-		repeat = nb_strmap_find(&seen, key, len, nb_hash_token(key, len)) >= 0;
-		nb_strmap_add(&seen, key, len, nb_hash_token(key, len));
+		repeat = nb_vocab_find(&seen, key, len, nb_hash_token(key, len)) >= 0;
+		if (!repeat)
+			nb_vocab_add(&seen, key, len, nb_hash_token(key, len));
 	}
-	nb_strmap_free(&seen);
+	nb_vocab_free(&seen);
 	return repeat;
 }
 
@@ -159,9 +160,9 @@ trainer_shape(const NbTrainer *t, bool text_only, bool lengths)
 	s.n_entries = t->n_entries;
 	s.n_features = t->features.count;
 	s.vector_len = t->vector_len;
-	s.label_bytes = t->classes.arena_used;
+	s.label_bytes = nb_vocab_bytes(&t->classes);
 	s.token_bytes = nb_vocab_bytes(&t->tokens) - t->prefix_bytes;
-	s.name_bytes = t->features.arena_used;
+	s.name_bytes = nb_vocab_bytes(&t->features);
 	s.text_only = text_only;
 	s.lengths = lengths;
 	s.n_lengths = lengths ? t->lengths_used : 0;
@@ -223,14 +224,14 @@ cmp_strref(const void *a, const void *b)
 
 /* Sort a map's strings (labels, feature names); returns the sorted refs and fills rank[id]. */
 static StrRef *
-sorted_strings(const NbStrMap *map, uint32_t *rank)
+sorted_strings(const NbVocab *map, uint32_t *rank)
 {
 	StrRef	   *refs = nb_alloc(sizeof(StrRef) * (map->count ? map->count : 1));
 
 	for (uint32_t i = 0; i < map->count; i++)
 	{
 		nb_interrupt_at(i);
-		refs[i].str = nb_strmap_str(map, i, &refs[i].len);
+		refs[i].str = nb_vocab_str(map, i, &refs[i].len);
 		refs[i].id = i;
 	}
 	nb_sort(refs, map->count, sizeof(StrRef), cmp_strref);

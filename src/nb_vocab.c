@@ -96,6 +96,14 @@ nb_vocab_rebuild(NbVocab *v, uint32_t nslots)
 }
 
 uint32_t
+nb_vocab_intern(NbVocab *v, const char *str, uint32_t len, uint64_t hash)
+{
+	int64_t		found = nb_vocab_find(v, str, len, hash);
+
+	return found >= 0 ? (uint32_t) found : nb_vocab_add(v, str, len, hash);
+}
+
+uint32_t
 nb_vocab_add(NbVocab *v, const char *str, uint32_t len, uint64_t hash)
 {
 	uint32_t	id = v->count;

@@ -1,8 +1,8 @@
 /*
- * nb_vocab.h — the trainer's items (tokens, categorical values) interned to
- * dense ids, compactly.
+ * nb_vocab.h — byte strings (the trainer's items, labels, feature names)
+ * interned to dense ids in first-seen order, compactly.
  *
- * A model's training memory is mostly this map, so it keeps little per
+ * A model's training memory is mostly its items' map, so it keeps little per
  * string: the bytes, back to back in one arena in id order, an 8-byte
  * offset, and a 16-byte slot in a hash table at most 3/4 full.  The
  * trainer keeps its statistics in arrays indexed by id (nb_trainer.h).
@@ -118,9 +118,12 @@ nb_vocab_prefetch(const NbVocab *v, uint64_t hash)
 
 /*
  * Add a string known to be absent; returns its id.  The index must be there.
- * The caller keeps count below NB_MAX_STRINGS (nb_strmap.h).
+ * Ids are 32-bit: a model, at most 1 GB, has fewer strings.
  */
 uint32_t	nb_vocab_add(NbVocab *v, const char *str, uint32_t len, uint64_t hash);
+
+/* Id of the string, adding it when absent.  The index must be there. */
+uint32_t	nb_vocab_intern(NbVocab *v, const char *str, uint32_t len, uint64_t hash);
 
 /* Build the index anew with nslots slots (a power of two, room for every string). */
 void		nb_vocab_rebuild(NbVocab *v, uint32_t nslots);

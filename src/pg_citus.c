@@ -55,6 +55,7 @@ void
 nb_refuse_citus_distinct_model(Node *model, PlannerInfo *root, Oid fn)
 {
 	Var		   *var = (Var *) model;
+	char	   *name;
 
 	if (root == NULL || !IsA(model, Var) || var->varlevelsup != 0 ||
 		var->varno < 1 || var->varno > (int) list_length(root->parse->rtable) ||
@@ -63,11 +64,10 @@ nb_refuse_citus_distinct_model(Node *model, PlannerInfo *root, Oid fn)
 	if (!distinct_aggregate_of((Node *) root->parse->targetList, var) &&
 		!distinct_aggregate_of(root->parse->havingQual, var))
 		return;
+	name = get_func_name(fn);
 	ereport(ERROR,
 			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-			 errmsg("%s inside an aggregate with DISTINCT cannot read its model from a distributed query",
-					get_func_name(fn)),
+			 errmsg("%s inside an aggregate with DISTINCT cannot read its model from a distributed query", name),
 			 errdetail("Citus groups the workers' rows by the model column and sends the model with every row to the coordinator."),
-			 errhint("Count the rows of a SELECT DISTINCT, which runs on the workers: SELECT count(*) FROM (SELECT DISTINCT %s(m.model, ...) FROM ...) AS s.",
-					 get_func_name(fn))));
+			 errhint("Count the rows of a SELECT DISTINCT, which runs on the workers: SELECT count(*) FROM (SELECT DISTINCT %s(m.model, ...) FROM ...) AS s.", name)));
 }

@@ -28,7 +28,7 @@ static text *
 feature_name(const NbIndex *ix, uint32 j)
 {
 	uint32		len;
-	const char *s = nb_strmap_str(&ix->features, j, &len);
+	const char *s = nb_vocab_str(&ix->features, j, &len);
 
 	return cstring_to_text_with_len(s, len);
 }
@@ -44,7 +44,7 @@ static text *
 item_feature(const NbIndex *ix, uint32 j, uint32 k)
 {
 	uint32		key_len;
-	const char *key = nb_strmap_str(&ix->features, j, &key_len);
+	const char *key = nb_vocab_str(&ix->features, j, &key_len);
 	uint32		len;
 	const char *value = nb_index_item(ix, k, &len);
 	StringInfoData buf;
@@ -311,7 +311,7 @@ put_log_probs(ReturnSetInfo *rsinfo, const NbIndex *ix, text *feature, text *val
 	for (uint32 c = 0; c < ix->n_classes; c++)
 	{
 		uint32		len;
-		const char *label = nb_strmap_str(&ix->labels, c, &len);
+		const char *label = nb_vocab_str(&ix->labels, c, &len);
 		Datum		values[4];
 		bool		nulls[4] = {false, false, false, false};
 

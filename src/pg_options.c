@@ -189,7 +189,7 @@ parse_class_prior(const JsonbValue *v, const NbIndex *ix, NbOptions *o)
 		if (!seen[c])
 		{
 			uint32		len;
-			const char *label = nb_strmap_str(&ix->labels, c, &len);
+			const char *label = nb_vocab_str(&ix->labels, c, &len);
 
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),

@@ -345,7 +345,7 @@ text *
 nb_class_label(const NbPrepared *pm, uint32 c)
 {
 	uint32		len;
-	const char *s = nb_strmap_str(&pm->index.labels, c, &len);
+	const char *s = nb_vocab_str(&pm->index.labels, c, &len);
 
 	return cstring_to_text_with_len(s, len);
 }
@@ -368,7 +368,7 @@ posterior_jsonb(NbPrepared *pm, bool log_scale)
 	{
 		uint32		c = order[k];
 		uint32		len;
-		const char *s = nb_strmap_str(&pm->index.labels, c, &len);
+		const char *s = nb_vocab_str(&pm->index.labels, c, &len);
 		double		lp = pm->log_post[c];
 
 		pairs[k].key.type = jbvString;

@@ -713,11 +713,11 @@ nb_prepared_get_model(FunctionCallInfo fcinfo, Datum model)
 static int
 cmp_jsonb_key(const void *x, const void *y, void *arg)
 {
-	const NbStrMap *labels = arg;
+	const NbVocab *labels = arg;
 	uint32		a_len;
 	uint32		b_len;
-	const char *a = nb_strmap_str(labels, *(const uint32 *) x, &a_len);
-	const char *b = nb_strmap_str(labels, *(const uint32 *) y, &b_len);
+	const char *a = nb_vocab_str(labels, *(const uint32 *) x, &a_len);
+	const char *b = nb_vocab_str(labels, *(const uint32 *) y, &b_len);
 
 	return nb_jsonb_key_cmp(a, a_len, b, b_len);
 }

@@ -157,7 +157,7 @@ take_keys(Report *r, const NbPrepared *pm)
 	for (uint32 j = 0; j < F; j++)
 	{
 		uint32		len;
-		const char *s = nb_strmap_str(&pm->index.features, j, &len);
+		const char *s = nb_vocab_str(&pm->index.features, j, &len);
 		double		rows = 0;
 
 		for (uint32 c = 0; c < pm->index.n_classes; c++)

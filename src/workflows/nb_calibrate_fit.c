@@ -35,21 +35,12 @@
 /* Newton steps (or bisections) at most; each fit converges in far fewer. */
 #define MAX_ITERATIONS 200
 
-/* A sum with Neumaier's compensation: the rounding error of each addition kept apart. */
+/* A sum with Neumaier's compensation (nb_add_compensated): the rounding error kept apart. */
 typedef struct Sum
 {
 	double		sum;
 	double		comp;
 } Sum;
-
-static void
-sum_add(Sum *s, double x)
-{
-	double		t = s->sum + x;
-
-	s->comp += fabs(s->sum) >= fabs(x) ? (s->sum - t) + x : (x - t) + s->sum;
-	s->sum = t;
-}
 
 static double
 sum_value(const Sum *s)
@@ -121,9 +112,9 @@ temperature_derivatives(const NbCalibrationRows *rows, double beta, double *d1, 
 				m3 += w * d * d * d;
 			}
 		mean = m1 / z;
-		sum_add(&g, mean - (actual - top));
-		sum_add(&h, fmax(m2 / z - mean * mean, 0));
-		sum_add(&t, m3 / z - 3 * mean * (m2 / z) + 2 * mean * mean * mean);
+		nb_add_compensated(&g.sum, &g.comp, mean - (actual - top));
+		nb_add_compensated(&h.sum, &h.comp, fmax(m2 / z - mean * mean, 0));
+		nb_add_compensated(&t.sum, &t.comp, m3 / z - 3 * mean * (m2 / z) + 2 * mean * mean * mean);
 	}
 	*d1 = sum_value(&g);
 	*d2 = sum_value(&h);
@@ -352,10 +343,10 @@ sigmoid_pass(const SigmoidRows *s, const double *ab, bool with_loss, double *q, 
 			for (size_t i = start; i < end; i++)
 				block_loss += (fmax(u[i - start], 0) + log1p(e[i - start]) - (1 - s->t[i]) * u[i - start]) *
 					(weight != NULL ? weight[i] : 1);
-			sum_add(&loss, block_loss);
+			nb_add_compensated(&loss.sum, &loss.comp, block_loss);
 		}
 		for (int k = 0; k < 5; k++)
-			sum_add(&sum[k], part[k]);
+			nb_add_compensated(&sum[k].sum, &sum[k].comp, part[k]);
 	}
 	out->g[0] = sum_value(&sum[0]);
 	out->g[1] = sum_value(&sum[1]);

@@ -85,7 +85,7 @@ nb_grid_classes(NbGrid *grid, const NbIndex *ix)
 	for (uint32_t c = 0; c < ix->n_labels; c++)
 	{
 		uint32_t	len;
-		const char *s = nb_strmap_str(&ix->labels, c, &len);
+		const char *s = nb_vocab_str(&ix->labels, c, &len);
 		int64_t		id = nb_grid_label(grid, s, len);
 
 		if (id < 0)

@@ -95,7 +95,7 @@ update_sizes(NbMetrics *m)
 	uint64_t	per_row = 0;
 
 	/* each label's length, bytes and terminator; the arena holds the bytes */
-	fixed += (uint64_t) K * (4 + 1) + m->labels.arena_used;
+	fixed += (uint64_t) K * (4 + 1) + nb_vocab_bytes(&m->labels);
 	if (m->scored)
 	{
 		fixed += 2 * (uint64_t) NB_EXACT_SERIAL_SIZE;
@@ -121,7 +121,7 @@ void
 nb_metrics_init(NbMetrics *m, bool scored, bool ranked, bool weighted)
 {
 	memset(m, 0, sizeof(*m));
-	nb_strmap_init(&m->labels, 8);
+	nb_vocab_init(&m->labels);
 	m->cap = 8;
 	m->confusion = nb_alloc_zero(sizeof(double) * m->cap * m->cap);
 	m->seen = nb_alloc_zero(m->cap);
@@ -140,7 +140,7 @@ nb_metrics_init(NbMetrics *m, bool scored, bool ranked, bool weighted)
 void
 nb_metrics_free(NbMetrics *m)
 {
-	nb_strmap_free(&m->labels);
+	nb_vocab_free(&m->labels);
 	nb_free(m->confusion);
 	nb_free(m->seen);
 	if (m->scored)
@@ -168,7 +168,7 @@ nb_metrics_free(NbMetrics *m)
 int64_t
 nb_metrics_find(const NbMetrics *m, const char *label, uint32_t len)
 {
-	return nb_strmap_find(&m->labels, label, len, nb_hash_token(label, len));
+	return nb_vocab_find(&m->labels, label, len, nb_hash_token(label, len));
 }
 
 /* Room for classes up to id cap * 2: the confusion matrix is laid out anew. */
@@ -199,13 +199,13 @@ uint32_t
 nb_metrics_class(NbMetrics *m, const char *label, uint32_t len)
 {
 	uint64_t	hash = nb_hash_token(label, len);
-	int64_t		found = nb_strmap_find(&m->labels, label, len, hash);
+	int64_t		found = nb_vocab_find(&m->labels, label, len, hash);
 
 	if (found >= 0)
 		return (uint32_t) found;
 	if (m->labels.count == m->cap)
 		grow_classes(m);
-	found = nb_strmap_add(&m->labels, label, len, hash);
+	found = nb_vocab_add(&m->labels, label, len, hash);
 	update_sizes(m);
 	return (uint32_t) found;
 }
@@ -215,8 +215,8 @@ nb_metrics_label_cmp(const NbMetrics *m, uint32_t a, uint32_t b)
 {
 	uint32_t	alen,
 				blen;
-	const char *as = nb_strmap_str(&m->labels, a, &alen);
-	const char *bs = nb_strmap_str(&m->labels, b, &blen);
+	const char *as = nb_vocab_str(&m->labels, a, &alen);
+	const char *bs = nb_vocab_str(&m->labels, b, &blen);
 	int			cmp = memcmp(as, bs, alen < blen ? alen : blen);
 
 	if (cmp != 0)
@@ -426,7 +426,7 @@ nb_metrics_merge(NbMetrics *dst, NbMetrics *src)
 	for (uint32_t c = 0; c < n; c++)
 	{
 		uint32_t	len;
-		const char *s = nb_strmap_str(&src->labels, c, &len);
+		const char *s = nb_vocab_str(&src->labels, c, &len);
 
 		map[c] = nb_metrics_class(dst, s, len);
 		dst->seen[map[c]] |= src->seen[c];
@@ -583,7 +583,7 @@ nb_metrics_write(NbMetrics *m, unsigned char *out)
 	for (uint32_t c = 0; c < K; c++)
 	{
 		uint32_t	len;
-		const char *s = nb_strmap_str(&m->labels, c, &len);
+		const char *s = nb_vocab_str(&m->labels, c, &len);
 
 		out = put_le(out, len, 4);
 		memcpy(out, s, len);

@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "nb_exact.h"
-#include "nb_strmap.h"
+#include "nb_vocab.h"
 
 /* Most distinct labels a state holds: its confusion matrix is dense. */
 #define NB_METRICS_MAX_CLASSES 2048
@@ -39,7 +39,7 @@
 
 typedef struct NbMetrics
 {
-	NbStrMap	labels;			/* every label seen, ids in first-seen order */
+	NbVocab		labels;			/* every label seen, ids in first-seen order */
 	uint32_t	cap;			/* classes the per-class arrays have room for */
 	double	   *confusion;		/* cap * cap weights: [actual * cap + predicted] */
 	uint8_t    *seen;			/* cap: NB_SEEN_* */

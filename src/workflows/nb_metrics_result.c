@@ -577,7 +577,7 @@ order_labels(const NbMetrics *m, NbMetricsResult *r)
 
 	for (uint32_t c = 0; c < K; c++)
 	{
-		refs[c].s = nb_strmap_str(&m->labels, c, &refs[c].len);
+		refs[c].s = nb_vocab_str(&m->labels, c, &refs[c].len);
 		refs[c].id = c;
 	}
 	nb_sort(refs, K, sizeof(LabelRef), cmp_label_ref);

@@ -26,7 +26,7 @@
 
 #include "nb_alloc.h"
 #include "nb_calibrate_fit.h"
-#include "nb_strmap.h"
+#include "nb_vocab.h"
 #include "pg_aggregate.h"
 #include "pg_jsonb.h"
 #include "pg_progress.h"
@@ -59,7 +59,7 @@ extern PGDLLEXPORT Datum nb_subtract(PG_FUNCTION_ARGS);
 typedef struct CalibrationState
 {
 	MemoryContext cxt;			/* holds the state and everything in it */
-	NbStrMap	classes;		/* the labels given, ids their positions */
+	NbVocab		classes;		/* the labels given, ids their positions */
 	uint32		C;
 	NbCalibrationMethod method;
 	Jsonb	   *options;		/* NULL: none */
@@ -135,7 +135,7 @@ read_classes(CalibrationState *st, ArrayType *classes)
 	int			count;
 
 	deconstruct_array(classes, TEXTOID, -1, false, TYPALIGN_INT, &elems, &nulls, &count);
-	nb_strmap_init(&st->classes, (uint32) count);
+	nb_vocab_init(&st->classes);
 	for (int i = 0; i < count; i++)
 	{
 		uint32		len;
@@ -146,7 +146,7 @@ read_classes(CalibrationState *st, ArrayType *classes)
 					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 					 errmsg(AGGREGATE " classes must not be null")));
 		s = label_of(DatumGetTextPP(elems[i]), &len);
-		if (nb_strmap_intern(&st->classes, s, len, nb_hash_token(s, len)) != (uint32) i)
+		if (nb_vocab_intern(&st->classes, s, len, nb_hash_token(s, len)) != (uint32) i)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg(AGGREGATE " classes must be distinct")));
@@ -193,7 +193,7 @@ calibration_state(FunctionCallInfo fcinfo, MemoryContext aggctx)
 static uint32
 class_position(const CalibrationState *st, const char *s, uint32 len)
 {
-	int64		id = nb_strmap_find(&st->classes, s, len, nb_hash_token(s, len));
+	int64		id = nb_vocab_find(&st->classes, s, len, nb_hash_token(s, len));
 
 	if (id < 0)
 		ereport(ERROR,
@@ -247,7 +247,7 @@ use_fold(FunctionCallInfo fcinfo, CalibrationState *st, int64 fold)
 	for (uint32 c = 0; c < pm->index.n_labels; c++)
 	{
 		uint32		len;
-		const char *s = nb_strmap_str(&pm->index.labels, c, &len);
+		const char *s = nb_vocab_str(&pm->index.labels, c, &len);
 
 		CHECK_FOR_INTERRUPTS();
 		st->model_class[c] = class_position(st, s, len);
@@ -434,7 +434,7 @@ fit_option(const CalibrationState *st, const NbCalibrationFit *fit)
 		for (uint32 c = st->C == 2 ? 1 : 0; c < st->C; c++)
 		{
 			uint32		len;
-			const char *s = nb_strmap_str(&st->classes, c, &len);
+			const char *s = nb_vocab_str(&st->classes, c, &len);
 
 			nb_push_key(&state, s, len);
 			pushJsonbValue(&state, WJB_BEGIN_ARRAY, NULL);

@@ -193,7 +193,7 @@ train_unlabelled(EmState *st, const NbIndex *ix, const double *log_post,
 		if (st->trainer_class[c] < 0)
 		{
 			uint32		len;
-			const char *label = nb_strmap_str(&ix->labels, c, &len);
+			const char *label = nb_vocab_str(&ix->labels, c, &len);
 
 			st->trainer_class[c] = nb_trainer_class(t, label, len);
 		}
@@ -210,7 +210,7 @@ component_id(EmState *st, const NbIndex *ix, uint32 i, uint32 k, uint32 j)
 	if (st->trainer_class[i] < 0)
 	{
 		uint32		len;
-		const char *label = nb_strmap_str(&ix->labels, k, &len);
+		const char *label = nb_vocab_str(&ix->labels, k, &len);
 		char	   *key = palloc(len + NB_COMPONENT_KEY_BYTES);
 
 		nb_trainer_component_key(label, len, j, key);

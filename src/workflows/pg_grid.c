@@ -128,7 +128,7 @@ grid_transfn(FunctionCallInfo fcinfo, NbFeatureInput kind)
 	if (failed >= 0)
 	{
 		uint32		len;
-		const char *s = nb_strmap_str(&pm->index.labels, (uint32) failed, &len);
+		const char *s = nb_vocab_str(&pm->index.labels, (uint32) failed, &len);
 
 		nb_metrics_state_too_many_labels(st, s, len);
 	}

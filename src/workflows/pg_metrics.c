@@ -404,7 +404,7 @@ static void
 push_label(JsonbParseState **state, const NbMetrics *m, uint32 c)
 {
 	uint32		len;
-	const char *s = nb_strmap_str(&m->labels, c, &len);
+	const char *s = nb_vocab_str(&m->labels, c, &len);
 
 	nb_push_key(state, s, len);
 }
@@ -489,8 +489,8 @@ label_order(const void *a, const void *b, void *arg)
 	const NbMetrics *m = arg;
 	uint32		alen;
 	uint32		blen;
-	const char *as = nb_strmap_str(&m->labels, *(const uint32 *) a, &alen);
-	const char *bs = nb_strmap_str(&m->labels, *(const uint32 *) b, &blen);
+	const char *as = nb_vocab_str(&m->labels, *(const uint32 *) a, &alen);
+	const char *bs = nb_vocab_str(&m->labels, *(const uint32 *) b, &blen);
 
 	return nb_jsonb_key_cmp(as, alen, bs, blen);
 }
@@ -515,7 +515,7 @@ finish_with_confusion(JsonbValue *root, const NbMetrics *m, const NbMetricsResul
 			cls[n++] = c;
 	qsort_arg(cls, n, sizeof(uint32), label_order, (void *) m);
 	for (uint32 i = 0; i < n; i++)
-		keys[i] = nb_strmap_str(&m->labels, cls[i], &lens[i]);
+		keys[i] = nb_vocab_str(&m->labels, cls[i], &lens[i]);
 	cells.m = m;
 	cells.cls = cls;
 	table.n = n;
@@ -643,7 +643,7 @@ labels_shown(const NbMetrics *m, uint8_t flag, uint8_t want, bool unnamed_only, 
 			continue;
 		if (++*count > NB_LABELS_SHOWN)
 			continue;
-		s = nb_strmap_str(&m->labels, c, &len);
+		s = nb_vocab_str(&m->labels, c, &len);
 		appendStringInfo(&buf, "%s\"%s\"", *count > 1 ? ", " : "", nb_cut_str(s, len));
 	}
 	return buf.data;

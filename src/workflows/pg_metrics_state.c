@@ -156,7 +156,7 @@ check_encoding(const NbMetrics *m)
 	for (uint32 c = 0; c < m->labels.count; c++)
 	{
 		uint32		len;
-		const char *s = nb_strmap_str(&m->labels, c, &len);
+		const char *s = nb_vocab_str(&m->labels, c, &len);
 
 		if (!pg_verify_mbstr(GetDatabaseEncoding(), s, (int) len, true))
 			report_corrupt("a label is not valid in the database encoding");
@@ -173,8 +173,8 @@ same_labels(const NbMetrics *a, const NbMetrics *b)
 	{
 		uint32		alen,
 					blen;
-		const char *as = nb_strmap_str(&a->labels, c, &alen);
-		const char *bs = nb_strmap_str(&b->labels, c, &blen);
+		const char *as = nb_vocab_str(&a->labels, c, &alen);
+		const char *bs = nb_vocab_str(&b->labels, c, &blen);
 
 		if (alen != blen || memcmp(as, bs, alen) != 0)
 			return false;
@@ -264,7 +264,7 @@ new_labels(const NbMetrics *dst, const NbMetrics *src)
 	for (uint32 c = 0; c < src->labels.count; c++)
 	{
 		uint32		len;
-		const char *s = nb_strmap_str(&src->labels, c, &len);
+		const char *s = nb_vocab_str(&src->labels, c, &len);
 
 		added += nb_metrics_find(dst, s, len) < 0;
 	}

@@ -1,7 +1,6 @@
 /*
- * test_strmap.c — unit tests of the string maps and the hashes
- * (src/nb_strmap.c, src/nb_vocab.c, src/nb_hash.h, the checksum of
- * src/nb_format.c).
+ * test_strmap.c — unit tests of the string map and the hashes
+ * (src/nb_vocab.c, src/nb_hash.h, the checksum of src/nb_format.c).
  *
  *   ./test_strmap            run every test
  *   ./test_strmap WORD       run the tests whose name contains WORD
@@ -16,7 +15,6 @@
 
 #include "nb_format.h"
 #include "nb_hash.h"
-#include "nb_strmap.h"
 #include "nb_vocab.h"
 #include "unit.h"
 
@@ -24,17 +22,17 @@
 /* string map and hash                                               */
 
 static void
-test_strmap_many(void)
+test_vocab_intern_many(void)
 {
-	NbStrMap	m;
+	NbVocab		m;
 	char		buf[64];
 	const uint32_t n = 100000;
 
-	nb_strmap_init(&m, 0);
+	nb_vocab_init(&m);
 	for (uint32_t i = 0; i < n; i++)
 	{
 		int			len = snprintf(buf, sizeof(buf), "tok%u", i * 7919u);
-		uint32_t	id = nb_strmap_intern(&m, buf, len, nb_hash_token(buf, len));
+		uint32_t	id = nb_vocab_intern(&m, buf, len, nb_hash_token(buf, len));
 
 		CHECK(id == i, "intern #%u returned id %u", i, id);
 	}
@@ -46,30 +44,30 @@ test_strmap_many(void)
 		uint32_t	slen;
 		const char *s;
 
-		CHECK(nb_strmap_find(&m, buf, len, h) == i, "find %s", buf);
-		CHECK(nb_strmap_intern(&m, buf, len, h) == i, "re-intern %s", buf);
-		s = nb_strmap_str(&m, i, &slen);
-		CHECK(slen == (uint32_t) len && memcmp(s, buf, len) == 0, "nb_strmap_str(%u)", i);
+		CHECK(nb_vocab_find(&m, buf, len, h) == i, "find %s", buf);
+		CHECK(nb_vocab_intern(&m, buf, len, h) == i, "re-intern %s", buf);
+		s = nb_vocab_str(&m, i, &slen);
+		CHECK(slen == (uint32_t) len && memcmp(s, buf, len) == 0, "nb_vocab_str(%u)", i);
 	}
 	CHECK(m.count == n, "re-interning added strings (count %u)", m.count);
 	for (uint32_t i = 0; i < 1000; i++)
 	{
 		int			len = snprintf(buf, sizeof(buf), "missing%u", i);
 
-		CHECK(nb_strmap_find(&m, buf, len, nb_hash_token(buf, len)) == -1,
+		CHECK(nb_vocab_find(&m, buf, len, nb_hash_token(buf, len)) == -1,
 			  "found %s", buf);
 	}
 	/* a prefix of a present string is a different string */
-	CHECK(nb_strmap_find(&m, "tok", 3, nb_hash_token("tok", 3)) == -1,
+	CHECK(nb_vocab_find(&m, "tok", 3, nb_hash_token("tok", 3)) == -1,
 		  "found the prefix \"tok\"");
-	CHECK((m.slot_mask + 1) >= 2 * (uint64_t) m.count, "load factor above 1/2");
-	nb_strmap_free(&m);
+	CHECK((m.mask + 1) * (uint64_t) 3 >= 4 * (uint64_t) m.count, "load factor above 3/4");
+	nb_vocab_free(&m);
 }
 
 static void
-test_strmap_binary_and_long(void)
+test_vocab_binary_and_long(void)
 {
-	NbStrMap	m;
+	NbVocab		m;
 	static const char bin[] = {'a', '\0', 'b', (char) 0xff};
 	char	   *big = malloc(1 << 20);
 	uint32_t	id_empty,
@@ -80,57 +78,24 @@ test_strmap_binary_and_long(void)
 	const char *s;
 
 	memset(big, 'x', 1 << 20);
-	nb_strmap_init(&m, 4);
-	id_empty = nb_strmap_intern(&m, "", 0, nb_hash_token("", 0));
-	id_bin = nb_strmap_intern(&m, bin, 4, nb_hash_token(bin, 4));
-	id_bin3 = nb_strmap_intern(&m, bin, 3, nb_hash_token(bin, 3));
-	id_big = nb_strmap_intern(&m, big, 1 << 20, nb_hash_token(big, 1 << 20));
+	nb_vocab_init(&m);
+	id_empty = nb_vocab_intern(&m, "", 0, nb_hash_token("", 0));
+	id_bin = nb_vocab_intern(&m, bin, 4, nb_hash_token(bin, 4));
+	id_bin3 = nb_vocab_intern(&m, bin, 3, nb_hash_token(bin, 3));
+	id_big = nb_vocab_intern(&m, big, 1 << 20, nb_hash_token(big, 1 << 20));
 	CHECK(id_empty == 0 && id_bin == 1 && id_bin3 == 2 && id_big == 3, "ids %u %u %u %u",
 		  id_empty, id_bin, id_bin3, id_big);
-	CHECK(nb_strmap_find(&m, "", 0, nb_hash_token("", 0)) == 0, "find empty");
-	CHECK(nb_strmap_find(&m, bin, 4, nb_hash_token(bin, 4)) == 1, "find binary");
-	s = nb_strmap_str(&m, 3, &len);
+	CHECK(nb_vocab_find(&m, "", 0, nb_hash_token("", 0)) == 0, "find empty");
+	CHECK(nb_vocab_find(&m, bin, 4, nb_hash_token(bin, 4)) == 1, "find binary");
+	s = nb_vocab_str(&m, 3, &len);
 	CHECK(len == (1u << 20) && memcmp(s, big, len) == 0, "1 MB string round trip");
-	s = nb_strmap_str(&m, 1, &len);
+	s = nb_vocab_str(&m, 1, &len);
 	CHECK(len == 4 && memcmp(s, bin, 4) == 0, "binary string round trip");
-	nb_strmap_free(&m);
+	nb_vocab_free(&m);
 	free(big);
 }
 
 /* Every string has the same hash: probing must compare bytes. */
-static void
-test_strmap_collisions(void)
-{
-	NbStrMap	m;
-	char		buf[32];
-
-	nb_strmap_init(&m, 0);
-	for (uint32_t i = 0; i < 2000; i++)
-	{
-		int			len = snprintf(buf, sizeof(buf), "%u", i);
-
-		CHECK(nb_strmap_intern(&m, buf, len, 42) == i, "intern %s", buf);
-	}
-	/* hashes equal in the low 32 bits only */
-	for (uint32_t i = 0; i < 2000; i++)
-	{
-		int			len = snprintf(buf, sizeof(buf), "h%u", i);
-
-		CHECK(nb_strmap_intern(&m, buf, len, (uint64_t) i << 32) == 2000 + i, "intern %s", buf);
-	}
-	for (uint32_t i = 0; i < 2000; i++)
-	{
-		int			len = snprintf(buf, sizeof(buf), "%u", i);
-
-		CHECK(nb_strmap_find(&m, buf, len, 42) == i, "find %s", buf);
-		len = snprintf(buf, sizeof(buf), "h%u", i);
-		CHECK(nb_strmap_find(&m, buf, len, (uint64_t) i << 32) == 2000 + i, "find %s", buf);
-		CHECK(nb_strmap_find(&m, buf, len, 42) == -1, "found %s under the wrong hash", buf);
-	}
-	CHECK(nb_strmap_find(&m, "x", 1, 42) == -1, "found a missing string");
-	nb_strmap_free(&m);
-}
-
 static void
 test_hash(void)
 {
@@ -366,9 +331,8 @@ int
 main(int argc, char **argv)
 {
 	unit_init(argc, argv);
-	run("strmap: intern 100000 strings, growth, find missing", test_strmap_many);
-	run("strmap: empty, binary and 1 MB strings", test_strmap_binary_and_long);
-	run("strmap: colliding hashes", test_strmap_collisions);
+	run("vocab: intern 100000 strings, growth, find missing", test_vocab_intern_many);
+	run("vocab: empty, binary and 1 MB strings", test_vocab_binary_and_long);
 	run("vocab: 60000 strings of 0-299 bytes, growth, lent index, near misses",
 		test_vocab_many);
 	run("vocab: one hash for all: heads, exact lengths from 255 on, bytes after the head",
