@@ -114,16 +114,14 @@ method_of(text *t)
 {
 	char	   *method = text_to_cstring(t);
 
-	if (strcmp(method, "temperature") == 0)
-		return NB_CALIBRATE_TEMPERATURE;
-	if (strcmp(method, "sigmoid") == 0)
-		return NB_CALIBRATE_SIGMOID;
-	if (strcmp(method, "auto") != 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("unrecognized calibration method \"%s\"", nb_cut_str(method, strlen(method))),
-				 errhint("Valid methods are \"auto\", \"temperature\" and \"sigmoid\".")));
-	return NB_CALIBRATE_AUTO;
+	for (int m = NB_CALIBRATE_TEMPERATURE; m <= NB_CALIBRATE_AUTO; m++)
+		if (strcmp(method, method_names[m]) == 0)
+			return (NbCalibrationMethod) m;
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("unrecognized calibration method \"%s\"", nb_cut_str(method, strlen(method))),
+			 errhint("Valid methods are \"auto\", \"temperature\" and \"sigmoid\".")));
+	pg_unreachable();
 }
 
 /* The classes given, distinct and not null, into st. */
