@@ -296,6 +296,9 @@ SELECT nb_merge(nb_train('a', '{1, 2}'::float8[]), nb_train('a', '{1, 2, 3}'::fl
 -- prediction: a value of the wrong type, float8[] of the wrong length or for a jsonb model
 SELECT nb_predict(m, '{"outlook": 3}'::jsonb) FROM mx_model;
 SELECT nb_predict(m, '{"temp": "warm"}'::jsonb) FROM mx_model;
+-- a number in a string (j->>'temp' rebuilt into jsonb); as a number it scores quietly
+SELECT nb_predict(m, jsonb_build_object('temp', '19')) FROM mx_model;
+SELECT nb_predict(m, jsonb_build_object('temp', '19'::float8)) FROM mx_model;
 SELECT nb_predict(m, '{"windy": "yes"}'::jsonb) FROM mx_model;
 SELECT nb_predict(m, '{"outlook": ["sunny"]}'::jsonb) FROM mx_model;
 SELECT nb_predict(m, '{20}'::float8[]) FROM mx_model;

@@ -36,6 +36,11 @@ SELECT nb_predict(m, '{x}'::text[], '{"alpha": 1, "normalize": true}') FROM opt_
 -- ngram_range at scoring, or in a grid) names where it goes
 SELECT nb_predict(m, '{x}'::text[], '{"ngram_range": [1, 2]}') FROM opt_model;
 SELECT nb_with_options(m, '{"lowercase": false}') FROM opt_model;
+-- the key "tokenizer" too; the hint's form, the tokenizer by position to the
+-- aggregate (which takes no named arguments), trains and scores quietly
+SELECT nb_predict(m, '{x}'::text[], '{"tokenizer": {"ngram_range": [1, 2]}}') FROM opt_model;
+SELECT nb_predict(nb_train(l, b, '{"ngram_range": [1, 2]}'), 'ab cd')
+FROM (VALUES ('a', 'ab cd'), ('b', 'ab')) AS v(l, b);
 
 -- kind: not a string, unknown, wrong case
 SELECT nb_predict(m, '{x}'::text[], '{"kind": 1}') FROM opt_model;

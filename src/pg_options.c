@@ -336,12 +336,20 @@ parse_option(const char *name, const JsonbValue *val, void *arg)
 	}
 	else if (strcmp(name, "sigmoid") == 0)
 		parse_sigmoid(val, ix, o);
-	else if (nb_is_tokenizer_option(name))
+	else if (nb_is_tokenizer_option(name) || strcmp(name, "tokenizer") == 0)
+	{
+		/*
+		 * "tokenizer" itself gets an option of it as the example; nb_train,
+		 * an aggregate, takes the tokenizer by position only
+		 */
+		const char *example = strcmp(name, "tokenizer") == 0 ? "ngram_range" : name;
+
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("unrecognized naive Bayes option \"%s\"", name),
-				 errdetail("\"%s\" is a tokenizer option: the model tokenizes text as it was trained to, and these options are for scoring.", name),
-				 errhint("Pass it as tokenizer => '{\"%s\": ...}' to nb_train(label, body, tokenizer) or nb_cross_validate, and score with the model it trains.", name)));
+				 errdetail("\"%s\" is about tokenizing text, which the model does as it was trained to; these options are for scoring.", name),
+				 errhint("Give the tokenizer's options at training, nb_train(label, body, '{\"%s\": ...}') or nb_cross_validate(..., tokenizer => '{\"%s\": ...}'), and score with the model it trains.", example, example)));
+	}
 	else
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),

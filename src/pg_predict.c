@@ -97,7 +97,8 @@ doc_feature(JsonbDocBuilder *b, const char *key, uint32 key_len, NbFeatureType t
 				 errmsg("naive Bayes feature \"%s\" has the wrong type", nb_cut_str(key, key_len)),
 				 errdetail("The model has it as %s; the value given is %s.",
 						   nb_feature_type(ix->feature_type[j])->prose,
-						   nb_feature_type(type)->prose)));
+						   nb_feature_type(type)->prose),
+				 errhint("Give each key the JSON type it had in training: a number for a Gaussian feature (not a number in a string), a string for a categorical one, true or false for a boolean, an array or object of tokens for a bag.")));
 	if (j < 0 && b->m->pm->unknown_key == NULL)
 	{
 		b->m->pm->unknown_key = key;
