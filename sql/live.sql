@@ -240,6 +240,12 @@ SELECT live_error($$SELECT nb_live_create('live_x', 'live_docs', 'label', 'body'
 SELECT live_error($$SELECT nb_live_create('live_x', 'live_docs', 'label', 'tokens', options => '{"fold": 3}')$$);
 SELECT live_error($$SELECT nb_live_create('live_x', 'live_docs', 'label', 'tokens', options => '{"fold_after": 0}')$$);
 SELECT live_error($$SELECT nb_live_create('live_x', 'live_docs', 'label', 'tokens', options => '{"fold_after": 2.5}')$$);
+-- the tokenizer in the wrong place, by position in the weight column's or
+-- beside the options: the hint gives the form above (live_text) takes
+\set SHOW_CONTEXT never
+SELECT nb_live_create('live_x', 'live_docs', 'label', 'body', '{"ngram_range": [1, 2]}');
+SELECT nb_live_create('live_x', 'live_docs', 'label', 'body', options => '{"ngram_range": [1, 2]}');
+\set SHOW_CONTEXT errors
 SELECT live_error($$SELECT nb_live_create(NULL, 'live_docs', 'label', 'tokens')$$);
 SELECT live_error($$SELECT nb_live_create('live_x', NULL, 'label', 'tokens')$$);
 SELECT nb_live(NULL) IS NULL AS strict;

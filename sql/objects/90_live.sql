@@ -158,7 +158,12 @@ BEGIN
 		CONTINUE WHEN col IS NULL;
 		ty := (SELECT a.atttypid FROM pg_attribute a
 			   WHERE a.attrelid = source AND a.attname = col AND a.attnum > 0 AND NOT a.attisdropped);
-		IF ty IS NULL THEN
+		IF ty IS NULL AND col = weight AND col LIKE '{%' THEN
+			-- the options given by position, in the weight column's place
+			RAISE EXCEPTION 'column "%" of relation % does not exist', col, source
+				USING ERRCODE = 'undefined_column',
+				HINT = 'The fifth argument is the weight column: give the options by name, nb_live_create(name, source, label, features, options => ''{"tokenizer": {...}}'').';
+		ELSIF ty IS NULL THEN
 			RAISE EXCEPTION 'column "%" of relation % does not exist', col, source
 				USING ERRCODE = 'undefined_column';
 		END IF;
@@ -224,7 +229,7 @@ BEGIN
 	FOR key IN SELECT jsonb_object_keys(options) LOOP
 		IF key NOT IN ('tokenizer', 'fold_after') THEN
 			RAISE EXCEPTION 'unrecognized live model option "%"', key
-				USING ERRCODE = 'invalid_parameter_value', HINT = 'The options are tokenizer and fold_after.';
+				USING ERRCODE = 'invalid_parameter_value', HINT = 'The options are tokenizer and fold_after; the tokenizer''s own options go inside it: {"tokenizer": {"ngram_range": [1, 2]}}.';
 		END IF;
 	END LOOP;
 	IF options ? 'fold_after' THEN
