@@ -431,7 +431,8 @@ warn(const Report *r, const char *misspelled)
 			 errhint("Spell the keys as in training: jsonb keys are case-sensitive, and nb_info lists the model's features.") :
 			 errhint("Make the features as for training (the same tokenizer, stemming and keys); "
 					 "nb_coverage shows the share of each row's features that the model knows. "
-					 "Set nbc.unknown_features to \"ignore\" to silence this warning.")));
+					 "A model pruned by nb_prune or trained on few rows knows fewer by design: lower "
+					 "nbc.unknown_features_threshold, or set nbc.unknown_features to \"ignore\".")));
 }
 
 /*
