@@ -65,6 +65,12 @@ SELECT nb_live_drop('signal_live');
 -- nbc.progress off at the database level, see setup: a slow machine must not
 -- add a NOTICE.)
 SELECT name, boot_val, unit FROM pg_settings WHERE name IN ('nbc.progress', 'nbc.progress_interval') ORDER BY name;
+-- the interval takes PostgreSQL's time units, as statement_timeout does
+SET nbc.progress_interval = '1.5min';
+SHOW nbc.progress_interval;
+SET nbc.progress_interval = '250ms';
+SHOW nbc.progress_interval;
+SET nbc.progress_interval = '2d';
 SET nbc.progress = on;
 SELECT count(*) FROM nb_calibrate('signal_mail', 'label', 'body', 2);
 -- interval 0: every step (the DETAIL, the elapsed time, left out)

@@ -44,7 +44,7 @@ nb_progress_define_settings(void)
 	DefineCustomRealVariable("nbc.progress_interval",
 							 "Seconds between two progress notices of an nbc operation.",
 							 "The first comes that long after the operation began; 0 reports every step.",
-							 &progress_interval, 5, 0, 86400, PGC_USERSET, 0, NULL, NULL, NULL);
+							 &progress_interval, 5, 0, 86400, PGC_USERSET, GUC_UNIT_S, NULL, NULL, NULL);
 }
 
 bool
