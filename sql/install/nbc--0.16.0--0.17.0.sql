@@ -214,3 +214,59 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION nb_cross_validate(regclass, text, text, integer, jsonb, text, jsonb) IS 'k-fold cross-validation of every option set of a grid: mean and standard deviation over the folds of accuracy, macro F1 and log loss, best first; a text column is tokenized with the tokenizer';
+
+-- ---------------------------------------------------------------------------
+-- nb_calibrate's training in parallel workers again: nbc_calibrate_checks,
+-- called in the training's statement since 0.16.0, is PARALLEL RESTRICTED
+-- (a parallel-unsafe function kept the whole statement in one process).
+
+-- nbc_calibrate_checks: nb_calibrate's checks of its folds once trained
+-- (a row in a fold, at least as many rows as folds, no fold of every row,
+-- at least two classes, the scores' limit), each error's DETAIL saying
+-- what calibration was doing; the labels of the whole model, in its order.
+-- PARALLEL RESTRICTED: it is called in the training's statement, which a
+-- parallel-unsafe function would keep out of parallel workers.
+CREATE OR REPLACE FUNCTION nbc_calibrate_checks(rel regclass, folds integer, fold_column text, fold_ids bigint[],
+									 fold_rows bigint[], all_rows numeric, whole nb_model)
+RETURNS text[]
+LANGUAGE plpgsql STABLE PARALLEL RESTRICTED
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+	ext text;
+	classes text[];
+	doing text := format('Calibration on "%s" was training a model per fold.', rel);
+BEGIN
+	IF fold_ids IS NULL THEN
+		RAISE EXCEPTION 'relation "%" has no rows to calibrate on', rel
+			USING ERRCODE = 'invalid_parameter_value', DETAIL = 'A row needs a label, features and a fold. ' || doing;
+	END IF;
+	IF fold_column IS NULL AND array_length(fold_ids, 1) < coalesce(folds, 5) THEN
+		RAISE EXCEPTION 'relation "%" has fewer rows than folds', rel
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = format('%s rows to calibrate on in %s folds. %s', array_length(fold_ids, 1), coalesce(folds, 5), doing);
+	END IF;
+	IF array_position(fold_rows, all_rows) IS NOT NULL THEN
+		RAISE EXCEPTION 'fold % holds every row', fold_ids[array_position(fold_rows, all_rows)]
+			USING ERRCODE = 'invalid_parameter_value', DETAIL = 'Each fold is scored by a model of the rows outside it. ' || doing;
+	END IF;
+	SELECT quote_ident(n.nspname) INTO ext
+	FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'nbc';
+	EXECUTE format('SELECT array_agg(c.label ORDER BY c.n) FROM %s.nb_classes($1) WITH ORDINALITY AS c(label, documents, prior, n)', ext)
+		INTO classes USING whole;
+	IF array_length(classes, 1) < 2 THEN
+		RAISE EXCEPTION 'relation "%" has one class', rel
+			USING ERRCODE = 'invalid_parameter_value', DETAIL = 'Calibration needs rows of at least two classes. ' || doing;
+	END IF;
+	-- the scores' limit (NB_CALIBRATION_MAX_BYTES in pg_calibrate.c), checked before any row is scored
+	IF all_rows * (array_length(classes, 1) + 1) * 8 > 268435456 THEN
+		RAISE EXCEPTION 'too many rows to calibrate'
+			USING ERRCODE = 'program_limit_exceeded',
+				  DETAIL = format('The log posteriors of %s rows of %s classes would take %s bytes, more than the limit of 268435456. '
+								  'Calibration on "%s" was counting its rows and classes.',
+								  all_rows, array_length(classes, 1), all_rows * (array_length(classes, 1) + 1) * 8, rel);
+	END IF;
+	RETURN classes;
+END
+$$;
+COMMENT ON FUNCTION nbc_calibrate_checks(regclass, integer, text, bigint[], bigint[], numeric, nb_model) IS 'the checks of nb_calibrate''s folds once trained: a row in a fold, at least as many rows as folds, no fold of every row, at least two classes, the limit of the scores'' memory; the labels of the whole model';
