@@ -213,9 +213,9 @@ SELECT count(*) FROM nb_cross_validate('cv_big', 'label', 'tokens', 2, grid => '
 DROP TABLE cv_big;
 RESET nbc.progress;
 RESET nbc.progress_interval;
--- an error in an internal statement: its own message, detail and hint, a
--- sentence naming what cross-validation was doing, and a one-line CONTEXT
--- (not the generated statement)
+-- an error in an internal statement: its own message, detail and hint, and
+-- a CONTEXT quoting the statement, which begins by saying what
+-- cross-validation was doing (training, or scoring folds a to b of n)
 SELECT * FROM nb_cross_validate('cv_many_folds', 'label', 'tokens', fold_column => 'fold',
                                 grid => '[{}, {"alpha": -1}]');
 SELECT * FROM nb_cross_validate('cv_many_folds', 'label', 'tokens', fold_column => 'fold',

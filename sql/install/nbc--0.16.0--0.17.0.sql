@@ -169,3 +169,272 @@ BEGIN
 	classes := coalesce((info ->> 'classes')::integer, 0);
 END
 $$;
+
+-- ---------------------------------------------------------------------------
+-- A cancel of nb_cross_validate reaches the client before the memory of its
+-- training and scoring is freed (issue #40 item 2): both run outside any
+-- exception block, whose rollback freed all that the statement took first.
+-- What cross-validation was doing is no longer added to an error's DETAIL:
+-- the CONTEXT quotes the statement, which begins by saying it (training, or
+-- scoring folds a to b of n).  nbc_cross_validate_checks runs in the
+-- training's statement, PARALLEL RESTRICTED so that the training may still
+-- run in parallel workers; nbc_cross_validate_score loses its argument rel,
+-- which only that DETAIL used (dropped and made again).
+
+-- Called in the training's statement (nb_cross_validate), above its
+-- aggregates: PARALLEL RESTRICTED, so that the training below it may still
+-- run in parallel workers (a parallel-unsafe function anywhere in a query
+-- keeps all of it in one process).
+CREATE OR REPLACE FUNCTION nbc_cross_validate_checks(rel regclass, folds integer, fold_column text,
+										  trained_folds anyarray, fold_rows bigint[],
+										  all_rows numeric, whole nb_model)
+RETURNS void
+LANGUAGE plpgsql STABLE PARALLEL RESTRICTED
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+	ext text;
+	n_classes bigint;
+BEGIN
+	IF trained_folds IS NULL THEN
+		RAISE EXCEPTION 'relation "%" has no rows to cross-validate', rel
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = 'A row needs a label, features and a fold.';
+	END IF;
+	IF fold_column IS NULL AND array_length(trained_folds, 1) < folds THEN
+		RAISE EXCEPTION 'relation "%" has fewer rows than folds', rel
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = format('%s rows to cross-validate in %s folds.', array_length(trained_folds, 1), folds);
+	END IF;
+	IF array_position(fold_rows, all_rows) IS NOT NULL THEN
+		RAISE EXCEPTION 'fold % holds every row', trained_folds[array_position(fold_rows, all_rows)]
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = 'Each fold is scored by a model of the rows outside it.';
+	END IF;
+	-- a fold's metrics count a confusion matrix per option set, of at most
+	-- 2048 labels (nb_grid_metrics): refuse more classes now, before any
+	-- fold's model is made and prepared
+	SELECT quote_ident(n.nspname) INTO ext
+	FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+	WHERE e.extname = 'nbc';
+	EXECUTE format('SELECT (%s.nb_info($1) ->> ''classes'')::bigint', ext) INTO n_classes USING whole;
+	IF n_classes > 2048 THEN
+		RAISE EXCEPTION 'relation "%" has % classes, more than cross-validation supports', rel, n_classes
+			USING ERRCODE = 'program_limit_exceeded',
+				  DETAIL = 'nb_cross_validate counts at most 2048 distinct labels.',
+				  HINT = CASE WHEN n_classes > all_rows / 2
+							  THEN format('A class has fewer than two rows on average (%s classes from %s rows): are the label and features columns swapped? The order is nb_cross_validate(rel, label_column, features_column).',
+										  n_classes, all_rows)
+							  ELSE 'Group rare labels together, or cross-validate a subset of the classes.' END;
+	END IF;
+END
+$$;
+COMMENT ON FUNCTION nbc_cross_validate_checks(regclass, integer, text, anyarray, bigint[], numeric, nb_model) IS 'the checks of nb_cross_validate''s folds once trained: rows in a fold, at least as many rows as folds, no fold of every row, at most 2048 classes';
+
+DROP FUNCTION nbc_cross_validate_score(regclass, text, jsonb[], nb_model, anyarray, nb_model[], interval, timestamptz, timestamptz);
+CREATE FUNCTION nbc_cross_validate_score(scored_sql text, option_sets jsonb[], whole nb_model,
+										 folds anyarray, models nb_model[],
+										 every interval, started timestamptz, reported timestamptz)
+RETURNS jsonb[]
+LANGUAGE plpgsql VOLATILE
+SET search_path = pg_catalog, pg_temp
+SET jit = off
+AS $$
+DECLARE
+	ext text;
+	n integer := array_length(folds, 1);
+	-- the folds in order, as positions in those arrays (in the order the
+	-- folds came, paired: ordering the models themselves would copy them)
+	fold_order integer[] := ARRAY(SELECT i FROM generate_subscripts(folds, 1) AS i ORDER BY folds[i]);
+	per_fold text;
+	batch jsonb[];
+	fold_metrics jsonb[];
+BEGIN
+	SELECT quote_ident(ns.nspname) INTO ext
+	FROM pg_extension e JOIN pg_namespace ns ON ns.oid = e.extnamespace
+	WHERE e.extname = 'nbc';
+	FOR b IN 0 .. (n - 1) / 8 LOOP
+		per_fold := '';
+		FOR i IN b * 8 + 1 .. least(b * 8 + 8, n) LOOP
+			per_fold := per_fold || format('%1$s%2$s.nb_grid_metrics(%2$s.nb_subtract($2, $%3$s), r.features, r.actual, $1) '
+										   'FILTER (WHERE r.fold = %4$s)',
+										   CASE WHEN i > b * 8 + 1 THEN ', ' END, ext, i - b * 8 + 2,
+										   folds[fold_order[i]]);
+		END LOOP;
+		-- past the last fold, fold_order[i] and so the model are NULL,
+		-- unused.  The comment says in an error's CONTEXT which pass failed
+		-- (see nb_cross_validate).
+		EXECUTE format('/* nb_cross_validate: scoring folds %s to %s of %s */ '
+					   'SELECT ARRAY[%s] FROM (SELECT * FROM (%s) r ORDER BY r.fold) r',
+					   b * 8 + 1, least(b * 8 + 8, n), n, per_fold, scored_sql)
+			INTO batch
+			USING option_sets, whole,
+				  models[fold_order[b * 8 + 1]], models[fold_order[b * 8 + 2]],
+				  models[fold_order[b * 8 + 3]], models[fold_order[b * 8 + 4]],
+				  models[fold_order[b * 8 + 5]], models[fold_order[b * 8 + 6]],
+				  models[fold_order[b * 8 + 7]], models[fold_order[b * 8 + 8]];
+		fold_metrics := fold_metrics || batch;
+		IF clock_timestamp() - reported >= every THEN
+			RAISE NOTICE 'nb_cross_validate: scored folds % to % of %', b * 8 + 1, least(b * 8 + 8, n), n
+				USING DETAIL = format('Elapsed: %s s.', round(extract(epoch FROM clock_timestamp() - started)::numeric, 1));
+			reported := clock_timestamp();
+		END IF;
+	END LOOP;
+	RETURN fold_metrics;
+END
+$$;
+COMMENT ON FUNCTION nbc_cross_validate_score(text, jsonb[], nb_model, anyarray, nb_model[], interval, timestamptz, timestamptz) IS 'the scoring passes of nb_cross_validate: nb_grid_metrics of every fold''s rows under its out-of-fold model, at most 8 folds per pass, as [fold][option set] in fold order, a progress NOTICE after a pass when every has passed since reported';
+
+CREATE OR REPLACE FUNCTION nb_cross_validate(rel regclass, label_column text, features_column text,
+								  folds integer DEFAULT NULL, grid jsonb DEFAULT NULL,
+								  fold_column text DEFAULT NULL, tokenizer jsonb DEFAULT NULL)
+RETURNS TABLE (options jsonb, accuracy float8, accuracy_std float8, macro_f1 float8,
+			   macro_f1_std float8, log_loss float8, log_loss_std float8)
+-- VOLATILE: on Citus it may make a temporary table of the rows (below)
+LANGUAGE plpgsql VOLATILE
+-- The extension is relocatable: its own objects are named through the schema
+-- it is in (found at run time), everything else resolves in pg_catalog only.
+SET search_path = pg_catalog, pg_temp
+-- The work is in nbc's functions, which JIT cannot speed up; the scoring
+-- query's estimated cost would have it spend seconds compiling.
+SET jit = off
+AS $$
+DECLARE
+	ext text;
+	setup record;
+	rows_sql text;
+	scored_sql text;
+	option_sets jsonb[];
+	fold_metrics jsonb[];
+	trained record;
+	-- nbc.progress: a NOTICE after a pass, its elapsed time in the DETAIL,
+	-- when nbc.progress_interval has passed since the start or the last one
+	every interval;
+	started timestamptz := clock_timestamp();
+	reported timestamptz := started;
+BEGIN
+	IF rel IS NULL OR label_column IS NULL OR features_column IS NULL THEN
+		RAISE EXCEPTION 'relation, label column and features column must not be null'
+			USING ERRCODE = 'null_value_not_allowed';
+	END IF;
+	SELECT quote_ident(n.nspname) INTO ext
+	FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+	WHERE e.extname = 'nbc';
+	EXECUTE format('SELECT %s.nbc_progress_every()', ext) INTO every;
+	-- the checks of the folds and columns and the rows' query, nb_calibrate's too
+	EXECUTE format('SELECT * FROM %s.nbc_cross_validation_rows($1, $2, $3, $4, $5, $6, $7)', ext)
+		INTO setup USING rel, label_column, features_column, folds, fold_column, tokenizer, 'nbc_cross_validate_rows';
+	rows_sql := setup.rows_sql;
+
+	-- one pass: a model per fold and the whole by nb_merge (with the rows
+	-- that are in no fold), the checks of them, and the default grid from
+	-- the whole.  Each fold's out-of-fold model is made by the scoring
+	-- passes, so that only a batch of them is ever in memory (a
+	-- leave-one-out model is nearly the whole).  A fold holds every row
+	-- when its rows are all the rows.
+	--
+	-- The training and the scoring run in no exception block: a block rolls
+	-- its subtransaction back before an error goes on, even one no handler
+	-- matches, freeing all that the statement took before a cancel reaches
+	-- the client.  An error's CONTEXT quotes the statement, which begins by
+	-- saying what cross-validation was doing.  The checks run in the
+	-- training's statement, so that a refusal comes before its result (every
+	-- fold's model) is copied out.
+	IF setup.rows_copied THEN
+		EXECUTE format('CREATE TEMPORARY TABLE nbc_cross_validate_rows ON COMMIT DROP AS %s', rows_sql);
+		rows_sql := 'SELECT fold, actual, features FROM pg_temp.nbc_cross_validate_rows';
+	END IF;
+	EXECUTE format(
+		'/* nb_cross_validate: training a model per fold */ '
+		'SELECT t.*, %1$s.nbc_cross_validate_checks($2, $3, $4, t.folds, t.fold_rows, t.all_rows, t.whole) AS checked, '
+		'coalesce($1, %1$s.nb_grid_default(t.whole)) AS grid '
+		'FROM (SELECT array_agg(fold) FILTER (WHERE fold IS NOT NULL) AS folds, '
+		'array_agg(model) FILTER (WHERE fold IS NOT NULL) AS models, '
+		'array_agg(n) FILTER (WHERE fold IS NOT NULL) AS fold_rows, '
+		'sum(n) AS all_rows, %1$s.nb_merge(model) AS whole '
+		'FROM (SELECT fold, count(*) AS n, %1$s.nb_train(actual, features%3$s) AS model '
+		'FROM (%2$s) r GROUP BY fold) f) t',
+		ext, rows_sql,
+		CASE WHEN setup.ftype = 'text'::regtype THEN format(', %L::jsonb', tokenizer) ELSE '' END)
+		INTO trained USING grid, rel, coalesce(folds, 5), fold_column;
+	-- the rows a scoring pass reads: those in a fold
+	scored_sql := format('SELECT * FROM (%s) r WHERE r.fold IS NOT NULL', rows_sql);
+	IF setup.on_citus AND NOT setup.rows_copied THEN
+		scored_sql := format('WITH scored AS MATERIALIZED (%s) SELECT * FROM scored', scored_sql);
+	END IF;
+	EXECUTE format('SELECT ARRAY(SELECT %s.nb_grid_options($1))', ext) INTO option_sets USING trained.grid;
+	IF clock_timestamp() - reported >= every THEN
+		RAISE NOTICE 'nb_cross_validate: trained % folds of % rows; % to score',
+			array_length(trained.folds, 1), trained.all_rows,
+			CASE array_length(option_sets, 1) WHEN 1 THEN '1 option set'
+				 ELSE array_length(option_sets, 1) || ' option sets' END
+			USING DETAIL = format('Elapsed: %s s.', round(extract(epoch FROM clock_timestamp() - started)::numeric, 1));
+		reported := clock_timestamp();
+	END IF;
+	EXECUTE format('SELECT %s.nbc_cross_validate_score($1, $2, $3, $4, $5, $6, $7, $8)', ext)
+		INTO fold_metrics
+		USING scored_sql, option_sets, trained.whole, trained.folds, trained.models, every, started, reported;
+	IF setup.rows_copied THEN
+		DROP TABLE pg_temp.nbc_cross_validate_rows;
+	END IF;
+	RETURN QUERY EXECUTE format('SELECT * FROM %s.nbc_cross_validate_summary($1, $2)', ext)
+		USING option_sets, fold_metrics;
+END
+$$;
+COMMENT ON FUNCTION nb_cross_validate(regclass, text, text, integer, jsonb, text, jsonb) IS 'k-fold cross-validation of every option set of a grid: mean and standard deviation over the folds of accuracy, macro F1 and log loss, best first; a text column is tokenized with the tokenizer';
+
+-- ---------------------------------------------------------------------------
+-- nb_calibrate's training in parallel workers again: nbc_calibrate_checks,
+-- called in the training's statement since 0.16.0, is PARALLEL RESTRICTED
+-- (a parallel-unsafe function kept the whole statement in one process).
+
+-- nbc_calibrate_checks: nb_calibrate's checks of its folds once trained
+-- (a row in a fold, at least as many rows as folds, no fold of every row,
+-- at least two classes, the scores' limit), each error's DETAIL saying
+-- what calibration was doing; the labels of the whole model, in its order.
+-- PARALLEL RESTRICTED: it is called in the training's statement, which a
+-- parallel-unsafe function would keep out of parallel workers.
+CREATE OR REPLACE FUNCTION nbc_calibrate_checks(rel regclass, folds integer, fold_column text, fold_ids bigint[],
+									 fold_rows bigint[], all_rows numeric, whole nb_model)
+RETURNS text[]
+LANGUAGE plpgsql STABLE PARALLEL RESTRICTED
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+	ext text;
+	classes text[];
+	doing text := format('Calibration on "%s" was training a model per fold.', rel);
+BEGIN
+	IF fold_ids IS NULL THEN
+		RAISE EXCEPTION 'relation "%" has no rows to calibrate on', rel
+			USING ERRCODE = 'invalid_parameter_value', DETAIL = 'A row needs a label, features and a fold. ' || doing;
+	END IF;
+	IF fold_column IS NULL AND array_length(fold_ids, 1) < coalesce(folds, 5) THEN
+		RAISE EXCEPTION 'relation "%" has fewer rows than folds', rel
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = format('%s rows to calibrate on in %s folds. %s', array_length(fold_ids, 1), coalesce(folds, 5), doing);
+	END IF;
+	IF array_position(fold_rows, all_rows) IS NOT NULL THEN
+		RAISE EXCEPTION 'fold % holds every row', fold_ids[array_position(fold_rows, all_rows)]
+			USING ERRCODE = 'invalid_parameter_value', DETAIL = 'Each fold is scored by a model of the rows outside it. ' || doing;
+	END IF;
+	SELECT quote_ident(n.nspname) INTO ext
+	FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'nbc';
+	EXECUTE format('SELECT array_agg(c.label ORDER BY c.n) FROM %s.nb_classes($1) WITH ORDINALITY AS c(label, documents, prior, n)', ext)
+		INTO classes USING whole;
+	IF array_length(classes, 1) < 2 THEN
+		RAISE EXCEPTION 'relation "%" has one class', rel
+			USING ERRCODE = 'invalid_parameter_value', DETAIL = 'Calibration needs rows of at least two classes. ' || doing;
+	END IF;
+	-- the scores' limit (NB_CALIBRATION_MAX_BYTES in pg_calibrate.c), checked before any row is scored
+	IF all_rows * (array_length(classes, 1) + 1) * 8 > 268435456 THEN
+		RAISE EXCEPTION 'too many rows to calibrate'
+			USING ERRCODE = 'program_limit_exceeded',
+				  DETAIL = format('The log posteriors of %s rows of %s classes would take %s bytes, more than the limit of 268435456. '
+								  'Calibration on "%s" was counting its rows and classes.',
+								  all_rows, array_length(classes, 1), all_rows * (array_length(classes, 1) + 1) * 8, rel);
+	END IF;
+	RETURN classes;
+END
+$$;
+COMMENT ON FUNCTION nbc_calibrate_checks(regclass, integer, text, bigint[], bigint[], numeric, nb_model) IS 'the checks of nb_calibrate''s folds once trained: a row in a fold, at least as many rows as folds, no fold of every row, at least two classes, the limit of the scores'' memory; the labels of the whole model';

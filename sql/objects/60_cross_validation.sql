@@ -119,11 +119,15 @@ END
 $$;
 COMMENT ON FUNCTION nb_grid_options(jsonb) IS 'the option sets of a grid: an object gives every combination of its values, an array the option sets of each element';
 
+-- Called in the training's statement (nb_cross_validate), above its
+-- aggregates: PARALLEL RESTRICTED, so that the training below it may still
+-- run in parallel workers (a parallel-unsafe function anywhere in a query
+-- keeps all of it in one process).
 CREATE FUNCTION nbc_cross_validate_checks(rel regclass, folds integer, fold_column text,
 										  trained_folds anyarray, fold_rows bigint[],
 										  all_rows numeric, whole nb_model)
 RETURNS void
-LANGUAGE plpgsql STABLE
+LANGUAGE plpgsql STABLE PARALLEL RESTRICTED
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
@@ -171,8 +175,8 @@ CREATE FUNCTION nbc_progress_every() RETURNS interval
 	AS 'MODULE_PATHNAME' LANGUAGE C STABLE PARALLEL SAFE;
 COMMENT ON FUNCTION nbc_progress_every() IS 'the interval between two progress NOTICEs of nb_cross_validate, nb_cross_validate_em and nb_calibrate: nbc.progress_interval, NULL when nbc.progress is off';
 
-CREATE FUNCTION nbc_cross_validate_score(rel regclass, scored_sql text, option_sets jsonb[],
-										 whole nb_model, folds anyarray, models nb_model[],
+CREATE FUNCTION nbc_cross_validate_score(scored_sql text, option_sets jsonb[], whole nb_model,
+										 folds anyarray, models nb_model[],
 										 every interval, started timestamptz, reported timestamptz)
 RETURNS jsonb[]
 LANGUAGE plpgsql VOLATILE
@@ -188,11 +192,6 @@ DECLARE
 	per_fold text;
 	batch jsonb[];
 	fold_metrics jsonb[];
-	doing text;
-	e_state text;
-	e_message text;
-	e_detail text;
-	e_hint text;
 BEGIN
 	SELECT quote_ident(ns.nspname) INTO ext
 	FROM pg_extension e JOIN pg_namespace ns ON ns.oid = e.extnamespace
@@ -205,28 +204,18 @@ BEGIN
 										   CASE WHEN i > b * 8 + 1 THEN ', ' END, ext, i - b * 8 + 2,
 										   folds[fold_order[i]]);
 		END LOOP;
-		-- past the last fold, fold_order[i] and so the model are NULL, unused
-		doing := format('Cross-validation of "%s" was scoring folds %s to %s of %s.',
-						rel, b * 8 + 1, least(b * 8 + 8, n), n);
-		BEGIN
-		EXECUTE format('SELECT ARRAY[%s] FROM (SELECT * FROM (%s) r ORDER BY r.fold) r',
-					   per_fold, scored_sql)
+		-- past the last fold, fold_order[i] and so the model are NULL,
+		-- unused.  The comment says in an error's CONTEXT which pass failed
+		-- (see nb_cross_validate).
+		EXECUTE format('/* nb_cross_validate: scoring folds %s to %s of %s */ '
+					   'SELECT ARRAY[%s] FROM (SELECT * FROM (%s) r ORDER BY r.fold) r',
+					   b * 8 + 1, least(b * 8 + 8, n), n, per_fold, scored_sql)
 			INTO batch
 			USING option_sets, whole,
 				  models[fold_order[b * 8 + 1]], models[fold_order[b * 8 + 2]],
 				  models[fold_order[b * 8 + 3]], models[fold_order[b * 8 + 4]],
 				  models[fold_order[b * 8 + 5]], models[fold_order[b * 8 + 6]],
 				  models[fold_order[b * 8 + 7]], models[fold_order[b * 8 + 8]];
-		EXCEPTION WHEN query_canceled OR others THEN
-			-- raised again with what cross-validation was doing (see nb_cross_validate)
-			GET STACKED DIAGNOSTICS e_state = RETURNED_SQLSTATE, e_message = MESSAGE_TEXT,
-									e_detail = PG_EXCEPTION_DETAIL, e_hint = PG_EXCEPTION_HINT;
-			e_detail := concat_ws(' ', nullif(e_detail, ''), doing);
-			IF e_hint = '' THEN
-				RAISE EXCEPTION USING ERRCODE = e_state, MESSAGE = e_message, DETAIL = e_detail;
-			END IF;
-			RAISE EXCEPTION USING ERRCODE = e_state, MESSAGE = e_message, DETAIL = e_detail, HINT = e_hint;
-		END;
 		fold_metrics := fold_metrics || batch;
 		IF clock_timestamp() - reported >= every THEN
 			RAISE NOTICE 'nb_cross_validate: scored folds % to % of %', b * 8 + 1, least(b * 8 + 8, n), n
@@ -237,7 +226,7 @@ BEGIN
 	RETURN fold_metrics;
 END
 $$;
-COMMENT ON FUNCTION nbc_cross_validate_score(regclass, text, jsonb[], nb_model, anyarray, nb_model[], interval, timestamptz, timestamptz) IS 'the scoring passes of nb_cross_validate: nb_grid_metrics of every fold''s rows under its out-of-fold model, at most 8 folds per pass, as [fold][option set] in fold order, a progress NOTICE after a pass when every has passed since reported';
+COMMENT ON FUNCTION nbc_cross_validate_score(text, jsonb[], nb_model, anyarray, nb_model[], interval, timestamptz, timestamptz) IS 'the scoring passes of nb_cross_validate: nb_grid_metrics of every fold''s rows under its out-of-fold model, at most 8 folds per pass, as [fold][option set] in fold order, a progress NOTICE after a pass when every has passed since reported';
 
 CREATE FUNCTION nbc_cross_validate_summary(option_sets jsonb[], fold_metrics jsonb[])
 RETURNS TABLE (options jsonb, accuracy float8, accuracy_std float8, macro_f1 float8,
@@ -285,12 +274,6 @@ DECLARE
 	every interval;
 	started timestamptz := clock_timestamp();
 	reported timestamptz := started;
-	-- what the internal statements were doing when they failed (see below)
-	doing text;
-	e_state text;
-	e_message text;
-	e_detail text;
-	e_hint text;
 BEGIN
 	IF rel IS NULL OR label_column IS NULL OR features_column IS NULL THEN
 		RAISE EXCEPTION 'relation, label column and features column must not be null'
@@ -306,42 +289,41 @@ BEGIN
 	rows_sql := setup.rows_sql;
 
 	-- one pass: a model per fold and the whole by nb_merge (with the rows
-	-- that are in no fold), and the default grid from the whole.  Each
-	-- fold's out-of-fold model is made by the scoring passes, so that only a
-	-- batch of them is ever in memory (a leave-one-out model is nearly the
-	-- whole).  A fold holds every row when its rows are all the rows.
+	-- that are in no fold), the checks of them, and the default grid from
+	-- the whole.  Each fold's out-of-fold model is made by the scoring
+	-- passes, so that only a batch of them is ever in memory (a
+	-- leave-one-out model is nearly the whole).  A fold holds every row
+	-- when its rows are all the rows.
 	--
-	-- An error or a cancel in an internal statement is raised again from here
-	-- with its SQLSTATE, message, detail and hint, and a sentence saying what
-	-- cross-validation was doing (doing; NULL: nothing to add, or the helper
-	-- said it): PostgreSQL's CONTEXT would otherwise quote the whole generated
-	-- statement (near 1,000 characters per batch of folds).
-	BEGIN
-	doing := format('Cross-validation of "%s" was training a model per fold.', rel);
+	-- The training and the scoring run in no exception block: a block rolls
+	-- its subtransaction back before an error goes on, even one no handler
+	-- matches, freeing all that the statement took before a cancel reaches
+	-- the client.  An error's CONTEXT quotes the statement, which begins by
+	-- saying what cross-validation was doing.  The checks run in the
+	-- training's statement, so that a refusal comes before its result (every
+	-- fold's model) is copied out.
 	IF setup.rows_copied THEN
 		EXECUTE format('CREATE TEMPORARY TABLE nbc_cross_validate_rows ON COMMIT DROP AS %s', rows_sql);
 		rows_sql := 'SELECT fold, actual, features FROM pg_temp.nbc_cross_validate_rows';
 	END IF;
 	EXECUTE format(
-		'SELECT array_agg(fold) FILTER (WHERE fold IS NOT NULL) AS folds, '
-		'       array_agg(model) FILTER (WHERE fold IS NOT NULL) AS models, '
-		'       array_agg(n) FILTER (WHERE fold IS NOT NULL) AS fold_rows, '
-		'       sum(n) AS all_rows, '
-		'       %1$s.nb_merge(model) AS whole, '
-		'       coalesce($1, %1$s.nb_grid_default(%1$s.nb_merge(model))) AS grid '
+		'/* nb_cross_validate: training a model per fold */ '
+		'SELECT t.*, %1$s.nbc_cross_validate_checks($2, $3, $4, t.folds, t.fold_rows, t.all_rows, t.whole) AS checked, '
+		'coalesce($1, %1$s.nb_grid_default(t.whole)) AS grid '
+		'FROM (SELECT array_agg(fold) FILTER (WHERE fold IS NOT NULL) AS folds, '
+		'array_agg(model) FILTER (WHERE fold IS NOT NULL) AS models, '
+		'array_agg(n) FILTER (WHERE fold IS NOT NULL) AS fold_rows, '
+		'sum(n) AS all_rows, %1$s.nb_merge(model) AS whole '
 		'FROM (SELECT fold, count(*) AS n, %1$s.nb_train(actual, features%3$s) AS model '
-		'      FROM (%2$s) r GROUP BY fold) f',
+		'FROM (%2$s) r GROUP BY fold) f) t',
 		ext, rows_sql,
 		CASE WHEN setup.ftype = 'text'::regtype THEN format(', %L::jsonb', tokenizer) ELSE '' END)
-		INTO trained USING grid;
-	doing := NULL;
+		INTO trained USING grid, rel, coalesce(folds, 5), fold_column;
 	-- the rows a scoring pass reads: those in a fold
 	scored_sql := format('SELECT * FROM (%s) r WHERE r.fold IS NOT NULL', rows_sql);
 	IF setup.on_citus AND NOT setup.rows_copied THEN
 		scored_sql := format('WITH scored AS MATERIALIZED (%s) SELECT * FROM scored', scored_sql);
 	END IF;
-	EXECUTE format('SELECT %s.nbc_cross_validate_checks($1, $2, $3, $4, $5, $6, $7)', ext)
-		USING rel, coalesce(folds, 5), fold_column, trained.folds, trained.fold_rows, trained.all_rows, trained.whole;
 	EXECUTE format('SELECT ARRAY(SELECT %s.nb_grid_options($1))', ext) INTO option_sets USING trained.grid;
 	IF clock_timestamp() - reported >= every THEN
 		RAISE NOTICE 'nb_cross_validate: trained % folds of % rows; % to score',
@@ -351,23 +333,9 @@ BEGIN
 			USING DETAIL = format('Elapsed: %s s.', round(extract(epoch FROM clock_timestamp() - started)::numeric, 1));
 		reported := clock_timestamp();
 	END IF;
-	EXECUTE format('SELECT %s.nbc_cross_validate_score($1, $2, $3, $4, $5, $6, $7, $8, $9)', ext)
+	EXECUTE format('SELECT %s.nbc_cross_validate_score($1, $2, $3, $4, $5, $6, $7, $8)', ext)
 		INTO fold_metrics
-		USING rel, scored_sql, option_sets, trained.whole, trained.folds, trained.models, every, started, reported;
-	EXCEPTION WHEN query_canceled OR others THEN
-		GET STACKED DIAGNOSTICS e_state = RETURNED_SQLSTATE, e_message = MESSAGE_TEXT,
-								e_detail = PG_EXCEPTION_DETAIL, e_hint = PG_EXCEPTION_HINT;
-		e_detail := concat_ws(' ', nullif(e_detail, ''), doing);
-		-- (a RAISE option cannot be null, and an empty one prints an empty line)
-		IF e_detail = '' AND e_hint = '' THEN
-			RAISE EXCEPTION USING ERRCODE = e_state, MESSAGE = e_message;
-		ELSIF e_hint = '' THEN
-			RAISE EXCEPTION USING ERRCODE = e_state, MESSAGE = e_message, DETAIL = e_detail;
-		ELSIF e_detail = '' THEN
-			RAISE EXCEPTION USING ERRCODE = e_state, MESSAGE = e_message, HINT = e_hint;
-		END IF;
-		RAISE EXCEPTION USING ERRCODE = e_state, MESSAGE = e_message, DETAIL = e_detail, HINT = e_hint;
-	END;
+		USING scored_sql, option_sets, trained.whole, trained.folds, trained.models, every, started, reported;
 	IF setup.rows_copied THEN
 		DROP TABLE pg_temp.nbc_cross_validate_rows;
 	END IF;

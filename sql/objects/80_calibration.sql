@@ -53,10 +53,12 @@ CREATE AGGREGATE nbc_calibration(fold bigint, body text, actual text, whole nb_m
 -- (a row in a fold, at least as many rows as folds, no fold of every row,
 -- at least two classes, the scores' limit), each error's DETAIL saying
 -- what calibration was doing; the labels of the whole model, in its order.
+-- PARALLEL RESTRICTED: it is called in the training's statement, which a
+-- parallel-unsafe function would keep out of parallel workers.
 CREATE FUNCTION nbc_calibrate_checks(rel regclass, folds integer, fold_column text, fold_ids bigint[],
 									 fold_rows bigint[], all_rows numeric, whole nb_model)
 RETURNS text[]
-LANGUAGE plpgsql STABLE
+LANGUAGE plpgsql STABLE PARALLEL RESTRICTED
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
