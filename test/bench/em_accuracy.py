@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Held-out accuracy of EM (nb_train_em) against training on the labelled rows only.
 
-    em_accuracy.py [--seeds N] [--iterations N] [--fractions 0.01,0.05,0.2] [--lambdas auto|0,0.1,...]
+    em_accuracy.py [--seeds N] [--first-seed N] [--iterations N] [--fractions 0.01,0.05,0.2] [--lambdas auto|0,0.1,...]
                    [--folds N] [--components K] [--models LIST] [--corpora LIST]
 
 Connects with the libpq environment variables to a database with nbc and
@@ -121,6 +121,8 @@ class Run:
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--seeds", type=int, default=3)
+    ap.add_argument("--first-seed", type=int, default=0,
+                    help="seeds --first-seed to --first-seed + --seeds - 1 (to split a long run; default 0)")
     ap.add_argument("--iterations", type=int, default=10)
     ap.add_argument("--fractions", default="0.01,0.05,0.2")
     ap.add_argument("--lambdas", default="auto",
@@ -171,7 +173,7 @@ def main():
         for frac in fractions:
             acc = {m: [] for m in models}
             chosen, n_lab, notices = [], [], 0
-            for seed in range(args.seeds):
+            for seed in range(args.first_seed, args.first_seed + args.seeds):
                 keep = "(hashtext('%d/' || k) & 1048575) < %d" % (seed, int(round(frac * 1048576)))
                 # the training rows with the labels kept
                 cur.execute("CREATE OR REPLACE VIEW em_acc_train AS SELECT k, CASE WHEN %s THEN truth END AS label, "
