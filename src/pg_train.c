@@ -91,7 +91,9 @@ static Datum
 count_null_label(NbExpandedModel *em)
 {
 	nb_trainer_count_null_labels(em->trainer, 1);
-	nb_expanded_check(em);
+	/* the count grows no section (its 8 bytes are written once): only its range is checked */
+	if (em->trainer->overflow)
+		nb_expanded_check(em);
 	return EOHPGetRWDatum(&em->hdr);
 }
 
