@@ -4,9 +4,11 @@
 
 -- ---------------------------------------------------------------------------
 -- Rows skipped for a NULL label (issue #42 item 3): nb_info's
--- rows_null_label needs no SQL change (format version 4, flag 4); a live
+-- rows_null_label (format version 4, flag 4) in its comment; a live
 -- model's trigger keeps the count of a statement whose rows all have a
 -- NULL label through nbc_live_delta, since nb_train gives NULL over them.
+
+COMMENT ON FUNCTION nb_info(nb_model) IS 'summary of a model: classes, vocabulary, documents, tokens, rows skipped for a NULL label, features, format version, bytes';
 
 -- nbc_live_delta(model, null_labels): the model of rows of a live model's
 -- source from nb_train over them (NULL when they all have a NULL label)
