@@ -35,7 +35,7 @@ PURE_OBJS = $(patsubst %.c,%.o,$(sort $(wildcard src/nb_*.c src/workflows/nb_*.c
 GLUE_OBJS = src/nbc.o $(patsubst %.c,%.o,$(sort $(wildcard src/pg_*.c src/workflows/pg_*.c)))
 OBJS = $(PURE_OBJS) $(GLUE_OBJS)
 
-REGRESS = setup type_io train aggregate parallel merge predict predict_top options prepared collision query_constant inspect citus_path mixed limits compare metrics labels explain estimators subtract prune crossval dcm nonfinite numbers tokens settings unknown_features jsonb_numbers jsonb_objects em em_cv em_components calibrate live signals catalog upgrade
+REGRESS = setup type_io train aggregate parallel merge predict predict_top options prepared collision query_constant inspect citus_path mixed limits compare metrics labels null_labels explain estimators subtract prune crossval dcm nonfinite numbers tokens settings unknown_features jsonb_numbers jsonb_objects em em_cv em_components calibrate live signals catalog upgrade
 REGRESS_OPTS = --inputdir=. --load-extension=nbc
 
 # libm explicitly: without it the math functions' references carry no symbol

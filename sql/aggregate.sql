@@ -182,7 +182,8 @@ FROM (SELECT id, segment, nb_train(label, tokens) OVER (PARTITION BY segment) AS
 SELECT id, m IS NULL AS is_null
 FROM (SELECT id, nb_train(label, tokens) OVER (ORDER BY id) AS m FROM agg_docs WHERE segment = 'empty') s
 ORDER BY id;
--- nb_merge as a window aggregate over per-row models
+-- nb_merge as a window aggregate over per-row models (a row of NULL label has
+-- none, NULL: the merge counts none of the 3 rows of the 'empty' segment)
 SELECT count(*) AS rows,
        count(*) FILTER (WHERE m::text IS NOT DISTINCT FROM
                         (SELECT nb_train(label, tokens)::text FROM agg_docs d2 WHERE d2.id <= d.id)) AS equal

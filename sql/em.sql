@@ -26,6 +26,12 @@ FROM em_trace WHERE iteration = 0;
 -- nb_train_em returns the last model of the trace
 SELECT nb_train_em('em_docs', 'label', 'tokens', '{"lambda": 0.5, "iterations": 6}') = model AS last
 FROM em_trace WHERE iteration = 6;
+-- nb_train_em_history: the trace's iterations and log likelihoods, to the bit, without the models
+SELECT count(*) AS iterations,
+       count(*) FILTER (WHERE h.log_likelihood = t.log_likelihood) AS same_log_likelihood
+FROM nb_train_em_history('em_docs', 'label', 'tokens', '{"lambda": 0.5, "iterations": 6}') h
+     FULL JOIN em_trace t USING (iteration);
+SELECT pg_get_function_result('nb_train_em_history(regclass, text, text, jsonb)'::regprocedure) AS columns;
 
 -- iteration k + 1 is nb_train over the labelled rows and, for each
 -- unlabelled row and class, the row with weight lambda p(class | row) under
@@ -172,10 +178,10 @@ SELECT nb_train_em('em_docs', 'label', 'id');
 SELECT nb_train_em('em_docs', 'nothing', 'tokens');
 SELECT nb_train_em('em_docs', NULL, 'tokens');
 -- nbc_em_iterate called directly: nbc_em_run's checks are not there
-SELECT count(*) FROM nbc_em_iterate((SELECT model FROM em_trace WHERE iteration = 0), 'em_docs', 'label', 'tokens', 'text[]', 2, '{}', '{}', 2, 0, 1, true, now(), 1);
-SELECT count(*) FROM nbc_em_iterate(NULL, 'em_docs', 'label', 'tokens', 'text[]', 1, NULL, NULL, 2, 0, 1, true, now(), 1);
-SELECT count(*) FROM nbc_em_iterate((SELECT model FROM em_trace WHERE iteration = 0), 'em_docs', 'label', 'id', 'integer', 1, NULL, NULL, 2, 0, 1, true, now(), 1);
-SELECT count(*) FROM nbc_em_iterate((SELECT model FROM em_trace WHERE iteration = 0), 'em_docs', 'label', 'tokens', 'text[]', 1, NULL, NULL, 2, 0, 1, true, now(), 0);
+SELECT count(*) FROM nbc_em_iterate((SELECT model FROM em_trace WHERE iteration = 0), 'em_docs', 'label', 'tokens', 'text[]', 2, '{}', '{}', 2, 0, 1, 1, true, true, now());
+SELECT count(*) FROM nbc_em_iterate(NULL, 'em_docs', 'label', 'tokens', 'text[]', 1, NULL, NULL, 2, 0, 1, 1, true, true, now());
+SELECT count(*) FROM nbc_em_iterate((SELECT model FROM em_trace WHERE iteration = 0), 'em_docs', 'label', 'id', 'integer', 1, NULL, NULL, 2, 0, 1, 1, true, true, now());
+SELECT count(*) FROM nbc_em_iterate((SELECT model FROM em_trace WHERE iteration = 0), 'em_docs', 'label', 'tokens', 'text[]', 1, NULL, NULL, 2, 0, 1, 0, true, true, now());
 \set VERBOSITY default
 -- a misspelled option of EM's own: the hint names EM's options before the model's (#42)
 SELECT nb_train_em('em_docs', 'label', 'tokens', '{"lamda": 0.5}');

@@ -73,7 +73,7 @@ SELECT nb_info(nb_prune(m, '{"top_k": 2}')) -> 'options' AS pruned_options FROM 
 
 -- the settings in the bytes: hand-made values are validated
 CREATE TABLE st_bytes AS SELECT nbc_model_send(m) AS b FROM st_opt;
-SELECT nbt_text(nbt_fix(set_byte(b, 6, 4)))::nb_model FROM st_bytes;                        -- unknown flag
+SELECT nbt_text(nbt_fix(set_byte(b, 6, 16)))::nb_model FROM st_bytes;                       -- unknown flag
 SELECT nbt_text(nbt_fix(set_byte(b, 48, 15)))::nb_model FROM st_bytes;                       -- tokenizer size
 SELECT nbt_text(nbt_fix(set_byte(b, position('\x22616c706861'::bytea IN b), 0)))::nb_model
 FROM st_bytes;                                                                              -- zero byte in the options

@@ -76,15 +76,16 @@ section_counts(uint64_t C, uint64_t V, uint64_t E, uint64_t F, uint64_t H)
 
 /*
  * Bytes of the counts after the header: F and the vector length, then H,
- * then the sizes of the settings.
+ * then the sizes of the settings, then the rows skipped for a NULL label
+ * (flag NB_FORMAT_FLAG_NULL_LABELS).
  */
 static size_t
-counts_size(uint16_t version)
+counts_size(uint16_t version, bool null_labels)
 {
 	switch (version)
 	{
 		case NB_FORMAT_VERSION_SETTINGS:
-			return 24;
+			return null_labels ? 32 : 24;
 		case NB_FORMAT_VERSION:
 			return 16;
 		case NB_FORMAT_VERSION_FEATURES:
@@ -365,7 +366,7 @@ open_header(NbView *view, const unsigned char *p, size_t size, uint16_t *flags,
 		FAIL("unsupported format version %u", (unsigned) view->version);
 	if (view->version == NB_FORMAT_VERSION_SETTINGS ?
 		(*flags & ~(NB_FORMAT_FLAG_NO_LENGTHS | NB_FORMAT_FLAG_JSONB_BAG |
-					NB_FORMAT_FLAG_COMPONENTS)) != 0 : *flags != 0)
+					NB_FORMAT_FLAG_NULL_LABELS | NB_FORMAT_FLAG_COMPONENTS)) != 0 : *flags != 0)
 		FAIL("unsupported flags 0x%04x", (unsigned) *flags);
 	view->settings.jsonb_bag = (*flags & NB_FORMAT_FLAG_JSONB_BAG) != 0;
 	view->settings.components = (*flags & NB_FORMAT_FLAG_COMPONENTS) != 0;
@@ -374,7 +375,8 @@ open_header(NbView *view, const unsigned char *p, size_t size, uint16_t *flags,
 	view->n_tokens = nb_read_u32(p + 12, 0);
 	view->n_entries = nb_read_le64(p + 16);
 	view->checksum = nb_read_le64(p + 24);
-	if (view->n_classes == 0)
+	/* a model of rows that all had a NULL label has no class, and nothing but their count */
+	if (view->n_classes == 0 && !(*flags & NB_FORMAT_FLAG_NULL_LABELS))
 		FAIL("model has no classes");
 	return true;
 }
@@ -394,15 +396,16 @@ typedef struct RawSettings
  * the string areas.
  */
 static bool
-open_sections(NbView *view, bool lengths, const unsigned char **cursor, size_t *remaining,
-			  RawSettings *raw, NbFormatError *error)
+open_sections(NbView *view, uint16_t flags, bool lengths, const unsigned char **cursor,
+			  size_t *remaining, RawSettings *raw, NbFormatError *error)
 {
+	bool		null_labels = (flags & NB_FORMAT_FLAG_NULL_LABELS) != 0;
 	SectionCounts n;
 
 	view->n_features = 1;
 	if (view->version != NB_FORMAT_VERSION_TEXT)
 	{
-		size_t		counts = counts_size(view->version);
+		size_t		counts = counts_size(view->version, null_labels);
 
 		if (*remaining < counts)
 			FAIL("counts in the header do not fit the value's %zu bytes", view->size);
@@ -414,6 +417,12 @@ open_sections(NbView *view, bool lengths, const unsigned char **cursor, size_t *
 		{
 			raw->tokenizer_size = nb_read_u32(*cursor, 4);
 			raw->options_size = nb_read_u32(*cursor, 5);
+		}
+		if (null_labels)
+		{
+			view->settings.null_labels = nb_read_le64(*cursor + 24);
+			if (view->settings.null_labels == 0)
+				FAIL("a count of rows skipped for a NULL label of 0 with its flag");
 		}
 		if (!lengths && view->n_lengths != 0)
 			FAIL("a model without document lengths has %llu length pairs",
@@ -432,6 +441,23 @@ open_sections(NbView *view, bool lengths, const unsigned char **cursor, size_t *
 	if (!take(cursor, remaining, raw->tokenizer_size, 1, &raw->tokenizer) ||
 		!take(cursor, remaining, raw->options_size, 1, &raw->options))
 		FAIL("settings do not fit the value's %zu bytes", view->size);
+	return true;
+}
+
+/*
+ * The rows skipped for a NULL label: flagged only when there are some, and
+ * a model of no class (of such rows alone) has nothing but them and its
+ * tokenizer.
+ */
+static bool
+check_null_labels(const NbView *view, NbFormatError *error)
+{
+	if (view->settings.null_labels > NB_NULL_LABELS_MAX)
+		FAIL("the count of rows skipped for a NULL label is out of range");
+	if (view->n_classes == 0 &&
+		(view->n_tokens != 0 || view->n_features != 0 || view->vector_len != 0 ||
+		 view->settings.options_len != 0))
+		FAIL("a model without classes has more than a count of rows skipped for a NULL label");
 	return true;
 }
 
@@ -457,7 +483,7 @@ open_settings(NbView *view, const RawSettings *raw, NbFormatError *error)
 		FAIL("a model without settings must be an earlier format version");
 	if (view->settings.jsonb_bag && !has_unnamed_bag(view))
 		FAIL("a bag \"\" of jsonb rows is flagged, but the model has no bag \"\"");
-	return true;
+	return check_null_labels(view, error);
 }
 
 /*
@@ -612,7 +638,7 @@ nb_view_open(NbView *view, const void *data, size_t size, NbFormatError *error)
 	remaining = size - NB_HEADER_SIZE;
 	lengths = view->version == NB_FORMAT_VERSION ||
 		(view->version == NB_FORMAT_VERSION_SETTINGS && !(flags & NB_FORMAT_FLAG_NO_LENGTHS));
-	if (!open_sections(view, lengths, &cursor, &remaining, &raw, error))
+	if (!open_sections(view, flags, lengths, &cursor, &remaining, &raw, error))
 		return false;
 	if (view->version == NB_FORMAT_VERSION_TEXT)
 		imply_text_only(view, p);
@@ -722,7 +748,7 @@ nb_format_size(const NbFormatShape *s, size_t max_size)
 	uint16_t	version = shape_version(s);
 	SectionCounts n = section_counts(s->n_classes, s->n_tokens, s->n_entries, s->n_features,
 									 s->n_lengths);
-	uint64_t	size = NB_HEADER_SIZE + counts_size(version);
+	uint64_t	size = NB_HEADER_SIZE + counts_size(version, s->settings.null_labels > 0);
 
 #define SECTION_BYTES(name, width, count, since) \
 	if (section_present(version, s->lengths, (since)) && \
@@ -755,6 +781,8 @@ nb_format_begin(NbFormatWriter *w, const NbFormatShape *s, unsigned char *buf, s
 		flags |= NB_FORMAT_FLAG_NO_LENGTHS;
 	if (s->settings.jsonb_bag)
 		flags |= NB_FORMAT_FLAG_JSONB_BAG;
+	if (s->settings.null_labels > 0)
+		flags |= NB_FORMAT_FLAG_NULL_LABELS;
 	if (s->settings.components)
 		flags |= NB_FORMAT_FLAG_COMPONENTS;
 	memset(w, 0, sizeof(*w));
@@ -787,8 +815,13 @@ nb_format_begin(NbFormatWriter *w, const NbFormatShape *s, unsigned char *buf, s
 	{
 		nb_write_u32(p, 4, s->settings.has_tokenizer ? NB_TOKENIZER_SIZE : 0);
 		nb_write_u32(p, 5, s->settings.options_len);
+		if (s->settings.null_labels > 0)
+		{
+			nb_write_u32(p, 6, (uint32_t) s->settings.null_labels);
+			nb_write_u32(p, 7, (uint32_t) (s->settings.null_labels >> 32));
+		}
 	}
-	p += counts_size(version);
+	p += counts_size(version, s->settings.null_labels > 0);
 #define PLACE_SECTION(name, width, count, since) \
 	if (section_present(version, s->lengths, (since))) \
 	{ \

@@ -36,6 +36,7 @@
 #define NB_HEADER_SIZE 32
 #define NB_FORMAT_FLAG_NO_LENGTHS 1	/* version 4: the document lengths are unknown */
 #define NB_FORMAT_FLAG_JSONB_BAG 2	/* version 4: the bag "" came from jsonb rows */
+#define NB_FORMAT_FLAG_NULL_LABELS 4	/* version 4: a count of rows skipped for a NULL label */
 #define NB_FORMAT_FLAG_COMPONENTS 8	/* version 4: a class is a run of equal labels */
 #define NB_CHECKSUM_SEED UINT64_C(0x6e62632d6d6f646c)
 

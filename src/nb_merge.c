@@ -61,10 +61,24 @@ nb_merge_compat_status(NbCompat compat)
 	}
 }
 
+/*
+ * The first of n views with a class, or NULL: a model of no class (of rows
+ * that all had a NULL label) holds a count alone, no settings to agree on.
+ */
+static const NbView *
+first_with_classes(const NbView *views, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (views[i].n_classes > 0)
+			return &views[i];
+	return NULL;
+}
+
 NbMergeStatus
 nb_merge_check(const NbView *earlier, uint32_t n, const NbView *v, NbMergeConflict *conflict)
 {
 	uint32_t	first = NB_NONE;
+	const NbView *settled = first_with_classes(earlier, n);
 
 	/*
 	 * The earlier views together, as a trainer that merged them holds them:
@@ -75,13 +89,14 @@ nb_merge_check(const NbView *earlier, uint32_t n, const NbView *v, NbMergeConfli
 	conflict->earlier_vector_len = 0;
 	for (uint32_t i = 0; i < n; i++)
 	{
-		conflict->earlier_inputs |= nb_view_input_kinds(&earlier[i]);
+		if (earlier[i].n_classes > 0)
+			conflict->earlier_inputs |= nb_view_input_kinds(&earlier[i]);
 		if (earlier[i].vector_len != 0)
 			conflict->earlier_vector_len = earlier[i].vector_len;
 	}
-	if (n > 0)
+	if (settled != NULL && v->n_classes > 0)
 	{
-		NbCompat	compat = nb_compat_check(conflict->earlier_inputs, &earlier[0].settings,
+		NbCompat	compat = nb_compat_check(conflict->earlier_inputs, &settled->settings,
 											 conflict->inputs, &v->settings);
 
 		if (compat != NB_COMPAT_OK)
@@ -183,6 +198,7 @@ merge_features(NbMerger *m)
 	InputStrings l = input_strings(m, true);
 	uint32_t	C;
 	bool		keep_lengths = false;
+	const NbView *settled;
 
 	m->feature_base = l.base;
 	for (uint32_t i = 0; i < m->n; i++)
@@ -233,10 +249,18 @@ merge_features(NbMerger *m)
 	}
 
 	m->p.text_only = nb_plan_is_text_only(&m->p);
-	m->p.settings = m->in[0].settings;
-	for (uint32_t i = 1; i < m->n; i++)
+	settled = first_with_classes(m->in, m->n);
+	m->p.settings = (settled != NULL ? settled : m->in)->settings;
+	m->p.settings.null_labels = 0;
+	for (uint32_t i = 0; i < m->n; i++)
+	{
 		if (m->in[i].settings.jsonb_bag)
 			m->p.settings.jsonb_bag = true;
+		m->p.settings.null_labels = nb_null_labels_add(m->p.settings.null_labels,
+													   m->in[i].settings.null_labels);
+	}
+	if (m->p.settings.null_labels > NB_NULL_LABELS_MAX)
+		m->overflow = true;
 
 	/* lengths are kept if there is a bag and no input has bags without them */
 	for (uint32_t f = 0; f < m->p.F; f++)

@@ -109,6 +109,16 @@ void		nb_plan_alloc_stats(NbPlan *p);
 /* Whether the plan is the bag "" alone, present in every document (nb_format_text_only). */
 bool		nb_plan_is_text_only(const NbPlan *p);
 
+/*
+ * Whether the plan holds nothing, not even rows skipped for a NULL label:
+ * the empty model (SQL's NULL), which is not written.
+ */
+static inline bool
+nb_plan_is_empty(const NbPlan *p)
+{
+	return p->C == 0 && p->settings.null_labels == 0;
+}
+
 /* Exact size of the planned model, or 0 if it would exceed max_size. */
 size_t		nb_plan_size(const NbPlan *p, size_t max_size);
 

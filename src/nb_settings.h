@@ -39,12 +39,33 @@ typedef struct NbSettings
 	 * labels repeat, a class being the run of its components (nb_format.h).
 	 */
 	bool		components;
+
+	/*
+	 * Rows the trainer skipped for their NULL label (at most
+	 * NB_NULL_LABELS_MAX).  Not a setting to agree on either: merging adds
+	 * the counts, subtracting subtracts them.
+	 */
+	uint64_t	null_labels;
 } NbSettings;
+
+#define NB_NULL_LABELS_MAX ((uint64_t) INT64_MAX)
+
+/*
+ * The sum of two counts of rows skipped for a NULL label, b at most
+ * NB_NULL_LABELS_MAX; past it, NB_NULL_LABELS_MAX + 1, which no model
+ * holds (its writer reports the overflow).
+ */
+static inline uint64_t
+nb_null_labels_add(uint64_t a, uint64_t b)
+{
+	return a > NB_NULL_LABELS_MAX - b ? NB_NULL_LABELS_MAX + 1 : a + b;
+}
 
 static inline bool
 nb_settings_any(const NbSettings *s)
 {
-	return s->has_tokenizer || s->options_len > 0 || s->jsonb_bag || s->components;
+	return s->has_tokenizer || s->options_len > 0 || s->jsonb_bag || s->components ||
+		s->null_labels > 0;
 }
 
 static inline bool

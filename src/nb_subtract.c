@@ -822,6 +822,15 @@ fill_plan(Sub *s)
 	}
 	p->text_only = nb_plan_is_text_only(p);
 	p->settings = s->a->settings;
+	p->settings.null_labels -= s->b->settings.null_labels;
+	/* what remains of rows that all had a NULL label is their count, at most with a tokenizer (nb_format.h) */
+	if (p->C == 0)
+	{
+		p->settings.options = NULL;
+		p->settings.options_len = 0;
+		p->settings.jsonb_bag = false;
+		p->settings.components = false;
+	}
 }
 
 static void
@@ -848,7 +857,9 @@ nb_subtract_plan(const NbView *a, const NbView *b, NbSubtractError *err)
 	memset(err, 0, sizeof(*err));
 	err->inputs_a = nb_view_input_kinds(a);
 	err->inputs_b = nb_view_input_kinds(b);
-	err->compat = nb_compat_check(err->inputs_a, &a->settings, err->inputs_b, &b->settings);
+	/* a model of no class holds a count alone, no settings to agree on */
+	if (a->n_classes > 0 && b->n_classes > 0)
+		err->compat = nb_compat_check(err->inputs_a, &a->settings, err->inputs_b, &b->settings);
 	if (err->compat != NB_COMPAT_OK)
 	{
 		err->status = NB_SUBTRACT_COMPAT;
@@ -859,6 +870,14 @@ nb_subtract_plan(const NbView *a, const NbView *b, NbSubtractError *err)
 		err->status = NB_SUBTRACT_VECTOR;
 		err->vector_a = a->vector_len;
 		err->vector_b = b->vector_len;
+		return NULL;
+	}
+	if (b->settings.null_labels > a->settings.null_labels)
+	{
+		err->status = NB_SUBTRACT_NEGATIVE;
+		err->count = NB_COUNT_NULL_LABELS;
+		err->minuend = (double) a->settings.null_labels;
+		err->subtrahend = (double) b->settings.null_labels;
 		return NULL;
 	}
 	result = nb_alloc_zero(sizeof(NbPlan));

@@ -53,7 +53,8 @@ typedef enum NbSubtractCount
 	NB_COUNT_VALUES,			/* values of a Gaussian feature, over all classes */
 	NB_COUNT_OCCURRENCES,		/* occurrences of an item in a class */
 	NB_COUNT_ITEM_DOCUMENTS,	/* documents of a class with an item */
-	NB_COUNT_LENGTH_ROWS		/* rows of a class whose bag has a length */
+	NB_COUNT_LENGTH_ROWS,		/* rows of a class whose bag has a length */
+	NB_COUNT_NULL_LABELS		/* rows skipped for a NULL label */
 } NbSubtractCount;
 
 /*

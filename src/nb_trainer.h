@@ -256,6 +256,18 @@ NbMergeStatus nb_trainer_merge_view(NbTrainer *t, const NbView *view, uint32_t *
  */
 bool		nb_trainer_set_tokenizer(NbTrainer *t, const NbTokenizer *tok);
 
+/*
+ * Add n (at most NB_NULL_LABELS_MAX) rows skipped for their NULL label
+ * (NbSettings.null_labels); past NB_NULL_LABELS_MAX, t->overflow.
+ */
+static inline void
+nb_trainer_count_null_labels(NbTrainer *t, uint64_t n)
+{
+	t->settings.null_labels = nb_null_labels_add(t->settings.null_labels, n);
+	if (t->settings.null_labels > NB_NULL_LABELS_MAX)
+		t->overflow = true;
+}
+
 /* Rows of jsonb added to the bag "" (their key ""): see NbSettings.jsonb_bag. */
 void		nb_trainer_set_jsonb_bag(NbTrainer *t);
 

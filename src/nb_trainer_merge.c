@@ -91,12 +91,18 @@ nb_trainer_set_tokenizer(NbTrainer *t, const NbTokenizer *tok)
 	return true;
 }
 
-/* Merge the view's settings into the trainer's: adopted while not fixed, else compared. */
+/*
+ * Merge the view's settings into the trainer's: adopted while not fixed,
+ * else compared.  A model of no class (of rows that all had a NULL label)
+ * has none to agree on: its settings are neither compared nor adopted.
+ */
 static NbMergeStatus
 merge_settings(NbTrainer *t, const NbView *v)
 {
 	char	   *options;
 
+	if (v->n_classes == 0)
+		return NB_MERGE_OK;
 	if (settings_fixed(t))
 		return nb_merge_compat_status(nb_compat_check(nb_trainer_input_kinds(t), &t->settings,
 													  nb_view_input_kinds(v), &v->settings));
@@ -288,10 +294,13 @@ nb_trainer_merge_view(NbTrainer *t, const NbView *v, uint32_t *conflict)
 	MergeCursor cur = {v, NULL, v->tokens, 0, 0, 0, 0};
 	uint32_t   *feature_map;
 	uint32_t   *class_map;
+	uint64_t	null_labels = t->settings.null_labels;
 	NbMergeStatus status = merge_settings(t, v);
 
 	if (status != NB_MERGE_OK)
 		return status;
+	/* adopted settings bring the view's count, added below with the rest */
+	t->settings.null_labels = null_labels;
 	feature_map = nb_alloc(sizeof(uint32_t) * v->n_features);
 	status = map_features(t, v, feature_map, conflict);
 	if (status != NB_MERGE_OK)
@@ -311,6 +320,8 @@ nb_trainer_merge_view(NbTrainer *t, const NbView *v, uint32_t *conflict)
 		status = merge_feature(t, &cur, j, feature_map[j]);
 	if (status == NB_MERGE_OK && v->settings.jsonb_bag)
 		t->settings.jsonb_bag = true;
+	if (status == NB_MERGE_OK)
+		nb_trainer_count_null_labels(t, v->settings.null_labels);
 	nb_free(class_map);
 	nb_free(feature_map);
 	return status;

@@ -11,6 +11,7 @@
 #include "miscadmin.h"
 #include "lib/stringinfo.h"
 #include "utils/builtins.h"
+#include "utils/numeric.h"
 #include "utils/tuplestore.h"
 
 #include "nb_alloc.h"
@@ -324,6 +325,18 @@ push_jsonb(JsonbParseState **state, Jsonb *value)
 	pushJsonbValue(state, WJB_VALUE, &v);
 }
 
+/* "rows_null_label": the rows training skipped for a NULL label, exactly. */
+static void
+push_null_labels(JsonbParseState **state, const NbView *view)
+{
+	JsonbValue	v;
+
+	nb_push_key(state, "rows_null_label", strlen("rows_null_label"));
+	v.type = jbvNumeric;
+	v.val.numeric = int64_to_numeric((int64) view->settings.null_labels);
+	pushJsonbValue(state, WJB_VALUE, &v);
+}
+
 Datum
 nb_info(PG_FUNCTION_ARGS)
 {
@@ -348,6 +361,7 @@ nb_info(PG_FUNCTION_ARGS)
 	nb_push_pair(&state, "entries", (double) view.n_entries);
 	push_derived(&state, "documents", total_docs(&view));
 	push_derived(&state, "tokens", T);
+	push_null_labels(&state, &view);
 	if (nb_view_has_lengths(&view))
 		nb_push_pair(&state, "length_pairs", (double) view.n_lengths);
 	if (view.version != NB_FORMAT_VERSION_TEXT)
@@ -494,7 +508,8 @@ push_feature(JsonbParseState **state, const NbView *view, const NbFeature *f,
  * Otherwise:
  * {"format_version": 2, "classes": {label: {"documents": D_c}, ...},
  *  ["vector_length": n,] "features": {name: push_feature, ...}}
- * where version 3 gives each bag's classes their "lengths".
+ * where version 3 gives each bag's classes their "lengths", and a model
+ * with rows skipped for a NULL label has "rows_null_label" after the version.
  */
 Datum
 nb_model_to_jsonb(PG_FUNCTION_ARGS)
@@ -521,6 +536,8 @@ nb_model_to_jsonb(PG_FUNCTION_ARGS)
 
 	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
 	nb_push_pair(&state, "format_version", view.version);
+	if (view.settings.null_labels > 0)
+		push_null_labels(&state, &view);
 
 	nb_push_key(&state, "classes", strlen("classes"));
 	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);

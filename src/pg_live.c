@@ -61,6 +61,7 @@
 
 #include "pg_label.h"
 #include "pg_live.h"
+#include "pg_model.h"
 
 PG_FUNCTION_INFO_V1(nbc_live_train);
 PG_FUNCTION_INFO_V1(nbc_live_read);
@@ -325,7 +326,9 @@ features_type_name(Oid type)
 /*
  * The query that trains the model of the rows of relation "from": every
  * argument cast to the type of the one signature of nb_train it means, so
- * that no other function of that name can be chosen.
+ * that no other function of that name can be chosen; with the count of the
+ * rows nb_train skips for a NULL label (features and weight as it counts
+ * them), which nbc_live_delta keeps when nb_train gives NULL.
  */
 static char *
 train_query(LiveContext *c, const LiveModel *m, Relation rel, const char *from)
@@ -337,15 +340,18 @@ train_query(LiveContext *c, const LiveModel *m, Relation rel, const char *from)
 
 	initStringInfo(&q);
 	/* the plan is kept (live_plan): the text says which relation's transition table it reads */
-	appendStringInfo(&q, "/* source %u of %d columns */ SELECT %s.nb_train(%s::pg_catalog.text, %s::%s",
-					 RelationGetRelid(rel), RelationGetDescr(rel)->natts, c->nsp, col[0], col[1],
+	appendStringInfo(&q, "/* source %u of %d columns */ SELECT %s.nbc_live_delta(%s.nb_train(%s::pg_catalog.text, %s::%s",
+					 RelationGetRelid(rel), RelationGetDescr(rel)->natts, c->nsp, c->nsp, col[0], col[1],
 					 features_type_name(feature_type));
 	if (n == 3)
 		appendStringInfo(&q, ", %s::pg_catalog.float8", col[2]);
 	if (feature_type == TEXTOID && (n == 3 || m->tokenizer != NULL))
 		appendStringInfo(&q, ", %s::pg_catalog.jsonb",
 						 m->tokenizer != NULL ? quote_literal_cstr(m->tokenizer) : "NULL");
-	appendStringInfo(&q, ") FROM %s", from);
+	appendStringInfo(&q, "), count(*) FILTER (WHERE %s IS NULL AND %s IS NOT NULL", col[0], col[1]);
+	if (n == 3)
+		appendStringInfo(&q, " AND %s::pg_catalog.float8 > 0", col[2]);
+	appendStringInfo(&q, ")) FROM %s", from);
 	return q.data;
 }
 
@@ -619,6 +625,21 @@ read_source(LiveContext *c, const LiveModel *m, LiveRead *r)
 	live_as_caller(c);
 }
 
+/*
+ * Whether a live model is of rows that all had a NULL label (its deltas
+ * keep their count, see nbc_live_delta): nb_live gives NULL then, as
+ * nb_train over the source does.
+ */
+static bool
+live_no_class(Datum model)
+{
+	uint32		classes;
+	double		documents;
+
+	nb_model_class_totals(model, &classes, &documents);
+	return classes == 0;
+}
+
 /* nb_live(name): the live model, as the caller's snapshot sees its source. */
 Datum
 nbc_live_read(PG_FUNCTION_ARGS)
@@ -655,6 +676,7 @@ nbc_live_read(PG_FUNCTION_ARGS)
 			r.exact = false;
 		if (!r.exact)
 			read_source(&c, &m, &r);
+		r.isnull = r.isnull || live_no_class(r.model);
 		cache_model(state, version, r.model, r.isnull);
 	}
 	live_end(&c);

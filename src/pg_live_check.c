@@ -2,7 +2,9 @@
  * pg_live_check.c — nbc_live_checked: a weighted live model's value, or an
  * error when its deltas cancelled beyond double precision
  * (nb_class_sums.h), which makes its reader or folder train it from the
- * source instead (pg_live.c, pg_live_fold.c).
+ * source instead (pg_live.c, pg_live_fold.c); nbc_live_delta: the model
+ * of some rows of a live model's source, their count of rows skipped for
+ * a NULL label kept when nb_train gives NULL.
  */
 #include "postgres.h"
 
@@ -16,6 +18,7 @@
 
 PG_FUNCTION_INFO_V1(nbc_live_checked);
 PG_FUNCTION_INFO_V1(nbc_live_exact);
+PG_FUNCTION_INFO_V1(nbc_live_delta);
 
 /*
  * Relative tolerance between a class's weight in the live model and its
@@ -97,4 +100,27 @@ Datum
 nbc_live_exact(PG_FUNCTION_ARGS)
 {
 	PG_RETURN_BOOL(class_weights_exact(fcinfo));
+}
+
+/*
+ * nbc_live_delta(model, null_labels): the model of rows of a live model's
+ * source (a delta, or the base) from nb_train over them and the count of
+ * those it skips for a NULL label: the model as is (it holds the count),
+ * else the model of that count alone (no class: nb_train gives NULL over
+ * rows that all have a NULL label, and the live model must still count
+ * them), else NULL.
+ */
+Datum
+nbc_live_delta(PG_FUNCTION_ARGS)
+{
+	NbExpandedModel *em;
+	NbView		view;
+
+	if (!PG_ARGISNULL(0))
+		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+	if (PG_ARGISNULL(1) || PG_GETARG_INT64(1) <= 0)
+		PG_RETURN_NULL();
+	em = nb_expanded_create(CurrentMemoryContext);
+	nb_trainer_count_null_labels(nb_expanded_trainer(em), (uint64) PG_GETARG_INT64(1));
+	PG_RETURN_POINTER(nb_expanded_write(em, CurrentMemoryContext, &view));
 }

@@ -164,6 +164,18 @@ report_range(const NbTrainer *t)
 }
 
 void
+nb_model_require_classes(const NbView *view)
+{
+	if (view->n_classes == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("naive Bayes model has no class"),
+				 errdetail("Each of the %llu rows it was trained on had a NULL label.",
+						   (unsigned long long) view->settings.null_labels),
+				 errhint("Train the model on rows whose label is not NULL.")));
+}
+
+void
 nb_expanded_check(NbExpandedModel *em)
 {
 	if (em->trainer->overflow || em->trainer->underflow)

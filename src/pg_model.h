@@ -125,6 +125,12 @@ void		nb_model_class_totals(Datum d, uint32 *classes, double *documents);
 void		nb_expanded_check(NbExpandedModel *em);
 
 /*
+ * ERROR 22023 if the model has no class: the model of rows that all had a
+ * NULL label, which keeps their count and nothing to score with.
+ */
+void		nb_model_require_classes(const NbView *view);
+
+/*
  * Detoast a model datum and validate it.  The result view points into the
  * returned varlena.  On invalid bytes: ERROR with the given SQLSTATE.
  */

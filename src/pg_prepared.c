@@ -329,9 +329,12 @@ find_cached(const StoredBytes *b)
 static NbPrepared *
 copy_model(const NbView *view, MemoryContext ctx, bool own_items)
 {
-	MemoryContext old = MemoryContextSwitchTo(ctx);
-	NbPrepared *pm = palloc0(sizeof(NbPrepared));
+	MemoryContext old;
+	NbPrepared *pm;
 
+	nb_model_require_classes(view);
+	old = MemoryContextSwitchTo(ctx);
+	pm = palloc0(sizeof(NbPrepared));
 	pm->ctx = ctx;
 	nb_index_copy(&pm->index, view, own_items);
 	pm->log_post = palloc(sizeof(double) * view->n_classes);

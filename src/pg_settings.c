@@ -35,6 +35,7 @@ nb_model_with_options(Datum model, Jsonb *options)
 	{
 		NbIndex		index;
 
+		nb_model_require_classes(&view);
 		nb_index_build(&index, &view);
 		settings.options = nb_options_canonical(options, &index, &settings.options_len);
 	}

@@ -59,6 +59,9 @@ count_words(const NbSubtractError *e)
 							 nb_cut_str(e->label, e->label_len), float8out_internal(e->length),
 							 nb_cut_str(e->feature, e->feature_len));
 			break;
+		case NB_COUNT_NULL_LABELS:
+			appendStringInfoString(&s, "rows skipped for a NULL label");
+			break;
 	}
 	return s.data;
 }
@@ -159,7 +162,7 @@ nb_subtract(PG_FUNCTION_ARGS)
 	s = nb_subtract_plan(&a, &b, &err);
 	if (s == NULL)
 		report_subtract_error(&err);
-	if (s->C > 0)
+	if (!nb_plan_is_empty(s))
 	{
 		size_t		size = nb_plan_size(s, NB_MODEL_MAX_SIZE);
 

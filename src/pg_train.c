@@ -53,19 +53,26 @@ state_for_update(FunctionCallInfo fcinfo, MemoryContext aggctx)
 	return em;
 }
 
+/* What a training row does. */
+typedef enum RowKind
+{
+	ROW_SKIPPED,				/* nothing: NULL features or weight, or weight 0 */
+	ROW_NULL_LABEL,				/* a row that a label would train: counted (NbSettings) */
+	ROW_LABELLED
+} RowKind;
+
 /*
  * Common row checks of the training transition functions, whose weight is
- * argument weight_arg (-1: none).  Returns false when the row adds nothing:
- * NULL label, features or weight, or weight 0.
+ * argument weight_arg (-1: none).
  */
-static bool
-row_weight_at(FunctionCallInfo fcinfo, int weight_arg, double *weight)
+static RowKind
+row_kind(FunctionCallInfo fcinfo, int weight_arg, double *weight)
 {
 	*weight = 1.0;
 	if (weight_arg >= 0)
 	{
 		if (PG_ARGISNULL(weight_arg))
-			return false;
+			return ROW_SKIPPED;
 		*weight = PG_GETARG_FLOAT8(weight_arg);
 		if (isnan(*weight) || isinf(*weight) || *weight < 0)
 			ereport(ERROR,
@@ -74,7 +81,20 @@ row_weight_at(FunctionCallInfo fcinfo, int weight_arg, double *weight)
 							float8out_internal(*weight)),
 					 errdetail("Weights must be finite and not negative.")));
 	}
-	return !PG_ARGISNULL(1) && !PG_ARGISNULL(2) && *weight > 0;
+	if (PG_ARGISNULL(2) || *weight == 0)
+		return ROW_SKIPPED;
+	return PG_ARGISNULL(1) ? ROW_NULL_LABEL : ROW_LABELLED;
+}
+
+/* The state after a row skipped for its NULL label, which it counts. */
+static Datum
+count_null_label(NbExpandedModel *em)
+{
+	nb_trainer_count_null_labels(em->trainer, 1);
+	/* the count grows no section (its 8 bytes are written once): only its range is checked */
+	if (em->trainer->overflow)
+		nb_expanded_check(em);
+	return EOHPGetRWDatum(&em->hdr);
 }
 
 /* Start the row's document; a new class is allocated in the state's context. */
@@ -138,19 +158,30 @@ static const char train_progress[] = "nb_train";
 
 /*
  * The state to update for a row of (state, label, features [, weight]),
- * and its label and weight; NULL if the row adds nothing (see
- * row_weight_at).  The label is detoasted in the per-row context.
+ * and its label and weight; NULL if the row is done with (see row_kind),
+ * *done then being the transition function's result.  The label is
+ * detoasted in the per-row context.
  */
 static NbExpandedModel *
-row_state(FunctionCallInfo fcinfo, text **label, double *weight)
+row_state(FunctionCallInfo fcinfo, text **label, double *weight, Datum *done)
 {
 	MemoryContext aggctx = aggregate_context(fcinfo);
+	RowKind		kind;
 	NbExpandedModel *em;
 
 	nb_progress_row(train_progress, "read");
-	if (!row_weight_at(fcinfo, PG_NARGS() > 3 ? 3 : -1, weight))
+	kind = row_kind(fcinfo, PG_NARGS() > 3 ? 3 : -1, weight);
+	if (kind == ROW_SKIPPED)
+	{
+		*done = unchanged_state(fcinfo);
 		return NULL;
+	}
 	em = state_for_update(fcinfo, aggctx);
+	if (kind == ROW_NULL_LABEL)
+	{
+		*done = count_null_label(em);
+		return NULL;
+	}
 	*label = nb_label_arg(fcinfo, 1, &fcinfo->flinfo->fn_extra);
 	return em;
 }
@@ -172,6 +203,7 @@ train_row(FunctionCallInfo fcinfo, bool tsvector_features)
 	NbExpandedModel *em;
 	double		weight;
 	text	   *label;
+	Datum		result;
 	ArrayType  *array = NULL;
 	TSVector	tsv = NULL;
 	NbArrayTokens it;
@@ -180,9 +212,9 @@ train_row(FunctionCallInfo fcinfo, bool tsvector_features)
 	uint32		n;
 	MemoryContext old;
 
-	em = row_state(fcinfo, &label, &weight);
+	em = row_state(fcinfo, &label, &weight, &result);
 	if (em == NULL)
-		return unchanged_state(fcinfo);
+		return result;
 	/* detoast the inputs in the per-row context, not the state's */
 	if (tsvector_features)
 		tsv = PG_GETARG_TSVECTOR(2);
@@ -282,13 +314,15 @@ nb_train_text_transfn(PG_FUNCTION_ARGS)
 	TextTrainSite *site;
 	NbExpandedModel *em;
 	double		weight;
+	RowKind		kind;
 	text	   *label;
 	text	   *body;
 
 	nb_progress_row(train_progress, "read");
 	site = text_site(fcinfo, tokenizer_arg < 0 || PG_ARGISNULL(tokenizer_arg) ? NULL :
 					 PG_GETARG_JSONB_P(tokenizer_arg));
-	if (!row_weight_at(fcinfo, PG_NARGS() > 4 ? 3 : -1, &weight))
+	kind = row_kind(fcinfo, PG_NARGS() > 4 ? 3 : -1, &weight);
+	if (kind == ROW_SKIPPED)
 		return unchanged_state(fcinfo);
 	em = state_for_update(fcinfo, aggctx);
 	if (!nb_trainer_set_tokenizer(em->trainer, &site->tokenizer))
@@ -296,6 +330,9 @@ nb_train_text_transfn(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("naive Bayes training rows have different tokenizers"),
 				 errdetail("A model keeps one tokenizer: every row of text must be tokenized with the same options, and a model of text cannot take rows of other types.")));
+	/* (after the tokenizer: a model of such rows alone is a model of text too) */
+	if (kind == ROW_NULL_LABEL)
+		return count_null_label(em);
 	label = nb_label_arg(fcinfo, 1, &site->label_cast);
 	body = PG_GETARG_TEXT_PP(2);
 	begin_doc(em, label, weight);
@@ -381,12 +418,13 @@ nb_train_jsonb_transfn(PG_FUNCTION_ARGS)
 	NbExpandedModel *em;
 	double		weight;
 	text	   *label;
+	Datum		result;
 	NbJsonbVisitor visitor = {NULL, train_reserve, train_bag, train_category,
 		train_real, train_boolean};
 
-	em = row_state(fcinfo, &label, &weight);
+	em = row_state(fcinfo, &label, &weight, &result);
 	if (em == NULL)
-		return unchanged_state(fcinfo);
+		return result;
 	visitor.arg = em;
 	begin_doc(em, label, weight);
 	nb_jsonb_features(PG_GETARG_JSONB_P(2), &visitor);
@@ -401,6 +439,7 @@ nb_train_float8_transfn(PG_FUNCTION_ARGS)
 	NbExpandedModel *em;
 	double		weight;
 	text	   *label;
+	Datum		result;
 	double	   *values;
 	bool	   *nulls;
 	int			n;
@@ -408,9 +447,9 @@ nb_train_float8_transfn(PG_FUNCTION_ARGS)
 	const uint32 *ids;
 	MemoryContext old;
 
-	em = row_state(fcinfo, &label, &weight);
+	em = row_state(fcinfo, &label, &weight, &result);
 	if (em == NULL)
-		return unchanged_state(fcinfo);
+		return result;
 	nb_float8_features(PG_GETARG_ARRAYTYPE_P(2), &values, &nulls, &n);
 	if (n == 0)
 		ereport(ERROR,
@@ -510,7 +549,11 @@ nb_merge(PG_FUNCTION_ARGS)
 
 /*
  * nb_train's final function: the state unchanged, after a WARNING when
- * the classes of a single model are almost as many as its documents.
+ * the classes of a single model are almost as many as its documents; NULL
+ * for a model of no class (rows that all had a NULL label), as SQL's
+ * aggregates give NULL over NULLs.  Partial states (parallel workers,
+ * Citus's shards) carry the count of such rows without a final function,
+ * and a live model's trigger makes its own model of it (nbc_live_delta).
  */
 PG_FUNCTION_INFO_V1(nbc_train_final);
 Datum
@@ -520,9 +563,11 @@ nbc_train_final(PG_FUNCTION_ARGS)
 	uint32		classes;
 	double		documents;
 
+	nb_model_class_totals(PG_GETARG_DATUM(0), &classes, &documents);
+	if (classes == 0)
+		PG_RETURN_NULL();
 	if (!nb_aggregate_single_group(fcinfo))
 		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
-	nb_model_class_totals(PG_GETARG_DATUM(0), &classes, &documents);
 	if (classes >= NB_SWAP_MIN_CLASSES && classes > documents / 2 &&
 		nb_first_in_statement(&warned))
 		ereport(WARNING,

@@ -12,7 +12,7 @@ COMMENT ON FUNCTION nb_classes(nb_model) IS 'classes with their (weighted) docum
 
 CREATE FUNCTION nb_info(model nb_model) RETURNS jsonb
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION nb_info(nb_model) IS 'summary of a model: classes, vocabulary, documents, tokens, features, format version, bytes';
+COMMENT ON FUNCTION nb_info(nb_model) IS 'summary of a model: classes, vocabulary, documents, tokens, rows skipped for a NULL label, features, format version, bytes';
 
 CREATE FUNCTION nb_feature_log_prob(model nb_model, options jsonb DEFAULT NULL)
 	RETURNS TABLE(feature text, value text, label text, log_prob float8)

@@ -118,11 +118,12 @@ END
 $$;
 COMMENT ON FUNCTION nbc_em_features_type(regclass, text, text, jsonb) IS 'the checks of nb_train_em''s columns: the type its features are read as (text, text[] or tsvector, through domains and varchar)';
 
--- nbc_em_run does the work of both: each iteration as a row (trace), or only
--- the last, so that nb_train_em keeps one model at a time rather than a
--- tuplestore of them all.
+-- nbc_em_run does the work of the three: each iteration as a row (trace), or
+-- only the last, so that nb_train_em keeps one model at a time rather than a
+-- tuplestore of them all; without the models (nb_train_em_history: each
+-- row's model NULL), so that no iteration's model is copied into a row.
 CREATE FUNCTION nbc_em_run(rel regclass, label_column text, features_column text,
-						   options jsonb, trace boolean)
+						   options jsonb, trace boolean, models boolean DEFAULT true)
 RETURNS TABLE (iteration integer, log_likelihood float8, model nb_model)
 LANGUAGE plpgsql STABLE
 -- relocatable: nbc's objects through its schema, found at run time
@@ -181,9 +182,9 @@ BEGIN
 	-- to an error of its own; without trace, a row of the last iteration
 	-- only (RETURN QUERY: the model is copied once more, not three times
 	-- as by INTO and RETURN NEXT)
-	RETURN QUERY EXECUTE format('SELECT * FROM %s.nbc_em_iterate($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)', ext)
+	RETURN QUERY EXECUTE format('SELECT * FROM %s.nbc_em_iterate($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)', ext)
 		USING model, rel, label_column, features_column, ftype, opts.lambda, opts.train_options, opts.tokenizer,
-			  opts.iterations, opts.tolerance, first.unlabelled, trace, started, opts.components;
+			  opts.iterations, opts.tolerance, first.unlabelled, opts.components, trace, models, started;
 	EXCEPTION WHEN query_canceled OR others THEN
 		GET STACKED DIAGNOSTICS e_state = RETURNED_SQLSTATE, e_message = MESSAGE_TEXT,
 								e_detail = PG_EXCEPTION_DETAIL, e_hint = PG_EXCEPTION_HINT;
@@ -203,7 +204,7 @@ BEGIN
 	END;
 END
 $$;
-COMMENT ON FUNCTION nbc_em_run(regclass, text, text, jsonb, boolean) IS 'the work of nb_train_em (trace false: the last iteration only) and nb_train_em_trace (trace true: every iteration)';
+COMMENT ON FUNCTION nbc_em_run(regclass, text, text, jsonb, boolean, boolean) IS 'the work of nb_train_em (trace false: the last iteration only), nb_train_em_trace (trace true: every iteration) and nb_train_em_history (models false: each row''s model NULL)';
 
 CREATE FUNCTION nb_train_em_trace(rel regclass, label_column text, features_column text,
 											 options jsonb DEFAULT NULL)
@@ -223,6 +224,25 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION nb_train_em_trace(regclass, text, text, jsonb) IS 'semi-supervised training by EM (rows with a NULL label are unlabelled): each iteration''s model with its log likelihood';
+
+CREATE FUNCTION nb_train_em_history(rel regclass, label_column text, features_column text,
+									options jsonb DEFAULT NULL)
+RETURNS TABLE (iteration integer, log_likelihood float8)
+-- VOLATILE: choosing lambda makes a temporary table (nb_cross_validate_em)
+LANGUAGE plpgsql VOLATILE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+	ext text;
+BEGIN
+	SELECT quote_ident(n.nspname) INTO ext
+	FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+	WHERE e.extname = 'nbc';
+	RETURN QUERY EXECUTE format('SELECT r.iteration, r.log_likelihood FROM %1$s.nbc_em_run($1, $2, $3, %1$s.nbc_em_choose($1, $2, $3, $4), true, false) r', ext)
+		USING rel, label_column, features_column, options;
+END
+$$;
+COMMENT ON FUNCTION nb_train_em_history(regclass, text, text, jsonb) IS 'nb_train_em_trace without the models: each iteration''s log likelihood, no model copied into a row';
 
 CREATE FUNCTION nb_train_em(rel regclass, label_column text, features_column text,
 									   options jsonb DEFAULT NULL)
@@ -247,10 +267,10 @@ COMMENT ON FUNCTION nb_train_em(regclass, text, text, jsonb) IS 'semi-supervised
 CREATE FUNCTION nbc_em_iterate(model nb_model, rel regclass, label_column text, features_column text,
 							   features_type regtype, lambda float8, options jsonb, tokenizer jsonb,
 							   iterations integer, tolerance float8, unlabelled bigint,
-							   trace boolean, started timestamptz, components integer)
+							   components integer, trace boolean, models boolean, started timestamptz)
 RETURNS TABLE (iteration integer, log_likelihood float8, model nb_model)
 AS 'MODULE_PATHNAME', 'nb_em_iterate' LANGUAGE C STABLE;
-COMMENT ON FUNCTION nbc_em_iterate(nb_model, regclass, text, text, regtype, float8, jsonb, jsonb, integer, float8, bigint, boolean, timestamptz, integer) IS 'the iterations of nb_train_em from the model of the labelled rows (nbc_em_run checks the arguments): every iteration (trace true) or the last; components per class (EM-CM) if more than 1';
+COMMENT ON FUNCTION nbc_em_iterate(nb_model, regclass, text, text, regtype, float8, jsonb, jsonb, integer, float8, bigint, integer, boolean, boolean, timestamptz) IS 'the iterations of nb_train_em from the model of the labelled rows (nbc_em_run checks the arguments): components per class (EM-CM) if more than 1; every iteration (trace true) or the last, with its model (models true) or NULL';
 
 -- nbc_em_cv_rows: the checks of nb_cross_validate's arguments and the
 -- temporary table nbc_em_cv_rows (fold, actual, features) of the labelled

@@ -359,6 +359,14 @@ CREATE FUNCTION nbc_live_exact(result nb_model, base nb_model, added nb_model[],
 	RETURNS boolean
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
+-- nbc_live_delta(model, null_labels): the model of rows of a live model's
+-- source from nb_train over them (NULL when they all have a NULL label)
+-- and the count of those nb_train skips for a NULL label: the model, else
+-- a model of no class holding the count, else NULL (src/pg_live_check.c)
+CREATE FUNCTION nbc_live_delta(model nb_model, null_labels bigint)
+	RETURNS nb_model
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
 -- A source that would become a partition, get inheritance children or
 -- parents, or turn unlogged has rows its triggers do not see (or loses them
 -- in a crash while its live model keeps them): refused, as nb_live_create

@@ -526,6 +526,12 @@ check_arguments(FunctionCallInfo fcinfo)
 {
 	Oid			features_type;
 
+	/* an older declaration (0.16.0's has 14 arguments) until the extension is updated */
+	if (PG_NARGS() != 15)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("the functions of extension nbc are those of an older version"),
+				 errhint("Run ALTER EXTENSION nbc UPDATE.")));
 	for (int i = 0; i < PG_NARGS(); i++)
 		if (PG_ARGISNULL(i) && i != 6 && i != 7)
 			ereport(ERROR,
@@ -537,7 +543,7 @@ check_arguments(FunctionCallInfo fcinfo)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("nbc_em_iterate features type must be text, text[] or tsvector, not %s",
 						format_type_be(features_type))));
-	if (PG_NARGS() > 13 && PG_GETARG_INT32(13) < 1)
+	if (PG_GETARG_INT32(11) < 1)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("nbc_em_iterate components must be at least 1")));
@@ -549,10 +555,9 @@ start_run(FunctionCallInfo fcinfo, EmRun *run, MemoryContext caller)
 {
 	Oid			features_type = PG_GETARG_OID(4);
 
-	run->reported = PG_GETARG_TIMESTAMPTZ(12);
+	run->reported = PG_GETARG_TIMESTAMPTZ(14);
 	run->lambda = PG_GETARG_FLOAT8(5);
-	/* 0.15.0's nbc_em_iterate, before ALTER EXTENSION UPDATE, has no components */
-	run->components = PG_NARGS() > 13 ? (uint32) PG_GETARG_INT32(13) : 1;
+	run->components = (uint32) PG_GETARG_INT32(11);
 	run->options = PG_ARGISNULL(6) ? NULL : PG_GETARG_JSONB_P_COPY(6);
 	run->tokenizer = PG_ARGISNULL(7) ? NULL : PG_GETARG_JSONB_P_COPY(7);
 	run->tsvector_features = features_type == TSVECTOROID;
@@ -566,16 +571,18 @@ start_run(FunctionCallInfo fcinfo, EmRun *run, MemoryContext caller)
 
 /*
  * nbc_em_iterate(model, rel, label_column, features_column, features_type,
- * lambda, options, tokenizer, iterations, tolerance, unlabelled, trace,
- * started, components): EM from model, the model of the labelled rows
- * with options (NULL: none) stored; features_type is text (tokenized with
- * tokenizer), text[] or tsvector; unlabelled is how many rows are
- * unlabelled; components the mixture components per class (EM-CM, whose
- * first pass starts them, EmState).
+ * lambda, options, tokenizer, iterations, tolerance, unlabelled,
+ * components, trace, models, started): EM from model, the model of the
+ * labelled rows with options (NULL: none) stored; features_type is text
+ * (tokenized with tokenizer), text[] or tsvector; unlabelled is how many
+ * rows are unlabelled; components the mixture components per class (EM-CM,
+ * whose first pass starts them, EmState).
  * Iteration k scores every row with model k, whose log likelihood it
  * gives, and trains model k + 1.  Rows (iteration, log likelihood, model)
- * of each iteration if trace, else of the last only; nbc.progress reports
- * an iteration, when due, with the time elapsed since started.  It stops
+ * of each iteration if trace, else of the last only, the model NULL
+ * unless models (nb_train_em_history: no model is copied into the
+ * tuplestore); nbc.progress reports an iteration, when due, with the time
+ * elapsed since started.  It stops
  * after iterations iterations, with nothing unlabelled to learn from or
  * lambda 0 after the first (one component per class), or when the log
  * likelihood rose by at most tolerance times its size (from the third on,
@@ -592,6 +599,7 @@ nb_em_iterate(PG_FUNCTION_ARGS)
 	double		tolerance;
 	bool		anything_unlabelled;
 	bool		trace;
+	bool		models;
 	TimestampTz started;
 	char	   *rel_name;
 	bool		report = nb_progress_on();
@@ -613,8 +621,9 @@ nb_em_iterate(PG_FUNCTION_ARGS)
 	max_iterations = PG_GETARG_INT32(8);
 	tolerance = PG_GETARG_FLOAT8(9);
 	anything_unlabelled = PG_GETARG_INT64(10) > 0;
-	trace = PG_GETARG_BOOL(11);
-	started = PG_GETARG_TIMESTAMPTZ(12);
+	trace = PG_GETARG_BOOL(12);
+	models = PG_GETARG_BOOL(13);
+	started = PG_GETARG_TIMESTAMPTZ(14);
 	rel_name = DatumGetCString(DirectFunctionCall1(regclassout, ObjectIdGetDatum(rel)));
 	InitMaterializedSRF(fcinfo, 0);
 	start_run(fcinfo, &run, caller);
@@ -669,7 +678,7 @@ nb_em_iterate(PG_FUNCTION_ARGS)
 		{
 			Datum		values[3] = {Int32GetDatum(k), Float8GetDatum(log_likelihood),
 			PointerGetDatum(model)};
-			bool		nulls[3] = {false, false, false};
+			bool		nulls[3] = {false, false, !models};
 
 			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 		}

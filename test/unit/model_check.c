@@ -1906,7 +1906,7 @@ check_subtract(const unsigned char *bytes, size_t size, const NbView *v, char *e
 	NbSubtractError se;
 	NbPlan	   *s = nb_subtract_plan(v, v, &se);
 
-	if (s == NULL || s->C > 0)
+	if (s == NULL || !nb_plan_is_empty(s))
 		FAILF("subtract a model from itself: %s (status %d)",
 			  s == NULL ? "refused" : "something left", (int) se.status);
 	nb_plan_destroy(s);
@@ -1914,7 +1914,7 @@ check_subtract(const unsigned char *bytes, size_t size, const NbView *v, char *e
 	if (!nb_merger_write(m, mbytes, msize, &twice))
 		goto done;				/* doubling overflowed: nothing to subtract from */
 	s = nb_subtract_plan(&twice, v, &se);
-	if (s == NULL || s->C == 0)
+	if (s == NULL || nb_plan_is_empty(s))
 		FAILF("subtract a model from its double: %s (status %d)",
 			  s == NULL ? "refused" : "nothing left", (int) se.status);
 	{
@@ -1977,7 +1977,8 @@ nbt_check_model(const unsigned char *bytes, size_t size, const NbView *view,
 				break;
 			}
 	}
-	if (ok)
+	/* a model of no class is not scored (nb_model_require_classes) */
+	if (ok && view->n_classes > 0)
 		ok = check_scoring(view, &m, &ix, docs, ndocs, flags, stats, err, errlen);
 	nb_index_free(&ix);
 	for (int d = 0; d < ndocs; d++)

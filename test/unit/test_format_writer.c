@@ -384,7 +384,7 @@ test_settings(int version)
 	EXPECT(memcmp(back, want, want_size) == 0);
 
 	/* an unknown flag, the flag of a jsonb bag "" without one, and version 4 without settings, are refused */
-	got[6] = 4;
+	got[6] = 16;
 	nb_write_u32(got + 24, 0, (uint32_t) nb_format_checksum(got, got_size));
 	nb_write_u32(got + 28, 0, (uint32_t) (nb_format_checksum(got, got_size) >> 32));
 	EXPECT(!nb_view_open(&g, got, got_size, &err) && strstr(err.message, "flags") != NULL);
@@ -423,6 +423,32 @@ test_settings_v3(void)
 	test_settings(3);
 }
 
+/* Set the checksum of a model patched by hand. */
+static void
+reseal(unsigned char *buf, size_t size)
+{
+	uint64_t	u = nb_format_checksum(buf, size);
+
+	nb_write_u32(buf + 24, 0, (uint32_t) u);
+	nb_write_u32(buf + 28, 0, (uint32_t) (u >> 32));
+}
+
+/* The model of shape s with the sections of view v (NULL: a model of no class), in *size bytes. */
+static unsigned char *
+write_shape(const NbFormatShape *s, const NbView *v, size_t *size)
+{
+	NbFormatWriter w;
+	unsigned char *buf;
+
+	*size = nb_format_size(s, SIZE_MAX);
+	buf = malloc(*size);
+	nb_format_begin(&w, s, buf, *size);
+	if (v != NULL)
+		nb_format_copy(&w, v);
+	nb_format_finish(&w, NULL);
+	return buf;
+}
+
 /* The labels of a model's bytes changed from "no", "np" to a, b and the checksum set again. */
 static void
 relabel(unsigned char *bytes, size_t size, char a, char b)
@@ -433,14 +459,15 @@ relabel(unsigned char *bytes, size_t size, char a, char b)
 		at++;
 	at[1] = (unsigned char) a;
 	at[3] = (unsigned char) b;
-	nb_write_u32(bytes + 24, 0, (uint32_t) nb_format_checksum(bytes, size));
-	nb_write_u32(bytes + 28, 0, (uint32_t) (nb_format_checksum(bytes, size) >> 32));
+	reseal(bytes, size);
 }
 
 /*
  * Version 4 with NB_FORMAT_FLAG_COMPONENTS: labels may repeat (a class of
  * several mixture components), in order, and one must; without the flag
- * they may not.
+ * they may not.  With NB_FORMAT_FLAG_NULL_LABELS too (a model of
+ * components merged with one of rows skipped for a NULL label), the count
+ * is at 56 as without components, the sections after it.
  */
 static void
 test_components(void)
@@ -448,12 +475,13 @@ test_components(void)
 	RawModel	m;
 	unsigned char *v3;
 	unsigned char *got = NULL;
+	unsigned char *both = NULL;
 	size_t		v3_size;
 	size_t		got_size;
+	size_t		both_size;
 	NbView		v;
 	NbFormatError err;
 	NbFormatShape shape;
-	NbFormatWriter w;
 	NbSettings	settings;
 
 	memset(&settings, 0, sizeof(settings));
@@ -470,16 +498,20 @@ test_components(void)
 	v3 = raw_serialize(&m, &v3_size);
 	EXPECT(nb_view_open(&v, v3, v3_size, &err) && !v.settings.components);
 	shape = nb_view_shape(&v, &settings);
-	got_size = nb_format_size(&shape, SIZE_MAX);
-	got = malloc(got_size);
-	nb_format_begin(&w, &shape, got, got_size);
-	nb_format_copy(&w, &v);
-	nb_format_finish(&w, NULL);
+	got = write_shape(&shape, &v, &got_size);
 	EXPECT(got[4] == 4 && got[6] == NB_FORMAT_FLAG_COMPONENTS);
 	/* distinct labels: the flag is refused (such a model is written without it) */
 	EXPECT(!nb_view_open(&v, got, got_size, &err) && strstr(err.message, "repeats") != NULL);
 	relabel(got, got_size, 'o', 'o');
 	EXPECT(nb_view_open(&v, got, got_size, &err) && v.settings.components && v.n_classes == 3);
+	settings.null_labels = 5;
+	shape = nb_view_shape(&v, &settings);
+	both = write_shape(&shape, &v, &both_size);
+	EXPECT(both[6] == (NB_FORMAT_FLAG_NULL_LABELS | NB_FORMAT_FLAG_COMPONENTS) &&
+		   nb_read_le64(both + 56) == 5 && both_size == got_size + 8);
+	EXPECT(memcmp(both + 64, got + 56, got_size - 56) == 0);
+	EXPECT(nb_view_open(&v, both, both_size, &err) && v.settings.components &&
+		   v.settings.null_labels == 5 && v.n_classes == 3);
 	relabel(got, got_size, 'o', 'n');
 	EXPECT(!nb_view_open(&v, got, got_size, &err) && strstr(err.message, "in increasing order") != NULL);
 	relabel(v3, v3_size, 'o', 'o');
@@ -488,6 +520,83 @@ done:
 	raw_free(&m);
 	free(v3);
 	free(got);
+	free(both);
+}
+
+/*
+ * Rows skipped for a NULL label: a version 3 model with a count is version
+ * 4 with flag NB_FORMAT_FLAG_NULL_LABELS and the count at 56 (the sections
+ * from 64), the original bytes without it again; a count of 0 with its
+ * flag, or past NB_NULL_LABELS_MAX, is refused.  A model of no class holds
+ * the count alone (its tokenizer allowed): without the flag, or with an
+ * item or options, it is refused.
+ */
+static void
+test_null_labels(void)
+{
+	RawModel	m;
+	unsigned char *want;
+	unsigned char *got = NULL;
+	unsigned char *back = NULL;
+	unsigned char *none = NULL;
+	size_t		want_size;
+	size_t		got_size;
+	size_t		back_size;
+	size_t		none_size;
+	NbView		v;
+	NbView		g;
+	NbFormatError err;
+	NbFormatShape shape;
+	NbSettings	settings;
+
+	build(&m, 3);
+	want = raw_serialize(&m, &want_size);
+	EXPECT(nb_view_open(&v, want, want_size, &err));
+	settings = v.settings;
+	settings.null_labels = 7;
+	shape = nb_view_shape(&v, &settings);
+	got = write_shape(&shape, &v, &got_size);
+	EXPECT(got_size == want_size + 16);
+	EXPECT(nb_view_open(&g, got, got_size, &err) && g.version == 4 && g.settings.null_labels == 7);
+	EXPECT(got[6] == NB_FORMAT_FLAG_NULL_LABELS && nb_read_le64(got + 56) == 7);
+	EXPECT(memcmp(got + 64, want + 48, want_size - 48) == 0);
+	settings.null_labels = 0;
+	shape = nb_view_shape(&g, &settings);
+	back = write_shape(&shape, &g, &back_size);
+	EXPECT(back_size == want_size && memcmp(back, want, want_size) == 0);
+	nb_write_u32(got + 56, 0, 0);
+	reseal(got, got_size);
+	EXPECT(!nb_view_open(&g, got, got_size, &err) && strstr(err.message, "NULL label") != NULL);
+	nb_write_u32(got + 60, 0, 0x80000000u);
+	reseal(got, got_size);
+	EXPECT(!nb_view_open(&g, got, got_size, &err) && strstr(err.message, "NULL label") != NULL);
+
+	memset(&shape, 0, sizeof(shape));
+	shape.settings.null_labels = NB_NULL_LABELS_MAX;
+	none = write_shape(&shape, NULL, &none_size);
+	EXPECT(none_size == 64 && nb_view_open(&g, none, none_size, &err) && g.n_classes == 0 &&
+		   g.settings.null_labels == NB_NULL_LABELS_MAX);
+	none[6] = NB_FORMAT_FLAG_NO_LENGTHS;
+	reseal(none, none_size);
+	EXPECT(!nb_view_open(&g, none, none_size, &err));
+	free(none);
+	shape.n_tokens = 1;
+	shape.token_bytes = 1;
+	none = write_shape(&shape, NULL, &none_size);
+	EXPECT(!nb_view_open(&g, none, none_size, &err));
+	free(none);
+	shape.n_tokens = 0;
+	shape.token_bytes = 0;
+	shape.settings.options = "{}";
+	shape.settings.options_len = 2;
+	none = write_shape(&shape, NULL, &none_size);
+	EXPECT(!nb_view_open(&g, none, none_size, &err) && strstr(err.message, "without classes") != NULL);
+done:
+	raw_free(&m);
+	free(want);
+	free(got);
+	free(back);
+	free(none);
 }
 
 /*
@@ -548,6 +657,7 @@ main(int argc, char **argv)
 	run("format version 4: settings of a version 2 model (no lengths), as documented", test_settings_v2);
 	run("format version 4: settings of a version 3 model, as documented", test_settings_v3);
 	run("format version 4: mixture components, repeated labels only with their flag", test_components);
+	run("format version 4: rows skipped for a NULL label, and a model of them alone", test_null_labels);
 	run("format size: by hand for each version; counts past the limit or 64 bits give 0", test_size_limits);
 	return unit_done();
 }

@@ -20,9 +20,13 @@
 #include "nb_pack.h"
 #include "unit.h"
 
-#define NMODELS 4
+#define NMODELS 6
 
-/* Trainer output: the toy model, weighted rows, a random model, a mixed one with real values. */
+/*
+ * Trainer output: the toy model, weighted rows, a random model, a mixed one
+ * with real values, the toy model with rows skipped for a NULL label
+ * (format version 4, flag 4) and a model of such rows alone (no class).
+ */
 static unsigned char *
 sample(int which, size_t *size)
 {
@@ -30,9 +34,18 @@ sample(int which, size_t *size)
 	RandRow    *rows;
 	RandMix    *mix;
 	unsigned char *buf;
+	NbTrainer  *t;
 
 	if (which == 0)
 		return serialize_rows(toy, NTOY, size);
+	if (which >= 4)
+	{
+		t = which == 4 ? train_rows(toy, NTOY) : nb_trainer_create();
+		nb_trainer_count_null_labels(t, 3);
+		buf = serialize(t, size);
+		nb_trainer_destroy(t);
+		return buf;
+	}
 	if (which == 1)
 		return serialize_rows(weighted, 2, size);
 	if (which == 2)
