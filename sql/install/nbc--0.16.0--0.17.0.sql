@@ -574,3 +574,96 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION nb_train_em_history(regclass, text, text, jsonb) IS 'nb_train_em_trace without the models: each iteration''s log likelihood, no model copied into a row';
+
+-- ---------------------------------------------------------------------------
+-- nb_cross_validate_em's grid (issue #43): lambda 0 only with 1 component.
+-- Components of the labelled rows alone use no unlabelled row; on short
+-- texts their flatter posteriors won on log loss while losing accuracy, so
+-- that "lambda" and "components" "auto" lost 3.5 to 4.4 points to the
+-- labelled rows alone on the Russian fortunes.
+
+CREATE OR REPLACE FUNCTION nb_cross_validate_em(rel regclass, label_column text, features_column text,
+									 folds integer DEFAULT NULL, lambdas float8[] DEFAULT NULL,
+									 fold_column text DEFAULT NULL, options jsonb DEFAULT NULL,
+									 component_counts integer[] DEFAULT NULL)
+RETURNS TABLE (lambda float8, components integer, accuracy float8, accuracy_std float8, macro_f1 float8,
+			   macro_f1_std float8, log_loss float8, log_loss_std float8,
+			   log_loss_gain float8, log_loss_gain_se float8, chosen boolean)
+-- VOLATILE: its rows go into a temporary table
+LANGUAGE plpgsql VOLATILE
+SET search_path = pg_catalog, pg_temp
+SET jit = off
+AS $$
+DECLARE
+	ext text;
+	setup record;
+	fold bigint;
+	per_fold jsonb[];
+	fold_metrics jsonb[];
+	-- nbc.progress: a NOTICE after a fold when nbc.progress_interval has
+	-- passed since the start or the last one (each EM run reports its own)
+	every interval;
+	started timestamptz := clock_timestamp();
+	reported timestamptz := started;
+BEGIN
+	IF rel IS NULL OR label_column IS NULL OR features_column IS NULL THEN
+		RAISE EXCEPTION 'relation, label column and features column must not be null'
+			USING ERRCODE = 'null_value_not_allowed';
+	END IF;
+	IF options IS NOT NULL AND jsonb_typeof(options) <> 'object' THEN
+		RAISE EXCEPTION 'nb_cross_validate_em options must be a JSON object'
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	IF options ? 'lambda' OR options ? 'components' THEN
+		RAISE EXCEPTION 'nb_cross_validate_em options must not name "lambda" or "components"'
+			USING ERRCODE = 'invalid_parameter_value',
+				  HINT = 'The weights of the unlabelled rows and the components per class to try are the arguments lambdas and component_counts.';
+	END IF;
+	component_counts := coalesce(component_counts, '{1}');
+	IF array_position(component_counts, NULL) IS NOT NULL
+	   OR EXISTS (SELECT FROM unnest(component_counts) AS k WHERE NOT k BETWEEN 1 AND 100) THEN
+		RAISE EXCEPTION 'nb_cross_validate_em component_counts must be from 1 to 100'
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = format('They are %s.', component_counts);
+	END IF;
+	-- the grid, sorted, with 0 (the labelled rows alone) first
+	lambdas := coalesce(lambdas, '{0, 0.01, 0.03, 0.1, 0.3, 1}');
+	IF array_position(lambdas, NULL) IS NOT NULL OR EXISTS (SELECT FROM unnest(lambdas) AS l WHERE NOT l BETWEEN 0 AND 1) THEN
+		RAISE EXCEPTION 'nb_cross_validate_em lambdas must be between 0 and 1'
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = format('They are %s.', lambdas);
+	END IF;
+	-- the grid: every pair of lambda and components, lambda 0 (the baseline)
+	-- only with 1 component: components of the labelled rows alone can win
+	-- on log loss and lose accuracy (test/bench/results.md, the fortunes)
+	SELECT array_agg(l ORDER BY k, l), array_agg(k ORDER BY k, l) INTO lambdas, component_counts
+	FROM (SELECT DISTINCT l FROM unnest(lambdas || 0::float8) AS l) ls,
+		 (SELECT DISTINCT k FROM unnest(component_counts || 1) AS k) ks
+	WHERE l > 0 OR k = 1;
+	SELECT quote_ident(n.nspname) INTO ext
+	FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+	WHERE e.extname = 'nbc';
+	EXECUTE format('SELECT %s.nbc_progress_every()', ext) INTO every;
+	EXECUTE format('SELECT * FROM %s.nbc_em_cv_rows($1, $2, $3, $4, $5, $6)', ext)
+		INTO setup USING rel, label_column, features_column, folds, fold_column,
+						 CASE WHEN jsonb_typeof(options -> 'tokenizer') = 'object' THEN options -> 'tokenizer' END;
+	-- each fold's EM runs on the documents' tokens: no tokenizer for it
+	options := coalesce(options, '{}') - 'tokenizer';
+	FOREACH fold IN ARRAY setup.fold_ids LOOP
+		EXECUTE format('SELECT %s.nbc_em_cv_fold($1, $2, $3, $4)', ext)
+			INTO per_fold USING fold, lambdas, component_counts, options;
+		-- [fold][lambda]
+		fold_metrics := fold_metrics || ARRAY[per_fold];
+		IF clock_timestamp() - reported >= every THEN
+			RAISE NOTICE 'nb_cross_validate_em: fold % of %: % EM runs',
+				array_position(setup.fold_ids, fold), array_length(setup.fold_ids, 1), array_length(lambdas, 1)
+				USING DETAIL = format('Elapsed: %s s.', round(extract(epoch FROM clock_timestamp() - started)::numeric, 1));
+			reported := clock_timestamp();
+		END IF;
+	END LOOP;
+	DROP VIEW pg_temp.nbc_em_cv_fold;
+	DROP TABLE pg_temp.nbc_em_cv_rows;
+	RETURN QUERY EXECUTE format('SELECT * FROM %s.nbc_em_cv_summary($1, $2, $3)', ext)
+		USING lambdas, component_counts, fold_metrics;
+END
+$$;
