@@ -185,6 +185,8 @@ SELECT * FROM cv_compare('cv_got', 'cv_vec_folded', nb_grid_default((SELECT nb_t
 DROP TABLE cv_got;
 
 CREATE TABLE cv_one_fold AS SELECT label, tokens, 0 AS fold FROM cv_docs;
+-- one class: refused, as nb_calibrate does (every fold would score 1)
+CREATE VIEW cv_one_class AS SELECT label, tokens FROM cv_docs WHERE label = (SELECT min(label) FROM cv_docs);
 CREATE TABLE cv_empty (label text, tokens text[]);
 -- progress under nbc.progress: a NOTICE after training and after each batch
 -- of up to 8 folds scored, once nbc.progress_interval seconds have passed
@@ -252,6 +254,7 @@ SELECT cv_error(q) AS error, q AS query FROM (VALUES
     ($q$SELECT * FROM nb_cross_validate('cv_docs', 'label', 'tokens', grid => '{"kind": "complement"}', folds => 100)$q$),
     ($q$SELECT * FROM nb_cross_validate('cv_mixed', 'label', 'features', grid => '{"kind": "complement"}')$q$),
     ($q$SELECT * FROM nb_cross_validate('cv_one_fold', 'label', 'tokens', fold_column => 'fold')$q$),
+    ($q$SELECT * FROM nb_cross_validate('cv_one_class', 'label', 'tokens')$q$),
     ($q$SELECT * FROM nb_cross_validate('cv_docs', 'label', 'tokens', 200)$q$),
     ($q$SELECT * FROM nb_cross_validate('cv_empty', 'label', 'tokens')$q$),
     ($q$SELECT * FROM nb_cross_validate('cv_docs; DROP TABLE cv_docs', 'label', 'tokens')$q$),

@@ -218,6 +218,11 @@ BEGIN
 	FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
 	WHERE e.extname = 'nbc';
 	EXECUTE format('SELECT (%s.nb_info($1) ->> ''classes'')::bigint', ext) INTO n_classes USING whole;
+	IF n_classes < 2 THEN
+		RAISE EXCEPTION 'relation "%" has one class', rel
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = 'Cross-validation needs rows of at least two classes: a model of one class predicts it with probability 1.';
+	END IF;
 	IF n_classes > 2048 THEN
 		RAISE EXCEPTION 'relation "%" has % classes, more than cross-validation supports', rel, n_classes
 			USING ERRCODE = 'program_limit_exceeded',
