@@ -413,8 +413,7 @@ sigmoid_rows(const NbCalibrationRows *rows, uint32_t c, const double *p, Sigmoid
 static void
 sigmoid_rows_free(SigmoidRows *s)
 {
-	if (s->w != NULL)
-		nb_free(s->w);
+	nb_free_if(s->w);
 	nb_free(s->t);
 	nb_free(s->q);
 	nb_free(s->trial_q);
@@ -909,8 +908,7 @@ nb_calibration_fit(const NbCalibrationRows *rows, NbCalibrationMethod method, Nb
 		status = fit_sigmoid(rows, probabilities, fit);
 	else
 		status = fit_auto(rows, probabilities, fit);
-	if (probabilities != NULL)
-		nb_free(probabilities);
+	nb_free_if(probabilities);
 	if (status != NB_CALIBRATION_OK)
 		nb_calibration_fit_free(fit);
 	return status;
@@ -919,8 +917,7 @@ nb_calibration_fit(const NbCalibrationRows *rows, NbCalibrationMethod method, Nb
 void
 nb_calibration_fit_free(NbCalibrationFit *fit)
 {
-	if (fit->sigmoid != NULL)
-		nb_free(fit->sigmoid);
+	nb_free_if(fit->sigmoid);
 	fit->sigmoid = NULL;
 	fit->cal.sigmoid = NULL;
 }

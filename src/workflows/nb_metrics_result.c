@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "nb_alloc.h"
+#include "nb_format.h"
 #include "nb_interrupt.h"
 #include "nb_port.h"
 
@@ -26,11 +27,8 @@ cmp_label_ref(const void *x, const void *y)
 {
 	const LabelRef *a = x;
 	const LabelRef *b = y;
-	int			cmp = memcmp(a->s, b->s, a->len < b->len ? a->len : b->len);
 
-	if (cmp != 0)
-		return cmp;
-	return a->len < b->len ? -1 : a->len > b->len;
+	return nb_strcmp(a->s, a->len, b->s, b->len);
 }
 
 /*
