@@ -447,18 +447,6 @@ fit_option(const CalibrationState *st, const NbCalibrationFit *fit)
 	return nb_jsonb_finish(pushJsonbValue(&state, WJB_END_OBJECT, NULL));
 }
 
-static void
-push_jsonb(JsonbParseState **state, const char *key, Jsonb *value)
-{
-	JsonbValue	v;
-
-	nb_push_key(state, key, strlen(key));
-	v.type = jbvBinary;
-	v.val.binary.data = &value->root;
-	v.val.binary.len = VARSIZE(value) - VARHDRSZ;
-	pushJsonbValue(state, WJB_VALUE, &v);
-}
-
 /* The fit of the rows, as the header says. */
 PG_FUNCTION_INFO_V1(nbc_calibration_final);
 Datum
@@ -492,7 +480,8 @@ nbc_calibration_final(PG_FUNCTION_ARGS)
 	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
 	nb_push_key(&state, "method", strlen("method"));
 	nb_push_string(&state, method_names[fit.method]);
-	push_jsonb(&state, "options", options);
+	nb_push_key(&state, "options", strlen("options"));
+	nb_push_jsonb(&state, options);
 	nb_push_pair(&state, "log_loss", fit.log_loss);
 	nb_push_pair(&state, "brier", fit.brier);
 	nb_push_pair(&state, "calibrated_log_loss", fit.calibrated_log_loss);

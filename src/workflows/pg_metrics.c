@@ -255,14 +255,11 @@ invalid_probability(const Jsonb *proba, uint32 i, const char *problem)
 	uint32		len;
 	const char *key = nb_jsonb_key(proba, i, &len);
 
-	if (problem == NULL)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("invalid nb_metrics probabilities"),
-				 errdetail("The probability of \"%s\" is not a number.", nb_cut_str(key, len))));
 	ereport(ERROR,
 			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 			 errmsg("invalid nb_metrics probabilities"),
+			 problem == NULL ?
+			 errdetail("The probability of \"%s\" is not a number.", nb_cut_str(key, len)) :
 			 errdetail("The probability of \"%s\" is %s, outside [0, 1].",
 					   nb_cut_str(key, len), problem)));
 }
