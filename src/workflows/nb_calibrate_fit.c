@@ -533,14 +533,11 @@ sigmoid_sample(const SigmoidRows *s, SigmoidRows *sample, double *p)
 }
 
 /*
- * A class's own sample: every row of the class, and every row of the
- * others where its probability is at least CLASS_SAMPLE_P (those decide
- * the slope a), each of weight 1, and every SAMPLE-th of the rest weighted
- * by the rows they stand for (their a p is small: they move the loss
- * almost only through b).  Every SAMPLE-th row has few rows of a small
- * class or none (Newton's steps from scikit-learn's start then overshoot
- * by orders of magnitude, each halving a pass over all the rows).  At most
- * 1 / CLASS_SAMPLE_SHARE of the rows, else none; p has room for as many.
+ * A class's own sample (src/README.md, Calibration, says why): every row of
+ * the class, and of the others where its probability is at least
+ * CLASS_SAMPLE_P, of weight 1, and every SAMPLE-th of the rest weighted by
+ * the rows they stand for; at most 1 / CLASS_SAMPLE_SHARE of the rows, else
+ * none.  p has room for as many.
  */
 static bool
 sigmoid_class_sample(const SigmoidRows *s, SigmoidRows *sample, double *p)
