@@ -198,26 +198,21 @@ begin_row(FunctionCallInfo fcinfo, const RowForm *form, NbMetricsState **st, dou
 	return true;
 }
 
-/* Room for n classes in the row's scratch arrays. */
+/* Room for n classes in the row's scratch (a longer row has new keys: read_keys refills it). */
 static void
 reserve_row(NbMetricsState *st, uint32 n)
 {
-	uint32		cap = Max(n, 2 * st->row_cap);
-
 	if (n <= st->row_cap)
 		return;
-	/* the state's context is an AllocSet: repalloc is fine there */
-	if (st->row_cap == 0)
+	/* the state's context is an AllocSet: pfree is fine there */
+	if (st->row_cap > 0)
 	{
-		st->row_class = MemoryContextAlloc(st->hdr.eoh_context, sizeof(uint32) * cap);
-		st->row_prob = MemoryContextAlloc(st->hdr.eoh_context, sizeof(double) * cap);
+		pfree(st->row_class);
+		pfree(st->row_prob);
 	}
-	else
-	{
-		st->row_class = repalloc(st->row_class, sizeof(uint32) * cap);
-		st->row_prob = repalloc(st->row_prob, sizeof(double) * cap);
-	}
-	st->row_cap = cap;
+	st->row_cap = Max(n, 2 * st->row_cap);
+	st->row_class = MemoryContextAlloc(st->hdr.eoh_context, sizeof(uint32) * st->row_cap);
+	st->row_prob = MemoryContextAlloc(st->hdr.eoh_context, sizeof(double) * st->row_cap);
 }
 
 static void
