@@ -14,7 +14,6 @@
 #include "nb_hash.h"
 #include "nb_interrupt.h"
 
-
 _Static_assert(sizeof(double) << NB_METRICS_SEGMENT_BITS == NB_HUGE_PAGE,
 			   "a segment of a column past the first is one huge page");
 
