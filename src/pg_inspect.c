@@ -313,18 +313,6 @@ input_prose(const NbView *view)
 	return nb_input_kinds_prose(kinds);
 }
 
-/* A jsonb value as the value of the key just pushed. */
-static void
-push_jsonb(JsonbParseState **state, Jsonb *value)
-{
-	JsonbValue	v;
-
-	v.type = jbvBinary;
-	v.val.binary.data = &value->root;
-	v.val.binary.len = VARSIZE(value) - VARHDRSZ;
-	pushJsonbValue(state, WJB_VALUE, &v);
-}
-
 /* "rows_null_label": the rows training skipped for a NULL label, exactly. */
 static void
 push_null_labels(JsonbParseState **state, const NbView *view)
@@ -371,12 +359,12 @@ nb_info(PG_FUNCTION_ARGS)
 	if (view.settings.has_tokenizer)
 	{
 		nb_push_key(&state, "tokenizer", 9);
-		push_jsonb(&state, nb_tokenizer_to_jsonb(&view.settings.tokenizer));
+		nb_push_jsonb(&state, nb_tokenizer_to_jsonb(&view.settings.tokenizer));
 	}
 	if (view.settings.options_len > 0)
 	{
 		nb_push_key(&state, "options", 7);
-		push_jsonb(&state, nb_stored_options_jsonb(&view.settings));
+		nb_push_jsonb(&state, nb_stored_options_jsonb(&view.settings));
 	}
 	result = pushJsonbValue(&state, WJB_END_OBJECT, NULL);
 	PG_RETURN_JSONB_P(nb_jsonb_finish(result));

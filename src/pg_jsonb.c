@@ -43,6 +43,17 @@ nb_push_string(JsonbParseState **state, const char *s)
 	pushJsonbValue(state, WJB_VALUE, &jv);
 }
 
+void
+nb_push_jsonb(JsonbParseState **state, Jsonb *value)
+{
+	JsonbValue	jv;
+
+	jv.type = jbvBinary;
+	jv.val.binary.data = &value->root;
+	jv.val.binary.len = VARSIZE(value) - VARHDRSZ;
+	pushJsonbValue(state, WJB_VALUE, &jv);
+}
+
 /*
  * numeric's stored form, which numeric.c keeps to itself (PostgreSQL 15.18,
  * src/backend/utils/adt/numeric.c lines 134-250: struct NumericShort and

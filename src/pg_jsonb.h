@@ -27,6 +27,9 @@ nb_jsonb_key_cmp(const char *a, uint32 a_len, const char *b, uint32 b_len)
 /* A string value (NUL-terminated). */
 void		nb_push_string(JsonbParseState **state, const char *s);
 
+/* A jsonb value (its tree copied in). */
+void		nb_push_jsonb(JsonbParseState **state, Jsonb *value);
+
 /*
  * A float8 as the numeric of a jsonb number, exactly: its shortest
  * round-trip digits, whatever extra_float_digits says.

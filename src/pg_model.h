@@ -162,4 +162,7 @@ void		nb_model_validate_bytes(const char *data, size_t size, NbView *view,
 bool		nb_base64_text_size(const char *str, size_t len, uint64 *size);
 bool		nb_base64_text_decode(const char *str, size_t len, char *dst, uint64 size);
 
+/* The base64 text of size bytes into out (nb_base64_len(size) characters, returned), likewise. */
+size_t		nb_base64_text_encode(const char *data, size_t size, char *out);
+
 #endif

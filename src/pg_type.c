@@ -319,6 +319,25 @@ nb_base64_text_decode(const char *str, size_t len, char *dst, uint64 size)
 	return decode_base64(&src, dst, size);
 }
 
+size_t
+nb_base64_text_encode(const char *data, size_t size, char *out)
+{
+	size_t		pos = 0;
+
+	for (size_t off = 0; off < size; off += ENCODE_CHUNK)
+	{
+		size_t		n = Min(ENCODE_CHUNK, size - off);
+		int			w = pg_b64_encode((const b64_byte *) data + off, (int) n, out + pos,
+									  (int) nb_base64_len(n));
+
+		if (w < 0)
+			elog(ERROR, "could not encode base64");
+		pos += w;
+		CHECK_FOR_INTERRUPTS();
+	}
+	return pos;
+}
+
 /*
  * The size of the bytes the base64 text in memory at src decodes to if it
  * has no white space: from its length and its last two characters.  False
@@ -491,9 +510,9 @@ packed_partial(FunctionCallInfo fcinfo)
 	return packed;
 }
 
-/* Write the model's base64 text (len characters) to out, chunk by chunk. */
+/* Write the model's base64 text to out, chunk by chunk. */
 static void
-encode_model(ModelSource *m, char *out, size_t len)
+encode_model(ModelSource *m, char *out)
 {
 	size_t		pos = 0;
 
@@ -501,7 +520,6 @@ encode_model(ModelSource *m, char *out, size_t len)
 	{
 		size_t		n = Min(ENCODE_CHUNK, m->size - off);
 		const char *data;
-		int			w;
 
 		if (m->slices != NULL)
 		{
@@ -513,11 +531,7 @@ encode_model(ModelSource *m, char *out, size_t len)
 		}
 		else
 			data = VARDATA(m->flat) + off;
-		w = pg_b64_encode((const b64_byte *) data, (int) n, out + pos, (int) (len - pos));
-		if (w < 0)
-			elog(ERROR, "could not encode nb_model as base64");
-		pos += w;
-		CHECK_FOR_INTERRUPTS();
+		pos += nb_base64_text_encode(data, n, out + pos);
 	}
 	if (m->slices != NULL)
 		MemoryContextDelete(m->slices);
@@ -533,7 +547,7 @@ nb_model_out(PG_FUNCTION_ARGS)
 
 	model_source_open(&m, packed != NULL ? PointerGetDatum(packed) : PG_GETARG_DATUM(0), &len);
 	out = palloc(len + 1);
-	encode_model(&m, out, len);
+	encode_model(&m, out);
 	out[len] = '\0';
 	PG_RETURN_CSTRING(out);
 }
@@ -553,7 +567,7 @@ nb_model_to_text(PG_FUNCTION_ARGS)
 	model_source_open(&m, PG_GETARG_DATUM(0), &len);
 	result = palloc(VARHDRSZ + len);
 	SET_VARSIZE(result, VARHDRSZ + len);
-	encode_model(&m, VARDATA(result), len);
+	encode_model(&m, VARDATA(result));
 	PG_RETURN_TEXT_P(result);
 }
 

@@ -70,18 +70,21 @@ row_top(const NbCalibrationRows *rows, size_t i)
  * with d_c = l_c - max l and p_c proportional to e^(beta d_c), E_p[d] -
  * d_actual, Var_p[d] (the loss is convex in beta) and E_p[(d - E_p[d])^3].
  * beta 0 is the uniform distribution over the classes with a probability.
+ * The temperature's functions read every step-th row of n / step (step 1:
+ * all; SAMPLE: the warm start's sample).
  */
 static void
-temperature_derivatives(const NbCalibrationRows *rows, double beta, double *d1, double *d2,
-						double *d3)
+temperature_derivatives(const NbCalibrationRows *rows, size_t step, double beta, double *d1,
+						double *d2, double *d3)
 {
 	Sum			g = {0, 0};
 	Sum			h = {0, 0};
 	Sum			t = {0, 0};
 	uint32_t	C = rows->C;
+	size_t		end = rows->n / step * step;
 	uint64_t	work = 0;
 
-	for (size_t i = 0; i < rows->n; i++)
+	for (size_t i = 0; i < end; i += step)
 	{
 		const double *l = &rows->log_post[i * C];
 		double		top = row_top(rows, i);
@@ -128,18 +131,19 @@ temperature_derivatives(const NbCalibrationRows *rows, double beta, double *d1, 
  * the uniform distribution already has a gradient pointing there.
  */
 static NbCalibrationStatus
-temperature_minimum_exists(const NbCalibrationRows *rows)
+temperature_minimum_exists(const NbCalibrationRows *rows, size_t step)
 {
 	size_t		used = 0;
 	bool		all_right = true;
 	bool		some_below = false;
 	uint32_t	C = rows->C;
+	size_t		end = rows->n / step * step;
 	uint64_t	work = 0;
 	double		d1;
 	double		d2;
 	double		d3;
 
-	for (size_t i = 0; i < rows->n; i++)
+	for (size_t i = 0; i < end; i += step)
 	{
 		const double *l = &rows->log_post[i * C];
 		double		top = row_top(rows, i);
@@ -160,7 +164,7 @@ temperature_minimum_exists(const NbCalibrationRows *rows)
 		return NB_CALIBRATION_NO_BETTER;
 	if (all_right)
 		return NB_CALIBRATION_SEPARATED;
-	temperature_derivatives(rows, 0, &d1, &d2, &d3);
+	temperature_derivatives(rows, step, 0, &d1, &d2, &d3);
 	if (d1 >= 0)
 		return NB_CALIBRATION_NO_BETTER;
 	return NB_CALIBRATION_OK;
@@ -174,7 +178,7 @@ temperature_minimum_exists(const NbCalibrationRows *rows)
  * minimum exists (temperature_minimum_exists).
  */
 static uint32_t
-temperature_newton(const NbCalibrationRows *rows, double *beta)
+temperature_newton(const NbCalibrationRows *rows, size_t step, double *beta)
 {
 	double		lo = 0;
 	double		hi = INFINITY;
@@ -194,7 +198,7 @@ temperature_newton(const NbCalibrationRows *rows, double *beta)
 		double		halley;
 		double		next;
 
-		temperature_derivatives(rows, *beta, &d1, &d2, &d3);
+		temperature_derivatives(rows, step, *beta, &d1, &d2, &d3);
 		k++;
 		if (d1 == 0)
 			break;
@@ -220,38 +224,17 @@ NbCalibrationStatus
 nb_calibration_fit_temperature(const NbCalibrationRows *rows, double *temperature,
 							   uint32_t *iterations)
 {
-	NbCalibrationStatus status = temperature_minimum_exists(rows);
-	NbCalibrationRows sample;
+	NbCalibrationStatus status = temperature_minimum_exists(rows, 1);
 	double		beta = 1;
 	uint32_t	k = 0;
-	uint64_t	work = 0;
 
 	*iterations = 0;
 	if (status != NB_CALIBRATION_OK)
 		return status;
 	/* the warm start: every SAMPLE-th row's minimum, when they have one */
-	sample.C = rows->C;
-	sample.n = rows->n / SAMPLE;
-	if (sample.n >= SAMPLE_ROWS)
-	{
-		uint32_t   *actual = nb_alloc(sizeof(uint32_t) * sample.n);
-		double	   *log_post = nb_alloc(sizeof(double) * sample.n * rows->C);
-
-		for (size_t i = 0; i < sample.n; i++)
-		{
-			nb_interrupt_count(&work, 1 + (uint64_t) rows->C / 8);
-			actual[i] = rows->actual[i * SAMPLE];
-			memcpy(&log_post[i * rows->C], &rows->log_post[i * SAMPLE * rows->C],
-				   sizeof(double) * rows->C);
-		}
-		sample.actual = actual;
-		sample.log_post = log_post;
-		if (temperature_minimum_exists(&sample) == NB_CALIBRATION_OK)
-			k += temperature_newton(&sample, &beta);
-		nb_free(actual);
-		nb_free(log_post);
-	}
-	k += temperature_newton(rows, &beta);
+	if (rows->n / SAMPLE >= SAMPLE_ROWS && temperature_minimum_exists(rows, SAMPLE) == NB_CALIBRATION_OK)
+		k += temperature_newton(rows, SAMPLE, &beta);
+	k += temperature_newton(rows, 1, &beta);
 	*temperature = 1 / beta;
 	*iterations = k;
 	return NB_CALIBRATION_OK;
@@ -413,8 +396,7 @@ sigmoid_rows(const NbCalibrationRows *rows, uint32_t c, const double *p, Sigmoid
 static void
 sigmoid_rows_free(SigmoidRows *s)
 {
-	if (s->w != NULL)
-		nb_free(s->w);
+	nb_free_if(s->w);
 	nb_free(s->t);
 	nb_free(s->q);
 	nb_free(s->trial_q);
@@ -551,14 +533,11 @@ sigmoid_sample(const SigmoidRows *s, SigmoidRows *sample, double *p)
 }
 
 /*
- * A class's own sample: every row of the class, and every row of the
- * others where its probability is at least CLASS_SAMPLE_P (those decide
- * the slope a), each of weight 1, and every SAMPLE-th of the rest weighted
- * by the rows they stand for (their a p is small: they move the loss
- * almost only through b).  Every SAMPLE-th row has few rows of a small
- * class or none (Newton's steps from scikit-learn's start then overshoot
- * by orders of magnitude, each halving a pass over all the rows).  At most
- * 1 / CLASS_SAMPLE_SHARE of the rows, else none; p has room for as many.
+ * A class's own sample (src/README.md, Calibration, says why): every row of
+ * the class, and of the others where its probability is at least
+ * CLASS_SAMPLE_P, of weight 1, and every SAMPLE-th of the rest weighted by
+ * the rows they stand for; at most 1 / CLASS_SAMPLE_SHARE of the rows, else
+ * none.  p has room for as many.
  */
 static bool
 sigmoid_class_sample(const SigmoidRows *s, SigmoidRows *sample, double *p)
@@ -909,8 +888,7 @@ nb_calibration_fit(const NbCalibrationRows *rows, NbCalibrationMethod method, Nb
 		status = fit_sigmoid(rows, probabilities, fit);
 	else
 		status = fit_auto(rows, probabilities, fit);
-	if (probabilities != NULL)
-		nb_free(probabilities);
+	nb_free_if(probabilities);
 	if (status != NB_CALIBRATION_OK)
 		nb_calibration_fit_free(fit);
 	return status;
@@ -919,8 +897,7 @@ nb_calibration_fit(const NbCalibrationRows *rows, NbCalibrationMethod method, Nb
 void
 nb_calibration_fit_free(NbCalibrationFit *fit)
 {
-	if (fit->sigmoid != NULL)
-		nb_free(fit->sigmoid);
+	nb_free_if(fit->sigmoid);
 	fit->sigmoid = NULL;
 	fit->cal.sigmoid = NULL;
 }

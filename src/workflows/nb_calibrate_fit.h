@@ -70,7 +70,6 @@ void		nb_calibration_probabilities(const NbCalibrationRows *rows, double *p);
 NbCalibrationStatus nb_calibration_fit_sigmoids(const NbCalibrationRows *rows, uint32_t first, double *ab,
 												double *q, uint32_t *iterations);
 
-
 typedef enum NbCalibrationMethod
 {
 	NB_CALIBRATE_NONE,			/* (a result only: auto found neither better) */

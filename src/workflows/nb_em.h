@@ -1,12 +1,8 @@
 /*
- * nb_em.h — what semi-supervised training by EM (Nigam, McCallum, Thrun &
- * Mitchell 2000) needs of a model beyond the posteriors scoring gives:
- * each row's log likelihood and the log density of the Dirichlet (or Beta)
- * prior, whose sum L EM increases from iteration to iteration, and which
- * models it is defined for.  L, and why the M-step's smoothed model
- * maximizes it, are in src/README.md (EM).
- *
- * Pure C: no PostgreSQL.
+ * nb_em.h — what EM (Nigam, McCallum, Thrun & Mitchell 2000) needs of a
+ * model beyond scoring: each row's log likelihood and the log density of
+ * the prior, whose sum L (src/README.md, EM) no iteration lowers, and which
+ * models it is defined for.  Pure C: no PostgreSQL.
  */
 #ifndef NB_EM_H
 #define NB_EM_H

@@ -36,12 +36,9 @@ nb_grid_free(NbGrid *grid)
 	for (uint32_t s = 0; s < grid->n_sets; s++)
 		nb_metrics_free(&grid->metrics[s]);
 	nb_free(grid->metrics);
-	if (grid->cap > 0)
-	{
-		nb_free(grid->cls);
-		nb_free(grid->log_post);
-		nb_free(grid->prob);
-	}
+	nb_free_if(grid->cls);
+	nb_free_if(grid->log_post);
+	nb_free_if(grid->prob);
 	memset(grid, 0, sizeof(*grid));
 }
 
@@ -65,12 +62,9 @@ reserve_classes(NbGrid *grid, uint32_t C)
 {
 	if (C <= grid->cap)
 		return;
-	if (grid->cap > 0)
-	{
-		nb_free(grid->cls);
-		nb_free(grid->log_post);
-		nb_free(grid->prob);
-	}
+	nb_free_if(grid->cls);
+	nb_free_if(grid->log_post);
+	nb_free_if(grid->prob);
 	grid->cap = C;
 	grid->cls = nb_alloc(sizeof(uint32_t) * C);
 	grid->log_post = nb_alloc(sizeof(double) * C * grid->n_sets);

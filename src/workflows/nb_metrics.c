@@ -10,9 +10,9 @@
 #include <string.h>
 
 #include "nb_alloc.h"
+#include "nb_format.h"
 #include "nb_hash.h"
 #include "nb_interrupt.h"
-
 
 _Static_assert(sizeof(double) << NB_METRICS_SEGMENT_BITS == NB_HUGE_PAGE,
 			   "a segment of a column past the first is one huge page");
@@ -149,17 +149,14 @@ nb_metrics_free(NbMetrics *m)
 			if (m->score[c] != NULL)
 				free_column(m->score[c], m->rows_cap);
 		nb_free(m->score);
-		if (m->actual != NULL)
-			nb_free(m->actual);
+		nb_free_if(m->actual);
 		if (m->weight != NULL)
 			free_column(m->weight, m->rows_cap);
 		for (uint32_t n = 0; n <= m->cap; n++)
-			if (m->ll_inv_sum[n] != NULL)
-				nb_free(m->ll_inv_sum[n]);
+			nb_free_if(m->ll_inv_sum[n]);
 		nb_free(m->ll_inv_sum);
 		for (int b = 0; b < NB_METRICS_BINS; b++)
-			if (m->calib[b] != NULL)
-				nb_free(m->calib[b]);
+			nb_free_if(m->calib[b]);
 		nb_free(m->calib);
 	}
 	memset(m, 0, sizeof(*m));
@@ -217,11 +214,8 @@ nb_metrics_label_cmp(const NbMetrics *m, uint32_t a, uint32_t b)
 				blen;
 	const char *as = nb_vocab_str(&m->labels, a, &alen);
 	const char *bs = nb_vocab_str(&m->labels, b, &blen);
-	int			cmp = memcmp(as, bs, alen < blen ? alen : blen);
 
-	if (cmp != 0)
-		return cmp;
-	return alen < blen ? -1 : alen > blen;
+	return nb_strcmp(as, alen, bs, blen);
 }
 
 void
@@ -486,47 +480,20 @@ put_le(unsigned char *out, uint64_t v, int size)
 	return out + size;
 }
 
-static uint64_t
-get_le(const unsigned char *in, int size)
-{
-	uint64_t	v = 0;
-
-	for (int i = 0; i < size; i++)
-		v |= (uint64_t) in[i] << (8 * i);
-	return v;
-}
-
-/* n doubles, little-endian: a copy where the machine is. */
+/* n doubles, little-endian. */
 static unsigned char *
 put_doubles(unsigned char *out, const double *v, uint64_t n)
 {
-#ifdef NB_LITTLE_ENDIAN
-	memcpy(out, v, sizeof(double) * n);
-#else
 	for (uint64_t i = 0; i < n; i++)
-	{
-		uint64_t	bits;
-
-		memcpy(&bits, &v[i], sizeof(bits));
-		put_le(out + 8 * i, bits, 8);
-	}
-#endif
+		nb_write_f64(out, i, v[i]);
 	return out + sizeof(double) * n;
 }
 
 static void
 get_doubles(double *v, const unsigned char *in, uint64_t n)
 {
-#ifdef NB_LITTLE_ENDIAN
-	memcpy(v, in, sizeof(double) * n);
-#else
 	for (uint64_t i = 0; i < n; i++)
-	{
-		uint64_t	bits = get_le(in + 8 * i, 8);
-
-		memcpy(&v[i], &bits, sizeof(bits));
-	}
-#endif
+		v[i] = nb_read_f64(in, i);
 }
 
 static unsigned char *
@@ -666,8 +633,8 @@ nb_metrics_read_header(NbMetricsIn *in, uint32_t *n, const unsigned char **tag,
 		return fail(in, "not an nb_metrics state");
 	if (p[3] != NB_METRICS_SERIAL_VERSION)
 		return fail(in, "an nb_metrics state of another version");
-	*n = (uint32_t) get_le(p + 4, 4);
-	*tag_len = (uint32_t) get_le(p + 8, 4);
+	*n = (uint32_t) nb_read_le32(p + 4);
+	*tag_len = (uint32_t) nb_read_le32(p + 8);
 	*tag = take(in, *tag_len);
 	return *tag != NULL;
 }
@@ -752,7 +719,7 @@ read_rows(NbMetrics *m, NbMetricsIn *in, uint64_t rows)
 	for (uint64_t i = 0; i < rows; i++)
 	{
 		nb_interrupt_at(i);
-		m->actual[i] = (uint32_t) get_le(p + 4 * i, 4);
+		m->actual[i] = (uint32_t) nb_read_u32(p, i);
 		if (m->actual[i] >= K)
 			return fail(in, "a row's class out of range");
 	}
@@ -777,8 +744,8 @@ nb_metrics_read(NbMetrics *m, NbMetricsIn *in)
 	if (p == NULL)
 		return false;
 	flags = p[0];
-	rows = get_le(p + 1, 8);
-	K = (uint32_t) get_le(p + 9, 4);
+	rows = nb_read_le64(p + 1);
+	K = (uint32_t) nb_read_le32(p + 9);
 	if (flags > FLAGS_ALL || (!(flags & FLAG_SCORED) && (flags & (FLAG_RANKED | FLAG_SCORES_ONLY))))
 		return fail(in, "flags out of range");
 	if (K > NB_METRICS_MAX_CLASSES)
@@ -794,7 +761,7 @@ nb_metrics_read(NbMetrics *m, NbMetricsIn *in)
 
 		if ((p = take(in, 4)) == NULL)
 			return false;
-		len = (uint32_t) get_le(p, 4);
+		len = (uint32_t) nb_read_le32(p);
 		if ((s = take(in, (uint64_t) len + 1)) == NULL)
 			return false;
 		if (nb_metrics_find(m, (const char *) s, len) >= 0)
@@ -839,9 +806,9 @@ nb_metrics_read(NbMetrics *m, NbMetricsIn *in)
 	{
 		if ((p = take(in, sizeof(uint64_t))) == NULL)
 			return false;
-		if (get_le(p, 8) == 0)
+		if (nb_read_le64(p) == 0)
 			return fail(in, "a count of NULL actual labels of 0 with its flag");
-		m->null_actual = get_le(p, 8);
+		m->null_actual = nb_read_le64(p);
 		update_sizes(m);
 	}
 	return true;

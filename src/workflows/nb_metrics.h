@@ -29,10 +29,8 @@
 /*
  * A column of probabilities (one per row), and the rows' weights, are kept
  * in segments of NB_METRICS_SEGMENT_ROWS rows, each a whole 2 MB huge page
- * (nb_alloc_huge_page), but for the first while it grows by reallocation up
- * to that size.  Columns reallocated to tens of megabytes were faulted in
- * 4 kB pages instead: 22,700 faults for a million rows of ten classes
- * (4,600 now), about a twentieth of nb_metrics' time.
+ * (nb_alloc_huge_page; src/README.md, Metrics, says why), but for the first
+ * while it grows by reallocation up to that size.
  */
 #define NB_METRICS_SEGMENT_BITS 18
 #define NB_METRICS_SEGMENT_ROWS ((uint64_t) 1 << NB_METRICS_SEGMENT_BITS)

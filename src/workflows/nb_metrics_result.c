@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "nb_alloc.h"
+#include "nb_format.h"
 #include "nb_interrupt.h"
 #include "nb_port.h"
 
@@ -26,11 +27,8 @@ cmp_label_ref(const void *x, const void *y)
 {
 	const LabelRef *a = x;
 	const LabelRef *b = y;
-	int			cmp = memcmp(a->s, b->s, a->len < b->len ? a->len : b->len);
 
-	if (cmp != 0)
-		return cmp;
-	return a->len < b->len ? -1 : a->len > b->len;
+	return nb_strcmp(a->s, a->len, b->s, b->len);
 }
 
 /*
@@ -111,16 +109,6 @@ prefix_of(const RadixDigits *rd, uint64_t key)
 	return (key - rd->lo) >> rd->shift;
 }
 
-/* Count the digits of a key into hist (rd->passes times RADIX_SIZE counts). */
-static inline void
-count_key(uint64_t *hist, const RadixDigits *rd, uint64_t key)
-{
-	uint64_t	p = prefix_of(rd, key);
-
-	for (int d = 0; d < rd->passes; d++)
-		hist[d * RADIX_SIZE + ((p >> (RADIX_BITS * d)) & (RADIX_SIZE - 1))]++;
-}
-
 /*
  * Sort n rows of size bytes by the digits rd of their keys: least
  * significant digit radix sort, passes skipped where every key has the
@@ -135,8 +123,12 @@ sort_by_key(char *rows, char *tmp, uint64_t n, size_t size, uint64_t *hist,
 	memset(hist, 0, sizeof(uint64_t) * rd->passes * RADIX_SIZE);
 	for (uint64_t i = 0; i < n; i++)
 	{
+		uint64_t	p;
+
 		nb_interrupt_at(i);
-		count_key(hist, rd, key_at(rows, size, i));
+		p = prefix_of(rd, key_at(rows, size, i));
+		for (int d = 0; d < rd->passes; d++)
+			hist[d * RADIX_SIZE + ((p >> (RADIX_BITS * d)) & (RADIX_SIZE - 1))]++;
 	}
 	for (int d = 0; d < rd->passes; d++)
 	{

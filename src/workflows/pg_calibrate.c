@@ -1,14 +1,12 @@
 /*
- * pg_calibrate.c — nb_calibrate's aggregate nbc_calibration (its reference
- * entry in README.md): each row scored with its fold's out-of-fold model,
- * whole minus the model of the fold's rows, made when the row's fold is
- * not the previous row's (nb_calibrate gives the rows fold by fold: one
- * out-of-fold model at a time), and its actual class and log posteriors
- * kept, each class at its position in classes; the final function fits
- * method to the rows (nb_calibrate_fit.h).
- *
- * The rows' arrays, megabytes each, are nb_alloc's (nb_alloc.h): written
- * once in order, they fault in a huge page at a time.
+ * pg_calibrate.c — nb_calibrate's aggregate nbc_calibration: each row
+ * scored with its fold's out-of-fold model (whole minus the fold's rows,
+ * made when the row's fold is not the previous row's: nb_calibrate gives
+ * the rows fold by fold), its actual class and log posteriors kept, each
+ * class at its position in classes; the final function fits method to the
+ * rows (nb_calibrate_fit.h).  The rows' blocks, megabytes each, are
+ * nb_alloc's (nb_alloc.h): written once in order, they fault in a huge
+ * page at a time.
  */
 #include "postgres.h"
 
@@ -39,11 +37,9 @@
 extern PGDLLEXPORT Datum nb_subtract(PG_FUNCTION_ARGS);
 
 /*
- * The most bytes of log posteriors the scoring keeps: the fit holds them
- * about three times over (their copy in the fits' order, the
- * probabilities and the sigmoids), so that nb_calibrate stays near 1 GB at
- * most.  nb_calibrate checks its rows against the same limit before it
- * scores any (NB_CALIBRATION_MAX_BYTES in the SQL).
+ * The most bytes of log posteriors the scoring keeps, which the fit holds
+ * about three times over (src/README.md, Calibration); nb_calibrate checks
+ * its rows against the same limit before it scores any.
  */
 #define NB_CALIBRATION_MAX_BYTES ((Size) 256 * 1024 * 1024)
 
@@ -451,18 +447,6 @@ fit_option(const CalibrationState *st, const NbCalibrationFit *fit)
 	return nb_jsonb_finish(pushJsonbValue(&state, WJB_END_OBJECT, NULL));
 }
 
-static void
-push_jsonb(JsonbParseState **state, const char *key, Jsonb *value)
-{
-	JsonbValue	v;
-
-	nb_push_key(state, key, strlen(key));
-	v.type = jbvBinary;
-	v.val.binary.data = &value->root;
-	v.val.binary.len = VARSIZE(value) - VARHDRSZ;
-	pushJsonbValue(state, WJB_VALUE, &v);
-}
-
 /* The fit of the rows, as the header says. */
 PG_FUNCTION_INFO_V1(nbc_calibration_final);
 Datum
@@ -496,7 +480,8 @@ nbc_calibration_final(PG_FUNCTION_ARGS)
 	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
 	nb_push_key(&state, "method", strlen("method"));
 	nb_push_string(&state, method_names[fit.method]);
-	push_jsonb(&state, "options", options);
+	nb_push_key(&state, "options", strlen("options"));
+	nb_push_jsonb(&state, options);
 	nb_push_pair(&state, "log_loss", fit.log_loss);
 	nb_push_pair(&state, "brier", fit.brier);
 	nb_push_pair(&state, "calibrated_log_loss", fit.calibrated_log_loss);

@@ -1,16 +1,7 @@
 /*
  * pg_metrics.c — the nb_metrics aggregates: classification metrics of a
- * query's predictions, as jsonb (see src/README.md for the definitions).
- *
- * The state is an nb_metrics_state (pg_metrics.h), updated in place
- * from row to row; partial states combine, in parallel workers and on
- * Citus's workers alike.
- *
- * Metrics compare labels as text.  A label column of another type than
- * the one the model was trained on (numeric(3,1) labels train "1.0", an
- * integer column reads "1"), or the wrong column, gives an accuracy of 0
- * that looks like a bad model: the final function's WARNING says the labels
- * never met.
+ * query's predictions, as jsonb (see src/README.md for the definitions),
+ * over an nb_metrics_state (pg_metrics.h).
  */
 #include "postgres.h"
 
@@ -19,9 +10,6 @@
 #include "catalog/pg_type.h"
 #include "fmgr.h"
 #include "lib/stringinfo.h"
-#include "mb/pg_wchar.h"
-#include "miscadmin.h"
-#include "utils/builtins.h"
 #include "utils/float.h"
 #include "utils/jsonb.h"
 #include "utils/memutils.h"
@@ -32,9 +20,6 @@
 #include "pg_label.h"
 #include "pg_metrics.h"
 
-PG_FUNCTION_INFO_V1(nb_metrics_label_transfn);
-PG_FUNCTION_INFO_V1(nb_metrics_proba_transfn);
-PG_FUNCTION_INFO_V1(nb_metrics_proba_options_transfn);
 PG_FUNCTION_INFO_V1(nb_metrics_combine);
 PG_FUNCTION_INFO_V1(nb_metrics_final);
 
@@ -213,26 +198,21 @@ begin_row(FunctionCallInfo fcinfo, const RowForm *form, NbMetricsState **st, dou
 	return true;
 }
 
-/* Room for n classes in the row's scratch arrays. */
+/* Room for n classes in the row's scratch (a longer row has new keys: read_keys refills it). */
 static void
 reserve_row(NbMetricsState *st, uint32 n)
 {
-	uint32		cap = Max(n, 2 * st->row_cap);
-
 	if (n <= st->row_cap)
 		return;
-	/* the state's context is an AllocSet: repalloc is fine there */
-	if (st->row_cap == 0)
+	/* the state's context is an AllocSet: pfree is fine there */
+	if (st->row_cap > 0)
 	{
-		st->row_class = MemoryContextAlloc(st->hdr.eoh_context, sizeof(uint32) * cap);
-		st->row_prob = MemoryContextAlloc(st->hdr.eoh_context, sizeof(double) * cap);
+		pfree(st->row_class);
+		pfree(st->row_prob);
 	}
-	else
-	{
-		st->row_class = repalloc(st->row_class, sizeof(uint32) * cap);
-		st->row_prob = repalloc(st->row_prob, sizeof(double) * cap);
-	}
-	st->row_cap = cap;
+	st->row_cap = Max(n, 2 * st->row_cap);
+	st->row_class = MemoryContextAlloc(st->hdr.eoh_context, sizeof(uint32) * st->row_cap);
+	st->row_prob = MemoryContextAlloc(st->hdr.eoh_context, sizeof(double) * st->row_cap);
 }
 
 static void
@@ -270,14 +250,11 @@ invalid_probability(const Jsonb *proba, uint32 i, const char *problem)
 	uint32		len;
 	const char *key = nb_jsonb_key(proba, i, &len);
 
-	if (problem == NULL)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("invalid nb_metrics probabilities"),
-				 errdetail("The probability of \"%s\" is not a number.", nb_cut_str(key, len))));
 	ereport(ERROR,
 			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 			 errmsg("invalid nb_metrics probabilities"),
+			 problem == NULL ?
+			 errdetail("The probability of \"%s\" is not a number.", nb_cut_str(key, len)) :
 			 errdetail("The probability of \"%s\" is %s, outside [0, 1].",
 					   nb_cut_str(key, len), problem)));
 }
@@ -342,32 +319,23 @@ metrics_row(FunctionCallInfo fcinfo, const RowForm *form)
 	return nb_metrics_state_return(fcinfo, st);
 }
 
-/* nb_metrics(actual text, predicted text [, weight float8]) */
-Datum
-nb_metrics_label_transfn(PG_FUNCTION_ARGS)
-{
-	RowForm		form = {false, PG_NARGS() > 3 ? 3 : -1, -1};
+/* A transition function of nb_metrics for rows of a form (RowForm's fields). */
+#define METRICS_TRANSFN(name, scored, weight_arg, options_arg) \
+	PG_FUNCTION_INFO_V1(name); \
+	Datum \
+	name(PG_FUNCTION_ARGS) \
+	{ \
+		RowForm		form = {scored, weight_arg, options_arg}; \
+		\
+		return metrics_row(fcinfo, &form); \
+	}
 
-	return metrics_row(fcinfo, &form);
-}
-
+/* nb_metrics(actual, predicted text [, weight float8]) */
+METRICS_TRANSFN(nb_metrics_label_transfn, false, PG_NARGS() > 3 ? 3 : -1, -1)
 /* nb_metrics(actual, probabilities jsonb [, weight float8]) */
-Datum
-nb_metrics_proba_transfn(PG_FUNCTION_ARGS)
-{
-	RowForm		form = {true, PG_NARGS() > 3 ? 3 : -1, -1};
-
-	return metrics_row(fcinfo, &form);
-}
-
+METRICS_TRANSFN(nb_metrics_proba_transfn, true, PG_NARGS() > 3 ? 3 : -1, -1)
 /* nb_metrics(actual, probabilities jsonb, weight float8, options jsonb) */
-Datum
-nb_metrics_proba_options_transfn(PG_FUNCTION_ARGS)
-{
-	RowForm		form = {true, 3, 4};
-
-	return metrics_row(fcinfo, &form);
-}
+METRICS_TRANSFN(nb_metrics_proba_options_transfn, true, 3, 4)
 
 Datum
 nb_metrics_combine(PG_FUNCTION_ARGS)
@@ -626,9 +594,13 @@ nb_metrics_jsonb(NbMetrics *m)
 /* Fewer rows say little: a single row's prediction may well be wrong. */
 #define NB_LABELS_MIN_ROWS 10
 
-/* Up to NB_LABELS_SHOWN labels c with (seen[c] & flag) == want, quoted, comma separated. */
+/*
+ * Up to NB_LABELS_SHOWN labels c with every seen flag of flags (unnamed_only:
+ * and no column of scores, no row's probabilities named it), quoted, comma
+ * separated; *count receives how many there are.
+ */
 static char *
-labels_shown(const NbMetrics *m, uint8_t flag, uint8_t want, bool unnamed_only, uint32 *count)
+labels_shown(const NbMetrics *m, uint8_t flags, bool unnamed_only, uint32 *count)
 {
 	StringInfoData buf;
 
@@ -639,7 +611,7 @@ labels_shown(const NbMetrics *m, uint8_t flag, uint8_t want, bool unnamed_only, 
 		uint32		len;
 		const char *s;
 
-		if ((m->seen[c] & flag) != want || (unnamed_only && m->score[c] != NULL))
+		if ((m->seen[c] & flags) != flags || (unnamed_only && m->score[c] != NULL))
 			continue;
 		if (++*count > NB_LABELS_SHOWN)
 			continue;
@@ -647,20 +619,6 @@ labels_shown(const NbMetrics *m, uint8_t flag, uint8_t want, bool unnamed_only, 
 		appendStringInfo(&buf, "%s\"%s\"", *count > 1 ? ", " : "", nb_cut_str(s, len));
 	}
 	return buf.data;
-}
-
-/*
- * The rows whose actual label no row's probabilities name: their count
- * and up to NB_LABELS_SHOWN of those labels (rows with probabilities that
- * are kept: a class that no row named has no column of scores).
- */
-static char *
-unnamed_labels(const NbMetrics *m, uint32 *count)
-{
-	*count = 0;
-	if (!m->scored || !m->ranked)
-		return NULL;
-	return labels_shown(m, NB_SEEN_ACTUAL, NB_SEEN_ACTUAL, true, count);
 }
 
 /*
@@ -676,13 +634,13 @@ warn_labels(const NbMetrics *m)
 	uint32		n_actual;
 	uint32		n_predicted;
 	uint32		n_both;
-	uint32		n_unnamed;
-	char	   *actual = labels_shown(m, NB_SEEN_ACTUAL, NB_SEEN_ACTUAL, false, &n_actual);
-	char	   *predicted = labels_shown(m, NB_SEEN_PREDICTED, NB_SEEN_PREDICTED, false, &n_predicted);
-	char	   *unnamed = unnamed_labels(m, &n_unnamed);
+	uint32		n_unnamed = 0;
+	char	   *actual = labels_shown(m, NB_SEEN_ACTUAL, false, &n_actual);
+	char	   *predicted = labels_shown(m, NB_SEEN_PREDICTED, false, &n_predicted);
+	/* the actual labels no row's probabilities name, when the rows are kept */
+	char	   *unnamed = m->ranked ? labels_shown(m, NB_SEEN_ACTUAL, true, &n_unnamed) : NULL;
 
-	(void) labels_shown(m, NB_SEEN_ACTUAL | NB_SEEN_PREDICTED,
-						NB_SEEN_ACTUAL | NB_SEEN_PREDICTED, false, &n_both);
+	(void) labels_shown(m, NB_SEEN_ACTUAL | NB_SEEN_PREDICTED, false, &n_both);
 	if (m->rows < NB_LABELS_MIN_ROWS || n_actual == 0 || (n_both > 0 && n_unnamed == 0) ||
 		!nb_first_in_statement(&warned))
 		return;
@@ -729,33 +687,3 @@ nb_metrics_final(PG_FUNCTION_ARGS)
 	PG_RETURN_JSONB_P(result);
 }
 
-/*
- * The serial functions of nb_metrics' internal state up to nbc 0.9.0.  The
- * update script to 0.4.0, which an update from an older version runs
- * before a later one drops them, creates the functions, and CREATE
- * FUNCTION needs their symbols; nothing calls them.
- */
-PG_FUNCTION_INFO_V1(nb_metrics_serialize);
-PG_FUNCTION_INFO_V1(nb_metrics_deserialize);
-
-static Datum
-retired_function(void)
-{
-	ereport(ERROR,
-			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-			 errmsg("nb_metrics' internal state is retired"),
-			 errhint("Update the extension: ALTER EXTENSION nbc UPDATE.")));
-	return (Datum) 0;
-}
-
-Datum
-nb_metrics_serialize(PG_FUNCTION_ARGS)
-{
-	return retired_function();
-}
-
-Datum
-nb_metrics_deserialize(PG_FUNCTION_ARGS)
-{
-	return retired_function();
-}

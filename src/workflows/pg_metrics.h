@@ -1,20 +1,7 @@
 /*
  * pg_metrics.h — what the nb_metrics and nb_grid_metrics aggregates share:
- * their state and its result as jsonb.
- *
- * nb_metrics_state, the transition state of the aggregates, is a real type
- * (not internal), so that Citus, which ships a partial state only through
- * its type's input and output functions, runs the partial aggregation on
- * the workers.
- *
- * The state is held as a read/write expanded object in a memory context of
- * its own under the aggregate's context (an AllocSet: the pure code frees
- * and reallocates, which PostgreSQL 17's bump contexts do not allow), so
- * each row updates it in place; the executor keeps such a value without
- * copying when the transition function returns it (nodeAgg.c,
- * ExecAggTransReparent).  Its flat form is nb_metrics' serialized form,
- * made only when the state leaves the aggregate (a parallel worker, a hash
- * aggregate spilling to disk, Citus); its text form is base64 of that.
+ * their state, nb_metrics_state (a type, held as an expanded object in a
+ * context of its own: src/README.md, Metrics), and its result as jsonb.
  */
 #ifndef PG_METRICS_H
 #define PG_METRICS_H

@@ -5,7 +5,6 @@
  */
 #include "pg_metrics.h"
 
-#include "common/base64.h"
 #include "libpq/pqformat.h"
 #include "mb/pg_wchar.h"
 #include "miscadmin.h"
@@ -15,20 +14,10 @@
 #include "pg_label.h"
 #include "pg_model.h"
 
-/* Bytes encoded per call of the text output: a multiple of 3, about a millisecond of work. */
-#define ENCODE_CHUNK (3 * 256 * 1024)
-
 PG_FUNCTION_INFO_V1(nb_metrics_state_in);
 PG_FUNCTION_INFO_V1(nb_metrics_state_out);
 PG_FUNCTION_INFO_V1(nb_metrics_state_recv);
 PG_FUNCTION_INFO_V1(nb_metrics_state_send);
-
-/* PostgreSQL 18 declares the binary side of its base64 functions uint8 */
-#if PG_VERSION_NUM >= 180000
-typedef uint8 b64_byte;
-#else
-typedef char b64_byte;
-#endif
 
 static Size state_flat_size(ExpandedObjectHeader *eohptr);
 static void state_flatten(ExpandedObjectHeader *eohptr, void *result, Size size);
@@ -508,23 +497,10 @@ Datum
 nb_metrics_state_out(PG_FUNCTION_ARGS)
 {
 	struct varlena *flat = flat_bytes(PG_GETARG_DATUM(0));
-	int			len = (int) VARSIZE_ANY_EXHDR(flat);
-	int			max = pg_b64_enc_len(len);
-	char	   *out = palloc(max + 1);
-	int			w = 0;
+	size_t		len = VARSIZE_ANY_EXHDR(flat);
+	char	   *out = palloc(nb_base64_len(len) + 1);
 
-	/* in chunks of a multiple of 3 bytes, which encode without padding, checking for a cancel */
-	for (int off = 0; off < len; off += ENCODE_CHUNK)
-	{
-		int			got = pg_b64_encode((const b64_byte *) VARDATA_ANY(flat) + off,
-										Min(len - off, ENCODE_CHUNK), out + w, max - w);
-
-		if (got < 0)
-			elog(ERROR, "could not encode nb_metrics_state as base64");
-		w += got;
-		CHECK_FOR_INTERRUPTS();
-	}
-	out[w] = '\0';
+	out[nb_base64_text_encode(VARDATA_ANY(flat), len, out)] = '\0';
 	PG_RETURN_CSTRING(out);
 }
 
