@@ -143,6 +143,8 @@ SELECT d.id, d.label, d.segment, d.w, nb_predict(m.m, d.tokens, '{"fit_prior": f
        nb_predict_proba(m.m, d.tokens, '{"fit_prior": false}') AS proba
 FROM met_docs d, met_model m;
 ANALYZE met_pred;
+-- log probabilities given for probabilities: the hint names the function to use
+SELECT nb_metrics(d.label, nb_predict_log_proba(m.m, d.tokens)) FROM met_docs d, met_model m WHERE d.id < 10;
 -- ties: the unseen documents have equal probabilities for c0, c1 and c2
 SELECT predicted, count(*) FROM met_pred WHERE id % 97 = 0 GROUP BY 1;
 SELECT (nb_metrics(label, proba) - '{log_loss,brier,calibration,roc_auc,average_precision}'::text[])

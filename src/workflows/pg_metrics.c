@@ -250,13 +250,16 @@ invalid_probability(const Jsonb *proba, uint32 i, const char *problem)
 	uint32		len;
 	const char *key = nb_jsonb_key(proba, i, &len);
 
+	/* a negative number is most likely nb_predict_log_proba's */
 	ereport(ERROR,
 			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 			 errmsg("invalid nb_metrics probabilities"),
 			 problem == NULL ?
 			 errdetail("The probability of \"%s\" is not a number.", nb_cut_str(key, len)) :
 			 errdetail("The probability of \"%s\" is %s, outside [0, 1].",
-					   nb_cut_str(key, len), problem)));
+					   nb_cut_str(key, len), problem),
+			 problem != NULL && problem[0] == '-' ?
+			 errhint("Log probabilities (nb_predict_log_proba) are not probabilities: pass nb_predict_proba's.") : 0));
 }
 
 /*
