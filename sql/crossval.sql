@@ -451,4 +451,25 @@ FROM nb_cross_validate('cv_text', 'label', 'body', fold_column => 'fold', tokeni
 JOIN nb_cross_validate('cv_text_tokens', 'label', 'bigrams', fold_column => 'fold') a USING (options);
 SELECT * FROM nb_cross_validate('cv_text_tokens', 'label', 'tokens', tokenizer => '{}');
 SELECT * FROM nb_cross_validate('cv_text', 'label', 'body', tokenizer => '{"analyzer": "sentence"}');
-DROP TABLE cv_text, cv_text_tokens;
+-- the grid key "tokenizer": each tokenizer's rows are those of a call with it
+-- (NULL, JSON null: the default), options naming it, all of them best first
+CREATE TABLE cv_tok_got AS
+SELECT row_number() OVER () AS n, * FROM nb_cross_validate('cv_text', 'label', 'body', fold_column => 'fold',
+    grid => '{"tokenizer": [null, {"ngram_range": [1, 2]}], "alpha": [0.5, 1]}');
+SELECT g.options, t.options IS NOT NULL AS same_as_its_call,
+       g.accuracy >= coalesce(lead(g.accuracy) OVER (ORDER BY g.n), 0) AS best_first
+FROM cv_tok_got g LEFT JOIN (
+    SELECT '{"tokenizer": null}'::jsonb || c.options AS options, c.accuracy, c.macro_f1, c.log_loss
+    FROM nb_cross_validate('cv_text', 'label', 'body', fold_column => 'fold', grid => '{"alpha": [0.5, 1]}') c
+    UNION ALL
+    SELECT '{"tokenizer": {"ngram_range": [1, 2]}}'::jsonb || c.options, c.accuracy, c.macro_f1, c.log_loss
+    FROM nb_cross_validate('cv_text', 'label', 'body', fold_column => 'fold', grid => '{"alpha": [0.5, 1]}',
+                           tokenizer => '{"ngram_range": [1, 2]}') c) t
+  ON t.options = g.options AND t.accuracy = g.accuracy AND t.macro_f1 = g.macro_f1 AND t.log_loss = g.log_loss
+ORDER BY g.n;
+-- only the tokenizer in the grid: each with the default grid
+SELECT count(*) = 2 * (SELECT count(*) FROM nb_cross_validate('cv_text', 'label', 'body', fold_column => 'fold')) AS default_grids
+FROM nb_cross_validate('cv_text', 'label', 'body', fold_column => 'fold', grid => '[{"tokenizer": {}}, {"tokenizer": {"lowercase": false}}]');
+SELECT * FROM nb_cross_validate('cv_text', 'label', 'body', grid => '{"tokenizer": [{}]}', tokenizer => '{}');
+SELECT * FROM nb_cross_validate('cv_text_tokens', 'label', 'tokens', grid => '{"tokenizer": [{}]}');
+DROP TABLE cv_text, cv_text_tokens, cv_tok_got;

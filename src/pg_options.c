@@ -348,7 +348,7 @@ parse_option(const char *name, const JsonbValue *val, void *arg)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("unrecognized naive Bayes option \"%s\"", name),
 				 errdetail("\"%s\" is about tokenizing text, which the model does as it was trained to; these options are for scoring.", name),
-				 errhint("Give the tokenizer's options at training, nb_train(label, body, '{\"%s\": ...}') or nb_cross_validate(..., tokenizer => '{\"%s\": ...}'), and score with the model it trains.", example, example)));
+				 errhint("Give the tokenizer's options at training, nb_train(label, body, '{\"%s\": ...}') or nb_cross_validate(..., tokenizer => '{\"%s\": ...}') (its grid takes tokenizers to compare as the key \"tokenizer\"), and score with the model it trains.", example, example)));
 	}
 	else
 		ereport(ERROR,

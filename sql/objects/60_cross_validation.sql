@@ -287,6 +287,20 @@ BEGIN
 	SELECT quote_ident(n.nspname) INTO ext
 	FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
 	WHERE e.extname = 'nbc';
+	-- the grid key "tokenizer": a cross-validation per tokenizer (its other
+	-- keys, or the default grid), the rows together, best first
+	IF jsonb_path_exists(grid, 'lax $.tokenizer') THEN
+		IF tokenizer IS NOT NULL THEN
+			RAISE EXCEPTION 'tokenizer given both as an argument and in the grid' USING ERRCODE = 'invalid_parameter_value';
+		END IF;
+		RETURN QUERY EXECUTE format(
+			'SELECT jsonb_build_object(''tokenizer'', g.tok) || r.options, r.accuracy, r.accuracy_std, r.macro_f1, '
+			'r.macro_f1_std, r.log_loss, r.log_loss_std FROM (SELECT o -> ''tokenizer'' AS tok, '
+			'nullif(jsonb_agg(o - ''tokenizer''), ''[{}]'') AS sub FROM %1$s.nb_grid_options($1) o GROUP BY 1) g, '
+			'LATERAL %1$s.nb_cross_validate($2, $3, $4, $5, g.sub, $6, nullif(g.tok, ''null'')) r '
+			'ORDER BY 2 DESC, 4 DESC, 6, g.tok, 1', ext) USING grid, rel, label_column, features_column, folds, fold_column;
+		RETURN;
+	END IF;
 	EXECUTE format('SELECT %s.nbc_progress_every()', ext) INTO every;
 	-- the checks of the folds and columns and the rows' query, nb_calibrate's too
 	EXECUTE format('SELECT * FROM %s.nbc_cross_validation_rows($1, $2, $3, $4, $5, $6, $7)', ext)
