@@ -174,6 +174,12 @@ SELECT nb_train_em('em_docs', 'label', 'tokens', '{"alpha": 0}');
 SELECT nb_train_em('em_docs', 'label', 'tokens', '{"estimator": "map", "alpha": 1}');
 SELECT nb_train_em('em_docs', 'label', 'tokens', '{"tokenizer": {}}');
 SELECT nb_train_em('em_text', 'label', 'body', '{"tokenizer": {"bogus": true}}');
+-- a tokenizer option beside EM's: the hint shows where it goes
+\set VERBOSITY default
+\set SHOW_CONTEXT never
+SELECT nb_train_em('em_text', 'label', 'body', '{"ngram_range": [1, 2]}');
+\set SHOW_CONTEXT errors
+\set VERBOSITY terse
 SELECT nb_train_em('em_docs', 'label', 'id');
 SELECT nb_train_em('em_docs', 'nothing', 'tokens');
 SELECT nb_train_em('em_docs', NULL, 'tokens');

@@ -189,7 +189,10 @@ BEGIN
 		GET STACKED DIAGNOSTICS e_state = RETURNED_SQLSTATE, e_message = MESSAGE_TEXT,
 								e_detail = PG_EXCEPTION_DETAIL, e_hint = PG_EXCEPTION_HINT;
 		e_detail := concat_ws(' ', nullif(e_detail, ''), doing);
-		IF e_message LIKE 'unrecognized naive Bayes option%' THEN
+		IF e_message LIKE 'unrecognized naive Bayes option%' AND e_detail LIKE '%about tokenizing text%' THEN
+			e_hint := format('nb_train_em takes the tokenizer''s options inside its option "tokenizer": ''{"tokenizer": {%s: ...}}''.',
+							 substring(e_message FROM '"[^"]*"'));
+		ELSIF e_message LIKE 'unrecognized naive Bayes option%' THEN
 			e_hint := 'nb_train_em''s own options are lambda, iterations, tolerance, tokenizer, components, folds and fold_column; the others are the model''s. ' || e_hint;
 		END IF;
 		-- (a RAISE option cannot be null, and an empty one prints an empty line)
