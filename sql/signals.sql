@@ -70,7 +70,6 @@ SET nbc.progress_interval = '1.5min';
 SHOW nbc.progress_interval;
 SET nbc.progress_interval = '250ms';
 SHOW nbc.progress_interval;
-SET nbc.progress_interval = '2d';
 SET nbc.progress = on;
 SELECT count(*) FROM nb_calibrate('signal_mail', 'label', 'body', 2);
 -- interval 0: every step (the DETAIL, the elapsed time, left out)
