@@ -51,13 +51,6 @@ refuse(Sub *s, NbSubtractStatus status)
 }
 
 static void
-about_class(Sub *s, uint32_t c)
-{
-	s->err->label = s->rem.label[c];
-	s->err->label_len = s->rem.label_len[c];
-}
-
-static void
 about_feature(Sub *s, uint32_t f)
 {
 	s->err->feature = s->rem.name[f];
@@ -66,15 +59,23 @@ about_feature(Sub *s, uint32_t f)
 }
 
 /*
- * A count went negative, or passed its bound.  The latter is a consequence
- * (of rows of b that a lacks, or has fewer of) more often than the cause,
- * so it is noted, the subtraction goes on, and it is reported only if
- * nothing else is found: true then.
+ * A count of a's feature f in a's class c (NB_NONE: not concerned) went
+ * negative, or passed its bound.  The latter is a consequence (of rows of b
+ * that a lacks, or has fewer of) more often than the cause, so it is noted,
+ * the subtraction goes on, and it is reported only if nothing else is
+ * found: true then.
  */
 static bool
-refuse_count(Sub *s, NbSubtractStatus status, NbSubtractCount count, double minuend,
-			 double subtrahend)
+refuse_count(Sub *s, NbSubtractStatus status, NbSubtractCount count, uint32_t f, uint32_t c,
+			 double minuend, double subtrahend)
 {
+	if (f != NB_NONE)
+		about_feature(s, f);
+	if (c != NB_NONE)
+	{
+		s->err->label = s->rem.label[c];
+		s->err->label_len = s->rem.label_len[c];
+	}
 	s->err->count = count;
 	s->err->minuend = minuend;
 	s->err->subtrahend = subtrahend;
@@ -221,42 +222,25 @@ static bool
 map_strings(NbStringIter a, NbStringIter b,
 			const char **str, uint32_t *len, uint32_t *b_map, uint32_t *missing)
 {
-	uint32_t	na = (uint32_t) nb_string_left(&a);
-	uint32_t	nb = (uint32_t) nb_string_left(&b);
-	NbStringIter lists[2] = {a, b};
-	size_t		base[2] = {0, na};
-	uint32_t   *map = nb_alloc(sizeof(uint32_t) * ((size_t) na + nb + 1));
-	const char **ustr = nb_alloc(sizeof(char *) * ((size_t) na + nb + 1));
-	uint32_t   *ulen = nb_alloc(sizeof(uint32_t) * ((size_t) na + nb + 1));
-	size_t		bytes;
-	uint32_t	total = nb_union_strings(2, lists, base, map, ustr, ulen, &bytes);
-	bool		ok = total == na;
+	uint32_t	na = 0;
+	uint32_t	i = 0;
+	const char *bs;
+	uint32_t	blen;
 
-	/* a's strings come first in the union, so a's map is the identity unless b adds some */
-	if (ok)
+	while (nb_string_next(&a, &str[na], &len[na]))
+		na++;
+	for (uint32_t j = 0; nb_string_next(&b, &bs, &blen); j++)
 	{
-		memcpy(str, ustr, sizeof(char *) * na);
-		memcpy(len, ulen, sizeof(uint32_t) * na);
-		memcpy(b_map, map + na, sizeof(uint32_t) * nb);
+		while (i < na && nb_strcmp(str[i], len[i], bs, blen) < 0)
+			i++;
+		if (i == na || nb_strcmp(str[i], len[i], bs, blen) != 0)
+		{
+			*missing = j;
+			return false;
+		}
+		b_map[j] = i;
 	}
-	else
-	{
-		bool	   *in_a = nb_alloc_zero(sizeof(bool) * ((size_t) total + 1));
-
-		for (uint32_t i = 0; i < na; i++)
-			in_a[map[i]] = true;
-		for (uint32_t j = 0; j < nb; j++)
-			if (!in_a[map[na + j]])
-			{
-				*missing = j;
-				break;
-			}
-		nb_free(in_a);
-	}
-	nb_free(map);
-	nb_free(ustr);
-	nb_free(ulen);
-	return ok;
+	return true;
 }
 
 static bool
@@ -286,10 +270,7 @@ subtract_classes(Sub *s)
 		nb_interrupt_at(j);
 		s->a_class_b[c] = j;
 		if (!sub_count(x, y, &s->rem.class_docs[c]))
-		{
-			about_class(s, c);
-			return refuse_count(s, NB_SUBTRACT_NEGATIVE, NB_COUNT_DOCUMENTS, x, y);
-		}
+			return refuse_count(s, NB_SUBTRACT_NEGATIVE, NB_COUNT_DOCUMENTS, NB_NONE, c, x, y);
 	}
 	return true;
 }
@@ -317,16 +298,14 @@ subtract_stats(Sub *s, uint32_t f, uint32_t j, uint32_t c)
 		ab = nb_view_a(b, j, cb);
 		bb = nb_view_b(b, j, cb);
 	}
-	about_feature(s, f);
-	about_class(s, c);
 	if (!sub_count(pa, pb, &s->rem.present[k]))
-		return refuse_count(s, NB_SUBTRACT_NEGATIVE, NB_COUNT_ROWS, pa, pb);
+		return refuse_count(s, NB_SUBTRACT_NEGATIVE, NB_COUNT_ROWS, f, c, pa, pb);
 	if (stats == NB_STATS_TRUE_ROWS && !sub_count(nb_view_a(a, f, c), ab, &s->rem.fa[k]))
-		return refuse_count(s, NB_SUBTRACT_NEGATIVE, NB_COUNT_TRUE, nb_view_a(a, f, c), ab);
+		return refuse_count(s, NB_SUBTRACT_NEGATIVE, NB_COUNT_TRUE, f, c, nb_view_a(a, f, c), ab);
 	if (!within(&s->rem.present[k], s->rem.class_docs[c], nb_view_class_docs(a, c)))
-		return refuse_count(s, NB_SUBTRACT_MISMATCH, NB_COUNT_ROWS, pa, pb);
+		return refuse_count(s, NB_SUBTRACT_MISMATCH, NB_COUNT_ROWS, f, c, pa, pb);
 	if (stats == NB_STATS_TRUE_ROWS && !within(&s->rem.fa[k], s->rem.present[k], pa))
-		return refuse_count(s, NB_SUBTRACT_MISMATCH, NB_COUNT_TRUE, nb_view_a(a, f, c), ab);
+		return refuse_count(s, NB_SUBTRACT_MISMATCH, NB_COUNT_TRUE, f, c, nb_view_a(a, f, c), ab);
 	if (s->rem.present[k] == 0)
 	{
 		s->rem.fa[k] = 0;
@@ -334,8 +313,7 @@ subtract_stats(Sub *s, uint32_t f, uint32_t j, uint32_t c)
 	}
 	else if (stats == NB_STATS_MOMENTS && pb > 0 &&
 			 !unmerge_moments(pa, &s->rem.fa[k], &s->rem.fb[k], s->rem.present[k], pb, ab, bb))
-		return refuse_count(s, NB_SUBTRACT_MISMATCH, NB_COUNT_ROWS, pa, pb);
-	memset(s->err, 0, sizeof(*s->err));
+		return refuse_count(s, NB_SUBTRACT_MISMATCH, NB_COUNT_ROWS, f, c, pa, pb);
 	return true;
 }
 
@@ -352,10 +330,7 @@ subtract_overall(Sub *s, uint32_t f, uint32_t j)
 	if (y == 0)
 		return true;
 	if (!sub_count(x, y, &s->rem.rows[f]))
-	{
-		about_feature(s, f);
-		return refuse_count(s, NB_SUBTRACT_NEGATIVE, NB_COUNT_VALUES, x, y);
-	}
+		return refuse_count(s, NB_SUBTRACT_NEGATIVE, NB_COUNT_VALUES, f, NB_NONE, x, y);
 	if (s->rem.rows[f] == 0)
 	{
 		s->rem.mean[f] = 0;
@@ -364,10 +339,7 @@ subtract_overall(Sub *s, uint32_t f, uint32_t j)
 	}
 	if (!unmerge_moments(x, &s->rem.mean[f], &s->rem.m2[f], s->rem.rows[f], y,
 						 nb_view_feature_mean(s->b, j), nb_view_feature_m2(s->b, j)))
-	{
-		about_feature(s, f);
-		return refuse_count(s, NB_SUBTRACT_MISMATCH, NB_COUNT_VALUES, x, y);
-	}
+		return refuse_count(s, NB_SUBTRACT_MISMATCH, NB_COUNT_VALUES, f, NB_NONE, x, y);
 	return true;
 }
 
@@ -492,11 +464,9 @@ static bool
 refuse_entry(Sub *s, uint32_t f, const char *str, uint32_t len, uint32_t c,
 			 NbSubtractStatus status, NbSubtractCount count, double x, double y)
 {
-	about_feature(s, f);
-	about_class(s, c);
 	s->err->item = str;
 	s->err->item_len = len;
-	return refuse_count(s, status, count, x, y);
+	return refuse_count(s, status, count, f, c, x, y);
 }
 
 /*
@@ -662,8 +632,7 @@ subtract_items(Sub *s)
 		else if (o->k != before)
 		{
 			/* items left of a feature without rows: entry_fits refuses that first */
-			about_feature(s, f);
-			return refuse_count(s, NB_SUBTRACT_MISMATCH, NB_COUNT_ROWS, 0, 0);
+			return refuse_count(s, NB_SUBTRACT_MISMATCH, NB_COUNT_ROWS, f, NB_NONE, 0, 0);
 		}
 	}
 	s->p->V = o->k;
@@ -674,17 +643,6 @@ subtract_items(Sub *s)
 
 /* ---------------------------------------------------------------- */
 /* document lengths                                                   */
-
-/* Refuse a bin of feature f's histogram in a's class c. */
-static bool
-refuse_length(Sub *s, uint32_t f, uint32_t c, double length, NbSubtractStatus status,
-			  double x, double y)
-{
-	about_feature(s, f);
-	about_class(s, c);
-	s->err->length = length;
-	return refuse_count(s, status, NB_COUNT_LENGTH_ROWS, x, y);
-}
 
 /*
  * The remaining document length histograms, if the result keeps them: it
@@ -748,7 +706,8 @@ subtract_lengths(Sub *s)
 				hb += lb <= la;
 				if (!sub_count(wa, wb, &r))
 				{
-					if (!refuse_length(s, f, c, length, NB_SUBTRACT_NEGATIVE, wa, wb))
+					s->err->length = length;
+					if (!refuse_count(s, NB_SUBTRACT_NEGATIVE, NB_COUNT_LENGTH_ROWS, f, c, wa, wb))
 						goto done;
 					continue;
 				}
@@ -757,7 +716,8 @@ subtract_lengths(Sub *s)
 				if (s->feature_out[f] == NB_NONE || s->class_out[c] == NB_NONE ||
 					!within(&r, s->rem.present[k], nb_view_present(a, f, c)))
 				{
-					if (!refuse_length(s, f, c, length, NB_SUBTRACT_MISMATCH, wa, wb))
+					s->err->length = length;
+					if (!refuse_count(s, NB_SUBTRACT_MISMATCH, NB_COUNT_LENGTH_ROWS, f, c, wa, wb))
 						goto done;
 					continue;
 				}
