@@ -133,20 +133,14 @@ keep_top(NbPruner *p, uint64_t k)
 		const NbMiRow *r = &rows[i];
 
 		nb_interrupt_at(i);
-		if (!r->whole_feature)
-		{
-			if (!p->keep_item[r->item])
-				continue;
-			if (kept < k)
-				kept++;
-			else
-				p->keep_item[r->item] = false;
+		if (!r->whole_feature && !p->keep_item[r->item])
 			continue;
-		}
 		if (kept < k)
 			kept++;
-		else
+		else if (r->whole_feature)
 			p->fate[r->feature] = FEATURE_DROP;
+		else
+			p->keep_item[r->item] = false;
 	}
 	nb_free(rows);
 	/* a float8[] position stays, without statistics */
