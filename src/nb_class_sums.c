@@ -94,10 +94,9 @@ agrees(const ClassSum *sum, double w, double rel)
 bool
 nb_class_sums_match(const NbClassSums *s, const NbView *result, double rel)
 {
-	bool	   *seen = nb_alloc(s->labels.count > 0 ? s->labels.count : 1);
+	bool	   *seen = nb_alloc_zero((size_t) s->labels.count + 1);
 	bool		ok = true;
 
-	memset(seen, 0, s->labels.count > 0 ? s->labels.count : 1);
 	if (result != NULL)
 	{
 		NbStringIter it = nb_view_labels(result);
