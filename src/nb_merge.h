@@ -31,9 +31,6 @@ typedef enum NbMergeStatus
 	NB_MERGE_TOO_LARGE			/* the result would pass the trainer's size_limit */
 } NbMergeStatus;
 
-/* Most inputs of one merge (their indexes fit the merge plan's bytes). */
-#define NB_MERGE_MAX_INPUTS 64
-
 /* What conflicts, for the error message. */
 typedef struct NbMergeConflict
 {
@@ -59,9 +56,9 @@ NbMergeStatus nb_merge_check(const NbView *earlier, uint32_t n, const NbView *v,
 typedef struct NbMerger NbMerger;
 
 /*
- * Plan the merge of n (1..NB_MERGE_MAX_INPUTS) validated views that
- * nb_merge_check accepted one after the other.  The views must stay valid
- * until nb_merger_destroy.
+ * Plan the merge of n (at least 1) validated views that nb_merge_check
+ * accepted one after the other.  The views must stay valid until
+ * nb_merger_destroy.
  */
 NbMerger   *nb_merger_create(const NbView *inputs, uint32_t n);
 
