@@ -3,10 +3,10 @@
  *
  * nb_merger_create merges the small parts first (labels, feature names and
  * the per-class statistics of every feature), then the items of each
- * feature: two inputs side by side, more through a heap ordered by their
- * current items.  A stretch of items that one input has alone is copied
- * with a few memcpy calls; an item of several inputs gets its entries added
- * up class by class, in input order.  The items go to scratch arrays sized
+ * feature through a heap of the inputs ordered by their current items.  A
+ * stretch of items that one input has alone is copied with a few memcpy
+ * calls; an item of several inputs gets its entries added up class by
+ * class, in input order.  The items go to scratch arrays sized
  * for all input items (only what is written is touched), which gives the
  * exact size; nb_merger_write then fills nb_format's layout with them.
  * What subtraction does alike (the plan of the result, copying runs,
@@ -20,7 +20,6 @@
 #include "nb_alloc.h"
 #include "nb_interrupt.h"
 #include "nb_moments.h"
-#include "nb_port.h"
 #include "nb_runs.h"
 
 struct NbMerger
@@ -310,23 +309,11 @@ sift_down(NbHead *heap, uint32_t size, uint32_t at)
 	heap[at] = x;
 }
 
-/*
- * With many inputs their arrays are too many streams for the hardware
- * prefetcher: fetch what input i reads next a few items ahead.
- */
-#define NB_MERGE_AHEAD 16
-
-static inline void
-prefetch_input(const NbMerger *m, const NbCursor *cur, uint32_t i)
+/* The second smallest of a heap of size >= 2: a child of the root. */
+static inline const NbHead *
+next_head(const NbHead *heap, uint32_t size)
 {
-	const NbView *v = &m->in[i];
-
-	nb_prefetch(v->token_len + ((uint64_t) cur[i].item + NB_MERGE_AHEAD) * 4);
-	nb_prefetch(v->token_entries + ((uint64_t) cur[i].item + NB_MERGE_AHEAD) * 4);
-	nb_prefetch(v->tokens + cur[i].off + NB_MERGE_AHEAD * 8);
-	nb_prefetch(v->entry_class + (cur[i].entry + NB_MERGE_AHEAD) * 4);
-	nb_prefetch(v->entry_count + (cur[i].entry + NB_MERGE_AHEAD) * 8);
-	nb_prefetch(v->entry_docs + (cur[i].entry + NB_MERGE_AHEAD) * 8);
+	return size > 2 && head_less(&heap[2], &heap[1]) ? &heap[2] : &heap[1];
 }
 
 /*
@@ -470,76 +457,50 @@ merge_items(NbMerger *m)
 				end[i] = cur[i].item + nb_view_feature_items(&m->in[i], j);
 			}
 		}
-		if (size == 1)
-			/* one input has items: all of them, as they are */
-			copy_run(m, cur, srcs[0], end[srcs[0]] - cur[srcs[0]].item, o);
-		else if (size == 2)
+		for (uint32_t x = 0; x < size; x++)
+			nb_head_set(&heap[x], &m->in[srcs[x]], srcs[x], cur[srcs[x]].item, cur[srcs[x]].off);
+		for (uint32_t x = size / 2; x-- > 0;)
+			sift_down(heap, size, x);
+		while (size > 0)
 		{
-			/* two inputs, the common case: side by side, stretches of one copied whole */
-			uint32_t	a = srcs[0];
-			uint32_t	b = srcs[1];
+			NbHead		top = heap[0];
+			uint32_t	k = 0;
 
-			while (cur[a].item < end[a] && cur[b].item < end[b])
+			if (size == 1 || nb_head_cmp(&top, next_head(heap, size)) < 0)
 			{
-				NbHead		ha;
-				NbHead		hb;
-				int			c;
-				uint32_t	i;
-				uint32_t	k;
-				const NbHead *other;
+				/* the smallest item is one input's alone: copy its stretch whole */
+				uint32_t	i = top.input;
+				uint32_t	to = end[i];
 
-				nb_head_set(&ha, &m->in[a], a, cur[a].item, cur[a].off);
-				nb_head_set(&hb, &m->in[b], b, cur[b].item, cur[b].off);
-				c = nb_head_cmp(&ha, &hb);
-				if (c == 0)
-				{
-					sum_item(m, cur, srcs, 2, o);
-					continue;
-				}
-				i = c < 0 ? a : b;
-				other = c < 0 ? &hb : &ha;
-				k = nb_run_end(&m->in[i], &cur[i], end[i], other);
-				copy_run(m, cur, i, k - cur[i].item, o);
-			}
-			if (cur[a].item < end[a])
-				copy_run(m, cur, a, end[a] - cur[a].item, o);
-			if (cur[b].item < end[b])
-				copy_run(m, cur, b, end[b] - cur[b].item, o);
-		}
-		else if (size > 2)
-		{
-			for (uint32_t x = 0; x < size; x++)
-				nb_head_set(&heap[x], &m->in[srcs[x]], srcs[x], cur[srcs[x]].item, cur[srcs[x]].off);
-			for (uint32_t x = size / 2; x-- > 0;)
-				sift_down(heap, size, x);
-			while (size > 0)
-			{
-				NbHead		top = heap[0];
-				uint32_t	k = 0;
-
-				/*
-				 * Take every input whose current item is the smallest, in
-				 * input order; each goes back in with its next item at once
-				 * (one sift instead of a pop and a push), behind this item.
-				 */
-				do
-				{
-					uint32_t	i = heap[0].input;
-
-					srcs[k++] = i;
-					prefetch_input(m, cur, i);
-					if (cur[i].item + 1 < end[i])
-						nb_head_set(&heap[0], &m->in[i], i, cur[i].item + 1,
-									cur[i].off + nb_view_token_len(&m->in[i], cur[i].item));
-					else
-						heap[0] = heap[--size];
-					sift_down(heap, size, 0);
-				} while (size > 0 && nb_head_cmp(&heap[0], &top) == 0);
-				if (k == 1)
-					copy_run(m, cur, srcs[0], 1, o);
+				if (size > 1)
+					to = nb_run_end(&m->in[i], &cur[i], end[i], next_head(heap, size));
+				copy_run(m, cur, i, to - cur[i].item, o);
+				if (cur[i].item < end[i])
+					nb_head_set(&heap[0], &m->in[i], i, cur[i].item, cur[i].off);
 				else
-					sum_item(m, cur, srcs, k, o);
+					heap[0] = heap[--size];
+				sift_down(heap, size, 0);
+				continue;
 			}
+
+			/*
+			 * Take every input whose current item is the smallest, in input
+			 * order; each goes back in with its next item at once (one sift
+			 * instead of a pop and a push), behind this item.
+			 */
+			do
+			{
+				uint32_t	i = heap[0].input;
+
+				srcs[k++] = i;
+				if (cur[i].item + 1 < end[i])
+					nb_head_set(&heap[0], &m->in[i], i, cur[i].item + 1,
+								cur[i].off + nb_view_token_len(&m->in[i], cur[i].item));
+				else
+					heap[0] = heap[--size];
+				sift_down(heap, size, 0);
+			} while (size > 0 && nb_head_cmp(&heap[0], &top) == 0);
+			sum_item(m, cur, srcs, k, o);
 		}
 		m->p.items[f] = (uint32_t) (o->k - before);
 	}
