@@ -23,10 +23,8 @@
 #include "nb_runs.h"
 
 /*
- * Relative tolerance of a count's subtraction (see above): 1e-10 of the
- * minuend.  It covers the rounding of sums of up to about a million
- * weights, and an integer count is only snapped to zero if it is more than
- * 1e10 times smaller than what it was subtracted from.
+ * Relative tolerance of a count's subtraction, of the minuend (src/README.md):
+ * it covers the rounding of sums of up to about a million weights.
  */
 #define NB_SUBTRACT_TOLERANCE 1e-10
 
