@@ -876,8 +876,6 @@ nb_subtract_plan(const NbView *a, const NbView *b, NbSubtractError *err)
 		else
 			nb_plan_free(s.p);
 	}
-	else if (s.mismatch.status != NB_SUBTRACT_OK && err->status == NB_SUBTRACT_OK)
-		*err = s.mismatch;
 	sub_free(&s);
 	if (!ok)
 	{
