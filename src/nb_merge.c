@@ -140,7 +140,7 @@ nb_merge_check(const NbView *earlier, uint32_t n, const NbView *v, NbMergeConfli
 
 /*
  * The inputs' labels (names false) or feature names (true) as
- * nb_union_strings takes them: a walk over each input's, and where its
+ * union_strings takes them: a walk over each input's, and where its
  * strings start among all of them (base).
  */
 typedef struct InputStrings
@@ -169,6 +169,63 @@ input_strings(const NbMerger *m, bool names)
 	return l;
 }
 
+/*
+ * The union of n sorted string lists (lists[i], walked to their end); maps
+ * every input string to its output position (map[base[i] + s]) and returns
+ * the number of output strings, whose pointers and lengths go to out /
+ * out_len (room for the sum of the lists' lengths) and the sum of whose
+ * lengths goes to *bytes.  Few strings (labels, feature names): a linear
+ * scan for the smallest head is enough.
+ */
+static uint32_t
+union_strings(uint32_t n, NbStringIter *lists, const size_t *base, uint32_t *map,
+			  const char **out, uint32_t *out_len, size_t *bytes)
+{
+	uint32_t   *pos = nb_alloc_zero(sizeof(uint32_t) * n);
+	uint32_t	total = 0;
+
+	*bytes = 0;
+	for (;;)
+	{
+		int64_t		best = -1;
+		const char *bs = NULL;
+		uint32_t	blen = 0;
+
+		for (uint32_t i = 0; i < n; i++)
+		{
+			const char *s;
+			uint32_t	len;
+
+			if (nb_string_peek(&lists[i], &s, &len) &&
+				(best < 0 || nb_strcmp(s, len, bs, blen) < 0))
+			{
+				best = i;
+				bs = s;
+				blen = len;
+			}
+		}
+		if (best < 0)
+			break;
+		out[total] = bs;
+		out_len[total] = blen;
+		*bytes += blen;
+		for (uint32_t i = (uint32_t) best; i < n; i++)
+		{
+			const char *s;
+			uint32_t	len;
+
+			if (!nb_string_peek(&lists[i], &s, &len) || nb_strcmp(s, len, bs, blen) != 0)
+				continue;
+			map[base[i] + pos[i]] = total;
+			pos[i]++;
+			(void) nb_string_next(&lists[i], &s, &len);
+		}
+		total++;
+	}
+	nb_free(pos);
+	return total;
+}
+
 static void
 merge_classes(NbMerger *m)
 {
@@ -177,7 +234,7 @@ merge_classes(NbMerger *m)
 	m->class_base = l.base;
 	m->class_map = nb_alloc(sizeof(uint32_t) * l.total);
 	nb_plan_alloc_classes(&m->p, l.total);
-	m->p.C = nb_union_strings(m->n, l.lists, m->class_base, m->class_map,
+	m->p.C = union_strings(m->n, l.lists, m->class_base, m->class_map,
 							  m->p.label, m->p.label_len, &m->p.label_bytes);
 	for (uint32_t i = 0; i < m->n; i++)
 		for (uint32_t c = 0; c < m->in[i].n_classes; c++)
@@ -205,7 +262,7 @@ merge_features(NbMerger *m)
 			m->p.vector_len = m->in[i].vector_len;
 	m->feature_map = nb_alloc(sizeof(uint32_t) * (l.total ? l.total : 1));
 	nb_plan_alloc_features(&m->p, l.total);
-	m->p.F = nb_union_strings(m->n, l.lists, m->feature_base, m->feature_map,
+	m->p.F = union_strings(m->n, l.lists, m->feature_base, m->feature_map,
 							  m->p.name, m->p.name_len, &m->p.name_bytes);
 	C = m->p.C;
 	m->feature_src = nb_alloc(sizeof(uint32_t) * ((size_t) m->p.F * m->n + 1));

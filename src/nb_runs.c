@@ -243,55 +243,6 @@ nb_plan_destroy(NbPlan *p)
 }
 
 uint32_t
-nb_union_strings(uint32_t n, NbStringIter *lists, const size_t *base, uint32_t *map,
-				 const char **out, uint32_t *out_len, size_t *bytes)
-{
-	uint32_t   *pos = nb_alloc_zero(sizeof(uint32_t) * n);
-	uint32_t	total = 0;
-
-	*bytes = 0;
-	for (;;)
-	{
-		int64_t		best = -1;
-		const char *bs = NULL;
-		uint32_t	blen = 0;
-
-		for (uint32_t i = 0; i < n; i++)
-		{
-			const char *s;
-			uint32_t	len;
-
-			if (nb_string_peek(&lists[i], &s, &len) &&
-				(best < 0 || nb_strcmp(s, len, bs, blen) < 0))
-			{
-				best = i;
-				bs = s;
-				blen = len;
-			}
-		}
-		if (best < 0)
-			break;
-		out[total] = bs;
-		out_len[total] = blen;
-		*bytes += blen;
-		for (uint32_t i = (uint32_t) best; i < n; i++)
-		{
-			const char *s;
-			uint32_t	len;
-
-			if (!nb_string_peek(&lists[i], &s, &len) || nb_strcmp(s, len, bs, blen) != 0)
-				continue;
-			map[base[i] + pos[i]] = total;
-			pos[i]++;
-			(void) nb_string_next(&lists[i], &s, &len);
-		}
-		total++;
-	}
-	nb_free(pos);
-	return total;
-}
-
-uint32_t
 nb_run_end(const NbView *v, const NbCursor *cur, uint32_t end, const NbHead *other)
 {
 	uint32_t	k = cur->item + 1;

@@ -149,17 +149,6 @@ void		nb_plan_free(NbPlan *p);
 void		nb_plan_destroy(NbPlan *p);
 
 /*
- * The union of n sorted string lists (lists[i], walked to their end); maps
- * every input string to its output position (map[base[i] + s]) and returns
- * the number of output strings, whose pointers and lengths go to out /
- * out_len (room for the sum of the lists' lengths) and the sum of whose
- * lengths goes to *bytes.  Few strings (labels, feature names): a linear
- * scan for the smallest head is enough.
- */
-uint32_t	nb_union_strings(uint32_t n, NbStringIter *lists, const size_t *base, uint32_t *map,
-							 const char **out, uint32_t *out_len, size_t *bytes);
-
-/*
  * An input's current item: its first 8 bytes as a big-endian number
  * (zero-padded) decide most comparisons without touching the rest.
  */

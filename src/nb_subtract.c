@@ -2,9 +2,8 @@
  * nb_subtract.c — the model of a's rows without b's, see nb_subtract.h.
  *
  * First the small parts: b's labels and feature names are mapped into a's
- * (nb_union_strings of the two must be a's own), the class documents and
- * every feature's statistics are subtracted in a's order, and what reaches
- * zero is dropped.  Then the items of each feature, a's and b's side by
+ * (each must be there), the class documents and every feature's statistics
+ * are subtracted in a's order, and what reaches zero is dropped.  Then the items of each feature, a's and b's side by
  * side: a stretch a has alone is copied whole (nb_copy_run) and its entries
  * checked against the rows their class and feature keep; an item of both
  * gets its entries subtracted class by class.  The result is an NbPlan,
