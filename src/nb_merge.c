@@ -614,16 +614,8 @@ merge_lengths(NbMerger *m)
 	for (uint32_t i = 0; i < m->n; i++)
 	{
 		const NbView *v = &m->in[i];
-		uint64_t	fc = (uint64_t) v->n_features * v->n_classes;
 
-		start[i] = nb_alloc(sizeof(uint64_t) * (fc + 1));
-		start[i][0] = 0;
-		for (uint64_t x = 0; x < fc; x++)
-		{
-			nb_interrupt_at(x);
-			start[i][x + 1] = start[i][x] +
-				(nb_view_has_lengths(v) ? nb_view_length_pairs_at(v, x) : 0);
-		}
+		start[i] = nb_length_starts(v);
 		for (uint32_t c = 0; c < v->n_classes; c++)
 			in_class[(size_t) i * C + m->class_map[m->class_base[i] + c]] = c;
 		total += v->n_lengths;

@@ -64,6 +64,21 @@ nb_plan_alloc_lengths(NbPlan *p, uint64_t max_pairs)
 	p->length_weight = nb_alloc(sizeof(double) * (max_pairs + 1));
 }
 
+uint64_t *
+nb_length_starts(const NbView *v)
+{
+	uint64_t	fc = (uint64_t) v->n_features * v->n_classes;
+	uint64_t   *start = nb_alloc(sizeof(uint64_t) * (fc + 1));
+
+	start[0] = 0;
+	for (uint64_t x = 0; x < fc; x++)
+	{
+		nb_interrupt_at(x);
+		start[x + 1] = start[x] + (nb_view_has_lengths(v) ? nb_view_length_pairs_at(v, x) : 0);
+	}
+	return start;
+}
+
 static void
 plan_rows(const void *model, uint32_t c, double *docs, double *present)
 {

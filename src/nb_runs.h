@@ -142,6 +142,13 @@ void		nb_run_out_at(NbRunOut *o, const NbFormatWriter *w);
  */
 void		nb_plan_alloc_lengths(NbPlan *p, uint64_t max_pairs);
 
+/*
+ * Where v's run of document length pairs of feature f and class c starts,
+ * at f * C + c, and after the last the total ([F * C + 1]; all 0 without
+ * lengths).
+ */
+uint64_t   *nb_length_starts(const NbView *v);
+
 /* Free what nb_run_out_alloc (if called) and the nb_plan_alloc_* allocated. */
 void		nb_plan_free(NbPlan *p);
 

@@ -667,14 +667,7 @@ subtract_lengths(Sub *s)
 	if (!bag || !nb_view_has_lengths(a) || (!nb_view_has_lengths(b) && nb_view_has_bag(b)))
 		return true;
 	nb_plan_alloc_lengths(p, a->n_lengths);
-	b_start = nb_alloc(sizeof(uint64_t) * ((size_t) b->n_features * b->n_classes + 1));
-	b_start[0] = 0;
-	for (uint64_t x = 0; x < (uint64_t) b->n_features * b->n_classes; x++)
-	{
-		nb_interrupt_at(x);
-		b_start[x + 1] = b_start[x] +
-			(nb_view_has_lengths(b) ? nb_view_length_pairs_at(b, x) : 0);
-	}
+	b_start = nb_length_starts(b);
 	for (uint32_t f = 0; f < a->n_features; f++)
 		for (uint32_t c = 0; c < a->n_classes; c++)
 		{
