@@ -6,9 +6,9 @@
  * feature through a heap of the inputs ordered by their current items.  A
  * stretch of items that one input has alone is copied with a few memcpy
  * calls; an item of several inputs gets its entries added up class by
- * class, in input order.  The items go to scratch arrays sized
- * for all input items (only what is written is touched), which gives the
- * exact size; nb_merger_write then fills nb_format's layout with them.
+ * class, in input order.  The items go to scratch arrays sized for all
+ * input items (only what is written is touched), which gives the exact
+ * size; nb_merger_write then fills nb_format's layout with them.
  * What subtraction does alike (the plan of the result, copying runs,
  * comparing items) is in nb_runs.c.
  */
@@ -235,7 +235,7 @@ merge_classes(NbMerger *m)
 	m->class_map = nb_alloc(sizeof(uint32_t) * l.total);
 	nb_plan_alloc_classes(&m->p, l.total);
 	m->p.C = union_strings(m->n, l.lists, m->class_base, m->class_map,
-							  m->p.label, m->p.label_len, &m->p.label_bytes);
+						   m->p.label, m->p.label_len, &m->p.label_bytes);
 	for (uint32_t i = 0; i < m->n; i++)
 		for (uint32_t c = 0; c < m->in[i].n_classes; c++)
 		{
@@ -263,7 +263,7 @@ merge_features(NbMerger *m)
 	m->feature_map = nb_alloc(sizeof(uint32_t) * (l.total ? l.total : 1));
 	nb_plan_alloc_features(&m->p, l.total);
 	m->p.F = union_strings(m->n, l.lists, m->feature_base, m->feature_map,
-							  m->p.name, m->p.name_len, &m->p.name_bytes);
+						   m->p.name, m->p.name_len, &m->p.name_bytes);
 	C = m->p.C;
 	m->feature_src = nb_alloc(sizeof(uint32_t) * ((size_t) m->p.F * m->n + 1));
 	memset(m->feature_src, 0xff, sizeof(uint32_t) * ((size_t) m->p.F * m->n + 1));
