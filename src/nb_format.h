@@ -97,6 +97,25 @@ nb_base64_decoded_len(uint64_t chars, unsigned padding)
 	X(length_value, 8, H, 3) \
 	X(length_weight, 8, H, 3)
 
+/* The numbers of elements NB_SECTIONS counts in. */
+typedef struct NbSectionCounts
+{
+	uint64_t	C;
+	uint64_t	V;
+	uint64_t	E;
+	uint64_t	F;
+	uint64_t	FC;
+	uint64_t	H;
+} NbSectionCounts;
+
+static inline NbSectionCounts
+nb_section_counts(uint64_t C, uint64_t V, uint64_t E, uint64_t F, uint64_t H)
+{
+	NbSectionCounts n = {C, V, E, F, F * C, H};
+
+	return n;
+}
+
 /* A field per section, for a reader (const) or a writer. */
 #define NB_VIEW_SECTION(name, width, count, since) const unsigned char *name;
 #define NB_WRITER_SECTION(name, width, count, since) unsigned char *name;
@@ -201,7 +220,7 @@ void		nb_format_copy(NbFormatWriter *w, const NbView *v);
  * The sums scoring forms over a model: weighted documents over classes,
  * counts and document frequencies over entries.  Each number is finite, and
  * so must their sums be: the trainer adds up what it will write
- * (nb_sums_add_*, nb_sums_finite), nb_view_open and the merge check a view
+ * (nb_sums_add_entry, nb_sums_finite), nb_view_open and the merge check a view
  * (nb_view_sums_finite).
  */
 typedef struct NbSums
@@ -210,12 +229,6 @@ typedef struct NbSums
 	double		count;
 	double		doc_freq;
 } NbSums;
-
-static inline void
-nb_sums_add_class(NbSums *s, double docs)
-{
-	s->docs += docs;
-}
 
 static inline void
 nb_sums_add_entry(NbSums *s, double count, double doc_freq)
