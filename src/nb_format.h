@@ -7,13 +7,9 @@
  * The same bytes are the on-disk varlena payload, the binary send/recv form
  * and (base64-encoded) the text form.  Every number is little-endian and read
  * with memcpy, so the format is identical on every platform and a value may
- * sit at any alignment.
- *
- * The byte layout of every format version is in src/README.md (The
- * model's format, Layout).
- *
- * The canonical order makes equal models byte-identical; nothing refers to
- * an OID or anything else local to one database.
+ * sit at any alignment.  The layout of every version, and the canonical
+ * order that makes equal models equal bytes: src/README.md (The model's
+ * format).
  */
 #ifndef NB_FORMAT_H
 #define NB_FORMAT_H
@@ -170,11 +166,10 @@ typedef struct NbFormatShape
 } NbFormatShape;
 
 /*
- * Where each section of a model being written goes, in the caller's buffer.
- * The feature sections are NULL in version 1, the length sections unless
- * the shape has lengths.  The writer fills every array
- * and string area (strings concatenated in order from the area's start),
- * then calls nb_format_finish.
+ * Where each section of a model being written goes, in the caller's buffer
+ * (the feature sections NULL in version 1, the length sections unless the
+ * shape has lengths).  The writer fills every array and string area, then
+ * calls nb_format_finish.
  */
 typedef struct NbFormatWriter
 {
@@ -271,13 +266,10 @@ typedef struct NbFormatError
 } NbFormatError;
 
 /*
- * Validate bytes as a model and fill *view.  Checks magic, version, every
- * count against the actual length (no arithmetic can overflow), the
- * checksum, ordering and uniqueness of labels and tokens, entry classes,
- * the length histograms (runs that add up to H, lengths strictly increasing
- * in each, bags only, weights no more than the rows with the bag, sums
- * finite), and that every number is finite and positive.  Strings must not contain
- * NUL bytes; their character encoding is the caller's business.
+ * Validate bytes as a model and fill *view: every count against the actual
+ * length (no arithmetic can overflow), the checksum, the order of strings,
+ * every number and the length histograms.  Strings must not contain NUL
+ * bytes; their character encoding is the caller's business.
  */
 bool		nb_view_open(NbView *view, const void *data, size_t size,
 						 NbFormatError *error);
@@ -340,10 +332,12 @@ nb_item_key_feature(const char *key)
 }
 
 /*
- * Per-feature access.  nb_view_open points a version 1 view's feature
- * arrays at what that version implies (one bag named "", with items all
- * the model's items, present in every document), so these hold for both
- * versions.  Only feature_a and feature_b stay NULL there: a bag's are 0.
+ * Typed reads of a view's sections: every part of nbc reads a model through
+ * these and the iterators below, so that a change of the stored form
+ * changes this file and nb_format.c only.  A version 1 view's feature
+ * arrays point at what that version implies (one bag named "" of all the
+ * items, present in every document); only feature_a and feature_b stay
+ * NULL there: a bag's are 0.
  */
 static inline NbFeatureType
 nb_view_feature_type(const NbView *v, uint32_t j)
@@ -396,17 +390,10 @@ nb_view_length_pairs(const NbView *v, uint32_t j, uint32_t c)
 	return nb_read_u32(v->length_pairs, (uint64_t) j * v->n_classes + c);
 }
 
-/* Whether the view has a bag feature. */
 bool		nb_view_has_bag(const NbView *v);
 
 /* The kinds of rows the view's features came from (NB_INPUT_*, nb_settings.h). */
 uint32_t	nb_view_input_kinds(const NbView *v);
-
-/*
- * Typed reads of the view's other columns: every part of nbc reads a
- * model's sections through these and the accessors above, so that a change
- * of the stored form changes this file and nb_format.c only.
- */
 
 /* Bytes of label c, and the weighted documents of class c. */
 static inline uint32_t

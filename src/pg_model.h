@@ -57,7 +57,10 @@ NbExpandedModel *nb_expanded_create_merging(MemoryContext parent);
  */
 NbTrainer  *nb_expanded_trainer(NbExpandedModel *em);
 
-/* Add the model datum d (flat, toasted or expanded), as flat input if merging. */
+/*
+ * Add the model datum d (flat, toasted or expanded): every count into the
+ * trainer, or as flat input if merging.
+ */
 void		nb_expanded_add(NbExpandedModel *em, Datum d);
 
 /* The model of the union of n (1..NB_MERGE_FANIN) model datums, flat, in the current context. */
@@ -65,9 +68,6 @@ struct varlena *nb_model_merge(const Datum *d, int n);
 
 /* Is d a read/write expanded model whose context hangs directly off parent? */
 NbExpandedModel *nb_expanded_owned(Datum d, MemoryContext parent);
-
-/* Add every count of the model datum d (flat, toasted or expanded). */
-void		nb_expanded_merge(NbExpandedModel *em, Datum d);
 
 /*
  * ERROR: a model of size bytes (0: not known exactly) would pass

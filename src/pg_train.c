@@ -48,7 +48,7 @@ state_for_update(FunctionCallInfo fcinfo, MemoryContext aggctx)
 	else
 	{
 		em = nb_expanded_create(aggctx);
-		nb_expanded_merge(em, PG_GETARG_DATUM(0));
+		nb_expanded_add(em, PG_GETARG_DATUM(0));
 	}
 	return em;
 }

@@ -1,15 +1,11 @@
 /*
- * pg_type.c — nb_model input/output: text (base64) and binary send/recv.
- *
- * Both forms carry exactly the serialized bytes of nb_format.h, so every
- * round trip is lossless, and both validate everything they are given.
- * Called by an aggregate (Citus's worker_partial_agg sends a partial state
- * to the coordinator as its text form, or from Citus 14 its binary form),
- * they carry the packed form of those bytes (nb_pack.h) instead, which both
- * input functions take.
- * Neither accepts a model beyond NB_MODEL_MAX_SIZE, the largest whose text
- * form fits in a value: every model nbc accepts can be dumped as text.
- * Big values go in chunks (src/README.md, "The model's format").
+ * pg_type.c — nb_model input/output: text (base64) and binary send/recv,
+ * both exactly the bytes of nb_format.h, both validating everything they
+ * are given, neither accepting a model beyond NB_MODEL_MAX_SIZE (so that
+ * every model nbc accepts can be dumped as text).  Called by an aggregate
+ * (a Citus partial state), the outputs write the packed form (nb_pack.h),
+ * which both inputs take.  Big values go in chunks (src/README.md, "The
+ * model's format").
  */
 #include "pg_model.h"
 
