@@ -284,29 +284,32 @@ report_syntax(void)
 }
 
 /*
- * The model whose packed form (nb_pack.h) the bytes of decoded are, or
- * decoded itself when they are not packed.
+ * The model of the bytes an input function decoded, validated as bytes from
+ * outside: those bytes, or the model whose packed form (nb_pack.h) they are.
  */
 static struct varlena *
-unpacked(struct varlena *decoded, int sqlstate)
+input_model(struct varlena *decoded, int sqlstate)
 {
 	const unsigned char *in = (const unsigned char *) VARDATA(decoded);
 	size_t		n = VARSIZE(decoded) - VARHDRSZ;
 	uint64		size;
-	struct varlena *model;
+	struct varlena *model = decoded;
+	NbView		view;
 
-	if (!nb_packed_size(in, n, &size))
-		return decoded;
-	if (size > NB_MODEL_MAX_SIZE)
-		nb_report_too_large(size);
-	/* no byte unpacks to more than 8: a size beyond that is refused unallocated */
-	model = size <= 8 * (uint64) n ? nb_model_alloc(size, CurrentMemoryContext) : NULL;
-	if (model == NULL || !nb_unpack(in, n, (unsigned char *) VARDATA(model), size))
-		ereport(ERROR,
-				(errcode(sqlstate),
-				 errmsg("invalid nb_model value"),
-				 errdetail("The value is malformed: its packed form does not unpack to %llu bytes.",
-						   (unsigned long long) size)));
+	if (nb_packed_size(in, n, &size))
+	{
+		if (size > NB_MODEL_MAX_SIZE)
+			nb_report_too_large(size);
+		/* no byte unpacks to more than 8: a size beyond that is refused unallocated */
+		model = size <= 8 * (uint64) n ? nb_model_alloc(size, CurrentMemoryContext) : NULL;
+		if (model == NULL || !nb_unpack(in, n, (unsigned char *) VARDATA(model), size))
+			ereport(ERROR,
+					(errcode(sqlstate),
+					 errmsg("invalid nb_model value"),
+					 errdetail("The value is malformed: its packed form does not unpack to %llu bytes.",
+							   (unsigned long long) size)));
+	}
+	nb_model_validate_bytes(VARDATA(model), VARSIZE(model) - VARHDRSZ, &view, sqlstate, true);
 	return model;
 }
 
@@ -409,7 +412,6 @@ model_from_base64(const Source *src)
 {
 	uint64		size;
 	struct varlena *result = NULL;
-	NbView		view;
 
 	if (guess_size(src, &size))
 	{
@@ -431,10 +433,7 @@ model_from_base64(const Source *src)
 			report_syntax();
 	}
 	SET_VARSIZE(result, VARHDRSZ + size);
-	result = unpacked(result, ERRCODE_INVALID_TEXT_REPRESENTATION);
-	nb_model_validate_bytes(VARDATA(result), VARSIZE(result) - VARHDRSZ, &view,
-							ERRCODE_INVALID_TEXT_REPRESENTATION, true);
-	return result;
+	return input_model(result, ERRCODE_INVALID_TEXT_REPRESENTATION);
 }
 
 Datum
@@ -554,17 +553,13 @@ nb_model_recv(PG_FUNCTION_ARGS)
 	size_t		size = buf->len - buf->cursor;
 	const char *data = pq_getmsgbytes(buf, size);
 	struct varlena *result;
-	NbView		view;
 
 	if (size > NB_MODEL_MAX_SIZE)
 		nb_report_too_large(size);
 	result = palloc(size + VARHDRSZ);
 	SET_VARSIZE(result, size + VARHDRSZ);
 	nb_copy(VARDATA(result), data, size);
-	result = unpacked(result, ERRCODE_INVALID_BINARY_REPRESENTATION);
-	nb_model_validate_bytes(VARDATA(result), VARSIZE(result) - VARHDRSZ, &view,
-							ERRCODE_INVALID_BINARY_REPRESENTATION, true);
-	PG_RETURN_POINTER(result);
+	PG_RETURN_POINTER(input_model(result, ERRCODE_INVALID_BINARY_REPRESENTATION));
 }
 
 Datum
