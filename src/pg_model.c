@@ -33,8 +33,8 @@ new_trainer(void)
 	return t;
 }
 
-static NbExpandedModel *
-create_model(MemoryContext parent, bool with_trainer)
+NbExpandedModel *
+nb_expanded_create(MemoryContext parent, bool merging)
 {
 	MemoryContext ctx = AllocSetContextCreate(parent, "nb_model",
 											  ALLOCSET_DEFAULT_SIZES);
@@ -42,25 +42,13 @@ create_model(MemoryContext parent, bool with_trainer)
 	MemoryContext old;
 
 	EOH_init_header(&em->hdr, &nb_expanded_methods, ctx);
-	if (with_trainer)
+	if (!merging)
 	{
 		old = MemoryContextSwitchTo(ctx);
 		em->trainer = new_trainer();
 		MemoryContextSwitchTo(old);
 	}
 	return em;
-}
-
-NbExpandedModel *
-nb_expanded_create(MemoryContext parent)
-{
-	return create_model(parent, true);
-}
-
-NbExpandedModel *
-nb_expanded_create_merging(MemoryContext parent)
-{
-	return create_model(parent, false);
 }
 
 NbExpandedModel *

@@ -45,11 +45,11 @@ typedef struct NbExpandedModel
 	uint32		refs_cap;
 } NbExpandedModel;
 
-/* A new empty expanded model in its own context under parent. */
-NbExpandedModel *nb_expanded_create(MemoryContext parent);
-
-/* The same, for merging flat models: no trainer until rows come. */
-NbExpandedModel *nb_expanded_create_merging(MemoryContext parent);
+/*
+ * A new empty expanded model in its own context under parent; merging flat
+ * models, it has no trainer until rows come.
+ */
+NbExpandedModel *nb_expanded_create(MemoryContext parent, bool merging);
 
 /*
  * The trainer of an expanded model, built from the inputs merged so far
