@@ -339,10 +339,9 @@ open_header(NbView *view, const unsigned char *p, size_t size, uint16_t *flags,
 		FAIL("value is %zu bytes, shorter than the %d-byte header", size, NB_HEADER_SIZE);
 	if (memcmp(p, "NBCM", 4) != 0)
 		FAIL("bad magic number");
-	memcpy(&view->version, p + 4, 2);
-	memcpy(flags, p + 6, 2);
-	view->version = nb_le16(view->version);
-	*flags = nb_le16(*flags);
+	/* the version, then the flags: two little-endian 16-bit numbers */
+	view->version = (uint16_t) nb_read_u32(p + 4, 0);
+	*flags = (uint16_t) (nb_read_u32(p + 4, 0) >> 16);
 	if (view->version < NB_FORMAT_VERSION_TEXT || view->version > NB_FORMAT_VERSION_SETTINGS)
 		FAIL("unsupported format version %u", (unsigned) view->version);
 	if (view->version == NB_FORMAT_VERSION_SETTINGS ?
@@ -750,7 +749,6 @@ nb_format_begin(NbFormatWriter *w, const NbFormatShape *s, unsigned char *buf, s
 	NbSectionCounts n = nb_section_counts(s->n_classes, s->n_tokens, s->n_entries, s->n_features,
 										  s->n_lengths);
 	uint16_t	version = shape_version(s);
-	uint16_t	stored_version = version;
 	bool		features = version != NB_FORMAT_VERSION_TEXT;
 	uint16_t	flags = 0;
 	unsigned char *p;
@@ -769,10 +767,7 @@ nb_format_begin(NbFormatWriter *w, const NbFormatShape *s, unsigned char *buf, s
 	w->shape = *s;
 	memset(buf, 0, NB_HEADER_SIZE);
 	memcpy(buf, "NBCM", 4);
-	stored_version = nb_le16(stored_version);
-	memcpy(buf + 4, &stored_version, 2);
-	flags = nb_le16(flags);
-	memcpy(buf + 6, &flags, 2);
+	nb_write_u32(buf + 4, 0, version | (uint32_t) flags << 16);
 	nb_write_u32(buf + 8, 0, s->n_classes);
 	nb_write_u32(buf + 12, 0, s->n_tokens);
 	nb_write_u32(buf + 16, 0, (uint32_t) s->n_entries);
