@@ -152,12 +152,10 @@ void		nb_model_validate_bytes(const char *data, size_t size, NbView *view,
 									int sqlstate, bool from_outside);
 
 /*
- * Base64 text in memory, as the text forms of nb_model and nb_metrics_state
- * are (pg_type.c), read in chunks with a check for a cancel after each:
- * the bytes the characters of str[0, len) decode to (false if they,
- * white space not counted, cannot be base64); then their decoding
- * into dst, which has room for exactly size bytes (false unless they are
- * base64 of size bytes).
+ * Base64 text in memory (the text forms of nb_model and nb_metrics_state),
+ * read in chunks with a check for a cancel after each: the bytes str[0, len)
+ * decodes to (false if it cannot be base64, white space not counted), then
+ * its decoding into dst of exactly size bytes (false unless it is that).
  */
 bool		nb_base64_text_size(const char *str, size_t len, uint64 *size);
 bool		nb_base64_text_decode(const char *str, size_t len, char *dst, uint64 size);
