@@ -581,16 +581,18 @@ check_items(const NbView *view, uint64_t token_bytes, NbFormatError *error)
 static bool
 check_positions(const NbView *view, NbFormatError *error)
 {
-	NbFeatureIter it = nb_view_features(view);
-	NbFeature	f;
+	NbStringIter names = nb_view_feature_names(view);
+	const char *name;
+	uint32_t	len;
 	uint32_t	found = 0;
 
 	if (view->vector_len == 0)
 		return true;
-	while (nb_feature_next(&it, &f))
+	for (uint32_t j = 0; nb_string_next(&names, &name, &len); j++)
 	{
-		nb_interrupt_at(f.index);
-		if (nb_feature_input_kind(f.name, f.name_len, f.type, view->vector_len) == NB_INPUT_VECTOR)
+		nb_interrupt_at(j);
+		if (nb_feature_input_kind(name, len, nb_view_feature_type(view, j),
+								  view->vector_len) == NB_INPUT_VECTOR)
 			found++;
 	}
 	if (found != view->vector_len)
