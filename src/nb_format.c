@@ -55,25 +55,6 @@ take(const unsigned char **cursor, size_t *remaining, uint64_t n, size_t w,
 	return true;
 }
 
-/* The numbers of elements NB_SECTIONS counts in. */
-typedef struct SectionCounts
-{
-	uint64_t	C;
-	uint64_t	V;
-	uint64_t	E;
-	uint64_t	F;
-	uint64_t	FC;
-	uint64_t	H;
-} SectionCounts;
-
-static SectionCounts
-section_counts(uint64_t C, uint64_t V, uint64_t E, uint64_t F, uint64_t H)
-{
-	SectionCounts n = {C, V, E, F, F * C, H};
-
-	return n;
-}
-
 /*
  * Bytes of the counts after the header: F and the vector length, then H,
  * then the sizes of the settings, then the rows skipped for a NULL label
@@ -163,7 +144,7 @@ check_strings(const unsigned char *lengths, uint64_t first, uint64_t n,
 
 /* Sum of n string lengths, failing if they exceed limit bytes. */
 static bool
-string_bytes(const unsigned char *lengths, uint64_t n, size_t limit, size_t *total)
+string_bytes(const unsigned char *lengths, uint64_t n, uint64_t limit, uint64_t *total)
 {
 	*total = 0;
 	for (uint64_t i = 0; i < n; i++)
@@ -358,10 +339,9 @@ open_header(NbView *view, const unsigned char *p, size_t size, uint16_t *flags,
 		FAIL("value is %zu bytes, shorter than the %d-byte header", size, NB_HEADER_SIZE);
 	if (memcmp(p, "NBCM", 4) != 0)
 		FAIL("bad magic number");
-	memcpy(&view->version, p + 4, 2);
-	memcpy(flags, p + 6, 2);
-	view->version = nb_le16(view->version);
-	*flags = nb_le16(*flags);
+	/* the version, then the flags: two little-endian 16-bit numbers */
+	view->version = (uint16_t) nb_read_u32(p + 4, 0);
+	*flags = (uint16_t) (nb_read_u32(p + 4, 0) >> 16);
 	if (view->version < NB_FORMAT_VERSION_TEXT || view->version > NB_FORMAT_VERSION_SETTINGS)
 		FAIL("unsupported format version %u", (unsigned) view->version);
 	if (view->version == NB_FORMAT_VERSION_SETTINGS ?
@@ -400,7 +380,7 @@ open_sections(NbView *view, uint16_t flags, bool lengths, const unsigned char **
 			  size_t *remaining, RawSettings *raw, NbFormatError *error)
 {
 	bool		null_labels = (flags & NB_FORMAT_FLAG_NULL_LABELS) != 0;
-	SectionCounts n;
+	NbSectionCounts n;
 
 	view->n_features = 1;
 	if (view->version != NB_FORMAT_VERSION_TEXT)
@@ -430,8 +410,8 @@ open_sections(NbView *view, uint16_t flags, bool lengths, const unsigned char **
 		*cursor += counts;
 		*remaining -= counts;
 	}
-	n = section_counts(view->n_classes, view->n_tokens, view->n_entries, view->n_features,
-					   view->n_lengths);
+	n = nb_section_counts(view->n_classes, view->n_tokens, view->n_entries, view->n_features,
+						  view->n_lengths);
 #define TAKE_SECTION(name, width, count, since) \
 	if (section_present(view->version, lengths, (since)) && \
 		!take(cursor, remaining, n.count, (width), &view->name)) \
@@ -492,12 +472,12 @@ open_settings(NbView *view, const RawSettings *raw, NbFormatError *error)
  * *token_bytes.
  */
 static bool
-open_strings(NbView *view, const unsigned char *cursor, size_t remaining, size_t *token_bytes,
+open_strings(NbView *view, const unsigned char *cursor, size_t remaining, uint64_t *token_bytes,
 			 NbFormatError *error)
 {
 	bool		features = view->version != NB_FORMAT_VERSION_TEXT;
-	size_t		label_bytes;
-	size_t		name_bytes;
+	uint64_t	label_bytes;
+	uint64_t	name_bytes;
 	size_t		off = 0;
 	bool		repeats = false;
 
@@ -508,7 +488,7 @@ open_strings(NbView *view, const unsigned char *cursor, size_t remaining, size_t
 	name_bytes = remaining - label_bytes - *token_bytes;
 	if (features)
 	{
-		size_t		names;
+		uint64_t	names;
 
 		if (!string_bytes(view->feature_name_len, view->n_features, name_bytes, &names) ||
 			names != name_bytes)
@@ -566,7 +546,7 @@ check_item_entries(const NbView *view, uint32_t j, uint32_t t, uint32_t n, uint6
 
 /* Items: sorted within each feature; entries no more than the feature's rows. */
 static bool
-check_items(const NbView *view, size_t token_bytes, NbFormatError *error)
+check_items(const NbView *view, uint64_t token_bytes, NbFormatError *error)
 {
 	size_t		off = 0;
 	uint64_t	entry = 0;
@@ -596,25 +576,24 @@ check_items(const NbView *view, size_t token_bytes, NbFormatError *error)
 
 /*
  * float8[] positions name Gaussian features "1".."n": names are unique, so
- * n Gaussian features with such names are exactly those.
+ * n features of the vector's kind are exactly those.
  */
 static bool
 check_positions(const NbView *view, NbFormatError *error)
 {
+	NbStringIter names = nb_view_feature_names(view);
+	const char *name;
+	uint32_t	len;
 	uint32_t	found = 0;
-	size_t		off = 0;
 
 	if (view->vector_len == 0)
 		return true;
-	for (uint32_t j = 0; j < view->n_features; j++)
+	for (uint32_t j = 0; nb_string_next(&names, &name, &len); j++)
 	{
-		uint32_t	len = nb_view_feature_name_len(view, j);
-
 		nb_interrupt_at(j);
-		if (nb_view_feature_type(view, j) == NB_FEATURE_GAUSSIAN &&
-			nb_is_position_name(view->feature_names + off, len, view->vector_len))
+		if (nb_feature_input_kind(name, len, nb_view_feature_type(view, j),
+								  view->vector_len) == NB_INPUT_VECTOR)
 			found++;
-		off += len;
 	}
 	if (found != view->vector_len)
 		FAIL("a position of the %u-element vector is not a Gaussian feature", view->vector_len);
@@ -628,7 +607,7 @@ nb_view_open(NbView *view, const void *data, size_t size, NbFormatError *error)
 	const unsigned char *cursor = p + NB_HEADER_SIZE;
 	size_t		remaining;
 	RawSettings raw = {NULL, NULL, 0, 0};
-	size_t		token_bytes;
+	uint64_t	token_bytes;
 	uint16_t	flags;
 	bool		lengths;
 
@@ -675,7 +654,7 @@ nb_view_sums_finite(const NbView *view)
 	NbSums		sums = {0, 0, 0};
 
 	for (uint32_t c = 0; c < view->n_classes; c++)
-		nb_sums_add_class(&sums, nb_read_f64(view->class_docs, c));
+		sums.docs += nb_read_f64(view->class_docs, c);
 	for (uint64_t e = 0; e < view->n_entries; e++)
 	{
 		nb_interrupt_at(e);
@@ -746,8 +725,8 @@ size_t
 nb_format_size(const NbFormatShape *s, size_t max_size)
 {
 	uint16_t	version = shape_version(s);
-	SectionCounts n = section_counts(s->n_classes, s->n_tokens, s->n_entries, s->n_features,
-									 s->n_lengths);
+	NbSectionCounts n = nb_section_counts(s->n_classes, s->n_tokens, s->n_entries, s->n_features,
+										  s->n_lengths);
 	uint64_t	size = NB_HEADER_SIZE + counts_size(version, s->settings.null_labels > 0);
 
 #define SECTION_BYTES(name, width, count, since) \
@@ -769,10 +748,9 @@ nb_format_size(const NbFormatShape *s, size_t max_size)
 void
 nb_format_begin(NbFormatWriter *w, const NbFormatShape *s, unsigned char *buf, size_t size)
 {
-	SectionCounts n = section_counts(s->n_classes, s->n_tokens, s->n_entries, s->n_features,
-									 s->n_lengths);
+	NbSectionCounts n = nb_section_counts(s->n_classes, s->n_tokens, s->n_entries, s->n_features,
+										  s->n_lengths);
 	uint16_t	version = shape_version(s);
-	uint16_t	stored_version = version;
 	bool		features = version != NB_FORMAT_VERSION_TEXT;
 	uint16_t	flags = 0;
 	unsigned char *p;
@@ -791,10 +769,7 @@ nb_format_begin(NbFormatWriter *w, const NbFormatShape *s, unsigned char *buf, s
 	w->shape = *s;
 	memset(buf, 0, NB_HEADER_SIZE);
 	memcpy(buf, "NBCM", 4);
-	stored_version = nb_le16(stored_version);
-	memcpy(buf + 4, &stored_version, 2);
-	flags = nb_le16(flags);
-	memcpy(buf + 6, &flags, 2);
+	nb_write_u32(buf + 4, 0, version | (uint32_t) flags << 16);
 	nb_write_u32(buf + 8, 0, s->n_classes);
 	nb_write_u32(buf + 12, 0, s->n_tokens);
 	nb_write_u32(buf + 16, 0, (uint32_t) s->n_entries);
@@ -878,20 +853,6 @@ nb_format_finish(const NbFormatWriter *w, NbView *view)
 		imply_text_only(view, w->buf);
 }
 
-/* Bytes of n strings whose lengths are at lengths. */
-static uint64_t
-strings_size(const unsigned char *lengths, uint64_t n)
-{
-	uint64_t	total = 0;
-
-	for (uint64_t i = 0; i < n; i++)
-	{
-		nb_interrupt_at(i);
-		total += nb_read_u32(lengths, i);
-	}
-	return total;
-}
-
 NbFormatShape
 nb_view_shape(const NbView *v, const NbSettings *settings)
 {
@@ -904,8 +865,8 @@ nb_view_shape(const NbView *v, const NbSettings *settings)
 	s.n_features = v->n_features;
 	s.vector_len = v->vector_len;
 	s.label_bytes = (uint64_t) (v->tokens - v->labels);
-	s.token_bytes = strings_size(v->token_len, v->n_tokens);
-	s.name_bytes = strings_size(v->feature_name_len, v->n_features);
+	(void) string_bytes(v->token_len, v->n_tokens, UINT64_MAX, &s.token_bytes);
+	(void) string_bytes(v->feature_name_len, v->n_features, UINT64_MAX, &s.name_bytes);
 	s.text_only = nb_view_text_only(v);
 	s.lengths = nb_view_has_lengths(v);
 	s.n_lengths = v->n_lengths;
@@ -916,8 +877,8 @@ nb_view_shape(const NbView *v, const NbSettings *settings)
 void
 nb_format_copy(NbFormatWriter *w, const NbView *v)
 {
-	SectionCounts n = section_counts(v->n_classes, v->n_tokens, v->n_entries, v->n_features,
-									 v->n_lengths);
+	NbSectionCounts n = nb_section_counts(v->n_classes, v->n_tokens, v->n_entries, v->n_features,
+										  v->n_lengths);
 
 	/*
 	 * Every section the writer has, the view has too (a version 1 view's

@@ -7,13 +7,9 @@
  * The same bytes are the on-disk varlena payload, the binary send/recv form
  * and (base64-encoded) the text form.  Every number is little-endian and read
  * with memcpy, so the format is identical on every platform and a value may
- * sit at any alignment.
- *
- * The byte layout of every format version is in src/README.md (The
- * model's format, Layout).
- *
- * The canonical order makes equal models byte-identical; nothing refers to
- * an OID or anything else local to one database.
+ * sit at any alignment.  The layout of every version, and the canonical
+ * order that makes equal models equal bytes: src/README.md (The model's
+ * format).
  */
 #ifndef NB_FORMAT_H
 #define NB_FORMAT_H
@@ -97,6 +93,25 @@ nb_base64_decoded_len(uint64_t chars, unsigned padding)
 	X(length_value, 8, H, 3) \
 	X(length_weight, 8, H, 3)
 
+/* The numbers of elements NB_SECTIONS counts in. */
+typedef struct NbSectionCounts
+{
+	uint64_t	C;
+	uint64_t	V;
+	uint64_t	E;
+	uint64_t	F;
+	uint64_t	FC;
+	uint64_t	H;
+} NbSectionCounts;
+
+static inline NbSectionCounts
+nb_section_counts(uint64_t C, uint64_t V, uint64_t E, uint64_t F, uint64_t H)
+{
+	NbSectionCounts n = {C, V, E, F, F * C, H};
+
+	return n;
+}
+
 /* A field per section, for a reader (const) or a writer. */
 #define NB_VIEW_SECTION(name, width, count, since) const unsigned char *name;
 #define NB_WRITER_SECTION(name, width, count, since) unsigned char *name;
@@ -151,11 +166,10 @@ typedef struct NbFormatShape
 } NbFormatShape;
 
 /*
- * Where each section of a model being written goes, in the caller's buffer.
- * The feature sections are NULL in version 1, the length sections unless
- * the shape has lengths.  The writer fills every array
- * and string area (strings concatenated in order from the area's start),
- * then calls nb_format_finish.
+ * Where each section of a model being written goes, in the caller's buffer
+ * (the feature sections NULL in version 1, the length sections unless the
+ * shape has lengths).  The writer fills every array and string area, then
+ * calls nb_format_finish.
  */
 typedef struct NbFormatWriter
 {
@@ -201,7 +215,7 @@ void		nb_format_copy(NbFormatWriter *w, const NbView *v);
  * The sums scoring forms over a model: weighted documents over classes,
  * counts and document frequencies over entries.  Each number is finite, and
  * so must their sums be: the trainer adds up what it will write
- * (nb_sums_add_*, nb_sums_finite), nb_view_open and the merge check a view
+ * (nb_sums_add_entry, nb_sums_finite), nb_view_open and the merge check a view
  * (nb_view_sums_finite).
  */
 typedef struct NbSums
@@ -210,12 +224,6 @@ typedef struct NbSums
 	double		count;
 	double		doc_freq;
 } NbSums;
-
-static inline void
-nb_sums_add_class(NbSums *s, double docs)
-{
-	s->docs += docs;
-}
 
 static inline void
 nb_sums_add_entry(NbSums *s, double count, double doc_freq)
@@ -258,13 +266,10 @@ typedef struct NbFormatError
 } NbFormatError;
 
 /*
- * Validate bytes as a model and fill *view.  Checks magic, version, every
- * count against the actual length (no arithmetic can overflow), the
- * checksum, ordering and uniqueness of labels and tokens, entry classes,
- * the length histograms (runs that add up to H, lengths strictly increasing
- * in each, bags only, weights no more than the rows with the bag, sums
- * finite), and that every number is finite and positive.  Strings must not contain
- * NUL bytes; their character encoding is the caller's business.
+ * Validate bytes as a model and fill *view: every count against the actual
+ * length (no arithmetic can overflow), the checksum, the order of strings,
+ * every number and the length histograms.  Strings must not contain NUL
+ * bytes; their character encoding is the caller's business.
  */
 bool		nb_view_open(NbView *view, const void *data, size_t size,
 						 NbFormatError *error);
@@ -327,10 +332,12 @@ nb_item_key_feature(const char *key)
 }
 
 /*
- * Per-feature access.  nb_view_open points a version 1 view's feature
- * arrays at what that version implies (one bag named "", with items all
- * the model's items, present in every document), so these hold for both
- * versions.  Only feature_a and feature_b stay NULL there: a bag's are 0.
+ * Typed reads of a view's sections: every part of nbc reads a model through
+ * these and the iterators below, so that a change of the stored form
+ * changes this file and nb_format.c only.  A version 1 view's feature
+ * arrays point at what that version implies (one bag named "" of all the
+ * items, present in every document); only feature_a and feature_b stay
+ * NULL there: a bag's are 0.
  */
 static inline NbFeatureType
 nb_view_feature_type(const NbView *v, uint32_t j)
@@ -383,17 +390,10 @@ nb_view_length_pairs(const NbView *v, uint32_t j, uint32_t c)
 	return nb_read_u32(v->length_pairs, (uint64_t) j * v->n_classes + c);
 }
 
-/* Whether the view has a bag feature. */
 bool		nb_view_has_bag(const NbView *v);
 
 /* The kinds of rows the view's features came from (NB_INPUT_*, nb_settings.h). */
 uint32_t	nb_view_input_kinds(const NbView *v);
-
-/*
- * Typed reads of the view's other columns: every part of nbc reads a
- * model's sections through these and the accessors above, so that a change
- * of the stored form changes this file and nb_format.c only.
- */
 
 /* Bytes of label c, and the weighted documents of class c. */
 static inline uint32_t

@@ -94,16 +94,8 @@ pack_section(Packer *p, const unsigned char *at, uint64_t n, int width)
 size_t
 nb_pack(const NbView *view, const unsigned char *data, unsigned char *out)
 {
-	struct
-	{
-		uint64_t	C,
-					V,
-					E,
-					F,
-					FC,
-					H;
-	}			n = {view->n_classes, view->n_tokens, view->n_entries, view->n_features,
-		(uint64_t) view->n_features * view->n_classes, view->n_lengths};
+	NbSectionCounts n = nb_section_counts(view->n_classes, view->n_tokens, view->n_entries,
+										  view->n_features, view->n_lengths);
 	Packer		p = {data, data + view->size, out + PACK_MAGIC_LEN};
 
 	memcpy(out, PACK_MAGIC, PACK_MAGIC_LEN);

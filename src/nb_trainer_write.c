@@ -60,7 +60,7 @@ nb_trainer_sums_finite(NbTrainer *t)
 	if (t->overflow || t->underflow)
 		return false;
 	for (uint32_t c = 0; c < t->classes.count; c++)
-		nb_sums_add_class(&sums, t->class_docs[c]);
+		sums.docs += t->class_docs[c];
 	add_entry_sums(t, &sums);
 	/*
 	 * nb_view_open sums each histogram's weights and weighted lengths: the

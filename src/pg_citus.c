@@ -1,17 +1,11 @@
 /*
- * pg_citus.c — the scoring calls Citus would feed a model row by row.
- *
- * For count(DISTINCT expr) over a distributed table, Citus has the workers
- * group their rows by every column expr names and computes expr on the
- * coordinator, over the rows its remote scan receives (Citus's
- * multi_logical_optimizer.c: the aggregate's Vars pulled into the worker
- * query's GROUP BY).  With nb_predict(m.model, d.tokens) that column is the
- * model: every worker row carries its text form and the coordinator parses
- * it again row after row.  The coordinator's query is planned by
- * PostgreSQL's planner like any other, its remote scan a function RTE of
+ * pg_citus.c — the scoring calls Citus would feed a model row by row: for
+ * count(DISTINCT nb_predict(m.model, ...)) Citus groups the workers' rows by
+ * the model column and ships the model with every row to the coordinator
+ * (src/README.md, Citus).  The coordinator's query is planned by PostgreSQL
+ * like any other, its remote scan a function RTE of
  * citus_extradata_container, so the scoring functions' planner support sees
- * the model arrive as such a column inside a DISTINCT aggregate and refuses
- * it, with the form that runs on the workers in the hint.
+ * the model arrive as such a column inside a DISTINCT aggregate and refuses it.
  */
 #include "postgres.h"
 

@@ -1,7 +1,4 @@
-/*
- * pg_citus.h — scoring calls that Citus would feed a model row by row (see
- * pg_citus.c).
- */
+/* pg_citus.h — scoring calls that Citus would feed a model row by row (see pg_citus.c). */
 #ifndef PG_CITUS_H
 #define PG_CITUS_H
 

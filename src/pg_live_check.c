@@ -120,7 +120,7 @@ nbc_live_delta(PG_FUNCTION_ARGS)
 		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
 	if (PG_ARGISNULL(1) || PG_GETARG_INT64(1) <= 0)
 		PG_RETURN_NULL();
-	em = nb_expanded_create(CurrentMemoryContext);
+	em = nb_expanded_create(CurrentMemoryContext, false);
 	nb_trainer_count_null_labels(nb_expanded_trainer(em), (uint64) PG_GETARG_INT64(1));
 	PG_RETURN_POINTER(nb_expanded_write(em, CurrentMemoryContext, &view));
 }

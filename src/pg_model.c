@@ -33,8 +33,8 @@ new_trainer(void)
 	return t;
 }
 
-static NbExpandedModel *
-create_model(MemoryContext parent, bool with_trainer)
+NbExpandedModel *
+nb_expanded_create(MemoryContext parent, bool merging)
 {
 	MemoryContext ctx = AllocSetContextCreate(parent, "nb_model",
 											  ALLOCSET_DEFAULT_SIZES);
@@ -42,25 +42,13 @@ create_model(MemoryContext parent, bool with_trainer)
 	MemoryContext old;
 
 	EOH_init_header(&em->hdr, &nb_expanded_methods, ctx);
-	if (with_trainer)
+	if (!merging)
 	{
 		old = MemoryContextSwitchTo(ctx);
 		em->trainer = new_trainer();
 		MemoryContextSwitchTo(old);
 	}
 	return em;
-}
-
-NbExpandedModel *
-nb_expanded_create(MemoryContext parent)
-{
-	return create_model(parent, true);
-}
-
-NbExpandedModel *
-nb_expanded_create_merging(MemoryContext parent)
-{
-	return create_model(parent, false);
 }
 
 NbExpandedModel *
@@ -105,8 +93,8 @@ report_conflict(NbMergeStatus status, const NbView *view, uint32 feature,
 					   view->vector_len, earlier_vector_len)));
 }
 
-void
-nb_expanded_merge(NbExpandedModel *em, Datum d)
+static void
+expanded_merge(NbExpandedModel *em, Datum d)
 {
 	NbView		view;
 	struct varlena *flat = nb_model_open(d, &view, ERRCODE_DATA_CORRUPTED);
@@ -351,7 +339,7 @@ void
 nb_expanded_add(NbExpandedModel *em, Datum d)
 {
 	if (em->trainer != NULL)
-		nb_expanded_merge(em, d);
+		expanded_merge(em, d);
 	else
 		hold_input(em, d);
 }
@@ -409,15 +397,11 @@ nb_model_merge(const Datum *d, int n)
 
 /*
  * PostgreSQL calls the two methods below wherever it copies the value out of
- * its expanded form: forming a tuple, datumCopy, detoasting, in whatever
- * memory context the copy goes to.  Since PostgreSQL 17 that can be a bump
- * context (tuplesort's tuples; in 18 hash aggregation's table too), which
- * has no pfree or repalloc: a pfree there fails ("pfree called with invalid
- * pointer") or worse.  So neither method may hand its own scratch memory to
- * the caller's context: the size is arithmetic only, and writing the flat
- * form, which sorts the strings and entries in arrays it frees, runs in a
- * scratch context of its own.  Both first end the trainer's current
- * document, in the model's context (end_document).
+ * its expanded form, in whatever memory context the copy goes to: since
+ * PostgreSQL 17 that can be a bump context (tuplesort's; in 18 hash
+ * aggregation's too), where a pfree fails.  So the size is arithmetic only,
+ * and writing the flat form, which frees its sort arrays, runs in a scratch
+ * context of its own.
  */
 
 /*

@@ -45,11 +45,11 @@ typedef struct NbExpandedModel
 	uint32		refs_cap;
 } NbExpandedModel;
 
-/* A new empty expanded model in its own context under parent. */
-NbExpandedModel *nb_expanded_create(MemoryContext parent);
-
-/* The same, for merging flat models: no trainer until rows come. */
-NbExpandedModel *nb_expanded_create_merging(MemoryContext parent);
+/*
+ * A new empty expanded model in its own context under parent; merging flat
+ * models, it has no trainer until rows come.
+ */
+NbExpandedModel *nb_expanded_create(MemoryContext parent, bool merging);
 
 /*
  * The trainer of an expanded model, built from the inputs merged so far
@@ -57,7 +57,10 @@ NbExpandedModel *nb_expanded_create_merging(MemoryContext parent);
  */
 NbTrainer  *nb_expanded_trainer(NbExpandedModel *em);
 
-/* Add the model datum d (flat, toasted or expanded), as flat input if merging. */
+/*
+ * Add the model datum d (flat, toasted or expanded): every count into the
+ * trainer, or as flat input if merging.
+ */
 void		nb_expanded_add(NbExpandedModel *em, Datum d);
 
 /* The model of the union of n (1..NB_MERGE_FANIN) model datums, flat, in the current context. */
@@ -65,9 +68,6 @@ struct varlena *nb_model_merge(const Datum *d, int n);
 
 /* Is d a read/write expanded model whose context hangs directly off parent? */
 NbExpandedModel *nb_expanded_owned(Datum d, MemoryContext parent);
-
-/* Add every count of the model datum d (flat, toasted or expanded). */
-void		nb_expanded_merge(NbExpandedModel *em, Datum d);
 
 /*
  * ERROR: a model of size bytes (0: not known exactly) would pass
@@ -152,12 +152,10 @@ void		nb_model_validate_bytes(const char *data, size_t size, NbView *view,
 									int sqlstate, bool from_outside);
 
 /*
- * Base64 text in memory, as the text forms of nb_model and nb_metrics_state
- * are (pg_type.c), read in chunks with a check for a cancel after each:
- * the bytes the characters of str[0, len) decode to (false if they,
- * white space not counted, cannot be base64); then their decoding
- * into dst, which has room for exactly size bytes (false unless they are
- * base64 of size bytes).
+ * Base64 text in memory (the text forms of nb_model and nb_metrics_state),
+ * read in chunks with a check for a cancel after each: the bytes str[0, len)
+ * decodes to (false if it cannot be base64, white space not counted), then
+ * its decoding into dst of exactly size bytes (false unless it is that).
  */
 bool		nb_base64_text_size(const char *str, size_t len, uint64 *size);
 bool		nb_base64_text_decode(const char *str, size_t len, char *dst, uint64 size);

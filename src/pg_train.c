@@ -41,14 +41,14 @@ state_for_update(FunctionCallInfo fcinfo, MemoryContext aggctx)
 	NbExpandedModel *em;
 
 	if (PG_ARGISNULL(0))
-		return nb_expanded_create(aggctx);
+		return nb_expanded_create(aggctx, false);
 	em = nb_expanded_owned(PG_GETARG_DATUM(0), aggctx);
 	if (em != NULL)
 		(void) nb_expanded_trainer(em);
 	else
 	{
-		em = nb_expanded_create(aggctx);
-		nb_expanded_merge(em, PG_GETARG_DATUM(0));
+		em = nb_expanded_create(aggctx, false);
+		nb_expanded_add(em, PG_GETARG_DATUM(0));
 	}
 	return em;
 }
@@ -522,7 +522,7 @@ nb_merge(PG_FUNCTION_ARGS)
 		em = PG_ARGISNULL(0) ? NULL : nb_expanded_owned(PG_GETARG_DATUM(0), aggctx);
 		if (em == NULL)
 		{
-			em = nb_expanded_create_merging(aggctx);
+			em = nb_expanded_create(aggctx, true);
 			if (!PG_ARGISNULL(0))
 				nb_expanded_add(em, PG_GETARG_DATUM(0));
 		}

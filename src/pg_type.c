@@ -1,15 +1,11 @@
 /*
- * pg_type.c — nb_model input/output: text (base64) and binary send/recv.
- *
- * Both forms carry exactly the serialized bytes of nb_format.h, so every
- * round trip is lossless, and both validate everything they are given.
- * Called by an aggregate (Citus's worker_partial_agg sends a partial state
- * to the coordinator as its text form, or from Citus 14 its binary form),
- * they carry the packed form of those bytes (nb_pack.h) instead, which both
- * input functions take.
- * Neither accepts a model beyond NB_MODEL_MAX_SIZE, the largest whose text
- * form fits in a value: every model nbc accepts can be dumped as text.
- * Big values go in chunks (src/README.md, "The model's format").
+ * pg_type.c — nb_model input/output: text (base64) and binary send/recv,
+ * both exactly the bytes of nb_format.h, both validating everything they
+ * are given, neither accepting a model beyond NB_MODEL_MAX_SIZE (so that
+ * every model nbc accepts can be dumped as text).  Called by an aggregate
+ * (a Citus partial state), the outputs write the packed form (nb_pack.h),
+ * which both inputs take.  Big values go in chunks (src/README.md, "The
+ * model's format").
  */
 #include "pg_model.h"
 
@@ -45,29 +41,75 @@ typedef char b64_byte;
 #define DECODE_CHUNK ((size_t) 4 * 256 * 1024)
 
 /*
- * Text to read base64 from: in memory (str), or a text value stored out of
- * line without compression, fetched one slice at a time (str NULL), so that
- * reading it neither doubles the memory it takes nor runs long without a
- * check for a cancel.
+ * Bytes read in chunks, the base64 text of a model or a model to encode: in
+ * memory (mem), or a value stored out of line without compression (as most
+ * big models are: their counts do not compress), fetched one slice at a
+ * time (mem NULL), so that reading it neither doubles the memory it takes
+ * nor runs long without a check for a cancel.
  */
-typedef struct TextSource
+typedef struct Source
 {
-	const char *str;
+	const char *mem;
 	Datum		stored;
 	size_t		len;
 	MemoryContext slices;
-} TextSource;
+} Source;
 
-/* Bytes off .. off + *n - 1 of the text, *n at most DECODE_CHUNK. */
+/*
+ * The payload size of a value stored out of line without compression, whose
+ * slices can be fetched one at a time; 0 for any other value.
+ */
+static size_t
+stored_plain_size(struct varlena *value)
+{
+	struct varatt_external pointer;
+
+	if (!VARATT_IS_EXTERNAL_ONDISK(value))
+		return 0;
+	VARATT_EXTERNAL_GET_POINTER(pointer, value);
+	if (VARATT_EXTERNAL_IS_COMPRESSED(pointer))
+		return 0;
+	return VARATT_EXTERNAL_GET_EXTSIZE(pointer);
+}
+
+/* Open the varlena datum d, to be read in slices if it is stored plain and longer than chunk. */
+static void
+source_open(Source *src, Datum d, size_t chunk)
+{
+	struct varlena *v;
+
+	src->stored = d;
+	src->len = stored_plain_size((struct varlena *) DatumGetPointer(d));
+	src->mem = NULL;
+	src->slices = NULL;
+	if (src->len > chunk)
+	{
+		src->slices = AllocSetContextCreate(CurrentMemoryContext, "nb_model slices",
+											ALLOCSET_DEFAULT_SIZES);
+		return;
+	}
+	v = PG_DETOAST_DATUM_PACKED(d);
+	src->mem = VARDATA_ANY(v);
+	src->len = VARSIZE_ANY_EXHDR(v);
+}
+
+static void
+source_close(Source *src)
+{
+	if (src->slices != NULL)
+		MemoryContextDelete(src->slices);
+}
+
+/* Bytes off .. off + *n - 1 of the source, *n at most chunk. */
 static const char *
-text_piece(const TextSource *src, size_t off, size_t *n)
+source_piece(const Source *src, size_t off, size_t chunk, size_t *n)
 {
 	MemoryContext old;
 	const char *piece;
 
-	*n = Min(DECODE_CHUNK, src->len - off);
-	if (src->str != NULL)
-		return src->str + off;
+	*n = Min(chunk, src->len - off);
+	if (src->mem != NULL)
+		return src->mem + off;
 	old = MemoryContextSwitchTo(src->slices);
 	MemoryContextReset(src->slices);
 	piece = VARDATA(PG_DETOAST_DATUM_SLICE(src->stored, (int32) off, (int32) *n));
@@ -216,14 +258,14 @@ decode_finish(B64Decoder *d)
  * bytes.  False if the text is not base64 of exactly size bytes.
  */
 static bool
-decode_base64(const TextSource *src, char *dst, size_t size)
+decode_base64(const Source *src, char *dst, size_t size)
 {
 	B64Decoder	d = {b64_classes(), (unsigned char *) dst, size, 0, 0, 0, 0};
 
 	for (size_t off = 0; off < src->len; off += DECODE_CHUNK)
 	{
 		size_t		plen;
-		const char *p = text_piece(src, off, &plen);
+		const char *p = source_piece(src, off, DECODE_CHUNK, &plen);
 
 		if (!decode_piece(&d, p, plen))
 			return false;
@@ -242,29 +284,32 @@ report_syntax(void)
 }
 
 /*
- * The model whose packed form (nb_pack.h) the bytes of decoded are, or
- * decoded itself when they are not packed.
+ * The model of the bytes an input function decoded, validated as bytes from
+ * outside: those bytes, or the model whose packed form (nb_pack.h) they are.
  */
 static struct varlena *
-unpacked(struct varlena *decoded, int sqlstate)
+input_model(struct varlena *decoded, int sqlstate)
 {
 	const unsigned char *in = (const unsigned char *) VARDATA(decoded);
 	size_t		n = VARSIZE(decoded) - VARHDRSZ;
 	uint64		size;
-	struct varlena *model;
+	struct varlena *model = decoded;
+	NbView		view;
 
-	if (!nb_packed_size(in, n, &size))
-		return decoded;
-	if (size > NB_MODEL_MAX_SIZE)
-		nb_report_too_large(size);
-	/* no byte unpacks to more than 8: a size beyond that is refused unallocated */
-	model = size <= 8 * (uint64) n ? nb_model_alloc(size, CurrentMemoryContext) : NULL;
-	if (model == NULL || !nb_unpack(in, n, (unsigned char *) VARDATA(model), size))
-		ereport(ERROR,
-				(errcode(sqlstate),
-				 errmsg("invalid nb_model value"),
-				 errdetail("The value is malformed: its packed form does not unpack to %llu bytes.",
-						   (unsigned long long) size)));
+	if (nb_packed_size(in, n, &size))
+	{
+		if (size > NB_MODEL_MAX_SIZE)
+			nb_report_too_large(size);
+		/* no byte unpacks to more than 8: a size beyond that is refused unallocated */
+		model = size <= 8 * (uint64) n ? nb_model_alloc(size, CurrentMemoryContext) : NULL;
+		if (model == NULL || !nb_unpack(in, n, (unsigned char *) VARDATA(model), size))
+			ereport(ERROR,
+					(errcode(sqlstate),
+					 errmsg("invalid nb_model value"),
+					 errdetail("The value is malformed: its packed form does not unpack to %llu bytes.",
+							   (unsigned long long) size)));
+	}
+	nb_model_validate_bytes(VARDATA(model), VARSIZE(model) - VARHDRSZ, &view, sqlstate, true);
 	return model;
 }
 
@@ -274,7 +319,7 @@ unpacked(struct varlena *decoded, int sqlstate)
  * allocated once, at its size.
  */
 static bool
-count_base64(const TextSource *src, uint64 *size)
+count_base64(const Source *src, uint64 *size)
 {
 	const uint8 *cls = b64_classes();
 	unsigned	padding = 0;
@@ -283,7 +328,7 @@ count_base64(const TextSource *src, uint64 *size)
 	for (size_t off = 0; off < src->len; off += DECODE_CHUNK)
 	{
 		size_t		plen;
-		const unsigned char *p = (const unsigned char *) text_piece(src, off, &plen);
+		const unsigned char *p = (const unsigned char *) source_piece(src, off, DECODE_CHUNK, &plen);
 
 		for (size_t i = 0; i < plen; i++)
 		{
@@ -306,7 +351,7 @@ count_base64(const TextSource *src, uint64 *size)
 bool
 nb_base64_text_size(const char *str, size_t len, uint64 *size)
 {
-	TextSource	src = {str, (Datum) 0, len, NULL};
+	Source		src = {str, (Datum) 0, len, NULL};
 
 	return count_base64(&src, size);
 }
@@ -314,7 +359,7 @@ nb_base64_text_size(const char *str, size_t len, uint64 *size)
 bool
 nb_base64_text_decode(const char *str, size_t len, char *dst, uint64 size)
 {
-	TextSource	src = {str, (Datum) 0, len, NULL};
+	Source		src = {str, (Datum) 0, len, NULL};
 
 	return decode_base64(&src, dst, size);
 }
@@ -344,12 +389,12 @@ nb_base64_text_encode(const char *data, size_t size, char *out)
  * when its length cannot be that of such a text.
  */
 static bool
-guess_size(const TextSource *src, uint64 *size)
+guess_size(const Source *src, uint64 *size)
 {
-	const char *end = src->str + src->len;
+	const char *end = src->mem + src->len;
 	unsigned	padding;
 
-	if (src->str == NULL || src->len == 0 || src->len % 4 != 0)
+	if (src->mem == NULL || src->len == 0 || src->len % 4 != 0)
 		return false;
 	padding = end[-1] != '=' ? 0 : end[-2] != '=' ? 1 : 2;
 	*size = nb_base64_decoded_len(src->len, padding);
@@ -363,11 +408,10 @@ guess_size(const TextSource *src, uint64 *size)
  * length gives; any other is counted first.
  */
 static struct varlena *
-model_from_base64(const TextSource *src)
+model_from_base64(const Source *src)
 {
 	uint64		size;
 	struct varlena *result = NULL;
-	NbView		view;
 
 	if (guess_size(src, &size))
 	{
@@ -389,101 +433,45 @@ model_from_base64(const TextSource *src)
 			report_syntax();
 	}
 	SET_VARSIZE(result, VARHDRSZ + size);
-	result = unpacked(result, ERRCODE_INVALID_TEXT_REPRESENTATION);
-	nb_model_validate_bytes(VARDATA(result), VARSIZE(result) - VARHDRSZ, &view,
-							ERRCODE_INVALID_TEXT_REPRESENTATION, true);
-	return result;
+	return input_model(result, ERRCODE_INVALID_TEXT_REPRESENTATION);
 }
 
 Datum
 nb_model_in(PG_FUNCTION_ARGS)
 {
 	const char *str = PG_GETARG_CSTRING(0);
-	TextSource	src = {str, (Datum) 0, strlen(str), NULL};
+	Source		src = {str, (Datum) 0, strlen(str), NULL};
 
 	PG_RETURN_POINTER(model_from_base64(&src));
-}
-
-/*
- * The payload size of a value stored out of line without compression, whose
- * slices can be fetched one at a time; 0 for any other value.
- */
-static size_t
-stored_plain_size(struct varlena *value)
-{
-	struct varatt_external pointer;
-
-	if (!VARATT_IS_EXTERNAL_ONDISK(value))
-		return 0;
-	VARATT_EXTERNAL_GET_POINTER(pointer, value);
-	if (VARATT_EXTERNAL_IS_COMPRESSED(pointer))
-		return 0;
-	return VARATT_EXTERNAL_GET_EXTSIZE(pointer);
 }
 
 /* The cast text::nb_model: the input function, reading a big stored text in slices. */
 Datum
 nb_model_from_text(PG_FUNCTION_ARGS)
 {
-	Datum		d = PG_GETARG_DATUM(0);
-	size_t		stored = stored_plain_size((struct varlena *) DatumGetPointer(d));
-	TextSource	src = {NULL, d, stored, NULL};
+	Source		src;
 	struct varlena *result;
 
-	if (stored > DECODE_CHUNK)
-		src.slices = AllocSetContextCreate(CurrentMemoryContext, "nb_model text slices",
-										   ALLOCSET_DEFAULT_SIZES);
-	else
-	{
-		text	   *t = PG_GETARG_TEXT_PP(0);
-
-		src.str = VARDATA_ANY(t);
-		src.len = VARSIZE_ANY_EXHDR(t);
-	}
+	source_open(&src, PG_GETARG_DATUM(0), DECODE_CHUNK);
 	result = model_from_base64(&src);
-	if (src.slices != NULL)
-		MemoryContextDelete(src.slices);
+	source_close(&src);
 	PG_RETURN_POINTER(result);
 }
 
-/*
- * A model to encode: in memory (flat), or stored out of line without
- * compression and fetched one slice at a time (as most big models are:
- * their counts do not compress), which avoids holding it twice.
- */
-typedef struct ModelSource
+/* Open the model datum d for encoding; the characters of its base64 text. */
+static size_t
+open_model(Source *m, Datum d)
 {
-	Datum		d;
-	struct varlena *flat;
-	size_t		size;
-	MemoryContext slices;
-} ModelSource;
-
-/* Open the model datum d for encoding; its base64 text has *len characters. */
-static void
-model_source_open(ModelSource *m, Datum d, size_t *len)
-{
-	m->d = d;
-	m->flat = NULL;
-	m->slices = NULL;
-	m->size = stored_plain_size((struct varlena *) DatumGetPointer(d));
-	if (m->size > ENCODE_CHUNK)
-		m->slices = AllocSetContextCreate(CurrentMemoryContext, "nb_model_out slices",
-										  ALLOCSET_DEFAULT_SIZES);
-	else
-	{
-		m->flat = PG_DETOAST_DATUM(d);
-		m->size = VARSIZE(m->flat) - VARHDRSZ;
-	}
+	source_open(m, d, ENCODE_CHUNK);
 	/* only a model stored before the limit existed can be larger */
-	if (m->size > NB_MODEL_MAX_SIZE)
+	if (m->len > NB_MODEL_MAX_SIZE)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("naive Bayes model of %zu bytes is too large for its text form", m->size),
+				 errmsg("naive Bayes model of %zu bytes is too large for its text form", m->len),
 				 errdetail("The text form of a model larger than %llu bytes would exceed the 1 GB limit of a value.",
 						   (unsigned long long) NB_MODEL_MAX_SIZE),
 				 errhint("Binary COPY can still copy it.")));
-	*len = nb_base64_len(m->size);
+	return nb_base64_len(m->len);
 }
 
 /*
@@ -512,40 +500,28 @@ packed_partial(FunctionCallInfo fcinfo)
 
 /* Write the model's base64 text to out, chunk by chunk. */
 static void
-encode_model(ModelSource *m, char *out)
+encode_model(Source *m, char *out)
 {
 	size_t		pos = 0;
 
-	for (size_t off = 0; off < m->size; off += ENCODE_CHUNK)
+	for (size_t off = 0; off < m->len; off += ENCODE_CHUNK)
 	{
-		size_t		n = Min(ENCODE_CHUNK, m->size - off);
-		const char *data;
+		size_t		n;
+		const char *data = source_piece(m, off, ENCODE_CHUNK, &n);
 
-		if (m->slices != NULL)
-		{
-			MemoryContext old = MemoryContextSwitchTo(m->slices);
-
-			MemoryContextReset(m->slices);
-			data = VARDATA(PG_DETOAST_DATUM_SLICE(m->d, (int32) off, (int32) n));
-			MemoryContextSwitchTo(old);
-		}
-		else
-			data = VARDATA(m->flat) + off;
 		pos += nb_base64_text_encode(data, n, out + pos);
 	}
-	if (m->slices != NULL)
-		MemoryContextDelete(m->slices);
+	source_close(m);
 }
 
 Datum
 nb_model_out(PG_FUNCTION_ARGS)
 {
-	ModelSource m;
-	size_t		len;
-	char	   *out;
+	Source		m;
 	struct varlena *packed = packed_partial(fcinfo);
+	size_t		len = open_model(&m, packed != NULL ? PointerGetDatum(packed) : PG_GETARG_DATUM(0));
+	char	   *out;
 
-	model_source_open(&m, packed != NULL ? PointerGetDatum(packed) : PG_GETARG_DATUM(0), &len);
 	out = palloc(len + 1);
 	encode_model(&m, out);
 	out[len] = '\0';
@@ -560,11 +536,10 @@ nb_model_out(PG_FUNCTION_ARGS)
 Datum
 nb_model_to_text(PG_FUNCTION_ARGS)
 {
-	ModelSource m;
-	size_t		len;
+	Source		m;
+	size_t		len = open_model(&m, PG_GETARG_DATUM(0));
 	text	   *result;
 
-	model_source_open(&m, PG_GETARG_DATUM(0), &len);
 	result = palloc(VARHDRSZ + len);
 	SET_VARSIZE(result, VARHDRSZ + len);
 	encode_model(&m, VARDATA(result));
@@ -578,17 +553,13 @@ nb_model_recv(PG_FUNCTION_ARGS)
 	size_t		size = buf->len - buf->cursor;
 	const char *data = pq_getmsgbytes(buf, size);
 	struct varlena *result;
-	NbView		view;
 
 	if (size > NB_MODEL_MAX_SIZE)
 		nb_report_too_large(size);
 	result = palloc(size + VARHDRSZ);
 	SET_VARSIZE(result, size + VARHDRSZ);
 	nb_copy(VARDATA(result), data, size);
-	result = unpacked(result, ERRCODE_INVALID_BINARY_REPRESENTATION);
-	nb_model_validate_bytes(VARDATA(result), VARSIZE(result) - VARHDRSZ, &view,
-							ERRCODE_INVALID_BINARY_REPRESENTATION, true);
-	PG_RETURN_POINTER(result);
+	PG_RETURN_POINTER(input_model(result, ERRCODE_INVALID_BINARY_REPRESENTATION));
 }
 
 Datum

@@ -124,7 +124,7 @@ em_begin(const EmRun *run, NbPrepared *pm, NbScorer *scorer, bool init, MemoryCo
 						float8out_internal(run->lambda))));
 
 	st = MemoryContextAllocZero(ctx, sizeof(EmState));
-	st->em = nb_expanded_create(ctx);
+	st->em = nb_expanded_create(ctx, false);
 	st->lambda = run->lambda;
 	st->log_prior = nb_em_log_prior(scorer, &pc, opts.prior_mode == NB_PRIOR_FIT ? pc.class_alpha : 0);
 	nb_exact_init(&st->labelled);
