@@ -23,16 +23,6 @@
 #include "pg_predict.h"
 #include "pg_prepared.h"
 
-
-static text *
-feature_name(const NbIndex *ix, uint32 j)
-{
-	uint32		len;
-	const char *s = nb_vocab_str(&ix->features, j, &len);
-
-	return cstring_to_text_with_len(s, len);
-}
-
 /*
  * The feature column of an item's row: the token for the bag "", "key:token"
  * for a bag under a key (as nb_mutual_info names them), the key for a
@@ -168,7 +158,7 @@ put_explain_row(ReturnSetInfo *rsinfo, const NbPrepared *pm, const NbRowCategori
 				values[EXPLAIN_VALUE] = PointerGetDatum(number_text(row->count));
 			break;
 		case NB_EXPLAIN_VALUE:
-			values[EXPLAIN_FEATURE] = PointerGetDatum(feature_name(ix, j));
+			values[EXPLAIN_FEATURE] = PointerGetDatum(nb_vocab_text(&ix->features, j));
 			switch (ix->feature_type[j])
 			{
 				case NB_FEATURE_BOOLEAN:
@@ -189,7 +179,7 @@ put_explain_row(ReturnSetInfo *rsinfo, const NbPrepared *pm, const NbRowCategori
 			break;
 		case NB_EXPLAIN_ABSENT:
 		case NB_EXPLAIN_LENGTH:
-			values[EXPLAIN_FEATURE] = PointerGetDatum(feature_name(ix, j));
+			values[EXPLAIN_FEATURE] = PointerGetDatum(nb_vocab_text(&ix->features, j));
 			values[EXPLAIN_VALUE] = PointerGetDatum(number_text(row->count));
 			break;
 	}
@@ -268,7 +258,7 @@ explain(FunctionCallInfo fcinfo, NbFeatureInput input)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("top_k must not be negative")));
-	best = nb_score_row(fcinfo, input, &cats, &pm, &scorer);
+	best = nb_score_row(fcinfo, input, 2, &cats, &pm, &scorer);
 	if (best < 0)
 		return (Datum) 0;
 	refuse_components(&pm->index, "nb_explain");
@@ -276,8 +266,8 @@ explain(FunctionCallInfo fcinfo, NbFeatureInput input)
 	if (other < 0)
 		return (Datum) 0;
 
-	classes[0] = PointerGetDatum(nb_class_label(pm, (uint32) best));
-	classes[1] = PointerGetDatum(nb_class_label(pm, (uint32) other));
+	classes[0] = PointerGetDatum(nb_vocab_text(&pm->index.labels, (uint32) best));
+	classes[1] = PointerGetDatum(nb_vocab_text(&pm->index.labels, (uint32) other));
 	rows = palloc_extended(sizeof(NbExplainRow) * nb_explain_max_rows(&pm->doc), MCXT_ALLOC_HUGE);
 	n = nb_explain(scorer, &pm->doc, (uint32) best, (uint32) other, rows);
 	if (!PG_ARGISNULL(4) && n > (uint64) PG_GETARG_INT32(4))
@@ -310,15 +300,13 @@ put_log_probs(ReturnSetInfo *rsinfo, const NbIndex *ix, text *feature, text *val
 {
 	for (uint32 c = 0; c < ix->n_classes; c++)
 	{
-		uint32		len;
-		const char *label = nb_vocab_str(&ix->labels, c, &len);
 		Datum		values[4];
-		bool		nulls[4] = {false, false, false, false};
+		bool		nulls[4] = {false};
 
 		CHECK_FOR_INTERRUPTS();
 		values[0] = PointerGetDatum(feature);
 		values[1] = PointerGetDatum(value);
-		values[2] = PointerGetDatum(cstring_to_text_with_len(label, len));
+		values[2] = PointerGetDatum(nb_vocab_text(&ix->labels, c));
 		values[3] = Float8GetDatum(log_prob[c]);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
@@ -347,8 +335,8 @@ nb_feature_log_prob(PG_FUNCTION_ARGS)
 	InitMaterializedSRF(fcinfo, 0);
 	if (PG_ARGISNULL(0))
 		return (Datum) 0;
-	pm = nb_prepared_get(fcinfo, PG_GETARG_DATUM(0),
-						 PG_ARGISNULL(1) ? NULL : PG_GETARG_JSONB_P(1), &sc);
+	pm = nb_prepared_get_model(fcinfo, PG_GETARG_DATUM(0));
+	sc = nb_prepared_scorer(pm, PG_ARGISNULL(1) ? NULL : PG_GETARG_JSONB_P(1));
 	ix = &pm->index;
 	refuse_components(ix, "nb_feature_log_prob");
 	log_prob = palloc(sizeof(double) * ix->n_classes);
@@ -356,7 +344,7 @@ nb_feature_log_prob(PG_FUNCTION_ARGS)
 									  ALLOCSET_SMALL_SIZES);
 	for (uint32 j = 0; j < ix->n_features; j++)
 	{
-		text	   *name = feature_name(ix, j);
+		text	   *name = nb_vocab_text(&ix->features, j);
 		uint64		jc = (uint64) j * ix->n_classes;
 
 		switch (ix->feature_type[j])
@@ -376,15 +364,10 @@ nb_feature_log_prob(PG_FUNCTION_ARGS)
 				}
 				break;
 			case NB_FEATURE_BOOLEAN:
-				{
-					text	   *t = cstring_to_text("true");
-					text	   *f = cstring_to_text("false");
-
-					nb_boolean_log_prob(sc, j, 1, log_prob);
-					put_log_probs(rsinfo, ix, name, t, log_prob);
-					nb_boolean_log_prob(sc, j, 0, log_prob);
-					put_log_probs(rsinfo, ix, name, f, log_prob);
-				}
+				nb_boolean_log_prob(sc, j, 1, log_prob);
+				put_log_probs(rsinfo, ix, name, cstring_to_text("true"), log_prob);
+				nb_boolean_log_prob(sc, j, 0, log_prob);
+				put_log_probs(rsinfo, ix, name, cstring_to_text("false"), log_prob);
 				break;
 			case NB_FEATURE_GAUSSIAN:
 				/* a feature no training row had: the scorer leaves it out */

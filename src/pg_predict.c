@@ -312,24 +312,17 @@ nb_score_doc(NbPrepared *pm, NbScorer *scorer)
 }
 
 int64
-nb_score_row(FunctionCallInfo fcinfo, NbFeatureInput kind, NbRowCategories *categories,
-			 NbPrepared **pm_out, NbScorer **scorer_out)
-{
-	return nb_score_row_options(fcinfo, kind, 2, categories, pm_out, scorer_out);
-}
-
-int64
-nb_score_row_options(FunctionCallInfo fcinfo, NbFeatureInput kind, int options_arg,
-					 NbRowCategories *categories, NbPrepared **pm_out, NbScorer **scorer_out)
+nb_score_row(FunctionCallInfo fcinfo, NbFeatureInput kind, int options_arg,
+			 NbRowCategories *categories, NbPrepared **pm_out, NbScorer **scorer_out)
 {
 	RowModel	m;
 	int64		best;
 
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
 		return -1;
-	m.pm = nb_prepared_get(fcinfo, PG_GETARG_DATUM(0),
-						   PG_ARGISNULL(options_arg) ? NULL : PG_GETARG_JSONB_P(options_arg),
-						   &m.scorer);
+	m.pm = nb_prepared_get_model(fcinfo, PG_GETARG_DATUM(0));
+	m.scorer = nb_prepared_scorer(m.pm, PG_ARGISNULL(options_arg) ? NULL :
+								  PG_GETARG_JSONB_P(options_arg));
 
 	nb_prepared_begin_row(m.pm);
 	nb_row_doc(fcinfo, 1, kind, categories, m.pm, m.scorer);
@@ -343,10 +336,10 @@ nb_score_row_options(FunctionCallInfo fcinfo, NbFeatureInput kind, int options_a
 }
 
 text *
-nb_class_label(const NbPrepared *pm, uint32 c)
+nb_vocab_text(const NbVocab *vocab, uint32 i)
 {
 	uint32		len;
-	const char *s = nb_vocab_str(&pm->index.labels, c, &len);
+	const char *s = nb_vocab_str(vocab, i, &len);
 
 	return cstring_to_text_with_len(s, len);
 }
@@ -398,11 +391,11 @@ predict_label(FunctionCallInfo fcinfo, NbFeatureInput kind)
 {
 	NbPrepared *pm;
 	NbScorer   *scorer;
-	int64		best = nb_score_row(fcinfo, kind, NULL, &pm, &scorer);
+	int64		best = nb_score_row(fcinfo, kind, 2, NULL, &pm, &scorer);
 
 	if (best < 0)
 		PG_RETURN_NULL();
-	PG_RETURN_TEXT_P(nb_class_label(pm, (uint32) best));
+	PG_RETURN_TEXT_P(nb_vocab_text(&pm->index.labels, (uint32) best));
 }
 
 /* The posterior of every class, or its logarithm, or NULL (see nb_score_row). */
@@ -412,7 +405,7 @@ predict_posterior(FunctionCallInfo fcinfo, NbFeatureInput kind, bool log_scale)
 	NbPrepared *pm;
 	NbScorer   *scorer;
 
-	if (nb_score_row(fcinfo, kind, NULL, &pm, &scorer) < 0)
+	if (nb_score_row(fcinfo, kind, 2, NULL, &pm, &scorer) < 0)
 		PG_RETURN_NULL();
 	return posterior_jsonb(pm, log_scale);
 }
@@ -447,7 +440,7 @@ predict_class_probability(FunctionCallInfo fcinfo, NbFeatureInput kind)
 	int64		c;
 	double		lp;
 
-	if (PG_ARGISNULL(2) || nb_score_row_options(fcinfo, kind, 3, NULL, &pm, &scorer) < 0)
+	if (PG_ARGISNULL(2) || nb_score_row(fcinfo, kind, 3, NULL, &pm, &scorer) < 0)
 		PG_RETURN_NULL();
 	label = nb_label_arg(fcinfo, 2, nb_prepared_label_cast(fcinfo));
 	c = nb_index_class(&pm->index, VARDATA_ANY(label), VARSIZE_ANY_EXHDR(label));

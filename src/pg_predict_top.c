@@ -68,7 +68,7 @@ predict_top(FunctionCallInfo fcinfo, NbFeatureInput input)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("k must not be negative"),
 				 errdetail("k is %d.", PG_GETARG_INT32(2))));
-	best = nb_score_row_options(fcinfo, input, 3, NULL, &pm, &scorer);
+	best = nb_score_row(fcinfo, input, 3, NULL, &pm, &scorer);
 	if (best < 0)
 		return (Datum) 0;
 
@@ -89,7 +89,7 @@ predict_top(FunctionCallInfo fcinfo, NbFeatureInput input)
 		bool		nulls[2] = {false, scorer->kind == NB_COMPLEMENT};
 
 		CHECK_FOR_INTERRUPTS();
-		values[0] = PointerGetDatum(nb_class_label(pm, ranked[i].cls));
+		values[0] = PointerGetDatum(nb_vocab_text(&pm->index.labels, ranked[i].cls));
 		/* probability 0 is a log posterior of -Infinity, as nb_predict_proba writes it */
 		values[1] = Float8GetDatum(ranked[i].log_post == -INFINITY ? 0.0 : exp(ranked[i].log_post));
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);

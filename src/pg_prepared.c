@@ -12,6 +12,7 @@
 #include "access/detoast.h"
 #include "catalog/pg_type.h"
 #include "nodes/primnodes.h"
+#include "utils/datum.h"
 #include "utils/fmgrprotos.h"
 #include "utils/guc.h"
 #include "utils/memutils.h"
@@ -47,14 +48,6 @@ typedef struct CallSite
 	NbSiteRows	counted;		/* nbc.unknown_features' */
 	void	   *label_cast;		/* nb_label_arg's, for a class argument */
 } CallSite;
-
-/* A model value's bytes as stored: a compressed varlena whole, else its payload. */
-typedef struct StoredBytes
-{
-	bool		compressed;
-	const char *data;
-	Size		size;
-} StoredBytes;
 
 /*
  * nbc.prepared_model_cache and nbc.prepared_model_cache_limit, in
@@ -246,10 +239,10 @@ nb_prepared_refs(FunctionCallInfo fcinfo, uint32 n)
 	return site->refs;
 }
 
-static StoredBytes
+static NbStoredBytes
 stored_bytes(const struct varlena *value)
 {
-	StoredBytes b;
+	NbStoredBytes b;
 
 	Assert(!VARATT_IS_EXTERNAL(value));
 	b.compressed = VARATT_IS_COMPRESSED(value);
@@ -268,10 +261,10 @@ stored_bytes(const struct varlena *value)
 
 /* Was pm prepared from exactly these bytes? */
 static bool
-same_bytes(const NbPrepared *pm, const StoredBytes *b)
+same_bytes(const NbPrepared *pm, const NbStoredBytes *b)
 {
-	return pm->key_compressed == b->compressed && pm->key_size == b->size &&
-		memcmp(pm->key_bytes, b->data, b->size) == 0;
+	return pm->key.compressed == b->compressed && pm->key.size == b->size &&
+		memcmp(pm->key.data, b->data, b->size) == 0;
 }
 
 /*
@@ -293,7 +286,7 @@ same_bytes(const NbPrepared *pm, const StoredBytes *b)
  */
 static inline bool
 entry_matches(const CallSiteModel *entry, bool by_pointer, const struct varatt_external *toast,
-			  const StoredBytes *b)
+			  const NbStoredBytes *b)
 {
 	if (entry->pm == NULL || entry->by_pointer != by_pointer)
 		return false;
@@ -305,7 +298,7 @@ entry_matches(const CallSiteModel *entry, bool by_pointer, const struct varatt_e
 
 /* A model of the backend's cache prepared from these bytes. */
 static NbPrepared *
-find_cached(const StoredBytes *b)
+find_cached(const NbStoredBytes *b)
 {
 	dlist_iter	it;
 
@@ -367,7 +360,7 @@ place_model(NbPrepared *pm)
  * item map is made (nb_index_copy).
  */
 static NbPrepared *
-build_model(const StoredBytes *b, MemoryContext ctx, bool bytes_in_ctx)
+build_model(const NbStoredBytes *b, MemoryContext ctx, bool bytes_in_ctx)
 {
 	struct varlena *flat = NULL;
 	char	   *key;
@@ -397,9 +390,8 @@ build_model(const StoredBytes *b, MemoryContext ctx, bool bytes_in_ctx)
 	nb_model_validate_bytes(data, size, &view, ERRCODE_DATA_CORRUPTED, false);
 	pm = copy_model(&view, ctx, flat != NULL);
 	pm->cached = true;
-	pm->key_compressed = b->compressed;
-	pm->key_size = b->size;
-	pm->key_bytes = key;
+	pm->key = *b;
+	pm->key.data = key;
 	/* the decompressed model before the item map takes its memory */
 	if (flat != NULL)
 		pfree(flat);
@@ -431,7 +423,7 @@ nb_prepared_build(const NbView *view, MemoryContext parent)
  * the cache has it.
  */
 static NbPrepared *
-lookup_model(const StoredBytes *b, MemoryContext ctx, bool bytes_in_ctx)
+lookup_model(const NbStoredBytes *b, MemoryContext ctx, bool bytes_in_ctx)
 {
 	NbPrepared *pm = find_cached(b);
 
@@ -525,10 +517,7 @@ nb_prepared_scorer(NbPrepared *pm, Jsonb *options)
 	nb_parse_options(nb_prepared_options(pm, options), &pm->index, &opts);
 	nb_scorer_build(&scorer, &pm->index, &opts);
 	if (options != NULL)
-	{
-		copy = palloc(VARSIZE(options));
-		memcpy(copy, options, VARSIZE(options));
-	}
+		copy = (struct varlena *) DatumGetPointer(datumCopy(JsonbPGetDatum(options), false, -1));
 	MemoryContextSwitchTo(old);
 
 	/* a free slot, else the least recently used */
@@ -570,9 +559,9 @@ check_grid_memory(const NbPrepared *pm, const NbOptions *opts, int count)
 				 errhint("Score fewer option sets at a time, or ask an administrator to raise nbc.prepared_model_cache_limit.")));
 }
 
-/* The scorers of a grid for the model, built if it has other ones or none. */
-static NbScorerSet *
-get_grid(NbPrepared *pm, ArrayType *options)
+/* Built if the model has other ones or none. */
+NbScorerSet *
+nb_prepared_grid(NbPrepared *pm, ArrayType *options)
 {
 	MemoryContext ctx;
 	MemoryContext old;
@@ -606,8 +595,7 @@ get_grid(NbPrepared *pm, ArrayType *options)
 						 &pm->index, &opts[i]);
 	check_grid_memory(pm, opts, count);
 	nb_scorer_set_build(&set, &pm->index, scorers, opts, (uint32) count);
-	copy = palloc(VARSIZE(options));
-	memcpy(copy, options, VARSIZE(options));
+	copy = (struct varlena *) DatumGetPointer(datumCopy(PointerGetDatum(options), false, -1));
 	MemoryContextSwitchTo(old);
 
 	if (pm->grid.ctx != NULL)
@@ -620,7 +608,6 @@ get_grid(NbPrepared *pm, ArrayType *options)
 	return &pm->grid.set;
 }
 
-/* Pinned by the call site until its query ends. */
 NbPrepared *
 nb_prepared_get_model(FunctionCallInfo fcinfo, Datum model)
 {
@@ -629,7 +616,7 @@ nb_prepared_get_model(FunctionCallInfo fcinfo, Datum model)
 	struct varlena *fetched = NULL;
 	bool		by_pointer = VARATT_IS_EXTERNAL_ONDISK(value);
 	struct varatt_external toast;
-	StoredBytes b = {false, NULL, 0};
+	NbStoredBytes b = {false, NULL, 0};
 	CallSiteModel *entry = NULL;
 
 	/* the same value on every row: what the first row found */
@@ -739,23 +726,4 @@ nb_prepared_jsonb_order(NbPrepared *pm)
 		pm->jsonb_order = order;
 	}
 	return pm->jsonb_order;
-}
-
-NbPrepared *
-nb_prepared_get(FunctionCallInfo fcinfo, Datum model, Jsonb *options, NbScorer **scorer)
-{
-	NbPrepared *pm = nb_prepared_get_model(fcinfo, model);
-
-	*scorer = nb_prepared_scorer(pm, options);
-	return pm;
-}
-
-NbPrepared *
-nb_prepared_get_grid(FunctionCallInfo fcinfo, Datum model, ArrayType *options,
-					 NbScorerSet **set)
-{
-	NbPrepared *pm = nb_prepared_get_model(fcinfo, model);
-
-	*set = get_grid(pm, options);
-	return pm;
 }
