@@ -14,7 +14,6 @@
 #include "utils/builtins.h"
 #include "utils/float.h"
 #include "utils/json.h"
-#include "utils/jsonb.h"
 #include "utils/memutils.h"
 #include "utils/tuplestore.h"
 

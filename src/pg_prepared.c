@@ -1,9 +1,7 @@
 /*
- * pg_prepared.c — models prepared for scoring, see pg_prepared.h.
- *
- * A prepared model serves only a model of exactly the bytes it was prepared
- * from, compared as stored; why, and how call sites and the backend's cache
- * find and keep them: src/README.md, "Prepared models".
+ * pg_prepared.c — models prepared for scoring, see pg_prepared.h; why they
+ * are compared byte for byte as stored, and how call sites and the backend's
+ * cache find and keep them: src/README.md, "Prepared models".
  */
 #include "pg_prepared.h"
 
@@ -104,22 +102,15 @@ free_model(NbPrepared *pm)
 static void
 trim_cache(void)
 {
-	dlist_node *cur;
+	dlist_node *cur = dlist_is_empty(&cache_models) ? NULL : dlist_tail_node(&cache_models);
 
-	if (dlist_is_empty(&cache_models))
-		return;
-	cur = dlist_tail_node(&cache_models);
-	while (cache_bytes > cache_limit())
+	while (cur != NULL && cache_bytes > cache_limit())
 	{
 		NbPrepared *pm = dlist_container(NbPrepared, node, cur);
-		dlist_node *prev = dlist_has_prev(&cache_models, cur) ?
-			dlist_prev_node(&cache_models, cur) : NULL;
 
+		cur = dlist_has_prev(&cache_models, cur) ? dlist_prev_node(&cache_models, cur) : NULL;
 		if (pm->pins == 0)
 			free_model(pm);
-		if (prev == NULL)
-			return;
-		cur = prev;
 	}
 }
 
@@ -520,10 +511,9 @@ nb_prepared_scorer(NbPrepared *pm, Jsonb *options)
 		copy = (struct varlena *) DatumGetPointer(datumCopy(JsonbPGetDatum(options), false, -1));
 	MemoryContextSwitchTo(old);
 
-	/* a free slot, else the least recently used */
+	/* the least recently used slot: a free one first (its last_used is 0) */
 	for (int i = 0; i < NB_SCORERS_PER_MODEL; i++)
-		if (slot == NULL || pm->scorers[i].ctx == NULL ||
-			(slot->ctx != NULL && pm->scorers[i].last_used < slot->last_used))
+		if (slot == NULL || pm->scorers[i].last_used < slot->last_used)
 			slot = &pm->scorers[i];
 	if (slot->ctx != NULL)
 		MemoryContextDelete(slot->ctx);
@@ -668,19 +658,10 @@ nb_prepared_get_model(FunctionCallInfo fcinfo, Datum model)
 		pm = lookup_model(&b, ctx, by_pointer);
 		/* pin it before anything can trim the cache */
 		pm->pins++;
-		/* a free entry, else the least recently used one */
+		/* the least recently used entry: a free one first (its last_used is 0) */
 		for (int i = 0; i < NB_CALL_SITE_MODELS; i++)
-		{
-			CallSiteModel *e = &site->models[i];
-
-			if (e->pm == NULL)
-			{
-				entry = e;
-				break;
-			}
-			if (entry == NULL || e->last_used < entry->last_used)
-				entry = e;
-		}
+			if (entry == NULL || site->models[i].last_used < entry->last_used)
+				entry = &site->models[i];
 		if (entry->pm != NULL)
 			release(entry->pm);
 		entry->pm = pm;
