@@ -105,26 +105,6 @@ enum
 /* nb_explain's columns in 0.8.0: feature, value, contribution. */
 #define EXPLAIN_COLUMNS_0_8 3
 
-/* The part column of a row: a token of a bag, else a feature's value, or a special row. */
-static const char *
-part_name(const NbIndex *ix, const NbExplainRow *row)
-{
-	switch (row->part)
-	{
-		case NB_EXPLAIN_PRIOR:
-			return "prior";
-		case NB_EXPLAIN_ITEM:
-			return ix->feature_type[row->feature] == NB_FEATURE_CATEGORICAL ? "value" : "token";
-		case NB_EXPLAIN_VALUE:
-			return "value";
-		case NB_EXPLAIN_ABSENT:
-			return "absent";
-		case NB_EXPLAIN_LENGTH:
-			return "length";
-	}
-	pg_unreachable();
-}
-
 /*
  * One row of nb_explain into the result; classes holds the datums of the
  * predicted class and the class it is compared to.
@@ -137,14 +117,17 @@ put_explain_row(ReturnSetInfo *rsinfo, const NbPrepared *pm, const NbRowCategori
 	Datum		values[EXPLAIN_COLUMNS];
 	bool		nulls[EXPLAIN_COLUMNS] = {false};
 	uint32		j = row->feature;
+	const char *part = NULL;
 
-	values[EXPLAIN_PART] = PointerGetDatum(cstring_to_text(part_name(ix, row)));
 	switch (row->part)
 	{
 		case NB_EXPLAIN_PRIOR:
+			part = "prior";
 			nulls[EXPLAIN_FEATURE] = nulls[EXPLAIN_VALUE] = true;
 			break;
 		case NB_EXPLAIN_ITEM:
+			/* a token of a bag, a value of a categorical feature */
+			part = ix->feature_type[j] == NB_FEATURE_CATEGORICAL ? "value" : "token";
 			values[EXPLAIN_FEATURE] = PointerGetDatum(item_feature(ix, j, row->item));
 			if (ix->feature_type[j] == NB_FEATURE_CATEGORICAL)
 			{
@@ -157,6 +140,7 @@ put_explain_row(ReturnSetInfo *rsinfo, const NbPrepared *pm, const NbRowCategori
 				values[EXPLAIN_VALUE] = PointerGetDatum(number_text(row->count));
 			break;
 		case NB_EXPLAIN_VALUE:
+			part = "value";
 			values[EXPLAIN_FEATURE] = PointerGetDatum(nb_vocab_text(&ix->features, j));
 			switch (ix->feature_type[j])
 			{
@@ -178,10 +162,12 @@ put_explain_row(ReturnSetInfo *rsinfo, const NbPrepared *pm, const NbRowCategori
 			break;
 		case NB_EXPLAIN_ABSENT:
 		case NB_EXPLAIN_LENGTH:
+			part = row->part == NB_EXPLAIN_ABSENT ? "absent" : "length";
 			values[EXPLAIN_FEATURE] = PointerGetDatum(nb_vocab_text(&ix->features, j));
 			values[EXPLAIN_VALUE] = PointerGetDatum(number_text(row->count));
 			break;
 	}
+	values[EXPLAIN_PART] = PointerGetDatum(cstring_to_text(part));
 	values[EXPLAIN_CONTRIBUTION] = Float8GetDatum(row->contribution);
 	values[EXPLAIN_PREDICTED] = classes[0];
 	values[EXPLAIN_COMPARED_TO] = classes[1];

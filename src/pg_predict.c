@@ -343,19 +343,27 @@ nb_vocab_text(const NbVocab *vocab, uint32 i)
 }
 
 /*
- * The object of every class's posterior, written straight to the binary
- * jsonb form with its keys in jsonb's order (made once per prepared model):
- * pushing the pairs and sorting them again per row was a tenth of
- * nb_predict_proba's time.
+ * The posterior of every class, or its logarithm, or NULL (see
+ * nb_score_row): an object written straight to the binary jsonb form with
+ * its keys in jsonb's order (made once per prepared model): pushing the
+ * pairs and sorting them again per row was a tenth of nb_predict_proba's
+ * time.
  */
 static Datum
-posterior_jsonb(NbPrepared *pm, bool log_scale)
+predict_posterior(FunctionCallInfo fcinfo, NbFeatureInput kind, bool log_scale)
 {
-	uint32		n = pm->index.n_labels;
-	const uint32 *order = nb_prepared_jsonb_order(pm);
-	JsonbPair  *pairs = palloc(sizeof(JsonbPair) * (n + 1));
+	NbPrepared *pm;
+	NbScorer   *scorer;
+	uint32		n;
+	const uint32 *order;
+	JsonbPair  *pairs;
 	JsonbValue	root;
 
+	if (nb_score_row(fcinfo, kind, 2, NULL, &pm, &scorer) < 0)
+		PG_RETURN_NULL();
+	n = pm->index.n_labels;
+	order = nb_prepared_jsonb_order(pm);
+	pairs = palloc(sizeof(JsonbPair) * (n + 1));
 	for (uint32 k = 0; k < n; k++)
 	{
 		uint32		c = order[k];
@@ -394,18 +402,6 @@ predict_label(FunctionCallInfo fcinfo, NbFeatureInput kind)
 	if (best < 0)
 		PG_RETURN_NULL();
 	PG_RETURN_TEXT_P(nb_vocab_text(&pm->index.labels, (uint32) best));
-}
-
-/* The posterior of every class, or its logarithm, or NULL (see nb_score_row). */
-static Datum
-predict_posterior(FunctionCallInfo fcinfo, NbFeatureInput kind, bool log_scale)
-{
-	NbPrepared *pm;
-	NbScorer   *scorer;
-
-	if (nb_score_row(fcinfo, kind, 2, NULL, &pm, &scorer) < 0)
-		PG_RETURN_NULL();
-	return posterior_jsonb(pm, log_scale);
 }
 
 static Datum

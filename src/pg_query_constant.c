@@ -313,9 +313,8 @@ arg_is_query_constant(Node *expr, PlannerInfo *root, Oid fn, bool *serial)
 		if (rte->rtekind != RTE_CTE || rte->ctelevelsup != 0 || rte->self_reference)
 			return false;
 		cte = find_cte(root, rte->ctename);
-		return cte != NULL && IsA(cte->ctequery, Query) &&
-			query_returns_one_row((Query *) cte->ctequery) &&
-			cte_is_uncorrelated(cte, root, 0);
+		return cte_is_uncorrelated(cte, root, 0) &&
+			query_returns_one_row((Query *) cte->ctequery);
 	}
 	return false;
 }
