@@ -1,10 +1,7 @@
 /*
  * pg_explain.c — nb_explain and nb_feature_log_prob: the parts of one
  * prediction, and the log-probabilities a model's scorer holds, both read
- * off the prepared scorer that nb_predict uses (see nb_explain.h).  Each of
- * nb_explain's rows names its part (the prior, a token, a feature's value,
- * a Bernoulli bag's absent tokens, a DCM bag's length) and the two classes
- * compared.
+ * off the prepared scorer that nb_predict uses (see nb_explain.h).
  */
 #include "pg_model.h"
 
