@@ -27,9 +27,7 @@ typedef struct CallSiteModel
 {
 	NbPrepared *pm;				/* pinned; NULL: unused */
 	bool		by_pointer;		/* out-of-line: known by its TOAST pointer */
-	/* by_pointer: the TOAST pointer it serves */
-	Oid			toastrelid;
-	Oid			valueid;
+	struct varatt_external toast;	/* by_pointer: the TOAST pointer it serves */
 	uint64		last_used;
 } CallSiteModel;
 
@@ -282,8 +280,8 @@ entry_matches(const CallSiteModel *entry, bool by_pointer, const struct varatt_e
 	if (entry->pm == NULL || entry->by_pointer != by_pointer)
 		return false;
 	if (by_pointer)
-		return entry->toastrelid == toast->va_toastrelid &&
-			entry->valueid == toast->va_valueid;
+		return entry->toast.va_toastrelid == toast->va_toastrelid &&
+			entry->toast.va_valueid == toast->va_valueid;
 	return same_bytes(entry->pm, b);
 }
 
@@ -667,10 +665,7 @@ nb_prepared_get_model(FunctionCallInfo fcinfo, Datum model)
 		entry->pm = pm;
 		entry->by_pointer = by_pointer;
 		if (by_pointer)
-		{
-			entry->toastrelid = toast.va_toastrelid;
-			entry->valueid = toast.va_valueid;
-		}
+			entry->toast = toast;
 		trim_cache();
 	}
 	if (fetched != NULL)
