@@ -123,7 +123,7 @@ nb_explain_max_rows(const NbDoc *doc)
 	return 1 + (uint64_t) doc->n_present + doc->n_tokens;
 }
 
-/* Scratch of nb_explain: per class, and per feature of the model. */
+/* Scratch of nb_explain: per class, and per feature of the model (one block each). */
 typedef struct Scratch
 {
 	double	   *f, *z;			/* a part's terms per class */
@@ -260,13 +260,13 @@ nb_explain(const NbScorer *sc, const NbDoc *doc, uint32_t c1, uint32_t c2, NbExp
 	uint32_t	i = 0;
 	Pair		prior = {sc->prior_f[c1], sc->excluded[c1], sc->prior_f[c2], sc->excluded[c2]};
 
-	s.f = nb_alloc(sizeof(double) * C);
-	s.z = nb_alloc(sizeof(double) * C);
-	s.g = nb_alloc(sizeof(double) * C);
-	s.gz = nb_alloc(sizeof(double) * C);
-	s.item_occ = nb_alloc_zero(sizeof(double) * (F + 1));
-	s.item_dist = nb_alloc_zero(sizeof(double) * (F + 1));
-	s.item_rows = nb_alloc_zero(sizeof(double) * (F + 1));
+	s.f = nb_alloc(sizeof(double) * 4 * C);
+	s.z = s.f + C;
+	s.g = s.z + C;
+	s.gz = s.g + C;
+	s.item_occ = nb_alloc_zero(sizeof(double) * 3 * (F + 1));
+	s.item_dist = s.item_occ + F + 1;
+	s.item_rows = s.item_dist + F + 1;
 	s.absent = nb_alloc_zero(sizeof(Pair) * (F + 1));
 
 	/* an excluded class's prior is 0: a zero factor for it */
@@ -306,12 +306,7 @@ nb_explain(const NbScorer *sc, const NbDoc *doc, uint32_t c1, uint32_t c2, NbExp
 
 	nb_free(items);
 	nb_free(s.f);
-	nb_free(s.z);
-	nb_free(s.g);
-	nb_free(s.gz);
 	nb_free(s.item_occ);
-	nb_free(s.item_dist);
-	nb_free(s.item_rows);
 	nb_free(s.absent);
 	return out;
 }
@@ -327,10 +322,10 @@ void
 nb_item_log_prob(const NbScorer *sc, uint32_t j, uint32_t k, double *log_prob)
 {
 	uint32_t	C = sc->index->n_classes;
-	double	   *f = nb_alloc(sizeof(double) * C);
-	double	   *z = nb_alloc(sizeof(double) * C);
-	double	   *g = nb_alloc(sizeof(double) * C);
-	double	   *gz = nb_alloc(sizeof(double) * C);
+	double	   *f = nb_alloc(sizeof(double) * 4 * C);
+	double	   *z = f + C;
+	double	   *g = z + C;
+	double	   *gz = g + C;
 	double		shared_f,
 				shared_z;
 
@@ -353,9 +348,6 @@ nb_item_log_prob(const NbScorer *sc, uint32_t j, uint32_t k, double *log_prob)
 		log_prob[c] = log_prob_of(lf, lz);
 	}
 	nb_free(f);
-	nb_free(z);
-	nb_free(g);
-	nb_free(gz);
 }
 
 void

@@ -1,17 +1,11 @@
 /*
  * pg_coverage.c — nb_coverage: the share of a row's features that the
  * model knows, to find rows (or whole tables) made with another tokenizer,
- * stemming or keys than the model's.
- *
- * The row is looked up as scoring looks it up (nb_row_doc, in the prepared
- * model's index): the share is its known occurrences (tokens and
- * categorical values with their counts, one per Gaussian or boolean value,
- * nb_doc_known) over those plus the occurrences the model does not know
- * (NbDoc.unknown: unknown tokens and values, and the features under keys
- * the model does not have).  A row with no features gives 0, as one whose
- * features are all unknown.  nbc.unknown_features adds up the same
- * counts over a statement's rows (pg_unknown.h).  Looking up is not
- * scoring: nb_coverage counts no row.
+ * stemming or keys than the model's.  The row is looked up as scoring looks
+ * it up (nb_row_doc, in the prepared model's index): its known occurrences
+ * (nb_doc_known) over those plus the unknown ones (NbDoc.unknown); 0 for a
+ * row with no features.  Looking up is not scoring: nb_coverage counts no
+ * row for nbc.unknown_features (pg_unknown.h).
  */
 #include "postgres.h"
 

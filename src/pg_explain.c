@@ -1,10 +1,7 @@
 /*
  * pg_explain.c — nb_explain and nb_feature_log_prob: the parts of one
  * prediction, and the log-probabilities a model's scorer holds, both read
- * off the prepared scorer that nb_predict uses (see nb_explain.h).  Each of
- * nb_explain's rows names its part (the prior, a token, a feature's value,
- * a Bernoulli bag's absent tokens, a DCM bag's length) and the two classes
- * compared.
+ * off the prepared scorer that nb_predict uses (see nb_explain.h).
  */
 #include "pg_model.h"
 
@@ -14,7 +11,6 @@
 #include "utils/builtins.h"
 #include "utils/float.h"
 #include "utils/json.h"
-#include "utils/jsonb.h"
 #include "utils/memutils.h"
 #include "utils/tuplestore.h"
 
@@ -22,16 +18,6 @@
 #include "pg_label.h"
 #include "pg_predict.h"
 #include "pg_prepared.h"
-
-
-static text *
-feature_name(const NbIndex *ix, uint32 j)
-{
-	uint32		len;
-	const char *s = nb_vocab_str(&ix->features, j, &len);
-
-	return cstring_to_text_with_len(s, len);
-}
 
 /*
  * The feature column of an item's row: the token for the bag "", "key:token"
@@ -116,26 +102,6 @@ enum
 /* nb_explain's columns in 0.8.0: feature, value, contribution. */
 #define EXPLAIN_COLUMNS_0_8 3
 
-/* The part column of a row: a token of a bag, else a feature's value, or a special row. */
-static const char *
-part_name(const NbIndex *ix, const NbExplainRow *row)
-{
-	switch (row->part)
-	{
-		case NB_EXPLAIN_PRIOR:
-			return "prior";
-		case NB_EXPLAIN_ITEM:
-			return ix->feature_type[row->feature] == NB_FEATURE_CATEGORICAL ? "value" : "token";
-		case NB_EXPLAIN_VALUE:
-			return "value";
-		case NB_EXPLAIN_ABSENT:
-			return "absent";
-		case NB_EXPLAIN_LENGTH:
-			return "length";
-	}
-	pg_unreachable();
-}
-
 /*
  * One row of nb_explain into the result; classes holds the datums of the
  * predicted class and the class it is compared to.
@@ -148,14 +114,17 @@ put_explain_row(ReturnSetInfo *rsinfo, const NbPrepared *pm, const NbRowCategori
 	Datum		values[EXPLAIN_COLUMNS];
 	bool		nulls[EXPLAIN_COLUMNS] = {false};
 	uint32		j = row->feature;
+	const char *part = NULL;
 
-	values[EXPLAIN_PART] = PointerGetDatum(cstring_to_text(part_name(ix, row)));
 	switch (row->part)
 	{
 		case NB_EXPLAIN_PRIOR:
+			part = "prior";
 			nulls[EXPLAIN_FEATURE] = nulls[EXPLAIN_VALUE] = true;
 			break;
 		case NB_EXPLAIN_ITEM:
+			/* a token of a bag, a value of a categorical feature */
+			part = ix->feature_type[j] == NB_FEATURE_CATEGORICAL ? "value" : "token";
 			values[EXPLAIN_FEATURE] = PointerGetDatum(item_feature(ix, j, row->item));
 			if (ix->feature_type[j] == NB_FEATURE_CATEGORICAL)
 			{
@@ -168,7 +137,8 @@ put_explain_row(ReturnSetInfo *rsinfo, const NbPrepared *pm, const NbRowCategori
 				values[EXPLAIN_VALUE] = PointerGetDatum(number_text(row->count));
 			break;
 		case NB_EXPLAIN_VALUE:
-			values[EXPLAIN_FEATURE] = PointerGetDatum(feature_name(ix, j));
+			part = "value";
+			values[EXPLAIN_FEATURE] = PointerGetDatum(nb_vocab_text(&ix->features, j));
 			switch (ix->feature_type[j])
 			{
 				case NB_FEATURE_BOOLEAN:
@@ -189,10 +159,12 @@ put_explain_row(ReturnSetInfo *rsinfo, const NbPrepared *pm, const NbRowCategori
 			break;
 		case NB_EXPLAIN_ABSENT:
 		case NB_EXPLAIN_LENGTH:
-			values[EXPLAIN_FEATURE] = PointerGetDatum(feature_name(ix, j));
+			part = row->part == NB_EXPLAIN_ABSENT ? "absent" : "length";
+			values[EXPLAIN_FEATURE] = PointerGetDatum(nb_vocab_text(&ix->features, j));
 			values[EXPLAIN_VALUE] = PointerGetDatum(number_text(row->count));
 			break;
 	}
+	values[EXPLAIN_PART] = PointerGetDatum(cstring_to_text(part));
 	values[EXPLAIN_CONTRIBUTION] = Float8GetDatum(row->contribution);
 	values[EXPLAIN_PREDICTED] = classes[0];
 	values[EXPLAIN_COMPARED_TO] = classes[1];
@@ -268,7 +240,7 @@ explain(FunctionCallInfo fcinfo, NbFeatureInput input)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("top_k must not be negative")));
-	best = nb_score_row(fcinfo, input, &cats, &pm, &scorer);
+	best = nb_score_row(fcinfo, input, 2, &cats, &pm, &scorer);
 	if (best < 0)
 		return (Datum) 0;
 	refuse_components(&pm->index, "nb_explain");
@@ -276,8 +248,8 @@ explain(FunctionCallInfo fcinfo, NbFeatureInput input)
 	if (other < 0)
 		return (Datum) 0;
 
-	classes[0] = PointerGetDatum(nb_class_label(pm, (uint32) best));
-	classes[1] = PointerGetDatum(nb_class_label(pm, (uint32) other));
+	classes[0] = PointerGetDatum(nb_vocab_text(&pm->index.labels, (uint32) best));
+	classes[1] = PointerGetDatum(nb_vocab_text(&pm->index.labels, (uint32) other));
 	rows = palloc_extended(sizeof(NbExplainRow) * nb_explain_max_rows(&pm->doc), MCXT_ALLOC_HUGE);
 	n = nb_explain(scorer, &pm->doc, (uint32) best, (uint32) other, rows);
 	if (!PG_ARGISNULL(4) && n > (uint64) PG_GETARG_INT32(4))
@@ -310,15 +282,13 @@ put_log_probs(ReturnSetInfo *rsinfo, const NbIndex *ix, text *feature, text *val
 {
 	for (uint32 c = 0; c < ix->n_classes; c++)
 	{
-		uint32		len;
-		const char *label = nb_vocab_str(&ix->labels, c, &len);
 		Datum		values[4];
-		bool		nulls[4] = {false, false, false, false};
+		bool		nulls[4] = {false};
 
 		CHECK_FOR_INTERRUPTS();
 		values[0] = PointerGetDatum(feature);
 		values[1] = PointerGetDatum(value);
-		values[2] = PointerGetDatum(cstring_to_text_with_len(label, len));
+		values[2] = PointerGetDatum(nb_vocab_text(&ix->labels, c));
 		values[3] = Float8GetDatum(log_prob[c]);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
@@ -347,8 +317,8 @@ nb_feature_log_prob(PG_FUNCTION_ARGS)
 	InitMaterializedSRF(fcinfo, 0);
 	if (PG_ARGISNULL(0))
 		return (Datum) 0;
-	pm = nb_prepared_get(fcinfo, PG_GETARG_DATUM(0),
-						 PG_ARGISNULL(1) ? NULL : PG_GETARG_JSONB_P(1), &sc);
+	pm = nb_prepared_get_model(fcinfo, PG_GETARG_DATUM(0));
+	sc = nb_prepared_scorer(pm, PG_ARGISNULL(1) ? NULL : PG_GETARG_JSONB_P(1));
 	ix = &pm->index;
 	refuse_components(ix, "nb_feature_log_prob");
 	log_prob = palloc(sizeof(double) * ix->n_classes);
@@ -356,7 +326,7 @@ nb_feature_log_prob(PG_FUNCTION_ARGS)
 									  ALLOCSET_SMALL_SIZES);
 	for (uint32 j = 0; j < ix->n_features; j++)
 	{
-		text	   *name = feature_name(ix, j);
+		text	   *name = nb_vocab_text(&ix->features, j);
 		uint64		jc = (uint64) j * ix->n_classes;
 
 		switch (ix->feature_type[j])
@@ -376,15 +346,10 @@ nb_feature_log_prob(PG_FUNCTION_ARGS)
 				}
 				break;
 			case NB_FEATURE_BOOLEAN:
-				{
-					text	   *t = cstring_to_text("true");
-					text	   *f = cstring_to_text("false");
-
-					nb_boolean_log_prob(sc, j, 1, log_prob);
-					put_log_probs(rsinfo, ix, name, t, log_prob);
-					nb_boolean_log_prob(sc, j, 0, log_prob);
-					put_log_probs(rsinfo, ix, name, f, log_prob);
-				}
+				nb_boolean_log_prob(sc, j, 1, log_prob);
+				put_log_probs(rsinfo, ix, name, cstring_to_text("true"), log_prob);
+				nb_boolean_log_prob(sc, j, 0, log_prob);
+				put_log_probs(rsinfo, ix, name, cstring_to_text("false"), log_prob);
 				break;
 			case NB_FEATURE_GAUSSIAN:
 				/* a feature no training row had: the scorer leaves it out */

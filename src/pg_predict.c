@@ -1,6 +1,6 @@
 /*
- * pg_predict.c — nb_predict, nb_predict_proba, nb_predict_log_proba and
- * nb_probability.
+ * pg_predict.c — nb_predict, nb_predict_proba, nb_predict_log_proba,
+ * nb_probability and nb_predict_top.
  *
  * Each row is scored with the model prepared once (see pg_prepared.h): the
  * row's features go into the prepared model's document, which the scorer
@@ -10,18 +10,20 @@
 
 #include <math.h>
 
+#include "funcapi.h"
+#include "miscadmin.h"
 #include "tsearch/ts_type.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
 #include "utils/memutils.h"
+#include "utils/tuplestore.h"
 
 #include "nb_interrupt.h"
 #include "nb_scorer.h"
 #include "pg_features.h"
 #include "pg_jsonb.h"
 #include "pg_label.h"
-#include "pg_options.h"
 #include "pg_predict.h"
 #include "pg_prepared.h"
 #include "pg_tokenize.h"
@@ -58,10 +60,12 @@ doc_add_tokens(RowModel *m, uint32 feature, const NbTokenRef *refs, uint32 n)
 	MemoryContextSwitchTo(old);
 }
 
-/* text[] and tsvector rows are the bag "". */
+/* text[] and tsvector rows are the bag "" (arg: the RowModel). */
 static void
-doc_add_text(RowModel *m, const NbTokenRef *refs, uint32 n)
+doc_add_text(void *arg, const NbTokenRef *refs, uint32 n)
 {
+	RowModel   *m = arg;
+
 	if (m->pm->index.unnamed_bag < 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -180,12 +184,6 @@ doc_boolean(void *arg, const char *key, uint32 key_len, bool x)
 		nb_doc_add_unknown(&b->m->pm->doc, 1);
 }
 
-static void
-doc_text_batch(void *arg, const NbTokenRef *tokens, uint32 n)
-{
-	doc_add_text(arg, tokens, n);
-}
-
 /* A document of text, tokenized as the model's training rows were. */
 static void
 doc_from_text(RowModel *m, text *body)
@@ -199,7 +197,7 @@ doc_from_text(RowModel *m, text *body)
 				 errdetail("The model was not trained on text, so it does not know how to tokenize it."),
 				 errhint("Pass the features in the type the model was trained on (for example '{a,b}'::text[]), or train the model on text with nb_train(label, body).")));
 	batch = nb_prepared_token_batch(m->pm);
-	nb_token_batch_begin(batch, doc_text_batch, m);
+	nb_token_batch_begin(batch, doc_add_text, m);
 	nb_text_tokenize(&m->pm->tokenizer, body, nb_token_batch_add, batch, &batch->text_buffers);
 	nb_token_batch_end(batch);
 }
@@ -312,24 +310,17 @@ nb_score_doc(NbPrepared *pm, NbScorer *scorer)
 }
 
 int64
-nb_score_row(FunctionCallInfo fcinfo, NbFeatureInput kind, NbRowCategories *categories,
-			 NbPrepared **pm_out, NbScorer **scorer_out)
-{
-	return nb_score_row_options(fcinfo, kind, 2, categories, pm_out, scorer_out);
-}
-
-int64
-nb_score_row_options(FunctionCallInfo fcinfo, NbFeatureInput kind, int options_arg,
-					 NbRowCategories *categories, NbPrepared **pm_out, NbScorer **scorer_out)
+nb_score_row(FunctionCallInfo fcinfo, NbFeatureInput kind, int options_arg,
+			 NbRowCategories *categories, NbPrepared **pm_out, NbScorer **scorer_out)
 {
 	RowModel	m;
 	int64		best;
 
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
 		return -1;
-	m.pm = nb_prepared_get(fcinfo, PG_GETARG_DATUM(0),
-						   PG_ARGISNULL(options_arg) ? NULL : PG_GETARG_JSONB_P(options_arg),
-						   &m.scorer);
+	m.pm = nb_prepared_get_model(fcinfo, PG_GETARG_DATUM(0));
+	m.scorer = nb_prepared_scorer(m.pm, PG_ARGISNULL(options_arg) ? NULL :
+								  PG_GETARG_JSONB_P(options_arg));
 
 	nb_prepared_begin_row(m.pm);
 	nb_row_doc(fcinfo, 1, kind, categories, m.pm, m.scorer);
@@ -343,28 +334,36 @@ nb_score_row_options(FunctionCallInfo fcinfo, NbFeatureInput kind, int options_a
 }
 
 text *
-nb_class_label(const NbPrepared *pm, uint32 c)
+nb_vocab_text(const NbVocab *vocab, uint32 i)
 {
 	uint32		len;
-	const char *s = nb_vocab_str(&pm->index.labels, c, &len);
+	const char *s = nb_vocab_str(vocab, i, &len);
 
 	return cstring_to_text_with_len(s, len);
 }
 
 /*
- * The object of every class's posterior, written straight to the binary
- * jsonb form with its keys in jsonb's order (made once per prepared model):
- * pushing the pairs and sorting them again per row was a tenth of
- * nb_predict_proba's time.
+ * The posterior of every class, or its logarithm, or NULL (see
+ * nb_score_row): an object written straight to the binary jsonb form with
+ * its keys in jsonb's order (made once per prepared model): pushing the
+ * pairs and sorting them again per row was a tenth of nb_predict_proba's
+ * time.
  */
 static Datum
-posterior_jsonb(NbPrepared *pm, bool log_scale)
+predict_posterior(FunctionCallInfo fcinfo, NbFeatureInput kind, bool log_scale)
 {
-	uint32		n = pm->index.n_labels;
-	const uint32 *order = nb_prepared_jsonb_order(pm);
-	JsonbPair  *pairs = palloc(sizeof(JsonbPair) * (n + 1));
+	NbPrepared *pm;
+	NbScorer   *scorer;
+	uint32		n;
+	const uint32 *order;
+	JsonbPair  *pairs;
 	JsonbValue	root;
 
+	if (nb_score_row(fcinfo, kind, 2, NULL, &pm, &scorer) < 0)
+		PG_RETURN_NULL();
+	n = pm->index.n_labels;
+	order = nb_prepared_jsonb_order(pm);
+	pairs = palloc(sizeof(JsonbPair) * (n + 1));
 	for (uint32 k = 0; k < n; k++)
 	{
 		uint32		c = order[k];
@@ -398,23 +397,11 @@ predict_label(FunctionCallInfo fcinfo, NbFeatureInput kind)
 {
 	NbPrepared *pm;
 	NbScorer   *scorer;
-	int64		best = nb_score_row(fcinfo, kind, NULL, &pm, &scorer);
+	int64		best = nb_score_row(fcinfo, kind, 2, NULL, &pm, &scorer);
 
 	if (best < 0)
 		PG_RETURN_NULL();
-	PG_RETURN_TEXT_P(nb_class_label(pm, (uint32) best));
-}
-
-/* The posterior of every class, or its logarithm, or NULL (see nb_score_row). */
-static Datum
-predict_posterior(FunctionCallInfo fcinfo, NbFeatureInput kind, bool log_scale)
-{
-	NbPrepared *pm;
-	NbScorer   *scorer;
-
-	if (nb_score_row(fcinfo, kind, NULL, &pm, &scorer) < 0)
-		PG_RETURN_NULL();
-	return posterior_jsonb(pm, log_scale);
+	PG_RETURN_TEXT_P(nb_vocab_text(&pm->index.labels, (uint32) best));
 }
 
 static Datum
@@ -447,7 +434,7 @@ predict_class_probability(FunctionCallInfo fcinfo, NbFeatureInput kind)
 	int64		c;
 	double		lp;
 
-	if (PG_ARGISNULL(2) || nb_score_row_options(fcinfo, kind, 3, NULL, &pm, &scorer) < 0)
+	if (PG_ARGISNULL(2) || nb_score_row(fcinfo, kind, 3, NULL, &pm, &scorer) < 0)
 		PG_RETURN_NULL();
 	label = nb_label_arg(fcinfo, 2, nb_prepared_label_cast(fcinfo));
 	c = nb_index_class(&pm->index, VARDATA_ANY(label), VARSIZE_ANY_EXHDR(label));
@@ -461,7 +448,88 @@ predict_class_probability(FunctionCallInfo fcinfo, NbFeatureInput kind)
 	PG_RETURN_FLOAT8(lp == -INFINITY ? 0.0 : exp(lp));
 }
 
+/* A class and its log posterior, to rank. */
+typedef struct RankedClass
+{
+	double		log_post;
+	uint32		cls;
+	bool		predicted;		/* nb_predict's class */
+} RankedClass;
+
+/*
+ * Most probable first; on a tie nb_predict's class, then the label first in
+ * byte order (the classes' order).  (A temperature can round classes of
+ * different posteriors to a tie: the prediction is still the one before it.)
+ */
+static int
+rank_order(const void *a, const void *b)
+{
+	const RankedClass *x = a;
+	const RankedClass *y = b;
+
+	if (x->log_post != y->log_post)
+		return x->log_post > y->log_post ? -1 : 1;
+	if (x->predicted != y->predicted)
+		return x->predicted ? -1 : 1;
+	return x->cls < y->cls ? -1 : x->cls > y->cls;
+}
+
+/*
+ * nb_predict_top(model, features, k, options): k rows (every class for a
+ * NULL k), most probable first.  The row is scored as nb_predict_proba
+ * scores it, so each probability is the number nb_predict_proba gives that
+ * class, and the first row's label is nb_predict's.  Complement naive Bayes
+ * ranks the classes but its scores are not probabilities: probability is
+ * NULL there.
+ */
+static Datum
+predict_top(FunctionCallInfo fcinfo, NbFeatureInput input)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	NbPrepared *pm;
+	NbScorer   *scorer;
+	RankedClass *ranked;
+	uint32		n;
+	uint32		k;
+	int64		best;
+
+	InitMaterializedSRF(fcinfo, 0);
+	if (!PG_ARGISNULL(2) && PG_GETARG_INT32(2) < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("k must not be negative"),
+				 errdetail("k is %d.", PG_GETARG_INT32(2))));
+	best = nb_score_row(fcinfo, input, 3, NULL, &pm, &scorer);
+	if (best < 0)
+		return (Datum) 0;
+
+	n = pm->index.n_labels;
+	k = PG_ARGISNULL(2) ? n : Min(n, (uint32) PG_GETARG_INT32(2));
+	ranked = palloc_extended(sizeof(RankedClass) * n, MCXT_ALLOC_HUGE);
+	for (uint32 c = 0; c < n; c++)
+	{
+		nb_interrupt_at(c);
+		ranked[c].log_post = pm->log_post[c];
+		ranked[c].cls = c;
+		ranked[c].predicted = c == best;
+	}
+	nb_sort(ranked, n, sizeof(RankedClass), rank_order);
+	for (uint32 i = 0; i < k; i++)
+	{
+		Datum		values[2];
+		bool		nulls[2] = {false, scorer->kind == NB_COMPLEMENT};
+
+		CHECK_FOR_INTERRUPTS();
+		values[0] = PointerGetDatum(nb_vocab_text(&pm->index.labels, ranked[i].cls));
+		/* probability 0 is a log posterior of -Infinity, as nb_predict_proba writes it */
+		values[1] = Float8GetDatum(ranked[i].log_post == -INFINITY ? 0.0 : exp(ranked[i].log_post));
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	return (Datum) 0;
+}
+
 NB_FEATURE_FUNCTIONS(nb_predict, predict_label);
 NB_FEATURE_FUNCTIONS(nb_predict_proba, predict_proba);
 NB_FEATURE_FUNCTIONS(nb_predict_log_proba, predict_log_proba);
 NB_FEATURE_FUNCTIONS(nb_probability, predict_class_probability);
+NB_FEATURE_FUNCTIONS(nb_predict_top, predict_top);

@@ -44,22 +44,18 @@ void		nb_row_doc(FunctionCallInfo fcinfo, int arg, NbFeatureInput input,
 int64		nb_score_doc(NbPrepared *pm, NbScorer *scorer);
 
 /*
- * Score the row of a call with arguments (model, features, options): its
- * document is left in the prepared model's doc, its log posterior per
- * class in log_post, the row counted (nb_count_scored_row).  Returns the
- * index of the predicted class, or -1 for a NULL model or features.
- * categories (may be NULL) receives the categorical values.  A score out
- * of range is an error (22003).
+ * Score the row of a call with arguments (model, features, ...), its options
+ * in argument options_arg: its document is left in the prepared model's doc,
+ * its log posterior per class in log_post, the row counted
+ * (nb_count_scored_row).  Returns the index of the predicted class, or -1
+ * for a NULL model or features.  categories (may be NULL) receives the
+ * categorical values.  A score out of range is an error (22003).
  */
-int64		nb_score_row(FunctionCallInfo fcinfo, NbFeatureInput input,
+int64		nb_score_row(FunctionCallInfo fcinfo, NbFeatureInput input, int options_arg,
 						 NbRowCategories *categories, NbPrepared **pm, NbScorer **scorer);
 
-/* The same with the options in argument options_arg (arguments after the features). */
-int64		nb_score_row_options(FunctionCallInfo fcinfo, NbFeatureInput input, int options_arg,
-								 NbRowCategories *categories, NbPrepared **pm, NbScorer **scorer);
-
-/* The label of class c of pm's model, as text. */
-text	   *nb_class_label(const NbPrepared *pm, uint32 c);
+/* Entry i of a vocabulary (a class's label, a feature's name) as text. */
+text	   *nb_vocab_text(const NbVocab *vocab, uint32 i);
 
 /* ERROR 22003: a row's score overflowed (nb_scorer_score's NB_SCORE_OUT_OF_RANGE). */
 void		nb_report_score_out_of_range(void);

@@ -1,9 +1,7 @@
 /*
- * pg_prepared.c — models prepared for scoring, see pg_prepared.h.
- *
- * A prepared model serves only a model of exactly the bytes it was prepared
- * from, compared as stored; why, and how call sites and the backend's cache
- * find and keep them: src/README.md, "Prepared models".
+ * pg_prepared.c — models prepared for scoring, see pg_prepared.h; why they
+ * are compared byte for byte as stored, and how call sites and the backend's
+ * cache find and keep them: src/README.md, "Prepared models".
  */
 #include "pg_prepared.h"
 
@@ -12,6 +10,7 @@
 #include "access/detoast.h"
 #include "catalog/pg_type.h"
 #include "nodes/primnodes.h"
+#include "utils/datum.h"
 #include "utils/fmgrprotos.h"
 #include "utils/guc.h"
 #include "utils/memutils.h"
@@ -28,9 +27,7 @@ typedef struct CallSiteModel
 {
 	NbPrepared *pm;				/* pinned; NULL: unused */
 	bool		by_pointer;		/* out-of-line: known by its TOAST pointer */
-	/* by_pointer: the TOAST pointer it serves */
-	Oid			toastrelid;
-	Oid			valueid;
+	struct varatt_external toast;	/* by_pointer: the TOAST pointer it serves */
 	uint64		last_used;
 } CallSiteModel;
 
@@ -47,14 +44,6 @@ typedef struct CallSite
 	NbSiteRows	counted;		/* nbc.unknown_features' */
 	void	   *label_cast;		/* nb_label_arg's, for a class argument */
 } CallSite;
-
-/* A model value's bytes as stored: a compressed varlena whole, else its payload. */
-typedef struct StoredBytes
-{
-	bool		compressed;
-	const char *data;
-	Size		size;
-} StoredBytes;
 
 /*
  * nbc.prepared_model_cache and nbc.prepared_model_cache_limit, in
@@ -111,22 +100,15 @@ free_model(NbPrepared *pm)
 static void
 trim_cache(void)
 {
-	dlist_node *cur;
+	dlist_node *cur = dlist_is_empty(&cache_models) ? NULL : dlist_tail_node(&cache_models);
 
-	if (dlist_is_empty(&cache_models))
-		return;
-	cur = dlist_tail_node(&cache_models);
-	while (cache_bytes > cache_limit())
+	while (cur != NULL && cache_bytes > cache_limit())
 	{
 		NbPrepared *pm = dlist_container(NbPrepared, node, cur);
-		dlist_node *prev = dlist_has_prev(&cache_models, cur) ?
-			dlist_prev_node(&cache_models, cur) : NULL;
 
+		cur = dlist_has_prev(&cache_models, cur) ? dlist_prev_node(&cache_models, cur) : NULL;
 		if (pm->pins == 0)
 			free_model(pm);
-		if (prev == NULL)
-			return;
-		cur = prev;
 	}
 }
 
@@ -246,10 +228,10 @@ nb_prepared_refs(FunctionCallInfo fcinfo, uint32 n)
 	return site->refs;
 }
 
-static StoredBytes
+static NbStoredBytes
 stored_bytes(const struct varlena *value)
 {
-	StoredBytes b;
+	NbStoredBytes b;
 
 	Assert(!VARATT_IS_EXTERNAL(value));
 	b.compressed = VARATT_IS_COMPRESSED(value);
@@ -268,10 +250,10 @@ stored_bytes(const struct varlena *value)
 
 /* Was pm prepared from exactly these bytes? */
 static bool
-same_bytes(const NbPrepared *pm, const StoredBytes *b)
+same_bytes(const NbPrepared *pm, const NbStoredBytes *b)
 {
-	return pm->key_compressed == b->compressed && pm->key_size == b->size &&
-		memcmp(pm->key_bytes, b->data, b->size) == 0;
+	return pm->key.compressed == b->compressed && pm->key.size == b->size &&
+		memcmp(pm->key.data, b->data, b->size) == 0;
 }
 
 /*
@@ -293,19 +275,19 @@ same_bytes(const NbPrepared *pm, const StoredBytes *b)
  */
 static inline bool
 entry_matches(const CallSiteModel *entry, bool by_pointer, const struct varatt_external *toast,
-			  const StoredBytes *b)
+			  const NbStoredBytes *b)
 {
 	if (entry->pm == NULL || entry->by_pointer != by_pointer)
 		return false;
 	if (by_pointer)
-		return entry->toastrelid == toast->va_toastrelid &&
-			entry->valueid == toast->va_valueid;
+		return entry->toast.va_toastrelid == toast->va_toastrelid &&
+			entry->toast.va_valueid == toast->va_valueid;
 	return same_bytes(entry->pm, b);
 }
 
 /* A model of the backend's cache prepared from these bytes. */
 static NbPrepared *
-find_cached(const StoredBytes *b)
+find_cached(const NbStoredBytes *b)
 {
 	dlist_iter	it;
 
@@ -367,7 +349,7 @@ place_model(NbPrepared *pm)
  * item map is made (nb_index_copy).
  */
 static NbPrepared *
-build_model(const StoredBytes *b, MemoryContext ctx, bool bytes_in_ctx)
+build_model(const NbStoredBytes *b, MemoryContext ctx, bool bytes_in_ctx)
 {
 	struct varlena *flat = NULL;
 	char	   *key;
@@ -397,9 +379,8 @@ build_model(const StoredBytes *b, MemoryContext ctx, bool bytes_in_ctx)
 	nb_model_validate_bytes(data, size, &view, ERRCODE_DATA_CORRUPTED, false);
 	pm = copy_model(&view, ctx, flat != NULL);
 	pm->cached = true;
-	pm->key_compressed = b->compressed;
-	pm->key_size = b->size;
-	pm->key_bytes = key;
+	pm->key = *b;
+	pm->key.data = key;
 	/* the decompressed model before the item map takes its memory */
 	if (flat != NULL)
 		pfree(flat);
@@ -431,7 +412,7 @@ nb_prepared_build(const NbView *view, MemoryContext parent)
  * the cache has it.
  */
 static NbPrepared *
-lookup_model(const StoredBytes *b, MemoryContext ctx, bool bytes_in_ctx)
+lookup_model(const NbStoredBytes *b, MemoryContext ctx, bool bytes_in_ctx)
 {
 	NbPrepared *pm = find_cached(b);
 
@@ -525,16 +506,12 @@ nb_prepared_scorer(NbPrepared *pm, Jsonb *options)
 	nb_parse_options(nb_prepared_options(pm, options), &pm->index, &opts);
 	nb_scorer_build(&scorer, &pm->index, &opts);
 	if (options != NULL)
-	{
-		copy = palloc(VARSIZE(options));
-		memcpy(copy, options, VARSIZE(options));
-	}
+		copy = (struct varlena *) DatumGetPointer(datumCopy(JsonbPGetDatum(options), false, -1));
 	MemoryContextSwitchTo(old);
 
-	/* a free slot, else the least recently used */
+	/* the least recently used slot: a free one first (its last_used is 0) */
 	for (int i = 0; i < NB_SCORERS_PER_MODEL; i++)
-		if (slot == NULL || pm->scorers[i].ctx == NULL ||
-			(slot->ctx != NULL && pm->scorers[i].last_used < slot->last_used))
+		if (slot == NULL || pm->scorers[i].last_used < slot->last_used)
 			slot = &pm->scorers[i];
 	if (slot->ctx != NULL)
 		MemoryContextDelete(slot->ctx);
@@ -570,9 +547,9 @@ check_grid_memory(const NbPrepared *pm, const NbOptions *opts, int count)
 				 errhint("Score fewer option sets at a time, or ask an administrator to raise nbc.prepared_model_cache_limit.")));
 }
 
-/* The scorers of a grid for the model, built if it has other ones or none. */
-static NbScorerSet *
-get_grid(NbPrepared *pm, ArrayType *options)
+/* Built if the model has other ones or none. */
+NbScorerSet *
+nb_prepared_grid(NbPrepared *pm, ArrayType *options)
 {
 	MemoryContext ctx;
 	MemoryContext old;
@@ -606,8 +583,7 @@ get_grid(NbPrepared *pm, ArrayType *options)
 						 &pm->index, &opts[i]);
 	check_grid_memory(pm, opts, count);
 	nb_scorer_set_build(&set, &pm->index, scorers, opts, (uint32) count);
-	copy = palloc(VARSIZE(options));
-	memcpy(copy, options, VARSIZE(options));
+	copy = (struct varlena *) DatumGetPointer(datumCopy(PointerGetDatum(options), false, -1));
 	MemoryContextSwitchTo(old);
 
 	if (pm->grid.ctx != NULL)
@@ -620,7 +596,6 @@ get_grid(NbPrepared *pm, ArrayType *options)
 	return &pm->grid.set;
 }
 
-/* Pinned by the call site until its query ends. */
 NbPrepared *
 nb_prepared_get_model(FunctionCallInfo fcinfo, Datum model)
 {
@@ -629,7 +604,7 @@ nb_prepared_get_model(FunctionCallInfo fcinfo, Datum model)
 	struct varlena *fetched = NULL;
 	bool		by_pointer = VARATT_IS_EXTERNAL_ONDISK(value);
 	struct varatt_external toast;
-	StoredBytes b = {false, NULL, 0};
+	NbStoredBytes b = {false, NULL, 0};
 	CallSiteModel *entry = NULL;
 
 	/* the same value on every row: what the first row found */
@@ -681,28 +656,16 @@ nb_prepared_get_model(FunctionCallInfo fcinfo, Datum model)
 		pm = lookup_model(&b, ctx, by_pointer);
 		/* pin it before anything can trim the cache */
 		pm->pins++;
-		/* a free entry, else the least recently used one */
+		/* the least recently used entry: a free one first (its last_used is 0) */
 		for (int i = 0; i < NB_CALL_SITE_MODELS; i++)
-		{
-			CallSiteModel *e = &site->models[i];
-
-			if (e->pm == NULL)
-			{
-				entry = e;
-				break;
-			}
-			if (entry == NULL || e->last_used < entry->last_used)
-				entry = e;
-		}
+			if (entry == NULL || site->models[i].last_used < entry->last_used)
+				entry = &site->models[i];
 		if (entry->pm != NULL)
 			release(entry->pm);
 		entry->pm = pm;
 		entry->by_pointer = by_pointer;
 		if (by_pointer)
-		{
-			entry->toastrelid = toast.va_toastrelid;
-			entry->valueid = toast.va_valueid;
-		}
+			entry->toast = toast;
 		trim_cache();
 	}
 	if (fetched != NULL)
@@ -739,23 +702,4 @@ nb_prepared_jsonb_order(NbPrepared *pm)
 		pm->jsonb_order = order;
 	}
 	return pm->jsonb_order;
-}
-
-NbPrepared *
-nb_prepared_get(FunctionCallInfo fcinfo, Datum model, Jsonb *options, NbScorer **scorer)
-{
-	NbPrepared *pm = nb_prepared_get_model(fcinfo, model);
-
-	*scorer = nb_prepared_scorer(pm, options);
-	return pm;
-}
-
-NbPrepared *
-nb_prepared_get_grid(FunctionCallInfo fcinfo, Datum model, ArrayType *options,
-					 NbScorerSet **set)
-{
-	NbPrepared *pm = nb_prepared_get_model(fcinfo, model);
-
-	*set = get_grid(pm, options);
-	return pm;
 }

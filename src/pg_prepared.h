@@ -36,13 +36,21 @@ typedef struct NbPreparedScorer
 	NbScorer	scorer;
 } NbPreparedScorer;
 
-/* The scorers of every option set of a grid (nb_prepared_get_grid). */
+/* The scorers of every option set of a grid (nb_prepared_grid). */
 typedef struct NbPreparedGrid
 {
 	MemoryContext ctx;			/* NULL: none */
 	struct varlena *options;	/* the jsonb[] they were built for */
 	NbScorerSet set;
 } NbPreparedGrid;
+
+/* A model value's bytes as stored: a compressed varlena whole, else its payload. */
+typedef struct NbStoredBytes
+{
+	bool		compressed;
+	const char *data;
+	Size		size;
+} NbStoredBytes;
 
 typedef struct NbPrepared
 {
@@ -56,11 +64,9 @@ typedef struct NbPrepared
 	/* the row's first jsonb key the model does not have (into the row), or NULL */
 	const char *unknown_key;
 	uint32		unknown_key_len;
-	/* the backend's list: the bytes prepared (as stored), users and memory */
+	/* the backend's list: the bytes prepared, users and memory */
 	dlist_node	node;
-	bool		key_compressed; /* key_bytes: a compressed varlena, else a payload */
-	Size		key_size;
-	char	   *key_bytes;
+	NbStoredBytes key;
 	int			pins;			/* call sites of running queries holding it */
 	Size		bytes;
 	NbPreparedScorer scorers[NB_SCORERS_PER_MODEL];
@@ -78,10 +84,6 @@ typedef struct NbPrepared
  * is written in it without sorting its keys again.
  */
 const uint32 *nb_prepared_jsonb_order(NbPrepared *pm);
-
-/* The model datum prepared for this call site, with a scorer for options (NULL: defaults). */
-NbPrepared *nb_prepared_get(FunctionCallInfo fcinfo, Datum model, Jsonb *options,
-							NbScorer **scorer);
 
 /*
  * A model prepared from its validated view in a new context under parent,
@@ -101,17 +103,16 @@ NbScorer   *nb_prepared_scorer(NbPrepared *pm, Jsonb *options);
  */
 Jsonb	   *nb_prepared_options(const NbPrepared *pm, Jsonb *given);
 
-/* The same without a scorer, for looking rows up in the model's index only. */
+/* The model datum prepared for this call site, pinned by it until its query ends. */
 NbPrepared *nb_prepared_get_model(FunctionCallInfo fcinfo, Datum model);
 
 /*
- * The same with the scorers of every option set of a grid, a one-dimensional
- * jsonb[] whose NULL elements mean the defaults: a set of them in its order.
- * A model keeps the scorers of one grid, so that a call site scoring every
- * row under the same grid builds them once.
+ * The prepared model's scorers of every option set of a grid, a
+ * one-dimensional jsonb[] whose NULL elements mean the defaults: a set of
+ * them in its order.  A model keeps the scorers of one grid, so that a call
+ * site scoring every row under the same grid builds them once.
  */
-NbPrepared *nb_prepared_get_grid(FunctionCallInfo fcinfo, Datum model, ArrayType *options,
-								 NbScorerSet **set);
+NbScorerSet *nb_prepared_grid(NbPrepared *pm, ArrayType *options);
 
 /*
  * Start scoring a row with pm->doc (fill it in doc_ctx), and end it.  The

@@ -249,10 +249,10 @@ nbc_function(Oid fn, const char *name, int nargs, const Oid *args)
 /*
  * Is expr nb_train over text[], tsvector or text rows (the default
  * tokenizer) without weights (nbc's, in the schema of the function fn)?
- * Its counts are whole numbers of
- * occurrences and documents, which add up exactly in any order, so every
- * evaluation over the same rows gives the same bytes, however parallel
- * workers share the rows out and return their partial models.
+ * Its counts are whole numbers of occurrences and documents, which add up
+ * exactly in any order, so every evaluation over the same rows gives the
+ * same bytes, however parallel workers share the rows out and return their
+ * partial models.
  */
 static bool
 is_unweighted_text_training(Node *expr, Oid fn)
@@ -313,9 +313,8 @@ arg_is_query_constant(Node *expr, PlannerInfo *root, Oid fn, bool *serial)
 		if (rte->rtekind != RTE_CTE || rte->ctelevelsup != 0 || rte->self_reference)
 			return false;
 		cte = find_cte(root, rte->ctename);
-		return cte != NULL && IsA(cte->ctequery, Query) &&
-			query_returns_one_row((Query *) cte->ctequery) &&
-			cte_is_uncorrelated(cte, root, 0);
+		return cte_is_uncorrelated(cte, root, 0) &&
+			query_returns_one_row((Query *) cte->ctequery);
 	}
 	return false;
 }

@@ -1,8 +1,7 @@
 /*
- * pg_unknown.c — nbc.unknown_features: the share of a statement's feature
- * occurrences that the model knows, reported once per statement (see
- * pg_unknown.h).  Where the counts live and when they are reported:
- * src/README.md, "Features the model does not know".
+ * pg_unknown.c — nbc.unknown_features, see pg_unknown.h.  Where the counts
+ * live and when they are reported: src/README.md, "Features the model does
+ * not know".
  */
 #include "pg_unknown.h"
 

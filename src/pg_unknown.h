@@ -2,13 +2,9 @@
  * pg_unknown.h — the share of a statement's feature occurrences that the
  * model knows (its coverage), counted as rows are scored and reported once
  * per statement when it is below nbc.unknown_features_threshold
- * (nbc.unknown_features).
- *
- * Features made with another tokenizer, stemmed when the model was not,
- * jsonb with misspelled keys: the model knows few of them, and the
- * predictions rest on what is left.  Every scoring path calls
- * nb_count_scored_row once per row, once the row's document is filled;
- * pg_unknown.c says where the counts live and when they are reported.
+ * (nbc.unknown_features): features made with another tokenizer, stemmed when
+ * the model was not, jsonb with misspelled keys.  Every scoring path calls
+ * nb_count_scored_row once per row, once the row's document is filled.
  */
 #ifndef PG_UNKNOWN_H
 #define PG_UNKNOWN_H

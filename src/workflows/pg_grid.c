@@ -2,7 +2,7 @@
  * pg_grid.c — nb_grid_metrics: the metrics of a model's predictions under
  * every option set of a grid, in one pass (nb_grid.h), for
  * nb_cross_validate and for tuning on a held-out split.  The scorers of the
- * grid are the prepared model's (nb_prepared_get_grid); the state is
+ * grid are the prepared model's (nb_prepared_grid); the state is
  * nb_metrics' (pg_metrics.h), a grid's; the result is the nb_metrics
  * objects of the option sets, in the grid's order.
  */
@@ -107,7 +107,8 @@ grid_transfn(FunctionCallInfo fcinfo, NbFeatureInput kind)
 							   (unsigned long long) NB_GRID_MAX_BYTES),
 					 errhint("Score fewer option sets at a time.")));
 	}
-	pm = nb_prepared_get_grid(fcinfo, PG_GETARG_DATUM(1), options, &set);
+	pm = nb_prepared_get_model(fcinfo, PG_GETARG_DATUM(1));
+	set = nb_prepared_grid(pm, options);
 	if (st == NULL)
 	{
 		st = nb_metrics_state_create(aggctx, true, false, false, (struct varlena *) options, set->n);
