@@ -61,32 +61,23 @@ nb_trainer_destroy(NbTrainer *t)
 	nb_vocab_free(&t->classes);
 	nb_vocab_free(&t->tokens);
 	for (uint32_t c = 0; c < NB_INLINE_CLASSES; c++)
-		if (t->inline_counts[c] != NULL)
-			nb_free(t->inline_counts[c]);
+		nb_free_if(t->inline_counts[c]);
 	nb_free(t->item_doc);
-	if (t->spread != NULL)
-		nb_free(t->spread);
-	if (t->spread_active != NULL)
-		nb_free(t->spread_active);
+	nb_free_if(t->spread);
+	nb_free_if(t->spread_active);
 	nb_free(t->class_docs);
 	for (uint32_t j = 0; j < t->features.count; j++)
 		nb_free(t->feature[j].stats);
 	nb_free(t->feature);
 	nb_vocab_free(&t->features);
-	if (t->position_feature != NULL)
-		nb_free(t->position_feature);
+	nb_free_if(t->position_feature);
 	nb_free(t->pairs);
 	nb_free(t->lengths);
-	if (t->pending != NULL)
-		nb_free(t->pending);
+	nb_free_if(t->pending);
 	nb_item_keys_free(&t->item_keys);
-	if (t->settings.options != NULL)
-		nb_free((void *) t->settings.options);
-	if (t->scratch_hash != NULL)
-	{
-		nb_free(t->scratch_hash);
-		nb_free(t->scratch_id);
-	}
+	nb_free_if((void *) t->settings.options);
+	nb_free_if(t->scratch_hash);
+	nb_free_if(t->scratch_id);
 	nb_free(t);
 }
 
@@ -328,11 +319,8 @@ reserve_scratch(NbTrainer *t, uint32_t n)
 	if (n <= t->scratch_cap)
 		return;
 	t->scratch_cap = n > 2 * t->scratch_cap ? n : 2 * t->scratch_cap;
-	if (t->scratch_hash != NULL)
-	{
-		nb_free(t->scratch_hash);
-		nb_free(t->scratch_id);
-	}
+	nb_free_if(t->scratch_hash);
+	nb_free_if(t->scratch_id);
 	t->scratch_hash = nb_alloc(sizeof(uint64_t) * t->scratch_cap);
 	t->scratch_id = nb_alloc(sizeof(uint32_t) * t->scratch_cap);
 }

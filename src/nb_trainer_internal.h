@@ -10,6 +10,7 @@
 
 #include <math.h>
 
+#include "nb_hash.h"
 #include "nb_trainer.h"
 
 /* The key of a free slot of the pair table. */
@@ -74,6 +75,28 @@ count_inline(NbTrainer *t, NbItemCounts *in, double count, double docs)
 	in->count += count;
 	in->docs += docs;
 	if (!isfinite(in->count))
+		t->overflow = true;
+}
+
+/*
+ * Add to an item's counts in class cls: its inline counts, else its pair's
+ * (the caller has reserved room for it).
+ */
+static inline void
+count_entry(NbTrainer *t, uint32_t item, uint32_t cls, double count, double docs)
+{
+	uint64_t	key = pair_key(item, cls);
+	NbPairSlot *s;
+
+	if (cls < NB_INLINE_CLASSES)
+	{
+		count_inline(t, &t->inline_counts[cls][item], count, docs);
+		return;
+	}
+	s = find_pair(t, key, nb_hash_mix(key));
+	s->count += count;
+	s->docs += docs;
+	if (!isfinite(s->count))
 		t->overflow = true;
 }
 

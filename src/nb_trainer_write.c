@@ -149,11 +149,15 @@ labels_repeat(const NbTrainer *t)
 	return repeat;
 }
 
-/* The trainer's model as nb_format lays it out. */
+/*
+ * The trainer's model as nb_format lays it out, with its document lengths
+ * (version 3) if it knows them and has bags.
+ */
 static NbFormatShape
-trainer_shape(const NbTrainer *t, bool text_only, bool lengths)
+trainer_shape(const NbTrainer *t, bool text_only)
 {
 	NbFormatShape s;
+	bool		lengths = !t->lengths_unknown && t->n_bags > 0;
 
 	s.n_classes = t->classes.count;
 	s.n_tokens = t->tokens.count;
@@ -175,32 +179,27 @@ trainer_shape(const NbTrainer *t, bool text_only, bool lengths)
 	return s;
 }
 
-/* Whether the model is written with its document lengths (version 3). */
-static bool
-keeps_lengths(const NbTrainer *t)
-{
-	return !t->lengths_unknown && t->n_bags > 0;
-}
-
 uint64_t
 nb_trainer_min_flat_size(const NbTrainer *t)
 {
-	/*
-	 * Without lengths, the version 1 layout: no feature arrays.  Every term
-	 * is bounded by allocated memory.
-	 */
-	NbFormatShape s = trainer_shape(t, true, keeps_lengths(t));
+	/* text_only: no feature arrays (see nb_trainer.h); every term is bounded by allocated memory */
+	NbFormatShape s = trainer_shape(t, true);
 
 	return nb_format_size(&s, SIZE_MAX);
+}
+
+/* The shape of the model nb_trainer_write_view writes, once the document has ended. */
+static NbFormatShape
+written_shape(NbTrainer *t)
+{
+	nb_trainer_end_doc(t);
+	return trainer_shape(t, is_text_only(t));
 }
 
 size_t
 nb_trainer_flat_size(NbTrainer *t, size_t max_size)
 {
-	NbFormatShape s;
-
-	nb_trainer_end_doc(t);
-	s = trainer_shape(t, is_text_only(t), keeps_lengths(t));
+	NbFormatShape s = written_shape(t);
 
 	return nb_format_size(&s, max_size);
 }
@@ -670,45 +669,27 @@ write_spread_item_entries(const NbTrainer *t, const NbFormatWriter *w, uint32_t 
 	return (uint32_t) (i - first);
 }
 
-static void
-write_model(NbTrainer *t, unsigned char *buf, size_t size, NbView *view)
+/*
+ * The item ids in canonical order.  Writing looks up no string: the
+ * index's memory, 16 bytes or more per item (it is at most 3/4 full),
+ * holds the sort keys instead, and the next row builds the index again.
+ * Never build it here: the server writes in a scratch context, deleted
+ * right after.  Freed once sorted, before the result is written.
+ */
+static uint32_t *
+sorted_items(NbTrainer *t, const ItemOrder *order)
 {
-	uint32_t	C = t->classes.count;
 	uint32_t	V = t->tokens.count;
-	uint32_t	F = t->features.count;
-	bool		text_only = is_text_only(t);
-	bool		lengths = keeps_lengths(t);
-	uint32_t   *class_rank = nb_alloc(sizeof(uint32_t) * (C ? C : 1));
-	uint32_t   *feature_rank = nb_alloc(sizeof(uint32_t) * (F ? F : 1));
-	StrRef	   *classes = sorted_strings(&t->classes, class_rank);
-	StrRef	   *features = sorted_strings(&t->features, feature_rank);
-	ItemOrder	order = {t, feature_rank,
-	t->unnamed_bag >= 0 ? feature_rank[t->unnamed_bag] : 0};
-	NbFormatShape shape = trainer_shape(t, text_only, lengths);
-	uint64_t   *bucket_end = NULL;
-	Entry	   *pairs = NULL;
-	ItemKey    *keys;
+	ItemKey    *keys = nb_vocab_lend_index(&t->tokens);
 	ItemKey    *own_keys = NULL;
 	uint32_t   *ids;
-	NbFormatWriter w;
-	char	   *strings;
-	uint64_t	e = 0;
-	uint64_t	work = 0;
 
-	/*
-	 * Writing looks up no string: the index's memory, 16 bytes or more per
-	 * item (it is at most 3/4 full), holds the sort keys instead, and the
-	 * next row builds the index again.  Never build it here: the server
-	 * writes in a scratch context, deleted right after.  Freed once sorted,
-	 * before the result is written.
-	 */
-	keys = nb_vocab_lend_index(&t->tokens);
 	if (keys == NULL)
 		keys = own_keys = nb_alloc(sizeof(ItemKey) * (V ? V : 1));
 	for (uint32_t k = 0; k < V; k++)
 	{
 		uint32_t	len;
-		const char *str = item_value(&order, k, &len, &keys[k].group);
+		const char *str = item_value(order, k, &len, &keys[k].group);
 		unsigned char head[8] = {0};
 
 		nb_interrupt_at(k);
@@ -718,7 +699,7 @@ write_model(NbTrainer *t, unsigned char *buf, size_t size, NbView *view)
 			keys[k].head = keys[k].head << 8 | head[b];
 		keys[k].id = k;
 	}
-	sort_keys(&order, keys, V);
+	sort_keys(order, keys, V);
 	/* the ids in order are all that is left to know: 4 bytes an item, not 16 */
 	ids = nb_alloc(sizeof(uint32_t) * (V ? V : 1));
 	for (uint32_t k = 0; k < V; k++)
@@ -730,13 +711,36 @@ write_model(NbTrainer *t, unsigned char *buf, size_t size, NbView *view)
 		nb_free(own_keys);
 	else
 		nb_vocab_drop_index(&t->tokens);
+	return ids;
+}
+
+void
+nb_trainer_write_view(NbTrainer *t, unsigned char *buf, size_t size, NbView *view)
+{
+	uint32_t	C = t->classes.count;
+	uint32_t	V = t->tokens.count;
+	uint32_t	F = t->features.count;
+	NbFormatShape shape = written_shape(t);
+	uint32_t   *class_rank = nb_alloc(sizeof(uint32_t) * (C ? C : 1));
+	uint32_t   *feature_rank = nb_alloc(sizeof(uint32_t) * (F ? F : 1));
+	StrRef	   *classes = sorted_strings(&t->classes, class_rank);
+	StrRef	   *features = sorted_strings(&t->features, feature_rank);
+	ItemOrder	order = {t, feature_rank,
+	t->unnamed_bag >= 0 ? feature_rank[t->unnamed_bag] : 0};
+	uint32_t   *ids = sorted_items(t, &order);
+	uint64_t   *bucket_end = NULL;
+	Entry	   *pairs = NULL;
+	NbFormatWriter w;
+	char	   *strings;
+	uint64_t	e = 0;
+	uint64_t	work = 0;
+
 	if (t->pairs_used > 0)
 		bucket_pairs(t, ids, class_rank, &bucket_end, &pairs);
-
 	nb_format_begin(&w, &shape, buf, size);
 	if (w.feature_name_len != NULL)
 		write_features(t, features, classes, &order, ids, &w);
-	if (lengths)
+	if (shape.lengths)
 		write_lengths(t, feature_rank, class_rank, &w);
 
 	strings = w.labels;
@@ -790,15 +794,3 @@ write_model(NbTrainer *t, unsigned char *buf, size_t size, NbView *view)
 	}
 }
 
-void
-nb_trainer_write_view(NbTrainer *t, unsigned char *buf, size_t size, NbView *view)
-{
-	nb_trainer_end_doc(t);
-	write_model(t, buf, size, view);
-}
-
-void
-nb_trainer_write(NbTrainer *t, unsigned char *buf, size_t size)
-{
-	nb_trainer_write_view(t, buf, size, NULL);
-}

@@ -186,6 +186,18 @@ row_state(FunctionCallInfo fcinfo, text **label, double *weight, Datum *done)
 	return em;
 }
 
+/* Tokens of the bag "" added to the state, in its memory context. */
+static void
+train_text_batch(void *arg, const NbTokenRef *tokens, uint32 n)
+{
+	NbExpandedModel *em = arg;
+	MemoryContext old = MemoryContextSwitchTo(em->hdr.eoh_context);
+
+	if (!nb_trainer_add_text(em->trainer, tokens, n))
+		type_conflict(em, "", 0, NB_FEATURE_BAG);
+	MemoryContextSwitchTo(old);
+}
+
 /*
  * Tokens of a text[] or tsvector row added to the trainer at a time: the
  * row's scratch memory (references, hashes, ids) stays this small however
@@ -210,7 +222,6 @@ train_row(FunctionCallInfo fcinfo, bool tsvector_features)
 	NbTokenRef *refs;
 	uint32		done = 0;
 	uint32		n;
-	MemoryContext old;
 
 	em = row_state(fcinfo, &label, &weight, &result);
 	if (em == NULL)
@@ -224,8 +235,6 @@ train_row(FunctionCallInfo fcinfo, bool tsvector_features)
 		nb_check_feature_array(array);
 		nb_array_tokens_begin(&it, array);
 	}
-
-	old = MemoryContextSwitchTo(em->hdr.eoh_context);
 	refs = reserve_refs(em, Min(tsvector_features ? (uint32) tsv->size : it.n, NB_TRAIN_BATCH));
 	begin_doc(em, label, weight);
 	/* once even with no tokens: the bag "" is present in the document */
@@ -239,10 +248,8 @@ train_row(FunctionCallInfo fcinfo, bool tsvector_features)
 		}
 		else
 			n = nb_array_tokens_next(&it, refs, NB_TRAIN_BATCH);
-		if (!nb_trainer_add_text(em->trainer, refs, n))
-			type_conflict(em, "", 0, NB_FEATURE_BAG);
+		train_text_batch(em, refs, n);
 	} while (tsvector_features ? done < (uint32) tsv->size : !nb_array_tokens_done(&it));
-	MemoryContextSwitchTo(old);
 	nb_expanded_check(em);
 	PG_RETURN_DATUM(EOHPGetRWDatum(&em->hdr));
 }
@@ -287,17 +294,6 @@ text_site(FunctionCallInfo fcinfo, Jsonb *options)
 	}
 	MemoryContextSwitchTo(old);
 	return site;
-}
-
-static void
-train_text_batch(void *arg, const NbTokenRef *tokens, uint32 n)
-{
-	NbExpandedModel *em = arg;
-	MemoryContext old = MemoryContextSwitchTo(em->hdr.eoh_context);
-
-	if (!nb_trainer_add_text(em->trainer, tokens, n))
-		type_conflict(em, "", 0, NB_FEATURE_BAG);
-	MemoryContextSwitchTo(old);
 }
 
 /*
