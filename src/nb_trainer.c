@@ -1,8 +1,6 @@
 /*
  * nb_trainer.c — counting rows into a model: its classes, features, items,
- * their (item, class) counts and the bags' document lengths.  EM's
- * soft-labelled rows are in nb_trainer_spread.c, merging in
- * nb_trainer_merge.c, writing out in nb_trainer_write.c.
+ * their (item, class) counts and the bags' document lengths.
  */
 #include "nb_trainer_internal.h"
 
@@ -150,10 +148,9 @@ nb_trainer_reserve_pairs(NbTrainer *t, uint64_t n)
 }
 
 /*
- * A new item (known to be absent from the map), with zero counts.  The
- * caller has made sure the index exists (nb_vocab_index).  Room for it
- * first: the dense counts move to the tables if theirs would grow too
- * large.
+ * A new item (absent from the map, whose index exists), with zero counts.
+ * Room for it first: the dense counts move to the tables if theirs would
+ * grow too large.
  */
 uint32_t
 nb_trainer_new_item(NbTrainer *t, const char *str, uint32_t len, uint64_t hash)
@@ -362,9 +359,7 @@ nb_trainer_resolve_items(NbTrainer *t, const NbTokenRef *tokens, uint32_t n)
 
 /*
  * Count the batch's items (in scratch_id) in the current document,
- * prefetching the counts (in the item's inline counts for a class below
- * NB_INLINE_CLASSES, else in the pair table) and the item's document stamp
- * NB_PREFETCH_DISTANCE tokens ahead.
+ * prefetching their counts and document stamps NB_PREFETCH_DISTANCE ahead.
  */
 static void
 count_items(NbTrainer *t, const NbTokenRef *tokens, uint32_t n)
@@ -466,10 +461,7 @@ find_length(NbLengthSlot *table, uint64_t mask, uint32_t feature, uint32_t cls, 
 	}
 }
 
-/*
- * Add weight to the bin of a document length (> 0, finite) of a bag in a
- * class.  The table is kept at most half full.
- */
+/* Add weight to the bin of a bag's document length (> 0, finite) in a class. */
 void
 nb_trainer_add_length(NbTrainer *t, uint32_t feature, uint32_t cls, double length, double weight)
 {

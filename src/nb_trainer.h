@@ -1,15 +1,13 @@
 /*
- * nb_trainer.h — the mutable model: accumulates counts, merges, serializes.
+ * nb_trainer.h — the mutable model behind the aggregates' transition state:
+ * accumulates counts, merges, serializes.
  *
- * This is the in-memory form behind the aggregates' transition state.
- * Statistics are sparse: per non-zero (token, class) pair, the weighted
- * token count and the weighted document frequency.  Those of the first
- * NB_INLINE_CLASSES classes are kept in one array per class indexed by
- * item id (a row is of one class: counting a token reads one cache line
- * there, and a model of one class has one array), the others in a hash
- * table of pairs.  Items are interned in an NbVocab (nb_vocab.h): memory
- * per item is its bytes and 8 + 16 * 4/3..8/3 + 4, plus 16 per inline
- * class, the model's own share being its bytes and 8 + 20 per entry.
+ * Per non-zero (item, class) pair it keeps the weighted token count and
+ * document frequency: those of the first NB_INLINE_CLASSES classes in an
+ * array per class indexed by item id (counting a token reads one cache
+ * line), the others in a hash table of pairs.  Memory per item is its
+ * bytes and 8 + 16 * 4/3..8/3 + 4 (nb_vocab.h), plus 16 per inline class;
+ * the model's own share is its bytes and 8 + 20 per entry.
  */
 #ifndef NB_TRAINER_H
 #define NB_TRAINER_H
@@ -32,11 +30,7 @@ typedef struct NbPairSlot
 
 #define NB_INLINE_CLASSES 2
 
-/*
- * One bin of the document length histogram of a bag feature in a class:
- * the weighted rows whose tokens of the bag add up to length (> 0; 0 marks
- * a free slot).
- */
+/* A bin of a bag's document length histogram in a class (length 0: a free slot). */
 typedef struct NbLengthSlot
 {
 	uint32_t	feature;
@@ -87,10 +81,9 @@ typedef struct NbTrainer
 	NbVocab		tokens;			/* the items */
 	NbItemCounts *inline_counts[NB_INLINE_CLASSES];	/* per item; NULL before the class */
 	/*
-	 * The counts of the classes below spread_classes when
-	 * nb_trainer_spread_init made them dense (else NULL), instead of the
-	 * two above: per item, spread_classes of them.  A count of docs 0
-	 * there is no entry (a document adds docs > 0 where it adds).
+	 * Dense counts of the classes below spread_classes, spread_classes per
+	 * item (nb_trainer_spread_init; else NULL), instead of the two above.
+	 * A count of docs 0 there is no entry.
 	 */
 	NbItemCounts *spread;
 	uint32_t	spread_classes;
@@ -125,9 +118,8 @@ typedef struct NbTrainer
 	uint32_t	scratch_cap;
 	NbItemKeys	item_keys;		/* scratch for prefixed items */
 	/*
-	 * The model's settings (nb_settings.h; options in a copy of its own),
-	 * fixed by nb_trainer_set_tokenizer, by the first row or by merging a
-	 * model into the empty trainer: every later one must agree.
+	 * The model's settings (options in a copy of its own), fixed by
+	 * nb_trainer_set_tokenizer, the first row or model: later ones agree.
 	 */
 	NbSettings	settings;
 	bool		settings_fixed;
@@ -158,10 +150,7 @@ int64_t		nb_trainer_feature(NbTrainer *t, const char *name, uint32_t len,
 void		nb_trainer_add_tokens(NbTrainer *t, uint32_t feature,
 								  const NbTokenRef *tokens, uint32_t n);
 
-/*
- * Add tokens to the bag "" (the text[] and tsvector input); false if the
- * model has a feature "" of another type.
- */
+/* Add tokens to the bag "" (text[] and tsvector rows); false if "" has another type. */
 bool		nb_trainer_add_text(NbTrainer *t, const NbTokenRef *tokens, uint32_t n);
 
 /* The id of the class of this label, created with no documents if new. */
@@ -244,10 +233,7 @@ NbMergeStatus nb_trainer_merge_view(NbTrainer *t, const NbView *view, uint32_t *
  */
 bool		nb_trainer_set_tokenizer(NbTrainer *t, const NbTokenizer *tok);
 
-/*
- * Add n (at most NB_NULL_LABELS_MAX) rows skipped for their NULL label
- * (NbSettings.null_labels); past NB_NULL_LABELS_MAX, t->overflow.
- */
+/* Add n rows skipped for their NULL label (NbSettings.null_labels). */
 static inline void
 nb_trainer_count_null_labels(NbTrainer *t, uint64_t n)
 {
@@ -255,9 +241,6 @@ nb_trainer_count_null_labels(NbTrainer *t, uint64_t n)
 	if (t->settings.null_labels > NB_NULL_LABELS_MAX)
 		t->overflow = true;
 }
-
-/* Rows of jsonb added to the bag "" (their key ""): see NbSettings.jsonb_bag. */
-void		nb_trainer_set_jsonb_bag(NbTrainer *t);
 
 /* The kinds of rows the trainer's features came from (NB_INPUT_*). */
 uint32_t	nb_trainer_input_kinds(const NbTrainer *t);
@@ -283,10 +266,9 @@ void		nb_trainer_end_doc(NbTrainer *t);
 bool		nb_trainer_sums_finite(NbTrainer *t);
 
 /*
- * A lower bound of nb_trainer_flat_size that takes constant time, and grows
- * with every string, entry and ended document's length added: the exact
- * size of a model with its lengths (format version 3), else the size
- * without the feature arrays of version 2.
+ * A lower bound of nb_trainer_flat_size in constant time, growing with
+ * every string, entry and length added: exact for a model with lengths
+ * (version 3), else the size without version 2's feature arrays.
  */
 uint64_t	nb_trainer_min_flat_size(const NbTrainer *t);
 

@@ -1,9 +1,6 @@
 /*
- * nb_trainer_internal.h — what the trainer's files share, for them only
- * (callers use nb_trainer.h).  nb_trainer.c counts rows into the tables,
- * nb_trainer_spread.c counts EM's soft-labelled rows (every class at once,
- * in dense counts), nb_trainer_merge.c adds serialized models and
- * nb_trainer_write.c writes the model out.
+ * nb_trainer_internal.h — what the trainer's files (src/README.md) share,
+ * for them only: callers use nb_trainer.h.
  */
 #ifndef NB_TRAINER_INTERNAL_H
 #define NB_TRAINER_INTERNAL_H

@@ -310,8 +310,3 @@ nb_trainer_merge_view(NbTrainer *t, const NbView *v, uint32_t *conflict)
 	return status;
 }
 
-void
-nb_trainer_set_jsonb_bag(NbTrainer *t)
-{
-	t->settings.jsonb_bag = true;
-}

@@ -114,7 +114,6 @@ nb_trainer_add_text_spread(NbTrainer *t, const NbTokenRef *tokens, uint32_t n, c
 	if (!t->lengths_unknown && length > 0 && isfinite(length))
 		for (uint32_t a = 0; a < n_active; a++)
 			nb_trainer_add_length(t, (uint32_t) j, active[a], length, w[active[a]]);
-	/* a row of no positive weight adds nothing: not even its tokens as items */
 	if (n == 0 || n_active == 0)
 		return true;
 	for (uint32_t i = 0; i < n; i++)

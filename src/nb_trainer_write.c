@@ -20,10 +20,7 @@ typedef struct Entry
 	double		docs;
 } Entry;
 
-/*
- * Add every entry to sums: the inline counts item by item, then the pair
- * table, then the spread classes' dense counts.
- */
+/* Add every entry to sums: the inline counts, the pair table, the dense counts. */
 static void
 add_entry_sums(const NbTrainer *t, NbSums *sums)
 {
@@ -62,11 +59,7 @@ nb_trainer_sums_finite(NbTrainer *t)
 	for (uint32_t c = 0; c < t->classes.count; c++)
 		nb_sums_add_class(&sums, t->class_docs[c]);
 	add_entry_sums(t, &sums);
-	/*
-	 * nb_view_open sums each histogram's weights and weighted lengths: the
-	 * sums over all of them, of positive terms, bound those (the weighted
-	 * lengths of a bag in a class add up to its token count there).
-	 */
+	/* nb_view_open sums each histogram: the sums over all of them bound those */
 	{
 		double		rows = 0;
 		double		tokens = 0;
@@ -342,9 +335,8 @@ merge_keys(const ItemOrder *o, ItemKey *keys, uint64_t lo, uint64_t mid, uint64_
 
 /*
  * Sort item keys into canonical order: insertion sort of short runs, then
- * merges, with cancellation points.  A merge sort with the comparison
- * inline, whose buffer is half the keys (the sort runs when the model is
- * written, next to the result: memory counts).
+ * merges, interruptibly.  The comparison is inline, and the buffer half the
+ * keys (the sort runs next to the result being written: memory counts).
  */
 static void
 sort_keys(const ItemOrder *o, ItemKey *keys, uint32_t n)
@@ -381,20 +373,11 @@ sort_keys(const ItemOrder *o, ItemKey *keys, uint32_t n)
 	nb_free(buf);
 }
 
-/* A length bin with the canonical ranks of its feature and class. */
-typedef struct LengthRef
-{
-	uint32_t	feature;
-	uint32_t	cls;
-	double		length;
-	double		weight;
-} LengthRef;
-
 static int
 cmp_length(const void *a, const void *b)
 {
-	const LengthRef *x = a;
-	const LengthRef *y = b;
+	const NbLengthSlot *x = a;
+	const NbLengthSlot *y = b;
 
 	if (x->feature != y->feature)
 		return x->feature < y->feature ? -1 : 1;
@@ -410,7 +393,8 @@ write_lengths(const NbTrainer *t, const uint32_t *feature_rank, const uint32_t *
 {
 	uint64_t	H = t->lengths_used;
 	uint64_t	FC = (uint64_t) t->features.count * t->classes.count;
-	LengthRef  *bins = nb_alloc(sizeof(LengthRef) * (H ? H : 1));
+	/* the bins, their feature and class ranked */
+	NbLengthSlot *bins = nb_alloc(sizeof(NbLengthSlot) * (H ? H : 1));
 	uint64_t	n = 0;
 
 	for (uint64_t i = 0; i <= t->length_mask; i++)
@@ -426,7 +410,7 @@ write_lengths(const NbTrainer *t, const uint32_t *feature_rank, const uint32_t *
 		bins[n].weight = s->weight;
 		n++;
 	}
-	nb_sort(bins, H, sizeof(LengthRef), cmp_length);
+	nb_sort(bins, H, sizeof(NbLengthSlot), cmp_length);
 	/* sorted, the pairs of each (feature, class) are one run, in its order */
 	for (uint64_t x = 0, i = 0; x < FC; x++)
 	{
@@ -455,9 +439,8 @@ cmp_entry(const void *a, const void *b)
 }
 
 /*
- * Sort a bucket's entries (one per class of its item) by class.  Most
- * buckets are short: insertion sort, inline, where a library sort would
- * spend more on its call per comparison than on sorting.
+ * Sort a bucket's entries (one per class of its item) by class: most are
+ * short, and sorted inline faster than by a library sort's calls.
  */
 static void
 sort_bucket(Entry *en, uint64_t n)
@@ -593,9 +576,8 @@ write_entry(const NbFormatWriter *w, uint64_t i, uint32_t cls, double count, dou
 }
 
 /*
- * Write item k (in canonical order) and its entries from i on: those of
- * its inline counts and its bucket of pair entries, merged by class rank.
- * Returns the number of entries.
+ * Write item id's entries from i on: its inline counts and its bucket of
+ * pair entries, merged by class rank.  Returns the number of entries.
  */
 static uint32_t
 write_item_entries(const NbTrainer *t, const NbFormatWriter *w, uint32_t id,
@@ -634,10 +616,9 @@ write_item_entries(const NbTrainer *t, const NbFormatWriter *w, uint32_t id,
 }
 
 /*
- * write_item_entries with the spread classes' dense counts: the classes in
- * rank order (classes[r].id is the class of rank r), each entry from the
- * dense counts of a spread class, else from the inline counts or the
- * bucket.
+ * write_item_entries with dense counts: the classes in rank order
+ * (classes[r].id has rank r), each from the dense counts, the inline
+ * counts or the bucket.
  */
 static uint32_t
 write_spread_item_entries(const NbTrainer *t, const NbFormatWriter *w, uint32_t id,
@@ -787,10 +768,7 @@ nb_trainer_write_view(NbTrainer *t, unsigned char *buf, size_t size, NbView *vie
 	nb_free(classes);
 	nb_free(features);
 	nb_free(ids);
-	if (pairs != NULL)
-	{
-		nb_free(bucket_end);
-		nb_free(pairs);
-	}
+	nb_free_if(bucket_end);
+	nb_free_if(pairs);
 }
 

@@ -137,7 +137,7 @@ fuzz_training(const uint8_t *data, size_t size)
 					}
 					/* mixed rows are jsonb rows: their text is the key "" */
 					if (mixed && bag < 0)
-						nb_trainer_set_jsonb_bag(t);
+						t->settings.jsonb_bag = true;
 				}
 				if (f & 2)
 				{
