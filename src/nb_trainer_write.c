@@ -11,10 +11,9 @@
 #include "nb_interrupt.h"
 #include "nb_port.h"
 
-/* A non-zero (item, class) pair of the trainer. */
+/* A non-zero (item, class) pair of the pair table, in its item's bucket. */
 typedef struct Entry
 {
-	uint32_t	item;
 	uint32_t	cls;
 	double		count;
 	double		docs;
@@ -503,7 +502,6 @@ bucket_pairs(const NbTrainer *t, const uint32_t *order, const uint32_t *class_ra
 		{
 			Entry	   *en = &out[e[item_rank[s->key >> 32]]++];
 
-			en->item = (uint32_t) (s->key >> 32);
 			en->cls = class_rank[(uint32_t) s->key];
 			en->count = s->count;
 			en->docs = s->docs;
