@@ -98,18 +98,6 @@ trainer_rows(const void *model, uint32_t c, double *docs, double *present)
 	*present = t->feature[0].stats[c].present;
 }
 
-/* Whether the model is written as format version 1 (nb_format_text_only). */
-static bool
-is_text_only(const NbTrainer *t)
-{
-	uint32_t	name_len = 0;
-
-	if (t->features.count > 0)
-		(void) nb_vocab_str(&t->features, 0, &name_len);
-	return nb_format_text_only(t, t->features.count, name_len, t->feature[0].type,
-							   t->classes.count, trainer_rows);
-}
-
 /* The bytes of a class's label in the model: its key's, but a component's number. */
 static uint32_t
 label_len(const NbTrainer *t, uint32_t key_len)
@@ -180,12 +168,21 @@ nb_trainer_min_flat_size(const NbTrainer *t)
 	return nb_format_size(&s, SIZE_MAX);
 }
 
-/* The shape of the model nb_trainer_write_view writes, once the document has ended. */
+/*
+ * The shape of the model nb_trainer_write_view writes, once the document
+ * has ended: version 1 or not as nb_format_text_only says.
+ */
 static NbFormatShape
 written_shape(NbTrainer *t)
 {
+	uint32_t	name_len = 0;
+
 	nb_trainer_end_doc(t);
-	return trainer_shape(t, is_text_only(t));
+	if (t->features.count > 0)
+		(void) nb_vocab_str(&t->features, 0, &name_len);
+	return trainer_shape(t, nb_format_text_only(t, t->features.count, name_len,
+												t->feature[0].type, t->classes.count,
+												trainer_rows));
 }
 
 size_t

@@ -142,16 +142,6 @@ type_conflict(NbExpandedModel *em, const char *name, uint32 len, NbFeatureType t
 			 len == 0 ? errhint("The features of text[] and tsvector rows are the bag of tokens named \"\".") : 0));
 }
 
-/* The aggregate's memory context (a direct call is refused). */
-static MemoryContext
-aggregate_context(FunctionCallInfo fcinfo)
-{
-	return nb_aggregate_context(fcinfo, "nbc_train_transfn", "nb_train");
-}
-
-/* nbc.progress's name of the training rows' count: one string for every transition */
-static const char train_progress[] = "nb_train";
-
 /* What the text transition function keeps per call site (in fn_mcxt). */
 typedef struct TextTrainSite
 {
@@ -202,12 +192,13 @@ static NbExpandedModel *
 row_state(FunctionCallInfo fcinfo, TextTrainSite **site, text **label, double *weight,
 		  Datum *done)
 {
-	MemoryContext aggctx = aggregate_context(fcinfo);
+	/* (a direct call is refused) */
+	MemoryContext aggctx = nb_aggregate_context(fcinfo, "nbc_train_transfn", "nb_train");
 	void	  **label_cast = &fcinfo->flinfo->fn_extra;
 	RowKind		kind;
 	NbExpandedModel *em;
 
-	nb_progress_row(train_progress, "read");
+	nb_progress_row("nb_train", "read");
 	if (site != NULL)
 	{
 		int			tokenizer_arg = PG_NARGS() > 3 ? PG_NARGS() - 1 : -1;
