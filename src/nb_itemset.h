@@ -1,12 +1,10 @@
 /*
- * nb_itemset.h — the items one document has had so far, with a value each.
- *
- * Training counts each item once per document in its document frequency;
- * scoring adds up an item's repeats.  Both ask, per token, "is this item new
- * in this document?"; a table as large as the vocabulary would answer with
- * a cache miss, this one is sized for the current document (open
- * addressing, at most half full), so it stays in the first-level cache of
- * the CPU for documents of ordinary length and costs nothing to clear.
+ * nb_itemset.h — the items one document has had so far, with a value each,
+ * for the scorer adding up an item's repeats.  A table as large as the
+ * vocabulary would answer "is this item new in this document?" with a
+ * cache miss; this one is sized for the current document (open addressing,
+ * at most half full), so it stays in the first-level cache for documents
+ * of ordinary length and costs nothing to clear.
  */
 #ifndef NB_ITEMSET_H
 #define NB_ITEMSET_H

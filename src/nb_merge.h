@@ -7,8 +7,9 @@
  * is therefore a linear merge of sorted runs; nothing needs hashing.  The
  * result is byte for byte what merging the same inputs in the same order
  * into an empty trainer (nb_trainer_merge_view) and writing it
- * (nb_trainer_write) gives: every sum is formed in input order, and Gaussian
- * statistics are combined by the one function both use, nb_moments_add.
+ * (nb_trainer_write_view) gives: every sum is formed in input order, and
+ * Gaussian statistics are combined by the one function both use,
+ * nb_moments_add.
  */
 #ifndef NB_MERGE_H
 #define NB_MERGE_H

@@ -1,11 +1,9 @@
 /*
- * nb_token_batch.h — tokens from a tokenizer (nb_tokenize.h) gathered into
- * batches of token references for the trainer and the scorer, which take
- * NbTokenRef arrays.  A batch keeps the tokenizer's work buffers for it
- * (nb_tokenize_kept), so that a stable token is referenced where it is;
- * the others, whose bytes live only until the next token, it copies into a
- * buffer of its own.  It hands the references to flush when it is full and
- * at the end, so memory stays bounded however long the text.
+ * nb_token_batch.h — a tokenizer's tokens gathered into batches of token
+ * references for the trainer and the scorer.  A stable token (in the text,
+ * or in the tokenizer's kept buffers, nb_tokenize_kept) is referenced where
+ * it is; the others, valid only until the next token, are copied.  Full
+ * batches go to flush, so memory stays bounded however long the text.
  */
 #ifndef NB_TOKEN_BATCH_H
 #define NB_TOKEN_BATCH_H
@@ -34,10 +32,7 @@ typedef struct NbTokenBatch
 	NbTokenizeBuffers text_buffers;	/* for nb_tokenize_kept */
 } NbTokenBatch;
 
-/*
- * Buffers from nb_alloc, kept for many texts and freed with the memory
- * context the batch was made in.
- */
+/* Buffers kept for many texts, freed with the memory context they came from. */
 void		nb_token_batch_init(NbTokenBatch *b);
 
 /* Start a text whose tokens go to flush(arg, ...); the last text's tokens are no longer used. */

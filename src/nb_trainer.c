@@ -1,8 +1,6 @@
 /*
  * nb_trainer.c — counting rows into a model: its classes, features, items,
- * their (item, class) counts and the bags' document lengths.  EM's
- * soft-labelled rows are in nb_trainer_spread.c, merging in
- * nb_trainer_merge.c, writing out in nb_trainer_write.c.
+ * their (item, class) counts and the bags' document lengths.
  */
 #include "nb_trainer_internal.h"
 
@@ -61,32 +59,23 @@ nb_trainer_destroy(NbTrainer *t)
 	nb_vocab_free(&t->classes);
 	nb_vocab_free(&t->tokens);
 	for (uint32_t c = 0; c < NB_INLINE_CLASSES; c++)
-		if (t->inline_counts[c] != NULL)
-			nb_free(t->inline_counts[c]);
+		nb_free_if(t->inline_counts[c]);
 	nb_free(t->item_doc);
-	if (t->spread != NULL)
-		nb_free(t->spread);
-	if (t->spread_active != NULL)
-		nb_free(t->spread_active);
+	nb_free_if(t->spread);
+	nb_free_if(t->spread_active);
 	nb_free(t->class_docs);
 	for (uint32_t j = 0; j < t->features.count; j++)
 		nb_free(t->feature[j].stats);
 	nb_free(t->feature);
 	nb_vocab_free(&t->features);
-	if (t->position_feature != NULL)
-		nb_free(t->position_feature);
+	nb_free_if(t->position_feature);
 	nb_free(t->pairs);
 	nb_free(t->lengths);
-	if (t->pending != NULL)
-		nb_free(t->pending);
+	nb_free_if(t->pending);
 	nb_item_keys_free(&t->item_keys);
-	if (t->settings.options != NULL)
-		nb_free((void *) t->settings.options);
-	if (t->scratch_hash != NULL)
-	{
-		nb_free(t->scratch_hash);
-		nb_free(t->scratch_id);
-	}
+	nb_free_if((void *) t->settings.options);
+	nb_free_if(t->scratch_hash);
+	nb_free_if(t->scratch_id);
 	nb_free(t);
 }
 
@@ -159,10 +148,9 @@ nb_trainer_reserve_pairs(NbTrainer *t, uint64_t n)
 }
 
 /*
- * A new item (known to be absent from the map), with zero counts.  The
- * caller has made sure the index exists (nb_vocab_index).  Room for it
- * first: the dense counts move to the tables if theirs would grow too
- * large.
+ * A new item (absent from the map, whose index exists), with zero counts.
+ * Room for it first: the dense counts move to the tables if theirs would
+ * grow too large.
  */
 uint32_t
 nb_trainer_new_item(NbTrainer *t, const char *str, uint32_t len, uint64_t hash)
@@ -328,11 +316,8 @@ reserve_scratch(NbTrainer *t, uint32_t n)
 	if (n <= t->scratch_cap)
 		return;
 	t->scratch_cap = n > 2 * t->scratch_cap ? n : 2 * t->scratch_cap;
-	if (t->scratch_hash != NULL)
-	{
-		nb_free(t->scratch_hash);
-		nb_free(t->scratch_id);
-	}
+	nb_free_if(t->scratch_hash);
+	nb_free_if(t->scratch_id);
 	t->scratch_hash = nb_alloc(sizeof(uint64_t) * t->scratch_cap);
 	t->scratch_id = nb_alloc(sizeof(uint32_t) * t->scratch_cap);
 }
@@ -374,9 +359,7 @@ nb_trainer_resolve_items(NbTrainer *t, const NbTokenRef *tokens, uint32_t n)
 
 /*
  * Count the batch's items (in scratch_id) in the current document,
- * prefetching the counts (in the item's inline counts for a class below
- * NB_INLINE_CLASSES, else in the pair table) and the item's document stamp
- * NB_PREFETCH_DISTANCE tokens ahead.
+ * prefetching their counts and document stamps NB_PREFETCH_DISTANCE ahead.
  */
 static void
 count_items(NbTrainer *t, const NbTokenRef *tokens, uint32_t n)
@@ -478,10 +461,7 @@ find_length(NbLengthSlot *table, uint64_t mask, uint32_t feature, uint32_t cls, 
 	}
 }
 
-/*
- * Add weight to the bin of a document length (> 0, finite) of a bag in a
- * class.  The table is kept at most half full.
- */
+/* Add weight to the bin of a bag's document length (> 0, finite) in a class. */
 void
 nb_trainer_add_length(NbTrainer *t, uint32_t feature, uint32_t cls, double length, double weight)
 {

@@ -1,15 +1,13 @@
 /*
- * nb_trainer.h — the mutable model: accumulates counts, merges, serializes.
+ * nb_trainer.h — the mutable model behind the aggregates' transition state:
+ * accumulates counts, merges, serializes.
  *
- * This is the in-memory form behind the aggregates' transition state.
- * Statistics are sparse: per non-zero (token, class) pair, the weighted
- * token count and the weighted document frequency.  Those of the first
- * NB_INLINE_CLASSES classes are kept in one array per class indexed by
- * item id (a row is of one class: counting a token reads one cache line
- * there, and a model of one class has one array), the others in a hash
- * table of pairs.  Items are interned in an NbVocab (nb_vocab.h): memory
- * per item is its bytes and 8 + 16 * 4/3..8/3 + 4, plus 16 per inline
- * class, the model's own share being its bytes and 8 + 20 per entry.
+ * Per non-zero (item, class) pair it keeps the weighted token count and
+ * document frequency: those of the first NB_INLINE_CLASSES classes in an
+ * array per class indexed by item id (counting a token reads one cache
+ * line), the others in a hash table of pairs.  Memory per item is its
+ * bytes and 8 + 16 * 4/3..8/3 + 4 (nb_vocab.h), plus 16 per inline class;
+ * the model's own share is its bytes and 8 + 20 per entry.
  */
 #ifndef NB_TRAINER_H
 #define NB_TRAINER_H
@@ -32,11 +30,7 @@ typedef struct NbPairSlot
 
 #define NB_INLINE_CLASSES 2
 
-/*
- * One bin of the document length histogram of a bag feature in a class:
- * the weighted rows whose tokens of the bag add up to length (> 0; 0 marks
- * a free slot).
- */
+/* A bin of a bag's document length histogram in a class (length 0: a free slot). */
 typedef struct NbLengthSlot
 {
 	uint32_t	feature;
@@ -87,10 +81,9 @@ typedef struct NbTrainer
 	NbVocab		tokens;			/* the items */
 	NbItemCounts *inline_counts[NB_INLINE_CLASSES];	/* per item; NULL before the class */
 	/*
-	 * The counts of the classes below spread_classes when
-	 * nb_trainer_spread_init made them dense (else NULL), instead of the
-	 * two above: per item, spread_classes of them.  A count of docs 0
-	 * there is no entry (a document adds docs > 0 where it adds).
+	 * Dense counts of the classes below spread_classes, spread_classes per
+	 * item (nb_trainer_spread_init; else NULL), instead of the two above.
+	 * A count of docs 0 there is no entry.
 	 */
 	NbItemCounts *spread;
 	uint32_t	spread_classes;
@@ -125,9 +118,8 @@ typedef struct NbTrainer
 	uint32_t	scratch_cap;
 	NbItemKeys	item_keys;		/* scratch for prefixed items */
 	/*
-	 * The model's settings (nb_settings.h; options in a copy of its own),
-	 * fixed by nb_trainer_set_tokenizer, by the first row or by merging a
-	 * model into the empty trainer: every later one must agree.
+	 * The model's settings (options in a copy of its own), fixed by
+	 * nb_trainer_set_tokenizer, the first row or model: later ones agree.
 	 */
 	NbSettings	settings;
 	bool		settings_fixed;
@@ -149,36 +141,27 @@ int64_t		nb_trainer_feature(NbTrainer *t, const char *name, uint32_t len,
 							   NbFeatureType type, NbFeatureType *existing);
 
 /*
- * Add a bag feature's tokens to the current document (the bag counts as
- * present even with no tokens).  Batches are much faster than single
- * tokens: all hash lookups of the batch are prefetched first.  The caller
- * guarantees what the format requires of tokens: no zero bytes (SQL text
- * has none) and counts > 0.  The counts of a bag's tokens in a document
- * add up to its length, which goes to the histogram when the document ends
- * (at the next document, merge, or serialization).
+ * Add a bag feature's tokens to the current document (the bag is present
+ * even with no tokens).  Batches are much faster than single tokens: their
+ * hash lookups are prefetched.  Tokens have no zero byte (SQL text has
+ * none) and counts > 0; they add up to the bag's length in the document,
+ * which goes to the histogram when the document ends.
  */
 void		nb_trainer_add_tokens(NbTrainer *t, uint32_t feature,
 								  const NbTokenRef *tokens, uint32_t n);
 
-/*
- * Add tokens to the bag "" (the text[] and tsvector input); false if the
- * model has a feature "" of another type.
- */
+/* Add tokens to the bag "" (text[] and tsvector rows); false if "" has another type. */
 bool		nb_trainer_add_text(NbTrainer *t, const NbTokenRef *tokens, uint32_t n);
 
-/*
- * The id of the class of this label, created with no documents if new (it
- * is then in the model).
- */
+/* The id of the class of this label, created with no documents if new. */
 uint32_t	nb_trainer_class(NbTrainer *t, const char *label, uint32_t len);
 
 /*
- * The dense counts of nb_trainer_spread_init take at most this many bytes,
- * or twice the entries counted (16 bytes each) when that is more: past
- * both, most of the block's cells are zeros (a block per item for each of
- * a million classes, or the posteriors of most classes underflowing), and
- * the counts move to the tables before the block grows.  A trainer's
- * spread_min_bytes starts at this (the unit tests lower it).
+ * The dense counts of nb_trainer_spread_init take at most this many bytes
+ * (a trainer's spread_min_bytes; the unit tests lower it), or twice the
+ * entries counted (16 bytes each) when that is more: past both, most cells
+ * are zeros (a million classes, or most posteriors underflowing), and the
+ * counts move to the tables before the block grows.
  */
 #define NB_SPREAD_MIN_BYTES ((uint64_t) 256 * 1024 * 1024)
 
@@ -186,43 +169,41 @@ uint32_t	nb_trainer_class(NbTrainer *t, const char *label, uint32_t len);
  * Keep the counts of the classes below n_classes (ids in the order they
  * came in) in a dense block per item instead of the inline arrays and the
  * pair table, for nb_trainer_add_text_spread, while the block stays within
- * NB_SPREAD_MIN_BYTES (none at all if it would pass it at once); false if
- * the trainer has entries already or a block.  Every later document of
- * those classes counts there, in the same order, and the counts move to
- * the tables as they would have been there: the model is the same to the
- * bit.  A merge moves the block to the tables (and rows after it count
- * there).
+ * NB_SPREAD_MIN_BYTES; false if the trainer has entries already or a block.
+ * The counts move to the tables (at a merge, or when the block would grow
+ * too large) as they would have been there: the model is the same to the
+ * bit.
  */
 bool		nb_trainer_spread_init(NbTrainer *t, uint32_t n_classes);
 
 /*
- * A document of the bag "" (text[] and tsvector rows) added to every class
- * c below nb_trainer_spread_init's n_classes with weight w[c] (0: not to
- * c; each class of a positive weight exists; a row of none adds nothing,
- * not even its tokens as items), as nb_trainer_begin_doc and
- * nb_trainer_add_text once per class would add it, but with its tokens
- * looked up once and counted in one dense block per token: EM adds each
- * unlabelled row to every class this way (pg_em.c), where the pair table
- * would take a random access per token and class.  Once the counts are in
- * the tables (a block too large for NB_SPREAD_MIN_BYTES) the row is added
- * once per class instead.  False if the model has a feature "" of another
- * type, or nb_trainer_spread_init was not called (or a merge came since).
+ * A document of the bag "" added to every class c below
+ * nb_trainer_spread_init's n_classes with weight w[c] (0: not to c; a row
+ * of no positive weight adds nothing, not even its tokens as items), as
+ * nb_trainer_begin_doc and nb_trainer_add_text once per class would add
+ * it, but with its tokens looked up once and counted in one dense block per
+ * token: EM adds each unlabelled row to every class this way, where the
+ * pair table would take a random access per token and class.  False if the
+ * model has a feature "" of another type, or nb_trainer_spread_init was not
+ * called (or a merge came since).
  */
 bool		nb_trainer_add_text_spread(NbTrainer *t, const NbTokenRef *tokens, uint32_t n,
 									   const double *w);
 
 /*
- * A model of mixture components (EM-CM, format flag
- * NB_FORMAT_FLAG_COMPONENTS): from now on each class's key is a label, a
- * zero byte and a component number (4 bytes, big-endian: the keys of one
- * label stay together and in order, nb_trainer_component_key), and the
- * model is written with the labels alone, repeated, flagged if one
- * repeats.  Call on an empty trainer.
+ * A model of mixture components (EM-CM, NB_FORMAT_FLAG_COMPONENTS), for an
+ * empty trainer: each class's key is then nb_trainer_component_key's, and
+ * the model is written with the labels alone, repeated, flagged if one
+ * repeats.
  */
 #define NB_COMPONENT_KEY_BYTES 5
 void		nb_trainer_set_components(NbTrainer *t);
 
-/* The key of component k of a label of len bytes, into key (len + NB_COMPONENT_KEY_BYTES). */
+/*
+ * The key of component k of a label of len bytes, into key: the label, a
+ * zero byte and k in 4 bytes big-endian (a label's keys stay together and
+ * in order).
+ */
 void		nb_trainer_component_key(const char *label, uint32_t len, uint32_t k, char *key);
 
 /* The current document's value of a categorical, Gaussian or boolean feature. */
@@ -233,33 +214,26 @@ void		nb_trainer_add_boolean(NbTrainer *t, uint32_t feature, bool x);
 
 /*
  * Feature ids of the n positions of float8[] rows, the Gaussian features
- * named "1".."n", created when new.  NULL if earlier rows had another
- * length (*bad is then UINT32_MAX) or if position *bad names a feature of
- * another type.
+ * "1".."n", created when new.  NULL if earlier rows had another length
+ * (*bad = UINT32_MAX) or position *bad names a feature of another type.
  */
 const uint32_t *nb_trainer_vector(NbTrainer *t, uint32_t n, uint32_t *bad);
 
 /*
  * Add every count of a validated serialized model.  On a conflict nothing
  * changes and *feature is the conflicting feature of the view.  A merge
- * whose result would be larger than t->size_limit (no limit unless the
- * caller sets one) stops before it copies the string that passes it, or
- * right after the item whose entries do: the trainer, partly merged, must
- * then be discarded.
+ * whose result would pass t->size_limit stops (NB_MERGE_TOO_LARGE) with
+ * the trainer partly merged: it must then be discarded.
  */
 NbMergeStatus nb_trainer_merge_view(NbTrainer *t, const NbView *view, uint32_t *feature);
 
 /*
- * Rows of text tokenized with tok: false if the trainer's settings are
- * fixed otherwise (rows or models of another tokenizer, or of no tokenizer,
- * came first).
+ * Rows of text tokenized with tok: false if rows or models of another
+ * tokenizer, or of none, came first.
  */
 bool		nb_trainer_set_tokenizer(NbTrainer *t, const NbTokenizer *tok);
 
-/*
- * Add n (at most NB_NULL_LABELS_MAX) rows skipped for their NULL label
- * (NbSettings.null_labels); past NB_NULL_LABELS_MAX, t->overflow.
- */
+/* Add n rows skipped for their NULL label (NbSettings.null_labels). */
 static inline void
 nb_trainer_count_null_labels(NbTrainer *t, uint64_t n)
 {
@@ -267,9 +241,6 @@ nb_trainer_count_null_labels(NbTrainer *t, uint64_t n)
 	if (t->settings.null_labels > NB_NULL_LABELS_MAX)
 		t->overflow = true;
 }
-
-/* Rows of jsonb added to the bag "" (their key ""): see NbSettings.jsonb_bag. */
-void		nb_trainer_set_jsonb_bag(NbTrainer *t);
 
 /* The kinds of rows the trainer's features came from (NB_INPUT_*). */
 uint32_t	nb_trainer_input_kinds(const NbTrainer *t);
@@ -281,28 +252,23 @@ nb_trainer_is_empty(const NbTrainer *t)
 }
 
 /*
- * End the current document: the lengths of its bags are added (an empty
- * bag has none, see nb_format.h), which can grow a table.  The three
- * functions below do it too; a caller that must choose where that memory
- * comes from calls this first.
+ * End the current document: the lengths of its bags are added, which can
+ * grow a table.  The three functions below do it too; a caller that must
+ * choose where that memory comes from calls this first.
  */
 void		nb_trainer_end_doc(NbTrainer *t);
 
 /*
  * Whether the serialized form would be valid as far as magnitudes go: every
- * count and every sum of counts finite (nb_view_open checks the same), and
- * no weighted count rounded to 0 (t->underflow: a count of an entry must be
- * positive, and a token of a subnormal weight's row, 5e-324 say, with a
- * count below 1 has none that double precision holds).  This,
- * nb_trainer_flat_size and nb_trainer_write end the current document.
+ * count and every sum of counts finite (as nb_view_open checks), and no
+ * weighted count rounded to 0 (t->underflow, see weighted()).
  */
 bool		nb_trainer_sums_finite(NbTrainer *t);
 
 /*
- * A lower bound of nb_trainer_flat_size that takes constant time, and grows
- * with every string, entry and ended document's length added: the exact
- * size of a model with its lengths (format version 3), else the size
- * without the feature arrays of version 2.
+ * A lower bound of nb_trainer_flat_size in constant time, growing with
+ * every string, entry and length added: exact for a model with lengths
+ * (version 3), else the size without version 2's feature arrays.
  */
 uint64_t	nb_trainer_min_flat_size(const NbTrainer *t);
 
@@ -312,15 +278,9 @@ size_t		nb_trainer_flat_size(NbTrainer *t, size_t max_size);
 /*
  * Write the canonical serialized form into buf of nb_trainer_flat_size
  * bytes.  The item map's index lends its memory to the sort and is freed
- * once sorted: adding to the model later builds it again.
- */
-void		nb_trainer_write(NbTrainer *t, unsigned char *buf, size_t size);
-
-/*
- * The same, also describing the model written in *view as nb_view_open
- * would, without validating it (nb_format_finish): for a caller that reads
- * the model it has just written.  The view points into buf, and into the
- * trainer for its stored options, if it has any.
+ * once sorted: adding to the model later builds it again.  Unless view is
+ * NULL, it describes the model written as nb_view_open would, unvalidated
+ * (nb_format_finish), pointing into buf and the trainer's stored options.
  */
 void		nb_trainer_write_view(NbTrainer *t, unsigned char *buf, size_t size, NbView *view);
 

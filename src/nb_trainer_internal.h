@@ -1,15 +1,13 @@
 /*
- * nb_trainer_internal.h — what the trainer's files share, for them only
- * (callers use nb_trainer.h).  nb_trainer.c counts rows into the tables,
- * nb_trainer_spread.c counts EM's soft-labelled rows (every class at once,
- * in dense counts), nb_trainer_merge.c adds serialized models and
- * nb_trainer_write.c writes the model out.
+ * nb_trainer_internal.h — what the trainer's files (src/README.md) share,
+ * for them only: callers use nb_trainer.h.
  */
 #ifndef NB_TRAINER_INTERNAL_H
 #define NB_TRAINER_INTERNAL_H
 
 #include <math.h>
 
+#include "nb_hash.h"
 #include "nb_trainer.h"
 
 /* The key of a free slot of the pair table. */
@@ -74,6 +72,28 @@ count_inline(NbTrainer *t, NbItemCounts *in, double count, double docs)
 	in->count += count;
 	in->docs += docs;
 	if (!isfinite(in->count))
+		t->overflow = true;
+}
+
+/*
+ * Add to an item's counts in class cls: its inline counts, else its pair's
+ * (the caller has reserved room for it).
+ */
+static inline void
+count_entry(NbTrainer *t, uint32_t item, uint32_t cls, double count, double docs)
+{
+	uint64_t	key = pair_key(item, cls);
+	NbPairSlot *s;
+
+	if (cls < NB_INLINE_CLASSES)
+	{
+		count_inline(t, &t->inline_counts[cls][item], count, docs);
+		return;
+	}
+	s = find_pair(t, key, nb_hash_mix(key));
+	s->count += count;
+	s->docs += docs;
+	if (!isfinite(s->count))
 		t->overflow = true;
 }
 

@@ -207,29 +207,12 @@ static void
 merge_entries(NbTrainer *t, MergeCursor *cur, uint32_t tok, uint32_t n)
 {
 	const NbView *v = cur->v;
-	const uint32_t *class_map = cur->class_map;
 	uint64_t	e = cur->entry;
 
 	nb_trainer_reserve_pairs(t, n);
 	for (uint64_t end = e + n; e < end; e++)
-	{
-		uint32_t	cls = class_map[nb_view_entry_class(v, e)];
-		double		count = nb_view_entry_count(v, e);
-		double		docs = nb_view_entry_docs(v, e);
-		uint64_t	key = pair_key(tok, cls);
-		NbPairSlot *slot;
-
-		if (cls < NB_INLINE_CLASSES)
-		{
-			count_inline(t, &t->inline_counts[cls][tok], count, docs);
-			continue;
-		}
-		slot = find_pair(t, key, nb_hash_mix(key));
-		slot->count += count;
-		slot->docs += docs;
-		if (!isfinite(slot->count))
-			t->overflow = true;
-	}
+		count_entry(t, tok, cur->class_map[nb_view_entry_class(v, e)],
+					nb_view_entry_count(v, e), nb_view_entry_docs(v, e));
 	cur->entry = e;
 }
 
@@ -327,8 +310,3 @@ nb_trainer_merge_view(NbTrainer *t, const NbView *v, uint32_t *conflict)
 	return status;
 }
 
-void
-nb_trainer_set_jsonb_bag(NbTrainer *t)
-{
-	t->settings.jsonb_bag = true;
-}

@@ -114,7 +114,6 @@ nb_trainer_add_text_spread(NbTrainer *t, const NbTokenRef *tokens, uint32_t n, c
 	if (!t->lengths_unknown && length > 0 && isfinite(length))
 		for (uint32_t a = 0; a < n_active; a++)
 			nb_trainer_add_length(t, (uint32_t) j, active[a], length, w[active[a]]);
-	/* a row of no positive weight adds nothing: not even its tokens as items */
 	if (n == 0 || n_active == 0)
 		return true;
 	for (uint32_t i = 0; i < n; i++)
@@ -175,18 +174,7 @@ nb_trainer_spread_to_tables(NbTrainer *t)
 				continue;
 			/* counted as an entry when added: counted again below if new to the tables */
 			t->n_entries--;
-			if (c < NB_INLINE_CLASSES)
-				count_inline(t, &t->inline_counts[c][k], cell->count, cell->docs);
-			else
-			{
-				uint64_t	key = pair_key(k, c);
-				NbPairSlot *s = find_pair(t, key, nb_hash_mix(key));
-
-				s->count += cell->count;
-				s->docs += cell->docs;
-				if (!isfinite(s->count))
-					t->overflow = true;
-			}
+			count_entry(t, k, c, cell->count, cell->docs);
 		}
 	}
 	nb_free(t->spread);
@@ -198,8 +186,7 @@ void
 nb_trainer_fold_spread(NbTrainer *t)
 {
 	nb_trainer_spread_to_tables(t);
-	if (t->spread_active != NULL)
-		nb_free(t->spread_active);
+	nb_free_if(t->spread_active);
 	t->spread_active = NULL;
 	t->spread_classes = 0;
 }

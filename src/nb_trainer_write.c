@@ -11,19 +11,15 @@
 #include "nb_interrupt.h"
 #include "nb_port.h"
 
-/* A non-zero (item, class) pair of the trainer. */
+/* A non-zero (item, class) pair of the pair table, in its item's bucket. */
 typedef struct Entry
 {
-	uint32_t	item;
 	uint32_t	cls;
 	double		count;
 	double		docs;
 } Entry;
 
-/*
- * Add every entry to sums: the inline counts item by item, then the pair
- * table, then the spread classes' dense counts.
- */
+/* Add every entry to sums: the inline counts, the pair table, the dense counts. */
 static void
 add_entry_sums(const NbTrainer *t, NbSums *sums)
 {
@@ -62,11 +58,7 @@ nb_trainer_sums_finite(NbTrainer *t)
 	for (uint32_t c = 0; c < t->classes.count; c++)
 		sums.docs += t->class_docs[c];
 	add_entry_sums(t, &sums);
-	/*
-	 * nb_view_open sums each histogram's weights and weighted lengths: the
-	 * sums over all of them, of positive terms, bound those (the weighted
-	 * lengths of a bag in a class add up to its token count there).
-	 */
+	/* nb_view_open sums each histogram: the sums over all of them bound those */
 	{
 		double		rows = 0;
 		double		tokens = 0;
@@ -106,18 +98,6 @@ trainer_rows(const void *model, uint32_t c, double *docs, double *present)
 	*present = t->feature[0].stats[c].present;
 }
 
-/* Whether the model is written as format version 1 (nb_format_text_only). */
-static bool
-is_text_only(const NbTrainer *t)
-{
-	uint32_t	name_len = 0;
-
-	if (t->features.count > 0)
-		(void) nb_vocab_str(&t->features, 0, &name_len);
-	return nb_format_text_only(t, t->features.count, name_len, t->feature[0].type,
-							   t->classes.count, trainer_rows);
-}
-
 /* The bytes of a class's label in the model: its key's, but a component's number. */
 static uint32_t
 label_len(const NbTrainer *t, uint32_t key_len)
@@ -149,11 +129,15 @@ labels_repeat(const NbTrainer *t)
 	return repeat;
 }
 
-/* The trainer's model as nb_format lays it out. */
+/*
+ * The trainer's model as nb_format lays it out, with its document lengths
+ * (version 3) if it knows them and has bags.
+ */
 static NbFormatShape
-trainer_shape(const NbTrainer *t, bool text_only, bool lengths)
+trainer_shape(const NbTrainer *t, bool text_only)
 {
 	NbFormatShape s;
+	bool		lengths = !t->lengths_unknown && t->n_bags > 0;
 
 	s.n_classes = t->classes.count;
 	s.n_tokens = t->tokens.count;
@@ -175,32 +159,36 @@ trainer_shape(const NbTrainer *t, bool text_only, bool lengths)
 	return s;
 }
 
-/* Whether the model is written with its document lengths (version 3). */
-static bool
-keeps_lengths(const NbTrainer *t)
-{
-	return !t->lengths_unknown && t->n_bags > 0;
-}
-
 uint64_t
 nb_trainer_min_flat_size(const NbTrainer *t)
 {
-	/*
-	 * Without lengths, the version 1 layout: no feature arrays.  Every term
-	 * is bounded by allocated memory.
-	 */
-	NbFormatShape s = trainer_shape(t, true, keeps_lengths(t));
+	/* text_only: no feature arrays (see nb_trainer.h); every term is bounded by allocated memory */
+	NbFormatShape s = trainer_shape(t, true);
 
 	return nb_format_size(&s, SIZE_MAX);
+}
+
+/*
+ * The shape of the model nb_trainer_write_view writes, once the document
+ * has ended: version 1 or not as nb_format_text_only says.
+ */
+static NbFormatShape
+written_shape(NbTrainer *t)
+{
+	uint32_t	name_len = 0;
+
+	nb_trainer_end_doc(t);
+	if (t->features.count > 0)
+		(void) nb_vocab_str(&t->features, 0, &name_len);
+	return trainer_shape(t, nb_format_text_only(t, t->features.count, name_len,
+												t->feature[0].type, t->classes.count,
+												trainer_rows));
 }
 
 size_t
 nb_trainer_flat_size(NbTrainer *t, size_t max_size)
 {
-	NbFormatShape s;
-
-	nb_trainer_end_doc(t);
-	s = trainer_shape(t, is_text_only(t), keeps_lengths(t));
+	NbFormatShape s = written_shape(t);
 
 	return nb_format_size(&s, max_size);
 }
@@ -343,9 +331,8 @@ merge_keys(const ItemOrder *o, ItemKey *keys, uint64_t lo, uint64_t mid, uint64_
 
 /*
  * Sort item keys into canonical order: insertion sort of short runs, then
- * merges, with cancellation points.  A merge sort with the comparison
- * inline, whose buffer is half the keys (the sort runs when the model is
- * written, next to the result: memory counts).
+ * merges, interruptibly.  The comparison is inline, and the buffer half the
+ * keys (the sort runs next to the result being written: memory counts).
  */
 static void
 sort_keys(const ItemOrder *o, ItemKey *keys, uint32_t n)
@@ -382,20 +369,11 @@ sort_keys(const ItemOrder *o, ItemKey *keys, uint32_t n)
 	nb_free(buf);
 }
 
-/* A length bin with the canonical ranks of its feature and class. */
-typedef struct LengthRef
-{
-	uint32_t	feature;
-	uint32_t	cls;
-	double		length;
-	double		weight;
-} LengthRef;
-
 static int
 cmp_length(const void *a, const void *b)
 {
-	const LengthRef *x = a;
-	const LengthRef *y = b;
+	const NbLengthSlot *x = a;
+	const NbLengthSlot *y = b;
 
 	if (x->feature != y->feature)
 		return x->feature < y->feature ? -1 : 1;
@@ -411,7 +389,8 @@ write_lengths(const NbTrainer *t, const uint32_t *feature_rank, const uint32_t *
 {
 	uint64_t	H = t->lengths_used;
 	uint64_t	FC = (uint64_t) t->features.count * t->classes.count;
-	LengthRef  *bins = nb_alloc(sizeof(LengthRef) * (H ? H : 1));
+	/* the bins, their feature and class ranked */
+	NbLengthSlot *bins = nb_alloc(sizeof(NbLengthSlot) * (H ? H : 1));
 	uint64_t	n = 0;
 
 	for (uint64_t i = 0; i <= t->length_mask; i++)
@@ -427,7 +406,7 @@ write_lengths(const NbTrainer *t, const uint32_t *feature_rank, const uint32_t *
 		bins[n].weight = s->weight;
 		n++;
 	}
-	nb_sort(bins, H, sizeof(LengthRef), cmp_length);
+	nb_sort(bins, H, sizeof(NbLengthSlot), cmp_length);
 	/* sorted, the pairs of each (feature, class) are one run, in its order */
 	for (uint64_t x = 0, i = 0; x < FC; x++)
 	{
@@ -456,9 +435,8 @@ cmp_entry(const void *a, const void *b)
 }
 
 /*
- * Sort a bucket's entries (one per class of its item) by class.  Most
- * buckets are short: insertion sort, inline, where a library sort would
- * spend more on its call per comparison than on sorting.
+ * Sort a bucket's entries (one per class of its item) by class: most are
+ * short, and sorted inline faster than by a library sort's calls.
  */
 static void
 sort_bucket(Entry *en, uint64_t n)
@@ -521,7 +499,6 @@ bucket_pairs(const NbTrainer *t, const uint32_t *order, const uint32_t *class_ra
 		{
 			Entry	   *en = &out[e[item_rank[s->key >> 32]]++];
 
-			en->item = (uint32_t) (s->key >> 32);
 			en->cls = class_rank[(uint32_t) s->key];
 			en->count = s->count;
 			en->docs = s->docs;
@@ -594,9 +571,8 @@ write_entry(const NbFormatWriter *w, uint64_t i, uint32_t cls, double count, dou
 }
 
 /*
- * Write item k (in canonical order) and its entries from i on: those of
- * its inline counts and its bucket of pair entries, merged by class rank.
- * Returns the number of entries.
+ * Write item id's entries from i on: its inline counts and its bucket of
+ * pair entries, merged by class rank.  Returns the number of entries.
  */
 static uint32_t
 write_item_entries(const NbTrainer *t, const NbFormatWriter *w, uint32_t id,
@@ -635,10 +611,9 @@ write_item_entries(const NbTrainer *t, const NbFormatWriter *w, uint32_t id,
 }
 
 /*
- * write_item_entries with the spread classes' dense counts: the classes in
- * rank order (classes[r].id is the class of rank r), each entry from the
- * dense counts of a spread class, else from the inline counts or the
- * bucket.
+ * write_item_entries with dense counts: the classes in rank order
+ * (classes[r].id has rank r), each from the dense counts, the inline
+ * counts or the bucket.
  */
 static uint32_t
 write_spread_item_entries(const NbTrainer *t, const NbFormatWriter *w, uint32_t id,
@@ -670,45 +645,27 @@ write_spread_item_entries(const NbTrainer *t, const NbFormatWriter *w, uint32_t 
 	return (uint32_t) (i - first);
 }
 
-static void
-write_model(NbTrainer *t, unsigned char *buf, size_t size, NbView *view)
+/*
+ * The item ids in canonical order.  Writing looks up no string: the
+ * index's memory, 16 bytes or more per item (it is at most 3/4 full),
+ * holds the sort keys instead, and the next row builds the index again.
+ * Never build it here: the server writes in a scratch context, deleted
+ * right after.  Freed once sorted, before the result is written.
+ */
+static uint32_t *
+sorted_items(NbTrainer *t, const ItemOrder *order)
 {
-	uint32_t	C = t->classes.count;
 	uint32_t	V = t->tokens.count;
-	uint32_t	F = t->features.count;
-	bool		text_only = is_text_only(t);
-	bool		lengths = keeps_lengths(t);
-	uint32_t   *class_rank = nb_alloc(sizeof(uint32_t) * (C ? C : 1));
-	uint32_t   *feature_rank = nb_alloc(sizeof(uint32_t) * (F ? F : 1));
-	StrRef	   *classes = sorted_strings(&t->classes, class_rank);
-	StrRef	   *features = sorted_strings(&t->features, feature_rank);
-	ItemOrder	order = {t, feature_rank,
-	t->unnamed_bag >= 0 ? feature_rank[t->unnamed_bag] : 0};
-	NbFormatShape shape = trainer_shape(t, text_only, lengths);
-	uint64_t   *bucket_end = NULL;
-	Entry	   *pairs = NULL;
-	ItemKey    *keys;
+	ItemKey    *keys = nb_vocab_lend_index(&t->tokens);
 	ItemKey    *own_keys = NULL;
 	uint32_t   *ids;
-	NbFormatWriter w;
-	char	   *strings;
-	uint64_t	e = 0;
-	uint64_t	work = 0;
 
-	/*
-	 * Writing looks up no string: the index's memory, 16 bytes or more per
-	 * item (it is at most 3/4 full), holds the sort keys instead, and the
-	 * next row builds the index again.  Never build it here: the server
-	 * writes in a scratch context, deleted right after.  Freed once sorted,
-	 * before the result is written.
-	 */
-	keys = nb_vocab_lend_index(&t->tokens);
 	if (keys == NULL)
 		keys = own_keys = nb_alloc(sizeof(ItemKey) * (V ? V : 1));
 	for (uint32_t k = 0; k < V; k++)
 	{
 		uint32_t	len;
-		const char *str = item_value(&order, k, &len, &keys[k].group);
+		const char *str = item_value(order, k, &len, &keys[k].group);
 		unsigned char head[8] = {0};
 
 		nb_interrupt_at(k);
@@ -718,7 +675,7 @@ write_model(NbTrainer *t, unsigned char *buf, size_t size, NbView *view)
 			keys[k].head = keys[k].head << 8 | head[b];
 		keys[k].id = k;
 	}
-	sort_keys(&order, keys, V);
+	sort_keys(order, keys, V);
 	/* the ids in order are all that is left to know: 4 bytes an item, not 16 */
 	ids = nb_alloc(sizeof(uint32_t) * (V ? V : 1));
 	for (uint32_t k = 0; k < V; k++)
@@ -730,13 +687,36 @@ write_model(NbTrainer *t, unsigned char *buf, size_t size, NbView *view)
 		nb_free(own_keys);
 	else
 		nb_vocab_drop_index(&t->tokens);
+	return ids;
+}
+
+void
+nb_trainer_write_view(NbTrainer *t, unsigned char *buf, size_t size, NbView *view)
+{
+	uint32_t	C = t->classes.count;
+	uint32_t	V = t->tokens.count;
+	uint32_t	F = t->features.count;
+	NbFormatShape shape = written_shape(t);
+	uint32_t   *class_rank = nb_alloc(sizeof(uint32_t) * (C ? C : 1));
+	uint32_t   *feature_rank = nb_alloc(sizeof(uint32_t) * (F ? F : 1));
+	StrRef	   *classes = sorted_strings(&t->classes, class_rank);
+	StrRef	   *features = sorted_strings(&t->features, feature_rank);
+	ItemOrder	order = {t, feature_rank,
+	t->unnamed_bag >= 0 ? feature_rank[t->unnamed_bag] : 0};
+	uint32_t   *ids = sorted_items(t, &order);
+	uint64_t   *bucket_end = NULL;
+	Entry	   *pairs = NULL;
+	NbFormatWriter w;
+	char	   *strings;
+	uint64_t	e = 0;
+	uint64_t	work = 0;
+
 	if (t->pairs_used > 0)
 		bucket_pairs(t, ids, class_rank, &bucket_end, &pairs);
-
 	nb_format_begin(&w, &shape, buf, size);
 	if (w.feature_name_len != NULL)
 		write_features(t, features, classes, &order, ids, &w);
-	if (lengths)
+	if (shape.lengths)
 		write_lengths(t, feature_rank, class_rank, &w);
 
 	strings = w.labels;
@@ -783,22 +763,7 @@ write_model(NbTrainer *t, unsigned char *buf, size_t size, NbView *view)
 	nb_free(classes);
 	nb_free(features);
 	nb_free(ids);
-	if (pairs != NULL)
-	{
-		nb_free(bucket_end);
-		nb_free(pairs);
-	}
+	nb_free_if(bucket_end);
+	nb_free_if(pairs);
 }
 
-void
-nb_trainer_write_view(NbTrainer *t, unsigned char *buf, size_t size, NbView *view)
-{
-	nb_trainer_end_doc(t);
-	write_model(t, buf, size, view);
-}
-
-void
-nb_trainer_write(NbTrainer *t, unsigned char *buf, size_t size)
-{
-	nb_trainer_write_view(t, buf, size, NULL);
-}

@@ -142,7 +142,7 @@ nb_vocab_index(NbVocab *v)
  * (which builds the index anew) or nb_vocab_free.  The strings and ids
  * stay.  NULL if there is none (a cancel interrupted building it): the
  * caller then allocates its own, since nothing allocated outside
- * nb_vocab_index may become the vocab's (see nb_trainer_write).
+ * nb_vocab_index may become the vocab's (see nb_trainer_write_view).
  */
 static inline void *
 nb_vocab_lend_index(NbVocab *v)

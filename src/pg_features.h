@@ -66,10 +66,9 @@ nb_array_size(ArrayType *tokens)
 uint32		nb_array_tokens(ArrayType *tokens, NbTokenRef *refs);
 
 /*
- * The same in pieces, for a caller that keeps references to a few
- * elements at a time (training: its memory then does not grow with the
- * row).  nb_array_tokens_next fills refs with the non-NULL ones among the
- * next max elements and returns how many.
+ * The same in pieces, so that memory does not grow with the row:
+ * nb_array_tokens_next fills refs with the non-NULL ones among the next
+ * max elements and returns how many.
  */
 typedef struct NbArrayTokens
 {

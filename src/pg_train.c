@@ -30,10 +30,9 @@ PG_FUNCTION_INFO_V1(nb_train_float8_transfn);
 PG_FUNCTION_INFO_V1(nb_merge);
 
 /*
- * The state to update for this row: the existing one when we own it (with
- * a trainer: rows are added), else a fresh expanded copy of whatever model
- * came in (a flat state, for example after a strict combine step copied a
- * partial result).
+ * The state to update for this row: the existing one when we own it, else
+ * a fresh expanded copy of the model that came in (a flat state, as after
+ * a strict combine step copied a partial result).
  */
 static NbExpandedModel *
 state_for_update(FunctionCallInfo fcinfo, MemoryContext aggctx)
@@ -61,10 +60,7 @@ typedef enum RowKind
 	ROW_LABELLED
 } RowKind;
 
-/*
- * Common row checks of the training transition functions, whose weight is
- * argument weight_arg (-1: none).
- */
+/* What a row does, and its weight (argument weight_arg; -1: none). */
 static RowKind
 row_kind(FunctionCallInfo fcinfo, int weight_arg, double *weight)
 {
@@ -146,115 +142,11 @@ type_conflict(NbExpandedModel *em, const char *name, uint32 len, NbFeatureType t
 			 len == 0 ? errhint("The features of text[] and tsvector rows are the bag of tokens named \"\".") : 0));
 }
 
-/* The aggregate's memory context (a direct call is refused). */
-static MemoryContext
-aggregate_context(FunctionCallInfo fcinfo)
-{
-	return nb_aggregate_context(fcinfo, "nbc_train_transfn", "nb_train");
-}
-
-/* nbc.progress's name of the training rows' count: one string for every transition */
-static const char train_progress[] = "nb_train";
-
-/*
- * The state to update for a row of (state, label, features [, weight]),
- * and its label and weight; NULL if the row is done with (see row_kind),
- * *done then being the transition function's result.  The label is
- * detoasted in the per-row context.
- */
-static NbExpandedModel *
-row_state(FunctionCallInfo fcinfo, text **label, double *weight, Datum *done)
-{
-	MemoryContext aggctx = aggregate_context(fcinfo);
-	RowKind		kind;
-	NbExpandedModel *em;
-
-	nb_progress_row(train_progress, "read");
-	kind = row_kind(fcinfo, PG_NARGS() > 3 ? 3 : -1, weight);
-	if (kind == ROW_SKIPPED)
-	{
-		*done = unchanged_state(fcinfo);
-		return NULL;
-	}
-	em = state_for_update(fcinfo, aggctx);
-	if (kind == ROW_NULL_LABEL)
-	{
-		*done = count_null_label(em);
-		return NULL;
-	}
-	*label = nb_label_arg(fcinfo, 1, &fcinfo->flinfo->fn_extra);
-	return em;
-}
-
-/*
- * Tokens of a text[] or tsvector row added to the trainer at a time: the
- * row's scratch memory (references, hashes, ids) stays this small however
- * long the row is.
- */
-#define NB_TRAIN_BATCH 65536
-
-/*
- * One training row: the document's tokens, from a text[] or a tsvector
- * argument, added to the state in place, NB_TRAIN_BATCH at a time.
- */
-static Datum
-train_row(FunctionCallInfo fcinfo, bool tsvector_features)
-{
-	NbExpandedModel *em;
-	double		weight;
-	text	   *label;
-	Datum		result;
-	ArrayType  *array = NULL;
-	TSVector	tsv = NULL;
-	NbArrayTokens it;
-	NbTokenRef *refs;
-	uint32		done = 0;
-	uint32		n;
-	MemoryContext old;
-
-	em = row_state(fcinfo, &label, &weight, &result);
-	if (em == NULL)
-		return result;
-	/* detoast the inputs in the per-row context, not the state's */
-	if (tsvector_features)
-		tsv = PG_GETARG_TSVECTOR(2);
-	else
-	{
-		array = PG_GETARG_ARRAYTYPE_P(2);
-		nb_check_feature_array(array);
-		nb_array_tokens_begin(&it, array);
-	}
-
-	old = MemoryContextSwitchTo(em->hdr.eoh_context);
-	refs = reserve_refs(em, Min(tsvector_features ? (uint32) tsv->size : it.n, NB_TRAIN_BATCH));
-	begin_doc(em, label, weight);
-	/* once even with no tokens: the bag "" is present in the document */
-	do
-	{
-		if (tsvector_features)
-		{
-			n = Min((uint32) tsv->size - done, NB_TRAIN_BATCH);
-			nb_tsvector_range(tsv, done, n, refs);
-			done += n;
-		}
-		else
-			n = nb_array_tokens_next(&it, refs, NB_TRAIN_BATCH);
-		if (!nb_trainer_add_text(em->trainer, refs, n))
-			type_conflict(em, "", 0, NB_FEATURE_BAG);
-	} while (tsvector_features ? done < (uint32) tsv->size : !nb_array_tokens_done(&it));
-	MemoryContextSwitchTo(old);
-	nb_expanded_check(em);
-	PG_RETURN_DATUM(EOHPGetRWDatum(&em->hdr));
-}
-
-/*
- * What the text transition function keeps per call site (in fn_mcxt): the
- * tokenizer of the last options it parsed, and its token batch.
- */
+/* What the text transition function keeps per call site (in fn_mcxt). */
 typedef struct TextTrainSite
 {
-	Jsonb	   *options;		/* a copy, NULL for the defaults */
-	NbTokenizer tokenizer;
+	Jsonb	   *options;		/* a copy of the last options, NULL for the defaults */
+	NbTokenizer tokenizer;		/* theirs */
 	NbTokenBatch batch;
 	void	   *label_cast;		/* nb_label_arg's */
 } TextTrainSite;
@@ -289,6 +181,55 @@ text_site(FunctionCallInfo fcinfo, Jsonb *options)
 	return site;
 }
 
+/*
+ * The state to update for a row of (state, label, features [, weight]) or,
+ * with site, of text (state, label, body [, [weight,] tokenizer]), whose
+ * tokenizer *site has; and its label (detoasted in the per-row context)
+ * and weight.  NULL if the row is done with, *done then being the
+ * transition function's result.
+ */
+static NbExpandedModel *
+row_state(FunctionCallInfo fcinfo, TextTrainSite **site, text **label, double *weight,
+		  Datum *done)
+{
+	/* (a direct call is refused) */
+	MemoryContext aggctx = nb_aggregate_context(fcinfo, "nbc_train_transfn", "nb_train");
+	void	  **label_cast = &fcinfo->flinfo->fn_extra;
+	RowKind		kind;
+	NbExpandedModel *em;
+
+	nb_progress_row("nb_train", "read");
+	if (site != NULL)
+	{
+		int			tokenizer_arg = PG_NARGS() > 3 ? PG_NARGS() - 1 : -1;
+
+		*site = text_site(fcinfo, tokenizer_arg < 0 || PG_ARGISNULL(tokenizer_arg) ? NULL :
+						  PG_GETARG_JSONB_P(tokenizer_arg));
+		label_cast = &(*site)->label_cast;
+	}
+	kind = row_kind(fcinfo, PG_NARGS() > (site != NULL ? 4 : 3) ? 3 : -1, weight);
+	if (kind == ROW_SKIPPED)
+	{
+		*done = unchanged_state(fcinfo);
+		return NULL;
+	}
+	em = state_for_update(fcinfo, aggctx);
+	/* (before a NULL label: a model of such rows alone is a model of text too) */
+	if (site != NULL && !nb_trainer_set_tokenizer(em->trainer, &(*site)->tokenizer))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("naive Bayes training rows have different tokenizers"),
+				 errdetail("A model keeps one tokenizer: every row of text must be tokenized with the same options, and a model of text cannot take rows of other types.")));
+	if (kind == ROW_NULL_LABEL)
+	{
+		*done = count_null_label(em);
+		return NULL;
+	}
+	*label = nb_label_arg(fcinfo, 1, label_cast);
+	return em;
+}
+
+/* Tokens of the bag "" added to the state, in its memory context. */
 static void
 train_text_batch(void *arg, const NbTokenRef *tokens, uint32 n)
 {
@@ -301,6 +242,59 @@ train_text_batch(void *arg, const NbTokenRef *tokens, uint32 n)
 }
 
 /*
+ * Tokens of a text[] or tsvector row added to the trainer at a time: the
+ * row's scratch memory (references, hashes, ids) stays this small however
+ * long the row is.
+ */
+#define NB_TRAIN_BATCH 65536
+
+/* One training row of text[] or tsvector, NB_TRAIN_BATCH tokens at a time. */
+static Datum
+train_row(FunctionCallInfo fcinfo, bool tsvector_features)
+{
+	NbExpandedModel *em;
+	double		weight;
+	text	   *label;
+	Datum		result;
+	ArrayType  *array = NULL;
+	TSVector	tsv = NULL;
+	NbArrayTokens it;
+	NbTokenRef *refs;
+	uint32		done = 0;
+	uint32		n;
+
+	em = row_state(fcinfo, NULL, &label, &weight, &result);
+	if (em == NULL)
+		return result;
+	/* detoast the inputs in the per-row context, not the state's */
+	if (tsvector_features)
+		tsv = PG_GETARG_TSVECTOR(2);
+	else
+	{
+		array = PG_GETARG_ARRAYTYPE_P(2);
+		nb_check_feature_array(array);
+		nb_array_tokens_begin(&it, array);
+	}
+	refs = reserve_refs(em, Min(tsvector_features ? (uint32) tsv->size : it.n, NB_TRAIN_BATCH));
+	begin_doc(em, label, weight);
+	/* once even with no tokens: the bag "" is present in the document */
+	do
+	{
+		if (tsvector_features)
+		{
+			n = Min((uint32) tsv->size - done, NB_TRAIN_BATCH);
+			nb_tsvector_range(tsv, done, n, refs);
+			done += n;
+		}
+		else
+			n = nb_array_tokens_next(&it, refs, NB_TRAIN_BATCH);
+		train_text_batch(em, refs, n);
+	} while (tsvector_features ? done < (uint32) tsv->size : !nb_array_tokens_done(&it));
+	nb_expanded_check(em);
+	PG_RETURN_DATUM(EOHPGetRWDatum(&em->hdr));
+}
+
+/*
  * One training row of text: (state, label, body [, [weight,] tokenizer]).
  * The body is tokenized with the tokenizer options (NULL: the defaults),
  * which the model keeps; its tokens are the bag "", as a text[] row's.
@@ -309,31 +303,16 @@ PG_FUNCTION_INFO_V1(nb_train_text_transfn);
 Datum
 nb_train_text_transfn(PG_FUNCTION_ARGS)
 {
-	MemoryContext aggctx = aggregate_context(fcinfo);
-	int			tokenizer_arg = PG_NARGS() > 3 ? PG_NARGS() - 1 : -1;
 	TextTrainSite *site;
 	NbExpandedModel *em;
 	double		weight;
-	RowKind		kind;
 	text	   *label;
 	text	   *body;
+	Datum		result;
 
-	nb_progress_row(train_progress, "read");
-	site = text_site(fcinfo, tokenizer_arg < 0 || PG_ARGISNULL(tokenizer_arg) ? NULL :
-					 PG_GETARG_JSONB_P(tokenizer_arg));
-	kind = row_kind(fcinfo, PG_NARGS() > 4 ? 3 : -1, &weight);
-	if (kind == ROW_SKIPPED)
-		return unchanged_state(fcinfo);
-	em = state_for_update(fcinfo, aggctx);
-	if (!nb_trainer_set_tokenizer(em->trainer, &site->tokenizer))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("naive Bayes training rows have different tokenizers"),
-				 errdetail("A model keeps one tokenizer: every row of text must be tokenized with the same options, and a model of text cannot take rows of other types.")));
-	/* (after the tokenizer: a model of such rows alone is a model of text too) */
-	if (kind == ROW_NULL_LABEL)
-		return count_null_label(em);
-	label = nb_label_arg(fcinfo, 1, &site->label_cast);
+	em = row_state(fcinfo, &site, &label, &weight, &result);
+	if (em == NULL)
+		return result;
 	body = PG_GETARG_TEXT_PP(2);
 	begin_doc(em, label, weight);
 	nb_token_batch_begin(&site->batch, train_text_batch, em);
@@ -350,10 +329,7 @@ train_reserve(void *arg, uint32 n)
 	return reserve_refs((NbExpandedModel *) arg, n);
 }
 
-/*
- * The feature for a key, created if new; the caller is in the state's
- * memory context, where the state's allocations belong.
- */
+/* The feature for a key, created if new (the caller is in the state's context). */
 static uint32
 train_feature(NbExpandedModel *em, const char *key, uint32 key_len, NbFeatureType type)
 {
@@ -373,9 +349,9 @@ train_bag(void *arg, const char *key, uint32 key_len, const NbTokenRef *tokens, 
 
 	nb_trainer_add_tokens(em->trainer, train_feature(em, key, key_len, NB_FEATURE_BAG),
 						  tokens, n);
-	/* the bag "" of jsonb rows: the model is a model of jsonb rows too */
+	/* the bag "" of jsonb rows: the model is a model of jsonb rows too (NbSettings) */
 	if (key_len == 0)
-		nb_trainer_set_jsonb_bag(em->trainer);
+		em->trainer->settings.jsonb_bag = true;
 	MemoryContextSwitchTo(old);
 }
 
@@ -422,7 +398,7 @@ nb_train_jsonb_transfn(PG_FUNCTION_ARGS)
 	NbJsonbVisitor visitor = {NULL, train_reserve, train_bag, train_category,
 		train_real, train_boolean};
 
-	em = row_state(fcinfo, &label, &weight, &result);
+	em = row_state(fcinfo, NULL, &label, &weight, &result);
 	if (em == NULL)
 		return result;
 	visitor.arg = em;
@@ -447,7 +423,7 @@ nb_train_float8_transfn(PG_FUNCTION_ARGS)
 	const uint32 *ids;
 	MemoryContext old;
 
-	em = row_state(fcinfo, &label, &weight, &result);
+	em = row_state(fcinfo, NULL, &label, &weight, &result);
 	if (em == NULL)
 		return result;
 	nb_float8_features(PG_GETARG_ARRAYTYPE_P(2), &values, &nulls, &n);

@@ -50,7 +50,7 @@ serialize(NbTrainer *t, size_t *size)
 
 	*size = nb_trainer_flat_size(t, SIZE_MAX);
 	buf = malloc(*size);
-	nb_trainer_write(t, buf, *size);
+	nb_trainer_write_view(t, buf, *size, NULL);
 	return buf;
 }
 

@@ -137,7 +137,7 @@ fuzz_training(const uint8_t *data, size_t size)
 					}
 					/* mixed rows are jsonb rows: their text is the key "" */
 					if (mixed && bag < 0)
-						nb_trainer_set_jsonb_bag(t);
+						t->settings.jsonb_bag = true;
 				}
 				if (f & 2)
 				{
@@ -180,7 +180,7 @@ fuzz_training(const uint8_t *data, size_t size)
 			if (nb_trainer_is_empty(half[h]))
 				continue;
 			b = malloc(n);
-			nb_trainer_write(half[h], b, n);
+			nb_trainer_write_view(half[h], b, n, NULL);
 			if (!nb_view_open(&v, b, n, &e))
 			{
 				fprintf(stderr, "fuzz_model: trained model rejected: %s\n", e.message);
@@ -216,7 +216,7 @@ fuzz_training(const uint8_t *data, size_t size)
 		for (int i = 0; i < 3; i++)
 		{
 			out[i] = malloc(outsize[i]);
-			nb_trainer_write(i == 0 ? all : i == 1 ? single : merged, out[i], outsize[i]);
+			nb_trainer_write_view(i == 0 ? all : i == 1 ? single : merged, out[i], outsize[i], NULL);
 		}
 		if (outsize[1] != outsize[0] || memcmp(out[0], out[1], outsize[0]) != 0)
 		{
@@ -1082,7 +1082,7 @@ LLVMFuzzerCustomCrossOver(const uint8_t *d1, size_t s1, const uint8_t *d2, size_
 		(void) nb_trainer_merge_view(t, &v2, &conflict);
 		n = nb_trainer_flat_size(t, max_out);
 		if (n > 0)
-			nb_trainer_write(t, out, n);
+			nb_trainer_write_view(t, out, n, NULL);
 		nb_trainer_destroy(t);
 		if (n > 0)
 			return n;

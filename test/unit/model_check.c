@@ -1569,7 +1569,7 @@ write_trainer(NbTrainer *t, size_t *size)
 
 	*size = nb_trainer_flat_size(t, SIZE_MAX);
 	b = malloc(*size ? *size : 1);
-	nb_trainer_write(t, b, *size);
+	nb_trainer_write_view(t, b, *size, NULL);
 	return b;
 }
 
@@ -1606,7 +1606,7 @@ check_merge(const unsigned char *bytes, size_t size, const NbView *v, char *err,
 	if (nb_trainer_flat_size(t, size - 1) != 0)
 		FAILF("nb_trainer_flat_size ignores max_size");
 	out = malloc(n);
-	nb_trainer_write(t, out, n);
+	nb_trainer_write_view(t, out, n, NULL);
 	if (memcmp(out, bytes, size) != 0)
 	{
 		size_t		i = 0;
@@ -1625,7 +1625,7 @@ check_merge(const unsigned char *bytes, size_t size, const NbView *v, char *err,
 	if (n != size)
 		FAILF("self-merge: size %zu, expected %zu", n, size);
 	out2 = malloc(n);
-	nb_trainer_write(t2, out2, n);
+	nb_trainer_write_view(t2, out2, n, NULL);
 	/* the trainer and the validator must agree on what is too large */
 	{
 		NbView		v2;
@@ -1826,7 +1826,7 @@ check_flat_merge(const NbView *v, char *err, size_t errlen)
 		{
 			tsize = nb_trainer_flat_size(t, SIZE_MAX);
 			tbytes = malloc(tsize);
-			nb_trainer_write(t, tbytes, tsize);
+			nb_trainer_write_view(t, tbytes, tsize, NULL);
 		}
 		merged = nb_merger_write(m, mbytes, msize, &out);
 		if (merged && !nb_view_open(&check, mbytes, msize, &fe))

@@ -2,7 +2,7 @@
  * raw_model.h — an unvalidated, editable form of a serialized model.
  *
  * Used to build values field by field from the layout documented in
- * src/nb_format.h (independently of nb_trainer_write), to corrupt their
+ * src/nb_format.h (independently of nb_trainer_write_view), to corrupt their
  * structure on purpose in the unit tests, and by the fuzzer's custom
  * mutator to make structural changes.  raw_write always produces header
  * counts that match the arrays and a correct checksum; nothing else about

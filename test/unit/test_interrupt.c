@@ -240,7 +240,7 @@ int_op_write(void)
 
 	if (!nb_trainer_sums_finite(ifx.trainer))
 		abort();
-	nb_trainer_write(ifx.trainer, buf, size);
+	nb_trainer_write_view(ifx.trainer, buf, size, NULL);
 	d = nb_hash_bytes(buf, size, 1);
 	nb_free(buf);
 	return d;
@@ -338,7 +338,7 @@ int_op_merge(void)
 		abort();
 	size = nb_trainer_flat_size(t, SIZE_MAX);
 	buf = nb_alloc(size);
-	nb_trainer_write(t, buf, size);
+	nb_trainer_write_view(t, buf, size, NULL);
 	d = nb_hash_bytes(buf, size, 2);
 	nb_free(buf);
 	nb_trainer_destroy(t);

@@ -6,7 +6,7 @@
  *
  * The reference is the trainer path the server used before nb_merge.c and
  * still uses when rows are added after a merge: every input merged in order
- * into an empty trainer (nb_trainer_merge_view), then nb_trainer_write.  The
+ * into an empty trainer (nb_trainer_merge_view), then nb_trainer_write_view.  The
  * merge must give the same bytes, the same conflicts and the same overflows.
  * Inputs are trained from random rows with every feature type, fractional
  * weights that do not add up exactly (so a different summation order would
@@ -95,7 +95,7 @@ serialize(NbTrainer *t, size_t *size)
 
 	*size = nb_trainer_flat_size(t, SIZE_MAX);
 	buf = malloc(*size);
-	nb_trainer_write(t, buf, *size);
+	nb_trainer_write_view(t, buf, *size, NULL);
 	return buf;
 }
 

@@ -442,7 +442,7 @@ test_trainer_batches(void)
 }
 
 /*
- * Whether nb_trainer_write_view writes want (what nb_trainer_write wrote,
+ * Whether nb_trainer_write_view writes want (what nb_trainer_write_view wrote,
  * size bytes) and describes it as nb_view_open does: the same settings
  * (the writer's are the trainer's, padding and all) and every other field
  * equal (a version 1 view's feature_names is some empty string, as in
@@ -1531,7 +1531,7 @@ test_trainer_pair_growth(void)
 
 	size = nb_trainer_flat_size(t, SIZE_MAX);
 	buf = malloc(size);
-	nb_trainer_write(t, buf, size);
+	nb_trainer_write_view(t, buf, size, NULL);
 	CHECK_OR_DONE(open_view(&v, buf, size, why, sizeof(why)), "rejected: %s", why);
 	s = v.tokens;
 	for (uint32_t k = 0; k < v.n_tokens; k++)
