@@ -27,18 +27,6 @@ nb_calibration_is_identity(const NbCalibration *cal)
 	return !has_temperature(cal) && cal->sigmoid == NULL;
 }
 
-bool
-nb_calibration_valid_temperature(double t)
-{
-	return t > 0 && isfinite(t);
-}
-
-bool
-nb_calibration_valid_sigmoid(double a, double b)
-{
-	return isfinite(a) && isfinite(b);
-}
-
 /* log(1 + e^u) without overflow or loss for large |u| */
 static double
 log1pexp(double u)
