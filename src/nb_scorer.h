@@ -91,11 +91,10 @@ typedef struct NbScorer
 	 * + n) for its n known occurrences, and a known token occurring x != 1
 	 * times log Gamma(beta + x) - log Gamma(beta + 1).  Repeats are added up
 	 * (the feature is not scored per occurrence).  dcm_iterations holds the
-	 * fits' iterations, summed, and dcm_unconverged how many hit the cap.
+	 * fits' iterations, summed.
 	 */
 	double	   *dcm_s;
 	uint64_t	dcm_iterations;
-	uint32_t	dcm_unconverged;
 	/*
 	 * The calibration of the posteriors (nb_calibrate.h), applied last; its
 	 * sigmoids are the scorer's own copy, cal_scratch C doubles for them.

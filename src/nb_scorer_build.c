@@ -505,8 +505,6 @@ build_dcm(NbScorer *sc, const NbIndex *ix, uint32_t j, uint32_t first_item, doub
 		{
 			sc->dist_f[jc + c] = log(a) - log(fit.z);
 			sc->dcm_s[jc + c] = (D[c] + a * (V - seen[c])) / fit.z;
-			if (!fit.converged)
-				sc->dcm_unconverged++;
 		}
 		else
 		{
