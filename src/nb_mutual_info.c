@@ -158,12 +158,10 @@ boolean_mi(const NbView *v, uint32_t j)
 }
 
 /*
- * Gaussian features.  The model's class-conditional normals N(mu_c, s2_c)
- * (s2_c after the variance floor of the default var_smoothing, as scoring
- * uses them) with pi_c = D_c / D over the rows that have the feature make
- * the mixture p(x) = sum_c pi_c N(x; mu_c, s2_c), and
+ * Gaussian features (src/README.md, Formulas: the mixture p of the
+ * model's class-conditional normals N_c, as scoring uses them):
  *
- *   I = H(X) - sum_c pi_c H(X | c) = sum_c pi_c KL(N_c || p)
+ *   I = sum_c pi_c KL(N_c || p)
  *     = sum_c pi_c E_{z ~ N(0,1)} [ g_c(z) ],  g_c(z) = log(r_c(x) / pi_c),
  *
  * x = mu_c + s_c z and r_c(x) the posterior of class c.  Each class is
