@@ -370,21 +370,3 @@ nb_index_class(const NbIndex *ix, const char *str, uint32_t len)
 {
 	return nb_vocab_find(&ix->labels, str, len, nb_hash_token(str, len));
 }
-
-bool
-nb_index_only_bags(const NbIndex *ix)
-{
-	for (uint32_t j = 0; j < ix->n_features; j++)
-		if (ix->feature_type[j] != NB_FEATURE_BAG)
-			return false;
-	return true;
-}
-
-bool
-nb_index_has_bag(const NbIndex *ix)
-{
-	for (uint32_t j = 0; j < ix->n_features; j++)
-		if (ix->feature_type[j] == NB_FEATURE_BAG)
-			return true;
-	return false;
-}

@@ -155,6 +155,9 @@ void		nb_scorer_build(NbScorer *scorer, const NbIndex *index, const NbOptions *o
 void		nb_scorer_build_entries(NbScorer *scorer, const NbIndex *index, const NbOptions *opts);
 void		nb_scorer_free(NbScorer *scorer);
 
+/* What the rules between options and model (nb_options_check_model) need of the index's model. */
+NbModelTraits nb_scorer_model_traits(const NbIndex *index);
+
 /*
  * Score a document.  Fills log_post[C] with natural-log posteriors
  * (-INFINITY for probability 0) and returns the index of the most probable

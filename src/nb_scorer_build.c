@@ -675,6 +675,21 @@ nb_scorer_tables_per_pair(const NbIndex *ix)
 	return 1 + (counts ? 5 : 0) + (gaussian ? 2 : 0);
 }
 
+NbModelTraits
+nb_scorer_model_traits(const NbIndex *ix)
+{
+	NbModelTraits traits = {true, false, ix->has_lengths, ix->label_first != NULL};
+
+	for (uint32_t j = 0; j < ix->n_features; j++)
+	{
+		if (ix->feature_type[j] == NB_FEATURE_BAG)
+			traits.has_bag = true;
+		else
+			traits.only_bags = false;
+	}
+	return traits;
+}
+
 static double *
 table_if(bool needed, uint64_t n)
 {
