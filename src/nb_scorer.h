@@ -90,11 +90,9 @@ typedef struct NbScorer
 	 * row log(beta / beta0); a present bag adds log Gamma(s) - log Gamma(s
 	 * + n) for its n known occurrences, and a known token occurring x != 1
 	 * times log Gamma(beta + x) - log Gamma(beta + 1).  Repeats are added up
-	 * (the feature is not scored per occurrence).  dcm_iterations holds the
-	 * fits' iterations, summed.
+	 * (the feature is not scored per occurrence).
 	 */
 	double	   *dcm_s;
-	uint64_t	dcm_iterations;
 	/*
 	 * The calibration of the posteriors (nb_calibrate.h), applied last; its
 	 * sigmoids are the scorer's own copy, cal_scratch C doubles for them.

@@ -500,7 +500,6 @@ build_dcm(NbScorer *sc, const NbIndex *ix, uint32_t j, uint32_t first_item, doub
 
 		/* a fit's every step is a digamma and a trigamma per length: some units each */
 		nb_interrupt_count(&work, NB_DCM_STEP_UNITS * (uint64_t) (fit.iterations + 1) * (n + 1));
-		sc->dcm_iterations += fit.iterations;
 		if (fit.z > 0)
 		{
 			sc->dist_f[jc + c] = log(a) - log(fit.z);
