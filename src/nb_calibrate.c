@@ -27,18 +27,6 @@ nb_calibration_is_identity(const NbCalibration *cal)
 	return !has_temperature(cal) && cal->sigmoid == NULL;
 }
 
-bool
-nb_calibration_valid_temperature(double t)
-{
-	return t > 0 && isfinite(t);
-}
-
-bool
-nb_calibration_valid_sigmoid(double a, double b)
-{
-	return isfinite(a) && isfinite(b);
-}
-
 /* log(1 + e^u) without overflow or loss for large |u| */
 static double
 log1pexp(double u)
@@ -73,13 +61,6 @@ probability(double log_p)
 	return log_p == -INFINITY ? 0.0 : exp(log_p);
 }
 
-/* log q of the sigmoid [a, b] at probability p: q = 1 / (1 + e^(a p + b)) */
-static double
-log_sigmoid(const double *ab, double p)
-{
-	return -log1pexp(ab[0] * p + ab[1]);
-}
-
 static void
 apply_sigmoids(const NbCalibration *cal, double *log_post, uint32_t C, double *scratch)
 {
@@ -101,7 +82,10 @@ apply_sigmoids(const NbCalibration *cal, double *log_post, uint32_t C, double *s
 
 		for (uint32_t c = 0; c < C; c++)
 		{
-			scratch[c] = log_sigmoid(&cal->sigmoid[2 * c], probability(log_post[c]));
+			const double *ab = &cal->sigmoid[2 * c];
+
+			/* log q_c, q_c = 1 / (1 + e^(a p_c + b)) */
+			scratch[c] = -log1pexp(ab[0] * probability(log_post[c]) + ab[1]);
 			if (scratch[c] > top)
 				top = scratch[c];
 		}

@@ -46,12 +46,6 @@ void		nb_calibration_init(NbCalibration *cal);
 /* Whether cal changes nothing (then it is not applied at all: T = 1 is bytes-identical). */
 bool		nb_calibration_is_identity(const NbCalibration *cal);
 
-/* Whether t may be a temperature: finite and positive. */
-bool		nb_calibration_valid_temperature(double t);
-
-/* Whether a and b may be a sigmoid's parameters: finite. */
-bool		nb_calibration_valid_sigmoid(double a, double b);
-
 /*
  * Apply cal to the C log posteriors of a row (nb_scorer_score's, best its
  * most probable class), in place; returns the most probable class after

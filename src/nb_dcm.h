@@ -1,36 +1,18 @@
 /*
- * nb_dcm.h — the Dirichlet compound multinomial (DCM) of a bag of tokens:
- * fitting it from bounded statistics, and the terms of its likelihood.
+ * nb_dcm.h — the Dirichlet compound multinomial (DCM) of a bag of tokens
+ * (Murphy eq. 3.79; Madsen, Kauchak & Elkan 2005): Elkan (2006)'s EDCM fit
+ * and the terms of its likelihood.  The formulas, the fit and the
+ * smoothing of tokens a class never saw are in src/README.md (Formulas).
  *
- * Murphy eq. 3.79 (Madsen, Kauchak & Elkan 2005): a document x of length
- * n = sum_w x_w has, in class c,
- *
- *   p(x | c) = n! / prod_w x_w!  *  Gamma(s) / Gamma(s + n)
- *              * prod_w Gamma(x_w + beta_w) / Gamma(beta_w),   s = sum_w beta_w.
- *
- * Fitting by maximum likelihood needs, in general, every document's count
- * of every token (Minka 2000's fixed point sums digamma(x_dw + beta_w) over
- * documents and tokens); a model keeps per (token, class) only the summed
- * count and the number of documents with the token, so the exact DCM cannot
- * be fitted from it.  Elkan (2006)'s EDCM can: for small beta_w,
- * Gamma(x + beta) / Gamma(beta) ~ Gamma(x) beta, which leaves as
- * sufficient statistics the documents d_w containing each token and the
- * document lengths.  Its maximum likelihood estimate is
- *
- *   beta_w = d_w / Z(s),   Z(s) = sum_d [psi(s + n_d) - psi(s)],
- *   s      = D / Z(s),     D = sum_w d_w,
- *
- * with the document lengths n_d (weighted) from the model's histogram: s is
- * the fixed point of s <- D / Z(s), unique since s Z(s) grows from the rows
- * of positive length (s -> 0) to the tokens T (s -> infinity).  It exists
- * when rows < D < T; D = T (no token ever repeats in a document) is the
- * multinomial limit s = infinity, which the fit approaches up to
- * NB_DCM_S_MAX.  The parameters then score with the exact DCM (eq. 3.79).
- *
- * Tokens of the bag's vocabulary that a class never saw get
- * beta = a / Z(s): as if found in a documents (the pseudo document count,
- * the option alpha), and s is then sum_w beta_w over the whole vocabulary
- * so that the distribution stays normalized.
+ * The exact DCM's maximum likelihood fit (Minka 2000) needs every
+ * document's count of every token, which no model keeps.  The EDCM's
+ * approximation Gamma(x + beta) / Gamma(beta) ~ Gamma(x) beta (small beta)
+ * leaves as sufficient statistics the documents d_w containing each token
+ * and the document lengths, which a model keeps.  Its s, the fixed point
+ * of s <- D / Z(s), is unique since s Z(s) grows from the rows of positive
+ * length (s -> 0) to the tokens T (s -> infinity); it exists when rows < D
+ * < T, and D = T (no token ever repeats in a document) is the multinomial
+ * limit s = infinity, which the fit approaches up to NB_DCM_S_MAX.
  *
  * Pure C: no PostgreSQL; digamma is computed here (libm has none).
  */

@@ -165,9 +165,8 @@ reserve_doc(NbDoc *doc, uint32_t n)
 }
 
 /*
- * Add tokens, looking them up in the index's item map (rows NULL) or
- * through a scorer's rows.  Repeats of an item are added up if merge, else
- * kept as separate items.  Inline so that each caller's probe knows which.
+ * nb_doc_add_tokens (rows NULL) and nb_doc_add_row_tokens, inline so that
+ * each one's lookup knows which it is.
  */
 NB_HOT_INLINE void
 add_tokens(const NbIndex *ix, NbDoc *doc, uint32_t feature, const NbTokenRef *tokens,

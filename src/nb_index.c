@@ -129,15 +129,9 @@ copy_items(NbIndex *ix, const NbView *v, uint64_t bytes)
 	p = copy_section(p, v->feature_present, pairs, &ix->pairs_present);
 	p = copy_section(p, v->feature_a, pairs, &ix->pairs_a);
 	p = copy_section(p, v->feature_b, pairs, &ix->pairs_b);
-	nb_copy(p, v->entry_class, 4 * E);
-	ix->entries_class = (const unsigned char *) p;
-	p += 4 * E;
-	nb_copy(p, v->entry_count, 8 * E);
-	ix->entries_count = (const unsigned char *) p;
-	p += 8 * E;
-	nb_copy(p, v->entry_docs, 8 * E);
-	ix->entries_docs = (const unsigned char *) p;
-	p += 8 * E;
+	p = copy_section(p, v->entry_class, 4 * E, &ix->entries_class);
+	p = copy_section(p, v->entry_count, 8 * E, &ix->entries_count);
+	p = copy_section(p, v->entry_docs, 8 * E, &ix->entries_docs);
 	nb_copy(p, v->tokens, bytes);
 	ix->item_text = p;
 }
@@ -375,22 +369,4 @@ int64_t
 nb_index_class(const NbIndex *ix, const char *str, uint32_t len)
 {
 	return nb_vocab_find(&ix->labels, str, len, nb_hash_token(str, len));
-}
-
-bool
-nb_index_only_bags(const NbIndex *ix)
-{
-	for (uint32_t j = 0; j < ix->n_features; j++)
-		if (ix->feature_type[j] != NB_FEATURE_BAG)
-			return false;
-	return true;
-}
-
-bool
-nb_index_has_bag(const NbIndex *ix)
-{
-	for (uint32_t j = 0; j < ix->n_features; j++)
-		if (ix->feature_type[j] == NB_FEATURE_BAG)
-			return true;
-	return false;
 }

@@ -414,10 +414,4 @@ nb_index_label(const NbIndex *index, uint32_t c)
 	return index->component_label == NULL ? c : index->component_label[c];
 }
 
-/* Whether every feature of the model is a bag of tokens. */
-bool		nb_index_only_bags(const NbIndex *index);
-
-/* Whether some feature of the model is a bag of tokens. */
-bool		nb_index_has_bag(const NbIndex *index);
-
 #endif

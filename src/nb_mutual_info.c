@@ -158,12 +158,10 @@ boolean_mi(const NbView *v, uint32_t j)
 }
 
 /*
- * Gaussian features.  The model's class-conditional normals N(mu_c, s2_c)
- * (s2_c after the variance floor of the default var_smoothing, as scoring
- * uses them) with pi_c = D_c / D over the rows that have the feature make
- * the mixture p(x) = sum_c pi_c N(x; mu_c, s2_c), and
+ * Gaussian features (src/README.md, Formulas: the mixture p of the
+ * model's class-conditional normals N_c, as scoring uses them):
  *
- *   I = H(X) - sum_c pi_c H(X | c) = sum_c pi_c KL(N_c || p)
+ *   I = sum_c pi_c KL(N_c || p)
  *     = sum_c pi_c E_{z ~ N(0,1)} [ g_c(z) ],  g_c(z) = log(r_c(x) / pi_c),
  *
  * x = mu_c + s_c z and r_c(x) the posterior of class c.  Each class is
@@ -219,6 +217,16 @@ typedef struct GaussClass
  * p can only lower g_c by that much), so I by 1e-19.  With many classes
  * spread out, that keeps the cost near linear in the classes.
  */
+typedef struct GaussActive
+{
+	uint32_t	cls;			/* the class d */
+	double		pi;
+	double		dmean;			/* (mu_c - mu_d) / s_d */
+	double		dsd;			/* (s_c - s_d) / s_d */
+	double		half_log_ratio; /* log(s_d / s_c) */
+	double		e;				/* scratch */
+} GaussActive;
+
 typedef struct GaussIntegrand
 {
 	const GaussClass *cls;
@@ -227,12 +235,7 @@ typedef struct GaussIntegrand
 	uint32_t	n_active;		/* the classes that matter, c among them */
 	uint32_t	self;			/* c's position among them */
 	double		rest;			/* the prior of the others */
-	uint32_t   *active;			/* class of each position */
-	double	   *pi;
-	double	   *dmean;			/* (mu_c - mu_d) / s_d */
-	double	   *dsd;			/* (s_c - s_d) / s_d */
-	double	   *half_log_ratio; /* log(s_d / s_c) */
-	double	   *e;				/* scratch */
+	GaussActive *active;
 	uint64_t	work;
 } GaussIntegrand;
 
@@ -256,12 +259,12 @@ gauss_set_class(GaussIntegrand *g, uint32_t c)
 		}
 		if (d == c)
 			g->self = a;
-		g->active[a] = d;
-		g->pi[a] = o->pi;
-		g->dmean[a] = (k->mean - o->mean) / o->sd;
+		g->active[a].cls = d;
+		g->active[a].pi = o->pi;
+		g->active[a].dmean = (k->mean - o->mean) / o->sd;
 		/* s_c - s_d without cancelling the square roots */
-		g->dsd[a] = (k->var - o->var) / (k->sd + o->sd) / o->sd;
-		g->half_log_ratio[a] = 0.5 * (o->log_var - k->log_var);
+		g->active[a].dsd = (k->var - o->var) / (k->sd + o->sd) / o->sd;
+		g->active[a].half_log_ratio = 0.5 * (o->log_var - k->log_var);
 		a++;
 	}
 	g->n_active = a;
@@ -282,23 +285,23 @@ gauss_integrand(GaussIntegrand *g, double z)
 	nb_interrupt_count(&g->work, g->n_active);
 	for (uint32_t a = 0; a < g->n_active; a++)
 	{
+		GaussActive *d = &g->active[a];
 		/* t_d - z and t_d + z, t_d = (x - mu_d) / s_d */
-		double		diff = g->dmean[a] + g->dsd[a] * z;
-		double		e = a == g->self ? 0 : -g->half_log_ratio[a] - 0.5 * diff * (diff + 2 * z);
+		double		diff = d->dmean + d->dsd * z;
 
-		g->e[a] = e;
-		if (e > emax)
-			emax = e;
+		d->e = a == g->self ? 0 : -d->half_log_ratio - 0.5 * diff * (diff + 2 * z);
+		if (d->e > emax)
+			emax = d->e;
 	}
 	if (emax <= 30)
 		for (uint32_t a = 0; a < g->n_active; a++)
-			small += g->pi[a] * expm1(g->e[a]);
+			small += g->active[a].pi * expm1(g->active[a].e);
 	if (emax <= 30 && fabs(small) <= 0.5)
 		gc = -log1p(small);
 	else
 	{
 		for (uint32_t a = 0; a < g->n_active; a++)
-			sum += g->pi[a] * exp(g->e[a] - emax);
+			sum += g->active[a].pi * exp(g->active[a].e - emax);
 		gc = -(emax + log(sum));
 	}
 	return exp(-0.5 * z * z) / sqrt(2 * NB_PI) * gc;
@@ -375,7 +378,7 @@ gauss_class_kl(GaussIntegrand *g, uint32_t c)
 		bp[nb++] = own[i];
 	for (uint32_t a = 0; a < g->n_active; a++)
 	{
-		const GaussClass *o = &g->cls[g->active[a]];
+		const GaussClass *o = &g->cls[g->active[a].cls];
 		double		center = -(k->mean - o->mean) / k->sd;	/* mu_d in class c's z */
 		double		scale = o->sd / k->sd;
 
@@ -499,21 +502,11 @@ gaussian_mi(const NbView *v, uint32_t j, double floor)
 	{
 		g.cls = cls;
 		g.n = n;
-		g.active = nb_alloc(sizeof(uint32_t) * n);
-		g.pi = nb_alloc(sizeof(double) * n);
-		g.dmean = nb_alloc(sizeof(double) * n);
-		g.dsd = nb_alloc(sizeof(double) * n);
-		g.half_log_ratio = nb_alloc(sizeof(double) * n);
-		g.e = nb_alloc(sizeof(double) * n);
+		g.active = nb_alloc(sizeof(GaussActive) * n);
 		g.work = 0;
 		for (uint32_t c = 0; c < n; c++)
 			mi += cls[c].pi * gauss_class_kl(&g, c);
 		nb_free(g.active);
-		nb_free(g.pi);
-		nb_free(g.dmean);
-		nb_free(g.dsd);
-		nb_free(g.half_log_ratio);
-		nb_free(g.e);
 	}
 	nb_free(cls);
 	return mi;

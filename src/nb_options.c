@@ -110,7 +110,7 @@ nb_options_set_norm(NbOptions *o, bool norm)
 NbOptionStatus
 nb_options_set_temperature(NbOptions *o, double temperature)
 {
-	if (!nb_calibration_valid_temperature(temperature))
+	if (!(temperature > 0 && isfinite(temperature)))
 		return NB_OPTION_TEMPERATURE_OUT_OF_RANGE;
 	o->calibration.temperature = temperature;
 	return NB_OPTION_OK;
@@ -120,7 +120,7 @@ NbOptionStatus
 nb_options_set_sigmoid(NbOptions *o, const double *ab, uint32_t n_classes, int64_t only)
 {
 	for (uint32_t c = 0; c < n_classes; c++)
-		if ((only < 0 || c == only) && !nb_calibration_valid_sigmoid(ab[2 * c], ab[2 * c + 1]))
+		if ((only < 0 || c == only) && !(isfinite(ab[2 * c]) && isfinite(ab[2 * c + 1])))
 			return NB_OPTION_SIGMOID_OUT_OF_RANGE;
 	o->calibration.sigmoid = ab;
 	o->calibration.sigmoid_class = only;

@@ -114,12 +114,13 @@ NbOptionStatus nb_options_set_class_alpha(NbOptions *o, double class_alpha);
 NbOptionStatus nb_options_set_estimator(NbOptions *o, const char *name, size_t len);
 NbOptionStatus nb_options_set_beta(NbOptions *o, double present, double absent);
 void		nb_options_set_norm(NbOptions *o, bool norm);
+/* temperature: finite and positive */
 NbOptionStatus nb_options_set_temperature(NbOptions *o, double temperature);
 
 /*
  * sigmoid: [a, b] per class in model order (2 * n_classes numbers, kept by
  * reference), of every class, or with two classes of class only (else
- * NB_SIGMOID_EVERY_CLASS); each checked by nb_calibration_valid_sigmoid.
+ * NB_SIGMOID_EVERY_CLASS); each must be finite.
  */
 NbOptionStatus nb_options_set_sigmoid(NbOptions *o, const double *ab, uint32_t n_classes,
 									  int64_t only);

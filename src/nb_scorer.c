@@ -264,18 +264,7 @@ add_dcm_repeats(NbScorer *sc, const NbDoc *doc)
 		nb_interrupt_at(i);
 		if (t->count == 1 || ix->feature_type[t->feature] != NB_FEATURE_BAG)
 			continue;
-		for (uint32_t c = 0; c < C; c++)
-			sc->term[c] = 0;
-		if (sc->rows != NULL)
-		{
-			const double *row = nb_row_terms(sc->rows, sc->row_size, t->slot);
-
-			for (uint32_t c = 0; c < C; c++)
-				sc->term[c] = row[c];
-		}
-		else
-			for (uint64_t e = ix->token_start[t->token]; e < ix->token_start[t->token + 1]; e++)
-				sc->term[sc->entry[e].cls] = sc->entry[e].f;
+		nb_scorer_item_terms(sc, t->feature, t->token, sc->term, sc->term_z);
 		for (uint32_t c = 0; c < C; c++)
 			nb_add_compensated(&sc->f[c], &sc->fc[c], dcm_repeat(sc, jc + c, sc->term[c], t->count));
 	}

@@ -90,12 +90,9 @@ typedef struct NbScorer
 	 * row log(beta / beta0); a present bag adds log Gamma(s) - log Gamma(s
 	 * + n) for its n known occurrences, and a known token occurring x != 1
 	 * times log Gamma(beta + x) - log Gamma(beta + 1).  Repeats are added up
-	 * (the feature is not scored per occurrence).  dcm_iterations holds the
-	 * fits' iterations, summed, and dcm_unconverged how many hit the cap.
+	 * (the feature is not scored per occurrence).
 	 */
 	double	   *dcm_s;
-	uint64_t	dcm_iterations;
-	uint32_t	dcm_unconverged;
 	/*
 	 * The calibration of the posteriors (nb_calibrate.h), applied last; its
 	 * sigmoids are the scorer's own copy, cal_scratch C doubles for them.
@@ -155,6 +152,9 @@ void		nb_scorer_build(NbScorer *scorer, const NbIndex *index, const NbOptions *o
  */
 void		nb_scorer_build_entries(NbScorer *scorer, const NbIndex *index, const NbOptions *opts);
 void		nb_scorer_free(NbScorer *scorer);
+
+/* What the rules between options and model (nb_options_check_model) need of the index's model. */
+NbModelTraits nb_scorer_model_traits(const NbIndex *index);
 
 /*
  * Score a document.  Fills log_post[C] with natural-log posteriors

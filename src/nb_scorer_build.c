@@ -500,13 +500,10 @@ build_dcm(NbScorer *sc, const NbIndex *ix, uint32_t j, uint32_t first_item, doub
 
 		/* a fit's every step is a digamma and a trigamma per length: some units each */
 		nb_interrupt_count(&work, NB_DCM_STEP_UNITS * (uint64_t) (fit.iterations + 1) * (n + 1));
-		sc->dcm_iterations += fit.iterations;
 		if (fit.z > 0)
 		{
 			sc->dist_f[jc + c] = log(a) - log(fit.z);
 			sc->dcm_s[jc + c] = (D[c] + a * (V - seen[c])) / fit.z;
-			if (!fit.converged)
-				sc->dcm_unconverged++;
 		}
 		else
 		{
@@ -675,6 +672,21 @@ nb_scorer_tables_per_pair(const NbIndex *ix)
 
 	tables_needed(ix, &counts, &gaussian);
 	return 1 + (counts ? 5 : 0) + (gaussian ? 2 : 0);
+}
+
+NbModelTraits
+nb_scorer_model_traits(const NbIndex *ix)
+{
+	NbModelTraits traits = {true, false, ix->has_lengths, ix->label_first != NULL};
+
+	for (uint32_t j = 0; j < ix->n_features; j++)
+	{
+		if (ix->feature_type[j] == NB_FEATURE_BAG)
+			traits.has_bag = true;
+		else
+			traits.only_bags = false;
+	}
+	return traits;
 }
 
 static double *

@@ -204,8 +204,122 @@ first_length(const NbView *view, uint32 j)
 	return h;
 }
 
-static void push_feature(JsonbParseState **state, const NbView *view, const NbFeature *f,
-						 const char *const *label_start);
+/* {label: {"count": N_jc, "documents": d_jc}, ...} for an item's entries. */
+static void
+push_entries(JsonbParseState **state, const NbView *view, const char *const *label_start,
+			 const NbItem *item)
+{
+	pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
+	for (uint32 i = 0; i < item->n_entries; i++)
+	{
+		NbEntry		en = nb_view_entry(view, item->first_entry + i);
+
+		nb_push_key(state, label_start[en.cls], label_start[en.cls + 1] - label_start[en.cls]);
+		pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
+		nb_push_pair(state, "count", en.count);
+		nb_push_pair(state, "documents", en.docs);
+		pushJsonbValue(state, WJB_END_OBJECT, NULL);
+	}
+	pushJsonbValue(state, WJB_END_OBJECT, NULL);
+}
+
+/* Items in the order of jsonb object keys */
+static int
+cmp_item_keys(const void *a, const void *b)
+{
+	const NbItem *x = a;
+	const NbItem *y = b;
+
+	return nb_jsonb_key_cmp(x->str, x->len, y->str, y->len);
+}
+
+/*
+ * {item: entries, ...} for the items of feature f.  The keys go in in
+ * jsonb's order, which pushJsonbValue then only checks: it would otherwise
+ * sort a large vocabulary's keys itself, for a second or more, where
+ * nothing can cancel it; nb_sort can be cancelled.
+ */
+static void
+push_items(JsonbParseState **state, const NbView *view, const char *const *label_start,
+		   const NbFeature *f)
+{
+	uint32		n = f->n_items;
+	NbItem	   *keys = palloc_extended(sizeof(NbItem) * ((Size) n + 1), MCXT_ALLOC_HUGE);
+	NbItemIter	items = nb_feature_item_iter(view, f);
+
+	for (uint32 i = 0; nb_item_next(&items, &keys[i]); i++)
+		nb_interrupt_at(i);
+	nb_sort(keys, n, sizeof(NbItem), cmp_item_keys);
+
+	pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
+	for (uint32 i = 0; i < n; i++)
+	{
+		CHECK_FOR_INTERRUPTS();
+		nb_push_key(state, keys[i].str, keys[i].len);
+		push_entries(state, view, label_start, &keys[i]);
+	}
+	pushJsonbValue(state, WJB_END_OBJECT, NULL);
+	pfree(keys);
+}
+
+/* One feature of a version 2 or 3 model: type, per-class statistics, items. */
+static void
+push_feature(JsonbParseState **state, const NbView *view, const NbFeature *f,
+			 const char *const *label_start)
+{
+	NbFeatureType type = f->type;
+	const NbFeatureTypeInfo *info = nb_feature_type(type);
+	uint32		j = f->index;
+	double	   *tokens = palloc0(sizeof(double) * view->n_classes);
+	uint64		h = nb_view_has_lengths(view) ? first_length(view, j) : 0;
+
+	if (type == NB_FEATURE_BAG)
+		add_feature_tokens(view, f, tokens);
+
+	pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
+	nb_push_key(state, "type", strlen("type"));
+	nb_push_string(state, info->name);
+	if (info->stats == NB_STATS_MOMENTS)
+	{
+		double		rows = nb_view_feature_rows(view, j);
+
+		nb_push_pair(state, "rows", rows);
+		nb_push_pair(state, "mean", nb_view_feature_mean(view, j));
+		push_derived(state, "variance", rows > 0 ? nb_view_feature_m2(view, j) / rows : 0);
+	}
+	nb_push_key(state, "classes", strlen("classes"));
+	pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
+	for (uint32 c = 0; c < view->n_classes; c++)
+	{
+		double		present = nb_view_present(view, j, c);
+
+		nb_push_key(state, label_start[c], label_start[c + 1] - label_start[c]);
+		pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
+		nb_push_pair(state, "documents", present);
+		if (type == NB_FEATURE_BAG)
+		{
+			push_derived(state, "tokens", tokens[c]);
+			if (nb_view_has_lengths(view))
+				push_lengths(state, view, j, c, &h);
+		}
+		else if (info->stats == NB_STATS_TRUE_ROWS)
+			nb_push_pair(state, "true", nb_view_a(view, j, c));
+		else if (info->stats == NB_STATS_MOMENTS && present > 0)
+		{
+			nb_push_pair(state, "mean", nb_view_a(view, j, c));
+			push_derived(state, "variance", nb_view_b(view, j, c) / present);
+		}
+		pushJsonbValue(state, WJB_END_OBJECT, NULL);
+	}
+	pushJsonbValue(state, WJB_END_OBJECT, NULL);
+	if (info->items != NULL)
+	{
+		nb_push_key(state, info->items, strlen(info->items));
+		push_items(state, view, label_start, f);
+	}
+	pushJsonbValue(state, WJB_END_OBJECT, NULL);
+	pfree(tokens);
+}
 
 /*
  * The "features" object of a version 2 or 3 model, after its vector length:
@@ -368,123 +482,6 @@ nb_info(PG_FUNCTION_ARGS)
 	}
 	result = pushJsonbValue(&state, WJB_END_OBJECT, NULL);
 	PG_RETURN_JSONB_P(nb_jsonb_finish(result));
-}
-
-/* {label: {"count": N_jc, "documents": d_jc}, ...} for an item's entries. */
-static void
-push_entries(JsonbParseState **state, const NbView *view, const char *const *label_start,
-			 const NbItem *item)
-{
-	pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
-	for (uint32 i = 0; i < item->n_entries; i++)
-	{
-		NbEntry		en = nb_view_entry(view, item->first_entry + i);
-
-		nb_push_key(state, label_start[en.cls], label_start[en.cls + 1] - label_start[en.cls]);
-		pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
-		nb_push_pair(state, "count", en.count);
-		nb_push_pair(state, "documents", en.docs);
-		pushJsonbValue(state, WJB_END_OBJECT, NULL);
-	}
-	pushJsonbValue(state, WJB_END_OBJECT, NULL);
-}
-
-/* Items in the order of jsonb object keys */
-static int
-cmp_item_keys(const void *a, const void *b)
-{
-	const NbItem *x = a;
-	const NbItem *y = b;
-
-	return nb_jsonb_key_cmp(x->str, x->len, y->str, y->len);
-}
-
-/*
- * {item: entries, ...} for the items of feature f.  The keys go in in
- * jsonb's order, which pushJsonbValue then only checks: it would otherwise
- * sort a large vocabulary's keys itself, for a second or more, where
- * nothing can cancel it; nb_sort can be cancelled.
- */
-static void
-push_items(JsonbParseState **state, const NbView *view, const char *const *label_start,
-		   const NbFeature *f)
-{
-	uint32		n = f->n_items;
-	NbItem	   *keys = palloc_extended(sizeof(NbItem) * ((Size) n + 1), MCXT_ALLOC_HUGE);
-	NbItemIter	items = nb_feature_item_iter(view, f);
-
-	for (uint32 i = 0; nb_item_next(&items, &keys[i]); i++)
-		nb_interrupt_at(i);
-	nb_sort(keys, n, sizeof(NbItem), cmp_item_keys);
-
-	pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
-	for (uint32 i = 0; i < n; i++)
-	{
-		CHECK_FOR_INTERRUPTS();
-		nb_push_key(state, keys[i].str, keys[i].len);
-		push_entries(state, view, label_start, &keys[i]);
-	}
-	pushJsonbValue(state, WJB_END_OBJECT, NULL);
-	pfree(keys);
-}
-
-/* One feature of a version 2 or 3 model: type, per-class statistics, items. */
-static void
-push_feature(JsonbParseState **state, const NbView *view, const NbFeature *f,
-			 const char *const *label_start)
-{
-	NbFeatureType type = f->type;
-	const NbFeatureTypeInfo *info = nb_feature_type(type);
-	uint32		j = f->index;
-	double	   *tokens = palloc0(sizeof(double) * view->n_classes);
-	uint64		h = nb_view_has_lengths(view) ? first_length(view, j) : 0;
-
-	if (type == NB_FEATURE_BAG)
-		add_feature_tokens(view, f, tokens);
-
-	pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
-	nb_push_key(state, "type", strlen("type"));
-	nb_push_string(state, info->name);
-	if (info->stats == NB_STATS_MOMENTS)
-	{
-		double		rows = nb_view_feature_rows(view, j);
-
-		nb_push_pair(state, "rows", rows);
-		nb_push_pair(state, "mean", nb_view_feature_mean(view, j));
-		push_derived(state, "variance", rows > 0 ? nb_view_feature_m2(view, j) / rows : 0);
-	}
-	nb_push_key(state, "classes", strlen("classes"));
-	pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
-	for (uint32 c = 0; c < view->n_classes; c++)
-	{
-		double		present = nb_view_present(view, j, c);
-
-		nb_push_key(state, label_start[c], label_start[c + 1] - label_start[c]);
-		pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
-		nb_push_pair(state, "documents", present);
-		if (type == NB_FEATURE_BAG)
-		{
-			push_derived(state, "tokens", tokens[c]);
-			if (nb_view_has_lengths(view))
-				push_lengths(state, view, j, c, &h);
-		}
-		else if (info->stats == NB_STATS_TRUE_ROWS)
-			nb_push_pair(state, "true", nb_view_a(view, j, c));
-		else if (info->stats == NB_STATS_MOMENTS && present > 0)
-		{
-			nb_push_pair(state, "mean", nb_view_a(view, j, c));
-			push_derived(state, "variance", nb_view_b(view, j, c) / present);
-		}
-		pushJsonbValue(state, WJB_END_OBJECT, NULL);
-	}
-	pushJsonbValue(state, WJB_END_OBJECT, NULL);
-	if (info->items != NULL)
-	{
-		nb_push_key(state, info->items, strlen(info->items));
-		push_items(state, view, label_start, f);
-	}
-	pushJsonbValue(state, WJB_END_OBJECT, NULL);
-	pfree(tokens);
 }
 
 /*

@@ -361,6 +361,7 @@ void
 nb_parse_options(Jsonb *options, const NbIndex *ix, NbOptions *o)
 {
 	ParseTarget target = {ix, o};
+	NbModelTraits traits;
 
 	nb_options_init(o);
 	if (options == NULL)
@@ -373,12 +374,8 @@ nb_parse_options(Jsonb *options, const NbIndex *ix, NbOptions *o)
 
 	nb_jsonb_each_option(options, parse_option, &target);
 	check_option(nb_options_check_set(o));
-	{
-		NbModelTraits traits = {nb_index_only_bags(ix), nb_index_has_bag(ix), ix->has_lengths,
-			ix->label_first != NULL};
-
-		check_option(nb_options_check_model(o, &traits));
-	}
+	traits = nb_scorer_model_traits(ix);
+	check_option(nb_options_check_model(o, &traits));
 }
 
 /* The value with every number replaced by the shortest decimal of its float8 value. */

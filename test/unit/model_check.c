@@ -998,8 +998,8 @@ check_index(const NbView *v, const RefModel *m, NbIndex *ix, char *err, size_t e
 		FAILF("nb_index_feature found a missing feature");
 	if (ix->unnamed_bag != unnamed)
 		FAILF("index unnamed_bag = %lld, expected %lld", (long long) ix->unnamed_bag, (long long) unnamed);
-	if (nb_index_only_bags(ix) != only_bags)
-		FAILF("nb_index_only_bags = %d", (int) !only_bags);
+	if (nb_scorer_model_traits(ix).only_bags != only_bags)
+		FAILF("nb_scorer_model_traits' only_bags = %d", (int) !only_bags);
 	for (uint32_t i = 0; i < v->vector_len; i++)
 	{
 		char		name[NB_POSITION_NAME_SIZE];

@@ -15,6 +15,7 @@
 #include "nb_alloc.h"
 #include "nb_calibrate.h"
 #include "nb_calibrate_fit.h"
+#include "nb_options.h"
 #include "unit.h"
 
 /* A failed condition is the detail of the failure. */
@@ -44,6 +45,7 @@ test_temperature_limits(void)
 	double		l[3] = {-0.3, -1.5, -INFINITY};
 	double		s[3];
 	NbCalibration cal;
+	NbOptions	o;
 
 	nb_calibration_init(&cal);
 	cal.temperature = 1e-300;
@@ -58,9 +60,12 @@ test_temperature_limits(void)
 	CHECK_NEAR(l[0], log(0.5), 1e-15, "l0");
 	CHECK_NEAR(l[1], log(0.5), 1e-15, "l1");
 	EXPECT(l[2] == -INFINITY);
-	EXPECT(!nb_calibration_valid_temperature(0) && !nb_calibration_valid_temperature(-1) &&
-		   !nb_calibration_valid_temperature(INFINITY) && !nb_calibration_valid_temperature(NAN) &&
-		   nb_calibration_valid_temperature(1e-300));
+	nb_options_init(&o);
+	EXPECT(nb_options_set_temperature(&o, 0) == NB_OPTION_TEMPERATURE_OUT_OF_RANGE &&
+		   nb_options_set_temperature(&o, -1) == NB_OPTION_TEMPERATURE_OUT_OF_RANGE &&
+		   nb_options_set_temperature(&o, INFINITY) == NB_OPTION_TEMPERATURE_OUT_OF_RANGE &&
+		   nb_options_set_temperature(&o, NAN) == NB_OPTION_TEMPERATURE_OUT_OF_RANGE &&
+		   nb_options_set_temperature(&o, 1e-300) == NB_OPTION_OK && o.calibration.temperature == 1e-300);
 }
 
 static void

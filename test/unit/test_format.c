@@ -1435,8 +1435,7 @@ reading_scores(FILE *out, const char *name, const NbView *v)
 	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
 	{
 		NbOptions	o;
-		NbModelTraits traits = {nb_index_only_bags(&ix), nb_index_has_bag(&ix), ix.has_lengths,
-			ix.label_first != NULL};
+		NbModelTraits traits = nb_scorer_model_traits(&ix);
 		NbOptionStatus st;
 		NbScorer	sc;
 

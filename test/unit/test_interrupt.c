@@ -515,7 +515,7 @@ int_op_dcm(void)
 	uint64_t	d;
 
 	nb_scorer_build(&sc, &ifx.dcm_index, &o);
-	d = sc.dcm_iterations;
+	d = nb_hash_bytes(sc.dcm_s, sizeof(double) * ifx.dcm_index.n_features * ifx.dcm_index.n_classes, 6);
 	nb_scorer_free(&sc);
 	return d;
 }

@@ -769,7 +769,7 @@ test_index_lookup(void)
 		  doc.tokens[0].count);
 	CHECK(nb_index_class(&ix, "spam", 4) == SPAM && nb_index_class(&ix, "ham", 3) == HAM &&
 		  nb_index_class(&ix, "eggs", 4) == -1, "nb_index_class");
-	CHECK(nb_index_only_bags(&ix) && ix.n_features == 1 && nb_index_feature(&ix, "", 0) == 0,
+	CHECK(nb_scorer_model_traits(&ix).only_bags && ix.n_features == 1 && nb_index_feature(&ix, "", 0) == 0,
 		  "a version 1 model is the one bag \"\"");
 	nb_doc_free(&doc);
 	nb_index_free(&ix);
