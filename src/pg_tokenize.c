@@ -35,8 +35,10 @@ static const struct
 	{"\\b\\w+\\b", NB_PATTERN_WORD1},
 };
 
+/* The names of each enumeration's values in order; NULL: JSON null. */
 static const char *const analyzers[] = {"word", "char", "char_wb"};
 static const char *const accents[] = {NULL, "ascii", "unicode"};
+static const char *const stop_words[] = {NULL, "english"};
 
 #define ANALYZER_DETAIL "Valid analyzers are \"word\", \"char\" and \"char_wb\"."
 #define NGRAM_RANGE_DETAIL "It must be an array of two integers [min, max] with 1 <= min <= max <= 64."
@@ -61,6 +63,16 @@ is_string(const JsonbValue *v, const char *s)
 		memcmp(v->val.string.val, s, v->val.string.len) == 0;
 }
 
+/* The index of v among names (a string, or null for a NULL name); -1 if none. */
+static int
+name_index(const JsonbValue *v, const char *const *names, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (names[i] == NULL ? v->type == jbvNull : is_string(v, names[i]))
+			return i;
+	return -1;
+}
+
 /* ngram_range: [min, max] */
 static void
 parse_ngram_range(const JsonbValue *v, NbTokenizer *t)
@@ -79,16 +91,13 @@ static void
 parse_option(const char *name, const JsonbValue *v, void *arg)
 {
 	NbTokenizer *t = arg;
+	int			i;
 
 	if (strcmp(name, "analyzer") == 0)
 	{
-		for (int i = 0; i < lengthof(analyzers); i++)
-			if (is_string(v, analyzers[i]))
-			{
-				t->analyzer = (NbAnalyzer) i;
-				return;
-			}
-		option_error("analyzer", ANALYZER_DETAIL);
+		if ((i = name_index(v, analyzers, lengthof(analyzers))) < 0)
+			option_error("analyzer", ANALYZER_DETAIL);
+		t->analyzer = (NbAnalyzer) i;
 	}
 	else if (strcmp(name, "ngram_range") == 0)
 		parse_ngram_range(v, t);
@@ -100,18 +109,13 @@ parse_option(const char *name, const JsonbValue *v, void *arg)
 	}
 	else if (strcmp(name, "strip_accents") == 0)
 	{
-		if (v->type == jbvNull)
-			t->strip_accents = NB_ACCENTS_KEEP;
-		else if (is_string(v, "ascii"))
-			t->strip_accents = NB_ACCENTS_ASCII;
-		else if (is_string(v, "unicode"))
-			t->strip_accents = NB_ACCENTS_UNICODE;
-		else
+		if ((i = name_index(v, accents, lengthof(accents))) < 0)
 			option_error("strip_accents", STRIP_ACCENTS_DETAIL);
+		t->strip_accents = (NbStripAccents) i;
 	}
 	else if (strcmp(name, "token_pattern") == 0)
 	{
-		for (int i = 0; i < lengthof(token_patterns); i++)
+		for (i = 0; i < lengthof(token_patterns); i++)
 			if (is_string(v, token_patterns[i].pattern))
 			{
 				t->token_pattern = token_patterns[i].value;
@@ -125,12 +129,9 @@ parse_option(const char *name, const JsonbValue *v, void *arg)
 	}
 	else if (strcmp(name, "stop_words") == 0)
 	{
-		if (v->type == jbvNull)
-			t->stop_words = NB_STOP_NONE;
-		else if (is_string(v, "english"))
-			t->stop_words = NB_STOP_ENGLISH;
-		else
+		if ((i = name_index(v, stop_words, lengthof(stop_words))) < 0)
 			option_error("stop_words", STOP_WORDS_DETAIL);
+		t->stop_words = (NbStopWords) i;
 	}
 	else if (nb_is_prediction_option(name))
 		ereport(ERROR,
@@ -222,7 +223,7 @@ nb_tokenizer_to_jsonb(const NbTokenizer *t)
 			break;
 		}
 	nb_push_key(&state, "stop_words", 10);
-	push_string_or_null(&state, t->stop_words == NB_STOP_ENGLISH ? "english" : NULL);
+	push_string_or_null(&state, stop_words[t->stop_words]);
 	root = pushJsonbValue(&state, WJB_END_OBJECT, NULL);
 	return JsonbValueToJsonb(root);
 }
