@@ -23,17 +23,15 @@
 
 PG_FUNCTION_INFO_V1(nb_tokens);
 
-/* The token patterns nb_tokenize knows, each with and without (?u), which Python 3 implies. */
-static const struct
-{
-	const char *pattern;
-	NbTokenPattern value;
-}			token_patterns[] = {
-	{"(?u)\\b\\w\\w+\\b", NB_PATTERN_WORD2},
-	{"\\b\\w\\w+\\b", NB_PATTERN_WORD2},
-	{"(?u)\\b\\w+\\b", NB_PATTERN_WORD1},
-	{"\\b\\w+\\b", NB_PATTERN_WORD1},
+/*
+ * The token patterns nb_tokenize knows, two per NbTokenPattern in its order:
+ * with (?u), the canonical form, and without, which Python 3 implies.
+ */
+static const char *const token_patterns[] = {
+	"(?u)\\b\\w\\w+\\b", "\\b\\w\\w+\\b", "(?u)\\b\\w+\\b", "\\b\\w+\\b"
 };
+
+StaticAssertDecl(lengthof(token_patterns) == 2 * (NB_PATTERN_WORD1 + 1), "two forms of each token pattern");
 
 /* The names of each enumeration's values in order; NULL: JSON null. */
 static const char *const analyzers[] = {"word", "char", "char_wb"};
@@ -115,17 +113,13 @@ parse_option(const char *name, const JsonbValue *v, void *arg)
 	}
 	else if (strcmp(name, "token_pattern") == 0)
 	{
-		for (i = 0; i < lengthof(token_patterns); i++)
-			if (is_string(v, token_patterns[i].pattern))
-			{
-				t->token_pattern = token_patterns[i].value;
-				return;
-			}
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("invalid value for tokenizer option \"token_pattern\""),
-				 errdetail(TOKEN_PATTERN_DETAIL),
-				 errhint("Other regular expressions are not supported: nbc matches these two itself, as Python's re does.")));
+		if ((i = name_index(v, token_patterns, lengthof(token_patterns))) < 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("invalid value for tokenizer option \"token_pattern\""),
+					 errdetail(TOKEN_PATTERN_DETAIL),
+					 errhint("Other regular expressions are not supported: nbc matches these two itself, as Python's re does.")));
+		t->token_pattern = (NbTokenPattern) (i / 2);
 	}
 	else if (strcmp(name, "stop_words") == 0)
 	{
@@ -215,13 +209,7 @@ nb_tokenizer_to_jsonb(const NbTokenizer *t)
 	nb_push_key(&state, "strip_accents", 13);
 	push_string_or_null(&state, accents[t->strip_accents]);
 	nb_push_key(&state, "token_pattern", 13);
-	/* the first of token_patterns with the value: the form with (?u) */
-	for (int i = 0;; i++)
-		if (token_patterns[i].value == t->token_pattern)
-		{
-			nb_push_string(&state, token_patterns[i].pattern);
-			break;
-		}
+	nb_push_string(&state, token_patterns[2 * t->token_pattern]);
 	nb_push_key(&state, "stop_words", 10);
 	push_string_or_null(&state, stop_words[t->stop_words]);
 	root = pushJsonbValue(&state, WJB_END_OBJECT, NULL);
