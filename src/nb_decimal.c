@@ -6,11 +6,9 @@
  */
 #include "nb_decimal.h"
 
-#include <float.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "nb_port.h"
 
@@ -23,51 +21,14 @@
  * - Clinger's fast path: a significand of at most 2^53 and 10^k for k <= 22
  *   are exact doubles, so their quotient or product is rounded once,
  *   correctly;
- * - the quotient in extended precision: with a long double of at least 64
- *   bits of mantissa, digits (< 2^64) and 10^k for k <= 27 (5^27 < 2^64)
- *   are exact, so their quotient is rounded once, to the long double q
- *   nearest the exact value.  Rounding q to double then gives the double
- *   nearest the exact value, unless q lies exactly halfway between two
- *   doubles: midpoints are long doubles, so rounding to q never crosses
- *   one, and only landing on one can mislead the second rounding;
  * - strtod.
  */
-#define FAST_POWERS 28
 
 /* 10^k, exact doubles up to k = 22 */
 static const double exact_powers[] = {
 	1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14,
 	1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22
 };
-
-#ifdef NB_HAVE_EXTENDED_LONG_DOUBLE
-/* 10^k, exact long doubles: each needs at most 64 bits */
-static const long double exact_long_powers[FAST_POWERS] = {
-	1e0L, 1e1L, 1e2L, 1e3L, 1e4L, 1e5L, 1e6L, 1e7L, 1e8L, 1e9L, 1e10L, 1e11L, 1e12L, 1e13L,
-	1e14L, 1e15L, 1e16L, 1e17L, 1e18L, 1e19L, 1e20L, 1e21L, 1e22L, 1e23L, 1e24L, 1e25L,
-	1e26L, 1e27L
-};
-
-/*
- * Whether long double arithmetic really keeps 64 bits: not under valgrind,
- * which computes x87 operations in double, nor with the x87 precision
- * control set to double.  Then the extended path would round twice.
- */
-static bool
-extended_precision(void)
-{
-	static int	known = -1;
-
-	if (known < 0)
-	{
-		volatile long double one = 1.0L;
-		volatile long double sum = one + LDBL_EPSILON;
-
-		known = sum > one && sum / 3 != one / 3;
-	}
-	return known == 1;
-}
-#endif
 
 #define POW5_WORDS 13			/* 5^330 < 2^767 < 2^(64 * 13) */
 
@@ -147,26 +108,6 @@ nb_decimal_to_double_other(uint64_t digits, int32_t exp10)
 	if (digits <= (UINT64_C(1) << 53) && exp10 >= -22 && exp10 <= 22)
 		return exp10 < 0 ? (double) digits / exact_powers[-exp10] :
 			(double) digits * exact_powers[exp10];
-#ifdef NB_HAVE_EXTENDED_LONG_DOUBLE
-	if (exp10 <= 0 && exp10 > -FAST_POWERS && extended_precision())
-	{
-		long double q = (long double) digits / exact_long_powers[-exp10];
-		double		d = (double) q;
-
-		if (d >= DBL_MIN && d <= DBL_MAX)
-		{
-			uint64_t	bits;
-			double		other;
-
-			/* the neighbour of d on q's side: positive doubles order as their bits */
-			memcpy(&bits, &d, sizeof(bits));
-			bits = q > d ? bits + 1 : bits - 1;
-			memcpy(&other, &bits, sizeof(other));
-			if (q == d || q != ((long double) d + other) / 2)
-				return d;
-		}
-	}
-#endif
 	snprintf(text, sizeof(text), "%llue%d", (unsigned long long) digits, (int) exp10);
 	return strtod(text, NULL);
 }

@@ -6,6 +6,9 @@
 #include <math.h>
 #include <string.h>
 
+#include "nb_hash.h"
+#include "nb_port.h"
+
 #define LIMB_MASK ((UINT64_C(1) << NB_EXACT_LIMB_BITS) - 1)
 #define LIMB_BASE (INT64_C(1) << NB_EXACT_LIMB_BITS)
 
@@ -105,20 +108,6 @@ nb_exact_merge(NbExactSum *dst, const NbExactSum *src)
 	dst->special += src->special;
 }
 
-/* Leading zero bits of a nonzero 64-bit word. */
-static int
-leading_zeros(uint64_t v)
-{
-	int			n = 0;
-
-	while (!(v & (UINT64_C(1) << 63)))
-	{
-		v <<= 1;
-		n++;
-	}
-	return n;
-}
-
 double
 nb_exact_value(const NbExactSum *s)
 {
@@ -154,7 +143,7 @@ nb_exact_value(const NbExactSum *s)
 	hi = (uint64_t) t.limb[top] << NB_EXACT_LIMB_BITS |
 		(top >= 1 ? (uint64_t) t.limb[top - 1] : 0);
 	third = top >= 2 ? (uint64_t) t.limb[top - 2] : 0;
-	lz = leading_zeros(hi);
+	lz = nb_clz64(hi);
 	/* the 64 bits from the top one, and whether any bit below them is set */
 	window = lz == 0 ? hi : hi << lz | third >> (NB_EXACT_LIMB_BITS - lz);
 	sticky = (third & ((UINT64_C(1) << (NB_EXACT_LIMB_BITS - lz)) - 1)) != 0;
@@ -195,25 +184,21 @@ nb_exact_write(const NbExactSum *s, unsigned char *out)
 
 	normalize(&t);
 	for (int i = 0; i < NB_EXACT_LIMBS; i++)
-		for (int j = 0; j < 8; j++)
-			out[i * 8 + j] = (unsigned char) ((uint64_t) t.limb[i] >> (8 * j));
+		nb_write_le64(out + i * 8, (uint64_t) t.limb[i]);
 	memcpy(&special, &s->special, sizeof(special));
-	for (int j = 0; j < 8; j++)
-		out[NB_EXACT_LIMBS * 8 + j] = (unsigned char) (special >> (8 * j));
+	nb_write_le64(out + NB_EXACT_LIMBS * 8, special);
 }
 
 bool
 nb_exact_read(NbExactSum *s, const unsigned char *in)
 {
-	uint64_t	special = 0;
+	uint64_t	special = nb_read_le64(in + NB_EXACT_LIMBS * 8);
 
 	nb_exact_init(s);
 	for (int i = 0; i < NB_EXACT_LIMBS; i++)
 	{
-		uint64_t	v = 0;
+		uint64_t	v = nb_read_le64(in + i * 8);
 
-		for (int j = 0; j < 8; j++)
-			v |= (uint64_t) in[i * 8 + j] << (8 * j);
 		s->limb[i] = (int64_t) v;
 		/*
 		 * canonical: every limb but the top one in [0, 2^32); the top one
@@ -225,8 +210,6 @@ nb_exact_read(NbExactSum *s, const unsigned char *in)
 		if (i == NB_EXACT_LIMBS - 1 && (s->limb[i] < -(int64_t) LIMB_MASK || s->limb[i] > (int64_t) LIMB_MASK))
 			return false;
 	}
-	for (int j = 0; j < 8; j++)
-		special |= (uint64_t) in[NB_EXACT_LIMBS * 8 + j] << (8 * j);
 	memcpy(&s->special, &special, sizeof(special));
 	return true;
 }

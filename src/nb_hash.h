@@ -106,6 +106,13 @@ nb_write_le32(unsigned char *p, uint32_t v)
 	memcpy(p, &v, 4);
 }
 
+static inline void
+nb_write_le64(unsigned char *p, uint64_t v)
+{
+	v = nb_le64(v);
+	memcpy(p, &v, 8);
+}
+
 /*
  * The last up-to-8 bytes of a string as one word, without reading outside
  * it and without a byte copy (a copy through memory stalls the load that

@@ -80,12 +80,7 @@ nb_sort(void *base, size_t n, size_t size, int (*cmp) (const void *, const void 
 		dst = t;
 	}
 	if (src != base)
-		for (size_t off = 0; off < n * size; off += NB_INTERRUPT_BYTES)
-		{
-			memcpy((char *) base + off, src + off,
-				   n * size - off < NB_INTERRUPT_BYTES ? n * size - off : NB_INTERRUPT_BYTES);
-			nb_interrupt();
-		}
+		nb_copy(base, src, n * size);
 	nb_free(buf);
 }
 

@@ -1,7 +1,7 @@
 /*
  * nb_port.h — the one place the pure model code (nb_*.c) reaches past plain
- * C: compiler builtins and attributes, 128-bit integers,
- * extended precision, the byte order.  Each has a plain C fallback, for
+ * C: compiler builtins and attributes, 128-bit integers and the byte
+ * order.  Each has a plain C fallback, for
  * compilers without the feature and, with NB_PORTABLE defined, for any
  * compiler: the unit tests are built both ways (test/unit, make check), so
  * that every fallback is compiled and run, not only on the machines that
@@ -10,7 +10,6 @@
 #ifndef NB_PORT_H
 #define NB_PORT_H
 
-#include <float.h>
 #include <stdint.h>
 
 /* GCC's extensions (clang has them too), unless NB_PORTABLE turns them off */
@@ -22,15 +21,6 @@
 #if defined(NB_GNU_C) && defined(__SIZEOF_INT128__)
 #define NB_HAVE_INT128
 __extension__ typedef unsigned __int128 nb_uint128;
-#endif
-
-/*
- * A long double of at least 64 bits of mantissa (x87's), for nb_decimal.c's
- * division of 64-bit integers rounded once.  Without it the same numbers
- * take a slower exact path.
- */
-#if LDBL_MANT_DIG >= 64 && !defined(NB_PORTABLE)
-#define NB_HAVE_EXTENDED_LONG_DOUBLE
 #endif
 
 #if defined(NB_GNU_C) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
@@ -176,29 +166,10 @@ nb_bytes_number(const void *p, int n, int big_endian)
 	return v;
 }
 
-static inline uint16_t
-nb_le16(uint16_t v)
-{
-	return (uint16_t) nb_bytes_number(&v, 2, 0);
-}
-
-static inline uint32_t
-nb_le32(uint32_t v)
-{
-	return (uint32_t) nb_bytes_number(&v, 4, 0);
-}
-
-static inline uint64_t
-nb_le64(uint64_t v)
-{
-	return nb_bytes_number(&v, 8, 0);
-}
-
-static inline uint64_t
-nb_be64(uint64_t v)
-{
-	return nb_bytes_number(&v, 8, 1);
-}
+#define nb_le16(v) ((uint16_t) nb_bytes_number(&(uint16_t) {(v)}, 2, 0))
+#define nb_le32(v) ((uint32_t) nb_bytes_number(&(uint32_t) {(v)}, 4, 0))
+#define nb_le64(v) nb_bytes_number(&(uint64_t) {(v)}, 8, 0)
+#define nb_be64(v) nb_bytes_number(&(uint64_t) {(v)}, 8, 1)
 #endif
 
 #endif

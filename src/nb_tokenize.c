@@ -124,21 +124,18 @@ emit(Walk *w, const unsigned char *token, size_t len, bool stable)
 	return w->sink(w->arg, (const char *) token, (uint32_t) len, stable);
 }
 
-/* Room for size bytes in the scratch buffer. */
+/* Room for need bytes at *p (nb_alloc'd, or NULL with *cap 0). */
 static unsigned char *
-scratch(Walk *w, size_t size)
+grow(unsigned char **p, size_t *cap, size_t need)
 {
-	if (size > w->b->scratch_cap)
+	if (need > *cap)
 	{
-		size_t		cap = w->b->scratch_cap * 2 > size ? w->b->scratch_cap * 2 : size;
+		size_t		new_cap = *cap + *cap / 2 > need ? *cap + *cap / 2 : need;
 
-		if (w->b->scratch == NULL)
-			w->b->scratch = nb_alloc(cap);
-		else
-			w->b->scratch = nb_realloc(w->b->scratch, cap);
-		w->b->scratch_cap = cap;
+		*p = *p == NULL ? nb_alloc(new_cap) : nb_realloc(*p, new_cap);
+		*cap = new_cap;
 	}
-	return w->b->scratch;
+	return *p;
 }
 
 /* The length of the code point whose first byte is b, in text nb_tokenize wrote (valid UTF-8). */
@@ -148,6 +145,16 @@ cp_len(unsigned char b)
 	return b < 0x80 ? 1 : b < 0xE0 ? 2 : b < 0xF0 ? 3 : 4;
 }
 
+/* Whether the code point at text + i (i < len) is white space (str.isspace()). */
+static inline bool
+space_at(const unsigned char *text, size_t len, size_t i)
+{
+	uint32_t	c;
+
+	nb_utf8_decode(text + i, len - i, &c);
+	return (nb_unicode_flags(c) & NB_UC_SPACE) != 0;
+}
+
 /* ---------------------------------------------------------------- */
 /* preprocessing: _preprocess (lower, then strip accents)            */
 
@@ -155,15 +162,7 @@ cp_len(unsigned char b)
 static void
 reserve(Walk *w, size_t len, size_t more)
 {
-	if (len + more > w->b->cap)
-	{
-		size_t		cap = w->b->cap + w->b->cap / 2;
-
-		if (cap < len + more)
-			cap = len + more;
-		w->b->buf = w->b->buf == NULL ? nb_alloc(cap) : nb_realloc(w->b->buf, cap);
-		w->b->cap = cap;
-	}
+	(void) grow(&w->b->buf, &w->b->cap, len + more);
 }
 
 /* Append code point c, stripped of accents as the options say. */
@@ -311,23 +310,17 @@ collapse_white_space(Walk *w, size_t len)
 	while (i < len)
 	{
 		size_t		n = cp_len(b[i]);
-		uint32_t	c;
 
-		nb_utf8_decode(b + i, len - i, &c);
-		if (nb_unicode_flags(c) & NB_UC_SPACE)
+		if (space_at(b, len, i))
 		{
 			size_t		end = i + n;
 			size_t		run = 1;
 
 			tick(w, n);
-
-			while (end < len)
+			while (end < len && space_at(b, len, end))
 			{
 				size_t		m = cp_len(b[end]);
 
-				nb_utf8_decode(b + end, len - end, &c);
-				if (!(nb_unicode_flags(c) & NB_UC_SPACE))
-					break;
 				end += m;
 				run++;
 				tick(w, m);
@@ -533,7 +526,7 @@ word_ngrams(Walk *w, const unsigned char *text, size_t len, bool stable)
 			size = n - 1;
 			for (uint32_t k = 0; k < n; k++)
 				size += ring_len[k];
-			gram = scratch(w, size);
+			gram = grow(&w->b->scratch, &w->b->scratch_cap, size);
 			size = 0;
 			for (uint32_t k = 1; k <= n; k++)
 			{
@@ -630,13 +623,11 @@ char_wb_ngrams(Walk *w, const unsigned char *text, size_t len)
 	while (i < len)
 	{
 		size_t		start;
-		uint32_t	c;
 		unsigned char *padded;
 		size_t		size;
 		uint32_t	cps = 2;
 
-		nb_utf8_decode(text + i, len - i, &c);
-		if (nb_unicode_flags(c) & NB_UC_SPACE)
+		if (space_at(text, len, i))
 		{
 			i += cp_len(text[i]);
 			tick(w, 1);
@@ -650,12 +641,9 @@ char_wb_ngrams(Walk *w, const unsigned char *text, size_t len)
 			i += n;
 			cps++;
 			tick(w, n);
-			if (i >= len)
-				break;
-			nb_utf8_decode(text + i, len - i, &c);
-		} while (!(nb_unicode_flags(c) & NB_UC_SPACE));
+		} while (i < len && !space_at(text, len, i));
 		size = i - start + 2;
-		padded = scratch(w, size);
+		padded = grow(&w->b->scratch, &w->b->scratch_cap, size);
 		padded[0] = ' ';
 		memcpy(padded + 1, text + start, i - start);
 		padded[size - 1] = ' ';
@@ -719,26 +707,21 @@ nb_tokenize_buffers_init(NbTokenizeBuffers *b)
 	b->scratch_cap = KEPT_BUFFER_BYTES;
 }
 
-void
-nb_tokenize_buffers_shrink(NbTokenizeBuffers *b)
+static void
+shrink(unsigned char **p, size_t *cap)
 {
-	if (b->cap > KEPT_BUFFER_LIMIT)
+	if (*cap > KEPT_BUFFER_LIMIT)
 	{
-		b->buf = nb_realloc(b->buf, KEPT_BUFFER_BYTES);
-		b->cap = KEPT_BUFFER_BYTES;
-	}
-	if (b->scratch_cap > KEPT_BUFFER_LIMIT)
-	{
-		b->scratch = nb_realloc(b->scratch, KEPT_BUFFER_BYTES);
-		b->scratch_cap = KEPT_BUFFER_BYTES;
+		*p = nb_realloc(*p, KEPT_BUFFER_BYTES);
+		*cap = KEPT_BUFFER_BYTES;
 	}
 }
 
 void
-nb_tokenize_buffers_free(NbTokenizeBuffers *b)
+nb_tokenize_buffers_shrink(NbTokenizeBuffers *b)
 {
-	nb_free(b->buf);
-	nb_free(b->scratch);
+	shrink(&b->buf, &b->cap);
+	shrink(&b->scratch, &b->scratch_cap);
 }
 
 bool

@@ -97,14 +97,12 @@ typedef struct NbTokenizeBuffers
 /*
  * Allocate small buffers now, from nb_alloc: they only grow and shrink
  * (nb_realloc) afterwards, so they stay where they were made (inside the
- * server, the memory context current here).
+ * server, the memory context current here, which frees them).
  */
 void		nb_tokenize_buffers_init(NbTokenizeBuffers *b);
 
 /* Give back what a long text made them grow to (a text's tokens must no longer be used). */
 void		nb_tokenize_buffers_shrink(NbTokenizeBuffers *b);
-
-void		nb_tokenize_buffers_free(NbTokenizeBuffers *b);
 
 /*
  * The longest text nb_tokenize takes, in bytes: lowercasing and accent

@@ -74,9 +74,8 @@ nb_alloc(size_t size)
 void *
 nb_alloc_zero(size_t size)
 {
-	char	   *ptr = MemoryContextAllocHuge(core_context(), size);
+	char	   *ptr = nb_alloc(size);
 
-	advise_huge_pages(ptr, size);
 	for (size_t off = 0; off < size; off += NB_INTERRUPT_BYTES)
 	{
 		memset(ptr + off, 0, Min(size - off, NB_INTERRUPT_BYTES));

@@ -58,21 +58,14 @@ label_cast(FunctionCallInfo fcinfo, Oid type, void **cache)
 	c = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(LabelCast));
 	c->type = type;
 	c->path = label_conversion(type, &fn);
-	switch (c->path)
-	{
-		case COERCION_PATH_FUNC:
-			fmgr_info_cxt(fn, &c->fn, fcinfo->flinfo->fn_mcxt);
-			c->nargs = (short) get_func_nargs(fn);
-			break;
-		case COERCION_PATH_RELABELTYPE:
-			break;
-		case COERCION_PATH_COERCEVIAIO:
-			fmgr_info_cxt(fn, &c->fn, fcinfo->flinfo->fn_mcxt);
-			break;
-		default:
-			/* every type that is not an array can be cast to text */
-			elog(ERROR, "no cast from type %s to text", format_type_be(type));
-	}
+	/* every type that is not an array can be cast to text */
+	if (c->path != COERCION_PATH_FUNC && c->path != COERCION_PATH_RELABELTYPE &&
+		c->path != COERCION_PATH_COERCEVIAIO)
+		elog(ERROR, "no cast from type %s to text", format_type_be(type));
+	if (c->path != COERCION_PATH_RELABELTYPE)
+		fmgr_info_cxt(fn, &c->fn, fcinfo->flinfo->fn_mcxt);
+	if (c->path == COERCION_PATH_FUNC)
+		c->nargs = (short) get_func_nargs(fn);
 	*cache = c;
 	return c;
 }

@@ -23,20 +23,20 @@
 
 PG_FUNCTION_INFO_V1(nb_tokens);
 
-/* The token patterns nb_tokenize knows, each with and without (?u), which Python 3 implies. */
-static const struct
-{
-	const char *pattern;
-	NbTokenPattern value;
-}			token_patterns[] = {
-	{"(?u)\\b\\w\\w+\\b", NB_PATTERN_WORD2},
-	{"\\b\\w\\w+\\b", NB_PATTERN_WORD2},
-	{"(?u)\\b\\w+\\b", NB_PATTERN_WORD1},
-	{"\\b\\w+\\b", NB_PATTERN_WORD1},
+/*
+ * The token patterns nb_tokenize knows, two per NbTokenPattern in its order:
+ * with (?u), the canonical form, and without, which Python 3 implies.
+ */
+static const char *const token_patterns[] = {
+	"(?u)\\b\\w\\w+\\b", "\\b\\w\\w+\\b", "(?u)\\b\\w+\\b", "\\b\\w+\\b"
 };
 
+StaticAssertDecl(lengthof(token_patterns) == 2 * (NB_PATTERN_WORD1 + 1), "two forms of each token pattern");
+
+/* The names of each enumeration's values in order; NULL: JSON null. */
 static const char *const analyzers[] = {"word", "char", "char_wb"};
 static const char *const accents[] = {NULL, "ascii", "unicode"};
+static const char *const stop_words[] = {NULL, "english"};
 
 #define ANALYZER_DETAIL "Valid analyzers are \"word\", \"char\" and \"char_wb\"."
 #define NGRAM_RANGE_DETAIL "It must be an array of two integers [min, max] with 1 <= min <= max <= 64."
@@ -61,6 +61,16 @@ is_string(const JsonbValue *v, const char *s)
 		memcmp(v->val.string.val, s, v->val.string.len) == 0;
 }
 
+/* The index of v among names (a string, or null for a NULL name); -1 if none. */
+static int
+name_index(const JsonbValue *v, const char *const *names, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (names[i] == NULL ? v->type == jbvNull : is_string(v, names[i]))
+			return i;
+	return -1;
+}
+
 /* ngram_range: [min, max] */
 static void
 parse_ngram_range(const JsonbValue *v, NbTokenizer *t)
@@ -79,16 +89,13 @@ static void
 parse_option(const char *name, const JsonbValue *v, void *arg)
 {
 	NbTokenizer *t = arg;
+	int			i;
 
 	if (strcmp(name, "analyzer") == 0)
 	{
-		for (int i = 0; i < lengthof(analyzers); i++)
-			if (is_string(v, analyzers[i]))
-			{
-				t->analyzer = (NbAnalyzer) i;
-				return;
-			}
-		option_error("analyzer", ANALYZER_DETAIL);
+		if ((i = name_index(v, analyzers, lengthof(analyzers))) < 0)
+			option_error("analyzer", ANALYZER_DETAIL);
+		t->analyzer = (NbAnalyzer) i;
 	}
 	else if (strcmp(name, "ngram_range") == 0)
 		parse_ngram_range(v, t);
@@ -100,37 +107,25 @@ parse_option(const char *name, const JsonbValue *v, void *arg)
 	}
 	else if (strcmp(name, "strip_accents") == 0)
 	{
-		if (v->type == jbvNull)
-			t->strip_accents = NB_ACCENTS_KEEP;
-		else if (is_string(v, "ascii"))
-			t->strip_accents = NB_ACCENTS_ASCII;
-		else if (is_string(v, "unicode"))
-			t->strip_accents = NB_ACCENTS_UNICODE;
-		else
+		if ((i = name_index(v, accents, lengthof(accents))) < 0)
 			option_error("strip_accents", STRIP_ACCENTS_DETAIL);
+		t->strip_accents = (NbStripAccents) i;
 	}
 	else if (strcmp(name, "token_pattern") == 0)
 	{
-		for (int i = 0; i < lengthof(token_patterns); i++)
-			if (is_string(v, token_patterns[i].pattern))
-			{
-				t->token_pattern = token_patterns[i].value;
-				return;
-			}
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("invalid value for tokenizer option \"token_pattern\""),
-				 errdetail(TOKEN_PATTERN_DETAIL),
-				 errhint("Other regular expressions are not supported: nbc matches these two itself, as Python's re does.")));
+		if ((i = name_index(v, token_patterns, lengthof(token_patterns))) < 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("invalid value for tokenizer option \"token_pattern\""),
+					 errdetail(TOKEN_PATTERN_DETAIL),
+					 errhint("Other regular expressions are not supported: nbc matches these two itself, as Python's re does.")));
+		t->token_pattern = (NbTokenPattern) (i / 2);
 	}
 	else if (strcmp(name, "stop_words") == 0)
 	{
-		if (v->type == jbvNull)
-			t->stop_words = NB_STOP_NONE;
-		else if (is_string(v, "english"))
-			t->stop_words = NB_STOP_ENGLISH;
-		else
+		if ((i = name_index(v, stop_words, lengthof(stop_words))) < 0)
 			option_error("stop_words", STOP_WORDS_DETAIL);
+		t->stop_words = (NbStopWords) i;
 	}
 	else if (nb_is_prediction_option(name))
 		ereport(ERROR,
@@ -214,15 +209,9 @@ nb_tokenizer_to_jsonb(const NbTokenizer *t)
 	nb_push_key(&state, "strip_accents", 13);
 	push_string_or_null(&state, accents[t->strip_accents]);
 	nb_push_key(&state, "token_pattern", 13);
-	/* the first of token_patterns with the value: the form with (?u) */
-	for (int i = 0;; i++)
-		if (token_patterns[i].value == t->token_pattern)
-		{
-			nb_push_string(&state, token_patterns[i].pattern);
-			break;
-		}
+	nb_push_string(&state, token_patterns[2 * t->token_pattern]);
 	nb_push_key(&state, "stop_words", 10);
-	push_string_or_null(&state, t->stop_words == NB_STOP_ENGLISH ? "english" : NULL);
+	push_string_or_null(&state, stop_words[t->stop_words]);
 	root = pushJsonbValue(&state, WJB_END_OBJECT, NULL);
 	return JsonbValueToJsonb(root);
 }

@@ -688,7 +688,8 @@ test_kept_buffers(void)
 	free(long_text);
 	nb_tokenize_buffers_shrink(&keep);
 	EXPECT(keep.cap < ((size_t) 1 << 20) && keep.scratch_cap < ((size_t) 1 << 20));
-	nb_tokenize_buffers_free(&keep);
+	nb_free(keep.buf);
+	nb_free(keep.scratch);
 	EXPECT(nb_test_live_blocks() == blocks);
 }
 
