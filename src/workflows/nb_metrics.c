@@ -207,8 +207,9 @@ nb_metrics_class(NbMetrics *m, const char *label, uint32_t len)
 	return (uint32_t) found;
 }
 
-int
-nb_metrics_label_cmp(const NbMetrics *m, uint32_t a, uint32_t b)
+/* Byte order of two labels (memcmp, then the shorter first). */
+static int
+label_cmp(const NbMetrics *m, uint32_t a, uint32_t b)
 {
 	uint32_t	alen,
 				blen;
@@ -343,7 +344,7 @@ nb_metrics_add_scored(NbMetrics *m, uint32_t actual, const uint32_t *cls,
 		double		c = clip(prob[i]);
 		/* ties to the first label in byte order, as nb_predict breaks them */
 		if (prob[i] > best_p ||
-			(i > 0 && prob[i] == best_p && nb_metrics_label_cmp(m, cls[i], cls[best]) < 0))
+			(i > 0 && prob[i] == best_p && label_cmp(m, cls[i], cls[best]) < 0))
 		{
 			best = i;
 			best_p = prob[i];

@@ -111,9 +111,6 @@ nb_metrics_score_at(double *const *column, uint64_t i)
 /* Add src's rows to dst (same form, ranked or not). */
 void		nb_metrics_merge(NbMetrics *dst, NbMetrics *src);
 
-/* Byte order of two labels (memcmp, then the shorter first). */
-int			nb_metrics_label_cmp(const NbMetrics *m, uint32_t a, uint32_t b);
-
 typedef struct NbClassMetrics
 {
 	double		precision;

@@ -434,7 +434,6 @@ fit_option(const CalibrationState *st, const NbCalibrationFit *fit)
 	return nb_jsonb_finish(pushJsonbValue(&state, WJB_END_OBJECT, NULL));
 }
 
-/* The fit of the rows, as the header says. */
 PG_FUNCTION_INFO_V1(nbc_calibration_final);
 Datum
 nbc_calibration_final(PG_FUNCTION_ARGS)
