@@ -272,6 +272,7 @@ em_add_row(EmState *st, NbPrepared *pm, NbScorer *scorer, const text *label,
 {
 	double		shared;
 	int64		best;
+	int64		c;
 	MemoryContext old;
 
 	nb_prepared_begin_row(pm);
@@ -283,42 +284,33 @@ em_add_row(EmState *st, NbPrepared *pm, NbScorer *scorer, const text *label,
 	if (best < 0)
 		elog(ERROR, "every class is excluded by the class prior");
 
+	/* the first model is trained on every labelled row, and so is each next one */
+	c = label == NULL ? -1 : nb_index_class(&pm->index, VARDATA_ANY(label), VARSIZE_ANY_EXHDR(label));
+	if (label != NULL && c < 0)
+		elog(ERROR, "an EM iteration's labelled row is not a class of the model");
 	old = MemoryContextSwitchTo(st->em->hdr.eoh_context);
+	if (c >= 0)
+		nb_exact_add(&st->labelled, nb_em_log_joint(scorer, (uint32) c, shared));
+	else
+		nb_exact_add(&st->unlabelled, nb_em_log_marginal(scorer, shared));
 	if (st->components > 1)
 	{
-		int64		c = label == NULL ? -1 :
-			nb_index_class(&pm->index, VARDATA_ANY(label), VARSIZE_ANY_EXHDR(label));
-
-		if (label != NULL && c < 0)
-			elog(ERROR, "an EM iteration's labelled row is not a class of the model");
-		if (c >= 0)
-			nb_exact_add(&st->labelled, nb_em_log_joint(scorer, (uint32) c, shared));
-		else
-			nb_exact_add(&st->unlabelled, nb_em_log_marginal(scorer, shared));
 		/* (the first pass leaves the unlabelled rows out) */
 		if ((c >= 0 || !st->init) && component_weights(st, &pm->index, pm->log_post, c) &&
 			!nb_trainer_add_text_spread(nb_expanded_trainer(st->em), refs, n, st->weight))
 			elog(ERROR, "the next model refused a row");
 	}
-	else if (label != NULL)
+	else if (c >= 0)
 	{
-		int64		c = nb_index_class(&pm->index, VARDATA_ANY(label), VARSIZE_ANY_EXHDR(label));
 		NbTrainer  *t = nb_expanded_trainer(st->em);
 
-		/* the first model is trained on every labelled row, and so is each next one */
-		if (c < 0)
-			elog(ERROR, "an EM iteration's labelled row is not a class of the model");
-		nb_exact_add(&st->labelled, nb_em_log_joint(scorer, (uint32) c, shared));
 		/* in its class with weight 1 */
 		nb_trainer_begin_doc(t, VARDATA_ANY(label), VARSIZE_ANY_EXHDR(label), 1.0);
 		if (!nb_trainer_add_text(t, refs, n))
 			elog(ERROR, "a model of text[] rows has a feature \"\" of another type");
 	}
 	else
-	{
-		nb_exact_add(&st->unlabelled, nb_em_log_marginal(scorer, shared));
 		train_unlabelled(st, &pm->index, pm->log_post, refs, n);
-	}
 	MemoryContextSwitchTo(old);
 	nb_expanded_check(st->em);
 }
