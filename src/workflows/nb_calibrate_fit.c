@@ -11,6 +11,7 @@
 #include "nb_alloc.h"
 #include "nb_exact.h"
 #include "nb_interrupt.h"
+#include "nb_metrics.h"
 
 /* Rows whose terms the sigmoid's sums add plainly before one compensated addition. */
 #define SIGMOID_BLOCK 32
@@ -666,12 +667,6 @@ nb_calibration_order_rows(size_t n, uint32_t C, const double *const *row, uint32
 /* the scores and the method's choice                                     */
 /* ---------------------------------------------------------------------- */
 
-static double
-clip(double p)
-{
-	return p < DBL_EPSILON ? DBL_EPSILON : p > 1 - DBL_EPSILON ? 1 - DBL_EPSILON : p;
-}
-
 /* Add the log loss (scikit-learn's) and Brier score of a row of probabilities p and class y. */
 static void
 add_row_scores(NbExactSum *log_loss, NbExactSum *brier, const double *p, uint32_t C, uint32_t y)
@@ -685,10 +680,10 @@ add_row_scores(NbExactSum *log_loss, NbExactSum *brier, const double *p, uint32_
 		double		e = p[c] - (c == y ? 1.0 : 0.0);
 
 		row_brier += e * e;
-		sum += clip(p[c]);
+		sum += nb_metrics_clip(p[c]);
 	}
 	nb_exact_add(brier, row_brier);
-	nb_exact_add(log_loss, -log(clip(p[y]) / sum));
+	nb_exact_add(log_loss, -log(nb_metrics_clip(p[y]) / sum));
 }
 
 /* Row i's probabilities under cal into p; l is scratch of C doubles, and so is scratch. */
