@@ -11,6 +11,7 @@
 #include "nb_alloc.h"
 #include "nb_exact.h"
 #include "nb_interrupt.h"
+#include "nb_metrics.h"
 
 /* Rows whose terms the sigmoid's sums add plainly before one compensated addition. */
 #define SIGMOID_BLOCK 32
@@ -26,10 +27,7 @@
 #define CLASS_SAMPLE_P 1e-3
 #define CLASS_SAMPLE_SHARE 4
 
-/*
- * A sigmoid's step whose |d_a| + |d_b| is at most this is tried without
- * the losses (sigmoid_descent_proved usually holds for it).
- */
+/* A sigmoid's step of |d_a| + |d_b| at most this is tried without the losses. */
 #define SIGMOID_PROVED_STEP 2
 
 /* Newton steps (or bisections) at most; each fit converges in far fewer. */
@@ -171,11 +169,9 @@ temperature_minimum_exists(const NbCalibrationRows *rows, size_t step)
 }
 
 /*
- * Newton's method on beta = 1 / T from *beta, as
- * nb_calibration_fit_temperature says; returns the steps.  The steps taken
- * are Halley's (the third derivative costs the pass little more: cubic
- * convergence, a pass fewer), Newton's when the correction is large.  A
- * minimum exists (temperature_minimum_exists).
+ * Newton's method on beta = 1 / T from *beta, where a minimum exists;
+ * returns the steps.  The steps are Halley's (the third derivative costs
+ * the pass little more: a pass fewer), Newton's when the correction is large.
  */
 static uint32_t
 temperature_newton(const NbCalibrationRows *rows, size_t step, double *beta)
@@ -245,10 +241,9 @@ nb_calibration_fit_temperature(const NbCalibrationRows *rows, double *temperatur
 /* ---------------------------------------------------------------------- */
 
 /*
- * One class's rows as the sigmoid reads them: probabilities, targets and
- * weights (NULL: every row's is 1), and two rows of n for each pass's
- * probabilities of the class (q of the point the fit is at, and of the
- * point it tries).
+ * One class's rows as the sigmoid reads them: probabilities, targets,
+ * weights (NULL: all 1), and each row's q at the point the fit is at and
+ * at the point it tries.
  */
 typedef struct SigmoidRows
 {
@@ -465,14 +460,11 @@ sigmoid_newton(SigmoidRows *s, double *ab)
 			step = 0;
 		}
 		/*
-		 * Backtracking (Armijo) until the loss falls enough, or the step is
-		 * lost in rounding; each trial's gradient is the next step's.  A
-		 * trial is accepted without the losses when its end proves the fall
-		 * (always so near the minimum); else the losses decide.  The trials
-		 * compute them from the first when the step is long (|d_a| + |d_b|
-		 * above SIGMOID_PROVED_STEP: far from the minimum, where Newton's
-		 * steps overshoot, the proof seldom holds), else once the proof has
-		 * failed, that trial again.
+		 * Backtracking (Armijo); each trial's gradient is the next step's.  A
+		 * trial whose end proves the fall is accepted without the losses;
+		 * else the losses decide, from the first trial when the step is long
+		 * (far from the minimum the proof seldom holds), else from the trial
+		 * whose proof failed.
 		 */
 		with_loss = fabs(d[0]) + fabs(d[1]) > SIGMOID_PROVED_STEP;
 		while (step >= 1e-10)
@@ -506,9 +498,7 @@ sigmoid_newton(SigmoidRows *s, double *ab)
 
 /*
  * Every SAMPLE-th row, when that is SAMPLE_ROWS rows with SAMPLE_SIDE of
- * the class and of the others: the sigmoid of this sample, a few passes
- * over a small part of the rows, is near the sigmoid of all, and Newton's
- * method from there takes fewer passes over all of them.
+ * the class and of the others: a warm start for the sigmoid of all.
  */
 static bool
 sigmoid_sample(const SigmoidRows *s, SigmoidRows *sample, double *p)
@@ -533,11 +523,10 @@ sigmoid_sample(const SigmoidRows *s, SigmoidRows *sample, double *p)
 }
 
 /*
- * A class's own sample (src/README.md, Calibration, says why): every row of
- * the class, and of the others where its probability is at least
- * CLASS_SAMPLE_P, of weight 1, and every SAMPLE-th of the rest weighted by
- * the rows they stand for; at most 1 / CLASS_SAMPLE_SHARE of the rows, else
- * none.  p has room for as many.
+ * A class's own sample (src/README.md, Calibration): every row of the class
+ * or where its probability is at least CLASS_SAMPLE_P, and every SAMPLE-th
+ * of the rest weighted by the rows it stands for; at most 1 /
+ * CLASS_SAMPLE_SHARE of the rows (p's room), else none.
  */
 static bool
 sigmoid_class_sample(const SigmoidRows *s, SigmoidRows *sample, double *p)
@@ -678,17 +667,7 @@ nb_calibration_order_rows(size_t n, uint32_t C, const double *const *row, uint32
 /* the scores and the method's choice                                     */
 /* ---------------------------------------------------------------------- */
 
-static double
-clip(double p)
-{
-	return p < DBL_EPSILON ? DBL_EPSILON : p > 1 - DBL_EPSILON ? 1 - DBL_EPSILON : p;
-}
-
-/*
- * Add a row's log loss (scikit-learn's: clipped to [eps, 1 - eps],
- * renormalized) and Brier score, from its probabilities p and its actual
- * class y.
- */
+/* Add the log loss (scikit-learn's) and Brier score of a row of probabilities p and class y. */
 static void
 add_row_scores(NbExactSum *log_loss, NbExactSum *brier, const double *p, uint32_t C, uint32_t y)
 {
@@ -701,10 +680,10 @@ add_row_scores(NbExactSum *log_loss, NbExactSum *brier, const double *p, uint32_
 		double		e = p[c] - (c == y ? 1.0 : 0.0);
 
 		row_brier += e * e;
-		sum += clip(p[c]);
+		sum += nb_metrics_clip(p[c]);
 	}
 	nb_exact_add(brier, row_brier);
-	nb_exact_add(log_loss, -log(clip(p[y]) / sum));
+	nb_exact_add(log_loss, -log(nb_metrics_clip(p[y]) / sum));
 }
 
 /* Row i's probabilities under cal into p; l is scratch of C doubles, and so is scratch. */
@@ -800,11 +779,9 @@ fit_temperature(const NbCalibrationRows *rows, NbCalibrationFit *fit)
 }
 
 /*
- * The sigmoids' fit into fit, scored.  Two classes: the second's sigmoid,
- * the first's probability its complement (scikit-learn's).  More: every
- * class's, whose sigmoids of the rows the fit gives for their scores.  q
- * holds the rows' probabilities (nb_calibration_probabilities), and then
- * their sigmoids.
+ * The sigmoids' fit into fit, scored: of two classes the second's, the
+ * first's probability its complement (scikit-learn's), else every class's.
+ * q holds the rows' probabilities, and then their sigmoids.
  */
 static NbCalibrationStatus
 fit_sigmoid(const NbCalibrationRows *rows, double *q, NbCalibrationFit *fit)

@@ -30,21 +30,17 @@ typedef enum NbCalibrationStatus
 } NbCalibrationStatus;
 
 /*
- * Put the rows in a canonical order (by actual class, then by their log
- * posteriors' bytes).  The fits sum over the rows in their order, with
- * compensated sums: rows given in this order give the same result to the
- * bit whatever order they came in.  Row i's class is actual[i] and its C
- * log posteriors are at row[i]; they go to actual and log_post (n * C,
- * apart from the rows) in that order.
+ * Put the rows (row i: class actual[i], C log posteriors at row[i]) into
+ * actual and log_post (n * C) in a canonical order, by actual class, then
+ * by their log posteriors' bytes: the fits' sums then give the same bits
+ * whatever order the rows came in.
  */
 void		nb_calibration_order_rows(size_t n, uint32_t C, const double *const *row,
 									  uint32_t *actual, double *log_post);
 
 /*
- * The temperature minimizing the rows' log loss, by Newton's method on 1 /
- * T (src/README.md, Calibration).  Rows whose actual class has probability
- * 0 are left out (their loss is infinite at every T).  *iterations
- * receives the Newton or bisection steps (of the sample's fit too).
+ * The temperature minimizing the rows' log loss (src/README.md,
+ * Calibration); *iterations receives the steps (of the sample's fit too).
  */
 NbCalibrationStatus nb_calibration_fit_temperature(const NbCalibrationRows *rows, double *temperature,
 												   uint32_t *iterations);
@@ -57,15 +53,13 @@ NbCalibrationStatus nb_calibration_fit_temperature(const NbCalibrationRows *rows
 void		nb_calibration_probabilities(const NbCalibrationRows *rows, double *p);
 
 /*
- * The sigmoids of classes first to C - 1 (0 for every class; 1 for the
- * second of two, as nb_calibration_apply's sigmoid_class): the (a, b) of
- * class c at ab[2c], ab[2c + 1], minimizing the cross-entropy of 1 / (1 +
- * exp(a p + b)) with Platt's targets, by Newton's method (src/README.md,
- * Calibration).  q (n * C doubles) holds the rows' probabilities as
- * nb_calibration_probabilities gives them, and receives in their place
- * each row's sigmoid at its class's fit, q_c of row i at q[c * n + i]
- * (from class first on): the calibrated rows need no pass of their own.
- * *iterations receives the steps of every fit.
+ * The sigmoids 1 / (1 + exp(a p + b)) of classes first to C - 1 (0 for
+ * every class; 1 for the second of two, as nb_calibration_apply's
+ * sigmoid_class), class c's (a, b) at ab[2c], ab[2c + 1] (src/README.md,
+ * Calibration).  q holds the rows' probabilities as
+ * nb_calibration_probabilities gives them, and receives in their place each
+ * row's sigmoid at its class's fit (from class first on): the calibrated
+ * rows need no pass of their own.  *iterations receives every fit's steps.
  */
 NbCalibrationStatus nb_calibration_fit_sigmoids(const NbCalibrationRows *rows, uint32_t first, double *ab,
 												double *q, uint32_t *iterations);
@@ -92,15 +86,13 @@ typedef struct NbCalibrationFit
 } NbCalibrationFit;
 
 /*
- * Fit method to the rows (in nb_calibration_order_rows' order).  Method
- * auto fits both and keeps the one of the lower log loss (temperature on
- * a tie, and sigmoid when no temperature minimizes it), or neither
- * (NB_CALIBRATE_NONE) when neither lowers the log loss of the rows before:
- * on separable rows Platt's targets keep the sigmoid's loss above an
- * uncalibrated loss near 0.  Log loss as scikit-learn's (each row's
- * probabilities clipped to [eps, 1 - eps] and renormalized), both scores
- * means over the rows, summed exactly.  Not OK: no fit (fit->sigmoid
- * NULL).  nb_calibration_fit_free frees what an OK fit holds.
+ * Fit method to the rows (in nb_calibration_order_rows' order).  Auto fits
+ * both and keeps the one of the lower log loss (temperature on a tie), or
+ * neither (NB_CALIBRATE_NONE) when neither lowers the rows' log loss: on
+ * separable rows Platt's targets keep the sigmoid's loss above an
+ * uncalibrated loss near 0.  Log loss as scikit-learn's (probabilities
+ * clipped to [eps, 1 - eps], renormalized), both scores exact means over
+ * the rows.  nb_calibration_fit_free frees what an OK fit holds.
  */
 NbCalibrationStatus nb_calibration_fit(const NbCalibrationRows *rows, NbCalibrationMethod method,
 									   NbCalibrationFit *fit);

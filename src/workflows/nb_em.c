@@ -12,15 +12,12 @@
 NbEmStatus
 nb_em_check(const NbScorer *sc, const NbPseudoCounts *pc)
 {
-	const NbIndex *ix = sc->index;
-
 	if (sc->kind != NB_MULTINOMIAL && sc->kind != NB_BERNOULLI)
 		return NB_EM_KIND;
 	if (sc->kind == NB_MULTINOMIAL ? !(pc->alpha > 0) : !(pc->present > 0 && pc->absent > 0))
 		return NB_EM_NOT_SMOOTHED;
-	for (uint32_t j = 0; j < ix->n_features; j++)
-		if (ix->feature_type[j] != NB_FEATURE_BAG)
-			return NB_EM_NOT_BAGS;
+	if (!nb_index_only_bags(sc->index))
+		return NB_EM_NOT_BAGS;
 	return NB_EM_OK;
 }
 

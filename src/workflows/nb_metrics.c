@@ -207,8 +207,9 @@ nb_metrics_class(NbMetrics *m, const char *label, uint32_t len)
 	return (uint32_t) found;
 }
 
-int
-nb_metrics_label_cmp(const NbMetrics *m, uint32_t a, uint32_t b)
+/* Byte order of two labels (memcmp, then the shorter first). */
+static int
+label_cmp(const NbMetrics *m, uint32_t a, uint32_t b)
 {
 	uint32_t	alen,
 				blen;
@@ -273,19 +274,6 @@ column_of(NbMetrics *m, uint32_t c)
 	return m->score[c];
 }
 
-/*
- * sklearn's np.clip(p, eps, 1 - eps), for p in [0, 1]: a maximum and then
- * a minimum, a form compilers can make maxsd and minsd of rather than
- * branches (GCC 12 does for the minimum).
- */
-static inline double
-clip(double p)
-{
-	double		above = p > DBL_EPSILON ? p : DBL_EPSILON;
-
-	return above < 1.0 - DBL_EPSILON ? above : 1.0 - DBL_EPSILON;
-}
-
 /* The sum of weight / S of the rows naming n classes, made (zero) if none did yet. */
 static NbExactSum *
 inv_sum(NbMetrics *m, uint32_t n)
@@ -340,10 +328,10 @@ nb_metrics_add_scored(NbMetrics *m, uint32_t actual, const uint32_t *cls,
 	{
 		double		y = cls[i] == actual ? 1.0 : 0.0;
 		double		d = prob[i] - y;
-		double		c = clip(prob[i]);
+		double		c = nb_metrics_clip(prob[i]);
 		/* ties to the first label in byte order, as nb_predict breaks them */
 		if (prob[i] > best_p ||
-			(i > 0 && prob[i] == best_p && nb_metrics_label_cmp(m, cls[i], cls[best]) < 0))
+			(i > 0 && prob[i] == best_p && label_cmp(m, cls[i], cls[best]) < 0))
 		{
 			best = i;
 			best_p = prob[i];

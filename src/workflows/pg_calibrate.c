@@ -327,20 +327,7 @@ calibration_transfn(FunctionCallInfo fcinfo, NbFeatureInput kind)
 	PG_RETURN_POINTER(st);
 }
 
-/* The transition function of nbc_calibration for features of one type. */
-#define CALIBRATION_TRANSFN(name, kind) \
-	PG_FUNCTION_INFO_V1(name); \
-	Datum \
-	name(PG_FUNCTION_ARGS) \
-	{ \
-		return calibration_transfn(fcinfo, kind); \
-	}
-
-CALIBRATION_TRANSFN(nbc_calibration_array, NB_INPUT_ARRAY)
-CALIBRATION_TRANSFN(nbc_calibration_tsvector, NB_INPUT_TSVECTOR)
-CALIBRATION_TRANSFN(nbc_calibration_jsonb, NB_INPUT_JSONB)
-CALIBRATION_TRANSFN(nbc_calibration_float8, NB_INPUT_FLOAT8)
-CALIBRATION_TRANSFN(nbc_calibration_text, NB_INPUT_TEXT)
+NB_FEATURE_FUNCTIONS(nbc_calibration, calibration_transfn);
 
 /* ---------------------------------------------------------------------- */
 /* the fit                                                                */
@@ -447,7 +434,6 @@ fit_option(const CalibrationState *st, const NbCalibrationFit *fit)
 	return nb_jsonb_finish(pushJsonbValue(&state, WJB_END_OBJECT, NULL));
 }
 
-/* The fit of the rows, as the header says. */
 PG_FUNCTION_INFO_V1(nbc_calibration_final);
 Datum
 nbc_calibration_final(PG_FUNCTION_ARGS)

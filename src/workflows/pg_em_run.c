@@ -1,15 +1,11 @@
 /*
- * pg_em_run.c — nb_train_em's iterations (nbc_em_iterate), driven in C
- * (src/README.md, EM): nbc_em_run (PL/pgSQL) checks the arguments and
- * trains the model of the labelled rows; each iteration from it reads the
- * rows once through a cursor, scores each with the current model (prepared
- * once) and adds it to the next one in the same pass (the E-step and the
- * M-step at once, the row's tokens read once for both), then writes the
- * next model and prepares it.  The current model stays in this function's
- * memory: a model of many classes spread over by the unlabelled rows is
- * large (110 MB as text for 98 classes of 20,000 short documents), and
- * passing it between statements copied it several times per iteration and
- * filled the backend's cache of models.
+ * pg_em_run.c — nb_train_em's iterations (nbc_em_iterate, src/README.md,
+ * EM), after nbc_em_run (PL/pgSQL) has checked the arguments and trained
+ * the model of the labelled rows.  The current model stays in this
+ * function's memory: a model spread over by the unlabelled rows is large
+ * (110 MB as text for 98 classes of 20,000 short documents), and passing
+ * it between statements copied it several times per iteration and filled
+ * the backend's cache of models.
  */
 #include "postgres.h"
 
@@ -72,14 +68,9 @@ typedef struct EmState
 	int64	   *trainer_class;	/* per class or slot, its id in em's trainer, or -1 */
 	double	   *weight;			/* an unlabelled row's weights, by id in em's trainer */
 	/*
-	 * EM-CM (components > 1): the next model's classes are components; the
-	 * first pass (init) puts the i-th labelled row of label k (from 0, in
-	 * the order read) into its component i mod components, slot k *
-	 * components + that, and leaves the unlabelled rows out (Nigam et
-	 * al.'s start: the labelled rows spread over their class's
-	 * components); later passes spread every row over components by
-	 * posterior, a labelled one over its class's only, a slot being a
-	 * component of the current model.
+	 * EM-CM (components > 1, src/README.md, EM): the first pass (init) puts
+	 * the i-th labelled row of label k in slot k * components + i mod
+	 * components; later passes' slots are the current model's components.
 	 */
 	uint32		components;
 	bool		init;
@@ -281,6 +272,7 @@ em_add_row(EmState *st, NbPrepared *pm, NbScorer *scorer, const text *label,
 {
 	double		shared;
 	int64		best;
+	int64		c;
 	MemoryContext old;
 
 	nb_prepared_begin_row(pm);
@@ -292,42 +284,33 @@ em_add_row(EmState *st, NbPrepared *pm, NbScorer *scorer, const text *label,
 	if (best < 0)
 		elog(ERROR, "every class is excluded by the class prior");
 
+	/* the first model is trained on every labelled row, and so is each next one */
+	c = label == NULL ? -1 : nb_index_class(&pm->index, VARDATA_ANY(label), VARSIZE_ANY_EXHDR(label));
+	if (label != NULL && c < 0)
+		elog(ERROR, "an EM iteration's labelled row is not a class of the model");
 	old = MemoryContextSwitchTo(st->em->hdr.eoh_context);
+	if (c >= 0)
+		nb_exact_add(&st->labelled, nb_em_log_joint(scorer, (uint32) c, shared));
+	else
+		nb_exact_add(&st->unlabelled, nb_em_log_marginal(scorer, shared));
 	if (st->components > 1)
 	{
-		int64		c = label == NULL ? -1 :
-			nb_index_class(&pm->index, VARDATA_ANY(label), VARSIZE_ANY_EXHDR(label));
-
-		if (label != NULL && c < 0)
-			elog(ERROR, "an EM iteration's labelled row is not a class of the model");
-		if (c >= 0)
-			nb_exact_add(&st->labelled, nb_em_log_joint(scorer, (uint32) c, shared));
-		else
-			nb_exact_add(&st->unlabelled, nb_em_log_marginal(scorer, shared));
 		/* (the first pass leaves the unlabelled rows out) */
 		if ((c >= 0 || !st->init) && component_weights(st, &pm->index, pm->log_post, c) &&
 			!nb_trainer_add_text_spread(nb_expanded_trainer(st->em), refs, n, st->weight))
 			elog(ERROR, "the next model refused a row");
 	}
-	else if (label != NULL)
+	else if (c >= 0)
 	{
-		int64		c = nb_index_class(&pm->index, VARDATA_ANY(label), VARSIZE_ANY_EXHDR(label));
 		NbTrainer  *t = nb_expanded_trainer(st->em);
 
-		/* the first model is trained on every labelled row, and so is each next one */
-		if (c < 0)
-			elog(ERROR, "an EM iteration's labelled row is not a class of the model");
-		nb_exact_add(&st->labelled, nb_em_log_joint(scorer, (uint32) c, shared));
 		/* in its class with weight 1 */
 		nb_trainer_begin_doc(t, VARDATA_ANY(label), VARSIZE_ANY_EXHDR(label), 1.0);
 		if (!nb_trainer_add_text(t, refs, n))
 			elog(ERROR, "a model of text[] rows has a feature \"\" of another type");
 	}
 	else
-	{
-		nb_exact_add(&st->unlabelled, nb_em_log_marginal(scorer, shared));
 		train_unlabelled(st, &pm->index, pm->log_post, refs, n);
-	}
 	MemoryContextSwitchTo(old);
 	nb_expanded_check(st->em);
 }
@@ -476,24 +459,20 @@ rethrow_with_detail(MemoryContext ctx, const char *doing)
 	ReThrowError(edata);
 }
 
-/* x rounded to 3 decimals as numeric text, as round(x::numeric, 3). */
-static char *
-round3(Datum numeric)
-{
-	return DatumGetCString(DirectFunctionCall1(numeric_out,
-											   DirectFunctionCall2(numeric_round, numeric,
-																   Int32GetDatum(3))));
-}
-
-/* A NOTICE of iteration k when one is due (nb_progress_due). */
+/* A NOTICE of iteration k when one is due, the log likelihood as round(x::numeric, 3). */
 static void
 report_progress(EmRun *run, int k, double log_likelihood, TimestampTz started)
 {
+	Datum		rounded;
+
 	if (!nb_progress_due(&run->reported))
 		return;
+	rounded = DirectFunctionCall2(numeric_round,
+								  DirectFunctionCall1(float8_numeric, Float8GetDatum(log_likelihood)),
+								  Int32GetDatum(3));
 	ereport(NOTICE,
 			(errmsg("nb_train_em: iteration %d, log likelihood %s", k,
-					round3(DirectFunctionCall1(float8_numeric, Float8GetDatum(log_likelihood)))),
+					DatumGetCString(DirectFunctionCall1(numeric_out, rounded))),
 			 errdetail("Elapsed: %.1f s.", nb_progress_elapsed(started))));
 }
 
@@ -573,21 +552,16 @@ start_run(FunctionCallInfo fcinfo, EmRun *run, MemoryContext caller)
  * nbc_em_iterate(model, rel, label_column, features_column, features_type,
  * lambda, options, tokenizer, iterations, tolerance, unlabelled,
  * components, trace, models, started): EM from model, the model of the
- * labelled rows with options (NULL: none) stored; features_type is text
- * (tokenized with tokenizer), text[] or tsvector; unlabelled is how many
- * rows are unlabelled; components the mixture components per class (EM-CM,
- * whose first pass starts them, EmState).
- * Iteration k scores every row with model k, whose log likelihood it
- * gives, and trains model k + 1.  Rows (iteration, log likelihood, model)
- * of each iteration if trace, else of the last only, the model NULL
- * unless models (nb_train_em_history: no model is copied into the
- * tuplestore); nbc.progress reports an iteration, when due, with the time
- * elapsed since started.  It stops
- * after iterations iterations, with nothing unlabelled to learn from or
- * lambda 0 after the first (one component per class), or when the log
- * likelihood rose by at most tolerance times its size (from the third on,
- * the fourth with components: the models before have the labelled rows'
- * vocabulary only, so their log likelihoods are not comparable).
+ * labelled rows.  Iteration k scores every row with model k, whose log
+ * likelihood it gives, and trains model k + 1.  Rows (iteration, log
+ * likelihood, model) of each iteration if trace, else of the last only, the
+ * model NULL unless models (nb_train_em_history: no model is copied into
+ * the tuplestore).  It stops after iterations iterations, with nothing
+ * unlabelled to learn from or lambda 0 after the first (one component per
+ * class), or when the log likelihood rose by at most tolerance times its
+ * size (from the third on, the fourth with components: the models before
+ * have the labelled rows' vocabulary only, so their log likelihoods are
+ * not comparable).
  */
 PG_FUNCTION_INFO_V1(nb_em_iterate);
 Datum

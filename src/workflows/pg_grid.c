@@ -162,40 +162,7 @@ nb_grid_metrics_combine(PG_FUNCTION_ARGS)
 	return nb_metrics_state_combine_args(fcinfo, grid_context(fcinfo), true);
 }
 
-PG_FUNCTION_INFO_V1(nb_grid_metrics_array);
-Datum
-nb_grid_metrics_array(PG_FUNCTION_ARGS)
-{
-	return grid_transfn(fcinfo, NB_INPUT_ARRAY);
-}
-
-PG_FUNCTION_INFO_V1(nb_grid_metrics_tsvector);
-Datum
-nb_grid_metrics_tsvector(PG_FUNCTION_ARGS)
-{
-	return grid_transfn(fcinfo, NB_INPUT_TSVECTOR);
-}
-
-PG_FUNCTION_INFO_V1(nb_grid_metrics_jsonb);
-Datum
-nb_grid_metrics_jsonb(PG_FUNCTION_ARGS)
-{
-	return grid_transfn(fcinfo, NB_INPUT_JSONB);
-}
-
-PG_FUNCTION_INFO_V1(nb_grid_metrics_float8);
-Datum
-nb_grid_metrics_float8(PG_FUNCTION_ARGS)
-{
-	return grid_transfn(fcinfo, NB_INPUT_FLOAT8);
-}
-
-PG_FUNCTION_INFO_V1(nb_grid_metrics_text);
-Datum
-nb_grid_metrics_text(PG_FUNCTION_ARGS)
-{
-	return grid_transfn(fcinfo, NB_INPUT_TEXT);
-}
+NB_FEATURE_FUNCTIONS(nb_grid_metrics, grid_transfn);
 
 /*
  * The nb_metrics object of each option set, in the grid's order.  Each is

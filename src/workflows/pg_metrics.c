@@ -90,11 +90,7 @@ parse_option(const char *name, const JsonbValue *value, void *arg)
 	*(bool *) arg = value->val.boolean;
 }
 
-/*
- * Whether the options (NULL: the defaults) ask for the ranked form, which
- * keeps the rows for ROC AUC and average precision: {"ranked": false} does
- * not.
- */
+/* Whether the options (NULL: the defaults) ask for the ranked form, which keeps the rows. */
 static bool
 ranked_option(Jsonb *options)
 {

@@ -459,19 +459,6 @@ check_state_bytes(const char *data, Size len)
 	MemoryContextDelete(check);
 }
 
-/* A flat state value of the bytes, validated. */
-static Datum
-state_value(const char *data, Size len)
-{
-	struct varlena *result;
-
-	check_state_bytes(data, len);
-	result = palloc(VARHDRSZ + len);
-	SET_VARSIZE(result, VARHDRSZ + len);
-	nb_copy(VARDATA(result), data, len);
-	PG_RETURN_POINTER(result);
-}
-
 /* Decoded in chunks straight into the value, with checks for a cancel (pg_type.c). */
 Datum
 nb_metrics_state_in(PG_FUNCTION_ARGS)
@@ -510,8 +497,13 @@ nb_metrics_state_recv(PG_FUNCTION_ARGS)
 	StringInfo	buf = (StringInfo) PG_GETARG_POINTER(0);
 	int			len = buf->len - buf->cursor;
 	const char *bytes = pq_getmsgbytes(buf, len);
+	struct varlena *result;
 
-	return state_value(bytes, (Size) len);
+	check_state_bytes(bytes, (Size) len);
+	result = palloc(VARHDRSZ + len);
+	SET_VARSIZE(result, VARHDRSZ + len);
+	nb_copy(VARDATA(result), bytes, len);
+	PG_RETURN_POINTER(result);
 }
 
 Datum
