@@ -16,7 +16,7 @@ nb_em_check(const NbScorer *sc, const NbPseudoCounts *pc)
 		return NB_EM_KIND;
 	if (sc->kind == NB_MULTINOMIAL ? !(pc->alpha > 0) : !(pc->present > 0 && pc->absent > 0))
 		return NB_EM_NOT_SMOOTHED;
-	if (!nb_index_only_bags(sc->index))
+	if (!nb_scorer_model_traits(sc->index).only_bags)
 		return NB_EM_NOT_BAGS;
 	return NB_EM_OK;
 }
