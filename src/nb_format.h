@@ -310,8 +310,7 @@ nb_write_f64(unsigned char *base, uint64_t i, double v)
 	uint64_t	u;
 
 	memcpy(&u, &v, 8);
-	u = nb_le64(u);
-	memcpy(base + i * 8, &u, 8);
+	nb_write_le64(base + i * 8, u);
 }
 
 /*
